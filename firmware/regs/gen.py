@@ -168,7 +168,7 @@ def gen_c_header(desc, regs):
             o.append("#define RCLINK_%s_COUNT\t%d" % (r.name, r.count))
         else:
             o.append("#define RCLINK_%s\t%s" % (r.name, hexv(r.bar)))
-        o.append("#define RCLINK_%s_RESET\t%sULL" % (r.name, hexv(r.reset)))
+        o.append("#define RCLINK_%s_RSTVAL\t%sULL" % (r.name, hexv(r.reset)))
         for f in r.fields:
             if f["hi"] == f["lo"]:
                 o.append("#define   RCLINK_%s_%s\tBIT_ULL(%d)" % (r.name, cname(f["name"]), f["lo"]))
@@ -215,6 +215,14 @@ def gen_c_header(desc, regs):
         o.append("#define RCLINK_EVT_SRC_%s\t%d" % (s["name"], s["value"]))
     o.append("")
     o.append("#endif /* RCLINK_HW_H */")
+    names = {}
+    for line in o:
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == "#define":
+            n = parts[1].split("(")[0]
+            if n in names:
+                raise SystemExit("generated macro %s defined twice" % n)
+            names[n] = 1
     return "\n".join(o) + "\n"
 
 
