@@ -1,0 +1,487 @@
+/*
+ * rclink board model core: register file of the RCLINK-Stream IP (seed 000
+ * register appendix), the PCIe shim CSRs (self-test, event ring, test hooks)
+ * and the MAC flow-control CSRs (seed 003).  The behaviour follows
+ * Documentation/hw/shim.rst; offsets, reset values and access types come
+ * from the generated rclink_hw.h / rclink_regtab.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "qemu/host-utils.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "rclink_core.h"
+#include "trace.h"
+
+#define RF_GET(mask, v) (((v) & (mask)) >> ctz64(mask))
+#define RF_SET(mask, v, x) \
+    (((v) & ~(uint64_t)(mask)) | \
+     (((uint64_t)(x) << ctz64(mask)) & (uint64_t)(mask)))
+
+#define RCLINK_DMA_TEST_MAX (16 * 1024 * 1024)
+#define RCLINK_PATTERN_STEP 0x9e3779b9u
+
+static int rclink_slot_of(RclinkCore *c, hwaddr off)
+{
+    return off < RCLINK_BAR0_SIZE ? c->map[off >> 2] : -1;
+}
+
+/* Storage of the register at BAR0 offset off (must exist). */
+static uint64_t *rclink_slot_ptr(RclinkCore *c, hwaddr off)
+{
+    int s = rclink_slot_of(c, off);
+
+    assert(s >= 0);
+    return &c->slot_val[s];
+}
+
+static uint64_t rclink_get(RclinkCore *c, hwaddr off)
+{
+    return *rclink_slot_ptr(c, off);
+}
+
+static void rclink_set(RclinkCore *c, hwaddr off, uint64_t v)
+{
+    *rclink_slot_ptr(c, off) = v;
+}
+
+void rclink_core_init(RclinkCore *c, PCIDevice *pci)
+{
+    unsigned i, k;
+
+    c->pci = pci;
+    memset(c->map, 0xff, sizeof(c->map));
+    c->nslots = 0;
+    c->nqp_regs = 0;
+    for (i = 0; i < RCLINK_REGTAB_LEN; i++) {
+        const struct rclink_regdesc *d = &rclink_regtab[i];
+
+        c->qp_index[i] = d->per_qp ? (int)c->nqp_regs++ : -1;
+        for (k = 0; k < d->count; k++) {
+            hwaddr off = d->offset + k * d->stride;
+            unsigned s = c->nslots++;
+
+            c->slot_reg[s] = i;
+            c->map[off >> 2] = s;
+            if (d->width == 64) {
+                c->map[(off >> 2) + 1] = s;
+            }
+        }
+    }
+    c->qp_val = g_new0(uint64_t, (size_t)c->qp_num * c->nqp_regs);
+}
+
+void rclink_core_fini(RclinkCore *c)
+{
+    g_free(c->qp_val);
+    c->qp_val = NULL;
+}
+
+static void rclink_update_intx(RclinkCore *c)
+{
+    int level = 0;
+
+    if (!msix_enabled(c->pci) && !msi_enabled(c->pci) &&
+        (rclink_get(c, RCLINK_SHIM_EVT_CTRL) & RCLINK_SHIM_EVT_CTRL_ENABLE)) {
+        uint32_t cons = rclink_get(c, RCLINK_SHIM_EVT_CONS);
+
+        level = c->evt_prod != cons;
+    }
+    trace_rclink_intx(level);
+    pci_set_irq(c->pci, level);
+}
+
+static void rclink_raise(RclinkCore *c, unsigned vector)
+{
+    if (msix_enabled(c->pci)) {
+        if (vector >= c->num_vectors) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "rclink: interrupt on vector %u of %u\n",
+                          vector, c->num_vectors);
+            return;
+        }
+        trace_rclink_irq("msix", vector);
+        msix_notify(c->pci, vector);
+    } else if (msi_enabled(c->pci)) {
+        trace_rclink_irq("msi", 0);
+        msi_notify(c->pci, 0);
+    } else {
+        rclink_update_intx(c);
+    }
+}
+
+/* Write one record into the host's event ring (Documentation/hw/shim.rst). */
+static void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
+{
+    uint64_t ctrl = rclink_get(c, RCLINK_SHIM_EVT_CTRL);
+    unsigned order = RF_GET(RCLINK_SHIM_EVT_CTRL_ORDER, ctrl);
+    uint32_t cons = rclink_get(c, RCLINK_SHIM_EVT_CONS);
+    uint32_t size = 1u << order;
+    uint64_t base, meta, le;
+    hwaddr rec;
+
+    if (!(ctrl & RCLINK_SHIM_EVT_CTRL_ENABLE)) {
+        /* Nowhere to put it: counted, never silent. */
+        c->evt_drops++;
+        rclink_set(c, RCLINK_SHIM_EVT_DROPS, c->evt_drops);
+        trace_rclink_event_drop(c->evt_prod, cons, c->evt_drops);
+        return;
+    }
+    if ((uint32_t)(c->evt_prod - cons) >= size) {
+        c->evt_drops++;
+        rclink_set(c, RCLINK_SHIM_EVT_DROPS, c->evt_drops);
+        trace_rclink_event_drop(c->evt_prod, cons, c->evt_drops);
+        rclink_raise(c, RF_GET(RCLINK_SHIM_EVT_CTRL_VECTOR, ctrl));
+        return;
+    }
+
+    base = rclink_get(c, RCLINK_SHIM_EVT_BASE);
+    rec = base + (hwaddr)(c->evt_prod & (size - 1)) * RCLINK_EVT_RECORD_BYTES;
+    meta = RF_SET(RCLINK_EVT_META_SOURCE, 0, source);
+    meta = RF_SET(RCLINK_EVT_META_SEQ, meta, c->evt_prod);
+    if (!((c->evt_prod >> order) & 1)) {
+        meta |= RCLINK_EVT_META_PHASE;
+    }
+
+    /* INFO first, then META with the phase bit that publishes the record. */
+    le = cpu_to_le64(info);
+    if (pci_dma_write(c->pci, rec, &le, sizeof(le)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "rclink: event ring write to 0x%" PRIx64 " failed\n",
+                      (uint64_t)rec);
+    }
+    le = cpu_to_le64(meta);
+    if (pci_dma_write(c->pci, rec + 8, &le, sizeof(le)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "rclink: event ring write to 0x%" PRIx64 " failed\n",
+                      (uint64_t)rec + 8);
+    }
+    trace_rclink_event(c->evt_prod, source, info);
+    c->evt_prod++;
+    rclink_set(c, RCLINK_SHIM_EVT_PROD, c->evt_prod);
+    rclink_raise(c, RF_GET(RCLINK_SHIM_EVT_CTRL_VECTOR, ctrl));
+}
+
+static void rclink_test_irq(RclinkCore *c, unsigned vector)
+{
+    if (msix_enabled(c->pci)) {
+        rclink_raise(c, vector);
+    } else {
+        rclink_event(c, RCLINK_EVT_SRC_SELFTEST, vector);
+    }
+}
+
+static uint32_t rclink_pattern(uint32_t seed, uint32_t i)
+{
+    return seed ^ (i * RCLINK_PATTERN_STEP);
+}
+
+static void rclink_dma_test(RclinkCore *c, uint64_t ctrl)
+{
+    uint32_t len = RF_GET(RCLINK_SHIM_TEST_DMA_CTRL_LEN, ctrl);
+    unsigned op = RF_GET(RCLINK_SHIM_TEST_DMA_CTRL_OP, ctrl);
+    uint32_t seed = RF_GET(RCLINK_SHIM_TEST_DMA_CTRL_SEED, ctrl);
+    dma_addr_t addr = rclink_get(c, RCLINK_SHIM_TEST_DMA_ADDR);
+    uint64_t st = RCLINK_SHIM_TEST_DMA_STATUS_DONE;
+    uint32_t *buf, i, bad = 0;
+    MemTxResult r;
+
+    if (!len || (len & 3) || len > RCLINK_DMA_TEST_MAX ||
+        (op != 1 && op != 2)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "rclink: DMA self-test op %u len %u invalid\n", op, len);
+        c->dma_status = st | RCLINK_SHIM_TEST_DMA_STATUS_ERR;
+        rclink_set(c, RCLINK_SHIM_TEST_DMA_STATUS, c->dma_status);
+        return;
+    }
+    buf = g_malloc(len);
+    if (op == 1) {
+        for (i = 0; i < len / 4; i++) {
+            buf[i] = cpu_to_le32(rclink_pattern(seed, i));
+        }
+        r = pci_dma_write(c->pci, addr, buf, len);
+    } else {
+        r = pci_dma_read(c->pci, addr, buf, len);
+        for (i = 0; i < len / 4; i++) {
+            bad += le32_to_cpu(buf[i]) != rclink_pattern(seed, i);
+        }
+        if (r == MEMTX_OK && !bad) {
+            st |= RCLINK_SHIM_TEST_DMA_STATUS_OK;
+        }
+        st = RF_SET(RCLINK_SHIM_TEST_DMA_STATUS_BAD_WORDS, st, bad);
+    }
+    if (r != MEMTX_OK) {
+        st |= RCLINK_SHIM_TEST_DMA_STATUS_ERR;
+    }
+    g_free(buf);
+    trace_rclink_selftest_dma(op, len, !!(st & RCLINK_SHIM_TEST_DMA_STATUS_OK),
+                              bad);
+    c->dma_status = st;
+    rclink_set(c, RCLINK_SHIM_TEST_DMA_STATUS, st);
+}
+
+static uint64_t rclink_md_tails(RclinkCore *c)
+{
+    uint64_t info = 0;
+
+    info = RF_SET(RCLINK_IRQ_INFO_T3_TX_TAIL, info,
+                  rclink_get(c, RCLINK_TX_MD_TAIL_PTR));
+    info = RF_SET(RCLINK_IRQ_INFO_T3_RX_TAIL, info,
+                  rclink_get(c, RCLINK_RX_MD_TAIL_PTR));
+    return info;
+}
+
+/* Level causes raised by the IP (or by the test hook). */
+static void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
+                                uint64_t st1)
+{
+    uint64_t old, fresh;
+
+    if (rc) {
+        old = rclink_get(c, RCLINK_INTR_STATUS);
+        fresh = rc & ~old;
+        rclink_set(c, RCLINK_INTR_STATUS, old | rc);
+        if (fresh) {
+            rclink_event(c, RCLINK_EVT_SRC_RC_INTR, fresh);
+        }
+    }
+    if (st0 || st1) {
+        uint64_t old1 = rclink_get(c, RCLINK_DMA_INTR_ST1);
+
+        if (st1) {
+            st0 |= RCLINK_DMA_INTR_ST0_ABNORMAL;
+        }
+        old = rclink_get(c, RCLINK_DMA_INTR_ST0);
+        rclink_set(c, RCLINK_DMA_INTR_ST0, old | st0);
+        rclink_set(c, RCLINK_DMA_INTR_ST1, old1 | st1);
+        if ((st0 & ~old) || (st1 & ~old1)) {
+            uint64_t info = rclink_md_tails(c);
+
+            info = RF_SET(RCLINK_IRQ_INFO_TYPE, info, RCLINK_IRQ_TYPE3);
+            info = RF_SET(RCLINK_IRQ_INFO_CODE, info, RCLINK_IRQ_TYPE3_NONR);
+            rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, info);
+        }
+    }
+}
+
+void rclink_core_reset(RclinkCore *c)
+{
+    unsigned s;
+    uint64_t v;
+
+    trace_rclink_reset();
+    for (s = 0; s < c->nslots; s++) {
+        c->slot_val[s] = rclink_regtab[c->slot_reg[s]].reset;
+    }
+    memset(c->qp_val, 0, sizeof(uint64_t) * c->qp_num * c->nqp_regs);
+
+    rclink_set(c, RCLINK_SHIM_ID, c->magic);
+    v = rclink_get(c, RCLINK_SHIM_VERSION);
+    rclink_set(c, RCLINK_SHIM_VERSION,
+               RF_SET(RCLINK_SHIM_VERSION_MAJOR, v, c->shim_major));
+    v = rclink_get(c, RCLINK_SHIM_CAP0);
+    rclink_set(c, RCLINK_SHIM_CAP0, RF_SET(RCLINK_SHIM_CAP0_QP_NUM, v,
+                                           c->qp_num));
+    v = rclink_get(c, RCLINK_SHIM_CAP3);
+    rclink_set(c, RCLINK_SHIM_CAP3, RF_SET(RCLINK_SHIM_CAP3_NUM_VECTORS, v,
+                                           c->num_vectors));
+    rclink_set(c, RCLINK_SHIM_SERIAL, c->serial);
+    rclink_set(c, RCLINK_SHIM_LINK, c->link_up);
+    c->evt_prod = 0;
+    c->evt_drops = 0;
+    c->dma_status = 0;
+    c->inject_lo = 0;
+    pci_set_irq(c->pci, 0);
+}
+
+void rclink_core_set_link(RclinkCore *c, bool up)
+{
+    c->link_up = up;
+    rclink_set(c, RCLINK_SHIM_LINK, up);
+}
+
+static bool rclink_access_ok(const struct rclink_regdesc *d, hwaddr addr,
+                             unsigned size)
+{
+    if (d->width == 32) {
+        return size == 4 && !(addr & 3);
+    }
+    return (size == 8 && !(addr & 7)) || (size == 4 && !(addr & 3));
+}
+
+static const struct rclink_regdesc *rclink_lookup(RclinkCore *c, hwaddr addr,
+                                                  unsigned size, int *slot,
+                                                  const char *what)
+{
+    const struct rclink_regdesc *d;
+    int s = rclink_slot_of(c, addr);
+
+    if (s < 0) {
+        if (addr >= RCLINK_WIN_DMAQ_BASE &&
+            addr < RCLINK_WIN_DMAQ_BASE + RCLINK_WIN_DMAQ_SIZE) {
+            qemu_log_mask(LOG_UNIMP, "rclink: %s of queue engine 0x%" PRIx64
+                          " (not implemented)\n", what, (uint64_t)addr);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: %s of unassigned BAR0 "
+                          "offset 0x%" PRIx64 "\n", what, (uint64_t)addr);
+        }
+        return NULL;
+    }
+    d = &rclink_regtab[c->slot_reg[s]];
+    if (!rclink_access_ok(d, addr, size)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: %u-byte %s of %s at 0x%"
+                      PRIx64 " (a %u-bit register)\n", size, what, d->name,
+                      (uint64_t)addr, d->width);
+        return NULL;
+    }
+    *slot = s;
+    return d;
+}
+
+/* Storage of the per-QP register d of the selected QP, or NULL. */
+static uint64_t *rclink_qp_ptr(RclinkCore *c, const struct rclink_regdesc *d,
+                               const char *what)
+{
+    uint64_t qp = rclink_get(c, RCLINK_QP_ID_SET);
+
+    if (qp >= c->qp_num) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: %s of %s with QP_ID_SET %"
+                      PRIu64 " >= QP_NUM %u\n", what, d->name, qp, c->qp_num);
+        return NULL;
+    }
+    return &c->qp_val[qp * c->nqp_regs + c->qp_index[d - rclink_regtab]];
+}
+
+uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
+{
+    const struct rclink_regdesc *d;
+    uint64_t v = 0, *p;
+    int s;
+
+    d = rclink_lookup(c, addr, size, &s, "read");
+    if (d) {
+        p = d->per_qp ? rclink_qp_ptr(c, d, "read") : &c->slot_val[s];
+        if (p) {
+            v = *p;
+            if (d->offset == RCLINK_SHIM_TEST_ECHO) {
+                v = ~v;
+            }
+            v &= d->rw | d->ro | d->w1c;
+            if (d->width == 64 && size == 4) {
+                v = (addr & 4) ? v >> 32 : (uint32_t)v;
+            }
+        }
+    }
+    trace_rclink_mmio_read(addr, size, v);
+    return v;
+}
+
+static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
+                                uint64_t *p, uint64_t old, uint64_t wval,
+                                uint64_t wmask, hwaddr addr)
+{
+    switch (d->offset) {
+    case RCLINK_SHIM_RESET:
+        if (wval & RCLINK_SHIM_RESET_RESET) {
+            rclink_core_reset(c);
+        }
+        break;
+    case RCLINK_SHIM_TEST_IRQ:
+        if (wmask & RCLINK_SHIM_TEST_IRQ_VECTOR) {
+            rclink_test_irq(c, RF_GET(RCLINK_SHIM_TEST_IRQ_VECTOR, wval));
+        }
+        break;
+    case RCLINK_SHIM_TEST_DMA_CTRL:
+        if ((wmask & RCLINK_SHIM_TEST_DMA_CTRL_OP) &&
+            RF_GET(RCLINK_SHIM_TEST_DMA_CTRL_OP, wval)) {
+            rclink_dma_test(c, *p);
+        }
+        break;
+    case RCLINK_SHIM_EVT_CTRL: {
+        unsigned order = RF_GET(RCLINK_SHIM_EVT_CTRL_ORDER, *p);
+        unsigned max = RF_GET(RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER,
+                              rclink_get(c, RCLINK_SHIM_CAP3));
+
+        if ((*p & RCLINK_SHIM_EVT_CTRL_ENABLE) && (order < 4 || order > max)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: event ring order %u "
+                          "outside 4..%u, ring left disabled\n", order, max);
+            *p &= ~RCLINK_SHIM_EVT_CTRL_ENABLE;
+        }
+        if (!(old & RCLINK_SHIM_EVT_CTRL_ENABLE) &&
+            (*p & RCLINK_SHIM_EVT_CTRL_ENABLE)) {
+            c->evt_prod = 0;
+            rclink_set(c, RCLINK_SHIM_EVT_PROD, 0);
+        }
+        rclink_update_intx(c);
+        break;
+    }
+    case RCLINK_SHIM_EVT_CONS:
+        rclink_update_intx(c);
+        break;
+    case RCLINK_SHIM_EVT_INJECT:
+        /* A 64-bit write, or two 32-bit writes with the low half first. */
+        if (wmask == UINT32_MAX) {
+            c->inject_lo = (uint32_t)wval;
+        } else if (wmask == ~0ULL) {
+            rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, wval);
+        } else {
+            rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, wval | c->inject_lo);
+        }
+        break;
+    case RCLINK_SHIM_INTR_INJECT:
+        rclink_raise_causes(c,
+                            RF_GET(RCLINK_SHIM_INTR_INJECT_RC_INTR, wval),
+                            RF_GET(RCLINK_SHIM_INTR_INJECT_NONR_ST0, wval),
+                            RF_GET(RCLINK_SHIM_INTR_INJECT_NONR_ST1, wval));
+        break;
+    case RCLINK_QP_CONTROL_STATUS:
+        if (*p & RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET) {
+            /* No packets are held yet: the release completes at once. */
+            trace_rclink_qp_free_buf(rclink_get(c, RCLINK_QP_ID_SET));
+            *p &= ~RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void rclink_core_write(RclinkCore *c, hwaddr addr, uint64_t val,
+                       unsigned size)
+{
+    const struct rclink_regdesc *d;
+    uint64_t wmask = ~0ULL, wval = val, rw, old, *p;
+    int s;
+
+    trace_rclink_mmio_write(addr, size, val);
+    d = rclink_lookup(c, addr, size, &s, "write");
+    if (!d) {
+        return;
+    }
+    if (d->width == 32) {
+        wmask = UINT32_MAX;
+        wval &= wmask;
+    } else if (size == 4) {
+        unsigned shift = (addr & 4) ? 32 : 0;
+
+        wmask = (uint64_t)UINT32_MAX << shift;
+        wval = (val & UINT32_MAX) << shift;
+    }
+    p = d->per_qp ? rclink_qp_ptr(c, d, "write") : &c->slot_val[s];
+    if (!p) {
+        return;
+    }
+    old = *p;
+    rw = d->rw & wmask;
+    *p = (old & ~rw) | (wval & rw);
+    *p &= ~(wval & d->w1c & wmask);
+    if (d->ro & wval & wmask & ~old) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: write to read-only bits "
+                      "0x%" PRIx64 " of %s ignored\n",
+                      d->ro & wval & wmask & ~old, d->name);
+    }
+    rclink_side_effects(c, d, p, old, wval, wmask, addr);
+}

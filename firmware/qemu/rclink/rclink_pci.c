@@ -1,0 +1,224 @@
+/*
+ * rclink board model: PCI/QOM glue.  The board is a PCIe endpoint with BAR0
+ * (RCLINK IP, shim, queue engine and MAC windows), MSI-X in BAR2, MSI and
+ * INTx; its wire is a QEMU netdev.  The behaviour lives in rclink_core.c.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "qom/object.h"
+#include "rclink_core.h"
+#include "trace.h"
+
+#define TYPE_RCLINK "rclink"
+OBJECT_DECLARE_SIMPLE_TYPE(RclinkState, RCLINK)
+
+#define RCLINK_PCIE_CAP_OFFSET 0xa0
+#define RCLINK_MSI_CAP_OFFSET 0xd0
+
+struct RclinkState {
+    PCIDevice parent_obj;
+
+    MemoryRegion mmio;
+    NICState *nic;
+    NICConf conf;
+    RclinkCore core;
+
+    /* properties */
+    uint32_t magic;
+    uint16_t shim_major;
+    uint32_t qp_num;
+    uint64_t serial;
+    bool msix;
+    bool msi;
+};
+
+static uint64_t rclink_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    RclinkState *s = opaque;
+
+    return rclink_core_read(&s->core, addr, size);
+}
+
+static void rclink_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                              unsigned size)
+{
+    RclinkState *s = opaque;
+
+    rclink_core_write(&s->core, addr, val, size);
+}
+
+static const MemoryRegionOps rclink_mmio_ops = {
+    .read = rclink_mmio_read,
+    .write = rclink_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Every size reaches the core, which refuses the bad ones loudly. */
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static ssize_t rclink_receive(NetClientState *nc, const uint8_t *buf,
+                              size_t size)
+{
+    trace_rclink_rx(size);
+    return size;
+}
+
+static void rclink_link_status_changed(NetClientState *nc)
+{
+    RclinkState *s = qemu_get_nic_opaque(nc);
+
+    trace_rclink_link(!nc->link_down);
+    rclink_core_set_link(&s->core, !nc->link_down);
+}
+
+static NetClientInfo rclink_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = rclink_receive,
+    .link_status_changed = rclink_link_status_changed,
+};
+
+static void rclink_realize(PCIDevice *pdev, Error **errp)
+{
+    RclinkState *s = RCLINK(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    uint8_t *mac;
+    unsigned v;
+
+    if (s->qp_num < 4 || s->qp_num > RCLINK_QP_NUM_MAX ||
+        !is_power_of_2(s->qp_num)) {
+        error_setg(errp, "rclink: qp-num must be a power of two in 4..%u",
+                   RCLINK_QP_NUM_MAX);
+        return;
+    }
+
+    pdev->config[PCI_INTERRUPT_PIN] = 1;
+    memory_region_init_io(&s->mmio, OBJECT(s), &rclink_mmio_ops, s,
+                          "rclink-bar0", RCLINK_BAR0_SIZE);
+    pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
+
+    if (pcie_endpoint_cap_init(pdev, RCLINK_PCIE_CAP_OFFSET) < 0) {
+        error_setg(errp, "rclink: PCIe capability init failed");
+        return;
+    }
+    if (s->msi && msi_init(pdev, RCLINK_MSI_CAP_OFFSET, 1, true, false,
+                           errp) < 0) {
+        return;
+    }
+    if (s->msix) {
+        if (msix_init_exclusive_bar(pdev, RCLINK_MSIX_VECTORS,
+                                    RCLINK_MSIX_BAR, errp) < 0) {
+            msi_uninit(pdev);
+            return;
+        }
+        for (v = 0; v < RCLINK_MSIX_VECTORS; v++) {
+            msix_vector_use(pdev, v);
+        }
+    }
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    s->nic = qemu_new_nic(&rclink_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
+    mac = s->conf.macaddr.a;
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), mac);
+
+    s->core.magic = s->magic;
+    s->core.shim_major = s->shim_major;
+    s->core.qp_num = s->qp_num;
+    s->core.num_vectors = RCLINK_MSIX_VECTORS;
+    /* Default serial: "RC" and the wire MAC, unique per board. */
+    s->core.serial = s->serial ? s->serial :
+        0x5243000000000000ULL | ((uint64_t)mac[0] << 40) |
+        ((uint64_t)mac[1] << 32) | ((uint64_t)mac[2] << 24) |
+        ((uint64_t)mac[3] << 16) | ((uint64_t)mac[4] << 8) | mac[5];
+    s->core.link_up = !qemu_get_queue(s->nic)->link_down;
+    rclink_core_init(&s->core, pdev);
+    rclink_core_reset(&s->core);
+}
+
+static void rclink_exit(PCIDevice *pdev)
+{
+    RclinkState *s = RCLINK(pdev);
+
+    qemu_del_nic(s->nic);
+    if (s->msix) {
+        msix_uninit_exclusive_bar(pdev);
+    }
+    msi_uninit(pdev);
+    rclink_core_fini(&s->core);
+}
+
+static void rclink_reset_hold(Object *obj, ResetType type)
+{
+    RclinkState *s = RCLINK(obj);
+
+    rclink_core_reset(&s->core);
+}
+
+static const Property rclink_properties[] = {
+    DEFINE_NIC_PROPERTIES(RclinkState, conf),
+    DEFINE_PROP_UINT32("magic", RclinkState, magic, RCLINK_MAGIC),
+    DEFINE_PROP_UINT16("shim-major", RclinkState, shim_major,
+                       RCLINK_SHIM_MAJOR),
+    DEFINE_PROP_UINT32("qp-num", RclinkState, qp_num,
+                       RCLINK_PARAM_QP_NUM_DEFAULT),
+    DEFINE_PROP_UINT64("serial", RclinkState, serial, 0),
+    DEFINE_PROP_BOOL("msix", RclinkState, msix, true),
+    DEFINE_PROP_BOOL("msi", RclinkState, msi, true),
+};
+
+static const VMStateDescription rclink_vmstate = {
+    .name = "rclink",
+    .unmigratable = 1,
+};
+
+static void rclink_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = rclink_realize;
+    k->exit = rclink_exit;
+    k->vendor_id = RCLINK_PCI_VENDOR_ID;
+    k->device_id = RCLINK_PCI_DEVICE_ID;
+    k->subsystem_vendor_id = RCLINK_PCI_SUBSYS_VENDOR_ID;
+    k->subsystem_id = RCLINK_PCI_SUBSYS_ID;
+    k->revision = 1;
+    k->class_id = PCI_CLASS_NETWORK_ETHERNET;
+    rc->phases.hold = rclink_reset_hold;
+    dc->desc = "rclink RCLINK-Stream board (SUE transport + LL 100G MAC)";
+    dc->vmsd = &rclink_vmstate;
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, rclink_properties);
+}
+
+static const TypeInfo rclink_info = {
+    .name = TYPE_RCLINK,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(RclinkState),
+    .class_init = rclink_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void rclink_register_types(void)
+{
+    type_register_static(&rclink_info);
+}
+
+type_init(rclink_register_types)
