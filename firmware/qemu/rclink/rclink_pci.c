@@ -22,8 +22,8 @@
 #define TYPE_RCLINK "rclink"
 OBJECT_DECLARE_SIMPLE_TYPE(RclinkState, RCLINK)
 
-#define RCLINK_PCIE_CAP_OFFSET 0xa0
-#define RCLINK_MSI_CAP_OFFSET 0xd0
+#define RCLINK_PCIE_CAP_OFFSET 0x80
+#define RCLINK_MSI_CAP_OFFSET 0x50
 
 struct RclinkState {
     PCIDevice parent_obj;

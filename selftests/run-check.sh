@@ -1,0 +1,78 @@
+#!/bin/bash
+# make check: host-side tests, then the kselftests in a guest for each
+# Debian kernel (6.1 and 6.12) against the QEMU board model.  Every part
+# prints KTAP into build/check/; the summary ends with "N passed, N failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${RCLINK_CACHE:-$HOME/.cache/rclink}
+out=$top/build/check
+py=/usr/bin/python3
+rm -rf "$out"
+mkdir -p "$out"
+cd "$top" || exit 1
+
+# shellcheck disable=SC1091
+. "$cache/kernels.env"
+kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
+
+# ---- host ------------------------------------------------------------------
+{
+	echo "TAP version 13"
+	echo "1..2"
+	if "$py" firmware/regs/gen.py --check >"$out/gen.log" 2>&1; then
+		echo "ok 1 generated_files_fresh"
+	else
+		sed 's/^/# /' "$out/gen.log"
+		echo "not ok 1 generated_files_fresh"
+	fi
+	if gcc -Wall -Wextra -Werror -Iinclude -o "$out/hw_contract_test" \
+		selftests/host/hw_contract_test.c >"$out/cc.log" 2>&1; then
+		"$out/hw_contract_test" >"$out/hw_contract.ktap"
+		rc=$?
+		sed 's/^/  /' "$out/hw_contract.ktap"
+	else
+		sed 's/^/# /' "$out/cc.log"
+		rc=1
+	fi
+	if [ $rc -eq 0 ]; then
+		echo "ok 2 hw_contract"
+	else
+		echo "not ok 2 hw_contract"
+	fi
+} >"$out/host.ktap"
+cat "$out/host.ktap"
+
+# ---- builds ----------------------------------------------------------------
+qemu=$(firmware/qemu/build.sh | tail -n 1) || {
+	echo "not ok 1 qemu_build" | tee "$out/build.ktap"
+	"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
+	exit 1
+}
+if ! make -s modules >"$out/modules.log" 2>&1; then
+	cat "$out/modules.log"
+	echo "not ok 1 module_build" | tee "$out/build.ktap"
+	"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
+	exit 1
+fi
+
+# ---- guests ----------------------------------------------------------------
+for krel in $kernels; do
+	res=$out/guest-$krel
+	mkdir -p "$res"
+	qargs=()
+	while IFS= read -r a; do
+		qargs+=(--qemu-arg "$a")
+	done < <(selftests/vm/boards.sh check "$res")
+	echo "# guest $krel: booting"
+	selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
+		--timeout "${RCLINK_GUEST_TIMEOUT:-1500}" "${qargs[@]}" -- \
+		selftests/drivers/net/rclink/run_all.sh >"$res/console.log" 2>&1
+	echo "# guest $krel: exit $?"
+	# The KTAP of the run, without the console noise around it.
+	sed -n '/^TAP version/,$p' "$res/console.log" | tr -d '\r' \
+		>"$out/guest-$krel.ktap"
+	cat "$out/guest-$krel.ktap"
+done
+
+"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
