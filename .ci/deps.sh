@@ -29,7 +29,7 @@ pkgs="build-essential bc kmod cpio xz-utils zstd busybox-static python3-yaml
  python3-jsonschema sparse libelf-dev dpkg-dev pkg-config libglib2.0-dev
  libpixman-1-dev zlib1g-dev libattr1-dev libcap-ng-dev libfdt-dev ninja-build
  python3-venv flex bison iproute2 ethtool pciutils libnl-genl-3-dev
- libnl-3-dev tshark qemu-system-data ipxe-qemu shellcheck linux-headers-$KREL_61 linux-headers-$KREL_612"
+ libnl-3-dev tshark qemu-system-data ipxe-qemu shellcheck linux-source-6.12 linux-headers-$KREL_61 linux-headers-$KREL_612"
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -40,6 +40,7 @@ for p in $bp; do
 done
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
+	# shellcheck disable=SC2086 # a list of package names
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
@@ -48,8 +49,12 @@ for rel in "$KREL_61" "$KREL_612"; do
 	d="$cache/kernel/$rel"
 	[ -f "$d/boot/vmlinuz-$rel" ] && continue
 	rm -rf "$d.tmp" && mkdir -p "$d.tmp"
-	(cd "$d.tmp" && apt-get download -qq "linux-image-$rel" 2>/dev/null ||
-		apt-get download -qq "linux-image-$rel-unsigned")
+	(
+		cd "$d.tmp"
+		if ! apt-get download -qq "linux-image-$rel" 2>/dev/null; then
+			apt-get download -qq "linux-image-$rel-unsigned"
+		fi
+	)
 	dpkg-deb -x "$d.tmp"/*.deb "$d.tmp/root"
 	rm -rf "$d" && mv "$d.tmp/root" "$d" && rm -rf "$d.tmp"
 done

@@ -13,5 +13,5 @@ qargs=()
 while IFS= read -r a; do
 	qargs+=(--qemu-arg "$a")
 done < <(selftests/vm/boards.sh pair)
-exec selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
+exec selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --append iomem=relaxed \
 	"${qargs[@]}" -- selftests/vm/demo-guest.sh

@@ -6,6 +6,7 @@
 #          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap
 #   check  the pair plus the boards the selftests need to see refused or
 #          falling back: MSI only, INTx only, a wrong magic, a newer shim
+# shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
 
 set_=${1:-pair}

@@ -21,7 +21,8 @@ for d in /sys/bus/pci/drivers/rclink/0000:*; do
 	cat "/sys/kernel/debug/rclink/$bdf/selftest"
 	cat "/sys/kernel/debug/rclink/$bdf/irq_mode"
 done
-bdf=$(basename "$(ls -d /sys/bus/pci/drivers/rclink/0000:* | head -n 1)")
+bdf=$(find /sys/bus/pci/drivers/rclink/ -maxdepth 1 -name '0000:*' \
+	-printf '%f\n' | sort | head -n 1)
 step "inject IRQ_INFO TYPE1 code 1 (TX oversize) for QP 7 on $bdf"
 python3 - "$bdf" <<'PY'
 import mmap, os, struct, sys

@@ -288,6 +288,8 @@ void rclink_core_reset(RclinkCore *c)
     v = rclink_get(c, RCLINK_SHIM_CAP3);
     rclink_set(c, RCLINK_SHIM_CAP3, RF_SET(RCLINK_SHIM_CAP3_NUM_VECTORS, v,
                                            c->num_vectors));
+    /* ECHO holds the last value written; reads return its inverse. */
+    rclink_set(c, RCLINK_SHIM_TEST_ECHO, ~RCLINK_SHIM_TEST_ECHO_RSTVAL);
     rclink_set(c, RCLINK_SHIM_SERIAL, c->serial);
     rclink_set(c, RCLINK_SHIM_LINK, c->link_up);
     c->evt_prod = 0;

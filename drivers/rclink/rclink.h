@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rclink: driver for the PCIe FPGA board carrying the RCLINK-Stream IP.
+ *
+ * The hardware contract (register offsets, fields, event codes) is
+ * include/rclink_hw.h, generated from firmware/regs/rclink.yaml; the shim's
+ * behaviour is described in Documentation/hw/shim.rst.
+ */
+#ifndef _RCLINK_H_
+#define _RCLINK_H_
+
+#include <linux/atomic.h>
+#include <linux/bitfield.h>
+#include <linux/bits.h>
+#include <linux/completion.h>
+#include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <rclink_hw.h>
+
+struct dentry;
+
+/*
+ * Event counters.  The per-code and per-bit entries are generated from the
+ * X-macro lists of rclink_hw.h, so a code added there gets its counter (and
+ * its debugfs line) without touching the driver.
+ */
+#define RCLINK_CNT_ID(pfx, name, ...)	RCLINK_CNT_##pfx##_##name,
+#define RCLINK_CNT_T1_ENUM(code, name, desc)	\
+	RCLINK_CNT_ID(T1, name, code, desc)
+#define RCLINK_CNT_T2_ENUM(code, name, desc)	\
+	RCLINK_CNT_ID(T2, name, code, desc)
+#define RCLINK_CNT_T3_ENUM(code, name, desc)	\
+	RCLINK_CNT_ID(T3, name, code, desc)
+#define RCLINK_CNT_RC_INTR_ENUM(bit, name, desc)	\
+	RCLINK_CNT_ID(RC_INTR, name, bit, desc)
+#define RCLINK_CNT_NONR_ST0_ENUM(bit, name, desc)	\
+	RCLINK_CNT_ID(NONR_ST0, name, bit, desc)
+#define RCLINK_CNT_NONR_ST1_ENUM(bit, name, desc)	\
+	RCLINK_CNT_ID(NONR_ST1, name, bit, desc)
+
+enum rclink_cnt {
+	RCLINK_CNT_IRQ_TOTAL,		/* hard interrupts, all vectors */
+	RCLINK_CNT_EVT_RECORDS,		/* event records consumed */
+	RCLINK_CNT_EVT_DROPPED,		/* SHIM_EVT_DROPS, read live */
+	RCLINK_IRQ_TYPE1_CODES(RCLINK_CNT_T1_ENUM)
+	RCLINK_IRQ_TYPE2_CODES(RCLINK_CNT_T2_ENUM)
+	RCLINK_IRQ_TYPE3_CODES(RCLINK_CNT_T3_ENUM)
+	RCLINK_RC_INTR_BITS(RCLINK_CNT_RC_INTR_ENUM)
+	RCLINK_NONR_ST0_BITS(RCLINK_CNT_NONR_ST0_ENUM)
+	RCLINK_NONR_ST1_BITS(RCLINK_CNT_NONR_ST1_ENUM)
+	RCLINK_CNT_SELFTEST_IRQ,	/* self-test interrupts received */
+	RCLINK_CNT_NONR_SOFT_RESET,	/* soft resets of the non-RDMA path */
+	RCLINK_CNT_QP_FATAL,		/* QPs that went fatal (retry over) */
+	RCLINK_CNT_QP_RECOVERED,
+	RCLINK_CNT_QP_RECOVERY_FAILED,
+	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
+	RCLINK_CNT_NUM
+};
+
+extern const char * const rclink_cnt_names[RCLINK_CNT_NUM];
+
+/* IP synthesis parameters and identity, from SHIM_VERSION/CAP0..3/SERIAL */
+struct rclink_params {
+	u16 shim_major;
+	u16 shim_minor;
+	u16 ip_version;			/* BCD: 0x0204 is v2.4 */
+	u64 serial;
+
+	u32 qp_num;
+	u32 type1_ost_n;
+	u32 type1_pkt_len;
+	u32 type1_vc_num;
+	u32 epsn_w;
+
+	u32 type2_ost_n;
+	u32 type2_pkt_len;
+	u32 type2_crd_rst_num;
+	u32 type1_rx_buf_aw;
+	bool use_qdma;
+
+	u32 nonr_tx_depth;
+	u32 nonr_rx_depth;
+	u32 nonr_dat_id_w;
+	u32 nonr_md_id_w;
+	u32 ram_rd_latency;
+
+	u32 dw;
+	u32 mac_dw;
+	u32 num_vectors;
+	u32 evt_ring_max_order;
+};
+
+enum rclink_irq_mode {
+	RCLINK_IRQ_NONE,
+	RCLINK_IRQ_MSIX,
+	RCLINK_IRQ_MSI,
+	RCLINK_IRQ_INTX,
+};
+
+/* Vector plan (shim.rst): 0 = event ring, 1.. = data queues (reserved) */
+#define RCLINK_VEC_EVT		0
+
+struct rclink_vec {
+	struct rclink_dev *rdev;
+	unsigned int idx;
+	int irq;
+	bool requested;
+	char name[32];
+};
+
+/* One event ring record (Documentation/hw/registers.rst, Event records) */
+struct rclink_evt_rec {
+	__le64 info;
+	__le64 meta;
+};
+
+#define RCLINK_EVT_RING_ORDER	8
+
+struct rclink_evt_ring {
+	struct rclink_evt_rec *recs;
+	dma_addr_t dma;
+	unsigned int order;
+	u32 cons;		/* free running, owned by the irq thread */
+	bool enabled;
+};
+
+enum rclink_selftest_step {
+	RCLINK_ST_REGISTER,
+	RCLINK_ST_IRQ,
+	RCLINK_ST_DMA,
+	RCLINK_ST_NUM
+};
+
+enum rclink_selftest_result {
+	RCLINK_ST_NOT_RUN,
+	RCLINK_ST_OK,
+	RCLINK_ST_FAILED,
+};
+
+/* rclink_dev.flags */
+enum {
+	RCLINK_FLAG_GONE,		/* device fell off the bus: no access */
+};
+
+struct rclink_dev {
+	struct pci_dev *pdev;
+	struct device *dev;
+	void __iomem *bar0;
+	unsigned long flags;
+
+	struct rclink_params params;
+
+	enum rclink_irq_mode irq_mode;
+	unsigned int num_vecs;
+	struct rclink_vec *vecs;
+
+	struct rclink_evt_ring evt;
+
+	atomic64_t cnt[RCLINK_CNT_NUM];
+
+	/* interrupt self-test: vector expected next, -1 when none */
+	atomic_t st_irq_vec;
+	struct completion st_irq_done;
+	u8 st_result[RCLINK_ST_NUM];
+
+	/* QP_ID_SET and every per-QP ("MEM") register access */
+	struct mutex qp_lock;
+	unsigned long *qp_fatal_pending;	/* bitmap of params.qp_num */
+	struct work_struct qp_fatal_work;
+
+	struct dentry *dbg_dir;
+};
+
+/* rclink_main.c: register access */
+bool rclink_gone(struct rclink_dev *rdev);
+void rclink_mark_gone(struct rclink_dev *rdev);
+u64 rclink_rd64(struct rclink_dev *rdev, u32 reg);
+
+static inline void rclink_wr64(struct rclink_dev *rdev, u32 reg, u64 val)
+{
+	if (unlikely(rclink_gone(rdev)))
+		return;
+	writeq(val, rdev->bar0 + reg);
+}
+
+/* MAC window: 32-bit accesses only */
+static inline u32 rclink_rd32(struct rclink_dev *rdev, u32 reg)
+{
+	if (unlikely(rclink_gone(rdev)))
+		return ~0U;
+	return readl(rdev->bar0 + reg);
+}
+
+static inline void rclink_wr32(struct rclink_dev *rdev, u32 reg, u32 val)
+{
+	if (unlikely(rclink_gone(rdev)))
+		return;
+	writel(val, rdev->bar0 + reg);
+}
+
+static inline void rclink_cnt_inc(struct rclink_dev *rdev, enum rclink_cnt c)
+{
+	atomic64_inc(&rdev->cnt[c]);
+}
+
+u64 rclink_cnt_read(struct rclink_dev *rdev, enum rclink_cnt c);
+
+/* rclink_irq.c */
+int rclink_irq_alloc_vectors(struct rclink_dev *rdev);
+void rclink_irq_free_vectors(struct rclink_dev *rdev);
+int rclink_irq_request(struct rclink_dev *rdev);
+void rclink_irq_free(struct rclink_dev *rdev);
+const char *rclink_irq_mode_name(enum rclink_irq_mode mode);
+
+/* rclink_events.c */
+int rclink_evt_ring_alloc(struct rclink_dev *rdev);
+void rclink_evt_ring_free(struct rclink_dev *rdev);
+int rclink_evt_ring_enable(struct rclink_dev *rdev);
+void rclink_evt_ring_disable(struct rclink_dev *rdev);
+bool rclink_evt_pending(struct rclink_dev *rdev);
+void rclink_evt_drain(struct rclink_dev *rdev);
+
+/* rclink_qp.c */
+int rclink_qp_init(struct rclink_dev *rdev);
+void rclink_qp_stop(struct rclink_dev *rdev);
+void rclink_qp_fini(struct rclink_dev *rdev);
+void rclink_qp_fatal(struct rclink_dev *rdev, u32 qpid);
+
+/* rclink_selftest.c */
+extern const char * const rclink_selftest_step_names[RCLINK_ST_NUM];
+int rclink_selftest_regs(struct rclink_dev *rdev);
+int rclink_selftest_irq(struct rclink_dev *rdev);
+int rclink_selftest_dma(struct rclink_dev *rdev);
+bool rclink_selftest_irq_seen(struct rclink_dev *rdev, u64 vec);
+
+/* rclink_devlink.c */
+struct rclink_dev *rclink_devlink_alloc(struct device *dev);
+void rclink_devlink_free(struct rclink_dev *rdev);
+void rclink_devlink_register(struct rclink_dev *rdev);
+void rclink_devlink_unregister(struct rclink_dev *rdev);
+
+/* rclink_debugfs.c */
+void rclink_debugfs_module_init(void);
+void rclink_debugfs_module_exit(void);
+void rclink_debugfs_init(struct rclink_dev *rdev);
+void rclink_debugfs_exit(struct rclink_dev *rdev);
+
+#endif /* _RCLINK_H_ */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernel versions rclink builds against
+ * (6.1 and 6.12) lives here, and LINUX_VERSION_CODE is tested nowhere else.
+ */
+#ifndef _RCLINK_COMPAT_H_
+#define _RCLINK_COMPAT_H_
+
+#include <linux/err.h>
+#include <linux/io.h>
+#include <linux/pci.h>
+#include <linux/version.h>
+#include <net/devlink.h>
+
+/*
+ * True when building against a kernel older than maj.min.sub.  The one
+ * place that looks at LINUX_VERSION_CODE.
+ */
+#define RCLINK_KERNEL_BEFORE(maj, min, sub) \
+	(KERNEL_VERSION(maj, min, sub) > LINUX_VERSION_CODE)
+
+/* 6.8 renamed PCI_IRQ_LEGACY to PCI_IRQ_INTX */
+#if RCLINK_KERNEL_BEFORE(6, 8, 0)
+#define RCLINK_PCI_IRQ_INTX	PCI_IRQ_LEGACY
+#else
+#define RCLINK_PCI_IRQ_INTX	PCI_IRQ_INTX
+#endif
+
+/*
+ * Request and map one BAR, managed.  pcim_iomap_region() is public from
+ * 6.12 on; before that pcim_iomap_regions() plus the iomap table.
+ */
+static inline void __iomem *rclink_pcim_iomap_bar(struct pci_dev *pdev,
+						  int bar, const char *name)
+{
+#if !RCLINK_KERNEL_BEFORE(6, 12, 0)
+	return pcim_iomap_region(pdev, bar, name);
+#else
+	int err;
+
+	err = pcim_iomap_regions(pdev, BIT(bar), name);
+	if (err)
+		return IOMEM_ERR_PTR(err);
+	return pcim_iomap_table(pdev)[bar];
+#endif
+}
+
+/* From 6.2 on the devlink core reports the driver name itself */
+static inline int rclink_devlink_put_driver_name(struct devlink_info_req *req,
+						 const char *name)
+{
+#if RCLINK_KERNEL_BEFORE(6, 2, 0)
+	return devlink_info_driver_name_put(req, name);
+#else
+	return 0;
+#endif
+}
+
+#endif /* _RCLINK_COMPAT_H_ */

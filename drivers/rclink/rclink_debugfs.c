@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: debugfs, /sys/kernel/debug/rclink/<pci name>/
+ *
+ *   events    one "<name> <value>" line per counter; the set of names is
+ *             constant (rclink_cnt_names)
+ *   irq_mode  "msix N", "msi 1" or "intx 1"
+ *   selftest  one "<step> <result>" line per probe self-test step
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "rclink.h"
+
+static struct dentry *rclink_dbg_root;
+
+static int rclink_dbg_events_show(struct seq_file *s, void *unused)
+{
+	struct rclink_dev *rdev = s->private;
+	unsigned int i;
+
+	for (i = 0; i < RCLINK_CNT_NUM; i++)
+		seq_printf(s, "%s %llu\n", rclink_cnt_names[i],
+			   rclink_cnt_read(rdev, i));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rclink_dbg_events);
+
+static int rclink_dbg_irq_mode_show(struct seq_file *s, void *unused)
+{
+	struct rclink_dev *rdev = s->private;
+
+	seq_printf(s, "%s %u\n", rclink_irq_mode_name(rdev->irq_mode),
+		   rdev->num_vecs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rclink_dbg_irq_mode);
+
+static int rclink_dbg_selftest_show(struct seq_file *s, void *unused)
+{
+	static const char * const result[] = {
+		[RCLINK_ST_NOT_RUN] = "not_run",
+		[RCLINK_ST_OK] = "ok",
+		[RCLINK_ST_FAILED] = "failed",
+	};
+	struct rclink_dev *rdev = s->private;
+	unsigned int i;
+
+	for (i = 0; i < RCLINK_ST_NUM; i++)
+		seq_printf(s, "%s %s\n", rclink_selftest_step_names[i],
+			   result[rdev->st_result[i]]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rclink_dbg_selftest);
+
+void rclink_debugfs_init(struct rclink_dev *rdev)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(pci_name(rdev->pdev), rclink_dbg_root);
+	rdev->dbg_dir = dir;
+	debugfs_create_file("events", 0400, dir, rdev, &rclink_dbg_events_fops);
+	debugfs_create_file("irq_mode", 0400, dir, rdev,
+			    &rclink_dbg_irq_mode_fops);
+	debugfs_create_file("selftest", 0400, dir, rdev,
+			    &rclink_dbg_selftest_fops);
+}
+
+void rclink_debugfs_exit(struct rclink_dev *rdev)
+{
+	debugfs_remove_recursive(rdev->dbg_dir);
+	rdev->dbg_dir = NULL;
+}
+
+void rclink_debugfs_module_init(void)
+{
+	rclink_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+}
+
+void rclink_debugfs_module_exit(void)
+{
+	debugfs_remove_recursive(rclink_dbg_root);
+	rclink_dbg_root = NULL;
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: the event ring (Documentation/hw/shim.rst, Event ring) and the
+ * decoding of every event the IP reports: IRQ_INFO words of TYPE1, TYPE2 and
+ * TYPE3, RC_INTR_O level causes, and the shim's self-test records.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "rclink.h"
+
+/* Counter names: the debugfs "events" file prints them in this order */
+#define RCLINK_CNT_NAME(pfx, prefix, name, ...) \
+	[RCLINK_CNT_##pfx##_##name] = prefix #name,
+#define RCLINK_T1_NAME(code, name, desc) \
+	RCLINK_CNT_NAME(T1, "t1_", name, code, desc)
+#define RCLINK_T2_NAME(code, name, desc) \
+	RCLINK_CNT_NAME(T2, "t2_", name, code, desc)
+#define RCLINK_T3_NAME(code, name, desc) \
+	RCLINK_CNT_NAME(T3, "t3_", name, code, desc)
+#define RCLINK_RC_INTR_NAME(bit, name, desc) \
+	RCLINK_CNT_NAME(RC_INTR, "rc_intr_", name, bit, desc)
+#define RCLINK_NONR_ST0_NAME(bit, name, desc) \
+	RCLINK_CNT_NAME(NONR_ST0, "nonr_st0_", name, bit, desc)
+#define RCLINK_NONR_ST1_NAME(bit, name, desc) \
+	RCLINK_CNT_NAME(NONR_ST1, "nonr_st1_", name, bit, desc)
+
+const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
+	[RCLINK_CNT_IRQ_TOTAL] = "irq_total",
+	[RCLINK_CNT_EVT_RECORDS] = "evt_records",
+	[RCLINK_CNT_EVT_DROPPED] = "evt_dropped",
+	RCLINK_IRQ_TYPE1_CODES(RCLINK_T1_NAME)
+	RCLINK_IRQ_TYPE2_CODES(RCLINK_T2_NAME)
+	RCLINK_IRQ_TYPE3_CODES(RCLINK_T3_NAME)
+	RCLINK_RC_INTR_BITS(RCLINK_RC_INTR_NAME)
+	RCLINK_NONR_ST0_BITS(RCLINK_NONR_ST0_NAME)
+	RCLINK_NONR_ST1_BITS(RCLINK_NONR_ST1_NAME)
+	[RCLINK_CNT_SELFTEST_IRQ] = "selftest_irq",
+	[RCLINK_CNT_NONR_SOFT_RESET] = "nonr_soft_reset",
+	[RCLINK_CNT_QP_FATAL] = "qp_fatal",
+	[RCLINK_CNT_QP_RECOVERED] = "qp_recovered",
+	[RCLINK_CNT_QP_RECOVERY_FAILED] = "qp_recovery_failed",
+	[RCLINK_CNT_UNKNOWN] = "unknown",
+};
+
+u64 rclink_cnt_read(struct rclink_dev *rdev, enum rclink_cnt c)
+{
+	u64 val;
+
+	/* the shim counts drops; a dead board shows the last value read */
+	if (c == RCLINK_CNT_EVT_DROPPED && !rclink_gone(rdev)) {
+		val = rclink_rd64(rdev, RCLINK_SHIM_EVT_DROPS);
+		val = FIELD_GET(RCLINK_SHIM_EVT_DROPS_COUNT, val);
+		if (!rclink_gone(rdev))
+			atomic64_set(&rdev->cnt[c], val);
+	}
+	return atomic64_read(&rdev->cnt[c]);
+}
+
+/* IRQ_INFO codes, from the X-macro lists of rclink_hw.h */
+struct rclink_evt_code {
+	u8 type;
+	u8 code;
+	u16 cnt;
+	const char *name;
+	const char *desc;
+};
+
+#define RCLINK_T1_CODE(c, n, d) \
+	{ RCLINK_IRQ_TYPE1, c, RCLINK_CNT_T1_##n, #n, d },
+#define RCLINK_T2_CODE(c, n, d) \
+	{ RCLINK_IRQ_TYPE2, c, RCLINK_CNT_T2_##n, #n, d },
+#define RCLINK_T3_CODE(c, n, d) \
+	{ RCLINK_IRQ_TYPE3, c, RCLINK_CNT_T3_##n, #n, d },
+
+static const struct rclink_evt_code rclink_evt_codes[] = {
+	RCLINK_IRQ_TYPE1_CODES(RCLINK_T1_CODE)
+	RCLINK_IRQ_TYPE2_CODES(RCLINK_T2_CODE)
+	RCLINK_IRQ_TYPE3_CODES(RCLINK_T3_CODE)
+};
+
+/* Level causes: RC_INTR_O (INTR_STATUS), DMA_INTR_ST0, DMA_INTR_ST1 */
+struct rclink_evt_bit {
+	u8 bit;
+	u16 cnt;
+	const char *name;
+	const char *desc;
+};
+
+#define RCLINK_RC_INTR_BIT(b, n, d) \
+	{ b, RCLINK_CNT_RC_INTR_##n, #n, d },
+#define RCLINK_NONR_ST0_BIT(b, n, d) \
+	{ b, RCLINK_CNT_NONR_ST0_##n, #n, d },
+#define RCLINK_NONR_ST1_BIT(b, n, d) \
+	{ b, RCLINK_CNT_NONR_ST1_##n, #n, d },
+
+static const struct rclink_evt_bit rclink_rc_intr_bits[] = {
+	RCLINK_RC_INTR_BITS(RCLINK_RC_INTR_BIT)
+};
+
+static const struct rclink_evt_bit rclink_nonr_st0_bits[] = {
+	RCLINK_NONR_ST0_BITS(RCLINK_NONR_ST0_BIT)
+};
+
+static const struct rclink_evt_bit rclink_nonr_st1_bits[] = {
+	RCLINK_NONR_ST1_BITS(RCLINK_NONR_ST1_BIT)
+};
+
+/* DMA_INTR_ST1 faults after which the non-RDMA path needs a soft reset */
+#define RCLINK_NONR_ST1_SOFT_RESET_MASK				\
+	(RCLINK_DMA_INTR_ST1_TX_TWO_SOP |			\
+	 RCLINK_DMA_INTR_ST1_TX_TWO_EOP |			\
+	 RCLINK_DMA_INTR_ST1_TX_OVERSIZE |			\
+	 RCLINK_DMA_INTR_ST1_RX_OVERSIZE |			\
+	 RCLINK_DMA_INTR_ST1_TX_MD_SIZE_ZERO |			\
+	 RCLINK_DMA_INTR_ST1_RX_MD_SIZE_ZERO)
+
+static const struct rclink_evt_code *rclink_evt_code_find(u32 type, u32 code)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rclink_evt_codes); i++)
+		if (rclink_evt_codes[i].type == type &&
+		    rclink_evt_codes[i].code == code)
+			return &rclink_evt_codes[i];
+	return NULL;
+}
+
+/*
+ * Count every bit of @bits that @tbl knows, and every other bit as unknown.
+ * @what names the register in the log; @warn selects a warning per cause
+ * (faults) or only a debug message (normal transaction causes).
+ */
+static void rclink_evt_count_bits(struct rclink_dev *rdev,
+				  const struct rclink_evt_bit *tbl,
+				  unsigned int n, u64 bits, const char *what,
+				  bool warn)
+{
+	const char *desc;
+	u64 known = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!(bits & BIT_ULL(tbl[i].bit)))
+			continue;
+		known |= BIT_ULL(tbl[i].bit);
+		rclink_cnt_inc(rdev, tbl[i].cnt);
+		/* some descriptions only repeat the name */
+		desc = strcmp(tbl[i].desc, tbl[i].name) ? tbl[i].desc : "";
+		if (warn)
+			dev_warn_ratelimited(rdev->dev, "%s %s%s%s\n", what,
+					     tbl[i].name, *desc ? ": " : "",
+					     desc);
+		else
+			dev_dbg(rdev->dev, "%s %s%s%s\n", what, tbl[i].name,
+				*desc ? ": " : "", desc);
+	}
+	if (bits & ~known) {
+		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);
+		dev_warn_ratelimited(rdev->dev, "%s: unknown bits 0x%llx\n",
+				     what, bits & ~known);
+	}
+}
+
+/*
+ * Soft reset of the non-RDMA (TYPE3) path: take TX and RX into reset and
+ * release them again, leaving the enables as they were.
+ */
+static void rclink_nonr_soft_reset(struct rclink_dev *rdev, u64 faults)
+{
+	u64 ctrl;
+
+	ctrl = rclink_rd64(rdev, RCLINK_NONR_DMA_CTRL);
+	rclink_wr64(rdev, RCLINK_NONR_DMA_CTRL,
+		    ctrl & ~(RCLINK_NONR_DMA_CTRL_TX_RESET |
+			     RCLINK_NONR_DMA_CTRL_RX_RESET));
+	rclink_rd64(rdev, RCLINK_NONR_DMA_CTRL);	/* flush */
+	rclink_wr64(rdev, RCLINK_NONR_DMA_CTRL, ctrl);
+	if (rclink_gone(rdev))
+		return;
+	rclink_cnt_inc(rdev, RCLINK_CNT_NONR_SOFT_RESET);
+	dev_warn_ratelimited(rdev->dev,
+			     "non-RDMA path soft reset after faults 0x%llx\n",
+			     faults);
+}
+
+/* TYPE3 code 1: the causes are in DMA_INTR_ST0 and DMA_INTR_ST1 (W1C) */
+static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
+{
+	u64 st0, st1;
+
+	dev_dbg(rdev->dev, "TYPE3 interrupt: tx md tail %llu, rx md tail %llu\n",
+		FIELD_GET(RCLINK_IRQ_INFO_T3_TX_TAIL, info),
+		FIELD_GET(RCLINK_IRQ_INFO_T3_RX_TAIL, info));
+
+	/*
+	 * ST0 first: a fault latched in ST1 after we cleared ST0 sets
+	 * ST0.abnormal anew and so raises another TYPE3 event.
+	 */
+	st0 = rclink_rd64(rdev, RCLINK_DMA_INTR_ST0);
+	if (rclink_gone(rdev))
+		return;
+	if (st0)
+		rclink_wr64(rdev, RCLINK_DMA_INTR_ST0, st0);
+	st1 = rclink_rd64(rdev, RCLINK_DMA_INTR_ST1);
+	if (rclink_gone(rdev))
+		return;
+	if (st1)
+		rclink_wr64(rdev, RCLINK_DMA_INTR_ST1, st1);
+
+	rclink_evt_count_bits(rdev, rclink_nonr_st0_bits,
+			      ARRAY_SIZE(rclink_nonr_st0_bits), st0,
+			      "DMA_INTR_ST0", false);
+	rclink_evt_count_bits(rdev, rclink_nonr_st1_bits,
+			      ARRAY_SIZE(rclink_nonr_st1_bits), st1,
+			      "DMA_INTR_ST1", true);
+
+	if (st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK)
+		rclink_nonr_soft_reset(rdev,
+				       st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK);
+}
+
+static void rclink_evt_irq_info(struct rclink_dev *rdev, u64 info)
+{
+	u32 type = FIELD_GET(RCLINK_IRQ_INFO_TYPE, info);
+	u32 code = FIELD_GET(RCLINK_IRQ_INFO_CODE, info);
+	const struct rclink_evt_code *ec;
+	u32 qpid, sub;
+
+	ec = rclink_evt_code_find(type, code);
+	if (!ec) {
+		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);
+		dev_warn_ratelimited(rdev->dev,
+				     "unknown IRQ_INFO 0x%llx (type %u code %u)\n",
+				     info, type, code);
+		return;
+	}
+	rclink_cnt_inc(rdev, ec->cnt);
+
+	switch (type) {
+	case RCLINK_IRQ_TYPE1:
+		qpid = FIELD_GET(RCLINK_IRQ_INFO_T1_QPID, info);
+		if (code == RCLINK_IRQ_TYPE1_RETRY_TIMEOUT) {
+			dev_err_ratelimited(rdev->dev, "qp %u: TYPE1 %s: %s\n",
+					    qpid, ec->name, ec->desc);
+			rclink_qp_fatal(rdev, qpid);
+		} else {
+			dev_warn_ratelimited(rdev->dev,
+					     "qp %u: TYPE1 %s: %s\n",
+					     qpid, ec->name, ec->desc);
+		}
+		break;
+	case RCLINK_IRQ_TYPE2:
+		sub = FIELD_GET(RCLINK_IRQ_INFO_T2_SUBTYPE, info);
+		dev_warn_ratelimited(rdev->dev, "TYPE2 %s (sub type %u): %s\n",
+				     ec->name, sub, ec->desc);
+		break;
+	case RCLINK_IRQ_TYPE3:
+		rclink_evt_nonr(rdev, info);
+		break;
+	}
+}
+
+/* RC_INTR record: INFO holds the bits newly set in INTR_STATUS (W1C) */
+static void rclink_evt_rc_intr(struct rclink_dev *rdev, u64 bits)
+{
+	if (bits)
+		rclink_wr64(rdev, RCLINK_INTR_STATUS, bits);
+	rclink_evt_count_bits(rdev, rclink_rc_intr_bits,
+			      ARRAY_SIZE(rclink_rc_intr_bits), bits,
+			      "RC_INTR", true);
+}
+
+static void rclink_evt_selftest(struct rclink_dev *rdev, u64 info)
+{
+	rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
+	if (!rclink_selftest_irq_seen(rdev, info))
+		dev_dbg(rdev->dev, "self-test interrupt %llu (not armed)\n",
+			info);
+}
+
+static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
+{
+	u32 source = FIELD_GET(RCLINK_EVT_META_SOURCE, meta);
+
+	switch (source) {
+	case RCLINK_EVT_SRC_IRQ_INFO:
+		rclink_evt_irq_info(rdev, info);
+		break;
+	case RCLINK_EVT_SRC_RC_INTR:
+		rclink_evt_rc_intr(rdev, info);
+		break;
+	case RCLINK_EVT_SRC_SELFTEST:
+		rclink_evt_selftest(rdev, info);
+		break;
+	default:
+		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);
+		dev_warn_ratelimited(rdev->dev,
+				     "unknown event source %u (info 0x%llx)\n",
+				     source, info);
+		break;
+	}
+}
+
+static size_t rclink_evt_ring_bytes(unsigned int order)
+{
+	return (size_t)RCLINK_EVT_RECORD_BYTES << order;
+}
+
+int rclink_evt_ring_alloc(struct rclink_dev *rdev)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+	unsigned int max = rdev->params.evt_ring_max_order;
+
+	BUILD_BUG_ON(sizeof(struct rclink_evt_rec) != RCLINK_EVT_RECORD_BYTES);
+
+	if (max < 4) {
+		dev_err(rdev->dev, "event ring: SHIM_CAP3 allows order %u, need 4\n",
+			max);
+		return -EINVAL;
+	}
+	ring->order = min(RCLINK_EVT_RING_ORDER, max);
+	/* coherent memory is zeroed and at least page aligned */
+	ring->recs = dma_alloc_coherent(rdev->dev,
+					rclink_evt_ring_bytes(ring->order),
+					&ring->dma, GFP_KERNEL);
+	if (!ring->recs)
+		return -ENOMEM;
+	if (!IS_ALIGNED(ring->dma, SZ_4K)) {
+		dev_err(rdev->dev, "event ring: %pad is not 4 KiB aligned\n",
+			&ring->dma);
+		rclink_evt_ring_free(rdev);
+		return -ENOMEM;
+	}
+	ring->cons = 0;
+	return 0;
+}
+
+void rclink_evt_ring_free(struct rclink_dev *rdev)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+
+	if (!ring->recs)
+		return;
+	WARN_ON(ring->enabled);
+	dma_free_coherent(rdev->dev, rclink_evt_ring_bytes(ring->order),
+			  ring->recs, ring->dma);
+	ring->recs = NULL;
+}
+
+int rclink_evt_ring_enable(struct rclink_dev *rdev)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+	u64 ctrl;
+
+	ring->cons = 0;
+	rclink_wr64(rdev, RCLINK_SHIM_EVT_BASE, ring->dma);
+	rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, 0);
+	ctrl = RCLINK_SHIM_EVT_CTRL_ENABLE |
+	       FIELD_PREP(RCLINK_SHIM_EVT_CTRL_ORDER, ring->order) |
+	       FIELD_PREP(RCLINK_SHIM_EVT_CTRL_VECTOR, RCLINK_VEC_EVT);
+	rclink_wr64(rdev, RCLINK_SHIM_EVT_CTRL, ctrl);
+	ring->enabled = true;
+
+	if (rclink_rd64(rdev, RCLINK_SHIM_EVT_CTRL) != ctrl) {
+		dev_err(rdev->dev, "event ring: SHIM_EVT_CTRL did not take 0x%llx\n",
+			ctrl);
+		rclink_evt_ring_disable(rdev);
+		return rclink_gone(rdev) ? -ENODEV : -EIO;
+	}
+	return 0;
+}
+
+void rclink_evt_ring_disable(struct rclink_dev *rdev)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+
+	if (!ring->enabled)
+		return;
+	rclink_wr64(rdev, RCLINK_SHIM_EVT_CTRL, 0);
+	rclink_rd64(rdev, RCLINK_SHIM_EVT_CTRL);	/* flush */
+	ring->enabled = false;
+}
+
+/* PHASE is 1 on the first pass through the ring, 0 on the second, ... */
+static bool rclink_evt_phase(const struct rclink_evt_ring *ring, u32 idx)
+{
+	return !((idx >> ring->order) & 1);
+}
+
+static struct rclink_evt_rec *rclink_evt_rec(const struct rclink_evt_ring *ring,
+					     u32 idx)
+{
+	return &ring->recs[idx & ((1U << ring->order) - 1)];
+}
+
+/* Whether the record at the consumer index is valid */
+bool rclink_evt_pending(struct rclink_dev *rdev)
+{
+	const struct rclink_evt_ring *ring = &rdev->evt;
+	u32 cons = READ_ONCE(ring->cons);
+	u64 meta;
+
+	if (!ring->recs)
+		return false;
+	meta = le64_to_cpu(READ_ONCE(rclink_evt_rec(ring, cons)->meta));
+	return !!(meta & RCLINK_EVT_META_PHASE) == rclink_evt_phase(ring, cons);
+}
+
+/* Consume every valid record, then tell the shim (threaded irq context) */
+void rclink_evt_drain(struct rclink_dev *rdev)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+	u32 cons = ring->cons;
+	u32 budget = 1U << ring->order;
+	struct rclink_evt_rec *rec;
+	u64 info, meta;
+	u32 seq;
+
+	if (!ring->recs)
+		return;
+
+	while (budget--) {
+		rec = rclink_evt_rec(ring, cons);
+		meta = le64_to_cpu(READ_ONCE(rec->meta));
+		if (!!(meta & RCLINK_EVT_META_PHASE) !=
+		    rclink_evt_phase(ring, cons))
+			break;
+		/* read INFO only after META said the record is complete */
+		dma_rmb();
+		info = le64_to_cpu(READ_ONCE(rec->info));
+
+		seq = FIELD_GET(RCLINK_EVT_META_SEQ, meta);
+		if (seq != cons)
+			dev_warn_ratelimited(rdev->dev,
+					     "event ring: record %u has sequence %u\n",
+					     cons, seq);
+
+		rclink_cnt_inc(rdev, RCLINK_CNT_EVT_RECORDS);
+		rclink_evt_handle(rdev, info, meta);
+		cons++;
+	}
+
+	if (cons != ring->cons) {
+		WRITE_ONCE(ring->cons, cons);
+		rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, cons);
+	}
+}

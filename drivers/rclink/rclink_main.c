@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: PCI driver, probe/remove, identity and register access.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "rclink.h"
+#include "rclink_compat.h"
+
+#define RCLINK_BAR0	0
+
+bool rclink_gone(struct rclink_dev *rdev)
+{
+	return test_bit(RCLINK_FLAG_GONE, &rdev->flags);
+}
+
+void rclink_mark_gone(struct rclink_dev *rdev)
+{
+	if (!test_and_set_bit(RCLINK_FLAG_GONE, &rdev->flags))
+		dev_err(rdev->dev,
+			"device gone (SHIM_ID reads all ones), no further access\n");
+}
+
+/*
+ * 64-bit read of the RC or SHIM window.  An all-ones value may mean the
+ * device left the bus: SHIM_ID tells (it never reads all ones on a live
+ * board), and once the device is gone every access is skipped.
+ */
+u64 rclink_rd64(struct rclink_dev *rdev, u32 reg)
+{
+	u64 val;
+
+	if (unlikely(rclink_gone(rdev)))
+		return ~0ULL;
+	val = readq(rdev->bar0 + reg);
+	if (unlikely(val == ~0ULL) &&
+	    (reg == RCLINK_SHIM_ID ||
+	     readq(rdev->bar0 + RCLINK_SHIM_ID) == ~0ULL))
+		rclink_mark_gone(rdev);
+	return val;
+}
+
+static void rclink_read_params(struct rclink_dev *rdev, u64 ver)
+{
+	struct rclink_params *p = &rdev->params;
+	u64 cap;
+
+	p->shim_major = FIELD_GET(RCLINK_SHIM_VERSION_MAJOR, ver);
+	p->shim_minor = FIELD_GET(RCLINK_SHIM_VERSION_MINOR, ver);
+	p->ip_version = FIELD_GET(RCLINK_SHIM_VERSION_IP, ver);
+	p->serial = rclink_rd64(rdev, RCLINK_SHIM_SERIAL);
+
+	cap = rclink_rd64(rdev, RCLINK_SHIM_CAP0);
+	p->qp_num = FIELD_GET(RCLINK_SHIM_CAP0_QP_NUM, cap);
+	p->type1_ost_n = FIELD_GET(RCLINK_SHIM_CAP0_TYPE1_OST_N, cap);
+	p->type1_pkt_len = FIELD_GET(RCLINK_SHIM_CAP0_TYPE1_PKT_LEN, cap);
+	p->type1_vc_num = FIELD_GET(RCLINK_SHIM_CAP0_TYPE1_VC_NUM, cap);
+	p->epsn_w = FIELD_GET(RCLINK_SHIM_CAP0_EPSN_W, cap);
+
+	cap = rclink_rd64(rdev, RCLINK_SHIM_CAP1);
+	p->type2_ost_n = FIELD_GET(RCLINK_SHIM_CAP1_TYPE2_OST_N, cap);
+	p->type2_pkt_len = FIELD_GET(RCLINK_SHIM_CAP1_TYPE2_PKT_LEN, cap);
+	p->type2_crd_rst_num = FIELD_GET(RCLINK_SHIM_CAP1_TYPE2_CRD_RST_NUM,
+					 cap);
+	p->type1_rx_buf_aw = FIELD_GET(RCLINK_SHIM_CAP1_TYPE1_RX_BUF_AW, cap);
+	p->use_qdma = FIELD_GET(RCLINK_SHIM_CAP1_USE_QDMA, cap);
+
+	cap = rclink_rd64(rdev, RCLINK_SHIM_CAP2);
+	p->nonr_tx_depth = FIELD_GET(RCLINK_SHIM_CAP2_NONR_TX_DEPTH, cap);
+	p->nonr_rx_depth = FIELD_GET(RCLINK_SHIM_CAP2_NONR_RX_DEPTH, cap);
+	p->nonr_dat_id_w = FIELD_GET(RCLINK_SHIM_CAP2_NONR_DAT_ID_W, cap);
+	p->nonr_md_id_w = FIELD_GET(RCLINK_SHIM_CAP2_NONR_MD_ID_W, cap);
+	p->ram_rd_latency = FIELD_GET(RCLINK_SHIM_CAP2_RAM_RD_LATENCY, cap);
+
+	cap = rclink_rd64(rdev, RCLINK_SHIM_CAP3);
+	p->dw = FIELD_GET(RCLINK_SHIM_CAP3_DW, cap);
+	p->mac_dw = FIELD_GET(RCLINK_SHIM_CAP3_MAC_DW, cap);
+	p->num_vectors = FIELD_GET(RCLINK_SHIM_CAP3_NUM_VECTORS, cap);
+	p->evt_ring_max_order = FIELD_GET(RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER,
+					  cap);
+}
+
+/* Refuse anything but an RCLINK shim of the major version we know */
+static int rclink_identify(struct rclink_dev *rdev)
+{
+	struct rclink_params *p = &rdev->params;
+	u32 magic, major;
+	u64 val;
+
+	val = rclink_rd64(rdev, RCLINK_SHIM_ID);
+	if (rclink_gone(rdev))
+		return -ENODEV;
+	magic = FIELD_GET(RCLINK_SHIM_ID_MAGIC, val);
+	if (magic != RCLINK_MAGIC) {
+		dev_err(rdev->dev, "unknown board: magic 0x%08x (expected 0x%08x)\n",
+			magic, RCLINK_MAGIC);
+		return -ENODEV;
+	}
+
+	val = rclink_rd64(rdev, RCLINK_SHIM_VERSION);
+	major = FIELD_GET(RCLINK_SHIM_VERSION_MAJOR, val);
+	if (major != RCLINK_SHIM_MAJOR) {
+		dev_err(rdev->dev,
+			"unsupported shim version %u.%u (driver supports major %u)\n",
+			major, (u32)FIELD_GET(RCLINK_SHIM_VERSION_MINOR, val),
+			RCLINK_SHIM_MAJOR);
+		return -ENODEV;
+	}
+
+	rclink_read_params(rdev, val);
+	if (rclink_gone(rdev))
+		return -ENODEV;
+
+	dev_info(rdev->dev,
+		 "RCLINK-Stream IP v%x.%x, shim %u.%u: QP_NUM %u, TYPE1 OST %u PKT_LEN %u, TYPE2 OST %u PKT_LEN %u, %u vectors\n",
+		 p->ip_version >> 8, p->ip_version & 0xff,
+		 p->shim_major, p->shim_minor, p->qp_num,
+		 p->type1_ost_n, p->type1_pkt_len,
+		 p->type2_ost_n, p->type2_pkt_len, p->num_vectors);
+	return 0;
+}
+
+/* Return the shim and the IP to their reset values (event ring disabled) */
+static int rclink_reset(struct rclink_dev *rdev)
+{
+	rclink_wr64(rdev, RCLINK_SHIM_RESET, RCLINK_SHIM_RESET_RESET);
+	/* flush the posted write */
+	rclink_rd64(rdev, RCLINK_SHIM_ID);
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
+static int rclink_map_bar0(struct rclink_dev *rdev)
+{
+	struct pci_dev *pdev = rdev->pdev;
+	void __iomem *bar;
+
+	if (!(pci_resource_flags(pdev, RCLINK_BAR0) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, RCLINK_BAR0) < RCLINK_BAR0_SIZE) {
+		dev_err(rdev->dev, "BAR0 is not a memory BAR of %#x bytes\n",
+			RCLINK_BAR0_SIZE);
+		return -ENODEV;
+	}
+
+	bar = rclink_pcim_iomap_bar(pdev, RCLINK_BAR0, KBUILD_MODNAME);
+	if (IS_ERR(bar)) {
+		dev_err(rdev->dev, "cannot map BAR0: %pe\n", bar);
+		return PTR_ERR(bar);
+	}
+	rdev->bar0 = bar;
+	return 0;
+}
+
+static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct rclink_dev *rdev;
+	int err;
+
+	rdev = rclink_devlink_alloc(&pdev->dev);
+	if (!rdev)
+		return -ENOMEM;
+	rdev->pdev = pdev;
+	rdev->dev = &pdev->dev;
+	atomic_set(&rdev->st_irq_vec, -1);
+	init_completion(&rdev->st_irq_done);
+	pci_set_drvdata(pdev, rdev);
+
+	/* managed: undone by devres after remove or a failed probe */
+	err = pcim_enable_device(pdev);
+	if (err) {
+		dev_err(rdev->dev, "cannot enable PCI device: %d\n", err);
+		goto err_devlink_free;
+	}
+	err = rclink_map_bar0(rdev);
+	if (err)
+		goto err_devlink_free;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(rdev->dev, "no usable 64-bit DMA: %d\n", err);
+		goto err_devlink_free;
+	}
+
+	err = rclink_identify(rdev);
+	if (err)
+		goto err_devlink_free;
+	err = rclink_reset(rdev);
+	if (err)
+		goto err_devlink_free;
+	pci_set_master(pdev);
+
+	err = rclink_selftest_regs(rdev);
+	if (err)
+		goto err_clear_master;
+
+	err = rclink_qp_init(rdev);
+	if (err)
+		goto err_clear_master;
+	err = rclink_irq_alloc_vectors(rdev);
+	if (err)
+		goto err_qp_fini;
+	err = rclink_evt_ring_alloc(rdev);
+	if (err)
+		goto err_irq_free_vectors;
+	err = rclink_irq_request(rdev);
+	if (err)
+		goto err_evt_ring_free;
+	err = rclink_evt_ring_enable(rdev);
+	if (err)
+		goto err_irq_free;
+
+	err = rclink_selftest_irq(rdev);
+	if (err)
+		goto err_evt_ring_disable;
+	err = rclink_selftest_dma(rdev);
+	if (err)
+		goto err_evt_ring_disable;
+
+	rclink_debugfs_init(rdev);
+	rclink_devlink_register(rdev);
+
+	dev_info(rdev->dev, "ready: %s, %u vector(s), event ring of %u records\n",
+		 rclink_irq_mode_name(rdev->irq_mode), rdev->num_vecs,
+		 1U << rdev->evt.order);
+	return 0;
+
+err_evt_ring_disable:
+	rclink_evt_ring_disable(rdev);
+err_irq_free:
+	rclink_irq_free(rdev);
+	rclink_qp_stop(rdev);
+err_evt_ring_free:
+	rclink_evt_ring_free(rdev);
+err_irq_free_vectors:
+	rclink_irq_free_vectors(rdev);
+err_qp_fini:
+	rclink_qp_fini(rdev);
+err_clear_master:
+	pci_clear_master(pdev);
+err_devlink_free:
+	rclink_devlink_free(rdev);
+	return err;
+}
+
+static void rclink_remove(struct pci_dev *pdev)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rclink_devlink_unregister(rdev);
+	rclink_debugfs_exit(rdev);
+	rclink_evt_ring_disable(rdev);
+	rclink_irq_free(rdev);
+	rclink_qp_stop(rdev);
+	rclink_evt_ring_free(rdev);
+	rclink_irq_free_vectors(rdev);
+	rclink_qp_fini(rdev);
+	pci_clear_master(pdev);
+	rclink_devlink_free(rdev);
+}
+
+/* Quiesce DMA for reboot and kexec: no event record may land any more */
+static void rclink_shutdown(struct pci_dev *pdev)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rclink_evt_ring_disable(rdev);
+	pci_clear_master(pdev);
+}
+
+static const struct pci_device_id rclink_pci_ids[] = {
+	{ PCI_DEVICE(RCLINK_PCI_VENDOR_ID, RCLINK_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, rclink_pci_ids);
+
+static struct pci_driver rclink_pci_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = rclink_pci_ids,
+	.probe = rclink_probe,
+	.remove = rclink_remove,
+	.shutdown = rclink_shutdown,
+};
+
+static int __init rclink_init(void)
+{
+	int err;
+
+	rclink_debugfs_module_init();
+	err = pci_register_driver(&rclink_pci_driver);
+	if (err)
+		rclink_debugfs_module_exit();
+	return err;
+}
+module_init(rclink_init);
+
+static void __exit rclink_exit(void)
+{
+	pci_unregister_driver(&rclink_pci_driver);
+	rclink_debugfs_module_exit();
+}
+module_exit(rclink_exit);
+
+MODULE_DESCRIPTION("RCLINK-Stream PCIe board driver");
+MODULE_LICENSE("GPL");
