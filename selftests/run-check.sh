@@ -80,7 +80,7 @@ for krel in $kernels; do
 	done < <(selftests/vm/boards.sh check "$res")
 	echo "# guest $krel: booting"
 	selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
-		--timeout "${RCLINK_GUEST_TIMEOUT:-1500}" --append iomem=relaxed "${qargs[@]}" -- \
+		--timeout "${RCLINK_GUEST_TIMEOUT:-1500}" --append "iomem=relaxed loglevel=3" "${qargs[@]}" -- \
 		selftests/drivers/net/rclink/run_all.sh >"$res/console.log" 2>&1
 	echo "# guest $krel: exit $?"
 	# The KTAP of the run, without the console noise around it.

@@ -13,5 +13,5 @@ qargs=()
 while IFS= read -r a; do
 	qargs+=(--qemu-arg "$a")
 done < <(selftests/vm/boards.sh pair)
-exec selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --append iomem=relaxed \
+exec selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --append "iomem=relaxed loglevel=3" \
 	"${qargs[@]}" -- selftests/vm/demo-guest.sh

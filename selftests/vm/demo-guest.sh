@@ -25,13 +25,14 @@ bdf=$(find /sys/bus/pci/drivers/rclink/ -maxdepth 1 -name '0000:*' \
 	-printf '%f\n' | sort | head -n 1)
 step "inject IRQ_INFO TYPE1 code 1 (TX oversize) for QP 7 on $bdf"
 python3 - "$bdf" <<'PY'
-import mmap, os, struct, sys
+import mmap, os, sys
 sys.path.insert(0, os.path.join(os.getcwd(), "selftests/drivers/net/rclink"))
 import rclink_hw as hw
 fd = os.open("/sys/bus/pci/devices/%s/resource0" % sys.argv[1], os.O_RDWR | os.O_SYNC)
 mm = mmap.mmap(fd, hw.BAR0_SIZE)
 info = (hw.IRQ_TYPES["TYPE1"][0] << 31) | (7 << 5) | 1
-mm[hw.reg("SHIM_EVT_INJECT"):hw.reg("SHIM_EVT_INJECT") + 8] = struct.pack("<Q", info)
+# one 64-bit store (a slice assignment may split it into two)
+memoryview(mm).cast("Q")[hw.reg("SHIM_EVT_INJECT") // 8] = info
 PY
 sleep 1
 grep -E '^(irq_total|evt_records|t1_tx_oversize) ' "/sys/kernel/debug/rclink/$bdf/events"

@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Probe: the module loads, every good board is bound and passed its probe
+self-test, devlink info reports the board, the kernel log is clean.
+
+A board that is not bound must be one the driver has to refuse (wrong
+magic or shim major, see bad_board.sh); a board bound to another driver is
+left alone.
+"""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'lib'))
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+from rclinktest import hw, check  # noqa: E402  pylint: disable=C0413
+
+IRQ_MODE_RE = re.compile(r'^(msix [1-9][0-9]*|msi 1|intx 1)$')
+
+
+def test_selftest(bdf):
+    rt.check_selftest(bdf)
+
+
+def test_irq_mode(bdf):
+    text = rt.sysfs_read(rt.dbg_path(bdf, 'irq_mode'))
+    check(IRQ_MODE_RE.match(text), 'irq_mode %r' % text)
+    mode, n = rt.irq_mode(bdf)
+    check(mode != 'msix' or n <= hw.MSIX_VECTORS,
+          'msix %d vectors > %d' % (n, hw.MSIX_VECTORS))
+
+
+def test_devlink_info(bdf):
+    info = rt.devlink_info(bdf)
+    errs = []
+    if info.get('driver') != rt.DRIVER:
+        errs.append('driver %r' % info.get('driver'))
+    serial = info.get('serial_number', '')
+    if not re.match(r'^[0-9a-fA-F]{16}$', serial):
+        errs.append('serial_number %r is not 16 hex digits' % serial)
+    vers = info.get('versions', {})
+    fixed = vers.get('fixed', {})
+    running = vers.get('running', {})
+    want_fixed = {'board.id': '%04x:%04x' % (hw.VENDOR_ID, hw.DEVICE_ID),
+                  'asic.rev': '%x.%x' % (hw.IP_VERSION >> 8,
+                                         hw.IP_VERSION & 0xff)}
+    for k, v in want_fixed.items():
+        if fixed.get(k) != v:
+            errs.append('fixed %s = %r, want %r' % (k, fixed.get(k), v))
+    want_fw = '%d.%d' % (hw.SHIM_VERSION_MAJOR, hw.SHIM_VERSION_MINOR)
+    if running.get('fw') != want_fw:
+        errs.append('running fw = %r, want %r' % (running.get('fw'), want_fw))
+    check(not errs, '; '.join(errs) + '\n' + repr(info) if errs else '')
+    return serial
+
+
+def test_serial_matches(bdf, serial):
+    if serial is None:
+        raise rt.SkipTest('no devlink serial')
+    with rt.Bar0(bdf) as bar:
+        reg = bar.read('SHIM_SERIAL')
+    check(int(serial, 16) == reg,
+          'devlink serial %s, SHIM_SERIAL 0x%016x' % (serial, reg))
+
+
+def main():
+    ktap = rt.Ktap()
+    if os.geteuid() != 0:
+        ktap.skip_all('must run as root')
+    devs = rt.all_devices()
+    if not devs:
+        ktap.skip_all('no rclink board (%04x:%04x)'
+                      % (hw.VENDOR_ID, hw.DEVICE_ID))
+    rt.ensure_debugfs()
+
+    mark = rt.kmsg_mark('probe')
+    preloaded = rt.module_loaded()
+    load_err = None
+    try:
+        rt.load_module()
+    except rt.SkipTest as e:
+        ktap.skip_all(str(e))
+    except rt.TestFailed as e:
+        load_err = str(e)
+
+    bound = rt.bound_devices() if load_err is None else []
+    per_board = 5
+    ktap.plan(3 + per_board * len(bound) + 1)
+
+    ktap.result('module_load', load_err is None,
+                load_err or ('already loaded' if preloaded else None))
+
+    # Every board is bound, or is one the driver must refuse.
+    refused = []
+    errs = []
+    for bdf in devs:
+        drv = rt.driver_of(bdf)
+        if drv == rt.DRIVER:
+            continue
+        if drv:
+            ktap.diag('%s is bound to %s: left alone' % (bdf, drv))
+            continue
+        try:
+            magic, major = rt.read_identity(bdf)
+        except OSError as e:
+            errs.append('%s: cannot read its identity: %s' % (bdf, e))
+            continue
+        if magic == hw.MAGIC and major == hw.SHIM_VERSION_MAJOR:
+            errs.append('%s is a good board (magic 0x%08x, shim major %d) '
+                        'but not bound' % (bdf, magic, major))
+        else:
+            refused.append(bdf)
+            ktap.diag('%s refused as expected (magic 0x%08x, major %d)'
+                      % (bdf, magic, major))
+    if not bound:
+        errs.append('no board bound to %s' % rt.DRIVER)
+    ktap.result('good_boards_bound', not errs, '\n'.join(errs))
+
+    def test_debugfs():
+        try:
+            dirs = sorted(os.listdir(rt.DBG_DIR))
+        except OSError as e:
+            raise rt.TestFailed('%s: %s' % (rt.DBG_DIR, e)) from e
+        drv = rt.driver_devices()
+        check(dirs == drv, 'debugfs dirs %r, boards bound to %s %r'
+              % (dirs, rt.DRIVER, drv))
+    ktap.run('debugfs_dirs', test_debugfs)
+
+    # With the module loaded before, the log holds whatever the boards
+    # reported since (injected faults are errors too): splats only.
+    recs = rt.kmsg_since(mark) if not preloaded else rt.kmsg_records()
+    for bdf in bound:
+        ktap.run('%s.selftest' % bdf, test_selftest, bdf)
+        ktap.run('%s.irq_mode' % bdf, test_irq_mode, bdf)
+        serial = ktap.run('%s.devlink_info' % bdf, test_devlink_info, bdf)
+        ktap.run('%s.serial_is_shim_serial' % bdf, test_serial_matches,
+                 bdf, serial)
+        bad = rt.kmsg_problems(recs, bdfs=[bdf], exclude=refused,
+                               errors=not preloaded)
+        ktap.result('%s.kernel_log_clean' % bdf, not bad, '\n'.join(bad))
+
+    # Unload when this test loaded the module: no splat on the way out.
+    if load_err is None and not preloaded:
+        mark = rt.kmsg_mark('probe unload')
+        try:
+            rt.unload_module()
+            bad = rt.kmsg_problems(rt.kmsg_since(mark), exclude=refused)
+            ktap.result('module_unload', not bad, '\n'.join(bad))
+        except rt.TestFailed as e:
+            ktap.fail('module_unload', str(e))
+    else:
+        ktap.skip('module_unload', 'module was loaded before the test'
+                  if preloaded else 'module did not load')
+    ktap.finish()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the rclink selftests (TEST_PROGS of the Makefile, or the programs
+# given as arguments) and print one KTAP stream: each program is one test
+# whose own KTAP output is nested as its subtests (indented two spaces).
+# Each program runs under the timeout of ./settings; exit 4 = SKIP.
+# Exits 1 when any program failed, else 0.
+#
+# Environment (all optional; see lib/rclinktest.py):
+#   RCLINK_KO    rclink.ko to load (default <repo>/build/$(uname -r)/rclink.ko,
+#                else modprobe rclink)
+#   RCLINK_DEVS  space separated PCI addresses of the boards to test
+#                (default: every 1de5:2404 device)
+# The tests that inject events map BAR0 while the driver is bound; with
+# CONFIG_IO_STRICT_DEVMEM the kernel needs the boot option iomem=relaxed,
+# otherwise they report SKIP.
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$here" || exit 1
+
+if [ $# -gt 0 ]; then
+	progs=("$@")
+else
+	# TEST_PROGS := a b \ (continued lines) of the Makefile
+	read -r -a progs < <(awk '
+		/^TEST_PROGS[ \t]*:?=/ { on = 1; sub(/^TEST_PROGS[ \t]*:?=/, "") }
+		on { cont = sub(/\\[ \t]*$/, ""); printf "%s ", $0; if (!cont) on = 0 }
+		END { print "" }' Makefile)
+fi
+timeout=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' settings 2>/dev/null)
+timeout=${timeout:-45}
+
+echo "TAP version 13"
+echo "1..${#progs[@]}"
+npass=0 nfail=0 nskip=0
+i=0
+for p in "${progs[@]}"; do
+	i=$((i + 1))
+	echo "# selftests: drivers/net/rclink: $p"
+	if [ ! -x "$here/$p" ]; then
+		echo "not ok $i $p # not executable"
+		nfail=$((nfail + 1))
+		continue
+	fi
+	timeout --foreground -k 10 "$timeout" "$here/$p" </dev/null 2>&1 |
+		sed -u 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0)
+		echo "ok $i $p"
+		npass=$((npass + 1))
+		;;
+	4)
+		echo "ok $i $p # SKIP"
+		nskip=$((nskip + 1))
+		;;
+	124 | 137)
+		echo "not ok $i $p # TIMEOUT $timeout seconds"
+		nfail=$((nfail + 1))
+		;;
+	*)
+		echo "not ok $i $p # exit=$rc"
+		nfail=$((nfail + 1))
+		;;
+	esac
+done
+echo "# Totals: pass:$npass fail:$nfail skip:$nskip"
+[ "$nfail" -eq 0 ]
