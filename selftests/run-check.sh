@@ -48,7 +48,7 @@ kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 		echo "not ok 3 module_check"
 	fi
 	mapfile -t scripts < <(git ls-files '*.sh' .ci/run)
-	if shellcheck -x "${scripts[@]}" >"$out/shellcheck.log" 2>&1; then
+	if shellcheck -x -P SCRIPTDIR "${scripts[@]}" >"$out/shellcheck.log" 2>&1; then
 		echo "ok 4 shellcheck"
 	else
 		sed 's/^/# /' "$out/shellcheck.log"

@@ -8,7 +8,7 @@ ko=${RCLINK_KO:-$top/build/$(uname -r)/rclink.ko}
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "lspci: the boards"
-lspci -nn -d 1de5:2404 2>/dev/null || ls /sys/bus/pci/devices
+lspci -nn -d 1172:2404 2>/dev/null || ls /sys/bus/pci/devices
 step "insmod $ko"
 insmod "$ko" || exit 1
 sleep 1

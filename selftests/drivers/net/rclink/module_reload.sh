@@ -8,6 +8,7 @@
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
+# shellcheck source=lib/rclink_lib.sh
 source "$lib_dir/rclink_lib.sh"
 
 CYCLES=${RCLINK_RELOAD_CYCLES:-5}

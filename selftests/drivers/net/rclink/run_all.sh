@@ -11,7 +11,7 @@
 #   RCLINK_KO    rclink.ko to load (default <repo>/build/$(uname -r)/rclink.ko,
 #                else modprobe rclink)
 #   RCLINK_DEVS  space separated PCI addresses of the boards to test
-#                (default: every 1de5:2404 device)
+#                (default: every 1172:2404 device)
 # The tests that inject events map BAR0 while the driver is bound; with
 # CONFIG_IO_STRICT_DEVMEM the kernel needs the boot option iomem=relaxed,
 # otherwise they report SKIP.

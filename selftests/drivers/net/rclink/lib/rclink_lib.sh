@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Shared helpers of the rclink shell selftests: KTAP output, board
-# discovery ($RCLINK_DEVS or vendor 0x1de5 device 0x2404), loading the
+# discovery ($RCLINK_DEVS or vendor 0x1172 device 0x2404), loading the
 # module ($RCLINK_KO, default <repo>/build/$(uname -r)/rclink.ko, else
 # modprobe) and unloading it at exit when this test loaded it, debugfs
 # counters.  BAR0 access goes through lib/rclinktest.py (rcl_py).
@@ -91,7 +91,7 @@ rcl_devices() {
 	fi
 	for d in /sys/bus/pci/devices/*; do
 		[ -r "$d/vendor" ] || continue
-		if [ "$(cat "$d/vendor")" = 0x1de5 ] &&
+		if [ "$(cat "$d/vendor")" = 0x1172 ] &&
 			[ "$(cat "$d/device")" = 0x2404 ]; then
 			basename "$d"
 		fi

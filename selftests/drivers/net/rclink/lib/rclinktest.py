@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the rclink kselftests.
 
-KTAP output, board discovery (vendor 0x1de5 device 0x2404, or the BDFs in
+KTAP output, board discovery (vendor 0x1172 device 0x2404, or the BDFs in
 $RCLINK_DEVS), loading rclink.ko ($RCLINK_KO, default
 <repo>/build/$(uname -r)/rclink.ko, else modprobe), bind/unbind, the driver's
 debugfs files, the kernel log, and BAR0 access through sysfs resource0 with
