@@ -213,6 +213,19 @@ def gen_c_header(desc, regs):
             o.append("#define RCLINK_EVT_META_%s\tGENMASK_ULL(%d, %d)" % (f["name"], hi, lo))
     for s in ev["sources"]:
         o.append("#define RCLINK_EVT_SRC_%s\t%d" % (s["name"], s["value"]))
+    md = desc["md"]
+    o.append("")
+    o.append("/* ---- TYPE3 memory descriptor (seed 000, TYPE3) ---- */")
+    o.append("#define RCLINK_MD_BYTES\t%d" % md["bytes"])
+    o.append("#define RCLINK_MD_TX_MAX_FRAME\t%d" % md["tx_max_frame"])
+    o.append("#define RCLINK_MD_RX_MAX_FRAME\t%d" % md["rx_max_frame"])
+    o.append("#define RCLINK_MD_RX_OVERSIZE\t%d" % md["rx_oversize"])
+    for f in md["ctrl_fields"]:
+        hi, lo = bits(f["bits"])
+        if hi == lo:
+            o.append("#define RCLINK_MD_CTRL_%s\tBIT_ULL(%d)" % (f["name"], lo))
+        else:
+            o.append("#define RCLINK_MD_CTRL_%s\tGENMASK_ULL(%d, %d)" % (f["name"], hi, lo))
     o.append("")
     o.append("#endif /* RCLINK_HW_H */")
     names = {}
@@ -449,6 +462,18 @@ def gen_rst(desc, regs):
     o.append("")
     o += rst_table(["source", "name", "meaning"],
                    [[str(s["value"]), s["name"], clean(s["desc"])] for s in ev["sources"]])
+    md = desc["md"]
+    o.append("")
+    o.append("TYPE3 memory descriptor")
+    o.append("=======================")
+    o.append("")
+    o.append("%d bytes: word 0 (little endian) is control/status, word 1 the buffer "
+             "address.  TX frames are at most %d bytes in one MD; RX frames up to %d "
+             "bytes spread over MDs, above %d bytes they raise rx oversize."
+             % (md["bytes"], md["tx_max_frame"], md["rx_max_frame"], md["rx_oversize"]))
+    o.append("")
+    o += rst_table(["word 0 bits", "field", "meaning"],
+                   [[f["bits"], f["name"], clean(f["desc"])] for f in md["ctrl_fields"]])
     return "\n".join(o) + "\n"
 
 
