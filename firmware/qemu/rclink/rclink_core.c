@@ -16,36 +16,12 @@
 #include "rclink_core.h"
 #include "trace.h"
 
-#define RF_GET(mask, v) (((v) & (mask)) >> ctz64(mask))
-#define RF_SET(mask, v, x) \
-    (((v) & ~(uint64_t)(mask)) | \
-     (((uint64_t)(x) << ctz64(mask)) & (uint64_t)(mask)))
-
 #define RCLINK_DMA_TEST_MAX (16 * 1024 * 1024)
 #define RCLINK_PATTERN_STEP 0x9e3779b9u
 
 static int rclink_slot_of(RclinkCore *c, hwaddr off)
 {
     return off < RCLINK_BAR0_SIZE ? c->map[off >> 2] : -1;
-}
-
-/* Storage of the register at BAR0 offset off (must exist). */
-static uint64_t *rclink_slot_ptr(RclinkCore *c, hwaddr off)
-{
-    int s = rclink_slot_of(c, off);
-
-    assert(s >= 0);
-    return &c->slot_val[s];
-}
-
-static uint64_t rclink_get(RclinkCore *c, hwaddr off)
-{
-    return *rclink_slot_ptr(c, off);
-}
-
-static void rclink_set(RclinkCore *c, hwaddr off, uint64_t v)
-{
-    *rclink_slot_ptr(c, off) = v;
 }
 
 void rclink_core_init(RclinkCore *c, PCIDevice *pci)
@@ -114,7 +90,7 @@ static void rclink_raise(RclinkCore *c, unsigned vector)
 }
 
 /* Write one record into the host's event ring (Documentation/hw/shim.rst). */
-static void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
+void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
 {
     uint64_t ctrl = rclink_get(c, RCLINK_SHIM_EVT_CTRL);
     unsigned order = RF_GET(RCLINK_SHIM_EVT_CTRL_ORDER, ctrl);
@@ -234,9 +210,13 @@ static uint64_t rclink_md_tails(RclinkCore *c)
     return info;
 }
 
-/* Level causes raised by the IP (or by the test hook). */
-static void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
-                                uint64_t st1)
+/*
+ * Level causes raised by the IP (or by the test hook): new INTR_STATUS bits
+ * make an RC_INTR record, new DMA_INTR_ST0/ST1 bits an IRQ_INFO TYPE3 code 1
+ * with the current MD tails (any ST1 bit also sets ST0.abnormal).
+ */
+void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
+                         uint64_t st1)
 {
     uint64_t old, fresh;
 
@@ -267,6 +247,44 @@ static void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
     }
 }
 
+/* DMA_INTR_ST0 bits the IP latches without an interrupt (tx_md_empty). */
+void rclink_latch_st0(RclinkCore *c, uint64_t st0)
+{
+    *rclink_reg_ptr(c, RCLINK_DMA_INTR_ST0) |= st0;
+}
+
+static uint64_t rclink_mac_value(RclinkCore *c)
+{
+    uint64_t v = 0;
+    unsigned i;
+
+    for (i = 0; i < ARRAY_SIZE(c->mac); i++) {
+        v = (v << 8) | c->mac[i];
+    }
+    return v;
+}
+
+/*
+ * SHIM_LINK.up = the wire's carrier and not force_down; a change writes a
+ * LINK event record (unless quiet: at reset the event ring is off anyway).
+ */
+static void rclink_link_update(RclinkCore *c, bool quiet)
+{
+    uint64_t v = rclink_get(c, RCLINK_SHIM_LINK);
+    bool force_down = v & RCLINK_SHIM_LINK_FORCE_DOWN;
+    bool up = c->carrier && !force_down;
+
+    rclink_set(c, RCLINK_SHIM_LINK, RF_SET(RCLINK_SHIM_LINK_UP, v, up));
+    if (up == c->link_up) {
+        return;
+    }
+    c->link_up = up;
+    trace_rclink_link_state(c->carrier, force_down, up);
+    if (!quiet) {
+        rclink_event(c, RCLINK_EVT_SRC_LINK, up);
+    }
+}
+
 void rclink_core_reset(RclinkCore *c)
 {
     unsigned s;
@@ -291,7 +309,9 @@ void rclink_core_reset(RclinkCore *c)
     /* ECHO holds the last value written; reads return its inverse. */
     rclink_set(c, RCLINK_SHIM_TEST_ECHO, ~RCLINK_SHIM_TEST_ECHO_RSTVAL);
     rclink_set(c, RCLINK_SHIM_SERIAL, c->serial);
-    rclink_set(c, RCLINK_SHIM_LINK, c->link_up);
+    rclink_set(c, RCLINK_SHIM_MAC, rclink_mac_value(c));
+    rclink_link_update(c, true);
+    rclink_t3_reset(c);
     c->evt_prod = 0;
     c->evt_drops = 0;
     c->dma_status = 0;
@@ -299,10 +319,81 @@ void rclink_core_reset(RclinkCore *c)
     pci_set_irq(c->pci, 0);
 }
 
-void rclink_core_set_link(RclinkCore *c, bool up)
+void rclink_core_set_link(RclinkCore *c, bool carrier)
 {
-    c->link_up = up;
-    rclink_set(c, RCLINK_SHIM_LINK, up);
+    c->carrier = carrier;
+    rclink_link_update(c, false);
+}
+
+/*
+ * The RX classifier (seed 000, 接收报文识别):
+ *
+ *   IPv4 + UDP: destination port type1_udp_dport -> TYPE1,
+ *               type2_udp_port -> TYPE2, else TYPE3;
+ *   other IPv4: TYPE3;
+ *   else Ethernet type mac_type1 -> TYPE1, mac_type2 -> TYPE2 (each only
+ *   when non-zero), else TYPE3.
+ *
+ * A frame too short for the headers it claims is TYPE3.
+ */
+static unsigned rclink_classify(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    uint64_t cfg = rclink_get(c, RCLINK_RX_CLASS_CFG);
+    uint16_t mt1 = RF_GET(RCLINK_RX_CLASS_CFG_MAC_TYPE1, cfg);
+    uint16_t mt2 = RF_GET(RCLINK_RX_CLASS_CFG_MAC_TYPE2, cfg);
+    uint16_t type, dport;
+    size_t ihl;
+
+    if (len < 14) {
+        return RCLINK_CLASS_TYPE3;
+    }
+    type = lduw_be_p(buf + 12);
+    if (type == 0x0800) {
+        if (len < 14 + 20 || buf[14 + 9] != 17) {
+            return RCLINK_CLASS_TYPE3;
+        }
+        ihl = (buf[14] & 0xf) * 4;
+        if (ihl < 20 || len < 14 + ihl + 4) {
+            return RCLINK_CLASS_TYPE3;
+        }
+        dport = lduw_be_p(buf + 14 + ihl + 2);
+        if (dport == RF_GET(RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT, cfg)) {
+            return RCLINK_CLASS_TYPE1;
+        }
+        if (dport == RF_GET(RCLINK_RX_CLASS_CFG_TYPE2_UDP_PORT, cfg)) {
+            return RCLINK_CLASS_TYPE2;
+        }
+        return RCLINK_CLASS_TYPE3;
+    }
+    if (mt1 && type == mt1) {
+        return RCLINK_CLASS_TYPE1;
+    }
+    if (mt2 && type == mt2) {
+        return RCLINK_CLASS_TYPE2;
+    }
+    return RCLINK_CLASS_TYPE3;
+}
+
+/* A frame from the wire. */
+void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    unsigned cls;
+
+    if (!c->link_up) {
+        /* A link that is down receives nothing. */
+        trace_rclink_rx_link_down(len);
+        return;
+    }
+    rclink_count(c, RCLINK_SHIM_WIRE_RX_FRAMES);
+    cls = rclink_classify(c, buf, len);
+    trace_rclink_rx_frame(len, cls);
+    if (cls != RCLINK_CLASS_TYPE3) {
+        /* No TYPE1/TYPE2 receive path yet. */
+        rclink_count(c, RCLINK_SHIM_RX_DROP_T12);
+        trace_rclink_rx_drop("type1/2", len);
+        return;
+    }
+    rclink_t3_receive(c, buf, len);
 }
 
 static bool rclink_access_ok(const struct rclink_regdesc *d, hwaddr addr,
@@ -438,6 +529,24 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
                             RF_GET(RCLINK_SHIM_INTR_INJECT_RC_INTR, wval),
                             RF_GET(RCLINK_SHIM_INTR_INJECT_NONR_ST0, wval),
                             RF_GET(RCLINK_SHIM_INTR_INJECT_NONR_ST1, wval));
+        break;
+    case RCLINK_SHIM_LINK:
+        rclink_link_update(c, false);
+        break;
+    case RCLINK_NONR_DMA_CTRL:
+        rclink_t3_ctrl_write(c, old, *p);
+        break;
+    case RCLINK_TX_MDQ_BA:
+    case RCLINK_RX_MDQ_BA:
+    case RCLINK_TX_MDQ_SIZE:
+    case RCLINK_RX_MDQ_SIZE:
+        rclink_t3_mdq_write(c, d, p, old);
+        break;
+    case RCLINK_TX_MD_HEAD_PTR:
+        rclink_t3_tx_head_write(c);
+        break;
+    case RCLINK_RX_MD_HEAD_PTR:
+        rclink_t3_rx_head_write(c);
         break;
     case RCLINK_QP_CONTROL_STATUS:
         if (*p & RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET) {

@@ -7,13 +7,43 @@
 #ifndef HW_RCLINK_CORE_H
 #define HW_RCLINK_CORE_H
 
+#include "qemu/host-utils.h"
 #include "hw/pci/pci_device.h"
+#include "net/net.h"
 #include "rclink_hw.h"
 #include "rclink_regtab.h"
 
 #define RCLINK_QP_NUM_MAX 1024
 /* 4-byte granules of BAR0 */
 #define RCLINK_MAP_LEN (RCLINK_BAR0_SIZE / 4)
+/* MDs in a TYPE3 ring: the 12-bit size and tail fields */
+#define RCLINK_T3_RING_MAX 4096
+
+#define RF_GET(mask, v) (((v) & (mask)) >> ctz64(mask))
+#define RF_SET(mask, v, x) \
+    (((v) & ~(uint64_t)(mask)) | \
+     (((uint64_t)(x) << ctz64(mask)) & (uint64_t)(mask)))
+
+/* Class of a frame from the wire (seed 000, 接收报文识别). */
+enum {
+    RCLINK_CLASS_TYPE1 = 1,
+    RCLINK_CLASS_TYPE2 = 2,
+    RCLINK_CLASS_TYPE3 = 3,
+};
+
+/* TYPE3 directions */
+enum {
+    RCLINK_T3_TX = 0,
+    RCLINK_T3_RX = 1,
+};
+
+/* TYPE3 MD engine state beyond the registers (rclink_type3.c). */
+typedef struct RclinkT3 {
+    bool halted[2];                    /* a fault, until the soft reset */
+    uint8_t tx_partial;                /* last SF-only / LF-only TX MD */
+    /* RX scratch: the MDs a frame is about to take (words 0 and 1) */
+    uint64_t rx_md[RCLINK_T3_RING_MAX][2];
+} RclinkT3;
 
 typedef struct RclinkCore {
     PCIDevice *pci;
@@ -24,7 +54,12 @@ typedef struct RclinkCore {
     uint32_t qp_num;
     uint64_t serial;
     unsigned num_vectors;
-    bool link_up;
+    uint8_t mac[6];                    /* SHIM_MAC */
+
+    /* the wire */
+    NICState *nic;
+    bool carrier;                      /* the netdev's link state */
+    bool link_up;                      /* SHIM_LINK.up */
 
     /* register file: regtab entry -> storage slot base */
     int16_t map[RCLINK_MAP_LEN];       /* BAR0 granule -> slot, -1 = none */
@@ -42,6 +77,8 @@ typedef struct RclinkCore {
 
     /* DMA self-test result */
     uint64_t dma_status;
+
+    RclinkT3 t3;
 } RclinkCore;
 
 void rclink_core_init(RclinkCore *core, PCIDevice *pci);
@@ -50,6 +87,46 @@ void rclink_core_reset(RclinkCore *core);
 uint64_t rclink_core_read(RclinkCore *core, hwaddr addr, unsigned size);
 void rclink_core_write(RclinkCore *core, hwaddr addr, uint64_t val,
                        unsigned size);
-void rclink_core_set_link(RclinkCore *core, bool up);
+void rclink_core_set_link(RclinkCore *core, bool carrier);
+void rclink_core_receive(RclinkCore *core, const uint8_t *buf, size_t len);
+
+/* Register storage (the register at BAR0 offset off must exist). */
+static inline uint64_t *rclink_reg_ptr(RclinkCore *c, hwaddr off)
+{
+    int s = off < RCLINK_BAR0_SIZE ? c->map[off >> 2] : -1;
+
+    assert(s >= 0);
+    return &c->slot_val[s];
+}
+
+static inline uint64_t rclink_get(RclinkCore *c, hwaddr off)
+{
+    return *rclink_reg_ptr(c, off);
+}
+
+static inline void rclink_set(RclinkCore *c, hwaddr off, uint64_t v)
+{
+    *rclink_reg_ptr(c, off) = v;
+}
+
+static inline void rclink_count(RclinkCore *c, hwaddr off)
+{
+    *rclink_reg_ptr(c, off) += 1;
+}
+
+/* rclink_core.c, for the engines */
+void rclink_event(RclinkCore *c, unsigned source, uint64_t info);
+void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
+                         uint64_t st1);
+void rclink_latch_st0(RclinkCore *c, uint64_t st0);
+
+/* rclink_type3.c: the TYPE3 MD rings */
+void rclink_t3_reset(RclinkCore *c);
+void rclink_t3_ctrl_write(RclinkCore *c, uint64_t old, uint64_t val);
+void rclink_t3_mdq_write(RclinkCore *c, const struct rclink_regdesc *d,
+                         uint64_t *p, uint64_t old);
+void rclink_t3_tx_head_write(RclinkCore *c);
+void rclink_t3_rx_head_write(RclinkCore *c);
+void rclink_t3_receive(RclinkCore *c, const uint8_t *buf, size_t len);
 
 #endif

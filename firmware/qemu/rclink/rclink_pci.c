@@ -66,24 +66,40 @@ static const MemoryRegionOps rclink_mmio_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
+/* The model drops (and counts) what it cannot take: never stall the wire. */
+static bool rclink_can_receive(NetClientState *nc)
+{
+    return true;
+}
+
 static ssize_t rclink_receive(NetClientState *nc, const uint8_t *buf,
                               size_t size)
 {
+    RclinkState *s = qemu_get_nic_opaque(nc);
+
     trace_rclink_rx(size);
+    rclink_core_receive(&s->core, buf, size);
     return size;
+}
+
+/* The wire's carrier: our end and the netdev we are plugged into. */
+static bool rclink_carrier(NetClientState *nc)
+{
+    return !nc->link_down && !(nc->peer && nc->peer->link_down);
 }
 
 static void rclink_link_status_changed(NetClientState *nc)
 {
     RclinkState *s = qemu_get_nic_opaque(nc);
 
-    trace_rclink_link(!nc->link_down);
-    rclink_core_set_link(&s->core, !nc->link_down);
+    trace_rclink_link(rclink_carrier(nc));
+    rclink_core_set_link(&s->core, rclink_carrier(nc));
 }
 
 static NetClientInfo rclink_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
+    .can_receive = rclink_can_receive,
     .receive = rclink_receive,
     .link_status_changed = rclink_link_status_changed,
 };
@@ -143,7 +159,9 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
         0x5243000000000000ULL | ((uint64_t)mac[0] << 40) |
         ((uint64_t)mac[1] << 32) | ((uint64_t)mac[2] << 24) |
         ((uint64_t)mac[3] << 16) | ((uint64_t)mac[4] << 8) | mac[5];
-    s->core.link_up = !qemu_get_queue(s->nic)->link_down;
+    memcpy(s->core.mac, mac, sizeof(s->core.mac));
+    s->core.nic = s->nic;
+    s->core.carrier = rclink_carrier(qemu_get_queue(s->nic));
     rclink_core_init(&s->core, pdev);
     rclink_core_reset(&s->core);
 }
