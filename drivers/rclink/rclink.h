@@ -17,12 +17,30 @@
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
 #include <rclink_hw.h>
 
 struct dentry;
+struct devlink_health_reporter;
+struct rclink_net;
+
+/* DMA_INTR_ST1 faults after which the non-RDMA path needs a soft reset */
+#define RCLINK_NONR_ST1_SOFT_RESET_MASK				\
+	(RCLINK_DMA_INTR_ST1_TX_TWO_SOP |			\
+	 RCLINK_DMA_INTR_ST1_TX_TWO_EOP |			\
+	 RCLINK_DMA_INTR_ST1_TX_OVERSIZE |			\
+	 RCLINK_DMA_INTR_ST1_RX_OVERSIZE |			\
+	 RCLINK_DMA_INTR_ST1_TX_MD_SIZE_ZERO |			\
+	 RCLINK_DMA_INTR_ST1_RX_MD_SIZE_ZERO)
+
+/* DMA_INTR_ST1 bus errors: they halt a running path as well (shim.rst) */
+#define RCLINK_NONR_ST1_AXI_MASK				\
+	(RCLINK_DMA_INTR_ST1_MD_AXI_WR_RESP_ERR |		\
+	 RCLINK_DMA_INTR_ST1_MD_AXI_RD_RESP_ERR |		\
+	 RCLINK_DMA_INTR_ST1_DATA_AXI_RESP_ERR)
 
 /*
  * Event counters.  The per-code and per-bit entries are generated from the
@@ -58,6 +76,8 @@ enum rclink_cnt {
 	RCLINK_CNT_QP_FATAL,		/* QPs that went fatal (retry over) */
 	RCLINK_CNT_QP_RECOVERED,
 	RCLINK_CNT_QP_RECOVERY_FAILED,
+	RCLINK_CNT_LINK_UP,		/* LINK events: the wire came up */
+	RCLINK_CNT_LINK_DOWN,		/* LINK events: the wire went down */
 	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
 	RCLINK_CNT_NUM
 };
@@ -173,6 +193,19 @@ struct rclink_dev {
 	unsigned long *qp_fatal_pending;	/* bitmap of params.qp_num */
 	struct work_struct qp_fatal_work;
 
+	/* TYPE3 netdev; written under rtnl, read by the event thread */
+	struct rclink_net *net;
+
+	/* devlink health reporter "type3" (rclink_health.c) */
+	struct devlink_health_reporter *t3_reporter;
+	struct work_struct t3_fault_work;
+	spinlock_t t3_fault_lock;	/* the pending and last faults */
+	u64 t3_pending_faults;		/* DMA_INTR_ST1 bits to report */
+	bool t3_pending_tx_timeout;
+	bool t3_report;			/* devlink registered: report */
+	u64 t3_last_faults;		/* bits of the last report */
+	u64 t3_fault_reports;
+
 	struct dentry *dbg_dir;
 };
 
@@ -216,6 +249,7 @@ void rclink_irq_free_vectors(struct rclink_dev *rdev);
 int rclink_irq_request(struct rclink_dev *rdev);
 void rclink_irq_free(struct rclink_dev *rdev);
 const char *rclink_irq_mode_name(enum rclink_irq_mode mode);
+void rclink_irq_sync(struct rclink_dev *rdev);
 
 /* rclink_events.c */
 int rclink_evt_ring_alloc(struct rclink_dev *rdev);
@@ -237,6 +271,24 @@ int rclink_selftest_regs(struct rclink_dev *rdev);
 int rclink_selftest_irq(struct rclink_dev *rdev);
 int rclink_selftest_dma(struct rclink_dev *rdev);
 bool rclink_selftest_irq_seen(struct rclink_dev *rdev, u64 vec);
+
+/* rclink_netdev.c: the TYPE3 Ethernet netdev */
+int rclink_netdev_register(struct rclink_dev *rdev);
+void rclink_netdev_unregister(struct rclink_dev *rdev);
+bool rclink_netdev_t3_running(struct rclink_dev *rdev);
+void rclink_netdev_t3_event(struct rclink_dev *rdev);
+void rclink_netdev_link_event(struct rclink_dev *rdev);
+bool rclink_netdev_t3_reset(struct rclink_dev *rdev);
+int rclink_netdev_t3_fault(struct rclink_dev *rdev, unsigned int fault);
+void rclink_netdev_shutdown(struct rclink_dev *rdev);
+
+/* rclink_health.c: devlink health reporter "type3" */
+int rclink_health_init(struct rclink_dev *rdev);
+void rclink_health_start(struct rclink_dev *rdev);
+void rclink_health_stop(struct rclink_dev *rdev);
+void rclink_health_fini(struct rclink_dev *rdev);
+void rclink_health_t3_fault(struct rclink_dev *rdev, u64 faults);
+void rclink_health_t3_tx_timeout(struct rclink_dev *rdev);
 
 /* rclink_devlink.c */
 struct rclink_dev *rclink_devlink_alloc(struct device *dev);

@@ -7,8 +7,11 @@
 #define _RCLINK_COMPAT_H_
 
 #include <linux/err.h>
+#include <linux/ethtool.h>
 #include <linux/io.h>
+#include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/string.h>
 #include <linux/version.h>
 #include <net/devlink.h>
 
@@ -53,6 +56,40 @@ static inline int rclink_devlink_put_driver_name(struct devlink_info_req *req,
 	return devlink_info_driver_name_put(req, name);
 #else
 	return 0;
+#endif
+}
+
+/* 6.6 split net/page_pool.h into page_pool/{types,helpers}.h */
+#if RCLINK_KERNEL_BEFORE(6, 6, 0)
+#include <net/page_pool.h>
+#else
+#include <net/page_pool/helpers.h>
+#endif
+
+/*
+ * A page pool knows its NAPI from 6.5 on (direct recycling from the NAPI
+ * that owns it) and its netdev from 6.8 on (netlink introspection).
+ */
+static inline void rclink_page_pool_params_owner(struct page_pool_params *pp,
+						 struct napi_struct *napi,
+						 struct net_device *netdev)
+{
+#if !RCLINK_KERNEL_BEFORE(6, 5, 0)
+	pp->napi = napi;
+#endif
+#if !RCLINK_KERNEL_BEFORE(6, 8, 0)
+	pp->netdev = netdev;
+#endif
+}
+
+/* ethtool_puts() is 6.8 */
+static inline void rclink_ethtool_puts(u8 **data, const char *str)
+{
+#if RCLINK_KERNEL_BEFORE(6, 8, 0)
+	strscpy_pad(*data, str, ETH_GSTRING_LEN);
+	*data += ETH_GSTRING_LEN;
+#else
+	ethtool_puts(data, str);
 #endif
 }
 

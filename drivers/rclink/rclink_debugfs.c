@@ -6,12 +6,20 @@
  *             constant (rclink_cnt_names)
  *   irq_mode  "msix N", "msi 1" or "intx 1"
  *   selftest  one "<step> <result>" line per probe self-test step
+ *   t3_fault  test hook: writing a fault name (tx_two_sop, tx_two_eop,
+ *             tx_md_size_zero, tx_oversize, rx_md_size_zero) posts a
+ *             malformed MD on the TYPE3 rings, so that the IP raises that
+ *             DMA_INTR_ST1 fault; reading lists the names.  -ENETDOWN
+ *             while the interface is down.
  */
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "rclink.h"
+#include "rclink_netdev.h"
 
 static struct dentry *rclink_dbg_root;
 
@@ -54,6 +62,49 @@ static int rclink_dbg_selftest_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rclink_dbg_selftest);
 
+static int rclink_dbg_t3_fault_show(struct seq_file *s, void *unused)
+{
+	unsigned int i;
+
+	for (i = 0; i < RCLINK_T3_FAULT_NUM; i++)
+		seq_printf(s, "%s\n", rclink_t3_fault_names[i]);
+	return 0;
+}
+
+static int rclink_dbg_t3_fault_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rclink_dbg_t3_fault_show, inode->i_private);
+}
+
+static ssize_t rclink_dbg_t3_fault_write(struct file *file,
+					 const char __user *ubuf, size_t len,
+					 loff_t *ppos)
+{
+	struct rclink_dev *rdev = file_inode(file)->i_private;
+	char buf[32];
+	int fault, err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	fault = sysfs_match_string(rclink_t3_fault_names, buf);
+	if (fault < 0)
+		return fault;
+	err = rclink_netdev_t3_fault(rdev, fault);
+	return err ? err : len;
+}
+
+static const struct file_operations rclink_dbg_t3_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = rclink_dbg_t3_fault_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = rclink_dbg_t3_fault_write,
+};
+
 void rclink_debugfs_init(struct rclink_dev *rdev)
 {
 	struct dentry *dir;
@@ -65,6 +116,8 @@ void rclink_debugfs_init(struct rclink_dev *rdev)
 			    &rclink_dbg_irq_mode_fops);
 	debugfs_create_file("selftest", 0400, dir, rdev,
 			    &rclink_dbg_selftest_fops);
+	debugfs_create_file("t3_fault", 0600, dir, rdev,
+			    &rclink_dbg_t3_fault_fops);
 }
 
 void rclink_debugfs_exit(struct rclink_dev *rdev)

@@ -2,7 +2,7 @@
 /*
  * rclink: the event ring (Documentation/hw/shim.rst, Event ring) and the
  * decoding of every event the IP reports: IRQ_INFO words of TYPE1, TYPE2 and
- * TYPE3, RC_INTR_O level causes, and the shim's self-test records.
+ * TYPE3, RC_INTR_O level causes, the shim's self-test and LINK records.
  */
 
 #include <linux/bitfield.h>
@@ -44,6 +44,8 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	[RCLINK_CNT_QP_FATAL] = "qp_fatal",
 	[RCLINK_CNT_QP_RECOVERED] = "qp_recovered",
 	[RCLINK_CNT_QP_RECOVERY_FAILED] = "qp_recovery_failed",
+	[RCLINK_CNT_LINK_UP] = "link_up",
+	[RCLINK_CNT_LINK_DOWN] = "link_down",
 	[RCLINK_CNT_UNKNOWN] = "unknown",
 };
 
@@ -110,15 +112,6 @@ static const struct rclink_evt_bit rclink_nonr_st1_bits[] = {
 	RCLINK_NONR_ST1_BITS(RCLINK_NONR_ST1_BIT)
 };
 
-/* DMA_INTR_ST1 faults after which the non-RDMA path needs a soft reset */
-#define RCLINK_NONR_ST1_SOFT_RESET_MASK				\
-	(RCLINK_DMA_INTR_ST1_TX_TWO_SOP |			\
-	 RCLINK_DMA_INTR_ST1_TX_TWO_EOP |			\
-	 RCLINK_DMA_INTR_ST1_TX_OVERSIZE |			\
-	 RCLINK_DMA_INTR_ST1_RX_OVERSIZE |			\
-	 RCLINK_DMA_INTR_ST1_TX_MD_SIZE_ZERO |			\
-	 RCLINK_DMA_INTR_ST1_RX_MD_SIZE_ZERO)
-
 static const struct rclink_evt_code *rclink_evt_code_find(u32 type, u32 code)
 {
 	unsigned int i;
@@ -166,32 +159,10 @@ static void rclink_evt_count_bits(struct rclink_dev *rdev,
 	}
 }
 
-/*
- * Soft reset of the non-RDMA (TYPE3) path: take TX and RX into reset and
- * release them again, leaving the enables as they were.
- */
-static void rclink_nonr_soft_reset(struct rclink_dev *rdev, u64 faults)
-{
-	u64 ctrl;
-
-	ctrl = rclink_rd64(rdev, RCLINK_NONR_DMA_CTRL);
-	rclink_wr64(rdev, RCLINK_NONR_DMA_CTRL,
-		    ctrl & ~(RCLINK_NONR_DMA_CTRL_TX_RESET |
-			     RCLINK_NONR_DMA_CTRL_RX_RESET));
-	rclink_rd64(rdev, RCLINK_NONR_DMA_CTRL);	/* flush */
-	rclink_wr64(rdev, RCLINK_NONR_DMA_CTRL, ctrl);
-	if (rclink_gone(rdev))
-		return;
-	rclink_cnt_inc(rdev, RCLINK_CNT_NONR_SOFT_RESET);
-	dev_warn_ratelimited(rdev->dev,
-			     "non-RDMA path soft reset after faults 0x%llx\n",
-			     faults);
-}
-
 /* TYPE3 code 1: the causes are in DMA_INTR_ST0 and DMA_INTR_ST1 (W1C) */
 static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
 {
-	u64 st0, st1;
+	u64 st0, st1, faults;
 
 	dev_dbg(rdev->dev, "TYPE3 interrupt: tx md tail %llu, rx md tail %llu\n",
 		FIELD_GET(RCLINK_IRQ_INFO_T3_TX_TAIL, info),
@@ -219,9 +190,18 @@ static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
 			      ARRAY_SIZE(rclink_nonr_st1_bits), st1,
 			      "DMA_INTR_ST1", true);
 
-	if (st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK)
-		rclink_nonr_soft_reset(rdev,
-				       st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK);
+	/*
+	 * The soft reset is the recovery of the type3 health reporter: after
+	 * the seed's soft-reset faults always, after a bus error when it may
+	 * have halted a running path (in reset nothing runs).
+	 */
+	faults = st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK;
+	if ((st1 & RCLINK_NONR_ST1_AXI_MASK) && rclink_netdev_t3_running(rdev))
+		faults |= st1 & RCLINK_NONR_ST1_AXI_MASK;
+	if (faults)
+		rclink_health_t3_fault(rdev, faults);
+	/* tails moved (tail up), RX MDs ran out: NAPI cleans and refills */
+	rclink_netdev_t3_event(rdev);
 }
 
 static void rclink_evt_irq_info(struct rclink_dev *rdev, u64 info)
@@ -283,6 +263,14 @@ static void rclink_evt_selftest(struct rclink_dev *rdev, u64 info)
 			info);
 }
 
+/* LINK record: SHIM_LINK.up changed, INFO bit 0 is the new state */
+static void rclink_evt_link(struct rclink_dev *rdev, u64 info)
+{
+	rclink_cnt_inc(rdev, info & RCLINK_SHIM_LINK_UP ? RCLINK_CNT_LINK_UP :
+			     RCLINK_CNT_LINK_DOWN);
+	rclink_netdev_link_event(rdev);
+}
+
 static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 {
 	u32 source = FIELD_GET(RCLINK_EVT_META_SOURCE, meta);
@@ -296,6 +284,9 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 		break;
 	case RCLINK_EVT_SRC_SELFTEST:
 		rclink_evt_selftest(rdev, info);
+		break;
+	case RCLINK_EVT_SRC_LINK:
+		rclink_evt_link(rdev, info);
 		break;
 	default:
 		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);

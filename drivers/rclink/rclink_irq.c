@@ -162,6 +162,16 @@ err_free:
 	return err;
 }
 
+/* Wait until no handler (hard or threaded) of the board runs any more */
+void rclink_irq_sync(struct rclink_dev *rdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < rdev->num_vecs; i++)
+		if (rdev->vecs[i].requested)
+			synchronize_irq(rdev->vecs[i].irq);
+}
+
 void rclink_irq_free(struct rclink_dev *rdev)
 {
 	struct rclink_vec *vec;

@@ -204,9 +204,12 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = rclink_evt_ring_alloc(rdev);
 	if (err)
 		goto err_irq_free_vectors;
-	err = rclink_irq_request(rdev);
+	err = rclink_health_init(rdev);
 	if (err)
 		goto err_evt_ring_free;
+	err = rclink_irq_request(rdev);
+	if (err)
+		goto err_health_fini;
 	err = rclink_evt_ring_enable(rdev);
 	if (err)
 		goto err_irq_free;
@@ -218,8 +221,13 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_evt_ring_disable;
 
+	err = rclink_netdev_register(rdev);
+	if (err)
+		goto err_evt_ring_disable;
+
 	rclink_debugfs_init(rdev);
 	rclink_devlink_register(rdev);
+	rclink_health_start(rdev);
 
 	dev_info(rdev->dev, "ready: %s, %u vector(s), event ring of %u records\n",
 		 rclink_irq_mode_name(rdev->irq_mode), rdev->num_vecs,
@@ -231,6 +239,8 @@ err_evt_ring_disable:
 err_irq_free:
 	rclink_irq_free(rdev);
 	rclink_qp_stop(rdev);
+err_health_fini:
+	rclink_health_fini(rdev);
 err_evt_ring_free:
 	rclink_evt_ring_free(rdev);
 err_irq_free_vectors:
@@ -248,11 +258,14 @@ static void rclink_remove(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
+	rclink_health_stop(rdev);
 	rclink_devlink_unregister(rdev);
 	rclink_debugfs_exit(rdev);
+	rclink_netdev_unregister(rdev);
 	rclink_evt_ring_disable(rdev);
 	rclink_irq_free(rdev);
 	rclink_qp_stop(rdev);
+	rclink_health_fini(rdev);
 	rclink_evt_ring_free(rdev);
 	rclink_irq_free_vectors(rdev);
 	rclink_qp_fini(rdev);
@@ -260,11 +273,12 @@ static void rclink_remove(struct pci_dev *pdev)
 	rclink_devlink_free(rdev);
 }
 
-/* Quiesce DMA for reboot and kexec: no event record may land any more */
+/* Quiesce DMA for reboot and kexec: no event record or frame lands any more */
 static void rclink_shutdown(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
+	rclink_netdev_shutdown(rdev);
 	rclink_evt_ring_disable(rdev);
 	pci_clear_master(pdev);
 }
