@@ -131,3 +131,17 @@ check: deps
 
 demo: deps
 	@selftests/run-demo.sh
+
+# ===========================================================================
+# Benchmark -- target: bench (not part of check)
+#
+#   make bench   one 6.12 guest with the rclink pair, an e1000e pair and a
+#                virtio-net pair (each wired through its own QEMU hub):
+#                TCP throughput and ping latency per pair, the ratios
+#                rclink/e1000e and rclink/virtio (tools/bench/run-bench.sh;
+#                results in build/bench/)
+# ===========================================================================
+
+.PHONY: bench
+bench: deps
+	@tools/bench/run-bench.sh

@@ -80,11 +80,12 @@ for krel in $kernels; do
 	done < <(selftests/vm/boards.sh check "$res")
 	echo "# guest $krel: booting"
 	selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
-		--timeout "${RCLINK_GUEST_TIMEOUT:-1500}" --append "iomem=relaxed loglevel=3" "${qargs[@]}" -- \
-		selftests/drivers/net/rclink/run_all.sh >"$res/console.log" 2>&1
+		--timeout "${RCLINK_GUEST_TIMEOUT:-2400}" --results "$res" \
+		--append "iomem=relaxed loglevel=3" "${qargs[@]}" -- \
+		selftests/drivers/net/rclink/run_all.sh >"$res/run.log" 2>&1
 	echo "# guest $krel: exit $?"
 	# The KTAP of the run, without the console noise around it.
-	sed -n '/^TAP version/,$p' "$res/console.log" | tr -d '\r' \
+	sed -n '/^TAP version/,$p' "$res/run.log" | tr -d '\r' \
 		>"$out/guest-$krel.ktap"
 	cat "$out/guest-$krel.ktap"
 done

@@ -37,5 +37,29 @@ PY
 sleep 1
 grep -E '^(irq_total|evt_records|t1_tx_oversize) ' "/sys/kernel/debug/rclink/$bdf/events"
 dmesg | tail -n 2
+mapfile -t bdfs < <(find /sys/bus/pci/drivers/rclink/ -maxdepth 1 \
+	-name '0000:*' -printf '%f\n' | sort | head -n 2)
+if [ "${#bdfs[@]}" -eq 2 ]; then
+	if0=$(ls "/sys/bus/pci/devices/${bdfs[0]}/net")
+	if1=$(ls "/sys/bus/pci/devices/${bdfs[1]}/net")
+	step "TYPE3: $if0 (namespace a, 10.199.0.1) <-> $if1 (namespace b, 10.199.0.2)"
+	ip netns add a && ip netns add b
+	ip link set "$if0" netns a && ip link set "$if1" netns b
+	ip -n a addr add 10.199.0.1/24 dev "$if0" && ip -n a link set "$if0" up
+	ip -n b addr add 10.199.0.2/24 dev "$if1" && ip -n b link set "$if1" up
+	sleep 1
+	ip -n a -br link show "$if0"
+	ip netns exec a ping -c 3 -i 0.2 10.199.0.2
+	ip -n a link set "$if0" mtu 4078 && ip -n b link set "$if1" mtu 4078
+	step "ping at MTU 4078 (frames span two RX MDs)"
+	ip netns exec b ping -c 2 -M "do" -s 4050 10.199.0.1
+	step "ethtool -i / -g and ip -s link"
+	ip netns exec a ethtool -i "$if0"
+	ip netns exec a ethtool -g "$if0"
+	ip -n a -s link show "$if0"
+	ip netns exec a ethtool -S "$if0" | grep -E 'nonr_st1|link_' | head -n 6
+	ip -n a link set "$if0" netns 1 && ip -n b link set "$if1" netns 1
+	ip netns del a && ip netns del b
+fi
 step "rmmod rclink"
 rmmod rclink && echo "unloaded"

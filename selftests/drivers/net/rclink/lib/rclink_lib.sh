@@ -245,3 +245,299 @@ rcl_debugfs_dirs() {
 	done
 	echo "$n"
 }
+
+# ---- TYPE3 Ethernet netdev (the t3_*.sh tests) ---------------------------
+# Two wired boards (carrier up when their netdev is up), each netdev in a
+# network namespace of its own with an IPv4 address: side A is
+# $RCL_NS_A/$RCL_IF_A/$RCL_IP_A (board $RCL_BDF_A), side B likewise.
+# rcl_t3_setup does it all (and the module/debugfs setup); the EXIT trap
+# puts the devices back (MTU, rings, admin state, init namespace) and
+# deletes the namespaces.  $RCLINK_T3_DEVS="BDF_A BDF_B" picks the boards.
+RCL_NS_A=rclA$$
+RCL_NS_B=rclB$$
+RCL_IP_A=10.199.0.1
+RCL_IP_B=10.199.0.2
+# shellcheck disable=SC2034 # used by the tests
+RCL_T3_MTU_MIN=68
+# shellcheck disable=SC2034
+RCL_T3_MTU_MAX=4078
+RCL_BDF_A="" RCL_BDF_B="" RCL_IF_A="" RCL_IF_B=""
+declare -A rcl_t3_saved=()
+
+# Netdev of a board in this namespace (empty when none).
+rcl_netdev() {
+	local n
+	for n in "/sys/bus/pci/devices/$1/net/"*; do
+		[ -e "$n" ] && basename "$n" && return 0
+	done
+	return 0
+}
+
+# Side A or B -> netns, interface, ip, peer ip, bdf.
+rcl_ns() { if [ "$1" = A ]; then echo "$RCL_NS_A"; else echo "$RCL_NS_B"; fi; }
+rcl_if() { if [ "$1" = A ]; then echo "$RCL_IF_A"; else echo "$RCL_IF_B"; fi; }
+rcl_ip() { if [ "$1" = A ]; then echo "$RCL_IP_A"; else echo "$RCL_IP_B"; fi; }
+rcl_peer_ip() { if [ "$1" = A ]; then echo "$RCL_IP_B"; else echo "$RCL_IP_A"; fi; }
+rcl_bdf() { if [ "$1" = A ]; then echo "$RCL_BDF_A"; else echo "$RCL_BDF_B"; fi; }
+
+# Run a command in the namespace of side A or B.
+rcl_nsx() { # side cmd...
+	local ns
+	ns=$(rcl_ns "$1")
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# Field of the interface of a side from `ip -j -d link` ("" when missing):
+# operstate, mtu, carrier (1/0 from the sysfs file).
+rcl_link_field() { # side field
+	local ns dev
+	ns=$(rcl_ns "$1")
+	dev=$(rcl_if "$1")
+	if [ "$2" = carrier ]; then
+		ip netns exec "$ns" cat "/sys/class/net/$dev/carrier" 2>/dev/null ||
+			echo 0
+		return 0
+	fi
+	ip -n "$ns" -j -d link show dev "$dev" 2>/dev/null |
+		"$RCL_PY" -c 'import json, sys
+d = json.load(sys.stdin)
+print(d[0].get(sys.argv[1], "") if d else "")' "$2"
+}
+
+# Wait for the carrier of a side to become VALUE (1/0); 0 when it did.
+rcl_wait_carrier() { # side value [timeout]
+	local end
+	end=$((SECONDS + ${3:-$RCL_TIMEOUT}))
+	while [ "$(rcl_link_field "$1" carrier)" != "$2" ]; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# Carrier of a netdev in this namespace after bringing it up (1/0).
+rcl_probe_carrier() { # dev
+	local end
+	end=$((SECONDS + 3))
+	while [ "$SECONDS" -le "$end" ]; do
+		[ "$(cat "/sys/class/net/$1/carrier" 2>/dev/null)" = 1 ] &&
+			echo 1 && return 0
+		sleep 0.1
+	done
+	echo 0
+}
+
+# Current RX and TX ring sizes of a netdev ("RX TX"), from ethtool -g.
+rcl_rings() { # [netns-exec prefix...] dev
+	"$@" 2>/dev/null | awk '/^Current hardware settings/ { c = 1 }
+		c && $1 == "RX:" { rx = $2 } c && $1 == "TX:" { tx = $2 }
+		END { print rx, tx }'
+}
+
+rcl_t3_picked=()
+rcl_t3_pick() {
+	local b dev up cands=()
+	rcl_t3_picked=()
+	if [ -n "${RCLINK_T3_DEVS:-}" ]; then
+		for b in $RCLINK_T3_DEVS; do
+			case $b in *:*:*) ;; *) b=0000:$b ;; esac
+			cands+=("$b")
+		done
+	else
+		read -r -a cands < <(rcl_bound | tr '\n' ' ')
+	fi
+	for b in "${cands[@]}"; do
+		[ ${#rcl_t3_picked[@]} -ge 2 ] && break
+		dev=$(rcl_netdev "$b")
+		[ -n "$dev" ] || continue
+		up=$(ip -j link show dev "$dev" | grep -c '"UP"' || true)
+		ip link set dev "$dev" up 2>/dev/null || continue
+		if [ "$(rcl_probe_carrier "$dev")" = 1 ]; then
+			rcl_t3_picked+=("$b")
+			rcl_t3_saved[up_$b]=$up
+		elif [ "$up" = 0 ]; then
+			ip link set dev "$dev" down
+		fi
+	done
+}
+
+rcl_t3_setup() {
+	local side ns dev bdf
+	ktap_header
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
+	[ -n "$(rcl_devices)" ] || ktap_skip_all "no rclink board"
+	command -v ip >/dev/null || ktap_skip_all "no ip (iproute2)"
+	rcl_debugfs_setup
+	rcl_module_setup
+	trap rcl_t3_cleanup EXIT
+	[ -n "$(rcl_bound)" ] || ktap_skip_all "no board bound to rclink"
+	local any=""
+	for bdf in $(rcl_bound); do
+		[ -n "$(rcl_netdev "$bdf")" ] && any=1
+	done
+	[ -n "$any" ] || ktap_skip_all "no rclink board has a netdev (TYPE3 not in this driver)"
+	rcl_t3_pick
+	set -- "${rcl_t3_picked[@]}"
+	if [ $# -lt 2 ]; then
+		for bdf in "$@"; do
+			[ "${rcl_t3_saved[up_$bdf]}" = 1 ] ||
+				ip link set dev "$(rcl_netdev "$bdf")" down
+		done
+		ktap_skip_all "fewer than two rclink boards with carrier (need a wired pair)"
+	fi
+	RCL_BDF_A=$1 RCL_BDF_B=$2
+	RCL_IF_A=$(rcl_netdev "$1") RCL_IF_B=$(rcl_netdev "$2")
+	for side in A B; do
+		ns=$(rcl_ns $side)
+		dev=$(rcl_if $side)
+		bdf=$(rcl_bdf $side)
+		rcl_t3_saved[mtu_$side]=$(cat "/sys/class/net/$dev/mtu")
+		rcl_t3_saved[rings_$side]=$(rcl_rings ethtool -g "$dev")
+		ip netns add "$ns" || ktap_skip_all "cannot create netns $ns"
+		rcl_t3_saved[ns_$side]=1
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
+		ip -n "$ns" link set lo up
+		rcl_t3_side_into_ns $side ||
+			ktap_skip_all "cannot move $dev into a namespace"
+	done
+	for side in A B; do
+		rcl_wait_carrier $side 1 ||
+			ktap_diag "warning: no carrier on $(rcl_if $side) after setup"
+	done
+	ktap_diag "A: $RCL_BDF_A $RCL_IF_A $RCL_IP_A (netns $RCL_NS_A)"
+	ktap_diag "B: $RCL_BDF_B $RCL_IF_B $RCL_IP_B (netns $RCL_NS_B)"
+}
+
+# Move the netdev of a side ($RCL_IF_x, in the init namespace) into the
+# side's namespace, give it its address and bring it up.
+rcl_t3_side_into_ns() { # side
+	local ns dev
+	ns=$(rcl_ns "$1")
+	dev=$(rcl_if "$1")
+	ip link set dev "$dev" down
+	ip link set dev "$dev" netns "$ns" || return 1
+	ip -n "$ns" addr add "$(rcl_ip "$1")/24" dev "$dev"
+	ip -n "$ns" link set dev "$dev" up
+}
+
+# Put a side's device back into the init namespace as it was found.
+rcl_t3_restore_side() { # side
+	local side=$1 ns dev bdf rings
+	ns=$(rcl_ns "$side")
+	dev=$(rcl_if "$side")
+	bdf=$(rcl_bdf "$side")
+	[ -n "$dev" ] || return 0
+	if ip -n "$ns" link show dev "$dev" >/dev/null 2>&1; then
+		ip -n "$ns" link set dev "$dev" down
+		ip -n "$ns" addr flush dev "$dev"
+		ip -n "$ns" link set dev "$dev" netns 1
+	fi
+	ip netns del "$ns" 2>/dev/null
+	# The device may have been renamed or recreated (module reload).
+	dev=$(rcl_netdev "$bdf")
+	[ -n "$dev" ] || return 0
+	ip link set dev "$dev" down 2>/dev/null
+	ip link set dev "$dev" mtu "${rcl_t3_saved[mtu_$side]}" 2>/dev/null
+	rings=${rcl_t3_saved[rings_$side]:-}
+	if [ -n "${rings// /}" ] && [ "$(rcl_rings ethtool -g "$dev")" != "$rings" ]; then
+		# shellcheck disable=SC2086 # "RX TX"
+		set -- $rings
+		ethtool -G "$dev" rx "$1" tx "$2" 2>/dev/null ||
+			echo "# restoring rings of $dev failed"
+	fi
+	[ "${rcl_t3_saved[up_$bdf]:-0}" = 1 ] && ip link set dev "$dev" up
+	return 0
+}
+
+# A test's own cleanup, run first by rcl_t3_cleanup (a function name).
+rcl_t3_cleanup_hook=""
+rcl_t3_cleanup() {
+	local side
+	[ -n "$rcl_t3_cleanup_hook" ] && "$rcl_t3_cleanup_hook"
+	rcl_stream_stop
+	for side in A B; do
+		[ -n "${rcl_t3_saved[ns_$side]:-}" ] && rcl_t3_restore_side "$side"
+	done
+	rcl_module_cleanup
+}
+
+# Set the MTU of both sides; the first error message on stdout.
+rcl_t3_mtu() { # mtu
+	local side out
+	for side in A B; do
+		out=$(ip -n "$(rcl_ns $side)" link set dev "$(rcl_if $side)" \
+			mtu "$1" 2>&1) || { echo "$out"; return 1; }
+	done
+	return 0
+}
+
+# ping from a side to the other: side [ping options...].  iputils ping when
+# installed (it has -M), else the python one of rclinktest.py (same options
+# and summary lines).  Output on stdout, exit status of ping.
+rcl_ping() { # side [-c N] [-s SIZE] [-M do] [-i SEC] [-W SEC] [-q] ...
+	local side=$1 peer
+	shift
+	peer=$(rcl_peer_ip "$side")
+	if [ -n "${RCL_IPUTILS_PING:-}" ]; then
+		ip netns exec "$(rcl_ns "$side")" ping -n "$@" "$peer"
+	else
+		ip netns exec "$(rcl_ns "$side")" "$RCL_PY" "$RCL_LIB/rclinktest.py" ping "$@" "$peer"
+	fi
+}
+if ping -V 2>/dev/null | grep -q iputils; then
+	RCL_IPUTILS_PING=1
+fi
+
+# Received count of a ping summary on stdin.
+rcl_ping_received() {
+	sed -n 's/.* \([0-9]*\) \(packets \)\{0,1\}received.*/\1/p' | tail -n 1
+}
+
+# ethtool -S of a side as "name value" lines.
+rcl_ethtool_stats() { # side
+	rcl_nsx "$1" ethtool -S "$(rcl_if "$1")" |
+		awk -F: 'NR > 1 { gsub(/^ +/, "", $1); gsub(/ /, "", $2); print $1, $2 }'
+}
+
+# One stat of ethtool -S of a side (empty when missing).
+rcl_ethtool_stat() { # side name
+	rcl_ethtool_stats "$1" | awk -v n="$2" '$1 == n { print $2 }'
+}
+
+# rtnl stats64 of a side: "rx_packets rx_bytes tx_packets tx_bytes
+# rx_dropped tx_dropped rx_errors tx_errors".
+rcl_link_stats() { # side
+	ip -n "$(rcl_ns "$1")" -j -s link show dev "$(rcl_if "$1")" |
+		"$RCL_PY" -c 'import json, sys
+s = json.load(sys.stdin)[0]["stats64"]
+r, t = s["rx"], s["tx"]
+print(r["packets"], r["bytes"], t["packets"], t["bytes"], r["dropped"],
+      t["dropped"], r["errors"], t["errors"])'
+}
+
+# Background TCP stream from side A to side B (python sockets), until
+# rcl_stream_stop.  Sets rcl_stream_pids.
+rcl_stream_pids=""
+rcl_stream_start() { # seconds
+	local p
+	# ip netns exec execs python: $! is the python process.
+	ip netns exec "$RCL_NS_B" "$RCL_PY" "$RCL_LIB/rclinktest.py" tcp_sink \
+		"$RCL_IP_B" 5201 "${1:-60}" >/dev/null 2>&1 &
+	p=$!
+	sleep 1
+	ip netns exec "$RCL_NS_A" "$RCL_PY" "$RCL_LIB/rclinktest.py" tcp_source \
+		"$RCL_IP_B" 5201 "${1:-60}" >/dev/null 2>&1 &
+	rcl_stream_pids="$p $!"
+}
+rcl_stream_stop() {
+	local p
+	for p in $rcl_stream_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in $rcl_stream_pids; do
+		wait "$p" 2>/dev/null
+	done
+	rcl_stream_pids=""
+}

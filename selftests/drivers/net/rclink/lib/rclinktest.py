@@ -13,17 +13,29 @@ Run as a program it is the register tool of the shell tests:
   rclinktest.py inject BDF TYPE CODE [QPID] [COUNT]   SHIM_EVT_INJECT
   rclinktest.py intr BDF RC ST0 ST1                   SHIM_INTR_INJECT
   rclinktest.py read BDF REG [INDEX]                  print a register
+  rclinktest.py write BDF REG VALUE [INDEX]           store a register
   rclinktest.py identity BDF                          magic, major, verdict
+  rclinktest.py ping [-c N] [-s SIZE] [-M do|dont] [-i SEC] [-W SEC] [-q] IP
+                       ICMP echo like iputils ping (same summary lines);
+                       every reply's payload is checked byte for byte
+  rclinktest.py tcp_sink IP PORT [SECONDS]            accept one connection,
+                       read to EOF; prints {"bytes", "sha256", "seconds"}
+  rclinktest.py tcp_source IP PORT SECONDS [BYTES]    send BYTES (0: until
+                       SECONDS pass); prints {"bytes", "sha256", "seconds"}
 
 Exit 4 (skip) when BAR0 cannot be mapped while the driver holds it (a kernel
 with CONFIG_IO_STRICT_DEVMEM needs the boot option iomem=relaxed).
 """
 
 import errno
+import hashlib
 import json
 import mmap
 import os
 import re
+import select
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -568,6 +580,481 @@ def devlink_info(bdf):
     return json.loads(p.stdout)['info']['pci/' + bdf]
 
 
+# ------------------------------------------------------- ping and TCP ----
+
+IP_MTU_DISCOVER = getattr(socket, 'IP_MTU_DISCOVER', 10)
+PMTUDISC = {'dont': 0, 'want': 1, 'do': 2}
+
+
+def _icmp_csum(data):
+    if len(data) % 2:
+        data += b'\0'
+    total = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def _icmp_payload(size, seq):
+    """Payload of echo request seq: a pattern that differs per sequence."""
+    pat = bytes((seq * 7 + i * 13) & 0xff for i in range(256))
+    return (pat * (size // 256 + 1))[:size]
+
+
+def socket_in_netns(netns, *args):
+    """socket.socket(*args) created in the named network namespace
+    (/run/netns/NAME, as ip netns add makes it); it stays there."""
+    if not netns:
+        return socket.socket(*args)
+    import ctypes  # pylint: disable=import-outside-toplevel
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newnet = 0x40000000
+    orig = os.open('/proc/self/ns/net', os.O_RDONLY)
+    target = os.open('/run/netns/' + netns, os.O_RDONLY)
+    try:
+        if libc.setns(target, clone_newnet):
+            err = ctypes.get_errno()
+            raise OSError(err, 'setns %s: %s' % (netns, os.strerror(err)))
+        try:
+            return socket.socket(*args)
+        finally:
+            if libc.setns(orig, clone_newnet):
+                raise OSError(ctypes.get_errno(), 'setns back failed')
+    finally:
+        os.close(orig)
+        os.close(target)
+
+
+def ping(dst, count=1, size=56, pmtudisc='do', interval=1.0, timeout=2.0,
+         quiet=False, out=None, netns=None):
+    """Send count ICMP echo requests of size payload bytes to dst, waiting
+    up to timeout for each reply; every reply's payload must equal the
+    request's.  Prints iputils style lines through out (default: stdout).
+    netns: the network namespace to ping from (default: this one).
+    Returns (transmitted, received, corrupted, errors, rtts_ms)."""
+    out = out or (lambda line: print(line, flush=True))
+    sock = socket_in_netns(netns, socket.AF_INET, socket.SOCK_RAW,
+                           socket.IPPROTO_ICMP)
+    sock.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, PMTUDISC[pmtudisc])
+    ident = os.getpid() & 0xffff
+    sent = received = corrupted = errors = 0
+    rtts = []
+    t_start = time.monotonic()
+    if not quiet:
+        out('PING %s (%s) %d(%d) bytes of data.' % (dst, dst, size,
+                                                    size + 28))
+    try:
+        for seq in range(1, count + 1):
+            t0 = time.monotonic()
+            payload = _icmp_payload(size, seq)
+            hdr = struct.pack('!BBHHH', 8, 0, 0, ident, seq & 0xffff)
+            csum = _icmp_csum(hdr + payload)
+            pkt = struct.pack('!BBHHH', 8, 0, csum, ident, seq & 0xffff) \
+                + payload
+            sent += 1
+            try:
+                sock.sendto(pkt, (dst, 0))
+            except OSError as e:
+                errors += 1
+                out('ping: local error: %s' % e.strerror)
+                time.sleep(max(0, interval - (time.monotonic() - t0)))
+                continue
+            deadline = t0 + timeout
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                r, _, _ = select.select([sock], [], [], left)
+                if not r:
+                    break
+                buf = sock.recv(65536)
+                ihl = (buf[0] & 0xf) * 4
+                icmp = buf[ihl:]
+                if len(icmp) < 8:
+                    continue
+                typ, _, _, rid, rseq = struct.unpack('!BBHHH', icmp[:8])
+                if typ != 0 or rid != ident or rseq != seq & 0xffff:
+                    continue
+                rtt = (time.monotonic() - t0) * 1000
+                if icmp[8:] != payload:
+                    corrupted += 1
+                    out('%d bytes from %s: icmp_seq=%d wrong data'
+                        % (len(icmp), dst, seq))
+                    break
+                received += 1
+                rtts.append(rtt)
+                if not quiet:
+                    out('%d bytes from %s: icmp_seq=%d ttl=%d time=%.3f ms'
+                        % (len(icmp), dst, seq, buf[8], rtt))
+                break
+            rest = interval - (time.monotonic() - t0)
+            if rest > 0 and seq < count:
+                time.sleep(rest)
+    finally:
+        sock.close()
+    elapsed = (time.monotonic() - t_start) * 1000
+    out('')
+    out('--- %s ping statistics ---' % dst)
+    loss = 100 * (sent - received) // sent if sent else 0
+    extra = ''
+    if corrupted:
+        extra += ', %d corrupted' % corrupted
+    if errors:
+        extra += ', +%d errors' % errors
+    out('%d packets transmitted, %d received%s, %d%% packet loss, time %dms'
+        % (sent, received, extra, loss, elapsed))
+    if rtts:
+        avg = sum(rtts) / len(rtts)
+        mdev = (sum((r - avg) ** 2 for r in rtts) / len(rtts)) ** 0.5
+        out('rtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms'
+            % (min(rtts), avg, max(rtts), mdev))
+    return sent, received, corrupted, errors, rtts
+
+
+def _ping_cli(args):
+    opts = {'count': 1, 'size': 56, 'pmtudisc': 'do', 'interval': 1.0,
+            'timeout': 2.0, 'quiet': False}
+    keys = {'-c': ('count', int), '-s': ('size', int),
+            '-M': ('pmtudisc', str), '-i': ('interval', float),
+            '-W': ('timeout', float)}
+    dst = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in keys:
+            name, conv = keys[a]
+            opts[name] = conv(args[i + 1])
+            i += 2
+        elif a == '-q':
+            opts['quiet'] = True
+            i += 1
+        elif a == '-n':
+            i += 1
+        else:
+            dst = a
+            i += 1
+    if dst is None:
+        raise ValueError('ping: no destination')
+    _, received, corrupted, errors, _ = ping(dst, **opts)
+    if errors and not received:
+        return 2
+    return 0 if received and not corrupted else 1
+
+
+def _stream_block(i, block):
+    k = (i * 7919) % len(block)
+    return block[k:] + block[:k]
+
+
+def tcp_source(host, port, seconds, nbytes=0, connect_timeout=10):
+    """Send nbytes (0: for seconds) to host:port; returns the summary."""
+    end = time.monotonic() + connect_timeout
+    while True:
+        try:
+            sock = socket.create_connection((host, port), timeout=5)
+            break
+        except OSError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.2)
+    sock.settimeout(max(seconds, 30))
+    block = bytes(random_block(1 << 20))
+    digest = hashlib.sha256()
+    sent = 0
+    t0 = time.monotonic()
+    i = 0
+    while True:
+        if nbytes:
+            if sent >= nbytes:
+                break
+        elif time.monotonic() - t0 >= seconds:
+            break
+        chunk = _stream_block(i, block)
+        if nbytes:
+            chunk = chunk[:nbytes - sent]
+        sock.sendall(chunk)
+        digest.update(chunk)
+        sent += len(chunk)
+        i += 1
+    sock.shutdown(socket.SHUT_WR)
+    # Wait for the receiver to close: everything was delivered.
+    while sock.recv(4096):
+        pass
+    sock.close()
+    return {'bytes': sent, 'sha256': digest.hexdigest(),
+            'seconds': time.monotonic() - t0}
+
+
+def tcp_sink(host, port, seconds=600):
+    """Accept one connection on host:port, read until EOF (or seconds);
+    returns the summary."""
+    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsock.bind((host, port))
+    lsock.listen(1)
+    lsock.settimeout(seconds)
+    sock, _ = lsock.accept()
+    lsock.close()
+    sock.settimeout(seconds)
+    digest = hashlib.sha256()
+    got = 0
+    t0 = None
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        buf = sock.recv(1 << 18)
+        if not buf:
+            break
+        if t0 is None:
+            t0 = time.monotonic()
+        digest.update(buf)
+        got += len(buf)
+    sock.close()
+    return {'bytes': got, 'sha256': digest.hexdigest(),
+            'seconds': time.monotonic() - (t0 or time.monotonic())}
+
+
+def random_block(n, seed=0x52434c4b):
+    """n pseudo-random bytes, the same every time."""
+    import random  # pylint: disable=import-outside-toplevel
+    rnd = random.Random(seed)
+    return rnd.getrandbits(8 * n).to_bytes(n, 'little')
+
+
+# ------------------------------------------------ TYPE3 netdev pair -------
+
+T3_MTU_MIN = 68
+T3_MTU_MAX = 4078
+T3_IP = ('10.199.0.1', '10.199.0.2')
+
+
+def netdev_of(bdf):
+    """The netdev of a board in this namespace, or None."""
+    try:
+        names = sorted(os.listdir(pci_path(bdf, 'net')))
+    except OSError:
+        return None
+    return names[0] if names else None
+
+
+def ethtool_rings(dev, netns=None):
+    """{'rx': n, 'tx': n, 'rx_max': n, 'tx_max': n} from ethtool -g."""
+    cmd = (['ip', 'netns', 'exec', netns] if netns else []) + \
+        ['ethtool', '-g', dev]
+    p = run(cmd, check_rc=False)
+    res = {}
+    part = None
+    for line in p.stdout.splitlines():
+        if line.startswith('Pre-set maximums'):
+            part = '_max'
+        elif line.startswith('Current hardware'):
+            part = ''
+        elif part is not None:
+            m = re.match(r'^(RX|TX):\s+(\d+)', line)
+            if m:
+                res[m.group(1).lower() + part] = int(m.group(2))
+    return res
+
+
+class Side:
+    """One end of the pair: a board's netdev in its own namespace."""
+
+    def __init__(self, name, bdf, dev, ip, peer_ip):
+        self.name = name
+        self.bdf = bdf
+        self.dev = dev
+        self.ip = ip
+        self.peer_ip = peer_ip
+        self.ns = 'rcl%s%d' % (name, os.getpid())
+        self.saved = {}
+
+    def nsx(self, cmd, check_rc=True):
+        return run(['ip', 'netns', 'exec', self.ns] + list(cmd), check_rc)
+
+    def ip_cmd(self, args, check_rc=True):
+        return run(['ip', '-n', self.ns] + list(args), check_rc)
+
+    def link(self):
+        p = self.ip_cmd(['-j', '-s', '-s', '-d', 'link', 'show', 'dev',
+                         self.dev])
+        return json.loads(p.stdout)[0]
+
+    def stats64(self):
+        return self.link()['stats64']
+
+    def carrier(self):
+        p = self.nsx(['cat', '/sys/class/net/%s/carrier' % self.dev],
+                     check_rc=False)
+        return p.stdout.strip() == '1'
+
+    def wait_carrier(self, up=True, timeout=None):
+        deadline = time.monotonic() + (TIMEOUT if timeout is None
+                                       else timeout)
+        while self.carrier() != up:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def ethtool_stats(self):
+        p = self.nsx(['ethtool', '-S', self.dev])
+        st = {}
+        for line in p.stdout.splitlines()[1:]:
+            name, _, val = line.partition(':')
+            try:
+                st[name.strip()] = int(val.strip())
+            except ValueError:
+                pass
+        return st
+
+    def rings(self):
+        return ethtool_rings(self.dev, self.ns)
+
+    def set_mtu(self, mtu, check_rc=True):
+        return self.ip_cmd(['link', 'set', 'dev', self.dev, 'mtu', str(mtu)],
+                           check_rc)
+
+    def ping(self, count=1, size=56, interval=0.2, timeout=2.0):
+        """(transmitted, received, output) of a ping (DF set) to the peer,
+        from this process (the socket is made in the side's namespace)."""
+        lines = []
+        try:
+            sent, got, _, _, _ = ping(self.peer_ip, count, size, 'do',
+                                      interval, timeout, True, lines.append,
+                                      self.ns)
+        except OSError as e:
+            return 0, 0, 'ping: %s' % e
+        return sent, got, '\n'.join(lines)
+
+    def spawn(self, cmd):
+        """Popen of cmd in the namespace (stdout piped, text)."""
+        return subprocess.Popen(['ip', 'netns', 'exec', self.ns] + list(cmd),
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                universal_newlines=True)
+
+
+class T3Pair:
+    """Context: two wired boards' netdevs, each in a namespace of its own
+    with an IPv4 address (10.199.0.1/24 and .2).  At the end the devices
+    go back to the init namespace with their MTU, rings and admin state.
+    SkipTest when there is no such pair.  $RCLINK_T3_DEVS="A B" picks the
+    boards."""
+
+    def __init__(self):
+        self.a = self.b = None
+        self.sides = []
+
+    @staticmethod
+    def _candidates():
+        env = os.environ.get('RCLINK_T3_DEVS', '').split()
+        if env:
+            return [d if d.count(':') == 2 else '0000:' + d for d in env]
+        return bound_devices()
+
+    @staticmethod
+    def _carrier_after_up(dev):
+        run(['ip', 'link', 'set', 'dev', dev, 'up'])
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            try:
+                if sysfs_read('/sys/class/net/%s/carrier' % dev) == '1':
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        return False
+
+    def __enter__(self):
+        cands = [(b, netdev_of(b)) for b in self._candidates()]
+        cands = [(b, d) for b, d in cands if d]
+        if not cands:
+            raise SkipTest('no rclink board has a netdev (TYPE3 not in this'
+                           ' driver)')
+        picked = []
+        for bdf, dev in cands:
+            if len(picked) == 2:
+                break
+            was_up = 'UP' in json.loads(run(['ip', '-j', 'link', 'show', 'dev',
+                                             dev]).stdout)[0]['flags']
+            if self._carrier_after_up(dev):
+                picked.append((bdf, dev, was_up))
+            elif not was_up:
+                run(['ip', 'link', 'set', 'dev', dev, 'down'])
+        if len(picked) < 2:
+            for bdf, dev, was_up in picked:
+                if not was_up:
+                    run(['ip', 'link', 'set', 'dev', dev, 'down'])
+            raise SkipTest('fewer than two rclink boards with carrier (need '
+                           'a wired pair)')
+        self.a = Side('A', picked[0][0], picked[0][1], T3_IP[0], T3_IP[1])
+        self.b = Side('B', picked[1][0], picked[1][1], T3_IP[1], T3_IP[0])
+        try:
+            for side, (_, dev, was_up) in zip((self.a, self.b), picked):
+                side.saved = {'up': was_up,
+                              'mtu': int(sysfs_read('/sys/class/net/%s/mtu'
+                                                    % dev)),
+                              'rings': ethtool_rings(dev)}
+                run(['ip', 'netns', 'add', side.ns])
+                self.sides.append(side)
+                side.nsx(['sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1',
+                          'net.ipv6.conf.default.disable_ipv6=1'],
+                         check_rc=False)
+                side.ip_cmd(['link', 'set', 'lo', 'up'])
+                run(['ip', 'link', 'set', 'dev', dev, 'down'])
+                run(['ip', 'link', 'set', 'dev', dev, 'netns', side.ns])
+                side.ip_cmd(['addr', 'add', side.ip + '/24', 'dev', dev])
+                side.ip_cmd(['link', 'set', 'dev', dev, 'up'])
+            for side in self.sides:
+                side.wait_carrier(True)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def restore(self, side):
+        """Put a side's device back, as found (also after a reload)."""
+        if side.ip_cmd(['link', 'show', 'dev', side.dev],
+                       check_rc=False).returncode == 0:
+            side.ip_cmd(['link', 'set', 'dev', side.dev, 'down'], False)
+            side.ip_cmd(['addr', 'flush', 'dev', side.dev], False)
+            side.ip_cmd(['link', 'set', 'dev', side.dev, 'netns', '1'], False)
+        run(['ip', 'netns', 'del', side.ns], check_rc=False)
+        dev = netdev_of(side.bdf)
+        if not dev:
+            return
+        run(['ip', 'link', 'set', 'dev', dev, 'down'], check_rc=False)
+        run(['ip', 'link', 'set', 'dev', dev, 'mtu', str(side.saved['mtu'])],
+            check_rc=False)
+        want = side.saved.get('rings') or {}
+        now = ethtool_rings(dev)
+        if want.get('rx') and (now.get('rx'), now.get('tx')) != \
+                (want.get('rx'), want.get('tx')):
+            run(['ethtool', '-G', dev, 'rx', str(want['rx']), 'tx',
+                 str(want['tx'])], check_rc=False)
+        if side.saved.get('up'):
+            run(['ip', 'link', 'set', 'dev', dev, 'up'], check_rc=False)
+
+    def __exit__(self, *exc):
+        for side in self.sides:
+            self.restore(side)
+        self.sides = []
+        return False
+
+
+def devlink_health(bdf, reporter='type3'):
+    """The reporter's entry of devlink -j health show, or None."""
+    p = run(['devlink', '-j', 'health', 'show', 'pci/' + bdf, 'reporter',
+             reporter], check_rc=False)
+    if p.returncode:
+        return None
+    data = json.loads(p.stdout).get('health', {})
+    for entries in data.values():
+        for e in entries:
+            if e.get('reporter', e.get('name')) == reporter:
+                return e
+    return None
+
+
 # ----------------------------------------------------------------- CLI ----
 
 def _cli(argv):
@@ -577,6 +1064,18 @@ def _cli(argv):
         return 2
     cmd, bdf, args = argv[1], argv[2], argv[3:]
     try:
+        if cmd == 'ping':
+            return _ping_cli(argv[2:])
+        if cmd in ('tcp_sink', 'tcp_source'):
+            host, port = argv[2], int(argv[3])
+            secs = float(argv[4]) if len(argv) > 4 else 600
+            if cmd == 'tcp_sink':
+                res = tcp_sink(host, port, secs)
+            else:
+                nbytes = int(argv[5]) if len(argv) > 5 else 0
+                res = tcp_source(host, port, secs, nbytes)
+            print(json.dumps(res), flush=True)
+            return 0
         if cmd == 'inject':
             t, c = int(args[0], 0), int(args[1], 0)
             q = int(args[2], 0) if len(args) > 2 else 0
@@ -592,6 +1091,11 @@ def _cli(argv):
             idx = int(args[1], 0) if len(args) > 1 else 0
             with Bar0(bdf) as bar:
                 print('0x%x' % bar.read(args[0], idx))
+        elif cmd == 'write':
+            idx = int(args[2], 0) if len(args) > 2 else 0
+            with Bar0(bdf) as bar:
+                bar.write(args[0], int(args[1], 0), idx)
+                bar.read('SHIM_ID')     # flush the posted write
         elif cmd == 'identity':
             magic, major = read_identity(bdf)
             if magic != hw.MAGIC:
@@ -609,7 +1113,7 @@ def _cli(argv):
         return KSFT_SKIP
     except (OSError, TestFailed, ValueError, IndexError, KeyError) as e:
         sys.stderr.write('%s: %s\n' % (cmd, e))
-        return 1
+        return 2 if cmd == 'ping' else 1
     return 0
 
 

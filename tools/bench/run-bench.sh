@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: boot one guest (the 6.12 kernel) with three NIC pairs, each
+# pair wired back to back through a QEMU hub of its own -- the rclink
+# boards (TYPE3 netdev), two e1000e, two virtio-net-pci -- and run
+# tools/bench/bench-guest.sh in it: TCP throughput and ping latency per
+# pair, a table and the ratios rclink/e1000e, rclink/virtio.  Results in
+# build/bench/ (bench.txt, console.log).  Performance is measured here
+# only, never asserted in a test.
+#
+# Environment: RCLINK_CACHE, RCLINK_BENCH_KREL (default KREL_612 of
+# kernels.env), RCLINK_BENCH_QEMU (a QEMU binary to use instead of
+# building one), BENCH_SECONDS, BENCH_PINGS (passed to the guest).
+set -uo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cache=${RCLINK_CACHE:-$HOME/.cache/rclink}
+out=$top/build/bench
+cd "$top" || exit 1
+
+# shellcheck disable=SC1091
+. "$cache/kernels.env"
+krel=${RCLINK_BENCH_KREL:-$KREL_612}
+
+if [ -n "${RCLINK_BENCH_QEMU:-}" ]; then
+	qemu=$RCLINK_BENCH_QEMU
+else
+	qemu=$(firmware/qemu/build.sh | tail -n 1) || {
+		echo "bench: QEMU build failed" >&2
+		exit 1
+	}
+fi
+make -s modules >/dev/null || {
+	echo "bench: module build failed" >&2
+	exit 1
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+# shellcheck disable=SC2054 # QEMU options are comma separated
+qargs=(
+	-netdev hubport,id=w0,hubid=0
+	-netdev hubport,id=w1,hubid=0
+	-device rclink,netdev=w0,mac=02:52:43:00:00:01
+	-device rclink,netdev=w1,mac=02:52:43:00:00:02
+	-netdev hubport,id=e0,hubid=1
+	-netdev hubport,id=e1,hubid=1
+	-device e1000e,netdev=e0,romfile=,mac=02:45:31:00:00:01
+	-device e1000e,netdev=e1,romfile=,mac=02:45:31:00:00:02
+	-netdev hubport,id=v0,hubid=2
+	-netdev hubport,id=v1,hubid=2
+	-device virtio-net-pci,netdev=v0,romfile=,mac=02:56:49:00:00:01
+	-device virtio-net-pci,netdev=v1,romfile=,mac=02:56:49:00:00:02
+)
+args=()
+for a in "${qargs[@]}"; do
+	args+=(--qemu-arg "$a")
+done
+secs=${BENCH_SECONDS:-10}
+pings=${BENCH_PINGS:-100}
+echo "bench: booting $krel with the rclink, e1000e and virtio-net pairs"
+selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --timeout 900 \
+	--append "loglevel=3" "${args[@]}" --results "$out" -- \
+	env BENCH_SECONDS="$secs" BENCH_PINGS="$pings" \
+	tools/bench/bench-guest.sh >"$out/run.log" 2>&1
+rc=$?
+grep '^bench: ' "$out/run.log" >&2
+if [ -s "$out/bench.txt" ]; then
+	cat "$out/bench.txt"
+else
+	tail -n 30 "$out/run.log"
+	echo "bench: no results (guest exit $rc)" >&2
+	exit 1
+fi
+exit "$rc"
