@@ -162,19 +162,7 @@ def qp_recovery(bdf, bar):
 
 def main():
     ktap = rt.Ktap()
-    if os.geteuid() != 0:
-        ktap.skip_all('must run as root')
-    if not rt.all_devices():
-        ktap.skip_all('no rclink board')
-    rt.ensure_debugfs()
-    try:
-        mod = rt.Module().__enter__()
-    except rt.SkipTest as e:
-        ktap.skip_all(str(e))
-    except rt.TestFailed as e:
-        ktap.plan(1)
-        ktap.fail('module_load', str(e))
-        ktap.finish()
+    mod = rt.start(ktap)
     try:
         boards = rt.bound_devices()
         if not boards:

@@ -412,19 +412,7 @@ class RegTest:
 
 def main():
     ktap = rt.Ktap()
-    if os.geteuid() != 0:
-        ktap.skip_all('must run as root')
-    if not rt.all_devices():
-        ktap.skip_all('no rclink board')
-    rt.ensure_debugfs()
-    try:
-        mod = rt.Module().__enter__()
-    except rt.SkipTest as e:
-        ktap.skip_all(str(e))
-    except rt.TestFailed as e:
-        ktap.plan(1)
-        ktap.fail('module_load', str(e))
-        ktap.finish()
+    mod = rt.start(ktap)
     bound = rt.bound_devices()
     bdf = os.environ.get('RCLINK_REGS_DEV') or (bound[0] if bound else None)
     if bdf is None:

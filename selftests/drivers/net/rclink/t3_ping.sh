@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # TYPE3 as an Ethernet interface: the netdevs of two wired boards, one per
-# network namespace, ping each other both ways at MTU 68, 576, 1500, 2048
-# (frames span RX MDs), 3000 and 4078 (the maximum), with the largest
+# network namespace, ping each other both ways at MTU 68, 69, 576, 1500,
+# 2033..2035 (around the RX MD boundary), 2048
+# (frames span RX MDs), 3000, 4077 and 4078 (the maximum), with the largest
 # payload that fits (MTU - 28) and DF set; one byte more does not leave
 # the host (local "message too long").  MTU 4079 and 67 are refused with a
 # message.  The devices go back as found (namespace, MTU, admin state).
@@ -12,7 +13,9 @@ lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
 source "$lib_dir/rclink_lib.sh"
 
-MTUS="$RCL_T3_MTU_MIN 576 1500 2048 3000 $RCL_T3_MTU_MAX"
+# 2034 + 14 bytes of Ethernet header fill one 2048-byte RX MD exactly;
+# 2033 and 2035 sit one byte either side of the MD boundary.
+MTUS="$RCL_T3_MTU_MIN 69 576 1500 2033 2034 2035 2048 3000 4077 $RCL_T3_MTU_MAX"
 COUNT=3
 
 rcl_t3_setup

@@ -312,6 +312,27 @@ class Module:
 
 # ------------------------------------------------------------- debugfs ----
 
+def start(ktap):
+    """The common prologue of a test program: root, a board, debugfs and
+    the module loaded (a Module to __exit__ at the end).  Skips the whole
+    program when a precondition is missing, fails it when the module does
+    not load."""
+    if os.geteuid() != 0:
+        ktap.skip_all('must run as root')
+    if not all_devices():
+        ktap.skip_all('no rclink board')
+    ensure_debugfs()
+    try:
+        return Module().__enter__()
+    except SkipTest as e:
+        ktap.skip_all(str(e))
+    except TestFailed as e:
+        ktap.plan(1)
+        ktap.fail('module_load', str(e))
+        ktap.finish()
+    return None
+
+
 def ensure_debugfs():
     if not os.path.ismount(DEBUGFS):
         run(['mount', '-t', 'debugfs', 'debugfs', DEBUGFS])
