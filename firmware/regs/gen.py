@@ -227,6 +227,19 @@ def gen_c_header(desc, regs):
         else:
             o.append("#define RCLINK_MD_CTRL_%s\tGENMASK_ULL(%d, %d)" % (f["name"], hi, lo))
     o.append("")
+    o.append("/* ---- TYPE1 wire and queue formats (shim.rst, TYPE1) ---- */")
+    for fm in desc.get("formats", []):
+        o.append("/* %s */" % fm["desc"])
+        o.append("#define RCLINK_%s_BYTES\t%d" % (fm["name"], fm["bytes"]))
+        for f in fm["fields"]:
+            hi, lo = bits(f["bits"])
+            if hi == lo:
+                o.append("#define RCLINK_%s_%s\tBIT_ULL(%d)" % (fm["name"], f["name"], lo))
+            else:
+                o.append("#define RCLINK_%s_%s\tGENMASK_ULL(%d, %d)" % (fm["name"], f["name"], hi, lo))
+        for c in fm.get("consts", []):
+            o.append("#define RCLINK_%s_%s\t%s" % (fm["name"], c["name"], hexv(c["value"])))
+    o.append("")
     o.append("#endif /* RCLINK_HW_H */")
     names = {}
     for line in o:
@@ -324,6 +337,15 @@ def gen_python(desc, regs):
     for f in desc["irq_info"]["fields"]:
         hi, lo = bits(f["bits"])
         o.append("    %r: (%d, %d)," % (f["name"], hi, lo))
+    o.append("}")
+    o.append("")
+    o.append("# TYPE1 formats: name -> (bytes, {field: (word, high, low)}, {const: value})")
+    o.append("FORMATS = {")
+    for fm in desc.get("formats", []):
+        fl = ", ".join("%r: (%d, %d, %d)" % ((f["name"], f["word"]) + bits(f["bits"]))
+                       for f in fm["fields"])
+        cl = ", ".join("%r: %s" % (c["name"], hexv(c["value"])) for c in fm.get("consts", []))
+        o.append("    %r: (%d, {%s}, {%s})," % (fm["name"], fm["bytes"], fl, cl))
     o.append("}")
     o.append("")
     o.append("")
@@ -474,6 +496,24 @@ def gen_rst(desc, regs):
     o.append("")
     o += rst_table(["word 0 bits", "field", "meaning"],
                    [[f["bits"], f["name"], clean(f["desc"])] for f in md["ctrl_fields"]])
+    o.append("")
+    o.append("TYPE1 wire and queue formats")
+    o.append("============================")
+    for fm in desc.get("formats", []):
+        o.append("")
+        title = "%s (%d bytes)" % (fm["name"], fm["bytes"])
+        o.append(title)
+        o.append("-" * len(title))
+        o.append("")
+        o.append(clean(fm["desc"]) + " (origin: %s)." % fm.get("origin", "shim"))
+        o.append("")
+        o += rst_table(["word", "bits", "field", "meaning"],
+                       [[str(f["word"]), f["bits"], f["name"], clean(f["desc"])]
+                        for f in fm["fields"]])
+        if fm.get("consts"):
+            o.append("")
+            o += rst_table(["constant", "value"],
+                           [[c["name"], hexv(c["value"])] for c in fm["consts"]])
     return "\n".join(o) + "\n"
 
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rclink: TYPE1 reliable messages.
+ *
+ * Two halves meet here:
+ *  - the control plane (rclink_qp.c, rclink_nl.c): QP objects, their
+ *    registers (seed 000, TYPE1 init steps 1-8), the generic netlink
+ *    family "rclink", the recovery of fatal QPs;
+ *  - the data path (rclink_dmaq.c, rclink_cdev.c): the shim's queue
+ *    engine (send, receive and completion queues) and /dev/rclinkN.
+ *
+ * Documentation/hw/shim.rst ("TYPE1: reliable messages") is the contract
+ * with the board.
+ */
+#ifndef _RCLINK_T1_H_
+#define _RCLINK_T1_H_
+
+#include <linux/if_ether.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "../../uapi/linux/rclink_dev.h"
+
+struct dentry;
+struct rclink_dev;
+struct rclink_file;
+struct netlink_ext_ack;
+
+/* Per-QP configuration: steps 2-7 of the seed's TYPE1 init sequence */
+struct rclink_t1_qp_cfg {
+	u32 dqpn;		/* DEST_IP_MEM.dest_qpid */
+	__be32 dip;		/* DEST_IP_MEM.dest_ip_addr */
+	u8 dmac[ETH_ALEN];	/* DEST_MAC_MEM */
+	u16 sport;		/* UDP_SRC_PORT_MEM.udp_src_port */
+	u8 pkey;		/* UDP_SRC_PORT_MEM.qp_p_key (sent) */
+	u8 rx_pkey;		/* BTH_QP_CFG_MEM.qp_p_key (required) */
+	u32 sq_psn;		/* INIT_PSN (step 3) */
+	u32 rq_psn;		/* REMOTE_INIT_PSN (step 4) */
+	u32 speed;		/* TX_SPEED_MEM.tx_speed_cfg, nonzero */
+};
+
+/* Software counters of a QP (the board's own are DMAQ_QPS_*) */
+struct rclink_t1_qp_stats {
+	u64 tx_msgs;		/* messages acknowledged by the peer */
+	u64 tx_bytes;
+	u64 tx_flushed;		/* messages completed FLUSHED or in error */
+	u64 rx_msgs;		/* messages delivered to the QP's queue */
+	u64 rx_bytes;
+	u64 rx_flushed;		/* partial messages dropped (segment errors) */
+	u64 fatal;		/* times the QP went fatal */
+	u64 rtt_samples;
+	u32 rtt_last_us;
+	u32 rtt_min_us;
+	u32 rtt_max_us;
+};
+
+/* One message on a QP's receive queue */
+struct rclink_msg {
+	struct list_head list;
+	u32 len;		/* bytes in data[] so far */
+	u32 size;		/* the message's length */
+	u8 data[];
+};
+
+/*
+ * A TYPE1 QP.  Created by `rclink qp add` (rclink_qp.c), published in
+ * rclink_t1.qps[] for the data path under RCU, deleted only when no file
+ * is bound to it.
+ */
+struct rclink_t1_qp {
+	struct rclink_dev *rdev;
+	u32 qpn;
+	struct rcu_head rcu;
+
+	/* control plane, under rclink_t1.lock */
+	struct rclink_t1_qp_cfg cfg;
+	u32 fatal_psn;		/* TX_EPSN_MEM read by the recovery */
+
+	/* both halves: written under @lock, read locklessly for reports */
+	enum rclink_qp_state state;
+
+	/* data path, under @lock */
+	spinlock_t lock;
+	struct rclink_file *owner;	/* the bound file, or NULL */
+	struct list_head rx_msgs;	/* complete messages, oldest first */
+	u32 rx_queued;			/* messages on rx_msgs */
+	u64 rx_queued_bytes;
+	struct rclink_msg *rx_partial;	/* message being reassembled */
+	u32 tx_inflight;		/* messages sent, not yet completed */
+	bool rx_discard;		/* dropping the rest of a message */
+	bool dp_released;		/* rclink_dp_qp_release() ran */
+	wait_queue_head_t wq;		/* readers, writers, pollers, drain */
+
+	struct rclink_t1_qp_stats stats;	/* under @lock */
+};
+
+/* Per board TYPE1 state, embedded in struct rclink_dev */
+struct rclink_t1 {
+	/* QP add/set/del and register programming; nests qp_lock */
+	struct mutex lock;
+	struct rclink_t1_qp __rcu **qps;	/* params.qp_num entries */
+	u32 nr_qps;
+
+	/* global configuration (step 1), under @lock */
+	u8 mac[ETH_ALEN];
+	__be32 ip;
+	u16 ip_id;
+	u8 ttl;
+	u8 tc;			/* TRAFFIC_CLASS.type1_req_tc_bank0..3 */
+	u8 ack_tc;		/* TRAFFIC_CLASS.type1_ack_tc */
+	u32 retry_timer_us;	/* RETRY_TIMER_CFG.retry_timer */
+	u8 retry_cnt;		/* RETRY_TIMER_CFG.retry_cnt_thr */
+	u8 rnr_retry_cnt;	/* RETRY_TIMER_CFG.rnr_retry_cnt_thr */
+	bool ack_timestamp;	/* RC_MISC_CFG.tx_ack_time_en */
+	bool icrc;		/* !RC_MISC_CFG.type1_remove_icrc_en */
+
+	/* /dev/rclinkN and the netlink device name "rclinkN" */
+	int index;
+	char name[16];
+
+	struct rclink_dmaq *dmaq;	/* rclink_dmaq.c */
+	struct rclink_cdev *cdev;	/* rclink_cdev.c */
+};
+
+/*
+ * rclink_qp.c: control plane (QP objects, registers, recovery) and the
+ * registry of boards by index.  rclink_t1_init() gives the board its index
+ * and name and programs step 1 defaults; rclink_t1_fini() deletes every QP
+ * (after rclink_dp_fini(): no file is bound any more).  Netlink operations
+ * find a board with rclink_t1_dev_get() and hold rclink_t1_devs_lock for
+ * the whole operation, so the board cannot go away under them.
+ */
+extern struct mutex rclink_t1_devs_lock;
+int rclink_t1_init(struct rclink_dev *rdev);
+void rclink_t1_fini(struct rclink_dev *rdev);
+struct rclink_dev *rclink_t1_dev_get(int index);	/* NULL: none */
+struct rclink_dev *rclink_t1_dev_by_name(const char *name);
+struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev,
+					     u32 qpn);
+
+/* rclink_nl.c: generic netlink family "rclink" */
+int rclink_nl_init(void);
+void rclink_nl_exit(void);
+void rclink_nl_notify_qp(struct rclink_t1_qp *qp, u8 cmd);
+
+/*
+ * Data path counters of a board (the QPs' own are rclink_t1_qp_stats),
+ * read with rclink_dp_stats_read(); debugfs "t1" shows them too.
+ */
+struct rclink_t1_dp_stats {
+	u64 tx_msgs;		/* messages completed OK */
+	u64 tx_bytes;
+	u64 tx_flushed;		/* completed FLUSHED (QP fatal, disabled) */
+	u64 tx_errors;		/* completed BAD_WQE or DMA_ERR */
+	u64 rx_msgs;		/* messages queued for reading */
+	u64 rx_bytes;
+	u64 rx_drop_noqp;	/* buffers for a QP number without a QP */
+	u64 rx_drop_flushed;	/* messages cut by a segment error */
+	u64 rx_drop_seq;	/* buffers out of order or of a bad length */
+	u64 rx_drop_nomem;	/* messages without memory to reassemble */
+	u64 cqe_errors;		/* CQEs naming no WQE or buffer of ours */
+	u64 rx_flow_stops;	/* receive buffers withheld (16 MiB queued) */
+	u64 rx_queued_bytes;	/* now: bytes of messages waiting to be read */
+};
+
+/*
+ * rclink_dmaq.c + rclink_cdev.c: data path.
+ *
+ * rclink_dp_init() runs after rclink_t1_init() (it needs the name, the
+ * index and rclink_t1.lock) and sets AFH_CFG_EN.type1_flow_stop_send_rnr_en
+ * (all banks) with a read-modify-write under rclink_t1.lock, so that a
+ * receiver out of buffers answers RNR: the control plane must preserve
+ * that field when it writes AFH_CFG_EN.  rclink_dp_fini() runs before
+ * rclink_t1_fini(): afterwards no file is bound to a QP and no message is
+ * in flight.
+ *
+ * rclink_dp_qp_init(): on a new QP before it is published.
+ * rclink_dp_qp_release(): process context, with rclink_t1_devs_lock held
+ * (a netlink operation) or after rclink_dp_fini(); the QP unpublished and
+ * unbound, an RCU grace period over, before it is freed.  It frees the
+ * received messages and forgets the QP's messages in flight (they still
+ * complete, counted on the board).
+ * rclink_dp_stats_read(): with rclink_t1_devs_lock or rclink_t1.lock held.
+ * rclink_dp_qp_state_changed(): after qp->state changed (process
+ * context): wakes the bound file (ECONNRESET/POLLERR while FATAL).
+ */
+int rclink_dp_init(struct rclink_dev *rdev);	/* rings, /dev/rclinkN */
+void rclink_dp_fini(struct rclink_dev *rdev);
+void rclink_dp_shutdown(struct rclink_dev *rdev);	/* quiesce DMA */
+void rclink_dp_cq_irq(struct rclink_dev *rdev);	/* CQ interrupt */
+bool rclink_dp_cq_pending(struct rclink_dev *rdev);	/* INTx claim */
+void rclink_dp_qp_init(struct rclink_t1_qp *qp);
+void rclink_dp_qp_release(struct rclink_t1_qp *qp);	/* frees rx_msgs */
+void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp);	/* wake */
+void rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
+void rclink_dp_stats_read(struct rclink_dev *rdev,
+			  struct rclink_t1_dp_stats *st);
+void rclink_dp_debugfs_init(struct rclink_dev *rdev, struct dentry *dir);
+int rclink_cdev_module_init(void);	/* chrdev region, class "rclink" */
+void rclink_cdev_module_exit(void);
+
+#endif /* _RCLINK_T1_H_ */
