@@ -48,29 +48,41 @@ void rclink_core_init(RclinkCore *c, PCIDevice *pci)
         }
     }
     c->qp_val = g_new0(uint64_t, (size_t)c->qp_num * c->nqp_regs);
+    rclink_wire_init(c);
+    rclink_t1_init(c);
 }
 
 void rclink_core_fini(RclinkCore *c)
 {
+    rclink_t1_fini(c);
+    rclink_wire_fini(c);
     g_free(c->qp_val);
     c->qp_val = NULL;
 }
 
-static void rclink_update_intx(RclinkCore *c)
+/*
+ * INTx (no MSI-X, no MSI) is asserted while the event ring or the TYPE1
+ * completion queue holds entries the host has not consumed.
+ */
+void rclink_update_intx(RclinkCore *c)
 {
     int level = 0;
 
-    if (!msix_enabled(c->pci) && !msi_enabled(c->pci) &&
-        (rclink_get(c, RCLINK_SHIM_EVT_CTRL) & RCLINK_SHIM_EVT_CTRL_ENABLE)) {
-        uint32_t cons = rclink_get(c, RCLINK_SHIM_EVT_CONS);
+    if (!msix_enabled(c->pci) && !msi_enabled(c->pci)) {
+        if (rclink_get(c, RCLINK_SHIM_EVT_CTRL) & RCLINK_SHIM_EVT_CTRL_ENABLE) {
+            uint32_t cons = rclink_get(c, RCLINK_SHIM_EVT_CONS);
 
-        level = c->evt_prod != cons;
+            level = c->evt_prod != cons;
+        }
+        if (c->t1 && rclink_dmaq_cq_pending(c)) {
+            level = 1;
+        }
     }
     trace_rclink_intx(level);
     pci_set_irq(c->pci, level);
 }
 
-static void rclink_raise(RclinkCore *c, unsigned vector)
+void rclink_irq_raise(RclinkCore *c, unsigned vector)
 {
     if (msix_enabled(c->pci)) {
         if (vector >= c->num_vectors) {
@@ -110,7 +122,7 @@ void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
         c->evt_drops++;
         rclink_set(c, RCLINK_SHIM_EVT_DROPS, c->evt_drops);
         trace_rclink_event_drop(c->evt_prod, cons, c->evt_drops);
-        rclink_raise(c, RF_GET(RCLINK_SHIM_EVT_CTRL_VECTOR, ctrl));
+        rclink_irq_raise(c, RF_GET(RCLINK_SHIM_EVT_CTRL_VECTOR, ctrl));
         return;
     }
 
@@ -138,13 +150,13 @@ void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
     trace_rclink_event(c->evt_prod, source, info);
     c->evt_prod++;
     rclink_set(c, RCLINK_SHIM_EVT_PROD, c->evt_prod);
-    rclink_raise(c, RF_GET(RCLINK_SHIM_EVT_CTRL_VECTOR, ctrl));
+    rclink_irq_raise(c, RF_GET(RCLINK_SHIM_EVT_CTRL_VECTOR, ctrl));
 }
 
 static void rclink_test_irq(RclinkCore *c, unsigned vector)
 {
     if (msix_enabled(c->pci)) {
-        rclink_raise(c, vector);
+        rclink_irq_raise(c, vector);
     } else {
         rclink_event(c, RCLINK_EVT_SRC_SELFTEST, vector);
     }
@@ -280,19 +292,36 @@ static void rclink_link_update(RclinkCore *c, bool quiet)
     }
     c->link_up = up;
     trace_rclink_link_state(c->carrier, force_down, up);
+    if (up) {
+        /* TYPE1 slots and responses waiting for the link go now. */
+        rclink_t1_kick(c);
+    }
     if (!quiet) {
         rclink_event(c, RCLINK_EVT_SRC_LINK, up);
     }
 }
 
+/* The wire fault injector's counters: never reset. */
+static const hwaddr rclink_wire_counters[] = {
+    RCLINK_SHIM_WIRE_LOST, RCLINK_SHIM_WIRE_CORRUPTED,
+    RCLINK_SHIM_WIRE_REORDERED, RCLINK_SHIM_WIRE_DUPLICATED,
+};
+
 void rclink_core_reset(RclinkCore *c)
 {
+    uint64_t keep[ARRAY_SIZE(rclink_wire_counters)];
     unsigned s;
     uint64_t v;
 
     trace_rclink_reset();
+    for (s = 0; s < ARRAY_SIZE(keep); s++) {
+        keep[s] = rclink_get(c, rclink_wire_counters[s]);
+    }
     for (s = 0; s < c->nslots; s++) {
         c->slot_val[s] = rclink_regtab[c->slot_reg[s]].reset;
+    }
+    for (s = 0; s < ARRAY_SIZE(keep); s++) {
+        rclink_set(c, rclink_wire_counters[s], keep[s]);
     }
     memset(c->qp_val, 0, sizeof(uint64_t) * c->qp_num * c->nqp_regs);
 
@@ -310,8 +339,10 @@ void rclink_core_reset(RclinkCore *c)
     rclink_set(c, RCLINK_SHIM_TEST_ECHO, ~RCLINK_SHIM_TEST_ECHO_RSTVAL);
     rclink_set(c, RCLINK_SHIM_SERIAL, c->serial);
     rclink_set(c, RCLINK_SHIM_MAC, rclink_mac_value(c));
-    rclink_link_update(c, true);
     rclink_t3_reset(c);
+    rclink_wire_reset(c);
+    rclink_t1_reset(c);
+    rclink_link_update(c, true);
     c->evt_prod = 0;
     c->evt_drops = 0;
     c->dma_status = 0;
@@ -334,29 +365,38 @@ void rclink_core_set_link(RclinkCore *c, bool carrier)
  *   else Ethernet type mac_type1 -> TYPE1, mac_type2 -> TYPE2 (each only
  *   when non-zero), else TYPE3.
  *
- * A frame too short for the headers it claims is TYPE3.
+ * The Ethernet type is the one after a VLAN tag (TPID 0x8100, 0x88a8 or
+ * VLAN_CTRL.tpid), as the IP's parser sees it.  A frame too short for the
+ * headers it claims is TYPE3.
  */
 static unsigned rclink_classify(RclinkCore *c, const uint8_t *buf, size_t len)
 {
     uint64_t cfg = rclink_get(c, RCLINK_RX_CLASS_CFG);
     uint16_t mt1 = RF_GET(RCLINK_RX_CLASS_CFG_MAC_TYPE1, cfg);
     uint16_t mt2 = RF_GET(RCLINK_RX_CLASS_CFG_MAC_TYPE2, cfg);
+    uint16_t tpid = RF_GET(RCLINK_VLAN_CTRL_TPID,
+                           rclink_get(c, RCLINK_VLAN_CTRL));
     uint16_t type, dport;
-    size_t ihl;
+    size_t ihl, l3 = 14;
 
     if (len < 14) {
         return RCLINK_CLASS_TYPE3;
     }
     type = lduw_be_p(buf + 12);
+    if ((type == 0x8100 || type == 0x88a8 || (tpid && type == tpid)) &&
+        len >= 18) {
+        type = lduw_be_p(buf + 16);
+        l3 = 18;
+    }
     if (type == 0x0800) {
-        if (len < 14 + 20 || buf[14 + 9] != 17) {
+        if (len < l3 + 20 || buf[l3 + 9] != 17) {
             return RCLINK_CLASS_TYPE3;
         }
-        ihl = (buf[14] & 0xf) * 4;
-        if (ihl < 20 || len < 14 + ihl + 4) {
+        ihl = (buf[l3] & 0xf) * 4;
+        if (ihl < 20 || len < l3 + ihl + 4) {
             return RCLINK_CLASS_TYPE3;
         }
-        dport = lduw_be_p(buf + 14 + ihl + 2);
+        dport = lduw_be_p(buf + l3 + ihl + 2);
         if (dport == RF_GET(RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT, cfg)) {
             return RCLINK_CLASS_TYPE1;
         }
@@ -387,10 +427,14 @@ void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     rclink_count(c, RCLINK_SHIM_WIRE_RX_FRAMES);
     cls = rclink_classify(c, buf, len);
     trace_rclink_rx_frame(len, cls);
+    if (cls == RCLINK_CLASS_TYPE1) {
+        rclink_t1_receive(c, buf, len);
+        return;
+    }
     if (cls != RCLINK_CLASS_TYPE3) {
-        /* No TYPE1/TYPE2 receive path yet. */
+        /* No TYPE2 receive path yet. */
         rclink_count(c, RCLINK_SHIM_RX_DROP_T12);
-        trace_rclink_rx_drop("type1/2", len);
+        trace_rclink_rx_drop("type2", len);
         return;
     }
     rclink_t3_receive(c, buf, len);
@@ -413,14 +457,8 @@ static const struct rclink_regdesc *rclink_lookup(RclinkCore *c, hwaddr addr,
     int s = rclink_slot_of(c, addr);
 
     if (s < 0) {
-        if (addr >= RCLINK_WIN_DMAQ_BASE &&
-            addr < RCLINK_WIN_DMAQ_BASE + RCLINK_WIN_DMAQ_SIZE) {
-            qemu_log_mask(LOG_UNIMP, "rclink: %s of queue engine 0x%" PRIx64
-                          " (not implemented)\n", what, (uint64_t)addr);
-        } else {
-            qemu_log_mask(LOG_GUEST_ERROR, "rclink: %s of unassigned BAR0 "
-                          "offset 0x%" PRIx64 "\n", what, (uint64_t)addr);
-        }
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: %s of unassigned BAR0 "
+                      "offset 0x%" PRIx64 "\n", what, (uint64_t)addr);
         return NULL;
     }
     d = &rclink_regtab[c->slot_reg[s]];
@@ -461,6 +499,10 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
             v = *p;
             if (d->offset == RCLINK_SHIM_TEST_ECHO) {
                 v = ~v;
+            } else if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
+                       d->offset < RCLINK_WIN_DMAQ_BASE +
+                       RCLINK_WIN_DMAQ_SIZE) {
+                v = rclink_dmaq_read(c, d, v);
             }
             v &= d->rw | d->ro | d->w1c;
             if (d->width == 64 && size == 4) {
@@ -476,6 +518,16 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
                                 uint64_t *p, uint64_t old, uint64_t wval,
                                 uint64_t wmask, hwaddr addr)
 {
+    if (d->per_qp) {
+        rclink_t1_qp_write(c, d->offset, rclink_get(c, RCLINK_QP_ID_SET),
+                           old, *p);
+        return;
+    }
+    if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
+        d->offset < RCLINK_WIN_DMAQ_BASE + RCLINK_WIN_DMAQ_SIZE) {
+        rclink_dmaq_write(c, d, p, old, wval);
+        return;
+    }
     switch (d->offset) {
     case RCLINK_SHIM_RESET:
         if (wval & RCLINK_SHIM_RESET_RESET) {
@@ -548,12 +600,13 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_RX_MD_HEAD_PTR:
         rclink_t3_rx_head_write(c);
         break;
-    case RCLINK_QP_CONTROL_STATUS:
-        if (*p & RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET) {
-            /* No packets are held yet: the release completes at once. */
-            trace_rclink_qp_free_buf(rclink_get(c, RCLINK_QP_ID_SET));
-            *p &= ~RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET;
-        }
+    case RCLINK_SHIM_WIRE_FAULT_SEED:
+        rclink_wire_reseed(c);
+        break;
+    case RCLINK_RDMA_EN:
+    case RCLINK_AFH_CFG_EN:
+        /* TYPE1 may run now: pending work goes. */
+        rclink_t1_kick(c);
         break;
     default:
         break;

@@ -8,6 +8,8 @@
 #define HW_RCLINK_CORE_H
 
 #include "qemu/host-utils.h"
+#include "qemu/queue.h"
+#include "qemu/timer.h"
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
 #include "rclink_hw.h"
@@ -45,6 +47,26 @@ typedef struct RclinkT3 {
     uint64_t rx_md[RCLINK_T3_RING_MAX][2];
 } RclinkT3;
 
+/* A frame the wire fault injector holds back (rclink_wire.c). */
+typedef struct RclinkWireFrame {
+    QSIMPLEQ_ENTRY(RclinkWireFrame) next;
+    int64_t due_ns;                    /* delay stage: when it leaves */
+    unsigned copies;                   /* 2 when duplicated */
+    size_t len;
+    uint8_t data[];
+} RclinkWireFrame;
+
+/* Wire fault injector state (Documentation/hw/shim.rst). */
+typedef struct RclinkWire {
+    uint64_t rng;                      /* generator state */
+    RclinkWireFrame *held;             /* the frame being reordered */
+    QEMUTimer reorder_timer;           /* sends held after 100 us */
+    QSIMPLEQ_HEAD(, RclinkWireFrame) delayq; /* delay stage, in order */
+    QEMUTimer delay_timer;
+} RclinkWire;
+
+typedef struct RclinkT1 RclinkT1;      /* rclink_type1.h */
+
 typedef struct RclinkCore {
     PCIDevice *pci;
 
@@ -79,6 +101,8 @@ typedef struct RclinkCore {
     uint64_t dma_status;
 
     RclinkT3 t3;
+    RclinkWire wire;
+    RclinkT1 *t1;                      /* TYPE1 transport + queue engine */
 } RclinkCore;
 
 void rclink_core_init(RclinkCore *core, PCIDevice *pci);
@@ -119,6 +143,32 @@ void rclink_event(RclinkCore *c, unsigned source, uint64_t info);
 void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
                          uint64_t st1);
 void rclink_latch_st0(RclinkCore *c, uint64_t st0);
+void rclink_irq_raise(RclinkCore *c, unsigned vector);
+void rclink_update_intx(RclinkCore *c);
+
+/* rclink_wire.c: every frame the board sends, through the fault injector */
+void rclink_wire_init(RclinkCore *c);
+void rclink_wire_fini(RclinkCore *c);
+void rclink_wire_reset(RclinkCore *c);
+void rclink_wire_reseed(RclinkCore *c);
+void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len);
+
+/* rclink_type1.c: the TYPE1 transport of the IP */
+void rclink_t1_init(RclinkCore *c);
+void rclink_t1_fini(RclinkCore *c);
+void rclink_t1_reset(RclinkCore *c);
+void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len);
+void rclink_t1_kick(RclinkCore *c);
+void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
+                        uint64_t old, uint64_t val);
+bool rclink_t1_active(RclinkCore *c);
+
+/* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
+void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
+                       uint64_t *p, uint64_t old, uint64_t wval);
+uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
+                          uint64_t v);
+bool rclink_dmaq_cq_pending(RclinkCore *c);
 
 /* rclink_type3.c: the TYPE3 MD rings */
 void rclink_t3_reset(RclinkCore *c);

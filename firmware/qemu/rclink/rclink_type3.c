@@ -190,11 +190,8 @@ static void rclink_t3_tx_send(RclinkCore *c, uint8_t *buf, uint32_t len,
         memset(buf + len, 0, ETH_ZLEN - len);
         len = ETH_ZLEN;
     }
-    rclink_count(c, RCLINK_SHIM_WIRE_TX_FRAMES);
     trace_rclink_t3_tx_frame(md, len);
-    if (c->nic) {
-        qemu_send_packet(qemu_get_queue(c->nic), buf, len);
-    }
+    rclink_wire_send(c, buf, len);
 }
 
 /* One TX MD; a DMA_INTR_ST1 bit if it faults (it is then not consumed). */

@@ -1,0 +1,1240 @@
+/*
+ * rclink board model: the TYPE1 transport of the RCLINK-Stream IP as the
+ * contract in Documentation/hw/shim.rst ("TYPE1: reliable messages") has
+ * it (seed 000: TYPE1, RH, ACK MERGE, TYPE1 发送仲裁, 异常处理).
+ *
+ * Requester: TYPE1_OST_N outstanding slots (EMPTY / WAIT_GRANT /
+ * WAIT_ACK).  The queue engine (rclink_dmaq.c) fills a slot per packet;
+ * the arbiter sends WAIT_GRANT slots in entry order, at most 32 frames a
+ * round, from a bottom half; cumulative ACKs free slots and return the
+ * credits to the engine; NAKs, RNR NAKs and the per-QP retry timer go back
+ * N; reaching the retry threshold makes the QP fatal.
+ *
+ * Responder: the receive checks in the documented order, in-order
+ * delivery to the queue engine, duplicate and gap handling and the ACK
+ * merge (FACK at once, else 16 packets or 20 us).
+ *
+ * Frames from the wire arrive synchronously from the peer's send (the QEMU
+ * hub delivers at once), so the receive side only updates state and
+ * schedules the bottom half; frames are sent from the bottom half (and
+ * merged ACKs from their timer), never from a receive.  Arbitration rounds
+ * are paced at the MAC's line rate on the virtual clock.  The PSN
+ * registers of a QP (qp_val) are the transport's own state.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "qemu/main-loop.h"
+#include <zlib.h>
+#include "rclink_type1.h"
+#include "trace.h"
+
+#define T1_ROUND            32          /* frames per arbitration round */
+/* line rate of the LL 100G MAC, and preamble + IFG per frame */
+#define T1_LINE_GBPS        100
+#define T1_FRAME_GAP        20
+#define T1_MERGE_PKTS       16
+#define T1_MERGE_NS         (20 * SCALE_US)
+#define T1_RNR_VALUE        15          /* RNR NAK syndrome value: 160 us */
+#define T1_UDP_DPORT        4791
+#define T1_ETH_HLEN         14
+#define T1_VLAN_HLEN        4
+#define T1_IP_HLEN          20
+#define T1_UDP_HLEN         8
+#define T1_ICRC_LEN         4
+#define T1_ETH_ZLEN         60
+#define T1_FRAME_MAX        (T1_ETH_HLEN + T1_VLAN_HLEN + T1_IP_HLEN + \
+                             T1_UDP_HLEN + RCLINK_RH_BYTES + \
+                             RCLINK_T1_PKT_LEN + 3 + T1_ICRC_LEN)
+#define T1_RH_PKT_LEN_MAX   127
+#define T1_RETRY_CNT_MAX    15
+
+static const hwaddr rclink_qcol_reg[RCLINK_QCOL_N] = {
+    [RCLINK_QCOL_DEST_IP] = RCLINK_DEST_IP_MEM,
+    [RCLINK_QCOL_DEST_MAC] = RCLINK_DEST_MAC_MEM,
+    [RCLINK_QCOL_UDP_SRC] = RCLINK_UDP_SRC_PORT_MEM,
+    [RCLINK_QCOL_CTRL] = RCLINK_QP_CONTROL_STATUS,
+    [RCLINK_QCOL_EXPECT_RESP] = RCLINK_EXPECT_RESP_PSN_MEM,
+    [RCLINK_QCOL_TX_LAST] = RCLINK_TX_LAST_PSN_MEM,
+    [RCLINK_QCOL_TX_ACK_SN] = RCLINK_TX_ACK_SN_MEM,
+    [RCLINK_QCOL_TX_SPEED] = RCLINK_TX_SPEED_MEM,
+    [RCLINK_QCOL_TX_EPSN] = RCLINK_TX_EPSN_MEM,
+    [RCLINK_QCOL_RETRY_CNT] = RCLINK_RETRY_CNT_MEM,
+    [RCLINK_QCOL_BTH] = RCLINK_BTH_QP_CFG_MEM,
+    [RCLINK_QCOL_REQ_CHK] = RCLINK_REQ_CHK_SN_MEM,
+    [RCLINK_QCOL_MAX_FW] = RCLINK_TX_MAX_FW_PSN_MEM,
+};
+
+/* A field of a per-QP register */
+#define QGET(c, qpn, col, mask) RF_GET(mask, *rclink_qreg(c, qpn, col))
+#define QSET(c, qpn, col, mask, x) \
+    (*rclink_qreg(c, qpn, col) = RF_SET(mask, *rclink_qreg(c, qpn, col), x))
+
+bool rclink_t1_active(RclinkCore *c)
+{
+    return (rclink_get(c, RCLINK_RDMA_EN) & RCLINK_RDMA_EN_TYPE1_EN) &&
+           (rclink_get(c, RCLINK_AFH_CFG_EN) & RCLINK_AFH_CFG_EN_STANDARD_EN);
+}
+
+bool rclink_t1_qp_enabled(RclinkCore *c, uint32_t qpn)
+{
+    return *rclink_qreg(c, qpn, RCLINK_QCOL_CTRL) &
+           RCLINK_QP_CONTROL_STATUS_QP_EN;
+}
+
+void rclink_t1_kick(RclinkCore *c)
+{
+    if (c->t1) {
+        qemu_bh_schedule(c->t1->bh);
+    }
+}
+
+/* IRQ_INFO TYPE1 code with the QPN, and its INTR_STATUS (RC_INTR_O) bit. */
+void rclink_t1_irq_info(RclinkCore *c, unsigned code, uint32_t qpn,
+                        uint64_t rc_bit)
+{
+    uint64_t info = RF_SET(RCLINK_IRQ_INFO_TYPE, 0, RCLINK_IRQ_TYPE1);
+
+    info = RF_SET(RCLINK_IRQ_INFO_CODE, info, code);
+    info = RF_SET(RCLINK_IRQ_INFO_T1_QPID, info, qpn);
+    rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, info);
+    rclink_raise_causes(c, rc_bit, 0, 0);
+}
+
+static uint16_t rclink_t1_now_ts(void)
+{
+    return qemu_clock_get_us(QEMU_CLOCK_VIRTUAL) & 0xffff;
+}
+
+/* ------------------------------------------------------------ slots */
+
+static void rclink_t1_ost_free_update(RclinkCore *c)
+{
+    rclink_set(c, RCLINK_DMAQ_T1_OST_FREE, c->t1->nfree);
+}
+
+int rclink_t1_slot_alloc(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+    int s = t1->free_head;
+
+    if (s == RCLINK_T1_NIL) {
+        return RCLINK_T1_NIL;
+    }
+    t1->free_head = t1->slots[s].qnext;
+    t1->nfree--;
+    t1->slots[s].qnext = RCLINK_T1_NIL;
+    rclink_t1_ost_free_update(c);
+    return s;
+}
+
+void rclink_t1_slot_put(RclinkCore *c, int s)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Slot *sl = &t1->slots[s];
+
+    sl->state = RCLINK_SLOT_EMPTY;
+    sl->msg = NULL;
+    sl->gprev = sl->gnext = RCLINK_T1_NIL;
+    sl->qnext = t1->free_head;
+    t1->free_head = s;
+    t1->nfree++;
+    rclink_t1_ost_free_update(c);
+}
+
+static void rclink_t1_grant_remove(RclinkT1 *t1, int s)
+{
+    RclinkT1Slot *sl = &t1->slots[s];
+
+    if (sl->gprev != RCLINK_T1_NIL) {
+        t1->slots[sl->gprev].gnext = sl->gnext;
+    } else {
+        t1->ghead = sl->gnext;
+    }
+    if (sl->gnext != RCLINK_T1_NIL) {
+        t1->slots[sl->gnext].gprev = sl->gprev;
+    } else {
+        t1->gtail = sl->gprev;
+    }
+    sl->gprev = sl->gnext = RCLINK_T1_NIL;
+}
+
+/* Insert s before the slot at (an index) or at the tail (RCLINK_T1_NIL) */
+static void rclink_t1_grant_insert_before(RclinkT1 *t1, int s, int at)
+{
+    RclinkT1Slot *sl = &t1->slots[s];
+
+    sl->gnext = at;
+    sl->gprev = at == RCLINK_T1_NIL ? t1->gtail : t1->slots[at].gprev;
+    if (sl->gprev != RCLINK_T1_NIL) {
+        t1->slots[sl->gprev].gnext = s;
+    } else {
+        t1->ghead = s;
+    }
+    if (at != RCLINK_T1_NIL) {
+        t1->slots[at].gprev = s;
+    } else {
+        t1->gtail = s;
+    }
+}
+
+/*
+ * Back to WAIT_GRANT in its original place (entry order).  *cursor is a
+ * WAIT_GRANT slot at or before the place (or NIL: start at the head), so
+ * that putting back a run of slots in entry order costs one pass.
+ */
+static void rclink_t1_grant_return(RclinkT1 *t1, int s, int *cursor)
+{
+    int g = *cursor != RCLINK_T1_NIL ? *cursor : t1->ghead;
+    uint64_t seq = t1->slots[s].seq;
+
+    while (g != RCLINK_T1_NIL && t1->slots[g].seq < seq) {
+        g = t1->slots[g].gnext;
+    }
+    rclink_t1_grant_insert_before(t1, s, g);
+    t1->slots[s].state = RCLINK_SLOT_WAIT_GRANT;
+    *cursor = s;
+}
+
+/* The engine hands over a filled slot: it takes the QP's next PSN. */
+void rclink_t1_submit(RclinkCore *c, int s)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Slot *sl = &t1->slots[s];
+    RclinkT1Qp *q = &t1->qps[sl->qpn];
+    uint32_t psn = QGET(c, sl->qpn, RCLINK_QCOL_TX_EPSN,
+                        RCLINK_TX_EPSN_MEM_TX_PSN);
+
+    sl->psn = psn;
+    sl->sent = false;
+    sl->seq = ++t1->seq;
+    QSET(c, sl->qpn, RCLINK_QCOL_TX_EPSN, RCLINK_TX_EPSN_MEM_TX_PSN,
+         rclink_psn(psn + 1));
+    sl->qnext = RCLINK_T1_NIL;
+    if (q->tail != RCLINK_T1_NIL) {
+        t1->slots[q->tail].qnext = s;
+    } else {
+        q->head = s;
+    }
+    q->tail = s;
+    q->nslots++;
+    rclink_t1_grant_insert_before(t1, s, RCLINK_T1_NIL);
+    sl->state = RCLINK_SLOT_WAIT_GRANT;
+    trace_rclink_t1_submit(sl->qpn, psn, sl->len, t1->nfree);
+}
+
+/* ------------------------------------------------------------ timers */
+
+static void rclink_t1_timer_off(RclinkT1Qp *q)
+{
+    q->timer_mode = RCLINK_QP_TIMER_OFF;
+    timer_del(&q->timer);
+}
+
+/* (Re)start the retry timer; RETRY_TIMER_CFG.retry_timer 0 disables it. */
+static void rclink_t1_retry_arm(RclinkCore *c, RclinkT1Qp *q)
+{
+    uint32_t us = RF_GET(RCLINK_RETRY_TIMER_CFG_RETRY_TIMER,
+                         rclink_get(c, RCLINK_RETRY_TIMER_CFG));
+
+    if (!us) {
+        rclink_t1_timer_off(q);
+        return;
+    }
+    q->timer_mode = RCLINK_QP_TIMER_RETRY;
+    timer_mod(&q->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+              (int64_t)us * SCALE_US);
+}
+
+static void rclink_t1_fatal(RclinkCore *c, RclinkT1Qp *q)
+{
+    q->fatal = true;
+    q->rnr_wait = false;
+    rclink_t1_timer_off(q);
+    trace_rclink_t1_fatal(q->qpn);
+    rclink_t1_irq_info(c, RCLINK_IRQ_TYPE1_RETRY_TIMEOUT, q->qpn,
+                       RCLINK_INTR_STATUS_T1_RETRY_OVER);
+}
+
+/* Go-Back-N: every WAIT_ACK slot of the QP returns to WAIT_GRANT. */
+static void rclink_t1_go_back(RclinkCore *c, RclinkT1Qp *q)
+{
+    RclinkT1 *t1 = c->t1;
+    int cursor = RCLINK_T1_NIL, s;
+    unsigned n = 0;
+
+    for (s = q->head; s != RCLINK_T1_NIL; s = t1->slots[s].qnext) {
+        if (t1->slots[s].state == RCLINK_SLOT_WAIT_ACK) {
+            rclink_t1_grant_return(t1, s, &cursor);
+            n++;
+        }
+    }
+    q->nwait_ack = 0;
+    if (q->timer_mode == RCLINK_QP_TIMER_RETRY) {
+        rclink_t1_timer_off(q);
+    }
+    if (q->head != RCLINK_T1_NIL) {
+        trace_rclink_t1_go_back(q->qpn, t1->slots[q->head].psn, n);
+    }
+}
+
+static void rclink_t1_qp_timer(void *opaque)
+{
+    RclinkT1Qp *q = opaque;
+    RclinkCore *c = q->c;
+    unsigned mode = q->timer_mode;
+    uint32_t cnt, thr;
+
+    q->timer_mode = RCLINK_QP_TIMER_OFF;
+    if (mode == RCLINK_QP_TIMER_RNR) {
+        q->rnr_wait = false;
+        rclink_t1_kick(c);
+        return;
+    }
+    if (mode != RCLINK_QP_TIMER_RETRY || q->fatal || !q->nwait_ack ||
+        !rclink_t1_qp_enabled(c, q->qpn)) {
+        return;
+    }
+    rclink_qps_add(c, q->qpn, RCLINK_QPS_TIMEOUTS, 1);
+    cnt = QGET(c, q->qpn, RCLINK_QCOL_RETRY_CNT,
+               RCLINK_RETRY_CNT_MEM_RETRY_COUNTER);
+    if (cnt < T1_RETRY_CNT_MAX) {
+        cnt++;
+    }
+    QSET(c, q->qpn, RCLINK_QCOL_RETRY_CNT, RCLINK_RETRY_CNT_MEM_RETRY_COUNTER,
+         cnt);
+    thr = RF_GET(RCLINK_RETRY_TIMER_CFG_RETRY_CNT_THR,
+                 rclink_get(c, RCLINK_RETRY_TIMER_CFG));
+    trace_rclink_t1_timeout(q->qpn, cnt, thr);
+    if (thr && cnt >= thr) {
+        rclink_t1_fatal(c, q);
+        return;
+    }
+    rclink_t1_go_back(c, q);
+    rclink_t1_kick(c);
+}
+
+/* ------------------------------------------------------- response lists */
+
+static void rclink_t1_due_add(RclinkT1 *t1, RclinkT1Qp *q)
+{
+    if (!q->in_due) {
+        q->in_due = true;
+        QTAILQ_INSERT_TAIL(&t1->due, q, due_link);
+    }
+}
+
+static void rclink_t1_merge_remove(RclinkT1 *t1, RclinkT1Qp *q)
+{
+    bool head;
+
+    if (!q->in_merge) {
+        return;
+    }
+    head = QTAILQ_FIRST(&t1->merge) == q;
+    QTAILQ_REMOVE(&t1->merge, q, merge_link);
+    q->in_merge = false;
+    if (head) {
+        RclinkT1Qp *n = QTAILQ_FIRST(&t1->merge);
+
+        if (n) {
+            timer_mod(&t1->merge_timer, n->merge_deadline_ns);
+        } else {
+            timer_del(&t1->merge_timer);
+        }
+    }
+}
+
+static void rclink_t1_merge_add(RclinkT1 *t1, RclinkT1Qp *q)
+{
+    if (q->in_merge) {
+        return;
+    }
+    /* A fixed delay: the list stays in deadline order. */
+    q->merge_deadline_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + T1_MERGE_NS;
+    q->in_merge = true;
+    QTAILQ_INSERT_TAIL(&t1->merge, q, merge_link);
+    if (QTAILQ_FIRST(&t1->merge) == q) {
+        timer_mod(&t1->merge_timer, q->merge_deadline_ns);
+    }
+}
+
+
+/* Forget what the responder side of a QP was about to send. */
+static void rclink_t1_resp_clear(RclinkT1 *t1, RclinkT1Qp *q)
+{
+    if (q->in_due) {
+        QTAILQ_REMOVE(&t1->due, q, due_link);
+        q->in_due = false;
+    }
+    rclink_t1_merge_remove(t1, q);
+    q->resp_dup = q->resp_nak = q->resp_rnr = false;
+    q->gap = false;
+}
+
+/* ------------------------------------------------------------- frames */
+
+static uint16_t rclink_ip_csum(const uint8_t *p, size_t len)
+{
+    uint32_t sum = 0;
+    size_t i;
+
+    for (i = 0; i + 1 < len; i += 2) {
+        sum += lduw_be_p(p + i);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum & 0xffff;
+}
+
+/*
+ * ICRC: CRC-32 (zlib) over the IPv4 header with ToS, TTL and checksum set
+ * to all ones, then the UDP header, RH, payload and pad.
+ */
+static uint32_t rclink_icrc(const uint8_t *ip, size_t ihl, const uint8_t *udp,
+                            size_t udp_bytes)
+{
+    uint8_t h[60];
+    uint32_t crc;
+
+    memcpy(h, ip, ihl);
+    h[1] = 0xff;
+    h[8] = 0xff;
+    h[10] = h[11] = 0xff;
+    crc = crc32(0, h, ihl);
+    return crc32(crc, udp, udp_bytes);
+}
+
+static void rclink_put_mac(uint8_t *p, uint64_t mac)
+{
+    unsigned i;
+
+    for (i = 0; i < 6; i++) {
+        p[i] = mac >> (40 - 8 * i);
+    }
+}
+
+/*
+ * Build a Standard-format frame of the QP (REQ when pl != NULL, else ACK)
+ * into f; returns its length.  rh is the RH word without PAD/PKT_LEN.
+ */
+static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
+                              uint64_t rh, const uint8_t *pl, size_t plen)
+{
+    uint64_t vlan = rclink_get(c, RCLINK_VLAN_CTRL);
+    uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
+    uint64_t tc = rclink_get(c, RCLINK_TRAFFIC_CLASS);
+    uint64_t ipa = rclink_get(c, RCLINK_IP_ADDR);
+    bool req = pl != NULL;
+    bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
+                  RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+    unsigned bank = qpn & 3;
+    size_t padded = ROUND_UP(plen, 4), off = 0, ip, udp, ulen;
+    uint8_t tos;
+
+    rclink_put_mac(f, QGET(c, qpn, RCLINK_QCOL_DEST_MAC,
+                           RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR));
+    rclink_put_mac(f + 6, RF_GET(RCLINK_MAC_ADDR_MAC_ADDR,
+                                 rclink_get(c, RCLINK_MAC_ADDR)));
+    off = 12;
+    if (vlan & RCLINK_VLAN_CTRL_VLAN_EN) {
+        uint16_t tpid = RF_GET(RCLINK_VLAN_CTRL_TPID, vlan) ?: 0x8100;
+        /* type1_req_bankN_cbfc: 3 bits each from bank 0's */
+        unsigned req_pcp = ctz64(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC) +
+                           3 * bank;
+        unsigned pcp = req ? (afh >> req_pcp) & 7
+                           : RF_GET(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, afh);
+        uint16_t tci = (pcp << 13) |
+                       ((vlan & RCLINK_VLAN_CTRL_CFI) ? 1u << 12 : 0) |
+                       RF_GET(RCLINK_VLAN_CTRL_VID, vlan);
+
+        stw_be_p(f + off, tpid);
+        stw_be_p(f + off + 2, tci);
+        off += T1_VLAN_HLEN;
+    }
+    stw_be_p(f + off, 0x0800);
+    off += 2;
+
+    tos = req ? (tc >> (8 * bank)) & 0xff
+              : RF_GET(RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC, tc);
+    ulen = T1_UDP_HLEN + RCLINK_RH_BYTES + padded + (icrc ? T1_ICRC_LEN : 0);
+    ip = off;
+    f[ip] = 0x45;
+    f[ip + 1] = tos;
+    stw_be_p(f + ip + 2, T1_IP_HLEN + ulen);
+    stw_be_p(f + ip + 4, RF_GET(RCLINK_IP_ADDR_IP_ID, ipa));
+    stw_be_p(f + ip + 6, 0x4000);                 /* DF, fragment 0 */
+    f[ip + 8] = RF_GET(RCLINK_IP_ADDR_IP_TTL, ipa);
+    f[ip + 9] = 17;
+    stw_be_p(f + ip + 10, 0);
+    stl_be_p(f + ip + 12, RF_GET(RCLINK_IP_ADDR_IP_ADDR, ipa));
+    stl_be_p(f + ip + 16, QGET(c, qpn, RCLINK_QCOL_DEST_IP,
+                               RCLINK_DEST_IP_MEM_DEST_IP_ADDR));
+    stw_be_p(f + ip + 10, rclink_ip_csum(f + ip, T1_IP_HLEN));
+
+    udp = ip + T1_IP_HLEN;
+    stw_be_p(f + udp, QGET(c, qpn, RCLINK_QCOL_UDP_SRC,
+                           RCLINK_UDP_SRC_PORT_MEM_UDP_SRC_PORT));
+    stw_be_p(f + udp + 2, T1_UDP_DPORT);
+    stw_be_p(f + udp + 4, ulen);
+    stw_be_p(f + udp + 6, 0);
+
+    rh = RF_SET(RCLINK_RH_PAD, rh, padded - plen);
+    if (req) {
+        size_t pkt = RCLINK_RH_BYTES + padded;
+
+        rh = RF_SET(RCLINK_RH_PKT_LEN, rh,
+                    pkt <= T1_RH_PKT_LEN_MAX ? pkt : 0);
+    }
+    stq_be_p(f + udp + T1_UDP_HLEN, rh);
+    off = udp + T1_UDP_HLEN + RCLINK_RH_BYTES;
+    if (plen) {
+        memcpy(f + off, pl, plen);
+    }
+    memset(f + off + plen, 0, padded - plen);
+    off += padded;
+    if (icrc) {
+        stl_le_p(f + off, rclink_icrc(f + ip, T1_IP_HLEN, f + udp,
+                                      off - udp));
+        off += T1_ICRC_LEN;
+    }
+    if (off < T1_ETH_ZLEN) {
+        /* Like a MAC: at least a minimum Ethernet frame. */
+        memset(f + off, 0, T1_ETH_ZLEN - off);
+        off = T1_ETH_ZLEN;
+    }
+    return off;
+}
+
+static uint64_t rclink_t1_rh(RclinkCore *c, uint32_t qpn, unsigned op,
+                             uint32_t psn)
+{
+    uint64_t rh = RF_SET(RCLINK_RH_OPCODE, 0, op);
+
+    rh = RF_SET(RCLINK_RH_DEST_QP, rh, QGET(c, qpn, RCLINK_QCOL_DEST_IP,
+                                            RCLINK_DEST_IP_MEM_DEST_QPID));
+    rh = RF_SET(RCLINK_RH_PSN, rh, psn);
+    return RF_SET(RCLINK_RH_PKEY, rh,
+                  QGET(c, qpn, RCLINK_QCOL_UDP_SRC,
+                       RCLINK_UDP_SRC_PORT_MEM_QP_P_KEY));
+}
+
+static size_t rclink_t1_send_req(RclinkCore *c, RclinkT1Slot *sl)
+{
+    uint8_t f[T1_FRAME_MAX];
+    uint64_t rh = rclink_t1_rh(c, sl->qpn, RCLINK_RH_OP_REQ, sl->psn);
+    uint32_t max_fw = QGET(c, sl->qpn, RCLINK_QCOL_MAX_FW,
+                           RCLINK_TX_MAX_FW_PSN_MEM_MAX_FORWARD_PSN);
+    bool retx = rclink_psn_le(sl->psn, max_fw);
+    size_t len;
+
+    rh = RF_SET(RCLINK_RH_TS, rh, rclink_t1_now_ts());
+    rh |= RCLINK_RH_TS_EN;
+    if (sl->fack) {
+        rh |= RCLINK_RH_FACK;
+    }
+    len = rclink_t1_build(c, sl->qpn, f, rh, sl->payload, sl->len);
+    QSET(c, sl->qpn, RCLINK_QCOL_TX_LAST, RCLINK_TX_LAST_PSN_MEM_TX_LAST_PSN,
+         sl->psn);
+    if (!retx) {
+        QSET(c, sl->qpn, RCLINK_QCOL_MAX_FW,
+             RCLINK_TX_MAX_FW_PSN_MEM_MAX_FORWARD_PSN, sl->psn);
+    } else {
+        rclink_qps_add(c, sl->qpn, RCLINK_QPS_RETX_PKTS, 1);
+    }
+    rclink_qps_add(c, sl->qpn, RCLINK_QPS_TX_PKTS, 1);
+    rclink_qps_add(c, sl->qpn, RCLINK_QPS_TX_BYTES, sl->len);
+    trace_rclink_t1_tx_req(sl->qpn, sl->psn, sl->len, retx, len);
+    rclink_wire_send(c, f, len);
+    return len;
+}
+
+/* An ACK, NAK or RNR NAK of the QP's responder side. */
+static void rclink_t1_send_resp(RclinkCore *c, RclinkT1Qp *q, unsigned syn,
+                                uint32_t psn)
+{
+    uint8_t f[T1_FRAME_MAX];
+    uint64_t rh = rclink_t1_rh(c, q->qpn, RCLINK_RH_OP_ACK, psn);
+    bool ack_ts = rclink_get(c, RCLINK_RC_MISC_CFG) &
+                  RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN;
+    size_t len;
+
+    rh = RF_SET(RCLINK_RH_SYNDROME, rh, syn);
+    if (q->last_ts_en && (ack_ts || q->last_fack)) {
+        rh = RF_SET(RCLINK_RH_TS, rh, q->last_ts);
+        rh |= RCLINK_RH_TS_EN;
+    }
+    len = rclink_t1_build(c, q->qpn, f, rh, NULL, 0);
+    trace_rclink_t1_tx_ack(q->qpn, psn, syn);
+    rclink_wire_send(c, f, len);
+}
+
+static unsigned rclink_syn(unsigned type, unsigned value)
+{
+    return RF_SET(RCLINK_SYN_TYPE, RF_SET(RCLINK_SYN_VALUE, 0, value), type);
+}
+
+/* Send the responses due (ACK merge done, FACK, duplicates, NAK, RNR). */
+static void rclink_t1_send_responses(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Qp *q;
+
+    while ((q = QTAILQ_FIRST(&t1->due))) {
+        uint32_t epsn = QGET(c, q->qpn, RCLINK_QCOL_REQ_CHK,
+                             RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
+        uint32_t acksn = QGET(c, q->qpn, RCLINK_QCOL_TX_ACK_SN,
+                              RCLINK_TX_ACK_SN_MEM_TX_EPSN);
+
+        QTAILQ_REMOVE(&t1->due, q, due_link);
+        q->in_due = false;
+        if (!rclink_t1_qp_enabled(c, q->qpn)) {
+            rclink_t1_resp_clear(t1, q);
+            continue;
+        }
+        if (q->resp_nak && q->resp_psn == epsn) {
+            rclink_t1_send_resp(c, q, rclink_syn(RCLINK_SYN_NAK,
+                                                 RCLINK_SYN_NAK_PSN_SEQ), epsn);
+            rclink_qps_add(c, q->qpn, RCLINK_QPS_NAK_TX, 1);
+        } else if (q->resp_rnr && q->resp_psn == epsn) {
+            rclink_t1_send_resp(c, q, rclink_syn(RCLINK_SYN_RNR, T1_RNR_VALUE),
+                                epsn);
+            rclink_qps_add(c, q->qpn, RCLINK_QPS_RNR_TX, 1);
+        } else if (q->resp_dup || epsn != acksn) {
+            rclink_t1_send_resp(c, q, rclink_syn(RCLINK_SYN_ACK, 0x1f),
+                                rclink_psn(epsn - 1));
+            rclink_qps_add(c, q->qpn, RCLINK_QPS_ACK_TX, 1);
+        } else {
+            /* Nothing left to say. */
+            rclink_t1_merge_remove(t1, q);
+            continue;
+        }
+        QSET(c, q->qpn, RCLINK_QCOL_TX_ACK_SN, RCLINK_TX_ACK_SN_MEM_TX_EPSN,
+             epsn);
+        q->resp_dup = q->resp_nak = q->resp_rnr = false;
+        rclink_t1_merge_remove(t1, q);
+    }
+}
+
+/*
+ * The 20 us of an ACK merge are over.  The ACKs leave from here rather than
+ * from the bottom half: the main loop runs the timers after the bottom
+ * halves, so an ACK left for the bottom half could lose the race against
+ * the peer's retry timer when the host stalls QEMU for longer than it.
+ */
+static void rclink_t1_merge_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+    RclinkT1 *t1 = c->t1;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    RclinkT1Qp *q;
+
+    while ((q = QTAILQ_FIRST(&t1->merge)) && q->merge_deadline_ns <= now) {
+        QTAILQ_REMOVE(&t1->merge, q, merge_link);
+        q->in_merge = false;
+        rclink_t1_due_add(t1, q);
+    }
+    if (q) {
+        timer_mod(&t1->merge_timer, q->merge_deadline_ns);
+    }
+    if (c->link_up && rclink_t1_active(c)) {
+        rclink_t1_send_responses(c);
+    }
+}
+
+/* ----------------------------------------------------------- arbiter */
+
+static bool rclink_t1_qp_can_send(RclinkCore *c, RclinkT1Qp *q)
+{
+    return !q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
+           QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+}
+
+/*
+ * One arbitration round: WAIT_GRANT slots in entry order, skipping those
+ * whose QP may not send.  Returns true when the round was full (more may
+ * be waiting); *bytes: what went on the wire.
+ */
+static bool rclink_t1_arbitrate(RclinkCore *c, size_t *bytes)
+{
+    RclinkT1 *t1 = c->t1;
+    unsigned sent = 0;
+    int s, next;
+
+    if (!c->link_up || !rclink_t1_active(c)) {
+        return false;
+    }
+    for (s = t1->ghead; s != RCLINK_T1_NIL && sent < T1_ROUND; s = next) {
+        RclinkT1Slot *sl = &t1->slots[s];
+        RclinkT1Qp *q = &t1->qps[sl->qpn];
+
+        next = sl->gnext;
+        if (!rclink_t1_qp_can_send(c, q)) {
+            continue;
+        }
+        rclink_t1_grant_remove(t1, s);
+        sl->state = RCLINK_SLOT_WAIT_ACK;
+        sl->sent = true;
+        q->nwait_ack++;
+        *bytes += rclink_t1_send_req(c, sl) + T1_FRAME_GAP;
+        if (q->timer_mode == RCLINK_QP_TIMER_OFF) {
+            rclink_t1_retry_arm(c, q);
+        }
+        sent++;
+    }
+    return sent == T1_ROUND && t1->ghead != RCLINK_T1_NIL;
+}
+
+/*
+ * The bottom half: the engine's work, the responses due, then one
+ * arbitration round once the previous round has left at the MAC's line
+ * rate.  Rounds are paced on the virtual clock, so the main loop sleeps
+ * between them (the vCPUs get the big lock) and ACKs are handled between
+ * rounds.
+ */
+static void rclink_t1_bh(void *opaque)
+{
+    RclinkCore *c = opaque;
+    RclinkT1 *t1 = c->t1;
+    int64_t now;
+    size_t bytes = 0;
+
+    rclink_dmaq_run(c);
+    if (c->link_up && rclink_t1_active(c)) {
+        rclink_t1_send_responses(c);
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (now >= t1->wire_free_ns) {
+        bool more = rclink_t1_arbitrate(c, &bytes);
+
+        if (bytes) {
+            t1->wire_free_ns = now + bytes * 8 / T1_LINE_GBPS;
+        }
+        if (more) {
+            timer_mod(&t1->round_timer, t1->wire_free_ns);
+        }
+    } else if (t1->ghead != RCLINK_T1_NIL) {
+        timer_mod(&t1->round_timer, t1->wire_free_ns);
+    }
+    rclink_dmaq_irq(c);
+}
+
+static void rclink_t1_round_timer(void *opaque)
+{
+    rclink_t1_kick(opaque);
+}
+
+/* ---------------------------------------------------------- requester */
+
+/* Free one slot of the QP (its credit returns to the engine). */
+static void rclink_t1_slot_release(RclinkCore *c, RclinkT1Qp *q, int s,
+                                   bool ok)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Slot *sl = &t1->slots[s];
+    RclinkDmaqMsg *m = sl->msg;
+
+    if (sl->state == RCLINK_SLOT_WAIT_GRANT) {
+        rclink_t1_grant_remove(t1, s);
+    } else if (sl->state == RCLINK_SLOT_WAIT_ACK) {
+        q->nwait_ack--;
+    }
+    q->head = sl->qnext;
+    if (q->head == RCLINK_T1_NIL) {
+        q->tail = RCLINK_T1_NIL;
+    }
+    q->nslots--;
+    rclink_t1_slot_put(c, s);
+    if (m) {
+        rclink_dmaq_credit(c, m, ok);
+    }
+}
+
+/* Cumulative acknowledgement of every sent slot up to psn; returns how many. */
+static unsigned rclink_t1_ack_upto(RclinkCore *c, RclinkT1Qp *q, uint32_t psn)
+{
+    RclinkT1 *t1 = c->t1;
+    unsigned n = 0;
+    uint32_t last = 0;
+
+    while (q->head != RCLINK_T1_NIL) {
+        RclinkT1Slot *sl = &t1->slots[q->head];
+
+        if (!sl->sent || !rclink_psn_le(sl->psn, psn)) {
+            break;
+        }
+        last = sl->psn;
+        rclink_t1_slot_release(c, q, q->head, true);
+        n++;
+    }
+    if (n) {
+        QSET(c, q->qpn, RCLINK_QCOL_EXPECT_RESP,
+             RCLINK_EXPECT_RESP_PSN_MEM_EXPECT_RESP_PSN, rclink_psn(last + 1));
+        QSET(c, q->qpn, RCLINK_QCOL_RETRY_CNT,
+             RCLINK_RETRY_CNT_MEM_RETRY_COUNTER, 0);
+    }
+    return n;
+}
+
+static void rclink_t1_rx_ack(RclinkCore *c, RclinkT1Qp *q, uint64_t rh)
+{
+    unsigned syn = RF_GET(RCLINK_RH_SYNDROME, rh);
+    unsigned type = RF_GET(RCLINK_SYN_TYPE, syn);
+    uint32_t psn = RF_GET(RCLINK_RH_PSN, rh);
+    uint32_t upto = psn;
+    unsigned acked;
+    bool nak = false;
+
+    switch (type) {
+    case RCLINK_SYN_ACK:
+        rclink_qps_add(c, q->qpn, RCLINK_QPS_ACK_RX, 1);
+        break;
+    case RCLINK_SYN_NAK:
+        if (RF_GET(RCLINK_SYN_VALUE, syn) != RCLINK_SYN_NAK_PSN_SEQ) {
+            rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
+            trace_rclink_t1_rx_drop("unsupported NAK code", q->qpn);
+            return;
+        }
+        rclink_qps_add(c, q->qpn, RCLINK_QPS_NAK_RX, 1);
+        upto = rclink_psn(psn - 1);
+        nak = true;
+        break;
+    case RCLINK_SYN_RNR:
+        rclink_qps_add(c, q->qpn, RCLINK_QPS_RNR_RX, 1);
+        upto = rclink_psn(psn - 1);
+        nak = true;
+        break;
+    default:
+        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
+        trace_rclink_t1_rx_drop("reserved syndrome", q->qpn);
+        return;
+    }
+    acked = rclink_t1_ack_upto(c, q, upto);
+    trace_rclink_t1_rx_ack(q->qpn, psn, syn, acked);
+    if (rh & RCLINK_RH_TS_EN) {
+        uint64_t info = RF_SET(RCLINK_RECV_ACK_RTT, 0,
+                               (rclink_t1_now_ts() - RF_GET(RCLINK_RH_TS, rh)) &
+                               0xffff);
+
+        info = RF_SET(RCLINK_RECV_ACK_QPID, info, q->qpn);
+        info = RF_SET(RCLINK_RECV_ACK_NUM_ACKED, info, acked);
+        if (nak) {
+            info |= RCLINK_RECV_ACK_NAK;
+        }
+        rclink_event(c, RCLINK_EVT_SRC_RECV_ACK, info);
+    }
+    if (q->fatal) {
+        /* Acknowledged packets complete; nothing is sent again. */
+        return;
+    }
+    if (type != RCLINK_SYN_ACK) {
+        /*
+         * A NAK or an RNR NAK is the responder answering: the transport
+         * retry counter counts silence only (the RNR counter has its own
+         * threshold below).
+         */
+        QSET(c, q->qpn, RCLINK_QCOL_RETRY_CNT,
+             RCLINK_RETRY_CNT_MEM_RETRY_COUNTER, 0);
+    }
+    if (type == RCLINK_SYN_ACK) {
+        if (acked) {
+            QSET(c, q->qpn, RCLINK_QCOL_RETRY_CNT,
+                 RCLINK_RETRY_CNT_MEM_RNR_RETRY_COUNTER, 0);
+            if (q->nwait_ack) {
+                rclink_t1_retry_arm(c, q);
+            } else if (q->timer_mode == RCLINK_QP_TIMER_RETRY) {
+                rclink_t1_timer_off(q);
+            }
+        }
+        return;
+    }
+    if (type == RCLINK_SYN_RNR) {
+        uint32_t cnt = QGET(c, q->qpn, RCLINK_QCOL_RETRY_CNT,
+                            RCLINK_RETRY_CNT_MEM_RNR_RETRY_COUNTER);
+        uint32_t thr = RF_GET(RCLINK_RETRY_TIMER_CFG_RNR_RETRY_CNT_THR,
+                              rclink_get(c, RCLINK_RETRY_TIMER_CFG));
+
+        if (cnt < T1_RETRY_CNT_MAX) {
+            cnt++;
+        }
+        QSET(c, q->qpn, RCLINK_QCOL_RETRY_CNT,
+             RCLINK_RETRY_CNT_MEM_RNR_RETRY_COUNTER, cnt);
+        if (thr && cnt >= thr) {
+            rclink_t1_fatal(c, q);
+            return;
+        }
+        rclink_t1_go_back(c, q);
+        q->rnr_wait = true;
+        q->timer_mode = RCLINK_QP_TIMER_RNR;
+        timer_mod(&q->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)(RF_GET(RCLINK_SYN_VALUE, syn) + 1) *
+                  RCLINK_SYN_RNR_UNIT_US * SCALE_US);
+        return;
+    }
+    rclink_t1_go_back(c, q);
+}
+
+/* ---------------------------------------------------------- responder */
+
+static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
+                             const uint8_t *pl, size_t plen)
+{
+    RclinkT1 *t1 = c->t1;
+    uint32_t qpn = q->qpn;
+    uint32_t psn = RF_GET(RCLINK_RH_PSN, rh);
+    uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
+                         RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
+    uint32_t d = rclink_psn_diff(psn, epsn);
+
+    if (RF_GET(RCLINK_RH_PKEY, rh) !=
+        QGET(c, qpn, RCLINK_QCOL_BTH, RCLINK_BTH_QP_CFG_MEM_QP_P_KEY)) {
+        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_PKEY);
+        trace_rclink_t1_rx_drop("pkey", qpn);
+        return;
+    }
+    if (d >= RCLINK_T1_PSN_HALF) {
+        /* Already received: acknowledged again at once. */
+        rclink_qps_add(c, qpn, RCLINK_QPS_RX_DUP, 1);
+        trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "duplicate");
+        q->resp_dup = true;
+        rclink_t1_due_add(t1, q);
+        return;
+    }
+    if (d) {
+        /* A gap: one NAK until the expected PSN arrives. */
+        rclink_qps_add(c, qpn, RCLINK_QPS_RX_OOS, 1);
+        trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "out of sequence");
+        if (!q->gap) {
+            q->gap = true;
+            q->resp_nak = true;
+            q->resp_rnr = false;
+            q->resp_psn = epsn;
+            rclink_t1_due_add(t1, q);
+        }
+        return;
+    }
+    if (!rclink_dmaq_rx_accept(c, qpn, pl, plen, true)) {
+        unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
+                              rclink_get(c, RCLINK_AFH_CFG_EN));
+
+        if (rnr & (1u << (qpn & 3))) {
+            trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "refused: RNR");
+            q->gap = true;          /* the packets behind it: no NAK */
+            q->resp_rnr = true;
+            q->resp_nak = false;
+            q->resp_psn = epsn;
+            rclink_t1_due_add(t1, q);
+        } else {
+            trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "refused: no buffer");
+            rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
+        }
+        return;
+    }
+    rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "accepted");
+    rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);
+    rclink_qps_add(c, qpn, RCLINK_QPS_RX_BYTES, plen);
+    epsn = rclink_psn(epsn + 1);
+    QSET(c, qpn, RCLINK_QCOL_REQ_CHK, RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN, epsn);
+    q->gap = false;
+    q->resp_nak = q->resp_rnr = false;
+    q->last_fack = rh & RCLINK_RH_FACK;
+    q->last_ts_en = rh & RCLINK_RH_TS_EN;
+    q->last_ts = RF_GET(RCLINK_RH_TS, rh);
+    if (q->last_fack ||
+        rclink_psn_diff(epsn, QGET(c, qpn, RCLINK_QCOL_TX_ACK_SN,
+                                   RCLINK_TX_ACK_SN_MEM_TX_EPSN)) >=
+        T1_MERGE_PKTS) {
+        rclink_t1_due_add(t1, q);
+    } else {
+        rclink_t1_merge_add(t1, q);
+    }
+}
+
+static void rclink_t1_rx_drop(RclinkCore *c, hwaddr counter, const char *why)
+{
+    rclink_count(c, counter);
+    trace_rclink_t1_rx_drop(why, 0);
+}
+
+static bool rclink_t1_is_vlan(RclinkCore *c, uint16_t type)
+{
+    uint16_t tpid = RF_GET(RCLINK_VLAN_CTRL_TPID,
+                           rclink_get(c, RCLINK_VLAN_CTRL));
+
+    return type == 0x8100 || type == 0x88a8 || (tpid && type == tpid);
+}
+
+/* A frame the classifier found to be TYPE1. */
+void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    RclinkT1 *t1 = c->t1;
+    bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
+                  RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+    size_t off = T1_ETH_HLEN, ihl, tot, ulen, plen, pad;
+    uint16_t type;
+    uint64_t mac, rh;
+    unsigned op, i;
+    const uint8_t *ip, *udp;
+    uint32_t qpn;
+
+    if (!rclink_t1_active(c)) {
+        rclink_count(c, RCLINK_SHIM_RX_DROP_T12);
+        trace_rclink_rx_drop("type1 off", len);
+        return;
+    }
+    if (len < T1_ETH_HLEN) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "runt");
+        return;
+    }
+    /* 1. DA, IPv4 header, lengths and opcode, ICRC */
+    mac = RF_GET(RCLINK_MAC_ADDR_MAC_ADDR, rclink_get(c, RCLINK_MAC_ADDR));
+    for (i = 0; i < 6; i++) {
+        if (buf[i] != ((mac >> (40 - 8 * i)) & 0xff)) {
+            rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_DA, "da");
+            return;
+        }
+    }
+    type = lduw_be_p(buf + 12);
+    if (rclink_t1_is_vlan(c, type) && len >= T1_ETH_HLEN + T1_VLAN_HLEN) {
+        type = lduw_be_p(buf + 16);
+        off += T1_VLAN_HLEN;
+    }
+    ip = buf + off;
+    ihl = len >= off + T1_IP_HLEN ? (ip[0] & 0xf) * 4 : 0;
+    tot = ihl ? lduw_be_p(ip + 2) : 0;
+    if (type != 0x0800 || !ihl || (ip[0] >> 4) != 4 || ihl < T1_IP_HLEN ||
+        len < off + ihl || tot < ihl + T1_UDP_HLEN || len < off + tot ||
+        (lduw_be_p(ip + 6) & 0x3fff) || ip[9] != 17 ||
+        rclink_ip_csum(ip, ihl)) {
+        /* Not a valid IPv4 header (version, lengths, fragment, checksum) */
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_CSUM, "ipv4 header");
+        return;
+    }
+    udp = ip + ihl;
+    ulen = lduw_be_p(udp + 4);
+    if (ulen != tot - ihl ||
+        ulen < T1_UDP_HLEN + RCLINK_RH_BYTES + (icrc ? T1_ICRC_LEN : 0)) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "udp length");
+        return;
+    }
+    rh = ldq_be_p(udp + T1_UDP_HLEN);
+    op = RF_GET(RCLINK_RH_OPCODE, rh);
+    plen = ulen - T1_UDP_HLEN - RCLINK_RH_BYTES - (icrc ? T1_ICRC_LEN : 0);
+    pad = RF_GET(RCLINK_RH_PAD, rh);
+    if (op == RCLINK_RH_OP_REQ) {
+        size_t pkt = RCLINK_RH_BYTES + plen;
+
+        if ((plen & 3) || plen < pad + RCLINK_SEG_BYTES + 1 ||
+            plen - pad > RCLINK_T1_PKT_LEN ||
+            RF_GET(RCLINK_RH_PKT_LEN, rh) !=
+            (pkt <= T1_RH_PKT_LEN_MAX ? pkt : 0)) {
+            rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED,
+                              "req length");
+            return;
+        }
+    } else if (op == RCLINK_RH_OP_ACK) {
+        if (plen || pad) {
+            rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED,
+                              "ack length");
+            return;
+        }
+    } else {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "opcode");
+        return;
+    }
+    if (icrc) {
+        size_t body = T1_UDP_HLEN + RCLINK_RH_BYTES + plen;
+
+        if (ldl_le_p(udp + body) != rclink_icrc(ip, ihl, udp, body)) {
+            rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_ICRC, "icrc");
+            return;
+        }
+    }
+    /* 2. the QP */
+    qpn = RF_GET(RCLINK_RH_DEST_QP, rh);
+    if (qpn >= c->qp_num) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_BADQP, "qp number");
+        return;
+    }
+    if (!rclink_t1_qp_enabled(c, qpn)) {
+        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_QP_OFF);
+        trace_rclink_t1_rx_drop("qp disabled", qpn);
+        rclink_t1_irq_info(c, RCLINK_IRQ_TYPE1_RX_QP_DISABLED, qpn,
+                           RCLINK_INTR_STATUS_T1_RX_QP_DISABLED);
+        return;
+    }
+    /* 3. ACK/NAK, 4. REQ */
+    if (op == RCLINK_RH_OP_ACK) {
+        rclink_t1_rx_ack(c, &t1->qps[qpn], rh);
+    } else {
+        rclink_t1_rx_req(c, &t1->qps[qpn], rh,
+                         udp + T1_UDP_HLEN + RCLINK_RH_BYTES, plen - pad);
+    }
+    rclink_t1_kick(c);
+}
+
+/* ------------------------------------------------------- QP registers */
+
+/* free_buf_set: every slot of the QP is released, its messages FLUSHED. */
+static void rclink_t1_free_buf(RclinkCore *c, RclinkT1Qp *q)
+{
+    unsigned n = 0;
+
+    while (q->head != RCLINK_T1_NIL) {
+        rclink_t1_slot_release(c, q, q->head, false);
+        n++;
+    }
+    q->nwait_ack = 0;
+    q->rnr_wait = false;
+    rclink_t1_timer_off(q);
+    trace_rclink_t1_free_buf(q->qpn, n);
+}
+
+void rclink_t1_release_all(RclinkCore *c)
+{
+    uint32_t i;
+
+    for (i = 0; i < c->qp_num; i++) {
+        if (c->t1->qps[i].nslots) {
+            rclink_t1_free_buf(c, &c->t1->qps[i]);
+        }
+    }
+}
+
+/* A write to a per-QP register of QP qpn (old: the value before). */
+void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
+                        uint64_t old, uint64_t val)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Qp *q = &t1->qps[qpn];
+
+    switch (reg) {
+    case RCLINK_QP_CONTROL_STATUS:
+        if (val & RCLINK_QP_CONTROL_STATUS_QP_EN) {
+            if (q->fatal || !(old & RCLINK_QP_CONTROL_STATUS_QP_EN)) {
+                /* Step 8 of the init sequence: the QP runs (again). */
+                q->fatal = false;
+                if (q->nwait_ack && q->timer_mode == RCLINK_QP_TIMER_OFF) {
+                    rclink_t1_retry_arm(c, q);
+                }
+            }
+        } else if (old & RCLINK_QP_CONTROL_STATUS_QP_EN) {
+            /* Disabled: nothing more is received, nor answered. */
+            rclink_t1_resp_clear(t1, q);
+            q->rnr_wait = false;
+            rclink_t1_timer_off(q);
+            rclink_dmaq_rx_flush_qp(c, qpn);
+        }
+        if (val & RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET) {
+            /*
+             * XON_THR_RDMA.type1_free_busy would read 1 meanwhile: the
+             * release is done before the next register access.
+             */
+            rclink_t1_free_buf(c, q);
+            *rclink_qreg(c, qpn, RCLINK_QCOL_CTRL) &=
+                ~RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET;
+        }
+        rclink_t1_kick(c);
+        break;
+    case RCLINK_TX_SPEED_MEM:
+        if (RF_GET(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG, val)) {
+            rclink_t1_kick(c);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------- setup */
+
+void rclink_t1_init(RclinkCore *c)
+{
+    RclinkT1 *t1 = g_new0(RclinkT1, 1);
+    unsigned i;
+
+    c->t1 = t1;
+    t1->c = c;
+    for (i = 0; i < RCLINK_QCOL_N; i++) {
+        hwaddr off = rclink_qcol_reg[i];
+
+        t1->col[i] = c->qp_index[c->slot_reg[c->map[off >> 2]]];
+        assert(rclink_regtab[c->slot_reg[c->map[off >> 2]]].per_qp);
+    }
+    t1->bh = qemu_bh_new_guarded(rclink_t1_bh, c,
+                                 &DEVICE(c->pci)->mem_reentrancy_guard);
+    t1->qps = g_new0(RclinkT1Qp, c->qp_num);
+    for (i = 0; i < c->qp_num; i++) {
+        t1->qps[i].c = c;
+        t1->qps[i].qpn = i;
+        timer_init_ns(&t1->qps[i].timer, QEMU_CLOCK_VIRTUAL,
+                      rclink_t1_qp_timer, &t1->qps[i]);
+    }
+    timer_init_ns(&t1->merge_timer, QEMU_CLOCK_VIRTUAL, rclink_t1_merge_timer,
+                  c);
+    timer_init_ns(&t1->round_timer, QEMU_CLOCK_VIRTUAL, rclink_t1_round_timer,
+                  c);
+    QTAILQ_INIT(&t1->due);
+    QTAILQ_INIT(&t1->merge);
+    rclink_dmaq_init(c);
+}
+
+void rclink_t1_fini(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+    unsigned i;
+
+    if (!t1) {
+        return;
+    }
+    rclink_dmaq_fini(c);
+    for (i = 0; i < c->qp_num; i++) {
+        timer_del(&t1->qps[i].timer);
+    }
+    timer_del(&t1->merge_timer);
+    timer_del(&t1->round_timer);
+    qemu_bh_delete(t1->bh);
+    g_free(t1->qps);
+    g_free(t1);
+    c->t1 = NULL;
+}
+
+/* SHIM_RESET (and device reset): every slot EMPTY, every QP at reset. */
+void rclink_t1_reset(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+    unsigned i;
+
+    qemu_bh_cancel(t1->bh);
+    rclink_dmaq_reset(c);        /* frees the messages the slots point at */
+    for (i = 0; i < c->qp_num; i++) {
+        RclinkT1Qp *q = &t1->qps[i];
+
+        timer_del(&q->timer);
+        q->head = q->tail = RCLINK_T1_NIL;
+        q->nslots = q->nwait_ack = 0;
+        q->fatal = q->rnr_wait = false;
+        q->timer_mode = RCLINK_QP_TIMER_OFF;
+        q->gap = q->resp_dup = q->resp_nak = q->resp_rnr = false;
+        q->last_fack = q->last_ts_en = false;
+        q->last_ts = 0;
+        q->in_due = q->in_merge = false;
+    }
+    QTAILQ_INIT(&t1->due);
+    QTAILQ_INIT(&t1->merge);
+    timer_del(&t1->merge_timer);
+    timer_del(&t1->round_timer);
+    t1->wire_free_ns = 0;
+    t1->free_head = RCLINK_T1_NIL;
+    t1->nfree = 0;
+    for (i = RCLINK_T1_OST_N; i-- > 0;) {
+        rclink_t1_slot_put(c, i);
+    }
+    t1->ghead = t1->gtail = RCLINK_T1_NIL;
+    t1->seq = 0;
+}

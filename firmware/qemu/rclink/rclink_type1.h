@@ -1,0 +1,243 @@
+/*
+ * rclink board model: state shared by the TYPE1 transport of the IP
+ * (rclink_type1.c) and the shim's queue engine (rclink_dmaq.c) that is its
+ * upstream: outstanding slots, per-QP transport and engine state, messages.
+ * Documentation/hw/shim.rst, "TYPE1: reliable messages", is the contract.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RCLINK_TYPE1_H
+#define HW_RCLINK_TYPE1_H
+
+#include "rclink_core.h"
+
+#define RCLINK_T1_OST_N         RCLINK_PARAM_TYPE1_OST_N_DEFAULT
+#define RCLINK_T1_PKT_LEN       RCLINK_PARAM_TYPE1_PKT_LEN_DEFAULT
+/* data bytes in a packet after the segment header (1336) */
+#define RCLINK_T1_SEG_DATA      (RCLINK_T1_PKT_LEN - RCLINK_SEG_BYTES)
+#define RCLINK_T1_PSN_MASK      ((1u << RCLINK_PARAM_EPSN_W_DEFAULT) - 1)
+#define RCLINK_T1_PSN_HALF      (1u << (RCLINK_PARAM_EPSN_W_DEFAULT - 1))
+/* largest queue: 2^DMAQ_CAP.max_order entries */
+#define RCLINK_DMAQ_RING_MAX    4096
+#define RCLINK_T1_NIL           (-1)
+
+/* Outstanding slot states (seed 000, TYPE1 发送仲裁); no WAIT_CRD yet */
+enum {
+    RCLINK_SLOT_EMPTY,
+    RCLINK_SLOT_WAIT_GRANT,
+    RCLINK_SLOT_WAIT_ACK,
+};
+
+/* DMAQ_QPS_* in register order (0x5080 + 8 * index) */
+enum {
+    RCLINK_QPS_TX_PKTS,
+    RCLINK_QPS_TX_BYTES,
+    RCLINK_QPS_RX_PKTS,
+    RCLINK_QPS_RX_BYTES,
+    RCLINK_QPS_RETX_PKTS,
+    RCLINK_QPS_NAK_RX,
+    RCLINK_QPS_NAK_TX,
+    RCLINK_QPS_RNR_RX,
+    RCLINK_QPS_RNR_TX,
+    RCLINK_QPS_TIMEOUTS,
+    RCLINK_QPS_RX_DUP,
+    RCLINK_QPS_RX_OOS,
+    RCLINK_QPS_ACK_TX,
+    RCLINK_QPS_ACK_RX,
+    RCLINK_QPS_N,
+};
+
+/* Per-QP registers the transport reads and updates (columns of qp_val) */
+enum {
+    RCLINK_QCOL_DEST_IP,
+    RCLINK_QCOL_DEST_MAC,
+    RCLINK_QCOL_UDP_SRC,
+    RCLINK_QCOL_CTRL,
+    RCLINK_QCOL_EXPECT_RESP,
+    RCLINK_QCOL_TX_LAST,
+    RCLINK_QCOL_TX_ACK_SN,
+    RCLINK_QCOL_TX_SPEED,
+    RCLINK_QCOL_TX_EPSN,
+    RCLINK_QCOL_RETRY_CNT,
+    RCLINK_QCOL_BTH,
+    RCLINK_QCOL_REQ_CHK,
+    RCLINK_QCOL_MAX_FW,
+    RCLINK_QCOL_N,
+};
+
+/* What a QP's timer is timing */
+enum {
+    RCLINK_QP_TIMER_OFF,
+    RCLINK_QP_TIMER_RETRY,
+    RCLINK_QP_TIMER_RNR,
+};
+
+/* One piece (WQE) of a message */
+typedef struct RclinkDmaqPiece {
+    uint64_t addr;
+    uint32_t len;
+} RclinkDmaqPiece;
+
+/* A message of the send queue, from its WQEs to its completion */
+typedef struct RclinkDmaqMsg {
+    QSIMPLEQ_ENTRY(RclinkDmaqMsg) next;   /* the QP's messages, SQ order */
+    uint32_t qpn;
+    uint32_t len;
+    uint32_t sq_idx;                      /* SQ index of the last WQE */
+    bool fack;
+    bool all_submitted;                   /* no more packets will be cut */
+    uint8_t status;                       /* RCLINK_CQE_ST_* */
+    uint32_t off;                         /* message bytes submitted */
+    uint32_t outstanding;                 /* packets holding a slot */
+    uint32_t piece, piece_off;            /* cursor of the next packet */
+    uint32_t npieces;
+    RclinkDmaqPiece pieces[];
+} RclinkDmaqMsg;
+
+/* A completion waiting for room in the CQ */
+typedef struct RclinkDmaqHeld {
+    QSIMPLEQ_ENTRY(RclinkDmaqHeld) next;
+    uint64_t w[3];
+} RclinkDmaqHeld;
+
+/* The engine's receive state of a QP */
+typedef struct RclinkDmaqRx {
+    bool open;                 /* a message is being received */
+    bool buf;                  /* a buffer is taken */
+    bool first;                /* ... and it is the message's first */
+    uint32_t msg_len, msg_off; /* the message, the next offset expected */
+    uint32_t idx;              /* RQ index of the buffer */
+    uint64_t addr;
+    uint32_t size, fill;
+} RclinkDmaqRx;
+
+/* An outstanding slot of the IP */
+typedef struct RclinkT1Slot {
+    uint8_t state;
+    bool fack;
+    bool sent;                 /* put on the wire at least once */
+    uint16_t qpn;
+    uint16_t psn;
+    uint16_t len;              /* payload: segment header + data */
+    int16_t gprev, gnext;      /* WAIT_GRANT list, in entry order */
+    int16_t qnext;             /* the QP's slots (PSN order) or free list */
+    uint64_t seq;              /* entry order */
+    RclinkDmaqMsg *msg;
+    uint8_t payload[RCLINK_T1_PKT_LEN];
+} RclinkT1Slot;
+
+typedef struct RclinkT1Qp {
+    RclinkCore *c;
+    uint32_t qpn;
+
+    /* requester */
+    int16_t head, tail;        /* the QP's slots in PSN order */
+    uint16_t nslots, nwait_ack;
+    bool fatal;
+    bool rnr_wait;             /* waiting out an RNR NAK */
+    uint8_t timer_mode;
+    QEMUTimer timer;           /* retry or RNR timer */
+
+    /* responder */
+    bool gap;                  /* a NAK (or RNR) was sent for this gap */
+    bool resp_dup;             /* an ACK is due at once */
+    bool resp_nak, resp_rnr;   /* a NAK / RNR NAK is due for resp_psn */
+    uint16_t resp_psn;
+    bool last_fack;            /* the newest accepted REQ had FACK */
+    bool last_ts_en;
+    uint16_t last_ts;          /* ... and its timestamp */
+    bool in_due, in_merge;
+    int64_t merge_deadline_ns;
+    QTAILQ_ENTRY(RclinkT1Qp) due_link, merge_link;
+
+    /* queue engine */
+    QSIMPLEQ_HEAD(, RclinkDmaqMsg) msgs;
+    RclinkDmaqRx rx;
+    uint64_t stats[RCLINK_QPS_N];
+} RclinkT1Qp;
+
+typedef struct RclinkDmaq {
+    RclinkDmaqMsg *cur;        /* message being cut into packets */
+    QSIMPLEQ_HEAD(, RclinkDmaqHeld) held;
+    uint32_t nheld;
+    bool irq_pending;          /* CQEs written since the last interrupt */
+    /* RQEs read ahead of DMAQ_RQ_CONS (index mod RCLINK_DMAQ_RING_MAX) */
+    uint32_t rq_cached;
+    struct {
+        uint64_t addr;
+        uint32_t len;
+        uint8_t status;        /* OK, or why the buffer cannot be used */
+    } rqe[RCLINK_DMAQ_RING_MAX];
+    uint64_t wqe[RCLINK_DMAQ_RING_MAX][2];   /* scratch: a WQE chain */
+} RclinkDmaq;
+
+struct RclinkT1 {
+    RclinkCore *c;
+    QEMUBH *bh;
+    unsigned col[RCLINK_QCOL_N];
+
+    RclinkT1Slot slots[RCLINK_T1_OST_N];
+    int16_t free_head;
+    uint16_t nfree;
+    int16_t ghead, gtail;      /* WAIT_GRANT slots in entry order */
+    uint64_t seq;
+
+    RclinkT1Qp *qps;           /* qp_num */
+    QTAILQ_HEAD(, RclinkT1Qp) due;    /* responses to send now */
+    QTAILQ_HEAD(, RclinkT1Qp) merge;  /* ACKs merging, by deadline */
+    QEMUTimer merge_timer;
+    QEMUTimer round_timer;     /* the next arbitration round */
+    int64_t wire_free_ns;      /* the last round has left the MAC */
+
+    RclinkDmaq q;
+};
+
+static inline uint64_t *rclink_qreg(RclinkCore *c, uint32_t qpn, unsigned col)
+{
+    return &c->qp_val[(size_t)qpn * c->nqp_regs + c->t1->col[col]];
+}
+
+static inline uint32_t rclink_psn(uint32_t v)
+{
+    return v & RCLINK_T1_PSN_MASK;
+}
+
+/* (a - b) mod 2^EPSN_W */
+static inline uint32_t rclink_psn_diff(uint32_t a, uint32_t b)
+{
+    return (a - b) & RCLINK_T1_PSN_MASK;
+}
+
+/* a is at or before b in the half window */
+static inline bool rclink_psn_le(uint32_t a, uint32_t b)
+{
+    return rclink_psn_diff(b, a) < RCLINK_T1_PSN_HALF;
+}
+
+static inline void rclink_qps_add(RclinkCore *c, uint32_t qpn, unsigned i,
+                                  uint64_t n)
+{
+    c->t1->qps[qpn].stats[i] += n;
+}
+
+/* rclink_type1.c, for the engine */
+bool rclink_t1_qp_enabled(RclinkCore *c, uint32_t qpn);
+void rclink_t1_irq_info(RclinkCore *c, unsigned code, uint32_t qpn,
+                        uint64_t rc_bit);
+int rclink_t1_slot_alloc(RclinkCore *c);
+void rclink_t1_slot_put(RclinkCore *c, int s);
+void rclink_t1_submit(RclinkCore *c, int s);
+void rclink_t1_release_all(RclinkCore *c);
+
+/* rclink_dmaq.c, for the transport */
+void rclink_dmaq_init(RclinkCore *c);
+void rclink_dmaq_fini(RclinkCore *c);
+void rclink_dmaq_reset(RclinkCore *c);
+void rclink_dmaq_run(RclinkCore *c);
+void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok);
+bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                           size_t len, bool dry_run);
+void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn);
+void rclink_dmaq_irq(RclinkCore *c);
+
+#endif
