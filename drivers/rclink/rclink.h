@@ -23,6 +23,8 @@
 
 #include <rclink_hw.h>
 
+#include "rclink_t1.h"
+
 struct dentry;
 struct devlink_health_reporter;
 struct rclink_net;
@@ -78,6 +80,7 @@ enum rclink_cnt {
 	RCLINK_CNT_QP_RECOVERY_FAILED,
 	RCLINK_CNT_LINK_UP,		/* LINK events: the wire came up */
 	RCLINK_CNT_LINK_DOWN,		/* LINK events: the wire went down */
+	RCLINK_CNT_RECV_ACK,		/* RECV_ACK records (TYPE1 RTT) */
 	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
 	RCLINK_CNT_NUM
 };
@@ -122,8 +125,9 @@ enum rclink_irq_mode {
 	RCLINK_IRQ_INTX,
 };
 
-/* Vector plan (shim.rst): 0 = event ring, 1.. = data queues (reserved) */
+/* Vector plan (shim.rst): 0 = event ring, 1 = TYPE1 CQ, 2.. reserved */
 #define RCLINK_VEC_EVT		0
+#define RCLINK_VEC_CQ		1
 
 struct rclink_vec {
 	struct rclink_dev *rdev;
@@ -207,6 +211,9 @@ struct rclink_dev {
 	u64 t3_fault_reports;
 
 	struct dentry *dbg_dir;
+
+	/* TYPE1: QPs, netlink, queue engine, /dev/rclinkN (rclink_t1.h) */
+	struct rclink_t1 t1;
 };
 
 /* rclink_main.c: register access */
@@ -250,6 +257,7 @@ int rclink_irq_request(struct rclink_dev *rdev);
 void rclink_irq_free(struct rclink_dev *rdev);
 const char *rclink_irq_mode_name(enum rclink_irq_mode mode);
 void rclink_irq_sync(struct rclink_dev *rdev);
+bool rclink_irq_cq_shared(struct rclink_dev *rdev);
 
 /* rclink_events.c */
 int rclink_evt_ring_alloc(struct rclink_dev *rdev);

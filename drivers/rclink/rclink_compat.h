@@ -6,14 +6,17 @@
 #ifndef _RCLINK_COMPAT_H_
 #define _RCLINK_COMPAT_H_
 
+#include <linux/device.h>
 #include <linux/err.h>
 #include <linux/ethtool.h>
 #include <linux/io.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
 #include <linux/string.h>
 #include <linux/version.h>
 #include <net/devlink.h>
+#include <net/genetlink.h>
 
 /*
  * True when building against a kernel older than maj.min.sub.  The one
@@ -90,6 +93,30 @@ static inline void rclink_ethtool_puts(u8 **data, const char *str)
 	*data += ETH_GSTRING_LEN;
 #else
 	ethtool_puts(data, str);
+#endif
+}
+
+/*
+ * The attributes of a dump request, validated against the op's policy:
+ * struct genl_dumpit_info carries a struct genl_info from 6.6 on.
+ */
+static inline struct nlattr **
+rclink_genl_dump_attrs(struct netlink_callback *cb)
+{
+#if RCLINK_KERNEL_BEFORE(6, 6, 0)
+	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->info.attrs;
+#endif
+}
+
+/* 6.4 dropped the module argument of class_create() */
+static inline struct class *rclink_class_create(const char *name)
+{
+#if RCLINK_KERNEL_BEFORE(6, 4, 0)
+	return class_create(THIS_MODULE, name);
+#else
+	return class_create(name);
 #endif
 }
 

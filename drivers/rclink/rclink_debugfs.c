@@ -11,6 +11,8 @@
  *             malformed MD on the TYPE3 rings, so that the IP raises that
  *             DMA_INTR_ST1 fault; reading lists the names.  -ENETDOWN
  *             while the interface is down.
+ *   t1        the TYPE1 data path: queue indices, receive buffers, flow
+ *             control, drop counters ("<name> <value>", rclink_dmaq.c)
  */
 
 #include <linux/debugfs.h>
@@ -118,6 +120,7 @@ void rclink_debugfs_init(struct rclink_dev *rdev)
 			    &rclink_dbg_selftest_fops);
 	debugfs_create_file("t3_fault", 0600, dir, rdev,
 			    &rclink_dbg_t3_fault_fops);
+	rclink_dp_debugfs_init(rdev, dir);
 }
 
 void rclink_debugfs_exit(struct rclink_dev *rdev)

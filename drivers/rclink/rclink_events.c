@@ -46,6 +46,7 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	[RCLINK_CNT_QP_RECOVERY_FAILED] = "qp_recovery_failed",
 	[RCLINK_CNT_LINK_UP] = "link_up",
 	[RCLINK_CNT_LINK_DOWN] = "link_down",
+	[RCLINK_CNT_RECV_ACK] = "recv_ack",
 	[RCLINK_CNT_UNKNOWN] = "unknown",
 };
 
@@ -287,6 +288,11 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 		break;
 	case RCLINK_EVT_SRC_LINK:
 		rclink_evt_link(rdev, info);
+		break;
+	case RCLINK_EVT_SRC_RECV_ACK:
+		/* an ACK/NAK with a timestamp: the RTT sample of a QP */
+		rclink_cnt_inc(rdev, RCLINK_CNT_RECV_ACK);
+		rclink_dp_recv_ack(rdev, info);
 		break;
 	default:
 		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rclink: interrupt vectors.  MSI-X with up to SHIM_CAP3.num_vectors vectors,
- * else one MSI, else INTx (shared).  Vector 0 carries the event ring; the
- * others are reserved for the data queues and only see the self-test.
+ * else one MSI, else INTx (shared).  Vector 0 carries the event ring,
+ * vector 1 the TYPE1 completion queue; the others are reserved and only see
+ * the self-test.  With one vector (MSI, INTx, a single MSI-X vector) the
+ * event ring's handler serves the completion queue as well.
  */
 
 #include <linux/interrupt.h>
@@ -81,8 +83,9 @@ static irqreturn_t rclink_evt_irq(int irq, void *data)
 	struct rclink_vec *vec = data;
 	struct rclink_dev *rdev = vec->rdev;
 
-	/* INTx may be shared: claim it only when the ring holds records */
-	if (rdev->irq_mode == RCLINK_IRQ_INTX && !rclink_evt_pending(rdev))
+	/* INTx may be shared: claim it only when the ring or the CQ has work */
+	if (rdev->irq_mode == RCLINK_IRQ_INTX && !rclink_evt_pending(rdev) &&
+	    !rclink_dp_cq_pending(rdev))
 		return IRQ_NONE;
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
@@ -97,10 +100,40 @@ static irqreturn_t rclink_evt_thread(int irq, void *data)
 	struct rclink_vec *vec = data;
 
 	rclink_evt_drain(vec->rdev);
+	if (rclink_irq_cq_shared(vec->rdev))
+		rclink_dp_cq_irq(vec->rdev);
 	return IRQ_HANDLED;
 }
 
-/* Vectors 1..: reserved for the data queues (MSI-X only) */
+/* Whether the TYPE1 CQ shares vector 0 (it has no vector of its own) */
+bool rclink_irq_cq_shared(struct rclink_dev *rdev)
+{
+	return rdev->irq_mode != RCLINK_IRQ_MSIX ||
+	       rdev->num_vecs <= RCLINK_VEC_CQ;
+}
+
+/* Vector 1 (MSI-X): the TYPE1 completion queue, and its self-test */
+static irqreturn_t rclink_cq_irq(int irq, void *data)
+{
+	struct rclink_vec *vec = data;
+	struct rclink_dev *rdev = vec->rdev;
+
+	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
+	if (rclink_selftest_irq_seen(rdev, vec->idx))
+		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
+	return IRQ_WAKE_THREAD;
+}
+
+/* Process context: the CQ handler allocates and takes mutexes */
+static irqreturn_t rclink_cq_thread(int irq, void *data)
+{
+	struct rclink_vec *vec = data;
+
+	rclink_dp_cq_irq(vec->rdev);
+	return IRQ_HANDLED;
+}
+
+/* Vectors 2..: reserved (MSI-X only) */
 static irqreturn_t rclink_queue_irq(int irq, void *data)
 {
 	struct rclink_vec *vec = data;
@@ -142,6 +175,13 @@ int rclink_irq_request(struct rclink_dev *rdev)
 				flags |= IRQF_SHARED;
 			err = request_threaded_irq(vec->irq, rclink_evt_irq,
 						   rclink_evt_thread, flags,
+						   vec->name, vec);
+		} else if (i == RCLINK_VEC_CQ) {
+			snprintf(vec->name, sizeof(vec->name), "%s-%s-cq",
+				 KBUILD_MODNAME, pci);
+			/* MSI-X: raised while the thread runs, it reruns */
+			err = request_threaded_irq(vec->irq, rclink_cq_irq,
+						   rclink_cq_thread, 0,
 						   vec->name, vec);
 		} else {
 			snprintf(vec->name, sizeof(vec->name), "%s-%s-q%u",

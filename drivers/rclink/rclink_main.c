@@ -221,9 +221,16 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_evt_ring_disable;
 
-	err = rclink_netdev_register(rdev);
+	err = rclink_t1_init(rdev);
 	if (err)
 		goto err_evt_ring_disable;
+	err = rclink_dp_init(rdev);
+	if (err)
+		goto err_t1_fini;
+
+	err = rclink_netdev_register(rdev);
+	if (err)
+		goto err_dp_fini;
 
 	rclink_debugfs_init(rdev);
 	rclink_devlink_register(rdev);
@@ -234,6 +241,10 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 1U << rdev->evt.order);
 	return 0;
 
+err_dp_fini:
+	rclink_dp_fini(rdev);
+err_t1_fini:
+	rclink_t1_fini(rdev);
 err_evt_ring_disable:
 	rclink_evt_ring_disable(rdev);
 err_irq_free:
@@ -262,6 +273,8 @@ static void rclink_remove(struct pci_dev *pdev)
 	rclink_devlink_unregister(rdev);
 	rclink_debugfs_exit(rdev);
 	rclink_netdev_unregister(rdev);
+	rclink_dp_fini(rdev);
+	rclink_t1_fini(rdev);
 	rclink_evt_ring_disable(rdev);
 	rclink_irq_free(rdev);
 	rclink_qp_stop(rdev);
@@ -279,6 +292,7 @@ static void rclink_shutdown(struct pci_dev *pdev)
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
 	rclink_netdev_shutdown(rdev);
+	rclink_dp_shutdown(rdev);
 	rclink_evt_ring_disable(rdev);
 	pci_clear_master(pdev);
 }
@@ -302,9 +316,23 @@ static int __init rclink_init(void)
 	int err;
 
 	rclink_debugfs_module_init();
+	err = rclink_cdev_module_init();
+	if (err)
+		goto err_debugfs_exit;
+	err = rclink_nl_init();
+	if (err)
+		goto err_cdev_exit;
 	err = pci_register_driver(&rclink_pci_driver);
 	if (err)
-		rclink_debugfs_module_exit();
+		goto err_nl_exit;
+	return 0;
+
+err_nl_exit:
+	rclink_nl_exit();
+err_cdev_exit:
+	rclink_cdev_module_exit();
+err_debugfs_exit:
+	rclink_debugfs_module_exit();
 	return err;
 }
 module_init(rclink_init);
@@ -312,6 +340,8 @@ module_init(rclink_init);
 static void __exit rclink_exit(void)
 {
 	pci_unregister_driver(&rclink_pci_driver);
+	rclink_nl_exit();
+	rclink_cdev_module_exit();
 	rclink_debugfs_module_exit();
 }
 module_exit(rclink_exit);

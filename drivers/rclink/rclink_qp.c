@@ -1,21 +1,339 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rclink: TYPE1 queue pairs.  For now the recovery of a QP that went fatal
- * because its retries ran out (seed 000, "TX retry times over"); the per-QP
- * registers are indirect through QP_ID_SET, so every access takes qp_lock.
+ * rclink: TYPE1 queue pairs, the control plane.
+ *
+ *  - the registry of boards by index ("rclinkN", also /dev/rclinkN);
+ *  - step 1 of the seed's TYPE1 init sequence (the board's global
+ *    configuration) and steps 2-8 (one QP), for `rclink dev set` and
+ *    `rclink qp add/set/del` (rclink_nl.c);
+ *  - the recovery of a QP that went fatal because its retries ran out
+ *    (seed 000, "TX retry times over") and its re-arm.
+ *
+ * The per-QP registers are indirect through QP_ID_SET, so every register
+ * access takes rdev->qp_lock.  QP objects change under rclink_t1.lock (which
+ * nests qp_lock) and are published in rclink_t1.qps[] under RCU for the data
+ * path.
  */
 
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/delay.h>
+#include <linux/etherdevice.h>
 #include <linux/iopoll.h>
+#include <linux/log2.h>
+#include <linux/netlink.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "rclink.h"
+#include "rclink_qp.h"
+#include "rclink_nl_gen.h"
 
 #define RCLINK_QP_POLL_US		10
 #define RCLINK_QP_FREE_BUSY_TIMEOUT_US	(100 * USEC_PER_MSEC)
 #define RCLINK_QP_FREE_BUF_TIMEOUT_US	(100 * USEC_PER_MSEC)
+/* qp del: how long the flushed messages of a QP may take to complete */
+#define RCLINK_QP_DRAIN_TIMEOUT		msecs_to_jiffies(1000)
+
+/* Board indices: rclink0 .. rclink255 */
+#define RCLINK_T1_MAX_DEVS		256
+
+/* Defaults of step 1 */
+#define RCLINK_T1_DEF_TTL		64
+#define RCLINK_T1_DEF_RETRY_TIMER_US	4000
+#define RCLINK_T1_DEF_RETRY_CNT		7
+#define RCLINK_T1_DEF_RNR_RETRY_CNT	0	/* retry forever */
+
+/*
+ * The registry: boards by index.  The xarray allocates the lowest free
+ * index (as an IDA would) and maps it to the board.
+ */
+DEFINE_MUTEX(rclink_t1_devs_lock);
+static DEFINE_XARRAY_ALLOC(rclink_t1_devs);
+
+/* The board's counters DMAQ_QPS_* (of the QP DMAQ_QP_STAT_SEL selects) */
+static const u32 rclink_t1_hw_regs[RCLINK_T1_HW_NUM] = {
+	[RCLINK_T1_HW_TX_PKTS]		= RCLINK_DMAQ_QPS_TX_PKTS,
+	[RCLINK_T1_HW_TX_BYTES]		= RCLINK_DMAQ_QPS_TX_BYTES,
+	[RCLINK_T1_HW_RX_PKTS]		= RCLINK_DMAQ_QPS_RX_PKTS,
+	[RCLINK_T1_HW_RX_BYTES]		= RCLINK_DMAQ_QPS_RX_BYTES,
+	[RCLINK_T1_HW_RETX_PKTS]	= RCLINK_DMAQ_QPS_RETX_PKTS,
+	[RCLINK_T1_HW_NAK_RX]		= RCLINK_DMAQ_QPS_NAK_RX,
+	[RCLINK_T1_HW_NAK_TX]		= RCLINK_DMAQ_QPS_NAK_TX,
+	[RCLINK_T1_HW_RNR_RX]		= RCLINK_DMAQ_QPS_RNR_RX,
+	[RCLINK_T1_HW_RNR_TX]		= RCLINK_DMAQ_QPS_RNR_TX,
+	[RCLINK_T1_HW_TIMEOUTS]		= RCLINK_DMAQ_QPS_TIMEOUTS,
+	[RCLINK_T1_HW_RX_DUP]		= RCLINK_DMAQ_QPS_RX_DUP,
+	[RCLINK_T1_HW_RX_OOS]		= RCLINK_DMAQ_QPS_RX_OOS,
+	[RCLINK_T1_HW_ACK_TX]		= RCLINK_DMAQ_QPS_ACK_TX,
+	[RCLINK_T1_HW_ACK_RX]		= RCLINK_DMAQ_QPS_ACK_RX,
+};
+
+/* The board's global TYPE1 drop counters */
+static const u32 rclink_t1_dev_regs[RCLINK_T1_DEV_NUM] = {
+	[RCLINK_T1_DEV_RX_DROP_DA]	  = RCLINK_DMAQ_T1_RX_DROP_DA,
+	[RCLINK_T1_DEV_RX_DROP_CSUM]	  = RCLINK_DMAQ_T1_RX_DROP_CSUM,
+	[RCLINK_T1_DEV_RX_DROP_ICRC]	  = RCLINK_DMAQ_T1_RX_DROP_ICRC,
+	[RCLINK_T1_DEV_RX_DROP_PKEY]	  = RCLINK_DMAQ_T1_RX_DROP_PKEY,
+	[RCLINK_T1_DEV_RX_DROP_BADQP]	  = RCLINK_DMAQ_T1_RX_DROP_BADQP,
+	[RCLINK_T1_DEV_RX_DROP_QP_OFF]	  = RCLINK_DMAQ_T1_RX_DROP_QP_OFF,
+	[RCLINK_T1_DEV_RX_DROP_NOBUF]	  = RCLINK_DMAQ_T1_RX_DROP_NOBUF,
+	[RCLINK_T1_DEV_RX_DROP_MALFORMED] = RCLINK_DMAQ_T1_RX_DROP_MALFORMED,
+	[RCLINK_T1_DEV_TX_DROP_QP_OFF]	  = RCLINK_DMAQ_T1_TX_DROP_QP_OFF,
+	[RCLINK_T1_DEV_BAD_WQE]		  = RCLINK_DMAQ_BAD_WQE,
+};
+
+/* ---- limits -------------------------------------------------------------- */
+
+/* PSNs are EPSN_W bits wide (and the PSN fields 12) */
+u32 rclink_t1_psn_mask(struct rclink_dev *rdev)
+{
+	u32 w = rdev->params.epsn_w;
+	u32 mask = w >= 32 ? U32_MAX : (u32)BIT(w) - 1;
+
+	return mask & FIELD_MAX(RCLINK_TX_EPSN_MEM_TX_PSN);
+}
+
+/* The bank bits of a QPN: the low log2(TYPE1_VC_NUM) bits */
+u32 rclink_t1_bank_mask(struct rclink_dev *rdev)
+{
+	u32 vc = rdev->params.type1_vc_num;
+
+	return vc > 1 ? (u32)roundup_pow_of_two(vc) - 1 : 0;
+}
+
+/* ---- registry ------------------------------------------------------------ */
+
+/* The board with index @index, or NULL; the caller holds rclink_t1_devs_lock */
+struct rclink_dev *rclink_t1_dev_get(int index)
+{
+	lockdep_assert_held(&rclink_t1_devs_lock);
+	if (index < 0)
+		return NULL;
+	return xa_load(&rclink_t1_devs, index);
+}
+
+/* The board named @name ("rclinkN"), or NULL; under rclink_t1_devs_lock */
+struct rclink_dev *rclink_t1_dev_by_name(const char *name)
+{
+	struct rclink_dev *rdev;
+	unsigned long index;
+
+	lockdep_assert_held(&rclink_t1_devs_lock);
+	xa_for_each(&rclink_t1_devs, index, rdev)
+		if (!strcmp(rdev->t1.name, name))
+			return rdev;
+	return NULL;
+}
+
+/* The board at *@index or the next one (for dumps); under the lock */
+struct rclink_dev *rclink_t1_dev_next(unsigned long *index)
+{
+	lockdep_assert_held(&rclink_t1_devs_lock);
+	return xa_find(&rclink_t1_devs, index, ULONG_MAX, XA_PRESENT);
+}
+
+/* ---- QP objects ---------------------------------------------------------- */
+
+/* The data path's lookup: under rcu_read_lock() */
+struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev, u32 qpn)
+{
+	struct rclink_t1_qp __rcu **qps = READ_ONCE(rdev->t1.qps);
+
+	if (!qps || qpn >= rdev->params.qp_num)
+		return NULL;
+	return rcu_dereference(qps[qpn]);
+}
+
+static struct rclink_t1_qp *rclink_t1_qp_get_locked(struct rclink_dev *rdev,
+						    u32 qpn)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+
+	lockdep_assert_held(&t1->lock);
+	if (!t1->qps || qpn >= rdev->params.qp_num)
+		return NULL;
+	return rcu_dereference_protected(t1->qps[qpn],
+					 lockdep_is_held(&t1->lock));
+}
+
+/* The first QP at or above *@qpn (for dumps) */
+bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	bool found = false;
+	u32 n;
+
+	mutex_lock(&t1->lock);
+	for (n = *qpn; t1->qps && n < rdev->params.qp_num; n++) {
+		if (rcu_access_pointer(t1->qps[n])) {
+			*qpn = n;
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&t1->lock);
+	return found;
+}
+
+/* ---- registers ----------------------------------------------------------- */
+
+/*
+ * Step 1 of the TYPE1 init sequence, Standard format: RDMA_EN, MAC_ADDR,
+ * AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; then the retry thresholds and the
+ * switches of RC_MISC_CFG.  RX_CLASS_CFG keeps its reset value.
+ */
+static void rclink_t1_write_global(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	u64 val;
+
+	lockdep_assert_held(&t1->lock);
+
+	mutex_lock(&rdev->qp_lock);
+	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val | RCLINK_RDMA_EN_TYPE1_EN);
+
+	val = FIELD_PREP(RCLINK_MAC_ADDR_MAC_ADDR, ether_addr_to_u64(t1->mac)) |
+	      FIELD_PREP(RCLINK_MAC_ADDR_LEN_TYPE, ETH_P_IP);
+	rclink_wr64(rdev, RCLINK_MAC_ADDR, val);
+
+	val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
+	val &= ~(RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
+		 RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN |
+		 RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN |
+		 RCLINK_AFH_CFG_EN_AFH_LITE_EN);
+	rclink_wr64(rdev, RCLINK_AFH_CFG_EN,
+		    val | RCLINK_AFH_CFG_EN_STANDARD_EN);
+
+	val = FIELD_PREP(RCLINK_IP_ADDR_IP_ADDR, be32_to_cpu(t1->ip)) |
+	      FIELD_PREP(RCLINK_IP_ADDR_IP_ID, t1->ip_id) |
+	      FIELD_PREP(RCLINK_IP_ADDR_IP_TTL, t1->ttl);
+	rclink_wr64(rdev, RCLINK_IP_ADDR, val);
+
+	val = rclink_rd64(rdev, RCLINK_TRAFFIC_CLASS);
+	val &= ~(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK0 |
+		 RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK1 |
+		 RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK2 |
+		 RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK3 |
+		 RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC);
+	val |= FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK0, t1->tc) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK1, t1->tc) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK2, t1->tc) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK3, t1->tc) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC, t1->ack_tc);
+	rclink_wr64(rdev, RCLINK_TRAFFIC_CLASS, val);
+
+	val = FIELD_PREP(RCLINK_RETRY_TIMER_CFG_RETRY_TIMER,
+			 t1->retry_timer_us) |
+	      FIELD_PREP(RCLINK_RETRY_TIMER_CFG_RETRY_CNT_THR, t1->retry_cnt) |
+	      FIELD_PREP(RCLINK_RETRY_TIMER_CFG_RNR_RETRY_CNT_THR,
+			 t1->rnr_retry_cnt);
+	rclink_wr64(rdev, RCLINK_RETRY_TIMER_CFG, val);
+
+	val = rclink_rd64(rdev, RCLINK_RC_MISC_CFG);
+	val &= ~(RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN |
+		 RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+	if (t1->ack_timestamp)
+		val |= RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN;
+	if (!t1->icrc)
+		val |= RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN;
+	rclink_wr64(rdev, RCLINK_RC_MISC_CFG, val);
+	mutex_unlock(&rdev->qp_lock);
+}
+
+/* What rclink_t1_qp_write() writes: steps of the TYPE1 init sequence */
+enum {
+	RCLINK_T1_W_DISABLE	= BIT(0),	/* qp_en 0 first: set, re-arm */
+	RCLINK_T1_W_TX_PSN	= BIT(3),	/* step 3 */
+	RCLINK_T1_W_RX_PSN	= BIT(4),	/* step 4 */
+	RCLINK_T1_W_SPEED	= BIT(5),	/* step 5 */
+	RCLINK_T1_W_HDR		= BIT(6),	/* step 6 */
+	RCLINK_T1_W_RETRY	= BIT(7),	/* step 7 */
+	RCLINK_T1_W_ENABLE	= BIT(8),	/* step 8 */
+};
+
+#define RCLINK_T1_W_INIT	(RCLINK_T1_W_TX_PSN | RCLINK_T1_W_RX_PSN | \
+				 RCLINK_T1_W_SPEED | RCLINK_T1_W_HDR |	   \
+				 RCLINK_T1_W_RETRY | RCLINK_T1_W_ENABLE)
+
+/* Steps 2-8 of the TYPE1 init sequence for QP @qpn, in the seed's order */
+static void rclink_t1_qp_write(struct rclink_dev *rdev, u32 qpn,
+			       const struct rclink_t1_qp_cfg *cfg, u32 what)
+{
+	u32 mask = rclink_t1_psn_mask(rdev);
+	u64 val;
+
+	lockdep_assert_held(&rdev->qp_lock);
+
+	/* step 2: select the QP */
+	rclink_wr64(rdev, RCLINK_QP_ID_SET,
+		    FIELD_PREP(RCLINK_QP_ID_SET_QP_ID_SET, qpn));
+	if (what & RCLINK_T1_W_DISABLE)
+		rclink_wr64(rdev, RCLINK_QP_CONTROL_STATUS, 0);
+
+	/* step 3: the send PSN */
+	if (what & RCLINK_T1_W_TX_PSN) {
+		rclink_wr64(rdev, RCLINK_TX_EPSN_MEM,
+			    FIELD_PREP(RCLINK_TX_EPSN_MEM_TX_PSN, cfg->sq_psn));
+		val = FIELD_PREP(RCLINK_EXPECT_RESP_PSN_MEM_EXPECT_RESP_PSN,
+				 cfg->sq_psn);
+		rclink_wr64(rdev, RCLINK_EXPECT_RESP_PSN_MEM, val);
+		rclink_wr64(rdev, RCLINK_TX_LAST_PSN_MEM,
+			    FIELD_PREP(RCLINK_TX_LAST_PSN_MEM_TX_LAST_PSN,
+				       (cfg->sq_psn - 1) & mask));
+		rclink_wr64(rdev, RCLINK_TX_MAX_FW_PSN_MEM,
+			    FIELD_PREP(RCLINK_TX_MAX_FW_PSN_MEM_MAX_FORWARD_PSN,
+				       (cfg->sq_psn - 1) & mask));
+	}
+
+	/* step 4: the receive PSN */
+	if (what & RCLINK_T1_W_RX_PSN) {
+		rclink_wr64(rdev, RCLINK_REQ_CHK_SN_MEM,
+			    FIELD_PREP(RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN,
+				       cfg->rq_psn));
+		rclink_wr64(rdev, RCLINK_TX_ACK_SN_MEM,
+			    FIELD_PREP(RCLINK_TX_ACK_SN_MEM_TX_EPSN,
+				       cfg->rq_psn));
+	}
+
+	/* step 5: the rate and its byte counter */
+	if (what & RCLINK_T1_W_SPEED) {
+		rclink_wr64(rdev, RCLINK_TX_SPEED_MEM,
+			    FIELD_PREP(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG,
+				       cfg->speed));
+		rclink_wr64(rdev, RCLINK_TX_CC_BYTE_CNT_MEM, 0);
+	}
+
+	/* step 6: headers: peer IP and QP, UDP port, peer MAC, P_Keys */
+	if (what & RCLINK_T1_W_HDR) {
+		val = FIELD_PREP(RCLINK_DEST_IP_MEM_DEST_IP_ADDR,
+				 be32_to_cpu(cfg->dip)) |
+		      FIELD_PREP(RCLINK_DEST_IP_MEM_DEST_QPID, cfg->dqpn);
+		rclink_wr64(rdev, RCLINK_DEST_IP_MEM, val);
+		val = FIELD_PREP(RCLINK_UDP_SRC_PORT_MEM_UDP_SRC_PORT,
+				 cfg->sport) |
+		      FIELD_PREP(RCLINK_UDP_SRC_PORT_MEM_QP_P_KEY, cfg->pkey);
+		rclink_wr64(rdev, RCLINK_UDP_SRC_PORT_MEM, val);
+		rclink_wr64(rdev, RCLINK_DEST_MAC_MEM,
+			    FIELD_PREP(RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR,
+				       ether_addr_to_u64(cfg->dmac)));
+		rclink_wr64(rdev, RCLINK_BTH_QP_CFG_MEM,
+			    FIELD_PREP(RCLINK_BTH_QP_CFG_MEM_QP_P_KEY,
+				       cfg->rx_pkey));
+	}
+
+	/* step 7: the retry counters */
+	if (what & RCLINK_T1_W_RETRY)
+		rclink_wr64(rdev, RCLINK_RETRY_CNT_MEM, 0);
+
+	/* step 8: enable */
+	if (what & RCLINK_T1_W_ENABLE)
+		rclink_wr64(rdev, RCLINK_QP_CONTROL_STATUS,
+			    RCLINK_QP_CONTROL_STATUS_QP_EN);
+}
+
+/* ---- recovery ------------------------------------------------------------ */
 
 /*
  * The procedure of seed 000, "TX retry times over":
@@ -68,19 +386,52 @@ static int rclink_qp_recover_locked(struct rclink_dev *rdev, u32 qpid,
 	return 0;
 }
 
+/*
+ * The QP object of a recovered QP: FATAL until `rclink qp set ... state
+ * ready`; the file bound to it and `rclink monitor` learn of it.
+ */
+static void rclink_t1_qp_went_fatal(struct rclink_t1_qp *qp, u32 psn)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&qp->rdev->t1.lock);
+
+	qp->fatal_psn = psn;
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->state = RCLINK_QP_STATE_FATAL;
+	qp->stats.fatal++;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	rclink_dp_qp_state_changed(qp);
+	rclink_nl_notify_qp(qp, RCLINK_CMD_QP_FATAL_NTF);
+}
+
 static void rclink_qp_recover(struct rclink_dev *rdev, u32 qpid)
 {
 	const char *step = "selecting the QP";
+	struct rclink_t1_qp *qp;
 	u32 psn = 0;
+	u64 val;
 	int err;
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_QP_FATAL);
 
+	mutex_lock(&rdev->t1.lock);
 	mutex_lock(&rdev->qp_lock);
 	err = rclink_qp_recover_locked(rdev, qpid, &psn, &step);
+	if (err) {
+		/* the PSN as it is, for the report and the re-arm */
+		val = rclink_rd64(rdev, RCLINK_TX_EPSN_MEM);
+		psn = FIELD_GET(RCLINK_TX_EPSN_MEM_TX_PSN, val);
+	}
 	mutex_unlock(&rdev->qp_lock);
 	if (rclink_gone(rdev))
 		err = -ENODEV;
+
+	qp = rclink_t1_qp_get_locked(rdev, qpid);
+	if (qp)
+		rclink_t1_qp_went_fatal(qp, psn);
+	mutex_unlock(&rdev->t1.lock);
 
 	if (err) {
 		rclink_cnt_inc(rdev, RCLINK_CNT_QP_RECOVERY_FAILED);
@@ -94,6 +445,442 @@ static void rclink_qp_recover(struct rclink_dev *rdev, u32 qpid)
 			     "qp %u fatal: retry times over, recovered, next psn %u\n",
 			     qpid, psn);
 }
+
+/* ---- board: step 1 ------------------------------------------------------- */
+
+void rclink_t1_dev_info(struct rclink_dev *rdev,
+			struct rclink_t1_dev_info *info)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_dev_cfg *cfg = &info->cfg;
+	unsigned int i;
+	u64 val;
+
+	mutex_lock(&t1->lock);
+	ether_addr_copy(info->mac, t1->mac);
+	cfg->ip = t1->ip;
+	cfg->ip_id = t1->ip_id;
+	cfg->ttl = t1->ttl;
+	cfg->tc = t1->tc;
+	cfg->ack_tc = t1->ack_tc;
+	cfg->retry_timer_us = t1->retry_timer_us;
+	cfg->retry_cnt = t1->retry_cnt;
+	cfg->rnr_retry_cnt = t1->rnr_retry_cnt;
+	cfg->ack_timestamp = t1->ack_timestamp;
+	cfg->icrc = t1->icrc;
+
+	mutex_lock(&rdev->qp_lock);
+	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
+	info->max_msg = rclink_gone(rdev) ? 0 :
+			FIELD_GET(RCLINK_DMAQ_CAP_MAX_MSG, val);
+	for (i = 0; i < RCLINK_T1_DEV_NUM; i++)
+		info->stats[i] = rclink_rd64(rdev, rclink_t1_dev_regs[i]);
+	mutex_unlock(&rdev->qp_lock);
+	mutex_unlock(&t1->lock);
+}
+
+int rclink_t1_dev_set(struct rclink_dev *rdev,
+		      const struct rclink_t1_dev_cfg *cfg, u32 given)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+
+	mutex_lock(&t1->lock);
+	if (given & RCLINK_DEV_F_IP)
+		t1->ip = cfg->ip;
+	if (given & RCLINK_DEV_F_IP_ID)
+		t1->ip_id = cfg->ip_id;
+	if (given & RCLINK_DEV_F_TTL)
+		t1->ttl = cfg->ttl;
+	if (given & RCLINK_DEV_F_TC)
+		t1->tc = cfg->tc;
+	if (given & RCLINK_DEV_F_ACK_TC)
+		t1->ack_tc = cfg->ack_tc;
+	if (given & RCLINK_DEV_F_RETRY_TIMER)
+		t1->retry_timer_us = cfg->retry_timer_us;
+	if (given & RCLINK_DEV_F_RETRY_CNT)
+		t1->retry_cnt = cfg->retry_cnt;
+	if (given & RCLINK_DEV_F_RNR_RETRY_CNT)
+		t1->rnr_retry_cnt = cfg->rnr_retry_cnt;
+	if (given & RCLINK_DEV_F_ACK_TIMESTAMP)
+		t1->ack_timestamp = cfg->ack_timestamp;
+	if (given & RCLINK_DEV_F_ICRC)
+		t1->icrc = cfg->icrc;
+	rclink_t1_write_global(rdev);
+	mutex_unlock(&t1->lock);
+
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
+/* ---- QPs: steps 2-8 ------------------------------------------------------ */
+
+int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
+		     const struct rclink_t1_qp_cfg *cfg, u32 given,
+		     struct netlink_ext_ack *extack)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *qp;
+	int err = 0;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return -ENOMEM;
+	qp->rdev = rdev;
+	qp->qpn = qpn;
+	qp->cfg = *cfg;
+	qp->state = RCLINK_QP_STATE_RESET;
+	spin_lock_init(&qp->lock);
+	INIT_LIST_HEAD(&qp->rx_msgs);
+	init_waitqueue_head(&qp->wq);
+	rclink_dp_qp_init(qp);
+
+	mutex_lock(&t1->lock);
+	if (!t1->qps) {
+		err = -ENODEV;
+		goto unlock;
+	}
+	if (rclink_t1_qp_get_locked(rdev, qpn)) {
+		NL_SET_ERR_MSG(extack, "qpn: the QP exists already");
+		err = -EEXIST;
+		goto unlock;
+	}
+
+	mutex_lock(&rdev->qp_lock);
+	rclink_wr64(rdev, RCLINK_DMAQ_QP_STAT_SEL,
+		    FIELD_PREP(RCLINK_DMAQ_QP_STAT_SEL_QPN, qpn) |
+		    RCLINK_DMAQ_QP_STAT_SEL_CLEAR);
+	rclink_t1_qp_write(rdev, qpn, &qp->cfg, RCLINK_T1_W_INIT);
+	mutex_unlock(&rdev->qp_lock);
+	if (rclink_gone(rdev)) {
+		err = -ENODEV;
+		goto unlock;
+	}
+
+	qp->state = RCLINK_QP_STATE_READY;
+	rcu_assign_pointer(t1->qps[qpn], qp);
+	t1->nr_qps++;
+unlock:
+	mutex_unlock(&t1->lock);
+	if (err) {
+		rclink_dp_qp_release(qp);
+		kfree(qp);
+	}
+	return err;
+}
+
+int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
+		     const struct rclink_t1_qp_cfg *cfg, u32 given,
+		     struct netlink_ext_ack *extack)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp_cfg new;
+	struct rclink_t1_qp *qp;
+	unsigned long flags;
+	bool rearm = false;
+	u32 what = 0;
+	int err = 0;
+
+	mutex_lock(&t1->lock);
+	qp = rclink_t1_qp_get_locked(rdev, qpn);
+	if (!qp) {
+		NL_SET_ERR_MSG(extack, "qpn: no such QP");
+		err = -ENOENT;
+		goto unlock;
+	}
+
+	new = qp->cfg;
+	if (given & RCLINK_QP_F_DQPN)
+		new.dqpn = cfg->dqpn;
+	if (given & RCLINK_QP_F_DIP)
+		new.dip = cfg->dip;
+	if (given & RCLINK_QP_F_DMAC)
+		ether_addr_copy(new.dmac, cfg->dmac);
+	if (given & RCLINK_QP_F_SPORT)
+		new.sport = cfg->sport;
+	if (given & RCLINK_QP_F_PKEY)
+		new.pkey = cfg->pkey;
+	if (given & RCLINK_QP_F_RX_PKEY)
+		new.rx_pkey = cfg->rx_pkey;
+	if (given & RCLINK_QP_F_SQ_PSN)
+		new.sq_psn = cfg->sq_psn;
+	if (given & RCLINK_QP_F_RQ_PSN)
+		new.rq_psn = cfg->rq_psn;
+	if (given & RCLINK_QP_F_SPEED)
+		new.speed = cfg->speed;
+
+	if (qp->state == RCLINK_QP_STATE_FATAL) {
+		/*
+		 * Re-arm: steps 3-8 again, the first PSN after the one the
+		 * recovery read (seed 000, "TX retry times over").  The
+		 * receive PSNs stay unless given: the responder side did not
+		 * fail.  Without "state ready" the fields are only stored.
+		 */
+		if (given & RCLINK_QP_F_READY) {
+			rearm = true;
+			if (!(given & RCLINK_QP_F_SQ_PSN))
+				new.sq_psn = (qp->fatal_psn + 1) &
+					     rclink_t1_psn_mask(rdev);
+			what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_INIT;
+			if (!(given & RCLINK_QP_F_RQ_PSN))
+				what &= ~RCLINK_T1_W_RX_PSN;
+		}
+	} else {
+		/* a running QP: disable, write what changed, enable */
+		what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_ENABLE;
+		if (given & RCLINK_QP_F_SQ_PSN)
+			what |= RCLINK_T1_W_TX_PSN;
+		if (given & RCLINK_QP_F_RQ_PSN)
+			what |= RCLINK_T1_W_RX_PSN;
+		if (given & RCLINK_QP_F_SPEED)
+			what |= RCLINK_T1_W_SPEED;
+		if (given & (RCLINK_QP_F_DQPN | RCLINK_QP_F_DIP |
+			     RCLINK_QP_F_DMAC | RCLINK_QP_F_SPORT |
+			     RCLINK_QP_F_PKEY | RCLINK_QP_F_RX_PKEY))
+			what |= RCLINK_T1_W_HDR;
+	}
+
+	if (what) {
+		mutex_lock(&rdev->qp_lock);
+		rclink_t1_qp_write(rdev, qpn, &new, what);
+		mutex_unlock(&rdev->qp_lock);
+		if (rclink_gone(rdev)) {
+			err = -ENODEV;
+			goto unlock;
+		}
+	}
+	qp->cfg = new;
+
+	if (rearm) {
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->state = RCLINK_QP_STATE_READY;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		rclink_dp_qp_state_changed(qp);
+		rclink_nl_notify_qp(qp, RCLINK_CMD_QP_READY_NTF);
+		dev_info(rdev->dev, "qp %u re-armed, next psn %u\n", qpn,
+			 new.sq_psn);
+	}
+unlock:
+	mutex_unlock(&t1->lock);
+	return err;
+}
+
+int rclink_t1_qp_del(struct rclink_dev *rdev, u32 qpn,
+		     struct netlink_ext_ack *extack)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	const char *step = "selecting the QP";
+	struct rclink_t1_qp *qp;
+	unsigned long flags;
+	bool busy;
+	u32 psn;
+	int err;
+
+	mutex_lock(&t1->lock);
+	qp = rclink_t1_qp_get_locked(rdev, qpn);
+	if (!qp) {
+		mutex_unlock(&t1->lock);
+		NL_SET_ERR_MSG(extack, "qpn: no such QP");
+		return -ENOENT;
+	}
+
+	/* RESET: a file cannot bind it any more */
+	spin_lock_irqsave(&qp->lock, flags);
+	busy = !!qp->owner;
+	if (!busy)
+		qp->state = RCLINK_QP_STATE_RESET;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (busy) {
+		mutex_unlock(&t1->lock);
+		NL_SET_ERR_MSG(extack, "qpn: a file is bound to the QP");
+		return -EBUSY;
+	}
+	rclink_dp_qp_state_changed(qp);
+
+	/* disable it and release its packets in flight as the recovery does */
+	mutex_lock(&rdev->qp_lock);
+	err = rclink_qp_recover_locked(rdev, qpn, &psn, &step);
+	mutex_unlock(&rdev->qp_lock);
+	if (err && !rclink_gone(rdev))
+		dev_warn(rdev->dev, "qp %u: delete: %s failed: %d\n", qpn,
+			 step, err);
+	/* the messages flushed by the release complete on the QP */
+	if (!err && !rclink_gone(rdev) &&
+	    !wait_event_timeout(qp->wq, !READ_ONCE(qp->tx_inflight),
+				RCLINK_QP_DRAIN_TIMEOUT))
+		dev_warn(rdev->dev, "qp %u: delete: %u messages still in flight\n",
+			 qpn, READ_ONCE(qp->tx_inflight));
+
+	RCU_INIT_POINTER(t1->qps[qpn], NULL);
+	t1->nr_qps--;
+	mutex_unlock(&t1->lock);
+
+	synchronize_rcu();
+	rclink_dp_qp_release(qp);
+	kfree(qp);
+	return 0;
+}
+
+int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
+		      struct rclink_t1_qp_info *info)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *qp;
+	unsigned long flags;
+	unsigned int i;
+	u64 val;
+	int err = 0;
+
+	mutex_lock(&t1->lock);
+	qp = rclink_t1_qp_get_locked(rdev, qpn);
+	if (!qp) {
+		err = -ENOENT;
+		goto unlock;
+	}
+	info->cfg = qp->cfg;
+	spin_lock_irqsave(&qp->lock, flags);
+	info->state = qp->state;
+	info->bound = !!qp->owner;
+	info->stats = qp->stats;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	mutex_lock(&rdev->qp_lock);
+	rclink_wr64(rdev, RCLINK_QP_ID_SET,
+		    FIELD_PREP(RCLINK_QP_ID_SET_QP_ID_SET, qpn));
+	val = rclink_rd64(rdev, RCLINK_TX_EPSN_MEM);
+	info->cfg.sq_psn = FIELD_GET(RCLINK_TX_EPSN_MEM_TX_PSN, val);
+	val = rclink_rd64(rdev, RCLINK_REQ_CHK_SN_MEM);
+	info->cfg.rq_psn = FIELD_GET(RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN, val);
+	rclink_wr64(rdev, RCLINK_DMAQ_QP_STAT_SEL,
+		    FIELD_PREP(RCLINK_DMAQ_QP_STAT_SEL_QPN, qpn));
+	for (i = 0; i < RCLINK_T1_HW_NUM; i++)
+		info->hw[i] = rclink_rd64(rdev, rclink_t1_hw_regs[i]);
+	mutex_unlock(&rdev->qp_lock);
+	if (rclink_gone(rdev))
+		err = -ENODEV;
+unlock:
+	mutex_unlock(&t1->lock);
+	return err;
+}
+
+/* ---- board: init and fini ------------------------------------------------ */
+
+/*
+ * Give the board its index and name, and program step 1 with the defaults:
+ * TYPE1 on, Standard format, the MAC of SHIM_MAC, no IP address, TTL 64,
+ * retry timer 1 ms, 7 retries, RNR retries forever, ICRC on, no ACK
+ * timestamps.
+ */
+int rclink_t1_init(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	u32 index;
+	u64 val;
+	int err;
+
+	t1->qps = kcalloc(max(rdev->params.qp_num, 1U), sizeof(*t1->qps),
+			  GFP_KERNEL);
+	if (!t1->qps)
+		return -ENOMEM;
+	t1->nr_qps = 0;
+
+	val = rclink_rd64(rdev, RCLINK_SHIM_MAC);
+	u64_to_ether_addr(FIELD_GET(RCLINK_SHIM_MAC_ADDR, val), t1->mac);
+	if (!is_valid_ether_addr(t1->mac))
+		dev_warn(rdev->dev, "TYPE1: SHIM_MAC holds %pM, not a unicast address\n",
+			 t1->mac);
+	t1->ip = 0;
+	t1->ip_id = 0;
+	t1->ttl = RCLINK_T1_DEF_TTL;
+	t1->tc = 0;
+	t1->ack_tc = 0;
+	t1->retry_timer_us = RCLINK_T1_DEF_RETRY_TIMER_US;
+	t1->retry_cnt = RCLINK_T1_DEF_RETRY_CNT;
+	t1->rnr_retry_cnt = RCLINK_T1_DEF_RNR_RETRY_CNT;
+	t1->ack_timestamp = false;
+	t1->icrc = true;
+
+	mutex_lock(&t1->lock);
+	rclink_t1_write_global(rdev);
+	mutex_unlock(&t1->lock);
+	if (rclink_gone(rdev)) {
+		err = -ENODEV;
+		goto err_free_qps;
+	}
+
+	mutex_lock(&rclink_t1_devs_lock);
+	err = xa_alloc(&rclink_t1_devs, &index, rdev,
+		       XA_LIMIT(0, RCLINK_T1_MAX_DEVS - 1), GFP_KERNEL);
+	if (!err) {
+		t1->index = index;
+		snprintf(t1->name, sizeof(t1->name), "rclink%u", index);
+	}
+	mutex_unlock(&rclink_t1_devs_lock);
+	if (err) {
+		dev_err(rdev->dev, "TYPE1: no free board index: %d\n", err);
+		goto err_type1_disable;
+	}
+
+	dev_info(rdev->dev, "TYPE1: %s, %u QPs, MAC %pM\n", t1->name,
+		 rdev->params.qp_num, t1->mac);
+	return 0;
+
+err_type1_disable:
+	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~RCLINK_RDMA_EN_TYPE1_EN);
+err_free_qps:
+	kfree(t1->qps);
+	t1->qps = NULL;
+	return err;
+}
+
+/*
+ * Unregister the board (no netlink operation runs on it after this) and
+ * delete its QPs; the data path is down already (rclink_dp_fini()).
+ */
+void rclink_t1_fini(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp __rcu **qps;
+	struct rclink_t1_qp *qp;
+	u32 qpn;
+	u64 val;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	xa_erase(&rclink_t1_devs, t1->index);
+	mutex_unlock(&rclink_t1_devs_lock);
+
+	mutex_lock(&t1->lock);
+	qps = t1->qps;
+	WRITE_ONCE(t1->qps, NULL);
+	mutex_lock(&rdev->qp_lock);
+	for (qpn = 0; qps && qpn < rdev->params.qp_num; qpn++) {
+		if (!rcu_access_pointer(qps[qpn]))
+			continue;
+		rclink_wr64(rdev, RCLINK_QP_ID_SET,
+			    FIELD_PREP(RCLINK_QP_ID_SET_QP_ID_SET, qpn));
+		rclink_wr64(rdev, RCLINK_QP_CONTROL_STATUS, 0);
+		rclink_wr64(rdev, RCLINK_TX_SPEED_MEM, 0);
+	}
+	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~RCLINK_RDMA_EN_TYPE1_EN);
+	mutex_unlock(&rdev->qp_lock);
+	t1->nr_qps = 0;
+	mutex_unlock(&t1->lock);
+
+	if (!qps)
+		return;
+	/* no data path reader holds the array or a QP after this */
+	synchronize_rcu();
+	for (qpn = 0; qpn < rdev->params.qp_num; qpn++) {
+		qp = rcu_dereference_protected(qps[qpn], true);
+		if (!qp)
+			continue;
+		rclink_dp_qp_release(qp);
+		kfree(qp);
+	}
+	kfree(qps);
+}
+
+/* ---- fatal events -------------------------------------------------------- */
 
 static void rclink_qp_fatal_work(struct work_struct *work)
 {
@@ -126,10 +913,13 @@ void rclink_qp_fatal(struct rclink_dev *rdev, u32 qpid)
 int rclink_qp_init(struct rclink_dev *rdev)
 {
 	mutex_init(&rdev->qp_lock);
+	/* from here on, as the fatal work takes it (rclink_t1.h) */
+	mutex_init(&rdev->t1.lock);
 	INIT_WORK(&rdev->qp_fatal_work, rclink_qp_fatal_work);
 	rdev->qp_fatal_pending = bitmap_zalloc(max(rdev->params.qp_num, 1U),
 					       GFP_KERNEL);
 	if (!rdev->qp_fatal_pending) {
+		mutex_destroy(&rdev->t1.lock);
 		mutex_destroy(&rdev->qp_lock);
 		return -ENOMEM;
 	}
@@ -147,5 +937,6 @@ void rclink_qp_fini(struct rclink_dev *rdev)
 	cancel_work_sync(&rdev->qp_fatal_work);
 	bitmap_free(rdev->qp_fatal_pending);
 	rdev->qp_fatal_pending = NULL;
+	mutex_destroy(&rdev->t1.lock);
 	mutex_destroy(&rdev->qp_lock);
 }

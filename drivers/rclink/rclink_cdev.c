@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: /dev/rclinkN, the TYPE1 message device of a board
+ * (Documentation/uapi/rclink-dev.rst, uapi/linux/rclink_dev.h).
+ *
+ * Lifetime.  struct rclink_cdev lives as long as its struct device: the
+ * board holds a reference until rclink_dp_fini(), every open file another
+ * (and the cdev of an open file pins the device).  Removal sets @dead,
+ * wakes every sleeper and takes @rw for writing, so it waits until no file
+ * operation runs; then it unbinds every file.  Operations after that fail
+ * with ENODEV.  An rclink_file outlives its file while its messages are in
+ * flight (each holds a reference).
+ *
+ * Sleeping.  Readers, writers and DRAIN sleep on the file's wait queue,
+ * writers short of SQ entries on the board's; poll waits on both.  UNBIND
+ * sets the file's @unbinding and takes its @rw for writing: the file's
+ * sleepers leave with ENOTCONN.  A sleep always ends before anything is
+ * queued or dequeued, so a signal (ERESTARTSYS) loses and duplicates
+ * nothing; a message being read stays on its queue until it is copied.
+ */
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <asm/ioctls.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+
+#include "rclink_compat.h"
+#include "rclink_dp.h"
+
+#define RCLINK_CDEV_MINORS	256
+
+static dev_t rclink_cdev_devt;
+static struct class *rclink_class;
+
+/* ---- files --------------------------------------------------------------- */
+
+static void rclink_file_free(struct kref *ref)
+{
+	struct rclink_file *rf = container_of(ref, struct rclink_file, ref);
+
+	put_device(&rf->cd->dev);
+	mutex_destroy(&rf->read_lock);
+	mutex_destroy(&rf->bind_lock);
+	kfree(rf);
+}
+
+void rclink_file_get(struct rclink_file *rf)
+{
+	kref_get(&rf->ref);
+}
+
+static void rclink_file_put(struct rclink_file *rf)
+{
+	kref_put(&rf->ref, rclink_file_free);
+}
+
+/* A message of @rf completed (acknowledged, or flushed when !@ok) */
+void rclink_file_tx_done(struct rclink_file *rf, bool ok)
+{
+	spin_lock(&rf->lock);
+	if (!WARN_ON_ONCE(!rf->tx_inflight))
+		rf->tx_inflight--;
+	if (!ok)
+		rf->tx_flushed++;
+	spin_unlock(&rf->lock);
+	wake_up_all(&rf->wq);
+	rclink_file_put(rf);
+}
+
+/* Take a slot of the file's window */
+static bool rclink_file_reserve(struct rclink_file *rf)
+{
+	bool ok;
+
+	spin_lock(&rf->lock);
+	ok = rf->tx_inflight < rf->window;
+	if (ok)
+		rf->tx_inflight++;
+	spin_unlock(&rf->lock);
+	return ok;
+}
+
+static void rclink_file_unreserve(struct rclink_file *rf)
+{
+	spin_lock(&rf->lock);
+	rf->tx_inflight--;
+	spin_unlock(&rf->lock);
+	wake_up_all(&rf->wq);
+}
+
+/* Sleepers of a bound file leave for these (error code, or 0) */
+static int rclink_file_gone(struct rclink_file *rf)
+{
+	if (READ_ONCE(rf->cd->dead))
+		return -ENODEV;
+	if (READ_ONCE(rf->unbinding))
+		return -ENOTCONN;
+	return 0;
+}
+
+static bool rclink_file_qp_fatal(struct rclink_t1_qp *qp)
+{
+	return READ_ONCE(qp->state) == RCLINK_QP_STATE_FATAL;
+}
+
+static bool rclink_file_window_open(struct rclink_file *rf,
+				    struct rclink_t1_qp *qp)
+{
+	return READ_ONCE(rf->tx_inflight) < READ_ONCE(rf->window) ||
+	       rclink_file_gone(rf) || rclink_file_qp_fatal(qp);
+}
+
+static bool rclink_file_sq_open(struct rclink_file *rf,
+				struct rclink_t1_qp *qp,
+				struct rclink_dmaq *dq, u32 n)
+{
+	return rclink_file_gone(rf) || rclink_file_qp_fatal(qp) ||
+	       rclink_dmaq_sq_room(dq, n);
+}
+
+static int rclink_file_wait_window(struct rclink_file *rf,
+				   struct rclink_t1_qp *qp)
+{
+	return wait_event_interruptible(rf->wq,
+					rclink_file_window_open(rf, qp));
+}
+
+static int rclink_file_wait_sq(struct rclink_file *rf, struct rclink_t1_qp *qp,
+			       struct rclink_dmaq *dq, u32 n)
+{
+	return wait_event_interruptible(rf->cd->wq,
+					rclink_file_sq_open(rf, qp, dq, n));
+}
+
+static bool rclink_file_readable(struct rclink_file *rf,
+				 struct rclink_t1_qp *qp)
+{
+	return READ_ONCE(qp->rx_queued) || rclink_file_gone(rf);
+}
+
+/*
+ * Caller holds @rf->rw for writing, or the board's @rw for writing, or
+ * releases the file (no other operation of it runs)
+ */
+static void rclink_file_unbind_locked(struct rclink_file *rf)
+{
+	struct rclink_t1_qp *qp = rf->qp;
+
+	if (!qp)
+		return;
+	spin_lock(&qp->lock);
+	qp->owner = NULL;
+	spin_unlock(&qp->lock);
+	rf->qp = NULL;
+}
+
+/* ---- file operations ----------------------------------------------------- */
+
+static int rclink_fop_open(struct inode *inode, struct file *file)
+{
+	struct rclink_cdev *cd = container_of(inode->i_cdev,
+					      struct rclink_cdev, cdev);
+	struct rclink_file *rf;
+	int err = 0;
+
+	rf = kzalloc(sizeof(*rf), GFP_KERNEL);
+	if (!rf)
+		return -ENOMEM;
+	kref_init(&rf->ref);
+	INIT_LIST_HEAD(&rf->node);
+	mutex_init(&rf->bind_lock);
+	init_rwsem(&rf->rw);
+	mutex_init(&rf->read_lock);
+	init_waitqueue_head(&rf->wq);
+	spin_lock_init(&rf->lock);
+	rf->window = RCLINK_TX_WINDOW_DEFAULT;
+	rf->cd = cd;
+	get_device(&cd->dev);
+
+	down_read(&cd->rw);
+	if (cd->dead) {
+		err = -ENODEV;
+	} else {
+		spin_lock(&cd->files_lock);
+		list_add_tail(&rf->node, &cd->files);
+		spin_unlock(&cd->files_lock);
+	}
+	up_read(&cd->rw);
+	if (err) {
+		rclink_file_put(rf);
+		return err;
+	}
+	file->private_data = rf;
+	return stream_open(inode, file);
+}
+
+/* Close: unbind; messages in flight complete in the background */
+static int rclink_fop_release(struct inode *inode, struct file *file)
+{
+	struct rclink_file *rf = file->private_data;
+	struct rclink_cdev *cd = rf->cd;
+
+	/* no other operation of this file runs; removal unbound it already */
+	down_read(&cd->rw);
+	if (!cd->dead)
+		rclink_file_unbind_locked(rf);
+	spin_lock(&cd->files_lock);
+	list_del_init(&rf->node);
+	spin_unlock(&cd->files_lock);
+	up_read(&cd->rw);
+	rclink_file_put(rf);
+	return 0;
+}
+
+static bool rclink_fop_nonblock(struct kiocb *iocb)
+{
+	return (iocb->ki_filp->f_flags & O_NONBLOCK) ||
+	       (iocb->ki_flags & IOCB_NOWAIT);
+}
+
+/* One message, oldest first; EMSGSIZE leaves it queued */
+static ssize_t rclink_fop_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct rclink_file *rf = iocb->ki_filp->private_data;
+	struct rclink_cdev *cd = rf->cd;
+	struct rclink_t1_qp *qp;
+	struct rclink_msg *m;
+	ssize_t ret;
+
+	down_read(&cd->rw);
+	if (cd->dead) {
+		ret = -ENODEV;
+		goto out_cd;
+	}
+	down_read(&rf->rw);
+	if (mutex_lock_interruptible(&rf->read_lock)) {
+		ret = -ERESTARTSYS;
+		goto out_rf;
+	}
+	qp = rf->qp;
+	ret = rclink_file_gone(rf);
+	if (!qp && !ret)
+		ret = -ENOTCONN;
+	if (ret)
+		goto out;
+
+	for (;;) {
+		spin_lock(&qp->lock);
+		m = list_first_entry_or_null(&qp->rx_msgs, struct rclink_msg,
+					     list);
+		spin_unlock(&qp->lock);
+		if (m)
+			break;
+		if (rclink_fop_nonblock(iocb)) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		ret = wait_event_interruptible(rf->wq,
+					       rclink_file_readable(rf, qp));
+		if (!ret)
+			ret = rclink_file_gone(rf);
+		if (ret)
+			goto out;
+	}
+
+	/* only this reader takes messages off the queue: m stays first */
+	if (m->size > iov_iter_count(to)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	if (copy_to_iter(m->data, m->size, to) != m->size) {
+		ret = -EFAULT;
+		goto out;
+	}
+	spin_lock(&qp->lock);
+	list_del(&m->list);
+	qp->rx_queued--;
+	qp->rx_queued_bytes -= m->size;
+	spin_unlock(&qp->lock);
+	ret = m->size;
+	rclink_dmaq_rx_dequeued(cd->rdev->t1.dmaq, m->size);
+	kvfree(m);
+out:
+	mutex_unlock(&rf->read_lock);
+out_rf:
+	up_read(&rf->rw);
+out_cd:
+	up_read(&cd->rw);
+	return ret;
+}
+
+/*
+ * One message of the whole iovec.  A window slot first (so that EAGAIN
+ * copies nothing), then the copy into DMA mapped pages, then the SQ
+ * entries; any sleep ends with nothing queued.
+ */
+static ssize_t rclink_fop_write_iter(struct kiocb *iocb,
+				     struct iov_iter *from)
+{
+	struct rclink_file *rf = iocb->ki_filp->private_data;
+	bool nonblock = rclink_fop_nonblock(iocb);
+	size_t len = iov_iter_count(from);
+	struct rclink_cdev *cd = rf->cd;
+	struct rclink_tx_msg *msg = NULL;
+	bool reserved = false;
+	struct rclink_t1_qp *qp;
+	struct rclink_dmaq *dq;
+	ssize_t ret;
+
+	down_read(&cd->rw);
+	if (cd->dead) {
+		ret = -ENODEV;
+		goto out_cd;
+	}
+	dq = cd->rdev->t1.dmaq;
+	down_read(&rf->rw);
+	qp = rf->qp;
+	if (!qp) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	if (!len) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (len > dq->max_msg) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+
+	for (;;) {
+		ret = rclink_file_gone(rf);
+		if (!ret && rclink_file_qp_fatal(qp))
+			ret = -ECONNRESET;
+		if (ret)
+			break;
+
+		if (!reserved) {
+			reserved = rclink_file_reserve(rf);
+			if (!reserved) {
+				if (nonblock) {
+					ret = -EAGAIN;
+					break;
+				}
+				ret = rclink_file_wait_window(rf, qp);
+				if (ret)
+					break;
+				continue;
+			}
+		}
+		if (!msg) {
+			msg = rclink_dmaq_tx_alloc(dq, from, len);
+			if (IS_ERR(msg)) {
+				ret = PTR_ERR(msg);
+				msg = NULL;
+				break;
+			}
+		}
+
+		ret = rclink_dmaq_tx_post(dq, msg, qp, rf);
+		if (!ret) {
+			/* the engine's now; the window slot goes with it */
+			msg = NULL;
+			reserved = false;
+			ret = len;
+			break;
+		}
+		if (ret != -ENOSPC)
+			break;
+		if (nonblock) {
+			ret = -EAGAIN;
+			break;
+		}
+		ret = rclink_file_wait_sq(rf, qp, dq, msg->npieces);
+		if (ret)
+			break;
+	}
+
+	if (msg)
+		rclink_dmaq_tx_free(dq, msg);
+	if (reserved)
+		rclink_file_unreserve(rf);
+out:
+	up_read(&rf->rw);
+out_cd:
+	up_read(&cd->rw);
+	return ret;
+}
+
+static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
+{
+	struct rclink_file *rf = file->private_data;
+	struct rclink_cdev *cd = rf->cd;
+	struct rclink_t1_qp *qp;
+	struct rclink_dmaq *dq;
+	__poll_t mask = 0;
+
+	poll_wait(file, &rf->wq, pt);
+	poll_wait(file, &cd->wq, pt);
+
+	down_read(&cd->rw);
+	if (cd->dead) {
+		mask = EPOLLERR | EPOLLHUP;
+		goto out_cd;
+	}
+	dq = cd->rdev->t1.dmaq;
+	down_read(&rf->rw);
+	qp = rf->qp;
+	if (!qp) {
+		mask = EPOLLERR;
+		goto out;
+	}
+	if (READ_ONCE(qp->rx_queued))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	/* writable: a window slot, and SQ room for the largest message */
+	if (rclink_file_qp_fatal(qp))
+		mask |= EPOLLERR;
+	else if (READ_ONCE(rf->tx_inflight) < READ_ONCE(rf->window) &&
+		 rclink_dmaq_sq_room(dq, rclink_dmaq_max_pieces(dq)))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+out:
+	up_read(&rf->rw);
+out_cd:
+	up_read(&cd->rw);
+	return mask;
+}
+
+/* ---- ioctls -------------------------------------------------------------- */
+
+static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
+			    void __user *argp)
+{
+	struct rclink_t1_qp *qp;
+	struct rclink_bind b;
+	long err = 0;
+
+	if (copy_from_user(&b, argp, sizeof(b)))
+		return -EFAULT;
+	if (b.flags)
+		return -EINVAL;
+
+	mutex_lock(&rf->bind_lock);
+	if (rf->qp) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (b.qpn >= rdev->params.qp_num) {
+		err = -ERANGE;
+		goto out;
+	}
+	/* `rclink qp del` holds rclink_t1.lock: the QP stays while bound */
+	err = -ENOENT;
+	mutex_lock(&rdev->t1.lock);
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, b.qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		if (qp->owner) {
+			err = -EBUSY;
+		} else if (!qp->dp_released) {
+			qp->owner = rf;
+			err = 0;
+		}
+		spin_unlock(&qp->lock);
+	}
+	rcu_read_unlock();
+	mutex_unlock(&rdev->t1.lock);
+	if (err)
+		goto out;
+
+	/* unbound, so nothing sleeps holding @rw: this is quick */
+	down_write(&rf->rw);
+	rf->qp = qp;
+	up_write(&rf->rw);
+out:
+	mutex_unlock(&rf->bind_lock);
+	return err;
+}
+
+static long rclink_ioc_unbind(struct rclink_file *rf)
+{
+	long err = 0;
+
+	mutex_lock(&rf->bind_lock);
+	if (!rf->qp) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* the file's sleepers leave, so that @rw can be taken */
+	WRITE_ONCE(rf->unbinding, true);
+	wake_up_all(&rf->wq);
+	wake_up_all(&rf->cd->wq);
+	down_write(&rf->rw);
+	rclink_file_unbind_locked(rf);
+	WRITE_ONCE(rf->unbinding, false);
+	up_write(&rf->rw);
+out:
+	mutex_unlock(&rf->bind_lock);
+	return err;
+}
+
+static long rclink_ioc_info(struct rclink_file *rf, struct rclink_dmaq *dq,
+			    void __user *argp)
+{
+	struct rclink_info info = {};
+	struct rclink_t1_qp *qp;
+
+	down_read(&rf->rw);
+	qp = rf->qp;
+	info.qpn = qp ? qp->qpn : RCLINK_QPN_NONE;
+	info.max_msg = dq->max_msg;
+	info.state = RCLINK_QP_STATE_RESET;
+	spin_lock(&rf->lock);
+	info.tx_window = rf->window;
+	info.tx_inflight = rf->tx_inflight;
+	info.tx_flushed = rf->tx_flushed;
+	spin_unlock(&rf->lock);
+	if (qp) {
+		spin_lock(&qp->lock);
+		info.rx_queued = qp->rx_queued;
+		info.state = qp->state;
+		spin_unlock(&qp->lock);
+	}
+	up_read(&rf->rw);
+
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long rclink_ioc_set_window(struct rclink_file *rf, void __user *argp)
+{
+	u32 window;
+
+	if (get_user(window, (u32 __user *)argp))
+		return -EFAULT;
+	if (!window || window > RCLINK_TX_WINDOW_MAX)
+		return -EINVAL;
+	spin_lock(&rf->lock);
+	rf->window = window;
+	spin_unlock(&rf->lock);
+	wake_up_all(&rf->wq);
+	return 0;
+}
+
+/* Every message of the file completed (bound or not) */
+static long rclink_ioc_drain(struct rclink_file *rf)
+{
+	int err;
+
+	err = wait_event_interruptible(rf->wq, !READ_ONCE(rf->tx_inflight) ||
+				       READ_ONCE(rf->cd->dead));
+	if (!err && READ_ONCE(rf->cd->dead))
+		err = -ENODEV;
+	return err;
+}
+
+static long rclink_ioc_fionread(struct rclink_file *rf, void __user *argp)
+{
+	struct rclink_t1_qp *qp;
+	struct rclink_msg *m;
+	int size = 0;
+
+	down_read(&rf->rw);
+	qp = rf->qp;
+	if (qp) {
+		spin_lock(&qp->lock);
+		m = list_first_entry_or_null(&qp->rx_msgs, struct rclink_msg,
+					     list);
+		if (m)
+			size = m->size;
+		spin_unlock(&qp->lock);
+	}
+	up_read(&rf->rw);
+	if (!qp)
+		return -ENOTCONN;
+	return put_user(size, (int __user *)argp);
+}
+
+static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct rclink_file *rf = file->private_data;
+	struct rclink_cdev *cd = rf->cd;
+	void __user *argp = (void __user *)arg;
+	struct rclink_dev *rdev;
+	long err;
+
+	down_read(&cd->rw);
+	if (cd->dead) {
+		err = -ENODEV;
+		goto out;
+	}
+	rdev = cd->rdev;
+	switch (cmd) {
+	case RCLINK_IOC_BIND:
+		err = rclink_ioc_bind(rf, rdev, argp);
+		break;
+	case RCLINK_IOC_UNBIND:
+		err = rclink_ioc_unbind(rf);
+		break;
+	case RCLINK_IOC_INFO:
+		err = rclink_ioc_info(rf, rdev->t1.dmaq, argp);
+		break;
+	case RCLINK_IOC_SET_WINDOW:
+		err = rclink_ioc_set_window(rf, argp);
+		break;
+	case RCLINK_IOC_DRAIN:
+		err = rclink_ioc_drain(rf);
+		break;
+	case FIONREAD:
+		err = rclink_ioc_fionread(rf, argp);
+		break;
+	default:
+		err = -ENOTTY;
+		break;
+	}
+out:
+	up_read(&cd->rw);
+	return err;
+}
+
+static const struct file_operations rclink_cdev_fops = {
+	.owner = THIS_MODULE,
+	.open = rclink_fop_open,
+	.release = rclink_fop_release,
+	.read_iter = rclink_fop_read_iter,
+	.write_iter = rclink_fop_write_iter,
+	.poll = rclink_fop_poll,
+	.unlocked_ioctl = rclink_fop_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* ---- the board's device -------------------------------------------------- */
+
+static void rclink_cdev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct rclink_cdev, dev));
+}
+
+/* /dev/<rclink_t1.name>, minor rclink_t1.index */
+int rclink_cdev_create(struct rclink_dev *rdev)
+{
+	int index = rdev->t1.index;
+	struct rclink_cdev *cd;
+	int err;
+
+	if (index < 0 || index >= RCLINK_CDEV_MINORS) {
+		dev_err(rdev->dev, "board index %d: no minor number left\n",
+			index);
+		return -ENOSPC;
+	}
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd)
+		return -ENOMEM;
+	init_rwsem(&cd->rw);
+	spin_lock_init(&cd->files_lock);
+	INIT_LIST_HEAD(&cd->files);
+	init_waitqueue_head(&cd->wq);
+	cd->rdev = rdev;
+
+	device_initialize(&cd->dev);
+	cd->dev.devt = MKDEV(MAJOR(rclink_cdev_devt), index);
+	cd->dev.class = rclink_class;
+	cd->dev.parent = rdev->dev;
+	cd->dev.release = rclink_cdev_release;
+	err = dev_set_name(&cd->dev, "%s", rdev->t1.name);
+	if (err)
+		goto err_put_device;
+	cdev_init(&cd->cdev, &rclink_cdev_fops);
+	cd->cdev.owner = THIS_MODULE;
+	WRITE_ONCE(rdev->t1.cdev, cd);
+	err = cdev_device_add(&cd->cdev, &cd->dev);
+	if (err) {
+		dev_err(rdev->dev, "cannot add /dev/%s: %d\n", rdev->t1.name,
+			err);
+		WRITE_ONCE(rdev->t1.cdev, NULL);
+		goto err_put_device;
+	}
+	return 0;
+
+err_put_device:
+	put_device(&cd->dev);
+	return err;
+}
+
+/*
+ * Board removal: wait until no file operation runs, unbind every file and
+ * remove /dev/rclinkN.  Open files stay, and fail with ENODEV.
+ */
+void rclink_cdev_remove(struct rclink_dev *rdev)
+{
+	struct rclink_cdev *cd = rdev->t1.cdev;
+	struct rclink_file *rf;
+
+	if (!cd)
+		return;
+	/* every sleeper tests @dead after it wakes */
+	WRITE_ONCE(cd->dead, true);
+	wake_up_all(&cd->wq);
+	spin_lock(&cd->files_lock);
+	list_for_each_entry(rf, &cd->files, node)
+		wake_up_all(&rf->wq);
+	spin_unlock(&cd->files_lock);
+
+	down_write(&cd->rw);
+	spin_lock(&cd->files_lock);
+	list_for_each_entry(rf, &cd->files, node)
+		rclink_file_unbind_locked(rf);
+	spin_unlock(&cd->files_lock);
+	cd->rdev = NULL;
+	up_write(&cd->rw);
+
+	cdev_device_del(&cd->cdev, &cd->dev);
+}
+
+/* The board's reference (after the CQ handlers stopped) */
+void rclink_cdev_put(struct rclink_dev *rdev)
+{
+	struct rclink_cdev *cd = rdev->t1.cdev;
+
+	if (!cd)
+		return;
+	WRITE_ONCE(rdev->t1.cdev, NULL);
+	put_device(&cd->dev);
+}
+
+/* SEND completions freed SQ entries: wake the writers waiting for them */
+void rclink_cdev_wake_tx(struct rclink_dev *rdev)
+{
+	struct rclink_cdev *cd = READ_ONCE(rdev->t1.cdev);
+
+	if (cd)
+		wake_up_all(&cd->wq);
+}
+
+/* The QP's state changed (FATAL, READY again): its file looks again */
+void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp)
+{
+	spin_lock(&qp->lock);
+	if (qp->owner)
+		wake_up_all(&qp->owner->wq);
+	wake_up_all(&qp->wq);
+	spin_unlock(&qp->lock);
+}
+
+int rclink_cdev_module_init(void)
+{
+	int err;
+
+	err = alloc_chrdev_region(&rclink_cdev_devt, 0, RCLINK_CDEV_MINORS,
+				  KBUILD_MODNAME);
+	if (err)
+		return err;
+	rclink_class = rclink_class_create(KBUILD_MODNAME);
+	if (IS_ERR(rclink_class)) {
+		err = PTR_ERR(rclink_class);
+		unregister_chrdev_region(rclink_cdev_devt, RCLINK_CDEV_MINORS);
+		return err;
+	}
+	return 0;
+}
+
+void rclink_cdev_module_exit(void)
+{
+	class_destroy(rclink_class);
+	unregister_chrdev_region(rclink_cdev_devt, RCLINK_CDEV_MINORS);
+}

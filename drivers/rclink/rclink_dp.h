@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rclink: TYPE1 data path, private to rclink_dmaq.c (the shim's queue
+ * engine) and rclink_cdev.c (/dev/rclinkN).
+ *
+ * Locks, outermost first:
+ *   rclink_cdev.rw      read: a file operation; write: board removal
+ *   rclink_file.bind_lock   BIND and UNBIND of a file
+ *   rclink_file.rw      read: read/write/poll/ioctl; write: bind/unbind
+ *   rclink_file.read_lock   one reader of a file at a time
+ *   rclink_t1.lock      (bind only: QP lookup against `qp del`)
+ *   rclink_dmaq.cq_lock     the CQ consumer (irq thread, teardown)
+ *   rclink_dmaq.rq_lock     RQ producer, receive buffers (mutex)
+ *   rclink_dmaq.sq_lock     SQ producer, messages in flight (spinlock)
+ *   rclink_t1_qp.lock   a QP's queues and counters (spinlock)
+ *   rclink_file.lock    a file's window and counters (spinlock, leaf)
+ * Every context that takes the spinlocks is a process context (system
+ * calls, the threaded interrupt handlers, work items), so none of them
+ * disables interrupts or bottom halves.
+ */
+#ifndef _RCLINK_DP_H_
+#define _RCLINK_DP_H_
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "rclink.h"
+
+/* Queue orders we ask for (clamped to DMAQ_CAP.max_order) */
+#define RCLINK_DP_SQ_ORDER	12	/* 4096 WQEs, 64 KiB */
+#define RCLINK_DP_RQ_ORDER	9	/* 512 buffers of 4 KiB */
+#define RCLINK_DP_CQ_ORDER	11	/* 2048 CQEs, 64 KiB */
+#define RCLINK_DP_MIN_ORDER	4
+
+/* Receive buffers: one page of 4 KiB each (RQE LEN) */
+#define RCLINK_DP_RX_BUF	SZ_4K
+
+/* Receive flow control (Documentation/uapi/rclink-dev.rst) */
+#define RCLINK_DP_RX_QUEUED_MAX	SZ_16M
+/* ... the board answers RNR when it has no buffer (every bank) */
+#define RCLINK_DP_RNR_EN	RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN
+
+/* TX pieces: up to 64 KiB of physically contiguous pages per WQE */
+#define RCLINK_DP_TX_MAX_ORDER	get_order(RCLINK_WQE_MAX_PIECE)
+
+/* CQEs handled before DMAQ_CQ_CONS is written back */
+#define RCLINK_DP_CQ_BATCH	64
+
+enum rclink_dp_cnt {
+	RCLINK_DP_TX_MSGS,
+	RCLINK_DP_TX_BYTES,
+	RCLINK_DP_TX_FLUSHED,
+	RCLINK_DP_TX_ERRORS,
+	RCLINK_DP_RX_MSGS,
+	RCLINK_DP_RX_BYTES,
+	RCLINK_DP_RX_DROP_NOQP,
+	RCLINK_DP_RX_DROP_FLUSHED,
+	RCLINK_DP_RX_DROP_SEQ,
+	RCLINK_DP_RX_DROP_NOMEM,
+	RCLINK_DP_CQE_ERRORS,
+	RCLINK_DP_RX_FLOW_STOPS,
+	RCLINK_DP_RX_ALLOC_FAIL,	/* receive buffer allocation failed */
+	RCLINK_DP_TX_TEARDOWN,		/* messages freed by the removal */
+	RCLINK_DP_CQ_IRQS,		/* CQ processing runs */
+	RCLINK_DP_CQES,			/* CQEs consumed */
+	RCLINK_DP_CNT_NUM
+};
+
+struct rclink_dp_wqe {
+	__le64 ctrl;
+	__le64 addr;
+};
+
+struct rclink_dp_rqe {
+	__le64 addr;
+	__le64 len;
+};
+
+struct rclink_dp_cqe {
+	__le64 w[4];
+};
+
+/* One piece of a message: pages copied from user space, DMA mapped */
+struct rclink_tx_piece {
+	struct page *page;
+	dma_addr_t dma;
+	u32 len;
+	u32 order;
+};
+
+/* A message written to a file, in flight from post to its SEND CQE */
+struct rclink_tx_msg {
+	struct list_head list;		/* rclink_dmaq.tx_inflight */
+	struct list_head qp_list;	/* rclink_dmaq.tx_qp[qpn] */
+	struct rclink_file *rf;		/* the writer (holds a reference) */
+	struct rclink_t1_qp *qp;	/* NULL once the QP was released */
+	u32 qpn;
+	u32 len;
+	u32 last_idx;			/* SQ index of the last WQE */
+	u32 npieces;
+	struct rclink_tx_piece piece[];
+};
+
+/* A receive buffer: one page, mapped for the device */
+struct rclink_rq_buf {
+	struct list_head list;		/* rq_free or rq_held */
+	struct page *page;
+	dma_addr_t dma;
+	u32 idx;			/* RQ index it was posted at */
+};
+
+/* The shim's queue engine of one board (rclink_t1.dmaq) */
+struct rclink_dmaq {
+	struct rclink_dev *rdev;
+	struct device *dev;
+	u32 max_msg;			/* largest message we send */
+	u32 rx_max_msg;			/* DMAQ_CAP.max_msg */
+	u32 qp_num;
+
+	/* send queue and the messages in flight, under @sq_lock */
+	spinlock_t sq_lock;
+	struct rclink_dp_wqe *sq;
+	dma_addr_t sq_dma;
+	u32 sq_order;
+	u32 sq_prod;			/* free running, DMAQ_SQ_PROD */
+	u32 sq_cons;			/* last DMAQ_SQ_CONS read */
+	struct list_head tx_inflight;	/* every message, oldest first */
+	struct list_head *tx_qp;	/* per QP number, oldest first */
+	u32 tx_nr_inflight;
+	bool stopped;			/* no doorbell any more */
+
+	/* receive queue and its buffers, under @rq_lock */
+	struct mutex rq_lock;
+	struct rclink_dp_rqe *rq;
+	dma_addr_t rq_dma;
+	u32 rq_order;
+	u32 rq_prod;			/* free running, DMAQ_RQ_PROD */
+	u32 rq_cons;			/* last DMAQ_RQ_CONS read */
+	struct rclink_rq_buf **rq_slot;	/* last buffer posted per entry */
+	struct list_head rq_held;	/* taken, entry reused, not completed */
+	struct list_head rq_free;	/* mapped, not posted */
+	u32 rq_nheld;
+	u32 rq_nfree;
+	u32 rq_nbufs;			/* allocated */
+	u32 rq_max_bufs;
+	bool rx_stopped;		/* flow control: not posting */
+	atomic64_t rx_queued_bytes;	/* complete messages on the QPs */
+	struct delayed_work refill_work;	/* after allocation failures */
+
+	/* completion queue, under @cq_lock */
+	struct mutex cq_lock;
+	struct rclink_dp_cqe *cq;
+	dma_addr_t cq_dma;
+	u32 cq_order;
+	u32 cq_cons;			/* free running, DMAQ_CQ_CONS */
+	bool cq_enabled;
+
+	atomic64_t cnt[RCLINK_DP_CNT_NUM];
+};
+
+/* /dev/rclinkN: one per board, lives until its last file is closed */
+struct rclink_cdev {
+	struct device dev;		/* its release frees this */
+	struct cdev cdev;
+	struct rw_semaphore rw;
+	struct rclink_dev *rdev;	/* NULL once the board is gone */
+	bool dead;			/* removal started */
+	spinlock_t files_lock;
+	struct list_head files;		/* open files */
+	wait_queue_head_t wq;		/* SQ room, removal */
+};
+
+/* An open file of /dev/rclinkN; messages in flight hold references */
+struct rclink_file {
+	struct kref ref;
+	struct rclink_cdev *cd;
+	struct list_head node;		/* rclink_cdev.files */
+	struct mutex bind_lock;		/* BIND and UNBIND */
+	struct rw_semaphore rw;
+	struct mutex read_lock;		/* one reader at a time */
+	struct rclink_t1_qp *qp;	/* bound QP, under @rw */
+	bool unbinding;			/* sleepers: leave, @rw is wanted */
+	wait_queue_head_t wq;		/* readers, writers, pollers, drain */
+
+	spinlock_t lock;		/* the three below */
+	u32 window;
+	u32 tx_inflight;
+	u64 tx_flushed;
+};
+
+static inline void rclink_dp_cnt_add(struct rclink_dmaq *dq,
+				     enum rclink_dp_cnt c, u64 val)
+{
+	atomic64_add(val, &dq->cnt[c]);
+}
+
+static inline void rclink_dp_cnt_inc(struct rclink_dmaq *dq,
+				     enum rclink_dp_cnt c)
+{
+	atomic64_inc(&dq->cnt[c]);
+}
+
+/* rclink_dmaq.c */
+struct rclink_tx_msg *rclink_dmaq_tx_alloc(struct rclink_dmaq *dq,
+					   struct iov_iter *from, u32 len);
+void rclink_dmaq_tx_free(struct rclink_dmaq *dq, struct rclink_tx_msg *msg);
+int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
+			struct rclink_t1_qp *qp, struct rclink_file *rf);
+bool rclink_dmaq_sq_room(struct rclink_dmaq *dq, u32 n);
+u32 rclink_dmaq_max_pieces(const struct rclink_dmaq *dq);
+void rclink_dmaq_rx_dequeued(struct rclink_dmaq *dq, u64 bytes);
+
+/* rclink_cdev.c */
+int rclink_cdev_create(struct rclink_dev *rdev);
+void rclink_cdev_remove(struct rclink_dev *rdev);
+void rclink_cdev_put(struct rclink_dev *rdev);
+void rclink_cdev_wake_tx(struct rclink_dev *rdev);
+void rclink_file_get(struct rclink_file *rf);
+void rclink_file_tx_done(struct rclink_file *rf, bool ok);
+
+#endif /* _RCLINK_DP_H_ */

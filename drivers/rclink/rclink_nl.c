@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: the generic netlink family "rclink", the TYPE1 control plane
+ * (Documentation/netlink/specs/rclink.yaml; the policies and the ops table
+ * are generated from it into rclink_nl_gen.c).  Every operation holds
+ * rclink_t1_devs_lock, so the board it works on cannot be removed under it.
+ * Every refusal says why in an extended ack message that names the
+ * attribute as the tool (Documentation/uapi/rclink-tool.rst) calls it.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/in.h>
+#include <linux/netlink.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "rclink.h"
+#include "rclink_compat.h"
+#include "rclink_qp.h"
+#include "rclink_nl_gen.h"
+
+#define RCLINK_NL_SPORT_BASE	49152	/* default UDP source port + qpn */
+
+static struct genl_family rclink_nl_family;
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* The board a request names: dev-index, else dev-name */
+static struct rclink_dev *rclink_nl_dev(struct nlattr **attrs,
+					struct netlink_ext_ack *extack)
+{
+	struct rclink_dev *rdev;
+	struct nlattr *attr;
+
+	lockdep_assert_held(&rclink_t1_devs_lock);
+
+	attr = attrs[RCLINK_A_DEV_INDEX];
+	if (attr) {
+		rdev = nla_get_u32(attr) > INT_MAX ? NULL :
+		       rclink_t1_dev_get(nla_get_u32(attr));
+	} else {
+		attr = attrs[RCLINK_A_DEV_NAME];
+		if (!attr) {
+			NL_SET_ERR_MSG(extack, "dev: a board is required");
+			return ERR_PTR(-EINVAL);
+		}
+		rdev = rclink_t1_dev_by_name(nla_data(attr));
+	}
+	if (!rdev) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "dev: no such board");
+		return ERR_PTR(-ENODEV);
+	}
+	return rdev;
+}
+
+/* The QP a request names: qpn below the board's QP_NUM */
+static int rclink_nl_qpn(struct rclink_dev *rdev, struct nlattr **attrs,
+			 u32 *qpn, struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr = attrs[RCLINK_A_QPN];
+
+	if (!attr) {
+		NL_SET_ERR_MSG(extack, "qpn: a QP number is required");
+		return -EINVAL;
+	}
+	*qpn = nla_get_u32(attr);
+	if (*qpn >= rdev->params.qp_num) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "qpn: at or above the board's qp_num");
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* The QP fields of qp-new and qp-set, checked against the board */
+static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
+			    struct nlattr **attrs, struct rclink_t1_qp_cfg *cfg,
+			    u32 *given, struct netlink_ext_ack *extack)
+{
+	u32 psn_mask = rclink_t1_psn_mask(rdev);
+	struct nlattr *attr;
+
+	attr = attrs[RCLINK_A_DQPN];
+	if (attr) {
+		cfg->dqpn = nla_get_u32(attr);
+		if (cfg->dqpn > FIELD_MAX(RCLINK_RH_DEST_QP)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "dqpn: wider than the RH's DEST_QP");
+			return -ERANGE;
+		}
+		if ((cfg->dqpn ^ qpn) & rclink_t1_bank_mask(rdev)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "dqpn: not in the bank of qpn (the low log2(TYPE1_VC_NUM) bits differ)");
+			return -EINVAL;
+		}
+		*given |= RCLINK_QP_F_DQPN;
+	}
+
+	attr = attrs[RCLINK_A_DIP];
+	if (attr) {
+		cfg->dip = nla_get_in_addr(attr);
+		if (ipv4_is_zeronet(cfg->dip) || ipv4_is_multicast(cfg->dip) ||
+		    ipv4_is_lbcast(cfg->dip)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "dip: not a unicast IPv4 address");
+			return -EINVAL;
+		}
+		*given |= RCLINK_QP_F_DIP;
+	}
+
+	attr = attrs[RCLINK_A_DMAC];
+	if (attr) {
+		ether_addr_copy(cfg->dmac, nla_data(attr));
+		if (!is_valid_ether_addr(cfg->dmac)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "dmac: not a unicast MAC address");
+			return -EINVAL;
+		}
+		*given |= RCLINK_QP_F_DMAC;
+	}
+
+	attr = attrs[RCLINK_A_SPORT];
+	if (attr) {
+		cfg->sport = nla_get_u16(attr);
+		if (!cfg->sport) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "sport: the UDP port must not be 0");
+			return -EINVAL;
+		}
+		*given |= RCLINK_QP_F_SPORT;
+	}
+
+	attr = attrs[RCLINK_A_PKEY];
+	if (attr) {
+		cfg->pkey = nla_get_u8(attr);
+		*given |= RCLINK_QP_F_PKEY;
+	}
+
+	attr = attrs[RCLINK_A_RX_PKEY];
+	if (attr) {
+		cfg->rx_pkey = nla_get_u8(attr);
+		*given |= RCLINK_QP_F_RX_PKEY;
+	}
+
+	attr = attrs[RCLINK_A_SQ_PSN];
+	if (attr) {
+		cfg->sq_psn = nla_get_u32(attr);
+		if (cfg->sq_psn & ~psn_mask) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "sq_psn: wider than EPSN_W bits");
+			return -ERANGE;
+		}
+		*given |= RCLINK_QP_F_SQ_PSN;
+	}
+
+	attr = attrs[RCLINK_A_RQ_PSN];
+	if (attr) {
+		cfg->rq_psn = nla_get_u32(attr);
+		if (cfg->rq_psn & ~psn_mask) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "rq_psn: wider than EPSN_W bits");
+			return -ERANGE;
+		}
+		*given |= RCLINK_QP_F_RQ_PSN;
+	}
+
+	attr = attrs[RCLINK_A_SPEED];
+	if (attr) {
+		cfg->speed = nla_get_u32(attr);
+		if (!cfg->speed ||
+		    cfg->speed > FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "speed: must be 1..2^22-1 (TX_SPEED_MEM)");
+			return -ERANGE;
+		}
+		*given |= RCLINK_QP_F_SPEED;
+	}
+	return 0;
+}
+
+/* ---- replies ------------------------------------------------------------- */
+
+static int rclink_nl_put_dev(struct sk_buff *skb, struct rclink_dev *rdev)
+{
+	if (nla_put_u32(skb, RCLINK_A_DEV_INDEX, rdev->t1.index) ||
+	    nla_put_string(skb, RCLINK_A_DEV_NAME, rdev->t1.name))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
+			      u32 portid, u32 seq, int flags)
+{
+	const struct rclink_params *p = &rdev->params;
+	struct rclink_t1_dev_info info;
+	struct rclink_t1_dev_cfg *cfg = &info.cfg;
+	struct nlattr *nest;
+	unsigned int i;
+	void *hdr;
+
+	BUILD_BUG_ON(RCLINK_A_DEV_STATS_BAD_WQE -
+		     RCLINK_A_DEV_STATS_RX_DROP_DA !=
+		     RCLINK_T1_DEV_BAD_WQE - RCLINK_T1_DEV_RX_DROP_DA);
+
+	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
+			  RCLINK_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	rclink_t1_dev_info(rdev, &info);
+	if (rclink_nl_put_dev(skb, rdev) ||
+	    nla_put_u32(skb, RCLINK_A_QP_NUM, p->qp_num) ||
+	    nla_put_u32(skb, RCLINK_A_PKT_LEN, p->type1_pkt_len) ||
+	    nla_put_u32(skb, RCLINK_A_OST, p->type1_ost_n) ||
+	    nla_put_u32(skb, RCLINK_A_EPSN_W, p->epsn_w) ||
+	    nla_put_u32(skb, RCLINK_A_MAX_MSG, info.max_msg) ||
+	    nla_put(skb, RCLINK_A_MAC, ETH_ALEN, info.mac) ||
+	    nla_put_in_addr(skb, RCLINK_A_IP, cfg->ip) ||
+	    nla_put_u8(skb, RCLINK_A_TTL, cfg->ttl) ||
+	    nla_put_u16(skb, RCLINK_A_IP_ID, cfg->ip_id) ||
+	    nla_put_u8(skb, RCLINK_A_TC, cfg->tc) ||
+	    nla_put_u8(skb, RCLINK_A_ACK_TC, cfg->ack_tc) ||
+	    nla_put_u8(skb, RCLINK_A_FORMAT, RCLINK_FORMAT_STANDARD) ||
+	    nla_put_u32(skb, RCLINK_A_RETRY_TIMER, cfg->retry_timer_us) ||
+	    nla_put_u8(skb, RCLINK_A_RETRY_CNT, cfg->retry_cnt) ||
+	    nla_put_u8(skb, RCLINK_A_RNR_RETRY_CNT, cfg->rnr_retry_cnt) ||
+	    nla_put_u8(skb, RCLINK_A_ACK_TIMESTAMP, cfg->ack_timestamp) ||
+	    nla_put_u8(skb, RCLINK_A_ICRC, cfg->icrc))
+		goto err_cancel;
+
+	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
+	if (!nest)
+		goto err_cancel;
+	for (i = 0; i < RCLINK_T1_DEV_NUM; i++)
+		if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_RX_DROP_DA + i,
+				      info.stats[i], RCLINK_A_DEV_STATS_PAD))
+			goto err_cancel;
+	nla_nest_end(skb, nest);
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
+				   const struct rclink_t1_qp_info *info)
+{
+	const struct rclink_t1_qp_stats *s = &info->stats;
+	const struct {
+		int attr;
+		u64 val;
+	} sw[] = {
+		{ RCLINK_A_STATS_TX_MSGS, s->tx_msgs },
+		{ RCLINK_A_STATS_TX_BYTES, s->tx_bytes },
+		{ RCLINK_A_STATS_TX_FLUSHED, s->tx_flushed },
+		{ RCLINK_A_STATS_RX_MSGS, s->rx_msgs },
+		{ RCLINK_A_STATS_RX_BYTES, s->rx_bytes },
+		{ RCLINK_A_STATS_RX_FLUSHED, s->rx_flushed },
+		{ RCLINK_A_STATS_FATAL, s->fatal },
+		{ RCLINK_A_STATS_RTT_SAMPLES, s->rtt_samples },
+	};
+	struct nlattr *nest;
+	unsigned int i;
+
+	/* the board's counters are attributes TX_PKTS.. in register order */
+	BUILD_BUG_ON(RCLINK_A_STATS_ACK_RX - RCLINK_A_STATS_TX_PKTS !=
+		     RCLINK_T1_HW_ACK_RX - RCLINK_T1_HW_TX_PKTS);
+
+	nest = nla_nest_start(skb, RCLINK_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(sw); i++)
+		if (nla_put_u64_64bit(skb, sw[i].attr, sw[i].val,
+				      RCLINK_A_STATS_PAD))
+			return -EMSGSIZE;
+	for (i = 0; i < RCLINK_T1_HW_NUM; i++)
+		if (nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_PKTS + i,
+				      info->hw[i], RCLINK_A_STATS_PAD))
+			return -EMSGSIZE;
+	if (nla_put_u32(skb, RCLINK_A_STATS_RTT_LAST_US, s->rtt_last_us) ||
+	    nla_put_u32(skb, RCLINK_A_STATS_RTT_MIN_US, s->rtt_min_us) ||
+	    nla_put_u32(skb, RCLINK_A_STATS_RTT_MAX_US, s->rtt_max_us))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int rclink_nl_qp_fill(struct sk_buff *skb, struct rclink_dev *rdev,
+			     u32 qpn, const struct rclink_t1_qp_info *info,
+			     u32 portid, u32 seq, int flags)
+{
+	const struct rclink_t1_qp_cfg *cfg = &info->cfg;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
+			  RCLINK_CMD_QP_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	if (rclink_nl_put_dev(skb, rdev) ||
+	    nla_put_u32(skb, RCLINK_A_QPN, qpn) ||
+	    nla_put_u32(skb, RCLINK_A_DQPN, cfg->dqpn) ||
+	    nla_put_in_addr(skb, RCLINK_A_DIP, cfg->dip) ||
+	    nla_put(skb, RCLINK_A_DMAC, ETH_ALEN, cfg->dmac) ||
+	    nla_put_u16(skb, RCLINK_A_SPORT, cfg->sport) ||
+	    nla_put_u8(skb, RCLINK_A_PKEY, cfg->pkey) ||
+	    nla_put_u8(skb, RCLINK_A_RX_PKEY, cfg->rx_pkey) ||
+	    nla_put_u32(skb, RCLINK_A_SPEED, cfg->speed) ||
+	    nla_put_u8(skb, RCLINK_A_STATE, info->state) ||
+	    nla_put_u8(skb, RCLINK_A_BOUND, info->bound) ||
+	    nla_put_u32(skb, RCLINK_A_SQ_PSN, cfg->sq_psn) ||
+	    nla_put_u32(skb, RCLINK_A_RQ_PSN, cfg->rq_psn) ||
+	    rclink_nl_qp_stats_fill(skb, info))
+		goto err_cancel;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* A dump's return value: its length, or the error when nothing fitted */
+static int rclink_nl_dump_ret(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+/* ---- dev ----------------------------------------------------------------- */
+
+int rclink_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rclink_dev *rdev;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, info->extack);
+	err = IS_ERR(rdev) ? PTR_ERR(rdev) :
+	      rclink_nl_dev_fill(msg, rdev, info->snd_portid, info->snd_seq,
+				 0);
+	mutex_unlock(&rclink_t1_devs_lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int rclink_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long index = cb->args[0];
+	struct rclink_dev *rdev;
+	int err = 0;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	while ((rdev = rclink_t1_dev_next(&index))) {
+		err = rclink_nl_dev_fill(skb, rdev,
+					 NETLINK_CB(cb->skb).portid,
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+		index++;
+	}
+	mutex_unlock(&rclink_t1_devs_lock);
+	cb->args[0] = index;
+	return rclink_nl_dump_ret(skb, err);
+}
+
+static int rclink_nl_dev_cfg(struct nlattr **attrs,
+			     struct rclink_t1_dev_cfg *cfg, u32 *given,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr;
+
+	attr = attrs[RCLINK_A_FORMAT];
+	if (attr) {
+		switch (nla_get_u8(attr)) {
+		case RCLINK_FORMAT_STANDARD:
+			break;
+		case RCLINK_FORMAT_GEN1:
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "format: header format gen1 not supported yet");
+			return -EOPNOTSUPP;
+		case RCLINK_FORMAT_GEN2:
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "format: header format gen2 not supported yet");
+			return -EOPNOTSUPP;
+		case RCLINK_FORMAT_LITE:
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "format: header format lite not supported yet");
+			return -EOPNOTSUPP;
+		default:
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "format: unknown header format");
+			return -EINVAL;
+		}
+	}
+
+	attr = attrs[RCLINK_A_IP];
+	if (attr) {
+		cfg->ip = nla_get_in_addr(attr);
+		if (ipv4_is_multicast(cfg->ip) || ipv4_is_lbcast(cfg->ip)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "ip: not a unicast IPv4 address");
+			return -EINVAL;
+		}
+		*given |= RCLINK_DEV_F_IP;
+	}
+
+	attr = attrs[RCLINK_A_TTL];
+	if (attr) {
+		cfg->ttl = nla_get_u8(attr);
+		if (!cfg->ttl) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "ttl: must be 1..255");
+			return -EINVAL;
+		}
+		*given |= RCLINK_DEV_F_TTL;
+	}
+
+	attr = attrs[RCLINK_A_IP_ID];
+	if (attr) {
+		cfg->ip_id = nla_get_u16(attr);
+		*given |= RCLINK_DEV_F_IP_ID;
+	}
+
+	attr = attrs[RCLINK_A_TC];
+	if (attr) {
+		cfg->tc = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_TC;
+	}
+
+	attr = attrs[RCLINK_A_ACK_TC];
+	if (attr) {
+		cfg->ack_tc = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_ACK_TC;
+	}
+
+	attr = attrs[RCLINK_A_RETRY_TIMER];
+	if (attr) {
+		cfg->retry_timer_us = nla_get_u32(attr);
+		if (!cfg->retry_timer_us || cfg->retry_timer_us >
+		    FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_TIMER)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "retry_timer: must be 1..8191 us");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_RETRY_TIMER;
+	}
+
+	attr = attrs[RCLINK_A_RETRY_CNT];
+	if (attr) {
+		cfg->retry_cnt = nla_get_u8(attr);
+		if (!cfg->retry_cnt || cfg->retry_cnt >
+		    FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_CNT_THR)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "retry_cnt: must be 1..15");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_RETRY_CNT;
+	}
+
+	attr = attrs[RCLINK_A_RNR_RETRY_CNT];
+	if (attr) {
+		cfg->rnr_retry_cnt = nla_get_u8(attr);
+		if (cfg->rnr_retry_cnt >
+		    FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RNR_RETRY_CNT_THR)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "rnr_retry_cnt: must be 0..15 (0: forever)");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_RNR_RETRY_CNT;
+	}
+
+	attr = attrs[RCLINK_A_ACK_TIMESTAMP];
+	if (attr) {
+		if (nla_get_u8(attr) > 1) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "ack_timestamp: must be 0 or 1");
+			return -EINVAL;
+		}
+		cfg->ack_timestamp = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_ACK_TIMESTAMP;
+	}
+
+	attr = attrs[RCLINK_A_ICRC];
+	if (attr) {
+		if (nla_get_u8(attr) > 1) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "icrc: must be 0 or 1");
+			return -EINVAL;
+		}
+		cfg->icrc = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_ICRC;
+	}
+	return 0;
+}
+
+int rclink_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rclink_t1_dev_cfg cfg = {};
+	struct rclink_dev *rdev;
+	u32 given = 0;
+	int err;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, info->extack);
+	if (IS_ERR(rdev)) {
+		err = PTR_ERR(rdev);
+		goto unlock;
+	}
+	err = rclink_nl_dev_cfg(info->attrs, &cfg, &given, info->extack);
+	if (!err)
+		err = rclink_t1_dev_set(rdev, &cfg, given);
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	return err;
+}
+
+/* ---- qp ------------------------------------------------------------------ */
+
+int rclink_nl_qp_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **attrs = info->attrs;
+	struct rclink_t1_qp_cfg cfg = {};
+	struct rclink_dev *rdev;
+	u32 given = 0, qpn;
+	int err;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(attrs, extack);
+	if (IS_ERR(rdev)) {
+		err = PTR_ERR(rdev);
+		goto unlock;
+	}
+	err = rclink_nl_qpn(rdev, attrs, &qpn, extack);
+	if (err)
+		goto unlock;
+
+	/* the defaults of rclink-tool.rst */
+	cfg.sport = (RCLINK_NL_SPORT_BASE + qpn) & U16_MAX;
+	cfg.speed = FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+	err = rclink_nl_qp_cfg(rdev, qpn, attrs, &cfg, &given, extack);
+	if (err)
+		goto unlock;
+
+	err = -EINVAL;
+	if (!(given & RCLINK_QP_F_DQPN))
+		NL_SET_ERR_MSG(extack,
+			       "dqpn: the peer's QP number is required");
+	else if (!(given & RCLINK_QP_F_DIP))
+		NL_SET_ERR_MSG(extack,
+			       "dip: the peer's IPv4 address is required");
+	else if (!(given & RCLINK_QP_F_DMAC))
+		NL_SET_ERR_MSG(extack,
+			       "dmac: the peer's MAC address is required");
+	else
+		err = rclink_t1_qp_add(rdev, qpn, &cfg, given, extack);
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	return err;
+}
+
+int rclink_nl_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **attrs = info->attrs;
+	struct rclink_t1_qp_cfg cfg = {};
+	struct rclink_dev *rdev;
+	u32 given = 0, qpn;
+	int err;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(attrs, extack);
+	if (IS_ERR(rdev)) {
+		err = PTR_ERR(rdev);
+		goto unlock;
+	}
+	err = rclink_nl_qpn(rdev, attrs, &qpn, extack);
+	if (err)
+		goto unlock;
+	err = rclink_nl_qp_cfg(rdev, qpn, attrs, &cfg, &given, extack);
+	if (err)
+		goto unlock;
+	if (attrs[RCLINK_A_STATE]) {
+		if (nla_get_u8(attrs[RCLINK_A_STATE]) !=
+		    RCLINK_QP_STATE_READY) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[RCLINK_A_STATE],
+					    "state: only ready can be set");
+			err = -EINVAL;
+			goto unlock;
+		}
+		given |= RCLINK_QP_F_READY;
+	}
+	err = rclink_t1_qp_set(rdev, qpn, &cfg, given, extack);
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	return err;
+}
+
+int rclink_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct rclink_t1_qp_info *qi;
+	struct rclink_dev *rdev;
+	struct sk_buff *msg;
+	u32 qpn;
+	int err;
+
+	qi = kzalloc(sizeof(*qi), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!qi || !msg) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, extack);
+	if (IS_ERR(rdev)) {
+		err = PTR_ERR(rdev);
+		goto unlock;
+	}
+	err = rclink_nl_qpn(rdev, info->attrs, &qpn, extack);
+	if (err)
+		goto unlock;
+	err = rclink_t1_qp_info(rdev, qpn, qi);
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG(extack, "qpn: no such QP");
+	if (!err)
+		err = rclink_nl_qp_fill(msg, rdev, qpn, qi, info->snd_portid,
+					info->snd_seq, 0);
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	if (err)
+		goto out_free;
+	kfree(qi);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	kfree(qi);
+	return err;
+}
+
+/*
+ * The QPs of every board, or of the board the request names: cb->args[0]
+ * is the board index to continue at, cb->args[1] the QP number.
+ */
+int rclink_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = rclink_genl_dump_attrs(cb);
+	unsigned long index = cb->args[0];
+	struct rclink_t1_qp_info *qi;
+	u32 portid = NETLINK_CB(cb->skb).portid;
+	u32 seq = cb->nlh->nlmsg_seq;
+	struct rclink_dev *rdev, *only = NULL;
+	u32 qpn = cb->args[1];
+	int err = 0;
+
+	qi = kzalloc(sizeof(*qi), GFP_KERNEL);
+	if (!qi)
+		return -ENOMEM;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	if (attrs && (attrs[RCLINK_A_DEV_INDEX] || attrs[RCLINK_A_DEV_NAME])) {
+		only = rclink_nl_dev(attrs, cb->extack);
+		if (IS_ERR(only)) {
+			err = PTR_ERR(only);
+			goto unlock;
+		}
+	}
+
+	while ((rdev = rclink_t1_dev_next(&index))) {
+		if (only && rdev != only) {
+			index++;
+			qpn = 0;
+			continue;
+		}
+		for (; rclink_t1_qp_next(rdev, &qpn); qpn++) {
+			err = rclink_t1_qp_info(rdev, qpn, qi);
+			if (err == -ENOENT) {
+				err = 0;	/* deleted meanwhile */
+				continue;
+			}
+			if (!err)
+				err = rclink_nl_qp_fill(skb, rdev, qpn, qi,
+							portid, seq,
+							NLM_F_MULTI);
+			if (err)
+				goto unlock;
+		}
+		index++;
+		qpn = 0;
+	}
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	cb->args[0] = index;
+	cb->args[1] = qpn;
+	kfree(qi);
+	return rclink_nl_dump_ret(skb, err);
+}
+
+int rclink_nl_qp_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rclink_dev *rdev;
+	u32 qpn;
+	int err;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, info->extack);
+	if (IS_ERR(rdev)) {
+		err = PTR_ERR(rdev);
+		goto unlock;
+	}
+	err = rclink_nl_qpn(rdev, info->attrs, &qpn, info->extack);
+	if (!err)
+		err = rclink_t1_qp_del(rdev, qpn, info->extack);
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	return err;
+}
+
+/* ---- notifications ------------------------------------------------------- */
+
+/* qp-fatal-ntf or qp-ready-ntf to the "events" group */
+void rclink_nl_notify_qp(struct rclink_t1_qp *qp, u8 cmd)
+{
+	struct rclink_dev *rdev = qp->rdev;
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&rclink_nl_family, &init_net,
+				RCLINK_NLGRP_EVENTS))
+		return;
+
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		goto err_log;
+	hdr = genlmsg_put(skb, 0, 0, &rclink_nl_family, 0, cmd);
+	if (!hdr)
+		goto err_free;
+	if (rclink_nl_put_dev(skb, rdev) ||
+	    nla_put_u32(skb, RCLINK_A_QPN, qp->qpn) ||
+	    (cmd == RCLINK_CMD_QP_FATAL_NTF &&
+	     nla_put_u32(skb, RCLINK_A_SQ_PSN, qp->fatal_psn)))
+		goto err_free;
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&rclink_nl_family, skb, 0, RCLINK_NLGRP_EVENTS,
+			  GFP_KERNEL);
+	return;
+
+err_free:
+	nlmsg_free(skb);
+err_log:
+	dev_warn_ratelimited(rdev->dev, "qp %u: notification %u lost\n",
+			     qp->qpn, cmd);
+}
+
+/* ---- family -------------------------------------------------------------- */
+
+static struct genl_family rclink_nl_family __ro_after_init = {
+	.name		= RCLINK_FAMILY_NAME,
+	.version	= RCLINK_FAMILY_VERSION,
+	.netnsok	= false,	/* the boards live in init_net */
+	.parallel_ops	= true,		/* rclink_t1_devs_lock */
+	.module		= THIS_MODULE,
+	.ops		= rclink_nl_ops,
+	.n_ops		= ARRAY_SIZE(rclink_nl_ops),
+	.mcgrps		= rclink_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(rclink_nl_mcgrps),
+};
+
+int rclink_nl_init(void)
+{
+	return genl_register_family(&rclink_nl_family);
+}
+
+void rclink_nl_exit(void)
+{
+	genl_unregister_family(&rclink_nl_family);
+}

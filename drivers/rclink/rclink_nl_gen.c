@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause)
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/rclink.yaml */
+/* YNL-GEN kernel source */
+
+#include <net/netlink.h>
+#include <net/genetlink.h>
+
+#include "rclink_nl_gen.h"
+
+#include <uapi/linux/rclink_nl.h>
+#include <linux/rclink_dev.h>
+
+/* RCLINK_CMD_DEV_GET - do */
+const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+};
+
+/* RCLINK_CMD_DEV_SET - do */
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_ICRC + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_IP] = { .type = NLA_U32, },
+	[RCLINK_A_TTL] = { .type = NLA_U8, },
+	[RCLINK_A_IP_ID] = { .type = NLA_U16, },
+	[RCLINK_A_TC] = { .type = NLA_U8, },
+	[RCLINK_A_ACK_TC] = { .type = NLA_U8, },
+	[RCLINK_A_FORMAT] = NLA_POLICY_MAX(NLA_U8, 3),
+	[RCLINK_A_RETRY_TIMER] = { .type = NLA_U32, },
+	[RCLINK_A_RETRY_CNT] = { .type = NLA_U8, },
+	[RCLINK_A_RNR_RETRY_CNT] = { .type = NLA_U8, },
+	[RCLINK_A_ACK_TIMESTAMP] = { .type = NLA_U8, },
+	[RCLINK_A_ICRC] = { .type = NLA_U8, },
+};
+
+/* RCLINK_CMD_QP_NEW - do */
+const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_SPEED + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QPN] = { .type = NLA_U32, },
+	[RCLINK_A_DQPN] = { .type = NLA_U32, },
+	[RCLINK_A_DIP] = { .type = NLA_U32, },
+	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_SPORT] = { .type = NLA_U16, },
+	[RCLINK_A_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_RX_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_SPEED] = { .type = NLA_U32, },
+};
+
+/* RCLINK_CMD_QP_SET - do */
+const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_STATE + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QPN] = { .type = NLA_U32, },
+	[RCLINK_A_DQPN] = { .type = NLA_U32, },
+	[RCLINK_A_DIP] = { .type = NLA_U32, },
+	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_SPORT] = { .type = NLA_U16, },
+	[RCLINK_A_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_RX_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_SPEED] = { .type = NLA_U32, },
+	[RCLINK_A_STATE] = NLA_POLICY_MAX(NLA_U8, 2),
+};
+
+/* RCLINK_CMD_QP_GET - do */
+const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QPN + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QPN] = { .type = NLA_U32, },
+};
+
+/* RCLINK_CMD_QP_DEL - do */
+const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QPN + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QPN] = { .type = NLA_U32, },
+};
+
+/* Ops table for rclink */
+const struct genl_ops rclink_nl_ops[6] = {
+	{
+		.cmd		= RCLINK_CMD_DEV_GET,
+		.doit		= rclink_nl_dev_get_doit,
+		.dumpit		= rclink_nl_dev_get_dumpit,
+		.policy		= rclink_dev_get_nl_policy,
+		.maxattr	= RCLINK_A_DEV_NAME,
+	},
+	{
+		.cmd		= RCLINK_CMD_DEV_SET,
+		.doit		= rclink_nl_dev_set_doit,
+		.policy		= rclink_dev_set_nl_policy,
+		.maxattr	= RCLINK_A_ICRC,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RCLINK_CMD_QP_NEW,
+		.doit		= rclink_nl_qp_new_doit,
+		.policy		= rclink_qp_new_nl_policy,
+		.maxattr	= RCLINK_A_SPEED,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RCLINK_CMD_QP_SET,
+		.doit		= rclink_nl_qp_set_doit,
+		.policy		= rclink_qp_set_nl_policy,
+		.maxattr	= RCLINK_A_STATE,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RCLINK_CMD_QP_GET,
+		.doit		= rclink_nl_qp_get_doit,
+		.dumpit		= rclink_nl_qp_get_dumpit,
+		.policy		= rclink_qp_get_nl_policy,
+		.maxattr	= RCLINK_A_QPN,
+	},
+	{
+		.cmd		= RCLINK_CMD_QP_DEL,
+		.doit		= rclink_nl_qp_del_doit,
+		.policy		= rclink_qp_del_nl_policy,
+		.maxattr	= RCLINK_A_QPN,
+		.flags		= GENL_ADMIN_PERM,
+	},
+};
+
+const struct genl_multicast_group rclink_nl_mcgrps[] = {
+	[RCLINK_NLGRP_EVENTS] = { "events", },
+};

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rclink: TYPE1 control plane, between the QP code (rclink_qp.c: objects
+ * and registers) and the generic netlink family (rclink_nl.c: parsing,
+ * validation and replies).  The caller holds rclink_t1_devs_lock, so the
+ * board stays registered; the functions take rclink_t1.lock themselves.
+ */
+#ifndef _RCLINK_QP_H_
+#define _RCLINK_QP_H_
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#include "rclink_t1.h"
+
+struct netlink_ext_ack;
+
+/* Fields of struct rclink_t1_qp_cfg present in a request */
+enum {
+	RCLINK_QP_F_DQPN	= BIT(0),
+	RCLINK_QP_F_DIP		= BIT(1),
+	RCLINK_QP_F_DMAC	= BIT(2),
+	RCLINK_QP_F_SPORT	= BIT(3),
+	RCLINK_QP_F_PKEY	= BIT(4),
+	RCLINK_QP_F_RX_PKEY	= BIT(5),
+	RCLINK_QP_F_SQ_PSN	= BIT(6),
+	RCLINK_QP_F_RQ_PSN	= BIT(7),
+	RCLINK_QP_F_SPEED	= BIT(8),
+	RCLINK_QP_F_READY	= BIT(9),	/* qp-set state ready */
+};
+
+/* The global configuration of step 1, as dev-set changes it */
+struct rclink_t1_dev_cfg {
+	__be32 ip;
+	u16 ip_id;
+	u8 ttl;
+	u8 tc;
+	u8 ack_tc;
+	u32 retry_timer_us;
+	u8 retry_cnt;
+	u8 rnr_retry_cnt;
+	bool ack_timestamp;
+	bool icrc;
+};
+
+/* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
+enum {
+	RCLINK_DEV_F_IP			= BIT(0),
+	RCLINK_DEV_F_IP_ID		= BIT(1),
+	RCLINK_DEV_F_TTL		= BIT(2),
+	RCLINK_DEV_F_TC			= BIT(3),
+	RCLINK_DEV_F_ACK_TC		= BIT(4),
+	RCLINK_DEV_F_RETRY_TIMER	= BIT(5),
+	RCLINK_DEV_F_RETRY_CNT		= BIT(6),
+	RCLINK_DEV_F_RNR_RETRY_CNT	= BIT(7),
+	RCLINK_DEV_F_ACK_TIMESTAMP	= BIT(8),
+	RCLINK_DEV_F_ICRC		= BIT(9),
+};
+
+/* The board's DMAQ_QPS_* counters of one QP, in register order */
+enum rclink_t1_hw_stat {
+	RCLINK_T1_HW_TX_PKTS,
+	RCLINK_T1_HW_TX_BYTES,
+	RCLINK_T1_HW_RX_PKTS,
+	RCLINK_T1_HW_RX_BYTES,
+	RCLINK_T1_HW_RETX_PKTS,
+	RCLINK_T1_HW_NAK_RX,
+	RCLINK_T1_HW_NAK_TX,
+	RCLINK_T1_HW_RNR_RX,
+	RCLINK_T1_HW_RNR_TX,
+	RCLINK_T1_HW_TIMEOUTS,
+	RCLINK_T1_HW_RX_DUP,
+	RCLINK_T1_HW_RX_OOS,
+	RCLINK_T1_HW_ACK_TX,
+	RCLINK_T1_HW_ACK_RX,
+	RCLINK_T1_HW_NUM
+};
+
+/* The board's global TYPE1 drop counters, in register order */
+enum rclink_t1_dev_stat {
+	RCLINK_T1_DEV_RX_DROP_DA,
+	RCLINK_T1_DEV_RX_DROP_CSUM,
+	RCLINK_T1_DEV_RX_DROP_ICRC,
+	RCLINK_T1_DEV_RX_DROP_PKEY,
+	RCLINK_T1_DEV_RX_DROP_BADQP,
+	RCLINK_T1_DEV_RX_DROP_QP_OFF,
+	RCLINK_T1_DEV_RX_DROP_NOBUF,
+	RCLINK_T1_DEV_RX_DROP_MALFORMED,
+	RCLINK_T1_DEV_TX_DROP_QP_OFF,
+	RCLINK_T1_DEV_BAD_WQE,
+	RCLINK_T1_DEV_NUM
+};
+
+/* A snapshot of a board for dev-get */
+struct rclink_t1_dev_info {
+	struct rclink_t1_dev_cfg cfg;
+	u8 mac[ETH_ALEN];
+	u32 max_msg;
+	u64 stats[RCLINK_T1_DEV_NUM];
+};
+
+/* A snapshot of a QP for qp-get */
+struct rclink_t1_qp_info {
+	struct rclink_t1_qp_cfg cfg;	/* sq_psn/rq_psn: the registers now */
+	enum rclink_qp_state state;
+	bool bound;
+	struct rclink_t1_qp_stats stats;
+	u64 hw[RCLINK_T1_HW_NUM];
+};
+
+/* Limits the requests are checked against */
+u32 rclink_t1_psn_mask(struct rclink_dev *rdev);
+u32 rclink_t1_bank_mask(struct rclink_dev *rdev);
+
+struct rclink_dev *rclink_t1_dev_next(unsigned long *index);
+void rclink_t1_dev_info(struct rclink_dev *rdev,
+			struct rclink_t1_dev_info *info);
+int rclink_t1_dev_set(struct rclink_dev *rdev,
+		      const struct rclink_t1_dev_cfg *cfg, u32 given);
+
+int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
+		     const struct rclink_t1_qp_cfg *cfg, u32 given,
+		     struct netlink_ext_ack *extack);
+int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
+		     const struct rclink_t1_qp_cfg *cfg, u32 given,
+		     struct netlink_ext_ack *extack);
+int rclink_t1_qp_del(struct rclink_dev *rdev, u32 qpn,
+		     struct netlink_ext_ack *extack);
+int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
+		      struct rclink_t1_qp_info *info);
+bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn);
+
+#endif /* _RCLINK_QP_H_ */
