@@ -1,0 +1,1247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: the netlink tool of the rclink boards (generic netlink family
+ * "rclink", Documentation/netlink/specs/rclink.yaml), in the manner of
+ * iproute2's rdma and devlink.  The command line, the JSON keys and the
+ * error behaviour are Documentation/uapi/rclink-tool.rst; see rclink(8).
+ *
+ * Exit status: 0 success, 1 an error (the kernel's extended ack message is
+ * printed as "Error: <message>"), 2 a command line the tool cannot parse.
+ */
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include <linux/rclink_dev.h>
+#include <linux/rclink_nl.h>
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+#define EXIT_USAGE	2
+
+static bool opt_json, opt_pretty, opt_stats;
+
+/* ---- output: text or JSON ---------------------------------------------- */
+
+/*
+ * A tiny JSON writer.  Text mode prints "key value" pairs separated by
+ * spaces, one object per line.
+ */
+#define OUT_MAX_DEPTH	8
+
+static struct {
+	int depth;
+	bool first[OUT_MAX_DEPTH];	/* no member yet at this level */
+	bool text_first;		/* no pair yet on this text line */
+} out;
+
+static void json_indent(void)
+{
+	int i;
+
+	if (!opt_pretty)
+		return;
+	putchar('\n');
+	for (i = 0; i < out.depth; i++)
+		fputs("    ", stdout);
+}
+
+/* Before a member or an array element */
+static void json_sep(void)
+{
+	if (out.depth > 0 && !out.first[out.depth])
+		putchar(',');
+	if (out.depth > 0) {
+		if (!opt_pretty && !out.first[out.depth])
+			putchar(' ');
+		json_indent();
+		out.first[out.depth] = false;
+	}
+}
+
+static void json_string(const char *s)
+{
+	const unsigned char *p;
+
+	putchar('"');
+	for (p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", stdout);
+			break;
+		case '\\':
+			fputs("\\\\", stdout);
+			break;
+		case '\n':
+			fputs("\\n", stdout);
+			break;
+		case '\t':
+			fputs("\\t", stdout);
+			break;
+		default:
+			if (*p < 0x20)
+				printf("\\u%04x", *p);
+			else
+				putchar(*p);
+		}
+	}
+	putchar('"');
+}
+
+static void json_open(char c)
+{
+	putchar(c);
+	if (out.depth < OUT_MAX_DEPTH - 1)
+		out.depth++;
+	out.first[out.depth] = true;
+}
+
+static void json_close(char c)
+{
+	bool empty = out.first[out.depth];
+
+	if (out.depth > 0)
+		out.depth--;
+	if (!empty)
+		json_indent();
+	putchar(c);
+}
+
+static void json_key(const char *key)
+{
+	json_sep();
+	json_string(key);
+	fputs(": ", stdout);
+}
+
+/*
+ * The array of a show command: "[" before the first object, "]" after
+ * the last; nothing when the command failed before any object.
+ */
+static bool out_list_pending, out_list_opened;
+
+static void out_list_start(void)
+{
+	out_list_pending = opt_json;
+}
+
+static void out_list_open(void)
+{
+	if (out_list_pending) {
+		out_list_pending = false;
+		out_list_opened = true;
+		json_open('[');
+	}
+}
+
+static void out_list_end(bool ok)
+{
+	if (ok)
+		out_list_open();	/* an empty list: [] */
+	if (out_list_opened) {
+		json_close(']');
+		putchar('\n');
+	}
+	out_list_pending = false;
+	out_list_opened = false;
+}
+
+static void out_obj_start(void)
+{
+	if (opt_json) {
+		out_list_open();
+		json_sep();
+		json_open('{');
+	} else {
+		out.text_first = true;
+	}
+}
+
+static void out_obj_end(void)
+{
+	if (opt_json)
+		json_close('}');
+	else
+		putchar('\n');
+}
+
+static void text_pair_sep(void)
+{
+	if (!out.text_first)
+		putchar(' ');
+	out.text_first = false;
+}
+
+static void out_u64(const char *key, uint64_t val)
+{
+	if (opt_json) {
+		json_key(key);
+		printf("%" PRIu64, val);
+	} else {
+		text_pair_sep();
+		printf("%s %" PRIu64, key, val);
+	}
+}
+
+static void out_str(const char *key, const char *val)
+{
+	if (opt_json) {
+		json_key(key);
+		json_string(val);
+	} else {
+		text_pair_sep();
+		printf("%s %s", key, val);
+	}
+}
+
+/* JSON true/false; text @on or @off */
+static void out_bool(const char *key, bool val, const char *on,
+		     const char *off)
+{
+	if (opt_json) {
+		json_key(key);
+		fputs(val ? "true" : "false", stdout);
+	} else {
+		text_pair_sep();
+		printf("%s %s", key, val ? on : off);
+	}
+}
+
+/* A nested object ("stats"); in text mode an indented line of its own */
+static void out_nest_start(const char *key)
+{
+	if (opt_json) {
+		json_key(key);
+		json_open('{');
+	} else {
+		fputs("\n    ", stdout);
+		out.text_first = true;
+	}
+}
+
+static void out_nest_end(void)
+{
+	if (opt_json)
+		json_close('}');
+}
+
+/* Text only: continue a nested object on a new indented line */
+static void out_text_break(void)
+{
+	if (!opt_json) {
+		fputs("\n    ", stdout);
+		out.text_first = true;
+	}
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("Error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: rclink [ -j ] [ -p ] [ -s ] OBJECT COMMAND [ ARGS ]\n"
+	      "       rclink dev show [ dev NAME ]\n"
+	      "       rclink dev set dev NAME [ ip A.B.C.D ] [ ttl N ] [ ip_id N ] [ tc N ]\n"
+	      "                      [ ack_tc N ] [ format standard|gen1|gen2|lite ]\n"
+	      "                      [ retry_timer USEC ] [ retry_cnt N ] [ rnr_retry_cnt N ]\n"
+	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
+	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
+	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
+	      "                     [ rq_psn N ] [ speed N ]\n"
+	      "       rclink qp set dev NAME qpn N [ dqpn N ] [ dip A.B.C.D ] [ dmac MAC ]\n"
+	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
+	      "                     [ rq_psn N ] [ speed N ] [ state ready ]\n"
+	      "       rclink qp show [ dev NAME [ qpn N ] ]\n"
+	      "       rclink qp del dev NAME qpn N\n"
+	      "       rclink monitor\n"
+	      "Options: -j JSON output, -p pretty JSON, -s statistics\n", f);
+}
+
+/* A command line the tool cannot parse: exit 2 */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("Error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* ---- netlink ------------------------------------------------------------- */
+
+struct rcl_nl {
+	struct nl_sock *sock;
+	int family;
+};
+
+
+/* The outcome of one request */
+struct req_ctx {
+	bool done;
+	int error;		/* errno, 0 */
+	char msg[256];		/* the extended ack message, "" */
+	int (*parse)(struct nlattr **tb, void *arg);
+	void *arg;
+};
+
+static const char *rcl_family;	/* "rclink" */
+
+static int rcl_open(struct rcl_nl *nl)
+{
+	int one = 1;
+	int err;
+
+	rcl_family = RCLINK_FAMILY_NAME;
+	nl->sock = nl_socket_alloc();
+	if (!nl->sock) {
+		error_msg("cannot allocate a netlink socket");
+		return -1;
+	}
+	err = genl_connect(nl->sock);
+	if (err < 0) {
+		error_msg("cannot open a generic netlink socket: %s",
+			  nl_geterror(err));
+		return -1;
+	}
+	/* the kernel's reason for a refusal comes as an extended ack */
+	if (setsockopt(nl_socket_get_fd(nl->sock), SOL_NETLINK,
+		       NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
+		/* old kernels: errors without messages */
+	}
+	nl_socket_disable_auto_ack(nl->sock);
+
+	nl->family = genl_ctrl_resolve(nl->sock, rcl_family);
+	if (nl->family < 0) {
+		error_msg("generic netlink family %s not found (is rclink.ko loaded?)",
+			  rcl_family);
+		return -1;
+	}
+	return 0;
+}
+
+static void rcl_close(struct rcl_nl *nl)
+{
+	if (nl->sock)
+		nl_socket_free(nl->sock);
+	nl->sock = NULL;
+}
+
+/*
+ * The TLVs after the struct nlmsgerr of an error or the errno of a DONE:
+ * copy NLMSGERR_ATTR_MSG.
+ */
+static void ext_ack_msg(struct nlmsghdr *nlh, size_t off, struct req_ctx *ctx)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)off;
+	if (len <= 0)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)nlmsg_data(nlh) + off), len,
+		      NULL) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(ctx->msg, sizeof(ctx->msg), "%s",
+			 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+}
+
+static int cb_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)err - NLMSG_HDRLEN);
+	struct req_ctx *ctx = arg;
+	size_t off = sizeof(*err);
+
+	(void)nla;
+	ctx->error = -err->error;
+	ctx->done = true;
+	/* the request comes back whole unless capped: the TLVs follow it */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	ext_ack_msg(nlh, off, ctx);
+	return NL_STOP;
+}
+
+static int cb_ack(struct nl_msg *msg, void *arg)
+{
+	struct req_ctx *ctx = arg;
+
+	(void)msg;
+	ctx->done = true;
+	return NL_STOP;
+}
+
+/* NLMSG_DONE of a dump: an int (the dump's error), then ext ack TLVs */
+static int cb_finish(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct req_ctx *ctx = arg;
+	int err;
+
+	ctx->done = true;
+	if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(int)) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		if (err < 0) {
+			ctx->error = -err;
+			ext_ack_msg(nlh, sizeof(int), ctx);
+		}
+	}
+	return NL_STOP;
+}
+
+static int cb_valid(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[RCLINK_A_MAX + 1];
+	struct req_ctx *ctx = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	if (genlmsg_parse(nlh, 0, tb, RCLINK_A_MAX, NULL) < 0)
+		return NL_SKIP;
+	if (ctx->parse)
+		ctx->parse(tb, ctx->arg);
+	return NL_OK;
+}
+
+/* Report the outcome of a request; 0 or 1 (the exit status) */
+static int req_report(struct req_ctx *ctx, int nlerr)
+{
+	if (ctx->error) {
+		if (ctx->msg[0])
+			error_msg("%s", ctx->msg);
+		else
+			error_msg("%s", strerror(ctx->error));
+		return 1;
+	}
+	if (nlerr < 0) {
+		error_msg("netlink: %s", nl_geterror(nlerr));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Send @msg and receive until the ACK (do) or DONE (dump), calling @parse
+ * for every reply.  Returns the exit status.
+ */
+static int rcl_request(struct rcl_nl *nl, struct nl_msg *msg,
+		      int (*parse)(struct nlattr **tb, void *arg), void *arg)
+{
+	struct req_ctx ctx = { .parse = parse, .arg = arg };
+	struct nl_cb *cb;
+	int err;
+
+	/* the command line is parsed: now the socket and the family */
+	if (!nl->sock && rcl_open(nl)) {
+		nlmsg_free(msg);
+		return 1;
+	}
+	nlmsg_hdr(msg)->nlmsg_type = nl->family;
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(msg);
+		error_msg("out of memory");
+		return 1;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, cb_error, &ctx);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, cb_ack, &ctx);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, cb_finish, &ctx);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, cb_valid, &ctx);
+
+	err = nl_send_auto(nl->sock, msg);
+	nlmsg_free(msg);
+	while (err >= 0 && !ctx.done)
+		err = nl_recvmsgs(nl->sock, cb);
+	nl_cb_put(cb);
+	if (ctx.done && !ctx.error)
+		err = 0;
+	return req_report(&ctx, err);
+}
+
+/*
+ * A request of @cmd: a do with an ACK, or a dump.  The family's id goes
+ * into the header when it is sent (rcl_request()).
+ */
+static struct nl_msg *rcl_msg_new(struct rcl_nl *nl, uint8_t cmd, bool dump)
+{
+	struct nl_msg *msg;
+
+	(void)nl;
+	msg = nlmsg_alloc();
+	if (!msg) {
+		error_msg("out of memory");
+		exit(1);
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0,
+			 dump ? NLM_F_DUMP : NLM_F_ACK, cmd,
+			 RCLINK_FAMILY_VERSION)) {
+		error_msg("out of memory");
+		exit(1);
+	}
+	return msg;
+}
+
+static void put_fail(void)
+{
+	error_msg("netlink message too long");
+	exit(1);
+}
+
+/* ---- arguments ----------------------------------------------------------- */
+
+static bool keyword(const char *arg, const char *word)
+{
+	return !strcmp(arg, word);
+}
+
+/* The value after a keyword */
+static const char *arg_value(int *argc, char ***argv)
+{
+	const char *key = **argv;
+
+	if (*argc < 2)
+		usage_error("\"%s\" needs a value", key);
+	(*argc)--;
+	(*argv)++;
+	return **argv;
+}
+
+/* A decimal (or 0x hexadecimal) number of 0..@max */
+static uint64_t parse_num(const char *key, const char *s, uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+	int base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16;
+	if (!isxdigit((unsigned char)s[base == 16 ? 2 : 0]))
+		usage_error("%s: \"%s\" is not a number", key, s);
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end)
+		usage_error("%s: \"%s\" is not a number", key, s);
+	if (v > max)
+		usage_error("%s: %s is above %" PRIu64, key, s, max);
+	return v;
+}
+
+static uint32_t parse_ipv4(const char *key, const char *s)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		usage_error("%s: \"%s\" is not an IPv4 address", key, s);
+	return a.s_addr;	/* network order */
+}
+
+static void parse_mac(const char *key, const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char c;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+		   &b[3], &b[4], &b[5], &c) != 6 || strlen(s) != 17)
+		usage_error("%s: \"%s\" is not a MAC address", key, s);
+	for (i = 0; i < 6; i++)
+		mac[i] = b[i];
+}
+
+static bool parse_on_off(const char *key, const char *s)
+{
+	if (keyword(s, "on"))
+		return true;
+	if (keyword(s, "off"))
+		return false;
+	usage_error("%s: \"%s\" is neither on nor off", key, s);
+}
+
+static const char * const format_names[] = {
+	[RCLINK_FORMAT_STANDARD] = "standard",
+	[RCLINK_FORMAT_GEN1] = "gen1",
+	[RCLINK_FORMAT_GEN2] = "gen2",
+	[RCLINK_FORMAT_LITE] = "lite",
+};
+
+static const char * const state_names[] = {
+	[RCLINK_QP_STATE_RESET] = "reset",
+	[RCLINK_QP_STATE_READY] = "ready",
+	[RCLINK_QP_STATE_FATAL] = "fatal",
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static unsigned int parse_name(const char *key, const char *s,
+			       const char * const *names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && keyword(s, names[i]))
+			return i;
+	usage_error("%s: unknown value \"%s\"", key, s);
+}
+
+static const char *name_of(const char * const *names, unsigned int n,
+			   unsigned int v)
+{
+	return v < n && names[v] ? names[v] : "unknown";
+}
+
+/* ---- dev ------------------------------------------------------------------ */
+
+static const char * const dev_stat_names[] = {
+	[RCLINK_A_DEV_STATS_RX_DROP_DA] = "rx_drop_da",
+	[RCLINK_A_DEV_STATS_RX_DROP_CSUM] = "rx_drop_csum",
+	[RCLINK_A_DEV_STATS_RX_DROP_ICRC] = "rx_drop_icrc",
+	[RCLINK_A_DEV_STATS_RX_DROP_PKEY] = "rx_drop_pkey",
+	[RCLINK_A_DEV_STATS_RX_DROP_BADQP] = "rx_drop_badqp",
+	[RCLINK_A_DEV_STATS_RX_DROP_QP_OFF] = "rx_drop_qp_off",
+	[RCLINK_A_DEV_STATS_RX_DROP_NOBUF] = "rx_drop_nobuf",
+	[RCLINK_A_DEV_STATS_RX_DROP_MALFORMED] = "rx_drop_malformed",
+	[RCLINK_A_DEV_STATS_TX_DROP_QP_OFF] = "tx_drop_qp_off",
+	[RCLINK_A_DEV_STATS_BAD_WQE] = "bad_wqe",
+};
+
+static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
+{
+	if (!tb[type])
+		return;
+	switch (w) {
+	case 8:
+		out_u64(key, nla_get_u8(tb[type]));
+		break;
+	case 16:
+		out_u64(key, nla_get_u16(tb[type]));
+		break;
+	case 32:
+		out_u64(key, nla_get_u32(tb[type]));
+		break;
+	default:
+		out_u64(key, nla_get_u64(tb[type]));
+		break;
+	}
+}
+
+static void out_attr_ipv4(struct nlattr **tb, int type, const char *key)
+{
+	char buf[INET_ADDRSTRLEN];
+	uint32_t a;
+
+	if (!tb[type])
+		return;
+	a = nla_get_u32(tb[type]);
+	inet_ntop(AF_INET, &a, buf, sizeof(buf));
+	out_str(key, buf);
+}
+
+static void out_attr_mac(struct nlattr **tb, int type, const char *key)
+{
+	const uint8_t *m;
+	char buf[18];
+
+	if (!tb[type] || nla_len(tb[type]) != 6)
+		return;
+	m = nla_data(tb[type]);
+	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+		 m[2], m[3], m[4], m[5]);
+	out_str(key, buf);
+}
+
+static void out_attr_bool(struct nlattr **tb, int type, const char *key,
+			  const char *on, const char *off)
+{
+	if (tb[type])
+		out_bool(key, nla_get_u8(tb[type]), on, off);
+}
+
+static int dev_parse(struct nlattr **tb, void *arg)
+{
+	struct nlattr *st[RCLINK_A_DEV_STATS_MAX + 1];
+	unsigned int i;
+
+	(void)arg;
+	out_obj_start();
+	if (tb[RCLINK_A_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_QP_NUM, "qp_num", 32);
+	out_attr_u(tb, RCLINK_A_PKT_LEN, "pkt_len", 32);
+	out_attr_u(tb, RCLINK_A_OST, "ost", 32);
+	out_attr_u(tb, RCLINK_A_EPSN_W, "epsn_w", 32);
+	out_attr_u(tb, RCLINK_A_MAX_MSG, "max_msg", 32);
+	out_attr_mac(tb, RCLINK_A_MAC, "mac");
+	out_attr_ipv4(tb, RCLINK_A_IP, "ip");
+	out_attr_u(tb, RCLINK_A_TTL, "ttl", 8);
+	out_attr_u(tb, RCLINK_A_IP_ID, "ip_id", 16);
+	out_attr_u(tb, RCLINK_A_TC, "tc", 8);
+	out_attr_u(tb, RCLINK_A_ACK_TC, "ack_tc", 8);
+	if (tb[RCLINK_A_FORMAT])
+		out_str("format", name_of(format_names,
+					  ARRAY_SIZE(format_names),
+					  nla_get_u8(tb[RCLINK_A_FORMAT])));
+	out_attr_u(tb, RCLINK_A_RETRY_TIMER, "retry_timer", 32);
+	out_attr_u(tb, RCLINK_A_RETRY_CNT, "retry_cnt", 8);
+	out_attr_u(tb, RCLINK_A_RNR_RETRY_CNT, "rnr_retry_cnt", 8);
+	out_attr_bool(tb, RCLINK_A_ACK_TIMESTAMP, "ack_timestamp", "on", "off");
+	out_attr_bool(tb, RCLINK_A_ICRC, "icrc", "on", "off");
+
+	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
+	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
+			     tb[RCLINK_A_DEV_STATS], NULL) >= 0) {
+		out_nest_start("stats");
+		for (i = 0; i < ARRAY_SIZE(dev_stat_names); i++)
+			if (dev_stat_names[i])
+				out_attr_u(st, i, dev_stat_names[i], 64);
+		out_nest_end();
+	}
+	out_obj_end();
+	return 0;
+}
+
+/* "dev NAME": the board's name attribute */
+static void put_dev(struct nl_msg *msg, const char *name)
+{
+	if (nla_put_string(msg, RCLINK_A_DEV_NAME, name) < 0)
+		put_fail();
+}
+
+static int cmd_dev_show(struct rcl_nl *nl, int argc, char **argv)
+{
+	const char *dev = NULL;
+	struct nl_msg *msg;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		if (keyword(*argv, "dev"))
+			dev = arg_value(&argc, &argv);
+		else
+			usage_error("dev show: unknown argument \"%s\"", *argv);
+	}
+
+	msg = rcl_msg_new(nl, RCLINK_CMD_DEV_GET, !dev);
+	if (dev)
+		put_dev(msg, dev);
+	out_list_start();
+	ret = rcl_request(nl, msg, dev_parse, NULL);
+	out_list_end(!ret);
+	return ret;
+}
+
+static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
+{
+	struct nl_msg *msg;
+	const char *v;
+	int err = 0;
+
+	msg = rcl_msg_new(nl, RCLINK_CMD_DEV_SET, false);
+	for (; argc > 0 && err >= 0; argc--, argv++) {
+		const char *k = *argv;
+
+		if (keyword(k, "dev")) {
+			put_dev(msg, arg_value(&argc, &argv));
+		} else if (keyword(k, "ip")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_IP, parse_ipv4(k, v));
+		} else if (keyword(k, "ttl")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_TTL,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "ip_id")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u16(msg, RCLINK_A_IP_ID,
+					  parse_num(k, v, UINT16_MAX));
+		} else if (keyword(k, "tc")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_TC,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "ack_tc")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_ACK_TC,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "format")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_FORMAT,
+					 parse_name(k, v, format_names,
+						    ARRAY_SIZE(format_names)));
+		} else if (keyword(k, "retry_timer")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_RETRY_TIMER,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "retry_cnt")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_RETRY_CNT,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "rnr_retry_cnt")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_RNR_RETRY_CNT,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "ack_timestamp")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_ACK_TIMESTAMP,
+					 parse_on_off(k, v));
+		} else if (keyword(k, "icrc")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_ICRC,
+					 parse_on_off(k, v));
+		} else {
+			usage_error("dev set: unknown argument \"%s\"", k);
+		}
+	}
+	if (err < 0)
+		put_fail();
+	return rcl_request(nl, msg, NULL, NULL);
+}
+
+static int cmd_dev(struct rcl_nl *nl, int argc, char **argv)
+{
+	if (argc == 0 || keyword(*argv, "show") || keyword(*argv, "list"))
+		return cmd_dev_show(nl, argc ? argc - 1 : 0, argv + 1);
+	if (keyword(*argv, "set"))
+		return cmd_dev_set(nl, argc - 1, argv + 1);
+	if (keyword(*argv, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	usage_error("dev: unknown command \"%s\"", *argv);
+}
+
+/* ---- qp ---------------------------------------------------------------------- */
+
+static const struct {
+	int attr;
+	const char *name;
+	int width;
+} qp_stat_names[] = {
+	{ RCLINK_A_STATS_TX_MSGS, "tx_msgs", 64 },
+	{ RCLINK_A_STATS_TX_BYTES, "tx_bytes", 64 },
+	{ RCLINK_A_STATS_TX_FLUSHED, "tx_flushed", 64 },
+	{ RCLINK_A_STATS_RX_MSGS, "rx_msgs", 64 },
+	{ RCLINK_A_STATS_RX_BYTES, "rx_bytes", 64 },
+	{ RCLINK_A_STATS_RX_FLUSHED, "rx_flushed", 64 },
+	{ RCLINK_A_STATS_FATAL, "fatal", 64 },
+	{ 0, NULL, 0 },		/* text: a new line for the board's counters */
+	{ RCLINK_A_STATS_TX_PKTS, "tx_pkts", 64 },
+	{ RCLINK_A_STATS_TX_PKT_BYTES, "tx_pkt_bytes", 64 },
+	{ RCLINK_A_STATS_RX_PKTS, "rx_pkts", 64 },
+	{ RCLINK_A_STATS_RX_PKT_BYTES, "rx_pkt_bytes", 64 },
+	{ RCLINK_A_STATS_RETX_PKTS, "retx_pkts", 64 },
+	{ RCLINK_A_STATS_NAK_RX, "nak_rx", 64 },
+	{ RCLINK_A_STATS_NAK_TX, "nak_tx", 64 },
+	{ RCLINK_A_STATS_RNR_RX, "rnr_rx", 64 },
+	{ RCLINK_A_STATS_RNR_TX, "rnr_tx", 64 },
+	{ RCLINK_A_STATS_TIMEOUTS, "timeouts", 64 },
+	{ RCLINK_A_STATS_RX_DUP, "rx_dup", 64 },
+	{ RCLINK_A_STATS_RX_OOS, "rx_oos", 64 },
+	{ RCLINK_A_STATS_ACK_TX, "ack_tx", 64 },
+	{ RCLINK_A_STATS_ACK_RX, "ack_rx", 64 },
+	{ 0, NULL, 0 },
+	{ RCLINK_A_STATS_RTT_SAMPLES, "rtt_samples", 64 },
+	{ RCLINK_A_STATS_RTT_LAST_US, "rtt_last_us", 32 },
+	{ RCLINK_A_STATS_RTT_MIN_US, "rtt_min_us", 32 },
+	{ RCLINK_A_STATS_RTT_MAX_US, "rtt_max_us", 32 },
+};
+
+static int qp_parse(struct nlattr **tb, void *arg)
+{
+	struct nlattr *st[RCLINK_A_STATS_MAX + 1];
+	unsigned int i;
+
+	(void)arg;
+	out_obj_start();
+	if (tb[RCLINK_A_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_QPN, "qpn", 32);
+	out_attr_u(tb, RCLINK_A_DQPN, "dqpn", 32);
+	out_attr_ipv4(tb, RCLINK_A_DIP, "dip");
+	out_attr_mac(tb, RCLINK_A_DMAC, "dmac");
+	out_attr_u(tb, RCLINK_A_SPORT, "sport", 16);
+	out_attr_u(tb, RCLINK_A_PKEY, "pkey", 8);
+	out_attr_u(tb, RCLINK_A_RX_PKEY, "rx_pkey", 8);
+	out_attr_u(tb, RCLINK_A_SPEED, "speed", 32);
+	if (tb[RCLINK_A_STATE])
+		out_str("state", name_of(state_names, ARRAY_SIZE(state_names),
+					 nla_get_u8(tb[RCLINK_A_STATE])));
+	out_attr_bool(tb, RCLINK_A_BOUND, "bound", "yes", "no");
+	out_attr_u(tb, RCLINK_A_SQ_PSN, "sq_psn", 32);
+	out_attr_u(tb, RCLINK_A_RQ_PSN, "rq_psn", 32);
+
+	if (opt_stats && tb[RCLINK_A_STATS] &&
+	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_STATS],
+			     NULL) >= 0) {
+		out_nest_start("stats");
+		for (i = 0; i < ARRAY_SIZE(qp_stat_names); i++) {
+			if (!qp_stat_names[i].name)
+				out_text_break();
+			else
+				out_attr_u(st, qp_stat_names[i].attr,
+					   qp_stat_names[i].name,
+					   qp_stat_names[i].width);
+		}
+		out_nest_end();
+	}
+	out_obj_end();
+	return 0;
+}
+
+/* The fields of qp add / qp set; "dev" and "qpn" included */
+static void qp_args(struct nl_msg *msg, const char *cmd, bool set, int argc,
+		    char **argv)
+{
+	uint8_t mac[6];
+	const char *v;
+	int err = 0;
+
+	for (; argc > 0 && err >= 0; argc--, argv++) {
+		const char *k = *argv;
+
+		if (keyword(k, "dev")) {
+			put_dev(msg, arg_value(&argc, &argv));
+		} else if (keyword(k, "qpn")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_QPN,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "dqpn")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_DQPN,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "dip")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_DIP, parse_ipv4(k, v));
+		} else if (keyword(k, "dmac")) {
+			v = arg_value(&argc, &argv);
+			parse_mac(k, v, mac);
+			err = nla_put(msg, RCLINK_A_DMAC, sizeof(mac), mac);
+		} else if (keyword(k, "sport")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u16(msg, RCLINK_A_SPORT,
+					  parse_num(k, v, UINT16_MAX));
+		} else if (keyword(k, "pkey")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_PKEY,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "rx_pkey")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_RX_PKEY,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "sq_psn")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_SQ_PSN,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "rq_psn")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_RQ_PSN,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "speed")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_SPEED,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (set && keyword(k, "state")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_STATE,
+					 parse_name(k, v, state_names,
+						    ARRAY_SIZE(state_names)));
+		} else {
+			usage_error("qp %s: unknown argument \"%s\"", cmd, k);
+		}
+	}
+	if (err < 0)
+		put_fail();
+}
+
+static int cmd_qp_add(struct rcl_nl *nl, int argc, char **argv)
+{
+	struct nl_msg *msg = rcl_msg_new(nl, RCLINK_CMD_QP_NEW, false);
+
+	qp_args(msg, "add", false, argc, argv);
+	return rcl_request(nl, msg, NULL, NULL);
+}
+
+static int cmd_qp_set(struct rcl_nl *nl, int argc, char **argv)
+{
+	struct nl_msg *msg = rcl_msg_new(nl, RCLINK_CMD_QP_SET, false);
+
+	qp_args(msg, "set", true, argc, argv);
+	return rcl_request(nl, msg, NULL, NULL);
+}
+
+/* "dev NAME qpn N" of show and del */
+static void qp_id_args(const char *cmd, int argc, char **argv,
+		       const char **dev, const char **qpn)
+{
+	for (; argc > 0; argc--, argv++) {
+		if (keyword(*argv, "dev"))
+			*dev = arg_value(&argc, &argv);
+		else if (keyword(*argv, "qpn"))
+			*qpn = arg_value(&argc, &argv);
+		else
+			usage_error("qp %s: unknown argument \"%s\"", cmd,
+				    *argv);
+	}
+}
+
+static int cmd_qp_show(struct rcl_nl *nl, int argc, char **argv)
+{
+	const char *dev = NULL, *qpn = NULL;
+	struct nl_msg *msg;
+	int ret;
+
+	qp_id_args("show", argc, argv, &dev, &qpn);
+	if (qpn && !dev)
+		usage_error("qp show: qpn needs dev");
+
+	msg = rcl_msg_new(nl, RCLINK_CMD_QP_GET, !qpn);
+	if (dev)
+		put_dev(msg, dev);
+	if (qpn && nla_put_u32(msg, RCLINK_A_QPN,
+			       parse_num("qpn", qpn, UINT32_MAX)) < 0)
+		put_fail();
+	out_list_start();
+	ret = rcl_request(nl, msg, qp_parse, NULL);
+	out_list_end(!ret);
+	return ret;
+}
+
+static int cmd_qp_del(struct rcl_nl *nl, int argc, char **argv)
+{
+	const char *dev = NULL, *qpn = NULL;
+	struct nl_msg *msg;
+
+	qp_id_args("del", argc, argv, &dev, &qpn);
+	msg = rcl_msg_new(nl, RCLINK_CMD_QP_DEL, false);
+	if (dev)
+		put_dev(msg, dev);
+	if (qpn && nla_put_u32(msg, RCLINK_A_QPN,
+			       parse_num("qpn", qpn, UINT32_MAX)) < 0)
+		put_fail();
+	return rcl_request(nl, msg, NULL, NULL);
+}
+
+static int cmd_qp(struct rcl_nl *nl, int argc, char **argv)
+{
+	if (argc == 0 || keyword(*argv, "show") || keyword(*argv, "list"))
+		return cmd_qp_show(nl, argc ? argc - 1 : 0, argv + 1);
+	if (keyword(*argv, "add"))
+		return cmd_qp_add(nl, argc - 1, argv + 1);
+	if (keyword(*argv, "set"))
+		return cmd_qp_set(nl, argc - 1, argv + 1);
+	if (keyword(*argv, "del") || keyword(*argv, "delete"))
+		return cmd_qp_del(nl, argc - 1, argv + 1);
+	if (keyword(*argv, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	usage_error("qp: unknown command \"%s\"", *argv);
+}
+
+/* ---- monitor ------------------------------------------------------------------- */
+
+static int monitor_event(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[RCLINK_A_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	const char *event;
+
+	(void)arg;
+	switch (gnlh->cmd) {
+	case RCLINK_CMD_QP_FATAL_NTF:
+		event = "qp-fatal";
+		break;
+	case RCLINK_CMD_QP_READY_NTF:
+		event = "qp-ready";
+		break;
+	default:
+		return NL_SKIP;
+	}
+	if (genlmsg_parse(nlh, 0, tb, RCLINK_A_MAX, NULL) < 0)
+		return NL_SKIP;
+
+	if (opt_json) {
+		/* one object per line */
+		opt_pretty = false;
+		out_obj_start();
+		out_str("event", event);
+	} else {
+		fputs(event, stdout);
+		out.text_first = false;
+	}
+	if (tb[RCLINK_A_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_QPN, "qpn", 32);
+	out_attr_u(tb, RCLINK_A_SQ_PSN, "sq_psn", 32);
+	if (opt_json) {
+		out_obj_end();
+		putchar('\n');
+	} else {
+		putchar('\n');
+	}
+	fflush(stdout);
+	return NL_OK;
+}
+
+static int cmd_monitor(struct rcl_nl *nl, int argc, char **argv)
+{
+	struct nl_cb *cb;
+	int grp, err;
+
+	if (argc > 0 && keyword(*argv, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 0)
+		usage_error("monitor: unknown argument \"%s\"", *argv);
+
+	if (rcl_open(nl))
+		return 1;
+	grp = genl_ctrl_resolve_grp(nl->sock, rcl_family, RCLINK_MCGRP_EVENTS);
+	if (grp < 0) {
+		error_msg("multicast group %s of %s not found: %s",
+			  RCLINK_MCGRP_EVENTS, rcl_family, nl_geterror(grp));
+		return 1;
+	}
+	err = nl_socket_add_membership(nl->sock, grp);
+	if (err < 0) {
+		error_msg("cannot join the %s group: %s", RCLINK_MCGRP_EVENTS,
+			  nl_geterror(err));
+		return 1;
+	}
+	nl_socket_disable_seq_check(nl->sock);
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		error_msg("out of memory");
+		return 1;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, monitor_event, NULL);
+	for (;;) {
+		err = nl_recvmsgs(nl->sock, cb);
+		/* an overrun loses events: say so and go on */
+		if (err == -NLE_NOMEM) {
+			error_msg("netlink: events lost (receive buffer overrun)");
+			continue;
+		}
+		if (err < 0 && err != -NLE_INTR && err != -NLE_AGAIN)
+			break;
+	}
+	nl_cb_put(cb);
+	error_msg("netlink: %s", nl_geterror(err));
+	return 1;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+	struct rcl_nl nl = { 0 };
+	const char *obj;
+	int ret, i;
+
+	argc--;
+	argv++;
+	while (argc > 0 && argv[0][0] == '-' && argv[0][1]) {
+		const char *o = argv[0];
+
+		if (!strcmp(o, "--json")) {
+			opt_json = true;
+		} else if (!strcmp(o, "--pretty")) {
+			opt_pretty = true;
+		} else if (!strcmp(o, "--stats") ||
+			   !strcmp(o, "--statistics")) {
+			opt_stats = true;
+		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (o[1] == '-') {
+			usage(stderr);
+			usage_error("unknown option \"%s\"", o);
+		} else {
+			for (i = 1; o[i]; i++) {
+				switch (o[i]) {
+				case 'j':
+					opt_json = true;
+					break;
+				case 'p':
+					opt_pretty = true;
+					break;
+				case 's':
+					opt_stats = true;
+					break;
+				default:
+					usage(stderr);
+					usage_error("unknown option \"-%c\"",
+						    o[i]);
+				}
+			}
+		}
+		argc--;
+		argv++;
+	}
+	/* -p alone pretty-prints JSON */
+	if (opt_pretty)
+		opt_json = true;
+
+	if (argc == 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	obj = argv[0];
+	argc--;
+	argv++;
+	if (keyword(obj, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!keyword(obj, "dev") && !keyword(obj, "qp") &&
+	    !keyword(obj, "monitor")) {
+		usage(stderr);
+		usage_error("unknown object \"%s\"", obj);
+	}
+
+	if (keyword(obj, "dev"))
+		ret = cmd_dev(&nl, argc, argv);
+	else if (keyword(obj, "qp"))
+		ret = cmd_qp(&nl, argc, argv);
+	else
+		ret = cmd_monitor(&nl, argc, argv);
+	rcl_close(&nl);
+	return ret;
+}
