@@ -19,7 +19,7 @@ kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 # ---- host ------------------------------------------------------------------
 {
 	echo "TAP version 13"
-	echo "1..4"
+	echo "1..5"
 	if "$py" firmware/regs/gen.py --check >"$out/gen.log" 2>&1; then
 		echo "ok 1 generated_files_fresh"
 	else
@@ -54,6 +54,13 @@ kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 		sed 's/^/# /' "$out/shellcheck.log"
 		echo "not ok 4 shellcheck"
 	fi
+	# uapi/linux/rclink_nl.h, drivers/rclink/rclink_nl_gen.[ch] (YNL)
+	if tools/net/gen-nl.sh --check >"$out/nl-gen.log" 2>&1; then
+		echo "ok 5 generated netlink code fresh"
+	else
+		sed 's/^/# /' "$out/nl-gen.log"
+		echo "not ok 5 generated netlink code fresh"
+	fi
 } >"$out/host.ktap"
 cat "$out/host.ktap"
 
@@ -63,9 +70,16 @@ qemu=$(firmware/qemu/build.sh | tail -n 1) || {
 	"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
 	exit 1
 }
-if ! make -s modules >"$out/modules.log" 2>&1; then
+if ! make -s modules tools >"$out/modules.log" 2>&1; then
 	cat "$out/modules.log"
 	echo "not ok 1 module_build" | tee "$out/build.ktap"
+	"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
+	exit 1
+fi
+# The C selftests (build/selftests/t1_msg), run by their wrappers in the guests.
+if ! make -s selftests-build >"$out/selftests-build.log" 2>&1; then
+	cat "$out/selftests-build.log"
+	echo "not ok 1 selftests_build" | tee "$out/build.ktap"
 	"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
 	exit 1
 fi

@@ -8,7 +8,7 @@ cd "$top"
 . "$cache/kernels.env"
 krel=${RCLINK_KERNEL:-$KREL_612}
 qemu=$(firmware/qemu/build.sh | tail -n 1)
-make -s modules
+make -s modules tools
 qargs=()
 while IFS= read -r a; do
 	qargs+=(--qemu-arg "$a")

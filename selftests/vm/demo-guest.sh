@@ -61,5 +61,39 @@ if [ "${#bdfs[@]}" -eq 2 ]; then
 	ip -n a link set "$if0" netns 1 && ip -n b link set "$if1" netns 1
 	ip netns del a && ip netns del b
 fi
+# TYPE1: one QP pair set up with the netlink tool, a few messages from
+# /dev/rclink0 to /dev/rclink1 with the rclink-msg example (make tools).
+tool=${RCLINK_TOOL:-$top/build/tools/rclink}
+msg=${RCLINK_MSG:-$top/build/tools/rclink-msg}
+if [ ! -x "$tool" ] || [ ! -x "$msg" ]; then
+	step "TYPE1: skipped (no $tool or $msg: make tools)"
+elif [ "${#bdfs[@]}" -eq 2 ]; then
+	mapfile -t t1 < <("$tool" -j dev show | python3 -c '
+import json, sys
+for d in json.load(sys.stdin)[:2]:
+    print(d["dev"], d["mac"])')
+	read -r d0 mac0 <<<"${t1[0]}"
+	read -r d1 mac1 <<<"${t1[1]}"
+	step "TYPE1: rclink dev show"
+	"$tool" dev show
+	step "TYPE1: $d0 (10.198.0.1) QP 1 <-> $d1 (10.198.0.2) QP 1"
+	"$tool" dev set dev "$d0" ip 10.198.0.1
+	"$tool" dev set dev "$d1" ip 10.198.0.2
+	"$tool" qp add dev "$d0" qpn 1 dqpn 1 dip 10.198.0.2 dmac "$mac1"
+	"$tool" qp add dev "$d1" qpn 1 dqpn 1 dip 10.198.0.1 dmac "$mac0"
+	"$tool" qp show
+	step "TYPE1: rclink-msg send $d0 1 ... | rclink-msg recv $d1 1"
+	"$msg" recv "$d1" 1 4 10 &
+	rpid=$!
+	sleep 0.5
+	big=$(printf 'rclink %.0s' $(seq 1 700))	# 4900 bytes: 4 packets
+	"$msg" send "$d0" 1 "hello from $d0" "TYPE1: reliable, in order, exactly once" \
+		"$big" "bye"
+	wait "$rpid"
+	step "rclink -s qp show"
+	"$tool" -s qp show
+	"$tool" qp del dev "$d0" qpn 1
+	"$tool" qp del dev "$d1" qpn 1
+fi
 step "rmmod rclink"
 rmmod rclink && echo "unloaded"

@@ -24,17 +24,34 @@ from rclinktest import hw, check  # noqa: E402  pylint: disable=C0413
 COUNTERS = ('SHIM_WIRE_TX_FRAMES', 'SHIM_WIRE_RX_FRAMES',
             'SHIM_RX_DROP_NOMD', 'SHIM_RX_DROP_OFF', 'SHIM_RX_DROP_T12',
             'SHIM_TX_DROP_LINK', 'SHIM_RX_DROP_ERR')
+# The wire fault injector's counters, the TYPE1 drop counters and the per-QP
+# counters of the queue engine (DMAQ_QPS_*, of the QP DMAQ_QP_STAT_SEL
+# selects) are never reset but by SHIM_RESET (the injector's not even
+# then), so they hold what earlier traffic left.
+COUNTERS += tuple(n for n in hw.REGS
+                  if n.startswith(('SHIM_WIRE_LOST', 'SHIM_WIRE_CORRUPTED',
+                                   'SHIM_WIRE_REORDERED',
+                                   'SHIM_WIRE_DUPLICATED', 'DMAQ_QPS_',
+                                   'DMAQ_T1_RX_DROP_', 'DMAQ_T1_TX_DROP_',
+                                   'DMAQ_BAD_WQE')))
 # Registers whose value is not a constant after reset (SHIM_LINK.up is the
-# wire's carrier, SHIM_MAC the board's own address).
+# wire's carrier, SHIM_MAC the board's own address; the queue engine's
+# indices and free slots follow its queues).
 VARYING = ('SHIM_SERIAL', 'SHIM_LINK', 'SHIM_MAC', 'SHIM_CAP0', 'SHIM_CAP1',
-           'SHIM_CAP2', 'SHIM_CAP3', 'SHIM_TEST_DMA_STATUS') + COUNTERS
-# RW bits not to set in the RW test: they start something.
+           'SHIM_CAP2', 'SHIM_CAP3', 'SHIM_TEST_DMA_STATUS',
+           'DMAQ_SQ_PROD', 'DMAQ_SQ_CONS', 'DMAQ_RQ_PROD', 'DMAQ_RQ_CONS',
+           'DMAQ_CQ_PROD', 'DMAQ_CQ_CONS', 'DMAQ_T1_OST_FREE') + COUNTERS
+# RW bits not to set in the RW test: they start something (the queue
+# engine's enables start DMA from the queue bases).
 RW_EXCLUDE = {
     'SHIM_EVT_CTRL': hw.field('SHIM_EVT_CTRL', 'enable')[0],
     'SHIM_TEST_DMA_CTRL': hw.field('SHIM_TEST_DMA_CTRL', 'op')[0],
+    'DMAQ_SQ_CFG': hw.field('DMAQ_SQ_CFG', 'enable')[0],
+    'DMAQ_RQ_CFG': hw.field('DMAQ_RQ_CFG', 'enable')[0],
+    'DMAQ_CQ_CFG': hw.field('DMAQ_CQ_CFG', 'enable')[0],
 }
-# Tested on their own.
-RW_SPECIAL = ('SHIM_TEST_ECHO',)
+# Tested on their own (DMAQ_CQ_CONS cannot pass DMAQ_CQ_PROD: test_cq_cons).
+RW_SPECIAL = ('SHIM_TEST_ECHO', 'DMAQ_CQ_CONS')
 WIN_MAC = 0x8000
 
 
@@ -228,6 +245,19 @@ class RegTest:
                             % (off, self.bar.r64(off)))
         check(not errs, '\n'.join(errs))
 
+    def test_cq_cons(self):
+        """DMAQ_CQ_CONS is the host's consumer index: a value beyond
+        DMAQ_CQ_PROD (nothing produced after reset) is ignored."""
+        prod = self.rd('DMAQ_CQ_PROD')
+        check(prod == 0, 'DMAQ_CQ_PROD %d after reset' % prod)
+        for v in (1, 5, 0xffffffff):
+            self.wr('DMAQ_CQ_CONS', v)
+            got = self.rd('DMAQ_CQ_CONS')
+            check(got == 0, 'DMAQ_CQ_CONS reads %d after writing %d with '
+                  'DMAQ_CQ_PROD 0' % (got, v))
+        self.wr('DMAQ_CQ_CONS', 0)
+        check(self.rd('DMAQ_CQ_CONS') == 0, 'DMAQ_CQ_CONS 0')
+
     # -- self-test registers and access sizes ---------------------------
     def test_scratch_64bit(self):
         off = hw.reg('SHIM_SCRATCH')
@@ -393,11 +423,21 @@ class RegTest:
         self.wr('QP_ID_SET', 5)
         self.wr('TX_SPEED_MEM', 0x1234)
         self.bar.inject_intr(rc=1)
+        # wire faults (shim.rst: SHIM_RESET clears them), queue config
+        self.wr('SHIM_WIRE_FAULT_RATE0', 0x0000123400005678)
+        self.wr('SHIM_WIRE_FAULT_RATE1', 0x0000043200000765)
+        self.wr('SHIM_WIRE_FAULT_DELAY', 77)
+        self.wr('SHIM_LINK', rt.fval('SHIM_LINK', 'force_down', 1))
+        self.wr('DMAQ_SQ_CFG', 5)
+        self.wr('DMAQ_QP_STAT_SEL', 9)
         self.shim_reset()
         errs = []
         for name in ('SHIM_SCRATCH', 'RDMA_EN',
                      'TX_FC_SCRATCH', 'QP_ID_SET', 'INTR_STATUS',
-                     'SHIM_EVT_DROPS', 'SHIM_EVT_PROD'):
+                     'SHIM_EVT_DROPS', 'SHIM_EVT_PROD',
+                     'SHIM_WIRE_FAULT_RATE0', 'SHIM_WIRE_FAULT_RATE1',
+                     'SHIM_WIRE_FAULT_DELAY', 'DMAQ_SQ_CFG',
+                     'DMAQ_QP_STAT_SEL', 'DMAQ_T1_OST_FREE'):
             v, want = self.rd(name), regdesc(name)['reset']
             if v != want:
                 errs.append('%s 0x%x after SHIM_RESET, want 0x%x'
@@ -407,6 +447,8 @@ class RegTest:
             errs.append('QP 5 TX_SPEED_MEM 0x%x after SHIM_RESET'
                         % self.rd('TX_SPEED_MEM'))
         self.wr('QP_ID_SET', 0)
+        if self.bar.rfield('SHIM_LINK', 'force_down'):
+            errs.append('SHIM_LINK.force_down still set after SHIM_RESET')
         check(not errs, '\n'.join(errs))
 
 
@@ -424,7 +466,7 @@ def main():
     mode = rt.irq_mode(bdf) if was_bound else None
 
     tests = ['reset_values', 'identity', 'rw_bits', 'ro_bits', 'w1c_bits',
-             'wo_read_zero', 'unassigned_read_zero',
+             'wo_read_zero', 'cq_cons', 'unassigned_read_zero',
              'unassigned_write_ignored', 'scratch_64bit',
              'scratch_32bit_halves', 'echo', 'mac_window', 'qp_select',
              'qp_out_of_range', 'caps', 'shim_reset']

@@ -541,3 +541,168 @@ rcl_stream_stop() {
 	done
 	rcl_stream_pids=""
 }
+
+# ---- TYPE1 (the t1_*.sh tests) -------------------------------------------
+# The `rclink` tool ($RCLINK_TOOL, default <repo>/build/tools/rclink) and
+# two boards: $RCLINK_T1_DEVS="rclinkA rclinkB", else the first two boards
+# `rclink dev show` lists.  rcl_t1_setup checks the preconditions (skip
+# without them), loads the module, remembers each board's configuration
+# and QPs and gives the boards the IPv4 addresses $RCL_T1_IP_A/_B; the EXIT
+# trap deletes the QPs the test added, switches the wire fault injection
+# off (when the test used it) and restores the configuration.
+RCL_TOOL=${RCLINK_TOOL:-$RCL_TOP/build/tools/rclink}
+RCL_T1_PY=$RCL_LIB/rclink_t1.py
+RCL_T1_A="" RCL_T1_B=""
+RCL_T1_IP_A=10.198.0.1
+RCL_T1_IP_B=10.198.0.2
+RCL_T1_MAC_A="" RCL_T1_MAC_B=""
+RCL_T1_QP_NUM=""
+RCL_T1_TMP=""
+rcl_t1_wire_used=0
+
+rcl_tool() { "$RCL_TOOL" "$@"; }
+rcl_t1py() { "$RCL_PY" "$RCL_T1_PY" "$@"; }
+
+# KEY... of the JSON on stdin, one value a line (an array: its first
+# element; a key missing at the top is looked up in "stats"; booleans as
+# on/off).  python -S: it starts faster, which counts under TCG.
+rcl_json_get() {
+	"$RCL_PY" -S -c '
+import json, sys
+o = json.load(sys.stdin)
+if isinstance(o, list):
+    o = o[0] if o else {}
+for k in sys.argv[1:]:
+    v = o[k] if k in o else o.get("stats", {})[k]
+    print(("on" if v else "off") if isinstance(v, bool) else v)' "$@"
+}
+
+# QP numbers configured on a board, sorted, on one line.
+rcl_t1_qpns() { # dev
+	local out
+	out=$(rcl_tool -j qp show dev "$1") || return 1
+	grep -o '"qpn": *[0-9]*' <<<"$out" | grep -o '[0-9]*$' | sort -n |
+		tr '\n' ' ' | sed 's/ $//'
+	echo
+}
+
+# 0 when the board has the QP.
+rcl_t1_has_qp() { rcl_tool qp show dev "$1" qpn "$2" >/dev/null 2>&1; }
+
+# PCI address of a board (rclinkN).
+rcl_t1_bdf() {
+	local l=/sys/class/rclink/$1/device
+	if [ -e "$l" ]; then
+		basename "$(readlink -f "$l")"
+	else
+		rcl_t1py bdf "$1"
+	fi
+}
+
+# A field of `rclink -j -s qp show dev DEV qpn Q` (stats keys too).
+rcl_t1_qp_field() { # dev qpn key
+	rcl_tool -j -s qp show dev "$1" qpn "$2" 2>/dev/null | rcl_json_get "$3"
+}
+
+# A field of `rclink -j dev show dev DEV`.
+rcl_t1_dev_field() { # dev key
+	rcl_tool -j dev show dev "$1" 2>/dev/null | rcl_json_get "$2"
+}
+
+# Wire fault injection / link hook of a board: rclink_wire.py DEV ARGS.
+rcl_wire() {
+	rcl_t1_wire_used=1
+	"$RCL_PY" "$RCL_LIB/rclink_wire.py" "$@"
+}
+
+rcl_t1_setup() {
+	local out side
+	ktap_header
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
+	[ -x "$RCL_TOOL" ] || ktap_skip_all "no rclink tool $RCL_TOOL (make tools, or set RCLINK_TOOL)"
+	[ -n "$(rcl_devices)" ] || ktap_skip_all "no rclink board"
+	rcl_debugfs_setup
+	rcl_module_setup
+	trap rcl_t1_cleanup EXIT
+	out=$(rcl_t1py devs)
+	case $? in
+	0) read -r RCL_T1_A RCL_T1_B <<<"$out" ;;
+	4) ktap_skip_all "$out" ;;
+	*) rcl_t1_setup_fail "cannot list the boards: $out" ;;
+	esac
+	RCL_T1_TMP=$(mktemp -d)
+	local dev err=""
+	for side in A B; do
+		dev=$(rcl_t1_name $side)
+		rcl_tool -j dev show dev "$dev" >"$RCL_T1_TMP/dev_$side.json" \
+			2>"$RCL_T1_TMP/err" ||
+			err+="rclink -j dev show dev $dev: $(cat "$RCL_T1_TMP/err"); "
+		rcl_t1_qpns "$dev" >"$RCL_T1_TMP/qpns_$side.tmp" 2>"$RCL_T1_TMP/err" &&
+			mv "$RCL_T1_TMP/qpns_$side.tmp" "$RCL_T1_TMP/qpns_$side" ||
+			err+="rclink -j qp show dev $dev: $(cat "$RCL_T1_TMP/err"); "
+	done
+	[ -z "$err" ] || rcl_t1_setup_fail "$err"
+	for side in A B; do
+		[ -z "$(tr -d ' \n' <"$RCL_T1_TMP/qpns_$side")" ] ||
+			ktap_skip_all "$(rcl_t1_name $side) has QPs configured ($(cat "$RCL_T1_TMP/qpns_$side")): in use"
+	done
+	read -r RCL_T1_MAC_A RCL_T1_QP_NUM < <(rcl_json_get mac qp_num <"$RCL_T1_TMP/dev_A.json" | tr '\n' ' ')
+	RCL_T1_MAC_B=$(rcl_json_get mac <"$RCL_T1_TMP/dev_B.json")
+	for side in A B; do
+		dev=$(rcl_t1_name $side)
+		if [ "$side" = A ]; then out=$RCL_T1_IP_A; else out=$RCL_T1_IP_B; fi
+		out=$(rcl_tool dev set dev "$dev" ip "$out" 2>&1) ||
+			rcl_t1_setup_fail "rclink dev set dev $dev ip ...: $out"
+	done
+	ktap_diag "A: $RCL_T1_A $(rcl_t1_bdf "$RCL_T1_A" 2>&1) $RCL_T1_IP_A $RCL_T1_MAC_A"
+	ktap_diag "B: $RCL_T1_B $(rcl_t1_bdf "$RCL_T1_B" 2>&1) $RCL_T1_IP_B $RCL_T1_MAC_B"
+	ktap_diag "tool: $RCL_TOOL, qp_num $RCL_T1_QP_NUM"
+}
+
+# The tool is there but fails: that is a failure, not a skip.
+rcl_t1_setup_fail() {
+	ktap_plan 1
+	ktap_fail t1_setup "$*"
+	ktap_finish
+}
+
+rcl_t1_name() { if [ "$1" = A ]; then echo "$RCL_T1_A"; else echo "$RCL_T1_B"; fi; }
+
+# Delete every QP of a board that was not there at setup; prints them.
+rcl_t1_del_new_qps() { # side
+	local dev q
+	dev=$(rcl_t1_name "$1")
+	# Without the list of the QPs found at setup, touch nothing.
+	[ -f "$RCL_T1_TMP/qpns_$1" ] || return 0
+	for q in $(rcl_t1_qpns "$dev" 2>/dev/null); do
+		grep -qw "$q" "$RCL_T1_TMP/qpns_$1" 2>/dev/null && continue
+		rcl_tool qp del dev "$dev" qpn "$q" >/dev/null 2>&1 ||
+			echo "# cannot delete QP $q of $dev"
+		echo "$q"
+	done
+}
+
+# A test's own cleanup, run first by rcl_t1_cleanup (a function name).
+rcl_t1_cleanup_hook=""
+rcl_t1_cleanup() {
+	local side dev args
+	[ -n "$rcl_t1_cleanup_hook" ] && "$rcl_t1_cleanup_hook"
+	if [ -n "$RCL_T1_TMP" ]; then
+		for side in A B; do
+			dev=$(rcl_t1_name "$side")
+			[ -n "$dev" ] || continue
+			if [ "$rcl_t1_wire_used" = 1 ]; then
+				"$RCL_PY" "$RCL_LIB/rclink_wire.py" "$dev" off >/dev/null 2>&1
+			fi
+			rcl_t1_del_new_qps "$side" >/dev/null
+			args=$(rcl_t1py restore-args "$RCL_T1_TMP/dev_$side.json" "$dev" 2>/dev/null)
+			if [ -n "$args" ]; then
+				# shellcheck disable=SC2086 # a list of arguments
+				rcl_tool dev set dev "$dev" $args >/dev/null 2>&1 ||
+					echo "# restoring $dev ($args) failed"
+			fi
+		done
+		rm -rf "$RCL_T1_TMP"
+	fi
+	rcl_module_cleanup
+}

@@ -1,0 +1,1931 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TYPE1 messages through /dev/rclinkN (Documentation/uapi/rclink-dev.rst)
+ * between two wired boards A and B: binding rules, whole messages with
+ * write/writev and read/readv, poll/epoll, O_NONBLOCK, the send window,
+ * signals, and RCLINK_T1_MSGS messages of random sizes (1 B..64 KiB,
+ * log-uniform, from a seed printed in the output) checked byte-exact and
+ * in order on one QP, on 64 QPs at once, and over a wire that loses,
+ * corrupts, reorders and duplicates frames.
+ *
+ * Every message carries its sequence number, QP and length in a header
+ * followed by bytes derived from (seed, QP, sequence number): the receiver
+ * knows what the next message must be and reports a loss, a duplicate, a
+ * reordering or a corruption as such.
+ *
+ * Run by t1_msg.sh, which picks the boards and passes them here:
+ *   RCLINK_TOOL          the rclink tool
+ *   RCLINK_T1_A/_B       the boards' names (rclinkN, also /dev/rclinkN)
+ *   RCLINK_T1_IP_A/_B    their IPv4 addresses (already set)
+ *   RCLINK_T1_MAC_A/_B   their MAC addresses
+ *   RCLINK_T1_QP_NUM     QP_NUM of the boards
+ * and optionally
+ *   RCLINK_T1_MSGS       messages per transfer test (default 10000)
+ *   RCLINK_T1_FAULT_MSGS messages of the test with wire faults (default
+ *                        RCLINK_T1_MSGS)
+ *   RCLINK_T1_SEED       the seed (default 0x52434c31)
+ *   RCLINK_T1_STALL      seconds without progress that fail a transfer
+ *                        (default 60)
+ * Each test adds the QPs it uses and deletes them at the end; the wire
+ * fault injection is switched off at the end of the tests that use it.
+ *
+ * The wire hooks of the boards (Documentation/hw/shim.rst, "Wire fault
+ * injection": SHIM_WIRE_FAULT_*, SHIM_LINK.force_down) are written through
+ * BAR0 (sysfs resource0 of /sys/class/rclink/<board>/device, as
+ * lib/rclink_wire.py does); a test needing them is skipped when BAR0 cannot
+ * be mapped while the driver holds it (boot with iomem=relaxed) or when
+ * the board ignores them (a real board).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/rclink_dev.h>
+
+#include "rclink_hw.h"
+
+#include "kselftest_harness.h"
+
+#define MAX_SIZE	65536u		/* largest message of the tests */
+#define HDR_LEN		16u
+#define MSG_MAGIC	0x31434c52u	/* "RCL1" */
+#define MAX_QPS		64
+#define MAX_FDS		(2 * MAX_QPS + 8)
+#define MAX_REPORTS	10
+#define QP_ONE		1		/* the QP of the single-QP tests */
+#define QP_MULTI	100		/* first of the 64 */
+
+struct t1env {
+	const char *tool, *a, *b, *ip_a, *ip_b, *mac_a, *mac_b;
+	uint32_t qp_num;
+	uint32_t msgs, fault_msgs;
+	uint64_t seed;
+	unsigned int stall;
+};
+
+/* ------------------------------------------------------------------ */
+/* environment, the tool, the wire                                     */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static bool env_load(struct t1env *e)
+{
+	e->tool = getenv("RCLINK_TOOL");
+	e->a = getenv("RCLINK_T1_A");
+	e->b = getenv("RCLINK_T1_B");
+	e->ip_a = getenv("RCLINK_T1_IP_A");
+	e->ip_b = getenv("RCLINK_T1_IP_B");
+	e->mac_a = getenv("RCLINK_T1_MAC_A");
+	e->mac_b = getenv("RCLINK_T1_MAC_B");
+	e->qp_num = env_u64("RCLINK_T1_QP_NUM", 0);
+	e->msgs = env_u64("RCLINK_T1_MSGS", 10000);
+	e->fault_msgs = env_u64("RCLINK_T1_FAULT_MSGS", e->msgs);
+	e->seed = env_u64("RCLINK_T1_SEED", 0x52434c31);
+	e->stall = env_u64("RCLINK_T1_STALL", 60);
+	if (!e->msgs)
+		e->msgs = 1;
+	if (!e->fault_msgs)
+		e->fault_msgs = 1;
+	return e->tool && e->a && e->b && e->ip_a && e->ip_b && e->mac_a &&
+	       e->mac_b && e->qp_num;
+}
+
+/*
+ * Run a shell command line; its output (stdout and stderr) lands in out.
+ * Returns the exit status (128 + signal when killed, -1 when it could not
+ * run).
+ */
+static int __attribute__((format(printf, 3, 4)))
+run(char *out, size_t outlen, const char *fmt, ...)
+{
+	char cmd[2048], dummy[256];
+	size_t used = 0;
+	va_list ap;
+	FILE *p;
+	int st;
+
+	if (!out) {
+		out = dummy;
+		outlen = sizeof(dummy);
+	}
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>&1");
+	out[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (!feof(p) && !ferror(p)) {
+		char buf[512];
+		size_t n = fread(buf, 1, sizeof(buf), p);
+
+		if (n && used + 1 < outlen) {
+			size_t k = n < outlen - 1 - used ? n : outlen - 1 - used;
+
+			memcpy(out + used, buf, k);
+			used += k;
+			out[used] = '\0';
+		}
+		if (!n)
+			break;
+	}
+	st = pclose(p);
+	if (st == -1)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/*
+ * Run n shell command lines, up to 4 at a time (the tool's start-up
+ * dominates under TCG); a failing one is logged with its output.  Returns
+ * the number of failures.
+ */
+static int run_batch(struct __test_metadata *_metadata, char **cmds, int n)
+{
+	int i, running = 0, failed = 0, st;
+
+	for (i = 0; i < n || running; ) {
+		if (i < n && running < 4) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				char out[1024];
+				int rc = run(out, sizeof(out), "%s", cmds[i]);
+
+				if (rc)
+					fprintf(stderr, "# %s: exit %d: %s", cmds[i], rc, out);
+				_exit(rc ? 1 : 0);
+			}
+			if (pid < 0) {
+				failed++;
+			} else {
+				running++;
+			}
+			i++;
+			continue;
+		}
+		if (wait(&st) < 0)
+			break;
+		running--;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			failed++;
+	}
+	return failed;
+}
+
+/* `rclink qp add` of a pair: A's qpn <-> B's qpn (the same number) */
+static int pair_add(struct __test_metadata *_metadata, const struct t1env *e,
+		    uint32_t qpn, const char *extra)
+{
+	char out[1024];
+	int rc;
+
+	rc = run(out, sizeof(out), "%s qp add dev %s qpn %u dqpn %u dip %s dmac %s %s",
+		 e->tool, e->a, qpn, qpn, e->ip_b, e->mac_b, extra ? extra : "");
+	if (rc) {
+		TH_LOG("rclink qp add dev %s qpn %u: exit %d: %s", e->a, qpn, rc, out);
+		return -1;
+	}
+	rc = run(out, sizeof(out), "%s qp add dev %s qpn %u dqpn %u dip %s dmac %s %s",
+		 e->tool, e->b, qpn, qpn, e->ip_a, e->mac_a, extra ? extra : "");
+	if (rc) {
+		TH_LOG("rclink qp add dev %s qpn %u: exit %d: %s", e->b, qpn, rc, out);
+		run(NULL, 0, "%s qp del dev %s qpn %u", e->tool, e->a, qpn);
+		return -1;
+	}
+	return 0;
+}
+
+/* A counter or field of `rclink -j -s qp show`; UINT64_MAX when missing */
+static uint64_t qp_stat(const struct t1env *e, const char *dev, uint32_t qpn,
+			const char *key)
+{
+	char out[8192], pat[64], *s;
+
+	if (run(out, sizeof(out), "%s -j -s qp show dev %s qpn %u", e->tool,
+		dev, qpn))
+		return UINT64_MAX;
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	s = strstr(out, pat);
+	if (!s)
+		return UINT64_MAX;
+	s += strlen(pat);
+	while (*s == ' ')
+		s++;
+	if (!strncmp(s, "true", 4))
+		return 1;
+	if (!strncmp(s, "false", 5))
+		return 0;
+	if (*s == '"')		/* "on"/"off" and the like */
+		return s[1] == 'o' && s[2] == 'n';
+	return strtoull(s, NULL, 0);
+}
+
+/* A counter of QP qpn in the `rclink -j -s qp show dev X` dump json */
+static uint64_t dump_stat(const char *json, uint32_t qpn, const char *key)
+{
+	char pat[64], kpat[64];
+	const char *s = json, *next, *k;
+
+	snprintf(pat, sizeof(pat), "\"qpn\": %u,", qpn);
+	snprintf(kpat, sizeof(kpat), "\"%s\":", key);
+	s = strstr(s, pat);
+	if (!s)
+		return UINT64_MAX;
+	next = strstr(s + 1, "\"qpn\":");
+	k = strstr(s, kpat);
+	if (!k || (next && k > next))
+		return UINT64_MAX;
+	return strtoull(k + strlen(kpat), NULL, 0);
+}
+
+/* The whole `rclink -s qp show` of a QP, for the log */
+static void qp_log(const struct t1env *e, const char *dev, uint32_t qpn)
+{
+	char out[4096];
+
+	run(out, sizeof(out), "%s -s qp show dev %s qpn %u", e->tool, dev, qpn);
+	ksft_print_msg("%s qpn %u: %s", dev, qpn, out);
+	if (!*out || out[strlen(out) - 1] != '\n')
+		printf("\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* the wire hooks, through BAR0                                         */
+
+#define FPREP(mask, v)	(((uint64_t)(v) << __builtin_ctzll(mask)) & (mask))
+#define FGET(mask, v)	(((v) & (mask)) >> __builtin_ctzll(mask))
+
+/* PCI address of board dev into bdf; -1 when not found */
+static int dev_bdf(const char *dev, char *bdf, size_t len)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	char *b;
+
+	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device", dev);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0) {
+		snprintf(path, sizeof(path), "/dev/%s", dev);
+		if (stat(path, &st))
+			return -1;
+		snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device",
+			 major(st.st_rdev), minor(st.st_rdev));
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			return -1;
+	}
+	link[n] = '\0';
+	b = strrchr(link, '/');
+	snprintf(bdf, len, "%.63s", b ? b + 1 : link);
+	return 0;
+}
+
+/*
+ * The wire hooks of board dev, in the syntax of lib/rclink_wire.py:
+ * "loss=PPM corrupt=PPM reorder=PPM dup=PPM delay=US seed=N link=up|down
+ * off show" (seed first, show last).  show writes key=value words into
+ * out.  Returns 0, KSFT_SKIP when BAR0 cannot be mapped while the driver
+ * holds it (iomem=relaxed), 1 on an error (the reason in out).
+ */
+static int wire(const struct t1env *e, const char *dev, const char *args,
+		char *out, size_t outlen)
+{
+	static const struct {
+		const char *key;
+		uint32_t reg;
+		uint64_t mask;
+	} rates[] = {
+		{ "loss", RCLINK_SHIM_WIRE_FAULT_RATE0, RCLINK_SHIM_WIRE_FAULT_RATE0_LOSS_PPM },
+		{ "corrupt", RCLINK_SHIM_WIRE_FAULT_RATE0, RCLINK_SHIM_WIRE_FAULT_RATE0_CORRUPT_PPM },
+		{ "reorder", RCLINK_SHIM_WIRE_FAULT_RATE1, RCLINK_SHIM_WIRE_FAULT_RATE1_REORDER_PPM },
+		{ "dup", RCLINK_SHIM_WIRE_FAULT_RATE1, RCLINK_SHIM_WIRE_FAULT_RATE1_DUP_PPM },
+		{ "delay", RCLINK_SHIM_WIRE_FAULT_DELAY, RCLINK_SHIM_WIRE_FAULT_DELAY_DELAY_US },
+	};
+	static const struct {
+		const char *key;
+		uint32_t reg;
+	} counters[] = {
+		{ "lost", RCLINK_SHIM_WIRE_LOST },
+		{ "corrupted", RCLINK_SHIM_WIRE_CORRUPTED },
+		{ "reordered", RCLINK_SHIM_WIRE_REORDERED },
+		{ "duplicated", RCLINK_SHIM_WIRE_DUPLICATED },
+		{ "tx_frames", RCLINK_SHIM_WIRE_TX_FRAMES },
+		{ "rx_frames", RCLINK_SHIM_WIRE_RX_FRAMES },
+		{ "rx_drop_da", RCLINK_DMAQ_T1_RX_DROP_DA },
+		{ "rx_drop_csum", RCLINK_DMAQ_T1_RX_DROP_CSUM },
+		{ "rx_drop_icrc", RCLINK_DMAQ_T1_RX_DROP_ICRC },
+		{ "rx_drop_pkey", RCLINK_DMAQ_T1_RX_DROP_PKEY },
+		{ "rx_drop_badqp", RCLINK_DMAQ_T1_RX_DROP_BADQP },
+		{ "rx_drop_qp_off", RCLINK_DMAQ_T1_RX_DROP_QP_OFF },
+		{ "rx_drop_nobuf", RCLINK_DMAQ_T1_RX_DROP_NOBUF },
+		{ "rx_drop_malformed", RCLINK_DMAQ_T1_RX_DROP_MALFORMED },
+		{ "tx_drop_qp_off", RCLINK_DMAQ_T1_TX_DROP_QP_OFF },
+		{ "bad_wqe", RCLINK_DMAQ_BAD_WQE },
+		{ "ost_free", RCLINK_DMAQ_T1_OST_FREE },
+	};
+	char bdf[64], path[PATH_MAX], buf[512], *tok, *save, dummy[64];
+	volatile uint64_t *r;
+	bool show = false;
+	size_t used = 0;
+	unsigned int i;
+	void *map;
+	int fd, rc = 0;
+	double end;
+
+	if (!out) {
+		out = dummy;
+		outlen = sizeof(dummy);
+	}
+	out[0] = '\0';
+	if (dev_bdf(dev, bdf, sizeof(bdf))) {
+		snprintf(out, outlen, "no PCI device for %s", dev);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", bdf);
+	fd = open(path, O_RDWR | O_SYNC);
+	map = fd < 0 ? MAP_FAILED : mmap(NULL, RCLINK_BAR0_SIZE,
+					  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		snprintf(out, outlen, "cannot map BAR0 of %s (%s) while bound: %s; boot with iomem=relaxed",
+			 dev, bdf, strerror(err));
+		return err == EPERM || err == EINVAL || err == EBUSY ||
+		       err == EACCES ? KSFT_SKIP : 1;
+	}
+	r = map;
+#define RD(off)		(r[(off) / 8])
+#define WR(off, v)	(r[(off) / 8] = (v))
+	snprintf(buf, sizeof(buf), "%s", args);
+	/* seed first */
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (!strncmp(tok, "seed=", 5))
+			WR(RCLINK_SHIM_WIRE_FAULT_SEED, strtoull(tok + 5, NULL, 0));
+	snprintf(buf, sizeof(buf), "%s", args);
+	for (tok = strtok_r(buf, " ", &save); tok && !rc;
+	     tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!strcmp(tok, "show")) {
+			show = true;
+			continue;
+		}
+		if (!strcmp(tok, "off")) {
+			WR(RCLINK_SHIM_WIRE_FAULT_RATE0, 0);
+			WR(RCLINK_SHIM_WIRE_FAULT_RATE1, 0);
+			WR(RCLINK_SHIM_WIRE_FAULT_DELAY, 0);
+			tok = "link=up";
+			eq = tok + 4;
+		}
+		if (!eq) {
+			snprintf(out, outlen, "bad wire argument %s", tok);
+			rc = 1;
+			break;
+		}
+		if (!strncmp(tok, "seed=", 5))
+			continue;
+		if (!strncmp(tok, "link=", 5)) {
+			bool up = !strcmp(eq + 1, "up");
+
+			WR(RCLINK_SHIM_LINK, up ? 0 : RCLINK_SHIM_LINK_FORCE_DOWN);
+			if (!up && !(RD(RCLINK_SHIM_LINK) & RCLINK_SHIM_LINK_FORCE_DOWN)) {
+				snprintf(out, outlen, "%s ignores SHIM_LINK.force_down (no wire hooks: a real board?)",
+					 dev);
+				rc = KSFT_SKIP;
+				break;
+			}
+			end = now_s() + 5;
+			while (up && !(RD(RCLINK_SHIM_LINK) & RCLINK_SHIM_LINK_UP)) {
+				if (now_s() > end) {
+					snprintf(out, outlen, "%s: link not up", dev);
+					rc = 1;
+					break;
+				}
+				sleep_ms(10);
+			}
+			continue;
+		}
+		for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+			uint64_t v, n;
+
+			if (strncmp(tok, rates[i].key, eq - tok) ||
+			    strlen(rates[i].key) != (size_t)(eq - tok))
+				continue;
+			n = strtoull(eq + 1, NULL, 0);
+			v = RD(rates[i].reg) & ~rates[i].mask;
+			WR(rates[i].reg, v | FPREP(rates[i].mask, n));
+			if (FGET(rates[i].mask, RD(rates[i].reg)) != n) {
+				snprintf(out, outlen, "%s ignores the wire fault registers (no wire hooks: a real board?)",
+					 dev);
+				rc = KSFT_SKIP;
+			}
+			break;
+		}
+		if (i == sizeof(rates) / sizeof(rates[0])) {
+			snprintf(out, outlen, "bad wire argument %s", tok);
+			rc = 1;
+		}
+	}
+	(void)RD(RCLINK_SHIM_ID);	/* flush the posted writes */
+	if (show && !rc) {
+		uint64_t r0 = RD(RCLINK_SHIM_WIRE_FAULT_RATE0);
+		uint64_t r1 = RD(RCLINK_SHIM_WIRE_FAULT_RATE1);
+		uint64_t lk = RD(RCLINK_SHIM_LINK);
+
+		used = snprintf(out, outlen, "dev=%s bdf=%s loss=%llu corrupt=%llu reorder=%llu dup=%llu delay=%llu force_down=%d link_up=%d",
+				dev, bdf,
+				(unsigned long long)FGET(RCLINK_SHIM_WIRE_FAULT_RATE0_LOSS_PPM, r0),
+				(unsigned long long)FGET(RCLINK_SHIM_WIRE_FAULT_RATE0_CORRUPT_PPM, r0),
+				(unsigned long long)FGET(RCLINK_SHIM_WIRE_FAULT_RATE1_REORDER_PPM, r1),
+				(unsigned long long)FGET(RCLINK_SHIM_WIRE_FAULT_RATE1_DUP_PPM, r1),
+				(unsigned long long)RD(RCLINK_SHIM_WIRE_FAULT_DELAY),
+				!!(lk & RCLINK_SHIM_LINK_FORCE_DOWN), !!(lk & RCLINK_SHIM_LINK_UP));
+		for (i = 0; i < sizeof(counters) / sizeof(counters[0]) && used < outlen; i++)
+			used += snprintf(out + used, outlen - used, " %s=%llu",
+					 counters[i].key,
+					 (unsigned long long)RD(counters[i].reg));
+		if (used < outlen - 1)
+			strcat(out, "\n");
+	}
+#undef RD
+#undef WR
+	munmap(map, RCLINK_BAR0_SIZE);
+	close(fd);
+	return rc;
+}
+
+/* A counter of `wire(... "show")` (key=value words) */
+static uint64_t wire_counter(const char *show, const char *key)
+{
+	char pat[64];
+	const char *s;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	s = strstr(show, pat);
+	return s ? strtoull(s + strlen(pat), NULL, 0) : UINT64_MAX;
+}
+
+/* ------------------------------------------------------------------ */
+/* messages                                                             */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Size of message seq of a QP: 2^b + uniform below it, b in 0..16 */
+static uint32_t msg_size(uint64_t seed, uint32_t qpn, uint32_t seq)
+{
+	uint64_t r = mix64(seed ^ mix64(((uint64_t)qpn << 32) | seq));
+	unsigned int b = r % 17;
+
+	if (b == 16)
+		return MAX_SIZE;
+	return (1u << b) + (uint32_t)((r >> 16) & ((1u << b) - 1));
+}
+
+/* Message seq of a QP into buf (MAX_SIZE bytes); returns its length */
+static uint32_t msg_build(uint64_t seed, uint32_t qpn, uint32_t seq,
+			  uint32_t len, uint8_t *buf)
+{
+	uint32_t hdr[4] = { seq, qpn, len, MSG_MAGIC };
+	uint64_t x = mix64(seed ^ 0x5a5a5a5a5a5a5a5aULL ^
+			   mix64(((uint64_t)qpn << 32) | seq)) | 1;
+	uint32_t i;
+
+	for (i = HDR_LEN; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+	if (i < len) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, len - i);
+	}
+	memcpy(buf, hdr, len < HDR_LEN ? len : HDR_LEN);
+	return len;
+}
+
+/* One direction of one QP: the writer on one board, the reader on the other */
+struct flow {
+	const struct t1env *env;
+	struct __test_metadata *md;
+	uint32_t qpn;
+	const char *txdev, *rxdev;
+	int txfd, rxfd;
+	uint32_t total;
+	uint32_t fixed;		/* every message this size (0: random) */
+	bool vec;		/* writev/readv for a part of the messages */
+	/* writer */
+	uint32_t sent;
+	uint64_t sent_bytes;
+	int werr;
+	unsigned long w_eintr, w_eagain;
+	uint8_t *tx;
+	/* reader */
+	uint32_t recvd;		/* messages read */
+	uint32_t next;		/* sequence number expected next */
+	uint64_t recvd_bytes;
+	uint32_t lost, dup, corrupt;
+	unsigned int reports;
+	int rerr;
+	unsigned long r_eintr;
+	uint8_t *rx, *want;
+	bool tx_done;
+};
+
+static bool flow_init(struct flow *f, const struct t1env *e,
+		      struct __test_metadata *md, uint32_t qpn,
+		      const char *txdev, int txfd, const char *rxdev, int rxfd,
+		      uint32_t total)
+{
+	memset(f, 0, sizeof(*f));
+	f->env = e;
+	f->md = md;
+	f->qpn = qpn;
+	f->txdev = txdev;
+	f->rxdev = rxdev;
+	f->txfd = txfd;
+	f->rxfd = rxfd;
+	f->total = total;
+	f->vec = true;
+	f->tx = malloc(MAX_SIZE);
+	f->rx = malloc(MAX_SIZE);
+	f->want = malloc(MAX_SIZE);
+	return f->tx && f->rx && f->want;
+}
+
+static void flow_free(struct flow *f)
+{
+	free(f->tx);
+	free(f->rx);
+	free(f->want);
+	f->tx = f->rx = f->want = NULL;
+}
+
+#define FLOW_LOG(f, fmt, ...) do { \
+	struct __test_metadata *_metadata = (f)->md; \
+	if ((f)->reports++ < MAX_REPORTS) \
+		TH_LOG("QP %u %s->%s: " fmt, (f)->qpn, (f)->txdev, \
+		       (f)->rxdev, ##__VA_ARGS__); \
+} while (0)
+
+/* Check a received message against the one expected next */
+static void flow_check(struct flow *f, const uint8_t *buf, size_t n)
+{
+	uint64_t seed = f->env->seed;
+	uint32_t len = f->fixed ? f->fixed : msg_size(seed, f->qpn, f->next);
+	uint32_t hdr[4], seq;
+	size_t i;
+
+	f->recvd++;
+	f->recvd_bytes += n;
+	msg_build(seed, f->qpn, f->next, len, f->want);
+	if (n == len && !memcmp(buf, f->want, len)) {
+		f->next++;
+		return;
+	}
+	if (n >= HDR_LEN) {
+		memcpy(hdr, buf, HDR_LEN);
+		seq = hdr[0];
+		if (hdr[3] == MSG_MAGIC && hdr[1] == f->qpn &&
+		    hdr[2] == n && n == (f->fixed ? f->fixed :
+					   msg_size(seed, f->qpn, seq))) {
+			msg_build(seed, f->qpn, seq, n, f->want);
+			if (!memcmp(buf, f->want, n)) {
+				if (seq < f->next) {
+					f->dup++;
+					FLOW_LOG(f, "message %u again (or late), %u expected",
+						 seq, f->next);
+				} else {
+					f->lost += seq - f->next;
+					FLOW_LOG(f, "message %u arrived, %u expected: %u lost (or reordered)",
+						 seq, f->next, seq - f->next);
+					f->next = seq + 1;
+				}
+				return;
+			}
+			for (i = 0; i < n && buf[i] == f->want[i]; i++)
+				;
+			f->corrupt++;
+			FLOW_LOG(f, "message %u (%zu bytes) corrupted at byte %zu: 0x%02x, want 0x%02x",
+				 seq, n, i, buf[i], f->want[i]);
+			if (seq >= f->next)
+				f->next = seq + 1;
+			return;
+		}
+	}
+	for (i = 0; i < n && i < len && buf[i] == f->want[i]; i++)
+		;
+	f->corrupt++;
+	FLOW_LOG(f, "%zu bytes arrived, message %u of %u bytes expected (first difference at byte %zu)",
+		 n, f->next, len, i);
+	f->next++;
+}
+
+/* Write message seq; writev with three pieces for every fourth */
+static ssize_t flow_write(struct flow *f, uint32_t seq, uint32_t *lenp)
+{
+	uint32_t len = f->fixed ? f->fixed : msg_size(f->env->seed, f->qpn, seq);
+	struct iovec iov[3];
+
+	msg_build(f->env->seed, f->qpn, seq, len, f->tx);
+	*lenp = len;
+	if (f->vec && seq % 4 == 1 && len >= 3) {
+		iov[0].iov_base = f->tx;
+		iov[0].iov_len = len / 3;
+		iov[1].iov_base = f->tx + len / 3;
+		iov[1].iov_len = len / 3;
+		iov[2].iov_base = f->tx + 2 * (len / 3);
+		iov[2].iov_len = len - 2 * (len / 3);
+		return writev(f->txfd, iov, 3);
+	}
+	return write(f->txfd, f->tx, len);
+}
+
+/* Read one message; readv into three buffers for every fifth */
+static ssize_t flow_read(struct flow *f)
+{
+	struct iovec iov[3] = {
+		{ f->rx, 1000 },
+		{ f->rx + 1000, 29000 },
+		{ f->rx + 30000, MAX_SIZE - 30000 },
+	};
+
+	if (f->vec && f->recvd % 5 == 2)
+		return readv(f->rxfd, iov, 3);
+	return read(f->rxfd, f->rx, MAX_SIZE);
+}
+
+static void flow_report(struct flow *f, double secs)
+{
+	ksft_print_msg("QP %u %s->%s: %u/%u sent, %u read (%" PRIu64 " bytes) in %.1f s, %.2f MB/s, lost %u dup %u corrupt %u, EINTR w %lu r %lu\n",
+		       f->qpn, f->txdev, f->rxdev, f->sent, f->total, f->recvd,
+		       f->recvd_bytes, secs, secs > 0 ? f->recvd_bytes / secs / 1e6 : 0,
+		       f->lost, f->dup, f->corrupt, f->w_eintr, f->r_eintr);
+}
+
+static bool flow_ok(struct flow *f)
+{
+	return f->sent == f->total && f->recvd == f->total &&
+	       f->next == f->total && !f->lost && !f->dup && !f->corrupt &&
+	       !f->werr && !f->rerr;
+}
+
+/* ------------------------------------------------------------------ */
+/* threads: blocking writer and reader, a watchdog that also signals     */
+
+static volatile sig_atomic_t sig_count;
+
+static void on_sigusr1(int sig)
+{
+	sig_count++;
+}
+
+/* SIGUSR1 interrupts (no SA_RESTART) */
+static void sigusr1_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+struct tctx {
+	struct flow *f;
+	unsigned int reader_delay_ms;	/* the reader starts late */
+	volatile bool abort;
+	volatile bool w_done, r_done;
+};
+
+static void *writer_main(void *arg)
+{
+	struct tctx *c = arg;
+	struct flow *f = c->f;
+	uint32_t seq = 0, len;
+	ssize_t n;
+
+	while (seq < f->total && !c->abort) {
+		n = flow_write(f, seq, &len);
+		if (n < 0 && errno == EINTR) {
+			f->w_eintr++;
+			continue;
+		}
+		if (n < 0) {
+			f->werr = errno;
+			break;
+		}
+		if ((uint32_t)n != len) {
+			f->werr = -1;
+			FLOW_LOG(f, "write of message %u: %zd, want %u", seq, n, len);
+			break;
+		}
+		f->sent_bytes += len;
+		__atomic_store_n(&f->sent, ++seq, __ATOMIC_RELEASE);
+	}
+	c->w_done = true;
+	return NULL;
+}
+
+static void *reader_main(void *arg)
+{
+	struct tctx *c = arg;
+	struct flow *f = c->f;
+	ssize_t n;
+
+	if (c->reader_delay_ms)
+		sleep_ms(c->reader_delay_ms);
+	while (f->recvd < f->total && !c->abort) {
+		n = flow_read(f);
+		if (n < 0 && errno == EINTR) {
+			f->r_eintr++;
+			continue;
+		}
+		if (n < 0) {
+			f->rerr = errno;
+			break;
+		}
+		flow_check(f, f->rx, n);
+	}
+	c->r_done = true;
+	return NULL;
+}
+
+/*
+ * Transfer f->total messages with a blocking writer thread and a blocking
+ * reader thread.  storm_us > 0: SIGUSR1 to both every storm_us
+ * microseconds.  A transfer that makes no progress for env->stall seconds
+ * is stopped (both threads are interrupted) and fails.
+ */
+static bool transfer_threads(struct flow *f, unsigned int storm_us,
+			     unsigned int reader_delay_ms, double *secs)
+{
+	struct __test_metadata *_metadata = f->md;
+	struct tctx c = { .f = f, .reader_delay_ms = reader_delay_ms };
+	pthread_t wt, rt;
+	uint32_t last_s = 0, last_r = 0;
+	double t0 = now_s(), last = t0;
+	bool stalled = false;
+
+	sigusr1_install();
+	if (pthread_create(&wt, NULL, writer_main, &c))
+		return false;
+	if (pthread_create(&rt, NULL, reader_main, &c)) {
+		c.abort = true;
+		pthread_kill(wt, SIGUSR1);
+		pthread_join(wt, NULL);
+		return false;
+	}
+	while (!(c.w_done && c.r_done)) {
+		uint32_t s = __atomic_load_n(&f->sent, __ATOMIC_ACQUIRE);
+		uint32_t r = f->recvd;
+		double t = now_s();
+
+		if (s != last_s || r != last_r) {
+			last_s = s;
+			last_r = r;
+			last = t;
+		} else if (t - last > f->env->stall + reader_delay_ms / 1000.0 &&
+			   !stalled) {
+			struct rclink_info ia = {}, ib = {};
+
+			stalled = true;
+			ioctl(f->txfd, RCLINK_IOC_INFO, &ia);
+			ioctl(f->rxfd, RCLINK_IOC_INFO, &ib);
+			TH_LOG("QP %u %s->%s: no progress for %u s: %u/%u sent, %u read; %s tx_inflight %u state %u, %s rx_queued %u state %u",
+			       f->qpn, f->txdev, f->rxdev, f->env->stall, s,
+			       f->total, r, f->txdev, ia.tx_inflight, ia.state,
+			       f->rxdev, ib.rx_queued, ib.state);
+			c.abort = true;
+		}
+		if (c.abort || storm_us) {
+			if (!c.w_done)
+				pthread_kill(wt, SIGUSR1);
+			if (!c.r_done)
+				pthread_kill(rt, SIGUSR1);
+		}
+		if (storm_us)
+			usleep(storm_us);
+		else
+			sleep_ms(c.abort ? 10 : 50);
+	}
+	pthread_join(wt, NULL);
+	pthread_join(rt, NULL);
+	*secs = now_s() - t0;
+	if (f->werr > 0)
+		TH_LOG("QP %u: write: %s after %u messages", f->qpn,
+		       strerror(f->werr), f->sent);
+	if (f->rerr)
+		TH_LOG("QP %u: read: %s after %u messages", f->qpn,
+		       strerror(f->rerr), f->recvd);
+	return !stalled;
+}
+
+/* ------------------------------------------------------------------ */
+/* the fixture                                                          */
+
+FIXTURE(t1) {
+	struct t1env env;
+	uint32_t qps[MAX_QPS + 4];
+	int nqps;
+	int fds[MAX_FDS];
+	int nfds;
+	bool wire_used;
+	double t0;
+};
+
+FIXTURE_SETUP(t1)
+{
+	memset(self, 0, sizeof(*self));
+	self->t0 = now_s();
+	if (!env_load(&self->env))
+		SKIP(return, "run by t1_msg.sh (RCLINK_T1_* not set)");
+}
+
+FIXTURE_TEARDOWN(t1)
+{
+	const struct t1env *e = &self->env;
+	char out[1024];
+	int i, rc;
+
+	for (i = 0; i < self->nfds; i++)
+		if (self->fds[i] >= 0)
+			close(self->fds[i]);
+	if (self->wire_used) {
+		rc = wire(e, e->a, "off", out, sizeof(out));
+		if (rc)
+			TH_LOG("wire %s off: exit %d: %s", e->a, rc, out);
+		rc = wire(e, e->b, "off", out, sizeof(out));
+		if (rc)
+			TH_LOG("wire %s off: exit %d: %s", e->b, rc, out);
+	}
+	if (self->nqps) {
+		char *cmds[2 * (MAX_QPS + 4)];
+		int n = 0;
+
+		for (i = 0; i < self->nqps; i++) {
+			if (asprintf(&cmds[n], "%s qp del dev %s qpn %u", e->tool,
+				     e->a, self->qps[i]) > 0)
+				n++;
+			if (asprintf(&cmds[n], "%s qp del dev %s qpn %u", e->tool,
+				     e->b, self->qps[i]) > 0)
+				n++;
+		}
+		double t0 = now_s();
+
+		rc = run_batch(_metadata, cmds, n);
+		if (n > 8)
+			ksft_print_msg("%d x rclink qp del: %.1f s\n", n, now_s() - t0);
+		if (rc)
+			TH_LOG("%d of %d qp del failed", rc, n);
+		for (i = 0; i < n; i++)
+			free(cmds[i]);
+	}
+	ksft_print_msg("%s: %.1f s\n", _metadata->name, now_s() - self->t0);
+}
+
+/* Add the pair qpn on both boards (deleted by the teardown) */
+static int add_pair(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(t1) *self, uint32_t qpn)
+{
+	if (pair_add(_metadata, &self->env, qpn, NULL))
+		return -1;
+	self->qps[self->nqps++] = qpn;
+	return 0;
+}
+
+/* The driver's nonzero event counters of a board (debugfs), for the log */
+static void debugfs_log(const char *dev)
+{
+	char bdf[64], out[4096];
+
+	if (dev_bdf(dev, bdf, sizeof(bdf)))
+		return;
+	run(out, sizeof(out), "grep -v ' 0$' /sys/kernel/debug/rclink/%s/events | tr '\\n' ' '",
+	    bdf);
+	ksft_print_msg("%s debugfs events: %s\n", dev, out);
+}
+
+/* Add the pairs first .. first + count - 1 (deleted by the teardown) */
+static int add_pairs(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(t1) *self, uint32_t first, int count)
+{
+	const struct t1env *e = &self->env;
+	char *cmds[2 * MAX_QPS];
+	int i, n = 0, rc;
+	double t0;
+
+	if (count > MAX_QPS)
+		return -1;
+	for (i = 0; i < count; i++) {
+		uint32_t q = first + i;
+
+		if (asprintf(&cmds[n], "%s qp add dev %s qpn %u dqpn %u dip %s dmac %s",
+			     e->tool, e->a, q, q, e->ip_b, e->mac_b) > 0)
+			n++;
+		if (asprintf(&cmds[n], "%s qp add dev %s qpn %u dqpn %u dip %s dmac %s",
+			     e->tool, e->b, q, q, e->ip_a, e->mac_a) > 0)
+			n++;
+		self->qps[self->nqps++] = q;
+	}
+	t0 = now_s();
+	rc = run_batch(_metadata, cmds, n);
+	ksft_print_msg("%d x rclink qp add: %.1f s\n", n, now_s() - t0);
+	for (i = 0; i < n; i++)
+		free(cmds[i]);
+	if (rc)
+		TH_LOG("%d of %d qp add failed", rc, n);
+	return rc ? -1 : 0;
+}
+
+/* open /dev/DEV (closed by the teardown) */
+static int dev_open(FIXTURE_DATA(t1) *self, const char *dev, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	fd = open(path, O_RDWR | flags);
+	if (fd >= 0 && self->nfds < MAX_FDS)
+		self->fds[self->nfds++] = fd;
+	return fd;
+}
+
+static int do_bind(int fd, uint32_t qpn)
+{
+	struct rclink_bind b = { .qpn = qpn, .flags = 0 };
+
+	return ioctl(fd, RCLINK_IOC_BIND, &b);
+}
+
+/* open /dev/DEV and bind it to qpn; -1 on failure */
+static int open_bound(FIXTURE_DATA(t1) *self, const char *dev, uint32_t qpn,
+		      int flags)
+{
+	int fd = dev_open(self, dev, flags);
+
+	if (fd < 0)
+		return -1;
+	if (do_bind(fd, qpn))
+		return -1;
+	return fd;
+}
+
+static void dev_close(FIXTURE_DATA(t1) *self, int fd)
+{
+	int i;
+
+	for (i = 0; i < self->nfds; i++)
+		if (self->fds[i] == fd)
+			self->fds[i] = -1;
+	close(fd);
+}
+
+static void set_nonblock(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+/* Switch a wire hook; SKIP the test when BAR0 cannot be written */
+#define WIRE(dev, args) do { \
+	char _out[1024]; \
+	int _rc; \
+	self->wire_used = true; \
+	_rc = wire(&self->env, dev, args, _out, sizeof(_out)); \
+	if (_rc == KSFT_SKIP) \
+		SKIP(return, "wire hooks: %.800s", _out); \
+	ASSERT_EQ(0, _rc) TH_LOG("wire %s %s: %s", dev, args, _out); \
+} while (0)
+
+/* Wait up to ms for events on fd; the revents */
+static short wait_ev(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	double end = now_s() + ms / 1000.0;
+	int r;
+
+	do {
+		r = poll(&p, 1, ms);
+		if (r > 0)
+			return p.revents;
+		if (r == 0)
+			return 0;
+		ms = (int)((end - now_s()) * 1000);
+	} while (errno == EINTR && ms > 0);
+	return 0;
+}
+
+/* Read the next message within 10 s and check it is message seq of qpn */
+static int expect_msg(struct __test_metadata *_metadata, const struct t1env *e,
+		      int fd, uint32_t qpn, uint32_t seq, uint8_t *buf,
+		      uint8_t *want)
+{
+	uint32_t len = msg_size(e->seed, qpn, seq);
+	ssize_t n;
+
+	if (!(wait_ev(fd, POLLIN, 10000) & POLLIN)) {
+		TH_LOG("QP %u: message %u did not arrive in 10 s", qpn, seq);
+		return -1;
+	}
+	n = read(fd, buf, MAX_SIZE);
+	if (n < 0) {
+		TH_LOG("QP %u: read of message %u: %s", qpn, seq, strerror(errno));
+		return -1;
+	}
+	msg_build(e->seed, qpn, seq, len, want);
+	if ((uint32_t)n != len || memcmp(buf, want, len)) {
+		uint32_t h = 0;
+
+		memcpy(&h, buf, n < 4 ? n : 4);
+		TH_LOG("QP %u: got %zd bytes (seq field %u), want message %u of %u bytes",
+		       qpn, n, h, seq, len);
+		return -1;
+	}
+	return 0;
+}
+
+/* The next read on a non-blocking fd must be EAGAIN (nothing more) */
+static int expect_empty(struct __test_metadata *_metadata, int fd)
+{
+	uint8_t b[64];
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	n = read(fd, b, sizeof(b));
+	fcntl(fd, F_SETFL, fl);
+	if (n >= 0 || errno != EAGAIN) {
+		TH_LOG("read after the last message: %zd (%s), want EAGAIN", n,
+		       n < 0 ? strerror(errno) : "a message more");
+		return -1;
+	}
+	return 0;
+}
+
+static int send_msg(const struct t1env *e, int fd, uint32_t qpn, uint32_t seq,
+		    uint8_t *buf)
+{
+	uint32_t len = msg_size(e->seed, qpn, seq);
+
+	msg_build(e->seed, qpn, seq, len, buf);
+	return write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* binding                                                              */
+
+TEST_F(t1, bind)
+{
+	const struct t1env *e = &self->env;
+	struct rclink_bind b = {};
+	struct rclink_info info;
+	char out[1024];
+	int fd1, fd2, fd3;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fd1 = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fd1) TH_LOG("open /dev/%s: %s", e->a, strerror(errno));
+	fd2 = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fd2);
+
+	/* unbound */
+	memset(&info, 0xa5, sizeof(info));
+	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(RCLINK_QPN_NONE, info.qpn);
+
+	b.qpn = QP_ONE;
+	b.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("flags 1: %s", strerror(errno));
+	b.flags = 0;
+	b.qpn = e->qp_num;
+	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));
+	EXPECT_EQ(ERANGE, errno) TH_LOG("qpn %u = QP_NUM: %s", b.qpn, strerror(errno));
+	b.qpn = 0xfffffffe;
+	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));
+	EXPECT_EQ(ERANGE, errno) TH_LOG("qpn %u: %s", b.qpn, strerror(errno));
+	b.qpn = QP_ONE + 4;	/* not added */
+	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));
+	EXPECT_EQ(ENOENT, errno) TH_LOG("qpn %u (no QP): %s", b.qpn, strerror(errno));
+
+	ASSERT_EQ(0, do_bind(fd1, QP_ONE)) TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(QP_ONE, info.qpn);
+	EXPECT_LE(MAX_SIZE, info.max_msg);
+	EXPECT_EQ(RCLINK_TX_WINDOW_DEFAULT, info.tx_window);
+	EXPECT_EQ(0, info.tx_inflight);
+	EXPECT_EQ(0, info.rx_queued);
+	EXPECT_EQ(RCLINK_QP_STATE_READY, info.state);
+	EXPECT_EQ(0, info.tx_flushed);
+	ksft_print_msg("INFO: qpn %u max_msg %u tx_window %u state %u\n",
+		       info.qpn, info.max_msg, info.tx_window, info.state);
+
+	/* a file binds once; a QP belongs to one file */
+	EXPECT_EQ(-1, do_bind(fd1, QP_ONE));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("double bind: %s", strerror(errno));
+	EXPECT_EQ(-1, do_bind(fd2, QP_ONE));
+	EXPECT_EQ(EBUSY, errno) TH_LOG("second file: %s", strerror(errno));
+	EXPECT_EQ(1, qp_stat(e, e->a, QP_ONE, "bound")) TH_LOG("qp show: bound");
+
+	/* the tool cannot delete a bound QP */
+	EXPECT_NE(0, run(out, sizeof(out), "%s qp del dev %s qpn %u", e->tool,
+			 e->a, QP_ONE)) TH_LOG("qp del of a bound QP succeeded");
+	ksft_print_msg("qp del of a bound QP: %s", out);
+
+	/* unbind / close release the QP */
+	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_UNBIND)) TH_LOG("unbind: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(RCLINK_QPN_NONE, info.qpn);
+	ASSERT_EQ(0, do_bind(fd2, QP_ONE)) TH_LOG("bind after unbind: %s", strerror(errno));
+	EXPECT_EQ(-1, do_bind(fd1, QP_ONE));
+	EXPECT_EQ(EBUSY, errno);
+	dev_close(self, fd2);
+	fd3 = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, do_bind(fd3, QP_ONE)) TH_LOG("bind after close: %s", strerror(errno));
+	dev_close(self, fd3);
+	dev_close(self, fd1);
+	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "bound")) TH_LOG("qp show: bound after close");
+}
+
+/* write sizes, window settings */
+TEST_F(t1, limits)
+{
+	const struct t1env *e = &self->env;
+	struct rclink_info info;
+	uint32_t w;
+	uint8_t *buf;
+	int fd;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fd = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fd) TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &info));
+	buf = calloc(1, info.max_msg + 2);
+	ASSERT_NE(NULL, buf);
+
+	EXPECT_EQ(-1, write(fd, buf, 0));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("write 0: %s", strerror(errno));
+	EXPECT_EQ(-1, write(fd, buf, info.max_msg + 1));
+	EXPECT_EQ(EMSGSIZE, errno) TH_LOG("write max_msg + 1: %s", strerror(errno));
+	{
+		struct iovec iov[2] = { { buf, info.max_msg }, { buf, 1 } };
+
+		EXPECT_EQ(-1, writev(fd, iov, 2));
+		EXPECT_EQ(EMSGSIZE, errno) TH_LOG("writev max_msg + 1: %s", strerror(errno));
+	}
+	w = 0;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
+	EXPECT_EQ(EINVAL, errno);
+	w = RCLINK_TX_WINDOW_MAX + 1;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
+	EXPECT_EQ(EINVAL, errno);
+	w = RCLINK_TX_WINDOW_MAX;
+	EXPECT_EQ(0, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(RCLINK_TX_WINDOW_MAX, info.tx_window);
+	w = 1;
+	EXPECT_EQ(0, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(1, info.tx_window);
+	EXPECT_EQ(0, info.tx_inflight);
+	/* nothing was sent */
+	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
+	free(buf);
+}
+
+/* A short buffer: EMSGSIZE, the message stays; FIONREAD; EAGAIN */
+TEST_F(t1, emsgsize)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct rclink_info info;
+	struct iovec iov[2];
+	int fa, fb, avail = -1;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
+	fb = open_bound(self, e->b, QP_ONE, O_NONBLOCK);
+	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
+
+	EXPECT_EQ(0, ioctl(fb, FIONREAD, &avail));
+	EXPECT_EQ(0, avail);
+	EXPECT_EQ(-1, read(fb, buf, MAX_SIZE));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("empty non-blocking read: %s", strerror(errno));
+	EXPECT_EQ(0, wait_ev(fb, POLLIN, 200) & POLLIN);
+
+	memset(want, 0x5c, 1000);
+	ASSERT_EQ(1000, write(fa, want, 1000));
+	ASSERT_EQ(POLLIN, wait_ev(fb, POLLIN, 10000) & POLLIN);
+	EXPECT_EQ(0, ioctl(fb, FIONREAD, &avail));
+	EXPECT_EQ(1000, avail);
+	EXPECT_EQ(-1, read(fb, buf, 999));
+	EXPECT_EQ(EMSGSIZE, errno) TH_LOG("short read: %s", strerror(errno));
+	iov[0].iov_base = buf;
+	iov[0].iov_len = 500;
+	iov[1].iov_base = buf + 500;
+	iov[1].iov_len = 499;
+	EXPECT_EQ(-1, readv(fb, iov, 2));
+	EXPECT_EQ(EMSGSIZE, errno) TH_LOG("short readv: %s", strerror(errno));
+	EXPECT_EQ(0, ioctl(fb, FIONREAD, &avail));
+	EXPECT_EQ(1000, avail);
+	ASSERT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(1, info.rx_queued);
+	memset(buf, 0, 1001);
+	EXPECT_EQ(1000, read(fb, buf, 1001));
+	EXPECT_EQ(0, memcmp(buf, want, 1000));
+	EXPECT_EQ(0, ioctl(fb, FIONREAD, &avail));
+	EXPECT_EQ(0, avail);
+	EXPECT_EQ(-1, read(fb, buf, MAX_SIZE));
+	EXPECT_EQ(EAGAIN, errno);
+	free(buf);
+	free(want);
+}
+
+/* Messages received while no file is bound wait for the next file */
+TEST_F(t1, rx_queued_unbound)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct rclink_info info;
+	int fa, fb, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, send_msg(e, fa, QP_ONE, i, buf)) TH_LOG("write %d: %s", i, strerror(errno));
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN)) TH_LOG("drain: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, info.tx_inflight);
+	EXPECT_EQ(3, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
+
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(3, info.rx_queued);
+	ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, 0, buf, want));
+	dev_close(self, fb);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb) TH_LOG("bind B again: %s", strerror(errno));
+	ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, 1, buf, want));
+	ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, 2, buf, want));
+	EXPECT_EQ(0, expect_empty(_metadata, fb));
+	EXPECT_EQ(3, qp_stat(e, e->b, QP_ONE, "rx_msgs"));
+	free(buf);
+	free(want);
+}
+
+/* ------------------------------------------------------------------ */
+/* transfers                                                            */
+
+static void stats_check(struct __test_metadata *_metadata,
+			const struct t1env *e, struct flow *f)
+{
+	uint64_t v;
+
+	v = qp_stat(e, f->txdev, f->qpn, "tx_msgs");
+	EXPECT_EQ(f->total, v) TH_LOG("%s qpn %u tx_msgs %" PRIu64, f->txdev, f->qpn, v);
+	v = qp_stat(e, f->txdev, f->qpn, "tx_bytes");
+	EXPECT_EQ(f->sent_bytes, v) TH_LOG("%s qpn %u tx_bytes %" PRIu64, f->txdev, f->qpn, v);
+	v = qp_stat(e, f->txdev, f->qpn, "tx_flushed");
+	EXPECT_EQ(0, v);
+	v = qp_stat(e, f->rxdev, f->qpn, "rx_msgs");
+	EXPECT_EQ(f->total, v) TH_LOG("%s qpn %u rx_msgs %" PRIu64, f->rxdev, f->qpn, v);
+	v = qp_stat(e, f->rxdev, f->qpn, "rx_bytes");
+	EXPECT_EQ(f->recvd_bytes, v) TH_LOG("%s qpn %u rx_bytes %" PRIu64, f->rxdev, f->qpn, v);
+	v = qp_stat(e, f->rxdev, f->qpn, "rx_flushed");
+	EXPECT_EQ(0, v);
+}
+
+/* RCLINK_T1_MSGS messages A -> B on one QP, blocking threads */
+static void one_qp(struct __test_metadata *_metadata, FIXTURE_DATA(t1) *self,
+		   uint32_t total, const char *what)
+{
+	const struct t1env *e = &self->env;
+	struct rclink_info info;
+	struct flow f;
+	double secs = 0;
+	int fa, fb;
+
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
+	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b, fb, total));
+	ksft_print_msg("%s: %u messages on QP %u, seed 0x%" PRIx64 " (RCLINK_T1_SEED)\n",
+		       what, total, QP_ONE, e->seed);
+	EXPECT_TRUE(transfer_threads(&f, 0, 0, &secs));
+	flow_report(&f, secs);
+	EXPECT_TRUE(flow_ok(&f));
+	EXPECT_EQ(0, f.lost);
+	EXPECT_EQ(0, f.dup);
+	EXPECT_EQ(0, f.corrupt);
+	EXPECT_EQ(total, f.recvd);
+	if (flow_ok(&f)) {
+		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN)) TH_LOG("drain: %s", strerror(errno));
+		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+		EXPECT_EQ(0, info.tx_inflight);
+		EXPECT_EQ(0, info.tx_flushed);
+		EXPECT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+		EXPECT_EQ(0, info.rx_queued);
+		EXPECT_EQ(0, expect_empty(_metadata, fb));
+		stats_check(_metadata, e, &f);
+	}
+	qp_log(e, e->a, QP_ONE);
+	qp_log(e, e->b, QP_ONE);
+	flow_free(&f);
+}
+
+TEST_F_TIMEOUT(t1, one_qp, 3600)
+{
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	one_qp(_metadata, self, self->env.msgs, "one_qp");
+}
+
+/* 64 QPs at once, half A -> B and half B -> A, non-blocking with epoll */
+TEST_F_TIMEOUT(t1, qp64, 3600)
+{
+	const struct t1env *e = &self->env;
+	struct epoll_event ev, evs[2 * MAX_QPS];
+	struct flow *fl = calloc(MAX_QPS, sizeof(*fl));
+	uint32_t total = e->msgs, done = 0, nq = MAX_QPS;
+	uint64_t bytes = 0;
+	double t0, last, secs;
+	bool stalled = false;
+	int ep, i, n, nbad = 0;
+
+	ASSERT_NE(NULL, fl);
+	if (e->qp_num < QP_MULTI + MAX_QPS)
+		SKIP(return, "QP_NUM %u < %u", e->qp_num, QP_MULTI + MAX_QPS);
+	if (total < nq)
+		nq = total;
+	ASSERT_EQ(0, add_pairs(_metadata, self, QP_MULTI, nq));
+	ep = epoll_create1(0);
+	ASSERT_LE(0, ep);
+	ksft_print_msg("qp64: %u messages over %u QPs, seed 0x%" PRIx64 "\n",
+		       total, nq, e->seed);
+	for (i = 0; i < (int)nq; i++) {
+		uint32_t q = QP_MULTI + i, cnt = total / nq + (i < (int)(total % nq));
+		const char *tx = i & 1 ? e->b : e->a, *rx = i & 1 ? e->a : e->b;
+		int ft = open_bound(self, tx, q, O_NONBLOCK);
+		int fr = open_bound(self, rx, q, O_NONBLOCK);
+
+		ASSERT_LE(0, ft) TH_LOG("bind %s qpn %u: %s", tx, q, strerror(errno));
+		ASSERT_LE(0, fr) TH_LOG("bind %s qpn %u: %s", rx, q, strerror(errno));
+		ASSERT_TRUE(flow_init(&fl[i], e, _metadata, q, tx, ft, rx, fr, cnt));
+		ev.events = EPOLLOUT;
+		ev.data.u32 = i;
+		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, ft, &ev));
+		ev.events = EPOLLIN;
+		ev.data.u32 = i | 0x10000;
+		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fr, &ev));
+	}
+	t0 = last = now_s();
+	while (done < nq) {
+		n = epoll_wait(ep, evs, 2 * MAX_QPS, 1000);
+		if (n < 0 && errno == EINTR)
+			continue;
+		ASSERT_LE(0, n);
+		for (i = 0; i < n; i++) {
+			struct flow *f = &fl[evs[i].data.u32 & 0xffff];
+			bool rxside = evs[i].data.u32 & 0x10000;
+			uint32_t len;
+			ssize_t r;
+
+			if (evs[i].events & EPOLLERR) {
+				struct rclink_info ii = {};
+
+				ioctl(rxside ? f->rxfd : f->txfd, RCLINK_IOC_INFO, &ii);
+				FLOW_LOG(f, "EPOLLERR on the %s file (QP state %u, tx_flushed %llu) after %u sent, %u read",
+					 rxside ? "reading" : "writing", ii.state,
+					 (unsigned long long)ii.tx_flushed, f->sent, f->recvd);
+				epoll_ctl(ep, EPOLL_CTL_DEL, f->txfd, NULL);
+				f->tx_done = true;
+				if (!rxside)
+					f->werr = EIO;
+				if (f->recvd < f->total && !f->rerr) {
+					epoll_ctl(ep, EPOLL_CTL_DEL, f->rxfd, NULL);
+					f->rerr = rxside ? EIO : ECANCELED;
+					done++;
+				}
+				continue;
+			}
+			while (!rxside && f->sent < f->total) {
+				r = flow_write(f, f->sent, &len);
+				if (r < 0 && errno == EAGAIN) {
+					f->w_eagain++;
+					break;
+				}
+				if (r != (ssize_t)len) {
+					FLOW_LOG(f, "write of message %u: %zd (%s)", f->sent,
+						 r, r < 0 ? strerror(errno) : "short");
+					f->werr = r < 0 ? errno : -1;
+					/* the flow is over: stop writing and reading */
+					epoll_ctl(ep, EPOLL_CTL_DEL, f->txfd, NULL);
+					f->tx_done = true;
+					if (f->recvd < f->total && !f->rerr) {
+						epoll_ctl(ep, EPOLL_CTL_DEL, f->rxfd, NULL);
+						f->rerr = ECANCELED;
+						done++;
+					}
+					break;
+				}
+				f->sent++;
+				f->sent_bytes += len;
+				last = now_s();
+			}
+			if (!rxside && f->sent == f->total && !f->tx_done) {
+				/* no more EPOLLOUT; EPOLLERR (QP fatal) still */
+				f->tx_done = true;
+				ev.events = 0;
+				ev.data.u32 = evs[i].data.u32;
+				epoll_ctl(ep, EPOLL_CTL_MOD, f->txfd, &ev);
+			}
+			while (rxside && f->recvd < f->total && !f->rerr) {
+				r = flow_read(f);
+				if (r < 0 && errno == EAGAIN)
+					break;
+				if (r < 0) {
+					FLOW_LOG(f, "read: %s", strerror(errno));
+					f->rerr = errno;
+					epoll_ctl(ep, EPOLL_CTL_DEL, f->rxfd, NULL);
+					done++;
+					break;
+				}
+				flow_check(f, f->rx, r);
+				bytes += r;
+				last = now_s();
+				if (f->recvd == f->total) {
+					epoll_ctl(ep, EPOLL_CTL_DEL, f->rxfd, NULL);
+					done++;
+				}
+			}
+		}
+		if (now_s() - last > e->stall) {
+			stalled = true;
+			break;
+		}
+	}
+	secs = now_s() - t0;
+	close(ep);
+	ksft_print_msg("qp64: %u QPs, %" PRIu64 " bytes in %.1f s, %.2f MB/s\n",
+		       nq, bytes, secs, secs > 0 ? bytes / secs / 1e6 : 0);
+	EXPECT_FALSE(stalled) TH_LOG("no progress for %u s", e->stall);
+	for (i = 0; i < (int)nq; i++) {
+		struct flow *f = &fl[i];
+
+		if (!flow_ok(f) || stalled) {
+			struct rclink_info ia = {}, ib = {};
+
+			ioctl(f->txfd, RCLINK_IOC_INFO, &ia);
+			ioctl(f->rxfd, RCLINK_IOC_INFO, &ib);
+			flow_report(f, secs);
+			ksft_print_msg("  tx_inflight %u state %u, rx_queued %u state %u\n",
+				       ia.tx_inflight, ia.state, ib.rx_queued, ib.state);
+		}
+		EXPECT_TRUE(flow_ok(f)) TH_LOG("QP %u", f->qpn);
+		if (!flow_ok(f) && !nbad++) {
+			char w[2048];
+
+			/* the first failed QP in detail, the boards' drops */
+			qp_log(e, f->txdev, f->qpn);
+			qp_log(e, f->rxdev, f->qpn);
+			wire(e, e->a, "show", w, sizeof(w));
+			ksft_print_msg("wire A: %s", w);
+			wire(e, e->b, "show", w, sizeof(w));
+			ksft_print_msg("wire B: %s", w);
+			debugfs_log(e->a);
+			debugfs_log(e->b);
+		}
+	}
+	if (nbad)
+		ksft_print_msg("qp64: %d of %u QPs failed\n", nbad, nq);
+	/* the QPs' counters: one dump of each board */
+	for (i = 0; i < (int)nq; i++) {
+		if (!flow_ok(&fl[i]))
+			continue;
+		set_nonblock(fl[i].txfd, false);
+		EXPECT_EQ(0, ioctl(fl[i].txfd, RCLINK_IOC_DRAIN));
+	}
+	{
+		static char da[1 << 18], db[1 << 18];
+		uint64_t tx, rx;
+
+		EXPECT_EQ(0, run(da, sizeof(da), "%s -j -s qp show dev %s", e->tool, e->a));
+		EXPECT_EQ(0, run(db, sizeof(db), "%s -j -s qp show dev %s", e->tool, e->b));
+		for (i = 0; i < (int)nq; i++) {
+			struct flow *f = &fl[i];
+
+			if (!flow_ok(f))
+				continue;
+			tx = dump_stat(f->txdev == e->a ? da : db, f->qpn, "tx_msgs");
+			rx = dump_stat(f->rxdev == e->a ? da : db, f->qpn, "rx_msgs");
+			EXPECT_EQ(f->total, tx) TH_LOG("%s qpn %u tx_msgs %" PRIu64,
+						      f->txdev, f->qpn, tx);
+			EXPECT_EQ(f->total, rx) TH_LOG("%s qpn %u rx_msgs %" PRIu64,
+						      f->rxdev, f->qpn, rx);
+		}
+	}
+	for (i = 0; i < (int)nq; i++)
+		flow_free(&fl[i]);
+	qp_log(e, e->a, QP_MULTI);
+	free(fl);
+}
+
+/* The transfer again with 5% loss, 1% corruption, ~1% reordering, a little duplication on both boards */
+TEST_F_TIMEOUT(t1, faults, 3600)
+{
+	const struct t1env *e = &self->env;
+	char out[1024], wa[2048], wb[2048], wa0[2048], wb0[2048];
+	const char *keys[] = { "retx_pkts", "nak_rx", "nak_tx", "timeouts",
+			       "rx_dup", "rx_oos", "rnr_rx", "ack_rx", "ack_tx" };
+	uint64_t st[2][9];
+	unsigned int i;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	/* retries enough for a lossy wire, ICRC on (else a payload bit flip gets through) */
+	for (i = 0; i < 2; i++) {
+		const char *d = i ? e->b : e->a;
+
+		ASSERT_EQ(0, run(out, sizeof(out), "%s dev set dev %s retry_cnt 15 icrc on",
+				 e->tool, d)) TH_LOG("rclink dev set dev %s: %s", d, out);
+	}
+	WIRE(e->a, "show");
+	ASSERT_EQ(0, wire(e, e->a, "show", wa0, sizeof(wa0)));
+	ASSERT_EQ(0, wire(e, e->b, "show", wb0, sizeof(wb0)));
+	WIRE(e->a, "seed=1 loss=50000 corrupt=10000 reorder=10000 dup=2000");
+	WIRE(e->b, "seed=2 loss=50000 corrupt=10000 reorder=10000 dup=2000");
+	one_qp(_metadata, self, e->fault_msgs, "faults");
+	ASSERT_EQ(0, wire(e, e->a, "off show", wa, sizeof(wa)));
+	ASSERT_EQ(0, wire(e, e->b, "off show", wb, sizeof(wb)));
+	ksft_print_msg("wire A: %s", wa);
+	ksft_print_msg("wire B: %s", wb);
+	for (i = 0; i < 9; i++) {
+		st[0][i] = qp_stat(e, e->a, QP_ONE, keys[i]);
+		st[1][i] = qp_stat(e, e->b, QP_ONE, keys[i]);
+		ksft_print_msg("%s: A %" PRIu64 ", B %" PRIu64 "\n", keys[i],
+			       st[0][i], st[1][i]);
+	}
+	/* with too few frames (RCLINK_T1_FAULT_MSGS small) a fault may not occur */
+	if (wire_counter(wa, "tx_frames") - wire_counter(wa0, "tx_frames") < 5000) {
+		ksft_print_msg("fewer than 5000 frames: the counters are not checked\n");
+		return;
+	}
+	/* the injector did its job on both boards */
+	EXPECT_LT(wire_counter(wa0, "lost"), wire_counter(wa, "lost"));
+	EXPECT_LT(wire_counter(wa0, "corrupted"), wire_counter(wa, "corrupted"));
+	EXPECT_LT(wire_counter(wa0, "reordered"), wire_counter(wa, "reordered"));
+	EXPECT_LT(wire_counter(wa0, "duplicated"), wire_counter(wa, "duplicated"));
+	EXPECT_LT(wire_counter(wb0, "lost"), wire_counter(wb, "lost"));
+	/* B dropped the corrupted frames (IP checksum or ICRC) */
+	EXPECT_LT(wire_counter(wb0, "rx_drop_csum") + wire_counter(wb0, "rx_drop_icrc") +
+		  wire_counter(wb0, "rx_drop_malformed"),
+		  wire_counter(wb, "rx_drop_csum") + wire_counter(wb, "rx_drop_icrc") +
+		  wire_counter(wb, "rx_drop_malformed"));
+	/* and the transport recovered: retransmissions, NAKs both ways */
+	EXPECT_LT(0, st[0][0]) TH_LOG("A retx_pkts %" PRIu64, st[0][0]);
+	EXPECT_NE(UINT64_MAX, st[0][0]);
+	EXPECT_LT(0, st[0][1]) TH_LOG("A nak_rx %" PRIu64, st[0][1]);
+	EXPECT_NE(UINT64_MAX, st[0][1]);
+	EXPECT_LT(0, st[1][2]) TH_LOG("B nak_tx %" PRIu64, st[1][2]);
+	EXPECT_NE(UINT64_MAX, st[1][2]);
+	EXPECT_LT(0, st[1][4] + st[1][5]) TH_LOG("B rx_dup + rx_oos");
+	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "fatal"));
+}
+
+/*
+ * Receive flow control (rclink-dev.rst): a reader that does not read for a
+ * while lets more than 16 MiB queue up; the board then refuses packets
+ * (RNR) and nothing is lost; reading resumes the flow.
+ */
+TEST_F_TIMEOUT(t1, rx_flow_control, 3600)
+{
+	const struct t1env *e = &self->env;
+	uint32_t total = 24u << 20 >> 16;	/* 24 MiB in 64 KiB messages */
+	struct flow f;
+	double secs = 0;
+	uint64_t v;
+	int fa, fb;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b, fb, total));
+	f.fixed = MAX_SIZE;
+	ksft_print_msg("rx_flow_control: %u messages of 64 KiB, the reader starts after 3 s\n",
+		       total);
+	EXPECT_TRUE(transfer_threads(&f, 0, 3000, &secs));
+	flow_report(&f, secs);
+	EXPECT_TRUE(flow_ok(&f));
+	if (flow_ok(&f)) {
+		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN));
+		stats_check(_metadata, e, &f);
+	}
+	v = qp_stat(e, e->a, QP_ONE, "rnr_rx");
+	ksft_print_msg("A rnr_rx %" PRIu64 ", timeouts %" PRIu64 ", retx_pkts %" PRIu64 "\n",
+		       v, qp_stat(e, e->a, QP_ONE, "timeouts"),
+		       qp_stat(e, e->a, QP_ONE, "retx_pkts"));
+	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "fatal"));
+	flow_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* window full, poll, signals                                           */
+
+struct bw {
+	int fd;
+	const uint8_t *buf;
+	size_t len;
+	volatile bool done;
+	ssize_t ret;
+	int err;
+};
+
+static void *blocking_write(void *arg)
+{
+	struct bw *w = arg;
+
+	w->ret = write(w->fd, w->buf, w->len);
+	w->err = errno;
+	w->done = true;
+	return NULL;
+}
+
+/*
+ * Window 1 and the link of A held down (its packets wait, no retry timer
+ * runs): the second write is EAGAIN (O_NONBLOCK), no POLLOUT; link up ->
+ * POLLOUT; a blocking writer sleeps on the full window and wakes when
+ * the acknowledgement returns.
+ */
+TEST_F_TIMEOUT(t1, window_full, 120)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *buf2 = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct rclink_info info;
+	struct bw w = {};
+	pthread_t th;
+	uint32_t one = 1, len;
+	double t0;
+	int fa, fb, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, buf2);
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, O_NONBLOCK);
+	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &one));
+	EXPECT_EQ(POLLOUT, wait_ev(fa, POLLOUT, 1000) & POLLOUT);
+
+	WIRE(e->a, "link=down");
+	ASSERT_EQ(0, send_msg(e, fa, QP_ONE, 0, buf)) TH_LOG("write: %s", strerror(errno));
+	len = msg_size(e->seed, QP_ONE, 1);
+	msg_build(e->seed, QP_ONE, 1, len, buf);
+	EXPECT_EQ(-1, write(fa, buf, len));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("write with the window full: %s", strerror(errno));
+	EXPECT_EQ(0, wait_ev(fa, POLLOUT, 500) & POLLOUT) TH_LOG("POLLOUT with the window full");
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(1, info.tx_inflight);
+	EXPECT_EQ(RCLINK_QP_STATE_READY, info.state);
+	ksft_print_msg("window full: EAGAIN, no POLLOUT\n");
+
+	WIRE(e->a, "link=up");
+	t0 = now_s();
+	EXPECT_EQ(POLLOUT, wait_ev(fa, POLLOUT, 10000) & POLLOUT) TH_LOG("no POLLOUT after the link came back");
+	ksft_print_msg("POLLOUT %.3f s after link up\n", now_s() - t0);
+	ASSERT_EQ(0, send_msg(e, fa, QP_ONE, 1, buf)) TH_LOG("write: %s", strerror(errno));
+	set_nonblock(fa, false);
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN));
+
+	/* a blocking writer on the full window */
+	WIRE(e->a, "link=down");
+	ASSERT_EQ(0, send_msg(e, fa, QP_ONE, 2, buf));
+	w.fd = fa;
+	w.len = msg_size(e->seed, QP_ONE, 3);
+	msg_build(e->seed, QP_ONE, 3, w.len, buf2);
+	w.buf = buf2;
+	ASSERT_EQ(0, pthread_create(&th, NULL, blocking_write, &w));
+	sleep_ms(500);
+	EXPECT_FALSE(w.done) TH_LOG("blocking write returned %zd (%s) with the window full",
+				    w.ret, strerror(w.err));
+	WIRE(e->a, "link=up");
+	t0 = now_s();
+	for (i = 0; i < 1000 && !w.done; i++)
+		sleep_ms(10);
+	EXPECT_TRUE(w.done) TH_LOG("the blocking writer did not wake in 10 s");
+	if (!w.done) {
+		sigusr1_install();
+		pthread_kill(th, SIGUSR1);
+	}
+	pthread_join(th, NULL);
+	EXPECT_EQ((ssize_t)w.len, w.ret) TH_LOG("blocking write: %s", strerror(w.err));
+	ksft_print_msg("the blocking writer woke %.3f s after link up\n", now_s() - t0);
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, i, buf, want));
+	EXPECT_EQ(0, expect_empty(_metadata, fb));
+	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "fatal"));
+	free(buf);
+	free(buf2);
+	free(want);
+}
+
+struct sigger {
+	pthread_t target;
+	unsigned int delay_ms;
+};
+
+static void *sig_later(void *arg)
+{
+	struct sigger *s = arg;
+
+	sleep_ms(s->delay_ms);
+	pthread_kill(s->target, SIGUSR1);
+	return NULL;
+}
+
+/* A blocking read with nothing queued: a signal gives EINTR; nothing lost */
+TEST_F_TIMEOUT(t1, signal_read, 60)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct sigger s = { pthread_self(), 300 };
+	pthread_t th;
+	double t0;
+	ssize_t n;
+	int fa, fb, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	sigusr1_install();
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_create(&th, NULL, sig_later, &s));
+		t0 = now_s();
+		n = read(fb, buf, MAX_SIZE);
+		pthread_join(th, NULL);
+		EXPECT_EQ(-1, n) TH_LOG("read returned %zd", n);
+		EXPECT_EQ(EINTR, errno) TH_LOG("read: %s", strerror(errno));
+		EXPECT_LE(0.25, now_s() - t0) TH_LOG("read returned before the signal");
+		/* the message written after the signal arrives exactly once */
+		ASSERT_EQ(0, send_msg(e, fa, QP_ONE, i, buf));
+		ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, i, buf, want));
+		EXPECT_EQ(0, expect_empty(_metadata, fb));
+	}
+	EXPECT_EQ(2, qp_stat(e, e->b, QP_ONE, "rx_msgs"));
+	free(buf);
+	free(want);
+}
+
+/* A blocking write on the full window: a signal gives EINTR, the message is not sent */
+TEST_F_TIMEOUT(t1, signal_write, 60)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct sigger s = { pthread_self(), 300 };
+	struct rclink_info info;
+	uint32_t one = 1, len;
+	pthread_t th;
+	double t0;
+	ssize_t n;
+	int fa, fb;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &one));
+	sigusr1_install();
+
+	WIRE(e->a, "link=down");
+	ASSERT_EQ(0, send_msg(e, fa, QP_ONE, 0, buf));
+	len = msg_size(e->seed, QP_ONE, 1);
+	msg_build(e->seed, QP_ONE, 1, len, buf);
+	ASSERT_EQ(0, pthread_create(&th, NULL, sig_later, &s));
+	t0 = now_s();
+	n = write(fa, buf, len);
+	pthread_join(th, NULL);
+	EXPECT_EQ(-1, n) TH_LOG("write returned %zd", n);
+	EXPECT_EQ(EINTR, errno) TH_LOG("write: %s", strerror(errno));
+	EXPECT_LE(0.25, now_s() - t0) TH_LOG("write returned before the signal");
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(1, info.tx_inflight);
+	WIRE(e->a, "link=up");
+	/* the interrupted message, written again, arrives once */
+	ASSERT_EQ((ssize_t)len, write(fa, buf, len)) TH_LOG("write again: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN));
+	ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, 0, buf, want));
+	ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, 1, buf, want));
+	EXPECT_EQ(0, expect_empty(_metadata, fb));
+	EXPECT_EQ(2, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
+	EXPECT_EQ(2, qp_stat(e, e->b, QP_ONE, "rx_msgs"));
+	free(buf);
+	free(want);
+}
+
+/* A stream with SIGUSR1 to the blocked writer and reader every millisecond */
+TEST_F_TIMEOUT(t1, signal_storm, 3600)
+{
+	const struct t1env *e = &self->env;
+	uint32_t two = 2, total = e->msgs / 10;
+	struct flow f;
+	double secs = 0;
+	int fa, fb;
+
+	if (total < 100)
+		total = e->msgs < 100 ? e->msgs : 100;
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &two));
+	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b, fb, total));
+	ksft_print_msg("signal_storm: %u messages, window 2, seed 0x%" PRIx64 "\n",
+		       total, e->seed);
+	EXPECT_TRUE(transfer_threads(&f, 1000, 0, &secs));
+	flow_report(&f, secs);
+	EXPECT_TRUE(flow_ok(&f));
+	if (flow_ok(&f)) {
+		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN));
+		EXPECT_EQ(0, expect_empty(_metadata, fb));
+		stats_check(_metadata, e, &f);
+	}
+	flow_free(&f);
+}
+
+TEST_HARNESS_MAIN
