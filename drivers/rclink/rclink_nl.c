@@ -9,6 +9,7 @@
  */
 
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/in.h>
 #include <linux/netlink.h>
 #include <net/genetlink.h>
@@ -214,7 +215,7 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u32(skb, RCLINK_A_OST, p->type1_ost_n) ||
 	    nla_put_u32(skb, RCLINK_A_EPSN_W, p->epsn_w) ||
 	    nla_put_u32(skb, RCLINK_A_MAX_MSG, info.max_msg) ||
-	    nla_put(skb, RCLINK_A_MAC, ETH_ALEN, info.mac) ||
+	    nla_put(skb, RCLINK_A_MAC, ETH_ALEN, cfg->mac) ||
 	    nla_put_in_addr(skb, RCLINK_A_IP, cfg->ip) ||
 	    nla_put_u8(skb, RCLINK_A_TTL, cfg->ttl) ||
 	    nla_put_u16(skb, RCLINK_A_IP_ID, cfg->ip_id) ||
@@ -225,7 +226,9 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u8(skb, RCLINK_A_RETRY_CNT, cfg->retry_cnt) ||
 	    nla_put_u8(skb, RCLINK_A_RNR_RETRY_CNT, cfg->rnr_retry_cnt) ||
 	    nla_put_u8(skb, RCLINK_A_ACK_TIMESTAMP, cfg->ack_timestamp) ||
-	    nla_put_u8(skb, RCLINK_A_ICRC, cfg->icrc))
+	    nla_put_u8(skb, RCLINK_A_ICRC, cfg->icrc) ||
+	    nla_put_u16(skb, RCLINK_A_VLAN_ID, cfg->vlan_id) ||
+	    nla_put_u8(skb, RCLINK_A_VLAN_PRI, cfg->vlan_pri))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -407,6 +410,17 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		}
 	}
 
+	attr = attrs[RCLINK_A_MAC];
+	if (attr) {
+		nla_memcpy(cfg->mac, attr, ETH_ALEN);
+		if (!is_valid_ether_addr(cfg->mac)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "mac: not a unicast MAC address (multicast or zero)");
+			return -EINVAL;
+		}
+		*given |= RCLINK_DEV_F_MAC;
+	}
+
 	attr = attrs[RCLINK_A_IP];
 	if (attr) {
 		cfg->ip = nla_get_in_addr(attr);
@@ -503,6 +517,29 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		}
 		cfg->icrc = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_ICRC;
+	}
+
+	attr = attrs[RCLINK_A_VLAN_ID];
+	if (attr) {
+		cfg->vlan_id = nla_get_u16(attr);
+		if (cfg->vlan_id >= VLAN_N_VID - 1) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "vlan: VID must be 1..4094 (0: off)");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_VLAN_ID;
+	}
+
+	attr = attrs[RCLINK_A_VLAN_PRI];
+	if (attr) {
+		cfg->vlan_pri = nla_get_u8(attr);
+		if (cfg->vlan_pri >
+		    FIELD_MAX(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "vlan_pri: must be 0..7");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_VLAN_PRI;
 	}
 	return 0;
 }

@@ -18,9 +18,10 @@ const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 };
 
 /* RCLINK_CMD_DEV_SET - do */
-const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_ICRC + 1] = {
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VLAN_PRI + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
 	[RCLINK_A_IP] = { .type = NLA_U32, },
 	[RCLINK_A_TTL] = { .type = NLA_U8, },
 	[RCLINK_A_IP_ID] = { .type = NLA_U16, },
@@ -32,6 +33,8 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_ICRC + 1] = {
 	[RCLINK_A_RNR_RETRY_CNT] = { .type = NLA_U8, },
 	[RCLINK_A_ACK_TIMESTAMP] = { .type = NLA_U8, },
 	[RCLINK_A_ICRC] = { .type = NLA_U8, },
+	[RCLINK_A_VLAN_ID] = { .type = NLA_U16, },
+	[RCLINK_A_VLAN_PRI] = { .type = NLA_U8, },
 };
 
 /* RCLINK_CMD_QP_NEW - do */
@@ -94,7 +97,7 @@ const struct genl_ops rclink_nl_ops[6] = {
 		.cmd		= RCLINK_CMD_DEV_SET,
 		.doit		= rclink_nl_dev_set_doit,
 		.policy		= rclink_dev_set_nl_policy,
-		.maxattr	= RCLINK_A_ICRC,
+		.maxattr	= RCLINK_A_VLAN_PRI,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

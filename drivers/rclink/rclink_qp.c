@@ -178,14 +178,25 @@ bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
 
 /* ---- registers ----------------------------------------------------------- */
 
+/* The 802.1Q priority of TYPE1 frames: every REQ bank and the ACKs */
+#define RCLINK_T1_AFH_VLAN_PRI	(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC | \
+				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC | \
+				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC | \
+				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC | \
+				 RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)
+
 /*
  * Step 1 of the TYPE1 init sequence, Standard format: RDMA_EN, MAC_ADDR,
- * AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; then the retry thresholds and the
- * switches of RC_MISC_CFG.  RX_CLASS_CFG keeps its reset value.
+ * AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; the optional VLAN step (VLAN_CTRL,
+ * AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities); then the retry
+ * thresholds and the switches of RC_MISC_CFG.  RX_CLASS_CFG keeps its reset
+ * value.  AFH_CFG_EN is read-modify-written: the data path owns its
+ * type1_flow_stop_send_rnr_en bits.
  */
 static void rclink_t1_write_global(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
+	u8 pri = t1->vlan_pri;
 	u64 val;
 
 	lockdep_assert_held(&t1->lock);
@@ -202,9 +213,26 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 	val &= ~(RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
 		 RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN |
 		 RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN |
-		 RCLINK_AFH_CFG_EN_AFH_LITE_EN);
-	rclink_wr64(rdev, RCLINK_AFH_CFG_EN,
-		    val | RCLINK_AFH_CFG_EN_STANDARD_EN);
+		 RCLINK_AFH_CFG_EN_AFH_LITE_EN |
+		 RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN |
+		 RCLINK_T1_AFH_VLAN_PRI);
+	val |= RCLINK_AFH_CFG_EN_STANDARD_EN |
+	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC, pri) |
+	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC, pri) |
+	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC, pri) |
+	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC, pri) |
+	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, pri);
+	if (t1->vlan_id)
+		val |= RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN;
+	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val);
+
+	/* VLAN: vid, TPID 0x8100, CFI 0 (vlan_flag stays 0) */
+	val = 0;
+	if (t1->vlan_id)
+		val = RCLINK_VLAN_CTRL_VLAN_EN |
+		      FIELD_PREP(RCLINK_VLAN_CTRL_VID, t1->vlan_id) |
+		      FIELD_PREP(RCLINK_VLAN_CTRL_TPID, ETH_P_8021Q);
+	rclink_wr64(rdev, RCLINK_VLAN_CTRL, val);
 
 	val = FIELD_PREP(RCLINK_IP_ADDR_IP_ADDR, be32_to_cpu(t1->ip)) |
 	      FIELD_PREP(RCLINK_IP_ADDR_IP_ID, t1->ip_id) |
@@ -457,7 +485,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	u64 val;
 
 	mutex_lock(&t1->lock);
-	ether_addr_copy(info->mac, t1->mac);
+	ether_addr_copy(cfg->mac, t1->mac);
 	cfg->ip = t1->ip;
 	cfg->ip_id = t1->ip_id;
 	cfg->ttl = t1->ttl;
@@ -468,6 +496,8 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->rnr_retry_cnt = t1->rnr_retry_cnt;
 	cfg->ack_timestamp = t1->ack_timestamp;
 	cfg->icrc = t1->icrc;
+	cfg->vlan_id = t1->vlan_id;
+	cfg->vlan_pri = t1->vlan_pri;
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -485,6 +515,8 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 	struct rclink_t1 *t1 = &rdev->t1;
 
 	mutex_lock(&t1->lock);
+	if (given & RCLINK_DEV_F_MAC)
+		ether_addr_copy(t1->mac, cfg->mac);
 	if (given & RCLINK_DEV_F_IP)
 		t1->ip = cfg->ip;
 	if (given & RCLINK_DEV_F_IP_ID)
@@ -505,6 +537,10 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		t1->ack_timestamp = cfg->ack_timestamp;
 	if (given & RCLINK_DEV_F_ICRC)
 		t1->icrc = cfg->icrc;
+	if (given & RCLINK_DEV_F_VLAN_ID)
+		t1->vlan_id = cfg->vlan_id;
+	if (given & RCLINK_DEV_F_VLAN_PRI)
+		t1->vlan_pri = cfg->vlan_pri;
 	rclink_t1_write_global(rdev);
 	mutex_unlock(&t1->lock);
 
@@ -767,7 +803,7 @@ unlock:
  * Give the board its index and name, and program step 1 with the defaults:
  * TYPE1 on, Standard format, the MAC of SHIM_MAC, no IP address, TTL 64,
  * retry timer 1 ms, 7 retries, RNR retries forever, ICRC on, no ACK
- * timestamps.
+ * timestamps, no VLAN tag, priority 0.
  */
 int rclink_t1_init(struct rclink_dev *rdev)
 {
@@ -797,6 +833,8 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->rnr_retry_cnt = RCLINK_T1_DEF_RNR_RETRY_CNT;
 	t1->ack_timestamp = false;
 	t1->icrc = true;
+	t1->vlan_id = 0;
+	t1->vlan_pri = 0;
 
 	mutex_lock(&t1->lock);
 	rclink_t1_write_global(rdev);

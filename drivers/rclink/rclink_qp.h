@@ -31,6 +31,7 @@ enum {
 
 /* The global configuration of step 1, as dev-set changes it */
 struct rclink_t1_dev_cfg {
+	u8 mac[ETH_ALEN];
 	__be32 ip;
 	u16 ip_id;
 	u8 ttl;
@@ -41,6 +42,8 @@ struct rclink_t1_dev_cfg {
 	u8 rnr_retry_cnt;
 	bool ack_timestamp;
 	bool icrc;
+	u16 vlan_id;		/* 0: VLAN off */
+	u8 vlan_pri;
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -55,6 +58,9 @@ enum {
 	RCLINK_DEV_F_RNR_RETRY_CNT	= BIT(7),
 	RCLINK_DEV_F_ACK_TIMESTAMP	= BIT(8),
 	RCLINK_DEV_F_ICRC		= BIT(9),
+	RCLINK_DEV_F_MAC		= BIT(10),
+	RCLINK_DEV_F_VLAN_ID		= BIT(11),
+	RCLINK_DEV_F_VLAN_PRI		= BIT(12),
 };
 
 /* The board's DMAQ_QPS_* counters of one QP, in register order */
@@ -94,7 +100,6 @@ enum rclink_t1_dev_stat {
 /* A snapshot of a board for dev-get */
 struct rclink_t1_dev_info {
 	struct rclink_t1_dev_cfg cfg;
-	u8 mac[ETH_ALEN];
 	u32 max_msg;
 	u64 stats[RCLINK_T1_DEV_NUM];
 };

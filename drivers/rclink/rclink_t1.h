@@ -117,6 +117,8 @@ struct rclink_t1 {
 	u8 rnr_retry_cnt;	/* RETRY_TIMER_CFG.rnr_retry_cnt_thr */
 	bool ack_timestamp;	/* RC_MISC_CFG.tx_ack_time_en */
 	bool icrc;		/* !RC_MISC_CFG.type1_remove_icrc_en */
+	u16 vlan_id;		/* VLAN_CTRL.vid, 0: VLAN off */
+	u8 vlan_pri;		/* AFH_CFG_EN.type1_req_bank0..3/ack_cbfc */
 
 	/* /dev/rclinkN and the netlink device name "rclinkN" */
 	int index;

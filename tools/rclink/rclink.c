@@ -271,10 +271,11 @@ static void usage(FILE *f)
 {
 	fputs("Usage: rclink [ -j ] [ -p ] [ -s ] OBJECT COMMAND [ ARGS ]\n"
 	      "       rclink dev show [ dev NAME ]\n"
-	      "       rclink dev set dev NAME [ ip A.B.C.D ] [ ttl N ] [ ip_id N ] [ tc N ]\n"
-	      "                      [ ack_tc N ] [ format standard|gen1|gen2|lite ]\n"
+	      "       rclink dev set dev NAME [ mac MAC ] [ ip A.B.C.D ] [ ttl N ] [ ip_id N ]\n"
+	      "                      [ tc N ] [ ack_tc N ] [ format standard|gen1|gen2|lite ]\n"
 	      "                      [ retry_timer USEC ] [ retry_cnt N ] [ rnr_retry_cnt N ]\n"
 	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
+	      "                      [ vlan off|VID ] [ vlan_pri N ]\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N ]\n"
@@ -723,6 +724,14 @@ static int dev_parse(struct nlattr **tb, void *arg)
 	out_attr_u(tb, RCLINK_A_RNR_RETRY_CNT, "rnr_retry_cnt", 8);
 	out_attr_bool(tb, RCLINK_A_ACK_TIMESTAMP, "ack_timestamp", "on", "off");
 	out_attr_bool(tb, RCLINK_A_ICRC, "icrc", "on", "off");
+	/* vlan: the VID; 0 (JSON) or "off" (text) untagged */
+	if (tb[RCLINK_A_VLAN_ID]) {
+		if (!opt_json && !nla_get_u16(tb[RCLINK_A_VLAN_ID]))
+			out_str("vlan", "off");
+		else
+			out_attr_u(tb, RCLINK_A_VLAN_ID, "vlan", 16);
+	}
+	out_attr_u(tb, RCLINK_A_VLAN_PRI, "vlan_pri", 8);
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -778,6 +787,12 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 
 		if (keyword(k, "dev")) {
 			put_dev(msg, arg_value(&argc, &argv));
+		} else if (keyword(k, "mac")) {
+			uint8_t mac[6];
+
+			v = arg_value(&argc, &argv);
+			parse_mac(k, v, mac);
+			err = nla_put(msg, RCLINK_A_MAC, sizeof(mac), mac);
 		} else if (keyword(k, "ip")) {
 			v = arg_value(&argc, &argv);
 			err = nla_put_u32(msg, RCLINK_A_IP, parse_ipv4(k, v));
@@ -822,6 +837,16 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_ICRC,
 					 parse_on_off(k, v));
+		} else if (keyword(k, "vlan")) {
+			/* the kernel checks the range: 1..4094 */
+			v = arg_value(&argc, &argv);
+			err = nla_put_u16(msg, RCLINK_A_VLAN_ID,
+					  keyword(v, "off") ? 0 :
+					  parse_num(k, v, UINT16_MAX));
+		} else if (keyword(k, "vlan_pri")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_VLAN_PRI,
+					 parse_num(k, v, UINT8_MAX));
 		} else {
 			usage_error("dev set: unknown argument \"%s\"", k);
 		}

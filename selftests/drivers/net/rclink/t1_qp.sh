@@ -3,8 +3,10 @@
 #
 # TYPE1 control plane through the `rclink` tool (Documentation/uapi/
 # rclink-tool.rst) on two boards A and B: the board configuration (dev
-# show/set, JSON), QP pairs set up on both sides (qp add/set/show/del,
-# JSON checked field by field, statistics), every invalid input refused
+# show/set, JSON; the MAC address and the VLAN tag, checked on the wire
+# capture when there is one), QP pairs set up on both sides (qp
+# add/set/show/del, JSON checked field by field, statistics, messages
+# with VLAN tags), every invalid input refused
 # with a clear message and a nonzero exit, admin operations refused
 # without CAP_NET_ADMIN (EPERM) while show and monitor work.  Each board
 # keeps its configuration and no QP is left behind.
@@ -25,7 +27,7 @@ PSN_END=$((1 << ${EPSN_W:-12}))
 SPEED_MAX=$(((1 << 22) - 1))
 LAST=$((QPNUM - 1))
 
-ktap_plan 35
+ktap_plan 38
 
 # Check fields of the tool's JSON on stdin (one object, or an array of
 # one): key=value... (numbers compared as numbers, strings
@@ -83,7 +85,7 @@ has_qp() { rcl_t1_has_qp "$@"; }
 # -- the boards ---------------------------------------------------------------
 DEV_KEYS="qp_num=* pkt_len=* ost=* epsn_w=* max_msg=* mac=* ip=* ttl=* ip_id=*
 tc=* ack_tc=* format=standard retry_timer=* retry_cnt=* rnr_retry_cnt=*
-ack_timestamp=* icrc=*"
+ack_timestamp=* icrc=* vlan=* vlan_pri=*"
 errs=""
 all=$(rcl_tool -j dev show 2>&1) || errs+="rclink -j dev show: $all; "
 for d in "$A" "$B"; do
@@ -133,6 +135,23 @@ fi
 args=$(rcl_t1py restore-args "$RCL_T1_TMP/dev_A.json" "$A" ip)
 [ -z "$args" ] || errs+="$A differs from its saved configuration after restoring: $args; "
 ktap_result dev_set_fields "$([ -z "$errs" ]; echo $?)" "$errs"
+
+# MAC address and VLAN tag: set, shown (JSON and text), restored.
+MAC_X=02:52:43:aa:bb:01
+errs=""
+out=$(t dev set dev "$A" mac "$MAC_X" vlan 100 vlan_pri 5) || errs+="$out; "
+out=$(rcl_tool -j dev show dev "$A" | json_check mac="$MAC_X" vlan=100 \
+	vlan_pri=5 ip="$RCL_T1_IP_A") || errs+="$out; "
+out=$(rcl_tool dev show dev "$A" 2>&1)
+grep -qE "(^| )vlan 100 vlan_pri 5( |$)" <<<"$out" || errs+="text: no 'vlan 100 vlan_pri 5': $out; "
+out=$(t dev set dev "$A" mac "$RCL_T1_MAC_A" vlan off vlan_pri 0) || errs+="$out; "
+out=$(rcl_tool -j dev show dev "$A" | json_check mac="$RCL_T1_MAC_A" vlan=0 \
+	vlan_pri=0) || errs+="$out; "
+out=$(rcl_tool dev show dev "$A" 2>&1)
+grep -qE "(^| )vlan off( |$)" <<<"$out" || errs+="text: no 'vlan off': $out; "
+args=$(rcl_t1py restore-args "$RCL_T1_TMP/dev_A.json" "$A" ip)
+[ -z "$args" ] || errs+="$A differs from its saved configuration: $args; "
+ktap_result dev_set_mac_vlan "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # -- QP pairs -----------------------------------------------------------------
 # A 1 <-> B 1 with the defaults; A 6 <-> B 2 (same bank) with every field;
@@ -214,6 +233,86 @@ out=$(t qp set dev "$A" qpn 6 dqpn 2 dip "$RCL_T1_IP_B" dmac "$RCL_T1_MAC_B") ||
 out=$(rcl_tool -j qp show dev "$A" qpn 6 | json_check dqpn=2 sport=50100 \
 	dip="$RCL_T1_IP_B" state=ready) || errs+="$out; "
 ktap_result qp_set "$([ -z "$errs" ]; echo $?)" "$errs"
+
+# VLAN on both boards (VID 100; priority 3 on A, 5 on B): A 1 -> B 1
+# carries messages byte-exact; on the wire capture (when there is one)
+# every TYPE1 frame of the two boards carries the tag: A's REQs PCP 3,
+# B's ACKs PCP 5, VID 100, CFI 0.
+vlan_wire_check() { # pcap offset mac_a mac_b
+	"$RCL_PY" - "$@" <<'EOF'
+import os, struct, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.environ['T1_DIR'])
+from t1_wire import pcap_records
+path, off, ma, mb = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+mac = {bytes.fromhex(ma.replace(':', '')): ('A', 3),
+       bytes.fromhex(mb.replace(':', '')): ('B', 5)}
+def scan():
+    n, bad = {'A': 0, 'B': 0}, []
+    for i, (_, d) in enumerate(pcap_records(path, off)[0]):
+        if d[6:12] not in mac or len(d) < 46:
+            continue
+        side, pri = mac[d[6:12]]
+        l2 = 14
+        etype = struct.unpack('!H', d[12:14])[0]
+        tci = None
+        if etype == 0x8100:
+            tci = struct.unpack('!H', d[14:16])[0]
+            etype = struct.unpack('!H', d[16:18])[0]
+            l2 = 18
+        if etype != 0x0800 or d[l2 + 9] != 17:
+            continue
+        ihl = (d[l2] & 15) * 4
+        if struct.unpack('!H', d[l2 + ihl + 2:l2 + ihl + 4])[0] != 4791:
+            continue
+        if tci is None:
+            bad.append('frame %d from %s: no 802.1Q tag' % (i, side))
+        elif (tci & 0xfff, tci >> 13, (tci >> 12) & 1) != (100, pri, 0):
+            bad.append('frame %d from %s: VID %d PCP %d CFI %d, want 100 %d 0'
+                       % (i, side, tci & 0xfff, tci >> 13, (tci >> 12) & 1, pri))
+        else:
+            n[side] += 1
+    return n, bad
+end, last = time.monotonic() + 10, None
+while True:
+    time.sleep(1)
+    n, bad = scan()
+    if (n == last and n['A'] and n['B']) or time.monotonic() > end:
+        break
+    last = n
+if not n['A'] or not n['B']:
+    bad.append('tagged TYPE1 frames: %d from A, %d from B' % (n['A'], n['B']))
+print('; '.join(bad[:5]) if bad else 'tagged: %d from A, %d from B' % (n['A'], n['B']))
+sys.exit(1 if bad else 0)
+EOF
+}
+errs=""
+pcap=${RCLINK_WIRE_PCAP:-${RCLINK_RESULTS:+$RCLINK_RESULTS/wire.pcap}}
+[ -n "$pcap" ] && [ -f "$pcap" ] || pcap=""
+out=$(t dev set dev "$A" vlan 100 vlan_pri 3) || errs+="$out; "
+out=$(t dev set dev "$B" vlan 100 vlan_pri 5) || errs+="$out; "
+out=$(rcl_tool -j dev show dev "$B" | json_check vlan=100 vlan_pri=5) || errs+="$B: $out; "
+off=0
+[ -z "$pcap" ] || off=$(stat -c %s "$pcap")
+SIZES=1,109,1337,5000
+rcl_t1py chan "$B" 1 recv 4 $SIZES 0 20 >"$RCL_T1_TMP/recv" 2>&1 &
+rpid=$!
+sleep 0.3
+out=$(rcl_t1py chan "$A" 1 send $SIZES 0 2>&1) || errs+="send: $out; "
+wait $rpid || errs+="receive: $(cat "$RCL_T1_TMP/recv"); "
+if [ -n "$pcap" ]; then
+	out=$(T1_DIR=$(dirname "$0") vlan_wire_check "$pcap" "$off" "$RCL_T1_MAC_A" "$RCL_T1_MAC_B" 2>&1) ||
+		errs+="wire: $out; "
+	ktap_diag "wire: $out"
+else
+	ktap_diag "no wire capture (\$RCLINK_RESULTS/wire.pcap): the tag is not checked"
+fi
+for side in A B; do
+	d=$(rcl_t1_name $side)
+	out=$(t dev set dev "$d" vlan "$(rcl_json_get vlan <"$RCL_T1_TMP/dev_$side.json" | sed 's/^0$/off/')" \
+		vlan_pri "$(rcl_json_get vlan_pri <"$RCL_T1_TMP/dev_$side.json")") || errs+="restoring: $out; "
+done
+ktap_result vlan_traffic "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # -- refused input --------------------------------------------------------------
 # refuse REGEX ARGS...: the tool run with ARGS must exit 1 or 2 with a
@@ -317,6 +416,21 @@ errs=""
 refuse 'ip|address' dev set dev "$A" ip 10.198.0.256 || errs+="$refuse_err; "
 out=$(rcl_tool -j dev show dev "$A" | json_check ip="$RCL_T1_IP_A") || errs+="$out; "
 ktap_result refused_dev_bad_ip "$([ -z "$errs" ]; echo $?)" "$errs"
+
+# Refused by the kernel (extack), the board unchanged.
+errs=""
+refuse 'vlan' dev set dev "$A" vlan 4095 || errs+="$refuse_err; "
+refuse 'vlan' dev set dev "$A" vlan 65535 || errs+="$refuse_err; "
+refuse 'vlan_pri' dev set dev "$A" vlan_pri 8 || errs+="$refuse_err; "
+refuse 'mac.*unicast' dev set dev "$A" mac 01:00:5e:00:00:01 || errs+="$refuse_err; "
+refuse 'mac.*unicast' dev set dev "$A" mac ff:ff:ff:ff:ff:ff || errs+="$refuse_err; "
+refuse 'mac.*unicast' dev set dev "$A" mac 00:00:00:00:00:00 || errs+="$refuse_err; "
+refuse 'mac' dev set dev "$A" mac 02:52:43:00:00 || errs+="$refuse_err; "
+refuse 'vlan' dev set dev "$A" vlan on || errs+="$refuse_err; "
+out=$(rcl_tool -j dev show dev "$A" | json_check mac="$RCL_T1_MAC_A" \
+	vlan="$(rcl_json_get vlan <"$RCL_T1_TMP/dev_A.json")" \
+	vlan_pri="$(rcl_json_get vlan_pri <"$RCL_T1_TMP/dev_A.json")") || errs+="$out; "
+ktap_result refused_dev_vlan_mac "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # -- privileges -----------------------------------------------------------------
 # As nobody without capabilities (a copy of the tool nobody can run).

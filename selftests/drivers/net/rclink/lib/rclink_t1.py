@@ -179,8 +179,9 @@ def bdf_of(name):
 
 
 # `dev set` keys a test may change, with the tool's value syntax
-DEV_SET_KEYS = ('ip', 'ttl', 'ip_id', 'tc', 'ack_tc', 'retry_timer',
-                'retry_cnt', 'rnr_retry_cnt', 'ack_timestamp', 'icrc')
+DEV_SET_KEYS = ('mac', 'ip', 'ttl', 'ip_id', 'tc', 'ack_tc', 'retry_timer',
+                'retry_cnt', 'rnr_retry_cnt', 'ack_timestamp', 'icrc',
+                'vlan', 'vlan_pri')
 
 
 def onoff(v):
@@ -203,6 +204,8 @@ def restore_args(saved, now=None, skip=()):
         v = saved[k]
         if k in ('ack_timestamp', 'icrc'):
             v = onoff(v)
+        elif k == 'vlan' and not v:
+            v = 'off'
         args += [k, str(v)]
     return args
 
