@@ -517,11 +517,156 @@ def gen_rst(desc, regs):
     return "\n".join(o) + "\n"
 
 
+# ------------------------------------------------------------ Verilog (RTL)
+def vhex(width, v):
+    return "%d'h%x" % (width, v)
+
+
+def gen_vh(desc, regs):
+    """`define constants for the shim RTL (Verilog-2005 include, global)."""
+    o = []
+    o.append("// SPDX-License-Identifier: GPL-2.0 OR MIT")
+    o.append("// %s" % BANNER)
+    o.append("// Register offsets are BAR0 byte offsets; fields as _LSB/_MSB/_W.")
+    o.append("`ifndef RCLINK_REGS_VH")
+    o.append("`define RCLINK_REGS_VH")
+    o.append("")
+    dev = desc["device"]
+    o.append("// Board identity")
+    o.append("`define RCLINK_PCI_VENDOR_ID %s" % vhex(16, dev["vendor_id"]))
+    o.append("`define RCLINK_PCI_DEVICE_ID %s" % vhex(16, dev["device_id"]))
+    o.append("`define RCLINK_MAGIC %s" % vhex(32, dev["magic"]))
+    o.append("`define RCLINK_SHIM_MAJOR %d" % dev["shim_version_major"])
+    o.append("`define RCLINK_SHIM_MINOR %d" % dev["shim_version_minor"])
+    o.append("`define RCLINK_IP_VERSION %s" % vhex(16, dev["ip_version"]))
+    o.append("`define RCLINK_BAR0_SIZE %s" % vhex(32, dev["bar0_size"]))
+    o.append("`define RCLINK_MSIX_VECTORS %d" % dev["msix_vectors"])
+    o.append("")
+    o.append("// IP parameters (seed 000): defaults")
+    for k, v in desc["params"].items():
+        o.append("`define RCLINK_PARAM_%s %d" % (k, v["default"]))
+    o.append("")
+    o.append("// BAR0 windows")
+    for w in desc["windows"]:
+        o.append("`define RCLINK_WIN_%s_BASE %s" % (w["name"], vhex(16, w["base"])))
+        o.append("`define RCLINK_WIN_%s_SIZE %s" % (w["name"], vhex(17, w["size"])))
+    for r in regs:
+        o.append("")
+        o.append("// %s (%s window%s)" % (r.name, r.window["name"],
+                                        ", per QP" if r.per_qp else ""))
+        o.append("`define RCLINK_%s %s" % (r.name, vhex(16, r.bar)))
+        if r.count > 1:
+            o.append("`define RCLINK_%s_COUNT %d" % (r.name, r.count))
+            o.append("`define RCLINK_%s_STRIDE %d" % (r.name, r.stride))
+        o.append("`define RCLINK_%s_RSTVAL %s" % (r.name, vhex(r.width, r.reset)))
+        for f in r.fields:
+            n = "RCLINK_%s_%s" % (r.name, cname(f["name"]))
+            o.append("`define %s_LSB %d" % (n, f["lo"]))
+            o.append("`define %s_MSB %d" % (n, f["hi"]))
+            o.append("`define %s_W %d" % (n, f["hi"] - f["lo"] + 1))
+    o.append("")
+    o.append("// IRQ_INFO_O (seed 000)")
+    for f in desc["irq_info"]["fields"]:
+        hi, lo = bits(f["bits"])
+        o.append("`define RCLINK_IRQ_INFO_%s_LSB %d" % (f["name"], lo))
+        o.append("`define RCLINK_IRQ_INFO_%s_MSB %d" % (f["name"], hi))
+    for t in desc["irq_info"]["types"]:
+        o.append("`define RCLINK_IRQ_%s %d" % (t["name"], t["value"]))
+        for c in t["codes"]:
+            o.append("`define RCLINK_IRQ_%s_%s %d" % (t["name"], cname(c["name"]), c["code"]))
+    o.append("")
+    o.append("// Event records")
+    ev = desc["event"]
+    o.append("`define RCLINK_EVT_RECORD_BYTES %d" % ev["record_bytes"])
+    for f in ev["meta_fields"]:
+        hi, lo = bits(f["bits"])
+        o.append("`define RCLINK_EVT_META_%s_LSB %d" % (f["name"], lo))
+        o.append("`define RCLINK_EVT_META_%s_MSB %d" % (f["name"], hi))
+    for s in ev["sources"]:
+        o.append("`define RCLINK_EVT_SRC_%s %d" % (s["name"], s["value"]))
+    o.append("")
+    o.append("// TYPE1 wire and queue formats")
+    for fm in desc.get("formats", []):
+        o.append("`define RCLINK_%s_BYTES %d" % (fm["name"], fm["bytes"]))
+        for f in fm["fields"]:
+            hi, lo = bits(f["bits"])
+            o.append("`define RCLINK_%s_%s_WORD %d" % (fm["name"], f["name"], f["word"]))
+            o.append("`define RCLINK_%s_%s_LSB %d" % (fm["name"], f["name"], lo))
+            o.append("`define RCLINK_%s_%s_MSB %d" % (fm["name"], f["name"], hi))
+        for c in fm.get("consts", []):
+            o.append("`define RCLINK_%s_%s %d" % (fm["name"], c["name"], c["value"]))
+    o.append("")
+    o.append("`endif // RCLINK_REGS_VH")
+    names = {}
+    for line in o:
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == "`define":
+            if parts[1] in names:
+                raise SystemExit("generated Verilog macro %s defined twice" % parts[1])
+            names[parts[1]] = 1
+    return "\n".join(o) + "\n"
+
+
+def gen_vh_regtab(desc, regs):
+    """Register table as Verilog functions, included inside a module body.
+
+    Each function takes the BAR0 byte offset of a register element (64-bit
+    windows: bits 2:0 zero; the MAC window: bits 1:0 zero)."""
+    o = []
+    o.append("// SPDX-License-Identifier: GPL-2.0 OR MIT")
+    o.append("// %s" % BANNER)
+    o.append("// Include inside a module: the register table of BAR0 as functions")
+    o.append("// of the element's byte offset.  rclink_reg_kind: bit 0 the offset is")
+    o.append("// a register, bit 1 it is 64 bits wide, bit 2 it is per QP.")
+    elems = []
+    for r in regs:
+        for i in range(r.count):
+            elems.append((r.bar + i * r.stride, r))
+    tabs = [
+        ("rclink_reg_kind", 3, lambda r: 1 | (2 if r.width == 64 else 0) | (4 if r.per_qp else 0)),
+        ("rclink_reg_rstval", 64, lambda r: r.reset),
+        ("rclink_reg_rwmask", 64, lambda r: r.masks["RW"] | r.masks["RWSC"]),
+        ("rclink_reg_romask", 64, lambda r: r.masks["RO"]),
+        ("rclink_reg_w1cmask", 64, lambda r: r.masks["W1C"]),
+        ("rclink_reg_womask", 64, lambda r: r.masks["WO"]),
+    ]
+    for fname, width, fn in tabs:
+        o.append("")
+        o.append("function [%d:0] %s;" % (width - 1, fname))
+        o.append("    input [15:0] off;")
+        o.append("    begin")
+        o.append("        case (off)")
+        groups = {}
+        order = []
+        for a, r in elems:
+            v = fn(r)
+            if not v:
+                continue
+            if v not in groups:
+                groups[v] = []
+                order.append(v)
+            groups[v].append(a)
+        for v in order:
+            addrs = groups[v]
+            for k in range(0, len(addrs), 6):
+                chunk = ", ".join(vhex(16, a) for a in addrs[k:k + 6])
+                end = ":" if k + 6 >= len(addrs) else ","
+                o.append("        %s%s" % (chunk, end))
+            o.append("            %s = %s;" % (fname, vhex(width, v)))
+        o.append("        default: %s = %s;" % (fname, vhex(width, 0)))
+        o.append("        endcase")
+        o.append("    end")
+        o.append("endfunction")
+    return "\n".join(o) + "\n"
+
+
 OUTPUTS = [
     ("include/rclink_hw.h", gen_c_header),
     ("include/rclink_regtab.h", gen_regtab),
     ("selftests/drivers/net/rclink/rclink_hw.py", gen_python),
     ("Documentation/hw/registers.rst", gen_rst),
+    ("firmware/rtl/gen/rclink_regs.vh", gen_vh),
+    ("firmware/rtl/gen/rclink_regtab.vh", gen_vh_regtab),
 ]
 
 
