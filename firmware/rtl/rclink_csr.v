@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// rclink PCIe shim: the SHIM and DMAQ windows of BAR0 (shim CSRs,
+// self-test registers, event ring and queue engine registers).
+//
+// Offsets, reset values and the RW/RO/W1C/WO masks come from the
+// generated register table (gen/rclink_regtab.vh), so reads return only
+// defined bits and writes change only RW bits, as the contract says.
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_csr #(
+    parameter NVEC = `RCLINK_MSIX_VECTORS
+) (
+    input  wire        clk,
+    input  wire        rst,
+    // register bus from the BAR0 decoder (qword address, lane write mask)
+    input  wire        wr,
+    input  wire        rd,
+    input  wire [15:0] addr,
+    input  wire [63:0] wdata,
+    input  wire [63:0] wmask,
+    output reg  [63:0] rdata,
+    // board inputs
+    input  wire [63:0] board_serial,
+    input  wire [47:0] board_mac,
+    input  wire        carrier,
+    // shim control
+    output reg         soft_reset,         // SHIM_RESET: one cycle
+    output reg         test_irq,           // SHIM_TEST_IRQ written
+    output reg  [15:0] test_irq_vec,
+    output reg         dmatest_start,
+    output reg  [63:0] dmatest_ctrl,
+    output reg  [63:0] dmatest_addr,
+    input  wire [63:0] dmatest_status,
+    // event ring
+    output reg  [63:0] evt_base,
+    output reg  [63:0] evt_ctrl,
+    output reg         evt_en_set,
+    output reg  [31:0] evt_cons,
+    input  wire [31:0] evt_prod,
+    input  wire [31:0] evt_drops,
+    output reg         evt_inj,
+    output reg  [63:0] evt_inj_info,
+    output reg         intr_inj,
+    output reg  [63:0] intr_inj_val,
+    output reg         link_up,
+    output reg         link_chg,
+    // queue engine
+    output reg  [63:0] sq_base,
+    output reg  [63:0] sq_cfg,
+    output reg  [31:0] sq_prod,
+    input  wire [31:0] sq_cons,
+    output reg         sq_stop,
+    output reg  [63:0] rq_base,
+    output reg  [63:0] rq_cfg,
+    output reg  [31:0] rq_prod,
+    input  wire [31:0] rq_cons,
+    output reg         rq_stop,
+    output reg  [63:0] cq_base,
+    output reg  [63:0] cq_cfg,
+    input  wire [31:0] cq_prod,
+    output reg  [31:0] cq_cons,
+    output reg         cq_stop,
+    input  wire [9:0]  ost_free,
+    input  wire [63:0] cnt_bad_wqe,
+    input  wire [63:0] cnt_tx_drop_qp_off,
+    input  wire [63:0] cnt_rx_drop_malformed,
+    input  wire [63:0] cnt_rx_drop_nobuf
+);
+`include "rclink_regtab.vh"
+
+    function [63:0] wmerge;           // RW bits of register a take the write
+        input [15:0] a;
+        input [63:0] old;
+        input [63:0] d;
+        input [63:0] m;
+        reg   [63:0] rw;
+        begin
+            rw = rclink_reg_rwmask(a) & m;
+            wmerge = (old & ~rw) | (d & rw);
+        end
+    endfunction
+
+    localparam [63:0] SHIM_VERSION_VAL = `RCLINK_SHIM_VERSION_RSTVAL;
+    localparam [63:0] CAP0 = `RCLINK_SHIM_CAP0_RSTVAL;
+    localparam [63:0] CAP1 = `RCLINK_SHIM_CAP1_RSTVAL;
+    localparam [63:0] CAP2 = `RCLINK_SHIM_CAP2_RSTVAL;
+    localparam [63:0] CAP3 = (`RCLINK_SHIM_CAP3_RSTVAL &
+        ~(64'hff << `RCLINK_SHIM_CAP3_NUM_VECTORS_LSB)) |
+        (NVEC << `RCLINK_SHIM_CAP3_NUM_VECTORS_LSB);
+    localparam [7:0] EVT_MAX_ORDER =
+        CAP3[`RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER_MSB:`RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER_LSB];
+    localparam [63:0] DMAQ_CAP_VAL = `RCLINK_DMAQ_CAP_RSTVAL;
+    localparam [3:0] Q_MAX_ORDER =
+        DMAQ_CAP_VAL[`RCLINK_DMAQ_CAP_MAX_ORDER_MSB:`RCLINK_DMAQ_CAP_MAX_ORDER_LSB];
+
+    reg [63:0] scratch, echo, link_reg, inj_lo;
+    reg [15:0] stat_qpn;
+    reg        settled;             // the first cycle after reset is quiet
+
+    // ---- reads ----------------------------------------------------------
+    reg [63:0] rv;
+    always @* begin
+        case (addr)
+        `RCLINK_SHIM_ID:              rv = {32'd0, `RCLINK_MAGIC};
+        `RCLINK_SHIM_VERSION:         rv = SHIM_VERSION_VAL;
+        `RCLINK_SHIM_CAP0:            rv = CAP0;
+        `RCLINK_SHIM_CAP1:            rv = CAP1;
+        `RCLINK_SHIM_CAP2:            rv = CAP2;
+        `RCLINK_SHIM_CAP3:            rv = CAP3;
+        `RCLINK_SHIM_SERIAL:          rv = board_serial;
+        `RCLINK_SHIM_SCRATCH:         rv = scratch;
+        `RCLINK_SHIM_TEST_ECHO:       rv = ~echo;
+        `RCLINK_SHIM_TEST_DMA_ADDR:   rv = dmatest_addr;
+        `RCLINK_SHIM_TEST_DMA_CTRL:   rv = dmatest_ctrl;
+        `RCLINK_SHIM_TEST_DMA_STATUS: rv = dmatest_status;
+        `RCLINK_SHIM_EVT_BASE:        rv = evt_base;
+        `RCLINK_SHIM_EVT_CTRL:        rv = evt_ctrl;
+        `RCLINK_SHIM_EVT_PROD:        rv = {32'd0, evt_prod};
+        `RCLINK_SHIM_EVT_CONS:        rv = {32'd0, evt_cons};
+        `RCLINK_SHIM_EVT_DROPS:       rv = {32'd0, evt_drops};
+        `RCLINK_SHIM_LINK:            rv = link_reg | {63'd0, link_up};
+        `RCLINK_SHIM_MAC:             rv = {16'd0, board_mac};
+        `RCLINK_DMAQ_CAP:             rv = DMAQ_CAP_VAL;
+        `RCLINK_DMAQ_SQ_BASE:         rv = sq_base;
+        `RCLINK_DMAQ_SQ_CFG:          rv = sq_cfg;
+        `RCLINK_DMAQ_SQ_PROD:         rv = {32'd0, sq_prod};
+        `RCLINK_DMAQ_SQ_CONS:         rv = {32'd0, sq_cons};
+        `RCLINK_DMAQ_RQ_BASE:         rv = rq_base;
+        `RCLINK_DMAQ_RQ_CFG:          rv = rq_cfg;
+        `RCLINK_DMAQ_RQ_PROD:         rv = {32'd0, rq_prod};
+        `RCLINK_DMAQ_RQ_CONS:         rv = {32'd0, rq_cons};
+        `RCLINK_DMAQ_CQ_BASE:         rv = cq_base;
+        `RCLINK_DMAQ_CQ_CFG:          rv = cq_cfg;
+        `RCLINK_DMAQ_CQ_PROD:         rv = {32'd0, cq_prod};
+        `RCLINK_DMAQ_CQ_CONS:         rv = {32'd0, cq_cons};
+        `RCLINK_DMAQ_T1_OST_FREE:     rv = {54'd0, ost_free};
+        `RCLINK_DMAQ_QP_STAT_SEL:     rv = {48'd0, stat_qpn};
+        `RCLINK_DMAQ_BAD_WQE:         rv = cnt_bad_wqe;
+        `RCLINK_DMAQ_T1_TX_DROP_QP_OFF: rv = cnt_tx_drop_qp_off;
+        `RCLINK_DMAQ_T1_RX_DROP_MALFORMED: rv = cnt_rx_drop_malformed;
+        `RCLINK_DMAQ_T1_RX_DROP_NOBUF: rv = cnt_rx_drop_nobuf;
+        default:                      rv = 64'd0;
+        endcase
+        rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
+                      rclink_reg_w1cmask(addr));
+    end
+
+    // ---- writes ---------------------------------------------------------
+    wire [63:0] n_evt_ctrl = wmerge(`RCLINK_SHIM_EVT_CTRL, evt_ctrl, wdata, wmask);
+    wire [4:0]  n_evt_order = n_evt_ctrl[`RCLINK_SHIM_EVT_CTRL_ORDER_MSB:`RCLINK_SHIM_EVT_CTRL_ORDER_LSB];
+    wire        n_evt_bad = n_evt_ctrl[0] && (n_evt_order < 5'd4 || {3'd0, n_evt_order} > EVT_MAX_ORDER);
+    wire        n_link_up = carrier && !link_reg[`RCLINK_SHIM_LINK_FORCE_DOWN_LSB];
+
+    // queue configuration: enable with a bad order or base stays off; the
+    // order cannot change while enabled; disabling stops the queue
+    function [64:0] qcfg;              // {stop, new cfg}
+        input [15:0] a;
+        input [63:0] old;
+        input [63:0] base;
+        input [63:0] d;
+        input [63:0] m;
+        reg   [63:0] n;
+        begin
+            n = wmerge(a, old, d, m);
+            qcfg = {1'b0, n};
+            if (n[8] && !old[8]) begin
+                if (n[3:0] < 4'd4 || n[3:0] > Q_MAX_ORDER || base[11:0] != 12'd0)
+                    qcfg = {1'b0, n & ~64'h100};
+            end else if (n[8] && n[3:0] != old[3:0]) begin
+                qcfg = {1'b0, n[63:4], old[3:0]};
+            end else if (!n[8] && old[8]) begin
+                qcfg = {1'b1, n};
+            end
+        end
+    endfunction
+
+    wire [64:0] n_sq = qcfg(`RCLINK_DMAQ_SQ_CFG, sq_cfg, sq_base, wdata, wmask);
+    wire [64:0] n_rq = qcfg(`RCLINK_DMAQ_RQ_CFG, rq_cfg, rq_base, wdata, wmask);
+    wire [64:0] n_cq = qcfg(`RCLINK_DMAQ_CQ_CFG, cq_cfg, cq_base, wdata, wmask);
+    wire [31:0] sq_size = sq_cfg[8] ? (32'd1 << sq_cfg[3:0]) : 32'd0;
+    wire [31:0] rq_size = rq_cfg[8] ? (32'd1 << rq_cfg[3:0]) : 32'd0;
+    wire [63:0] n_sq_prod64 = wmerge(`RCLINK_DMAQ_SQ_PROD, {32'd0, sq_prod}, wdata, wmask);
+    wire [63:0] n_rq_prod64 = wmerge(`RCLINK_DMAQ_RQ_PROD, {32'd0, rq_prod}, wdata, wmask);
+    wire [63:0] n_cq_cons64 = wmerge(`RCLINK_DMAQ_CQ_CONS, {32'd0, cq_cons}, wdata, wmask);
+    wire [63:0] n_evt_cons64 = wmerge(`RCLINK_SHIM_EVT_CONS, {32'd0, evt_cons}, wdata, wmask);
+    wire [63:0] n_stat_sel64 = wmerge(`RCLINK_DMAQ_QP_STAT_SEL, {48'd0, stat_qpn}, wdata, wmask);
+    wire [31:0] n_sq_prod = n_sq_prod64[31:0];
+    wire [31:0] n_rq_prod = n_rq_prod64[31:0];
+    wire [31:0] n_cq_cons = n_cq_cons64[31:0];
+
+    always @(posedge clk) begin
+        if (rst) begin
+            soft_reset <= 1'b0;
+            test_irq <= 1'b0;
+            test_irq_vec <= 16'd0;
+            dmatest_start <= 1'b0;
+            dmatest_ctrl <= `RCLINK_SHIM_TEST_DMA_CTRL_RSTVAL;
+            dmatest_addr <= `RCLINK_SHIM_TEST_DMA_ADDR_RSTVAL;
+            evt_base <= `RCLINK_SHIM_EVT_BASE_RSTVAL;
+            evt_ctrl <= `RCLINK_SHIM_EVT_CTRL_RSTVAL;
+            evt_en_set <= 1'b0;
+            evt_cons <= 32'd0;
+            evt_inj <= 1'b0;
+            evt_inj_info <= 64'd0;
+            intr_inj <= 1'b0;
+            intr_inj_val <= 64'd0;
+            link_up <= 1'b0;
+            link_chg <= 1'b0;
+            scratch <= `RCLINK_SHIM_SCRATCH_RSTVAL;
+            echo <= ~`RCLINK_SHIM_TEST_ECHO_RSTVAL;
+            link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
+            inj_lo <= 64'd0;
+            stat_qpn <= 16'd0;
+            settled <= 1'b0;
+            sq_base <= 64'd0;
+            sq_cfg <= `RCLINK_DMAQ_SQ_CFG_RSTVAL;
+            sq_prod <= 32'd0;
+            sq_stop <= 1'b0;
+            rq_base <= 64'd0;
+            rq_cfg <= `RCLINK_DMAQ_RQ_CFG_RSTVAL;
+            rq_prod <= 32'd0;
+            rq_stop <= 1'b0;
+            cq_base <= 64'd0;
+            cq_cfg <= `RCLINK_DMAQ_CQ_CFG_RSTVAL;
+            cq_cons <= 32'd0;
+            cq_stop <= 1'b0;
+        end else begin
+            soft_reset <= 1'b0;
+            test_irq <= 1'b0;
+            dmatest_start <= 1'b0;
+            evt_en_set <= 1'b0;
+            evt_inj <= 1'b0;
+            intr_inj <= 1'b0;
+            sq_stop <= 1'b0;
+            rq_stop <= 1'b0;
+            cq_stop <= 1'b0;
+            // SHIM_LINK.up: a change makes a LINK record (not the first
+            // value after reset)
+            link_chg <= 1'b0;
+            settled <= 1'b1;
+            if (n_link_up != link_up) begin
+                link_up <= n_link_up;
+                link_chg <= settled;
+            end
+            if (sq_stop) sq_prod <= 32'd0;
+            if (rq_stop) rq_prod <= 32'd0;
+            if (cq_stop) cq_cons <= 32'd0;
+            if (wr) begin
+                case (addr)
+                `RCLINK_SHIM_SCRATCH:
+                    scratch <= wmerge(addr, scratch, wdata, wmask);
+                `RCLINK_SHIM_TEST_ECHO:
+                    echo <= wmerge(addr, echo, wdata, wmask);
+                `RCLINK_SHIM_TEST_IRQ: begin
+                    if (wmask[15:0] != 16'd0) begin
+                        test_irq <= 1'b1;
+                        test_irq_vec <= wdata[15:0];
+                    end
+                end
+                `RCLINK_SHIM_TEST_DMA_ADDR:
+                    dmatest_addr <= wmerge(addr, dmatest_addr, wdata, wmask);
+                `RCLINK_SHIM_TEST_DMA_CTRL: begin
+                    dmatest_ctrl <= wmerge(addr, dmatest_ctrl, wdata, wmask);
+                    if (wmask[25:24] != 2'd0 && wdata[25:24] != 2'd0)
+                        dmatest_start <= 1'b1;
+                end
+                `RCLINK_SHIM_RESET:
+                    if (wmask[0] && wdata[0])
+                        soft_reset <= 1'b1;
+                `RCLINK_SHIM_EVT_BASE:
+                    evt_base <= wmerge(addr, evt_base, wdata, wmask);
+                `RCLINK_SHIM_EVT_CTRL: begin
+                    evt_ctrl <= n_evt_bad ? (n_evt_ctrl & ~64'd1) : n_evt_ctrl;
+                    if (!evt_ctrl[0] && n_evt_ctrl[0] && !n_evt_bad)
+                        evt_en_set <= 1'b1;
+                end
+                `RCLINK_SHIM_EVT_CONS:
+                    evt_cons <= n_evt_cons64[31:0];
+                `RCLINK_SHIM_EVT_INJECT: begin
+                    // 64 bits, or two 32-bit writes with the low half first
+                    if (wmask == 64'h00000000ffffffff) begin
+                        inj_lo <= {32'd0, wdata[31:0]};
+                    end else begin
+                        evt_inj <= 1'b1;
+                        evt_inj_info <= (wmask == 64'hffffffffffffffff) ?
+                                        wdata : (wdata | inj_lo);
+                    end
+                end
+                `RCLINK_SHIM_INTR_INJECT: begin
+                    intr_inj <= 1'b1;
+                    intr_inj_val <= wdata & wmask;
+                end
+                `RCLINK_SHIM_LINK:
+                    link_reg <= wmerge(addr, link_reg, wdata, wmask);
+                `RCLINK_DMAQ_SQ_BASE:
+                    if (!sq_cfg[8]) sq_base <= wmerge(addr, sq_base, wdata, wmask);
+                `RCLINK_DMAQ_RQ_BASE:
+                    if (!rq_cfg[8]) rq_base <= wmerge(addr, rq_base, wdata, wmask);
+                `RCLINK_DMAQ_CQ_BASE:
+                    if (!cq_cfg[8]) cq_base <= wmerge(addr, cq_base, wdata, wmask);
+                `RCLINK_DMAQ_SQ_CFG: begin
+                    sq_cfg <= n_sq[63:0];
+                    sq_stop <= n_sq[64];
+                end
+                `RCLINK_DMAQ_RQ_CFG: begin
+                    rq_cfg <= n_rq[63:0];
+                    rq_stop <= n_rq[64];
+                end
+                `RCLINK_DMAQ_CQ_CFG: begin
+                    cq_cfg <= n_cq[63:0];
+                    cq_stop <= n_cq[64];
+                end
+                `RCLINK_DMAQ_SQ_PROD:
+                    if (sq_size == 32'd0 || n_sq_prod - sq_cons <= sq_size)
+                        sq_prod <= n_sq_prod;
+                `RCLINK_DMAQ_RQ_PROD:
+                    if (rq_size == 32'd0 || n_rq_prod - rq_cons <= rq_size)
+                        rq_prod <= n_rq_prod;
+                `RCLINK_DMAQ_CQ_CONS:
+                    if (n_cq_cons - cq_cons <= cq_prod - cq_cons)
+                        cq_cons <= n_cq_cons;
+                `RCLINK_DMAQ_QP_STAT_SEL:
+                    stat_qpn <= n_stat_sel64[15:0];
+                default: ;
+                endcase
+            end
+        end
+    end
+endmodule
+`default_nettype wire

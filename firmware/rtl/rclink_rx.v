@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// rclink PCIe shim: TYPE1 receive reassembly (Documentation/hw/shim.rst,
+// "Receive queue").
+//
+// Packets arrive on RX_M (TYPE1 only; first byte in [63:56]); the first
+// 8 bytes are the sender's segment header.  Per QP the engine keeps a
+// context in a RAM of QP_NUM entries: message open, its length and
+// offset, the buffer being filled (RQ index, address, size, fill).  A
+// message's first byte starts a fresh buffer; a full buffer completes
+// (RECV CQE) and the next RQE is taken; the message's end completes its
+// buffer with LAST.  An RQE with a size outside 64..65536 completes
+// unused with BAD_WQE; an unreadable RQE or a failed write completes
+// DMA_ERR (and ends the message).  A segment header out of order drops
+// the packet (DMAQ_T1_RX_DROP_MALFORMED) and flushes the QP's open
+// message (its buffer completes LAST, FLUSHED).
+//
+// Nothing is dropped for want of space: RX_M_RDY stays low while no RQE
+// is posted or the CQ is full, and FLOW_STOP is raised while fewer than
+// two RQEs are posted, so the IP answers RNR.
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_rx #(
+    parameter QP_AW = 10,
+    parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
+    parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire [63:0] rq_base,
+    input  wire [3:0]  rq_order,
+    input  wire        rq_en,
+    input  wire        rq_stop,
+    input  wire        cq_en,
+    input  wire [31:0] rq_prod,
+    output reg  [31:0] rq_cons,
+    output reg  [63:0] cnt_malformed,
+    output reg  [63:0] cnt_nobuf,
+    // RX_M
+    input  wire        rx_vld,
+    output wire        rx_rdy,
+    input  wire        rx_fs,
+    input  wire        rx_fe,
+    input  wire [63:0] rx_dat,
+    input  wire [7:0]  rx_keep,
+    input  wire [QP_AW-1:0] rx_qpid,
+    input  wire [1:0]  rx_etype,        // TYPE1 only on this port
+    input  wire [12:0] rx_len,          // TYPE1_W_RX_M_LEN_O: payload bytes
+    output wire [3:0]  flow_stop,
+    // DMA client
+    output wire        dma_lock,
+    output reg         dma_valid,
+    input  wire        dma_ready,
+    output reg         dma_write,
+    output reg  [63:0] dma_addr,
+    output reg  [63:0] dma_data,
+    output reg  [7:0]  dma_be,
+    input  wire        rsp_valid,
+    input  wire [63:0] rsp_data,
+    input  wire        rsp_err,
+    // receive completions
+    output reg         cqe_valid,
+    input  wire        cqe_ready,
+    output reg  [63:0] cqe_w0,
+    output reg  [63:0] cqe_w1
+);
+    localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
+                     ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR;
+    // context: {open, buf, first, idx[31:0], addr[63:0], size[16:0],
+    //           fill[16:0], msg_len[31:0], msg_off[31:0]}
+    localparam CW = 3 + 32 + 64 + 17 + 17 + 32 + 32;
+    reg [CW-1:0] ctx_mem [0:QP_NUM-1];
+    reg [CW-1:0] ctx_q;
+    reg          ctx_we;
+    reg [QP_AW-1:0] ctx_wa;
+    reg [CW-1:0] ctx_wd;
+    reg [QP_AW-1:0] ctx_ra;
+
+    always @(posedge clk) begin
+        if (ctx_we)
+            ctx_mem[ctx_wa] <= ctx_wd;
+        ctx_q <= ctx_mem[ctx_ra];
+    end
+
+    // working copy
+    reg        c_open, c_buf, c_first;
+    reg [31:0] c_idx;
+    reg [63:0] c_addr;
+    reg [16:0] c_size, c_fill;
+    reg [31:0] c_mlen, c_moff;
+    wire [CW-1:0] c_pack = {c_open, c_buf, c_first, c_idx, c_addr, c_size,
+                            c_fill, c_mlen, c_moff};
+
+    localparam S_CLR = 5'd0, S_IDLE = 5'd1, S_HDR = 5'd2, S_CTX = 5'd3,
+               S_CHK = 5'd4, S_DROP = 5'd5, S_BEAT = 5'd6, S_CHUNK = 5'd7,
+               S_RQE0 = 5'd8, S_RQE1 = 5'd9, S_WR = 5'd10, S_CQE = 5'd11,
+               S_END = 5'd12, S_WAIT = 5'd13, S_STRAY = 5'd14,
+               S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18;
+    reg [4:0]  st, ret;
+    reg        sweep_flush;   // RQ disabled: open messages complete FLUSHED
+    reg [QP_AW-1:0] qpn;
+    reg [QP_AW:0]   clr;
+    reg [1:0]  pos;
+    reg [31:0] soff, smlen, dlen, left;
+    reg [63:0] beat;          // host byte order: next byte in [7:0]
+    reg [3:0]  beat_n;
+    reg        beat_last;
+    reg        rqe_err;
+    reg        msg_dead;      // DMA error: the rest of the message is dropped
+
+    wire [31:0] rq_size = 32'd1 << rq_order;
+    wire [31:0] posted = rq_prod - rq_cons;
+    wire [63:0] rqe_addr = rq_base + {32'd0, (rq_cons & (rq_size - 32'd1))} * 64'd16;
+
+    assign flow_stop = (rq_en && posted >= 32'd2) ? 4'd0 : 4'hf;
+    assign dma_lock = dma_valid || st == S_RQE0 || st == S_RQE1;
+    assign rx_rdy = (st == S_HDR) || (st == S_STRAY) ||
+                    (st == S_DROP && !beat_last) ||
+                    (st == S_BEAT && left != 32'd0 && !beat_last);
+
+    // checks of the segment header against the QP's context
+    wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
+    wire p_ends  = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_LAST;
+    wire p_bad_start = soff != 32'd0 || {32'd0, smlen} > MAX_MSG ||
+                       (pos == `RCLINK_SEG_ONLY ? smlen != dlen : smlen <= dlen);
+    wire p_bad_cont = soff != c_moff || smlen != c_mlen ||
+                      (p_ends ? soff + dlen != smlen : soff + dlen >= smlen);
+    wire p_flush = p_start ? c_open : (c_open && p_bad_cont);
+    wire p_drop  = p_start ? p_bad_start : (!c_open || p_bad_cont);
+    wire [3:0] kn = keep_n(rx_keep);
+
+    function [63:0] bswap;
+        input [63:0] v;
+        integer b;
+        begin
+            for (b = 0; b < 8; b = b + 1)
+                bswap[8*b +: 8] = v[8*(7-b) +: 8];
+        end
+    endfunction
+    function [3:0] keep_n;
+        input [7:0] k;
+        integer b;
+        begin
+            keep_n = 4'd0;
+            for (b = 0; b < 8; b = b + 1)
+                keep_n = keep_n + {3'd0, k[b]};
+        end
+    endfunction
+
+    wire [63:0] seg = bswap(rx_dat);
+    // chunk: bytes of the beat that go into one host word of the buffer
+    wire [63:0] dst = c_addr + {47'd0, c_fill};
+    wire [3:0]  w_room = 4'd8 - {1'b0, dst[2:0]};
+    wire [16:0] b_room = c_size - c_fill;
+    wire [3:0]  n1 = (beat_n < w_room) ? beat_n : w_room;
+    wire [3:0]  chunk = ({13'd0, n1} < b_room) ? n1 : b_room[3:0];
+    wire [7:0]  chunk_be = ((8'd1 << chunk) - 8'd1) << dst[2:0];
+    wire [63:0] chunk_d = beat << {dst[2:0], 3'b000};
+
+    task cqe;                 // completion of the current buffer
+        input [7:0] status;
+        input       last;
+        begin
+            cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV} << `RCLINK_CQE_KIND_LSB) |
+                      ({56'd0, status} << `RCLINK_CQE_STATUS_LSB) |
+                      ({63'd0, c_first} << `RCLINK_CQE_FIRST_LSB) |
+                      ({63'd0, last} << `RCLINK_CQE_LAST_LSB) |
+                      ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB) |
+                      ({47'd0, c_fill} << `RCLINK_CQE_LEN_LSB);
+            cqe_w1 <= {c_mlen, c_idx};
+            cqe_valid <= 1'b1;
+        end
+    endtask
+
+`ifdef RCLINK_TRACE
+    reg [4:0] st_q;
+    always @(posedge clk) begin
+        st_q <= st;
+        if (st != st_q && st != S_CLR && st < S_SW1)
+            $display("%t rx: state %0d -> %0d qpn %0d left %0d fill %0d", $time, st_q, st, qpn, left, c_fill);
+    end
+`endif
+
+    always @(posedge clk) begin
+        ctx_we <= 1'b0;
+        if (rst || rq_stop) begin
+            st <= S_CLR;
+            clr <= 0;
+            sweep_flush <= !rst;
+            ret <= S_IDLE;
+            rq_cons <= 32'd0;
+            if (rst) begin
+                cnt_malformed <= 64'd0;
+                cnt_nobuf <= 64'd0;
+            end
+            dma_valid <= 1'b0;
+            dma_write <= 1'b0;
+            dma_addr <= 64'd0;
+            dma_data <= 64'd0;
+            dma_be <= 8'd0;
+            cqe_valid <= 1'b0;
+            cqe_w0 <= 64'd0;
+            cqe_w1 <= 64'd0;
+            ctx_ra <= 0;
+            ctx_wa <= 0;
+            ctx_wd <= {CW{1'b0}};
+            {c_open, c_buf, c_first} <= 3'd0;
+            c_idx <= 32'd0;
+            c_addr <= 64'd0;
+            c_size <= 17'd0;
+            c_fill <= 17'd0;
+            c_mlen <= 32'd0;
+            c_moff <= 32'd0;
+            qpn <= 0;
+            pos <= 2'd0;
+            soff <= 32'd0;
+            smlen <= 32'd0;
+            dlen <= 32'd0;
+            left <= 32'd0;
+            beat <= 64'd0;
+            beat_n <= 4'd0;
+            beat_last <= 1'b0;
+            rqe_err <= 1'b0;
+            msg_dead <= 1'b0;
+        end else begin
+            if (cqe_valid && cqe_ready)
+                cqe_valid <= 1'b0;
+            if (dma_valid && dma_ready)
+                dma_valid <= 1'b0;
+            case (st)
+            S_CLR:                   // every context closed
+                if (!sweep_flush) begin
+                    ctx_we <= 1'b1;
+                    ctx_wa <= clr[QP_AW-1:0];
+                    ctx_wd <= {CW{1'b0}};
+                    clr <= clr + 1'b1;
+                    if (clr == QP_NUM - 1)
+                        st <= S_IDLE;
+                end else begin
+                    ctx_ra <= clr[QP_AW-1:0];
+                    st <= S_SW1;
+                end
+            // the RQ was disabled: a QP's open buffer completes FLUSHED
+            // (when the CQ runs), then its context is cleared
+            S_SW1: st <= S_SW2;
+            S_SW2: begin
+                {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
+                 c_moff} <= ctx_q;
+                qpn <= clr[QP_AW-1:0];
+                st <= S_SW3;
+            end
+            S_SW3:
+                if (c_open && c_buf && cq_en) begin
+                    cqe(ST_FLUSHED, 1'b1);
+                    ret <= S_SW4;
+                    st <= S_CQE;
+                end else begin
+                    st <= S_SW4;
+                end
+            S_SW4: begin
+                ctx_we <= 1'b1;
+                ctx_wa <= clr[QP_AW-1:0];
+                ctx_wd <= {CW{1'b0}};
+                clr <= clr + 1'b1;
+                if (clr == QP_NUM - 1) begin
+                    sweep_flush <= 1'b0;
+                    st <= S_IDLE;
+                end else begin
+                    st <= S_CLR;
+                end
+            end
+            S_IDLE:
+                if (cqe_valid) begin
+                    // the last completion is still on its way
+                end else if (rx_vld && rx_fs && rq_en) begin
+                    ctx_ra <= rx_qpid;
+                    st <= S_HDR;
+                end else if (rx_vld && !rx_fs) begin
+                    st <= S_STRAY;    // a beat outside a packet
+                end
+            S_STRAY:
+                if (rx_vld && rx_fe)
+                    st <= S_IDLE;
+            S_HDR: begin            // beat 0: the segment header (taken)
+                qpn <= rx_qpid;
+                pos <= seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
+                soff <= {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
+                smlen <= seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
+                dlen <= {19'd0, rx_len} - 32'd8;
+                beat_last <= rx_fe;
+                st <= S_CTX;
+            end
+            S_CTX: begin            // the context is read
+                {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
+                 c_moff} <= ctx_q;
+                st <= S_CHK;
+            end
+            S_CHK: begin
+                msg_dead <= 1'b0;
+                left <= dlen;
+                beat_n <= 4'd0;
+                if (p_flush && c_buf) begin
+                    cqe(ST_FLUSHED, 1'b1);
+                    c_buf <= 1'b0;
+                    c_open <= 1'b0;
+                    st <= S_CQE;
+                    ret <= p_drop ? S_DROP : S_BEAT;
+                end else begin
+                    if (p_flush)
+                        c_open <= 1'b0;
+                    st <= p_drop ? S_DROP : S_BEAT;
+                end
+                if (p_drop)
+                    cnt_malformed <= cnt_malformed + 64'd1;
+                if (!p_drop && p_start) begin
+                    c_open <= 1'b1;
+                    c_buf <= 1'b0;
+                    c_mlen <= smlen;
+                    c_moff <= 32'd0;
+                end
+            end
+            S_DROP:                 // discard the rest of the packet
+                if (beat_last || (rx_vld && rx_fe)) begin
+                    ctx_we <= 1'b1;
+                    ctx_wa <= qpn;
+                    ctx_wd <= c_pack;
+                    beat_last <= 1'b0;
+                    st <= S_IDLE;
+                end
+            S_BEAT:
+                if (left == 32'd0 || beat_last) begin
+                    st <= S_END;
+                end else if (rx_vld) begin
+                    beat <= bswap(rx_dat);
+                    beat_n <= ({28'd0, kn} < left) ? kn : left[3:0];
+                    beat_last <= rx_fe;
+                    st <= S_CHUNK;
+                end
+            S_CHUNK:
+                if (beat_n == 4'd0) begin
+                    st <= S_BEAT;
+                end else if (msg_dead) begin
+                    left <= left - {28'd0, beat_n};
+                    beat_n <= 4'd0;
+                end else if (!c_buf || c_fill == c_size) begin
+                    if (c_buf) begin
+                        cqe(ST_OK, 1'b0);
+                        c_buf <= 1'b0;
+                        ret <= S_CHUNK;
+                        st <= S_CQE;
+                    end else if (posted != 32'd0 && posted <= rq_size) begin
+                        dma_valid <= 1'b1;
+                        dma_write <= 1'b0;
+                        dma_addr <= rqe_addr;
+                        rqe_err <= 1'b0;
+                        st <= S_RQE0;
+                    end
+                    // else no buffer is posted: wait (RX_M_RDY low, FLOW_STOP)
+                end else begin
+                    dma_valid <= 1'b1;
+                    dma_write <= 1'b1;
+                    dma_addr <= {dst[63:3], 3'b000};
+                    dma_data <= chunk_d;
+                    dma_be <= chunk_be;
+                    st <= S_WR;
+                end
+            S_RQE0:
+                if (rsp_valid) begin
+                    c_addr <= rsp_data;
+                    rqe_err <= rsp_err;
+                    dma_valid <= 1'b1;
+                    dma_addr <= rqe_addr + 64'd8;
+                    st <= S_RQE1;
+                end
+            S_RQE1:
+                if (rsp_valid) begin
+                    rq_cons <= rq_cons + 32'd1;
+                    c_idx <= rq_cons;
+                    c_fill <= 17'd0;
+                    c_first <= c_moff == 32'd0;
+                    c_size <= rsp_data[16:0];
+                    if (rqe_err || rsp_err) begin
+                        cqe(ST_DMA_ERR, 1'b1);
+                        c_open <= 1'b0;
+                        msg_dead <= 1'b1;
+                        ret <= S_CHUNK;
+                        st <= S_CQE;
+                    end else if (rsp_data[31:0] < 32'd64 || rsp_data[31:0] > 32'd65536) begin
+                        // completed unused
+                        cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV} << `RCLINK_CQE_KIND_LSB) |
+                                  ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
+                                  ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
+                        cqe_w1 <= {c_mlen, rq_cons};
+                        cqe_valid <= 1'b1;
+                        ret <= S_CHUNK;
+                        st <= S_CQE;
+                    end else begin
+                        c_buf <= 1'b1;
+                        st <= S_CHUNK;
+                    end
+                end
+            S_WR:
+                if (!dma_valid) begin
+                    c_fill <= c_fill + {13'd0, chunk};
+                    c_moff <= c_moff + {28'd0, chunk};
+                    left <= left - {28'd0, chunk};
+                    beat <= beat >> {chunk, 3'b000};
+                    beat_n <= beat_n - chunk;
+                    st <= S_CHUNK;
+                end
+            S_CQE:
+                if (!cqe_valid)
+                    st <= ret;
+            S_END: begin
+                if (p_ends && c_open && !msg_dead) begin
+                    if (c_buf) begin
+                        cqe(ST_OK, 1'b1);
+                        c_buf <= 1'b0;
+                    end
+                    c_open <= 1'b0;
+                    st <= S_WAIT;
+                end else begin
+                    st <= S_WAIT;
+                end
+                if (!beat_last)
+                    st <= S_DROP;    // more beats than RX_M_LEN said
+            end
+            S_WAIT:
+                if (!cqe_valid) begin
+                    ctx_we <= 1'b1;
+                    ctx_wa <= qpn;
+                    ctx_wd <= c_pack;
+                    st <= S_IDLE;
+                end
+            default: st <= S_IDLE;
+            endcase
+        end
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// rclink PCIe shim: top level (Documentation/hw/rtl.rst).
+//
+// Joins the PCIe hard IP (completer requests for BAR0, requester word
+// interface for DMA, MSI-X/MSI/INTx requests) to the RCLINK-Stream IP
+// (AXI4-Lite registers, IRQ_VLD_O/IRQ_INFO_O, RC_INTR_O, RECV_ACK, TX_S
+// with TX_S_CRD_O tokens, RX_M) and to the MAC's CSR port.  One clock;
+// rst_n is the hard IP's reset (app reset), SHIM_RESET adds a one-cycle
+// soft reset of the shim and pulses ip_rst_n.
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_shim_top #(
+    parameter NVEC = `RCLINK_MSIX_VECTORS,
+    parameter QP_AW = 10,
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
+    parameter DMA_TIMEOUT = 4096            // cycles a payload read may take
+) (
+    input  wire        clk,
+    input  wire        rst_n,
+    // ---- PCIe hard IP: configuration state
+    input  wire        cfg_bus_master_en,
+    input  wire        cfg_msix_en,
+    input  wire        cfg_msi_en,
+    // ---- PCIe hard IP: BAR0 completer requests and read completions
+    input  wire        tgt_req_valid,
+    output wire        tgt_req_ready,
+    input  wire        tgt_req_write,
+    input  wire [15:0] tgt_req_addr,
+    input  wire [7:0]  tgt_req_be,
+    input  wire [63:0] tgt_req_data,
+    input  wire [9:0]  tgt_req_tag,
+    output wire        tgt_cpl_valid,
+    input  wire        tgt_cpl_ready,
+    output wire [63:0] tgt_cpl_data,
+    output wire [9:0]  tgt_cpl_tag,
+    // ---- PCIe hard IP: DMA requester (64-bit words, in-order responses)
+    output wire        dma_req_valid,
+    input  wire        dma_req_ready,
+    output wire        dma_req_write,
+    output wire [63:0] dma_req_addr,
+    output wire [63:0] dma_req_data,
+    output wire [7:0]  dma_req_be,
+    input  wire        dma_rsp_valid,
+    input  wire [63:0] dma_rsp_data,
+    input  wire        dma_rsp_err,
+    // ---- PCIe hard IP: interrupts
+    output wire        msix_valid,
+    output wire [15:0] msix_vector,
+    input  wire        msix_ready,
+    output wire        msi_valid,
+    input  wire        msi_ready,
+    output wire        intx,
+    // ---- board
+    input  wire [63:0] board_serial,
+    input  wire [47:0] board_mac,
+    input  wire        link_carrier,
+    // ---- RCLINK-Stream IP: reset and AXI4-Lite register file
+    output wire        ip_rst_n,
+    output wire        ip_awvalid,
+    input  wire        ip_awready,
+    output wire [13:0] ip_awaddr,
+    output wire        ip_wvalid,
+    input  wire        ip_wready,
+    output wire [63:0] ip_wdata,
+    output wire [7:0]  ip_wstrb,
+    input  wire        ip_bvalid,
+    output wire        ip_bready,
+    input  wire [1:0]  ip_bresp,
+    output wire        ip_arvalid,
+    input  wire        ip_arready,
+    output wire [13:0] ip_araddr,
+    input  wire        ip_rvalid,
+    output wire        ip_rready,
+    input  wire [63:0] ip_rdata,
+    input  wire [1:0]  ip_rresp,
+    // ---- RCLINK-Stream IP: interrupts
+    input  wire        ip_irq_vld,          // IRQ_VLD_O
+    input  wire [63:0] ip_irq_info,         // IRQ_INFO_O
+    input  wire [15:0] ip_rc_intr,          // RC_INTR_O
+    input  wire        ip_recv_ack_vld,     // RECV_ACK_VLD_O
+    input  wire [QP_AW-1:0] ip_recv_ack_qpid,
+    input  wire [31:0] ip_recv_ack_rtt,
+    input  wire [9:0]  ip_recv_num_acked,
+    input  wire        ip_recv_nak_flg,
+    // ---- RCLINK-Stream IP: TX_S (64-bit, first byte in [63:56])
+    output wire        tx_s_vld,
+    output wire        tx_s_fs,
+    output wire        tx_s_fe,
+    output wire [63:0] tx_s_dat,
+    output wire [7:0]  tx_s_keep,
+    output wire [QP_AW-1:0] tx_s_qpid,
+    output wire        tx_s_fack,
+    output wire [1:0]  tx_s_etype,
+    input  wire [3:0]  tx_s_crd,            // TX_S_CRD_O
+    input  wire [QP_AW-1:0] tx_s_crd_qpid,
+    input  wire        tx_s_crd_qpid_vld,
+    // ---- RCLINK-Stream IP: RX_M TYPE1 (64-bit, first byte in [63:56])
+    input  wire        rx_m_vld,
+    output wire        rx_m_rdy,
+    input  wire        rx_m_fs,
+    input  wire        rx_m_fe,
+    input  wire [63:0] rx_m_dat,
+    input  wire [7:0]  rx_m_keep,
+    input  wire [QP_AW-1:0] rx_m_qpid,
+    input  wire [1:0]  rx_m_etype,
+    input  wire [12:0] rx_m_len,            // TYPE1_W_RX_M_LEN_O
+    output wire [3:0]  rx_flow_stop,        // FLOW_STOP (per TYPE1 bank)
+    // ---- MAC CSRs (Avalon-MM, word addresses of seed 003)
+    output wire [11:0] mac_address,
+    output wire        mac_read,
+    output wire        mac_write,
+    output wire [31:0] mac_writedata,
+    input  wire [31:0] mac_readdata,
+    input  wire        mac_readdatavalid,
+    input  wire        mac_waitrequest
+);
+    // ---- reset: the hard IP's, or SHIM_RESET (one cycle) --------------------
+    wire soft_reset;
+    reg  rst_q, srst_q;
+    always @(posedge clk) begin
+        rst_q <= !rst_n;
+        srst_q <= soft_reset;
+    end
+    wire rst = rst_q || srst_q;
+    assign ip_rst_n = !rst;
+
+    // ---- BAR0 -------------------------------------------------------------
+    wire        csr_wr, csr_rd;
+    wire [15:0] csr_addr;
+    wire [63:0] csr_wdata, csr_wmask, csr_rdata;
+    wire        rc_req, rc_write, rc_done;
+    wire [13:0] rc_addr;
+    wire [63:0] rc_wdata, rc_rdata;
+    wire [7:0]  rc_wstrb;
+    wire        rc_err;
+    wire        mreq, mwrite, mdone;
+    wire [11:0] maddr;
+    wire [31:0] mwdata, mrdata;
+    wire        intr_inj;
+    wire [63:0] intr_inj_val;
+    wire [15:0] rc_level;
+    wire        t3_vld;
+    wire [63:0] t3_info;
+    wire [31:0] bad_access;
+
+    rclink_bar0 u_bar0 (
+        .clk(clk), .rst(rst),
+        .req_valid(tgt_req_valid), .req_ready(tgt_req_ready),
+        .req_write(tgt_req_write), .req_addr(tgt_req_addr),
+        .req_be(tgt_req_be), .req_data(tgt_req_data), .req_tag(tgt_req_tag),
+        .cpl_valid(tgt_cpl_valid), .cpl_ready(tgt_cpl_ready),
+        .cpl_data(tgt_cpl_data), .cpl_tag(tgt_cpl_tag),
+        .bad_access(bad_access),
+        .csr_wr(csr_wr), .csr_rd(csr_rd), .csr_addr(csr_addr),
+        .csr_wdata(csr_wdata), .csr_wmask(csr_wmask), .csr_rdata(csr_rdata),
+        .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
+        .rc_wdata(rc_wdata), .rc_wstrb(rc_wstrb), .rc_done(rc_done),
+        .rc_rdata(rc_rdata),
+        .mac_req(mreq), .mac_write(mwrite), .mac_addr(maddr),
+        .mac_wdata(mwdata), .mac_done(mdone), .mac_rdata(mrdata),
+        .intr_inj(intr_inj), .intr_inj_val(intr_inj_val),
+        .ip_rc_intr(ip_rc_intr), .rc_level(rc_level),
+        .t3_vld(t3_vld), .t3_info(t3_info));
+
+    rclink_axil_master #(.AW(14)) u_axil (
+        .clk(clk), .rst(rst),
+        .req(rc_req), .req_write(rc_write), .req_addr(rc_addr),
+        .req_wdata(rc_wdata), .req_wstrb(rc_wstrb),
+        .done(rc_done), .rdata(rc_rdata), .err(rc_err),
+        .awvalid(ip_awvalid), .awready(ip_awready), .awaddr(ip_awaddr),
+        .wvalid(ip_wvalid), .wready(ip_wready), .wdata(ip_wdata),
+        .wstrb(ip_wstrb), .bvalid(ip_bvalid), .bready(ip_bready),
+        .bresp(ip_bresp), .arvalid(ip_arvalid), .arready(ip_arready),
+        .araddr(ip_araddr), .rvalid(ip_rvalid), .rready(ip_rready),
+        .axi_rdata(ip_rdata), .rresp(ip_rresp));
+
+    rclink_avmm_master #(.AW(12)) u_mac (
+        .clk(clk), .rst(rst),
+        .req(mreq), .req_write(mwrite), .req_addr(maddr), .req_wdata(mwdata),
+        .done(mdone), .rdata(mrdata),
+        .address(mac_address), .read(mac_read), .write(mac_write),
+        .writedata(mac_writedata), .readdata(mac_readdata),
+        .readdatavalid(mac_readdatavalid), .waitrequest(mac_waitrequest));
+
+    // ---- shim registers -----------------------------------------------------
+    wire        test_irq;
+    wire [15:0] test_irq_vec;
+    wire        dmatest_start;
+    wire [63:0] dmatest_ctrl, dmatest_addr, dmatest_status;
+    wire [63:0] evt_base, evt_ctrl;
+    wire        evt_en_set;
+    wire [31:0] evt_cons, evt_prod, evt_drops;
+    wire        evt_inj;
+    wire [63:0] evt_inj_info;
+    wire        link_up, link_chg;
+    wire [63:0] sq_base, sq_cfg, rq_base, rq_cfg, cq_base, cq_cfg;
+    wire [31:0] sq_prod, sq_cons, rq_prod, rq_cons, cq_prod, cq_cons;
+    wire        sq_stop, rq_stop, cq_stop;
+    wire [9:0]  ost_free;
+    wire [63:0] cnt_bad_wqe, cnt_tx_drop_qp_off, cnt_rx_malformed, cnt_rx_nobuf;
+
+    rclink_csr #(.NVEC(NVEC)) u_csr (
+        .clk(clk), .rst(rst),
+        .wr(csr_wr), .rd(csr_rd), .addr(csr_addr), .wdata(csr_wdata),
+        .wmask(csr_wmask), .rdata(csr_rdata),
+        .board_serial(board_serial), .board_mac(board_mac),
+        .carrier(link_carrier),
+        .soft_reset(soft_reset), .test_irq(test_irq),
+        .test_irq_vec(test_irq_vec), .dmatest_start(dmatest_start),
+        .dmatest_ctrl(dmatest_ctrl), .dmatest_addr(dmatest_addr),
+        .dmatest_status(dmatest_status),
+        .evt_base(evt_base), .evt_ctrl(evt_ctrl), .evt_en_set(evt_en_set),
+        .evt_cons(evt_cons), .evt_prod(evt_prod), .evt_drops(evt_drops),
+        .evt_inj(evt_inj), .evt_inj_info(evt_inj_info),
+        .intr_inj(intr_inj), .intr_inj_val(intr_inj_val),
+        .link_up(link_up), .link_chg(link_chg),
+        .sq_base(sq_base), .sq_cfg(sq_cfg), .sq_prod(sq_prod),
+        .sq_cons(sq_cons), .sq_stop(sq_stop),
+        .rq_base(rq_base), .rq_cfg(rq_cfg), .rq_prod(rq_prod),
+        .rq_cons(rq_cons), .rq_stop(rq_stop),
+        .cq_base(cq_base), .cq_cfg(cq_cfg), .cq_prod(cq_prod),
+        .cq_cons(cq_cons), .cq_stop(cq_stop),
+        .ost_free(ost_free), .cnt_bad_wqe(cnt_bad_wqe),
+        .cnt_tx_drop_qp_off(cnt_tx_drop_qp_off),
+        .cnt_rx_drop_malformed(cnt_rx_malformed),
+        .cnt_rx_drop_nobuf(cnt_rx_nobuf));
+
+    // ---- DMA clients: 0 event ring, 1 self-test, 2 send queue, 3 completion
+    // queue, 4 receive path
+    localparam NC = 5;
+    wire [NC-1:0]    c_lock, c_valid, c_ready, c_write, c_rsp;
+    wire [64*NC-1:0] c_addr, c_data;
+    wire [8*NC-1:0]  c_be;
+    wire [63:0]      rsp_data;
+    wire             rsp_err;
+
+    rclink_dma_arb #(.N(NC), .OW(3)) u_arb (
+        .clk(clk), .rst(rst), .bus_master_en(cfg_bus_master_en),
+        .c_lock(c_lock), .c_req_valid(c_valid), .c_req_ready(c_ready),
+        .c_req_write(c_write), .c_req_addr(c_addr), .c_req_data(c_data),
+        .c_req_be(c_be), .c_rsp_valid(c_rsp), .c_rsp_data(rsp_data),
+        .c_rsp_err(rsp_err),
+        .m_req_valid(dma_req_valid), .m_req_ready(dma_req_ready),
+        .m_req_write(dma_req_write), .m_req_addr(dma_req_addr),
+        .m_req_data(dma_req_data), .m_req_be(dma_req_be),
+        .m_rsp_valid(dma_rsp_valid), .m_rsp_data(dma_rsp_data),
+        .m_rsp_err(dma_rsp_err));
+
+    // ---- event ring -----------------------------------------------------------
+    wire        evt_raise, evt_pending;
+    wire [15:0] evt_vec;
+    wire [63:0] ack_info =
+        ({32'd0, ip_recv_ack_rtt} << `RCLINK_RECV_ACK_RTT_LSB) |
+        ({{(64-QP_AW){1'b0}}, ip_recv_ack_qpid} << `RCLINK_RECV_ACK_QPID_LSB) |
+        ({54'd0, ip_recv_num_acked} << `RCLINK_RECV_ACK_NUM_ACKED_LSB) |
+        ({63'd0, ip_recv_nak_flg} << `RCLINK_RECV_ACK_NAK_LSB);
+
+    rclink_evt u_evt (
+        .clk(clk), .rst(rst),
+        .ring_en(evt_ctrl[`RCLINK_SHIM_EVT_CTRL_ENABLE_LSB]),
+        .ring_en_set(evt_en_set),
+        .ring_order(evt_ctrl[`RCLINK_SHIM_EVT_CTRL_ORDER_MSB:`RCLINK_SHIM_EVT_CTRL_ORDER_LSB]),
+        .ring_base(evt_base), .ring_cons(evt_cons),
+        .ring_vector(evt_ctrl[`RCLINK_SHIM_EVT_CTRL_VECTOR_MSB:`RCLINK_SHIM_EVT_CTRL_VECTOR_LSB]),
+        .ring_prod(evt_prod), .ring_drops(evt_drops),
+        .ring_pending(evt_pending),
+        .ip_irq_vld(ip_irq_vld), .ip_irq_info(ip_irq_info),
+        .inj_vld(evt_inj), .inj_info(evt_inj_info),
+        .rc_level(rc_level), .t3_vld(t3_vld), .t3_info(t3_info),
+        .st_vld(test_irq && !cfg_msix_en), .st_vector(test_irq_vec),
+        .link_vld(link_chg), .link_up(link_up),
+        .ack_vld(ip_recv_ack_vld), .ack_info(ack_info),
+        .raise(evt_raise), .raise_vec(evt_vec),
+        .dma_lock(c_lock[0]), .dma_valid(c_valid[0]), .dma_ready(c_ready[0]),
+        .dma_addr(c_addr[0 +: 64]), .dma_data(c_data[0 +: 64]));
+    assign c_write[0] = 1'b1;
+    assign c_be[0 +: 8] = 8'hff;
+
+    // ---- DMA self-test ----------------------------------------------------------
+    rclink_dmatest u_dmatest (
+        .clk(clk), .rst(rst), .start(dmatest_start), .bm_en(cfg_bus_master_en),
+        .op(dmatest_ctrl[`RCLINK_SHIM_TEST_DMA_CTRL_OP_MSB:`RCLINK_SHIM_TEST_DMA_CTRL_OP_LSB]),
+        .len(dmatest_ctrl[`RCLINK_SHIM_TEST_DMA_CTRL_LEN_MSB:`RCLINK_SHIM_TEST_DMA_CTRL_LEN_LSB]),
+        .seed(dmatest_ctrl[`RCLINK_SHIM_TEST_DMA_CTRL_SEED_MSB:`RCLINK_SHIM_TEST_DMA_CTRL_SEED_LSB]),
+        .addr(dmatest_addr), .status(dmatest_status),
+        .dma_lock(c_lock[1]), .dma_valid(c_valid[1]), .dma_ready(c_ready[1]),
+        .dma_write(c_write[1]), .dma_addr(c_addr[64 +: 64]),
+        .dma_data(c_data[64 +: 64]), .dma_be(c_be[8 +: 8]),
+        .rsp_valid(c_rsp[1]), .rsp_data(rsp_data), .rsp_err(rsp_err));
+
+    // ---- queue engine: send queue (seed 004 request state machine) ------------
+    wire        cqe_s_valid, cqe_s_ready;
+    wire [63:0] cqe_s_w0, cqe_s_w1;
+    wire        cqe_r_valid, cqe_r_ready;
+    wire [63:0] cqe_r_w0, cqe_r_w1;
+
+    rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT)) u_sq (
+        .clk(clk), .rst(rst),
+        .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
+        .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
+        .ost_free(ost_free), .cnt_bad_wqe(cnt_bad_wqe),
+        .cnt_drop_qp_off(cnt_tx_drop_qp_off),
+        .dma_lock(c_lock[2]), .dma_valid(c_valid[2]), .dma_ready(c_ready[2]),
+        .dma_addr(c_addr[128 +: 64]), .rsp_valid(c_rsp[2]),
+        .rsp_data(rsp_data), .rsp_err(rsp_err),
+        .tx_vld(tx_s_vld), .tx_fs(tx_s_fs), .tx_fe(tx_s_fe),
+        .tx_dat(tx_s_dat), .tx_keep(tx_s_keep), .tx_qpid(tx_s_qpid),
+        .tx_fack(tx_s_fack), .crd(tx_s_crd[0]), .crd_qpid(tx_s_crd_qpid),
+        .crd_qpid_vld(tx_s_crd_qpid_vld),
+        .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
+        .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
+    assign tx_s_etype = 2'd0;
+    assign c_write[2] = 1'b0;
+    assign c_data[128 +: 64] = 64'd0;
+    assign c_be[16 +: 8] = 8'hff;
+
+    // ---- queue engine: receive path ---------------------------------------------
+    rclink_rx #(.QP_AW(QP_AW)) u_rx (
+        .clk(clk), .rst(rst),
+        .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
+        .rq_stop(rq_stop), .cq_en(cq_cfg[8]), .rq_prod(rq_prod), .rq_cons(rq_cons),
+        .cnt_malformed(cnt_rx_malformed), .cnt_nobuf(cnt_rx_nobuf),
+        .rx_vld(rx_m_vld), .rx_rdy(rx_m_rdy), .rx_fs(rx_m_fs), .rx_fe(rx_m_fe),
+        .rx_dat(rx_m_dat), .rx_keep(rx_m_keep), .rx_qpid(rx_m_qpid),
+        .rx_etype(rx_m_etype), .rx_len(rx_m_len), .flow_stop(rx_flow_stop),
+        .dma_lock(c_lock[4]), .dma_valid(c_valid[4]), .dma_ready(c_ready[4]),
+        .dma_write(c_write[4]), .dma_addr(c_addr[256 +: 64]),
+        .dma_data(c_data[256 +: 64]), .dma_be(c_be[32 +: 8]),
+        .rsp_valid(c_rsp[4]), .rsp_data(rsp_data), .rsp_err(rsp_err),
+        .cqe_valid(cqe_r_valid), .cqe_ready(cqe_r_ready),
+        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1));
+
+    // ---- completion queue ---------------------------------------------------------
+    wire        cq_raise, cq_pending;
+    wire [15:0] cq_vec;
+    rclink_cq u_cq (
+        .clk(clk), .rst(rst),
+        .cq_base(cq_base), .cq_order(cq_cfg[3:0]), .cq_en(cq_cfg[8]),
+        .cq_vector({12'd0, cq_cfg[`RCLINK_DMAQ_CQ_CFG_VECTOR_MSB:`RCLINK_DMAQ_CQ_CFG_VECTOR_LSB]}),
+        .cq_stop(cq_stop), .cq_cons(cq_cons), .cq_prod(cq_prod),
+        .cq_pending(cq_pending),
+        .a_valid(cqe_s_valid), .a_ready(cqe_s_ready), .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
+        .b_valid(cqe_r_valid), .b_ready(cqe_r_ready), .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
+        .raise(cq_raise), .raise_vec(cq_vec),
+        .dma_lock(c_lock[3]), .dma_valid(c_valid[3]), .dma_ready(c_ready[3]),
+        .dma_addr(c_addr[192 +: 64]), .dma_data(c_data[192 +: 64]));
+    assign c_write[3] = 1'b1;
+    assign c_be[24 +: 8] = 8'hff;
+
+    // ---- interrupts ---------------------------------------------------------------
+    rclink_irq #(.NVEC(NVEC), .NSRC(3)) u_irq (
+        .clk(clk), .rst(rst), .msix_en(cfg_msix_en), .msi_en(cfg_msi_en),
+        .raise({cq_raise, test_irq && cfg_msix_en, evt_raise}),
+        .raise_vec({cq_vec, test_irq_vec, evt_vec}),
+        .intx_level(evt_pending || cq_pending),
+        .msix_valid(msix_valid), .msix_vector(msix_vector),
+        .msix_ready(msix_ready), .msi_valid(msi_valid), .msi_ready(msi_ready),
+        .intx(intx));
+endmodule
+`default_nettype wire

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// rclink PCIe shim: send queue engine (Documentation/hw/shim.rst, "Send
+// queue"), after the request state machine of seed 004:
+//
+//   IDLE        the SQ holds a WQE, a TX_S_CRD_O token is held and a
+//               message slot is free: read the WQE chain and check it
+//               (CHECK).  A bad chain (opcode, length 0 or above
+//               65536, QPN >= QP_NUM, QPN changing, total above max_msg,
+//               chain longer than the ring) completes BAD_WQE and is
+//               counted; an unreadable WQE completes DMA_ERR.
+//   SEND        (the only request type, opcode SEND) read the message's
+//               WQEs again one by one, DMAQ_SQ_CONS advancing past each.
+//   WRITE_HEAD  wait for a token; build the segment header (POS
+//               FIRST/MIDDLE/LAST/ONLY, OFFSET, MSG_LEN) as the packet's
+//               first 8 bytes.
+//   WRITE_DATA  DMA the packet's data (at most TYPE1_PKT_LEN - 8 bytes)
+//               into the packet buffer; a read that fails or takes more
+//               than TIMEOUT cycles ends the message with a DMA_ERR
+//               completion (the packets already submitted stay), back to
+//               IDLE.  Then the packet goes out on TX_S in one burst
+//               (FS..FE, FACK on the message's last packet) and takes
+//               the token; more data: back to WRITE_HEAD.
+//   DONE        the message is submitted.
+//
+// A message completes (one SEND CQE) when the credits of all its packets
+// have returned: OK when each came back with TX_S_CRD_QPID_VLD_O (the
+// peer acknowledged it), FLUSHED when one came back without (dropped by
+// the IP for a disabled QP; counted in DMAQ_T1_TX_DROP_QP_OFF).  Messages
+// of one QP complete in order.  MSGS messages may be in flight.
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_sq #(
+    parameter QP_AW = 10,
+    parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
+    parameter PKT_LEN = `RCLINK_PARAM_TYPE1_PKT_LEN,
+    parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
+    parameter TIMEOUT = 4096,
+    parameter MSGS = 4
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire [63:0] sq_base,
+    input  wire [3:0]  sq_order,
+    input  wire        sq_en,
+    input  wire        sq_stop,
+    input  wire [31:0] sq_prod,
+    output reg  [31:0] sq_cons,
+    output reg  [9:0]  ost_free,
+    output reg  [63:0] cnt_bad_wqe,
+    output reg  [63:0] cnt_drop_qp_off,
+    // DMA client (reads only, one at a time)
+    output wire        dma_lock,
+    output reg         dma_valid,
+    input  wire        dma_ready,
+    output reg  [63:0] dma_addr,
+    input  wire        rsp_valid,
+    input  wire [63:0] rsp_data,
+    input  wire        rsp_err,
+    // TX_S (64-bit; the first byte of the packet in [63:56])
+    output reg         tx_vld,
+    output reg         tx_fs,
+    output reg         tx_fe,
+    output reg  [63:0] tx_dat,
+    output reg  [7:0]  tx_keep,
+    output reg  [QP_AW-1:0] tx_qpid,
+    output reg         tx_fack,
+    input  wire        crd,              // TX_S_CRD_O[0]
+    input  wire [QP_AW-1:0] crd_qpid,
+    input  wire        crd_qpid_vld,
+    // send completions
+    output wire        cqe_valid,
+    input  wire        cqe_ready,
+    output wire [63:0] cqe_w0,
+    output wire [63:0] cqe_w1
+);
+    localparam SEG = `RCLINK_SEG_BYTES;
+    localparam DATA_MAX = PKT_LEN - SEG;           // 1336
+    localparam PB_WORDS = (PKT_LEN + 7) / 8;       // 168
+    localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
+                     ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR;
+
+    // the states of seed 004 (IDLE, SEND, WRITE_HEAD, WRITE_DATA, DONE),
+    // with the WQE checks before SEND and the error completion
+    localparam S_IDLE            = 4'd0,
+               S_CHECK           = 4'd1,    // read word 0 of the next WQE
+               S_CHECK_WAIT      = 4'd2,
+               S_CHECK_END       = 4'd3,    // the message takes a slot
+               S_SEND            = 4'd4,    // read the next WQE (both words)
+               S_SEND_WAIT       = 4'd5,
+               S_WRITE_HEAD      = 4'd6,    // token, segment header
+               S_WRITE_DATA      = 4'd7,    // payload read of the piece
+               S_WRITE_DATA_WAIT = 4'd8,
+               S_WRITE_DATA_END  = 4'd9,    // packet complete: start TX_S
+               S_WRITE_DATA_TX   = 4'd10,   // the burst on TX_S
+               S_DONE            = 4'd11,
+               S_ERROR           = 4'd12,   // DMA_ERR completion
+               S_DRAIN           = 4'd13;   // a late read answer
+    reg [3:0] st;
+
+    // ---- message slots -------------------------------------------------------
+    reg [MSGS-1:0] m_v, m_all;
+    reg [15:0]     m_qpn   [0:MSGS-1];
+    reg [31:0]     m_len   [0:MSGS-1];
+    reg [31:0]     m_idx   [0:MSGS-1];
+    reg [7:0]      m_st    [0:MSGS-1];
+    reg [9:0]      m_out   [0:MSGS-1];
+    reg [7:0]      m_age   [0:MSGS-1];
+    reg [7:0]      age_next;
+
+    // ---- current message ---------------------------------------------------------
+    reg [31:0] c_first;          // SQ index of the chain's first WQE
+    reg [31:0] c_n;              // WQEs of the chain read in CHECK
+    reg [15:0] c_qpn;
+    reg [31:0] c_total;
+    reg        c_fack;
+    reg [7:0]  c_status;
+    reg        c_bad;
+    reg [1:0]  c_slot;
+    reg [31:0] c_off;            // message bytes packed so far
+    reg        c_wword;          // WQE read: 0 word 0, 1 word 1
+    reg [63:0] p_addr;           // current piece
+    reg [31:0] p_rem;
+    reg [31:0] k_rem;            // bytes still to pack into this packet
+    reg [31:0] k_len;            // data bytes of this packet
+    reg [2:0]  r_so;             // byte offset of the read in its word
+    reg [3:0]  r_sc;             // bytes taken from the read
+    reg [15:0] tmo;
+    reg        rd_out;           // a read is outstanding
+    reg [1:0]  last_slot;        // slot of the last packet submitted
+
+    // ---- packet buffer and byte packer ---------------------------------------------
+    reg [63:0]  pbuf [0:PB_WORDS-1];
+    reg [7:0]   pb_w;            // words written
+    reg [127:0] acc;
+    reg [3:0]   acc_n;
+    reg [7:0]   e_ptr;           // emission: next word to read
+    reg [7:0]   e_words;
+    reg [3:0]   e_lastb;         // bytes in the last word (1..8)
+    reg         e_fack;
+    reg         e_run;
+    reg         e_first;
+    reg [63:0]  e_q;
+    reg         e_q_v, e_q_last, e_q_first;
+
+    wire [31:0] size = 32'd1 << sq_order;
+    wire [63:0] wqe_addr = sq_base + {32'd0, ((c_first + c_n) & (size - 32'd1))} * 64'd16;
+    wire [63:0] wqe2_addr = sq_base + {32'd0, (sq_cons & (size - 32'd1))} * 64'd16;
+
+    // free slot
+    reg [1:0] free_slot;
+    reg       have_free;
+    integer i, j, f, g, h;
+    always @* begin
+        free_slot = 2'd0;
+        have_free = 1'b0;
+        for (f = MSGS - 1; f >= 0; f = f - 1)
+            if (!m_v[f]) begin
+                free_slot = f[1:0];
+                have_free = 1'b1;
+            end
+    end
+
+    // oldest slot of the credit's QP still waiting for credits
+    reg [1:0] crd_slot;
+    reg       crd_hit;
+    always @* begin
+        crd_slot = 2'd0;
+        crd_hit = 1'b0;
+        for (g = 0; g < MSGS; g = g + 1)
+            if (m_v[g] && m_out[g] != 10'd0 && m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid} &&
+                (!crd_hit || $signed(m_age[g] - m_age[crd_slot]) < 0)) begin
+                crd_slot = g[1:0];
+                crd_hit = 1'b1;
+            end
+    end
+
+    // a finished slot with no older slot of its QP
+    reg [1:0] done_slot;
+    reg       done_hit;
+    reg       older;
+    always @* begin
+        done_slot = 2'd0;
+        done_hit = 1'b0;
+        for (h = 0; h < MSGS; h = h + 1) begin
+            older = 1'b0;
+            for (j = 0; j < MSGS; j = j + 1)
+                if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] &&
+                    $signed(m_age[j] - m_age[h]) < 0)
+                    older = 1'b1;
+            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older) begin
+                done_slot = h[1:0];
+                done_hit = 1'b1;
+            end
+        end
+    end
+    assign cqe_valid = done_hit;
+    assign cqe_w0 = ({60'd0, 4'd`RCLINK_CQE_KIND_SEND} << `RCLINK_CQE_KIND_LSB) |
+                    ({56'd0, m_st[done_slot]} << `RCLINK_CQE_STATUS_LSB) |
+                    ({48'd0, m_qpn[done_slot]} << `RCLINK_CQE_QPN_LSB) |
+                    ({32'd0, m_len[done_slot]} << `RCLINK_CQE_LEN_LSB);
+    assign cqe_w1 = {32'd0, m_idx[done_slot]};
+
+    assign dma_lock = dma_valid || rd_out;
+
+    // a returning credit: the oldest message of its QP, or (no QPID: the
+    // IP dropped the packet at submission) the last packet's message
+    wire [1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
+    wire       dec_ok = crd && (crd_qpid_vld ? crd_hit :
+                                (m_v[last_slot] && m_out[last_slot] != 10'd0));
+
+    // WQE word 0 checks
+    wire [3:0]  w_op  = rsp_data[`RCLINK_WQE_OPCODE_MSB:`RCLINK_WQE_OPCODE_LSB];
+    wire [31:0] w_len = rsp_data[`RCLINK_WQE_LEN_MSB:`RCLINK_WQE_LEN_LSB];
+    wire [15:0] w_qpn = rsp_data[`RCLINK_WQE_QPN_MSB:`RCLINK_WQE_QPN_LSB];
+    wire        w_more = rsp_data[`RCLINK_WQE_MORE_LSB];
+    wire        w_fack = rsp_data[`RCLINK_WQE_FACK_LSB];
+    wire [32:0] w_total = {1'b0, c_total} + {1'b0, w_len};
+    wire        w_bad = w_op != `RCLINK_WQE_OP_SEND || w_len == 32'd0 ||
+                        w_len > `RCLINK_WQE_MAX_PIECE || w_qpn >= QP_NUM ||
+                        (c_n != 32'd0 && w_qpn != c_qpn) || {31'd0, w_total} > MAX_MSG;
+
+    // packer input: bytes of the response word
+    wire [63:0]  r_bytes = rsp_data >> {r_so, 3'b000};
+    wire [63:0]  r_mask = (r_sc == 4'd8) ? 64'hffffffffffffffff :
+                          ((64'd1 << {r_sc[2:0], 3'b000}) - 64'd1);
+    wire [127:0] acc_in = acc | ({64'd0, r_bytes & r_mask} << {acc_n, 3'b000});
+    wire [4:0]   acc_in_n = {1'b0, acc_n} + {1'b0, r_sc};
+
+    // the next read of the piece: offset in the word and byte count
+    wire [3:0]  nx_room = 4'd8 - {1'b0, p_addr[2:0]};
+    wire [31:0] nx_lim = (p_rem < k_rem) ? p_rem : k_rem;
+    wire [3:0]  nx_sc = ({28'd0, nx_room} < nx_lim) ? nx_room : nx_lim[3:0];
+
+    // POS of the packet starting at c_off with k bytes
+    function [1:0] pos_of;
+        input [31:0] off;
+        input [31:0] k;
+        input [31:0] total;
+        begin
+            if (off == 32'd0)
+                pos_of = (k == total) ? `RCLINK_SEG_ONLY : `RCLINK_SEG_FIRST;
+            else
+                pos_of = (off + k == total) ? `RCLINK_SEG_LAST : `RCLINK_SEG_MIDDLE;
+        end
+    endfunction
+    wire [31:0] rest = c_total - c_off;
+    wire [31:0] h_len = (rest < DATA_MAX) ? rest : DATA_MAX;
+    wire [63:0] seg_hdr = ({62'd0, pos_of(c_off, h_len, c_total)} << `RCLINK_SEG_POS_LSB) |
+                          ({32'd0, c_off} << `RCLINK_SEG_OFFSET_LSB) |
+                          ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
+
+    // byte swap: host order (first byte in [7:0]) to TX_S order ([63:56])
+    function [63:0] bswap;
+        input [63:0] v;
+        integer b;
+        begin
+            for (b = 0; b < 8; b = b + 1)
+                bswap[8*b +: 8] = v[8*(7-b) +: 8];
+        end
+    endfunction
+
+    wire submit = e_q_v && e_q_first;          // a packet takes its token
+    wire tok_ok = ost_free != 10'd0;
+
+    always @(posedge clk) begin
+        if (pb_write)
+            pbuf[pb_waddr] <= pb_wdata;
+        e_q <= pbuf[e_ptr];
+    end
+
+    reg        pb_write;
+    reg [7:0]  pb_waddr;
+    reg [63:0] pb_wdata;
+    always @* begin
+        pb_write = 1'b0;
+        pb_waddr = pb_w;
+        pb_wdata = acc_in[63:0];
+        if (st == S_WRITE_HEAD && sq_en && tok_ok && !e_run && !e_q_v) begin
+            pb_write = 1'b1;
+            pb_waddr = 8'd0;
+            pb_wdata = seg_hdr;
+        end else if (st == S_WRITE_DATA_WAIT && rsp_valid && !rsp_err && acc_in_n >= 5'd8) begin
+            pb_write = 1'b1;
+        end else if (st == S_WRITE_DATA_END && acc_n != 4'd0) begin
+            pb_write = 1'b1;
+            pb_wdata = acc[63:0];
+        end
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            st <= S_IDLE;
+            m_v <= {MSGS{1'b0}};
+            m_all <= {MSGS{1'b0}};
+            for (i = 0; i < MSGS; i = i + 1) begin
+                m_qpn[i] <= 16'd0;
+                m_len[i] <= 32'd0;
+                m_idx[i] <= 32'd0;
+                m_st[i] <= 8'd0;
+                m_out[i] <= 10'd0;
+                m_age[i] <= 8'd0;
+            end
+            age_next <= 8'd0;
+            sq_cons <= 32'd0;
+            ost_free <= OST_N;
+            cnt_bad_wqe <= 64'd0;
+            cnt_drop_qp_off <= 64'd0;
+            dma_valid <= 1'b0;
+            dma_addr <= 64'd0;
+            tx_vld <= 1'b0;
+            tx_fs <= 1'b0;
+            tx_fe <= 1'b0;
+            tx_dat <= 64'd0;
+            tx_keep <= 8'd0;
+            tx_qpid <= {QP_AW{1'b0}};
+            tx_fack <= 1'b0;
+            c_first <= 32'd0;
+            c_n <= 32'd0;
+            c_qpn <= 16'd0;
+            c_total <= 32'd0;
+            c_fack <= 1'b0;
+            c_status <= 8'd0;
+            c_bad <= 1'b0;
+            c_slot <= 2'd0;
+            c_off <= 32'd0;
+            c_wword <= 1'b0;
+            p_addr <= 64'd0;
+            p_rem <= 32'd0;
+            k_rem <= 32'd0;
+            k_len <= 32'd0;
+            r_so <= 3'd0;
+            r_sc <= 4'd0;
+            tmo <= 16'd0;
+            rd_out <= 1'b0;
+            last_slot <= 2'd0;
+            pb_w <= 8'd0;
+            acc <= 128'd0;
+            acc_n <= 4'd0;
+            e_ptr <= 8'd0;
+            e_words <= 8'd0;
+            e_lastb <= 4'd0;
+            e_fack <= 1'b0;
+            e_run <= 1'b0;
+            e_first <= 1'b0;
+            e_q_v <= 1'b0;
+            e_q_last <= 1'b0;
+            e_q_first <= 1'b0;
+        end else begin
+            // ---- tokens and credits ------------------------------------------------
+            ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - (submit ? 10'd1 : 10'd0);
+            if (crd && !crd_qpid_vld) begin
+                cnt_drop_qp_off <= cnt_drop_qp_off + 64'd1;
+                if (dec_ok && m_st[last_slot] < ST_FLUSHED)
+                    m_st[last_slot] <= ST_FLUSHED;
+            end
+            for (i = 0; i < MSGS; i = i + 1)
+                if (sq_stop)
+                    m_out[i] <= 10'd0;
+                else
+                    m_out[i] <= m_out[i] + ((submit && c_slot == i[1:0]) ? 10'd1 : 10'd0)
+                                         - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
+            if (cqe_valid && cqe_ready)
+                m_v[done_slot] <= 1'b0;
+
+            // ---- emission (registered read of the packet buffer) -------------------------
+            tx_vld <= e_q_v;
+            tx_fs <= e_q_first;
+            tx_fe <= e_q_last;
+            tx_dat <= bswap(e_q);
+            tx_keep <= e_q_last ? ~(8'hff >> e_lastb) : 8'hff;
+            tx_fack <= e_q_last && e_fack;
+            tx_qpid <= c_qpn[QP_AW-1:0];
+            e_q_v <= e_run;
+            e_q_first <= e_run && e_first;
+            e_q_last <= e_run && e_ptr + 8'd1 == e_words;
+            if (e_run) begin
+                e_first <= 1'b0;
+                e_ptr <= e_ptr + 8'd1;
+                if (e_ptr + 8'd1 == e_words)
+                    e_run <= 1'b0;
+            end
+
+            // ---- DMA handshake -------------------------------------------------------
+            if (dma_valid && dma_ready) begin
+                dma_valid <= 1'b0;
+                rd_out <= 1'b1;
+                tmo <= 16'd0;
+            end
+            if (rsp_valid)
+                rd_out <= 1'b0;
+
+            case (st)
+            S_IDLE:
+                if (sq_en && sq_prod != sq_cons && tok_ok && have_free && !e_run && !e_q_v) begin
+                    c_first <= sq_cons;
+                    c_n <= 32'd0;
+                    c_total <= 32'd0;
+                    c_fack <= 1'b0;
+                    c_status <= ST_OK;
+                    c_bad <= 1'b0;
+                    c_slot <= free_slot;
+                    st <= S_CHECK;
+                end
+            // ---- CHECK: read word 0 of each WQE of the chain -------------------------
+            S_CHECK:
+                if (c_n == size) begin
+                    c_bad <= 1'b1;
+                    st <= S_CHECK_END;
+                end else if (c_first + c_n != sq_prod) begin
+                    dma_valid <= 1'b1;
+                    dma_addr <= wqe_addr;
+                    st <= S_CHECK_WAIT;
+                end else if (!sq_en) begin
+                    st <= S_IDLE;
+                end
+            S_CHECK_WAIT:
+                if (rsp_valid) begin
+                    c_n <= c_n + 32'd1;
+                    if (rsp_err) begin
+                        c_status <= ST_DMA_ERR;
+                        st <= S_CHECK_END;
+                    end else begin
+                        if (c_n == 32'd0)
+                            c_qpn <= w_qpn;
+                        c_total <= w_total[31:0];
+                        c_fack <= c_fack | w_fack;
+                        if (w_bad)
+                            c_bad <= 1'b1;
+                        st <= w_more ? S_CHECK : S_CHECK_END;
+                    end
+                end else if (rd_out) begin
+                    tmo <= tmo + 16'd1;
+                    if (tmo == TIMEOUT) begin
+                        c_n <= c_n + 32'd1;
+                        c_status <= ST_DMA_ERR;
+                        st <= S_ERROR;
+                    end
+                end
+            S_CHECK_END: begin
+                // the message takes its slot; a bad one is finished already
+                m_v[c_slot] <= 1'b1;
+                m_qpn[c_slot] <= c_qpn;
+                m_len[c_slot] <= c_total;
+                m_idx[c_slot] <= c_first + c_n - 32'd1;
+                m_age[c_slot] <= age_next;
+                age_next <= age_next + 8'd1;
+                c_off <= 32'd0;
+                if (c_status != ST_OK || c_bad) begin
+                    m_all[c_slot] <= 1'b1;
+                    m_st[c_slot] <= c_status != ST_OK ? c_status : ST_BAD_WQE;
+                    if (c_status == ST_OK)
+                        cnt_bad_wqe <= cnt_bad_wqe + 64'd1;
+                    sq_cons <= c_first + c_n;
+                    st <= S_IDLE;
+                end else begin
+                    m_all[c_slot] <= 1'b0;
+                    m_st[c_slot] <= ST_OK;
+                    p_rem <= 32'd0;
+                    st <= S_WRITE_HEAD;
+                end
+            end
+            // ---- SEND / WRITE_HEAD --------------------------------------------------------
+            S_WRITE_HEAD:
+                if (!sq_en) begin
+                    m_all[c_slot] <= 1'b1;
+                    m_st[c_slot] <= ST_FLUSHED;
+                    st <= S_IDLE;
+                end else if (tok_ok && !e_run && !e_q_v) begin
+                    k_len <= h_len;
+                    k_rem <= h_len;
+                    pb_w <= 8'd1;
+                    acc <= 128'd0;
+                    acc_n <= 4'd0;
+                    st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
+                    c_wword <= 1'b0;
+                end
+            // read the next WQE of the chain (both words)
+            S_SEND: begin
+                dma_valid <= 1'b1;
+                dma_addr <= wqe2_addr + (c_wword ? 64'd8 : 64'd0);
+                st <= S_SEND_WAIT;
+            end
+            S_SEND_WAIT:
+                if (rsp_valid) begin
+                    if (rsp_err) begin
+                        c_status <= ST_DMA_ERR;
+                        st <= S_ERROR;
+                    end else if (!c_wword) begin
+                        p_rem <= w_len;
+                        c_wword <= 1'b1;
+                        st <= S_SEND;
+                    end else begin
+                        p_addr <= rsp_data;
+                        sq_cons <= sq_cons + 32'd1;
+                        st <= S_WRITE_DATA;
+                    end
+                end else if (rd_out) begin
+                    tmo <= tmo + 16'd1;
+                    if (tmo == TIMEOUT) begin
+                        c_status <= ST_DMA_ERR;
+                        st <= S_ERROR;
+                    end
+                end
+            // ---- WRITE_DATA: payload reads into the packet buffer ---------------------------
+            S_WRITE_DATA:
+                if (k_rem == 32'd0) begin
+                    st <= S_WRITE_DATA_END;
+                end else if (p_rem == 32'd0) begin
+                    c_wword <= 1'b0;
+                    st <= S_SEND;
+                end else begin
+                    dma_valid <= 1'b1;
+                    dma_addr <= {p_addr[63:3], 3'b000};
+                    r_so <= p_addr[2:0];
+                    r_sc <= nx_sc;
+                    st <= S_WRITE_DATA_WAIT;
+                end
+            S_WRITE_DATA_WAIT:
+                if (rsp_valid) begin
+                    if (rsp_err) begin
+                        c_status <= ST_DMA_ERR;
+                        st <= S_ERROR;
+                    end else begin
+                        p_addr <= p_addr + {60'd0, r_sc};
+                        p_rem <= p_rem - {28'd0, r_sc};
+                        k_rem <= k_rem - {28'd0, r_sc};
+                        if (acc_in_n >= 5'd8) begin
+                            pb_w <= pb_w + 8'd1;
+                            acc <= {64'd0, acc_in[127:64]};
+                            acc_n <= acc_in_n[3:0] - 4'd8;
+                        end else begin
+                            acc <= acc_in;
+                            acc_n <= acc_in_n[3:0];
+                        end
+                        st <= S_WRITE_DATA;
+                    end
+                end else if (rd_out) begin
+                    tmo <= tmo + 16'd1;
+                    if (tmo == TIMEOUT) begin
+                        c_status <= ST_DMA_ERR;
+                        st <= S_ERROR;
+                    end
+                end
+            S_WRITE_DATA_END: begin
+                // start the burst: words 0..pb_w (with the partial word)
+                e_words <= pb_w + ((acc_n != 4'd0) ? 8'd1 : 8'd0);
+                e_lastb <= (acc_n != 4'd0) ? acc_n : 4'd8;
+                e_ptr <= 8'd0;
+                e_run <= 1'b1;
+                e_first <= 1'b1;
+                e_fack <= c_fack && (c_off + k_len == c_total);
+                last_slot <= c_slot;
+                c_off <= c_off + k_len;
+                st <= S_WRITE_DATA_TX;
+            end
+            S_WRITE_DATA_TX:
+                if (!e_run && !e_q_v)
+                    st <= (c_off == c_total) ? S_DONE : S_WRITE_HEAD;
+            S_DONE: begin
+                m_all[c_slot] <= 1'b1;
+                st <= S_IDLE;
+            end
+            // ---- timeout or bus error: DMA_ERR completion -----------------------------------------
+            S_ERROR: begin
+                // the message completes DMA_ERR now; the rest of its chain
+                // is skipped
+                if (!m_v[c_slot]) begin
+                    m_v[c_slot] <= 1'b1;
+                    m_qpn[c_slot] <= c_qpn;
+                    m_len[c_slot] <= c_total;
+                    m_idx[c_slot] <= c_first + c_n - 32'd1;
+                    m_age[c_slot] <= age_next;
+                    age_next <= age_next + 8'd1;
+                end
+                m_all[c_slot] <= 1'b1;
+                m_st[c_slot] <= ST_DMA_ERR;
+                sq_cons <= c_first + c_n;
+                st <= S_DRAIN;
+            end
+            S_DRAIN:
+                // a late answer to the read that timed out is dropped here
+                if (!rd_out && !dma_valid)
+                    st <= S_IDLE;
+            default: st <= S_IDLE;
+            endcase
+            // SQ disabled: the message being cut and every message in
+            // flight complete FLUSHED now (credits that come back later
+            // only return their tokens); indices back to 0
+            if (sq_stop) begin
+                sq_cons <= 32'd0;
+                for (i = 0; i < MSGS; i = i + 1)
+                    if (m_v[i]) begin
+                        m_all[i] <= 1'b1;
+                        if (m_st[i] == ST_OK)
+                            m_st[i] <= ST_FLUSHED;
+                    end
+                st <= S_DRAIN;
+            end
+        end
+    end
+endmodule
+`default_nettype wire

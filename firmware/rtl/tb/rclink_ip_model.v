@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// Behavioural stand-in for the RCLINK-Stream IP in the shim testbench
+// (not synthesizable, not a model of the transport): the AXI4-Lite
+// register file with the contract's reset values and RW/RO/W1C masks
+// (per-QP registers for QPs 0..NQP-1 behind QP_ID_SET), RC_INTR_O =
+// INTR_STATUS, IRQ pulses on request, and TX_S with TX_S_CRD_O tokens:
+// every packet is captured; a packet of a QP with qp_en returns its
+// credit with TX_S_CRD_QPID_VLD_O after a while (the peer acknowledged
+// it; "hold" keeps those credits until "release"), a packet of a
+// disabled QP is dropped at once: IRQ_INFO TYPE1 code 4, INTR_STATUS
+// t1_tx_qp_disabled, its credit without QPID.
+`timescale 1ns/1ps
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_ip_model #(
+    parameter NQP = 8,
+    parameter QP_AW = 10,
+    parameter MAXPKT = 256
+) (
+    input  wire        clk,
+    input  wire        rst_n,
+    input  wire        awvalid,
+    output reg         awready,
+    input  wire [13:0] awaddr,
+    input  wire        wvalid,
+    output reg         wready,
+    input  wire [63:0] wdata,
+    input  wire [7:0]  wstrb,
+    output reg         bvalid,
+    input  wire        bready,
+    output wire [1:0]  bresp,
+    input  wire        arvalid,
+    output reg         arready,
+    input  wire [13:0] araddr,
+    output reg         rvalid,
+    input  wire        rready,
+    output reg  [63:0] rdata,
+    output wire [1:0]  rresp,
+    output reg         irq_vld,
+    output reg  [63:0] irq_info,
+    output wire [15:0] rc_intr,
+    input  wire        tx_vld,
+    input  wire        tx_fs,
+    input  wire        tx_fe,
+    input  wire [63:0] tx_dat,
+    input  wire [7:0]  tx_keep,
+    input  wire [QP_AW-1:0] tx_qpid,
+    input  wire        tx_fack,
+    output reg  [3:0]  crd,
+    output reg  [QP_AW-1:0] crd_qpid,
+    output reg         crd_qpid_vld
+);
+`include "rclink_regtab.vh"
+
+    reg [63:0] regs [0:2047];
+    reg [63:0] qregs [0:NQP*32-1];
+    integer i;
+
+    assign bresp = 2'd0;
+    assign rresp = 2'd0;
+    assign rc_intr = regs[`RCLINK_INTR_STATUS >> 3][15:0];
+
+    // ---- register file -----------------------------------------------------
+    function [63:0] lanes;
+        input [7:0] s;
+        integer b;
+        begin
+            for (b = 0; b < 8; b = b + 1)
+                lanes[8*b +: 8] = {8{s[b]}};
+        end
+    endfunction
+
+    wire [63:0] qp_sel = regs[`RCLINK_QP_ID_SET >> 3];
+
+    task reg_write(input [15:0] a, input [63:0] d, input [7:0] s);
+        reg [63:0] old, rw, n;
+        reg [2:0] kind;
+        begin
+            kind = rclink_reg_kind(a);
+            if (kind[0]) begin
+                if (kind[2]) begin
+                    old = (qp_sel < NQP) ? qregs[qp_sel * 32 + ((a - 16'h2000) >> 3)] : 64'd0;
+                end else begin
+                    old = regs[a >> 3];
+                end
+                rw = rclink_reg_rwmask(a) & lanes(s);
+                n = (old & ~rw) | (d & rw);
+                n = n & ~(d & rclink_reg_w1cmask(a) & lanes(s));
+                if (a == `RCLINK_QP_CONTROL_STATUS)
+                    n[`RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET_LSB] = 1'b0;
+                if (kind[2]) begin
+                    if (qp_sel < NQP)
+                        qregs[qp_sel * 32 + ((a - 16'h2000) >> 3)] = n;
+                end else begin
+                    regs[a >> 3] = n;
+                end
+            end
+        end
+    endtask
+
+    function [63:0] reg_read(input [15:0] a);
+        reg [2:0] kind;
+        reg [63:0] v;
+        begin
+            kind = rclink_reg_kind(a);
+            v = 64'd0;
+            if (kind[0]) begin
+                if (kind[2])
+                    v = (qp_sel < NQP) ? qregs[qp_sel * 32 + ((a - 16'h2000) >> 3)] : 64'd0;
+                else
+                    v = regs[a >> 3];
+            end
+            reg_read = v & (rclink_reg_rwmask(a) | rclink_reg_romask(a) |
+                            rclink_reg_w1cmask(a));
+        end
+    endfunction
+
+    function qp_enabled(input [QP_AW-1:0] q);
+        begin
+            qp_enabled = (q < NQP) ?
+                qregs[q * 32 + ((`RCLINK_QP_CONTROL_STATUS - 16'h2000) >> 3)][0] : 1'b0;
+        end
+    endfunction
+
+    // ---- TX_S capture and credits ----------------------------------------------
+    reg [7:0]  pkt [0:MAXPKT*2048-1];
+    integer    pkt_len [0:MAXPKT-1];
+    reg [QP_AW-1:0] pkt_qpid [0:MAXPKT-1];
+    reg        pkt_fack [0:MAXPKT-1];
+    reg        pkt_fs_err [0:MAXPKT-1];
+    integer    npkts;            // packets captured
+    integer    cur;              // bytes of the packet being captured
+    reg        in_pkt;
+
+    // credits waiting: time, qpid, with qpid
+    integer    c_time [0:1023];
+    reg [QP_AW-1:0] c_qp [0:1023];
+    reg        c_ok [0:1023];
+    integer    c_wr, c_rd;
+    integer    now;
+    reg        hold;             // acknowledged credits wait for release
+    integer    held;             // credits released so far while holding
+    reg        drop_irq;
+    reg [QP_AW-1:0] drop_qp;
+
+    task set_status(input [15:0] a, input [63:0] bits);
+        begin
+            regs[a >> 3] = regs[a >> 3] | bits;
+        end
+    endtask
+
+    initial begin
+        npkts = 0;
+        hold = 1'b0;
+        held = 0;
+    end
+
+    always @(posedge clk) begin
+        if (!rst_n) begin
+            for (i = 0; i < 2048; i = i + 1)
+                regs[i] = rclink_reg_rstval(i * 8);
+            for (i = 0; i < NQP * 32; i = i + 1)
+                qregs[i] = 64'd0;
+            awready <= 1'b0;
+            wready <= 1'b0;
+            bvalid <= 1'b0;
+            arready <= 1'b0;
+            rvalid <= 1'b0;
+            rdata <= 64'd0;
+            irq_vld <= 1'b0;
+            irq_info <= 64'd0;
+            crd <= 4'd0;
+            crd_qpid <= 0;
+            crd_qpid_vld <= 1'b0;
+            c_wr = 0;
+            c_rd = 0;
+            now = 0;
+            in_pkt = 1'b0;
+            cur = 0;
+            drop_irq = 1'b0;
+        end else begin
+            now = now + 1;
+            // AXI4-Lite: a write when AW and W are both there, B next cycle
+            awready <= 1'b0;
+            wready <= 1'b0;
+            arready <= 1'b0;
+            if (awvalid && wvalid && !awready && !bvalid) begin
+                awready <= 1'b1;
+                wready <= 1'b1;
+                reg_write({2'b00, awaddr}, wdata, wstrb);
+                bvalid <= 1'b1;
+            end
+            if (bvalid && bready)
+                bvalid <= 1'b0;
+            if (arvalid && !arready && !rvalid) begin
+                arready <= 1'b1;
+                rdata <= reg_read({2'b00, araddr});
+                rvalid <= 1'b1;
+            end
+            if (rvalid && rready)
+                rvalid <= 1'b0;
+
+            // a dropped packet's status bit follows its IRQ by a cycle
+            irq_vld <= 1'b0;
+            if (drop_irq) begin
+                set_status(`RCLINK_INTR_STATUS, 64'd1 << `RCLINK_INTR_STATUS_T1_TX_QP_DISABLED_LSB);
+                drop_irq = 1'b0;
+            end
+
+            // TX_S
+            if (tx_vld) begin
+                if (tx_fs) begin
+                    in_pkt = 1'b1;
+                    cur = 0;
+                    pkt_qpid[npkts] = tx_qpid;
+                    pkt_fs_err[npkts] = 1'b0;
+                end else if (!in_pkt) begin
+                    pkt_fs_err[npkts] = 1'b1;
+                end
+                for (i = 7; i >= 0; i = i - 1)
+                    if (tx_keep[i]) begin
+                        pkt[npkts * 2048 + cur] = tx_dat[8*i +: 8];
+                        cur = cur + 1;
+                    end
+                if (tx_fe) begin
+                    pkt_len[npkts] = cur;
+                    pkt_fack[npkts] = tx_fack;
+                    in_pkt = 1'b0;
+                    if (qp_enabled(pkt_qpid[npkts])) begin
+                        c_time[c_wr % 1024] = now + 20;
+                        c_ok[c_wr % 1024] = 1'b1;
+                    end else begin
+                        c_time[c_wr % 1024] = now + 3;
+                        c_ok[c_wr % 1024] = 1'b0;
+                        irq_vld <= 1'b1;
+                        irq_info <= (64'd`RCLINK_IRQ_TYPE1 << `RCLINK_IRQ_INFO_TYPE_LSB) |
+                                    ({{(64-QP_AW){1'b0}}, pkt_qpid[npkts]} << `RCLINK_IRQ_INFO_T1_QPID_LSB) |
+                                    64'd`RCLINK_IRQ_TYPE1_TX_QP_DISABLED;
+                        drop_irq = 1'b1;
+                    end
+                    c_qp[c_wr % 1024] = pkt_qpid[npkts];
+                    c_wr = c_wr + 1;
+                    npkts = npkts + 1;
+                end
+            end
+
+            // one credit a cycle, in order
+            crd <= 4'd0;
+            crd_qpid_vld <= 1'b0;
+            if (c_rd != c_wr && now >= c_time[c_rd % 1024] &&
+                (!c_ok[c_rd % 1024] || !hold || held > 0)) begin
+                crd <= 4'd1;
+                crd_qpid <= c_qp[c_rd % 1024];
+                crd_qpid_vld <= c_ok[c_rd % 1024];
+                if (c_ok[c_rd % 1024] && hold)
+                    held = held - 1;
+                c_rd = c_rd + 1;
+            end
+        end
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// Testbench of the rclink shim: the shim, the IP stand-in
+// (rclink_ip_model), a host memory / PCIe stand-in (word requests, in
+// order read responses after a latency, bus errors outside its memory,
+// MSI-X/MSI capture), a MAC CSR stand-in, and an interpreter of the
+// command file vec2tb.py makes from a shared test vector.
+//
+//   vvp rclink_tb.vvp +cmds=FILE.hex +name=NAME
+//
+// Prints one line per failed check and "RESULT <name> PASS|FAIL ...".
+`timescale 1ns/1ps
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_tb #(
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N     // iverilog -P to shrink
+);
+    localparam QP_AW = 10;
+    localparam [63:0] HBASE = 64'h10000000;
+    localparam HWORDS = 32768;              // 256 KiB of host memory
+    localparam NCMD = 16384;
+
+    reg clk = 1'b0;
+    always #2 clk = !clk;
+    reg rst_n = 1'b0;
+
+    // ---- configuration state of the hard IP ------------------------------------
+    reg cfg_bm = 1'b1, cfg_msix = 1'b0, cfg_msi = 1'b0;
+
+    // ---- BAR0 requests -------------------------------------------------------------
+    reg         t_valid = 1'b0;
+    wire        t_ready;
+    reg         t_write = 1'b0;
+    reg  [15:0] t_addr = 16'd0;
+    reg  [7:0]  t_be = 8'd0;
+    reg  [63:0] t_data = 64'd0;
+    reg  [9:0]  t_tag = 10'd0;
+    wire        c_valid;
+    wire [63:0] c_data;
+    wire [9:0]  c_tag;
+
+    // ---- DMA ------------------------------------------------------------------------------
+    wire        d_valid, d_write;
+    reg         d_ready = 1'b1;
+    wire [63:0] d_addr, d_data;
+    wire [7:0]  d_be;
+    reg         r_valid = 1'b0;
+    reg  [63:0] r_data = 64'd0;
+    reg         r_err = 1'b0;
+
+    // ---- interrupts -------------------------------------------------------------------
+    wire        msix_valid, msi_valid, intx;
+    wire [15:0] msix_vector;
+
+    // ---- IP ----------------------------------------------------------------------------------
+    wire        ip_rst_n;
+    wire        awvalid, awready, wvalid, wready, bvalid, bready, arvalid, arready, rvalid, rready;
+    wire [13:0] awaddr, araddr;
+    wire [63:0] wdata, rdata;
+    wire [7:0]  wstrb;
+    wire [1:0]  bresp, rresp;
+    wire        irq_vld;
+    wire [63:0] irq_info;
+    wire [15:0] rc_intr;
+    wire        tx_vld, tx_fs, tx_fe, tx_fack;
+    wire [63:0] tx_dat;
+    wire [7:0]  tx_keep;
+    wire [1:0]  tx_etype;
+    wire [QP_AW-1:0] tx_qpid, crd_qpid;
+    wire [3:0]  crd;
+    wire        crd_qpid_vld;
+    reg         rx_vld = 1'b0, rx_fs = 1'b0, rx_fe = 1'b0;
+    reg  [63:0] rx_dat = 64'd0;
+    reg  [7:0]  rx_keep = 8'd0;
+    reg  [QP_AW-1:0] rx_qpid = 0;
+    reg  [12:0] rx_len = 13'd0;
+    wire        rx_rdy;
+    wire [3:0]  flow_stop;
+    reg         ip_irq_vld_tb = 1'b0;
+    reg  [63:0] ip_irq_info_tb = 64'd0;
+    reg         ack_vld = 1'b0, ack_nak = 1'b0;
+    reg  [QP_AW-1:0] ack_qpid = 0;
+    reg  [31:0] ack_rtt = 32'd0;
+    reg  [9:0]  ack_num = 10'd0;
+
+    // ---- MAC ------------------------------------------------------------------------------------
+    wire [11:0] mac_address;
+    wire        mac_read, mac_write;
+    wire [31:0] mac_writedata;
+    reg  [31:0] mac_readdata = 32'd0;
+    reg         mac_readdatavalid = 1'b0;
+
+    rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N)) dut (
+        .clk(clk), .rst_n(rst_n),
+        .cfg_bus_master_en(cfg_bm), .cfg_msix_en(cfg_msix), .cfg_msi_en(cfg_msi),
+        .tgt_req_valid(t_valid), .tgt_req_ready(t_ready), .tgt_req_write(t_write),
+        .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
+        .tgt_req_tag(t_tag), .tgt_cpl_valid(c_valid), .tgt_cpl_ready(1'b1),
+        .tgt_cpl_data(c_data), .tgt_cpl_tag(c_tag),
+        .dma_req_valid(d_valid), .dma_req_ready(d_ready), .dma_req_write(d_write),
+        .dma_req_addr(d_addr), .dma_req_data(d_data), .dma_req_be(d_be),
+        .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
+        .msix_valid(msix_valid), .msix_vector(msix_vector), .msix_ready(1'b1),
+        .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx),
+        .board_serial(64'h0000000000005eed), .board_mac(48'h525400123456),
+        .link_carrier(1'b1),
+        .ip_rst_n(ip_rst_n),
+        .ip_awvalid(awvalid), .ip_awready(awready), .ip_awaddr(awaddr),
+        .ip_wvalid(wvalid), .ip_wready(wready), .ip_wdata(wdata), .ip_wstrb(wstrb),
+        .ip_bvalid(bvalid), .ip_bready(bready), .ip_bresp(bresp),
+        .ip_arvalid(arvalid), .ip_arready(arready), .ip_araddr(araddr),
+        .ip_rvalid(rvalid), .ip_rready(rready), .ip_rdata(rdata), .ip_rresp(rresp),
+        .ip_irq_vld(irq_vld || ip_irq_vld_tb),
+        .ip_irq_info(ip_irq_vld_tb ? ip_irq_info_tb : irq_info),
+        .ip_rc_intr(rc_intr),
+        .ip_recv_ack_vld(ack_vld), .ip_recv_ack_qpid(ack_qpid),
+        .ip_recv_ack_rtt(ack_rtt), .ip_recv_num_acked(ack_num), .ip_recv_nak_flg(ack_nak),
+        .tx_s_vld(tx_vld), .tx_s_fs(tx_fs), .tx_s_fe(tx_fe), .tx_s_dat(tx_dat),
+        .tx_s_keep(tx_keep), .tx_s_qpid(tx_qpid), .tx_s_fack(tx_fack),
+        .tx_s_etype(tx_etype), .tx_s_crd(crd), .tx_s_crd_qpid(crd_qpid),
+        .tx_s_crd_qpid_vld(crd_qpid_vld),
+        .rx_m_vld(rx_vld), .rx_m_rdy(rx_rdy), .rx_m_fs(rx_fs), .rx_m_fe(rx_fe),
+        .rx_m_dat(rx_dat), .rx_m_keep(rx_keep), .rx_m_qpid(rx_qpid),
+        .rx_m_etype(2'd0), .rx_m_len(rx_len), .rx_flow_stop(flow_stop),
+        .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
+        .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
+        .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
+
+    rclink_ip_model #(.QP_AW(QP_AW)) ip (
+        .clk(clk), .rst_n(ip_rst_n),
+        .awvalid(awvalid), .awready(awready), .awaddr(awaddr),
+        .wvalid(wvalid), .wready(wready), .wdata(wdata), .wstrb(wstrb),
+        .bvalid(bvalid), .bready(bready), .bresp(bresp),
+        .arvalid(arvalid), .arready(arready), .araddr(araddr),
+        .rvalid(rvalid), .rready(rready), .rdata(rdata), .rresp(rresp),
+        .irq_vld(irq_vld), .irq_info(irq_info), .rc_intr(rc_intr),
+        .tx_vld(tx_vld), .tx_fs(tx_fs), .tx_fe(tx_fe), .tx_dat(tx_dat),
+        .tx_keep(tx_keep), .tx_qpid(tx_qpid), .tx_fack(tx_fack),
+        .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld));
+
+`include "rclink_regtab.vh"
+
+    // ---- MAC CSR stand-in (reset values and masks of the contract) ------------------
+    reg [31:0] macregs [0:4095];
+    integer mi;
+    always @(posedge clk) begin
+        mac_readdatavalid <= 1'b0;
+        if (!ip_rst_n) begin
+            for (mi = 0; mi < 4096; mi = mi + 1)
+                macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+        end else begin
+            if (mac_write)
+                macregs[mac_address] = (macregs[mac_address] &
+                    ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
+                    (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
+            if (mac_read) begin
+                mac_readdata <= macregs[mac_address] &
+                    (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
+                     rclink_reg_romask(16'h8000 + mac_address * 4));
+                mac_readdatavalid <= 1'b1;
+            end
+        end
+    end
+
+    // ---- host memory and PCIe requester stand-in ------------------------------------------
+    reg [63:0] hmem [0:HWORDS-1];
+    integer lat = 3;
+    reg [63:0] slow = 64'd0;          // latency only for this page (0: all)
+    integer now = 0;
+    integer q_wr = 0, q_rd = 0;
+    integer q_t [0:255];
+    reg [63:0] q_d [0:255];
+    reg        q_e [0:255];
+    reg [15:0] lfsr = 16'hace1;
+    integer msix_n = 0, msix_r = 0, msi_n = 0;
+    reg [15:0] msix_log [0:1023];
+
+    function in_mem(input [63:0] a);
+        in_mem = a >= HBASE && a < HBASE + HWORDS * 8;
+    endfunction
+    function [63:0] lanes(input [7:0] s);
+        integer b;
+        begin
+            for (b = 0; b < 8; b = b + 1)
+                lanes[8*b +: 8] = {8{s[b]}};
+        end
+    endfunction
+
+    always @(posedge clk) begin
+        now = now + 1;
+        lfsr <= {lfsr[14:0], lfsr[15] ^ lfsr[13] ^ lfsr[12] ^ lfsr[10]};
+        d_ready <= lfsr[3] | lfsr[7];          // some back-pressure
+        if (d_valid && d_ready) begin
+            if (d_write) begin
+                if (in_mem(d_addr))
+                    hmem[(d_addr - HBASE) >> 3] = (hmem[(d_addr - HBASE) >> 3] & ~lanes(d_be)) |
+                                                  (d_data & lanes(d_be));
+            end else begin
+                q_t[q_wr % 256] = now + ((slow == 64'd0 || (d_addr >= slow &&
+                                          d_addr < slow + 4096)) ? lat : 3);
+                q_e[q_wr % 256] = !in_mem(d_addr);
+                q_d[q_wr % 256] = in_mem(d_addr) ? hmem[(d_addr - HBASE) >> 3] : 64'd0;
+                q_wr = q_wr + 1;
+            end
+        end
+        r_valid <= 1'b0;
+        if (q_rd != q_wr && now >= q_t[q_rd % 256]) begin
+            r_valid <= 1'b1;
+            r_data <= q_d[q_rd % 256];
+            r_err <= q_e[q_rd % 256];
+            q_rd = q_rd + 1;
+        end
+        if (msix_valid) begin
+            msix_log[msix_n % 1024] = msix_vector;
+            msix_n = msix_n + 1;
+        end
+        if (msi_valid)
+            msi_n = msi_n + 1;
+    end
+
+    // ---- command interpreter ------------------------------------------------------------
+    reg [255:0] cmds [0:NCMD-1];
+    reg [255:0] c;
+    reg [7:0]   op;
+    reg [63:0]  a, b, m, v;
+    integer     pc, fails, checks, k, tx_seen, n, t;
+    reg [8*64-1:0] name;
+    reg [8*256-1:0] file;
+
+    task fail(input [8*80-1:0] what);
+        begin
+            fails = fails + 1;
+            $display("FAIL %0s: command %0d: %0s a=%h b=%h c=%h got=%h", name, pc, what, a, b, m, v);
+        end
+    endtask
+
+    task mmio_w(input [15:0] addr, input [63:0] data, input [7:0] be);
+        begin
+            @(negedge clk);
+            t_valid = 1'b1; t_write = 1'b1; t_addr = addr; t_be = be; t_data = data;
+            @(posedge clk);
+            while (!t_ready) @(posedge clk);
+            @(negedge clk);
+            t_valid = 1'b0;
+            // let a posted write take effect before the next request
+            repeat (4) @(posedge clk);
+        end
+    endtask
+
+    task mmio_r(input [15:0] addr, input [7:0] be, output [63:0] data);
+        begin
+            @(negedge clk);
+            t_valid = 1'b1; t_write = 1'b0; t_addr = addr; t_be = be;
+            t_tag = t_tag + 10'd1;
+            @(posedge clk);
+            while (!t_ready) @(posedge clk);
+            @(negedge clk);
+            t_valid = 1'b0;
+            while (!c_valid) @(posedge clk);
+            data = c_data;
+            if (c_tag != t_tag) begin
+                v = {54'd0, c_tag};
+                fail("completion tag");
+            end
+            @(negedge clk);
+        end
+    endtask
+
+    // the packet data of a TX_S capture against host memory
+    task check_tx;
+        integer i2, base2, dlen2;
+        reg [63:0] seg2;
+        reg [7:0] hb;
+        reg [63:0] w2;
+        begin
+            while (ip.npkts <= tx_seen && t < 20000) begin
+                @(posedge clk);
+                t = t + 1;
+            end
+            if (ip.npkts <= tx_seen) begin
+                v = 0;
+                fail("no TX_S packet");
+            end else begin
+                base2 = tx_seen * 2048;
+                seg2 = 64'd0;
+                for (i2 = 0; i2 < 8; i2 = i2 + 1)
+                    seg2[8*i2 +: 8] = ip.pkt[base2 + i2];
+                dlen2 = b[63:32];
+                v = seg2;
+                if (seg2 != a) fail("TX_S segment header");
+                v = ip.pkt_len[tx_seen];
+                if (ip.pkt_len[tx_seen] != dlen2 + 8) fail("TX_S packet length");
+                v = {54'd0, ip.pkt_qpid[tx_seen]};
+                if (ip.pkt_qpid[tx_seen] != b[QP_AW-1:0]) fail("TX_S_QPID");
+                v = {63'd0, ip.pkt_fack[tx_seen]};
+                if (ip.pkt_fack[tx_seen] != b[16]) fail("TX_S_FACK");
+                v = {63'd0, ip.pkt_fs_err[tx_seen]};
+                if (ip.pkt_fs_err[tx_seen]) fail("TX_S beats outside FS..FE");
+                for (i2 = 0; i2 < dlen2; i2 = i2 + 1) begin
+                    w2 = hmem[(m + i2 - HBASE) >> 3];
+                    hb = w2[8*((m + i2) & 7) +: 8];
+                    if (ip.pkt[base2 + 8 + i2] != hb) begin
+                        v = i2;
+                        fail("TX_S payload byte");
+                        i2 = dlen2;
+                    end
+                end
+                tx_seen = tx_seen + 1;
+            end
+        end
+    endtask
+
+    // a packet on RX_M: segment header a, data from host memory at m
+    task send_rx;
+        integer i2, nb, dl, j2;
+        reg [7:0] hb;
+        reg [63:0] w2, beat;
+        begin
+            dl = b[63:32];
+            nb = (8 + dl + 7) / 8;
+            for (i2 = 0; i2 < nb; i2 = i2 + 1) begin
+                beat = 64'd0;
+                for (j2 = 0; j2 < 8; j2 = j2 + 1) begin
+                    if (i2 == 0) begin
+                        hb = a[8*j2 +: 8];
+                    end else if ((i2 - 1) * 8 + j2 < dl) begin
+                        w2 = hmem[(m + (i2 - 1) * 8 + j2 - HBASE) >> 3];
+                        hb = w2[8*((m + (i2 - 1) * 8 + j2) & 7) +: 8];
+                    end else begin
+                        hb = 8'd0;
+                    end
+                    beat[8*(7-j2) +: 8] = hb;
+                end
+                @(negedge clk);
+                rx_vld = 1'b1;
+                rx_fs = i2 == 0;
+                rx_fe = i2 == nb - 1;
+                rx_dat = beat;
+                rx_qpid = b[QP_AW-1:0];
+                rx_len = 8 + dl;
+                n = (i2 == nb - 1) ? (8 + dl - 8 * i2) : 8;
+                rx_keep = ~(8'hff >> n);
+                @(posedge clk);
+                t = 0;
+                while (!rx_rdy && t < 20000) begin
+                    @(posedge clk);
+                    t = t + 1;
+                end
+                if (!rx_rdy) begin
+                    v = i2;
+                    fail("RX_M not ready");
+                    i2 = nb;
+                end
+            end
+            @(negedge clk);
+            rx_vld = 1'b0;
+            rx_fs = 1'b0;
+            rx_fe = 1'b0;
+        end
+    endtask
+
+    initial begin
+        if (!$value$plusargs("cmds=%s", file)) begin
+            $display("usage: +cmds=FILE +name=NAME");
+            $finish;
+        end
+        if (!$value$plusargs("name=%s", name))
+            name = "vectors";
+        for (k = 0; k < NCMD; k = k + 1)
+            cmds[k] = 256'd0;
+        for (k = 0; k < HWORDS; k = k + 1)
+            hmem[k] = 64'd0;
+        $readmemh(file, cmds);
+        fails = 0;
+        checks = 0;
+        tx_seen = 0;
+        repeat (5) @(posedge clk);
+        rst_n = 1'b1;
+        // the receive path clears its per-QP contexts after reset
+        repeat (1100) @(posedge clk);
+        pc = 0;
+        c = cmds[0];
+        while (c[7:0] != 8'd0 && pc < NCMD) begin
+            op = c[7:0];
+            a = c[127:64];
+            b = c[191:128];
+            m = c[255:192];
+            v = 64'd0;
+            case (op)
+            8'd1: mmio_w(a[15:0], b, c[15:8]);
+            8'd2: begin
+                mmio_r(a[15:0], c[15:8], v);
+                checks = checks + 1;
+                if ((v & m) != b) fail("MMIO read");
+            end
+            8'd3: begin
+                t = 0;
+                mmio_r(a[15:0], 8'hff, v);
+                while ((v & m) != b && t < 200) begin
+                    repeat (50) @(posedge clk);
+                    mmio_r(a[15:0], 8'hff, v);
+                    t = t + 1;
+                end
+                checks = checks + 1;
+                if ((v & m) != b) fail("poll");
+            end
+            8'd4: begin
+                if (in_mem(a))
+                    hmem[(a - HBASE) >> 3] = (hmem[(a - HBASE) >> 3] & ~m) | (b & m);
+            end
+            8'd5: begin
+                v = in_mem(a) ? hmem[(a - HBASE) >> 3] : 64'hdead;
+                checks = checks + 1;
+                if ((v & m) != b) fail("host memory");
+            end
+            8'd6: begin
+                @(negedge clk);
+                ip_irq_vld_tb = 1'b1;
+                ip_irq_info_tb = a;
+                @(negedge clk);
+                ip_irq_vld_tb = 1'b0;
+            end
+            8'd7: begin
+                cfg_bm = a[0];
+                cfg_msix = a[1];
+                cfg_msi = a[2];
+                repeat (2) @(posedge clk);
+            end
+            8'd8: begin
+                t = 0;
+                while (msix_r >= msix_n && t < 2000) begin
+                    @(posedge clk);
+                    t = t + 1;
+                end
+                checks = checks + 1;
+                v = (msix_r < msix_n) ? {48'd0, msix_log[msix_r % 1024]} : 64'hffff;
+                if (msix_r < msix_n)
+                    msix_r = msix_r + 1;
+                if (v != a) fail("MSI-X vector");
+            end
+            8'd9: begin
+                repeat (200) @(posedge clk);
+                checks = checks + 1;
+                v = msix_n - msix_r;
+                if (msix_r != msix_n) fail("unexpected MSI-X");
+            end
+            8'd10: begin
+                // 0 acknowledge, 1 hold the acknowledged credits,
+                // 2 release the held ones (and whatever comes until 1)
+                if (a == 0) ip.hold = 1'b0;
+                if (a == 1) begin
+                    ip.hold = 1'b1;
+                    ip.held = 0;
+                end
+                if (a == 2) ip.held = 1000000;
+            end
+            8'd11: begin
+                t = 0;
+                checks = checks + 1;
+                check_tx;
+            end
+            8'd12: begin
+                lat = a;
+                slow = b;
+            end
+            8'd13: begin
+                checks = checks + 1;
+                send_rx;
+            end
+            8'd14: begin
+                repeat (200) @(posedge clk);
+                checks = checks + 1;
+                v = ip.npkts - tx_seen;
+                if (ip.npkts != tx_seen) fail("unexpected TX_S packet");
+            end
+            8'd15: begin
+                repeat (20) @(posedge clk);
+                checks = checks + 1;
+                v = {63'd0, intx};
+                if (intx != a[0]) fail("INTx level");
+            end
+            8'd16: repeat (a) @(posedge clk);
+            8'd17: ip.set_status(a[15:0], b);
+            8'd19: begin               // RECV_ACK_* of the IP for one cycle
+                @(negedge clk);
+                ack_vld = 1'b1;
+                ack_qpid = a[QP_AW-1:0];
+                ack_num = a[25:16];
+                ack_nak = a[26];
+                ack_rtt = b[31:0];
+                @(negedge clk);
+                ack_vld = 1'b0;
+            end
+            8'd18: begin
+                checks = checks + 1;
+                for (k = 0; k < m; k = k + 1) begin
+                    v = hmem[(a + k - HBASE) >> 3] >> (8 * ((a + k) & 7));
+                    t = hmem[(b + k - HBASE) >> 3] >> (8 * ((b + k) & 7));
+                    if (v[7:0] != t[7:0]) begin
+                        v = k;
+                        fail("host memory bytes differ");
+                        k = m;
+                    end
+                end
+            end
+            default: fail("unknown command");
+            endcase
+            pc = pc + 1;
+            c = cmds[pc];
+        end
+        $display("RESULT %0s %0s: %0d commands, %0d checks, %0d failed, %0d TX_S packets, %0d MSI-X",
+                 name, fails == 0 ? "PASS" : "FAIL", pc, checks, fails, ip.npkts, msix_n);
+        $finish;
+    end
+
+    initial begin
+        #400000000;
+        $display("RESULT %0s FAIL: timeout at command %0d", name, pc);
+        $finish;
+    end
+endmodule
+`default_nettype wire

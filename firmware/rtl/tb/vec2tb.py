@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a shared test vector file (firmware/vectors/*.json) into the
+command file the RTL testbench reads with $readmemh (one 256-bit command
+a line: {c, b, a, op}, see rclink_tb.v).
+
+Usage: vec2tb.py VECTOR.json OUT.hex
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'vectors'))
+import vecload as vl  # noqa: E402  pylint: disable=wrong-import-position
+
+HBASE = 0x10000000          # host memory of the testbench (rclink_tb.v)
+PAGE = 4096
+
+OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
+          nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
+          wait=16, ipset=17, memeq=18, ack=19)
+M64 = (1 << 64) - 1
+
+
+def lanes(off, width):
+    """(qword address, byte enables, shift) of an access."""
+    if width == 64:
+        return off & ~7, 0xff, 0
+    return off & ~7, (0xf0 if off & 4 else 0x0f), (32 if off & 4 else 0)
+
+
+def cmd(op, a=0, b=0, c=0, extra=0):
+    w0 = OP[op] | (extra << 8)
+    return '%064x' % ((c & M64) << 192 | (b & M64) << 128 | (a & M64) << 64 | w0)
+
+
+def convert(v):
+    bases = {}
+    for i, name in enumerate(sorted(v['buffers'])):
+        bases[name] = HBASE + PAGE * (i + 1)
+    out = []
+    mem = {}                      # host memory image the vectors build
+
+    def memw(addr, data, mask=M64):
+        out.append(cmd('memw', addr, data, mask))
+
+    def write_bytes(addr, data):
+        for i, byte in enumerate(data):
+            a = addr + i
+            q = a & ~7
+            mem.setdefault(q, [0, 0])
+            mem[q][0] |= byte << (8 * (a & 7))
+            mem[q][1] |= 0xff << (8 * (a & 7))
+        for q in sorted(mem):
+            memw(q, mem[q][0], mem[q][1])
+        mem.clear()
+
+    plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
+             'fill', 'wqe', 'rqe', 'memeq', 'sent')
+    # ops of the model's peer board are not for the testbench
+    ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
+           if o[0] != 'peer']
+    for op in ops:
+        k = op[0]
+        if k in ('w64', 'w32'):
+            off, _ = vl.reg(op[1])
+            width = 32 if k == 'w32' else 64
+            q, be, sh = lanes(off, width)
+            out.append(cmd('w', q, vl.value(op[2]) << sh, 0, be))
+        elif k in ('r64', 'r32'):
+            off, _ = vl.reg(op[1])
+            width = 32 if k == 'r32' else 64
+            q, be, sh = lanes(off, width)
+            mask = vl.value(op[3]) if len(op) > 3 else (M64 if width == 64 else 0xffffffff)
+            out.append(cmd('r', q, vl.value(op[2]) << sh, mask << sh, be))
+        elif k == 'wbuf':
+            off, _ = vl.reg(op[1])
+            out.append(cmd('w', off, vl.addr(op[2], bases), 0, 0xff))
+        elif k == 'poll':
+            off, _ = vl.reg(op[1])
+            mask = vl.value(op[3]) if len(op) > 3 else M64
+            out.append(cmd('poll', off, vl.value(op[2]), mask, 0xff))
+        elif k == 'memw':
+            memw(vl.addr(op[1], bases), vl.value(op[2]))
+        elif k == 'memr':
+            mask = vl.value(op[3]) if len(op) > 3 else M64
+            out.append(cmd('memr', vl.addr(op[1], bases), vl.value(op[2]), mask))
+        elif k == 'sent':
+            # the pieces must be contiguous in the testbench's memory
+            pieces = [(vl.addr(a, bases), vl.value(n)) for a, n in op[4]]
+            for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
+                if a0 + n0 != a1:
+                    raise SystemExit('%r: pieces not contiguous here' % op)
+            out.append(cmd('tx', vl.value(op[2]),
+                           vl.value(op[1]) | vl.value(op[3]) << 16 |
+                           sum(n for _, n in pieces) << 32, pieces[0][0]))
+        elif k == 'memeq':
+            out.append(cmd('memeq', vl.addr(op[1], bases), vl.addr(op[2], bases),
+                           vl.value(op[3])))
+        elif k == 'fill':
+            write_bytes(vl.addr(op[1], bases),
+                        vl.pattern(vl.value(op[3]), vl.value(op[2])))
+        elif k == 'wqe':
+            a = vl.addr(op[1], bases)
+            memw(a, vl.value(op[2]))
+            memw(a + 8, vl.addr(op[3], bases) if isinstance(op[3], str) and
+                 not op[3].startswith('0x') else vl.value(op[3]))
+        elif k == 'rqe':
+            a = vl.addr(op[1], bases)
+            memw(a, vl.addr(op[2], bases))
+            memw(a + 8, vl.value(op[3]))
+        elif k == 'sim':
+            w = op[1]
+            if w == 'cfg':
+                out.append(cmd('cfg', vl.value(op[2])))
+            elif w == 'delay':
+                # ["sim", "delay", cycles, region?]: read latency (of the
+                # page at region only, when given)
+                out.append(cmd(w, vl.value(op[2]),
+                               vl.addr(op[3], bases) if len(op) > 3 else 0))
+            elif w in ('msix', 'intx', 'wait', 'credit', 'ipirq'):
+                out.append(cmd(w, vl.value(op[2])))
+            elif w in ('nomsix', 'notx'):
+                out.append(cmd(w))
+            elif w == 'tx':
+                # ["sim", "tx", seg, qpn, fack, data addr, data bytes]
+                out.append(cmd('tx', vl.value(op[2]),
+                               vl.value(op[3]) | vl.value(op[4]) << 16 |
+                               vl.value(op[6]) << 32, vl.addr(op[5], bases)))
+            elif w == 'rx':
+                # ["sim", "rx", qpn, seg, data addr, data bytes]
+                out.append(cmd('rx', vl.value(op[3]),
+                               vl.value(op[2]) | vl.value(op[5]) << 32,
+                               vl.addr(op[4], bases)))
+            elif w == 'ack':
+                # ["sim", "ack", qpid, rtt, num_acked, nak]: RECV_ACK_*
+                out.append(cmd('ack', vl.value(op[2]) | vl.value(op[4]) << 16 |
+                               vl.value(op[5]) << 26, vl.value(op[3])))
+            elif w == 'ipset':
+                # ["sim", "ipset", reg, bits]: the IP sets status bits
+                off, _ = vl.reg(op[2])
+                out.append(cmd('ipset', off, vl.value(op[3])))
+            else:
+                raise SystemExit('unknown sim op %r' % op)
+        else:
+            raise SystemExit('unknown op %r' % op)
+    out.append(cmd('end'))
+    return out
+
+
+def main():
+    v = vl.load(sys.argv[1])
+    lines = convert(v)
+    with open(sys.argv[2], 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
