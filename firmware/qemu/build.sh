@@ -50,6 +50,7 @@ configure_flags=(
 	--enable-cap-ng
 	--enable-vhost-kernel
 	--enable-vhost-net
+	--enable-plugins
 )
 # Firmware for the guests: qboot.rom and the option ROMs (Debian's
 # qemu-system-data), and iPXE ROMs that virtio-net-pci and e1000e load.

@@ -101,8 +101,62 @@ void rclink_irq_raise(RclinkCore *c, unsigned vector)
     }
 }
 
-/* Write one record into the host's event ring (Documentation/hw/shim.rst). */
+/* ---- hostile-device mode (Documentation/hw/shim.rst) ---- */
+
+static void rclink_hostile_reseed(RclinkCore *c)
+{
+    uint64_t seed = rclink_get(c, RCLINK_SHIM_HOSTILE_SEED);
+
+    c->hostile_rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+}
+
+uint64_t rclink_hostile_rand(RclinkCore *c)
+{
+    /* xorshift64* */
+    c->hostile_rng ^= c->hostile_rng >> 12;
+    c->hostile_rng ^= c->hostile_rng << 25;
+    c->hostile_rng ^= c->hostile_rng >> 27;
+    return c->hostile_rng * 0x2545f4914f6cdd1dULL;
+}
+
+bool rclink_hostile(RclinkCore *c, uint64_t kind)
+{
+    uint64_t ctrl = rclink_get(c, RCLINK_SHIM_HOSTILE_CTRL);
+    uint32_t ppm = RF_GET(RCLINK_SHIM_HOSTILE_CTRL_PPM, ctrl);
+
+    if (!(ctrl & kind) || !ppm ||
+        rclink_hostile_rand(c) % 1000000 >= ppm) {
+        return false;
+    }
+    rclink_count(c, RCLINK_SHIM_HOSTILE_COUNT);
+    trace_rclink_hostile(kind);
+    return true;
+}
+
+static bool rclink_dead(RclinkCore *c)
+{
+    return rclink_get(c, RCLINK_SHIM_HOSTILE_CTRL) &
+           RCLINK_SHIM_HOSTILE_CTRL_DEAD;
+}
+
+static void rclink_event_write(RclinkCore *c, unsigned source, uint64_t info);
+
+/*
+ * An event record (Documentation/hw/shim.rst); in hostile mode maybe one
+ * more, of random source and IRQ_INFO.
+ */
 void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
+{
+    rclink_event_write(c, source, info);
+    if (rclink_hostile(c, RCLINK_SHIM_HOSTILE_CTRL_EVT)) {
+        uint64_t r = rclink_hostile_rand(c);
+
+        rclink_event_write(c, r & 0xf, rclink_hostile_rand(c));
+    }
+}
+
+/* Write one record into the host's event ring. */
+static void rclink_event_write(RclinkCore *c, unsigned source, uint64_t info)
 {
     uint64_t ctrl = rclink_get(c, RCLINK_SHIM_EVT_CTRL);
     unsigned order = RF_GET(RCLINK_SHIM_EVT_CTRL_ORDER, ctrl);
@@ -347,6 +401,7 @@ void rclink_core_reset(RclinkCore *c)
     c->evt_drops = 0;
     c->dma_status = 0;
     c->inject_lo = 0;
+    rclink_hostile_reseed(c);
     pci_set_irq(c->pci, 0);
 }
 
@@ -492,6 +547,12 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
     uint64_t v = 0, *p;
     int s;
 
+    if (rclink_dead(c)) {
+        /* off the bus: what a host reads from a vanished device */
+        v = size == 8 ? ~0ULL : UINT32_MAX;
+        trace_rclink_mmio_read(addr, size, v);
+        return v;
+    }
     d = rclink_lookup(c, addr, size, &s, "read");
     if (d) {
         p = d->per_qp ? rclink_qp_ptr(c, d, "read") : &c->slot_val[s];
@@ -505,6 +566,15 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
                 v = rclink_dmaq_read(c, d, v);
             }
             v &= d->rw | d->ro | d->w1c;
+            if ((rclink_get(c, RCLINK_SHIM_HOSTILE_CTRL) &
+                 RCLINK_SHIM_HOSTILE_CTRL_BUSY)) {
+                /* a busy bit that never clears */
+                if (d->offset == RCLINK_XON_THR_RDMA) {
+                    v |= RCLINK_XON_THR_RDMA_TYPE1_FREE_BUSY;
+                } else if (d->offset == RCLINK_QP_CONTROL_STATUS) {
+                    v |= RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET;
+                }
+            }
             if (d->width == 64 && size == 4) {
                 v = (addr & 4) ? v >> 32 : (uint32_t)v;
             }
@@ -603,6 +673,20 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_SHIM_WIRE_FAULT_SEED:
         rclink_wire_reseed(c);
         break;
+    case RCLINK_SHIM_HOSTILE_SEED:
+        rclink_hostile_reseed(c);
+        break;
+    case RCLINK_SHIM_HOSTILE_CTRL:
+        if ((*p & RCLINK_SHIM_HOSTILE_CTRL_DEAD) &&
+            !(old & RCLINK_SHIM_HOSTILE_CTRL_DEAD)) {
+            /* gone: no DMA, no interrupt any more until a PCI reset */
+            uint64_t ctrl = *p, seed = rclink_get(c, RCLINK_SHIM_HOSTILE_SEED);
+
+            rclink_core_reset(c);
+            rclink_set(c, RCLINK_SHIM_HOSTILE_SEED, seed);
+            rclink_set(c, RCLINK_SHIM_HOSTILE_CTRL, ctrl);
+        }
+        break;
     case RCLINK_RDMA_EN:
     case RCLINK_AFH_CFG_EN:
         /* TYPE1 may run now: pending work goes. */
@@ -621,6 +705,9 @@ void rclink_core_write(RclinkCore *c, hwaddr addr, uint64_t val,
     int s;
 
     trace_rclink_mmio_write(addr, size, val);
+    if (rclink_dead(c)) {
+        return;
+    }
     d = rclink_lookup(c, addr, size, &s, "write");
     if (!d) {
         return;

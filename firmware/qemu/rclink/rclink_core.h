@@ -100,6 +100,9 @@ typedef struct RclinkCore {
     /* DMA self-test result */
     uint64_t dma_status;
 
+    /* hostile-device mode (SHIM_HOSTILE_*) */
+    uint64_t hostile_rng;
+
     RclinkT3 t3;
     RclinkWire wire;
     RclinkT1 *t1;                      /* TYPE1 transport + queue engine */
@@ -145,6 +148,9 @@ void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
 void rclink_latch_st0(RclinkCore *c, uint64_t st0);
 void rclink_irq_raise(RclinkCore *c, unsigned vector);
 void rclink_update_intx(RclinkCore *c);
+/* hostile-device mode: whether to lie now (counted), and random words */
+bool rclink_hostile(RclinkCore *c, uint64_t kind);
+uint64_t rclink_hostile_rand(RclinkCore *c);
 
 /* rclink_wire.c: every frame the board sends, through the fault injector */
 void rclink_wire_init(RclinkCore *c);

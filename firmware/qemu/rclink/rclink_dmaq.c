@@ -135,11 +135,38 @@ static void dmaq_cq_write(RclinkCore *c, const uint64_t *w)
     c->t1->q.irq_pending = true;
 }
 
+/*
+ * Hostile-device mode: a CQE that names nothing of the host's, or a QP,
+ * an index or lengths out of range, or the wrong kind and status.
+ */
+static void dmaq_cq_lie(RclinkCore *c)
+{
+    static const uint64_t kinds[] = {
+        RCLINK_CQE_KIND_SEND, RCLINK_CQE_KIND_RECV, 0, 3,
+    };
+    uint64_t r = rclink_hostile_rand(c);
+    uint64_t w[3] = { rclink_hostile_rand(c), rclink_hostile_rand(c), 0 };
+
+    w[0] = RF_SET(RCLINK_CQE_KIND, w[0], kinds[r & 3]);
+    if (r & 4) {
+        w[0] = RF_SET(RCLINK_CQE_STATUS, w[0], RCLINK_CQE_ST_OK);
+    }
+    if (r & 8) {
+        /* a QP of the board: the lie reaches deeper */
+        w[0] = RF_SET(RCLINK_CQE_QPN, w[0], (r >> 8) % c->qp_num);
+    }
+    dmaq_cq_write(c, w);
+}
+
 static void dmaq_cq_post(RclinkCore *c, uint64_t w0, uint64_t w1)
 {
     RclinkDmaq *q = &c->t1->q;
     uint64_t w[3] = { w0, w1, 0 };
 
+    if (!q->nheld && dmaq_cq_space(c) >= 2 &&
+        rclink_hostile(c, RCLINK_SHIM_HOSTILE_CTRL_CQE)) {
+        dmaq_cq_lie(c);
+    }
     if (!q->nheld && dmaq_cq_space(c)) {
         dmaq_cq_write(c, w);
         return;

@@ -24,6 +24,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(RclinkState, RCLINK)
 
 #define RCLINK_PCIE_CAP_OFFSET 0x80
 #define RCLINK_MSI_CAP_OFFSET 0x50
+#define RCLINK_AER_OFFSET 0x100
 
 struct RclinkState {
     PCIDevice parent_obj;
@@ -128,6 +129,13 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "rclink: PCIe capability init failed");
         return;
     }
+    /* function level reset and advanced error reporting */
+    pcie_cap_flr_init(pdev);
+    pcie_cap_deverr_init(pdev);
+    if (pcie_aer_init(pdev, PCI_ERR_VER, RCLINK_AER_OFFSET, PCI_ERR_SIZEOF,
+                      errp) < 0) {
+        return;
+    }
     if (s->msi && msi_init(pdev, RCLINK_MSI_CAP_OFFSET, 1, true, false,
                            errp) < 0) {
         return;
@@ -166,10 +174,19 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     rclink_core_reset(&s->core);
 }
 
+/* Config space writes: a FLR resets the board (rclink_reset_hold) */
+static void rclink_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                                int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
 static void rclink_exit(PCIDevice *pdev)
 {
     RclinkState *s = RCLINK(pdev);
 
+    pcie_aer_exit(pdev);
     qemu_del_nic(s->nic);
     if (s->msix) {
         msix_uninit_exclusive_bar(pdev);
@@ -210,6 +227,7 @@ static void rclink_class_init(ObjectClass *klass, void *data)
 
     k->realize = rclink_realize;
     k->exit = rclink_exit;
+    k->config_write = rclink_write_config;
     k->vendor_id = RCLINK_PCI_VENDOR_ID;
     k->device_id = RCLINK_PCI_DEVICE_ID;
     k->subsystem_vendor_id = RCLINK_PCI_SUBSYS_VENDOR_ID;

@@ -393,6 +393,12 @@ void rclink_t3_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         chunk = MIN(RF_GET(RCLINK_MD_CTRL_BUF_SIZE, w0), len - off);
         off += chunk;
         w0 = RF_SET(RCLINK_MD_CTRL_DATA_SIZE, w0, chunk);
+        if (rclink_hostile(c, RCLINK_SHIM_HOSTILE_CTRL_MD)) {
+            /* more data than the buffer holds */
+            w0 = RF_SET(RCLINK_MD_CTRL_DATA_SIZE, w0,
+                        RF_GET(RCLINK_MD_CTRL_BUF_SIZE, w0) + 1 +
+                        rclink_hostile_rand(c) % 64);
+        }
         if (!i) {
             w0 |= RCLINK_MD_CTRL_SF;
         }
