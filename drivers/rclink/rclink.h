@@ -169,6 +169,51 @@ enum rclink_selftest_result {
 /* rclink_dev.flags */
 enum {
 	RCLINK_FLAG_GONE,		/* device fell off the bus: no access */
+	RCLINK_FLAG_UP,			/* rclink_up() done, not yet down */
+};
+
+/* PCI fault handling of a board (rclink_main.c), for debugfs "pci" */
+struct rclink_pci_stats {
+	u64 err_detected;	/* AER: error_detected calls */
+	u64 err_perm_failure;	/* ... that said the device is lost */
+	u64 slot_resets;	/* AER: slot_reset calls */
+	u64 slot_reset_failed;	/* ... after which the board did not answer */
+	u64 resumed;		/* AER: resume calls */
+	u64 resets;		/* function resets (FLR, bus reset, sysfs) */
+	u64 up_failed;		/* bring-ups that failed after a reset */
+	u64 teardown_flushed;	/* TYPE1 messages flushed by a teardown */
+	u64 gone;		/* the board read all ones: taken down */
+};
+
+/*
+ * Board-wide choices applied when the board comes up: the devlink
+ * driverinit params (rclink_devlink.c), taken over at probe and at
+ * `devlink dev reload`.  Ring sizes as log2 of their entries.
+ */
+struct rclink_cfg {
+	u32 evt_ring_order;		/* event ring */
+	u32 t1_sq_order;		/* TYPE1 queue engine: send queue */
+	u32 t1_rq_order;		/* ... receive buffers */
+	u32 t1_cq_order;		/* ... completion queue */
+	u32 t3_tx_ring_size;		/* TYPE3 rings (ethtool -G after) */
+	u32 t3_rx_ring_size;
+};
+
+/* devlink health reporters "type1" and "events" (rclink_health.c) */
+struct rclink_health {
+	struct devlink_health_reporter *t1;
+	struct devlink_health_reporter *evt;
+	spinlock_t lock;		/* the fields below */
+	u32 t1_last_qpn;		/* the last QP that went fatal */
+	u32 t1_last_psn;
+	int t1_last_err;		/* its recovery: 0 or -errno */
+	u64 t1_reports;
+	u32 evt_drops_reported;		/* SHIM_EVT_DROPS at the last report */
+	u64 evt_reports;
+	bool t1_pending;		/* a "type1" report to make */
+	bool evt_pending;		/* SHIM_EVT_DROPS to look at */
+	bool registered;		/* devlink registered: report */
+	struct work_struct report_work;	/* makes both reports */
 };
 
 struct rclink_dev {
@@ -176,6 +221,8 @@ struct rclink_dev {
 	struct device *dev;
 	void __iomem *bar0;
 	unsigned long flags;
+	struct rclink_pci_stats pci_stats;	/* under the device lock */
+	struct delayed_work gone_work;	/* down after the board vanished */
 
 	struct rclink_params params;
 
@@ -209,6 +256,9 @@ struct rclink_dev {
 	bool t3_report;			/* devlink registered: report */
 	u64 t3_last_faults;		/* bits of the last report */
 	u64 t3_fault_reports;
+	struct rclink_health health;	/* "type1", "events" */
+
+	struct rclink_cfg cfg;		/* devlink driverinit params */
 
 	struct dentry *dbg_dir;
 
@@ -219,6 +269,7 @@ struct rclink_dev {
 /* rclink_main.c: register access */
 bool rclink_gone(struct rclink_dev *rdev);
 void rclink_mark_gone(struct rclink_dev *rdev);
+bool rclink_is_up(struct rclink_dev *rdev);
 u64 rclink_rd64(struct rclink_dev *rdev, u32 reg);
 
 static inline void rclink_wr64(struct rclink_dev *rdev, u32 reg, u64 val)
@@ -290,13 +341,22 @@ bool rclink_netdev_t3_reset(struct rclink_dev *rdev);
 int rclink_netdev_t3_fault(struct rclink_dev *rdev, unsigned int fault);
 void rclink_netdev_shutdown(struct rclink_dev *rdev);
 
-/* rclink_health.c: devlink health reporter "type3" */
+/* rclink_health.c: devlink health reporters "type3", "type1", "events" */
+int rclink_health_create(struct rclink_dev *rdev);
+void rclink_health_destroy(struct rclink_dev *rdev);
+void rclink_health_t1_fatal(struct rclink_dev *rdev, u32 qpn, u32 psn,
+			    int err);
+void rclink_health_evt_ring_full(struct rclink_dev *rdev);
 int rclink_health_init(struct rclink_dev *rdev);
 void rclink_health_start(struct rclink_dev *rdev);
 void rclink_health_stop(struct rclink_dev *rdev);
 void rclink_health_fini(struct rclink_dev *rdev);
 void rclink_health_t3_fault(struct rclink_dev *rdev, u64 faults);
 void rclink_health_t3_tx_timeout(struct rclink_dev *rdev);
+
+/* rclink_main.c: the board behind its PCI function (devlink reload too) */
+int rclink_up(struct rclink_dev *rdev);
+void rclink_down(struct rclink_dev *rdev);
 
 /* rclink_devlink.c */
 struct rclink_dev *rclink_devlink_alloc(struct device *dev);

@@ -44,6 +44,8 @@ static void rclink_file_free(struct kref *ref)
 {
 	struct rclink_file *rf = container_of(ref, struct rclink_file, ref);
 
+	if (rf->ring)
+		rclink_ring_free(rf->ring);
 	put_device(&rf->cd->dev);
 	mutex_destroy(&rf->read_lock);
 	mutex_destroy(&rf->bind_lock);
@@ -60,21 +62,27 @@ static void rclink_file_put(struct rclink_file *rf)
 	kref_put(&rf->ref, rclink_file_free);
 }
 
-/* A message of @rf completed (acknowledged, or flushed when !@ok) */
-void rclink_file_tx_done(struct rclink_file *rf, bool ok)
+/*
+ * A message of @rf completed: @res is its length when acknowledged, else
+ * -errno.  A ring's SEND completes as a CQE.
+ */
+void rclink_file_tx_done(struct rclink_file *rf,
+			 const struct rclink_tx_msg *msg, int res)
 {
 	spin_lock(&rf->lock);
 	if (!WARN_ON_ONCE(!rf->tx_inflight))
 		rf->tx_inflight--;
-	if (!ok)
+	if (res < 0)
 		rf->tx_flushed++;
 	spin_unlock(&rf->lock);
+	if (msg->ring)
+		rclink_ring_tx_done(rf->ring, msg->user_data, res);
 	wake_up_all(&rf->wq);
 	rclink_file_put(rf);
 }
 
 /* Take a slot of the file's window */
-static bool rclink_file_reserve(struct rclink_file *rf)
+bool rclink_file_reserve(struct rclink_file *rf)
 {
 	bool ok;
 
@@ -86,7 +94,7 @@ static bool rclink_file_reserve(struct rclink_file *rf)
 	return ok;
 }
 
-static void rclink_file_unreserve(struct rclink_file *rf)
+void rclink_file_unreserve(struct rclink_file *rf)
 {
 	spin_lock(&rf->lock);
 	rf->tx_inflight--;
@@ -95,7 +103,7 @@ static void rclink_file_unreserve(struct rclink_file *rf)
 }
 
 /* Sleepers of a bound file leave for these (error code, or 0) */
-static int rclink_file_gone(struct rclink_file *rf)
+int rclink_file_gone(struct rclink_file *rf)
 {
 	if (READ_ONCE(rf->cd->dead))
 		return -ENODEV;
@@ -124,15 +132,14 @@ static bool rclink_file_sq_open(struct rclink_file *rf,
 	       rclink_dmaq_sq_room(dq, n);
 }
 
-static int rclink_file_wait_window(struct rclink_file *rf,
-				   struct rclink_t1_qp *qp)
+int rclink_file_wait_window(struct rclink_file *rf, struct rclink_t1_qp *qp)
 {
 	return wait_event_interruptible(rf->wq,
 					rclink_file_window_open(rf, qp));
 }
 
-static int rclink_file_wait_sq(struct rclink_file *rf, struct rclink_t1_qp *qp,
-			       struct rclink_dmaq *dq, u32 n)
+int rclink_file_wait_sq(struct rclink_file *rf, struct rclink_t1_qp *qp,
+			struct rclink_dmaq *dq, u32 n)
 {
 	return wait_event_interruptible(rf->cd->wq,
 					rclink_file_sq_open(rf, qp, dq, n));
@@ -158,6 +165,9 @@ static void rclink_file_unbind_locked(struct rclink_file *rf)
 	qp->owner = NULL;
 	spin_unlock(&qp->lock);
 	rf->qp = NULL;
+	/* the buffers lent to the QP's messages come back */
+	if (rf->ring)
+		rclink_ring_unbind(rf->ring, -ENOTCONN);
 }
 
 /* ---- file operations ----------------------------------------------------- */
@@ -363,7 +373,7 @@ static ssize_t rclink_fop_write_iter(struct kiocb *iocb,
 			}
 		}
 
-		ret = rclink_dmaq_tx_post(dq, msg, qp, rf);
+		ret = rclink_dmaq_tx_post(dq, msg, qp, rf, true);
 		if (!ret) {
 			/* the engine's now; the window slot goes with it */
 			msg = NULL;
@@ -411,9 +421,12 @@ static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
 	}
 	dq = cd->rdev->t1.dmaq;
 	down_read(&rf->rw);
+	/* a ring's completions are readable whatever the binding */
+	if (rf->ring && rclink_ring_cq_ready(rf->ring))
+		mask |= EPOLLIN | EPOLLRDNORM;
 	qp = rf->qp;
 	if (!qp) {
-		mask = EPOLLERR;
+		mask |= EPOLLERR;
 		goto out;
 	}
 	if (READ_ONCE(qp->rx_queued))
@@ -615,6 +628,15 @@ static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 	case FIONREAD:
 		err = rclink_ioc_fionread(rf, argp);
 		break;
+	case RCLINK_IOC_RING_SETUP:
+		mutex_lock(&rf->bind_lock);
+		err = rclink_ring_setup(rf, rdev->t1.dmaq, argp);
+		mutex_unlock(&rf->bind_lock);
+		break;
+	case RCLINK_IOC_RING_ENTER:
+		err = rclink_ring_enter(rf, rdev->t1.dmaq, argp,
+					file->f_flags & O_NONBLOCK);
+		break;
 	default:
 		err = -ENOTTY;
 		break;
@@ -624,6 +646,11 @@ out:
 	return err;
 }
 
+static int rclink_fop_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return rclink_ring_mmap(file->private_data, vma);
+}
+
 static const struct file_operations rclink_cdev_fops = {
 	.owner = THIS_MODULE,
 	.open = rclink_fop_open,
@@ -631,6 +658,7 @@ static const struct file_operations rclink_cdev_fops = {
 	.read_iter = rclink_fop_read_iter,
 	.write_iter = rclink_fop_write_iter,
 	.poll = rclink_fop_poll,
+	.mmap = rclink_fop_mmap,
 	.unlocked_ioctl = rclink_fop_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
@@ -716,6 +744,25 @@ void rclink_cdev_remove(struct rclink_dev *rdev)
 	up_write(&cd->rw);
 
 	cdev_device_del(&cd->cdev, &cd->dev);
+}
+
+/*
+ * The queue engine stopped and nothing is in flight: the ring areas of the
+ * open files are not the device's any more (files already released are
+ * freed, areas unmapped, by their last message's completion).
+ */
+void rclink_cdev_rings_unmap(struct rclink_dev *rdev)
+{
+	struct rclink_cdev *cd = rdev->t1.cdev;
+	struct rclink_file *rf;
+
+	if (!cd)
+		return;
+	spin_lock(&cd->files_lock);
+	list_for_each_entry(rf, &cd->files, node)
+		if (rf->ring)
+			rclink_ring_dma_unmap(rf->ring);
+	spin_unlock(&cd->files_lock);
 }
 
 /* The board's reference (after the CQ handlers stopped) */

@@ -10,6 +10,7 @@
 #include <linux/err.h>
 #include <linux/ethtool.h>
 #include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
@@ -61,6 +62,120 @@ static inline int rclink_devlink_put_driver_name(struct devlink_info_req *req,
 	return 0;
 #endif
 }
+
+/*
+ * devlink driverinit params: 6.4 moved them under the instance lock
+ * (devl_param_driverinit_value_{get,set}()).  init_set is called without
+ * the lock (probe, before devlink_register()); get with it held (reload).
+ */
+static inline void
+rclink_devlink_param_init_set(struct devlink *devlink, u32 id,
+			      union devlink_param_value val)
+{
+#if RCLINK_KERNEL_BEFORE(6, 4, 0)
+	devlink_param_driverinit_value_set(devlink, id, val);
+#else
+	devl_lock(devlink);
+	devl_param_driverinit_value_set(devlink, id, val);
+	devl_unlock(devlink);
+#endif
+}
+
+static inline int
+rclink_devl_param_init_get(struct devlink *devlink, u32 id,
+			   union devlink_param_value *val)
+{
+#if RCLINK_KERNEL_BEFORE(6, 4, 0)
+	return devlink_param_driverinit_value_get(devlink, id, val);
+#else
+	return devl_param_driverinit_value_get(devlink, id, val);
+#endif
+}
+
+/* Before 6.3 a driver announced `devlink dev reload` with a feature flag */
+static inline void rclink_devlink_enable_reload(struct devlink *devlink)
+{
+#if RCLINK_KERNEL_BEFORE(6, 3, 0)
+	devlink_set_features(devlink, DEVLINK_F_RELOAD);
+#endif
+}
+
+/*
+ * Per-queue statistics through the netdev netlink family (qstats): struct
+ * netdev_stat_ops is 6.9, its TX stop/wake counters 6.10; before, the
+ * netdev has no qstats.  The driver fills struct rclink_qstats for its
+ * one RX and one TX queue (rclink_netdev.c); all of it is in the queues,
+ * so the base is zero.
+ */
+struct rclink_qstats {
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_alloc_fail;
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_stop;
+	u64 tx_wake;
+};
+
+void rclink_net_qstats(struct net_device *netdev, struct rclink_qstats *q);
+
+#if !RCLINK_KERNEL_BEFORE(6, 10, 0)
+#include <net/netdev_queues.h>
+
+static inline void
+rclink_qstats_rx(struct net_device *netdev, int idx,
+		 struct netdev_queue_stats_rx *rx)
+{
+	struct rclink_qstats q;
+
+	rclink_net_qstats(netdev, &q);
+	rx->packets = q.rx_packets;
+	rx->bytes = q.rx_bytes;
+	rx->alloc_fail = q.rx_alloc_fail;
+}
+
+static inline void
+rclink_qstats_tx(struct net_device *netdev, int idx,
+		 struct netdev_queue_stats_tx *tx)
+{
+	struct rclink_qstats q;
+
+	rclink_net_qstats(netdev, &q);
+	tx->packets = q.tx_packets;
+	tx->bytes = q.tx_bytes;
+	tx->stop = q.tx_stop;
+	tx->wake = q.tx_wake;
+}
+
+static inline void
+rclink_qstats_base(struct net_device *netdev,
+		   struct netdev_queue_stats_rx *rx,
+		   struct netdev_queue_stats_tx *tx)
+{
+	rx->packets = 0;
+	rx->bytes = 0;
+	rx->alloc_fail = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+	tx->stop = 0;
+	tx->wake = 0;
+}
+
+static inline void rclink_netdev_set_stat_ops(struct net_device *netdev)
+{
+	static const struct netdev_stat_ops ops = {
+		.get_queue_stats_rx = rclink_qstats_rx,
+		.get_queue_stats_tx = rclink_qstats_tx,
+		.get_base_stats = rclink_qstats_base,
+	};
+
+	netdev->stat_ops = &ops;
+}
+#else
+static inline void rclink_netdev_set_stat_ops(struct net_device *netdev)
+{
+}
+#endif
 
 /* 6.6 split net/page_pool.h into page_pool/{types,helpers}.h */
 #if RCLINK_KERNEL_BEFORE(6, 6, 0)
@@ -117,6 +232,17 @@ static inline struct class *rclink_class_create(const char *name)
 	return class_create(THIS_MODULE, name);
 #else
 	return class_create(name);
+#endif
+}
+
+/* 6.3 made vm_flags read-only outside vm_flags_set() */
+static inline void rclink_vm_flags_set(struct vm_area_struct *vma,
+				       unsigned long flags)
+{
+#if RCLINK_KERNEL_BEFORE(6, 3, 0)
+	vma->vm_flags |= flags;
+#else
+	vm_flags_set(vma, flags);
 #endif
 }
 

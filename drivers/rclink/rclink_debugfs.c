@@ -64,6 +64,25 @@ static int rclink_dbg_selftest_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rclink_dbg_selftest);
 
+/* PCI faults and resets survived ("name value" lines) */
+static int rclink_dbg_pci_show(struct seq_file *s, void *unused)
+{
+	const struct rclink_pci_stats *st =
+		&((struct rclink_dev *)s->private)->pci_stats;
+
+	seq_printf(s, "err_detected %llu\n", st->err_detected);
+	seq_printf(s, "err_perm_failure %llu\n", st->err_perm_failure);
+	seq_printf(s, "slot_resets %llu\n", st->slot_resets);
+	seq_printf(s, "slot_reset_failed %llu\n", st->slot_reset_failed);
+	seq_printf(s, "resumed %llu\n", st->resumed);
+	seq_printf(s, "resets %llu\n", st->resets);
+	seq_printf(s, "up_failed %llu\n", st->up_failed);
+	seq_printf(s, "teardown_flushed %llu\n", st->teardown_flushed);
+	seq_printf(s, "gone %llu\n", st->gone);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rclink_dbg_pci);
+
 static int rclink_dbg_t3_fault_show(struct seq_file *s, void *unused)
 {
 	unsigned int i;
@@ -118,6 +137,7 @@ void rclink_debugfs_init(struct rclink_dev *rdev)
 			    &rclink_dbg_irq_mode_fops);
 	debugfs_create_file("selftest", 0400, dir, rdev,
 			    &rclink_dbg_selftest_fops);
+	debugfs_create_file("pci", 0400, dir, rdev, &rclink_dbg_pci_fops);
 	debugfs_create_file("t3_fault", 0600, dir, rdev,
 			    &rclink_dbg_t3_fault_fops);
 	rclink_dp_debugfs_init(rdev, dir);

@@ -62,6 +62,11 @@ static const char * const rclink_dp_cnt_names[RCLINK_DP_CNT_NUM] = {
 	[RCLINK_DP_TX_TEARDOWN] = "tx_teardown",
 	[RCLINK_DP_CQ_IRQS] = "cq_runs",
 	[RCLINK_DP_CQES] = "cqes",
+	[RCLINK_DP_RING_SENDS] = "ring_sends",
+	[RCLINK_DP_RING_RECVS] = "ring_recvs",
+	[RCLINK_DP_RING_SQE_ERRORS] = "ring_sqe_errors",
+	[RCLINK_DP_RING_BAD_INDEX] = "ring_bad_index",
+	[RCLINK_DP_RING_CQ_OVERFLOW] = "ring_cq_overflow",
 };
 
 /* The board's drop counters of the queue engine, for debugfs */
@@ -127,6 +132,8 @@ void rclink_dmaq_tx_free(struct rclink_dmaq *dq, struct rclink_tx_msg *msg)
 
 	for (i = 0; i < msg->npieces; i++) {
 		p = &msg->piece[i];
+		if (!p->page)
+			continue;	/* in a ring's area */
 		dma_unmap_page(dq->dev, p->dma, p->len, DMA_TO_DEVICE);
 		__free_pages(p->page, p->order);
 	}
@@ -223,13 +230,15 @@ bool rclink_dmaq_sq_room(struct rclink_dmaq *dq, u32 n)
 }
 
 /*
- * Queue @msg on @qp for the file @rf: its WQEs, then the doorbell.
+ * Queue @msg on @qp for the file @rf: its WQEs, then the doorbell (or,
+ * without @doorbell, a later rclink_dmaq_sq_doorbell() for a batch).
  * -ENOSPC: the SQ is full (nothing queued); -ECONNRESET: the QP is fatal;
  * -ENODEV: the engine is stopped.  From here on the message is the
  * engine's until its SEND CQE.
  */
 int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
-			struct rclink_t1_qp *qp, struct rclink_file *rf)
+			struct rclink_t1_qp *qp, struct rclink_file *rf,
+			bool doorbell)
 {
 	u32 mask = rclink_dp_mask(dq->sq_order), idx, i;
 	struct rclink_dp_wqe *wqe;
@@ -277,11 +286,22 @@ int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
 	dq->tx_nr_inflight++;
 	dq->sq_prod = idx;
 	/* writeq() orders the WQE stores before the doorbell */
-	rclink_wr64(dq->rdev, RCLINK_DMAQ_SQ_PROD,
-		    FIELD_PREP(RCLINK_DMAQ_SQ_PROD_IDX, idx));
+	if (doorbell)
+		rclink_wr64(dq->rdev, RCLINK_DMAQ_SQ_PROD,
+			    FIELD_PREP(RCLINK_DMAQ_SQ_PROD_IDX, idx));
 out:
 	spin_unlock(&dq->sq_lock);
 	return err;
+}
+
+/* Ring the doorbell for the WQEs posted without one */
+void rclink_dmaq_sq_doorbell(struct rclink_dmaq *dq)
+{
+	spin_lock(&dq->sq_lock);
+	if (!dq->stopped && !rclink_gone(dq->rdev))
+		rclink_wr64(dq->rdev, RCLINK_DMAQ_SQ_PROD,
+			    FIELD_PREP(RCLINK_DMAQ_SQ_PROD_IDX, dq->sq_prod));
+	spin_unlock(&dq->sq_lock);
 }
 
 /* The message of a SEND CQE (sq_lock held), or NULL */
@@ -328,11 +348,14 @@ static void rclink_dmaq_tx_unlink(struct rclink_dmaq *dq,
 	spin_unlock(&qp->lock);
 }
 
-/* The file's share of a completion, then the pages (no lock held) */
+/*
+ * The file's share of a completion, then the pages (no lock held).  @res:
+ * the length, or -ECONNRESET (flushed), -EIO (failed), -ENODEV (removal).
+ */
 static void rclink_dmaq_tx_finish(struct rclink_dmaq *dq,
-				  struct rclink_tx_msg *msg, bool ok)
+				  struct rclink_tx_msg *msg, int res)
 {
-	rclink_file_tx_done(msg->rf, ok);
+	rclink_file_tx_done(msg->rf, msg, res);
 	rclink_dmaq_tx_free(dq, msg);
 }
 
@@ -344,6 +367,7 @@ static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1)
 	u32 idx = FIELD_GET(RCLINK_CQE_IDX, w1);
 	bool ok = status == RCLINK_CQE_ST_OK;
 	struct rclink_tx_msg *msg;
+	int res;
 
 	spin_lock(&dq->sq_lock);
 	msg = rclink_dmaq_tx_find(dq, qpn, idx);
@@ -367,18 +391,21 @@ static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1)
 	case RCLINK_CQE_ST_OK:
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_MSGS);
 		rclink_dp_cnt_add(dq, RCLINK_DP_TX_BYTES, msg->len);
+		res = msg->len;
 		break;
 	case RCLINK_CQE_ST_FLUSHED:
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_FLUSHED);
+		res = -ECONNRESET;
 		break;
 	default:
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_ERRORS);
+		res = -EIO;
 		dev_warn_ratelimited(dq->dev,
 				     "qp %u: message of %u bytes failed: CQE status %u\n",
 				     qpn, msg->len, status);
 		break;
 	}
-	rclink_dmaq_tx_finish(dq, msg, ok);
+	rclink_dmaq_tx_finish(dq, msg, res);
 }
 
 /* Complete every message left as flushed (the queues are stopped) */
@@ -397,7 +424,7 @@ static void rclink_dmaq_tx_flush(struct rclink_dmaq *dq)
 	list_for_each_entry_safe(msg, tmp, &done, list) {
 		list_del(&msg->list);
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_TEARDOWN);
-		rclink_dmaq_tx_finish(dq, msg, false);
+		rclink_dmaq_tx_finish(dq, msg, -ENODEV);
 	}
 }
 
@@ -455,7 +482,8 @@ static void rclink_dmaq_rq_buf_put(struct rclink_dmaq *dq,
  */
 static bool rclink_dmaq_rx_flow_stop(struct rclink_dmaq *dq)
 {
-	if (atomic64_read(&dq->rx_queued_bytes) <= RCLINK_DP_RX_QUEUED_MAX) {
+	if (atomic64_read(&dq->rx_queued_bytes) <=
+	    READ_ONCE(dq->rx_queued_max)) {
 		WRITE_ONCE(dq->rx_stopped, false);
 		return false;
 	}
@@ -463,7 +491,8 @@ static bool rclink_dmaq_rx_flow_stop(struct rclink_dmaq *dq)
 		return true;
 	WRITE_ONCE(dq->rx_stopped, true);
 	smp_mb();	/* rx_stopped before rx_queued_bytes */
-	if (atomic64_read(&dq->rx_queued_bytes) <= RCLINK_DP_RX_QUEUED_MAX) {
+	if (atomic64_read(&dq->rx_queued_bytes) <=
+	    READ_ONCE(dq->rx_queued_max)) {
 		WRITE_ONCE(dq->rx_stopped, false);
 		return false;
 	}
@@ -570,7 +599,7 @@ void rclink_dmaq_rx_dequeued(struct rclink_dmaq *dq, u64 bytes)
 {
 	/* a value-returning atomic is a full barrier: see rx_flow_stop() */
 	if (atomic64_sub_return(bytes, &dq->rx_queued_bytes) <=
-	    RCLINK_DP_RX_QUEUED_MAX && READ_ONCE(dq->rx_stopped))
+	    READ_ONCE(dq->rx_queued_max) && READ_ONCE(dq->rx_stopped))
 		rclink_dmaq_rq_refill(dq);
 }
 
@@ -616,19 +645,36 @@ static void rclink_dmaq_rx_drop(struct rclink_dmaq *dq,
 	rclink_dp_cnt_inc(dq, c);
 }
 
-/* A complete message: on the QP's queue, wake its reader (qp->lock held) */
+/*
+ * A complete message (qp->lock held): straight into a RECV buffer of the
+ * bound file's ring when nothing older waits (then it lands on @drop to be
+ * freed), else on the QP's queue; wake its reader.
+ */
 static void rclink_dmaq_rx_deliver(struct rclink_dmaq *dq,
 				   struct rclink_t1_qp *qp,
-				   struct rclink_msg *m)
+				   struct rclink_msg *m, struct list_head *drop)
 {
+	struct rclink_ring *ring = NULL;
+
+	if (qp->owner)
+		/* pairs with the release in rclink_ring_setup() */
+		ring = smp_load_acquire(&qp->owner->ring);
+
+	qp->stats.rx_msgs++;
+	qp->stats.rx_bytes += m->size;
+	rclink_dp_cnt_inc(dq, RCLINK_DP_RX_MSGS);
+	rclink_dp_cnt_add(dq, RCLINK_DP_RX_BYTES, m->size);
+	if (ring && list_empty(&qp->rx_msgs) &&
+	    rclink_ring_rx_direct(ring, qp, m)) {
+		rclink_dp_cnt_inc(dq, RCLINK_DP_RING_RECVS);
+		list_add_tail(&m->list, drop);
+		wake_up_all(&qp->owner->wq);
+		return;
+	}
 	list_add_tail(&m->list, &qp->rx_msgs);
 	qp->rx_queued++;
 	qp->rx_queued_bytes += m->size;
-	qp->stats.rx_msgs++;
-	qp->stats.rx_bytes += m->size;
 	atomic64_add(m->size, &dq->rx_queued_bytes);
-	rclink_dp_cnt_inc(dq, RCLINK_DP_RX_MSGS);
-	rclink_dp_cnt_add(dq, RCLINK_DP_RX_BYTES, m->size);
 	if (qp->owner)
 		wake_up_all(&qp->owner->wq);
 	wake_up_all(&qp->wq);
@@ -699,7 +745,7 @@ static void rclink_dmaq_rx_buf(struct rclink_dmaq *dq,
 	m->len += len;
 	if (last) {
 		qp->rx_partial = NULL;
-		rclink_dmaq_rx_deliver(dq, qp, m);
+		rclink_dmaq_rx_deliver(dq, qp, m, drop);
 	}
 }
 
@@ -960,14 +1006,15 @@ static struct rclink_dmaq *rclink_dmaq_alloc(struct rclink_dev *rdev,
 	INIT_DELAYED_WORK(&dq->refill_work, rclink_dmaq_refill_work);
 	mutex_init(&dq->cq_lock);
 
-	dq->sq_order = min_t(u32, RCLINK_DP_SQ_ORDER, max_order);
-	dq->rq_order = min_t(u32, RCLINK_DP_RQ_ORDER, max_order);
-	dq->cq_order = min_t(u32, RCLINK_DP_CQ_ORDER, max_order);
+	dq->sq_order = min_t(u32, rdev->cfg.t1_sq_order, max_order);
+	dq->rq_order = min_t(u32, rdev->cfg.t1_rq_order, max_order);
+	dq->cq_order = min_t(u32, rdev->cfg.t1_cq_order, max_order);
 	/*
 	 * Buffers in circulation: the RQ's, plus one per QP: the engine fills
 	 * at most one per QP, so QPs in the middle of messages can never hold
 	 * every buffer.
 	 */
+	dq->rx_queued_max = RCLINK_DP_RX_QUEUED_MAX;
 	dq->rq_max_bufs = (1U << dq->rq_order) + dq->qp_num;
 	dq->rx_max_msg = FIELD_GET(RCLINK_DMAQ_CAP_MAX_MSG, cap);
 	/* a message of order-0 pages takes at most half of the SQ */
@@ -1135,9 +1182,12 @@ err_hw_stop:
 void rclink_dp_fini(struct rclink_dev *rdev)
 {
 	struct rclink_dmaq *dq = rdev->t1.dmaq;
+	u64 flushed;
 
 	if (!dq)
 		return;
+	/* the engine's own flushes below count as the teardown's too */
+	flushed = -atomic64_read(&dq->cnt[RCLINK_DP_TX_FLUSHED]);
 	/* no file operation runs or starts; every file is unbound */
 	rclink_cdev_remove(rdev);
 	rclink_dmaq_hw_stop(dq);
@@ -1145,6 +1195,14 @@ void rclink_dp_fini(struct rclink_dev *rdev)
 	cancel_delayed_work_sync(&dq->refill_work);
 	/* what the engine did not complete: flushed */
 	rclink_dmaq_tx_flush(dq);
+	flushed += atomic64_read(&dq->cnt[RCLINK_DP_TX_FLUSHED]) +
+		   atomic64_read(&dq->cnt[RCLINK_DP_TX_TEARDOWN]);
+	if (flushed)
+		dev_info(dq->dev, "%llu TYPE1 message(s) in flight completed flushed\n",
+			 flushed);
+	rdev->pci_stats.teardown_flushed += flushed;
+	/* nothing in flight: the files' ring areas are not DMA'd any more */
+	rclink_cdev_rings_unmap(rdev);
 	rclink_cdev_put(rdev);
 	rclink_dmaq_free(dq);
 }
@@ -1311,9 +1369,9 @@ static int rclink_dp_dbg_show(struct seq_file *s, void *unused)
 		seq_printf(s, "rq_cons_hw %llu\n",
 			   FIELD_GET(RCLINK_DMAQ_RQ_CONS_IDX,
 				     rclink_rd64(rdev, RCLINK_DMAQ_RQ_CONS)));
-	seq_printf(s, "rx_queued_bytes %lld\nrx_queued_max %u\n",
+	seq_printf(s, "rx_queued_bytes %lld\nrx_queued_max %llu\n",
 		   (s64)atomic64_read(&dq->rx_queued_bytes),
-		   RCLINK_DP_RX_QUEUED_MAX);
+		   READ_ONCE(dq->rx_queued_max));
 	if (!gone) {
 		afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
 		seq_printf(s, "rnr_en 0x%llx\n",
@@ -1340,4 +1398,8 @@ DEFINE_SHOW_ATTRIBUTE(rclink_dp_dbg);
 void rclink_dp_debugfs_init(struct rclink_dev *rdev, struct dentry *dir)
 {
 	debugfs_create_file("t1", 0400, dir, rdev, &rclink_dp_dbg_fops);
+	/* a test hook: where receive flow control starts (bytes) */
+	if (rdev->t1.dmaq)
+		debugfs_create_u64("t1_rx_queued_max", 0600, dir,
+				   &rdev->t1.dmaq->rx_queued_max);
 }

@@ -11,8 +11,11 @@
  *   rclink_t1.lock      (bind only: QP lookup against `qp del`)
  *   rclink_dmaq.cq_lock     the CQ consumer (irq thread, teardown)
  *   rclink_dmaq.rq_lock     RQ producer, receive buffers (mutex)
+ *   rclink_ring.submit_lock one RING_ENTER of a file at a time (mutex;
+ *                       taken before rclink_file.read_lock)
  *   rclink_dmaq.sq_lock     SQ producer, messages in flight (spinlock)
  *   rclink_t1_qp.lock   a QP's queues and counters (spinlock)
+ *   rclink_ring.lock    a file's CQ producer and RECV buffers (spinlock)
  *   rclink_file.lock    a file's window and counters (spinlock, leaf)
  * Every context that takes the spinlocks is a process context (system
  * calls, the threaded interrupt handlers, work items), so none of them
@@ -73,6 +76,11 @@ enum rclink_dp_cnt {
 	RCLINK_DP_TX_TEARDOWN,		/* messages freed by the removal */
 	RCLINK_DP_CQ_IRQS,		/* CQ processing runs */
 	RCLINK_DP_CQES,			/* CQEs consumed */
+	RCLINK_DP_RING_SENDS,		/* SENDs posted from a ring */
+	RCLINK_DP_RING_RECVS,		/* messages received into a ring */
+	RCLINK_DP_RING_SQE_ERRORS,	/* SQEs completed with an error */
+	RCLINK_DP_RING_BAD_INDEX,	/* RING_ENTER refused: SQ tail insane */
+	RCLINK_DP_RING_CQ_OVERFLOW,	/* CQEs over unconsumed ones (liar) */
 	RCLINK_DP_CNT_NUM
 };
 
@@ -98,7 +106,11 @@ struct rclink_tx_piece {
 	u32 order;
 };
 
-/* A message written to a file, in flight from post to its SEND CQE */
+/*
+ * A message written to a file, in flight from post to its SEND CQE.  A
+ * piece without a page points into the file's ring area (zero copy): the
+ * area owns the mapping.
+ */
 struct rclink_tx_msg {
 	struct list_head list;		/* rclink_dmaq.tx_inflight */
 	struct list_head qp_list;	/* rclink_dmaq.tx_qp[qpn] */
@@ -108,6 +120,8 @@ struct rclink_tx_msg {
 	u32 len;
 	u32 last_idx;			/* SQ index of the last WQE */
 	u32 npieces;
+	bool ring;			/* a ring SEND: completes as a CQE */
+	u64 user_data;			/* of the ring's SQE */
 	struct rclink_tx_piece piece[];
 };
 
@@ -154,6 +168,7 @@ struct rclink_dmaq {
 	u32 rq_nbufs;			/* allocated */
 	u32 rq_max_bufs;
 	bool rx_stopped;		/* flow control: not posting */
+	u64 rx_queued_max;		/* ... above these bytes queued */
 	atomic64_t rx_queued_bytes;	/* complete messages on the QPs */
 	struct delayed_work refill_work;	/* after allocation failures */
 
@@ -180,6 +195,50 @@ struct rclink_cdev {
 	wait_queue_head_t wq;		/* SQ room, removal */
 };
 
+/* One chunk of a ring's message area: contiguous pages, DMA mapped */
+struct rclink_ring_chunk {
+	struct page *page;
+	dma_addr_t dma;
+	u32 len;
+};
+
+/* A RECV buffer lent by user space, waiting for a message */
+struct rclink_ring_rbuf {
+	u64 addr;
+	u64 user_data;
+	u32 len;
+};
+
+/*
+ * The mmap'd rings of a file (rclink_ring.c).  Lives as long as the file:
+ * the mappings hold the file, messages in flight hold the file.
+ */
+struct rclink_ring {
+	struct device *dev;		/* DMA mapping of the area, or NULL */
+	u32 sq_entries;
+	u32 cq_entries;
+	u32 area_size;
+	void *mem;			/* vmalloc_user: header, SQEs, CQEs */
+	u32 mem_size;
+	struct rclink_ring_hdr *hdr;
+	struct rclink_sqe *sqes;
+	struct rclink_cqe *cqes;
+	struct rclink_ring_chunk *chunks;
+	u32 nchunks;
+
+	struct mutex submit_lock;	/* the SQ consumer */
+	u32 sq_head;			/* our copy */
+
+	spinlock_t lock;		/* the rest */
+	u32 cq_tail;			/* our copy */
+	u32 cq_reserved;		/* SENDs in flight + RECVs lent */
+	u32 cq_overflow;
+	u32 sq_errors;
+	struct rclink_ring_rbuf *rbufs;	/* cq_entries, a FIFO */
+	u32 rb_head;
+	u32 rb_tail;
+};
+
 /* An open file of /dev/rclinkN; messages in flight hold references */
 struct rclink_file {
 	struct kref ref;
@@ -196,6 +255,8 @@ struct rclink_file {
 	u32 window;
 	u32 tx_inflight;
 	u64 tx_flushed;
+
+	struct rclink_ring *ring;	/* set once (bind_lock), then fixed */
 };
 
 static inline void rclink_dp_cnt_add(struct rclink_dmaq *dq,
@@ -215,7 +276,9 @@ struct rclink_tx_msg *rclink_dmaq_tx_alloc(struct rclink_dmaq *dq,
 					   struct iov_iter *from, u32 len);
 void rclink_dmaq_tx_free(struct rclink_dmaq *dq, struct rclink_tx_msg *msg);
 int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
-			struct rclink_t1_qp *qp, struct rclink_file *rf);
+			struct rclink_t1_qp *qp, struct rclink_file *rf,
+			bool doorbell);
+void rclink_dmaq_sq_doorbell(struct rclink_dmaq *dq);
 bool rclink_dmaq_sq_room(struct rclink_dmaq *dq, u32 n);
 u32 rclink_dmaq_max_pieces(const struct rclink_dmaq *dq);
 void rclink_dmaq_rx_dequeued(struct rclink_dmaq *dq, u64 bytes);
@@ -226,6 +289,28 @@ void rclink_cdev_remove(struct rclink_dev *rdev);
 void rclink_cdev_put(struct rclink_dev *rdev);
 void rclink_cdev_wake_tx(struct rclink_dev *rdev);
 void rclink_file_get(struct rclink_file *rf);
-void rclink_file_tx_done(struct rclink_file *rf, bool ok);
+void rclink_file_tx_done(struct rclink_file *rf,
+			 const struct rclink_tx_msg *msg, int res);
+bool rclink_file_reserve(struct rclink_file *rf);
+void rclink_file_unreserve(struct rclink_file *rf);
+int rclink_file_gone(struct rclink_file *rf);
+int rclink_file_wait_window(struct rclink_file *rf, struct rclink_t1_qp *qp);
+int rclink_file_wait_sq(struct rclink_file *rf, struct rclink_t1_qp *qp,
+			struct rclink_dmaq *dq, u32 n);
+void rclink_cdev_rings_unmap(struct rclink_dev *rdev);
+
+/* rclink_ring.c: the mmap'd rings of a file */
+long rclink_ring_setup(struct rclink_file *rf, struct rclink_dmaq *dq,
+		       void __user *argp);
+long rclink_ring_enter(struct rclink_file *rf, struct rclink_dmaq *dq,
+		       void __user *argp, bool nonblock);
+int rclink_ring_mmap(struct rclink_file *rf, struct vm_area_struct *vma);
+void rclink_ring_free(struct rclink_ring *ring);
+void rclink_ring_dma_unmap(struct rclink_ring *ring);
+void rclink_ring_unbind(struct rclink_ring *ring, int err);
+bool rclink_ring_cq_ready(struct rclink_ring *ring);
+void rclink_ring_tx_done(struct rclink_ring *ring, u64 user_data, int res);
+bool rclink_ring_rx_direct(struct rclink_ring *ring, struct rclink_t1_qp *qp,
+			   const struct rclink_msg *m);
 
 #endif /* _RCLINK_DP_H_ */

@@ -320,7 +320,7 @@ int rclink_evt_ring_alloc(struct rclink_dev *rdev)
 			max);
 		return -EINVAL;
 	}
-	ring->order = min(RCLINK_EVT_RING_ORDER, max);
+	ring->order = min(rdev->cfg.evt_ring_order, max);
 	/* coherent memory is zeroed and at least page aligned */
 	ring->recs = dma_alloc_coherent(rdev->dev,
 					rclink_evt_ring_bytes(ring->order),
@@ -442,6 +442,9 @@ void rclink_evt_drain(struct rclink_dev *rdev)
 		cons++;
 	}
 
+	/* a full ring: the shim may have dropped records (devlink health) */
+	if (cons - ring->cons == 1U << ring->order)
+		rclink_health_evt_ring_full(rdev);
 	if (cons != ring->cons) {
 		WRITE_ONCE(ring->cons, cons);
 		rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, cons);

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rclink: devlink health reporter "type3", the faults of the non-RDMA
- * (TYPE3) path.
+ * rclink: devlink health reporters.  They live as long as the devlink
+ * instance (created after devlink_alloc(), destroyed before devlink_free()),
+ * so they survive a board going down and up (reload, PCI reset); reports
+ * are made from work items that nothing flushes under the devlink instance
+ * lock (devlink_health_report() takes it).
+ *
+ * "type3": the faults of the non-RDMA (TYPE3) path.
  *
  * Reported, from a work item: the DMA_INTR_ST1 faults after which the seed
  * asks for a soft reset (bits 5..10), the bus errors (bits 2..4, which
@@ -11,9 +16,20 @@
  * ring refilled and the path restarted.  With the interface down only the
  * path is reset.  The FIFO bits are counted (rclink_events.c) and not
  * reported.
+ *
+ * "type1": a TYPE1 QP went fatal (retries over, seed 000): the driver's
+ * recovery quiesced it (rclink_qp.c) and the QP waits to be re-armed by
+ * `rclink qp set ... state ready`.  recover() reports the outcome of that
+ * recovery: healthy when it succeeded, the error when it did not.
+ *
+ * "events": the event ring overflowed; the shim dropped records and
+ * counted them in SHIM_EVT_DROPS.  Seen when a drain consumes a full ring;
+ * the drops are reported once each.  Nothing to reset: recover() checks
+ * that the ring is enabled and the consumer index is the driver's.
  */
 
 #include <linux/bitfield.h>
+#include <linux/log2.h>
 #include <linux/rtnetlink.h>
 #include <linux/workqueue.h>
 #include <net/devlink.h>
@@ -232,7 +248,7 @@ static void rclink_t3_fault_work(struct work_struct *work)
 			     msg);
 
 	/* reports only while devlink is registered (no recovery without) */
-	if (READ_ONCE(rdev->t3_report))
+	if (READ_ONCE(rdev->t3_report) && READ_ONCE(rdev->health.registered))
 		devlink_health_report(rdev->t3_reporter, msg, &ctx);
 	else
 		rclink_t3_soft_reset(rdev);
@@ -260,21 +276,348 @@ void rclink_health_t3_tx_timeout(struct rclink_dev *rdev)
 	schedule_work(&rdev->t3_fault_work);
 }
 
-/* Before any event can arrive */
-int rclink_health_init(struct rclink_dev *rdev)
+/* ---- "type1" ------------------------------------------------------------- */
+
+struct rclink_t1_ctx {
+	u32 qpn;
+	u32 psn;
+	int err;
+};
+
+static int rclink_t1_recover(struct devlink_health_reporter *reporter,
+			     void *priv_ctx, struct netlink_ext_ack *extack)
+{
+	struct rclink_dev *rdev = devlink_health_reporter_priv(reporter);
+	struct rclink_t1_ctx *ctx = priv_ctx;
+	int err;
+
+	if (ctx) {
+		err = ctx->err;
+	} else {
+		spin_lock_irq(&rdev->health.lock);
+		err = rdev->health.t1_last_err;
+		spin_unlock_irq(&rdev->health.lock);
+	}
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the QP recovery failed: unbind and bind the driver or reload");
+	return err;
+}
+
+static void rclink_t1_counters_put(struct rclink_dev *rdev,
+				   struct devlink_fmsg *fmsg)
+{
+	u64 fatal = rclink_cnt_read(rdev, RCLINK_CNT_QP_FATAL);
+	u64 ok = rclink_cnt_read(rdev, RCLINK_CNT_QP_RECOVERED);
+	u64 failed = rclink_cnt_read(rdev, RCLINK_CNT_QP_RECOVERY_FAILED);
+
+	devlink_fmsg_u64_pair_put(fmsg, "qp_fatal", fatal);
+	devlink_fmsg_u64_pair_put(fmsg, "qp_recovered", ok);
+	devlink_fmsg_u64_pair_put(fmsg, "qp_recovery_failed", failed);
+}
+
+static int rclink_t1_diagnose(struct devlink_health_reporter *reporter,
+			      struct devlink_fmsg *fmsg,
+			      struct netlink_ext_ack *extack)
+{
+	struct rclink_dev *rdev = devlink_health_reporter_priv(reporter);
+	struct rclink_t1_ctx last;
+	u64 reports;
+
+	spin_lock_irq(&rdev->health.lock);
+	last.qpn = rdev->health.t1_last_qpn;
+	last.psn = rdev->health.t1_last_psn;
+	last.err = rdev->health.t1_last_err;
+	reports = rdev->health.t1_reports;
+	spin_unlock_irq(&rdev->health.lock);
+
+	devlink_fmsg_u64_pair_put(fmsg, "reports", reports);
+	if (reports) {
+		devlink_fmsg_u32_pair_put(fmsg, "last_qpn", last.qpn);
+		devlink_fmsg_u32_pair_put(fmsg, "last_psn", last.psn);
+		devlink_fmsg_string_pair_put(fmsg, "last_recovery",
+					     last.err ? "failed" : "ok");
+	}
+	rclink_t1_counters_put(rdev, fmsg);
+	devlink_fmsg_u64_pair_put(fmsg, "xon_thr_rdma",
+				  rclink_rd64(rdev, RCLINK_XON_THR_RDMA));
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
+static int rclink_t1_dump(struct devlink_health_reporter *reporter,
+			  struct devlink_fmsg *fmsg, void *priv_ctx,
+			  struct netlink_ext_ack *extack)
+{
+	struct rclink_dev *rdev = devlink_health_reporter_priv(reporter);
+	struct rclink_t1_ctx *ctx = priv_ctx;
+
+	if (ctx) {
+		devlink_fmsg_u32_pair_put(fmsg, "qpn", ctx->qpn);
+		devlink_fmsg_u32_pair_put(fmsg, "psn", ctx->psn);
+		devlink_fmsg_u32_pair_put(fmsg, "recovery_err", -ctx->err);
+	}
+	rclink_t1_counters_put(rdev, fmsg);
+	devlink_fmsg_u64_pair_put(fmsg, "xon_thr_rdma",
+				  rclink_rd64(rdev, RCLINK_XON_THR_RDMA));
+	devlink_fmsg_u64_pair_put(fmsg, "intr_status",
+				  rclink_rd64(rdev, RCLINK_INTR_STATUS));
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
+static const struct devlink_health_reporter_ops rclink_t1_reporter_ops = {
+	.name = "type1",
+	.recover = rclink_t1_recover,
+	.diagnose = rclink_t1_diagnose,
+	.dump = rclink_t1_dump,
+};
+
+/* A QP went fatal; its recovery ended with @err (rclink_qp.c, a work) */
+void rclink_health_t1_fatal(struct rclink_dev *rdev, u32 qpn, u32 psn,
+			    int err)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdev->health.lock, flags);
+	rdev->health.t1_last_qpn = qpn;
+	rdev->health.t1_last_psn = psn;
+	rdev->health.t1_last_err = err;
+	rdev->health.t1_pending = true;
+	spin_unlock_irqrestore(&rdev->health.lock, flags);
+	schedule_work(&rdev->health.report_work);
+}
+
+/* ---- "events" ------------------------------------------------------------ */
+
+struct rclink_evt_ctx {
+	u32 drops;		/* SHIM_EVT_DROPS */
+	u32 new_drops;		/* since the last report */
+};
+
+static int rclink_evt_check(struct rclink_dev *rdev,
+			    struct netlink_ext_ack *extack)
+{
+	u64 ctrl, cons;
+
+	ctrl = rclink_rd64(rdev, RCLINK_SHIM_EVT_CTRL);
+	cons = rclink_rd64(rdev, RCLINK_SHIM_EVT_CONS);
+	if (rclink_gone(rdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "device gone");
+		return -ENODEV;
+	}
+	if (!rclink_is_up(rdev))
+		return 0;
+	if (!(ctrl & RCLINK_SHIM_EVT_CTRL_ENABLE)) {
+		NL_SET_ERR_MSG_MOD(extack, "the event ring is disabled");
+		return -EIO;
+	}
+	if ((u32)cons != READ_ONCE(rdev->evt.cons)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "SHIM_EVT_CONS is not the driver's consumer index");
+		return -EIO;
+	}
+	return 0;
+}
+
+static int rclink_evt_recover(struct devlink_health_reporter *reporter,
+			      void *priv_ctx, struct netlink_ext_ack *extack)
+{
+	return rclink_evt_check(devlink_health_reporter_priv(reporter),
+				extack);
+}
+
+static void rclink_evt_ring_put(struct rclink_dev *rdev,
+				struct devlink_fmsg *fmsg)
+{
+	u64 dropped = rclink_cnt_read(rdev, RCLINK_CNT_EVT_DROPPED);
+	u64 records = rclink_cnt_read(rdev, RCLINK_CNT_EVT_RECORDS);
+	u32 order = READ_ONCE(rdev->evt.order);
+
+	devlink_fmsg_bool_pair_put(fmsg, "up", rclink_is_up(rdev));
+	devlink_fmsg_u32_pair_put(fmsg, "size", 1U << order);
+	devlink_fmsg_u32_pair_put(fmsg, "cons", READ_ONCE(rdev->evt.cons));
+	devlink_fmsg_u64_pair_put(fmsg, "shim_evt_ctrl",
+				  rclink_rd64(rdev, RCLINK_SHIM_EVT_CTRL));
+	devlink_fmsg_u64_pair_put(fmsg, "shim_evt_prod",
+				  rclink_rd64(rdev, RCLINK_SHIM_EVT_PROD));
+	devlink_fmsg_u64_pair_put(fmsg, "shim_evt_cons",
+				  rclink_rd64(rdev, RCLINK_SHIM_EVT_CONS));
+	devlink_fmsg_u64_pair_put(fmsg, "dropped", dropped);
+	devlink_fmsg_u64_pair_put(fmsg, "records", records);
+}
+
+static int rclink_evt_diagnose(struct devlink_health_reporter *reporter,
+			       struct devlink_fmsg *fmsg,
+			       struct netlink_ext_ack *extack)
+{
+	struct rclink_dev *rdev = devlink_health_reporter_priv(reporter);
+	u64 reports;
+
+	spin_lock_irq(&rdev->health.lock);
+	reports = rdev->health.evt_reports;
+	spin_unlock_irq(&rdev->health.lock);
+	devlink_fmsg_u64_pair_put(fmsg, "reports", reports);
+	rclink_evt_ring_put(rdev, fmsg);
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
+static int rclink_evt_dump(struct devlink_health_reporter *reporter,
+			   struct devlink_fmsg *fmsg, void *priv_ctx,
+			   struct netlink_ext_ack *extack)
+{
+	struct rclink_dev *rdev = devlink_health_reporter_priv(reporter);
+	struct rclink_evt_ctx *ctx = priv_ctx;
+
+	if (ctx) {
+		devlink_fmsg_u32_pair_put(fmsg, "drops", ctx->drops);
+		devlink_fmsg_u32_pair_put(fmsg, "new_drops", ctx->new_drops);
+	}
+	rclink_evt_ring_put(rdev, fmsg);
+	devlink_fmsg_u64_pair_put(fmsg, "shim_evt_base",
+				  rclink_rd64(rdev, RCLINK_SHIM_EVT_BASE));
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
+static const struct devlink_health_reporter_ops rclink_evt_reporter_ops = {
+	.name = "events",
+	.recover = rclink_evt_recover,
+	.diagnose = rclink_evt_diagnose,
+	.dump = rclink_evt_dump,
+};
+
+/* A drain consumed a whole ring (the event thread): look for drops */
+void rclink_health_evt_ring_full(struct rclink_dev *rdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdev->health.lock, flags);
+	rdev->health.evt_pending = true;
+	spin_unlock_irqrestore(&rdev->health.lock, flags);
+	schedule_work(&rdev->health.report_work);
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+static void rclink_health_report_work(struct work_struct *work)
+{
+	struct rclink_dev *rdev = container_of(work, struct rclink_dev,
+					       health.report_work);
+	struct rclink_health *h = &rdev->health;
+	struct rclink_t1_ctx t1 = {};
+	struct rclink_evt_ctx evt = {};
+	bool t1_pending, evt_pending;
+	char msg[80];
+	u64 drops;
+
+	spin_lock_irq(&h->lock);
+	t1_pending = h->t1_pending;
+	evt_pending = h->evt_pending;
+	h->t1_pending = false;
+	h->evt_pending = false;
+	if (t1_pending) {
+		t1.qpn = h->t1_last_qpn;
+		t1.psn = h->t1_last_psn;
+		t1.err = h->t1_last_err;
+		h->t1_reports++;
+	}
+	spin_unlock_irq(&h->lock);
+
+	if (!READ_ONCE(h->registered))
+		return;
+	if (t1_pending) {
+		snprintf(msg, sizeof(msg), "qp %u fatal: retry times over%s",
+			 t1.qpn, t1.err ? ", recovery failed" : "");
+		devlink_health_report(h->t1, msg, &t1);
+	}
+
+	if (!evt_pending)
+		return;
+	drops = rclink_cnt_read(rdev, RCLINK_CNT_EVT_DROPPED);
+	if (rclink_gone(rdev))
+		return;
+	spin_lock_irq(&h->lock);
+	evt.drops = drops;
+	evt.new_drops = evt.drops - h->evt_drops_reported;
+	h->evt_drops_reported = evt.drops;
+	if (evt.new_drops)
+		h->evt_reports++;
+	spin_unlock_irq(&h->lock);
+	if (!evt.new_drops)
+		return;
+	dev_warn_ratelimited(rdev->dev,
+			     "event ring overflow: %u event records dropped\n",
+			     evt.new_drops);
+	snprintf(msg, sizeof(msg), "event ring overflow: %u records dropped",
+		 evt.new_drops);
+	devlink_health_report(h->evt, msg, &evt);
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+static struct devlink_health_reporter *
+rclink_reporter_create(struct rclink_dev *rdev,
+		       const struct devlink_health_reporter_ops *ops)
+{
+	struct devlink_health_reporter *rep;
+
+	rep = devlink_health_reporter_create(priv_to_devlink(rdev), ops, 0,
+					     rdev);
+	if (IS_ERR(rep))
+		pr_err("%s: cannot create the %s health reporter: %pe\n",
+		       KBUILD_MODNAME, ops->name, rep);
+	return rep;
+}
+
+/* After devlink_alloc(): the reporters, for the life of the instance */
+int rclink_health_create(struct rclink_dev *rdev)
 {
 	struct devlink_health_reporter *rep;
 
 	spin_lock_init(&rdev->t3_fault_lock);
 	INIT_WORK(&rdev->t3_fault_work, rclink_t3_fault_work);
-	rep = devlink_health_reporter_create(priv_to_devlink(rdev),
-					     &rclink_t3_reporter_ops, 0, rdev);
-	if (IS_ERR(rep)) {
-		dev_err(rdev->dev, "cannot create the type3 health reporter: %pe\n",
-			rep);
-		return PTR_ERR(rep);
-	}
+	spin_lock_init(&rdev->health.lock);
+	INIT_WORK(&rdev->health.report_work, rclink_health_report_work);
+
+	rep = rclink_reporter_create(rdev, &rclink_t3_reporter_ops);
+	if (IS_ERR(rep))
+		goto err;
 	rdev->t3_reporter = rep;
+	rep = rclink_reporter_create(rdev, &rclink_t1_reporter_ops);
+	if (IS_ERR(rep))
+		goto err;
+	rdev->health.t1 = rep;
+	rep = rclink_reporter_create(rdev, &rclink_evt_reporter_ops);
+	if (IS_ERR(rep))
+		goto err;
+	rdev->health.evt = rep;
+	return 0;
+
+err:
+	rclink_health_destroy(rdev);
+	return PTR_ERR(rep);
+}
+
+/* Before devlink_free(), with devlink unregistered */
+void rclink_health_destroy(struct rclink_dev *rdev)
+{
+	cancel_work_sync(&rdev->t3_fault_work);
+	cancel_work_sync(&rdev->health.report_work);
+	if (rdev->health.evt)
+		devlink_health_reporter_destroy(rdev->health.evt);
+	if (rdev->health.t1)
+		devlink_health_reporter_destroy(rdev->health.t1);
+	if (rdev->t3_reporter)
+		devlink_health_reporter_destroy(rdev->t3_reporter);
+	rdev->health.evt = NULL;
+	rdev->health.t1 = NULL;
+	rdev->t3_reporter = NULL;
+}
+
+/* The board comes up (a shim reset cleared SHIM_EVT_DROPS) */
+int rclink_health_init(struct rclink_dev *rdev)
+{
+	spin_lock_irq(&rdev->health.lock);
+	rdev->health.evt_drops_reported = 0;
+	spin_unlock_irq(&rdev->health.lock);
 	return 0;
 }
 
@@ -284,19 +627,17 @@ void rclink_health_start(struct rclink_dev *rdev)
 	WRITE_ONCE(rdev->t3_report, true);
 }
 
-/* Before devlink_unregister(): a running report finishes first */
+/*
+ * The board goes down.  The work items are not waited for here: this may
+ * run under the devlink instance lock (reload), which a report takes; they
+ * cope with a board that is down and are cancelled in
+ * rclink_health_destroy().
+ */
 void rclink_health_stop(struct rclink_dev *rdev)
 {
 	WRITE_ONCE(rdev->t3_report, false);
-	flush_work(&rdev->t3_fault_work);
 }
 
-/* After the last event (interrupts freed) */
 void rclink_health_fini(struct rclink_dev *rdev)
 {
-	if (!rdev->t3_reporter)
-		return;
-	cancel_work_sync(&rdev->t3_fault_work);
-	devlink_health_reporter_destroy(rdev->t3_reporter);
-	rdev->t3_reporter = NULL;
 }

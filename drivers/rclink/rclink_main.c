@@ -20,9 +20,34 @@ bool rclink_gone(struct rclink_dev *rdev)
 
 void rclink_mark_gone(struct rclink_dev *rdev)
 {
-	if (!test_and_set_bit(RCLINK_FLAG_GONE, &rdev->flags))
+	if (!test_and_set_bit(RCLINK_FLAG_GONE, &rdev->flags)) {
 		dev_err(rdev->dev,
-			"device gone (SHIM_ID reads all ones), no further access\n");
+			"device gone (SHIM_ID reads all ones), no further access; a PCI reset may bring it back\n");
+		schedule_delayed_work(&rdev->gone_work, 0);
+	}
+}
+
+/*
+ * The board vanished while bound: take it down (sleepers of /dev/rclinkN
+ * get ENODEV, messages in flight complete flushed, the netdev goes), so
+ * that nothing waits for it.  A PCI reset (sysfs "reset") brings it back
+ * when it answers again; remove, resets and resume hold the device lock,
+ * so the work waits for them.
+ */
+static void rclink_gone_work(struct work_struct *work)
+{
+	struct rclink_dev *rdev = container_of(to_delayed_work(work),
+					       struct rclink_dev, gone_work);
+
+	if (!device_trylock(rdev->dev)) {
+		schedule_delayed_work(&rdev->gone_work, HZ / 10);
+		return;
+	}
+	if (rclink_gone(rdev) && rclink_is_up(rdev)) {
+		rdev->pci_stats.gone++;
+		rclink_down(rdev);
+	}
+	device_unlock(rdev->dev);
 }
 
 /*
@@ -154,41 +179,22 @@ static int rclink_map_bar0(struct rclink_dev *rdev)
 	return 0;
 }
 
-static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/*
+ * Bring the board up behind its enabled, mapped PCI function: identity,
+ * reset, self-tests, interrupts and event ring, TYPE1 and TYPE3.  Undone
+ * by rclink_down(); a PCI reset runs down, the reset, then up again.
+ */
+int rclink_up(struct rclink_dev *rdev)
 {
-	struct rclink_dev *rdev;
+	struct pci_dev *pdev = rdev->pdev;
 	int err;
-
-	rdev = rclink_devlink_alloc(&pdev->dev);
-	if (!rdev)
-		return -ENOMEM;
-	rdev->pdev = pdev;
-	rdev->dev = &pdev->dev;
-	atomic_set(&rdev->st_irq_vec, -1);
-	init_completion(&rdev->st_irq_done);
-	pci_set_drvdata(pdev, rdev);
-
-	/* managed: undone by devres after remove or a failed probe */
-	err = pcim_enable_device(pdev);
-	if (err) {
-		dev_err(rdev->dev, "cannot enable PCI device: %d\n", err);
-		goto err_devlink_free;
-	}
-	err = rclink_map_bar0(rdev);
-	if (err)
-		goto err_devlink_free;
-	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
-	if (err) {
-		dev_err(rdev->dev, "no usable 64-bit DMA: %d\n", err);
-		goto err_devlink_free;
-	}
 
 	err = rclink_identify(rdev);
 	if (err)
-		goto err_devlink_free;
+		return err;
 	err = rclink_reset(rdev);
 	if (err)
-		goto err_devlink_free;
+		return err;
 	pci_set_master(pdev);
 
 	err = rclink_selftest_regs(rdev);
@@ -233,8 +239,8 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_dp_fini;
 
 	rclink_debugfs_init(rdev);
-	rclink_devlink_register(rdev);
 	rclink_health_start(rdev);
+	set_bit(RCLINK_FLAG_UP, &rdev->flags);
 
 	dev_info(rdev->dev, "ready: %s, %u vector(s), event ring of %u records\n",
 		 rclink_irq_mode_name(rdev->irq_mode), rdev->num_vecs,
@@ -260,17 +266,20 @@ err_qp_fini:
 	rclink_qp_fini(rdev);
 err_clear_master:
 	pci_clear_master(pdev);
-err_devlink_free:
-	rclink_devlink_free(rdev);
 	return err;
 }
 
-static void rclink_remove(struct pci_dev *pdev)
+/*
+ * Everything rclink_up() did, in reverse.  Works on a board that is gone:
+ * register accesses are skipped then, memory is freed all the same; open
+ * files of /dev/rclinkN fail with ENODEV from here on and the messages in
+ * flight complete flushed (counted).
+ */
+void rclink_down(struct rclink_dev *rdev)
 {
-	struct rclink_dev *rdev = pci_get_drvdata(pdev);
-
+	if (!test_and_clear_bit(RCLINK_FLAG_UP, &rdev->flags))
+		return;
 	rclink_health_stop(rdev);
-	rclink_devlink_unregister(rdev);
 	rclink_debugfs_exit(rdev);
 	rclink_netdev_unregister(rdev);
 	rclink_dp_fini(rdev);
@@ -282,7 +291,65 @@ static void rclink_remove(struct pci_dev *pdev)
 	rclink_evt_ring_free(rdev);
 	rclink_irq_free_vectors(rdev);
 	rclink_qp_fini(rdev);
-	pci_clear_master(pdev);
+	pci_clear_master(rdev->pdev);
+}
+
+bool rclink_is_up(struct rclink_dev *rdev)
+{
+	return test_bit(RCLINK_FLAG_UP, &rdev->flags);
+}
+
+static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct rclink_dev *rdev;
+	int err;
+
+	rdev = rclink_devlink_alloc(&pdev->dev);
+	if (!rdev)
+		return -ENOMEM;
+	rdev->pdev = pdev;
+	rdev->dev = &pdev->dev;
+	atomic_set(&rdev->st_irq_vec, -1);
+	init_completion(&rdev->st_irq_done);
+	INIT_DELAYED_WORK(&rdev->gone_work, rclink_gone_work);
+	pci_set_drvdata(pdev, rdev);
+
+	/* managed: undone by devres after remove or a failed probe */
+	err = pcim_enable_device(pdev);
+	if (err) {
+		dev_err(rdev->dev, "cannot enable PCI device: %d\n", err);
+		goto err_devlink_free;
+	}
+	err = rclink_map_bar0(rdev);
+	if (err)
+		goto err_devlink_free;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(rdev->dev, "no usable 64-bit DMA: %d\n", err);
+		goto err_devlink_free;
+	}
+
+	err = rclink_up(rdev);
+	if (err)
+		goto err_devlink_free;
+	/* the configuration space a slot reset restores */
+	pci_save_state(pdev);
+	rclink_devlink_register(rdev);
+	return 0;
+
+err_devlink_free:
+	cancel_delayed_work_sync(&rdev->gone_work);
+	rclink_devlink_free(rdev);
+	return err;
+}
+
+static void rclink_remove(struct pci_dev *pdev)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rclink_devlink_unregister(rdev);
+	rclink_down(rdev);
+	cancel_delayed_work_sync(&rdev->gone_work);
 	rclink_devlink_free(rdev);
 }
 
@@ -291,11 +358,105 @@ static void rclink_shutdown(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
+	if (!rclink_is_up(rdev))
+		return;
 	rclink_netdev_shutdown(rdev);
 	rclink_dp_shutdown(rdev);
 	rclink_evt_ring_disable(rdev);
 	pci_clear_master(pdev);
 }
+
+/* ---- PCI faults and resets ----------------------------------------------- */
+
+/* After a reset: the board answers again, bring it back */
+static void rclink_reup(struct rclink_dev *rdev, const char *why)
+{
+	int err;
+
+	clear_bit(RCLINK_FLAG_GONE, &rdev->flags);
+	err = rclink_up(rdev);
+	if (err) {
+		rdev->pci_stats.up_failed++;
+		dev_err(rdev->dev, "board not back after %s: %d; unbind and bind the driver to retry\n",
+			why, err);
+		return;
+	}
+	dev_info(rdev->dev, "board back after %s\n", why);
+}
+
+/*
+ * AER reported an error (Documentation/driver.rst, "PCI faults"): stop
+ * every access, tear the board down (files get ENODEV, messages in flight
+ * complete flushed) and ask for a reset, or give up when the link is lost.
+ */
+static pci_ers_result_t rclink_pci_error_detected(struct pci_dev *pdev,
+						  pci_channel_state_t state)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rdev->pci_stats.err_detected++;
+	dev_err(rdev->dev, "PCI error detected (channel state %d)\n", state);
+	set_bit(RCLINK_FLAG_GONE, &rdev->flags);
+	rclink_down(rdev);
+	if (state == pci_channel_io_perm_failure) {
+		rdev->pci_stats.err_perm_failure++;
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	pci_disable_device(pdev);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t rclink_pci_slot_reset(struct pci_dev *pdev)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+	u64 id;
+
+	rdev->pci_stats.slot_resets++;
+	if (pci_enable_device(pdev)) {
+		rdev->pci_stats.slot_reset_failed++;
+		dev_err(rdev->dev, "cannot enable the device after the reset\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	id = readq(rdev->bar0 + RCLINK_SHIM_ID);
+	if (id == ~0ULL) {
+		rdev->pci_stats.slot_reset_failed++;
+		dev_err(rdev->dev, "board does not answer after the reset\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void rclink_pci_resume(struct pci_dev *pdev)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rdev->pci_stats.resumed++;
+	rclink_reup(rdev, "PCI error recovery");
+}
+
+/* A function reset (FLR, bus reset, sysfs "reset") is about to happen */
+static void rclink_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rdev->pci_stats.resets++;
+	rclink_down(rdev);
+}
+
+static void rclink_pci_reset_done(struct pci_dev *pdev)
+{
+	rclink_reup(pci_get_drvdata(pdev), "a function reset");
+}
+
+static const struct pci_error_handlers rclink_err_handlers = {
+	.error_detected = rclink_pci_error_detected,
+	.slot_reset = rclink_pci_slot_reset,
+	.resume = rclink_pci_resume,
+	.reset_prepare = rclink_pci_reset_prepare,
+	.reset_done = rclink_pci_reset_done,
+};
 
 static const struct pci_device_id rclink_pci_ids[] = {
 	{ PCI_DEVICE(RCLINK_PCI_VENDOR_ID, RCLINK_PCI_DEVICE_ID) },
@@ -309,6 +470,7 @@ static struct pci_driver rclink_pci_driver = {
 	.probe = rclink_probe,
 	.remove = rclink_remove,
 	.shutdown = rclink_shutdown,
+	.err_handler = &rclink_err_handlers,
 };
 
 static int __init rclink_init(void)

@@ -333,6 +333,33 @@ static void rclink_tx_timeout(struct net_device *netdev, unsigned int txq)
 	rclink_health_t3_tx_timeout(net->rdev);
 }
 
+/* The one RX and one TX queue's counters (qstats, rclink_compat.h) */
+void rclink_net_qstats(struct net_device *netdev, struct rclink_qstats *q)
+{
+	struct rclink_net *net = netdev_priv(netdev);
+	struct rclink_tx_xstats *txx = &net->tx_xstats;
+	struct rclink_tx_stats *tx = &net->tx_stats;
+	struct rclink_rx_stats *rx = &net->rx_stats;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&rx->syncp);
+		q->rx_packets = rx->packets;
+		q->rx_bytes = rx->bytes;
+		q->rx_alloc_fail = rx->alloc_fail;
+	} while (u64_stats_fetch_retry(&rx->syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&tx->syncp);
+		q->tx_packets = tx->packets;
+		q->tx_bytes = tx->bytes;
+		q->tx_wake = tx->wake;
+	} while (u64_stats_fetch_retry(&tx->syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&txx->syncp);
+		q->tx_stop = txx->stop;
+	} while (u64_stats_fetch_retry(&txx->syncp, start));
+}
+
 static const struct net_device_ops rclink_netdev_ops = {
 	.ndo_open = rclink_open,
 	.ndo_stop = rclink_stop,
@@ -375,8 +402,8 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	net = netdev_priv(netdev);
 	net->netdev = netdev;
 	net->rdev = rdev;
-	net->tx_size = RCLINK_RING_DEFAULT;
-	net->rx_size = RCLINK_RING_DEFAULT;
+	net->tx_size = rdev->cfg.t3_tx_ring_size;
+	net->rx_size = rdev->cfg.t3_rx_ring_size;
 	spin_lock_init(&net->tail_up_lock);
 	spin_lock_init(&net->carrier_lock);
 	u64_stats_init(&net->tx_stats.syncp);
@@ -386,6 +413,7 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 
 	netdev->netdev_ops = &rclink_netdev_ops;
 	rclink_set_ethtool_ops(netdev);
+	rclink_netdev_set_stat_ops(netdev);
 	netdev->watchdog_timeo = RCLINK_TX_TIMEOUT;
 	netdev->min_mtu = RCLINK_MTU_MIN;
 	netdev->max_mtu = RCLINK_MTU_MAX;

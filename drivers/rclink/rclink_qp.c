@@ -461,6 +461,7 @@ static void rclink_qp_recover(struct rclink_dev *rdev, u32 qpid)
 		rclink_t1_qp_went_fatal(qp, psn);
 	mutex_unlock(&rdev->t1.lock);
 
+	rclink_health_t1_fatal(rdev, qpid, psn, err);
 	if (err) {
 		rclink_cnt_inc(rdev, RCLINK_CNT_QP_RECOVERY_FAILED);
 		dev_err_ratelimited(rdev->dev,

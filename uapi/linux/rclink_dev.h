@@ -57,4 +57,92 @@ enum rclink_qp_state {
 #define RCLINK_TX_WINDOW_DEFAULT	64
 #define RCLINK_TX_WINDOW_MAX		1024
 
+/*
+ * mmap'd rings (Documentation/uapi/rclink-dev.rst, "Rings").
+ *
+ * RCLINK_IOC_RING_SETUP gives the file a submission queue (SQ) of
+ * struct rclink_sqe, a completion queue (CQ) of struct rclink_cqe and a
+ * message area of area_size bytes.  mmap() the rings at
+ * RCLINK_RING_OFF_RINGS (rings_size bytes: a struct rclink_ring_hdr at 0,
+ * the SQEs at sq_off, the CQEs at cq_off) and the area at
+ * RCLINK_RING_OFF_AREA.  A SEND is sent from the area without a copy; a
+ * RECV lends the kernel a buffer of the area for the next message.
+ *
+ * Memory order: the producer of a ring writes its entries, then the tail
+ * with a release store; the consumer loads the tail with an acquire load,
+ * reads the entries, then stores the head with a release store.  User space
+ * produces the SQ (writes sq_tail) and consumes the CQ (writes cq_head); the
+ * kernel does the rest.  The kernel keeps its own copies of its indexes
+ * and counters and only ever reads sq_tail and cq_head.
+ */
+struct rclink_ring_setup {
+	__u32 sq_entries;	/* in: power of 2, 1..RCLINK_RING_MAX_SQ */
+	__u32 cq_entries;	/* in: power of 2, sq..RCLINK_RING_MAX_CQ; 0: 2*sq */
+	__u32 area_size;	/* in: bytes, page multiple, ..RCLINK_RING_MAX_AREA */
+	__u32 flags;		/* in: must be 0 */
+	__u32 rings_size;	/* out: bytes to mmap at RCLINK_RING_OFF_RINGS */
+	__u32 sq_off;		/* out: offset of the SQE array in the rings */
+	__u32 cq_off;		/* out: offset of the CQE array in the rings */
+	__u32 max_msg;		/* out: largest message in bytes */
+	__u64 resv[2];		/* must be 0 */
+};
+
+/* The shared header at offset 0 of the rings; each index on its own line */
+struct rclink_ring_hdr {
+	__u32 sq_head;		/* kernel: SQEs consumed */
+	__u32 sq_mask;		/* kernel: sq_entries - 1 */
+	__u32 resv0[14];
+	__u32 sq_tail;		/* user: SQEs produced */
+	__u32 resv1[15];
+	__u32 cq_head;		/* user: CQEs consumed */
+	__u32 resv2[15];
+	__u32 cq_tail;		/* kernel: CQEs produced */
+	__u32 cq_mask;		/* kernel: cq_entries - 1 */
+	__u32 cq_overflow;	/* kernel: CQEs written over unconsumed ones */
+	__u32 sq_errors;	/* kernel: SQEs completed with an error */
+	__u32 resv3[12];
+};
+
+enum rclink_ring_op {
+	RCLINK_OP_NOP = 0,	/* completes with res 0 */
+	RCLINK_OP_SEND = 1,	/* send area[addr, addr + len) as one message */
+	RCLINK_OP_RECV = 2,	/* receive the next message into area[addr..+len) */
+};
+
+struct rclink_sqe {
+	__u8 opcode;		/* enum rclink_ring_op */
+	__u8 flags;		/* must be 0 */
+	__u16 resv;		/* must be 0 */
+	__u32 len;		/* bytes (SEND: 1..max_msg; RECV: buffer size) */
+	__u64 addr;		/* offset in the area */
+	__u64 user_data;	/* returned in the CQE */
+};
+
+struct rclink_cqe {
+	__u64 user_data;	/* of the SQE */
+	__s32 res;		/* bytes sent or received, or -errno */
+	__u32 flags;		/* RCLINK_CQE_OP: the SQE's opcode */
+};
+
+#define RCLINK_CQE_OP(flags)	((flags) & 0xff)
+
+/* RCLINK_IOC_RING_ENTER: submit SQEs, then wait for CQEs */
+struct rclink_ring_enter {
+	__u32 to_submit;	/* in: SQEs to take from the SQ */
+	__u32 min_complete;	/* in: wait until this many CQEs are unconsumed */
+	__u32 flags;		/* in: must be 0 */
+	__u32 submitted;	/* out: SQEs taken */
+};
+
+#define RCLINK_RING_OFF_RINGS	0x0ULL
+#define RCLINK_RING_OFF_AREA	0x40000000ULL
+#define RCLINK_RING_MAX_SQ	4096
+#define RCLINK_RING_MAX_CQ	8192
+#define RCLINK_RING_MAX_AREA	(64U << 20)
+
+#define RCLINK_IOC_RING_SETUP	_IOWR(RCLINK_DEV_IOC_MAGIC, 6, \
+				      struct rclink_ring_setup)
+#define RCLINK_IOC_RING_ENTER	_IOWR(RCLINK_DEV_IOC_MAGIC, 7, \
+				      struct rclink_ring_enter)
+
 #endif /* _UAPI_LINUX_RCLINK_DEV_H */
