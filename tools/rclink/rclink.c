@@ -38,6 +38,11 @@
 
 #define EXIT_USAGE	2
 
+/* the release, from the top-level VERSION file (make tools) */
+#ifndef RCLINK_VERSION
+#define RCLINK_VERSION	"unknown"
+#endif
+
 static bool opt_json, opt_pretty, opt_stats;
 
 /* ---- output: text or JSON ---------------------------------------------- */
@@ -270,6 +275,7 @@ static void error_msg(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: rclink [ -j ] [ -p ] [ -s ] OBJECT COMMAND [ ARGS ]\n"
+	      "       rclink { -V | --version | -h | --help | help }\n"
 	      "       rclink dev show [ dev NAME ]\n"
 	      "       rclink dev set dev NAME [ mac MAC ] [ ip A.B.C.D ] [ ttl N ] [ ip_id N ]\n"
 	      "                      [ tc N ] [ ack_tc N ] [ format standard|gen1|gen2|lite ]\n"
@@ -285,7 +291,11 @@ static void usage(FILE *f)
 	      "       rclink qp show [ dev NAME [ qpn N ] ]\n"
 	      "       rclink qp del dev NAME qpn N\n"
 	      "       rclink monitor\n"
-	      "Options: -j JSON output, -p pretty JSON, -s statistics\n", f);
+	      "Options: -j, --json     JSON output\n"
+	      "         -p, --pretty   pretty JSON (implies -j)\n"
+	      "         -s, --stats    statistics\n"
+	      "         -V, --version  print the version and exit\n"
+	      "         -h, --help     print this text and exit\n", f);
 }
 
 /* A command line the tool cannot parse: exit 2 */
@@ -1215,6 +1225,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
+			printf("rclink utility, rclink-%s\n", RCLINK_VERSION);
+			return 0;
 		} else if (o[1] == '-') {
 			usage(stderr);
 			usage_error("unknown option \"%s\"", o);
@@ -1230,6 +1243,13 @@ int main(int argc, char **argv)
 				case 's':
 					opt_stats = true;
 					break;
+				case 'V':
+					printf("rclink utility, rclink-%s\n",
+					       RCLINK_VERSION);
+					return 0;
+				case 'h':
+					usage(stdout);
+					return 0;
 				default:
 					usage(stderr);
 					usage_error("unknown option \"-%c\"",
