@@ -3,15 +3,22 @@
 #
 # make bench: boot one guest (the 6.12 kernel) with three NIC pairs, each
 # pair wired back to back through a QEMU hub of its own -- the rclink
-# boards (TYPE3 netdev), two e1000e, two virtio-net-pci -- and run
+# boards (TYPE1 queue pairs and the TYPE3 netdev), two e1000e, two
+# virtio-net-pci -- and the rclink-insn TCG plugin loaded, and run
 # tools/bench/bench-guest.sh in it: TCP throughput and ping latency per
-# pair, a table and the ratios rclink/e1000e, rclink/virtio.  Results in
-# build/bench/ (bench.txt, console.log).  Performance is measured here
-# only, never asserted in a test.
+# pair; TYPE1 messages through write/read and the rings, rdma_rxe RC SEND
+# over the rclink netdevs and UDP over virtio-net (messages/s, latency,
+# guest instructions per message); 1024 QPs at once.  Results in
+# build/bench/ (bench.txt, run.log, console.log, insn.log).  Performance is
+# measured here only, never asserted in a test.
 #
 # Environment: RCLINK_CACHE, RCLINK_BENCH_KREL (default KREL_612 of
 # kernels.env), RCLINK_BENCH_QEMU (a QEMU binary to use instead of
-# building one), BENCH_SECONDS, BENCH_PINGS (passed to the guest).
+# building one), RCLINK_BENCH_PLUGIN=0 (no instruction counts),
+# BENCH_INSN_MODE (tb or insn, the plugin's counting; default tb),
+# BENCH_PROFILE=1 (also a kernel profile of the ring path: slower), and,
+# passed to the guest: BENCH_SECONDS, BENCH_PINGS, BENCH_SIZES, BENCH_MSGS,
+# BENCH_RTTS, BENCH_UDP_SECS, BENCH_QPS (see bench-guest.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -35,6 +42,11 @@ make -s modules >/dev/null || {
 	echo "bench: module build failed" >&2
 	exit 1
 }
+tools/bench/deps.sh || echo "bench: warning: installing the bench packages failed" >&2
+make -s tools bench-tools >/dev/null || {
+	echo "bench: building the tools and the plugin failed" >&2
+	exit 1
+}
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -53,6 +65,18 @@ qargs=(
 	-device virtio-net-pci,netdev=v0,romfile=,mac=02:56:49:00:00:01
 	-device virtio-net-pci,netdev=v1,romfile=,mac=02:56:49:00:00:02
 )
+insn_log="" prof_log=""
+if [ "${RCLINK_BENCH_PLUGIN:-1}" != 0 ]; then
+	insn_log=$out/insn.log
+	: >"$insn_log"
+	popt=""
+	if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+		prof_log=$out/profile.log
+		: >"$prof_log"
+		popt=",profile=$prof_log"
+	fi
+	qargs+=(-plugin "$top/build/bench-plugin/rclink-insn.so,out=$insn_log,mode=${BENCH_INSN_MODE:-tb}$popt")
+fi
 args=()
 for a in "${qargs[@]}"; do
 	args+=(--qemu-arg "$a")
@@ -60,10 +84,15 @@ done
 secs=${BENCH_SECONDS:-10}
 pings=${BENCH_PINGS:-100}
 echo "bench: booting $krel with the rclink, e1000e and virtio-net pairs"
-selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --timeout 900 \
-	--append "loglevel=3" "${args[@]}" --results "$out" -- \
-	env BENCH_SECONDS="$secs" BENCH_PINGS="$pings" \
-	tools/bench/bench-guest.sh >"$out/run.log" 2>&1
+genv=(BENCH_SECONDS="$secs" BENCH_PINGS="$pings" RCLINK_INSN_LOG="$insn_log"
+	RCLINK_INSN_PROFILE="$prof_log")
+for v in BENCH_SIZES BENCH_MSGS BENCH_RTTS BENCH_UDP_SECS BENCH_QPS; do
+	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
+done
+# iomem=relaxed: the rxe part rewrites one classifier register of BAR0
+selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --timeout 1800 \
+	--append "iomem=relaxed loglevel=3" "${args[@]}" --results "$out" -- \
+	env "${genv[@]}" tools/bench/bench-guest.sh >"$out/run.log" 2>&1
 rc=$?
 grep '^bench: ' "$out/run.log" >&2
 if [ -s "$out/bench.txt" ]; then
