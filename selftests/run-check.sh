@@ -1,12 +1,35 @@
 #!/bin/bash
 # make check: host-side tests, then the kselftests in a guest for each
-# Debian kernel (6.1 and 6.12) against the QEMU board model.  Every part
-# prints KTAP into build/check/; the summary ends with "N passed, N failed".
+# Debian kernel (6.1 and 6.12) against the QEMU board model, and with
+# RCLINK_CHECK_DEBUG=1 in a guest of the debug kernel when it is cached
+# (selftests/vm/debug-kernel.sh path: 1.5-2 hours more, so not by
+# default; make check-debug runs only that).  Every part prints KTAP into
+# build/check/; the summary ends with "N passed, N failed".
+#
+# usage: run-check.sh [--debug | --iommu]
+#
+#   --debug   make check-debug: only the debug kernel's guest (the kernel
+#             must be built: make debug-kernel), any kernel splat or
+#             kmemleak report fails; KTAP into build/check-debug/
+#   --iommu   make check-iommu: only a 6.12 guest behind an emulated Intel
+#             IOMMU in strict mode; any DMA remapping fault or DMA error of
+#             the board model fails, and a negative test checks that an
+#             unmapped DMA does fault; KTAP into build/check-iommu/
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${RCLINK_CACHE:-$HOME/.cache/rclink}
-out=$top/build/check
+mode=all
+case ${1:-} in
+"") ;;
+--debug) mode=debug ;;
+--iommu) mode=iommu ;;
+*) echo "usage: $0 [--debug | --iommu]" >&2; exit 2 ;;
+esac
+case $mode in
+all) out=$top/build/check ;;
+*) out=$top/build/check-$mode ;;
+esac
 py=/usr/bin/python3
 rm -rf "$out"
 mkdir -p "$out"
@@ -17,9 +40,9 @@ cd "$top" || exit 1
 kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 
 # ---- host ------------------------------------------------------------------
-{
+[ "$mode" = all ] && {
 	echo "TAP version 13"
-	echo "1..5"
+	echo "1..6"
 	if "$py" firmware/regs/gen.py --check >"$out/gen.log" 2>&1; then
 		echo "ok 1 generated_files_fresh"
 	else
@@ -61,8 +84,26 @@ kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 		sed 's/^/# /' "$out/nl-gen.log"
 		echo "not ok 5 generated netlink code fresh"
 	fi
+	# rclink(8) against the tool's usage text
+	if "$py" selftests/host/rclink_man_check.py >"$out/man.ktap" 2>&1; then
+		echo "ok 6 rclink_man_page"
+	else
+		sed 's/^/# /' "$out/man.ktap"
+		echo "not ok 6 rclink_man_page"
+	fi
 } >"$out/host.ktap"
-cat "$out/host.ktap"
+[ "$mode" = all ] && cat "$out/host.ktap"
+
+# ---- shim RTL: lint, the shared vectors in simulation, yosys synthesis ------
+if [ "$mode" = all ]; then
+	RCLINK_BUILD=$out firmware/rtl/rtl.sh lint sim synth >"$out/rtl.txt" 2>&1
+	{
+		echo "TAP version 13"
+		echo "1..$(grep -cE '^(not )?ok ' "$out/rtl.txt")"
+		cat "$out/rtl.txt"
+	} >"$out/rtl.ktap"
+	cat "$out/rtl.ktap"
+fi
 
 # ---- builds ----------------------------------------------------------------
 qemu=$(firmware/qemu/build.sh | tail -n 1) || {
@@ -84,24 +125,113 @@ if ! make -s selftests-build >"$out/selftests-build.log" 2>&1; then
 	exit 1
 fi
 
+# The debug kernel (built by make debug-kernel; never built here).
+dkdir="" dkrel=""
+if [ "$mode" = debug ] || { [ "$mode" = all ] && [ "${RCLINK_CHECK_DEBUG:-0}" != 0 ]; }; then
+	dkdir=$(selftests/vm/debug-kernel.sh path) || dkdir=""
+	if [ -n "$dkdir" ]; then
+		dkrel=$(cat "$dkdir/krel")
+		if ! make -s modules RCLINK_KRELS="$dkrel" \
+			"RCLINK_KDIR_$dkrel=$dkdir/build" >"$out/modules-debug.log" 2>&1; then
+			cat "$out/modules-debug.log"
+			echo "not ok 1 debug_module_build" | tee "$out/build-debug.ktap"
+			dkdir=""
+		fi
+	elif [ "$mode" = debug ]; then
+		echo "not ok 1 debug_kernel # not built: make debug-kernel" |
+			tee "$out/build.ktap"
+		"$py" selftests/vm/ktap-summary.py "$out"/*.ktap
+		exit 1
+	fi
+fi
+
 # ---- guests ----------------------------------------------------------------
-for krel in $kernels; do
-	res=$out/guest-$krel
+# guest NAME KREL [run-guest.sh options] -- COMMAND...: the suite in one
+# guest with the board set of boards.sh check; results in $out/NAME/, its
+# KTAP in $out/NAME.ktap
+guest() {
+	local name=$1 krel=$2 res=$out/$1 a
+	shift 2
+	local qargs=()
 	mkdir -p "$res"
-	qargs=()
 	while IFS= read -r a; do
 		qargs+=(--qemu-arg "$a")
-	done < <(selftests/vm/boards.sh check "$res")
-	echo "# guest $krel: booting"
+	done < <(selftests/vm/boards.sh "${BOARDS:-check}" "$res")
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	echo "# $name: booting"
+	local t0=$SECONDS
 	selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
-		--timeout "${RCLINK_GUEST_TIMEOUT:-2400}" --results "$res" \
-		--append "iomem=relaxed loglevel=3" "${qargs[@]}" -- \
-		selftests/drivers/net/rclink/run_all.sh >"$res/run.log" 2>&1
-	echo "# guest $krel: exit $?"
+		--results "$res" "${opts[@]}" "${qargs[@]}" -- "$@" \
+		>"$res/run.log" 2>&1
+	echo "# $name: exit $? after $((SECONDS - t0)) s"
 	# The KTAP of the run, without the console noise around it.
-	sed -n '/^TAP version/,$p' "$res/run.log" | tr -d '\r' \
-		>"$out/guest-$krel.ktap"
-	cat "$out/guest-$krel.ktap"
+	sed -n '/^TAP version/,$p' "$res/run.log" | tr -d '\r' >"$out/$name.ktap"
+	cat "$out/$name.ktap"
+}
+suite=selftests/drivers/net/rclink/run_all.sh
+
+# The long robustness tests (the lying board, fuzzing, life cycles, PCI
+# faults) run with the newest kernel only, to keep make check within its
+# time; RCLINK_LONG_TESTS_ALL=1 runs the first three in every guest.
+long_tests="hostile.py fuzz.sh cycles.sh"
+newest=""
+for krel in $kernels; do
+	newest=$krel
 done
+[ "$mode" = all ] && for krel in $kernels; do
+	skip=""
+	[ "$krel" != "$newest" ] && [ "${RCLINK_LONG_TESTS_ALL:-0}" = 0 ] &&
+		skip=$long_tests
+	guest "guest-$krel" "$krel" --timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
+		--append "iomem=relaxed loglevel=3" -- \
+		env RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite"
+done
+# PCI faults need the boards behind root ports (AER): a guest of their own
+[ "$mode" = all ] && BOARDS=faults guest "faults-$newest" "$newest" \
+	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
+	--append "iomem=relaxed loglevel=3" -- "$suite" pci_faults.py
+
+# The debug kernel: KASAN, lockdep, kmemleak, UBSAN, DEBUG_NET.  Everything
+# is several times slower there: the asynchronous waits of the tests get
+# more time, the TYPE1 transfers fewer messages (the point is the splats).
+# Within make check the long robustness tests are left out (as in the older
+# kernel's guest); make check-debug runs them.
+if [ -n "$dkdir" ]; then
+	skip=""
+	[ "$mode" = all ] && [ "${RCLINK_LONG_TESTS_ALL:-0}" = 0 ] &&
+		skip=$long_tests
+	guest guest-debug "$dkrel" --kernel-image "$dkdir/vmlinuz" \
+		--moddir "$dkdir/modroot/lib/modules/$dkrel" --mem 3G \
+		--timeout "${RCLINK_DEBUG_GUEST_TIMEOUT:-7200}" \
+		--append "iomem=relaxed loglevel=3" -- \
+		selftests/vm/guest-watch.sh -- \
+		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
+		RCLINK_T1_MSGS="${RCLINK_DEBUG_T1_MSGS:-2000}" \
+		RCLINK_SKIP_TESTS="$skip" "$suite"
+	"$py" selftests/vm/splat-check.py --kmemleak --name \
+		"kernel splats of the debug kernel $dkrel" "$out/guest-debug" |
+		tee "$out/splats-debug.ktap"
+fi
+
+# The vIOMMU: an emulated Intel IOMMU (translating the boards' DMA: it comes
+# before them on the command line) in strict mode, no passthrough.
+if [ "$mode" = iommu ]; then
+	guest guest-iommu "$KREL_612" \
+		--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
+		--qemu-arg -device --qemu-arg intel-iommu,intremap=on,caching-mode=on \
+		--qemu-arg -d --qemu-arg guest_errors \
+		--qemu-arg -D --qemu-arg "$out/guest-iommu/qemu.log" \
+		--append "iomem=relaxed loglevel=3 intel_iommu=on iommu.strict=1" \
+		--append "iommu.passthrough=0" -- \
+		selftests/vm/guest-watch.sh --iommu-fault-test -- "$suite"
+	"$py" selftests/vm/splat-check.py --dma --name \
+		"kernel splats and DMA faults behind the vIOMMU" \
+		"$out/guest-iommu" | tee "$out/splats-iommu.ktap"
+fi
 
 "$py" selftests/vm/ktap-summary.py "$out"/*.ktap

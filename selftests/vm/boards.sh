@@ -1,38 +1,61 @@
 #!/bin/bash
 # Print the QEMU arguments of a board set, one per line, for run-guest.sh
-# (--qemu-arg each).  Usage: boards.sh pair|check [RESULTS_DIR]
+# (--qemu-arg each).  Usage: boards.sh pair|check|hub|faults [RESULTS_DIR]
 #
 #   pair   two boards wired back to back through a QEMU hub (the wire);
 #          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap
 #   check  the pair plus the boards the selftests need to see refused or
 #          falling back: MSI only, INTx only, a wrong magic, a newer shim
+#   hub    $RCLINK_HUB_BOARDS boards (default 8, at least 2) on one QEMU hub:
+#          a switch that floods, the pair being its first two ports
+#   faults the pair, each board behind a PCIe root port of its own (no hot
+#          plug), as on a server: AER reaches the driver through the port
+#          (pci_faults.py).  The other sets keep every board on bus 0, in
+#          the order given: the pair first, probed first, named first.
 # shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
 
 set_=${1:-pair}
 results=${2:-}
 
+nport=0
+board() { # rclink device options
+	if [ "$set_" = faults ]; then
+		nport=$((nport + 1))
+		args+=(-device "pcie-root-port,id=rp$nport,chassis=$nport,slot=$nport,hotplug=off"
+			-device "rclink,bus=rp$nport,$1")
+	else
+		args+=(-device "rclink,$1")
+	fi
+}
+
 args=(
 	-netdev hubport,id=w0,hubid=0
 	-netdev hubport,id=w1,hubid=0
-	-device rclink,netdev=w0,mac=02:52:43:00:00:01
-	-device rclink,netdev=w1,mac=02:52:43:00:00:02
 )
+board netdev=w0,mac=02:52:43:00:00:01
+board netdev=w1,mac=02:52:43:00:00:02
 if [ -n "$results" ]; then
 	args+=(-object "filter-dump,id=wire0,netdev=w0,file=$results/wire.pcap")
 fi
 case $set_ in
-pair) ;;
+pair | faults) ;;
+hub)
+	nb=${RCLINK_HUB_BOARDS:-8}
+	[ "$nb" -ge 2 ] 2>/dev/null || { echo "RCLINK_HUB_BOARDS: $nb" >&2; exit 2; }
+	for ((i = 2; i < nb; i++)); do
+		args+=(-netdev "hubport,id=w$i,hubid=0")
+		board "netdev=w$i,mac=$(printf '02:52:43:00:00:%02x' $((i + 1)))"
+	done
+	;;
 check)
-	args+=(
-		-device rclink,msix=off,mac=02:52:43:00:01:01
-		-device rclink,msix=off,msi=off,mac=02:52:43:00:01:02
-		-device rclink,magic=0xdeadbeef,mac=02:52:43:00:01:03
-		-device rclink,shim-major=2,mac=02:52:43:00:01:04
-	)
+	board msix=off,mac=02:52:43:00:01:01
+	board msix=off,msi=off,mac=02:52:43:00:01:02
+	board magic=0xdeadbeef,mac=02:52:43:00:01:03
+	board shim-major=2,mac=02:52:43:00:01:04
 	;;
 *)
-	echo "usage: $0 pair|check [RESULTS_DIR]" >&2
+	echo "usage: $0 pair|check|hub|faults [RESULTS_DIR]" >&2
 	exit 2
 	;;
 esac

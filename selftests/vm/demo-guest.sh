@@ -92,6 +92,15 @@ for d in json.load(sys.stdin)[:2]:
 	wait "$rpid"
 	step "rclink -s qp show"
 	"$tool" -s qp show
+	ring=${RCLINK_RING:-$top/build/tools/rclink-ring}
+	if [ -x "$ring" ]; then
+		step "TYPE1 through the mmap'd rings: rclink-ring, 20000 x 64 B, 32 per call"
+		"$ring" recv "$d1" 1 20000 10 &
+		rpid=$!
+		sleep 0.5
+		"$ring" send "$d0" 1 20000 64 32
+		wait "$rpid"
+	fi
 	"$tool" qp del dev "$d0" qpn 1
 	"$tool" qp del dev "$d1" qpn 1
 fi

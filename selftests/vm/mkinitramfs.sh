@@ -3,10 +3,11 @@
 # kernel with the host's root filesystem as its (read-only, tmpfs-overlaid)
 # root over virtio-9p.  See run-guest.sh for the other half of the protocol.
 #
-# usage: mkinitramfs.sh KREL OUT
+# usage: mkinitramfs.sh [--kernel-image IMG --moddir DIR] KREL OUT
 #
 # The kernel tree comes from ${RCLINK_CACHE:-$HOME/.cache/rclink}/kernel/KREL/
-# (an unpacked linux-image .deb).  OUT is rebuilt only when its inputs changed
+# (an unpacked linux-image .deb), or from IMG and its module tree DIR
+# (lib/modules/KREL of a kernel built elsewhere, e.g. the debug kernel).  OUT is rebuilt only when its inputs changed
 # (this script, the busybox binary, the kernel's module tree); a key file
 # OUT.key records what it was built from.  BUSYBOX=path overrides the static
 # busybox that is used (default: busybox from PATH, must be static).
@@ -22,18 +23,31 @@
 #     and receives .rclink-exit (the script's exit code) before power-off.
 set -euo pipefail
 
-usage() { echo "usage: ${0##*/} KREL OUT" >&2; exit 2; }
+usage() {
+	echo "usage: ${0##*/} [--kernel-image IMG --moddir DIR] KREL OUT" >&2
+	exit 2
+}
+kimg="" moddir=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel-image) [ $# -ge 2 ] || usage; kimg=$2; shift 2 ;;
+	--moddir) [ $# -ge 2 ] || usage; moddir=$2; shift 2 ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
 [ $# -eq 2 ] || usage
 krel=$1
 out=$2
 cache=${RCLINK_CACHE:-$HOME/.cache/rclink}
 kdir=$cache/kernel/$krel
-moddir=$kdir/lib/modules/$krel
+[ -n "$kimg" ] || kimg=$kdir/boot/vmlinuz-$krel
+[ -n "$moddir" ] || moddir=$kdir/lib/modules/$krel
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/${BASH_SOURCE[0]##*/}
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
-[ -f "$kdir/boot/vmlinuz-$krel" ] || die "no kernel image $kdir/boot/vmlinuz-$krel (run .ci/deps.sh)"
-[ -d "$moddir/kernel" ] || die "no module tree $moddir"
+[ -f "$kimg" ] || die "no kernel image $kimg (run .ci/deps.sh)"
+[ -f "$moddir/modules.order" ] || die "no module tree $moddir"
 
 bb=${BUSYBOX:-$(command -v busybox || true)}
 if [ -z "$bb" ] || [ ! -x "$bb" ]; then
@@ -53,7 +67,7 @@ key=$(
 		echo "krel $krel"
 		sha256sum <"$self"
 		sha256sum <"$bb"
-		stat -c '%n %s %Y' "$kdir/boot/vmlinuz-$krel" "$moddir/modules.order" "$moddir/modules.builtin"
+		stat -c '%n %s %Y' "$kimg" "$moddir/modules.order" "$moddir/modules.builtin"
 	} | sha256sum | cut -d' ' -f1
 )
 if [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then

@@ -7,6 +7,10 @@
 # usage: run-guest.sh --kernel KREL [options] -- COMMAND [ARG...]
 #
 #   --kernel KREL      kernel release, unpacked in $RCLINK_CACHE/kernel/KREL
+#   --kernel-image IMG boot IMG (a bzImage) as release KREL instead of the
+#                      unpacked Debian kernel (e.g. the debug kernel of
+#                      debug-kernel.sh); needs --moddir
+#   --moddir DIR       its module tree (lib/modules/KREL, depmod'ed)
 #   --qemu BIN         qemu-system-x86_64 (default:
 #                      $RCLINK_CACHE/qemu/current/qemu-system-x86_64, else the
 #                      one in PATH)
@@ -38,12 +42,14 @@ usage() {
 	exit 125
 }
 
-krel="" qemu="" fw="" mem=2G smp=2 tmo=600 append="" results=""
+krel="" kimg="" moddir="" qemu="" fw="" mem=2G smp=2 tmo=600 append="" results=""
 extra=()
 need() { [ $# -ge 2 ] || die "$1 needs an argument"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) need "$@"; krel=$2; shift 2 ;;
+	--kernel-image) need "$@"; kimg=$2; shift 2 ;;
+	--moddir) need "$@"; moddir=$2; shift 2 ;;
 	--qemu) need "$@"; qemu=$2; shift 2 ;;
 	--fw) need "$@"; fw=$2; shift 2 ;;
 	--mem) need "$@"; mem=$2; shift 2 ;;
@@ -61,8 +67,21 @@ done
 [ $# -gt 0 ] || { echo "run-guest: no COMMAND after --" >&2; usage; }
 case $tmo in '' | *[!0-9]*) die "--timeout wants seconds" ;; esac
 
-kimg=$cache/kernel/$krel/boot/vmlinuz-$krel
-[ -f "$kimg" ] || die "no kernel $kimg (run .ci/deps.sh)"
+initrd=$cache/initramfs/$krel.cpio.gz
+mkargs=()
+if [ -n "$kimg" ]; then
+	[ -n "$moddir" ] || die "--kernel-image needs --moddir"
+	[ -f "$kimg" ] || die "no kernel $kimg"
+	[ -d "$moddir" ] || die "no module tree $moddir"
+	kimg=$(cd "$(dirname "$kimg")" && pwd -P)/${kimg##*/}
+	moddir=$(cd "$moddir" && pwd -P)
+	mkargs=(--kernel-image "$kimg" --moddir "$moddir")
+else
+	[ -z "$moddir" ] || die "--moddir needs --kernel-image"
+	kimg=$cache/kernel/$krel/boot/vmlinuz-$krel
+	moddir=$cache/kernel/$krel/lib/modules/$krel
+	[ -f "$kimg" ] || die "no kernel $kimg (run .ci/deps.sh)"
+fi
 
 if [ -z "$qemu" ]; then
 	qemu=$cache/qemu/current/qemu-system-x86_64
@@ -87,8 +106,8 @@ if [ -n "$fw" ]; then
 	[ -f "$fw/qboot.rom" ] && fwargs+=(-bios "$fw/qboot.rom")
 fi
 
-initrd=$cache/initramfs/$krel.cpio.gz
-"$here/mkinitramfs.sh" "$krel" "$initrd" || die "building the initramfs failed"
+"$here/mkinitramfs.sh" "${mkargs[@]}" "$krel" "$initrd" ||
+	die "building the initramfs failed"
 
 # xz-compressed kernels (6.1) decompress slowly under TCG: boot the extracted
 # vmlinux through its PVH entry instead (cached; RCLINK_GUEST_PVH=0 disables).
@@ -134,7 +153,7 @@ shq() { # quote each argument for sh
 cwd=$(pwd -P)
 {
 	echo "RCLINK_RESULTS=$(shq "$rdir")"
-	echo "RCLINK_MODDIR=$(shq "$cache/kernel/$krel/lib/modules/$krel")"
+	echo "RCLINK_MODDIR=$(shq "$moddir")"
 	echo "RCLINK_CACHE=$(shq "$cache")"
 	echo "RCLINK_CWD=$(shq "$cwd")"
 } >"$rdir/.rclink-env"
@@ -150,7 +169,7 @@ args=(
 	-nographic -no-reboot -vga none -nic none
 	"${fwargs[@]}"
 	-kernel "$kboot" -initrd "$initrd"
-	-append "console=ttyS0 quiet panic=-1$append"
+	-append "console=ttyS0 quiet panic=-1 pci=assign-busses$append"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 	-fsdev "local,id=results,path=$(fsq "$rdir"),security_model=none,multidevs=remap"

@@ -42,8 +42,10 @@ VARYING = ('SHIM_SERIAL', 'SHIM_LINK', 'SHIM_MAC', 'SHIM_CAP0', 'SHIM_CAP1',
            'DMAQ_SQ_PROD', 'DMAQ_SQ_CONS', 'DMAQ_RQ_PROD', 'DMAQ_RQ_CONS',
            'DMAQ_CQ_PROD', 'DMAQ_CQ_CONS', 'DMAQ_T1_OST_FREE') + COUNTERS
 # RW bits not to set in the RW test: they start something (the queue
-# engine's enables start DMA from the queue bases).
+# engine's enables start DMA from the queue bases; the hostile mode's dead
+# bit takes the board off the bus until a PCI reset).
 RW_EXCLUDE = {
+    'SHIM_HOSTILE_CTRL': hw.field('SHIM_HOSTILE_CTRL', 'dead')[0],
     'SHIM_EVT_CTRL': hw.field('SHIM_EVT_CTRL', 'enable')[0],
     'SHIM_TEST_DMA_CTRL': hw.field('SHIM_TEST_DMA_CTRL', 'op')[0],
     'DMAQ_SQ_CFG': hw.field('DMAQ_SQ_CFG', 'enable')[0],

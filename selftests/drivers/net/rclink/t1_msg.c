@@ -61,6 +61,8 @@
 
 #include <linux/rclink_dev.h>
 
+#include "rclink_ring.h"
+
 #include "rclink_hw.h"
 
 #include "kselftest_harness.h"
@@ -1926,6 +1928,577 @@ TEST_F_TIMEOUT(t1, signal_storm, 3600)
 		stats_check(_metadata, e, &f);
 	}
 	flow_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* mmap'd rings (Documentation/uapi/rclink-dev.rst, "Rings")            */
+
+#define RING_SLOTS	32		/* messages in flight per side */
+#define RING_AREA	(RING_SLOTS * MAX_SIZE)
+
+/* Set up the rings of fd (the area: RING_SLOTS slots of MAX_SIZE) */
+static int ring_open(struct __test_metadata *_metadata, struct rclink_ring *r,
+		     int fd, uint32_t sq, uint32_t cq, uint32_t area)
+{
+	if (rclink_ring_init(r, fd, sq, cq, area)) {
+		TH_LOG("ring setup (sq %u cq %u area %u): %s", sq, cq, area,
+		       strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reap one CQE within ms; 0 and *out, or -1 */
+static int ring_wait_cqe(struct rclink_ring *r, struct rclink_cqe *out, int ms)
+{
+	struct rclink_cqe *cqe;
+	double end = now_s() + ms / 1000.0;
+
+	for (;;) {
+		cqe = rclink_ring_peek_cqe(r);
+		if (cqe) {
+			*out = *cqe;
+			rclink_ring_cqe_seen(r);
+			return 0;
+		}
+		if (now_s() > end)
+			return -1;
+		wait_ev(r->fd, POLLIN, 100);
+	}
+}
+
+/* Submit one SQE and reap its CQE */
+static int ring_op(struct rclink_ring *r, uint8_t op, uint64_t addr,
+		   uint32_t len, uint64_t ud, struct rclink_cqe *cqe)
+{
+	struct rclink_sqe *sqe = rclink_ring_get_sqe(r);
+
+	if (!sqe)
+		return -1;
+	sqe->opcode = op;
+	sqe->addr = addr;
+	sqe->len = len;
+	sqe->user_data = ud;
+	if (rclink_ring_submit(r, 0) != 1)
+		return -1;
+	return ring_wait_cqe(r, cqe, 10000);
+}
+
+/* Setup limits, mmap rules, what a fresh ring shows */
+TEST_F(t1, ring_setup)
+{
+	const struct t1env *e = &self->env;
+	static const struct { uint32_t sq, cq, area, flags; } bad[] = {
+		{ 0, 0, 65536, 0 }, { 3, 0, 65536, 0 },
+		{ RCLINK_RING_MAX_SQ * 2, 0, 65536, 0 },
+		{ 8, 4, 65536, 0 }, { 8, 24, 65536, 0 },
+		{ 8, RCLINK_RING_MAX_CQ * 2, 65536, 0 },
+		{ 8, 0, 0, 0 }, { 8, 0, 100, 0 },
+		{ 8, 0, RCLINK_RING_MAX_AREA + 4096, 0 }, { 8, 0, 65536, 1 },
+	};
+	struct rclink_ring_setup s;
+	struct rclink_ring_enter en = {};
+	struct rclink_ring r;
+	uint8_t *p;
+	size_t i;
+	void *m;
+	int fd, fd2;
+
+	fd = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fd);
+	/* nothing to map or enter before the setup */
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, RCLINK_RING_OFF_RINGS);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_ENTER, &en));
+	EXPECT_EQ(EINVAL, errno);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		s.sq_entries = bad[i].sq;
+		s.cq_entries = bad[i].cq;
+		s.area_size = bad[i].area;
+		s.flags = bad[i].flags;
+		EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_SETUP, &s))
+			TH_LOG("setup sq %u cq %u area %u flags %u accepted",
+			       bad[i].sq, bad[i].cq, bad[i].area, bad[i].flags);
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* works unbound; the CQ defaults to twice the SQ */
+	ASSERT_EQ(0, ring_open(_metadata, &r, fd, 16, 0, 4 * 65536 + 4096));
+	EXPECT_EQ(32, r.setup.cq_entries);
+	EXPECT_EQ(15, r.hdr->sq_mask);
+	EXPECT_EQ(31, r.hdr->cq_mask);
+	EXPECT_EQ(0, r.hdr->sq_head);
+	EXPECT_EQ(0, r.hdr->cq_tail);
+	EXPECT_LE(64, r.setup.max_msg);
+	EXPECT_LE(r.setup.cq_off + 32 * sizeof(struct rclink_cqe), r.setup.rings_size);
+	EXPECT_LE(r.setup.sq_off + 16 * sizeof(struct rclink_sqe), r.setup.cq_off);
+	/* a fresh area holds zeros only: no kernel memory shows through */
+	for (i = 0, p = r.area; i < r.area_size; i++)
+		if (p[i])
+			break;
+	EXPECT_EQ(r.area_size, i) TH_LOG("area byte %zu is 0x%02x", i, p[i]);
+	/* once per file */
+	memset(&s, 0, sizeof(s));
+	s.sq_entries = 8;
+	s.area_size = 65536;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_SETUP, &s));
+	EXPECT_EQ(EBUSY, errno);
+	/* mapping rules: shared only, within each region, known offsets */
+	m = mmap(NULL, r.setup.rings_size + 4096, PROT_READ, MAP_SHARED, fd,
+		 RCLINK_RING_OFF_RINGS);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, r.area_size + 4096, PROT_READ, MAP_SHARED, fd,
+		 RCLINK_RING_OFF_AREA);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, RCLINK_RING_OFF_AREA);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, RCLINK_RING_OFF_AREA + 65536);
+	EXPECT_EQ(MAP_FAILED, m);
+	/* another file reaches none of it */
+	fd2 = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fd2);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd2, RCLINK_RING_OFF_AREA);
+	EXPECT_EQ(MAP_FAILED, m);
+	rclink_ring_exit(&r);
+}
+
+/* Bad SQEs complete with an error each; a bad tail fails the call */
+TEST_F(t1, ring_bad_sqes)
+{
+	const struct t1env *e = &self->env;
+	static const struct { uint8_t op, flags; uint64_t addr; uint32_t len;
+			      int err; } bad[] = {
+		{ RCLINK_OP_SEND, 0, 0, 0, EINVAL },
+		{ RCLINK_OP_SEND, 0, 65536, 1, EFAULT },
+		{ RCLINK_OP_SEND, 0, 65535, 2, EFAULT },
+		{ RCLINK_OP_SEND, 0, UINT64_MAX - 4, 16, EFAULT },
+		{ RCLINK_OP_SEND, 0, 0, 0x7fffffff, EMSGSIZE },
+		{ RCLINK_OP_SEND, 1, 0, 16, EINVAL },
+		{ RCLINK_OP_RECV, 0, 0, 0, EINVAL },
+		{ RCLINK_OP_RECV, 0, 60000, 6000, EFAULT },
+		{ 99, 0, 0, 16, EINVAL },
+	};
+	struct rclink_ring_enter en = {};
+	struct rclink_cqe cqe;
+	struct rclink_ring r, ru;
+	uint32_t errs, tail;
+	size_t i;
+	int fd, fu;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fd = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fd) TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, ring_open(_metadata, &r, fd, 8, 8, 65536));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rclink_sqe *sqe = rclink_ring_get_sqe(&r);
+
+		ASSERT_NE(NULL, sqe);
+		sqe->opcode = bad[i].op;
+		sqe->flags = bad[i].flags;
+		sqe->addr = bad[i].addr;
+		sqe->len = bad[i].len;
+		sqe->user_data = 1000 + i;
+		ASSERT_EQ(1, rclink_ring_submit(&r, 1)) TH_LOG("enter: %s", strerror(errno));
+		ASSERT_EQ(0, ring_wait_cqe(&r, &cqe, 1000));
+		EXPECT_EQ(1000 + i, cqe.user_data);
+		EXPECT_EQ(-bad[i].err, cqe.res)
+			TH_LOG("SQE %zu (op %u addr %#" PRIx64 " len %u): res %d, want %d",
+			       i, bad[i].op, bad[i].addr, bad[i].len, cqe.res, -bad[i].err);
+	}
+	EXPECT_EQ(sizeof(bad) / sizeof(bad[0]), r.hdr->sq_errors);
+	/* a NOP completes with 0 */
+	ASSERT_EQ(0, ring_op(&r, RCLINK_OP_NOP, 0, 0, 77, &cqe));
+	EXPECT_EQ(77, cqe.user_data);
+	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(RCLINK_OP_NOP, RCLINK_CQE_OP(cqe.flags));
+	/* a tail beyond the SQ fails the call; nothing is taken */
+	errs = r.hdr->sq_errors;
+	tail = r.hdr->sq_head + 9;
+	__atomic_store_n(&r.hdr->sq_tail, tail, __ATOMIC_RELEASE);
+	en.to_submit = 9;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_ENTER, &en));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(tail - 9, r.hdr->sq_head);
+	EXPECT_EQ(errs, r.hdr->sq_errors);
+	__atomic_store_n(&r.hdr->sq_tail, r.sq_tail, __ATOMIC_RELEASE);
+	en.flags = 1;
+	en.to_submit = 0;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_ENTER, &en));
+	EXPECT_EQ(EINVAL, errno);
+	/* a CQ head that lies: the ring counts as full, nothing is lost */
+	__atomic_store_n(&r.hdr->cq_head, r.cq_head + 1000, __ATOMIC_RELEASE);
+	ASSERT_NE(NULL, rclink_ring_get_sqe(&r));
+	EXPECT_EQ(-1, rclink_ring_submit(&r, 0));
+	EXPECT_EQ(EBUSY, errno);
+	__atomic_store_n(&r.hdr->cq_head, r.cq_head, __ATOMIC_RELEASE);
+	EXPECT_EQ(1, rclink_ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait_cqe(&r, &cqe, 1000));
+	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(0, r.hdr->cq_overflow);
+	/* an unbound file's SEND and RECV: ENOTCONN */
+	fu = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fu);
+	ASSERT_EQ(0, ring_open(_metadata, &ru, fu, 4, 4, 65536));
+	ASSERT_EQ(0, ring_op(&ru, RCLINK_OP_SEND, 0, 100, 5, &cqe));
+	EXPECT_EQ(-ENOTCONN, cqe.res);
+	ASSERT_EQ(0, ring_op(&ru, RCLINK_OP_RECV, 0, 100, 6, &cqe));
+	EXPECT_EQ(-ENOTCONN, cqe.res);
+	rclink_ring_exit(&ru);
+	rclink_ring_exit(&r);
+	/* nothing was sent */
+	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
+}
+
+/* One side of a ring transfer */
+struct ring_side {
+	struct rclink_ring r;
+	uint32_t next;		/* sender: next seq to send */
+	uint32_t done;		/* completions seen */
+	uint32_t free_slots[RING_SLOTS];
+	uint32_t nfree;
+	int err;
+};
+
+/*
+ * total messages A -> B through the rings, RING_SLOTS in flight, SENDs in
+ * batches of up to `batch`; every message checked at B in order.
+ */
+static bool ring_transfer(struct __test_metadata *_metadata, struct flow *f,
+			  struct ring_side *tx, struct ring_side *rx,
+			  uint32_t batch)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = tx->r.fd, .events = POLLIN },
+		{ .fd = rx->r.fd, .events = POLLIN },
+	};
+	double last = now_s();
+	struct rclink_cqe *cqe;
+	struct rclink_sqe *sqe;
+	uint32_t i, n, len, slot;
+	unsigned int stall = f->env->stall;
+
+	tx->nfree = RING_SLOTS;
+	for (i = 0; i < RING_SLOTS; i++)
+		tx->free_slots[i] = i;
+	/* lend every receive slot */
+	for (i = 0; i < RING_SLOTS; i++) {
+		sqe = rclink_ring_get_sqe(&rx->r);
+		if (!sqe)
+			return false;
+		rclink_ring_prep_recv(sqe, (uint64_t)i * MAX_SIZE, MAX_SIZE, i);
+	}
+	if (rclink_ring_submit(&rx->r, 0) != RING_SLOTS) {
+		TH_LOG("lending %u RECV buffers: %s", RING_SLOTS, strerror(errno));
+		return false;
+	}
+	while (rx->done < f->total) {
+		bool progress = false;
+
+		/* sender: fill free slots, one enter per batch */
+		for (n = 0; n < batch && tx->next < f->total && tx->nfree; n++) {
+			sqe = rclink_ring_get_sqe(&tx->r);
+			if (!sqe)
+				break;
+			slot = tx->free_slots[--tx->nfree];
+			len = f->fixed ? f->fixed :
+			      msg_size(f->env->seed, f->qpn, tx->next);
+			msg_build(f->env->seed, f->qpn, tx->next, len,
+				  rclink_ring_area(&tx->r, (uint64_t)slot * MAX_SIZE));
+			rclink_ring_prep_send(sqe, (uint64_t)slot * MAX_SIZE, len,
+					      ((uint64_t)tx->next << 32) | slot);
+			tx->next++;
+		}
+		if (rclink_ring_sq_pending(&tx->r)) {
+			int rc = rclink_ring_submit(&tx->r, 0);
+
+			if (rc < 0 && errno != EAGAIN && errno != EBUSY) {
+				TH_LOG("sender enter: %s", strerror(errno));
+				return false;
+			}
+			if (rc > 0)
+				progress = true;
+		}
+		/* sender completions: the slot is free again */
+		while ((cqe = rclink_ring_peek_cqe(&tx->r))) {
+			uint32_t seq = cqe->user_data >> 32;
+
+			if (cqe->res != (int32_t)(f->fixed ? f->fixed :
+				      msg_size(f->env->seed, f->qpn, seq))) {
+				TH_LOG("SEND of message %u completed with %d", seq,
+				       cqe->res);
+				tx->err++;
+			}
+			tx->free_slots[tx->nfree++] = cqe->user_data & 0xffffffff;
+			tx->done++;
+			f->sent++;
+			rclink_ring_cqe_seen(&tx->r);
+			progress = true;
+		}
+		/* receiver: check, lend the slot again */
+		n = 0;
+		while ((cqe = rclink_ring_peek_cqe(&rx->r))) {
+			slot = cqe->user_data;
+			if (cqe->res < 0 || slot >= RING_SLOTS) {
+				TH_LOG("RECV completed with %d (slot %u)", cqe->res, slot);
+				rx->err++;
+				return false;
+			}
+			flow_check(f, rclink_ring_area(&rx->r, (uint64_t)slot * MAX_SIZE),
+				   cqe->res);
+			rx->done++;
+			rclink_ring_cqe_seen(&rx->r);
+			sqe = rclink_ring_get_sqe(&rx->r);
+			if (sqe) {
+				rclink_ring_prep_recv(sqe, (uint64_t)slot * MAX_SIZE,
+						      MAX_SIZE, slot);
+				n++;
+			}
+			progress = true;
+		}
+		if (n && rclink_ring_submit(&rx->r, 0) < 0) {
+			TH_LOG("receiver enter: %s", strerror(errno));
+			return false;
+		}
+		if (progress) {
+			last = now_s();
+			continue;
+		}
+		if (now_s() - last > stall) {
+			TH_LOG("no progress for %u s: %u sent, %u completed, %u received",
+			       stall, tx->next, tx->done, rx->done);
+			return false;
+		}
+		poll(pfd, 2, 50);
+	}
+	/* the last completions of the sender */
+	while (tx->done < tx->next && now_s() - last < stall) {
+		if (ring_wait_cqe(&tx->r, &(struct rclink_cqe){}, 1000) == 0) {
+			tx->done++;
+			f->sent++;
+		}
+	}
+	return !tx->err && !rx->err && tx->done == f->total;
+}
+
+/* RCLINK_T1_MSGS messages of random sizes through the rings, zero copy */
+TEST_F_TIMEOUT(t1, ring_transfer, 3600)
+{
+	const struct t1env *e = &self->env;
+	struct ring_side *tx, *rx;
+	struct rclink_info info;
+	double t0, secs;
+	uint32_t w = 2 * RING_SLOTS;
+	struct flow f;
+	int fa, fb;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &w));
+	tx = calloc(1, sizeof(*tx));
+	rx = calloc(1, sizeof(*rx));
+	ASSERT_TRUE(tx && rx);
+	ASSERT_EQ(0, ring_open(_metadata, &tx->r, fa, 64, 128, RING_AREA));
+	ASSERT_EQ(0, ring_open(_metadata, &rx->r, fb, 64, 128, RING_AREA));
+	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b, fb,
+			      e->msgs));
+	ksft_print_msg("ring_transfer: %u messages on QP %u, seed 0x%" PRIx64 "\n",
+		       f.total, QP_ONE, e->seed);
+	t0 = now_s();
+	EXPECT_TRUE(ring_transfer(_metadata, &f, tx, rx, 32));
+	secs = now_s() - t0;
+	flow_report(&f, secs);
+	EXPECT_EQ(0, f.lost);
+	EXPECT_EQ(0, f.dup);
+	EXPECT_EQ(0, f.corrupt);
+	EXPECT_EQ(f.total, f.recvd);
+	EXPECT_EQ(f.total, f.next);
+	EXPECT_EQ(0, tx->r.hdr->sq_errors);
+	EXPECT_EQ(0, rx->r.hdr->cq_overflow);
+	EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, info.tx_inflight);
+	EXPECT_EQ(0, info.tx_flushed);
+	EXPECT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, info.rx_queued);
+	EXPECT_EQ(f.total, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
+	EXPECT_EQ(f.total, qp_stat(e, e->b, QP_ONE, "rx_msgs"));
+	rclink_ring_exit(&tx->r);
+	rclink_ring_exit(&rx->r);
+	flow_free(&f);
+	free(tx);
+	free(rx);
+}
+
+/*
+ * write() and ring SENDs on one file, read() and ring RECVs on the other:
+ * one sequence, in order; a RECV buffer too small gives EMSGSIZE and the
+ * message stays for read(); UNBIND gives the lent buffers back.
+ */
+TEST_F(t1, ring_mixed)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct rclink_ring ra, rb;
+	struct rclink_sqe *sqe;
+	struct rclink_cqe cqe;
+	uint32_t seq, len;
+	int fa, fb;
+
+	ASSERT_TRUE(buf && want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ring_open(_metadata, &ra, fa, 8, 16, 2 * MAX_SIZE));
+	ASSERT_EQ(0, ring_open(_metadata, &rb, fb, 8, 16, 2 * MAX_SIZE));
+
+	/* 0..7: even ones by write(), odd ones from the ring */
+	for (seq = 0; seq < 8; seq++) {
+		if (seq % 2 == 0) {
+			ASSERT_EQ(0, send_msg(e, fa, QP_ONE, seq, buf));
+			continue;
+		}
+		len = msg_size(e->seed, QP_ONE, seq);
+		msg_build(e->seed, QP_ONE, seq, len, rclink_ring_area(&ra, 0));
+		ASSERT_EQ(0, ring_op(&ra, RCLINK_OP_SEND, 0, len, seq, &cqe));
+		EXPECT_EQ(seq, cqe.user_data);
+		EXPECT_EQ(len, cqe.res);
+	}
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN));
+	/* at B: read(), a ring RECV, alternately; order kept */
+	for (seq = 0; seq < 8; seq++) {
+		if (seq % 2 == 0) {
+			ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, seq, buf, want));
+			continue;
+		}
+		len = msg_size(e->seed, QP_ONE, seq);
+		ASSERT_EQ(0, ring_op(&rb, RCLINK_OP_RECV, MAX_SIZE, MAX_SIZE, seq, &cqe));
+		EXPECT_EQ(seq, cqe.user_data);
+		ASSERT_EQ(len, cqe.res);
+		msg_build(e->seed, QP_ONE, seq, len, want);
+		EXPECT_EQ(0, memcmp(rclink_ring_area(&rb, MAX_SIZE), want, len));
+	}
+	EXPECT_EQ(0, expect_empty(_metadata, fb));
+
+	/* a RECV lent first takes the next message straight from the wire */
+	sqe = rclink_ring_get_sqe(&rb);
+	ASSERT_NE(NULL, sqe);
+	rclink_ring_prep_recv(sqe, 0, MAX_SIZE, 100);
+	ASSERT_EQ(1, rclink_ring_submit(&rb, 0));
+	ASSERT_EQ(0, send_msg(e, fa, QP_ONE, 8, buf));
+	ASSERT_EQ(0, ring_wait_cqe(&rb, &cqe, 10000));
+	len = msg_size(e->seed, QP_ONE, 8);
+	EXPECT_EQ(100, cqe.user_data);
+	ASSERT_EQ(len, cqe.res);
+	msg_build(e->seed, QP_ONE, 8, len, want);
+	EXPECT_EQ(0, memcmp(rclink_ring_area(&rb, 0), want, len));
+
+	/* too small a buffer: EMSGSIZE, the message stays for read() */
+	seq = 9;
+	while (msg_size(e->seed, QP_ONE, seq) < 2)
+		seq++;
+	for (len = 9; len < seq; len++)
+		ASSERT_EQ(0, send_msg(e, fa, QP_ONE, len, buf));
+	for (len = 9; len < seq; len++)
+		ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, len, buf, want));
+	ASSERT_EQ(0, send_msg(e, fa, QP_ONE, seq, buf));
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN));
+	ASSERT_EQ(0, ring_op(&rb, RCLINK_OP_RECV, 0, 1, 101, &cqe));
+	EXPECT_EQ(-EMSGSIZE, cqe.res);
+	EXPECT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, seq, buf, want));
+
+	/* unbind: the buffers lent come back with ENOTCONN */
+	sqe = rclink_ring_get_sqe(&rb);
+	ASSERT_NE(NULL, sqe);
+	rclink_ring_prep_recv(sqe, 0, MAX_SIZE, 102);
+	ASSERT_EQ(1, rclink_ring_submit(&rb, 0));
+	EXPECT_EQ(NULL, rclink_ring_peek_cqe(&rb));
+	ASSERT_EQ(0, ioctl(fb, RCLINK_IOC_UNBIND));
+	ASSERT_EQ(0, ring_wait_cqe(&rb, &cqe, 1000));
+	EXPECT_EQ(102, cqe.user_data);
+	EXPECT_EQ(-ENOTCONN, cqe.res);
+	rclink_ring_exit(&ra);
+	rclink_ring_exit(&rb);
+	free(buf);
+	free(want);
+}
+
+/*
+ * A CQ as small as it gets: what cannot complete is not taken (EBUSY),
+ * and unmapping the area and closing the file with SENDs in flight hurts
+ * nobody: the messages arrive whole.
+ */
+TEST_F(t1, ring_unmap_inflight)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	struct rclink_ring r;
+	struct rclink_sqe *sqe;
+	struct rclink_cqe cqe;
+	uint32_t seq, len, n;
+	int fa, fb, rc;
+
+	ASSERT_TRUE(buf && want);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ring_open(_metadata, &r, fa, 4, 4, 4 * MAX_SIZE));
+	/* four SENDs fill the CQ's reservations: a fifth is refused */
+	for (seq = 0; seq < 4; seq++) {
+		sqe = rclink_ring_get_sqe(&r);
+		ASSERT_NE(NULL, sqe);
+		len = msg_size(e->seed, QP_ONE, seq);
+		msg_build(e->seed, QP_ONE, seq, len,
+			  rclink_ring_area(&r, (uint64_t)seq * MAX_SIZE));
+		rclink_ring_prep_send(sqe, (uint64_t)seq * MAX_SIZE, len, seq);
+	}
+	rc = rclink_ring_submit(&r, 0);
+	ASSERT_EQ(4, rc) TH_LOG("enter: %s", strerror(errno));
+	/* nothing reaped: 4 CQEs used or reserved */
+	n = 0;
+	while (rclink_ring_cq_ready(&r) < 4 && n++ < 100)
+		wait_ev(fa, POLLIN, 100);
+	ASSERT_EQ(4, rclink_ring_cq_ready(&r));
+	sqe = rclink_ring_get_sqe(&r);
+	ASSERT_NE(NULL, sqe);
+	rclink_ring_prep_send(sqe, 0, 16, 4);
+	EXPECT_EQ(-1, rclink_ring_submit(&r, 0));
+	EXPECT_EQ(EBUSY, errno);
+	rclink_ring_cq_advance(&r, 4);
+	for (seq = 0; seq < 4; seq++)
+		ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, seq, buf, want));
+	/* the SQE refused is still there: it goes now */
+	EXPECT_EQ(1, rclink_ring_submit(&r, 0));
+	ASSERT_EQ(0, ring_wait_cqe(&r, &cqe, 10000));
+	EXPECT_EQ(4, cqe.user_data);
+	EXPECT_EQ(16, cqe.res);
+	EXPECT_EQ(16, read(fb, buf, MAX_SIZE));
+
+	/* SENDs in flight, then munmap and close at once */
+	for (seq = 4; seq < 8; seq++) {
+		sqe = rclink_ring_get_sqe(&r);
+		ASSERT_NE(NULL, sqe);
+		len = msg_size(e->seed, QP_ONE, seq);
+		msg_build(e->seed, QP_ONE, seq, len,
+			  rclink_ring_area(&r, (uint64_t)(seq - 4) * MAX_SIZE));
+		rclink_ring_prep_send(sqe, (uint64_t)(seq - 4) * MAX_SIZE, len, seq);
+	}
+	ASSERT_EQ(4, rclink_ring_submit(&r, 0));
+	rclink_ring_exit(&r);
+	dev_close(self, fa);
+	for (seq = 4; seq < 8; seq++)
+		EXPECT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, seq, buf, want));
+	EXPECT_EQ(0, expect_empty(_metadata, fb));
+	free(buf);
+	free(want);
 }
 
 TEST_HARNESS_MAIN

@@ -21,6 +21,8 @@ lib_dir=$(dirname "$0")/lib
 source "$lib_dir/rclink_lib.sh"
 
 bin=${RCLINK_T1_MSG_BIN:-$RCL_TOP/build/selftests/t1_msg}
+# an installed kselftest collection has it beside this script
+[ -n "${RCLINK_T1_MSG_BIN:-}" ] || [ -x "$bin" ] || bin=$RCL_TESTDIR/t1_msg
 if [ ! -x "$bin" ]; then
 	ktap_header
 	ktap_skip_all "no $bin (make selftests-build, or set RCLINK_T1_MSG_BIN)"

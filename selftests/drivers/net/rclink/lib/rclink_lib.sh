@@ -551,6 +551,10 @@ rcl_stream_stop() {
 # trap deletes the QPs the test added, switches the wire fault injection
 # off (when the test used it) and restores the configuration.
 RCL_TOOL=${RCLINK_TOOL:-$RCL_TOP/build/tools/rclink}
+# installed (the rclink-tools package): the tool in PATH
+if [ -z "${RCLINK_TOOL:-}" ] && [ ! -x "$RCL_TOOL" ] && command -v rclink >/dev/null; then
+	RCL_TOOL=$(command -v rclink)
+fi
 RCL_T1_PY=$RCL_LIB/rclink_t1.py
 RCL_T1_A="" RCL_T1_B=""
 RCL_T1_IP_A=10.198.0.1

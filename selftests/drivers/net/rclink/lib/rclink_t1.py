@@ -30,6 +30,7 @@ import json
 import os
 import select
 import signal
+import shutil
 import struct
 import subprocess
 import sys
@@ -45,8 +46,13 @@ KSFT_SKIP = 4
 
 
 def tool_path():
-    return os.environ.get('RCLINK_TOOL') or os.path.join(TOP, 'build',
-                                                         'tools', 'rclink')
+    if os.environ.get('RCLINK_TOOL'):
+        return os.environ['RCLINK_TOOL']
+    built = os.path.join(TOP, 'build', 'tools', 'rclink')
+    # installed (the rclink-tools package): the tool in PATH
+    if not os.access(built, os.X_OK) and shutil.which('rclink'):
+        return shutil.which('rclink')
+    return built
 
 
 class ToolError(Exception):

@@ -1,0 +1,325 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""PCI faults of board A of the wired pair (Documentation/driver.rst, "PCI
+faults and resets"), each with TYPE1 messages in flight and a reader
+blocked on A's /dev/rclinkN:
+
+  flr              a function reset through sysfs (reset_prepare/reset_done)
+  aer_correctable  a correctable error injected at the board (aer_inject):
+                   nothing is torn down, the traffic goes on
+  aer_nonfatal     an uncorrectable non-fatal error: error_detected,
+                   slot_reset, resume
+  aer_fatal        an uncorrectable fatal error: the same with a link reset
+  all_ones         the board leaves the bus (the model's hostile "dead"
+                   mode): the driver notices, takes it down, and a sysfs
+                   reset brings it back
+  remove_rescan    the board removed through sysfs, then a rescan
+
+Before the fault, board B's reader holds back (B answers RNR once 512 KiB
+wait unread: debugfs t1_rx_queued_max), so A's messages stay in flight.  After it:
+
+  * the blocked read on A ended with ENODEV (but for the correctable
+    error, after which nothing changes);
+  * no message is silently lost: B received messages 0..D-1 in order and
+    byte-exact, and D plus the messages the driver says it flushed
+    ("N TYPE1 message(s) in flight completed flushed") cover all written;
+  * the board is back at its PCI address and carries messages again;
+  * the kernel log has no splat.
+
+Needs the pair on PCIe root ports for AER (selftests/vm/boards.sh faults;
+make check runs it in a guest of its own), the aer_inject module for the
+aer_* cases, BAR0 access for all_ones (boot
+with iomem=relaxed), else those cases are skipped.
+"""
+
+import errno
+import os
+import re
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'lib'))
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
+
+QP = 11
+IP = {'A': '10.197.0.1', 'B': '10.197.0.2'}
+BIG = 65536
+RX_QUEUED_MAX = 1 << 24         # the driver's default
+RX_QUEUED_TEST = 1 << 19
+FLUSHED_RE = re.compile(r'(\d+) TYPE1 message\(s\) in flight completed '
+                        r'flushed')
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# AER status bits (PCI_ERR_*): a receiver error, a completion timeout
+# (non-fatal by default) and a malformed TLP (fatal by default)
+COR_RCVR = 0x00000001
+UNC_COMP_TIME = 0x00004000
+UNC_MALF_TLP = 0x00040000
+
+
+class Pair:
+    """Boards A and B by PCI address; names can change across a reset."""
+
+    def __init__(self):
+        a, b = t1.pick_pair()
+        self.bdf = {'A': t1.bdf_of(a), 'B': t1.bdf_of(b)}
+        self.saved = {s: t1.dev_show(self.name(s)) for s in 'AB'}
+
+    def name(self, side, timeout=0.0):
+        """The board name of a side, waiting up to timeout for it."""
+        end = time.monotonic() + timeout
+        while True:
+            for n in t1.devices():
+                try:
+                    if t1.bdf_of(n) == self.bdf[side]:
+                        return n
+                except LookupError:
+                    pass
+            if time.monotonic() >= end:
+                raise rt.TestFailed('no board at %s' % self.bdf[side])
+            time.sleep(0.2)
+
+    def qp_fresh(self):
+        """QP on both boards, configured anew (PSNs from the start)."""
+        for s in 'AB':
+            t1.tool(['qp', 'del', 'dev', self.name(s), 'qpn', str(QP)],
+                    check=False)
+        for s in 'AB':
+            t1.tool(['dev', 'set', 'dev', self.name(s), 'ip', IP[s]])
+        for s, o in (('A', 'B'), ('B', 'A')):
+            mac = t1.dev_show(self.name(o))['mac']
+            t1.tool(['qp', 'add', 'dev', self.name(s), 'qpn', str(QP),
+                     'dqpn', str(QP), 'dip', IP[o], 'dmac', mac])
+
+    def cleanup(self):
+        for s in 'AB':
+            try:
+                n = self.name(s, 5)
+            except rt.TestFailed:
+                continue
+            t1.tool(['qp', 'del', 'dev', n, 'qpn', str(QP)], check=False)
+            args = t1.restore_args(self.saved[s], t1.dev_show(n))
+            if args:
+                t1.tool(['dev', 'set', 'dev', n] + args, check=False)
+
+
+def traffic_ok(pair, count=5):
+    """count messages A -> B on a fresh QP, byte-exact."""
+    pair.qp_fresh()
+    with t1.Chan(pair.name('B'), QP) as cb, t1.Chan(pair.name('A'), QP) as ca:
+        for i in range(count):
+            ca.send(t1.pattern(QP, 1000 + i, 100 + 999 * i))
+        ca.drain()
+        for i in range(count):
+            m = cb.recv(10)
+            want = t1.pattern(QP, 1000 + i, 100 + 999 * i)
+            rt.check(m == want, 'after the fault: message %d %s' %
+                     (i, 'missing' if m is None else 'differs'))
+
+
+def fill_in_flight(ca, timeout=60):
+    """Write 64 KiB messages from A until they stop being acknowledged (B
+    holds what it may queue and answers RNR): returns the count written."""
+    ca.set_nonblock(True)
+    n = 0
+    stalled = time.monotonic()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            ca.write(t1.pattern(QP, n, BIG))
+            n += 1
+            stalled = time.monotonic()
+        except BlockingIOError:
+            if time.monotonic() - stalled > 2.0:
+                return n
+            ca.poll(0x4, 0.1)       # POLLOUT
+    raise rt.TestFailed('A kept sending for %d s: B never held back' % timeout)
+
+
+class Reader(threading.Thread):
+    """A read blocked on a file; ends with the errno it got (0: data)."""
+
+    def __init__(self, chan):
+        super().__init__(daemon=True)
+        self.chan = chan
+        self.err = None
+
+    def run(self):
+        try:
+            self.chan.read()
+            self.err = 0
+        except OSError as e:
+            self.err = e.errno
+
+
+def drain_b(cb, written):
+    """Read what B got: messages 0..D-1 in order, byte-exact; returns D."""
+    cb.set_nonblock(False)
+    d = 0
+    while True:
+        m = cb.recv(3, BIG + 16)
+        if m is None:
+            return d
+        rt.check(d < written, 'B got a message more than written')
+        rt.check(m == t1.pattern(QP, d, BIG),
+                 'B: message %d wrong (%d bytes, header %r)'
+                 % (d, len(m), m[:12]))
+        d += 1
+
+
+def flushed_since(marker, bdf):
+    n = 0
+    for _, _, text in rt.kmsg_since(marker):
+        m = FLUSHED_RE.search(text)
+        if m and bdf in text:
+            n += int(m.group(1))
+    return n
+
+
+def sysfs(path, value):
+    with open(path, 'w', encoding='ascii') as f:
+        f.write(value)
+
+
+def aer_inject(bdf, uncor=0, cor=0):
+    """Inject through /dev/aer_inject (the aer_inject module)."""
+    if not os.path.exists('/dev/aer_inject'):
+        r = subprocess.run(['modprobe', 'aer_inject'], capture_output=True,
+                           text=True, check=False)
+        if r.returncode or not os.path.exists('/dev/aer_inject'):
+            raise rt.SkipTest('no aer_inject: %s' % r.stderr.strip())
+    dom, bus, devfn = bdf.split(':')
+    dev, fn = devfn.split('.')
+    rec = struct.pack('<BBBxIIIIIII', int(bus, 16), int(dev, 16), int(fn),
+                      uncor, cor, 0, 0, 0, 0, int(dom, 16))
+    fd = os.open('/dev/aer_inject', os.O_WRONLY)
+    try:
+        os.write(fd, rec)
+    except OSError as e:
+        raise rt.SkipTest('aer_inject refuses %s: %s' % (bdf, e)) from e
+    finally:
+        os.close(fd)
+
+
+def hostile(bdf, *args):
+    r = subprocess.run([sys.executable, os.path.join(HERE, 'lib',
+                                                     'rclink_hostile.py'),
+                        bdf] + list(args),
+                       capture_output=True, text=True, check=False)
+    if r.returncode == rt.KSFT_SKIP:
+        raise rt.SkipTest(r.stderr.strip())
+    rt.check(r.returncode == 0, 'rclink_hostile.py %s: %s'
+             % (' '.join(args), r.stderr.strip()))
+
+
+def case(pair, ktap, name, fault, recover=None, teardown=True):
+    def body():
+        bdf = pair.bdf['A']
+        pair.qp_fresh()
+        sysfs(rt.dbg_path(pair.bdf['B'], 't1_rx_queued_max'),
+              str(RX_QUEUED_TEST))
+        cb = t1.Chan(pair.name('B'), QP)
+        ca = t1.Chan(pair.name('A'), QP)
+        reader = None
+        try:
+            written = fill_in_flight(ca)
+            info = ca.info()
+            ktap.diag('%s: %d messages written, %d in flight' %
+                      (name, written, info['tx_inflight']))
+            rt.check(info['tx_inflight'] > 0, 'nothing in flight')
+            reader = Reader(t1.Chan(pair.name('A')))
+            # the reader's own file, bound to a QP nobody sends on
+            t1.tool(['qp', 'add', 'dev', pair.name('A'), 'qpn',
+                     str(QP + 1), 'dqpn', str(QP + 1), 'dip', IP['B'],
+                     'dmac', t1.dev_show(pair.name('B'))['mac']])
+            reader.chan.bind(QP + 1)
+            reader.start()
+            time.sleep(0.3)
+            rt.check(reader.is_alive(), 'the read did not block')
+            marker = rt.kmsg_mark('pci_faults ' + name)
+            fault(bdf)
+            if recover:
+                recover(bdf)
+            reader.join(20)
+            if teardown:
+                rt.check(not reader.is_alive(), 'the read on A still '
+                         'blocks 20 s after the fault')
+                rt.check(reader.err == errno.ENODEV,
+                         'the blocked read ended with %s, want ENODEV'
+                         % (errno.errorcode.get(reader.err, reader.err)))
+            else:
+                rt.check(reader.is_alive(), 'the read ended (%s) though '
+                         'nothing was torn down' % reader.err)
+                reader.chan.unbind()
+                reader.join(5)
+            pair.name('A', 30)
+            flushed = flushed_since(marker, bdf)
+            delivered = drain_b(cb, written)
+            ktap.diag('%s: %d written, %d delivered to B, %d flushed'
+                      % (name, written, delivered, flushed))
+            if teardown:
+                rt.check(delivered + flushed >= written,
+                         '%d written, but only %d delivered and %d flushed'
+                         % (written, delivered, flushed))
+            else:
+                rt.check(delivered == written and not flushed,
+                         '%d written, %d delivered, %d flushed: want all '
+                         'delivered' % (written, delivered, flushed))
+            bad = rt.kmsg_problems(rt.kmsg_since(marker), errors=False)
+            rt.check(not bad, 'kernel log: %s' % ' | '.join(bad[:5]))
+        finally:
+            ca.close()
+            cb.close()
+            sysfs(rt.dbg_path(pair.bdf['B'], 't1_rx_queued_max'),
+                  str(RX_QUEUED_MAX))
+            if reader:
+                reader.chan.close()
+        t1.tool(['qp', 'del', 'dev', pair.name('A'), 'qpn', str(QP + 1)],
+                check=False)
+        traffic_ok(pair)
+    ktap.run(name, body)
+
+
+def main():
+    ktap = rt.Ktap()
+    mod = rt.start(ktap)
+    try:
+        pair = Pair()
+    except (LookupError, t1.ToolError) as e:
+        ktap.skip_all(str(e))
+    pci = rt.pci_path(pair.bdf['A'])
+    ktap.diag('A %s, B %s' % (pair.bdf['A'], pair.bdf['B']))
+    ktap.plan(6)
+    try:
+        case(pair, ktap, 'flr', lambda b: sysfs(pci + 'reset', '1'))
+        case(pair, ktap, 'aer_correctable',
+             lambda b: aer_inject(b, cor=COR_RCVR), teardown=False)
+        case(pair, ktap, 'aer_nonfatal',
+             lambda b: aer_inject(b, uncor=UNC_COMP_TIME))
+        case(pair, ktap, 'aer_fatal',
+             lambda b: aer_inject(b, uncor=UNC_MALF_TLP))
+
+        def dead(b):
+            hostile(b, 'dead')
+            # the next register read tells the driver
+            t1.tool(['dev', 'show', 'dev', pair.name('A')], check=False)
+        case(pair, ktap, 'all_ones', dead,
+             recover=lambda b: (time.sleep(1), sysfs(pci + 'reset', '1')))
+        case(pair, ktap, 'remove_rescan',
+             lambda b: sysfs(pci + 'remove', '1'),
+             recover=lambda b: sysfs('/sys/bus/pci/rescan', '1'))
+
+    finally:
+        pair.cleanup()
+        mod.__exit__(None, None, None)
+    ktap.finish()
+
+
+if __name__ == '__main__':
+    main()
