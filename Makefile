@@ -138,18 +138,64 @@ demo: deps
 	@selftests/run-demo.sh
 
 # ===========================================================================
+# PCIe shim RTL -- targets: rtl, rtl-synth (both part of check)
+#
+#   make rtl         verilator lint of firmware/rtl, then every shared test
+#                    vector (firmware/vectors/*.json) on the Icarus Verilog
+#                    testbench (shim + IP stand-in + host stand-in); KTAP,
+#                    logs in build/rtl/
+#   make rtl-synth   yosys generic synthesis: fails on latches, multiple or
+#                    missing drivers; prints the resource counts
+#                    (build/rtl/resources.txt)
+# ===========================================================================
+
+.PHONY: rtl rtl-synth
+rtl:
+	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh lint sim
+
+rtl-synth:
+	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh synth
+
+# ===========================================================================
 # Benchmark -- target: bench (not part of check)
 #
 #   make bench   one 6.12 guest with the rclink pair, an e1000e pair and a
 #                virtio-net pair (each wired through its own QEMU hub):
 #                TCP throughput and ping latency per pair, the ratios
 #                rclink/e1000e and rclink/virtio (tools/bench/run-bench.sh;
-#                results in build/bench/)
+#                results in build/bench/); TYPE1 messages through read/write
+#                and the rings against rdma_rxe and UDP, guest instructions
+#                per message, 1024 QPs (Documentation/performance.rst)
+#   make bench-tools   build/tools/rclink-bench and the TCG plugin
+#                build/bench-plugin/rclink-insn.so (built against
+#                qemu-plugin.h of the cached QEMU source; RCLINK_QEMU_PLUGIN_INC
+#                overrides the directory holding it)
 # ===========================================================================
 
-.PHONY: bench
+RCLINK_QEMU_PLUGIN_INC ?= $(firstword $(wildcard \
+	$(RCLINK_CACHE)/qemu/src/qemu-*/include/qemu))
+rclink_glib_cflags := $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+
+.PHONY: bench bench-tools
 bench: deps
 	@tools/bench/run-bench.sh
+
+bench-tools: $(RCLINK_BUILD)/tools/rclink-bench \
+	$(RCLINK_BUILD)/bench-plugin/rclink-insn.so
+
+$(RCLINK_BUILD)/tools/rclink-bench: tools/bench/rclink-bench.c \
+		tools/lib/rclink_ring.h uapi/linux/rclink_dev.h \
+		uapi/linux/rclink_nl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $< -lpthread
+
+$(RCLINK_BUILD)/bench-plugin/rclink-insn.so: tools/bench/plugin/rclink-insn.c
+	@test -f "$(RCLINK_QEMU_PLUGIN_INC)/qemu-plugin.h" || { echo \
+		"no qemu-plugin.h: run make qemu or set RCLINK_QEMU_PLUGIN_INC" \
+		>&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -fPIC -shared \
+		-I$(RCLINK_QEMU_PLUGIN_INC) $(rclink_glib_cflags) -o $@ $<
 
 # ===========================================================================
 # Selftest programs -- target: selftests-build
@@ -186,7 +232,9 @@ $(RCLINK_KSFT_DIR)/kselftest_harness.h:
 #
 #   make tools      build/tools/rclink, the netlink tool (tools/rclink, C on
 #                   libnl-genl-3; see Documentation/uapi/rclink-tool.rst),
-#                   and build/tools/rclink-msg, a TYPE1 message example
+#                   build/tools/rclink-msg, a TYPE1 message example, and
+#                   build/tools/rclink-ring, the same through the mmap'd
+#                   rings (tools/lib/rclink_ring.h)
 #   make nl-gen     regenerate uapi/linux/rclink_nl.h and
 #                   drivers/rclink/rclink_nl_gen.[ch] from
 #                   Documentation/netlink/specs/rclink.yaml with the kernel's
@@ -195,19 +243,27 @@ $(RCLINK_KSFT_DIR)/kselftest_harness.h:
 # ===========================================================================
 
 RCLINK_TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra
+RCLINK_VERSION := $(shell cat VERSION)
 rclink_libnl_cflags := $(or $(shell pkg-config --cflags libnl-genl-3.0 \
 	2>/dev/null),-I/usr/include/libnl3)
 rclink_libnl_libs := $(or $(shell pkg-config --libs libnl-genl-3.0 \
 	2>/dev/null),-lnl-genl-3 -lnl-3)
 
 .PHONY: tools nl-gen nl-check
-tools: $(RCLINK_BUILD)/tools/rclink $(RCLINK_BUILD)/tools/rclink-msg
+tools: $(RCLINK_BUILD)/tools/rclink $(RCLINK_BUILD)/tools/rclink-msg \
+	$(RCLINK_BUILD)/tools/rclink-ring
 
 $(RCLINK_BUILD)/tools/rclink: tools/rclink/rclink.c uapi/linux/rclink_nl.h \
-		uapi/linux/rclink_dev.h
+		uapi/linux/rclink_dev.h VERSION
 	@mkdir -p $(dir $@)
-	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi $(rclink_libnl_cflags) -o $@ $< \
-		$(rclink_libnl_libs)
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -DRCLINK_VERSION='"$(RCLINK_VERSION)"' \
+		-Iuapi $(rclink_libnl_cflags) -o $@ $< $(rclink_libnl_libs)
+
+# rclink-ring: the same through the mmap'd rings (an example)
+$(RCLINK_BUILD)/tools/rclink-ring: tools/rclink/rclink-ring.c \
+		uapi/linux/rclink_dev.h tools/lib/rclink_ring.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $<
 
 # rclink-msg: send/receive TYPE1 messages through /dev/rclinkN (an example)
 $(RCLINK_BUILD)/tools/rclink-msg: tools/rclink/rclink-msg.c uapi/linux/rclink_dev.h
@@ -219,3 +275,89 @@ nl-gen:
 
 nl-check:
 	@tools/net/gen-nl.sh --check
+
+# ===========================================================================
+# Debug kernel and vIOMMU -- targets: debug-kernel, check-debug, check-iommu
+# (Documentation/testing.rst, "Debug kernel" and "vIOMMU")
+#
+#   make debug-kernel  build the debug kernel once: linux-source-6.12 with
+#                      defconfig kvm_guest.config debug.config and
+#                      selftests/vm/debug-kernel.config (KASAN, lockdep,
+#                      kmemleak, UBSAN, DEBUG_NET), cached in
+#                      $(RCLINK_CACHE)/debug-kernel/<config hash>; about 40
+#                      minutes on two cores, at nice 19
+#                      (selftests/vm/debug-kernel.sh)
+#   make check-debug   the kselftests in a guest of the debug kernel; any
+#                      kernel splat or kmemleak report fails (build/check-debug;
+#                      builds the kernel first when it is not cached).  make
+#                      check RCLINK_CHECK_DEBUG=1 adds this guest to make
+#                      check when the kernel is cached (1.5-2 hours more).
+#   make check-iommu   the kselftests in a 6.12 guest behind an emulated Intel
+#                      IOMMU in strict mode; any DMA fault fails, and a
+#                      negative test checks an unmapped DMA does fault
+#                      (build/check-iommu)
+# ===========================================================================
+
+# ===========================================================================
+# Fuzzing -- target: fuzz (not part of check; Documentation/testing.rst)
+#
+#   make fuzz    fuzz.sh in a 6.12 guest with 100000 generic netlink
+#                messages and 100000 /dev/rclinkN calls, each as root and
+#                as nobody, and 100000 malformed wire frames
+#                (selftests/vm/run-tests.sh; build/tests/).  make check runs
+#                fuzz.sh with 2000 and 20000.
+# ===========================================================================
+
+.PHONY: fuzz
+fuzz: deps
+	@selftests/vm/run-tests.sh RCLINK_FUZZ_N=100000 \
+		RCLINK_FUZZ_FRAMES=100000 fuzz.sh
+
+.PHONY: debug-kernel check-debug check-iommu
+debug-kernel:
+	@selftests/vm/debug-kernel.sh build
+
+check-debug: deps debug-kernel
+	@selftests/run-check.sh --debug
+
+check-iommu: deps
+	@selftests/run-check.sh --iommu
+
+# ===========================================================================
+# Packages -- targets: dkms, deb, check-install (not part of check)
+#
+#   make dkms            build/dkms/rclink-<VERSION>/: the module's source
+#                        with dkms.conf (packaging/dkms.conf.in), and its
+#                        tarball, for `dkms add` / `dkms ldtarball`
+#   make deb             build/deb/: rclink-dkms (all), rclink-tools and
+#                        rclink-selftests (the kselftests as an installed
+#                        collection with run_kselftest.sh), made with
+#                        dpkg-deb by packaging/mkpkg.sh
+#   make check-install   a fresh 6.12 guest with the pair: installs the
+#                        three packages (DKMS builds the module in the
+#                        guest), runs the installed suite through
+#                        run_kselftest.sh, removes them
+#                        (selftests/vm/install-test.sh; ~15 minutes)
+# ===========================================================================
+
+# ===========================================================================
+# Many boards -- target: check-hub (not part of check)
+#
+#   make check-hub   one 6.12 guest with RCLINK_HUB_BOARDS (default 8)
+#                    boards on one QEMU hub (selftests/vm/boards.sh hub):
+#                    multi_board.sh, TYPE3 and TYPE1 across all of them
+# ===========================================================================
+
+.PHONY: check-hub
+check-hub: deps
+	@selftests/vm/hub-test.sh
+
+.PHONY: dkms deb check-install
+dkms:
+	@packaging/mkpkg.sh dkms $(RCLINK_BUILD)/dkms
+
+deb:
+	@packaging/mkpkg.sh deb $(RCLINK_BUILD)/deb
+
+check-install: deps deb
+	@selftests/vm/install-test.sh
