@@ -760,6 +760,10 @@
 #define RCLINK_DMAQ_BAD_WQE_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_BAD_WQE_COUNT	GENMASK_ULL(63, 0)
 
+#define RCLINK_DMAQ_T1_RX_DROP_FORMAT	0x5150
+#define RCLINK_DMAQ_T1_RX_DROP_FORMAT_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_T1_RX_DROP_FORMAT_COUNT	GENMASK_ULL(63, 0)
+
 /* ---- MAC: LL 100G MAC CSRs of seed 003 (word address N at byte offset 4*N) ---- */
 
 #define RCLINK_TX_FC_REVISION_ID	0x9800
@@ -1016,6 +1020,18 @@
 #define RCLINK_CQE_ST_FLUSHED	0x1
 #define RCLINK_CQE_ST_BAD_WQE	0x2
 #define RCLINK_CQE_ST_DMA_ERR	0x3
+/* Key_words of the AFH_GEN2_16b MAC header, in MAC_SA[47:40] (seed 000, MAC 报文头), and the Ethernet types of the AFH formats (Documentation/hw/formats.rst) */
+#define RCLINK_AFH_BYTES	1
+#define RCLINK_AFH_KW_W	BIT_ULL(7)
+#define RCLINK_AFH_KW_V	BIT_ULL(6)
+#define RCLINK_AFH_KW_ZY	GENMASK_ULL(3, 2)
+#define RCLINK_AFH_KW_X	BIT_ULL(1)
+#define RCLINK_AFH_KW_M	BIT_ULL(0)
+#define RCLINK_AFH_KW_TYPE1	0x82
+#define RCLINK_AFH_KW_TYPE2	0x83
+#define RCLINK_AFH_ETH_TYPE1	0x88b5
+#define RCLINK_AFH_ETH_TYPE2	0x88b6
+#define RCLINK_AFH_GEN2_ADDR_BITS	0x10
 /* INFO of a RECV_ACK event record (seed: RECV_ACK_* signals) */
 #define RCLINK_RECV_ACK_BYTES	8
 #define RCLINK_RECV_ACK_RTT	GENMASK_ULL(31, 0)

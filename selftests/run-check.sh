@@ -42,7 +42,7 @@ kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 # ---- host ------------------------------------------------------------------
 [ "$mode" = all ] && {
 	echo "TAP version 13"
-	echo "1..6"
+	echo "1..7"
 	if "$py" firmware/regs/gen.py --check >"$out/gen.log" 2>&1; then
 		echo "ok 1 generated_files_fresh"
 	else
@@ -90,6 +90,15 @@ kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
 	else
 		sed 's/^/# /' "$out/man.ktap"
 		echo "not ok 6 rclink_man_page"
+	fi
+	# the wire decoders and tools/wireshark/rclink.lua on built frames
+	if { "$py" selftests/drivers/net/rclink/t1_wire.py --selftest &&
+		"$py" selftests/drivers/net/rclink/t1_formats.py --selftest; } \
+		>"$out/decoders.log" 2>&1; then
+		echo "ok 7 wire_decoders"
+	else
+		sed 's/^/# /' "$out/decoders.log"
+		echo "not ok 7 wire_decoders"
 	fi
 } >"$out/host.ktap"
 [ "$mode" = all ] && cat "$out/host.ktap"

@@ -84,6 +84,7 @@ static const struct {
 	{ "hw_rx_drop_malformed", RCLINK_DMAQ_T1_RX_DROP_MALFORMED },
 	{ "hw_tx_drop_qp_off", RCLINK_DMAQ_T1_TX_DROP_QP_OFF },
 	{ "hw_bad_wqe", RCLINK_DMAQ_BAD_WQE },
+	{ "hw_rx_drop_format", RCLINK_DMAQ_T1_RX_DROP_FORMAT },
 	{ "hw_ost_free", RCLINK_DMAQ_T1_OST_FREE },
 };
 

@@ -202,6 +202,9 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	BUILD_BUG_ON(RCLINK_A_DEV_STATS_BAD_WQE -
 		     RCLINK_A_DEV_STATS_RX_DROP_DA !=
 		     RCLINK_T1_DEV_BAD_WQE - RCLINK_T1_DEV_RX_DROP_DA);
+	BUILD_BUG_ON(RCLINK_A_DEV_STATS_RX_DROP_FORMAT -
+		     RCLINK_A_DEV_STATS_RX_DROP_DA !=
+		     RCLINK_T1_DEV_RX_DROP_FORMAT - RCLINK_T1_DEV_RX_DROP_DA);
 
 	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
 			  RCLINK_CMD_DEV_GET);
@@ -221,7 +224,7 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u16(skb, RCLINK_A_IP_ID, cfg->ip_id) ||
 	    nla_put_u8(skb, RCLINK_A_TC, cfg->tc) ||
 	    nla_put_u8(skb, RCLINK_A_ACK_TC, cfg->ack_tc) ||
-	    nla_put_u8(skb, RCLINK_A_FORMAT, RCLINK_FORMAT_STANDARD) ||
+	    nla_put_u8(skb, RCLINK_A_FORMAT, cfg->format) ||
 	    nla_put_u32(skb, RCLINK_A_RETRY_TIMER, cfg->retry_timer_us) ||
 	    nla_put_u8(skb, RCLINK_A_RETRY_CNT, cfg->retry_cnt) ||
 	    nla_put_u8(skb, RCLINK_A_RNR_RETRY_CNT, cfg->rnr_retry_cnt) ||
@@ -388,17 +391,14 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 
 	attr = attrs[RCLINK_A_FORMAT];
 	if (attr) {
-		switch (nla_get_u8(attr)) {
+		cfg->format = nla_get_u8(attr);
+		switch (cfg->format) {
 		case RCLINK_FORMAT_STANDARD:
-			break;
 		case RCLINK_FORMAT_GEN1:
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "format: header format gen1 not supported yet");
-			return -EOPNOTSUPP;
+		case RCLINK_FORMAT_GEN1_TC:
 		case RCLINK_FORMAT_GEN2:
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "format: header format gen2 not supported yet");
-			return -EOPNOTSUPP;
+			*given |= RCLINK_DEV_F_FORMAT;
+			break;
 		case RCLINK_FORMAT_LITE:
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "format: header format lite not supported yet");

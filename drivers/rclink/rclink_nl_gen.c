@@ -27,7 +27,7 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VLAN_PRI + 1] = {
 	[RCLINK_A_IP_ID] = { .type = NLA_U16, },
 	[RCLINK_A_TC] = { .type = NLA_U8, },
 	[RCLINK_A_ACK_TC] = { .type = NLA_U8, },
-	[RCLINK_A_FORMAT] = NLA_POLICY_MAX(NLA_U8, 3),
+	[RCLINK_A_FORMAT] = NLA_POLICY_MAX(NLA_U8, 4),
 	[RCLINK_A_RETRY_TIMER] = { .type = NLA_U32, },
 	[RCLINK_A_RETRY_CNT] = { .type = NLA_U8, },
 	[RCLINK_A_RNR_RETRY_CNT] = { .type = NLA_U8, },

@@ -81,6 +81,7 @@ static const u32 rclink_t1_dev_regs[RCLINK_T1_DEV_NUM] = {
 	[RCLINK_T1_DEV_RX_DROP_MALFORMED] = RCLINK_DMAQ_T1_RX_DROP_MALFORMED,
 	[RCLINK_T1_DEV_TX_DROP_QP_OFF]	  = RCLINK_DMAQ_T1_TX_DROP_QP_OFF,
 	[RCLINK_T1_DEV_BAD_WQE]		  = RCLINK_DMAQ_BAD_WQE,
+	[RCLINK_T1_DEV_RX_DROP_FORMAT]	  = RCLINK_DMAQ_T1_RX_DROP_FORMAT,
 };
 
 /* ---- limits -------------------------------------------------------------- */
@@ -185,13 +186,35 @@ bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
 				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC | \
 				 RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)
 
+/* AFH_CFG_EN format bits of each enum rclink_format */
+static u64 rclink_t1_format_bits(u8 format)
+{
+	switch (format) {
+	case RCLINK_FORMAT_GEN1:
+		return RCLINK_AFH_CFG_EN_AFH_GEN1_EN;
+	case RCLINK_FORMAT_GEN1_TC:
+		return RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
+		       RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN;
+	case RCLINK_FORMAT_GEN2:
+		return RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN;
+	case RCLINK_FORMAT_LITE:
+		return RCLINK_AFH_CFG_EN_AFH_LITE_EN;
+	default:
+		return RCLINK_AFH_CFG_EN_STANDARD_EN;
+	}
+}
+
 /*
- * Step 1 of the TYPE1 init sequence, Standard format: RDMA_EN, MAC_ADDR,
- * AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; the optional VLAN step (VLAN_CTRL,
- * AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities); then the retry
- * thresholds and the switches of RC_MISC_CFG.  RX_CLASS_CFG keeps its reset
- * value.  AFH_CFG_EN is read-modify-written: the data path owns its
- * type1_flow_stop_send_rnr_en bits.
+ * Step 1 of the TYPE1 init sequence (seed 000, 初始化流程) for the header
+ * format chosen: RDMA_EN, MAC_ADDR (len_type: IPv4 for Standard, the AFH
+ * Ethernet type otherwise), AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; the optional
+ * VLAN step (VLAN_CTRL, AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities);
+ * then the retry thresholds and the switches of RC_MISC_CFG.  RX_CLASS_CFG
+ * gets mac_type1 = the AFH Ethernet type whatever the format, so that frames
+ * of a mismatched peer reach the TYPE1 path and are counted there
+ * (DMAQ_T1_RX_DROP_FORMAT); its other fields keep their value.  AFH_CFG_EN
+ * is read-modify-written: the data path owns its type1_flow_stop_send_rnr_en
+ * bits.
  */
 static void rclink_t1_write_global(struct rclink_dev *rdev)
 {
@@ -206,17 +229,25 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 	rclink_wr64(rdev, RCLINK_RDMA_EN, val | RCLINK_RDMA_EN_TYPE1_EN);
 
 	val = FIELD_PREP(RCLINK_MAC_ADDR_MAC_ADDR, ether_addr_to_u64(t1->mac)) |
-	      FIELD_PREP(RCLINK_MAC_ADDR_LEN_TYPE, ETH_P_IP);
+	      FIELD_PREP(RCLINK_MAC_ADDR_LEN_TYPE,
+			 t1->format == RCLINK_FORMAT_STANDARD ?
+			 ETH_P_IP : RCLINK_AFH_ETH_TYPE1);
 	rclink_wr64(rdev, RCLINK_MAC_ADDR, val);
 
+	val = rclink_rd64(rdev, RCLINK_RX_CLASS_CFG);
+	val &= ~RCLINK_RX_CLASS_CFG_MAC_TYPE1;
+	val |= FIELD_PREP(RCLINK_RX_CLASS_CFG_MAC_TYPE1, RCLINK_AFH_ETH_TYPE1);
+	rclink_wr64(rdev, RCLINK_RX_CLASS_CFG, val);
+
 	val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
-	val &= ~(RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
+	val &= ~(RCLINK_AFH_CFG_EN_STANDARD_EN |
+		 RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
 		 RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN |
 		 RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN |
 		 RCLINK_AFH_CFG_EN_AFH_LITE_EN |
 		 RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN |
 		 RCLINK_T1_AFH_VLAN_PRI);
-	val |= RCLINK_AFH_CFG_EN_STANDARD_EN |
+	val |= rclink_t1_format_bits(t1->format) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC, pri) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC, pri) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC, pri) |
@@ -499,6 +530,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->icrc = t1->icrc;
 	cfg->vlan_id = t1->vlan_id;
 	cfg->vlan_pri = t1->vlan_pri;
+	cfg->format = t1->format;
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -542,6 +574,8 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		t1->vlan_id = cfg->vlan_id;
 	if (given & RCLINK_DEV_F_VLAN_PRI)
 		t1->vlan_pri = cfg->vlan_pri;
+	if (given & RCLINK_DEV_F_FORMAT)
+		t1->format = cfg->format;
 	rclink_t1_write_global(rdev);
 	mutex_unlock(&t1->lock);
 
@@ -836,6 +870,7 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->icrc = true;
 	t1->vlan_id = 0;
 	t1->vlan_pri = 0;
+	t1->format = RCLINK_FORMAT_STANDARD;
 
 	mutex_lock(&t1->lock);
 	rclink_t1_write_global(rdev);

@@ -44,6 +44,7 @@ struct rclink_t1_dev_cfg {
 	bool icrc;
 	u16 vlan_id;		/* 0: VLAN off */
 	u8 vlan_pri;
+	u8 format;		/* enum rclink_format */
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -61,6 +62,7 @@ enum {
 	RCLINK_DEV_F_MAC		= BIT(10),
 	RCLINK_DEV_F_VLAN_ID		= BIT(11),
 	RCLINK_DEV_F_VLAN_PRI		= BIT(12),
+	RCLINK_DEV_F_FORMAT		= BIT(13),
 };
 
 /* The board's DMAQ_QPS_* counters of one QP, in register order */
@@ -94,6 +96,7 @@ enum rclink_t1_dev_stat {
 	RCLINK_T1_DEV_RX_DROP_MALFORMED,
 	RCLINK_T1_DEV_TX_DROP_QP_OFF,
 	RCLINK_T1_DEV_BAD_WQE,
+	RCLINK_T1_DEV_RX_DROP_FORMAT,
 	RCLINK_T1_DEV_NUM
 };
 

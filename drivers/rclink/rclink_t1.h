@@ -119,6 +119,7 @@ struct rclink_t1 {
 	bool icrc;		/* !RC_MISC_CFG.type1_remove_icrc_en */
 	u16 vlan_id;		/* VLAN_CTRL.vid, 0: VLAN off */
 	u8 vlan_pri;		/* AFH_CFG_EN.type1_req_bank0..3/ack_cbfc */
+	u8 format;		/* enum rclink_format: AFH_CFG_EN */
 
 	/* /dev/rclinkN and the netlink device name "rclinkN" */
 	int index;

@@ -278,7 +278,7 @@ static void usage(FILE *f)
 	      "       rclink { -V | --version | -h | --help | help }\n"
 	      "       rclink dev show [ dev NAME ]\n"
 	      "       rclink dev set dev NAME [ mac MAC ] [ ip A.B.C.D ] [ ttl N ] [ ip_id N ]\n"
-	      "                      [ tc N ] [ ack_tc N ] [ format standard|gen1|gen2|lite ]\n"
+	      "                      [ tc N ] [ ack_tc N ] [ format std|gen1|gen1-tc|gen2|lite ]\n"
 	      "                      [ retry_timer USEC ] [ retry_cnt N ] [ rnr_retry_cnt N ]\n"
 	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
 	      "                      [ vlan off|VID ] [ vlan_pri N ]\n"
@@ -611,6 +611,7 @@ static const char * const format_names[] = {
 	[RCLINK_FORMAT_GEN1] = "gen1",
 	[RCLINK_FORMAT_GEN2] = "gen2",
 	[RCLINK_FORMAT_LITE] = "lite",
+	[RCLINK_FORMAT_GEN1_TC] = "gen1-tc",
 };
 
 static const char * const state_names[] = {
@@ -651,6 +652,7 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_RX_DROP_MALFORMED] = "rx_drop_malformed",
 	[RCLINK_A_DEV_STATS_TX_DROP_QP_OFF] = "tx_drop_qp_off",
 	[RCLINK_A_DEV_STATS_BAD_WQE] = "bad_wqe",
+	[RCLINK_A_DEV_STATS_RX_DROP_FORMAT] = "rx_drop_format",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
@@ -824,6 +826,8 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "format")) {
 			v = arg_value(&argc, &argv);
+			if (keyword(v, "std"))
+				v = format_names[RCLINK_FORMAT_STANDARD];
 			err = nla_put_u8(msg, RCLINK_A_FORMAT,
 					 parse_name(k, v, format_names,
 						    ARRAY_SIZE(format_names)));

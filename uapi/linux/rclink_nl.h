@@ -10,14 +10,17 @@
 #define RCLINK_FAMILY_VERSION	1
 
 /**
- * enum rclink_format - TYPE1 header format (AFH_CFG_EN); only standard is
- *   supported so far.
+ * enum rclink_format - TYPE1 header format (AFH_CFG_EN,
+ *   Documentation/hw/formats.rst): standard (IPv4/UDP), gen1 (AFH_GEN1 without
+ *   the TC field), gen2 (AFH_GEN2_16b), lite (AFH_Lite, not supported yet),
+ *   gen1-tc (AFH_GEN1 with the TC field in MAC_SA[47:40]).
  */
 enum rclink_format {
 	RCLINK_FORMAT_STANDARD,
 	RCLINK_FORMAT_GEN1,
 	RCLINK_FORMAT_GEN2,
 	RCLINK_FORMAT_LITE,
+	RCLINK_FORMAT_GEN1_TC,
 
 	/* private: */
 	__RCLINK_FORMAT_MAX,
@@ -113,6 +116,7 @@ enum {
 	RCLINK_A_DEV_STATS_RX_DROP_MALFORMED,
 	RCLINK_A_DEV_STATS_TX_DROP_QP_OFF,
 	RCLINK_A_DEV_STATS_BAD_WQE,
+	RCLINK_A_DEV_STATS_RX_DROP_FORMAT,
 
 	__RCLINK_A_DEV_STATS_MAX,
 	RCLINK_A_DEV_STATS_MAX = (__RCLINK_A_DEV_STATS_MAX - 1)

@@ -33,6 +33,15 @@ enum {
     RCLINK_CLASS_TYPE3 = 3,
 };
 
+/* TYPE1 header formats (AFH_CFG_EN, Documentation/hw/formats.rst) */
+enum {
+    RCLINK_T1_FMT_STD,
+    RCLINK_T1_FMT_GEN1,
+    RCLINK_T1_FMT_GEN2,
+    RCLINK_T1_FMT_LITE,
+    RCLINK_T1_FMT_NONE,
+};
+
 /* TYPE3 directions */
 enum {
     RCLINK_T3_TX = 0,
@@ -168,6 +177,7 @@ void rclink_t1_kick(RclinkCore *c);
 void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
                         uint64_t old, uint64_t val);
 bool rclink_t1_active(RclinkCore *c);
+unsigned rclink_t1_format(RclinkCore *c);
 
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,

@@ -74,8 +74,11 @@ static const hwaddr rclink_qcol_reg[RCLINK_QCOL_N] = {
 
 bool rclink_t1_active(RclinkCore *c)
 {
+    unsigned fmt = rclink_t1_format(c);
+
+    /* AFH_Lite is not modelled: TYPE1 stops as with no format at all */
     return (rclink_get(c, RCLINK_RDMA_EN) & RCLINK_RDMA_EN_TYPE1_EN) &&
-           (rclink_get(c, RCLINK_AFH_CFG_EN) & RCLINK_AFH_CFG_EN_STANDARD_EN);
+           fmt != RCLINK_T1_FMT_NONE && fmt != RCLINK_T1_FMT_LITE;
 }
 
 bool rclink_t1_qp_enabled(RclinkCore *c, uint32_t qpn)
@@ -418,33 +421,75 @@ static void rclink_put_mac(uint8_t *p, uint64_t mac)
 }
 
 /*
- * Build a Standard-format frame of the QP (REQ when pl != NULL, else ACK)
- * into f; returns its length.  rh is the RH word without PAD/PKT_LEN.
+ * The header format AFH_CFG_EN selects (Documentation/hw/formats.rst):
+ * exactly one of standard_en, afh_gen1_en, afh_gen2_16b_en, afh_lite_en.
+ * None or several: TYPE1 does not run (a guest error, logged on the write).
  */
-static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
-                              uint64_t rh, const uint8_t *pl, size_t plen)
+unsigned rclink_t1_format(RclinkCore *c)
+{
+    uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
+    uint64_t sel = afh & (RCLINK_AFH_CFG_EN_STANDARD_EN |
+                          RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
+                          RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN |
+                          RCLINK_AFH_CFG_EN_AFH_LITE_EN);
+
+    switch (sel) {
+    case RCLINK_AFH_CFG_EN_STANDARD_EN:
+        return RCLINK_T1_FMT_STD;
+    case RCLINK_AFH_CFG_EN_AFH_GEN1_EN:
+        return RCLINK_T1_FMT_GEN1;
+    case RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN:
+        return RCLINK_T1_FMT_GEN2;
+    case RCLINK_AFH_CFG_EN_AFH_LITE_EN:
+        return RCLINK_T1_FMT_LITE;
+    default:
+        return RCLINK_T1_FMT_NONE;
+    }
+}
+
+/* The Traffic Class of a REQ of the QP's bank, or of an ACK */
+static uint8_t rclink_t1_tc(RclinkCore *c, uint32_t qpn, bool req)
+{
+    uint64_t tc = rclink_get(c, RCLINK_TRAFFIC_CLASS);
+
+    return req ? (tc >> (8 * (qpn & 3))) & 0xff
+               : RF_GET(RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC, tc);
+}
+
+/*
+ * The MAC header of every format (seed 000, MAC 报文头): DA and SA, the
+ * VLAN tag when vlan_en (PCP from the type1_req_bankN_cbfc / type1_ack_cbfc
+ * priorities), the Ethernet type.  Returns its length.
+ */
+static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
+                           unsigned fmt)
 {
     uint64_t vlan = rclink_get(c, RCLINK_VLAN_CTRL);
     uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
-    uint64_t tc = rclink_get(c, RCLINK_TRAFFIC_CLASS);
-    uint64_t ipa = rclink_get(c, RCLINK_IP_ADDR);
-    bool req = pl != NULL;
-    bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
-                  RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
-    unsigned bank = qpn & 3;
-    size_t padded = ROUND_UP(plen, 4), off = 0, ip, udp, ulen;
-    uint8_t tos;
+    uint64_t mac = rclink_get(c, RCLINK_MAC_ADDR);
+    uint64_t da = QGET(c, qpn, RCLINK_QCOL_DEST_MAC,
+                       RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR);
+    uint64_t sa = RF_GET(RCLINK_MAC_ADDR_MAC_ADDR, mac);
+    uint64_t tc = rclink_t1_tc(c, qpn, req);
+    size_t off = 12;
 
-    rclink_put_mac(f, QGET(c, qpn, RCLINK_QCOL_DEST_MAC,
-                           RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR));
-    rclink_put_mac(f + 6, RF_GET(RCLINK_MAC_ADDR_MAC_ADDR,
-                                 rclink_get(c, RCLINK_MAC_ADDR)));
-    off = 12;
+    if (fmt == RCLINK_T1_FMT_GEN1 &&
+        (afh & RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN)) {
+        /* MAC_SA[47:40] Traffic Class, [39:0] Source Addr */
+        sa = (tc << 40) | (sa & MAKE_64BIT_MASK(0, 40));
+    } else if (fmt == RCLINK_T1_FMT_GEN2) {
+        /* DA {TC, Reserve/SUE_payload, Dest Addr[15:0]},
+         * SA {Key_words, Reserve/SUE_payload, Source Addr[15:0]} */
+        da = (tc << 40) | (da & 0xffff);
+        sa = ((uint64_t)RCLINK_AFH_KW_TYPE1 << 40) | (sa & 0xffff);
+    }
+    rclink_put_mac(f, da);
+    rclink_put_mac(f + 6, sa);
     if (vlan & RCLINK_VLAN_CTRL_VLAN_EN) {
         uint16_t tpid = RF_GET(RCLINK_VLAN_CTRL_TPID, vlan) ?: 0x8100;
         /* type1_req_bankN_cbfc: 3 bits each from bank 0's */
         unsigned req_pcp = ctz64(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC) +
-                           3 * bank;
+                           3 * (qpn & 3);
         unsigned pcp = req ? (afh >> req_pcp) & 7
                            : RF_GET(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, afh);
         uint16_t tci = (pcp << 13) |
@@ -455,32 +500,57 @@ static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
         stw_be_p(f + off + 2, tci);
         off += T1_VLAN_HLEN;
     }
-    stw_be_p(f + off, 0x0800);
-    off += 2;
+    /* Standard carries IPv4; the AFH formats MAC_ADDR.len_type */
+    stw_be_p(f + off, fmt == RCLINK_T1_FMT_STD ? 0x0800 :
+             RF_GET(RCLINK_MAC_ADDR_LEN_TYPE, mac));
+    return off + 2;
+}
 
-    tos = req ? (tc >> (8 * bank)) & 0xff
-              : RF_GET(RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC, tc);
-    ulen = T1_UDP_HLEN + RCLINK_RH_BYTES + padded + (icrc ? T1_ICRC_LEN : 0);
-    ip = off;
-    f[ip] = 0x45;
-    f[ip + 1] = tos;
-    stw_be_p(f + ip + 2, T1_IP_HLEN + ulen);
-    stw_be_p(f + ip + 4, RF_GET(RCLINK_IP_ADDR_IP_ID, ipa));
-    stw_be_p(f + ip + 6, 0x4000);                 /* DF, fragment 0 */
-    f[ip + 8] = RF_GET(RCLINK_IP_ADDR_IP_TTL, ipa);
-    f[ip + 9] = 17;
-    stw_be_p(f + ip + 10, 0);
-    stl_be_p(f + ip + 12, RF_GET(RCLINK_IP_ADDR_IP_ADDR, ipa));
-    stl_be_p(f + ip + 16, QGET(c, qpn, RCLINK_QCOL_DEST_IP,
-                               RCLINK_DEST_IP_MEM_DEST_IP_ADDR));
-    stw_be_p(f + ip + 10, rclink_ip_csum(f + ip, T1_IP_HLEN));
+/*
+ * Build a frame of the QP in the format of AFH_CFG_EN (REQ when pl != NULL,
+ * else ACK) into f; returns its length.  rh is the RH word without
+ * PAD/PKT_LEN.  Standard: MAC, IPv4, UDP, RH, payload, pad, ICRC over the
+ * masked IPv4 header on.  AFH_GEN1/GEN2: MAC, RH, payload, pad, ICRC over
+ * the RH on.
+ */
+static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
+                              uint64_t rh, const uint8_t *pl, size_t plen)
+{
+    uint64_t ipa = rclink_get(c, RCLINK_IP_ADDR);
+    unsigned fmt = rclink_t1_format(c);
+    bool req = pl != NULL;
+    bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
+                  RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+    size_t padded = ROUND_UP(plen, 4), off, ip = 0, udp, ulen, rhoff;
 
-    udp = ip + T1_IP_HLEN;
-    stw_be_p(f + udp, QGET(c, qpn, RCLINK_QCOL_UDP_SRC,
-                           RCLINK_UDP_SRC_PORT_MEM_UDP_SRC_PORT));
-    stw_be_p(f + udp + 2, T1_UDP_DPORT);
-    stw_be_p(f + udp + 4, ulen);
-    stw_be_p(f + udp + 6, 0);
+    off = rclink_t1_l2(c, qpn, f, req, fmt);
+    if (fmt == RCLINK_T1_FMT_STD) {
+        ulen = T1_UDP_HLEN + RCLINK_RH_BYTES + padded +
+               (icrc ? T1_ICRC_LEN : 0);
+        ip = off;
+        f[ip] = 0x45;
+        f[ip + 1] = rclink_t1_tc(c, qpn, req);
+        stw_be_p(f + ip + 2, T1_IP_HLEN + ulen);
+        stw_be_p(f + ip + 4, RF_GET(RCLINK_IP_ADDR_IP_ID, ipa));
+        stw_be_p(f + ip + 6, 0x4000);                 /* DF, fragment 0 */
+        f[ip + 8] = RF_GET(RCLINK_IP_ADDR_IP_TTL, ipa);
+        f[ip + 9] = 17;
+        stw_be_p(f + ip + 10, 0);
+        stl_be_p(f + ip + 12, RF_GET(RCLINK_IP_ADDR_IP_ADDR, ipa));
+        stl_be_p(f + ip + 16, QGET(c, qpn, RCLINK_QCOL_DEST_IP,
+                                   RCLINK_DEST_IP_MEM_DEST_IP_ADDR));
+        stw_be_p(f + ip + 10, rclink_ip_csum(f + ip, T1_IP_HLEN));
+
+        udp = ip + T1_IP_HLEN;
+        stw_be_p(f + udp, QGET(c, qpn, RCLINK_QCOL_UDP_SRC,
+                               RCLINK_UDP_SRC_PORT_MEM_UDP_SRC_PORT));
+        stw_be_p(f + udp + 2, T1_UDP_DPORT);
+        stw_be_p(f + udp + 4, ulen);
+        stw_be_p(f + udp + 6, 0);
+        rhoff = udp + T1_UDP_HLEN;
+    } else {
+        udp = rhoff = off;
+    }
 
     rh = RF_SET(RCLINK_RH_PAD, rh, padded - plen);
     if (req) {
@@ -489,16 +559,19 @@ static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
         rh = RF_SET(RCLINK_RH_PKT_LEN, rh,
                     pkt <= T1_RH_PKT_LEN_MAX ? pkt : 0);
     }
-    stq_be_p(f + udp + T1_UDP_HLEN, rh);
-    off = udp + T1_UDP_HLEN + RCLINK_RH_BYTES;
+    stq_be_p(f + rhoff, rh);
+    off = rhoff + RCLINK_RH_BYTES;
     if (plen) {
         memcpy(f + off, pl, plen);
     }
     memset(f + off + plen, 0, padded - plen);
     off += padded;
-    if (icrc) {
+    if (icrc && fmt == RCLINK_T1_FMT_STD) {
         stl_le_p(f + off, rclink_icrc(f + ip, T1_IP_HLEN, f + udp,
                                       off - udp));
+        off += T1_ICRC_LEN;
+    } else if (icrc) {
+        stl_le_p(f + off, crc32(0, f + rhoff, off - rhoff));
         off += T1_ICRC_LEN;
     }
     if (off < T1_ETH_ZLEN) {
@@ -969,17 +1042,124 @@ static bool rclink_t1_is_vlan(RclinkCore *c, uint16_t type)
     return type == 0x8100 || type == 0x88a8 || (tpid && type == tpid);
 }
 
+/*
+ * Standard format: the IPv4 header, UDP length and ICRC of a frame whose
+ * IPv4 header starts at off.  *rh_at / *body: where the RH starts and the
+ * bytes of RH + payload + pad.  false: dropped and counted.
+ */
+static bool rclink_t1_parse_std(RclinkCore *c, const uint8_t *buf, size_t len,
+                                size_t off, bool icrc, size_t *rh_at,
+                                size_t *body)
+{
+    const uint8_t *ip = buf + off, *udp;
+    size_t ihl, tot, ulen, n;
+
+    ihl = len >= off + T1_IP_HLEN ? (ip[0] & 0xf) * 4 : 0;
+    tot = ihl ? lduw_be_p(ip + 2) : 0;
+    if (!ihl || (ip[0] >> 4) != 4 || ihl < T1_IP_HLEN ||
+        len < off + ihl || tot < ihl + T1_UDP_HLEN || len < off + tot ||
+        (lduw_be_p(ip + 6) & 0x3fff) || ip[9] != 17 ||
+        rclink_ip_csum(ip, ihl)) {
+        /* Not a valid IPv4 header (version, lengths, fragment, checksum) */
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_CSUM, "ipv4 header");
+        return false;
+    }
+    udp = ip + ihl;
+    ulen = lduw_be_p(udp + 4);
+    if (ulen != tot - ihl ||
+        ulen < T1_UDP_HLEN + RCLINK_RH_BYTES + (icrc ? T1_ICRC_LEN : 0)) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "udp length");
+        return false;
+    }
+    n = ulen - T1_UDP_HLEN - (icrc ? T1_ICRC_LEN : 0);
+    if (icrc && ldl_le_p(udp + T1_UDP_HLEN + n) !=
+        rclink_icrc(ip, ihl, udp, T1_UDP_HLEN + n)) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_ICRC, "icrc");
+        return false;
+    }
+    *rh_at = udp + T1_UDP_HLEN - buf;
+    *body = n;
+    return true;
+}
+
+/*
+ * AFH formats: the RH follows the MAC header at off.  The RH + payload
+ * length is PKT_LEN for a short REQ (the frame may carry Ethernet padding),
+ * the RH alone for an ACK, else what the frame holds before the ICRC.
+ */
+static bool rclink_t1_parse_afh(RclinkCore *c, const uint8_t *buf, size_t len,
+                                size_t off, bool icrc, size_t *body)
+{
+    size_t tail = icrc ? T1_ICRC_LEN : 0, n;
+    uint64_t rh;
+
+    if (len < off + RCLINK_RH_BYTES + tail) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "afh length");
+        return false;
+    }
+    rh = ldq_be_p(buf + off);
+    if (RF_GET(RCLINK_RH_OPCODE, rh) == RCLINK_RH_OP_ACK) {
+        n = RCLINK_RH_BYTES;
+    } else if (RF_GET(RCLINK_RH_OPCODE, rh) == RCLINK_RH_OP_REQ &&
+               RF_GET(RCLINK_RH_PKT_LEN, rh)) {
+        n = RF_GET(RCLINK_RH_PKT_LEN, rh);
+    } else {
+        n = len - off - tail;
+    }
+    if (n < RCLINK_RH_BYTES || off + n + tail > len) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "afh length");
+        return false;
+    }
+    if (icrc && (uint32_t)ldl_le_p(buf + off + n) !=
+        (uint32_t)crc32(0, buf + off, n)) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_ICRC, "icrc");
+        return false;
+    }
+    *body = n;
+    return true;
+}
+
+/*
+ * Is the frame of the local header format?  Standard frames carry IPv4, the
+ * AFH ones MAC_TYPE1; AFH_GEN2_16b frames carry Key_words W = 1, M = 0 in
+ * MAC_SA[47:40].  The DA: all 48 bits (Standard, GEN1) or Dest Addr[15:0]
+ * (GEN2).  A GEN2 frame at a GEN1 board fails the DA but matches it in its
+ * low 16 bits with GEN2 Key_words: a format mismatch, not a stranger.
+ */
+static bool rclink_t1_rx_l2(RclinkCore *c, const uint8_t *buf, unsigned fmt,
+                            bool is_ip)
+{
+    uint64_t mac = RF_GET(RCLINK_MAC_ADDR_MAC_ADDR,
+                          rclink_get(c, RCLINK_MAC_ADDR));
+    uint64_t da = ldq_be_p(buf) >> 16;
+    bool kw2 = (buf[6] & (RCLINK_AFH_KW_W | RCLINK_AFH_KW_M)) ==
+               RCLINK_AFH_KW_W;
+    bool low16 = (da & 0xffff) == (mac & 0xffff);
+
+    if (is_ip != (fmt == RCLINK_T1_FMT_STD) ||
+        (fmt == RCLINK_T1_FMT_GEN2 && !kw2) ||
+        (fmt == RCLINK_T1_FMT_GEN1 && da != mac && low16 && kw2)) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_FORMAT, "format");
+        return false;
+    }
+    if (fmt == RCLINK_T1_FMT_GEN2 ? !low16 : da != mac) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_DA, "da");
+        return false;
+    }
+    return true;
+}
+
 /* A frame the classifier found to be TYPE1. */
 void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 {
     RclinkT1 *t1 = c->t1;
     bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
                   RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
-    size_t off = T1_ETH_HLEN, ihl, tot, ulen, plen, pad;
+    unsigned fmt = rclink_t1_format(c);
+    size_t off = T1_ETH_HLEN, rh_at, body, plen, pad;
     uint16_t type;
-    uint64_t mac, rh;
-    unsigned op, i;
-    const uint8_t *ip, *udp;
+    uint64_t rh;
+    unsigned op;
     uint32_t qpn;
 
     if (!rclink_t1_active(c)) {
@@ -991,40 +1171,28 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "runt");
         return;
     }
-    /* 1. DA, IPv4 header, lengths and opcode, ICRC */
-    mac = RF_GET(RCLINK_MAC_ADDR_MAC_ADDR, rclink_get(c, RCLINK_MAC_ADDR));
-    for (i = 0; i < 6; i++) {
-        if (buf[i] != ((mac >> (40 - 8 * i)) & 0xff)) {
-            rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_DA, "da");
-            return;
-        }
-    }
+    /* 1. the format, the DA, the IPv4 header or the AFH length, the ICRC */
     type = lduw_be_p(buf + 12);
     if (rclink_t1_is_vlan(c, type) && len >= T1_ETH_HLEN + T1_VLAN_HLEN) {
         type = lduw_be_p(buf + 16);
         off += T1_VLAN_HLEN;
     }
-    ip = buf + off;
-    ihl = len >= off + T1_IP_HLEN ? (ip[0] & 0xf) * 4 : 0;
-    tot = ihl ? lduw_be_p(ip + 2) : 0;
-    if (type != 0x0800 || !ihl || (ip[0] >> 4) != 4 || ihl < T1_IP_HLEN ||
-        len < off + ihl || tot < ihl + T1_UDP_HLEN || len < off + tot ||
-        (lduw_be_p(ip + 6) & 0x3fff) || ip[9] != 17 ||
-        rclink_ip_csum(ip, ihl)) {
-        /* Not a valid IPv4 header (version, lengths, fragment, checksum) */
-        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_CSUM, "ipv4 header");
+    if (!rclink_t1_rx_l2(c, buf, fmt, type == 0x0800)) {
         return;
     }
-    udp = ip + ihl;
-    ulen = lduw_be_p(udp + 4);
-    if (ulen != tot - ihl ||
-        ulen < T1_UDP_HLEN + RCLINK_RH_BYTES + (icrc ? T1_ICRC_LEN : 0)) {
-        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "udp length");
-        return;
+    if (fmt == RCLINK_T1_FMT_STD) {
+        if (!rclink_t1_parse_std(c, buf, len, off, icrc, &rh_at, &body)) {
+            return;
+        }
+    } else {
+        rh_at = off;
+        if (!rclink_t1_parse_afh(c, buf, len, off, icrc, &body)) {
+            return;
+        }
     }
-    rh = ldq_be_p(udp + T1_UDP_HLEN);
+    rh = ldq_be_p(buf + rh_at);
     op = RF_GET(RCLINK_RH_OPCODE, rh);
-    plen = ulen - T1_UDP_HLEN - RCLINK_RH_BYTES - (icrc ? T1_ICRC_LEN : 0);
+    plen = body - RCLINK_RH_BYTES;
     pad = RF_GET(RCLINK_RH_PAD, rh);
     if (op == RCLINK_RH_OP_REQ) {
         size_t pkt = RCLINK_RH_BYTES + plen;
@@ -1047,14 +1215,6 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "opcode");
         return;
     }
-    if (icrc) {
-        size_t body = T1_UDP_HLEN + RCLINK_RH_BYTES + plen;
-
-        if (ldl_le_p(udp + body) != rclink_icrc(ip, ihl, udp, body)) {
-            rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_ICRC, "icrc");
-            return;
-        }
-    }
     /* 2. the QP */
     qpn = RF_GET(RCLINK_RH_DEST_QP, rh);
     if (qpn >= c->qp_num) {
@@ -1073,7 +1233,7 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t1_rx_ack(c, &t1->qps[qpn], rh);
     } else {
         rclink_t1_rx_req(c, &t1->qps[qpn], rh,
-                         udp + T1_UDP_HLEN + RCLINK_RH_BYTES, plen - pad);
+                         buf + rh_at + RCLINK_RH_BYTES, plen - pad);
     }
     rclink_t1_kick(c);
 }

@@ -103,8 +103,8 @@ def devices():
     return {dev_name(d): d for d in tool_json(['dev', 'show'])}
 
 
-def dev_show(name):
-    res = tool_json(['dev', 'show', 'dev', name])
+def dev_show(name, stats=False):
+    res = tool_json((['-s'] if stats else []) + ['dev', 'show', 'dev', name])
     return res[0] if isinstance(res, list) else res
 
 
