@@ -609,24 +609,7 @@ def main():
     if sys.argv[1:] == ['--selftest']:
         sys.exit(selftest())
     ktap = rt.Ktap()
-    pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
-        os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
-        if os.environ.get('RCLINK_RESULTS') else '')
-    if not pcap or not os.path.isfile(pcap):
-        ktap.skip_all('no $RCLINK_RESULTS/wire.pcap or $RCLINK_WIRE_PCAP (QEMU '
-                      'filter-dump of the pair\'s wire)')
-    mod = rt.start(ktap)
-    t = FormatTest(ktap, pcap)
-    try:
-        t.setup()
-    except (LookupError, rt.SkipTest) as e:
-        t.restore()
-        mod.__exit__(None, None, None)
-        ktap.skip_all(str(e))
-    except Exception:  # pylint: disable=broad-except
-        t.restore()
-        mod.__exit__(None, None, None)
-        raise
+    mod, t = tw.start_pair_test(ktap, FormatTest)
     mark = rt.kmsg_mark('t1_formats')
     ktap.plan(len(CONFIGS) + 4)
     if not (tw.have_tshark() and lua_path()):

@@ -709,10 +709,10 @@ class WireTest:
         check(not dec.errs, '\n'.join(dec.errs))
 
 
-def main():
-    if sys.argv[1:] == ['--selftest']:
-        sys.exit(selftest())
-    ktap = rt.Ktap()
+def start_pair_test(ktap, make_test):
+    """The common start of the wire tests: the capture of the pair's wire
+    (skip without it), the module, the test object's setup (skip when the
+    pair is missing or busy).  Returns (module, test)."""
     pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
         os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
         if os.environ.get('RCLINK_RESULTS') else '')
@@ -720,7 +720,7 @@ def main():
         ktap.skip_all('no $RCLINK_RESULTS/wire.pcap or $RCLINK_WIRE_PCAP (QEMU '
                       'filter-dump of the pair\'s wire)')
     mod = rt.start(ktap)
-    t = WireTest(ktap, pcap)
+    t = make_test(ktap, pcap)
     try:
         t.setup()
     except (LookupError, rt.SkipTest) as e:
@@ -731,6 +731,14 @@ def main():
         t.restore()
         mod.__exit__(None, None, None)
         raise
+    return mod, t
+
+
+def main():
+    if sys.argv[1:] == ['--selftest']:
+        sys.exit(selftest())
+    ktap = rt.Ktap()
+    mod, t = start_pair_test(ktap, WireTest)
     mark = rt.kmsg_mark('t1_wire')
     ktap.plan(5)
     try:
