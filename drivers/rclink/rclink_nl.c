@@ -11,6 +11,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/in.h>
+#include <linux/log2.h>
 #include <linux/netlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
@@ -165,6 +166,17 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_RQ_PSN;
 	}
 
+	attr = attrs[RCLINK_A_RATE];
+	if (attr) {
+		if (attrs[RCLINK_A_SPEED]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "rate: give rate or speed, not both");
+			return -EINVAL;
+		}
+		cfg->rate = nla_get_u64(attr);
+		*given |= RCLINK_QP_F_RATE;
+	}
+
 	attr = attrs[RCLINK_A_SPEED];
 	if (attr) {
 		cfg->speed = nla_get_u32(attr);
@@ -231,7 +243,8 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u8(skb, RCLINK_A_ACK_TIMESTAMP, cfg->ack_timestamp) ||
 	    nla_put_u8(skb, RCLINK_A_ICRC, cfg->icrc) ||
 	    nla_put_u16(skb, RCLINK_A_VLAN_ID, cfg->vlan_id) ||
-	    nla_put_u8(skb, RCLINK_A_VLAN_PRI, cfg->vlan_pri))
+	    nla_put_u8(skb, RCLINK_A_VLAN_PRI, cfg->vlan_pri) ||
+	    nla_put_u32(skb, RCLINK_A_CC_WINDOW, cfg->cc_window_ns))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -286,6 +299,13 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 		if (nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_PKTS + i,
 				      info->hw[i], RCLINK_A_STATS_PAD))
 			return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, RCLINK_A_STATS_CC_ACC,
+			      FIELD_GET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER,
+					info->cc), RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_CC_MASK,
+			      FIELD_GET(RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK,
+					info->cc), RCLINK_A_STATS_PAD))
+		return -EMSGSIZE;
 	if (nla_put_u32(skb, RCLINK_A_STATS_RTT_LAST_US, s->rtt_last_us) ||
 	    nla_put_u32(skb, RCLINK_A_STATS_RTT_MIN_US, s->rtt_min_us) ||
 	    nla_put_u32(skb, RCLINK_A_STATS_RTT_MAX_US, s->rtt_max_us))
@@ -315,6 +335,8 @@ static int rclink_nl_qp_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u8(skb, RCLINK_A_PKEY, cfg->pkey) ||
 	    nla_put_u8(skb, RCLINK_A_RX_PKEY, cfg->rx_pkey) ||
 	    nla_put_u32(skb, RCLINK_A_SPEED, cfg->speed) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_RATE, rclink_t1_qp_rate(rdev, cfg),
+			      RCLINK_A_PAD) ||
 	    nla_put_u8(skb, RCLINK_A_STATE, info->state) ||
 	    nla_put_u8(skb, RCLINK_A_BOUND, info->bound) ||
 	    nla_put_u32(skb, RCLINK_A_SQ_PSN, cfg->sq_psn) ||
@@ -408,6 +430,18 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 					    "format: unknown header format");
 			return -EINVAL;
 		}
+	}
+
+	attr = attrs[RCLINK_A_CC_WINDOW];
+	if (attr) {
+		cfg->cc_window_ns = nla_get_u32(attr);
+		if (cfg->cc_window_ns < 4096 || cfg->cc_window_ns > 65536 ||
+		    !is_power_of_2(cfg->cc_window_ns)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cc_window: 4096, 8192, 16384, 32768 or 65536 ns");
+			return -EINVAL;
+		}
+		*given |= RCLINK_DEV_F_CC_WINDOW;
 	}
 
 	attr = attrs[RCLINK_A_MAC];
@@ -559,7 +593,7 @@ int rclink_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = rclink_nl_dev_cfg(info->attrs, &cfg, &given, info->extack);
 	if (!err)
-		err = rclink_t1_dev_set(rdev, &cfg, given);
+		err = rclink_t1_dev_set(rdev, &cfg, given, info->extack);
 unlock:
 	mutex_unlock(&rclink_t1_devs_lock);
 	return err;

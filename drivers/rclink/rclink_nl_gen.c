@@ -18,7 +18,7 @@ const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 };
 
 /* RCLINK_CMD_DEV_SET - do */
-const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VLAN_PRI + 1] = {
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_CC_WINDOW + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
@@ -35,10 +35,11 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VLAN_PRI + 1] = {
 	[RCLINK_A_ICRC] = { .type = NLA_U8, },
 	[RCLINK_A_VLAN_ID] = { .type = NLA_U16, },
 	[RCLINK_A_VLAN_PRI] = { .type = NLA_U8, },
+	[RCLINK_A_CC_WINDOW] = { .type = NLA_U32, },
 };
 
 /* RCLINK_CMD_QP_NEW - do */
-const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_SPEED + 1] = {
+const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_RATE + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_QPN] = { .type = NLA_U32, },
@@ -51,10 +52,11 @@ const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_SPEED + 1] = {
 	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_SPEED] = { .type = NLA_U32, },
+	[RCLINK_A_RATE] = { .type = NLA_U64, },
 };
 
 /* RCLINK_CMD_QP_SET - do */
-const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_STATE + 1] = {
+const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_RATE + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_QPN] = { .type = NLA_U32, },
@@ -67,6 +69,7 @@ const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_STATE + 1] = {
 	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_SPEED] = { .type = NLA_U32, },
+	[RCLINK_A_RATE] = { .type = NLA_U64, },
 	[RCLINK_A_STATE] = NLA_POLICY_MAX(NLA_U8, 2),
 };
 
@@ -97,21 +100,21 @@ const struct genl_ops rclink_nl_ops[6] = {
 		.cmd		= RCLINK_CMD_DEV_SET,
 		.doit		= rclink_nl_dev_set_doit,
 		.policy		= rclink_dev_set_nl_policy,
-		.maxattr	= RCLINK_A_VLAN_PRI,
+		.maxattr	= RCLINK_A_CC_WINDOW,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= RCLINK_CMD_QP_NEW,
 		.doit		= rclink_nl_qp_new_doit,
 		.policy		= rclink_qp_new_nl_policy,
-		.maxattr	= RCLINK_A_SPEED,
+		.maxattr	= RCLINK_A_RATE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= RCLINK_CMD_QP_SET,
 		.doit		= rclink_nl_qp_set_doit,
 		.policy		= rclink_qp_set_nl_policy,
-		.maxattr	= RCLINK_A_STATE,
+		.maxattr	= RCLINK_A_RATE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

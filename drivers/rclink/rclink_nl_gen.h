@@ -14,11 +14,11 @@
 
 extern const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1];
 
-extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VLAN_PRI + 1];
+extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_CC_WINDOW + 1];
 
-extern const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_SPEED + 1];
+extern const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_RATE + 1];
 
-extern const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_STATE + 1];
+extern const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_RATE + 1];
 
 extern const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QPN + 1];
 

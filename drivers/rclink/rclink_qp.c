@@ -21,8 +21,10 @@
 #include <linux/etherdevice.h>
 #include <linux/iopoll.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
+#include <linux/time64.h>
 #include <linux/xarray.h>
 
 #include "rclink.h"
@@ -186,6 +188,50 @@ bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
 				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC | \
 				 RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)
 
+/* CC_CFG.cc_window of a window length (4096 << n ns) */
+static u64 rclink_t1_cc_window_bits(u32 ns)
+{
+	return FIELD_PREP(RCLINK_CC_CFG_CC_WINDOW, ilog2(ns / 4096));
+}
+
+/*
+ * A rate in bit/s as TX_SPEED_MEM.tx_speed_cfg: the bytes it sends in one
+ * CC window, rounded up (seed 000, 速率控制: length_thr).
+ */
+static int rclink_t1_rate_speed(struct rclink_t1 *t1, u64 rate, u32 *speed,
+				struct netlink_ext_ack *extack)
+{
+	u64 win = t1->cc_window_ns, bytes;
+
+	lockdep_assert_held(&t1->lock);
+	if (!rate) {
+		NL_SET_ERR_MSG(extack, "rate: must be at least 1 bit/s");
+		return -ERANGE;
+	}
+	if (rate > div64_u64(U64_MAX - 8ULL * NSEC_PER_SEC, win))
+		goto too_fast;
+	bytes = div64_u64(rate * win + 8ULL * NSEC_PER_SEC - 1,
+			  8ULL * NSEC_PER_SEC);
+	if (bytes > FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG))
+		goto too_fast;
+	*speed = bytes;
+	return 0;
+too_fast:
+	NL_SET_ERR_MSG(extack,
+		       "rate: above 2^22-1 bytes per CC window (dev cc_window)");
+	return -ERANGE;
+}
+
+/* The QP's rate: the one asked for, else what its speed gives */
+u64 rclink_t1_qp_rate(struct rclink_dev *rdev,
+		      const struct rclink_t1_qp_cfg *cfg)
+{
+	if (cfg->rate)
+		return cfg->rate;
+	return div64_u64((u64)cfg->speed * 8ULL * NSEC_PER_SEC,
+			 rdev->t1.cc_window_ns);
+}
+
 /* AFH_CFG_EN format bits of each enum rclink_format */
 static u64 rclink_t1_format_bits(u8 format)
 {
@@ -298,6 +344,9 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 	if (!t1->icrc)
 		val |= RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN;
 	rclink_wr64(rdev, RCLINK_RC_MISC_CFG, val);
+
+	rclink_wr64(rdev, RCLINK_CC_CFG,
+		    rclink_t1_cc_window_bits(t1->cc_window_ns));
 	mutex_unlock(&rdev->qp_lock);
 }
 
@@ -531,6 +580,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->vlan_id = t1->vlan_id;
 	cfg->vlan_pri = t1->vlan_pri;
 	cfg->format = t1->format;
+	cfg->cc_window_ns = t1->cc_window_ns;
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -543,11 +593,22 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 }
 
 int rclink_t1_dev_set(struct rclink_dev *rdev,
-		      const struct rclink_t1_dev_cfg *cfg, u32 given)
+		      const struct rclink_t1_dev_cfg *cfg, u32 given,
+		      struct netlink_ext_ack *extack)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
 
 	mutex_lock(&t1->lock);
+	if ((given & RCLINK_DEV_F_CC_WINDOW) && t1->nr_qps &&
+	    cfg->cc_window_ns != t1->cc_window_ns) {
+		/* the QPs' speeds count in the window they were set for */
+		mutex_unlock(&t1->lock);
+		NL_SET_ERR_MSG(extack,
+			       "cc_window: the board has QPs, delete them first");
+		return -EBUSY;
+	}
+	if (given & RCLINK_DEV_F_CC_WINDOW)
+		t1->cc_window_ns = cfg->cc_window_ns;
 	if (given & RCLINK_DEV_F_MAC)
 		ether_addr_copy(t1->mac, cfg->mac);
 	if (given & RCLINK_DEV_F_IP)
@@ -598,6 +659,8 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 	qp->rdev = rdev;
 	qp->qpn = qpn;
 	qp->cfg = *cfg;
+	if (!(given & RCLINK_QP_F_RATE))
+		qp->cfg.rate = 0;
 	qp->state = RCLINK_QP_STATE_RESET;
 	spin_lock_init(&qp->lock);
 	INIT_LIST_HEAD(&qp->rx_msgs);
@@ -613,6 +676,12 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 		NL_SET_ERR_MSG(extack, "qpn: the QP exists already");
 		err = -EEXIST;
 		goto unlock;
+	}
+	if (given & RCLINK_QP_F_RATE) {
+		err = rclink_t1_rate_speed(t1, cfg->rate, &qp->cfg.speed,
+					   extack);
+		if (err)
+			goto unlock;
 	}
 
 	mutex_lock(&rdev->qp_lock);
@@ -675,8 +744,17 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		new.sq_psn = cfg->sq_psn;
 	if (given & RCLINK_QP_F_RQ_PSN)
 		new.rq_psn = cfg->rq_psn;
-	if (given & RCLINK_QP_F_SPEED)
+	if (given & RCLINK_QP_F_SPEED) {
 		new.speed = cfg->speed;
+		new.rate = 0;
+	}
+	if (given & RCLINK_QP_F_RATE) {
+		err = rclink_t1_rate_speed(t1, cfg->rate, &new.speed, extack);
+		if (err)
+			goto unlock;
+		new.rate = cfg->rate;
+		given |= RCLINK_QP_F_SPEED;
+	}
 
 	if (qp->state == RCLINK_QP_STATE_FATAL) {
 		/*
@@ -824,6 +902,7 @@ int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
 		    FIELD_PREP(RCLINK_DMAQ_QP_STAT_SEL_QPN, qpn));
 	for (i = 0; i < RCLINK_T1_HW_NUM; i++)
 		info->hw[i] = rclink_rd64(rdev, rclink_t1_hw_regs[i]);
+	info->cc = rclink_rd64(rdev, RCLINK_TX_CC_BYTE_CNT_MEM);
 	mutex_unlock(&rdev->qp_lock);
 	if (rclink_gone(rdev))
 		err = -ENODEV;
@@ -871,6 +950,7 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->vlan_id = 0;
 	t1->vlan_pri = 0;
 	t1->format = RCLINK_FORMAT_STANDARD;
+	t1->cc_window_ns = 4096;
 
 	mutex_lock(&t1->lock);
 	rclink_t1_write_global(rdev);

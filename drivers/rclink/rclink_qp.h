@@ -27,6 +27,7 @@ enum {
 	RCLINK_QP_F_RQ_PSN	= BIT(7),
 	RCLINK_QP_F_SPEED	= BIT(8),
 	RCLINK_QP_F_READY	= BIT(9),	/* qp-set state ready */
+	RCLINK_QP_F_RATE	= BIT(10),
 };
 
 /* The global configuration of step 1, as dev-set changes it */
@@ -45,6 +46,7 @@ struct rclink_t1_dev_cfg {
 	u16 vlan_id;		/* 0: VLAN off */
 	u8 vlan_pri;
 	u8 format;		/* enum rclink_format */
+	u32 cc_window_ns;
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -63,6 +65,7 @@ enum {
 	RCLINK_DEV_F_VLAN_ID		= BIT(11),
 	RCLINK_DEV_F_VLAN_PRI		= BIT(12),
 	RCLINK_DEV_F_FORMAT		= BIT(13),
+	RCLINK_DEV_F_CC_WINDOW		= BIT(14),
 };
 
 /* The board's DMAQ_QPS_* counters of one QP, in register order */
@@ -114,6 +117,7 @@ struct rclink_t1_qp_info {
 	bool bound;
 	struct rclink_t1_qp_stats stats;
 	u64 hw[RCLINK_T1_HW_NUM];
+	u64 cc;				/* TX_CC_BYTE_CNT_MEM */
 };
 
 /* Limits the requests are checked against */
@@ -124,7 +128,10 @@ struct rclink_dev *rclink_t1_dev_next(unsigned long *index);
 void rclink_t1_dev_info(struct rclink_dev *rdev,
 			struct rclink_t1_dev_info *info);
 int rclink_t1_dev_set(struct rclink_dev *rdev,
-		      const struct rclink_t1_dev_cfg *cfg, u32 given);
+		      const struct rclink_t1_dev_cfg *cfg, u32 given,
+		      struct netlink_ext_ack *extack);
+u64 rclink_t1_qp_rate(struct rclink_dev *rdev,
+		      const struct rclink_t1_qp_cfg *cfg);
 
 int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 		     const struct rclink_t1_qp_cfg *cfg, u32 given,

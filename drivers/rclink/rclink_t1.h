@@ -41,6 +41,7 @@ struct rclink_t1_qp_cfg {
 	u32 sq_psn;		/* INIT_PSN (step 3) */
 	u32 rq_psn;		/* REMOTE_INIT_PSN (step 4) */
 	u32 speed;		/* TX_SPEED_MEM.tx_speed_cfg, nonzero */
+	u64 rate;		/* bit/s asked for (speed from it), or 0 */
 };
 
 /* Software counters of a QP (the board's own are DMAQ_QPS_*) */
@@ -120,6 +121,7 @@ struct rclink_t1 {
 	u16 vlan_id;		/* VLAN_CTRL.vid, 0: VLAN off */
 	u8 vlan_pri;		/* AFH_CFG_EN.type1_req_bank0..3/ack_cbfc */
 	u8 format;		/* enum rclink_format: AFH_CFG_EN */
+	u32 cc_window_ns;	/* CC_CFG.cc_window */
 
 	/* /dev/rclinkN and the netlink device name "rclinkN" */
 	int index;

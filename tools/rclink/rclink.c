@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
 
@@ -44,6 +45,8 @@
 #endif
 
 static bool opt_json, opt_pretty, opt_stats;
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- output: text or JSON ---------------------------------------------- */
 
@@ -281,13 +284,13 @@ static void usage(FILE *f)
 	      "                      [ tc N ] [ ack_tc N ] [ format std|gen1|gen1-tc|gen2|lite ]\n"
 	      "                      [ retry_timer USEC ] [ retry_cnt N ] [ rnr_retry_cnt N ]\n"
 	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
-	      "                      [ vlan off|VID ] [ vlan_pri N ]\n"
+	      "                      [ vlan off|VID ] [ vlan_pri N ] [ cc_window NS ]\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
-	      "                     [ rq_psn N ] [ speed N ]\n"
+	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
 	      "       rclink qp set dev NAME qpn N [ dqpn N ] [ dip A.B.C.D ] [ dmac MAC ]\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
-	      "                     [ rq_psn N ] [ speed N ] [ state ready ]\n"
+	      "                     [ rq_psn N ] [ speed N | rate RATE ] [ state ready ]\n"
 	      "       rclink qp show [ dev NAME [ qpn N ] ]\n"
 	      "       rclink qp del dev NAME qpn N\n"
 	      "       rclink monitor\n"
@@ -575,6 +578,55 @@ static uint64_t parse_num(const char *key, const char *s, uint64_t max)
 	return v;
 }
 
+/* Rate units, tc's: bit/s with an SI prefix */
+static const struct {
+	const char *unit;
+	uint64_t mult;
+} rate_units[] = {
+	{ "tbit", 1000000000000ULL }, { "gbit", 1000000000ULL },
+	{ "mbit", 1000000ULL }, { "kbit", 1000ULL }, { "bit", 1ULL },
+};
+
+/* "10gbit", "2.5gbit", "800mbit", "1000000" (bit/s) */
+static uint64_t parse_rate(const char *key, const char *s)
+{
+	long double v;
+	char *end;
+	unsigned int i;
+
+	errno = 0;
+	v = strtold(s, &end);
+	if (errno || end == s || v < 0 || !isdigit((unsigned char)s[0]))
+		usage_error("%s: \"%s\" is not a rate (e.g. 10gbit, 800mbit)",
+			    key, s);
+	if (*end) {
+		for (i = 0; i < ARRAY_SIZE(rate_units); i++)
+			if (!strcasecmp(end, rate_units[i].unit))
+				break;
+		if (i == ARRAY_SIZE(rate_units))
+			usage_error("%s: unknown unit \"%s\" (bit, kbit, mbit, gbit, tbit)",
+				    key, end);
+		v *= rate_units[i].mult;
+	}
+	if (v < 1 || v > 18e18)
+		usage_error("%s: %s is out of range", key, s);
+	return (uint64_t)(v + 0.5);
+}
+
+/* A rate in the largest unit it is a whole number of, e.g. "10gbit" */
+static void format_rate(char *buf, size_t len, uint64_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rate_units); i++)
+		if (v && v % rate_units[i].mult == 0)
+			break;
+	if (i == ARRAY_SIZE(rate_units))
+		i = ARRAY_SIZE(rate_units) - 1;
+	snprintf(buf, len, "%" PRIu64 "%s", v / rate_units[i].mult,
+		 rate_units[i].unit);
+}
+
 static uint32_t parse_ipv4(const char *key, const char *s)
 {
 	struct in_addr a;
@@ -620,7 +672,6 @@ static const char * const state_names[] = {
 	[RCLINK_QP_STATE_FATAL] = "fatal",
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static unsigned int parse_name(const char *key, const char *s,
 			       const char * const *names, unsigned int n)
@@ -744,6 +795,7 @@ static int dev_parse(struct nlattr **tb, void *arg)
 			out_attr_u(tb, RCLINK_A_VLAN_ID, "vlan", 16);
 	}
 	out_attr_u(tb, RCLINK_A_VLAN_PRI, "vlan_pri", 8);
+	out_attr_u(tb, RCLINK_A_CC_WINDOW, "cc_window", 32);
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -861,6 +913,10 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_VLAN_PRI,
 					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "cc_window")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_CC_WINDOW,
+					  parse_num(k, v, UINT32_MAX));
 		} else {
 			usage_error("dev set: unknown argument \"%s\"", k);
 		}
@@ -917,6 +973,8 @@ static const struct {
 	{ RCLINK_A_STATS_RTT_LAST_US, "rtt_last_us", 32 },
 	{ RCLINK_A_STATS_RTT_MIN_US, "rtt_min_us", 32 },
 	{ RCLINK_A_STATS_RTT_MAX_US, "rtt_max_us", 32 },
+	{ RCLINK_A_STATS_CC_ACC, "cc_acc", 64 },
+	{ RCLINK_A_STATS_CC_MASK, "cc_mask", 64 },
 };
 
 static int qp_parse(struct nlattr **tb, void *arg)
@@ -936,6 +994,18 @@ static int qp_parse(struct nlattr **tb, void *arg)
 	out_attr_u(tb, RCLINK_A_PKEY, "pkey", 8);
 	out_attr_u(tb, RCLINK_A_RX_PKEY, "rx_pkey", 8);
 	out_attr_u(tb, RCLINK_A_SPEED, "speed", 32);
+	if (tb[RCLINK_A_RATE]) {
+		uint64_t rate = nla_get_u64(tb[RCLINK_A_RATE]);
+		char buf[32];
+
+		/* JSON: bit/s; text: in tc's units */
+		if (opt_json) {
+			out_u64("rate", rate);
+		} else {
+			format_rate(buf, sizeof(buf), rate);
+			out_str("rate", buf);
+		}
+	}
 	if (tb[RCLINK_A_STATE])
 		out_str("state", name_of(state_names, ARRAY_SIZE(state_names),
 					 nla_get_u8(tb[RCLINK_A_STATE])));
@@ -1013,6 +1083,9 @@ static void qp_args(struct nl_msg *msg, const char *cmd, bool set, int argc,
 			v = arg_value(&argc, &argv);
 			err = nla_put_u32(msg, RCLINK_A_SPEED,
 					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "rate")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u64(msg, RCLINK_A_RATE, parse_rate(k, v));
 		} else if (set && keyword(k, "state")) {
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_STATE,

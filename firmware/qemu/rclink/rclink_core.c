@@ -556,6 +556,9 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
     d = rclink_lookup(c, addr, size, &s, "read");
     if (d) {
         p = d->per_qp ? rclink_qp_ptr(c, d, "read") : &c->slot_val[s];
+        if (p && d->offset == RCLINK_TX_CC_BYTE_CNT_MEM) {
+            rclink_t1_cc_read(c, rclink_get(c, RCLINK_QP_ID_SET));
+        }
         if (p) {
             v = *p;
             if (d->offset == RCLINK_SHIM_TEST_ECHO) {
@@ -686,6 +689,9 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
             rclink_set(c, RCLINK_SHIM_HOSTILE_SEED, seed);
             rclink_set(c, RCLINK_SHIM_HOSTILE_CTRL, ctrl);
         }
+        break;
+    case RCLINK_SHIM_CC_TEST:
+        rclink_t1_cc_test(c, wval);
         break;
     case RCLINK_AFH_CFG_EN:
         if (rclink_t1_format(c) == RCLINK_T1_FMT_NONE) {

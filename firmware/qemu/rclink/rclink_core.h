@@ -178,6 +178,8 @@ void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
                         uint64_t old, uint64_t val);
 bool rclink_t1_active(RclinkCore *c);
 unsigned rclink_t1_format(RclinkCore *c);
+void rclink_t1_cc_read(RclinkCore *c, uint32_t qpn);
+void rclink_t1_cc_test(RclinkCore *c, uint64_t val);
 
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,

@@ -65,6 +65,7 @@ static const hwaddr rclink_qcol_reg[RCLINK_QCOL_N] = {
     [RCLINK_QCOL_BTH] = RCLINK_BTH_QP_CFG_MEM,
     [RCLINK_QCOL_REQ_CHK] = RCLINK_REQ_CHK_SN_MEM,
     [RCLINK_QCOL_MAX_FW] = RCLINK_TX_MAX_FW_PSN_MEM,
+    [RCLINK_QCOL_CC_CNT] = RCLINK_TX_CC_BYTE_CNT_MEM,
 };
 
 /* A field of a per-QP register */
@@ -720,11 +721,119 @@ static void rclink_t1_merge_timer(void *opaque)
 
 /* ----------------------------------------------------------- arbiter */
 
+/* ------------------------------------------------------ rate control */
+
+/*
+ * crdt_ctrl (seed 000, 速率控制): per QP, acc_cnt (TX_CC_BYTE_CNT_MEM) adds
+ * the TX_S length of every REQ sent and loses length_thr (TX_SPEED_MEM) at
+ * each CC window end, down to 0; while acc_cnt >= length_thr the QP's
+ * requests are masked (ARB_REQ_MASK).  Window ends are applied lazily: the
+ * windows ended since the QP was last looked at are subtracted at once
+ * (k windows: k * length_thr), which is what per-window subtraction gives.
+ * With SHIM_CC_TEST.manual the windows end only on SHIM_CC_TEST.step.
+ */
+static int64_t rclink_cc_window_ns(RclinkCore *c)
+{
+    unsigned w = RF_GET(RCLINK_CC_CFG_CC_WINDOW, rclink_get(c, RCLINK_CC_CFG));
+
+    return 4096LL << MIN(w, 4u);
+}
+
+static bool rclink_cc_manual(RclinkCore *c)
+{
+    return rclink_get(c, RCLINK_SHIM_CC_TEST) & RCLINK_SHIM_CC_TEST_MANUAL;
+}
+
+static uint64_t rclink_cc_now(RclinkCore *c)
+{
+    if (rclink_cc_manual(c)) {
+        return c->t1->cc_steps;
+    }
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) / rclink_cc_window_ns(c);
+}
+
+/* Bring the QP's acc_cnt to the current window; returns it. */
+static uint32_t rclink_cc_sync(RclinkCore *c, RclinkT1Qp *q)
+{
+    uint64_t now = rclink_cc_now(c), k = now - q->cc_win;
+    uint32_t thr = QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                        RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+    uint64_t acc = QGET(c, q->qpn, RCLINK_QCOL_CC_CNT,
+                        RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER);
+
+    if (now > q->cc_win && thr) {
+        acc = k > acc / thr ? 0 : acc - k * thr;
+    }
+    q->cc_win = now;
+    *rclink_qreg(c, q->qpn, RCLINK_QCOL_CC_CNT) =
+        RF_SET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER, 0, acc) |
+        (acc >= thr ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
+    return acc;
+}
+
+/* A REQ of len bytes (segment header and data) went on the wire. */
+static void rclink_cc_sent(RclinkCore *c, RclinkT1Qp *q, uint32_t len)
+{
+    uint64_t acc = (uint64_t)rclink_cc_sync(c, q) + len;
+    uint32_t thr = QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                        RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+
+    acc = MIN(acc, (uint64_t)UINT32_MAX);
+    *rclink_qreg(c, q->qpn, RCLINK_QCOL_CC_CNT) =
+        RF_SET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER, 0, acc) |
+        (acc >= thr ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
+    trace_rclink_t1_cc(q->qpn, len, acc, thr);
+}
+
+/* TX_CC_BYTE_CNT_MEM as it reads now (the model's register read hook). */
+void rclink_t1_cc_read(RclinkCore *c, uint32_t qpn)
+{
+    if (c->t1 && qpn < c->qp_num) {
+        rclink_cc_sync(c, &c->t1->qps[qpn]);
+    }
+}
+
+/* SHIM_CC_TEST written: a step ends one window for every QP. */
+void rclink_t1_cc_test(RclinkCore *c, uint64_t val)
+{
+    if (val & RCLINK_SHIM_CC_TEST_STEP) {
+        if (rclink_cc_manual(c)) {
+            c->t1->cc_steps++;
+            rclink_t1_kick(c);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: SHIM_CC_TEST.step "
+                          "without manual: ignored\n");
+        }
+    }
+    rclink_set(c, RCLINK_SHIM_CC_TEST, val & RCLINK_SHIM_CC_TEST_MANUAL);
+}
+
+static void rclink_t1_cc_timer(void *opaque)
+{
+    rclink_t1_kick(opaque);
+}
+
+/* speed 0: the recovery procedure's cc_mask; else the rate control's mask */
 static bool rclink_t1_qp_can_send(RclinkCore *c, RclinkT1Qp *q)
 {
+    uint32_t thr = QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                        RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+
     return !q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
-           QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
-                RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+           thr && rclink_cc_sync(c, q) < thr;
+}
+
+/* A slot waits for its QP's window to end (WAIT_CRD): wake up then. */
+static void rclink_cc_wait(RclinkCore *c)
+{
+    int64_t w;
+
+    if (rclink_cc_manual(c)) {
+        return;                 /* the step kicks */
+    }
+    w = rclink_cc_window_ns(c);
+    timer_mod(&c->t1->cc_timer,
+              (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) / w + 1) * w);
 }
 
 /*
@@ -747,6 +856,11 @@ static bool rclink_t1_arbitrate(RclinkCore *c, size_t *bytes)
 
         next = sl->gnext;
         if (!rclink_t1_qp_can_send(c, q)) {
+            if (!q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
+                QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                     RCLINK_TX_SPEED_MEM_TX_SPEED_CFG)) {
+                rclink_cc_wait(c);
+            }
             continue;
         }
         rclink_t1_grant_remove(t1, s);
@@ -754,6 +868,7 @@ static bool rclink_t1_arbitrate(RclinkCore *c, size_t *bytes)
         sl->sent = true;
         q->nwait_ack++;
         *bytes += rclink_t1_send_req(c, sl) + T1_FRAME_GAP;
+        rclink_cc_sent(c, q, sl->len);
         if (q->timer_mode == RCLINK_QP_TIMER_OFF) {
             rclink_t1_retry_arm(c, q);
         }
@@ -1306,6 +1421,12 @@ void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
             rclink_t1_kick(c);
         }
         break;
+    case RCLINK_TX_CC_BYTE_CNT_MEM:
+        /* acc_cnt written (step 5 of the init): it counts from now */
+        q->cc_win = rclink_cc_now(c);
+        rclink_cc_sync(c, q);
+        rclink_t1_kick(c);
+        break;
     default:
         break;
     }
@@ -1339,6 +1460,7 @@ void rclink_t1_init(RclinkCore *c)
                   c);
     timer_init_ns(&t1->round_timer, QEMU_CLOCK_VIRTUAL, rclink_t1_round_timer,
                   c);
+    timer_init_ns(&t1->cc_timer, QEMU_CLOCK_VIRTUAL, rclink_t1_cc_timer, c);
     QTAILQ_INIT(&t1->due);
     QTAILQ_INIT(&t1->merge);
     rclink_dmaq_init(c);
@@ -1358,6 +1480,7 @@ void rclink_t1_fini(RclinkCore *c)
     }
     timer_del(&t1->merge_timer);
     timer_del(&t1->round_timer);
+    timer_del(&t1->cc_timer);
     qemu_bh_delete(t1->bh);
     g_free(t1->qps);
     g_free(t1);
@@ -1384,7 +1507,10 @@ void rclink_t1_reset(RclinkCore *c)
         q->last_fack = q->last_ts_en = false;
         q->last_ts = 0;
         q->in_due = q->in_merge = false;
+        q->cc_win = 0;
     }
+    t1->cc_steps = 0;
+    timer_del(&t1->cc_timer);
     QTAILQ_INIT(&t1->due);
     QTAILQ_INIT(&t1->merge);
     timer_del(&t1->merge_timer);

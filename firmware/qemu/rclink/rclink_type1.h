@@ -62,6 +62,7 @@ enum {
     RCLINK_QCOL_BTH,
     RCLINK_QCOL_REQ_CHK,
     RCLINK_QCOL_MAX_FW,
+    RCLINK_QCOL_CC_CNT,
     RCLINK_QCOL_N,
 };
 
@@ -137,6 +138,7 @@ typedef struct RclinkT1Qp {
     bool rnr_wait;             /* waiting out an RNR NAK */
     uint8_t timer_mode;
     QEMUTimer timer;           /* retry or RNR timer */
+    uint64_t cc_win;           /* the CC window acc_cnt was last brought to */
 
     /* responder */
     bool gap;                  /* a NAK (or RNR) was sent for this gap */
@@ -188,6 +190,8 @@ struct RclinkT1 {
     QEMUTimer merge_timer;
     QEMUTimer round_timer;     /* the next arbitration round */
     int64_t wire_free_ns;      /* the last round has left the MAC */
+    uint64_t cc_steps;         /* CC windows ended by SHIM_CC_TEST.step */
+    QEMUTimer cc_timer;        /* the end of the window a QP waits for */
 
     RclinkDmaq q;
 };

@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""TYPE1 rate control (seed 000, 速率控制; Documentation/hw/shim.rst,
+"Rate control") between the boards of a pair:
+
+  worked_example  the seed's QP2 example, step by step, with the CC windows
+                  under the test's control (SHIM_CC_TEST.manual/step):
+                  speed 0xFF and one window end give acc_cnt 0; at 0x30
+                  bytes per window a 0x10-byte packet leaves acc_cnt 0x10
+                  unmasked, a 0x30-byte one makes it 0x40 and masks the QP,
+                  a 0x20-byte one then waits (not on the wire, not
+                  delivered) until the next window end makes acc_cnt 0x10,
+                  goes and leaves 0x30, masked.  Packet lengths are TX_S
+                  lengths: the 8-byte segment header and the data.
+  rate_units      rclink qp set ... rate 10gbit: TX_SPEED_MEM 5120 bytes per
+                  4.096 us window, shown back as 10gbit (JSON: bit/s); at
+                  cc_window 65536 1gbit is 8192 bytes; cc_window is refused
+                  while the board has QPs
+  refused         rate 0, rates above 2^22-1 bytes per window, rate with
+                  speed, a cc_window that is not one of the five
+  paced           at 50mbit every packet masks the QP for many windows of
+                  the virtual clock; all messages still arrive, in order
+"""
+
+import os
+import select
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'lib'))
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
+from rclinktest import check  # noqa: E402  pylint: disable=C0413
+
+QA, QB = 2, 6                 # the seed's QP2, and its peer in bank 2
+IP_A, IP_B = '10.197.0.1', '10.197.0.2'
+SEG = 8
+
+
+class RateTest:
+    def __init__(self, ktap):
+        self.ktap = ktap
+        self.a = self.b = None
+        self.saved = {}
+        self.added = []
+        self.bar = None
+
+    def setup(self):
+        self.a, self.b = t1.pick_pair()
+        for d in (self.a, self.b):
+            self.saved[d] = t1.dev_show(d)
+            if t1.qpns(d):
+                raise rt.SkipTest('%s has QPs configured: in use' % d)
+        t1.tool(['dev', 'set', 'dev', self.a, 'ip', IP_A])
+        t1.tool(['dev', 'set', 'dev', self.b, 'ip', IP_B])
+        self.bar = rt.Bar0(t1.bdf_of(self.a))
+
+    def restore(self):
+        if self.bar:
+            self.bar.write('SHIM_CC_TEST', 0)
+            self.bar.close()
+        self.del_qps()
+        for d, saved in self.saved.items():
+            args = t1.restore_args(saved, t1.dev_show(d))
+            if args:
+                t1.tool(['dev', 'set', 'dev', d] + args, check=False)
+
+    def add_qps(self, *extra):
+        ma, mb = (t1.dev_show(d)['mac'] for d in (self.a, self.b))
+        t1.tool(['qp', 'add', 'dev', self.a, 'qpn', QA, 'dqpn', QB, 'dip',
+                 IP_B, 'dmac', mb] + list(extra))
+        self.added.append((self.a, QA))
+        t1.tool(['qp', 'add', 'dev', self.b, 'qpn', QB, 'dqpn', QA, 'dip',
+                 IP_A, 'dmac', ma])
+        self.added.append((self.b, QB))
+
+    def del_qps(self):
+        for d, q in reversed(self.added):
+            t1.tool(['qp', 'del', 'dev', d, 'qpn', q], check=False)
+        self.added = []
+
+    def cc(self):
+        st = t1.qp_show(self.a, QA, stats=True)['stats']
+        return int(st['cc_acc']), int(st['cc_mask'])
+
+    def want_cc(self, step, acc, mask):
+        got = self.cc()
+        self.ktap.diag('%s: acc_cnt 0x%x, ARB_REQ_MASK %d' % (step, got[0],
+                                                              got[1]))
+        check(got == (acc, mask), '%s: acc_cnt 0x%x mask %d, want 0x%x mask '
+              '%d' % (step, got[0], got[1], acc, mask))
+
+    def step(self):
+        self.bar.write('SHIM_CC_TEST', 3)      # manual, step
+
+    def test_worked_example(self):
+        self.bar.write('SHIM_CC_TEST', 1)      # manual windows
+        self.add_qps('speed', 0xff)
+        with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+            self.step()
+            self.want_cc('first window end, speed 0xff', 0, 0)
+            t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA, 'speed', 0x30])
+            m1 = t1.pattern(QA, 1, 0x10 - SEG)
+            check(ca.send(m1) == len(m1), 'short write')
+            check(cb.recv(10) == m1, 'the 0x10-byte packet did not arrive')
+            self.want_cc('0x10 sent', 0x10, 0)
+            m2 = t1.pattern(QA, 2, 0x30 - SEG)
+            check(ca.send(m2) == len(m2), 'short write')
+            check(cb.recv(10) == m2, 'the 0x30-byte packet did not arrive')
+            self.want_cc('0x30 sent', 0x40, 1)
+            m3 = t1.pattern(QA, 3, 0x20 - SEG)
+            check(ca.send(m3) == len(m3), 'short write')
+            check(cb.poll(select.POLLIN, 1.0) == 0, 'the 0x20-byte packet '
+                  'went while the QP was masked')
+            self.want_cc('0x20 waiting', 0x40, 1)
+            self.step()
+            check(cb.recv(10) == m3, 'the 0x20-byte packet did not go '
+                  'after the window end')
+            self.want_cc('second window end, 0x20 sent', 0x30, 1)
+            self.step()
+            self.want_cc('third window end', 0, 0)
+            ca.drain()
+        self.bar.write('SHIM_CC_TEST', 0)
+        self.del_qps()
+
+    def test_rate_units(self):
+        self.add_qps('rate', '10gbit')
+        q = t1.qp_show(self.a, QA)
+        check(int(q['speed']) == 5120 and int(q['rate']) == 10 ** 10,
+              'rate 10gbit: speed %s rate %s, want 5120 and 10^10'
+              % (q['speed'], q['rate']))
+        _, out = t1.tool(['qp', 'show', 'dev', self.a, 'qpn', QA])
+        check('rate 10gbit' in out and 'speed 5120' in out,
+              'text output: %r' % out)
+        t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA, 'rate', '100mbit'])
+        q = t1.qp_show(self.a, QA)
+        check(int(q['speed']) == 52 and int(q['rate']) == 10 ** 8,
+              'rate 100mbit: speed %s (51.2 rounded up: 52) rate %s'
+              % (q['speed'], q['rate']))
+        t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA, 'speed', 1000])
+        q = t1.qp_show(self.a, QA)
+        check(int(q['rate']) == 1000 * 8 * 10 ** 9 // 4096,
+              'speed 1000: rate %s, want %d' % (q['rate'],
+                                               1000 * 8 * 10 ** 9 // 4096))
+        try:
+            t1.tool(['dev', 'set', 'dev', self.a, 'cc_window', 65536])
+        except t1.ToolError as e:
+            check('delete them first' in str(e), 'cc_window with QPs: %s' % e)
+        else:
+            raise rt.TestFailed('cc_window changed while the board has QPs')
+        self.del_qps()
+        t1.tool(['dev', 'set', 'dev', self.a, 'cc_window', 65536])
+        check(int(t1.dev_show(self.a)['cc_window']) == 65536, 'cc_window')
+        self.add_qps('rate', '1gbit')
+        q = t1.qp_show(self.a, QA)
+        check(int(q['speed']) == 8192, 'rate 1gbit at 65.536 us: speed %s, '
+              'want 8192' % q['speed'])
+        self.del_qps()
+        t1.tool(['dev', 'set', 'dev', self.a, 'cc_window', 4096])
+
+    def test_refused(self):
+        self.add_qps()
+        cases = ((['rate', '0'], 'out of range'),
+                 (['rate', '9tbit'], 'above 2^22-1 bytes'),
+                 (['rate', '1gbit', 'speed', '5'], 'rate or speed'),
+                 (['rate', '1gigabit'], 'unknown unit'))
+        for args, msg in cases:
+            try:
+                t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA] + args)
+            except t1.ToolError as e:
+                check(msg in str(e), '%s: %s' % (args, e))
+            else:
+                raise rt.TestFailed('%s accepted' % args)
+        check(int(t1.qp_show(self.a, QA)['speed']) == 4194303,
+              'speed changed by a refused request')
+        self.del_qps()
+        for w in (5000, 2048, 131072):
+            try:
+                t1.tool(['dev', 'set', 'dev', self.a, 'cc_window', w])
+            except t1.ToolError as e:
+                check('cc_window' in str(e), 'cc_window %d: %s' % (w, e))
+            else:
+                raise rt.TestFailed('cc_window %d accepted' % w)
+
+    def test_paced(self):
+        self.add_qps('rate', '50mbit')
+        msgs = [t1.pattern(QA, k, 1000) for k in range(20)]
+        with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+            for m in msgs:
+                check(ca.send(m) == len(m), 'short write')
+            for k, m in enumerate(msgs):
+                got = cb.recv(20)
+                check(got == m, 'message %d of 20 at 50mbit: %r' % (
+                    k, None if got is None else len(got)))
+            ca.drain()
+        acc, mask = self.cc()
+        q = t1.qp_show(self.a, QA)
+        self.ktap.diag('50mbit: speed %s, acc_cnt %d after 20 packets of '
+                       '%d bytes' % (q['speed'], acc, 1000 + SEG))
+        check(acc < 1000 + SEG + int(q['speed']), 'acc_cnt %d: more than one '
+              'packet of debt' % acc)
+        self.del_qps()
+
+
+def main():
+    ktap = rt.Ktap()
+    mod = rt.start(ktap)
+    t = RateTest(ktap)
+    try:
+        t.setup()
+    except (LookupError, rt.SkipTest) as e:
+        t.restore()
+        mod.__exit__(None, None, None)
+        ktap.skip_all(str(e))
+    except Exception:  # pylint: disable=broad-except
+        t.restore()
+        mod.__exit__(None, None, None)
+        raise
+    mark = rt.kmsg_mark('t1_rate')
+    ktap.plan(5)
+    try:
+        for name, fn in (('worked_example', t.test_worked_example),
+                         ('rate_units', t.test_rate_units),
+                         ('refused', t.test_refused),
+                         ('paced', t.test_paced)):
+            ktap.run(name, fn)
+            t.del_qps()
+    finally:
+        t.restore()
+        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
+        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
+        mod.__exit__(None, None, None)
+    ktap.finish()
+
+
+if __name__ == '__main__':
+    main()
