@@ -339,7 +339,8 @@ static ssize_t rclink_fop_write_iter(struct kiocb *iocb,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (len > dq->max_msg) {
+	/* a TYPE2 message is one packet */
+	if (len > (qp->group ? rclink_dp_t2_max_msg(cd->rdev) : dq->max_msg)) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
@@ -455,7 +456,7 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 
 	if (copy_from_user(&b, argp, sizeof(b)))
 		return -EFAULT;
-	if (b.flags)
+	if (b.flags & ~RCLINK_BIND_MCAST)
 		return -EINVAL;
 
 	mutex_lock(&rf->bind_lock);
@@ -463,7 +464,8 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 		err = -EINVAL;
 		goto out;
 	}
-	if (b.qpn >= rdev->params.qp_num) {
+	if (b.qpn >= ((b.flags & RCLINK_BIND_MCAST) ? RCLINK_T2_GROUPS :
+		      rdev->params.qp_num)) {
 		err = -ERANGE;
 		goto out;
 	}
@@ -471,7 +473,10 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 	err = -ENOENT;
 	mutex_lock(&rdev->t1.lock);
 	rcu_read_lock();
-	qp = rclink_t1_qp_lookup_rcu(rdev, b.qpn);
+	if (b.flags & RCLINK_BIND_MCAST)
+		qp = rdev->t1.groups[b.qpn];
+	else
+		qp = rclink_t1_qp_lookup_rcu(rdev, b.qpn);
 	if (qp) {
 		spin_lock(&qp->lock);
 		if (qp->owner) {

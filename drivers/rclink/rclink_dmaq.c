@@ -264,11 +264,16 @@ int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
 	if (err)
 		goto out;
 
-	/* FACK on every piece: the engine takes it from the message */
+	/*
+	 * FACK on every piece: the engine takes it from the message.  A
+	 * TYPE2 group's message is one MCAST packet (no ACK, no FACK).
+	 */
 	idx = dq->sq_prod;
 	for (i = 0; i < msg->npieces; i++, idx++) {
-		ctrl = FIELD_PREP(RCLINK_WQE_OPCODE, RCLINK_WQE_OP_SEND) |
-		       RCLINK_WQE_FACK |
+		ctrl = (qp->group ?
+			FIELD_PREP(RCLINK_WQE_OPCODE, RCLINK_WQE_OP_MCAST) :
+			FIELD_PREP(RCLINK_WQE_OPCODE, RCLINK_WQE_OP_SEND) |
+			RCLINK_WQE_FACK) |
 		       FIELD_PREP(RCLINK_WQE_QPN, qp->qpn) |
 		       FIELD_PREP(RCLINK_WQE_LEN, msg->piece[i].len);
 		if (i + 1 < msg->npieces)
@@ -283,7 +288,10 @@ int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
 	msg->rf = rf;
 	rclink_file_get(rf);
 	list_add_tail(&msg->list, &dq->tx_inflight);
-	list_add_tail(&msg->qp_list, &dq->tx_qp[qp->qpn]);
+	if (qp->group)
+		INIT_LIST_HEAD(&msg->qp_list);	/* completes in any order */
+	else
+		list_add_tail(&msg->qp_list, &dq->tx_qp[qp->qpn]);
 	dq->tx_nr_inflight++;
 	dq->sq_prod = idx;
 	/* writeq() orders the WQE stores before the doorbell */
@@ -305,13 +313,13 @@ void rclink_dmaq_sq_doorbell(struct rclink_dmaq *dq)
 	spin_unlock(&dq->sq_lock);
 }
 
-/* The message of a SEND CQE (sq_lock held), or NULL */
+/* The message of a SEND (or MCAST) CQE (sq_lock held), or NULL */
 static struct rclink_tx_msg *rclink_dmaq_tx_find(struct rclink_dmaq *dq,
-						 u32 qpn, u32 idx)
+						 u32 qpn, u32 idx, bool mcast)
 {
 	struct rclink_tx_msg *msg;
 
-	if (qpn < dq->qp_num) {
+	if (!mcast && qpn < dq->qp_num) {
 		msg = list_first_entry_or_null(&dq->tx_qp[qpn],
 					       struct rclink_tx_msg, qp_list);
 		if (msg && msg->last_idx == idx)
@@ -360,7 +368,8 @@ static void rclink_dmaq_tx_finish(struct rclink_dmaq *dq,
 	rclink_dmaq_tx_free(dq, msg);
 }
 
-static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1)
+static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
+				 bool mcast)
 {
 	u32 status = FIELD_GET(RCLINK_CQE_STATUS, w0);
 	u32 qpn = FIELD_GET(RCLINK_CQE_QPN, w0);
@@ -371,7 +380,9 @@ static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1)
 	int res;
 
 	spin_lock(&dq->sq_lock);
-	msg = rclink_dmaq_tx_find(dq, qpn, idx);
+	msg = rclink_dmaq_tx_find(dq, qpn, idx, mcast);
+	if (msg && msg->qp && msg->qp->group != mcast)
+		msg = NULL;			/* a CQE of the wrong kind */
 	if (msg)
 		rclink_dmaq_tx_unlink(dq, msg, ok);
 	spin_unlock(&dq->sq_lock);
@@ -750,8 +761,9 @@ static void rclink_dmaq_rx_buf(struct rclink_dmaq *dq,
 	}
 }
 
-/* A RECV CQE (cq_lock and rq_lock held) */
-static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1)
+/* A RECV or MCAST RECV CQE (cq_lock and rq_lock held) */
+static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
+				 bool mcast)
 {
 	u32 status = FIELD_GET(RCLINK_CQE_STATUS, w0);
 	u32 qpn = FIELD_GET(RCLINK_CQE_QPN, w0);
@@ -787,7 +799,13 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1)
 	}
 
 	rcu_read_lock();
-	qp = qpn < dq->qp_num ? rclink_t1_qp_lookup_rcu(dq->rdev, qpn) : NULL;
+	if (mcast)
+		/* the groups outlive the data path */
+		qp = qpn < RCLINK_AFH_T2_GROUPS ?
+		     dq->rdev->t1.groups[qpn] : NULL;
+	else
+		qp = qpn < dq->qp_num ?
+		     rclink_t1_qp_lookup_rcu(dq->rdev, qpn) : NULL;
 	if (qp) {
 		spin_lock(&qp->lock);
 		if (!qp->dp_released) {
@@ -857,14 +875,20 @@ static u32 rclink_dmaq_cq_batch(struct rclink_dmaq *dq)
 
 		switch (FIELD_GET(RCLINK_CQE_KIND, w0)) {
 		case RCLINK_CQE_KIND_SEND:
-			rclink_dmaq_send_cqe(dq, w0, w1);
+		case RCLINK_CQE_KIND_SEND_MCAST:
+			rclink_dmaq_send_cqe(dq, w0, w1,
+					     FIELD_GET(RCLINK_CQE_KIND, w0) ==
+					     RCLINK_CQE_KIND_SEND_MCAST);
 			sent = true;
 			break;
 		case RCLINK_CQE_KIND_RECV:
+		case RCLINK_CQE_KIND_RECV_MCAST:
 			if (!recv)
 				mutex_lock(&dq->rq_lock);
 			recv = true;
-			rclink_dmaq_recv_cqe(dq, w0, w1);
+			rclink_dmaq_recv_cqe(dq, w0, w1,
+					     FIELD_GET(RCLINK_CQE_KIND, w0) ==
+					     RCLINK_CQE_KIND_RECV_MCAST);
 			break;
 		default:
 			rclink_dp_cnt_inc(dq, RCLINK_DP_CQE_ERRORS);

@@ -59,6 +59,12 @@
 /* CQEs handled before DMAQ_CQ_CONS is written back */
 #define RCLINK_DP_CQ_BATCH	64
 
+/* The largest TYPE2 message: one packet of TYPE2_PKT_LEN, its header aside */
+static inline u32 rclink_dp_t2_max_msg(struct rclink_dev *rdev)
+{
+	return rdev->params.type2_pkt_len - RCLINK_SEG_BYTES;
+}
+
 enum rclink_dp_cnt {
 	RCLINK_DP_TX_MSGS,
 	RCLINK_DP_TX_BYTES,

@@ -214,9 +214,9 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	BUILD_BUG_ON(RCLINK_A_DEV_STATS_BAD_WQE -
 		     RCLINK_A_DEV_STATS_RX_DROP_DA !=
 		     RCLINK_T1_DEV_BAD_WQE - RCLINK_T1_DEV_RX_DROP_DA);
-	BUILD_BUG_ON(RCLINK_A_DEV_STATS_RX_DROP_FORMAT -
+	BUILD_BUG_ON(RCLINK_A_DEV_STATS_T2_RX_DROP_OLD -
 		     RCLINK_A_DEV_STATS_RX_DROP_DA !=
-		     RCLINK_T1_DEV_RX_DROP_FORMAT - RCLINK_T1_DEV_RX_DROP_DA);
+		     RCLINK_T1_DEV_T2_RX_DROP_OLD - RCLINK_T1_DEV_RX_DROP_DA);
 
 	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
 			  RCLINK_CMD_DEV_GET);
@@ -799,6 +799,175 @@ int rclink_nl_qp_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		err = rclink_t1_qp_del(rdev, qpn, info->extack);
 unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	return err;
+}
+
+/* ---- mcast: TYPE2 groups ------------------------------------------------ */
+
+static int rclink_nl_mcast_fill(struct sk_buff *skb, struct rclink_dev *rdev,
+				u32 group,
+				const struct rclink_t2_group_info *gi,
+				u32 portid, u32 seq, int flags)
+{
+	const struct rclink_t1_qp_stats *st = &gi->stats;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
+			  RCLINK_CMD_MCAST_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (rclink_nl_put_dev(skb, rdev) ||
+	    nla_put_u8(skb, RCLINK_A_GROUP, group) ||
+	    nla_put(skb, RCLINK_A_DMAC, ETH_ALEN, gi->mac) ||
+	    nla_put_u8(skb, RCLINK_A_JOIN, gi->join) ||
+	    nla_put_u8(skb, RCLINK_A_BOUND, gi->bound))
+		goto err_cancel;
+	nest = nla_nest_start(skb, RCLINK_A_STATS);
+	if (!nest ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_MSGS, st->tx_msgs,
+			      RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_BYTES, st->tx_bytes,
+			      RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_FLUSHED, st->tx_flushed,
+			      RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_RX_MSGS, st->rx_msgs,
+			      RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_RX_BYTES, st->rx_bytes,
+			      RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_RX_FLUSHED, st->rx_flushed,
+			      RCLINK_A_STATS_PAD))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* The group a request names, 0..7 */
+static int rclink_nl_group(struct nlattr **attrs, u32 *group,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr = attrs[RCLINK_A_GROUP];
+
+	if (!attr) {
+		NL_SET_ERR_MSG(extack, "group: a TYPE2 group is required");
+		return -EINVAL;
+	}
+	*group = nla_get_u8(attr);
+	if (*group >= RCLINK_AFH_T2_GROUPS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "group: 0..7 (TYPE2_DA_0..7)");
+		return -ERANGE;
+	}
+	return 0;
+}
+
+int rclink_nl_mcast_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rclink_t2_group_info gi;
+	struct rclink_dev *rdev;
+	struct sk_buff *msg;
+	u32 group;
+	int err;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, info->extack);
+	err = IS_ERR(rdev) ? PTR_ERR(rdev) :
+	      rclink_nl_group(info->attrs, &group, info->extack);
+	if (!err)
+		err = rclink_t2_group_info(rdev, group, &gi);
+	if (!err)
+		err = rclink_nl_mcast_fill(msg, rdev, group, &gi,
+					   info->snd_portid, info->snd_seq, 0);
+	mutex_unlock(&rclink_t1_devs_lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct nlattr **attrs = rclink_genl_dump_attrs(cb);
+	unsigned long index = cb->args[0];
+	u32 portid = NETLINK_CB(cb->skb).portid;
+	u32 seq = cb->nlh->nlmsg_seq;
+	struct rclink_dev *rdev, *only = NULL;
+	struct rclink_t2_group_info gi;
+	u32 group = cb->args[1];
+	int err = 0;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	if (attrs && (attrs[RCLINK_A_DEV_INDEX] || attrs[RCLINK_A_DEV_NAME])) {
+		only = rclink_nl_dev(attrs, cb->extack);
+		if (IS_ERR(only)) {
+			err = PTR_ERR(only);
+			goto unlock;
+		}
+	}
+	while ((rdev = rclink_t1_dev_next(&index))) {
+		for (; !only || rdev == only; group++) {
+			if (group >= RCLINK_AFH_T2_GROUPS)
+				break;
+			err = rclink_t2_group_info(rdev, group, &gi);
+			if (!err)
+				err = rclink_nl_mcast_fill(skb, rdev, group,
+							   &gi, portid, seq,
+							   NLM_F_MULTI);
+			if (err)
+				goto unlock;
+		}
+		index++;
+		group = 0;
+	}
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	cb->args[0] = index;
+	cb->args[1] = group;
+	return rclink_nl_dump_ret(skb, err);
+}
+
+int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	u8 mac[ETH_ALEN] = {};
+	struct rclink_dev *rdev;
+	bool join = false;
+	u32 group, given = 0;
+	int err;
+
+	if (attrs[RCLINK_A_DMAC]) {
+		nla_memcpy(mac, attrs[RCLINK_A_DMAC], ETH_ALEN);
+		if (!is_multicast_ether_addr(mac) ||
+		    is_broadcast_ether_addr(mac)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[RCLINK_A_DMAC],
+					    "mac: not a multicast MAC address");
+			return -EINVAL;
+		}
+		given |= RCLINK_T2_F_MAC;
+	}
+	if (attrs[RCLINK_A_JOIN]) {
+		join = nla_get_u8(attrs[RCLINK_A_JOIN]);
+		given |= RCLINK_T2_F_JOIN;
+	}
+
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(attrs, info->extack);
+	err = IS_ERR(rdev) ? PTR_ERR(rdev) :
+	      rclink_nl_group(attrs, &group, info->extack);
+	if (!err)
+		err = rclink_t2_group_set(rdev, group, mac, join, given,
+					  info->extack);
 	mutex_unlock(&rclink_t1_devs_lock);
 	return err;
 }

@@ -87,8 +87,24 @@ const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QPN + 1] = {
 	[RCLINK_A_QPN] = { .type = NLA_U32, },
 };
 
+/* RCLINK_CMD_MCAST_GET - do */
+const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_GROUP + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_GROUP] = { .type = NLA_U8, },
+};
+
+/* RCLINK_CMD_MCAST_SET - do */
+const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_JOIN + 1] = {
+	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_GROUP] = { .type = NLA_U8, },
+	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_JOIN] = { .type = NLA_U8, },
+};
+
 /* Ops table for rclink */
-const struct genl_ops rclink_nl_ops[6] = {
+const struct genl_ops rclink_nl_ops[8] = {
 	{
 		.cmd		= RCLINK_CMD_DEV_GET,
 		.doit		= rclink_nl_dev_get_doit,
@@ -129,6 +145,20 @@ const struct genl_ops rclink_nl_ops[6] = {
 		.doit		= rclink_nl_qp_del_doit,
 		.policy		= rclink_qp_del_nl_policy,
 		.maxattr	= RCLINK_A_QPN,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RCLINK_CMD_MCAST_GET,
+		.doit		= rclink_nl_mcast_get_doit,
+		.dumpit		= rclink_nl_mcast_get_dumpit,
+		.policy		= rclink_mcast_get_nl_policy,
+		.maxattr	= RCLINK_A_GROUP,
+	},
+	{
+		.cmd		= RCLINK_CMD_MCAST_SET,
+		.doit		= rclink_nl_mcast_set_doit,
+		.policy		= rclink_mcast_set_nl_policy,
+		.maxattr	= RCLINK_A_JOIN,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

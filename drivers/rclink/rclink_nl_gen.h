@@ -24,8 +24,12 @@ extern const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QPN + 1];
 
 extern const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QPN + 1];
 
+extern const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_GROUP + 1];
+
+extern const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_JOIN + 1];
+
 /* Ops table for rclink */
-extern const struct genl_ops rclink_nl_ops[6];
+extern const struct genl_ops rclink_nl_ops[8];
 
 int rclink_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -35,6 +39,10 @@ int rclink_nl_qp_set_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int rclink_nl_qp_del_doit(struct sk_buff *skb, struct genl_info *info);
+int rclink_nl_mcast_get_doit(struct sk_buff *skb, struct genl_info *info);
+int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
+int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	RCLINK_NLGRP_EVENTS,

@@ -42,6 +42,9 @@
 
 /* Defaults of step 1 */
 #define RCLINK_T1_DEF_TTL		64
+/* TYPE2 defaults (Documentation/hw/shim.rst, "TYPE2: multicast") */
+#define RCLINK_T2_DEF_IP		0xef524300	/* 239.82.67.0 */
+#define RCLINK_T2_UDP_PORT		4792
 #define RCLINK_T1_DEF_RETRY_TIMER_US	4000
 #define RCLINK_T1_DEF_RETRY_CNT		7
 #define RCLINK_T1_DEF_RNR_RETRY_CNT	0	/* retry forever */
@@ -84,6 +87,14 @@ static const u32 rclink_t1_dev_regs[RCLINK_T1_DEV_NUM] = {
 	[RCLINK_T1_DEV_TX_DROP_QP_OFF]	  = RCLINK_DMAQ_T1_TX_DROP_QP_OFF,
 	[RCLINK_T1_DEV_BAD_WQE]		  = RCLINK_DMAQ_BAD_WQE,
 	[RCLINK_T1_DEV_RX_DROP_FORMAT]	  = RCLINK_DMAQ_T1_RX_DROP_FORMAT,
+	[RCLINK_T1_DEV_T2_TX_PKTS]	  = RCLINK_DMAQ_T2_TX_PKTS,
+	[RCLINK_T1_DEV_T2_TX_DROP]	  = RCLINK_DMAQ_T2_TX_DROP,
+	[RCLINK_T1_DEV_T2_RX_PKTS]	  = RCLINK_DMAQ_T2_RX_PKTS,
+	[RCLINK_T1_DEV_T2_RX_DROP_NOGROUP] = RCLINK_DMAQ_T2_RX_DROP_NOGROUP,
+	[RCLINK_T1_DEV_T2_RX_DROP_NOBUF]  = RCLINK_DMAQ_T2_RX_DROP_NOBUF,
+	[RCLINK_T1_DEV_T2_RX_DROP_MALFORMED] = RCLINK_DMAQ_T2_RX_DROP_MALFORMED,
+	[RCLINK_T1_DEV_T2_RX_LOST]	  = RCLINK_DMAQ_T2_RX_LOST,
+	[RCLINK_T1_DEV_T2_RX_DROP_OLD]	  = RCLINK_DMAQ_T2_RX_DROP_OLD,
 };
 
 /* ---- limits -------------------------------------------------------------- */
@@ -232,6 +243,55 @@ u64 rclink_t1_qp_rate(struct rclink_dev *rdev,
 			 rdev->t1.cc_window_ns);
 }
 
+/*
+ * TYPE2 configuration (seed 000, TYPE2 配置), with the TYPE1 settings it
+ * shares (format, TC, VLAN priority, IP_ADDR): RDMA_EN.type2_en,
+ * TRAFFIC_CLASS.type2_req_tc, the 8 TYPE2_DA_n, DEST_IP_MEM2,
+ * DEST_MAC_MEM2.mac_type2 (the AFH Ethernet type), UDP_PORT_MEM2, the RX
+ * classification keys and the groups joined.  qp_lock held.
+ */
+static void rclink_t2_write_global(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	unsigned int g;
+	u64 val;
+
+	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++)
+		rclink_wr64(rdev, RCLINK_TYPE2_DA_0 + 8 * g,
+			    FIELD_PREP(RCLINK_TYPE2_DA_0_TYPE2_DA,
+				       ether_addr_to_u64(t1->t2_mac[g])));
+	rclink_wr64(rdev, RCLINK_DEST_IP_MEM2,
+		    FIELD_PREP(RCLINK_DEST_IP_MEM2_DEST_IP_ADDR2,
+			       RCLINK_T2_DEF_IP));
+	rclink_wr64(rdev, RCLINK_DEST_MAC_MEM2,
+		    FIELD_PREP(RCLINK_DEST_MAC_MEM2_MAC_TYPE2,
+			       RCLINK_AFH_ETH_TYPE2));
+	rclink_wr64(rdev, RCLINK_UDP_PORT_MEM2,
+		    FIELD_PREP(RCLINK_UDP_PORT_MEM2_UDP_SRC_PORT2,
+			       RCLINK_T2_UDP_PORT) |
+		    FIELD_PREP(RCLINK_UDP_PORT_MEM2_UDP_DEST_PORT2,
+			       RCLINK_T2_UDP_PORT));
+	val = rclink_rd64(rdev, RCLINK_RX_CLASS_CFG);
+	val &= ~(RCLINK_RX_CLASS_CFG_TYPE2_UDP_PORT |
+		 RCLINK_RX_CLASS_CFG_MAC_TYPE2);
+	val |= FIELD_PREP(RCLINK_RX_CLASS_CFG_TYPE2_UDP_PORT,
+			  RCLINK_T2_UDP_PORT) |
+	       FIELD_PREP(RCLINK_RX_CLASS_CFG_MAC_TYPE2, RCLINK_AFH_ETH_TYPE2);
+	rclink_wr64(rdev, RCLINK_RX_CLASS_CFG, val);
+	val = rclink_rd64(rdev, RCLINK_TRAFFIC_CLASS);
+	val &= ~RCLINK_TRAFFIC_CLASS_TYPE2_REQ_TC;
+	val |= FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE2_REQ_TC, t1->tc);
+	rclink_wr64(rdev, RCLINK_TRAFFIC_CLASS, val);
+	val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
+	val &= ~RCLINK_AFH_CFG_EN_TYPE2_CBFC;
+	val |= FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE2_CBFC, t1->vlan_pri);
+	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val);
+	rclink_wr64(rdev, RCLINK_DMAQ_T2_JOIN,
+		    FIELD_PREP(RCLINK_DMAQ_T2_JOIN_JOIN, t1->t2_join));
+	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val | RCLINK_RDMA_EN_TYPE2_EN);
+}
+
 /* AFH_CFG_EN format bits of each enum rclink_format */
 static u64 rclink_t1_format_bits(u8 format)
 {
@@ -347,6 +407,7 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 
 	rclink_wr64(rdev, RCLINK_CC_CFG,
 		    rclink_t1_cc_window_bits(t1->cc_window_ns));
+	rclink_t2_write_global(rdev);
 	mutex_unlock(&rdev->qp_lock);
 }
 
@@ -919,6 +980,102 @@ unlock:
  * retry timer 1 ms, 7 retries, RNR retries forever, ICRC on, no ACK
  * timestamps, no VLAN tag, priority 0.
  */
+/* ---- TYPE2 groups ------------------------------------------------------- */
+
+static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *grp;
+	unsigned int g;
+
+	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
+		grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+		if (!grp)
+			return -ENOMEM;	/* the caller frees the others */
+		grp->rdev = rdev;
+		grp->qpn = g;
+		grp->group = true;
+		grp->state = RCLINK_QP_STATE_READY;
+		rclink_dp_qp_init(grp);
+		t1->groups[g] = grp;
+		/* 01:00:5e:52:43:0g, the MAC of IPv4 multicast 239.82.67.g */
+		u64_to_ether_addr(0x01005e524300ULL | g, t1->t2_mac[g]);
+	}
+	t1->t2_join = 0;
+	return 0;
+}
+
+/* After the data path is down: no file is bound, no CQE comes */
+static void rclink_t2_groups_free(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	unsigned int g;
+
+	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
+		if (!t1->groups[g])
+			continue;
+		rclink_dp_qp_release(t1->groups[g]);
+		kfree(t1->groups[g]);
+		t1->groups[g] = NULL;
+	}
+}
+
+int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
+			 struct rclink_t2_group_info *info)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *grp;
+
+	if (group >= RCLINK_AFH_T2_GROUPS)
+		return -ERANGE;
+	mutex_lock(&t1->lock);
+	grp = t1->groups[group];
+	ether_addr_copy(info->mac, t1->t2_mac[group]);
+	info->join = t1->t2_join & BIT(group);
+	spin_lock_irq(&grp->lock);
+	info->bound = !!grp->owner;
+	info->stats = grp->stats;
+	spin_unlock_irq(&grp->lock);
+	mutex_unlock(&t1->lock);
+	return 0;
+}
+
+int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
+			bool join, u32 given, struct netlink_ext_ack *extack)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	unsigned int g;
+
+	if (group >= RCLINK_AFH_T2_GROUPS) {
+		NL_SET_ERR_MSG(extack, "group: 0..7 (TYPE2_DA_0..7)");
+		return -ERANGE;
+	}
+	mutex_lock(&t1->lock);
+	if (given & RCLINK_T2_F_MAC) {
+		for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
+			if (g != group &&
+			    ether_addr_equal(t1->t2_mac[g], mac)) {
+				mutex_unlock(&t1->lock);
+				NL_SET_ERR_MSG(extack,
+					       "mac: another group of the board has it");
+				return -EEXIST;
+			}
+		}
+		ether_addr_copy(t1->t2_mac[group], mac);
+	}
+	if (given & RCLINK_T2_F_JOIN) {
+		if (join)
+			t1->t2_join |= BIT(group);
+		else
+			t1->t2_join &= ~BIT(group);
+	}
+	mutex_lock(&rdev->qp_lock);
+	rclink_t2_write_global(rdev);
+	mutex_unlock(&rdev->qp_lock);
+	mutex_unlock(&t1->lock);
+	return rclink_gone(rdev) ? -ENODEV : 0;
+}
+
 int rclink_t1_init(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
@@ -951,6 +1108,9 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->vlan_pri = 0;
 	t1->format = RCLINK_FORMAT_STANDARD;
 	t1->cc_window_ns = 4096;
+	err = rclink_t2_groups_alloc(rdev);
+	if (err)
+		goto err_free_qps;
 
 	mutex_lock(&t1->lock);
 	rclink_t1_write_global(rdev);
@@ -979,8 +1139,10 @@ int rclink_t1_init(struct rclink_dev *rdev)
 
 err_type1_disable:
 	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
-	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~RCLINK_RDMA_EN_TYPE1_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
+						  RCLINK_RDMA_EN_TYPE2_EN));
 err_free_qps:
+	rclink_t2_groups_free(rdev);
 	kfree(t1->qps);
 	t1->qps = NULL;
 	return err;
@@ -1015,11 +1177,13 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 		rclink_wr64(rdev, RCLINK_TX_SPEED_MEM, 0);
 	}
 	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
-	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~RCLINK_RDMA_EN_TYPE1_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
+						  RCLINK_RDMA_EN_TYPE2_EN));
 	mutex_unlock(&rdev->qp_lock);
 	t1->nr_qps = 0;
 	mutex_unlock(&t1->lock);
 
+	rclink_t2_groups_free(rdev);
 	if (!qps)
 		return;
 	/* no data path reader holds the array or a QP after this */

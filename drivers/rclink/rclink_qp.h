@@ -100,6 +100,14 @@ enum rclink_t1_dev_stat {
 	RCLINK_T1_DEV_TX_DROP_QP_OFF,
 	RCLINK_T1_DEV_BAD_WQE,
 	RCLINK_T1_DEV_RX_DROP_FORMAT,
+	RCLINK_T1_DEV_T2_TX_PKTS,
+	RCLINK_T1_DEV_T2_TX_DROP,
+	RCLINK_T1_DEV_T2_RX_PKTS,
+	RCLINK_T1_DEV_T2_RX_DROP_NOGROUP,
+	RCLINK_T1_DEV_T2_RX_DROP_NOBUF,
+	RCLINK_T1_DEV_T2_RX_DROP_MALFORMED,
+	RCLINK_T1_DEV_T2_RX_LOST,
+	RCLINK_T1_DEV_T2_RX_DROP_OLD,
 	RCLINK_T1_DEV_NUM
 };
 
@@ -132,6 +140,24 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		      struct netlink_ext_ack *extack);
 u64 rclink_t1_qp_rate(struct rclink_dev *rdev,
 		      const struct rclink_t1_qp_cfg *cfg);
+
+/* TYPE2 groups: rclink mcast show / set */
+struct rclink_t2_group_info {
+	u8 mac[ETH_ALEN];		/* TYPE2_DA_n */
+	bool join;
+	bool bound;
+	struct rclink_t1_qp_stats stats;
+};
+
+enum {
+	RCLINK_T2_F_MAC		= BIT(0),
+	RCLINK_T2_F_JOIN	= BIT(1),
+};
+
+int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
+			 struct rclink_t2_group_info *info);
+int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
+			bool join, u32 given, struct netlink_ext_ack *extack);
 
 int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 		     const struct rclink_t1_qp_cfg *cfg, u32 given,

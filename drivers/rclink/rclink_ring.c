@@ -447,7 +447,8 @@ rclink_ring_send(struct rclink_ring *ring, struct rclink_file *rf,
 	struct rclink_tx_msg *msg;
 	int err;
 
-	if (sqe->len > dq->max_msg)
+	if (sqe->len > dq->max_msg ||
+	    (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq->rdev)))
 		err = -EMSGSIZE;
 	else if (!rclink_ring_in_area(ring, sqe->addr, sqe->len))
 		err = -EFAULT;

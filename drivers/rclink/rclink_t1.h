@@ -97,6 +97,7 @@ struct rclink_t1_qp {
 	wait_queue_head_t wq;		/* readers, writers, pollers, drain */
 
 	struct rclink_t1_qp_stats stats;	/* under @lock */
+	bool group;			/* a TYPE2 group: qpn is its index */
 };
 
 /* Per board TYPE1 state, embedded in struct rclink_dev */
@@ -122,6 +123,15 @@ struct rclink_t1 {
 	u8 vlan_pri;		/* AFH_CFG_EN.type1_req_bank0..3/ack_cbfc */
 	u8 format;		/* enum rclink_format: AFH_CFG_EN */
 	u32 cc_window_ns;	/* CC_CFG.cc_window */
+
+	/*
+	 * TYPE2 multicast groups (seed 000, TYPE2): the data path treats a
+	 * group like a QP (files bind to it, messages queue on it); they
+	 * live from rclink_t1_init() to rclink_t1_fini().  Under @lock.
+	 */
+	struct rclink_t1_qp *groups[RCLINK_AFH_T2_GROUPS];
+	u8 t2_mac[RCLINK_AFH_T2_GROUPS][ETH_ALEN];	/* TYPE2_DA_n */
+	u8 t2_join;					/* DMAQ_T2_JOIN */
 
 	/* /dev/rclinkN and the netlink device name "rclinkN" */
 	int index;

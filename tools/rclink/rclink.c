@@ -293,6 +293,8 @@ static void usage(FILE *f)
 	      "                     [ rq_psn N ] [ speed N | rate RATE ] [ state ready ]\n"
 	      "       rclink qp show [ dev NAME [ qpn N ] ]\n"
 	      "       rclink qp del dev NAME qpn N\n"
+	      "       rclink mcast show [ dev NAME [ group N ] ]\n"
+	      "       rclink mcast set dev NAME group N [ mac MAC ] [ join on|off ]\n"
 	      "       rclink monitor\n"
 	      "Options: -j, --json     JSON output\n"
 	      "         -p, --pretty   pretty JSON (implies -j)\n"
@@ -704,6 +706,14 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_TX_DROP_QP_OFF] = "tx_drop_qp_off",
 	[RCLINK_A_DEV_STATS_BAD_WQE] = "bad_wqe",
 	[RCLINK_A_DEV_STATS_RX_DROP_FORMAT] = "rx_drop_format",
+	[RCLINK_A_DEV_STATS_T2_TX_PKTS] = "t2_tx_pkts",
+	[RCLINK_A_DEV_STATS_T2_TX_DROP] = "t2_tx_drop",
+	[RCLINK_A_DEV_STATS_T2_RX_PKTS] = "t2_rx_pkts",
+	[RCLINK_A_DEV_STATS_T2_RX_DROP_NOGROUP] = "t2_rx_drop_nogroup",
+	[RCLINK_A_DEV_STATS_T2_RX_DROP_NOBUF] = "t2_rx_drop_nobuf",
+	[RCLINK_A_DEV_STATS_T2_RX_DROP_MALFORMED] = "t2_rx_drop_malformed",
+	[RCLINK_A_DEV_STATS_T2_RX_LOST] = "t2_rx_lost",
+	[RCLINK_A_DEV_STATS_T2_RX_DROP_OLD] = "t2_rx_drop_old",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
@@ -1184,6 +1194,110 @@ static int cmd_qp(struct rcl_nl *nl, int argc, char **argv)
 	usage_error("qp: unknown command \"%s\"", *argv);
 }
 
+/* ---- mcast ------------------------------------------------------------------- */
+
+static int mcast_parse(struct nlattr **tb, void *arg)
+{
+	struct nlattr *st[RCLINK_A_STATS_MAX + 1];
+	unsigned int i;
+
+	(void)arg;
+	out_obj_start();
+	if (tb[RCLINK_A_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_GROUP, "group", 8);
+	out_attr_mac(tb, RCLINK_A_DMAC, "mac");
+	out_attr_bool(tb, RCLINK_A_JOIN, "join", "on", "off");
+	out_attr_bool(tb, RCLINK_A_BOUND, "bound", "yes", "no");
+	if (opt_stats && tb[RCLINK_A_STATS] &&
+	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_STATS],
+			     NULL) >= 0) {
+		out_nest_start("stats");
+		/* the driver's counters, as for a QP */
+		for (i = 0; i < ARRAY_SIZE(qp_stat_names) &&
+		     qp_stat_names[i].name; i++)
+			out_attr_u(st, qp_stat_names[i].attr,
+				   qp_stat_names[i].name,
+				   qp_stat_names[i].width);
+		out_nest_end();
+	}
+	out_obj_end();
+	return 0;
+}
+
+static int cmd_mcast_show(struct rcl_nl *nl, int argc, char **argv)
+{
+	const char *dev = NULL, *group = NULL;
+	struct nl_msg *msg;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		if (keyword(*argv, "dev"))
+			dev = arg_value(&argc, &argv);
+		else if (keyword(*argv, "group"))
+			group = arg_value(&argc, &argv);
+		else
+			usage_error("mcast show: unknown argument \"%s\"",
+				    *argv);
+	}
+	if (group && !dev)
+		usage_error("mcast show: group needs dev");
+	msg = rcl_msg_new(nl, RCLINK_CMD_MCAST_GET, !group);
+	if (dev)
+		put_dev(msg, dev);
+	if (group && nla_put_u8(msg, RCLINK_A_GROUP,
+				parse_num("group", group, UINT8_MAX)) < 0)
+		put_fail();
+	out_list_start();
+	ret = rcl_request(nl, msg, mcast_parse, NULL);
+	out_list_end(!ret);
+	return ret;
+}
+
+static int cmd_mcast_set(struct rcl_nl *nl, int argc, char **argv)
+{
+	struct nl_msg *msg = rcl_msg_new(nl, RCLINK_CMD_MCAST_SET, false);
+	uint8_t mac[6];
+	const char *k, *v;
+	int err = 0;
+
+	for (; argc > 0 && err >= 0; argc--, argv++) {
+		k = *argv;
+		if (keyword(k, "dev")) {
+			put_dev(msg, arg_value(&argc, &argv));
+		} else if (keyword(k, "group")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_GROUP,
+					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "mac")) {
+			v = arg_value(&argc, &argv);
+			parse_mac(k, v, mac);
+			err = nla_put(msg, RCLINK_A_DMAC, 6, mac);
+		} else if (keyword(k, "join")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_JOIN, parse_on_off(k, v));
+		} else {
+			usage_error("mcast set: unknown argument \"%s\"", k);
+		}
+	}
+	if (err < 0)
+		put_fail();
+	return rcl_request(nl, msg, NULL, NULL);
+}
+
+static int cmd_mcast(struct rcl_nl *nl, int argc, char **argv)
+{
+	if (argc == 0 || keyword(*argv, "show") || keyword(*argv, "list"))
+		return cmd_mcast_show(nl, argc ? argc - 1 : 0, argv + 1);
+	if (keyword(*argv, "set"))
+		return cmd_mcast_set(nl, argc - 1, argv + 1);
+	if (keyword(*argv, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	usage_error("mcast: unknown command \"%s\"", *argv);
+}
+
 /* ---- monitor ------------------------------------------------------------------- */
 
 static int monitor_event(struct nl_msg *msg, void *arg)
@@ -1353,7 +1467,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!keyword(obj, "dev") && !keyword(obj, "qp") &&
-	    !keyword(obj, "monitor")) {
+	    !keyword(obj, "mcast") && !keyword(obj, "monitor")) {
 		usage(stderr);
 		usage_error("unknown object \"%s\"", obj);
 	}
@@ -1362,6 +1476,8 @@ int main(int argc, char **argv)
 		ret = cmd_dev(&nl, argc, argv);
 	else if (keyword(obj, "qp"))
 		ret = cmd_qp(&nl, argc, argv);
+	else if (keyword(obj, "mcast"))
+		ret = cmd_mcast(&nl, argc, argv);
 	else
 		ret = cmd_monitor(&nl, argc, argv);
 	rcl_close(&nl);

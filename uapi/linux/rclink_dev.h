@@ -15,11 +15,20 @@
 
 #define RCLINK_DEV_IOC_MAGIC	'R'
 
-/* RCLINK_IOC_BIND: bind this file to a TYPE1 QP */
+/*
+ * RCLINK_IOC_BIND: bind this file to a TYPE1 QP, or with RCLINK_BIND_MCAST
+ * to TYPE2 multicast group qpn (0..RCLINK_T2_GROUPS - 1): write() sends one
+ * message of at most TYPE2_PKT_LEN - 8 bytes to the group (unreliable: it
+ * completes when on the wire), read() returns the group's messages while
+ * the board has joined it (`rclink mcast set ... join on`).
+ */
 struct rclink_bind {
-	__u32 qpn;		/* local QP number */
-	__u32 flags;		/* must be 0 */
+	__u32 qpn;		/* local QP number, or the group */
+	__u32 flags;		/* 0 or RCLINK_BIND_MCAST */
 };
+
+#define RCLINK_BIND_MCAST	(1U << 0)
+#define RCLINK_T2_GROUPS	8
 
 /* RCLINK_IOC_INFO: what this file is bound to and the limits */
 struct rclink_info {

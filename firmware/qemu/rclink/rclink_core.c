@@ -486,10 +486,8 @@ void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t1_receive(c, buf, len);
         return;
     }
-    if (cls != RCLINK_CLASS_TYPE3) {
-        /* No TYPE2 receive path yet. */
-        rclink_count(c, RCLINK_SHIM_RX_DROP_T12);
-        trace_rclink_rx_drop("type2", len);
+    if (cls == RCLINK_CLASS_TYPE2) {
+        rclink_t2_receive(c, buf, len);
         return;
     }
     rclink_t3_receive(c, buf, len);

@@ -179,6 +179,35 @@ void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
 bool rclink_t1_active(RclinkCore *c);
 unsigned rclink_t1_format(RclinkCore *c);
 void rclink_t1_cc_read(RclinkCore *c, uint32_t qpn);
+
+/* Frame helpers shared by TYPE1 and TYPE2 (rclink_type1.c) */
+enum {
+    RCLINK_PARSE_BAD_IP = 1,    /* IPv4 header: version, length, checksum */
+    RCLINK_PARSE_BAD_LEN = 2,   /* UDP or AFH length */
+};
+void rclink_put_mac(uint8_t *p, uint64_t mac);
+uint16_t rclink_ip_csum(const uint8_t *p, size_t len);
+bool rclink_is_vlan(RclinkCore *c, uint16_t type);
+size_t rclink_l2_build(RclinkCore *c, uint8_t *f, unsigned fmt, uint64_t da,
+                       uint8_t tc, uint8_t kw, unsigned pcp, uint16_t etype);
+size_t rclink_ipv4_udp_build(RclinkCore *c, uint8_t *f, uint8_t tos,
+                             uint32_t dip, uint16_t sport, uint16_t dport,
+                             size_t plen);
+int rclink_parse_ipv4_udp(const uint8_t *buf, size_t len, size_t off,
+                          size_t tail, size_t *rh_at, size_t *body);
+int rclink_parse_afh_len(const uint8_t *buf, size_t len, size_t off,
+                         size_t tail, size_t *body);
+uint16_t rclink_t1_now_ts(void);
+
+/* rclink_type2.c: TYPE2 multicast (seed 000, TYPE2) */
+bool rclink_t2_active(RclinkCore *c);
+void rclink_t2_send(RclinkCore *c, unsigned group, const uint8_t *pl,
+                    size_t plen);
+void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len);
+void rclink_t2_irq_info(RclinkCore *c, unsigned code, unsigned sub,
+                        uint64_t intr);
+void rclink_t2_reset(RclinkCore *c);
+void rclink_t2_join(RclinkCore *c, uint64_t old, uint64_t val);
 void rclink_t1_cc_test(RclinkCore *c, uint64_t val);
 
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */

@@ -221,15 +221,21 @@ void rclink_dmaq_irq(RclinkCore *c)
 
 /* ---------------------------------------------------------------- send */
 
-static void dmaq_send_cqe(RclinkCore *c, uint32_t qpn, uint8_t status,
-                          uint32_t len, uint32_t sq_idx)
+static void dmaq_cqe_send(RclinkCore *c, unsigned kind, uint32_t qpn,
+                          uint8_t status, uint32_t len, uint32_t sq_idx)
 {
-    uint64_t w0 = RF_SET(RCLINK_CQE_KIND, 0, RCLINK_CQE_KIND_SEND);
+    uint64_t w0 = RF_SET(RCLINK_CQE_KIND, 0, kind);
 
     w0 = RF_SET(RCLINK_CQE_STATUS, w0, status);
     w0 = RF_SET(RCLINK_CQE_QPN, w0, qpn);
     w0 = RF_SET(RCLINK_CQE_LEN, w0, len);
     dmaq_cq_post(c, w0, RF_SET(RCLINK_CQE_IDX, 0, sq_idx));
+}
+
+static void dmaq_send_cqe(RclinkCore *c, uint32_t qpn, uint8_t status,
+                          uint32_t len, uint32_t sq_idx)
+{
+    dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND, qpn, status, len, sq_idx);
 }
 
 /* Complete the QP's finished messages, oldest first, in order. */
@@ -290,7 +296,8 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
     uint64_t total = 0;
     uint8_t status = RCLINK_CQE_ST_OK;
     const char *why = NULL;
-    bool fack = false, have_qpn = false;
+    bool fack = false, have_qpn = false, mcast = false;
+    unsigned op = 0;
     RclinkDmaqMsg *m;
 
     *out = NULL;
@@ -323,14 +330,22 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
         if (n == 1) {
             qpn = wq;
             have_qpn = true;
+            op = RF_GET(RCLINK_WQE_OPCODE, w0);
+            mcast = op == RCLINK_WQE_OP_MCAST;
         }
         total += len;
         fack |= !!(w0 & RCLINK_WQE_FACK);
         if (!why) {
-            if (RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_SEND) {
+            if ((op != RCLINK_WQE_OP_SEND && !mcast) ||
+                RF_GET(RCLINK_WQE_OPCODE, w0) != op) {
                 why = "opcode";
             } else if (!len || len > RCLINK_WQE_MAX_PIECE) {
                 why = "length";
+            } else if (mcast && wq >= RCLINK_AFH_T2_GROUPS) {
+                why = "group number";
+            } else if (mcast && total > RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT -
+                       RCLINK_SEG_BYTES) {
+                why = "TYPE2 message over TYPE2_PKT_LEN";
             } else if (wq >= c->qp_num) {
                 why = "qp number";
             } else if (wq != qpn) {
@@ -353,6 +368,17 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
         rclink_count(c, RCLINK_DMAQ_BAD_WQE);
         trace_rclink_dmaq_bad_wqe(cons, why);
     }
+    if (mcast && why && strstr(why, "TYPE2_PKT_LEN")) {
+        /* IRQ_INFO TYPE2 code 1: TX oversize */
+        rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
+        rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_TX_OVERSIZE, 0,
+                           RCLINK_INTR_STATUS_T2_TX_OVERSIZE);
+    }
+    if (mcast && status != RCLINK_CQE_ST_OK) {
+        dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND_MCAST, qpn, status, total,
+                      cons + n - 1);
+        return DMAQ_READ_DONE;
+    }
     if (status != RCLINK_CQE_ST_OK && (!have_qpn || qpn >= c->qp_num)) {
         /* No QP to keep the order of: completes at once. */
         dmaq_send_cqe(c, qpn, status, total, cons + n - 1);
@@ -365,9 +391,14 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
     m->fack = fack;
     m->status = status;
     m->npieces = n;
+    m->mcast = mcast;
     for (i = 0; i < n; i++) {
         m->pieces[i].addr = q->wqe[i][1];
         m->pieces[i].len = RF_GET(RCLINK_WQE_LEN, q->wqe[i][0]);
+    }
+    if (mcast) {
+        *out = m;
+        return DMAQ_READ_DONE;
     }
     QSIMPLEQ_INSERT_TAIL(&c->t1->qps[qpn].msgs, m, next);
     trace_rclink_dmaq_msg(qpn, cons, n, total, status);
@@ -471,6 +502,33 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
     return true;
 }
 
+/*
+ * A TYPE2 message: one packet to its group, at once (no slot, no ACK); it
+ * completes MCAST OK when on the wire, FLUSHED when TYPE2 cannot send.
+ */
+static void dmaq_t2_send(RclinkCore *c, RclinkDmaqMsg *m)
+{
+    uint8_t pl[RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT];
+    uint8_t status = RCLINK_CQE_ST_OK;
+
+    if (!rclink_t2_active(c) || !c->link_up) {
+        rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
+        status = RCLINK_CQE_ST_FLUSHED;
+    } else if (!dmaq_msg_copy(c, m, pl + RCLINK_SEG_BYTES, m->len)) {
+        status = RCLINK_CQE_ST_DMA_ERR;
+    } else {
+        uint64_t seg = RF_SET(RCLINK_SEG_POS, 0, RCLINK_SEG_ONLY);
+
+        seg = RF_SET(RCLINK_SEG_MSG_LEN, seg, m->len);
+        stq_le_p(pl, seg);
+        rclink_t2_send(c, m->qpn, pl, RCLINK_SEG_BYTES + m->len);
+    }
+    trace_rclink_dmaq_msg_done(m->qpn, m->sq_idx, m->len, status);
+    dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND_MCAST, m->qpn, status, m->len,
+                  m->sq_idx);
+    g_free(m);
+}
+
 static void dmaq_sq_run(RclinkCore *c)
 {
     RclinkDmaq *q = &c->t1->q;
@@ -488,6 +546,10 @@ static void dmaq_sq_run(RclinkCore *c)
             }
             if (dmaq_read_msg(c, size, &m) == DMAQ_READ_WAIT) {
                 return;
+            }
+            if (m && m->mcast) {
+                dmaq_t2_send(c, m);
+                continue;
             }
             q->cur = m;
             if (!m) {
@@ -555,11 +617,27 @@ static bool dmaq_rqe(RclinkCore *c, uint32_t k, uint32_t *idx)
     return true;
 }
 
-static void dmaq_recv_cqe(RclinkCore *c, uint32_t qpn, uint8_t status,
+/*
+ * Where a received message goes: the receive state of a QP (RECV CQEs with
+ * its QPN) or of a TYPE2 group (RECV_MCAST CQEs with the group).
+ */
+typedef struct DmaqRxTo {
+    RclinkDmaqRx *rx;
+    unsigned kind;
+    uint32_t id;
+} DmaqRxTo;
+
+static DmaqRxTo dmaq_rx_qp(RclinkCore *c, uint32_t qpn)
+{
+    return (DmaqRxTo){ &c->t1->qps[qpn].rx, RCLINK_CQE_KIND_RECV, qpn };
+}
+
+static void dmaq_recv_cqe(RclinkCore *c, const DmaqRxTo *to, uint8_t status,
                           bool first, bool last, uint32_t len, uint32_t idx,
                           uint32_t msg_len)
 {
-    uint64_t w0 = RF_SET(RCLINK_CQE_KIND, 0, RCLINK_CQE_KIND_RECV);
+    uint32_t qpn = to->id;
+    uint64_t w0 = RF_SET(RCLINK_CQE_KIND, 0, to->kind);
     uint64_t w1 = RF_SET(RCLINK_CQE_IDX, 0, idx);
 
     w0 = RF_SET(RCLINK_CQE_STATUS, w0, status);
@@ -575,14 +653,14 @@ static void dmaq_recv_cqe(RclinkCore *c, uint32_t qpn, uint8_t status,
     dmaq_cq_post(c, w0, w1);
 }
 
-/* Complete the QP's current buffer. */
-static void dmaq_rx_complete(RclinkCore *c, uint32_t qpn, uint8_t status,
-                             bool last)
+/* Complete the QP's (or group's) current buffer. */
+static void dmaq_rx_complete(RclinkCore *c, const DmaqRxTo *to,
+                             uint8_t status, bool last)
 {
-    RclinkDmaqRx *rx = &c->t1->qps[qpn].rx;
+    RclinkDmaqRx *rx = to->rx;
 
     if (rx->buf) {
-        dmaq_recv_cqe(c, qpn, status, rx->first, last, rx->fill, rx->idx,
+        dmaq_recv_cqe(c, to, status, rx->first, last, rx->fill, rx->idx,
                       rx->msg_len);
         rx->buf = false;
     }
@@ -591,23 +669,30 @@ static void dmaq_rx_complete(RclinkCore *c, uint32_t qpn, uint8_t status,
     }
 }
 
-/* Drop the message the QP is receiving: its buffer completes LAST, FLUSHED. */
-void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn)
+/* Drop the message being received: its buffer completes LAST, FLUSHED. */
+static void dmaq_rx_flush(RclinkCore *c, const DmaqRxTo *to)
 {
-    RclinkDmaqRx *rx = &c->t1->qps[qpn].rx;
+    RclinkDmaqRx *rx = to->rx;
 
     if (rx->open) {
-        trace_rclink_dmaq_rx_flush(qpn, rx->msg_off, rx->msg_len);
-        dmaq_rx_complete(c, qpn, RCLINK_CQE_ST_FLUSHED, true);
+        trace_rclink_dmaq_rx_flush(to->id, rx->msg_off, rx->msg_len);
+        dmaq_rx_complete(c, to, RCLINK_CQE_ST_FLUSHED, true);
     }
     rx->open = rx->buf = false;
 }
 
-/* Take the next RQE as the QP's buffer (it must be cached). */
-static bool dmaq_rx_take(RclinkCore *c, uint32_t qpn)
+void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn)
+{
+    DmaqRxTo to = dmaq_rx_qp(c, qpn);
+
+    dmaq_rx_flush(c, &to);
+}
+
+/* Take the next RQE as the receiver's buffer (it must be cached). */
+static bool dmaq_rx_take(RclinkCore *c, const DmaqRxTo *to)
 {
     RclinkDmaq *q = &c->t1->q;
-    RclinkDmaqRx *rx = &c->t1->qps[qpn].rx;
+    RclinkDmaqRx *rx = to->rx;
     uint32_t cons = dmaq_idx(c, RCLINK_DMAQ_RQ_CONS), ci;
 
     if (!dmaq_rqe(c, 0, &ci)) {
@@ -616,7 +701,7 @@ static bool dmaq_rx_take(RclinkCore *c, uint32_t qpn)
     rclink_set(c, RCLINK_DMAQ_RQ_CONS, (uint32_t)(cons + 1));
     q->rq_cached--;
     if (q->rqe[ci].status != RCLINK_CQE_ST_OK) {
-        dmaq_recv_cqe(c, qpn, q->rqe[ci].status, false, false, 0, cons,
+        dmaq_recv_cqe(c, to, q->rqe[ci].status, false, false, 0, cons,
                       rx->msg_len);
         return true;
     }
@@ -635,10 +720,11 @@ static bool dmaq_rx_take(RclinkCore *c, uint32_t qpn)
  * (buffers and CQ room); else it is taken.  A packet with a segment
  * header out of order is taken (and counted): the transport delivered it.
  */
-bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
-                           size_t len, bool dry_run)
+static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
+                           const uint8_t *pl, size_t len, bool dry_run)
 {
-    RclinkDmaqRx *rx = &c->t1->qps[qpn].rx;
+    RclinkDmaqRx *rx = to->rx;
+    uint32_t qpn = to->id;
     uint64_t seg = ldq_le_p(pl);
     unsigned pos = RF_GET(RCLINK_SEG_POS, seg);
     uint32_t off = RF_GET(RCLINK_SEG_OFFSET, seg);
@@ -705,7 +791,7 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     }
 
     if (flush) {
-        rclink_dmaq_rx_flush_qp(c, qpn);
+        dmaq_rx_flush(c, to);
     }
     if (drop) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: segment header pos %u "
@@ -723,10 +809,10 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     }
     while (dlen) {
         if (!rx->buf || rx->fill == rx->size) {
-            dmaq_rx_complete(c, qpn, RCLINK_CQE_ST_OK, false);
-            if (!dmaq_rx_take(c, qpn)) {
+            dmaq_rx_complete(c, to, RCLINK_CQE_ST_OK, false);
+            if (!dmaq_rx_take(c, to)) {
                 /* Cannot happen after the dry run; never overrun. */
-                rclink_dmaq_rx_flush_qp(c, qpn);
+                dmaq_rx_flush(c, to);
                 return true;
             }
             continue;
@@ -736,7 +822,7 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: receive buffer "
                           "write at 0x%" PRIx64 " failed\n", qpn,
                           rx->addr + rx->fill);
-            dmaq_rx_complete(c, qpn, RCLINK_CQE_ST_DMA_ERR, true);
+            dmaq_rx_complete(c, to, RCLINK_CQE_ST_DMA_ERR, true);
             return true;
         }
         rx->fill += n;
@@ -745,9 +831,31 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
         dlen -= n;
     }
     if (ends) {
-        dmaq_rx_complete(c, qpn, RCLINK_CQE_ST_OK, true);
+        dmaq_rx_complete(c, to, RCLINK_CQE_ST_OK, true);
     }
     return true;
+}
+
+/*
+ * The engine's side of an in-order REQ of QP qpn: pl is the payload
+ * (segment header and data).  With dry_run, only whether it can be taken
+ * (buffers and CQ room); else it is taken.
+ */
+bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                           size_t len, bool dry_run)
+{
+    DmaqRxTo to = dmaq_rx_qp(c, qpn);
+
+    return dmaq_rx_accept(c, &to, pl, len, dry_run);
+}
+
+/* The same for a TYPE2 packet of group g: RECV_MCAST CQEs */
+bool rclink_dmaq_t2_accept(RclinkCore *c, unsigned g, const uint8_t *pl,
+                           size_t len, bool dry_run)
+{
+    DmaqRxTo to = { &c->t1->t2.rx[g], RCLINK_CQE_KIND_RECV_MCAST, g };
+
+    return dmaq_rx_accept(c, &to, pl, len, dry_run);
 }
 
 /* ----------------------------------------------------------- registers */
@@ -852,6 +960,9 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                        uint64_t *p, uint64_t old, uint64_t wval)
 {
     switch (d->offset) {
+    case RCLINK_DMAQ_T2_JOIN:
+        rclink_t2_join(c, old, *p);
+        break;
     case RCLINK_DMAQ_SQ_CFG:
         dmaq_cfg_write(c, &dmaq_sq, p, old);
         break;

@@ -107,7 +107,7 @@ void rclink_t1_irq_info(RclinkCore *c, unsigned code, uint32_t qpn,
     rclink_raise_causes(c, rc_bit, 0, 0);
 }
 
-static uint16_t rclink_t1_now_ts(void)
+uint16_t rclink_t1_now_ts(void)
 {
     return qemu_clock_get_us(QEMU_CLOCK_VIRTUAL) & 0xffff;
 }
@@ -380,7 +380,7 @@ static void rclink_t1_resp_clear(RclinkT1 *t1, RclinkT1Qp *q)
 
 /* ------------------------------------------------------------- frames */
 
-static uint16_t rclink_ip_csum(const uint8_t *p, size_t len)
+uint16_t rclink_ip_csum(const uint8_t *p, size_t len)
 {
     uint32_t sum = 0;
     size_t i;
@@ -412,7 +412,7 @@ static uint32_t rclink_icrc(const uint8_t *ip, size_t ihl, const uint8_t *udp,
     return crc32(crc, udp, udp_bytes);
 }
 
-static void rclink_put_mac(uint8_t *p, uint64_t mac)
+void rclink_put_mac(uint8_t *p, uint64_t mac)
 {
     unsigned i;
 
@@ -458,42 +458,36 @@ static uint8_t rclink_t1_tc(RclinkCore *c, uint32_t qpn, bool req)
 }
 
 /*
- * The MAC header of every format (seed 000, MAC 报文头): DA and SA, the
- * VLAN tag when vlan_en (PCP from the type1_req_bankN_cbfc / type1_ack_cbfc
- * priorities), the Ethernet type.  Returns its length.
+ * The MAC header of a TYPE1 or TYPE2 frame in format fmt (seed 000, MAC
+ * 报文头): DA and SA as the format fills them (tc: the Traffic Class, kw:
+ * the GEN2 Key_words), the VLAN tag when vlan_en with priority pcp, the
+ * Ethernet type (IPv4 for Standard, etype for the AFH formats).  Returns
+ * its length.
  */
-static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
-                           unsigned fmt)
+size_t rclink_l2_build(RclinkCore *c, uint8_t *f, unsigned fmt, uint64_t da,
+                       uint8_t tc, uint8_t kw, unsigned pcp, uint16_t etype)
 {
     uint64_t vlan = rclink_get(c, RCLINK_VLAN_CTRL);
     uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
-    uint64_t mac = rclink_get(c, RCLINK_MAC_ADDR);
-    uint64_t da = QGET(c, qpn, RCLINK_QCOL_DEST_MAC,
-                       RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR);
-    uint64_t sa = RF_GET(RCLINK_MAC_ADDR_MAC_ADDR, mac);
-    uint64_t tc = rclink_t1_tc(c, qpn, req);
+    uint64_t sa = RF_GET(RCLINK_MAC_ADDR_MAC_ADDR,
+                         rclink_get(c, RCLINK_MAC_ADDR));
     size_t off = 12;
 
     if (fmt == RCLINK_T1_FMT_GEN1 &&
         (afh & RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN)) {
         /* MAC_SA[47:40] Traffic Class, [39:0] Source Addr */
-        sa = (tc << 40) | (sa & MAKE_64BIT_MASK(0, 40));
+        sa = ((uint64_t)tc << 40) | (sa & MAKE_64BIT_MASK(0, 40));
     } else if (fmt == RCLINK_T1_FMT_GEN2) {
         /* DA {TC, Reserve/SUE_payload, Dest Addr[15:0]},
          * SA {Key_words, Reserve/SUE_payload, Source Addr[15:0]} */
-        da = (tc << 40) | (da & 0xffff);
-        sa = ((uint64_t)RCLINK_AFH_KW_TYPE1 << 40) | (sa & 0xffff);
+        da = ((uint64_t)tc << 40) | (da & 0xffff);
+        sa = ((uint64_t)kw << 40) | (sa & 0xffff);
     }
     rclink_put_mac(f, da);
     rclink_put_mac(f + 6, sa);
     if (vlan & RCLINK_VLAN_CTRL_VLAN_EN) {
         uint16_t tpid = RF_GET(RCLINK_VLAN_CTRL_TPID, vlan) ?: 0x8100;
-        /* type1_req_bankN_cbfc: 3 bits each from bank 0's */
-        unsigned req_pcp = ctz64(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC) +
-                           3 * (qpn & 3);
-        unsigned pcp = req ? (afh >> req_pcp) & 7
-                           : RF_GET(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, afh);
-        uint16_t tci = (pcp << 13) |
+        uint16_t tci = ((pcp & 7) << 13) |
                        ((vlan & RCLINK_VLAN_CTRL_CFI) ? 1u << 12 : 0) |
                        RF_GET(RCLINK_VLAN_CTRL_VID, vlan);
 
@@ -501,10 +495,57 @@ static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
         stw_be_p(f + off + 2, tci);
         off += T1_VLAN_HLEN;
     }
-    /* Standard carries IPv4; the AFH formats MAC_ADDR.len_type */
-    stw_be_p(f + off, fmt == RCLINK_T1_FMT_STD ? 0x0800 :
-             RF_GET(RCLINK_MAC_ADDR_LEN_TYPE, mac));
+    stw_be_p(f + off, fmt == RCLINK_T1_FMT_STD ? 0x0800 : etype);
     return off + 2;
+}
+
+/*
+ * IPv4 and UDP headers at f for a UDP payload of plen bytes: the IPv4
+ * header of seed 000 (IP 报文头: ID and TTL from IP_ADDR, DF, protocol 17,
+ * the checksum) and UDP with checksum 0.  Returns their length.
+ */
+size_t rclink_ipv4_udp_build(RclinkCore *c, uint8_t *f, uint8_t tos,
+                             uint32_t dip, uint16_t sport, uint16_t dport,
+                             size_t plen)
+{
+    uint64_t ipa = rclink_get(c, RCLINK_IP_ADDR);
+    size_t ulen = T1_UDP_HLEN + plen;
+
+    f[0] = 0x45;
+    f[1] = tos;
+    stw_be_p(f + 2, T1_IP_HLEN + ulen);
+    stw_be_p(f + 4, RF_GET(RCLINK_IP_ADDR_IP_ID, ipa));
+    stw_be_p(f + 6, 0x4000);                 /* DF, fragment 0 */
+    f[8] = RF_GET(RCLINK_IP_ADDR_IP_TTL, ipa);
+    f[9] = 17;
+    stw_be_p(f + 10, 0);
+    stl_be_p(f + 12, RF_GET(RCLINK_IP_ADDR_IP_ADDR, ipa));
+    stl_be_p(f + 16, dip);
+    stw_be_p(f + 10, rclink_ip_csum(f, T1_IP_HLEN));
+    stw_be_p(f + T1_IP_HLEN, sport);
+    stw_be_p(f + T1_IP_HLEN + 2, dport);
+    stw_be_p(f + T1_IP_HLEN + 4, ulen);
+    stw_be_p(f + T1_IP_HLEN + 6, 0);
+    return T1_IP_HLEN + T1_UDP_HLEN;
+}
+
+/* The MAC header of a TYPE1 frame of the QP (REQ or ACK) */
+static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
+                           unsigned fmt)
+{
+    uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
+    /* type1_req_bankN_cbfc: 3 bits each from bank 0's */
+    unsigned req_pcp = ctz64(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC) +
+                       3 * (qpn & 3);
+    unsigned pcp = req ? (afh >> req_pcp) & 7
+                       : RF_GET(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, afh);
+
+    return rclink_l2_build(c, f, fmt,
+                           QGET(c, qpn, RCLINK_QCOL_DEST_MAC,
+                                RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR),
+                           rclink_t1_tc(c, qpn, req), RCLINK_AFH_KW_TYPE1, pcp,
+                           RF_GET(RCLINK_MAC_ADDR_LEN_TYPE,
+                                  rclink_get(c, RCLINK_MAC_ADDR)));
 }
 
 /*
@@ -517,38 +558,23 @@ static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
 static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
                               uint64_t rh, const uint8_t *pl, size_t plen)
 {
-    uint64_t ipa = rclink_get(c, RCLINK_IP_ADDR);
     unsigned fmt = rclink_t1_format(c);
     bool req = pl != NULL;
     bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
                   RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
-    size_t padded = ROUND_UP(plen, 4), off, ip = 0, udp, ulen, rhoff;
+    size_t padded = ROUND_UP(plen, 4), off, ip = 0, udp, rhoff;
 
     off = rclink_t1_l2(c, qpn, f, req, fmt);
     if (fmt == RCLINK_T1_FMT_STD) {
-        ulen = T1_UDP_HLEN + RCLINK_RH_BYTES + padded +
-               (icrc ? T1_ICRC_LEN : 0);
         ip = off;
-        f[ip] = 0x45;
-        f[ip + 1] = rclink_t1_tc(c, qpn, req);
-        stw_be_p(f + ip + 2, T1_IP_HLEN + ulen);
-        stw_be_p(f + ip + 4, RF_GET(RCLINK_IP_ADDR_IP_ID, ipa));
-        stw_be_p(f + ip + 6, 0x4000);                 /* DF, fragment 0 */
-        f[ip + 8] = RF_GET(RCLINK_IP_ADDR_IP_TTL, ipa);
-        f[ip + 9] = 17;
-        stw_be_p(f + ip + 10, 0);
-        stl_be_p(f + ip + 12, RF_GET(RCLINK_IP_ADDR_IP_ADDR, ipa));
-        stl_be_p(f + ip + 16, QGET(c, qpn, RCLINK_QCOL_DEST_IP,
-                                   RCLINK_DEST_IP_MEM_DEST_IP_ADDR));
-        stw_be_p(f + ip + 10, rclink_ip_csum(f + ip, T1_IP_HLEN));
-
         udp = ip + T1_IP_HLEN;
-        stw_be_p(f + udp, QGET(c, qpn, RCLINK_QCOL_UDP_SRC,
-                               RCLINK_UDP_SRC_PORT_MEM_UDP_SRC_PORT));
-        stw_be_p(f + udp + 2, T1_UDP_DPORT);
-        stw_be_p(f + udp + 4, ulen);
-        stw_be_p(f + udp + 6, 0);
-        rhoff = udp + T1_UDP_HLEN;
+        rhoff = ip + rclink_ipv4_udp_build(
+            c, f + ip, rclink_t1_tc(c, qpn, req),
+            QGET(c, qpn, RCLINK_QCOL_DEST_IP, RCLINK_DEST_IP_MEM_DEST_IP_ADDR),
+            QGET(c, qpn, RCLINK_QCOL_UDP_SRC,
+                 RCLINK_UDP_SRC_PORT_MEM_UDP_SRC_PORT),
+            T1_UDP_DPORT,
+            RCLINK_RH_BYTES + padded + (icrc ? T1_ICRC_LEN : 0));
     } else {
         udp = rhoff = off;
     }
@@ -1149,12 +1175,71 @@ static void rclink_t1_rx_drop(RclinkCore *c, hwaddr counter, const char *why)
     trace_rclink_t1_rx_drop(why, 0);
 }
 
-static bool rclink_t1_is_vlan(RclinkCore *c, uint16_t type)
+bool rclink_is_vlan(RclinkCore *c, uint16_t type)
 {
     uint16_t tpid = RF_GET(RCLINK_VLAN_CTRL_TPID,
                            rclink_get(c, RCLINK_VLAN_CTRL));
 
     return type == 0x8100 || type == 0x88a8 || (tpid && type == tpid);
+}
+
+/*
+ * The IPv4 and UDP headers of a Standard frame whose IPv4 header starts at
+ * off (version, lengths, no fragment, UDP, the checksum), with at least an
+ * RH and tail bytes after the UDP header.  *rh_at / *body: where the RH
+ * starts and the UDP payload before the tail.
+ */
+int rclink_parse_ipv4_udp(const uint8_t *buf, size_t len, size_t off,
+                          size_t tail, size_t *rh_at, size_t *body)
+{
+    const uint8_t *ip = buf + off;
+    size_t ihl, tot, ulen;
+
+    ihl = len >= off + T1_IP_HLEN ? (ip[0] & 0xf) * 4 : 0;
+    tot = ihl ? lduw_be_p(ip + 2) : 0;
+    if (!ihl || (ip[0] >> 4) != 4 || ihl < T1_IP_HLEN ||
+        len < off + ihl || tot < ihl + T1_UDP_HLEN || len < off + tot ||
+        (lduw_be_p(ip + 6) & 0x3fff) || ip[9] != 17 ||
+        rclink_ip_csum(ip, ihl)) {
+        return RCLINK_PARSE_BAD_IP;
+    }
+    ulen = lduw_be_p(ip + ihl + 4);
+    if (ulen != tot - ihl || ulen < T1_UDP_HLEN + RCLINK_RH_BYTES + tail) {
+        return RCLINK_PARSE_BAD_LEN;
+    }
+    *rh_at = off + ihl + T1_UDP_HLEN;
+    *body = ulen - T1_UDP_HLEN - tail;
+    return 0;
+}
+
+/*
+ * AFH formats: the RH follows the MAC header at off.  The RH + payload
+ * length is PKT_LEN for a short REQ (the frame may carry Ethernet padding),
+ * the RH alone for an ACK, else what the frame holds before the tail.
+ */
+int rclink_parse_afh_len(const uint8_t *buf, size_t len, size_t off,
+                         size_t tail, size_t *body)
+{
+    uint64_t rh;
+    size_t n;
+
+    if (len < off + RCLINK_RH_BYTES + tail) {
+        return RCLINK_PARSE_BAD_LEN;
+    }
+    rh = ldq_be_p(buf + off);
+    if (RF_GET(RCLINK_RH_OPCODE, rh) == RCLINK_RH_OP_ACK) {
+        n = RCLINK_RH_BYTES;
+    } else if (RF_GET(RCLINK_RH_OPCODE, rh) == RCLINK_RH_OP_REQ &&
+               RF_GET(RCLINK_RH_PKT_LEN, rh)) {
+        n = RF_GET(RCLINK_RH_PKT_LEN, rh);
+    } else {
+        n = len - off - tail;
+    }
+    if (n < RCLINK_RH_BYTES || off + n + tail > len) {
+        return RCLINK_PARSE_BAD_LEN;
+    }
+    *body = n;
+    return 0;
 }
 
 /*
@@ -1167,61 +1252,35 @@ static bool rclink_t1_parse_std(RclinkCore *c, const uint8_t *buf, size_t len,
                                 size_t *body)
 {
     const uint8_t *ip = buf + off, *udp;
-    size_t ihl, tot, ulen, n;
+    size_t ihl = (ip[0] & 0xf) * 4, n;
 
-    ihl = len >= off + T1_IP_HLEN ? (ip[0] & 0xf) * 4 : 0;
-    tot = ihl ? lduw_be_p(ip + 2) : 0;
-    if (!ihl || (ip[0] >> 4) != 4 || ihl < T1_IP_HLEN ||
-        len < off + ihl || tot < ihl + T1_UDP_HLEN || len < off + tot ||
-        (lduw_be_p(ip + 6) & 0x3fff) || ip[9] != 17 ||
-        rclink_ip_csum(ip, ihl)) {
+    switch (rclink_parse_ipv4_udp(buf, len, off, icrc ? T1_ICRC_LEN : 0,
+                                  rh_at, &n)) {
+    case RCLINK_PARSE_BAD_IP:
         /* Not a valid IPv4 header (version, lengths, fragment, checksum) */
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_CSUM, "ipv4 header");
         return false;
-    }
-    udp = ip + ihl;
-    ulen = lduw_be_p(udp + 4);
-    if (ulen != tot - ihl ||
-        ulen < T1_UDP_HLEN + RCLINK_RH_BYTES + (icrc ? T1_ICRC_LEN : 0)) {
+    case RCLINK_PARSE_BAD_LEN:
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "udp length");
         return false;
     }
-    n = ulen - T1_UDP_HLEN - (icrc ? T1_ICRC_LEN : 0);
+    udp = ip + ihl;
     if (icrc && ldl_le_p(udp + T1_UDP_HLEN + n) !=
         rclink_icrc(ip, ihl, udp, T1_UDP_HLEN + n)) {
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_ICRC, "icrc");
         return false;
     }
-    *rh_at = udp + T1_UDP_HLEN - buf;
     *body = n;
     return true;
 }
 
-/*
- * AFH formats: the RH follows the MAC header at off.  The RH + payload
- * length is PKT_LEN for a short REQ (the frame may carry Ethernet padding),
- * the RH alone for an ACK, else what the frame holds before the ICRC.
- */
+/* AFH formats: the length rule above, then the ICRC over RH and payload */
 static bool rclink_t1_parse_afh(RclinkCore *c, const uint8_t *buf, size_t len,
                                 size_t off, bool icrc, size_t *body)
 {
-    size_t tail = icrc ? T1_ICRC_LEN : 0, n;
-    uint64_t rh;
+    size_t n;
 
-    if (len < off + RCLINK_RH_BYTES + tail) {
-        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "afh length");
-        return false;
-    }
-    rh = ldq_be_p(buf + off);
-    if (RF_GET(RCLINK_RH_OPCODE, rh) == RCLINK_RH_OP_ACK) {
-        n = RCLINK_RH_BYTES;
-    } else if (RF_GET(RCLINK_RH_OPCODE, rh) == RCLINK_RH_OP_REQ &&
-               RF_GET(RCLINK_RH_PKT_LEN, rh)) {
-        n = RF_GET(RCLINK_RH_PKT_LEN, rh);
-    } else {
-        n = len - off - tail;
-    }
-    if (n < RCLINK_RH_BYTES || off + n + tail > len) {
+    if (rclink_parse_afh_len(buf, len, off, icrc ? T1_ICRC_LEN : 0, &n)) {
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "afh length");
         return false;
     }
@@ -1288,7 +1347,7 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     }
     /* 1. the format, the DA, the IPv4 header or the AFH length, the ICRC */
     type = lduw_be_p(buf + 12);
-    if (rclink_t1_is_vlan(c, type) && len >= T1_ETH_HLEN + T1_VLAN_HLEN) {
+    if (rclink_is_vlan(c, type) && len >= T1_ETH_HLEN + T1_VLAN_HLEN) {
         type = lduw_be_p(buf + 16);
         off += T1_VLAN_HLEN;
     }
@@ -1511,6 +1570,7 @@ void rclink_t1_reset(RclinkCore *c)
     }
     t1->cc_steps = 0;
     timer_del(&t1->cc_timer);
+    rclink_t2_reset(c);
     QTAILQ_INIT(&t1->due);
     QTAILQ_INIT(&t1->merge);
     timer_del(&t1->merge_timer);

@@ -86,6 +86,7 @@ typedef struct RclinkDmaqMsg {
     uint32_t len;
     uint32_t sq_idx;                      /* SQ index of the last WQE */
     bool fack;
+    bool mcast;                           /* TYPE2: qpn is the group */
     bool all_submitted;                   /* no more packets will be cut */
     uint8_t status;                       /* RCLINK_CQE_ST_* */
     uint32_t off;                         /* message bytes submitted */
@@ -158,6 +159,22 @@ typedef struct RclinkT1Qp {
     uint64_t stats[RCLINK_QPS_N];
 } RclinkT1Qp;
 
+/* TYPE2: a sender of a group, for its PSN sequence */
+typedef struct RclinkT2Src {
+    uint64_t sa;               /* MAC_SA of its frames */
+    uint16_t next;             /* the PSN expected next */
+    bool used;
+} RclinkT2Src;
+
+#define RCLINK_T2_SRCS          16      /* senders tracked per group */
+
+typedef struct RclinkT2 {
+    uint16_t tx_psn[RCLINK_AFH_T2_GROUPS];
+    RclinkT2Src src[RCLINK_AFH_T2_GROUPS][RCLINK_T2_SRCS];
+    unsigned src_victim[RCLINK_AFH_T2_GROUPS];
+    RclinkDmaqRx rx[RCLINK_AFH_T2_GROUPS];   /* the engine's, per group */
+} RclinkT2;
+
 typedef struct RclinkDmaq {
     RclinkDmaqMsg *cur;        /* message being cut into packets */
     QSIMPLEQ_HEAD(, RclinkDmaqHeld) held;
@@ -191,6 +208,7 @@ struct RclinkT1 {
     QEMUTimer round_timer;     /* the next arbitration round */
     int64_t wire_free_ns;      /* the last round has left the MAC */
     uint64_t cc_steps;         /* CC windows ended by SHIM_CC_TEST.step */
+    RclinkT2 t2;
     QEMUTimer cc_timer;        /* the end of the window a QP waits for */
 
     RclinkDmaq q;
@@ -239,6 +257,8 @@ void rclink_dmaq_fini(RclinkCore *c);
 void rclink_dmaq_reset(RclinkCore *c);
 void rclink_dmaq_run(RclinkCore *c);
 void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok);
+bool rclink_dmaq_t2_accept(RclinkCore *c, unsigned g, const uint8_t *pl,
+                           size_t len, bool dry_run);
 bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                            size_t len, bool dry_run);
 void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn);

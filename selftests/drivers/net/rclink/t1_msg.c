@@ -1153,9 +1153,13 @@ TEST_F(t1, bind)
 	EXPECT_EQ(RCLINK_QPN_NONE, info.qpn);
 
 	b.qpn = QP_ONE;
-	b.flags = 1;
+	b.flags = RCLINK_BIND_MCAST << 1;	/* no such flag */
 	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));
-	EXPECT_EQ(EINVAL, errno) TH_LOG("flags 1: %s", strerror(errno));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("flags 0x%x: %s", b.flags, strerror(errno));
+	b.qpn = RCLINK_T2_GROUPS;		/* groups are 0..7 */
+	b.flags = RCLINK_BIND_MCAST;
+	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));
+	EXPECT_EQ(ERANGE, errno) TH_LOG("group %u: %s", b.qpn, strerror(errno));
 	b.flags = 0;
 	b.qpn = e->qp_num;
 	EXPECT_EQ(-1, ioctl(fd1, RCLINK_IOC_BIND, &b));

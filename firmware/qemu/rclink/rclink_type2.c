@@ -1,0 +1,276 @@
+/*
+ * rclink board model: TYPE2, the IP's unreliable multicast (seed 000, TYPE2;
+ * Documentation/hw/shim.rst, "TYPE2: multicast").
+ *
+ * A MCAST WQE chain of the send queue is one packet to group n: it leaves
+ * at once in the header format of AFH_CFG_EN with DA = TYPE2_DA_n (Key_words
+ * M = 1 in AFH_GEN2_16b), the RH carrying the group in DEST_QP and a PSN per
+ * group, no ICRC.  A TYPE2 frame from the wire goes to the joined group whose
+ * TYPE2_DA_n is its DA (DMAQ_T2_JOIN), as one RECV_MCAST message; the PSNs
+ * of each (group, sender) show what was lost.  Nothing is retransmitted.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "rclink_type1.h"
+#include "trace.h"
+
+#define T2_GROUPS       RCLINK_AFH_T2_GROUPS
+#define T2_PKT_LEN      RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT
+#define T2_FRAME_MAX    (14 + 4 + 20 + 8 + RCLINK_RH_BYTES + T2_PKT_LEN + 3)
+#define T2_RH_PKT_LEN_MAX 127
+
+bool rclink_t2_active(RclinkCore *c)
+{
+    unsigned fmt = rclink_t1_format(c);
+
+    return c->t1 && (rclink_get(c, RCLINK_RDMA_EN) & RCLINK_RDMA_EN_TYPE2_EN) &&
+           fmt != RCLINK_T1_FMT_NONE && fmt != RCLINK_T1_FMT_LITE;
+}
+
+/* IRQ_INFO TYPE2 code and sub type, and its INTR_STATUS bit (or 0) */
+void rclink_t2_irq_info(RclinkCore *c, unsigned code, unsigned sub,
+                        uint64_t intr)
+{
+    uint64_t info = RF_SET(RCLINK_IRQ_INFO_TYPE, 0, RCLINK_IRQ_TYPE2);
+
+    info = RF_SET(RCLINK_IRQ_INFO_CODE, info, code);
+    info = RF_SET(RCLINK_IRQ_INFO_T2_SUBTYPE, info, sub);
+    rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, info);
+    if (intr) {
+        rclink_raise_causes(c, intr, 0, 0);
+    }
+}
+
+static uint64_t rclink_t2_da(RclinkCore *c, unsigned g)
+{
+    return RF_GET(RCLINK_TYPE2_DA_0_TYPE2_DA,
+                  rclink_get(c, RCLINK_TYPE2_DA_0 + 8 * g));
+}
+
+/* One packet (segment header and data, plen bytes) to group g. */
+void rclink_t2_send(RclinkCore *c, unsigned g, const uint8_t *pl, size_t plen)
+{
+    RclinkT2 *t2 = &c->t1->t2;
+    uint8_t f[T2_FRAME_MAX];
+    unsigned fmt = rclink_t1_format(c);
+    uint8_t tc = RF_GET(RCLINK_TRAFFIC_CLASS_TYPE2_REQ_TC,
+                        rclink_get(c, RCLINK_TRAFFIC_CLASS));
+    uint64_t ports = rclink_get(c, RCLINK_UDP_PORT_MEM2);
+    size_t padded = ROUND_UP(plen, 4), pkt = RCLINK_RH_BYTES + padded;
+    size_t off, rhoff;
+    uint64_t rh;
+
+    off = rclink_l2_build(c, f, fmt, rclink_t2_da(c, g), tc,
+                          RCLINK_AFH_KW_TYPE2,
+                          RF_GET(RCLINK_AFH_CFG_EN_TYPE2_CBFC,
+                                 rclink_get(c, RCLINK_AFH_CFG_EN)),
+                          RF_GET(RCLINK_DEST_MAC_MEM2_MAC_TYPE2,
+                                 rclink_get(c, RCLINK_DEST_MAC_MEM2)));
+    rhoff = off;
+    if (fmt == RCLINK_T1_FMT_STD) {
+        rhoff += rclink_ipv4_udp_build(
+            c, f + off, tc,
+            RF_GET(RCLINK_DEST_IP_MEM2_DEST_IP_ADDR2,
+                   rclink_get(c, RCLINK_DEST_IP_MEM2)),
+            RF_GET(RCLINK_UDP_PORT_MEM2_UDP_SRC_PORT2, ports),
+            RF_GET(RCLINK_UDP_PORT_MEM2_UDP_DEST_PORT2, ports), pkt);
+    }
+    rh = RF_SET(RCLINK_RH_OPCODE, 0, RCLINK_RH_OP_REQ);
+    rh = RF_SET(RCLINK_RH_DEST_QP, rh, g);
+    rh = RF_SET(RCLINK_RH_PSN, rh, t2->tx_psn[g]);
+    rh = RF_SET(RCLINK_RH_PKT_LEN, rh, pkt <= T2_RH_PKT_LEN_MAX ? pkt : 0);
+    rh = RF_SET(RCLINK_RH_TS, rh, rclink_t1_now_ts());
+    rh = RF_SET(RCLINK_RH_PAD, rh, padded - plen);
+    rh |= RCLINK_RH_TS_EN;
+    stq_be_p(f + rhoff, rh);
+    memcpy(f + rhoff + RCLINK_RH_BYTES, pl, plen);
+    memset(f + rhoff + RCLINK_RH_BYTES + plen, 0, padded - plen);
+    off = rhoff + pkt;
+    if (off < 60) {
+        memset(f + off, 0, 60 - off);
+        off = 60;
+    }
+    trace_rclink_t2_tx(g, t2->tx_psn[g], plen, off);
+    t2->tx_psn[g] = rclink_psn(t2->tx_psn[g] + 1);
+    rclink_count(c, RCLINK_DMAQ_T2_TX_PKTS);
+    rclink_wire_send(c, f, off);
+}
+
+static void rclink_t2_drop(RclinkCore *c, hwaddr counter, const char *why,
+                           size_t len)
+{
+    rclink_count(c, counter);
+    trace_rclink_t2_rx_drop(why, len);
+}
+
+/* The sender sa of group g: its entry, or a new one (oldest replaced) */
+static RclinkT2Src *rclink_t2_src(RclinkT2 *t2, unsigned g, uint64_t sa)
+{
+    RclinkT2Src *s;
+    unsigned i;
+
+    for (i = 0; i < RCLINK_T2_SRCS; i++) {
+        s = &t2->src[g][i];
+        if (s->used && s->sa == sa) {
+            return s;
+        }
+    }
+    for (i = 0; i < RCLINK_T2_SRCS; i++) {
+        s = &t2->src[g][i];
+        if (!s->used) {
+            s->sa = sa;
+            return s;
+        }
+    }
+    s = &t2->src[g][t2->src_victim[g]++ % RCLINK_T2_SRCS];
+    s->used = false;
+    s->sa = sa;
+    return s;
+}
+
+/* The joined group whose TYPE2_DA_n the frame's DA is, or T2_GROUPS */
+static unsigned rclink_t2_group(RclinkCore *c, uint64_t da, unsigned fmt)
+{
+    uint64_t join = RF_GET(RCLINK_DMAQ_T2_JOIN_JOIN,
+                           rclink_get(c, RCLINK_DMAQ_T2_JOIN));
+    unsigned g;
+
+    for (g = 0; g < T2_GROUPS; g++) {
+        uint64_t gda = rclink_t2_da(c, g);
+
+        if (!(join & (1u << g))) {
+            continue;
+        }
+        /* AFH_GEN2_16b carries Dest Addr[15:0] only */
+        if (fmt == RCLINK_T1_FMT_GEN2 ? (gda & 0xffff) == (da & 0xffff)
+                                      : gda == da) {
+            return g;
+        }
+    }
+    return T2_GROUPS;
+}
+
+/* A frame the classifier found to be TYPE2. */
+void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    unsigned fmt = rclink_t1_format(c), g, kw;
+    size_t off = 14, rh_at, body, plen, pad, pkt;
+    uint64_t rh, seg, da, sa;
+    uint32_t psn, d;
+    RclinkT2Src *src;
+    uint16_t type;
+
+    if (!rclink_t2_active(c)) {
+        rclink_count(c, RCLINK_SHIM_RX_DROP_T12);
+        trace_rclink_rx_drop("type2 off", len);
+        return;
+    }
+    if (len < 14) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "runt", len);
+        return;
+    }
+    type = lduw_be_p(buf + 12);
+    if (rclink_is_vlan(c, type) && len >= 18) {
+        type = lduw_be_p(buf + 16);
+        off += 4;
+    }
+    kw = buf[6];
+    if ((type == 0x0800) != (fmt == RCLINK_T1_FMT_STD) ||
+        (fmt == RCLINK_T1_FMT_GEN2 &&
+         (kw & (RCLINK_AFH_KW_W | RCLINK_AFH_KW_M)) !=
+         (RCLINK_AFH_KW_W | RCLINK_AFH_KW_M))) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "format", len);
+        return;
+    }
+    da = ldq_be_p(buf) >> 16;
+    sa = ldq_be_p(buf + 6) >> 16;
+    g = rclink_t2_group(c, da, fmt);
+    if (g == T2_GROUPS) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOGROUP, "no group", len);
+        return;
+    }
+    if (fmt == RCLINK_T1_FMT_STD
+        ? rclink_parse_ipv4_udp(buf, len, off, 0, &rh_at, &body)
+        : (rh_at = off, rclink_parse_afh_len(buf, len, off, 0, &body))) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "length", len);
+        return;
+    }
+    rh = ldq_be_p(buf + rh_at);
+    plen = body - RCLINK_RH_BYTES;
+    pad = RF_GET(RCLINK_RH_PAD, rh);
+    pkt = RCLINK_RH_BYTES + plen;
+    if (RF_GET(RCLINK_RH_OPCODE, rh) != RCLINK_RH_OP_REQ || (plen & 3) ||
+        plen < pad + RCLINK_SEG_BYTES + 1 ||
+        RF_GET(RCLINK_RH_PKT_LEN, rh) !=
+        (pkt <= T2_RH_PKT_LEN_MAX ? pkt : 0)) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "rh", len);
+        return;
+    }
+    if (plen - pad > T2_PKT_LEN) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "oversize", len);
+        rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERSIZE, 0,
+                           RCLINK_INTR_STATUS_T2_RX_OVERSIZE);
+        return;
+    }
+    seg = ldq_le_p(buf + rh_at + RCLINK_RH_BYTES);
+    if (RF_GET(RCLINK_SEG_POS, seg) != RCLINK_SEG_ONLY ||
+        RF_GET(RCLINK_SEG_OFFSET, seg) ||
+        RF_GET(RCLINK_SEG_MSG_LEN, seg) != plen - pad - RCLINK_SEG_BYTES) {
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "segment", len);
+        return;
+    }
+
+    /* the sender's sequence: gaps are losses, a PSN behind is old */
+    psn = RF_GET(RCLINK_RH_PSN, rh);
+    src = rclink_t2_src(&c->t1->t2, g, sa);
+    if (src->used) {
+        d = rclink_psn_diff(psn, src->next);
+        if (d >= RCLINK_T1_PSN_HALF) {
+            rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_OLD, "old", len);
+            return;
+        }
+        if (d) {
+            rclink_set(c, RCLINK_DMAQ_T2_RX_LOST,
+                       rclink_get(c, RCLINK_DMAQ_T2_RX_LOST) + d);
+            trace_rclink_t2_rx_lost(g, psn, d);
+        }
+    }
+    src->used = true;
+    src->next = rclink_psn(psn + 1);
+
+    if (!rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
+                               plen - pad, true)) {
+        /* the RX buffer overflow of IRQ_INFO TYPE2 code 4, sub type 1 */
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOBUF, "no buffer", len);
+        rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERFLOW, 1, 0);
+        return;
+    }
+    rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES, plen - pad,
+                          false);
+    rclink_count(c, RCLINK_DMAQ_T2_RX_PKTS);
+    trace_rclink_t2_rx(g, psn, plen - pad);
+    rclink_dmaq_irq(c);
+}
+
+/*
+ * DMAQ_T2_JOIN written: a group joined now starts its senders' sequences
+ * afresh (what went to it before the join is not a loss of the member).
+ */
+void rclink_t2_join(RclinkCore *c, uint64_t old, uint64_t val)
+{
+    uint64_t joined = RF_GET(RCLINK_DMAQ_T2_JOIN_JOIN, val & ~old);
+    unsigned g;
+
+    for (g = 0; g < T2_GROUPS; g++) {
+        if (joined & (1u << g)) {
+            memset(c->t1->t2.src[g], 0, sizeof(c->t1->t2.src[g]));
+        }
+    }
+}
+
+void rclink_t2_reset(RclinkCore *c)
+{
+    memset(&c->t1->t2, 0, sizeof(c->t1->t2));
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""TYPE2 multicast between the boards of a pair (seed 000, TYPE2;
+Documentation/hw/shim.rst, "TYPE2: multicast"):
+
+  deliver         A's file bound to group 3 (RCLINK_BIND_MCAST) sends
+                  messages of 1..TYPE2_PKT_LEN-8 bytes; B, joined, reads
+                  each once, in order, intact; the counters agree
+  oversize        a message over TYPE2_PKT_LEN-8 bytes: EMSGSIZE
+  not_member      B leaves the group: nothing arrives, each frame is counted
+                  in B's t2_rx_drop_nogroup; a group whose MAC differs on
+                  B is not the same group
+  loss_counted    30 % loss on A's wire: what B gets plus t2_rx_lost is what
+                  A sent, exactly (unreliability visible, not hidden)
+  duplicates      every frame twice on the wire: each message once, the
+                  copies counted in t2_rx_drop_old
+  formats         the same in AFH_GEN1 and AFH_GEN2_16b (Key_words M = 1)
+  refused         group 8, a unicast group MAC, an unknown group on bind
+"""
+
+import errno
+import os
+import select
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'lib'))
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_wire as rw  # noqa: E402  pylint: disable=wrong-import-position
+from rclinktest import check  # noqa: E402  pylint: disable=C0413
+
+BIND_MCAST = 1
+G = 3
+MAX = 1344 - 8
+
+
+class McastTest:
+    def __init__(self, ktap):
+        self.ktap = ktap
+        self.a = self.b = None
+        self.saved = {}
+
+    def setup(self):
+        self.a, self.b = t1.pick_pair()
+        for d in (self.a, self.b):
+            self.saved[d] = (t1.dev_show(d), t1.tool_json(
+                ['mcast', 'show', 'dev', d]))
+        for d in (self.a, self.b):
+            for g in range(8):
+                t1.tool(['mcast', 'set', 'dev', d, 'group', g, 'join', 'off'])
+
+    def restore(self):
+        for d, (dev, groups) in self.saved.items():
+            for grp in groups:
+                on = grp['join'] in (True, 'on', 1)
+                t1.tool(['mcast', 'set', 'dev', d, 'group', grp['group'],
+                         'mac', grp['mac'], 'join', 'on' if on else 'off'],
+                        check=False)
+            args = t1.restore_args(dev, t1.dev_show(d))
+            if args:
+                t1.tool(['dev', 'set', 'dev', d] + args, check=False)
+        with rw.Wire(self.a) as w:
+            w.off()
+
+    @staticmethod
+    def stats(d):
+        st = t1.dev_show(d, stats=True)['stats']
+        return {k: int(v) for k, v in st.items() if k.startswith('t2_')}
+
+    def delta(self, d, before):
+        now = self.stats(d)
+        return {k: now[k] - before[k] for k in now if now[k] != before[k]}
+
+    def chans(self, ga=G, gb=G):
+        ca = t1.Chan(self.a)
+        ca.bind(ga, BIND_MCAST)
+        cb = t1.Chan(self.b)
+        cb.bind(gb, BIND_MCAST)
+        return ca, cb
+
+    def join(self, d, g, on=True):
+        t1.tool(['mcast', 'set', 'dev', d, 'group', g, 'join',
+                 'on' if on else 'off'])
+
+    def send_all(self, ca, msgs):
+        for m in msgs:
+            check(ca.send(m) == len(m), 'short write')
+        ca.drain()
+
+    def test_deliver(self):
+        self.join(self.b, G)
+        msgs = [t1.pattern(G, k, n) for k, n in
+                enumerate((1, 7, 8, 100, 119, 120, 1000, MAX))]
+        sa, sb = self.stats(self.a), self.stats(self.b)
+        ca, cb = self.chans()
+        with ca, cb:
+            self.send_all(ca, msgs)
+            for k, m in enumerate(msgs):
+                got = cb.recv(10)
+                check(got == m, 'message %d (%d bytes): %r' % (
+                    k, len(m), None if got is None else len(got)))
+            check(cb.poll(select.POLLIN, 0.3) == 0, 'a message too many')
+        da, db = self.delta(self.a, sa), self.delta(self.b, sb)
+        self.ktap.diag('A %s; B %s' % (da, db))
+        check(da.get('t2_tx_pkts') == len(msgs), 'A t2_tx_pkts +%s, want %d'
+              % (da.get('t2_tx_pkts'), len(msgs)))
+        check(db == {'t2_rx_pkts': len(msgs)}, 'B counters %s, want only '
+              't2_rx_pkts +%d' % (db, len(msgs)))
+        grp = t1.tool_json(['-s', 'mcast', 'show', 'dev', self.b, 'group',
+                            G])[0]
+        check(int(grp['stats']['rx_msgs']) >= len(msgs) and
+              grp['join'] in ('on', True, 1), 'B group %d: %s' % (G, grp))
+        check(grp['mac'] == '01:00:5e:52:43:%02x' % G, 'default MAC of group '
+              '%d: %s' % (G, grp['mac']))
+
+    def test_oversize(self):
+        ca = t1.Chan(self.a)
+        ca.bind(G, BIND_MCAST)
+        with ca:
+            try:
+                ca.write(bytes(MAX + 1))
+            except OSError as e:
+                check(e.errno == errno.EMSGSIZE, 'errno %d' % e.errno)
+            else:
+                raise rt.TestFailed('%d bytes accepted' % (MAX + 1))
+            info = ca.info()
+            check(info['qpn'] == G, 'info qpn %d' % info['qpn'])
+
+    def test_not_member(self):
+        self.join(self.b, G, False)
+        sb = self.stats(self.b)
+        ca, cb = self.chans()
+        with ca, cb:
+            self.send_all(ca, [t1.pattern(G, k, 50) for k in range(5)])
+            check(cb.poll(select.POLLIN, 1.0) == 0, 'a non-member received')
+        db = self.delta(self.b, sb)
+        check(db == {'t2_rx_drop_nogroup': 5}, 'B %s, want '
+              't2_rx_drop_nogroup +5' % db)
+        # group 5 joined on B, but with another MAC than A's group 5
+        t1.tool(['mcast', 'set', 'dev', self.b, 'group', 5, 'mac',
+                 '01:00:5e:11:22:33', 'join', 'on'])
+        sb = self.stats(self.b)
+        ca, cb = self.chans(5, 5)
+        with ca, cb:
+            self.send_all(ca, [b'x' * 64])
+            check(cb.poll(select.POLLIN, 1.0) == 0, 'another group received')
+            check(self.delta(self.b, sb) == {'t2_rx_drop_nogroup': 1},
+                  'B %s' % self.delta(self.b, sb))
+            mac_a = t1.tool_json(['mcast', 'show', 'dev', self.a, 'group',
+                                  5])[0]['mac']
+            t1.tool(['mcast', 'set', 'dev', self.b, 'group', 5, 'mac', mac_a])
+            self.send_all(ca, [b'y' * 64])
+            check(cb.recv(10) == b'y' * 64, 'same MAC: not delivered')
+        self.join(self.b, 5, False)
+
+    def test_loss_counted(self):
+        self.join(self.b, G)
+        n = 60
+        sb = self.stats(self.b)
+        ca, cb = self.chans()
+        with ca, cb, rw.Wire(self.a) as w:
+            w.seed(7)
+            w.set(loss=300000)
+            self.send_all(ca, [t1.pattern(G, k, 200) for k in range(n)])
+            w.set(loss=0)
+            self.send_all(ca, [b'last'])
+            got = 0
+            while True:
+                m = cb.recv(5)
+                check(m is not None, 'the last message did not arrive')
+                if m == b'last':
+                    break
+                got += 1
+        db = self.delta(self.b, sb)
+        self.ktap.diag('%d of %d arrived, B %s' % (got, n, db))
+        check(0 < got < n, '%d of %d arrived at 30%% loss' % (got, n))
+        check(db.get('t2_rx_lost', 0) == n - got, 't2_rx_lost +%s, want %d'
+              % (db.get('t2_rx_lost'), n - got))
+        check(db.get('t2_rx_pkts') == got + 1, 't2_rx_pkts +%s, want %d'
+              % (db.get('t2_rx_pkts'), got + 1))
+
+    def test_duplicates(self):
+        self.join(self.b, G)
+        n = 10
+        msgs = [t1.pattern(G, k, 300) for k in range(n)]
+        sb = self.stats(self.b)
+        ca, cb = self.chans()
+        with ca, cb, rw.Wire(self.a) as w:
+            w.set(dup=1000000)
+            self.send_all(ca, msgs)
+            for k, m in enumerate(msgs):
+                check(cb.recv(10) == m, 'message %d' % k)
+            check(cb.poll(select.POLLIN, 0.5) == 0, 'a copy was delivered')
+            w.set(dup=0)
+        db = self.delta(self.b, sb)
+        check(db == {'t2_rx_pkts': n, 't2_rx_drop_old': n}, 'B %s, want '
+              't2_rx_pkts +%d t2_rx_drop_old +%d' % (db, n, n))
+
+    def test_formats(self):
+        self.join(self.b, G)
+        for fmt in ('gen1', 'gen2', 'std'):
+            for d in (self.a, self.b):
+                t1.tool(['dev', 'set', 'dev', d, 'format', fmt])
+            msgs = [t1.pattern(G, k, n) for k, n in enumerate((5, 500, MAX))]
+            ca, cb = self.chans()
+            with ca, cb:
+                self.send_all(ca, msgs)
+                for k, m in enumerate(msgs):
+                    got = cb.recv(10)
+                    check(got == m, '%s: message %d: %r' % (
+                        fmt, k, None if got is None else len(got)))
+
+    def test_refused(self):
+        for args, msg in ((['group', 8, 'join', 'on'], 'group'),
+                          (['group', 1, 'mac', '02:00:00:00:00:01'],
+                           'multicast'),
+                          (['group', 1, 'mac', '01:00:5e:52:43:02'],
+                           'another group')):
+            try:
+                t1.tool(['mcast', 'set', 'dev', self.a] + args)
+            except t1.ToolError as e:
+                check(msg in str(e), '%s: %s' % (args, e))
+            else:
+                raise rt.TestFailed('%s accepted' % args)
+        with t1.Chan(self.a) as ch:
+            for g, flags, err in ((8, BIND_MCAST, errno.ERANGE),
+                                  (1, 2, errno.EINVAL)):
+                try:
+                    ch.bind(g, flags)
+                except OSError as e:
+                    check(e.errno == err, 'bind %d flags %d: errno %d'
+                          % (g, flags, e.errno))
+                else:
+                    raise rt.TestFailed('bind %d flags %d accepted'
+                                        % (g, flags))
+
+
+def main():
+    ktap = rt.Ktap()
+    mod = rt.start(ktap)
+    t = McastTest(ktap)
+    try:
+        t.setup()
+    except (LookupError, rt.SkipTest) as e:
+        mod.__exit__(None, None, None)
+        ktap.skip_all(str(e))
+    mark = rt.kmsg_mark('t2_mcast')
+    tests = (('deliver', t.test_deliver), ('oversize', t.test_oversize),
+             ('not_member', t.test_not_member),
+             ('loss_counted', t.test_loss_counted),
+             ('duplicates', t.test_duplicates),
+             ('formats', t.test_formats), ('refused', t.test_refused))
+    ktap.plan(len(tests) + 1)
+    try:
+        for name, fn in tests:
+            ktap.run(name, fn)
+    finally:
+        t.restore()
+        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
+        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
+        mod.__exit__(None, None, None)
+    ktap.finish()
+
+
+if __name__ == '__main__':
+    main()
