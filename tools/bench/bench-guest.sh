@@ -28,6 +28,9 @@
 #    fewer than rxe and UDP".
 # 4. QP_NUM QPs (up to 1024) created and bound at once on both boards:
 #    time and kernel memory per QP.
+# 5. TYPE2 multicast messages/s beside TYPE1's, and the rate control: the
+#    bit rate a QP limited to $BENCH_RATES achieves against the configured
+#    one.
 # With BENCH_PROFILE=1 (run-bench.sh: the plugin's profile, in
 # $RCLINK_INSN_PROFILE) also the kernel functions of the ring path's
 # instructions per message.
@@ -278,6 +281,45 @@ if [ -n "$t1_ok" ]; then
 	"$tool" qp del dev "$t1_b" qpn "$t1_qpn"
 fi
 [ -n "$ring_msg" ] && note[ring]="ring path: not supported by this driver"
+
+# -- 5. TYPE2 messages A -> B (group 0, B joined) beside TYPE1, and the rate
+# control: a QP limited to $BENCH_RATES, $BENCH_RATE_MSGS messages of 1000
+# bytes, in a 65.536 us CC window (length_thr rounds up to whole bytes per
+# window: the longest window keeps that under 0.1 %)
+declare -A t2_rate=() t2_lost=() t2_insn=() r_bps=() r_speed=()
+rates=${BENCH_RATES:-10mbit 50mbit}
+rate_msgs=${BENCH_RATE_MSGS:-2000}
+if [ -n "$t1_ok" ]; then
+	"$tool" mcast set dev "$t1_b" group 0 join on
+	for s in 64 1024; do
+		o=$("$rb" tput -m -p rw -s "$s" -n "$msgs" "$t1_a" 0 "$t1_b" 0 \
+			2>"$tmp/err") || { log "TYPE2 tput $s: $(cat "$tmp/err")"; rc=1; }
+		t2_rate[$s]=$(kv "$o" msg_per_s)
+		t2_lost[$s]=$(kv "$o" lost)
+		t2_insn[$s]=$(kv "$o" insn_per_msg)
+		log "TYPE2: $o"
+	done
+	"$tool" mcast set dev "$t1_b" group 0 join off
+	if "$tool" dev set dev "$t1_a" cc_window 65536; then
+		for r in $rates; do
+			if ! "$tool" qp add dev "$t1_a" qpn "$t1_qpn" dqpn "$t1_qpn" dip 10.198.0.2 dmac "$mac_b" rate "$r" ||
+				! "$tool" qp add dev "$t1_b" qpn "$t1_qpn" dqpn "$t1_qpn" dip 10.198.0.1 dmac "$mac_a"; then
+				log "rate $r: QP setup failed"
+				rc=1
+				continue
+			fi
+			r_speed[$r]=$("$tool" -j qp show dev "$t1_a" qpn "$t1_qpn" |
+				"$py" -S -c 'import json, sys; print(json.load(sys.stdin)[0]["speed"])')
+			o=$("$rb" tput -p rw -s 1000 -n "$rate_msgs" "$t1_a" "$t1_qpn" \
+				"$t1_b" "$t1_qpn" 2>"$tmp/err") || { log "rate $r: $(cat "$tmp/err")"; rc=1; }
+			r_bps[$r]=$(kv "$o" tx_s_bps)
+			log "rate $r (speed ${r_speed[$r]}): $o"
+			"$tool" qp del dev "$t1_a" qpn "$t1_qpn"
+			"$tool" qp del dev "$t1_b" qpn "$t1_qpn"
+		done
+		"$tool" dev set dev "$t1_a" cc_window 4096
+	fi
+fi
 
 # -- 4. QP_NUM QPs at once (while the boards have no other QP)
 qps_line=""
@@ -616,6 +658,26 @@ command -v iperf3 >/dev/null && tcp_tool=iperf3
 		echo "3b. Kernel profile of the ring path, $s0 B, batch 32 (plugin profile; per message)"
 		echo "$profile_txt"
 	fi
+	echo
+	echo "5. TYPE2 (multicast, group 0) messages A -> B, $msgs a run, through write/read"
+	printf '%6s %10s %8s %10s %12s\n' size "msg/s" lost "insn/msg" "TYPE1 rw"
+	for s in 64 1024; do
+		printf '%6s %10s %8s %10s %12s\n' "$s" "$(v "${t2_rate[$s]:-}")" \
+			"$(v "${t2_lost[$s]:-}")" "$(v "${t2_insn[$s]:-}")" \
+			"$(v "${m_rate[rw:$s]:-}")"
+	done
+	echo "   rate control: $rate_msgs messages of 1000 B (1008 B counted per packet) on a QP with a rate,"
+	echo "   CC window 65.536 us; achieved = the counted bytes over the run's time"
+	echo "   (exact: speed bytes per window; deviations in %, goal within 1 % over 100 windows and more)"
+	printf '%10s %8s %14s %14s %12s %12s\n' rate speed "exact bit/s" "achieved" "vs rate %" "vs exact %"
+	for r in $rates; do
+		ex=$(calc '{0} * 8 / 65.536e-6' "$(v "${r_speed[$r]:-}")")
+		rbits=$(calc "$(echo "$r" | sed 's/mbit/e6/;s/gbit/e9/;s/kbit/e3/')")
+		printf '%10s %8s %14s %14s %12s %12s\n' "$r" "$(v "${r_speed[$r]:-}")" "$ex" \
+			"$(v "${r_bps[$r]:-}")" \
+			"$(calc '100 * ({0} / {1} - 1)' "$(v "${r_bps[$r]:-}")" "$rbits")" \
+			"$(calc '100 * ({0} / {1} - 1)' "$(v "${r_bps[$r]:-}")" "$ex")"
+	done
 	echo
 	echo "4. QPs created and bound at once (both boards; memory per QP = delta / QPs)"
 	if [ -n "$qps_line" ]; then

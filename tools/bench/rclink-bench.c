@@ -22,7 +22,14 @@
  *	process started in it): what the rest of the guest executes then
  *
  * OPTS: -s SIZE (64), -n COUNT, -p rw|ring (rw), -b BATCH (32 for tput,
- * 1 for lat), -w WINDOW (messages in flight, 256), -W WARMUP messages.
+ * 1 for lat), -w WINDOW (messages in flight, 256), -W WARMUP messages,
+ * -m: QPN_A and QPN_B are TYPE2 groups (RCLINK_BIND_MCAST; tput only): the
+ * receiver stops 2 s after the last message and reports what arrived
+ * (TYPE2 is unreliable: rx_msgs and lost instead of a hang).
+ *
+ * tput also reports tx_s_bps: the bit rate of what the IP's rate control
+ * counts (TX_S lengths: each packet's 8-byte segment header and data),
+ * for comparison with a QP's configured rate (make bench, part 5).
  *
  * Paths: "rw" is write()/read() of one message per call; "ring" is the
  * mmap'd rings (RCLINK_IOC_RING_SETUP): BATCH SQEs per RCLINK_IOC_RING_ENTER.
@@ -63,6 +70,10 @@
 
 #include "rclink_ring.h"
 
+/* TYPE1 data bytes per packet: TYPE1_PKT_LEN less the segment header */
+#define RCLINK_SEG_BYTES	8
+#define RCLINK_SEG_DATA		(1344 - RCLINK_SEG_BYTES)
+
 #define EXIT_USAGE	2
 #define EXIT_NORING	3
 
@@ -77,6 +88,7 @@ static struct {
 	uint32_t warmup;
 	const char *out;
 	double secs;
+	bool mcast;
 } opt = { .size = 64, .window = 256 };
 
 static void __attribute__((format(printf, 1, 2))) die(const char *fmt, ...)
@@ -208,7 +220,8 @@ static uint64_t board_irqs(void)
 
 static int open_bound(const char *dev, uint32_t qpn)
 {
-	struct rclink_bind b = { .qpn = qpn };
+	struct rclink_bind b = { .qpn = qpn,
+				 .flags = opt.mcast ? RCLINK_BIND_MCAST : 0 };
 	char path[128];
 	int fd;
 
@@ -403,6 +416,7 @@ static void recv_repost(struct side *s, uint32_t slot, int32_t res)
 struct tput {
 	int fd_a, fd_b;
 	uint64_t count;		/* messages per run */
+	uint64_t received;	/* TYPE2: messages that arrived */
 	double t_recv_done;
 };
 
@@ -427,12 +441,20 @@ static void *rw_receiver(void *p)
 {
 	struct tput *t = p;
 	uint8_t *buf = malloc(opt.size);
+	struct pollfd pfd = { .fd = t->fd_b, .events = POLLIN };
 	uint64_t i;
 
 	if (!buf)
 		die("out of memory");
-	for (i = 0; i < t->count; i++)
+	t->received = 0;
+	for (i = 0; i < t->count; i++) {
+		/* TYPE2 may lose messages: stop when none came for 2 s */
+		if (opt.mcast && poll(&pfd, 1, 2000) == 0)
+			break;
 		read_msg(t->fd_b, buf, opt.size);
+		t->received++;
+		t->t_recv_done = now();
+	}
 	free(buf);
 	return NULL;
 }
@@ -545,6 +567,11 @@ static int do_tput(char **argv)
 	       opt.count, secs, opt.count / secs,
 	       opt.count * (double)opt.size / secs / 1e6);
 	printf(" irq_per_msg=%.2f", (double)irqs / opt.count);
+	printf(" tx_s_bps=%.0f", opt.count * 8.0 * (opt.size + RCLINK_SEG_BYTES *
+	       ((opt.size + RCLINK_SEG_DATA - 1) / RCLINK_SEG_DATA)) / secs);
+	if (opt.mcast)
+		printf(" rx_msgs=%" PRIu64 " lost=%" PRIu64, t.received,
+		       opt.count - t.received);
 	print_insns(opt.count);
 	printf("\n");
 	if (opt.ring) {
@@ -1145,8 +1172,11 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	argv++;
 	argc--;
-	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:")) != -1) {
+	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:m")) != -1) {
 		switch (c) {
+		case 'm':
+			opt.mcast = true;
+			break;
 		case 's':
 			opt.size = strtoul(optarg, NULL, 0);
 			break;

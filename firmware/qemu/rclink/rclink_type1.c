@@ -778,37 +778,82 @@ static uint64_t rclink_cc_now(RclinkCore *c)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) / rclink_cc_window_ns(c);
 }
 
+/* acc_cnt after k window ends: length_thr less each, down to 0 */
+static uint64_t rclink_cc_decay(uint64_t acc, uint64_t k, uint32_t thr)
+{
+    return !thr ? acc : k > acc / thr ? 0 : acc - k * thr;
+}
+
+static uint32_t rclink_cc_thr(RclinkCore *c, RclinkT1Qp *q)
+{
+    return QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+}
+
+static uint64_t rclink_cc_acc(RclinkCore *c, RclinkT1Qp *q)
+{
+    return QGET(c, q->qpn, RCLINK_QCOL_CC_CNT,
+                RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER);
+}
+
+/* acc_cnt now, without changing the state */
+static uint64_t rclink_cc_peek(RclinkCore *c, RclinkT1Qp *q)
+{
+    uint64_t now = rclink_cc_now(c);
+
+    return now > q->cc_win ?
+           rclink_cc_decay(rclink_cc_acc(c, q), now - q->cc_win,
+                           rclink_cc_thr(c, q)) : rclink_cc_acc(c, q);
+}
+
+static void rclink_cc_store(RclinkCore *c, RclinkT1Qp *q, uint64_t acc,
+                            uint64_t win)
+{
+    acc = MIN(acc, (uint64_t)UINT32_MAX);
+    q->cc_win = win;
+    *rclink_qreg(c, q->qpn, RCLINK_QCOL_CC_CNT) =
+        RF_SET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER, 0, acc) |
+        (acc >= rclink_cc_thr(c, q) ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
+}
+
 /* Bring the QP's acc_cnt to the current window; returns it. */
 static uint32_t rclink_cc_sync(RclinkCore *c, RclinkT1Qp *q)
 {
-    uint64_t now = rclink_cc_now(c), k = now - q->cc_win;
-    uint32_t thr = QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
-                        RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
-    uint64_t acc = QGET(c, q->qpn, RCLINK_QCOL_CC_CNT,
-                        RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER);
+    uint64_t acc = rclink_cc_peek(c, q);
 
-    if (now > q->cc_win && thr) {
-        acc = k > acc / thr ? 0 : acc - k * thr;
-    }
-    q->cc_win = now;
-    *rclink_qreg(c, q->qpn, RCLINK_QCOL_CC_CNT) =
-        RF_SET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER, 0, acc) |
-        (acc >= thr ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
+    /* (a switch to or from SHIM_CC_TEST.manual may go back: no window) */
+    rclink_cc_store(c, q, acc, rclink_cc_now(c));
     return acc;
 }
 
-/* A REQ of len bytes (segment header and data) went on the wire. */
+/*
+ * A REQ of len bytes (segment header and data) went on the wire.  While
+ * the QP has slots waiting for the rate control (a backlog), the IP sends
+ * each in the first window whose end makes acc_cnt < length_thr; the
+ * model's timers may wake later than that, so each packet counts from the
+ * window it would have left in (cc_win stays in the past), and a late
+ * wake-up sends the packets it owes back to back: a late timer costs no
+ * rate.  Without a backlog the packet counts from now.
+ */
 static void rclink_cc_sent(RclinkCore *c, RclinkT1Qp *q, uint32_t len)
 {
-    uint64_t acc = (uint64_t)rclink_cc_sync(c, q) + len;
-    uint32_t thr = QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
-                        RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
+    uint64_t now = rclink_cc_now(c), acc = rclink_cc_acc(c, q);
+    uint64_t win = q->cc_win;
+    uint32_t thr = rclink_cc_thr(c, q);
+    uint64_t need = thr && acc >= thr ? (acc - thr) / thr + 1 : 0;
 
-    acc = MIN(acc, (uint64_t)UINT32_MAX);
-    *rclink_qreg(c, q->qpn, RCLINK_QCOL_CC_CNT) =
-        RF_SET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER, 0, acc) |
-        (acc >= thr ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
-    trace_rclink_t1_cc(q->qpn, len, acc, thr);
+    if (q->cc_backlog && thr && now >= win && win + need <= now) {
+        acc -= need * thr;
+        win += need;
+    } else {
+        acc = rclink_cc_peek(c, q);
+        win = now;
+    }
+    acc += len;
+    rclink_cc_store(c, q, acc, win);
+    /* the QP's other slots not yet granted wait from now on */
+    q->cc_backlog = q->nslots > q->nwait_ack;
+    trace_rclink_t1_cc(q->qpn, len, acc, thr, win, now - win);
 }
 
 /* TX_CC_BYTE_CNT_MEM as it reads now (the model's register read hook). */
@@ -846,7 +891,7 @@ static bool rclink_t1_qp_can_send(RclinkCore *c, RclinkT1Qp *q)
                         RCLINK_TX_SPEED_MEM_TX_SPEED_CFG);
 
     return !q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
-           thr && rclink_cc_sync(c, q) < thr;
+           thr && rclink_cc_peek(c, q) < thr;
 }
 
 /* A slot waits for its QP's window to end (WAIT_CRD): wake up then. */
@@ -876,15 +921,26 @@ static bool rclink_t1_arbitrate(RclinkCore *c, size_t *bytes)
     if (!c->link_up || !rclink_t1_active(c)) {
         return false;
     }
+    t1->round++;
     for (s = t1->ghead; s != RCLINK_T1_NIL && sent < T1_ROUND; s = next) {
         RclinkT1Slot *sl = &t1->slots[s];
         RclinkT1Qp *q = &t1->qps[sl->qpn];
 
         next = sl->gnext;
+        /*
+         * A QP found unable to send stays so for the whole round: a CC
+         * window may end while the round runs, and the QP's later slots
+         * must not overtake its earlier ones (PSN order).
+         */
+        if (q->held_round == t1->round) {
+            continue;
+        }
         if (!rclink_t1_qp_can_send(c, q)) {
+            q->held_round = t1->round;
             if (!q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
                 QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
                      RCLINK_TX_SPEED_MEM_TX_SPEED_CFG)) {
+                q->cc_backlog = true;
                 rclink_cc_wait(c);
             }
             continue;
@@ -1483,6 +1539,7 @@ void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
     case RCLINK_TX_CC_BYTE_CNT_MEM:
         /* acc_cnt written (step 5 of the init): it counts from now */
         q->cc_win = rclink_cc_now(c);
+        q->cc_backlog = false;
         rclink_cc_sync(c, q);
         rclink_t1_kick(c);
         break;
@@ -1567,7 +1624,10 @@ void rclink_t1_reset(RclinkCore *c)
         q->last_ts = 0;
         q->in_due = q->in_merge = false;
         q->cc_win = 0;
+        q->held_round = 0;
+        q->cc_backlog = false;
     }
+    t1->round = 0;
     t1->cc_steps = 0;
     timer_del(&t1->cc_timer);
     rclink_t2_reset(c);

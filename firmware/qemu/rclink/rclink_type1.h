@@ -140,6 +140,8 @@ typedef struct RclinkT1Qp {
     uint8_t timer_mode;
     QEMUTimer timer;           /* retry or RNR timer */
     uint64_t cc_win;           /* the CC window acc_cnt was last brought to */
+    uint64_t held_round;       /* arbitration round it was found unable in */
+    bool cc_backlog;           /* a slot waited for the rate control */
 
     /* responder */
     bool gap;                  /* a NAK (or RNR) was sent for this gap */
@@ -208,6 +210,7 @@ struct RclinkT1 {
     QEMUTimer round_timer;     /* the next arbitration round */
     int64_t wire_free_ns;      /* the last round has left the MAC */
     uint64_t cc_steps;         /* CC windows ended by SHIM_CC_TEST.step */
+    uint64_t round;            /* arbitration rounds, from 1 */
     RclinkT2 t2;
     QEMUTimer cc_timer;        /* the end of the window a QP waits for */
 
