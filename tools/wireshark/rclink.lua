@@ -1,7 +1,9 @@
 -- SPDX-License-Identifier: GPL-2.0
 --
--- rclink.lua: a Wireshark/tshark dissector for the TYPE1 frames of the
--- RCLINK-Stream IP (Documentation/hw/formats.rst):
+-- rclink.lua: a Wireshark/tshark dissector for the TYPE1 and TYPE2 frames
+-- of the RCLINK-Stream IP (Documentation/hw/formats.rst; TYPE2: the
+-- multicast of Documentation/hw/shim.rst, UDP port 4792 or Ethernet type
+-- 0x88b6, Key_words M = 1, no ICRC):
 --
 --   Standard      Ethernet [VLAN] IPv4 UDP(4791) RH payload pad [ICRC]
 --   AFH_GEN1      Ethernet(MAC_SA[47:40] = TC with gen1-tc) [VLAN]
@@ -17,10 +19,12 @@
 -- The RH is one big-endian 64-bit word; a REQ payload starts with the
 -- shim's segment header (one little-endian 64-bit word).
 
-local p = Proto("rclink", "RCLINK-Stream TYPE1")
+local p = Proto("rclink", "RCLINK-Stream TYPE1/TYPE2")
 
 local ETH_AFH = 0x88b5
+local ETH_AFH2 = 0x88b6
 local UDP_PORT = 4791
+local UDP_PORT2 = 4792
 local KW_W, KW_M = 0x80, 0x01
 
 local opcodes = { [0] = "REQ", [1] = "ACK", [2] = "CNP", [3] = "reserved" }
@@ -28,6 +32,8 @@ local positions = { [0] = "MIDDLE", [1] = "FIRST", [2] = "LAST", [3] = "ONLY" }
 
 local f = p.fields
 f.format = ProtoField.string("rclink.format", "Header format")
+f.type = ProtoField.uint8("rclink.type", "Data type", base.DEC,
+                          { [1] = "TYPE1 (reliable)", [2] = "TYPE2 (multicast)" })
 f.tc = ProtoField.uint8("rclink.tc", "Traffic Class", base.HEX)
 f.kw = ProtoField.uint8("rclink.kw", "Key_words", base.HEX)
 f.kw_w = ProtoField.uint8("rclink.kw.w", "W", base.DEC)
@@ -103,8 +109,8 @@ end
 
 -- The RH, payload, pad and ICRC from offset 0 of tvb.  icrc_pre: bytes the
 -- ICRC covers before the RH (Standard: masked IPv4 and UDP headers), or nil.
-local function dissect_body(tvb, pinfo, tree, afh, icrc_pre)
-    local icrc_on = p.prefs.icrc
+local function dissect_body(tvb, pinfo, tree, afh, icrc_pre, type2)
+    local icrc_on = p.prefs.icrc and not type2
     local tail = icrc_on and 4 or 0
     if tvb:len() < 8 + tail then
         tree:add_proto_expert_info(e_len, "shorter than RH + ICRC")
@@ -178,17 +184,19 @@ local function dissect_body(tvb, pinfo, tree, afh, icrc_pre)
                 "ICRC 0x%08x, computed 0x%08x", got, want))
         end
     end
-    pinfo.cols.info = string.format("%s QP %d PSN %d%s", opcodes[op],
+    pinfo.cols.info = string.format("%s %s %d PSN %d%s",
+                                    type2 and "MCAST" or opcodes[op],
+                                    type2 and "group" or "QP",
                                     fld(12, 0), fld(24, 13),
                                     op == 0 and (" len " .. plen) or "")
 end
 
--- Standard: UDP port 4791
-local udp_p = Proto("rclink_std", "RCLINK-Stream TYPE1 (Standard)")
-function udp_p.dissector(tvb, pinfo, tree)
+-- Standard: UDP port 4791 (TYPE1) and 4792 (TYPE2)
+local function std_dissector(tvb, pinfo, tree, type2)
     pinfo.cols.protocol = "RCLINK"
     local t = tree:add(p, tvb())
     t:add(f.format, "standard")
+    t:add(f.type, type2 and 2 or 1)
     local pre = nil
     local ips = { fi_ip() }
     local ip = ips[#ips]
@@ -204,22 +212,33 @@ function udp_p.dissector(tvb, pinfo, tree)
         local udps = { fi_udp() }
         pre:append(udps[#udps].range:bytes())
     end
-    dissect_body(tvb, pinfo, t, false, pre)
+    dissect_body(tvb, pinfo, t, false, pre, type2)
     return tvb:len()
 end
 
--- AFH formats: Ethernet type 0x88b5
-local afh_p = Proto("rclink_afh", "RCLINK-Stream TYPE1 (AFH)")
-function afh_p.dissector(tvb, pinfo, tree)
+local udp_p = Proto("rclink_std", "RCLINK-Stream TYPE1 (Standard)")
+function udp_p.dissector(tvb, pinfo, tree)
+    return std_dissector(tvb, pinfo, tree, false)
+end
+local udp2_p = Proto("rclink_std2", "RCLINK-Stream TYPE2 (Standard)")
+function udp2_p.dissector(tvb, pinfo, tree)
+    return std_dissector(tvb, pinfo, tree, true)
+end
+
+-- AFH formats: Ethernet type 0x88b5 (TYPE1) and 0x88b6 (TYPE2)
+local function afh_dissector(tvb, pinfo, tree, type2)
     pinfo.cols.protocol = "RCLINK"
     local t = tree:add(p, tvb())
+    t:add(f.type, type2 and 2 or 1)
     local srcs, dsts = { fi_eth_src() }, { fi_eth_dst() }
     local sa = mac48(srcs[1].value)
     local da = mac48(dsts[1].value)
     local kw = (sa:rshift(40)):tonumber()
     local mode = p.prefs.afh
     if mode == 0 then
-        local looks2 = bit32.band(kw, KW_W + KW_M) == KW_W
+        -- GEN2 Key_words: W = 1, M = 0 for TYPE1 and 1 for TYPE2
+        local looks2 = bit32.band(kw, KW_W + KW_M) ==
+                       KW_W + (type2 and KW_M or 0)
         mode = looks2 and 3 or 1
     end
     local sa_r, da_r = srcs[1].range, dsts[1].range
@@ -242,9 +261,20 @@ function afh_p.dissector(tvb, pinfo, tree)
     else
         t:add(f.format, "gen1")
     end
-    dissect_body(tvb, pinfo, t, true, nil)
+    dissect_body(tvb, pinfo, t, true, nil, type2)
     return tvb:len()
 end
 
+local afh_p = Proto("rclink_afh", "RCLINK-Stream TYPE1 (AFH)")
+function afh_p.dissector(tvb, pinfo, tree)
+    return afh_dissector(tvb, pinfo, tree, false)
+end
+local afh2_p = Proto("rclink_afh2", "RCLINK-Stream TYPE2 (AFH)")
+function afh2_p.dissector(tvb, pinfo, tree)
+    return afh_dissector(tvb, pinfo, tree, true)
+end
+
 DissectorTable.get("udp.port"):add(UDP_PORT, udp_p)
+DissectorTable.get("udp.port"):add(UDP_PORT2, udp2_p)
 DissectorTable.get("ethertype"):add(ETH_AFH, afh_p)
+DissectorTable.get("ethertype"):add(ETH_AFH2, afh2_p)

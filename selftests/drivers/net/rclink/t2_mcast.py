@@ -14,26 +14,54 @@ Documentation/hw/shim.rst, "TYPE2: multicast"):
                   A sent, exactly (unreliability visible, not hidden)
   duplicates      every frame twice on the wire: each message once, the
                   copies counted in t2_rx_drop_old
-  formats         the same in AFH_GEN1 and AFH_GEN2_16b (Key_words M = 1)
+  formats         the same in AFH_GEN1 and AFH_GEN2_16b (Key_words M = 1);
+                  with the wire capture ($RCLINK_RESULTS/wire.pcap) tshark
+                  and tools/wireshark/rclink.lua decode every TYPE2 frame:
+                  TYPE2, the format, the group in DEST_QP, Key_words 0x83
   refused         group 8, a unicast group MAC, an unknown group on bind
 """
 
 import errno
 import os
+import re
 import select
+import struct
+import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 'lib'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
 import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
 import rclink_wire as rw  # noqa: E402  pylint: disable=wrong-import-position
 from rclinktest import check  # noqa: E402  pylint: disable=C0413
+import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
+import t1_formats as tf  # noqa: E402  pylint: disable=wrong-import-position
 
 BIND_MCAST = 1
 G = 3
 MAX = 1344 - 8
+
+
+def is_type2(d):
+    """A TYPE2 frame of the defaults: UDP port 4792 or Ethernet type
+    0x88b6, after an optional VLAN tag."""
+    off = 12
+    if len(d) < 18:
+        return False
+    et = struct.unpack('>H', d[off:off + 2])[0]
+    if et == 0x8100:
+        off += 4
+        et = struct.unpack('>H', d[off:off + 2])[0]
+    if et == 0x88b6:
+        return True
+    if et != 0x0800 or len(d) < off + 2 + 24 or d[off + 2 + 9] != 17:
+        return False
+    ihl = (d[off + 2] & 15) * 4
+    return struct.unpack('>H', d[off + 2 + ihl + 2:off + 2 + ihl + 4])[0] == 4792
 
 
 class McastTest:
@@ -200,10 +228,16 @@ class McastTest:
 
     def test_formats(self):
         self.join(self.b, G)
+        pcap = os.environ.get('RCLINK_WIRE_PCAP') or os.path.join(
+            os.environ.get('RCLINK_RESULTS', '/nonexistent'), 'wire.pcap')
+        decode = os.path.isfile(pcap) and tw.have_tshark() and tf.lua_path()
+        if not decode:
+            self.ktap.diag('no wire capture or tshark: delivery only')
         for fmt in ('gen1', 'gen2', 'std'):
             for d in (self.a, self.b):
                 t1.tool(['dev', 'set', 'dev', d, 'format', fmt])
             msgs = [t1.pattern(G, k, n) for k, n in enumerate((5, 500, MAX))]
+            size0 = os.path.getsize(pcap) if decode else 0
             ca, cb = self.chans()
             with ca, cb:
                 self.send_all(ca, msgs)
@@ -211,6 +245,57 @@ class McastTest:
                     got = cb.recv(10)
                     check(got == m, '%s: message %d: %r' % (
                         fmt, k, None if got is None else len(got)))
+            if decode:
+                self.decode(pcap, size0, fmt, len(msgs))
+
+    def decode(self, pcap, size0, fmt, n):
+        """tshark + rclink.lua on the TYPE2 frames of the capture."""
+        frames = []
+        for _ in range(20):
+            recs, head = tw.pcap_records(pcap, size0)
+            frames = [r for r in recs if is_type2(r[1])]
+            if len(frames) >= n:
+                break
+            subprocess.run(['sleep', '0.5'], check=False)
+        check(len(frames) == n, '%s: %d TYPE2 frames on the wire, want %d'
+              % (fmt, len(frames), n))
+        fields = ('rclink.type', 'rclink.format', 'rclink.rh.dest_qp',
+                  'rclink.kw', 'rclink.seg.msg_len', '_ws.malformed',
+                  '_ws.expert')
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 't2.pcap')
+            tw.pcap_write(p, head[0], frames)
+            cmd = ['tshark', '-n', '-r', p, '-X', 'lua_script:' + tf.lua_path(),
+                   '-T', 'fields', '-E', 'separator=|']
+            for x in fields:
+                cmd += ['-e', x]
+            out = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE,
+                                 universal_newlines=True, check=False,
+                                 timeout=300)
+        rows = [dict(zip(fields, ln.split('|')))
+                for ln in out.stdout.splitlines()]
+        check(len(rows) == n, '%s: tshark decoded %d frames: %s'
+              % (fmt, len(rows), out.stderr[-500:]))
+        want_fmt = 'standard' if fmt == 'std' else fmt
+        for i, r in enumerate(rows):
+            # AFH_GEN2_16b puts Key_words with M = 1 in MAC_SA[47:40]: the
+            # I/G bit of the source address, which Ethernet flags
+            # (Documentation/hw/formats.rst); nothing else may be flagged
+            expert = r['_ws.expert']
+            if fmt == 'gen2':
+                expert = re.sub(r'Expert Info \([^)]*\): Source MAC must not '
+                                r'be a group address[^,]*(, Section [^,]*)?',
+                                '', expert)
+            expert = expert.strip(' ,')
+            check(r['rclink.type'] == '2' and r['rclink.format'] == want_fmt
+                  and r['rclink.rh.dest_qp'] == str(G)
+                  and not r['_ws.malformed'] and not expert,
+                  '%s: frame %d decoded as %s' % (fmt, i, r))
+            if fmt == 'gen2':
+                check(int(r['rclink.kw'], 0) == 0x83, 'Key_words %s'
+                      % r['rclink.kw'])
+        self.ktap.diag('%s: %d TYPE2 frames decoded by tshark' % (fmt, n))
 
     def test_refused(self):
         for args, msg in ((['group', 8, 'join', 'on'], 'group'),
