@@ -244,7 +244,8 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u8(skb, RCLINK_A_ICRC, cfg->icrc) ||
 	    nla_put_u16(skb, RCLINK_A_VLAN_ID, cfg->vlan_id) ||
 	    nla_put_u8(skb, RCLINK_A_VLAN_PRI, cfg->vlan_pri) ||
-	    nla_put_u32(skb, RCLINK_A_CC_WINDOW, cfg->cc_window_ns))
+	    nla_put_u32(skb, RCLINK_A_CC_WINDOW, cfg->cc_window_ns) ||
+	    nla_put_u8(skb, RCLINK_A_BANK_RR, cfg->bank_rr))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -430,6 +431,12 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 					    "format: unknown header format");
 			return -EINVAL;
 		}
+	}
+
+	attr = attrs[RCLINK_A_BANK_RR];
+	if (attr) {
+		cfg->bank_rr = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_BANK_RR;
 	}
 
 	attr = attrs[RCLINK_A_CC_WINDOW];

@@ -18,7 +18,7 @@ const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 };
 
 /* RCLINK_CMD_DEV_SET - do */
-const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_CC_WINDOW + 1] = {
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK_RR + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
@@ -36,6 +36,7 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_CC_WINDOW + 1] = {
 	[RCLINK_A_VLAN_ID] = { .type = NLA_U16, },
 	[RCLINK_A_VLAN_PRI] = { .type = NLA_U8, },
 	[RCLINK_A_CC_WINDOW] = { .type = NLA_U32, },
+	[RCLINK_A_BANK_RR] = { .type = NLA_U8, },
 };
 
 /* RCLINK_CMD_QP_NEW - do */
@@ -116,7 +117,7 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.cmd		= RCLINK_CMD_DEV_SET,
 		.doit		= rclink_nl_dev_set_doit,
 		.policy		= rclink_dev_set_nl_policy,
-		.maxattr	= RCLINK_A_CC_WINDOW,
+		.maxattr	= RCLINK_A_BANK_RR,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

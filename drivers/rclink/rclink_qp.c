@@ -398,7 +398,10 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 
 	val = rclink_rd64(rdev, RCLINK_RC_MISC_CFG);
 	val &= ~(RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN |
+		 RCLINK_RC_MISC_CFG_TX_BANK_RR_EN |
 		 RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+	if (t1->bank_rr)
+		val |= RCLINK_RC_MISC_CFG_TX_BANK_RR_EN;
 	if (t1->ack_timestamp)
 		val |= RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN;
 	if (!t1->icrc)
@@ -642,6 +645,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->vlan_pri = t1->vlan_pri;
 	cfg->format = t1->format;
 	cfg->cc_window_ns = t1->cc_window_ns;
+	cfg->bank_rr = t1->bank_rr;
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -670,6 +674,8 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 	}
 	if (given & RCLINK_DEV_F_CC_WINDOW)
 		t1->cc_window_ns = cfg->cc_window_ns;
+	if (given & RCLINK_DEV_F_BANK_RR)
+		t1->bank_rr = cfg->bank_rr;
 	if (given & RCLINK_DEV_F_MAC)
 		ether_addr_copy(t1->mac, cfg->mac);
 	if (given & RCLINK_DEV_F_IP)
@@ -1108,6 +1114,7 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->vlan_pri = 0;
 	t1->format = RCLINK_FORMAT_STANDARD;
 	t1->cc_window_ns = 4096;
+	t1->bank_rr = false;
 	err = rclink_t2_groups_alloc(rdev);
 	if (err)
 		goto err_free_qps;

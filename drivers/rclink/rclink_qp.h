@@ -47,6 +47,7 @@ struct rclink_t1_dev_cfg {
 	u8 vlan_pri;
 	u8 format;		/* enum rclink_format */
 	u32 cc_window_ns;
+	bool bank_rr;
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -66,6 +67,7 @@ enum {
 	RCLINK_DEV_F_VLAN_PRI		= BIT(12),
 	RCLINK_DEV_F_FORMAT		= BIT(13),
 	RCLINK_DEV_F_CC_WINDOW		= BIT(14),
+	RCLINK_DEV_F_BANK_RR		= BIT(15),
 };
 
 /* The board's DMAQ_QPS_* counters of one QP, in register order */

@@ -123,6 +123,7 @@ struct rclink_t1 {
 	u8 vlan_pri;		/* AFH_CFG_EN.type1_req_bank0..3/ack_cbfc */
 	u8 format;		/* enum rclink_format: AFH_CFG_EN */
 	u32 cc_window_ns;	/* CC_CFG.cc_window */
+	bool bank_rr;		/* RC_MISC_CFG.tx_bank_rr_en */
 
 	/*
 	 * TYPE2 multicast groups (seed 000, TYPE2): the data path treats a

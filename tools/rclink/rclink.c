@@ -285,6 +285,7 @@ static void usage(FILE *f)
 	      "                      [ retry_timer USEC ] [ retry_cnt N ] [ rnr_retry_cnt N ]\n"
 	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
 	      "                      [ vlan off|VID ] [ vlan_pri N ] [ cc_window NS ]\n"
+	      "                      [ bank_rr on|off ]\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
@@ -806,6 +807,7 @@ static int dev_parse(struct nlattr **tb, void *arg)
 	}
 	out_attr_u(tb, RCLINK_A_VLAN_PRI, "vlan_pri", 8);
 	out_attr_u(tb, RCLINK_A_CC_WINDOW, "cc_window", 32);
+	out_attr_bool(tb, RCLINK_A_BANK_RR, "bank_rr", "on", "off");
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -923,6 +925,9 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_VLAN_PRI,
 					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "bank_rr")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_BANK_RR, parse_on_off(k, v));
 		} else if (keyword(k, "cc_window")) {
 			v = arg_value(&argc, &argv);
 			err = nla_put_u32(msg, RCLINK_A_CC_WINDOW,

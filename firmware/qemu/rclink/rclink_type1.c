@@ -912,9 +912,66 @@ static void rclink_cc_wait(RclinkCore *c)
  * whose QP may not send.  Returns true when the round was full (more may
  * be waiting); *bytes: what went on the wire.
  */
+/*
+ * May slot s go now?  A QP found unable to send stays so for the whole
+ * round: a CC window may end while the round runs, and the QP's later
+ * slots must not overtake its earlier ones (PSN order).
+ */
+static bool rclink_t1_slot_ok(RclinkCore *c, int s)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Qp *q = &t1->qps[t1->slots[s].qpn];
+
+    if (q->held_round == t1->round) {
+        return false;
+    }
+    if (!rclink_t1_qp_can_send(c, q)) {
+        q->held_round = t1->round;
+        if (!q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
+            QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
+                 RCLINK_TX_SPEED_MEM_TX_SPEED_CFG)) {
+            q->cc_backlog = true;   /* WAIT_CRD */
+            rclink_cc_wait(c);
+        }
+        return false;
+    }
+    return true;
+}
+
+/* WAIT_GRANT -> WAIT_ACK: slot s goes on the wire; its frame's bytes */
+static size_t rclink_t1_grant(RclinkCore *c, int s)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Slot *sl = &t1->slots[s];
+    RclinkT1Qp *q = &t1->qps[sl->qpn];
+    size_t bytes;
+
+    rclink_t1_grant_remove(t1, s);
+    sl->state = RCLINK_SLOT_WAIT_ACK;
+    sl->sent = true;
+    q->nwait_ack++;
+    bytes = rclink_t1_send_req(c, sl) + T1_FRAME_GAP;
+    rclink_cc_sent(c, q, sl->len);
+    if (q->timer_mode == RCLINK_QP_TIMER_OFF) {
+        rclink_t1_retry_arm(c, q);
+    }
+    t1->last_bank = sl->qpn & (RCLINK_PARAM_TYPE1_VC_NUM_DEFAULT - 1);
+    return bytes;
+}
+
+/*
+ * One arbitration round (seed 000, TYPE1 发送仲裁): WAIT_GRANT slots in
+ * entry order, skipping those whose QP may not send.  With
+ * RC_MISC_CFG.tx_bank_rr_en (Bank 轮转机制) the slots of the bank that sent
+ * last (QPN[1:0]) are masked for the next grant, unless no other bank has
+ * a slot that may go.  Returns true when the round was full (more may be
+ * waiting); *bytes: what went on the wire.
+ */
 static bool rclink_t1_arbitrate(RclinkCore *c, size_t *bytes)
 {
     RclinkT1 *t1 = c->t1;
+    bool rr = rclink_get(c, RCLINK_RC_MISC_CFG) &
+              RCLINK_RC_MISC_CFG_TX_BANK_RR_EN;
     unsigned sent = 0;
     int s, next;
 
@@ -922,38 +979,42 @@ static bool rclink_t1_arbitrate(RclinkCore *c, size_t *bytes)
         return false;
     }
     t1->round++;
-    for (s = t1->ghead; s != RCLINK_T1_NIL && sent < T1_ROUND; s = next) {
-        RclinkT1Slot *sl = &t1->slots[s];
-        RclinkT1Qp *q = &t1->qps[sl->qpn];
-
-        next = sl->gnext;
-        /*
-         * A QP found unable to send stays so for the whole round: a CC
-         * window may end while the round runs, and the QP's later slots
-         * must not overtake its earlier ones (PSN order).
-         */
-        if (q->held_round == t1->round) {
-            continue;
-        }
-        if (!rclink_t1_qp_can_send(c, q)) {
-            q->held_round = t1->round;
-            if (!q->fatal && !q->rnr_wait && rclink_t1_qp_enabled(c, q->qpn) &&
-                QGET(c, q->qpn, RCLINK_QCOL_TX_SPEED,
-                     RCLINK_TX_SPEED_MEM_TX_SPEED_CFG)) {
-                q->cc_backlog = true;
-                rclink_cc_wait(c);
+    if (!rr) {
+        for (s = t1->ghead; s != RCLINK_T1_NIL && sent < T1_ROUND;
+             s = next) {
+            next = t1->slots[s].gnext;
+            if (rclink_t1_slot_ok(c, s)) {
+                *bytes += rclink_t1_grant(c, s);
+                sent++;
             }
-            continue;
         }
-        rclink_t1_grant_remove(t1, s);
-        sl->state = RCLINK_SLOT_WAIT_ACK;
-        sl->sent = true;
-        q->nwait_ack++;
-        *bytes += rclink_t1_send_req(c, sl) + T1_FRAME_GAP;
-        rclink_cc_sent(c, q, sl->len);
-        if (q->timer_mode == RCLINK_QP_TIMER_OFF) {
-            rclink_t1_retry_arm(c, q);
+        return sent == T1_ROUND && t1->ghead != RCLINK_T1_NIL;
+    }
+    while (sent < T1_ROUND) {
+        int pick = RCLINK_T1_NIL, same = RCLINK_T1_NIL;
+
+        for (s = t1->ghead; s != RCLINK_T1_NIL; s = t1->slots[s].gnext) {
+            unsigned bank = t1->slots[s].qpn &
+                            (RCLINK_PARAM_TYPE1_VC_NUM_DEFAULT - 1);
+
+            if (!rclink_t1_slot_ok(c, s)) {
+                continue;
+            }
+            if (t1->last_bank < 0 || bank != (unsigned)t1->last_bank) {
+                pick = s;
+                break;
+            }
+            if (same == RCLINK_T1_NIL) {
+                same = s;
+            }
         }
+        if (pick == RCLINK_T1_NIL) {
+            pick = same;        /* one bank only: the mask does not apply */
+        }
+        if (pick == RCLINK_T1_NIL) {
+            break;
+        }
+        *bytes += rclink_t1_grant(c, pick);
         sent++;
     }
     return sent == T1_ROUND && t1->ghead != RCLINK_T1_NIL;
@@ -1628,6 +1689,7 @@ void rclink_t1_reset(RclinkCore *c)
         q->cc_backlog = false;
     }
     t1->round = 0;
+    t1->last_bank = -1;
     t1->cc_steps = 0;
     timer_del(&t1->cc_timer);
     rclink_t2_reset(c);

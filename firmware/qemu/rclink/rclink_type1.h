@@ -211,6 +211,7 @@ struct RclinkT1 {
     int64_t wire_free_ns;      /* the last round has left the MAC */
     uint64_t cc_steps;         /* CC windows ended by SHIM_CC_TEST.step */
     uint64_t round;            /* arbitration rounds, from 1 */
+    int last_bank;             /* QPN[1:0] of the last REQ granted, or -1 */
     RclinkT2 t2;
     QEMUTimer cc_timer;        /* the end of the window a QP waits for */
 

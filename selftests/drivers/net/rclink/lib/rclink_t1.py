@@ -187,7 +187,7 @@ def bdf_of(name):
 # `dev set` keys a test may change, with the tool's value syntax
 DEV_SET_KEYS = ('mac', 'ip', 'ttl', 'ip_id', 'tc', 'ack_tc', 'retry_timer',
                 'retry_cnt', 'rnr_retry_cnt', 'ack_timestamp', 'icrc',
-                'vlan', 'vlan_pri')
+                'vlan', 'vlan_pri', 'format', 'cc_window', 'bank_rr')
 
 
 def onoff(v):
@@ -208,7 +208,7 @@ def restore_args(saved, now=None, skip=()):
         if now is not None and now.get(k) == saved[k]:
             continue
         v = saved[k]
-        if k in ('ack_timestamp', 'icrc'):
+        if k in ('ack_timestamp', 'icrc', 'bank_rr'):
             v = onoff(v)
         elif k == 'vlan' and not v:
             v = 'off'

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""TYPE1 arbitration (seed 000, TYPE1 发送仲裁, Bank 轮转机制) on the wire of
+the pair: QPs 4 (bank 0) and 5 (bank 1) of board A each get 6 messages
+while A's link is held down (SHIM_LINK.force_down), so that all 12 packets
+wait for the grant; then the link comes up and the order of the REQs on
+the wire ($RCLINK_RESULTS/wire.pcap, or $RCLINK_WIRE_PCAP) is checked:
+
+  fifo       bank_rr off: entry order, QP 4's six then QP 5's six
+  bank_rr    bank_rr on: the banks take turns, 4 5 4 5 ...; a bank alone
+             (QP 4 only) still sends everything (the mask does not apply)
+
+Every message arrives intact at B either way.
+"""
+
+import os
+import struct
+import sys
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, 'lib'))
+sys.path.insert(0, HERE)
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_wire as rw  # noqa: E402  pylint: disable=wrong-import-position
+from rclinktest import check  # noqa: E402  pylint: disable=C0413
+import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
+
+Q0, Q1 = 4, 5
+IP_A, IP_B = '10.196.0.1', '10.196.0.2'
+SPORT = {Q0: 51004, Q1: 51005}
+N = 6
+
+
+class ArbTest:
+    def __init__(self, ktap, pcap):
+        self.ktap = ktap
+        self.pcap = pcap
+        self.a = self.b = None
+        self.saved = {}
+        self.added = []
+
+    def setup(self):
+        self.a, self.b = t1.pick_pair()
+        for d in (self.a, self.b):
+            self.saved[d] = t1.dev_show(d)
+            if t1.qpns(d):
+                raise rt.SkipTest('%s has QPs configured: in use' % d)
+        t1.tool(['dev', 'set', 'dev', self.a, 'ip', IP_A])
+        t1.tool(['dev', 'set', 'dev', self.b, 'ip', IP_B])
+        ma, mb = (t1.dev_show(d)['mac'] for d in (self.a, self.b))
+        for q in (Q0, Q1):
+            t1.tool(['qp', 'add', 'dev', self.a, 'qpn', q, 'dqpn', q, 'dip',
+                     IP_B, 'dmac', mb, 'sport', SPORT[q]])
+            self.added.append((self.a, q))
+            t1.tool(['qp', 'add', 'dev', self.b, 'qpn', q, 'dqpn', q, 'dip',
+                     IP_A, 'dmac', ma])
+            self.added.append((self.b, q))
+
+    def restore(self):
+        if self.a:
+            with rw.Wire(self.a) as w:
+                w.off()
+        for d, q in reversed(self.added):
+            t1.tool(['qp', 'del', 'dev', d, 'qpn', q], check=False)
+        for d, saved in self.saved.items():
+            args = t1.restore_args(saved, t1.dev_show(d))
+            if args:
+                t1.tool(['dev', 'set', 'dev', d] + args, check=False)
+
+    def order(self, qps, rr):
+        """The QPs of A's first transmissions, in wire order, when each of
+        qps gets N messages while the link is down."""
+        t1.tool(['dev', 'set', 'dev', self.a, 'bank_rr', 'on' if rr else
+                 'off'])
+        size0 = os.path.getsize(self.pcap)
+        msgs = {q: [t1.pattern(q, k, 100 + k) for k in range(N)]
+                for q in qps}
+        send = {q: t1.Chan(self.a, q) for q in qps}
+        recv = {q: t1.Chan(self.b, q) for q in qps}
+        try:
+            with rw.Wire(self.a) as w:
+                check(w.link(False), 'link down')
+                for q in qps:
+                    for m in msgs[q]:
+                        check(send[q].send(m) == len(m), 'short write')
+                time.sleep(0.5)         # the engine cuts them into slots
+                check(w.link(True), 'the link did not come back')
+            for q in qps:
+                for k, m in enumerate(msgs[q]):
+                    got = recv[q].recv(10)
+                    check(got == m, 'QP %d message %d: %r' % (
+                        q, k, None if got is None else len(got)))
+                send[q].drain()
+        finally:
+            for ch in list(send.values()) + list(recv.values()):
+                ch.close()
+        seen, seq = set(), []
+        for _ in range(20):
+            recs, _ = tw.pcap_records(self.pcap, size0)
+            seen, seq = set(), []
+            for _, d in recs:
+                q = self.req_qp(d)
+                if q is None:
+                    continue
+                psn = struct.unpack('>Q', d[42:50])[0] >> 13 & 0xfff
+                if (q, psn) not in seen:
+                    seen.add((q, psn))
+                    seq.append(q)
+            if len(seq) >= N * len(qps):
+                break
+            time.sleep(0.5)
+        self.ktap.diag('bank_rr %s: %s' % ('on' if rr else 'off',
+                                           ' '.join(map(str, seq))))
+        return seq
+
+    @staticmethod
+    def req_qp(d):
+        """The source QP of a Standard REQ of A (by its UDP source port)."""
+        if len(d) < 50 or d[12:14] != b'\x08\x00' or d[23] != 17:
+            return None
+        sport, dport = struct.unpack('>HH', d[34:38])
+        if dport != tw.UDP_PORT or sport not in SPORT.values():
+            return None
+        if struct.unpack('>Q', d[42:50])[0] >> 62 != 0:
+            return None                 # an ACK
+        return sport - 51000
+
+    def test_fifo(self):
+        seq = self.order((Q0, Q1), False)
+        check(seq == [Q0] * N + [Q1] * N, 'bank_rr off: %s, want QP %d six '
+              'times then QP %d six times' % (seq, Q0, Q1))
+
+    def test_bank_rr(self):
+        seq = self.order((Q0, Q1), True)
+        check(seq == [Q0, Q1] * N, 'bank_rr on: %s, want %d and %d taking '
+              'turns' % (seq, Q0, Q1))
+        seq = self.order((Q0,), True)
+        check(seq == [Q0] * N, 'bank_rr on, one bank: %s' % seq)
+
+
+def main():
+    ktap = rt.Ktap()
+    pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
+        os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
+        if os.environ.get('RCLINK_RESULTS') else '')
+    if not pcap or not os.path.isfile(pcap):
+        ktap.skip_all('no $RCLINK_RESULTS/wire.pcap or $RCLINK_WIRE_PCAP')
+    mod = rt.start(ktap)
+    t = ArbTest(ktap, pcap)
+    try:
+        t.setup()
+    except (LookupError, rt.SkipTest) as e:
+        t.restore()
+        mod.__exit__(None, None, None)
+        ktap.skip_all(str(e))
+    mark = rt.kmsg_mark('t1_arb')
+    ktap.plan(3)
+    try:
+        ktap.run('fifo', t.test_fifo)
+        ktap.run('bank_rr', t.test_bank_rr)
+    finally:
+        t.restore()
+        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
+        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
+        mod.__exit__(None, None, None)
+    ktap.finish()
+
+
+if __name__ == '__main__':
+    main()
