@@ -143,30 +143,9 @@ class ArbTest:
 
 def main():
     ktap = rt.Ktap()
-    pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
-        os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
-        if os.environ.get('RCLINK_RESULTS') else '')
-    if not pcap or not os.path.isfile(pcap):
-        ktap.skip_all('no $RCLINK_RESULTS/wire.pcap or $RCLINK_WIRE_PCAP')
-    mod = rt.start(ktap)
-    t = ArbTest(ktap, pcap)
-    try:
-        t.setup()
-    except (LookupError, rt.SkipTest) as e:
-        t.restore()
-        mod.__exit__(None, None, None)
-        ktap.skip_all(str(e))
-    mark = rt.kmsg_mark('t1_arb')
-    ktap.plan(3)
-    try:
-        ktap.run('fifo', t.test_fifo)
-        ktap.run('bank_rr', t.test_bank_rr)
-    finally:
-        t.restore()
-        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
-        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
-        mod.__exit__(None, None, None)
-    ktap.finish()
+    mod, t = tw.start_pair_test(ktap, ArbTest)
+    rt.run_object(ktap, mod, t, (('fifo', t.test_fifo),
+                   ('bank_rr', t.test_bank_rr)), 't1_arb')
 
 
 if __name__ == '__main__':

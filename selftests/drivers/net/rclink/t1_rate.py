@@ -67,6 +67,7 @@ class RateTest:
                 t1.tool(['dev', 'set', 'dev', d] + args, check=False)
 
     def add_qps(self, *extra):
+        self.del_qps()          # what a failed test may have left
         ma, mb = (t1.dev_show(d)['mac'] for d in (self.a, self.b))
         t1.tool(['qp', 'add', 'dev', self.a, 'qpn', QA, 'dqpn', QB, 'dip',
                  IP_B, 'dmac', mb] + list(extra))
@@ -207,31 +208,10 @@ def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
     t = RateTest(ktap)
-    try:
-        t.setup()
-    except (LookupError, rt.SkipTest) as e:
-        t.restore()
-        mod.__exit__(None, None, None)
-        ktap.skip_all(str(e))
-    except Exception:  # pylint: disable=broad-except
-        t.restore()
-        mod.__exit__(None, None, None)
-        raise
-    mark = rt.kmsg_mark('t1_rate')
-    ktap.plan(5)
-    try:
-        for name, fn in (('worked_example', t.test_worked_example),
-                         ('rate_units', t.test_rate_units),
-                         ('refused', t.test_refused),
-                         ('paced', t.test_paced)):
-            ktap.run(name, fn)
-            t.del_qps()
-    finally:
-        t.restore()
-        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
-        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
-        mod.__exit__(None, None, None)
-    ktap.finish()
+    rt.setup_or_skip(ktap, mod, t)
+    rt.run_object(ktap, mod, t, (('worked_example', t.test_worked_example),
+                   ('rate_units', t.test_rate_units),
+                   ('refused', t.test_refused), ('paced', t.test_paced)), 't1_rate')
 
 
 if __name__ == '__main__':

@@ -165,25 +165,10 @@ def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
     t = HubTest(ktap)
-    try:
-        t.setup()
-    except (LookupError, rt.SkipTest) as e:
-        t.restore()
-        mod.__exit__(None, None, None)
-        ktap.skip_all(str(e))
-    mark = rt.kmsg_mark('t2_hub')
-    tests = (('members', t.test_members), ('two_senders', t.test_two_senders),
-             ('loss', t.test_loss))
-    ktap.plan(len(tests) + 1)
-    try:
-        for name, fn in tests:
-            ktap.run(name, fn)
-    finally:
-        t.restore()
-        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
-        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
-        mod.__exit__(None, None, None)
-    ktap.finish()
+    rt.setup_or_skip(ktap, mod, t)
+    rt.run_object(ktap, mod, t, (('members', t.test_members),
+                   ('two_senders', t.test_two_senders),
+                   ('loss', t.test_loss)), 't2_hub')
 
 
 if __name__ == '__main__':

@@ -326,27 +326,13 @@ def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
     t = McastTest(ktap)
-    try:
-        t.setup()
-    except (LookupError, rt.SkipTest) as e:
-        mod.__exit__(None, None, None)
-        ktap.skip_all(str(e))
-    mark = rt.kmsg_mark('t2_mcast')
-    tests = (('deliver', t.test_deliver), ('oversize', t.test_oversize),
-             ('not_member', t.test_not_member),
-             ('loss_counted', t.test_loss_counted),
-             ('duplicates', t.test_duplicates),
-             ('formats', t.test_formats), ('refused', t.test_refused))
-    ktap.plan(len(tests) + 1)
-    try:
-        for name, fn in tests:
-            ktap.run(name, fn)
-    finally:
-        t.restore()
-        bad = rt.kmsg_problems(rt.kmsg_since(mark), errors=False)
-        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
-        mod.__exit__(None, None, None)
-    ktap.finish()
+    rt.setup_or_skip(ktap, mod, t)
+    rt.run_object(ktap, mod, t, (
+        ('deliver', t.test_deliver), ('oversize', t.test_oversize),
+        ('not_member', t.test_not_member),
+        ('loss_counted', t.test_loss_counted),
+        ('duplicates', t.test_duplicates), ('formats', t.test_formats),
+        ('refused', t.test_refused)), 't2_mcast')
 
 
 if __name__ == '__main__':

@@ -333,6 +333,38 @@ def start(ktap):
     return None
 
 
+def setup_or_skip(ktap, mod, t):
+    """t.setup() for a test object with setup() and restore(): a missing
+    or busy board (LookupError, SkipTest) skips the program."""
+    try:
+        t.setup()
+    except (LookupError, SkipTest) as e:
+        t.restore()
+        mod.__exit__(None, None, None)
+        ktap.skip_all(str(e))
+    except Exception:  # pylint: disable=broad-except
+        t.restore()
+        mod.__exit__(None, None, None)
+        raise
+
+
+def run_object(ktap, mod, t, tests, tag):
+    """Run tests ((name, function) pairs) of test object t (set up), then
+    restore it, check the kernel log and finish: one KTAP result each plus
+    kernel_log_clean."""
+    mark = kmsg_mark(tag)
+    ktap.plan(len(tests) + 1)
+    try:
+        for name, fn in tests:
+            ktap.run(name, fn)
+    finally:
+        t.restore()
+        bad = kmsg_problems(kmsg_since(mark), errors=False)
+        ktap.result('kernel_log_clean', not bad, '\n'.join(bad))
+        mod.__exit__(None, None, None)
+    ktap.finish()
+
+
 def ensure_debugfs():
     if not os.path.ismount(DEBUGFS):
         run(['mount', '-t', 'debugfs', 'debugfs', DEBUGFS])
