@@ -51,9 +51,21 @@ for p in "${progs[@]}"; do
 		nfail=$((nfail + 1))
 		continue
 	fi
-	timeout --foreground -k 10 "$timeout" "$here/$p" </dev/null 2>&1 |
-		sed -u 's/^/  /'
-	rc=${PIPESTATUS[0]}
+	# The output through a process substitution, not a pipe: a process
+	# the test left behind holding its stdout must not keep this runner
+	# waiting; the indenting sed gets 5 s to drain after the test ends,
+	# then goes (and such a writer with it, on SIGPIPE).
+	exec {out}> >(sed -u 's/^/  /')
+	spid=$!
+	timeout --foreground -k 10 "$timeout" "$here/$p" </dev/null \
+		>&"$out" 2>&1
+	rc=$?
+	exec {out}>&-
+	for _ in $(seq 50); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$spid" 2>/dev/null
 	case $rc in
 	0)
 		echo "ok $i $p"
