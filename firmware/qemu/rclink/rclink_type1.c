@@ -809,11 +809,14 @@ static uint64_t rclink_cc_peek(RclinkCore *c, RclinkT1Qp *q)
 static void rclink_cc_store(RclinkCore *c, RclinkT1Qp *q, uint64_t acc,
                             uint64_t win)
 {
+    uint32_t thr = rclink_cc_thr(c, q);
+
     acc = MIN(acc, (uint64_t)UINT32_MAX);
     q->cc_win = win;
+    /* speed 0 is the recovery's stop, not the rate control's mask */
     *rclink_qreg(c, q->qpn, RCLINK_QCOL_CC_CNT) =
         RF_SET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER, 0, acc) |
-        (acc >= rclink_cc_thr(c, q) ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
+        (thr && acc >= thr ? RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK : 0);
 }
 
 /* Bring the QP's acc_cnt to the current window; returns it. */

@@ -2434,6 +2434,68 @@ TEST_F(t1, ring_mixed)
 }
 
 /*
+ * The rings on a TYPE2 group (RCLINK_BIND_MCAST): B joins group 6, A sends
+ * 16 messages of up to TYPE2_PKT_LEN - 8 bytes from its area, B receives
+ * them into its own, whole and in order; a SEND over the group's limit
+ * completes EMSGSIZE.  B leaves the group again.
+ */
+TEST_F(t1, ring_mcast)
+{
+	const struct t1env *e = &self->env;
+	uint8_t *want = malloc(MAX_SIZE);
+	struct rclink_bind b = { .qpn = 6, .flags = RCLINK_BIND_MCAST };
+	struct rclink_ring ra, rb;
+	struct rclink_sqe *sqe;
+	struct rclink_cqe cqe;
+	uint32_t seq, len, max = 1344 - 8;
+	char out[512];
+	int fa, fb, i;
+
+	ASSERT_TRUE(want != NULL);
+	ASSERT_EQ(0, run(out, sizeof(out), "%s mcast set dev %s group 6 join on",
+			 e->tool, e->b)) TH_LOG("join: %s", out);
+	fa = dev_open(self, e->a, 0);
+	fb = dev_open(self, e->b, 0);
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_BIND, &b)) TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fb, RCLINK_IOC_BIND, &b)) TH_LOG("bind: %s", strerror(errno));
+	ASSERT_EQ(0, ring_open(_metadata, &ra, fa, 16, 32, 16 * 2048));
+	ASSERT_EQ(0, ring_open(_metadata, &rb, fb, 16, 32, 16 * 2048));
+
+	/* every RECV lent first, then the SENDs */
+	for (i = 0; i < 16; i++) {
+		sqe = rclink_ring_get_sqe(&rb);
+		ASSERT_NE(NULL, sqe);
+		rclink_ring_prep_recv(sqe, i * 2048, 2048, 1000 + i);
+	}
+	ASSERT_EQ(16, rclink_ring_submit(&rb, 0));
+	for (seq = 0; seq < 16; seq++) {
+		len = 1 + msg_size(e->seed, 6, seq) % max;
+		msg_build(e->seed, 6, seq, len, rclink_ring_area(&ra, seq * 2048));
+		ASSERT_EQ(0, ring_op(&ra, RCLINK_OP_SEND, seq * 2048, len, seq, &cqe));
+		EXPECT_EQ(seq, cqe.user_data);
+		EXPECT_EQ(len, cqe.res);
+	}
+	for (seq = 0; seq < 16; seq++) {
+		len = 1 + msg_size(e->seed, 6, seq) % max;
+		ASSERT_EQ(0, ring_wait_cqe(&rb, &cqe, 10000)) TH_LOG("message %u did not arrive", seq);
+		EXPECT_EQ(1000 + seq, cqe.user_data);
+		ASSERT_EQ(len, cqe.res);
+		msg_build(e->seed, 6, seq, len, want);
+		EXPECT_EQ(0, memcmp(rclink_ring_area(&rb, seq * 2048), want, len));
+	}
+	/* one packet at most */
+	ASSERT_EQ(0, ring_op(&ra, RCLINK_OP_SEND, 0, max + 1, 99, &cqe));
+	EXPECT_EQ(-EMSGSIZE, cqe.res);
+	rclink_ring_exit(&ra);
+	rclink_ring_exit(&rb);
+	EXPECT_EQ(0, run(out, sizeof(out), "%s mcast set dev %s group 6 join off",
+			 e->tool, e->b)) TH_LOG("leave: %s", out);
+	free(want);
+}
+
+/*
  * A CQ as small as it gets: what cannot complete is not taken (EBUSY),
  * and unmapping the area and closing the file with SENDs in flight hurts
  * nobody: the messages arrive whole.
