@@ -105,12 +105,14 @@ def t1_traffic(pair, ktap, n, deadline):
 
 
 def t3_frames(src_if, count):
-    """Broadcast frames of a local experimental EtherType from src_if."""
+    """Broadcast TYPE3 frames (Ethernet type 0x9000) from src_if."""
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((src_if, 0))
     mac = open('/sys/class/net/%s/address' % src_if,
                encoding='ascii').read().strip()
-    hdr = b'\xff' * 6 + bytes.fromhex(mac.replace(':', '')) + b'\x88\xb5'
+    # Ethernet type 0x9000 (loopback): TYPE3 for the classifier whatever
+    # the header format (0x88b5 is the AFH TYPE1 type)
+    hdr = b'\xff' * 6 + bytes.fromhex(mac.replace(':', '')) + b'\x90\x00'
     sent = 0
     for i in range(count):
         try:
