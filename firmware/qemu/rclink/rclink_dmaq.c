@@ -296,7 +296,7 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
     uint64_t total = 0;
     uint8_t status = RCLINK_CQE_ST_OK;
     const char *why = NULL;
-    bool fack = false, have_qpn = false, mcast = false;
+    bool fack = false, have_qpn = false, mcast = false, t2_oversize = false;
     unsigned op = 0;
     RclinkDmaqMsg *m;
 
@@ -346,6 +346,7 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
             } else if (mcast && total > RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT -
                        RCLINK_SEG_BYTES) {
                 why = "TYPE2 message over TYPE2_PKT_LEN";
+                t2_oversize = true;
             } else if (wq >= c->qp_num) {
                 why = "qp number";
             } else if (wq != qpn) {
@@ -368,7 +369,7 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
         rclink_count(c, RCLINK_DMAQ_BAD_WQE);
         trace_rclink_dmaq_bad_wqe(cons, why);
     }
-    if (mcast && why && strstr(why, "TYPE2_PKT_LEN")) {
+    if (t2_oversize) {
         /* IRQ_INFO TYPE2 code 1: TX oversize */
         rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
         rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_TX_OVERSIZE, 0,
@@ -715,10 +716,11 @@ static bool dmaq_rx_take(RclinkCore *c, const DmaqRxTo *to)
 }
 
 /*
- * The engine's side of an in-order REQ of QP qpn: pl is the payload
- * (segment header and data).  With dry_run, only whether it can be taken
- * (buffers and CQ room); else it is taken.  A packet with a segment
- * header out of order is taken (and counted): the transport delivered it.
+ * The engine's side of a packet for the receiver to (a QP's in-order REQ,
+ * or a TYPE2 group's packet): pl is the payload (segment header and
+ * data).  With dry_run, only whether it can be taken (buffers and CQ
+ * room); else it is taken.  A packet with a segment header out of order is
+ * taken (and counted): the transport delivered it.
  */
 static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
                            const uint8_t *pl, size_t len, bool dry_run)
@@ -836,11 +838,7 @@ static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
     return true;
 }
 
-/*
- * The engine's side of an in-order REQ of QP qpn: pl is the payload
- * (segment header and data).  With dry_run, only whether it can be taken
- * (buffers and CQ room); else it is taken.
- */
+/* dmaq_rx_accept() for an in-order REQ of QP qpn: RECV CQEs */
 bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                            size_t len, bool dry_run)
 {
