@@ -210,8 +210,15 @@ $(RCLINK_BUILD)/bench-plugin/rclink-insn.so: tools/bench/plugin/rclink-insn.c
 
 RCLINK_KSFT_DIR ?= $(RCLINK_CACHE)/linux-tools/tools/testing/selftests
 
+# The kernel's own drivers/net selftests (ping.py, stats.py, queues.py and
+# their python library, YNL and the netlink specs) of the same source, run
+# on the rclink netdev by upstream_net.sh; build/linux-ksft points at them.
+RCLINK_UPSTREAM_KSFT := $(RCLINK_CACHE)/linux-tools/.upstream-net
+
 .PHONY: selftests-build
-selftests-build: $(RCLINK_KSFT_DIR)/kselftest_harness.h
+selftests-build: $(RCLINK_KSFT_DIR)/kselftest_harness.h $(RCLINK_UPSTREAM_KSFT)
+	@mkdir -p $(RCLINK_BUILD)
+	@ln -sfn $(RCLINK_CACHE)/linux-tools $(RCLINK_BUILD)/linux-ksft
 	@$(MAKE) -s -C selftests/drivers/net/rclink \
 		OUTPUT=$(CURDIR)/$(RCLINK_BUILD)/selftests \
 		KSFT_INCLUDE=$(RCLINK_KSFT_DIR) UAPI_INCLUDE=$(CURDIR)/uapi \
@@ -225,6 +232,21 @@ $(RCLINK_KSFT_DIR)/kselftest_harness.h:
 		--strip-components=1 --wildcards \
 		'*/tools/testing/selftests/kselftest_harness.h' \
 		'*/tools/testing/selftests/kselftest.h'
+	touch $@
+
+$(RCLINK_UPSTREAM_KSFT):
+	@test -n "$(RCLINK_LINUX_SOURCE)" || { echo "no linux-source-*.tar.xz:" \
+		"install linux-source-6.12" >&2; exit 1; }
+	mkdir -p $(RCLINK_CACHE)/linux-tools
+	tar -xJf $(RCLINK_LINUX_SOURCE) -C $(RCLINK_CACHE)/linux-tools \
+		--strip-components=1 --wildcards \
+		'*/tools/testing/selftests/drivers/net/ping.py' \
+		'*/tools/testing/selftests/drivers/net/stats.py' \
+		'*/tools/testing/selftests/drivers/net/queues.py' \
+		'*/tools/testing/selftests/drivers/net/lib/py' \
+		'*/tools/testing/selftests/net/lib/py' \
+		'*/tools/net/ynl/lib' \
+		'*/Documentation/netlink/specs'
 	touch $@
 
 # ===========================================================================

@@ -29,7 +29,7 @@ pkgs="build-essential bc kmod cpio xz-utils zstd busybox-static python3-yaml
  python3-jsonschema sparse libelf-dev dpkg-dev pkg-config libglib2.0-dev
  libpixman-1-dev zlib1g-dev libattr1-dev libcap-ng-dev libfdt-dev ninja-build
  python3-venv flex bison iproute2 ethtool pciutils libnl-genl-3-dev
- libnl-3-dev tshark tcpdump iputils-ping iperf3 qemu-system-data ipxe-qemu shellcheck
+ libnl-3-dev tshark tcpdump iputils-ping iperf3 socat qemu-system-data ipxe-qemu shellcheck
  iverilog verilator yosys dkms linux-source-6.12 linux-headers-$KREL_61 linux-headers-$KREL_612"
 missing=""
 for p in $pkgs; do
