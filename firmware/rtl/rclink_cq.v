@@ -7,6 +7,8 @@
 // overrun: a producer is held until the host advances DMAQ_CQ_CONS),
 // writes words 0-2, then word 3 with SEQ and PHASE, advances
 // DMAQ_CQ_PROD and, once no further CQE is waiting, raises the CQ vector.
+// While a_hold is set (the receive path delivers a TYPE2 packet into the
+// room it counted in free) producer a is not taken.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_cq (
@@ -20,6 +22,8 @@ module rclink_cq (
     input  wire [31:0] cq_cons,
     output reg  [31:0] cq_prod,
     output wire        cq_pending,
+    output wire [31:0] free,            // entries free, none being written
+    input  wire        a_hold,
     input  wire        a_valid,
     output wire        a_ready,
     input  wire [63:0] a_w0,
@@ -44,7 +48,7 @@ module rclink_cq (
     reg        turn;                    // round robin between a and b
     wire [31:0] size = 32'd1 << cq_order;
     wire        room = cq_en && (cq_prod - cq_cons) < size;
-    wire        take_a = room && st == S_IDLE && a_valid && (!b_valid || !turn);
+    wire        take_a = room && st == S_IDLE && a_valid && !a_hold && (!b_valid || !turn);
     wire        take_b = room && st == S_IDLE && b_valid && !take_a;
     wire [63:0] entry = cq_base + {32'd0, (cq_prod & (size - 32'd1))} * 64'd32;
     wire        phase = ((cq_prod >> cq_order) & 32'd1) == 32'd0;
@@ -55,6 +59,8 @@ module rclink_cq (
     assign dma_addr = entry + {59'd0, word, 3'd0};
     assign raise_vec = cq_vector;
     assign cq_pending = cq_en && cq_prod != cq_cons;
+    assign free = !cq_en ? 32'd0 :
+                  size - (cq_prod - cq_cons) - ((st == S_WR) ? 32'd1 : 32'd0);
 
     always @* begin
         case (word)

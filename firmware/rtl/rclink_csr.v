@@ -64,7 +64,15 @@ module rclink_csr #(
     input  wire [63:0] cnt_bad_wqe,
     input  wire [63:0] cnt_tx_drop_qp_off,
     input  wire [63:0] cnt_rx_drop_malformed,
-    input  wire [63:0] cnt_rx_drop_nobuf
+    input  wire [63:0] cnt_rx_drop_nobuf,
+    // TYPE2 (DMAQ_T2_RX_LOST and _DROP_OLD read 0: rtl.rst)
+    output reg  [7:0]  t2_join,
+    input  wire [63:0] cnt_t2_tx_pkts,
+    input  wire [63:0] cnt_t2_tx_drop,
+    input  wire [63:0] cnt_t2_rx_pkts,
+    input  wire [63:0] cnt_t2_rx_drop_nogroup,
+    input  wire [63:0] cnt_t2_rx_drop_nobuf,
+    input  wire [63:0] cnt_t2_rx_drop_malformed
 );
 `include "rclink_regtab.vh"
 
@@ -139,6 +147,13 @@ module rclink_csr #(
         `RCLINK_DMAQ_T1_TX_DROP_QP_OFF: rv = cnt_tx_drop_qp_off;
         `RCLINK_DMAQ_T1_RX_DROP_MALFORMED: rv = cnt_rx_drop_malformed;
         `RCLINK_DMAQ_T1_RX_DROP_NOBUF: rv = cnt_rx_drop_nobuf;
+        `RCLINK_DMAQ_T2_JOIN:         rv = {56'd0, t2_join};
+        `RCLINK_DMAQ_T2_TX_PKTS:      rv = cnt_t2_tx_pkts;
+        `RCLINK_DMAQ_T2_TX_DROP:      rv = cnt_t2_tx_drop;
+        `RCLINK_DMAQ_T2_RX_PKTS:      rv = cnt_t2_rx_pkts;
+        `RCLINK_DMAQ_T2_RX_DROP_NOGROUP: rv = cnt_t2_rx_drop_nogroup;
+        `RCLINK_DMAQ_T2_RX_DROP_NOBUF: rv = cnt_t2_rx_drop_nobuf;
+        `RCLINK_DMAQ_T2_RX_DROP_MALFORMED: rv = cnt_t2_rx_drop_malformed;
         default:                      rv = 64'd0;
         endcase
         rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
@@ -184,6 +199,7 @@ module rclink_csr #(
     wire [63:0] n_cq_cons64 = wmerge(`RCLINK_DMAQ_CQ_CONS, {32'd0, cq_cons}, wdata, wmask);
     wire [63:0] n_evt_cons64 = wmerge(`RCLINK_SHIM_EVT_CONS, {32'd0, evt_cons}, wdata, wmask);
     wire [63:0] n_stat_sel64 = wmerge(`RCLINK_DMAQ_QP_STAT_SEL, {48'd0, stat_qpn}, wdata, wmask);
+    wire [63:0] n_t2_join64 = wmerge(`RCLINK_DMAQ_T2_JOIN, {56'd0, t2_join}, wdata, wmask);
     wire [31:0] n_sq_prod = n_sq_prod64[31:0];
     wire [31:0] n_rq_prod = n_rq_prod64[31:0];
     wire [31:0] n_cq_cons = n_cq_cons64[31:0];
@@ -211,6 +227,7 @@ module rclink_csr #(
             link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
             inj_lo <= 64'd0;
             stat_qpn <= 16'd0;
+            t2_join <= 8'd0;
             settled <= 1'b0;
             sq_base <= 64'd0;
             sq_cfg <= `RCLINK_DMAQ_SQ_CFG_RSTVAL;
@@ -321,6 +338,8 @@ module rclink_csr #(
                         cq_cons <= n_cq_cons;
                 `RCLINK_DMAQ_QP_STAT_SEL:
                     stat_qpn <= n_stat_sel64[15:0];
+                `RCLINK_DMAQ_T2_JOIN:
+                    t2_join <= n_t2_join64[7:0];
                 default: ;
                 endcase
             end

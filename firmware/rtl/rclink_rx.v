@@ -17,12 +17,24 @@
 // Nothing is dropped for want of space: RX_M_RDY stays low while no RQE
 // is posted or the CQ is full, and FLOW_STOP is raised while fewer than
 // two RQEs are posted, so the IP answers RNR.
+//
+// TYPE2 (RX_M_ETYPE 3, the group on RX_M_QPID) never waits for the host:
+// a packet of a group DMAQ_T2_JOIN does not hold is consumed and counted
+// (DMAQ_T2_RX_DROP_NOGROUP), so is one whose segment header is not ONLY
+// for the whole packet (DMAQ_T2_RX_DROP_MALFORMED).  Otherwise the RQEs
+// it needs are read ahead (a dry run, as the model's) while the header
+// beat is held: without enough posted buffers or CQ room for its CQEs it
+// is consumed and counted (DMAQ_T2_RX_DROP_NOBUF), else it is written into
+// the buffers (RECV_MCAST CQEs, QPN = the group; DMAQ_T2_RX_PKTS) while
+// the CQ takes no send completion (cq_hold), so the room stays.  TYPE2
+// keeps no context: each packet is a whole message.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
     parameter QP_AW = 10,
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
-    parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff
+    parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
+    parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -35,6 +47,15 @@ module rclink_rx #(
     output reg  [31:0] rq_cons,
     output reg  [63:0] cnt_malformed,
     output reg  [63:0] cnt_nobuf,
+    // TYPE2
+    input  wire [7:0]  t2_join,         // DMAQ_T2_JOIN
+    input  wire [31:0] cq_free,         // CQ entries free (none being written)
+    output wire        cq_hold,         // the CQ takes no send completion
+    output reg  [63:0] cnt_t2_pkts,
+    output reg  [63:0] cnt_t2_nogroup,
+    output reg  [63:0] cnt_t2_nobuf,
+    output reg  [63:0] cnt_t2_malformed,
+    output reg         t2_nobuf,        // a TYPE2 packet dropped for want of room
     // RX_M
     input  wire        rx_vld,
     output wire        rx_rdy,
@@ -43,7 +64,7 @@ module rclink_rx #(
     input  wire [63:0] rx_dat,
     input  wire [7:0]  rx_keep,
     input  wire [QP_AW-1:0] rx_qpid,
-    input  wire [1:0]  rx_etype,        // TYPE1 only on this port
+    input  wire [1:0]  rx_etype,        // 0 TYPE1, 3 TYPE2
     input  wire [12:0] rx_len,          // TYPE1_W_RX_M_LEN_O: payload bytes
     output wire [3:0]  flow_stop,
     // DMA client
@@ -94,7 +115,9 @@ module rclink_rx #(
                S_CHK = 5'd4, S_DROP = 5'd5, S_BEAT = 5'd6, S_CHUNK = 5'd7,
                S_RQE0 = 5'd8, S_RQE1 = 5'd9, S_WR = 5'd10, S_CQE = 5'd11,
                S_END = 5'd12, S_WAIT = 5'd13, S_STRAY = 5'd14,
-               S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18;
+               S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18,
+               S_T2CHK = 5'd19, S_T2RQE = 5'd20, S_T2RQW = 5'd21;
+    localparam T2_DATA_MAX = T2_PKT_LEN - `RCLINK_SEG_BYTES;
     reg [4:0]  st, ret;
     reg        sweep_flush;   // RQ disabled: open messages complete FLUSHED
     reg [QP_AW-1:0] qpn;
@@ -106,13 +129,24 @@ module rclink_rx #(
     reg        beat_last;
     reg        rqe_err;
     reg        msg_dead;      // DMA error: the rest of the message is dropped
+    reg        t2;            // the packet is TYPE2 (qpn is its group)
+    reg [31:0] t2_k;          // dry run: RQEs looked at
+    reg [31:0] t2_need;       //          bytes still without a buffer
+    reg [31:0] t2_cqes;       //          CQEs the packet will make
 
     wire [31:0] rq_size = 32'd1 << rq_order;
     wire [31:0] posted = rq_prod - rq_cons;
     wire [63:0] rqe_addr = rq_base + {32'd0, (rq_cons & (rq_size - 32'd1))} * 64'd16;
 
     assign flow_stop = (rq_en && posted >= 32'd2) ? 4'd0 : 4'hf;
-    assign dma_lock = dma_valid || st == S_RQE0 || st == S_RQE1;
+    assign dma_lock = dma_valid || st == S_RQE0 || st == S_RQE1 || st == S_T2RQW;
+    assign cq_hold = t2 && st != S_IDLE && st != S_HDR;
+    wire [3:0] kind = t2 ? 4'd`RCLINK_CQE_KIND_RECV_MCAST : 4'd`RCLINK_CQE_KIND_RECV;
+    wire [63:0] t2_rqe_addr = rq_base + {32'd0, ((rq_cons + t2_k) & (rq_size - 32'd1))} * 64'd16 + 64'd8;
+    wire [31:0] t2_take = (t2_need < rsp_data[31:0]) ? t2_need : rsp_data[31:0];
+    wire        t2_grp_ok = {{(32-QP_AW){1'b0}}, qpn} < `RCLINK_AFH_T2_GROUPS && t2_join[qpn[2:0]];
+    wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
+                            dlen != 32'd0 && dlen <= T2_DATA_MAX;
     assign rx_rdy = (st == S_HDR) || (st == S_STRAY) ||
                     (st == S_DROP && !beat_last) ||
                     (st == S_BEAT && left != 32'd0 && !beat_last);
@@ -160,7 +194,7 @@ module rclink_rx #(
         input [7:0] status;
         input       last;
         begin
-            cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV} << `RCLINK_CQE_KIND_LSB) |
+            cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                       ({56'd0, status} << `RCLINK_CQE_STATUS_LSB) |
                       ({63'd0, c_first} << `RCLINK_CQE_FIRST_LSB) |
                       ({63'd0, last} << `RCLINK_CQE_LAST_LSB) |
@@ -191,7 +225,16 @@ module rclink_rx #(
             if (rst) begin
                 cnt_malformed <= 64'd0;
                 cnt_nobuf <= 64'd0;
+                cnt_t2_pkts <= 64'd0;
+                cnt_t2_nogroup <= 64'd0;
+                cnt_t2_nobuf <= 64'd0;
+                cnt_t2_malformed <= 64'd0;
             end
+            t2_nobuf <= 1'b0;
+            t2 <= 1'b0;
+            t2_k <= 32'd0;
+            t2_need <= 32'd0;
+            t2_cqes <= 32'd0;
             dma_valid <= 1'b0;
             dma_write <= 1'b0;
             dma_addr <= 64'd0;
@@ -222,6 +265,7 @@ module rclink_rx #(
             rqe_err <= 1'b0;
             msg_dead <= 1'b0;
         end else begin
+            t2_nobuf <= 1'b0;
             if (cqe_valid && cqe_ready)
                 cqe_valid <= 1'b0;
             if (dma_valid && dma_ready)
@@ -271,7 +315,8 @@ module rclink_rx #(
             S_IDLE:
                 if (cqe_valid) begin
                     // the last completion is still on its way
-                end else if (rx_vld && rx_fs && rq_en) begin
+                end else if (rx_vld && rx_fs && (rq_en || rx_etype == 2'd3)) begin
+                    // TYPE2 is taken even with the RQ off (and dropped)
                     ctx_ra <= rx_qpid;
                     st <= S_HDR;
                 end else if (rx_vld && !rx_fs) begin
@@ -287,13 +332,73 @@ module rclink_rx #(
                 smlen <= seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
                 dlen <= {19'd0, rx_len} - 32'd8;
                 beat_last <= rx_fe;
+                t2 <= rx_etype == 2'd3;
                 st <= S_CTX;
             end
             S_CTX: begin            // the context is read
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
                  c_moff} <= ctx_q;
                 st <= S_CHK;
+                if (t2) begin       // TYPE2: no context, a fresh message
+                    {c_open, c_buf, c_first} <= 3'd0;
+                    c_fill <= 17'd0;
+                    c_mlen <= smlen;
+                    c_moff <= 32'd0;
+                    st <= S_T2CHK;
+                end
             end
+            // ---- TYPE2: group, segment header, then the dry run ----------------
+            S_T2CHK: begin
+                msg_dead <= 1'b0;
+                left <= dlen;
+                beat_n <= 4'd0;
+                t2_k <= 32'd0;
+                t2_need <= dlen;
+                t2_cqes <= 32'd1;
+                st <= S_DROP;
+                if (!t2_grp_ok)
+                    cnt_t2_nogroup <= cnt_t2_nogroup + 64'd1;
+                else if (!t2_seg_ok)
+                    cnt_t2_malformed <= cnt_t2_malformed + 64'd1;
+                else if (!rq_en || !cq_en || posted == 32'd0 || posted > rq_size) begin
+                    cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
+                    t2_nobuf <= 1'b1;
+                end else
+                    st <= S_T2RQE;
+            end
+            S_T2RQE:
+                if (t2_need == 32'd0) begin
+                    if (cq_free >= t2_cqes) begin
+                        c_open <= 1'b1;
+                        cnt_t2_pkts <= cnt_t2_pkts + 64'd1;
+                        st <= S_BEAT;
+                    end else begin
+                        cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
+                        t2_nobuf <= 1'b1;
+                        st <= S_DROP;
+                    end
+                end else if (t2_k == posted) begin
+                    cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
+                    t2_nobuf <= 1'b1;
+                    st <= S_DROP;
+                end else begin
+                    dma_valid <= 1'b1;
+                    dma_write <= 1'b0;
+                    dma_addr <= t2_rqe_addr;
+                    st <= S_T2RQW;
+                end
+            S_T2RQW:                // word 1 of RQE t2_k: its size
+                if (rsp_valid) begin
+                    t2_k <= t2_k + 32'd1;
+                    if (rsp_err || rsp_data[31:0] < 32'd64 || rsp_data[31:0] > 32'd65536) begin
+                        t2_cqes <= t2_cqes + 32'd1;      // completed unused
+                    end else begin
+                        t2_need <= t2_need - t2_take;
+                        if (t2_need != t2_take)
+                            t2_cqes <= t2_cqes + 32'd1;  // a full buffer
+                    end
+                    st <= S_T2RQE;
+                end
             S_CHK: begin
                 msg_dead <= 1'b0;
                 left <= dlen;
@@ -320,7 +425,7 @@ module rclink_rx #(
             end
             S_DROP:                 // discard the rest of the packet
                 if (beat_last || (rx_vld && rx_fe)) begin
-                    ctx_we <= 1'b1;
+                    ctx_we <= !t2;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     beat_last <= 1'b0;
@@ -386,7 +491,7 @@ module rclink_rx #(
                         st <= S_CQE;
                     end else if (rsp_data[31:0] < 32'd64 || rsp_data[31:0] > 32'd65536) begin
                         // completed unused
-                        cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV} << `RCLINK_CQE_KIND_LSB) |
+                        cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                                   ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
                                   ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
                         cqe_w1 <= {c_mlen, rq_cons};
@@ -426,7 +531,7 @@ module rclink_rx #(
             end
             S_WAIT:
                 if (!cqe_valid) begin
-                    ctx_we <= 1'b1;
+                    ctx_we <= !t2;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     st <= S_IDLE;

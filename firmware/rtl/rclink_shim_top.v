@@ -90,11 +90,13 @@ module rclink_shim_top #(
     output wire [7:0]  tx_s_keep,
     output wire [QP_AW-1:0] tx_s_qpid,
     output wire        tx_s_fack,
-    output wire [1:0]  tx_s_etype,
-    input  wire [3:0]  tx_s_crd,            // TX_S_CRD_O
+    output wire [1:0]  tx_s_etype,          // 0 TYPE1, 3 TYPE2
+    output wire [2:0]  tx_s_t2_group,       // TX_S_TYPE2_GROUP_INDEX_I
+    input  wire [3:0]  tx_s_crd,            // TX_S_CRD_O ([0] TYPE1, [3] TYPE2)
     input  wire [QP_AW-1:0] tx_s_crd_qpid,
     input  wire        tx_s_crd_qpid_vld,
-    // ---- RCLINK-Stream IP: RX_M TYPE1 (64-bit, first byte in [63:56])
+    // ---- RCLINK-Stream IP: RX_M TYPE1/TYPE2 (64-bit, first byte in [63:56];
+    //      TYPE2: ETYPE 3, the group on QPID)
     input  wire        rx_m_vld,
     output wire        rx_m_rdy,
     input  wire        rx_m_fs,
@@ -198,6 +200,10 @@ module rclink_shim_top #(
     wire        sq_stop, rq_stop, cq_stop;
     wire [9:0]  ost_free;
     wire [63:0] cnt_bad_wqe, cnt_tx_drop_qp_off, cnt_rx_malformed, cnt_rx_nobuf;
+    wire [7:0]  t2_join;
+    wire [63:0] cnt_t2_tx_pkts, cnt_t2_tx_drop, cnt_t2_rx_pkts;
+    wire [63:0] cnt_t2_nogroup, cnt_t2_nobuf, cnt_t2_malformed;
+    wire        t2_oversize, t2_nobuf;
 
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
@@ -223,7 +229,12 @@ module rclink_shim_top #(
         .ost_free(ost_free), .cnt_bad_wqe(cnt_bad_wqe),
         .cnt_tx_drop_qp_off(cnt_tx_drop_qp_off),
         .cnt_rx_drop_malformed(cnt_rx_malformed),
-        .cnt_rx_drop_nobuf(cnt_rx_nobuf));
+        .cnt_rx_drop_nobuf(cnt_rx_nobuf),
+        .t2_join(t2_join), .cnt_t2_tx_pkts(cnt_t2_tx_pkts),
+        .cnt_t2_tx_drop(cnt_t2_tx_drop), .cnt_t2_rx_pkts(cnt_t2_rx_pkts),
+        .cnt_t2_rx_drop_nogroup(cnt_t2_nogroup),
+        .cnt_t2_rx_drop_nobuf(cnt_t2_nobuf),
+        .cnt_t2_rx_drop_malformed(cnt_t2_malformed));
 
     // ---- DMA clients: 0 event ring, 1 self-test, 2 send queue, 3 completion
     // queue, 4 receive path
@@ -300,26 +311,34 @@ module rclink_shim_top #(
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
         .ost_free(ost_free), .cnt_bad_wqe(cnt_bad_wqe),
         .cnt_drop_qp_off(cnt_tx_drop_qp_off),
+        .cnt_t2_tx_pkts(cnt_t2_tx_pkts), .cnt_t2_tx_drop(cnt_t2_tx_drop),
+        .t2_oversize(t2_oversize), .link_up(link_up),
         .dma_lock(c_lock[2]), .dma_valid(c_valid[2]), .dma_ready(c_ready[2]),
         .dma_addr(c_addr[128 +: 64]), .rsp_valid(c_rsp[2]),
         .rsp_data(rsp_data), .rsp_err(rsp_err),
         .tx_vld(tx_s_vld), .tx_fs(tx_s_fs), .tx_fe(tx_s_fe),
         .tx_dat(tx_s_dat), .tx_keep(tx_s_keep), .tx_qpid(tx_s_qpid),
-        .tx_fack(tx_s_fack), .crd(tx_s_crd[0]), .crd_qpid(tx_s_crd_qpid),
+        .tx_fack(tx_s_fack), .tx_etype(tx_s_etype), .tx_group(tx_s_t2_group),
+        .crd(tx_s_crd[0]), .crd_t2(tx_s_crd[3]), .crd_qpid(tx_s_crd_qpid),
         .crd_qpid_vld(tx_s_crd_qpid_vld),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
-    assign tx_s_etype = 2'd0;
     assign c_write[2] = 1'b0;
     assign c_data[128 +: 64] = 64'd0;
     assign c_be[16 +: 8] = 8'hff;
 
     // ---- queue engine: receive path ---------------------------------------------
+    wire [31:0] cq_free;
+    wire        cq_hold;
     rclink_rx #(.QP_AW(QP_AW)) u_rx (
         .clk(clk), .rst(rst),
         .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
         .rq_stop(rq_stop), .cq_en(cq_cfg[8]), .rq_prod(rq_prod), .rq_cons(rq_cons),
         .cnt_malformed(cnt_rx_malformed), .cnt_nobuf(cnt_rx_nobuf),
+        .t2_join(t2_join), .cq_free(cq_free), .cq_hold(cq_hold),
+        .cnt_t2_pkts(cnt_t2_rx_pkts), .cnt_t2_nogroup(cnt_t2_nogroup),
+        .cnt_t2_nobuf(cnt_t2_nobuf), .cnt_t2_malformed(cnt_t2_malformed),
+        .t2_nobuf(t2_nobuf),
         .rx_vld(rx_m_vld), .rx_rdy(rx_m_rdy), .rx_fs(rx_m_fs), .rx_fe(rx_m_fe),
         .rx_dat(rx_m_dat), .rx_keep(rx_m_keep), .rx_qpid(rx_m_qpid),
         .rx_etype(rx_m_etype), .rx_len(rx_m_len), .flow_stop(rx_flow_stop),
@@ -338,7 +357,7 @@ module rclink_shim_top #(
         .cq_base(cq_base), .cq_order(cq_cfg[3:0]), .cq_en(cq_cfg[8]),
         .cq_vector({12'd0, cq_cfg[`RCLINK_DMAQ_CQ_CFG_VECTOR_MSB:`RCLINK_DMAQ_CQ_CFG_VECTOR_LSB]}),
         .cq_stop(cq_stop), .cq_cons(cq_cons), .cq_prod(cq_prod),
-        .cq_pending(cq_pending),
+        .cq_pending(cq_pending), .free(cq_free), .a_hold(cq_hold),
         .a_valid(cqe_s_valid), .a_ready(cqe_s_ready), .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
         .b_valid(cqe_r_valid), .b_ready(cqe_r_ready), .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
         .raise(cq_raise), .raise_vec(cq_vec),

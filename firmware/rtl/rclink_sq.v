@@ -27,6 +27,17 @@
 // peer acknowledged it), FLUSHED when one came back without (dropped by
 // the IP for a disabled QP; counted in DMAQ_T1_TX_DROP_QP_OFF).  Messages
 // of one QP complete in order.  MSGS messages may be in flight.
+//
+// TYPE2 (opcode MCAST, QPN = the group 0..7): the chain is one packet
+// (segment header ONLY) of at most T2_PKT_LEN bytes, sent on TX_S with
+// TX_S_ETYPE_I = 3 and the group on TX_S_TYPE2_GROUP_INDEX_I once a
+// TYPE2 token (TX_S_CRD_O[3], T2_OST_N of them) is held.  It completes
+// (SEND_MCAST CQE, OK) as soon as it has left on TX_S, as in the model:
+// nothing acknowledges TYPE2.  A group >= 8 completes BAD_WQE; a chain
+// over T2_PKT_LEN - 8 bytes completes BAD_WQE and counts in
+// DMAQ_T2_TX_DROP (t2_oversize pulses); with the link down the message
+// completes FLUSHED, counted in DMAQ_T2_TX_DROP.  TYPE2 messages are
+// ordered among themselves, not with the TYPE1 QP of the same number.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -34,6 +45,8 @@ module rclink_sq #(
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
     parameter PKT_LEN = `RCLINK_PARAM_TYPE1_PKT_LEN,
+    parameter T2_OST_N = `RCLINK_PARAM_TYPE2_OST_N,
+    parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN,
     parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
     parameter TIMEOUT = 4096,
     parameter MSGS = 4
@@ -49,6 +62,10 @@ module rclink_sq #(
     output reg  [9:0]  ost_free,
     output reg  [63:0] cnt_bad_wqe,
     output reg  [63:0] cnt_drop_qp_off,
+    output reg  [63:0] cnt_t2_tx_pkts,
+    output reg  [63:0] cnt_t2_tx_drop,
+    output reg         t2_oversize,      // a TYPE2 chain over T2_PKT_LEN
+    input  wire        link_up,
     // DMA client (reads only, one at a time)
     output wire        dma_lock,
     output reg         dma_valid,
@@ -65,7 +82,10 @@ module rclink_sq #(
     output reg  [7:0]  tx_keep,
     output reg  [QP_AW-1:0] tx_qpid,
     output reg         tx_fack,
+    output reg  [1:0]  tx_etype,         // 0 TYPE1, 3 TYPE2
+    output reg  [2:0]  tx_group,         // TX_S_TYPE2_GROUP_INDEX_I
     input  wire        crd,              // TX_S_CRD_O[0]
+    input  wire        crd_t2,           // TX_S_CRD_O[3]
     input  wire [QP_AW-1:0] crd_qpid,
     input  wire        crd_qpid_vld,
     // send completions
@@ -76,7 +96,10 @@ module rclink_sq #(
 );
     localparam SEG = `RCLINK_SEG_BYTES;
     localparam DATA_MAX = PKT_LEN - SEG;           // 1336
-    localparam PB_WORDS = (PKT_LEN + 7) / 8;       // 168
+    localparam T2_DATA_MAX = T2_PKT_LEN - SEG;     // 1336
+    localparam PB_LEN = (T2_PKT_LEN > PKT_LEN) ? T2_PKT_LEN : PKT_LEN;
+    localparam PB_WORDS = (PB_LEN + 7) / 8;        // 168
+    localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR;
 
@@ -100,6 +123,7 @@ module rclink_sq #(
 
     // ---- message slots -------------------------------------------------------
     reg [MSGS-1:0] m_v, m_all;
+    reg [MSGS-1:0] m_t2;         // a TYPE2 message: m_qpn is its group
     reg [15:0]     m_qpn   [0:MSGS-1];
     reg [31:0]     m_len   [0:MSGS-1];
     reg [31:0]     m_idx   [0:MSGS-1];
@@ -116,6 +140,9 @@ module rclink_sq #(
     reg        c_fack;
     reg [7:0]  c_status;
     reg        c_bad;
+    reg        c_t2;             // opcode MCAST
+    reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
+    reg [9:0]  t2_free;          // TYPE2 tokens held
     reg [1:0]  c_slot;
     reg [31:0] c_off;            // message bytes packed so far
     reg        c_wword;          // WQE read: 0 word 0, 1 word 1
@@ -138,6 +165,7 @@ module rclink_sq #(
     reg [7:0]   e_words;
     reg [3:0]   e_lastb;         // bytes in the last word (1..8)
     reg         e_fack;
+    reg         e_t2;
     reg         e_run;
     reg         e_first;
     reg [63:0]  e_q;
@@ -168,7 +196,8 @@ module rclink_sq #(
         crd_slot = 2'd0;
         crd_hit = 1'b0;
         for (g = 0; g < MSGS; g = g + 1)
-            if (m_v[g] && m_out[g] != 10'd0 && m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid} &&
+            if (m_v[g] && !m_t2[g] && m_out[g] != 10'd0 &&
+                m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid} &&
                 (!crd_hit || $signed(m_age[g] - m_age[crd_slot]) < 0)) begin
                 crd_slot = g[1:0];
                 crd_hit = 1'b1;
@@ -185,7 +214,7 @@ module rclink_sq #(
         for (h = 0; h < MSGS; h = h + 1) begin
             older = 1'b0;
             for (j = 0; j < MSGS; j = j + 1)
-                if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] &&
+                if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] && m_t2[j] == m_t2[h] &&
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
             if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older) begin
@@ -195,7 +224,9 @@ module rclink_sq #(
         end
     end
     assign cqe_valid = done_hit;
-    assign cqe_w0 = ({60'd0, 4'd`RCLINK_CQE_KIND_SEND} << `RCLINK_CQE_KIND_LSB) |
+    wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
+                                             4'd`RCLINK_CQE_KIND_SEND;
+    assign cqe_w0 = ({60'd0, done_kind} << `RCLINK_CQE_KIND_LSB) |
                     ({56'd0, m_st[done_slot]} << `RCLINK_CQE_STATUS_LSB) |
                     ({48'd0, m_qpn[done_slot]} << `RCLINK_CQE_QPN_LSB) |
                     ({32'd0, m_len[done_slot]} << `RCLINK_CQE_LEN_LSB);
@@ -216,8 +247,16 @@ module rclink_sq #(
     wire        w_more = rsp_data[`RCLINK_WQE_MORE_LSB];
     wire        w_fack = rsp_data[`RCLINK_WQE_FACK_LSB];
     wire [32:0] w_total = {1'b0, c_total} + {1'b0, w_len};
-    wire        w_bad = w_op != `RCLINK_WQE_OP_SEND || w_len == 32'd0 ||
-                        w_len > `RCLINK_WQE_MAX_PIECE || w_qpn >= QP_NUM ||
+    // the chain's opcode is its first WQE's (SEND or MCAST); the checks in
+    // the model's order, so that oversize counts only as the first fault
+    wire        w_t2 = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_MCAST) : c_t2;
+    wire        w_bad_op = (c_n == 32'd0) ?
+                           (w_op != `RCLINK_WQE_OP_SEND && w_op != `RCLINK_WQE_OP_MCAST) :
+                           (w_op != (c_t2 ? `RCLINK_WQE_OP_MCAST : `RCLINK_WQE_OP_SEND));
+    wire        w_bad_len = w_len == 32'd0 || w_len > `RCLINK_WQE_MAX_PIECE;
+    wire        w_bad_grp = w_t2 && w_qpn >= T2_GROUPS;
+    wire        w_over = w_t2 && w_total > T2_DATA_MAX;
+    wire        w_bad = w_bad_op || w_bad_len || w_bad_grp || w_over || w_qpn >= QP_NUM ||
                         (c_n != 32'd0 && w_qpn != c_qpn) || {31'd0, w_total} > MAX_MSG;
 
     // packer input: bytes of the response word
@@ -245,7 +284,8 @@ module rclink_sq #(
         end
     endfunction
     wire [31:0] rest = c_total - c_off;
-    wire [31:0] h_len = (rest < DATA_MAX) ? rest : DATA_MAX;
+    wire [31:0] d_max = c_t2 ? T2_DATA_MAX : DATA_MAX;
+    wire [31:0] h_len = (rest < d_max) ? rest : d_max;
     wire [63:0] seg_hdr = ({62'd0, pos_of(c_off, h_len, c_total)} << `RCLINK_SEG_POS_LSB) |
                           ({32'd0, c_off} << `RCLINK_SEG_OFFSET_LSB) |
                           ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
@@ -262,6 +302,7 @@ module rclink_sq #(
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     wire tok_ok = ost_free != 10'd0;
+    wire tok_cur = c_t2 ? (t2_free != 10'd0) : tok_ok;   // the message's kind
 
     always @(posedge clk) begin
         if (pb_write)
@@ -276,7 +317,7 @@ module rclink_sq #(
         pb_write = 1'b0;
         pb_waddr = pb_w;
         pb_wdata = acc_in[63:0];
-        if (st == S_WRITE_HEAD && sq_en && tok_ok && !e_run && !e_q_v) begin
+        if (st == S_WRITE_HEAD && sq_en && tok_cur && !e_run && !e_q_v) begin
             pb_write = 1'b1;
             pb_waddr = 8'd0;
             pb_wdata = seg_hdr;
@@ -293,6 +334,7 @@ module rclink_sq #(
             st <= S_IDLE;
             m_v <= {MSGS{1'b0}};
             m_all <= {MSGS{1'b0}};
+            m_t2 <= {MSGS{1'b0}};
             for (i = 0; i < MSGS; i = i + 1) begin
                 m_qpn[i] <= 16'd0;
                 m_len[i] <= 32'd0;
@@ -306,6 +348,10 @@ module rclink_sq #(
             ost_free <= OST_N;
             cnt_bad_wqe <= 64'd0;
             cnt_drop_qp_off <= 64'd0;
+            cnt_t2_tx_pkts <= 64'd0;
+            cnt_t2_tx_drop <= 64'd0;
+            t2_oversize <= 1'b0;
+            t2_free <= T2_OST_N;
             dma_valid <= 1'b0;
             dma_addr <= 64'd0;
             tx_vld <= 1'b0;
@@ -315,6 +361,8 @@ module rclink_sq #(
             tx_keep <= 8'd0;
             tx_qpid <= {QP_AW{1'b0}};
             tx_fack <= 1'b0;
+            tx_etype <= 2'd0;
+            tx_group <= 3'd0;
             c_first <= 32'd0;
             c_n <= 32'd0;
             c_qpn <= 16'd0;
@@ -322,6 +370,8 @@ module rclink_sq #(
             c_fack <= 1'b0;
             c_status <= 8'd0;
             c_bad <= 1'b0;
+            c_t2 <= 1'b0;
+            c_over <= 1'b0;
             c_slot <= 2'd0;
             c_off <= 32'd0;
             c_wword <= 1'b0;
@@ -341,6 +391,7 @@ module rclink_sq #(
             e_words <= 8'd0;
             e_lastb <= 4'd0;
             e_fack <= 1'b0;
+            e_t2 <= 1'b0;
             e_run <= 1'b0;
             e_first <= 1'b0;
             e_q_v <= 1'b0;
@@ -348,7 +399,11 @@ module rclink_sq #(
             e_q_first <= 1'b0;
         end else begin
             // ---- tokens and credits ------------------------------------------------
-            ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - (submit ? 10'd1 : 10'd0);
+            ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - ((submit && !e_t2) ? 10'd1 : 10'd0);
+            t2_free <= t2_free + (crd_t2 ? 10'd1 : 10'd0) - ((submit && e_t2) ? 10'd1 : 10'd0);
+            if (submit && e_t2)
+                cnt_t2_tx_pkts <= cnt_t2_tx_pkts + 64'd1;
+            t2_oversize <= 1'b0;
             if (crd && !crd_qpid_vld) begin
                 cnt_drop_qp_off <= cnt_drop_qp_off + 64'd1;
                 if (dec_ok && m_st[last_slot] < ST_FLUSHED)
@@ -358,7 +413,7 @@ module rclink_sq #(
                 if (sq_stop)
                     m_out[i] <= 10'd0;
                 else
-                    m_out[i] <= m_out[i] + ((submit && c_slot == i[1:0]) ? 10'd1 : 10'd0)
+                    m_out[i] <= m_out[i] + ((submit && !e_t2 && c_slot == i[1:0]) ? 10'd1 : 10'd0)
                                          - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
             if (cqe_valid && cqe_ready)
                 m_v[done_slot] <= 1'b0;
@@ -370,7 +425,9 @@ module rclink_sq #(
             tx_dat <= bswap(e_q);
             tx_keep <= e_q_last ? ~(8'hff >> e_lastb) : 8'hff;
             tx_fack <= e_q_last && e_fack;
-            tx_qpid <= c_qpn[QP_AW-1:0];
+            tx_qpid <= e_t2 ? {QP_AW{1'b0}} : c_qpn[QP_AW-1:0];
+            tx_etype <= e_t2 ? 2'd3 : 2'd0;
+            tx_group <= e_t2 ? c_qpn[2:0] : 3'd0;
             e_q_v <= e_run;
             e_q_first <= e_run && e_first;
             e_q_last <= e_run && e_ptr + 8'd1 == e_words;
@@ -399,6 +456,8 @@ module rclink_sq #(
                     c_fack <= 1'b0;
                     c_status <= ST_OK;
                     c_bad <= 1'b0;
+                    c_t2 <= 1'b0;
+                    c_over <= 1'b0;
                     c_slot <= free_slot;
                     st <= S_CHECK;
                 end
@@ -421,8 +480,12 @@ module rclink_sq #(
                         c_status <= ST_DMA_ERR;
                         st <= S_CHECK_END;
                     end else begin
-                        if (c_n == 32'd0)
+                        if (c_n == 32'd0) begin
                             c_qpn <= w_qpn;
+                            c_t2 <= w_t2;
+                        end
+                        if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
+                            c_over <= 1'b1;
                         c_total <= w_total[31:0];
                         c_fack <= c_fack | w_fack;
                         if (w_bad)
@@ -440,17 +503,29 @@ module rclink_sq #(
             S_CHECK_END: begin
                 // the message takes its slot; a bad one is finished already
                 m_v[c_slot] <= 1'b1;
+                m_t2[c_slot] <= c_t2;
                 m_qpn[c_slot] <= c_qpn;
                 m_len[c_slot] <= c_total;
                 m_idx[c_slot] <= c_first + c_n - 32'd1;
                 m_age[c_slot] <= age_next;
                 age_next <= age_next + 8'd1;
                 c_off <= 32'd0;
+                if (c_over) begin
+                    cnt_t2_tx_drop <= cnt_t2_tx_drop + 64'd1;
+                    t2_oversize <= 1'b1;
+                end
                 if (c_status != ST_OK || c_bad) begin
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= c_status != ST_OK ? c_status : ST_BAD_WQE;
                     if (c_status == ST_OK)
                         cnt_bad_wqe <= cnt_bad_wqe + 64'd1;
+                    sq_cons <= c_first + c_n;
+                    st <= S_IDLE;
+                end else if (c_t2 && !link_up) begin
+                    // TYPE2 cannot send: FLUSHED at once, as the model
+                    m_all[c_slot] <= 1'b1;
+                    m_st[c_slot] <= ST_FLUSHED;
+                    cnt_t2_tx_drop <= cnt_t2_tx_drop + 64'd1;
                     sq_cons <= c_first + c_n;
                     st <= S_IDLE;
                 end else begin
@@ -466,7 +541,7 @@ module rclink_sq #(
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_FLUSHED;
                     st <= S_IDLE;
-                end else if (tok_ok && !e_run && !e_q_v) begin
+                end else if (tok_cur && !e_run && !e_q_v) begin
                     k_len <= h_len;
                     k_rem <= h_len;
                     pb_w <= 8'd1;
@@ -549,8 +624,10 @@ module rclink_sq #(
                 e_ptr <= 8'd0;
                 e_run <= 1'b1;
                 e_first <= 1'b1;
-                e_fack <= c_fack && (c_off + k_len == c_total);
-                last_slot <= c_slot;
+                e_fack <= c_fack && !c_t2 && (c_off + k_len == c_total);
+                e_t2 <= c_t2;
+                if (!c_t2)
+                    last_slot <= c_slot;
                 c_off <= c_off + k_len;
                 st <= S_WRITE_DATA_TX;
             end
@@ -567,6 +644,7 @@ module rclink_sq #(
                 // is skipped
                 if (!m_v[c_slot]) begin
                     m_v[c_slot] <= 1'b1;
+                    m_t2[c_slot] <= c_t2;
                     m_qpn[c_slot] <= c_qpn;
                     m_len[c_slot] <= c_total;
                     m_idx[c_slot] <= c_first + c_n - 32'd1;

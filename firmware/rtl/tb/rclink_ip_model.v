@@ -8,7 +8,10 @@
 // credit with TX_S_CRD_QPID_VLD_O after a while (the peer acknowledged
 // it; "hold" keeps those credits until "release"), a packet of a
 // disabled QP is dropped at once: IRQ_INFO TYPE1 code 4, INTR_STATUS
-// t1_tx_qp_disabled, its credit without QPID.
+// t1_tx_qp_disabled, its credit without QPID.  A TYPE2 packet
+// (TX_S_ETYPE_I 3, its group on TX_S_TYPE2_GROUP_INDEX_I) is captured too
+// and returns its token on TX_S_CRD_O[3] after a while ("hold2" keeps
+// those until "release2").
 `timescale 1ns/1ps
 `default_nettype none
 `include "rclink_regs.vh"
@@ -46,6 +49,8 @@ module rclink_ip_model #(
     input  wire [7:0]  tx_keep,
     input  wire [QP_AW-1:0] tx_qpid,
     input  wire        tx_fack,
+    input  wire [1:0]  tx_etype,
+    input  wire [2:0]  tx_group,
     output reg  [3:0]  crd,
     output reg  [QP_AW-1:0] crd_qpid,
     output reg         crd_qpid_vld
@@ -128,6 +133,8 @@ module rclink_ip_model #(
     reg [QP_AW-1:0] pkt_qpid [0:MAXPKT-1];
     reg        pkt_fack [0:MAXPKT-1];
     reg        pkt_fs_err [0:MAXPKT-1];
+    reg [1:0]  pkt_etype [0:MAXPKT-1];
+    reg [2:0]  pkt_group [0:MAXPKT-1];
     integer    npkts;            // packets captured
     integer    cur;              // bytes of the packet being captured
     reg        in_pkt;
@@ -141,6 +148,10 @@ module rclink_ip_model #(
     reg        hold;             // acknowledged credits wait for release
     integer    held;             // credits released so far while holding
     reg        drop_irq;
+    // TYPE2 tokens waiting: time
+    integer    t2_time [0:1023];
+    integer    t2_wr, t2_rd;
+    reg        hold2;            // TYPE2 tokens wait for release2
     reg [QP_AW-1:0] drop_qp;
 
     task set_status(input [15:0] a, input [63:0] bits);
@@ -153,6 +164,7 @@ module rclink_ip_model #(
         npkts = 0;
         hold = 1'b0;
         held = 0;
+        hold2 = 1'b0;
     end
 
     always @(posedge clk) begin
@@ -174,6 +186,8 @@ module rclink_ip_model #(
             crd_qpid_vld <= 1'b0;
             c_wr = 0;
             c_rd = 0;
+            t2_wr = 0;
+            t2_rd = 0;
             now = 0;
             in_pkt = 1'b0;
             cur = 0;
@@ -213,6 +227,8 @@ module rclink_ip_model #(
                     in_pkt = 1'b1;
                     cur = 0;
                     pkt_qpid[npkts] = tx_qpid;
+                    pkt_etype[npkts] = tx_etype;
+                    pkt_group[npkts] = tx_group;
                     pkt_fs_err[npkts] = 1'b0;
                 end else if (!in_pkt) begin
                     pkt_fs_err[npkts] = 1'b1;
@@ -226,7 +242,10 @@ module rclink_ip_model #(
                     pkt_len[npkts] = cur;
                     pkt_fack[npkts] = tx_fack;
                     in_pkt = 1'b0;
-                    if (qp_enabled(pkt_qpid[npkts])) begin
+                    if (pkt_etype[npkts] == 2'd3) begin
+                        t2_time[t2_wr % 1024] = now + 30;
+                        t2_wr = t2_wr + 1;
+                    end else if (qp_enabled(pkt_qpid[npkts])) begin
                         c_time[c_wr % 1024] = now + 20;
                         c_ok[c_wr % 1024] = 1'b1;
                     end else begin
@@ -238,8 +257,10 @@ module rclink_ip_model #(
                                     64'd`RCLINK_IRQ_TYPE1_TX_QP_DISABLED;
                         drop_irq = 1'b1;
                     end
-                    c_qp[c_wr % 1024] = pkt_qpid[npkts];
-                    c_wr = c_wr + 1;
+                    if (pkt_etype[npkts] != 2'd3) begin
+                        c_qp[c_wr % 1024] = pkt_qpid[npkts];
+                        c_wr = c_wr + 1;
+                    end
                     npkts = npkts + 1;
                 end
             end
@@ -255,6 +276,11 @@ module rclink_ip_model #(
                 if (c_ok[c_rd % 1024] && hold)
                     held = held - 1;
                 c_rd = c_rd + 1;
+            end
+            // TYPE2 tokens: one a cycle, in order
+            if (t2_rd != t2_wr && now >= t2_time[t2_rd % 1024] && !hold2) begin
+                crd[3] <= 1'b1;
+                t2_rd = t2_rd + 1;
             end
         end
     end

@@ -65,6 +65,7 @@ module rclink_tb #(
     wire [63:0] tx_dat;
     wire [7:0]  tx_keep;
     wire [1:0]  tx_etype;
+    wire [2:0]  tx_group;
     wire [QP_AW-1:0] tx_qpid, crd_qpid;
     wire [3:0]  crd;
     wire        crd_qpid_vld;
@@ -72,6 +73,7 @@ module rclink_tb #(
     reg  [63:0] rx_dat = 64'd0;
     reg  [7:0]  rx_keep = 8'd0;
     reg  [QP_AW-1:0] rx_qpid = 0;
+    reg  [1:0]  rx_etype = 2'd0;
     reg  [12:0] rx_len = 13'd0;
     wire        rx_rdy;
     wire [3:0]  flow_stop;
@@ -116,11 +118,11 @@ module rclink_tb #(
         .ip_recv_ack_rtt(ack_rtt), .ip_recv_num_acked(ack_num), .ip_recv_nak_flg(ack_nak),
         .tx_s_vld(tx_vld), .tx_s_fs(tx_fs), .tx_s_fe(tx_fe), .tx_s_dat(tx_dat),
         .tx_s_keep(tx_keep), .tx_s_qpid(tx_qpid), .tx_s_fack(tx_fack),
-        .tx_s_etype(tx_etype), .tx_s_crd(crd), .tx_s_crd_qpid(crd_qpid),
+        .tx_s_etype(tx_etype), .tx_s_t2_group(tx_group), .tx_s_crd(crd), .tx_s_crd_qpid(crd_qpid),
         .tx_s_crd_qpid_vld(crd_qpid_vld),
         .rx_m_vld(rx_vld), .rx_m_rdy(rx_rdy), .rx_m_fs(rx_fs), .rx_m_fe(rx_fe),
         .rx_m_dat(rx_dat), .rx_m_keep(rx_keep), .rx_m_qpid(rx_qpid),
-        .rx_m_etype(2'd0), .rx_m_len(rx_len), .rx_flow_stop(flow_stop),
+        .rx_m_etype(rx_etype), .rx_m_len(rx_len), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
@@ -135,6 +137,7 @@ module rclink_tb #(
         .irq_vld(irq_vld), .irq_info(irq_info), .rc_intr(rc_intr),
         .tx_vld(tx_vld), .tx_fs(tx_fs), .tx_fe(tx_fe), .tx_dat(tx_dat),
         .tx_keep(tx_keep), .tx_qpid(tx_qpid), .tx_fack(tx_fack),
+        .tx_etype(tx_etype), .tx_group(tx_group),
         .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld));
 
 `include "rclink_regtab.vh"
@@ -293,6 +296,11 @@ module rclink_tb #(
                 if (ip.pkt_qpid[tx_seen] != b[QP_AW-1:0]) fail("TX_S_QPID");
                 v = {63'd0, ip.pkt_fack[tx_seen]};
                 if (ip.pkt_fack[tx_seen] != b[16]) fail("TX_S_FACK");
+                v = {62'd0, ip.pkt_etype[tx_seen]};
+                if (ip.pkt_etype[tx_seen] != b[21:20]) fail("TX_S_ETYPE");
+                v = {61'd0, ip.pkt_group[tx_seen]};
+                if (ip.pkt_etype[tx_seen] == 2'd3 && ip.pkt_group[tx_seen] != b[26:24])
+                    fail("TX_S_TYPE2_GROUP_INDEX");
                 v = {63'd0, ip.pkt_fs_err[tx_seen]};
                 if (ip.pkt_fs_err[tx_seen]) fail("TX_S beats outside FS..FE");
                 for (i2 = 0; i2 < dlen2; i2 = i2 + 1) begin
@@ -336,6 +344,7 @@ module rclink_tb #(
                 rx_fe = i2 == nb - 1;
                 rx_dat = beat;
                 rx_qpid = b[QP_AW-1:0];
+                rx_etype = b[21:20];
                 rx_len = 8 + dl;
                 n = (i2 == nb - 1) ? (8 + dl - 8 * i2) : 8;
                 rx_keep = ~(8'hff >> n);
@@ -355,6 +364,7 @@ module rclink_tb #(
             rx_vld = 1'b0;
             rx_fs = 1'b0;
             rx_fe = 1'b0;
+            rx_etype = 2'd0;
         end
     endtask
 
@@ -445,13 +455,16 @@ module rclink_tb #(
             end
             8'd10: begin
                 // 0 acknowledge, 1 hold the acknowledged credits,
-                // 2 release the held ones (and whatever comes until 1)
+                // 2 release the held ones (and whatever comes until 1);
+                // 3 hold the TYPE2 tokens, 4 return them again
                 if (a == 0) ip.hold = 1'b0;
                 if (a == 1) begin
                     ip.hold = 1'b1;
                     ip.held = 0;
                 end
                 if (a == 2) ip.held = 1000000;
+                if (a == 3) ip.hold2 = 1'b1;
+                if (a == 4) ip.hold2 = 1'b0;
             end
             8'd11: begin
                 t = 0;

@@ -129,10 +129,22 @@ def convert(v):
                 out.append(cmd('tx', vl.value(op[2]),
                                vl.value(op[3]) | vl.value(op[4]) << 16 |
                                vl.value(op[6]) << 32, vl.addr(op[5], bases)))
+            elif w == 'tx2':
+                # ["sim", "tx2", seg, group, data addr, data bytes]: a
+                # TYPE2 packet (TX_S_ETYPE_I 3, the group index)
+                out.append(cmd('tx', vl.value(op[2]),
+                               3 << 20 | vl.value(op[3]) << 24 |
+                               vl.value(op[5]) << 32, vl.addr(op[4], bases)))
             elif w == 'rx':
                 # ["sim", "rx", qpn, seg, data addr, data bytes]
                 out.append(cmd('rx', vl.value(op[3]),
                                vl.value(op[2]) | vl.value(op[5]) << 32,
+                               vl.addr(op[4], bases)))
+            elif w == 'rx2':
+                # ["sim", "rx2", group, seg, data addr, data bytes]: a
+                # TYPE2 packet on RX_M (ETYPE 3, the group on QPID)
+                out.append(cmd('rx', vl.value(op[3]),
+                               vl.value(op[2]) | 3 << 20 | vl.value(op[5]) << 32,
                                vl.addr(op[4], bases)))
             elif w == 'ack':
                 # ["sim", "ack", qpid, rtt, num_acked, nak]: RECV_ACK_*
