@@ -4,7 +4,9 @@
 //
 // Sources: IRQ_VLD_O/IRQ_INFO_O of the IP (and SHIM_EVT_INJECT), new bits
 // of the RC_INTR_O level, the TYPE3 causes the shim injects, the
-// interrupt self-test, link changes and RECV_ACK.  IP pulses enter a
+// interrupt self-test, link changes, RECV_ACK and the TYPE2 records the
+// shim makes in the IP's name (IRQ_INFO TYPE2 code 1, TX oversize; code
+// 4 sub type 1, RX buffer overflow).  IP pulses enter a
 // FIFO directly; the other sources wait in pending registers and enter
 // when the IP pulse does not.  Each record is written as INFO then META
 // (phase last), then the producer index advances and the ring's vector
@@ -41,6 +43,8 @@ module rclink_evt #(
     input  wire        link_up,
     input  wire        ack_vld,         // RECV_ACK_VLD_O
     input  wire [63:0] ack_info,
+    input  wire        t2_tx_over,      // a TYPE2 chain over TYPE2_PKT_LEN
+    input  wire        t2_rx_nobuf,     // a TYPE2 packet without room
     // interrupt
     output reg         raise,
     output wire [15:0] raise_vec,
@@ -56,7 +60,11 @@ module rclink_evt #(
     // ---- pending sources ------------------------------------------------
     reg [15:0] rc_prev;
     reg [15:0] rc_pend;
-    reg        inj_p, t3_p, st_p, link_p, ack_p;
+    reg        inj_p, t3_p, st_p, link_p, ack_p, t2o_p, t2n_p;
+    localparam [63:0] T2_INFO = 64'd`RCLINK_IRQ_TYPE2 << `RCLINK_IRQ_INFO_TYPE_LSB;
+    localparam [63:0] T2O_INFO = T2_INFO | 64'd`RCLINK_IRQ_TYPE2_TX_OVERSIZE;
+    localparam [63:0] T2N_INFO = T2_INFO | 64'd`RCLINK_IRQ_TYPE2_RX_OVERFLOW |
+                                 (64'd1 << `RCLINK_IRQ_INFO_T2_SUBTYPE_LSB);
     reg [63:0] inj_i, t3_i, ack_i;
     reg [15:0] st_i;
     reg        link_i;
@@ -70,12 +78,12 @@ module rclink_evt #(
     reg               push;
     reg  [71:0]       push_d;
     reg               pop;
-    reg  [6:0]        take;       // which pending source is pushed
+    reg  [7:0]        take;       // which pending source is pushed
 
     always @* begin
         push = 1'b0;
         push_d = 72'd0;
-        take = 7'd0;
+        take = 8'd0;
         if (ip_irq_vld) begin
             push = 1'b1;
             push_d = {8'd`RCLINK_EVT_SRC_IRQ_INFO, ip_irq_info};
@@ -87,6 +95,14 @@ module rclink_evt #(
             push = 1'b1;
             take[1] = 1'b1;
             push_d = {8'd`RCLINK_EVT_SRC_IRQ_INFO, t3_i};
+        end else if (t2o_p) begin
+            push = 1'b1;
+            take[6] = 1'b1;
+            push_d = {8'd`RCLINK_EVT_SRC_IRQ_INFO, T2O_INFO};
+        end else if (t2n_p) begin
+            push = 1'b1;
+            take[7] = 1'b1;
+            push_d = {8'd`RCLINK_EVT_SRC_IRQ_INFO, T2N_INFO};
         end else if (rc_pend != 16'd0) begin
             push = 1'b1;
             take[2] = 1'b1;
@@ -142,7 +158,7 @@ module rclink_evt #(
         if (rst) begin
             rc_prev <= 16'd0;
             rc_pend <= 16'd0;
-            {inj_p, t3_p, st_p, link_p, ack_p} <= 5'd0;
+            {inj_p, t3_p, st_p, link_p, ack_p, t2o_p, t2n_p} <= 7'd0;
             inj_i <= 64'd0;
             t3_i <= 64'd0;
             ack_i <= 64'd0;
@@ -165,6 +181,10 @@ module rclink_evt #(
             if (take[3]) st_p <= 1'b0;
             if (take[4]) link_p <= 1'b0;
             if (take[5]) ack_p <= 1'b0;
+            if (take[6]) t2o_p <= 1'b0;
+            if (take[7]) t2n_p <= 1'b0;
+            if (t2_tx_over) t2o_p <= 1'b1;
+            if (t2_rx_nobuf) t2n_p <= 1'b1;
             rc_pend <= (take[2] ? 16'd0 : rc_pend) | rc_fresh;
             if (inj_vld) begin inj_p <= 1'b1; inj_i <= inj_info; end
             if (t3_vld) begin t3_p <= 1'b1; t3_i <= t3_info; end

@@ -140,6 +140,7 @@ module rclink_shim_top #(
     wire [31:0] mwdata, mrdata;
     wire        intr_inj;
     wire [63:0] intr_inj_val;
+    wire        t2_oversize, t2_nobuf;     // TYPE2 records of the shim
     wire [15:0] rc_level;
     wire        t3_vld;
     wire [63:0] t3_info;
@@ -160,7 +161,11 @@ module rclink_shim_top #(
         .rc_rdata(rc_rdata),
         .mac_req(mreq), .mac_write(mwrite), .mac_addr(maddr),
         .mac_wdata(mwdata), .mac_done(mdone), .mac_rdata(mrdata),
-        .intr_inj(intr_inj), .intr_inj_val(intr_inj_val),
+        // the IP's INTR_STATUS.t2_tx_oversize, which the shim sets: the IP
+        // never sees the oversize chain
+        .intr_inj(intr_inj || t2_oversize),
+        .intr_inj_val(intr_inj_val | (t2_oversize ?
+            (64'd1 << `RCLINK_INTR_STATUS_T2_TX_OVERSIZE_LSB) : 64'd0)),
         .ip_rc_intr(ip_rc_intr), .rc_level(rc_level),
         .t3_vld(t3_vld), .t3_info(t3_info));
 
@@ -203,7 +208,6 @@ module rclink_shim_top #(
     wire [7:0]  t2_join;
     wire [63:0] cnt_t2_tx_pkts, cnt_t2_tx_drop, cnt_t2_rx_pkts;
     wire [63:0] cnt_t2_nogroup, cnt_t2_nobuf, cnt_t2_malformed;
-    wire        t2_oversize, t2_nobuf;
 
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
@@ -281,6 +285,7 @@ module rclink_shim_top #(
         .st_vld(test_irq && !cfg_msix_en), .st_vector(test_irq_vec),
         .link_vld(link_chg), .link_up(link_up),
         .ack_vld(ip_recv_ack_vld), .ack_info(ack_info),
+        .t2_tx_over(t2_oversize), .t2_rx_nobuf(t2_nobuf),
         .raise(evt_raise), .raise_vec(evt_vec),
         .dma_lock(c_lock[0]), .dma_valid(c_valid[0]), .dma_ready(c_ready[0]),
         .dma_addr(c_addr[0 +: 64]), .dma_data(c_data[0 +: 64]));
