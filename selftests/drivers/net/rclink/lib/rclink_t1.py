@@ -34,6 +34,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -340,11 +341,52 @@ def pattern(qpn, seq, size):
 
 # ------------------------------------------------------------------ CLI ----
 
+def chan_xfer(ch, qpn, rest):
+    """chan ... xfer: send and receive at once (see chan_cli)."""
+    sizes = [int(s) for s in rest[0].split(',')]
+    seq0, peer, peer_seq0 = int(rest[1]), int(rest[2], 0), int(rest[3])
+    tmo = float(rest[4]) if len(rest) > 4 else 60.0
+    err = []
+
+    def receive():
+        for i, size in enumerate(sizes):
+            m = ch.recv(tmo)
+            want = pattern(peer, peer_seq0 + i, size)
+            if m is None:
+                err.append('message %d of %d from QP %d did not arrive in '
+                           '%.0f s' % (i, len(sizes), peer, tmo))
+                return
+            if m != want:
+                err.append('message %d from QP %d: %d bytes, want %d, '
+                           'header %r' % (i, peer, len(m), len(want), m[:12]))
+                return
+
+    t = threading.Thread(target=receive)
+    t.start()
+    try:
+        for i, size in enumerate(sizes):
+            ch.send(pattern(qpn, seq0 + i, size), tmo)
+        ch.drain()
+    except OSError as e:
+        err.append('send: %s' % e)
+    t.join()
+    if err:
+        print('; '.join(err))
+        return 1
+    print('sent and received %d messages byte-exact' % len(sizes))
+    return 0
+
+
 def chan_cli(args):
     """chan NAME QPN CMD...: one process keeping a bound file:
          send SIZE[,SIZE...] [SEQ0]   write pattern messages (blocking)
          recv COUNT SIZE[,SIZE...] [SEQ0] [TIMEOUT]
                                       read and check COUNT messages
+         xfer SIZE[,SIZE...] SEQ0 PEER_QPN PEER_SEQ0 [TIMEOUT]
+                                      both ways on the one bound file:
+                                      send the messages while a thread
+                                      reads and checks as many from the
+                                      peer QP (its pattern)
          fatal [TIMEOUT]              write one message, wait for POLLERR,
                                       DRAIN (the message completes
                                       flushed), then a write must fail
@@ -361,6 +403,8 @@ def chan_cli(args):
             ch.drain()
             print('sent %d messages' % len(sizes))
             return 0
+        if cmd == 'xfer':
+            return chan_xfer(ch, qpn, rest)
         if cmd == 'recv':
             count = int(rest[0])
             sizes = [int(s) for s in rest[1].split(',')]
