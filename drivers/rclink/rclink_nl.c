@@ -201,6 +201,33 @@ static int rclink_nl_put_dev(struct sk_buff *skb, struct rclink_dev *rdev)
 	return 0;
 }
 
+/* The DFX levels (seed 000, DFX 接口) inside the dev stats nest */
+static int rclink_nl_put_dfx(struct sk_buff *skb,
+			     const struct rclink_t1_dev_info *info)
+{
+	static const struct {
+		int attr;
+		u64 bit;
+	} bits[] = {
+		{ RCLINK_A_DEV_STATS_RX_IDLE, RCLINK_DMAQ_DFX_RX_IDLE },
+		{ RCLINK_A_DEV_STATS_TX_IDLE, RCLINK_DMAQ_DFX_TX_IDLE },
+		{ RCLINK_A_DEV_STATS_TX_WAIT_MAC_CRD,
+		  RCLINK_DMAQ_DFX_TX_WAIT_MAC_CRD },
+		{ RCLINK_A_DEV_STATS_TX_MAC_FREE, RCLINK_DMAQ_DFX_TX_MAC_FREE },
+	};
+	unsigned int i;
+
+	if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T1_OST_FREE,
+			      info->ost_free, RCLINK_A_DEV_STATS_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(bits); i++)
+		if (nla_put_u64_64bit(skb, bits[i].attr,
+				      !!(info->dfx & bits[i].bit),
+				      RCLINK_A_DEV_STATS_PAD))
+			return -EMSGSIZE;
+	return 0;
+}
+
 static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 			      u32 portid, u32 seq, int flags)
 {
@@ -255,6 +282,8 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 		if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_RX_DROP_DA + i,
 				      info.stats[i], RCLINK_A_DEV_STATS_PAD))
 			goto err_cancel;
+	if (rclink_nl_put_dfx(skb, &info))
+		goto err_cancel;
 	nla_nest_end(skb, nest);
 
 	genlmsg_end(skb, hdr);

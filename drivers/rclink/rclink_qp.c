@@ -653,6 +653,9 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 			FIELD_GET(RCLINK_DMAQ_CAP_MAX_MSG, val);
 	for (i = 0; i < RCLINK_T1_DEV_NUM; i++)
 		info->stats[i] = rclink_rd64(rdev, rclink_t1_dev_regs[i]);
+	info->ost_free = FIELD_GET(RCLINK_DMAQ_T1_OST_FREE_FREE,
+				   rclink_rd64(rdev, RCLINK_DMAQ_T1_OST_FREE));
+	info->dfx = rclink_rd64(rdev, RCLINK_DMAQ_DFX);
 	mutex_unlock(&rdev->qp_lock);
 	mutex_unlock(&t1->lock);
 }

@@ -118,6 +118,8 @@ struct rclink_t1_dev_info {
 	struct rclink_t1_dev_cfg cfg;
 	u32 max_msg;
 	u64 stats[RCLINK_T1_DEV_NUM];
+	u64 ost_free;			/* DMAQ_T1_OST_FREE */
+	u64 dfx;			/* DMAQ_DFX */
 };
 
 /* A snapshot of a QP for qp-get */

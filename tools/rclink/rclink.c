@@ -715,6 +715,11 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_T2_RX_DROP_MALFORMED] = "t2_rx_drop_malformed",
 	[RCLINK_A_DEV_STATS_T2_RX_LOST] = "t2_rx_lost",
 	[RCLINK_A_DEV_STATS_T2_RX_DROP_OLD] = "t2_rx_drop_old",
+	[RCLINK_A_DEV_STATS_T1_OST_FREE] = "t1_ost_free",
+	[RCLINK_A_DEV_STATS_RX_IDLE] = "rx_idle",
+	[RCLINK_A_DEV_STATS_TX_IDLE] = "tx_idle",
+	[RCLINK_A_DEV_STATS_TX_WAIT_MAC_CRD] = "tx_wait_mac_crd",
+	[RCLINK_A_DEV_STATS_TX_MAC_FREE] = "tx_mac_free",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)

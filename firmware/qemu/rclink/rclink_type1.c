@@ -114,9 +114,21 @@ uint16_t rclink_t1_now_ts(void)
 
 /* ------------------------------------------------------------ slots */
 
+/*
+ * DFX_TYPE1_OST_FREE_LVL_O and RCLINK_IDLE_O (seed 000, DFX 接口): the TX
+ * side is idle with every slot free.  Frames are received whole (RX always
+ * idle between them) and the wire takes a frame at once (the MAC is free,
+ * never waiting for credits).
+ */
 static void rclink_t1_ost_free_update(RclinkCore *c)
 {
+    uint64_t dfx = RCLINK_DMAQ_DFX_RX_IDLE | RCLINK_DMAQ_DFX_TX_MAC_FREE;
+
+    if (c->t1->nfree == RCLINK_T1_OST_N) {
+        dfx |= RCLINK_DMAQ_DFX_TX_IDLE;
+    }
     rclink_set(c, RCLINK_DMAQ_T1_OST_FREE, c->t1->nfree);
+    rclink_set(c, RCLINK_DMAQ_DFX, dfx);
 }
 
 int rclink_t1_slot_alloc(RclinkCore *c)

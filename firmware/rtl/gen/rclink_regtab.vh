@@ -29,7 +29,7 @@ function [2:0] rclink_reg_kind;
         16'h50e8, 16'h50f0, 16'h5100, 16'h5108, 16'h5110, 16'h5118,
         16'h5120, 16'h5128, 16'h5130, 16'h5138, 16'h5140, 16'h5148,
         16'h5158, 16'h5160, 16'h5168, 16'h5170, 16'h5178, 16'h5180,
-        16'h5188, 16'h5190, 16'h5150:
+        16'h5188, 16'h5190, 16'h5198, 16'h5150:
             rclink_reg_kind = 3'h3;
         16'h2008, 16'h2010, 16'h2018, 16'h2028, 16'h2030, 16'h2038,
         16'h2040, 16'h2048, 16'h2050, 16'h2058, 16'h2060, 16'h2070,
@@ -76,6 +76,8 @@ function [63:0] rclink_reg_rstval;
             rclink_reg_rstval = 64'h10000;
         16'h5070:
             rclink_reg_rstval = 64'h200;
+        16'h5198:
+            rclink_reg_rstval = 64'hb;
         16'h9800, 16'h9c00:
             rclink_reg_rstval = 64'h8092017;
         16'h9808, 16'h9c08:
@@ -224,6 +226,8 @@ function [63:0] rclink_reg_romask;
             rclink_reg_romask = 64'hfffffffff;
         16'h5070:
             rclink_reg_romask = 64'h3ff;
+        16'h5198:
+            rclink_reg_romask = 64'hf;
         default: rclink_reg_romask = 64'h0;
         endcase
     end

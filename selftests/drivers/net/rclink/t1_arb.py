@@ -11,6 +11,13 @@ the wire ($RCLINK_RESULTS/wire.pcap, or $RCLINK_WIRE_PCAP) is checked:
              (QP 4 only) still sends everything (the mask does not apply)
 
 Every message arrives intact at B either way.
+
+  dfx        the IP's DFX levels in `rclink -s dev show` (DMAQ_DFX,
+             DMAQ_T1_OST_FREE): with the 12 packets held, t1_ost_free is
+             12 below TYPE1_OST_N and tx_idle 0; once all are acknowledged,
+             t1_ost_free is back at TYPE1_OST_N and tx_idle 1; rx_idle and
+             tx_mac_free 1, tx_wait_mac_crd 0 throughout (the model's wire
+             takes a frame at once)
 """
 
 import os
@@ -41,6 +48,7 @@ class ArbTest:
         self.a = self.b = None
         self.saved = {}
         self.added = []
+        self.dfx = []               # (t1_ost_free, tx_idle, ...) samples
 
     def setup(self):
         self.a, self.b = t1.pick_pair()
@@ -87,6 +95,7 @@ class ArbTest:
                     for m in msgs[q]:
                         check(send[q].send(m) == len(m), 'short write')
                 time.sleep(0.5)         # the engine cuts them into slots
+                self.dfx_sample()
                 check(w.link(True), 'the link did not come back')
             for q in qps:
                 for k, m in enumerate(msgs[q]):
@@ -94,6 +103,7 @@ class ArbTest:
                     check(got == m, 'QP %d message %d: %r' % (
                         q, k, None if got is None else len(got)))
                 send[q].drain()
+            self.dfx_sample()
         finally:
             for ch in list(send.values()) + list(recv.values()):
                 ch.close()
@@ -115,6 +125,13 @@ class ArbTest:
         self.ktap.diag('bank_rr %s: %s' % ('on' if rr else 'off',
                                            ' '.join(map(str, seq))))
         return seq
+
+    def dfx_sample(self):
+        st = t1.dev_show(self.a, stats=True)
+        st = dict(st, **st.get('stats', {}))
+        self.dfx.append({k: st.get(k) for k in (
+            'ost', 't1_ost_free', 'tx_idle', 'rx_idle', 'tx_wait_mac_crd',
+            'tx_mac_free')})
 
     @staticmethod
     def req_qp(d):
@@ -140,12 +157,35 @@ class ArbTest:
         seq = self.order((Q0,), True)
         check(seq == [Q0] * N, 'bank_rr on, one bank: %s' % seq)
 
+    def test_dfx(self):
+        self.dfx = []
+        self.order((Q0, Q1), False)
+        check(len(self.dfx) == 2, 'DFX samples: %s' % self.dfx)
+        held, done = self.dfx
+        self.ktap.diag('held: %s' % held)
+        self.ktap.diag('done: %s' % done)
+        ost = held['ost']
+        check(isinstance(ost, int) and ost > 2 * N, 'ost %r' % ost)
+        for name, d in (('held', held), ('done', done)):
+            for k, want in (('rx_idle', 1), ('tx_mac_free', 1),
+                            ('tx_wait_mac_crd', 0)):
+                check(d[k] == want, '%s: %s %r, want %d' % (name, k, d[k],
+                                                             want))
+        check(held['t1_ost_free'] == ost - 2 * N and held['tx_idle'] == 0,
+              'link held down with %d packets: t1_ost_free %r tx_idle %r, '
+              'want %d and 0' % (2 * N, held['t1_ost_free'], held['tx_idle'],
+                                 ost - 2 * N))
+        check(done['t1_ost_free'] == ost and done['tx_idle'] == 1,
+              'all acknowledged: t1_ost_free %r tx_idle %r, want %d and 1'
+              % (done['t1_ost_free'], done['tx_idle'], ost))
+
 
 def main():
     ktap = rt.Ktap()
     mod, t = tw.start_pair_test(ktap, ArbTest)
     rt.run_object(ktap, mod, t, (('fifo', t.test_fifo),
-                   ('bank_rr', t.test_bank_rr)), 't1_arb')
+                   ('bank_rr', t.test_bank_rr), ('dfx', t.test_dfx)),
+                  't1_arb')
 
 
 if __name__ == '__main__':
