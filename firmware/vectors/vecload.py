@@ -29,6 +29,13 @@ composed from fields (value()).
                                      segment header seg and the bytes of
                                      the pieces (RTL: on TX_S; model: a REQ
                                      frame in the wire's pcap, no ICRC)
+  ["sent2", group, seg, [[addr, len], ...]]
+                                     the next TYPE2 packet to group carries
+                                     segment header seg and the bytes of
+                                     the pieces (RTL: on TX_S with
+                                     TX_S_ETYPE_I 3; model: an IPv4/UDP
+                                     frame to port 4792 in the wire's pcap
+                                     with the group in the RH's DEST_QP)
   ["peer", op...]                    an op on the other board of the
                                      model's wired pair (its buffers are
                                      "peer_buffers"); not on the testbench

@@ -58,7 +58,7 @@ def convert(v):
         mem.clear()
 
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
-             'fill', 'wqe', 'rqe', 'memeq', 'sent')
+             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2')
     # ops of the model's peer board are not for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] != 'peer']
@@ -95,6 +95,16 @@ def convert(v):
                     raise SystemExit('%r: pieces not contiguous here' % op)
             out.append(cmd('tx', vl.value(op[2]),
                            vl.value(op[1]) | vl.value(op[3]) << 16 |
+                           sum(n for _, n in pieces) << 32, pieces[0][0]))
+        elif k == 'sent2':
+            # a TYPE2 packet (TX_S_ETYPE_I 3, the group index); the pieces
+            # contiguous as for "sent"
+            pieces = [(vl.addr(a, bases), vl.value(n)) for a, n in op[3]]
+            for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
+                if a0 + n0 != a1:
+                    raise SystemExit('%r: pieces not contiguous here' % op)
+            out.append(cmd('tx', vl.value(op[2]),
+                           3 << 20 | vl.value(op[1]) << 24 |
                            sum(n for _, n in pieces) << 32, pieces[0][0]))
         elif k == 'memeq':
             out.append(cmd('memeq', vl.addr(op[1], bases), vl.addr(op[2], bases),

@@ -16,7 +16,9 @@ sim_only and ops marked "sim" (stimulus of the IP stand-in) are left to
 the testbench.  A "sent" op (a TYPE1 packet the testbench sees on TX_S)
 is looked up here among the frames of the wire capture of the pair
 ($RCLINK_RESULTS/wire.pcap, as boards.sh check writes it; a vector with
-"sent" ops is skipped without it).  One KTAP result per vector file.
+"sent" ops is skipped without it), and so is a "sent2" op (a TYPE2
+packet: a frame of the standard format to UDP port 4792, the group in
+the RH's DEST_QP).  One KTAP result per vector file.
 
 $RCLINK_VECTORS is the vector directory (default: firmware/vectors of the
 tree this test lives in).
@@ -43,6 +45,7 @@ PAGE = 4096
 NPAGES = 16
 POLL_S = 5
 ROCE_PORT = 4791
+T2_PORT = 4792
 
 
 def pcap_path():
@@ -71,6 +74,27 @@ def type1_req(frame):
         return None
     pad = (rh >> 59) & 3
     return rh & 0x1fff, (rh >> 61) & 1, frame[l4 + 16:l4 + ulen - pad]
+
+
+def type2_pkt(frame):
+    """(group, payload) of a TYPE2 frame of the standard format (IPv4/UDP
+    to T2_PORT, the group in the RH's DEST_QP, no ICRC), or None."""
+    l3 = 14
+    etype = struct.unpack('>H', frame[12:14])[0]
+    if etype == 0x8100 and len(frame) >= 18:
+        etype = struct.unpack('>H', frame[16:18])[0]
+        l3 = 18
+    if etype != 0x0800 or len(frame) < l3 + 28 or frame[l3 + 9] != 17:
+        return None
+    l4 = l3 + (frame[l3] & 0xf) * 4
+    dport, ulen = struct.unpack('>HH', frame[l4 + 2:l4 + 6])
+    if dport != T2_PORT or ulen < 16 or len(frame) < l4 + ulen:
+        return None
+    rh = struct.unpack('>Q', frame[l4 + 8:l4 + 16])[0]
+    if rh >> 62 != 0:
+        return None
+    pad = (rh >> 59) & 3
+    return rh & 0x1fff, frame[l4 + 16:l4 + ulen - pad]
 
 
 class Runner:  # pylint: disable=too-many-instance-attributes
@@ -115,6 +139,31 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             recs, _ = t1_wire.pcap_records(self.pcap, self.pcap_off)
             self.frames = [d for _, d in recs]
 
+    def sent2(self, op):
+        """The next TYPE2 frame to group op[1] on the wire carries the
+        segment header and the bytes of the pieces; None or what
+        differs."""
+        vl = self.vl
+        mm = self.mem.mm
+        want = struct.pack('<Q', vl.value(op[2]))
+        for a, ln in op[3]:
+            o = self.where(a)
+            want += bytes(mm[o:o + vl.value(ln)])
+        group = vl.value(op[1])
+        end = time.monotonic() + POLL_S
+        while True:
+            while self.fidx < len(self.frames):
+                pkt = type2_pkt(self.frames[self.fidx])
+                self.fidx += 1
+                if pkt and pkt[0] == group and pkt[1] == want:
+                    return None
+            if time.monotonic() > end:
+                return 'no such TYPE2 frame among %d on the wire' % \
+                    len(self.frames)
+            time.sleep(0.05)
+            recs, _ = t1_wire.pcap_records(self.pcap, self.pcap_off)
+            self.frames = [d for _, d in recs]
+
     def bases(self):
         return {n: self.mem.phys[p] for n, p in self.page.items()}
 
@@ -137,7 +186,7 @@ class Runner:  # pylint: disable=too-many-instance-attributes
         self.load(v, 'buffers')
         if peer:
             peer.load(v, 'peer_buffers')
-        if any(op[0] == 'sent' for op in v['ops']):
+        if any(op[0] in ('sent', 'sent2') for op in v['ops']):
             self.pcap = pcap_path()
             if not self.pcap:
                 raise rt.SkipTest('no wire capture ($RCLINK_RESULTS/'
@@ -164,6 +213,10 @@ class Runner:  # pylint: disable=too-many-instance-attributes
         k = op[0]
         if k == 'sent':
             err = self.sent(op)
+            if err:
+                errs.append('op %d %r: %s' % (n, op, err))
+        elif k == 'sent2':
+            err = self.sent2(op)
             if err:
                 errs.append('op %d %r: %s' % (n, op, err))
         elif k in ('w64', 'w32'):
