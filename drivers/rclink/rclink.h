@@ -197,6 +197,7 @@ struct rclink_cfg {
 	u32 t1_cq_order;		/* ... completion queue */
 	u32 t3_tx_ring_size;		/* TYPE3 rings (ethtool -G after) */
 	u32 t3_rx_ring_size;
+	u8 t1_format;			/* TYPE1 header format at start */
 };
 
 /* devlink health reporters "type1" and "events" (rclink_health.c) */

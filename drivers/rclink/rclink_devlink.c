@@ -19,6 +19,7 @@
 #include "rclink_compat.h"
 #include "rclink_dp.h"
 #include "rclink_netdev.h"
+#include "rclink_nl_gen.h"
 
 #define RCLINK_DL_BOARD_ID	DEVLINK_INFO_VERSION_GENERIC_BOARD_ID
 #define RCLINK_DL_ASIC_ID	DEVLINK_INFO_VERSION_GENERIC_ASIC_ID
@@ -106,7 +107,59 @@ enum rclink_dl_param_id {
 	RCLINK_DL_PARAM_ID_T1_CQ_SIZE,
 	RCLINK_DL_PARAM_ID_T3_TX_RING_SIZE,
 	RCLINK_DL_PARAM_ID_T3_RX_RING_SIZE,
+	RCLINK_DL_PARAM_ID_HEADER_FORMAT,
 };
+
+/* header_format values (Documentation/hw/formats.rst) */
+static const struct {
+	const char *name;
+	u8 format;
+} rclink_dl_formats[] = {
+	{ "std", RCLINK_FORMAT_STANDARD },
+	{ "gen1", RCLINK_FORMAT_GEN1 },
+	{ "gen1-tc", RCLINK_FORMAT_GEN1_TC },
+	{ "gen2", RCLINK_FORMAT_GEN2 },
+	{ "lite", RCLINK_FORMAT_LITE },
+};
+
+static int rclink_dl_format_parse(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rclink_dl_formats); i++)
+		if (!strcmp(name, rclink_dl_formats[i].name))
+			return rclink_dl_formats[i].format;
+	return -EINVAL;
+}
+
+static const char *rclink_dl_format_name(u8 format)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rclink_dl_formats); i++)
+		if (rclink_dl_formats[i].format == format)
+			return rclink_dl_formats[i].name;
+	return "std";
+}
+
+static int rclink_dl_format_validate(struct devlink *devlink, u32 id,
+				     union devlink_param_value val,
+				     struct netlink_ext_ack *extack)
+{
+	int format = rclink_dl_format_parse(val.vstr);
+
+	if (format == RCLINK_FORMAT_LITE) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "header format lite not supported yet");
+		return -EOPNOTSUPP;
+	}
+	if (format < 0) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "unknown header format: std, gen1, gen1-tc or gen2");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static bool rclink_dl_pow2_ok(u32 val, u32 min_order, u32 max_order)
 {
@@ -188,6 +241,9 @@ static const struct devlink_param rclink_dl_params[] = {
 			rclink_dl_t3_size_validate),
 	RCLINK_DL_PARAM(T3_RX_RING_SIZE, "type3_rx_ring_size",
 			rclink_dl_t3_size_validate),
+	DEVLINK_PARAM_DRIVER(RCLINK_DL_PARAM_ID_HEADER_FORMAT, "header_format",
+			     DEVLINK_PARAM_TYPE_STRING, RCLINK_DL_DRIVERINIT,
+			     NULL, NULL, rclink_dl_format_validate),
 };
 
 /* Where each param's value lives in struct rclink_cfg; log2: an order */
@@ -223,6 +279,7 @@ static void rclink_cfg_defaults(struct rclink_cfg *cfg)
 	cfg->t1_cq_order = RCLINK_DP_CQ_ORDER;
 	cfg->t3_tx_ring_size = RCLINK_RING_DEFAULT;
 	cfg->t3_rx_ring_size = RCLINK_RING_DEFAULT;
+	cfg->t1_format = RCLINK_FORMAT_STANDARD;
 }
 
 /* The defaults as the params' driverinit values (before registering) */
@@ -239,6 +296,10 @@ static void rclink_dl_params_init(struct rclink_dev *rdev)
 		rclink_devlink_param_init_set(devlink,
 					      rclink_dl_param_cfg[i].id, val);
 	}
+	strscpy(val.vstr, rclink_dl_format_name(rdev->cfg.t1_format),
+		sizeof(val.vstr));
+	rclink_devlink_param_init_set(devlink, RCLINK_DL_PARAM_ID_HEADER_FORMAT,
+				      val);
 }
 
 /* The driverinit values into rdev->cfg (reload, instance lock held) */
@@ -247,6 +308,7 @@ static void rclink_dl_params_apply(struct rclink_dev *rdev)
 	struct devlink *devlink = priv_to_devlink(rdev);
 	union devlink_param_value val;
 	unsigned int i;
+	u32 id;
 
 	for (i = 0; i < ARRAY_SIZE(rclink_dl_param_cfg); i++) {
 		if (rclink_devl_param_init_get(devlink,
@@ -254,6 +316,13 @@ static void rclink_dl_params_apply(struct rclink_dev *rdev)
 			continue;
 		*rclink_cfg_field(&rdev->cfg, i) = rclink_dl_param_cfg[i].log2 ?
 			ilog2(val.vu32) : val.vu32;
+	}
+	id = RCLINK_DL_PARAM_ID_HEADER_FORMAT;
+	if (!rclink_devl_param_init_get(devlink, id, &val)) {
+		int format = rclink_dl_format_parse(val.vstr);
+
+		if (format >= 0 && format != RCLINK_FORMAT_LITE)
+			rdev->cfg.t1_format = format;
 	}
 }
 

@@ -1115,7 +1115,7 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->icrc = true;
 	t1->vlan_id = 0;
 	t1->vlan_pri = 0;
-	t1->format = RCLINK_FORMAT_STANDARD;
+	t1->format = rdev->cfg.t1_format;	/* devlink header_format */
 	t1->cc_window_ns = 4096;
 	t1->bank_rr = false;
 	err = rclink_t2_groups_alloc(rdev);

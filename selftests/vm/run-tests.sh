@@ -3,7 +3,7 @@
 # Debian kernel (RCLINK_KREL, default the 6.12 one of kernels.env), the
 # tests named (programs of selftests/drivers/net/rclink), with the
 # environment given as NAME=VALUE words first.  Prints the KTAP and the
-# "N passed, N failed" line; results in build/tests/.
+# "N passed, N failed" line; results in build/tests/ (or $RCLINK_TESTS_OUT).
 #
 # usage: run-tests.sh [NAME=VALUE...] TEST...
 #   e.g. run-tests.sh RCLINK_FUZZ_N=100000 fuzz.sh      (make fuzz)
@@ -12,7 +12,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RCLINK_CACHE:-$HOME/.cache/rclink}
-out=$top/build/tests
+out=${RCLINK_TESTS_OUT:-$top/build/tests}
 py=/usr/bin/python3
 cd "$top" || exit 1
 

@@ -7,9 +7,10 @@
 #     each equal to its register (SHIM_SERIAL, SHIM_ID, SHIM_VERSION,
 #     TX/RX_FC_REVISION_ID);
 #   * the driverinit params with their defaults; bad values refused with
-#     the driver's extack message; new values applied by `devlink dev
-#     reload` (ethtool -g, debugfs t1 ring sizes, the event ring size in
-#     the log), the defaults back with a second reload;
+#     the driver's extack message (header_format lite: not supported yet);
+#     new values applied by `devlink dev reload` (ethtool -g, debugfs t1
+#     ring sizes, the event ring size in the log, header_format gen2 in
+#     `rclink dev show`), the defaults back with a second reload;
 #   * the health reporters type3, type1 and events: a TYPE1 retry timeout
 #     injected for a free QP is reported by "type1" (diagnose, dump,
 #     recovered); with a 16-record event ring and the event vector masked in
@@ -69,10 +70,10 @@ print(json.dumps(json.load(sys.stdin)[sys.argv[1]].get(sys.argv[2]),
 params_all() { devlink -j dev param show | dl_json param "$dl"; }
 params_before=$(params_all)
 
-PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size"
+PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format"
 declare -A DEFAULT=([event_eq_size]=256 [type1_sq_size]=4096
 	[type1_rq_size]=512 [type1_cq_size]=2048 [type3_tx_ring_size]=256
-	[type3_rx_ring_size]=256)
+	[type3_rx_ring_size]=256 [header_format]=std)
 
 # The driverinit value of a param
 param_get() {
@@ -168,11 +169,14 @@ ktap_result params_default "$([ -z "$errs" ]; echo $?)" "$errs"
 # 3: bad values: refused, with the driver's message, nothing changed
 errs=""
 for pv in event_eq_size:100 event_eq_size:8 type1_sq_size:8 \
-	type1_cq_size:3000 type3_tx_ring_size:32 type3_rx_ring_size:4096; do
+	type1_cq_size:3000 type3_tx_ring_size:32 type3_rx_ring_size:4096 \
+	header_format:lite header_format:gen3; do
 	p=${pv%%:*} v=${pv#*:}
+	msg="power of two"
+	[ "$p" = header_format ] && msg="header format"
 	if out=$(param_set "$p" "$v" 2>&1); then
 		errs+="$p $v accepted; "
-	elif ! grep -q "power of two" <<<"$out"; then
+	elif ! grep -q "$msg" <<<"$out"; then
 		errs+="$p $v: no extack message: $out; "
 	fi
 	[ "$(param_get "$p")" = "${DEFAULT[$p]}" ] || errs+="$p changed to $(param_get "$p"); "
@@ -182,7 +186,8 @@ ktap_result params_invalid "$([ -z "$errs" ]; echo $?)" "$errs"
 # 4: reload applies new values
 errs=""
 declare -A NEW=([event_eq_size]=32 [type1_sq_size]=1024 [type1_rq_size]=128
-	[type1_cq_size]=256 [type3_tx_ring_size]=128 [type3_rx_ring_size]=512)
+	[type1_cq_size]=256 [type3_tx_ring_size]=128 [type3_rx_ring_size]=512
+	[header_format]=gen2)
 for p in $PARAMS; do
 	param_set "$p" "${NEW[$p]}" || errs+="setting $p failed; "
 done
@@ -202,6 +207,10 @@ if [ -r "$t1" ]; then
 fi
 rcl_kmsg_since "$kmark" | grep -q "event ring of 32 records" ||
 	errs+="no 'event ring of 32 records' in the log; "
+if [ -n "$cdev" ] && [ -x "$RCL_TOOL" ]; then
+	f=$(rcl_tool -j dev show dev "$cdev" | rcl_json_get format)
+	[ "$f" = gen2 ] || errs+="$cdev format '$f' after the reload, want gen2; "
+fi
 ktap_result reload_applies "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # 5: the defaults back
