@@ -201,7 +201,10 @@ static int rclink_nl_put_dev(struct sk_buff *skb, struct rclink_dev *rdev)
 	return 0;
 }
 
-/* The DFX levels (seed 000, DFX 接口) inside the dev stats nest */
+/*
+ * The DFX levels (seed 000, DFX 接口) and the TYPE2 send state in the dev
+ * stats nest
+ */
 static int rclink_nl_put_dfx(struct sk_buff *skb,
 			     const struct rclink_t1_dev_info *info)
 {
@@ -218,7 +221,11 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 	unsigned int i;
 
 	if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T1_OST_FREE,
-			      info->ost_free, RCLINK_A_DEV_STATS_PAD))
+			      info->ost_free, RCLINK_A_DEV_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T2_OST_FREE,
+			      info->t2_ost_free, RCLINK_A_DEV_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T2_CRD,
+			      info->t2_crd, RCLINK_A_DEV_STATS_PAD))
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(bits); i++)
 		if (nla_put_u64_64bit(skb, bits[i].attr,
@@ -272,7 +279,9 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u16(skb, RCLINK_A_VLAN_ID, cfg->vlan_id) ||
 	    nla_put_u8(skb, RCLINK_A_VLAN_PRI, cfg->vlan_pri) ||
 	    nla_put_u32(skb, RCLINK_A_CC_WINDOW, cfg->cc_window_ns) ||
-	    nla_put_u8(skb, RCLINK_A_BANK_RR, cfg->bank_rr))
+	    nla_put_u8(skb, RCLINK_A_BANK_RR, cfg->bank_rr) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_T2_RATE, cfg->t2_rate,
+			      RCLINK_A_PAD))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -466,6 +475,12 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	if (attr) {
 		cfg->bank_rr = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_BANK_RR;
+	}
+
+	attr = attrs[RCLINK_A_T2_RATE];
+	if (attr) {
+		cfg->t2_rate = nla_get_u64(attr);
+		*given |= RCLINK_DEV_F_T2_RATE;
 	}
 
 	attr = attrs[RCLINK_A_CC_WINDOW];

@@ -209,28 +209,47 @@ static u64 rclink_t1_cc_window_bits(u32 ns)
  * A rate in bit/s as TX_SPEED_MEM.tx_speed_cfg: the bytes it sends in one
  * CC window, rounded up (seed 000, 速率控制: length_thr).
  */
+static int rclink_rate_bytes(u64 rate, u64 win, u32 *bytes)
+{
+	u64 b;
+
+	if (rate > div64_u64(U64_MAX - 8ULL * NSEC_PER_SEC, win))
+		return -ERANGE;
+	b = div64_u64(rate * win + 8ULL * NSEC_PER_SEC - 1,
+		      8ULL * NSEC_PER_SEC);
+	if (b > FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG))
+		return -ERANGE;
+	*bytes = b;
+	return 0;
+}
+
 static int rclink_t1_rate_speed(struct rclink_t1 *t1, u64 rate, u32 *speed,
 				struct netlink_ext_ack *extack)
 {
-	u64 win = t1->cc_window_ns, bytes;
-
 	lockdep_assert_held(&t1->lock);
 	if (!rate) {
 		NL_SET_ERR_MSG(extack, "rate: must be at least 1 bit/s");
 		return -ERANGE;
 	}
-	if (rate > div64_u64(U64_MAX - 8ULL * NSEC_PER_SEC, win))
-		goto too_fast;
-	bytes = div64_u64(rate * win + 8ULL * NSEC_PER_SEC - 1,
-			  8ULL * NSEC_PER_SEC);
-	if (bytes > FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG))
-		goto too_fast;
-	*speed = bytes;
+	if (rclink_rate_bytes(rate, t1->cc_window_ns, speed)) {
+		NL_SET_ERR_MSG(extack,
+			       "rate: above 2^22-1 bytes per CC window (dev cc_window)");
+		return -ERANGE;
+	}
 	return 0;
-too_fast:
-	NL_SET_ERR_MSG(extack,
-		       "rate: above 2^22-1 bytes per CC window (dev cc_window)");
-	return -ERANGE;
+}
+
+/* The TYPE2 rate as TYPE2_SPEED.length_thr in a CC window of win ns */
+static int rclink_t2_rate_speed(u64 rate, u32 win, u32 *speed,
+				struct netlink_ext_ack *extack)
+{
+	*speed = 0;
+	if (rate && rclink_rate_bytes(rate, win, speed)) {
+		NL_SET_ERR_MSG(extack,
+			       "t2_rate: above 2^22-1 bytes per CC window (dev cc_window)");
+		return -ERANGE;
+	}
+	return 0;
 }
 
 /* The QP's rate: the one asked for, else what its speed gives */
@@ -288,6 +307,8 @@ static void rclink_t2_write_global(struct rclink_dev *rdev)
 	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val);
 	rclink_wr64(rdev, RCLINK_DMAQ_T2_JOIN,
 		    FIELD_PREP(RCLINK_DMAQ_T2_JOIN_JOIN, t1->t2_join));
+	rclink_wr64(rdev, RCLINK_TYPE2_SPEED,
+		    FIELD_PREP(RCLINK_TYPE2_SPEED_LENGTH_THR, t1->t2_speed));
 	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
 	rclink_wr64(rdev, RCLINK_RDMA_EN, val | RCLINK_RDMA_EN_TYPE2_EN);
 }
@@ -400,6 +421,8 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 	val &= ~(RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN |
 		 RCLINK_RC_MISC_CFG_TX_BANK_RR_EN |
 		 RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+	/* TYPE2 never overruns the MAC's multicast buffer */
+	val |= RCLINK_RC_MISC_CFG_MULTI_CREDIT_CTRL_EN;
 	if (t1->bank_rr)
 		val |= RCLINK_RC_MISC_CFG_TX_BANK_RR_EN;
 	if (t1->ack_timestamp)
@@ -646,6 +669,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->format = t1->format;
 	cfg->cc_window_ns = t1->cc_window_ns;
 	cfg->bank_rr = t1->bank_rr;
+	cfg->t2_rate = t1->t2_rate;
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -656,6 +680,10 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	info->ost_free = FIELD_GET(RCLINK_DMAQ_T1_OST_FREE_FREE,
 				   rclink_rd64(rdev, RCLINK_DMAQ_T1_OST_FREE));
 	info->dfx = rclink_rd64(rdev, RCLINK_DMAQ_DFX);
+	val = rclink_rd64(rdev, RCLINK_DMAQ_T2_OST_FREE);
+	info->t2_ost_free = FIELD_GET(RCLINK_DMAQ_T2_OST_FREE_FREE, val);
+	info->t2_crd = FIELD_GET(RCLINK_DMAQ_T2_CRD_CELLS,
+				 rclink_rd64(rdev, RCLINK_DMAQ_T2_CRD));
 	mutex_unlock(&rdev->qp_lock);
 	mutex_unlock(&t1->lock);
 }
@@ -665,6 +693,9 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		      struct netlink_ext_ack *extack)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
+	u64 t2_rate;
+	u32 t2_speed;
+	int err;
 
 	mutex_lock(&t1->lock);
 	if ((given & RCLINK_DEV_F_CC_WINDOW) && t1->nr_qps &&
@@ -675,6 +706,17 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 			       "cc_window: the board has QPs, delete them first");
 		return -EBUSY;
 	}
+	/* the TYPE2 rate counts in the window too */
+	t2_rate = given & RCLINK_DEV_F_T2_RATE ? cfg->t2_rate : t1->t2_rate;
+	err = rclink_t2_rate_speed(t2_rate, given & RCLINK_DEV_F_CC_WINDOW ?
+				   cfg->cc_window_ns : t1->cc_window_ns,
+				   &t2_speed, extack);
+	if (err) {
+		mutex_unlock(&t1->lock);
+		return err;
+	}
+	t1->t2_rate = t2_rate;
+	t1->t2_speed = t2_speed;
 	if (given & RCLINK_DEV_F_CC_WINDOW)
 		t1->cc_window_ns = cfg->cc_window_ns;
 	if (given & RCLINK_DEV_F_BANK_RR)
@@ -1118,6 +1160,8 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->format = rdev->cfg.t1_format;	/* devlink header_format */
 	t1->cc_window_ns = 4096;
 	t1->bank_rr = false;
+	t1->t2_rate = 0;
+	t1->t2_speed = 0;
 	err = rclink_t2_groups_alloc(rdev);
 	if (err)
 		goto err_free_qps;

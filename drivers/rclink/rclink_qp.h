@@ -48,6 +48,7 @@ struct rclink_t1_dev_cfg {
 	u8 format;		/* enum rclink_format */
 	u32 cc_window_ns;
 	bool bank_rr;
+	u64 t2_rate;		/* bit/s, 0: no limit */
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -68,6 +69,7 @@ enum {
 	RCLINK_DEV_F_FORMAT		= BIT(13),
 	RCLINK_DEV_F_CC_WINDOW		= BIT(14),
 	RCLINK_DEV_F_BANK_RR		= BIT(15),
+	RCLINK_DEV_F_T2_RATE		= BIT(16),
 };
 
 /* The board's DMAQ_QPS_* counters of one QP, in register order */
@@ -120,6 +122,8 @@ struct rclink_t1_dev_info {
 	u64 stats[RCLINK_T1_DEV_NUM];
 	u64 ost_free;			/* DMAQ_T1_OST_FREE */
 	u64 dfx;			/* DMAQ_DFX */
+	u64 t2_ost_free;		/* DMAQ_T2_OST_FREE */
+	u64 t2_crd;			/* DMAQ_T2_CRD */
 };
 
 /* A snapshot of a QP for qp-get */

@@ -124,6 +124,8 @@ struct rclink_t1 {
 	u8 format;		/* enum rclink_format: AFH_CFG_EN */
 	u32 cc_window_ns;	/* CC_CFG.cc_window */
 	bool bank_rr;		/* RC_MISC_CFG.tx_bank_rr_en */
+	u64 t2_rate;		/* TYPE2 rate asked for (bit/s), 0: none */
+	u32 t2_speed;		/* TYPE2_SPEED.length_thr it gives */
 
 	/*
 	 * TYPE2 multicast groups (seed 000, TYPE2): the data path treats a

@@ -285,7 +285,7 @@ static void usage(FILE *f)
 	      "                      [ retry_timer USEC ] [ retry_cnt N ] [ rnr_retry_cnt N ]\n"
 	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
 	      "                      [ vlan off|VID ] [ vlan_pri N ] [ cc_window NS ]\n"
-	      "                      [ bank_rr on|off ]\n"
+	      "                      [ bank_rr on|off ] [ t2_rate RATE|off ]\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
@@ -720,6 +720,8 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_TX_IDLE] = "tx_idle",
 	[RCLINK_A_DEV_STATS_TX_WAIT_MAC_CRD] = "tx_wait_mac_crd",
 	[RCLINK_A_DEV_STATS_TX_MAC_FREE] = "tx_mac_free",
+	[RCLINK_A_DEV_STATS_T2_OST_FREE] = "t2_ost_free",
+	[RCLINK_A_DEV_STATS_T2_CRD] = "t2_crd",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
@@ -739,6 +741,25 @@ static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
 	default:
 		out_u64(key, nla_get_u64(tb[type]));
 		break;
+	}
+}
+
+/* A rate: JSON in bit/s; text in tc's units, 0 as "off" */
+static void out_attr_rate(struct nlattr **tb, int type, const char *key)
+{
+	uint64_t rate;
+	char buf[32];
+
+	if (!tb[type])
+		return;
+	rate = nla_get_u64(tb[type]);
+	if (opt_json) {
+		out_u64(key, rate);
+	} else if (!rate) {
+		out_str(key, "off");
+	} else {
+		format_rate(buf, sizeof(buf), rate);
+		out_str(key, buf);
 	}
 }
 
@@ -813,6 +834,7 @@ static int dev_parse(struct nlattr **tb, void *arg)
 	out_attr_u(tb, RCLINK_A_VLAN_PRI, "vlan_pri", 8);
 	out_attr_u(tb, RCLINK_A_CC_WINDOW, "cc_window", 32);
 	out_attr_bool(tb, RCLINK_A_BANK_RR, "bank_rr", "on", "off");
+	out_attr_rate(tb, RCLINK_A_T2_RATE, "t2_rate");
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -937,6 +959,11 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			v = arg_value(&argc, &argv);
 			err = nla_put_u32(msg, RCLINK_A_CC_WINDOW,
 					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "t2_rate")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u64(msg, RCLINK_A_T2_RATE,
+					  keyword(v, "off") ? 0 :
+					  parse_rate(k, v));
 		} else {
 			usage_error("dev set: unknown argument \"%s\"", k);
 		}
@@ -1014,18 +1041,7 @@ static int qp_parse(struct nlattr **tb, void *arg)
 	out_attr_u(tb, RCLINK_A_PKEY, "pkey", 8);
 	out_attr_u(tb, RCLINK_A_RX_PKEY, "rx_pkey", 8);
 	out_attr_u(tb, RCLINK_A_SPEED, "speed", 32);
-	if (tb[RCLINK_A_RATE]) {
-		uint64_t rate = nla_get_u64(tb[RCLINK_A_RATE]);
-		char buf[32];
-
-		/* JSON: bit/s; text: in tc's units */
-		if (opt_json) {
-			out_u64("rate", rate);
-		} else {
-			format_rate(buf, sizeof(buf), rate);
-			out_str("rate", buf);
-		}
-	}
+	out_attr_rate(tb, RCLINK_A_RATE, "rate");
 	if (tb[RCLINK_A_STATE])
 		out_str("state", name_of(state_names, ARRAY_SIZE(state_names),
 					 nla_get_u8(tb[RCLINK_A_STATE])));

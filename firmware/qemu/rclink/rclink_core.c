@@ -346,10 +346,9 @@ static void rclink_link_update(RclinkCore *c, bool quiet)
     }
     c->link_up = up;
     trace_rclink_link_state(c->carrier, force_down, up);
-    if (up) {
-        /* TYPE1 slots and responses waiting for the link go now. */
-        rclink_t1_kick(c);
-    }
+    /* Up: TYPE1 slots and responses waiting for the link go now; down:
+     * the TYPE2 packets waiting in the IP are flushed. */
+    rclink_t1_kick(c);
     if (!quiet) {
         rclink_event(c, RCLINK_EVT_SRC_LINK, up);
     }

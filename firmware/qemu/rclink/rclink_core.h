@@ -201,8 +201,7 @@ uint16_t rclink_t1_now_ts(void);
 
 /* rclink_type2.c: TYPE2 multicast (seed 000, TYPE2) */
 bool rclink_t2_active(RclinkCore *c);
-void rclink_t2_send(RclinkCore *c, unsigned group, const uint8_t *pl,
-                    size_t plen);
+void rclink_t2_crd_hold(RclinkCore *c, bool hold);
 void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len);
 void rclink_t2_irq_info(RclinkCore *c, unsigned code, unsigned sub,
                         uint64_t intr);

@@ -504,30 +504,74 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
 }
 
 /*
- * A TYPE2 message: one packet to its group, at once (no slot, no ACK); it
- * completes MCAST OK when on the wire, FLUSHED when TYPE2 cannot send.
+ * TYPE2 (seed 000, TYPE2): a MCAST message takes one of the IP's
+ * TYPE2_OST_N packet buffers with its data (a TX_S_CRD_O[3] token) and
+ * leaves, in order, when the TYPE2 rate and the MAC's multicast credits
+ * let it (rclink_t2_try_send); it completes MCAST OK then, FLUSHED when
+ * TYPE2 cannot send (off, no header format, link down: DMAQ_T2_TX_DROP).
+ * No slot, no ACK.
  */
-static void dmaq_t2_send(RclinkCore *c, RclinkDmaqMsg *m)
+static void dmaq_t2_done(RclinkCore *c, RclinkDmaqMsg *m, uint8_t status)
 {
-    uint8_t pl[RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT];
-    uint8_t status = RCLINK_CQE_ST_OK;
-
-    if (!rclink_t2_active(c) || !c->link_up) {
-        rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
-        status = RCLINK_CQE_ST_FLUSHED;
-    } else if (!dmaq_msg_copy(c, m, pl + RCLINK_SEG_BYTES, m->len)) {
-        status = RCLINK_CQE_ST_DMA_ERR;
-    } else {
-        uint64_t seg = RF_SET(RCLINK_SEG_POS, 0, RCLINK_SEG_ONLY);
-
-        seg = RF_SET(RCLINK_SEG_MSG_LEN, seg, m->len);
-        stq_le_p(pl, seg);
-        rclink_t2_send(c, m->qpn, pl, RCLINK_SEG_BYTES + m->len);
-    }
     trace_rclink_dmaq_msg_done(m->qpn, m->sq_idx, m->len, status);
     dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND_MCAST, m->qpn, status, m->len,
                   m->sq_idx);
+    g_free(m->t2_pl);
     g_free(m);
+}
+
+static void dmaq_t2_run(RclinkCore *c)
+{
+    RclinkDmaq *q = &c->t1->q;
+    bool can = rclink_t2_active(c) && c->link_up;
+    RclinkDmaqMsg *m;
+
+    while ((m = QSIMPLEQ_FIRST(&q->t2_ost))) {
+        uint8_t status = RCLINK_CQE_ST_OK;
+
+        if (!can) {
+            rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
+            status = RCLINK_CQE_ST_FLUSHED;
+        } else if (!rclink_t2_try_send(c, m->qpn, m->t2_pl, m->t2_plen)) {
+            break;
+        }
+        QSIMPLEQ_REMOVE_HEAD(&q->t2_ost, next);
+        q->t2_nost--;
+        dmaq_t2_done(c, m, status);
+    }
+    rclink_set(c, RCLINK_DMAQ_T2_OST_FREE,
+               RCLINK_PARAM_TYPE2_OST_N_DEFAULT - q->t2_nost);
+    rclink_dfx_update(c);
+}
+
+/* A MCAST message into the IP: false while its TYPE2_OST_N buffers are all
+ * taken (the send queue waits). */
+static bool dmaq_t2_admit(RclinkCore *c, RclinkDmaqMsg *m)
+{
+    RclinkDmaq *q = &c->t1->q;
+    uint64_t seg;
+
+    if (q->t2_nost >= RCLINK_PARAM_TYPE2_OST_N_DEFAULT) {
+        return false;
+    }
+    if (!rclink_t2_active(c) || !c->link_up) {
+        rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
+        dmaq_t2_done(c, m, RCLINK_CQE_ST_FLUSHED);
+        return true;
+    }
+    m->t2_plen = RCLINK_SEG_BYTES + m->len;
+    m->t2_pl = g_malloc(m->t2_plen);
+    if (!dmaq_msg_copy(c, m, m->t2_pl + RCLINK_SEG_BYTES, m->len)) {
+        dmaq_t2_done(c, m, RCLINK_CQE_ST_DMA_ERR);
+        return true;
+    }
+    seg = RF_SET(RCLINK_SEG_POS, 0, RCLINK_SEG_ONLY);
+    seg = RF_SET(RCLINK_SEG_MSG_LEN, seg, m->len);
+    stq_le_p(m->t2_pl, seg);
+    QSIMPLEQ_INSERT_TAIL(&q->t2_ost, m, next);
+    q->t2_nost++;
+    dmaq_t2_run(c);
+    return true;
 }
 
 static void dmaq_sq_run(RclinkCore *c)
@@ -542,6 +586,13 @@ static void dmaq_sq_run(RclinkCore *c)
         if (!q->cur) {
             RclinkDmaqMsg *m;
 
+            if (q->t2_parked) {
+                if (!dmaq_t2_admit(c, q->t2_parked)) {
+                    return;
+                }
+                q->t2_parked = NULL;
+                continue;
+            }
             if (q->nheld >= DMAQ_HELD_MAX || !c->t1->nfree) {
                 return;
             }
@@ -549,7 +600,10 @@ static void dmaq_sq_run(RclinkCore *c)
                 return;
             }
             if (m && m->mcast) {
-                dmaq_t2_send(c, m);
+                if (!dmaq_t2_admit(c, m)) {
+                    q->t2_parked = m;
+                    return;
+                }
                 continue;
             }
             q->cur = m;
@@ -568,6 +622,7 @@ static void dmaq_sq_run(RclinkCore *c)
 void rclink_dmaq_run(RclinkCore *c)
 {
     dmaq_cq_flush_held(c);
+    dmaq_t2_run(c);
     dmaq_sq_run(c);
 }
 
@@ -1043,6 +1098,7 @@ void rclink_dmaq_init(RclinkCore *c)
     uint32_t i;
 
     QSIMPLEQ_INIT(&q->held);
+    QSIMPLEQ_INIT(&q->t2_ost);
     for (i = 0; i < c->qp_num; i++) {
         QSIMPLEQ_INIT(&c->t1->qps[i].msgs);
     }
@@ -1050,11 +1106,11 @@ void rclink_dmaq_init(RclinkCore *c)
 
 static void dmaq_free_msgs(RclinkCore *c)
 {
+    RclinkDmaqMsg *m;
     uint32_t i;
 
     for (i = 0; i < c->qp_num; i++) {
         RclinkT1Qp *qp = &c->t1->qps[i];
-        RclinkDmaqMsg *m;
 
         while ((m = QSIMPLEQ_FIRST(&qp->msgs))) {
             QSIMPLEQ_REMOVE_HEAD(&qp->msgs, next);
@@ -1062,6 +1118,17 @@ static void dmaq_free_msgs(RclinkCore *c)
         }
     }
     c->t1->q.cur = NULL;
+    while ((m = QSIMPLEQ_FIRST(&c->t1->q.t2_ost))) {
+        QSIMPLEQ_REMOVE_HEAD(&c->t1->q.t2_ost, next);
+        g_free(m->t2_pl);
+        g_free(m);
+    }
+    c->t1->q.t2_nost = 0;
+    if (c->t1->q.t2_parked) {
+        g_free(c->t1->q.t2_parked->t2_pl);
+        g_free(c->t1->q.t2_parked);
+        c->t1->q.t2_parked = NULL;
+    }
 }
 
 void rclink_dmaq_fini(RclinkCore *c)

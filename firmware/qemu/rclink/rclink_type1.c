@@ -117,18 +117,26 @@ uint16_t rclink_t1_now_ts(void)
 /*
  * DFX_TYPE1_OST_FREE_LVL_O and RCLINK_IDLE_O (seed 000, DFX 接口): the TX
  * side is idle with every slot free.  Frames are received whole (RX always
- * idle between them) and the wire takes a frame at once (the MAC is free,
- * never waiting for credits).
+ * idle between them) and the wire takes a frame at once (the MAC is free);
+ * TYPE2 packets in the IP keep TX busy, and may wait for MAC credits.
  */
-static void rclink_t1_ost_free_update(RclinkCore *c)
+void rclink_dfx_update(RclinkCore *c)
 {
     uint64_t dfx = RCLINK_DMAQ_DFX_RX_IDLE | RCLINK_DMAQ_DFX_TX_MAC_FREE;
 
-    if (c->t1->nfree == RCLINK_T1_OST_N) {
+    if (c->t1->nfree == RCLINK_T1_OST_N && !c->t1->q.t2_nost) {
         dfx |= RCLINK_DMAQ_DFX_TX_IDLE;
     }
-    rclink_set(c, RCLINK_DMAQ_T1_OST_FREE, c->t1->nfree);
+    if (c->t1->t2.wait_crd) {
+        dfx |= RCLINK_DMAQ_DFX_TX_WAIT_MAC_CRD;
+    }
     rclink_set(c, RCLINK_DMAQ_DFX, dfx);
+}
+
+static void rclink_t1_ost_free_update(RclinkCore *c)
+{
+    rclink_set(c, RCLINK_DMAQ_T1_OST_FREE, c->t1->nfree);
+    rclink_dfx_update(c);
 }
 
 int rclink_t1_slot_alloc(RclinkCore *c)
@@ -782,7 +790,7 @@ static bool rclink_cc_manual(RclinkCore *c)
     return rclink_get(c, RCLINK_SHIM_CC_TEST) & RCLINK_SHIM_CC_TEST_MANUAL;
 }
 
-static uint64_t rclink_cc_now(RclinkCore *c)
+uint64_t rclink_cc_now(RclinkCore *c)
 {
     if (rclink_cc_manual(c)) {
         return c->t1->cc_steps;
@@ -791,7 +799,7 @@ static uint64_t rclink_cc_now(RclinkCore *c)
 }
 
 /* acc_cnt after k window ends: length_thr less each, down to 0 */
-static uint64_t rclink_cc_decay(uint64_t acc, uint64_t k, uint32_t thr)
+uint64_t rclink_cc_decay(uint64_t acc, uint64_t k, uint32_t thr)
 {
     return !thr ? acc : k > acc / thr ? 0 : acc - k * thr;
 }
@@ -891,7 +899,10 @@ void rclink_t1_cc_test(RclinkCore *c, uint64_t val)
                           "without manual: ignored\n");
         }
     }
-    rclink_set(c, RCLINK_SHIM_CC_TEST, val & RCLINK_SHIM_CC_TEST_MANUAL);
+    rclink_set(c, RCLINK_SHIM_CC_TEST,
+               val & (RCLINK_SHIM_CC_TEST_MANUAL |
+                      RCLINK_SHIM_CC_TEST_T2_CRD_HOLD));
+    rclink_t2_crd_hold(c, val & RCLINK_SHIM_CC_TEST_T2_CRD_HOLD);
 }
 
 static void rclink_t1_cc_timer(void *opaque)
@@ -909,8 +920,8 @@ static bool rclink_t1_qp_can_send(RclinkCore *c, RclinkT1Qp *q)
            thr && rclink_cc_peek(c, q) < thr;
 }
 
-/* A slot waits for its QP's window to end (WAIT_CRD): wake up then. */
-static void rclink_cc_wait(RclinkCore *c)
+/* A slot (or TYPE2) waits for its window to end (WAIT_CRD): wake up then. */
+void rclink_cc_wait(RclinkCore *c)
 {
     int64_t w;
 

@@ -93,6 +93,8 @@ typedef struct RclinkDmaqMsg {
     uint32_t outstanding;                 /* packets holding a slot */
     uint32_t piece, piece_off;            /* cursor of the next packet */
     uint32_t npieces;
+    uint8_t *t2_pl;                       /* TYPE2: its packet in the IP */
+    uint32_t t2_plen;
     RclinkDmaqPiece pieces[];
 } RclinkDmaqMsg;
 
@@ -175,6 +177,11 @@ typedef struct RclinkT2 {
     RclinkT2Src src[RCLINK_AFH_T2_GROUPS][RCLINK_T2_SRCS];
     unsigned src_victim[RCLINK_AFH_T2_GROUPS];
     RclinkDmaqRx rx[RCLINK_AFH_T2_GROUPS];   /* the engine's, per group */
+    /* TYPE2 rate: acc_cnt as for a QP, brought to window acc_win */
+    uint64_t acc, acc_win;
+    /* the MAC's multicast credits (128-byte cells), those it keeps */
+    uint32_t crd, crd_held;
+    bool wait_crd;             /* the next packet waits for credits */
 } RclinkT2;
 
 typedef struct RclinkDmaq {
@@ -190,6 +197,10 @@ typedef struct RclinkDmaq {
         uint8_t status;        /* OK, or why the buffer cannot be used */
     } rqe[RCLINK_DMAQ_RING_MAX];
     uint64_t wqe[RCLINK_DMAQ_RING_MAX][2];   /* scratch: a WQE chain */
+    /* TYPE2 packets in the IP (TYPE2_OST_N), and one read waiting for room */
+    QSIMPLEQ_HEAD(, RclinkDmaqMsg) t2_ost;
+    uint32_t t2_nost;
+    RclinkDmaqMsg *t2_parked;
 } RclinkDmaq;
 
 struct RclinkT1 {
@@ -254,6 +265,14 @@ int rclink_t1_slot_alloc(RclinkCore *c);
 void rclink_t1_slot_put(RclinkCore *c, int s);
 void rclink_t1_submit(RclinkCore *c, int s);
 void rclink_t1_release_all(RclinkCore *c);
+void rclink_dfx_update(RclinkCore *c);
+uint64_t rclink_cc_now(RclinkCore *c);
+uint64_t rclink_cc_decay(uint64_t acc, uint64_t k, uint32_t thr);
+void rclink_cc_wait(RclinkCore *c);
+
+/* rclink_type2.c, for the queue engine */
+bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
+                        size_t plen);
 
 /* rclink_dmaq.c, for the transport */
 void rclink_dmaq_init(RclinkCore *c);

@@ -2,8 +2,10 @@
  * rclink board model: TYPE2, the IP's unreliable multicast (seed 000, TYPE2;
  * Documentation/hw/shim.rst, "TYPE2: multicast").
  *
- * A MCAST WQE chain of the send queue is one packet to group n: it leaves
- * at once in the header format of AFH_CFG_EN with DA = TYPE2_DA_n (Key_words
+ * A MCAST WQE chain of the send queue is one packet to group n: it waits in
+ * one of TYPE2_OST_N buffers of the IP (rclink_dmaq.c) until the TYPE2 rate
+ * (TYPE2_SPEED) and the MAC's multicast credits let it go, in the header
+ * format of AFH_CFG_EN with DA = TYPE2_DA_n (Key_words
  * M = 1 in AFH_GEN2_16b), the RH carrying the group in DEST_QP and a PSN per
  * group, no ICRC.  A TYPE2 frame from the wire goes to the joined group whose
  * TYPE2_DA_n is its DA (DMAQ_T2_JOIN), as one RECV_MCAST message; the PSNs
@@ -20,6 +22,7 @@
 #define T2_PKT_LEN      RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT
 #define T2_FRAME_MAX    (14 + 4 + 20 + 8 + RCLINK_RH_BYTES + T2_PKT_LEN + 3)
 #define T2_RH_PKT_LEN_MAX 127
+#define T2_CELL         128     /* a MAC multicast credit */
 
 bool rclink_t2_active(RclinkCore *c)
 {
@@ -49,11 +52,12 @@ static uint64_t rclink_t2_da(RclinkCore *c, unsigned g)
                   rclink_get(c, RCLINK_TYPE2_DA_0 + 8 * g));
 }
 
-/* One packet (segment header and data, plen bytes) to group g. */
-void rclink_t2_send(RclinkCore *c, unsigned g, const uint8_t *pl, size_t plen)
+/* The frame of one packet (segment header and data, plen bytes) to group
+ * g with the group's next PSN, into f; its length. */
+static size_t rclink_t2_frame(RclinkCore *c, unsigned g, const uint8_t *pl,
+                              size_t plen, uint8_t *f)
 {
     RclinkT2 *t2 = &c->t1->t2;
-    uint8_t f[T2_FRAME_MAX];
     unsigned fmt = rclink_t1_format(c);
     uint8_t tc = RF_GET(RCLINK_TRAFFIC_CLASS_TYPE2_REQ_TC,
                         rclink_get(c, RCLINK_TRAFFIC_CLASS));
@@ -92,10 +96,96 @@ void rclink_t2_send(RclinkCore *c, unsigned g, const uint8_t *pl, size_t plen)
         memset(f + off, 0, 60 - off);
         off = 60;
     }
-    trace_rclink_t2_tx(g, t2->tx_psn[g], plen, off);
+    return off;
+}
+
+static bool rclink_t2_crd_on(RclinkCore *c)
+{
+    return rclink_get(c, RCLINK_RC_MISC_CFG) &
+           RCLINK_RC_MISC_CFG_MULTI_CREDIT_CTRL_EN;
+}
+
+static void rclink_t2_crd_update(RclinkCore *c)
+{
+    rclink_set(c, RCLINK_DMAQ_T2_CRD, c->t1->t2.crd);
+    rclink_dfx_update(c);
+}
+
+/* TYPE2's acc_cnt now (seed 000, TYPE2 速率控制: as a QP's, in CC_CFG
+ * windows, against TYPE2_SPEED.length_thr) */
+static uint64_t rclink_t2_acc(RclinkCore *c, uint32_t thr)
+{
+    RclinkT2 *t2 = &c->t1->t2;
+    uint64_t now = rclink_cc_now(c);
+
+    if (now > t2->acc_win) {
+        t2->acc = rclink_cc_decay(t2->acc, now - t2->acc_win, thr);
+    }
+    t2->acc_win = now;
+    return t2->acc;
+}
+
+/*
+ * One packet to group g, if the TYPE2 rate and the MAC's multicast credits
+ * (seed 000, 多播报文流量控制: 128-byte cells, with multi_credit_ctrl_en)
+ * let it go now: the frame goes on the wire and true; else false, and the
+ * caller tries again when a CC window ends or credits come back.
+ */
+bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
+                        size_t plen)
+{
+    RclinkT2 *t2 = &c->t1->t2;
+    uint32_t thr = RF_GET(RCLINK_TYPE2_SPEED_LENGTH_THR,
+                          rclink_get(c, RCLINK_TYPE2_SPEED));
+    uint8_t f[T2_FRAME_MAX];
+    size_t len;
+    uint32_t cells;
+
+    if (thr && rclink_t2_acc(c, thr) >= thr) {
+        trace_rclink_t2_wait("rate", t2->acc);
+        rclink_cc_wait(c);
+        return false;
+    }
+    len = rclink_t2_frame(c, g, pl, plen, f);
+    cells = DIV_ROUND_UP(len, T2_CELL);
+    if (rclink_t2_crd_on(c)) {
+        if (t2->crd < cells) {
+            if (!t2->wait_crd) {
+                trace_rclink_t2_wait("credit", t2->crd);
+                t2->wait_crd = true;
+                rclink_dfx_update(c);
+            }
+            return false;
+        }
+        /* the MAC returns the cells once the frame left (at once here) */
+        if (rclink_get(c, RCLINK_SHIM_CC_TEST) &
+            RCLINK_SHIM_CC_TEST_T2_CRD_HOLD) {
+            t2->crd -= cells;
+            t2->crd_held += cells;
+        }
+    }
+    t2->wait_crd = false;
+    t2->acc = thr ? t2->acc + plen : 0;         /* no limit: no debt */
+    rclink_t2_crd_update(c);
+    trace_rclink_t2_tx(g, t2->tx_psn[g], plen, len);
     t2->tx_psn[g] = rclink_psn(t2->tx_psn[g] + 1);
     rclink_count(c, RCLINK_DMAQ_T2_TX_PKTS);
-    rclink_wire_send(c, f, off);
+    rclink_wire_send(c, f, len);
+    return true;
+}
+
+/* SHIM_CC_TEST.t2_crd_hold written: released, the MAC returns what it kept */
+void rclink_t2_crd_hold(RclinkCore *c, bool hold)
+{
+    RclinkT2 *t2 = &c->t1->t2;
+
+    if (hold || !t2->crd_held) {
+        return;
+    }
+    t2->crd += t2->crd_held;
+    t2->crd_held = 0;
+    rclink_t2_crd_update(c);
+    rclink_t1_kick(c);
 }
 
 static void rclink_t2_drop(RclinkCore *c, hwaddr counter, const char *why,
@@ -273,4 +363,6 @@ void rclink_t2_join(RclinkCore *c, uint64_t old, uint64_t val)
 void rclink_t2_reset(RclinkCore *c)
 {
     memset(&c->t1->t2, 0, sizeof(c->t1->t2));
+    c->t1->t2.crd = RCLINK_PARAM_TYPE2_CRD_RST_NUM_DEFAULT;
+    rclink_t2_crd_update(c);
 }

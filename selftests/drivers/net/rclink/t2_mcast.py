@@ -19,6 +19,17 @@ Documentation/hw/shim.rst, "TYPE2: multicast"):
                   and tools/wireshark/rclink.lua decode every TYPE2 frame:
                   TYPE2, the format, the group in DEST_QP, Key_words 0x83
   refused         group 8, a unicast group MAC, an unknown group on bind
+  credits_ost     the MAC keeps its multicast credits (model hook
+                  SHIM_CC_TEST.t2_crd_hold): of 1000-byte messages, as many
+                  as the 2048 cells hold go out, the next 16 wait in the
+                  IP's TYPE2 buffers (t2_ost_free 0, tx_wait_mac_crd 1), the
+                  rest in the send queue; nothing is lost: with the credits
+                  back every message arrives, in order, and t2_crd,
+                  t2_ost_free and tx_idle are back
+  rate            t2_rate 4101562500bit (2100 bytes per 4.096 us window) on
+                  windows ended one by one (SHIM_CC_TEST.manual): 1008-byte
+                  packets go 3, 2, 2, 2, 1 per window (acc_cnt carried),
+                  shown back as t2_rate; too fast for the window: refused
 """
 
 import errno
@@ -322,6 +333,114 @@ class McastTest:
                                         % (g, flags))
 
 
+    def arrive(self, cb, msgs, first):
+        """msgs[first:] arrive at cb in order (10 s each)."""
+        for k in range(first, len(msgs)):
+            got = cb.recv(10)
+            check(got == msgs[k], 'message %d: %r' % (
+                k, None if got is None else len(got)))
+
+    def test_credits_ost(self):
+        self.join(self.b, G)
+        st = t1.dev_show(self.a, stats=True)['stats']
+        check((st['t2_crd'], st['t2_ost_free'], st['tx_wait_mac_crd']) ==
+              (2048, 16, 0), 'idle: t2_crd %s t2_ost_free %s '
+              'tx_wait_mac_crd %s' % (st['t2_crd'], st['t2_ost_free'],
+                                      st['tx_wait_mac_crd']))
+        bar = rt.Bar0(t1.bdf_of(self.a))
+        ca, cb = self.chans()
+        try:
+            with ca, cb:
+                ca.set_window(1024)
+                bar.write('SHIM_CC_TEST', 4)        # t2_crd_hold
+                msgs = [t1.pattern(G, 0, 1000)]
+                self.send_all(ca, msgs)
+                self.arrive(cb, msgs, 0)
+                cells = 2048 - int(t1.dev_show(self.a, stats=True)[
+                    'stats']['t2_crd'])
+                check(0 < cells <= 16, 'one frame took %d cells' % cells)
+                fit = 2048 // cells
+                msgs += [t1.pattern(G, k, 1000) for k in range(1, fit + 20)]
+                for m in msgs[1:]:
+                    check(ca.write(m) == len(m), 'short write')
+                self.arrive(cb, msgs[:fit], 1)
+                check(cb.poll(select.POLLIN, 0.5) == 0, 'more than the %d '
+                      'messages the credits allow arrived' % fit)
+                st = t1.dev_show(self.a, stats=True)['stats']
+                info = ca.info()
+                self.ktap.diag('%d cells a frame, %d sent; held: %s, '
+                               'in flight %d' % (cells, fit, {
+                                   k: st[k] for k in ('t2_crd', 't2_ost_free',
+                                                      'tx_wait_mac_crd',
+                                                      'tx_idle')},
+                                   info['tx_inflight']))
+                check(int(st['t2_crd']) == 2048 - fit * cells and
+                      int(st['t2_ost_free']) == 0 and
+                      int(st['tx_wait_mac_crd']) == 1 and
+                      int(st['tx_idle']) == 0,
+                      'credits held: t2_crd %s (want %d), t2_ost_free %s, '
+                      'tx_wait_mac_crd %s, tx_idle %s' % (
+                          st['t2_crd'], 2048 - fit * cells, st['t2_ost_free'],
+                          st['tx_wait_mac_crd'], st['tx_idle']))
+                check(info['tx_inflight'] == 20, '%d messages in flight, want '
+                      '20 (16 in the IP, 4 in the send queue)'
+                      % info['tx_inflight'])
+                bar.write('SHIM_CC_TEST', 0)
+                self.arrive(cb, msgs, fit)
+                ca.drain()
+                check(cb.poll(select.POLLIN, 0.3) == 0, 'a message too many')
+        finally:
+            bar.write('SHIM_CC_TEST', 0)
+            bar.close()
+        st = t1.dev_show(self.a, stats=True)['stats']
+        check((int(st['t2_crd']), int(st['t2_ost_free']),
+               int(st['tx_wait_mac_crd']), int(st['tx_idle'])) ==
+              (2048, 16, 0, 1), 'credits back: %s' % st)
+
+    def test_rate(self):
+        self.join(self.b, G)
+        t1.tool(['dev', 'set', 'dev', self.a, 't2_rate', '4101562500bit'])
+        _, shown = t1.tool(['dev', 'show', 'dev', self.a])
+        check('t2_rate 4101562500bit' in shown, 't2_rate shown as: %s'
+              % shown)
+        check(t1.dev_show(self.a)['t2_rate'] == 4101562500, 'JSON t2_rate')
+        bar = rt.Bar0(t1.bdf_of(self.a))
+        ca, cb = self.chans()
+        msgs = [t1.pattern(G, k, 1000) for k in range(10)]
+        got = []
+        try:
+            with ca, cb:
+                bar.write('SHIM_CC_TEST', 1)        # manual windows
+                for m in msgs:
+                    check(ca.write(m) == len(m), 'short write')
+                for want in (3, 2, 2, 2, 1):
+                    n = 0
+                    while True:
+                        m = cb.recv(3 if n < want else 0.5)
+                        if m is None:
+                            break
+                        check(m == msgs[len(got)], 'message %d' % len(got))
+                        got.append(m)
+                        n += 1
+                    check(n == want, 'window %d: %d packets, want %d (%s)'
+                          % (len(got), n, want, [3, 2, 2, 2, 1]))
+                    bar.write('SHIM_CC_TEST', 3)    # manual, step
+                ca.drain()
+        finally:
+            bar.write('SHIM_CC_TEST', 0)
+            bar.close()
+        check(len(got) == len(msgs), '%d of %d arrived' % (len(got),
+                                                           len(msgs)))
+        try:
+            t1.tool(['dev', 'set', 'dev', self.a, 't2_rate', '10tbit'])
+        except t1.ToolError as e:
+            check('t2_rate' in str(e), 'message: %s' % e)
+        else:
+            raise rt.TestFailed('t2_rate 10tbit accepted')
+        t1.tool(['dev', 'set', 'dev', self.a, 't2_rate', 'off'])
+        check(t1.dev_show(self.a)['t2_rate'] == 0, 't2_rate off')
+
+
 def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
@@ -332,7 +451,8 @@ def main():
         ('not_member', t.test_not_member),
         ('loss_counted', t.test_loss_counted),
         ('duplicates', t.test_duplicates), ('formats', t.test_formats),
-        ('refused', t.test_refused)), 't2_mcast')
+        ('refused', t.test_refused), ('credits_ost', t.test_credits_ost),
+        ('rate', t.test_rate)), 't2_mcast')
 
 
 if __name__ == '__main__':

@@ -188,7 +188,8 @@ def bdf_of(name):
 # `dev set` keys a test may change, with the tool's value syntax
 DEV_SET_KEYS = ('mac', 'ip', 'ttl', 'ip_id', 'tc', 'ack_tc', 'retry_timer',
                 'retry_cnt', 'rnr_retry_cnt', 'ack_timestamp', 'icrc',
-                'vlan', 'vlan_pri', 'format', 'cc_window', 'bank_rr')
+                'vlan', 'vlan_pri', 'format', 'cc_window', 'bank_rr',
+                't2_rate')
 
 
 def onoff(v):
@@ -211,7 +212,7 @@ def restore_args(saved, now=None, skip=()):
         v = saved[k]
         if k in ('ack_timestamp', 'icrc', 'bank_rr'):
             v = onoff(v)
-        elif k == 'vlan' and not v:
+        elif k in ('vlan', 't2_rate') and not v:
             v = 'off'
         args += [k, str(v)]
     return args
