@@ -16,6 +16,11 @@
 // DMA_INTR_ST0 and DMA_INTR_ST1 (cleared by the same W1C writes that go
 // to the IP), and newly injected TYPE3 causes make an IRQ_INFO TYPE3
 // code 1 record carrying the MD tails read from the IP.
+//
+// TYPE2_SPEED (RC window) is the IP's SET_TYPE2_RATE_* port, not a
+// register of its file: a write goes to the IP as any RC write and also
+// sets the shim's copy, which drives SET_TYPE2_RATE_DAT_I, with a
+// SET_TYPE2_RATE_VLD_I pulse; reads return the copy.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_bar0 (
@@ -62,7 +67,10 @@ module rclink_bar0 (
     input  wire [15:0] ip_rc_intr,
     output wire [15:0] rc_level,
     output reg         t3_vld,
-    output reg  [63:0] t3_info
+    output reg  [63:0] t3_info,
+    // TYPE2 rate (SET_TYPE2_RATE_VLD_I, SET_TYPE2_RATE_DAT_I)
+    output reg         t2_rate_vld,
+    output reg  [21:0] t2_rate_dat
 );
 `include "rclink_regtab.vh"
 
@@ -145,12 +153,15 @@ module rclink_bar0 (
             t3_vld <= 1'b0;
             t3_info <= 64'd0;
             tx_tail <= 13'd0;
+            t2_rate_vld <= 1'b0;
+            t2_rate_dat <= 22'd0;
         end else begin
             csr_wr <= 1'b0;
             csr_rd <= 1'b0;
             rc_req <= 1'b0;
             mac_req <= 1'b0;
             t3_vld <= 1'b0;
+            t2_rate_vld <= 1'b0;
             if (cpl_valid && cpl_ready)
                 cpl_valid <= 1'b0;
             if (intr_inj) begin
@@ -182,6 +193,11 @@ module rclink_bar0 (
                         rc_addr <= qoff[13:0];
                         rc_wdata <= req_data;
                         rc_wstrb <= req_be;
+                        // the TYPE2 rate: length_thr is in the low half
+                        if (req_write && qoff == `RCLINK_TYPE2_SPEED && req_be[0]) begin
+                            t2_rate_dat <= req_data[21:0];
+                            t2_rate_vld <= 1'b1;
+                        end
                     end else if (go_mac) begin
                         st <= S_MAC;
                         mac_req <= 1'b1;
@@ -212,7 +228,8 @@ module rclink_bar0 (
             S_RC:
                 if (rc_done) begin
                     if (!w) begin
-                        cpl_data <= rc_rdata | ovl;
+                        cpl_data <= (a == `RCLINK_TYPE2_SPEED) ?
+                            {42'd0, t2_rate_dat} : (rc_rdata | ovl);
                         cpl_valid <= 1'b1;
                     end else begin
                         // W1C writes clear the injected bits as well

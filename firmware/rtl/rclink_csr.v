@@ -72,7 +72,13 @@ module rclink_csr #(
     input  wire [63:0] cnt_t2_rx_pkts,
     input  wire [63:0] cnt_t2_rx_drop_nogroup,
     input  wire [63:0] cnt_t2_rx_drop_nobuf,
-    input  wire [63:0] cnt_t2_rx_drop_malformed
+    input  wire [63:0] cnt_t2_rx_drop_malformed,
+    input  wire [9:0]  t2_ost_free,        // TYPE2 tokens held (rclink_sq)
+    // the IP's status levels (registered here: DMAQ_DFX, DMAQ_T2_CRD)
+    input  wire [1:0]  ip_idle,            // RCLINK_IDLE_O: [1] TX, [0] RX
+    input  wire        ip_tx_wait_mac_crd, // TX_WAIT_MAC_CRD_O
+    input  wire        ip_tx_mac_free,     // TX_MAC_FREE_O
+    input  wire [15:0] ip_t2_crd           // the multicast credit level
 );
 `include "rclink_regtab.vh"
 
@@ -101,9 +107,16 @@ module rclink_csr #(
     localparam [3:0] Q_MAX_ORDER =
         DMAQ_CAP_VAL[`RCLINK_DMAQ_CAP_MAX_ORDER_MSB:`RCLINK_DMAQ_CAP_MAX_ORDER_LSB];
 
+    localparam [63:0] DFX_RST = `RCLINK_DMAQ_DFX_RSTVAL;
+    localparam [63:0] T2_CRD_RST = `RCLINK_DMAQ_T2_CRD_RSTVAL;
+
     reg [63:0] scratch, echo, link_reg, inj_lo;
     reg [15:0] stat_qpn;
     reg        settled;             // the first cycle after reset is quiet
+    // DMAQ_DFX {tx_mac_free, tx_wait_mac_crd, tx_idle, rx_idle}: the IP's
+    // levels, a cycle late
+    reg [3:0]  dfx;
+    reg [15:0] t2_crd;              // DMAQ_T2_CRD
 
     // ---- reads ----------------------------------------------------------
     reg [63:0] rv;
@@ -154,6 +167,9 @@ module rclink_csr #(
         `RCLINK_DMAQ_T2_RX_DROP_NOGROUP: rv = cnt_t2_rx_drop_nogroup;
         `RCLINK_DMAQ_T2_RX_DROP_NOBUF: rv = cnt_t2_rx_drop_nobuf;
         `RCLINK_DMAQ_T2_RX_DROP_MALFORMED: rv = cnt_t2_rx_drop_malformed;
+        `RCLINK_DMAQ_DFX:             rv = {60'd0, dfx};
+        `RCLINK_DMAQ_T2_OST_FREE:     rv = {54'd0, t2_ost_free};
+        `RCLINK_DMAQ_T2_CRD:          rv = {48'd0, t2_crd};
         default:                      rv = 64'd0;
         endcase
         rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
@@ -229,6 +245,8 @@ module rclink_csr #(
             stat_qpn <= 16'd0;
             t2_join <= 8'd0;
             settled <= 1'b0;
+            dfx <= DFX_RST[3:0];
+            t2_crd <= T2_CRD_RST[15:0];
             sq_base <= 64'd0;
             sq_cfg <= `RCLINK_DMAQ_SQ_CFG_RSTVAL;
             sq_prod <= 32'd0;
@@ -255,6 +273,8 @@ module rclink_csr #(
             // value after reset)
             link_chg <= 1'b0;
             settled <= 1'b1;
+            dfx <= {ip_tx_mac_free, ip_tx_wait_mac_crd, ip_idle};
+            t2_crd <= ip_t2_crd;
             if (n_link_up != link_up) begin
                 link_up <= n_link_up;
                 link_chg <= settled;

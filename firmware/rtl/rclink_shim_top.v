@@ -4,7 +4,9 @@
 // Joins the PCIe hard IP (completer requests for BAR0, requester word
 // interface for DMA, MSI-X/MSI/INTx requests) to the RCLINK-Stream IP
 // (AXI4-Lite registers, IRQ_VLD_O/IRQ_INFO_O, RC_INTR_O, RECV_ACK, TX_S
-// with TX_S_CRD_O tokens, RX_M) and to the MAC's CSR port.  One clock;
+// with TX_S_CRD_O tokens, RX_M, the status levels RCLINK_IDLE_O /
+// TX_WAIT_MAC_CRD_O / TX_MAC_FREE_O, SET_TYPE2_RATE_*) and to the MAC's
+// CSR port.  One clock;
 // rst_n is the hard IP's reset (app reset), SHIM_RESET adds a one-cycle
 // soft reset of the shim and pulses ip_rst_n.
 `default_nettype none
@@ -82,6 +84,15 @@ module rclink_shim_top #(
     input  wire [31:0] ip_recv_ack_rtt,
     input  wire [9:0]  ip_recv_num_acked,
     input  wire        ip_recv_nak_flg,
+    // ---- RCLINK-Stream IP: status levels (DMAQ_DFX, DMAQ_T2_CRD)
+    input  wire [1:0]  ip_idle,             // RCLINK_IDLE_O ([1] TX, [0] RX)
+    input  wire        ip_tx_wait_mac_crd,  // TX_WAIT_MAC_CRD_O
+    input  wire        ip_tx_mac_free,      // TX_MAC_FREE_O
+    input  wire [15:0] ip_t2_crd,           // multicast credit level (2048
+                                            // when the IP does not show it)
+    // ---- RCLINK-Stream IP: TYPE2 rate (TYPE2_SPEED)
+    output wire        ip_set_type2_rate_vld,   // SET_TYPE2_RATE_VLD_I
+    output wire [21:0] ip_set_type2_rate_dat,   // SET_TYPE2_RATE_DAT_I
     // ---- RCLINK-Stream IP: TX_S (64-bit, first byte in [63:56])
     output wire        tx_s_vld,
     output wire        tx_s_fs,
@@ -167,7 +178,8 @@ module rclink_shim_top #(
         .intr_inj_val(intr_inj_val | (t2_oversize ?
             (64'd1 << `RCLINK_INTR_STATUS_T2_TX_OVERSIZE_LSB) : 64'd0)),
         .ip_rc_intr(ip_rc_intr), .rc_level(rc_level),
-        .t3_vld(t3_vld), .t3_info(t3_info));
+        .t3_vld(t3_vld), .t3_info(t3_info),
+        .t2_rate_vld(ip_set_type2_rate_vld), .t2_rate_dat(ip_set_type2_rate_dat));
 
     rclink_axil_master #(.AW(14)) u_axil (
         .clk(clk), .rst(rst),
@@ -203,7 +215,7 @@ module rclink_shim_top #(
     wire [63:0] sq_base, sq_cfg, rq_base, rq_cfg, cq_base, cq_cfg;
     wire [31:0] sq_prod, sq_cons, rq_prod, rq_cons, cq_prod, cq_cons;
     wire        sq_stop, rq_stop, cq_stop;
-    wire [9:0]  ost_free;
+    wire [9:0]  ost_free, t2_ost_free;
     wire [63:0] cnt_bad_wqe, cnt_tx_drop_qp_off, cnt_rx_malformed, cnt_rx_nobuf;
     wire [7:0]  t2_join;
     wire [63:0] cnt_t2_tx_pkts, cnt_t2_tx_drop, cnt_t2_rx_pkts;
@@ -238,7 +250,10 @@ module rclink_shim_top #(
         .cnt_t2_tx_drop(cnt_t2_tx_drop), .cnt_t2_rx_pkts(cnt_t2_rx_pkts),
         .cnt_t2_rx_drop_nogroup(cnt_t2_nogroup),
         .cnt_t2_rx_drop_nobuf(cnt_t2_nobuf),
-        .cnt_t2_rx_drop_malformed(cnt_t2_malformed));
+        .cnt_t2_rx_drop_malformed(cnt_t2_malformed),
+        .t2_ost_free(t2_ost_free),
+        .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
+        .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd));
 
     // ---- DMA clients: 0 event ring, 1 self-test, 2 send queue, 3 completion
     // queue, 4 receive path
@@ -314,7 +329,7 @@ module rclink_shim_top #(
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
-        .ost_free(ost_free), .cnt_bad_wqe(cnt_bad_wqe),
+        .ost_free(ost_free), .t2_ost_free(t2_ost_free), .cnt_bad_wqe(cnt_bad_wqe),
         .cnt_drop_qp_off(cnt_tx_drop_qp_off),
         .cnt_t2_tx_pkts(cnt_t2_tx_pkts), .cnt_t2_tx_drop(cnt_t2_tx_drop),
         .t2_oversize(t2_oversize), .link_up(link_up),

@@ -60,6 +60,7 @@ module rclink_sq #(
     input  wire [31:0] sq_prod,
     output reg  [31:0] sq_cons,
     output reg  [9:0]  ost_free,
+    output wire [9:0]  t2_ost_free,      // TYPE2 tokens held (DMAQ_T2_OST_FREE)
     output reg  [63:0] cnt_bad_wqe,
     output reg  [63:0] cnt_drop_qp_off,
     output reg  [63:0] cnt_t2_tx_pkts,
@@ -143,6 +144,7 @@ module rclink_sq #(
     reg        c_t2;             // opcode MCAST
     reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
     reg [9:0]  t2_free;          // TYPE2 tokens held
+    assign t2_ost_free = t2_free;
     reg [1:0]  c_slot;
     reg [31:0] c_off;            // message bytes packed so far
     reg        c_wword;          // WQE read: 0 word 0, 1 word 1

@@ -11,7 +11,13 @@
 // t1_tx_qp_disabled, its credit without QPID.  A TYPE2 packet
 // (TX_S_ETYPE_I 3, its group on TX_S_TYPE2_GROUP_INDEX_I) is captured too
 // and returns its token on TX_S_CRD_O[3] after a while ("hold2" keeps
-// those until "release2").
+// those until "release2").  The status levels: RCLINK_IDLE_O TX idle
+// while it holds no packet (no credit or TYPE2 token to return, no TX_S
+// packet half taken), RX always idle (the testbench drives RX_M itself);
+// TX_MAC_FREE_O 1, TX_WAIT_MAC_CRD_O 0 and the multicast credit level
+// 2048 (TYPE2_CRD_RST_NUM) after reset, which the testbench may change
+// (mac_free, wait_crd, t2_crd).  SET_TYPE2_RATE_*: the last rate and the
+// number of updates (t2_rate, t2_rate_n).
 `timescale 1ns/1ps
 `default_nettype none
 `include "rclink_regs.vh"
@@ -53,7 +59,13 @@ module rclink_ip_model #(
     input  wire [2:0]  tx_group,
     output reg  [3:0]  crd,
     output reg  [QP_AW-1:0] crd_qpid,
-    output reg         crd_qpid_vld
+    output reg         crd_qpid_vld,
+    output wire [1:0]  idle,             // RCLINK_IDLE_O
+    output wire        wait_mac_crd,     // TX_WAIT_MAC_CRD_O
+    output wire        mac_free_o,       // TX_MAC_FREE_O
+    output wire [15:0] t2_crd_o,         // the multicast credit level
+    input  wire        t2_rate_vld,      // SET_TYPE2_RATE_VLD_I
+    input  wire [21:0] t2_rate_dat       // SET_TYPE2_RATE_DAT_I
 );
 `include "rclink_regtab.vh"
 
@@ -153,6 +165,18 @@ module rclink_ip_model #(
     integer    t2_wr, t2_rd;
     reg        hold2;            // TYPE2 tokens wait for release2
     reg [QP_AW-1:0] drop_qp;
+    // status levels
+    reg        tx_idle;
+    reg        mac_free;
+    reg        wait_crd;
+    reg [15:0] t2_crd;
+    reg [21:0] t2_rate;
+    integer    t2_rate_n;
+
+    assign idle = {tx_idle, 1'b1};
+    assign wait_mac_crd = wait_crd;
+    assign mac_free_o = mac_free;
+    assign t2_crd_o = t2_crd;
 
     task set_status(input [15:0] a, input [63:0] bits);
         begin
@@ -165,7 +189,19 @@ module rclink_ip_model #(
         hold = 1'b0;
         held = 0;
         hold2 = 1'b0;
+        tx_idle = 1'b1;
+        mac_free = 1'b1;
+        wait_crd = 1'b0;
+        t2_crd = `RCLINK_PARAM_TYPE2_CRD_RST_NUM;
+        t2_rate = 22'd0;
+        t2_rate_n = 0;
     end
+
+    always @(posedge clk)
+        if (t2_rate_vld) begin
+            t2_rate = t2_rate_dat;
+            t2_rate_n = t2_rate_n + 1;
+        end
 
     always @(posedge clk) begin
         if (!rst_n) begin
@@ -192,6 +228,10 @@ module rclink_ip_model #(
             in_pkt = 1'b0;
             cur = 0;
             drop_irq = 1'b0;
+            tx_idle = 1'b1;
+            mac_free = 1'b1;
+            wait_crd = 1'b0;
+            t2_crd = `RCLINK_PARAM_TYPE2_CRD_RST_NUM;
         end else begin
             now = now + 1;
             // AXI4-Lite: a write when AW and W are both there, B next cycle
@@ -282,6 +322,7 @@ module rclink_ip_model #(
                 crd[3] <= 1'b1;
                 t2_rd = t2_rd + 1;
             end
+            tx_idle = c_rd == c_wr && t2_rd == t2_wr && !in_pkt;
         end
     end
 endmodule

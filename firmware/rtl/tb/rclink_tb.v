@@ -69,6 +69,10 @@ module rclink_tb #(
     wire [QP_AW-1:0] tx_qpid, crd_qpid;
     wire [3:0]  crd;
     wire        crd_qpid_vld;
+    wire [1:0]  ip_idle;
+    wire        ip_wait_crd, ip_mac_free, t2_rate_vld;
+    wire [15:0] ip_t2_crd;
+    wire [21:0] t2_rate_dat;
     reg         rx_vld = 1'b0, rx_fs = 1'b0, rx_fe = 1'b0;
     reg  [63:0] rx_dat = 64'd0;
     reg  [7:0]  rx_keep = 8'd0;
@@ -120,6 +124,9 @@ module rclink_tb #(
         .tx_s_keep(tx_keep), .tx_s_qpid(tx_qpid), .tx_s_fack(tx_fack),
         .tx_s_etype(tx_etype), .tx_s_t2_group(tx_group), .tx_s_crd(crd), .tx_s_crd_qpid(crd_qpid),
         .tx_s_crd_qpid_vld(crd_qpid_vld),
+        .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_wait_crd),
+        .ip_tx_mac_free(ip_mac_free), .ip_t2_crd(ip_t2_crd),
+        .ip_set_type2_rate_vld(t2_rate_vld), .ip_set_type2_rate_dat(t2_rate_dat),
         .rx_m_vld(rx_vld), .rx_m_rdy(rx_rdy), .rx_m_fs(rx_fs), .rx_m_fe(rx_fe),
         .rx_m_dat(rx_dat), .rx_m_keep(rx_keep), .rx_m_qpid(rx_qpid),
         .rx_m_etype(rx_etype), .rx_m_len(rx_len), .rx_flow_stop(flow_stop),
@@ -138,7 +145,9 @@ module rclink_tb #(
         .tx_vld(tx_vld), .tx_fs(tx_fs), .tx_fe(tx_fe), .tx_dat(tx_dat),
         .tx_keep(tx_keep), .tx_qpid(tx_qpid), .tx_fack(tx_fack),
         .tx_etype(tx_etype), .tx_group(tx_group),
-        .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld));
+        .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld),
+        .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
+        .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
 
 `include "rclink_regtab.vh"
 
@@ -502,6 +511,18 @@ module rclink_tb #(
                 ack_rtt = b[31:0];
                 @(negedge clk);
                 ack_vld = 1'b0;
+            end
+            8'd20: begin               // the IP's status levels
+                ip.mac_free = a[0];
+                ip.wait_crd = b[0];
+                ip.t2_crd = m[15:0];
+            end
+            8'd21: begin               // SET_TYPE2_RATE_*: last rate, updates
+                checks = checks + 1;
+                v = {42'd0, ip.t2_rate};
+                if (ip.t2_rate != a[21:0]) fail("SET_TYPE2_RATE_DAT_I");
+                v = ip.t2_rate_n;
+                if (ip.t2_rate_n != b) fail("SET_TYPE2_RATE_VLD_I pulses");
             end
             8'd18: begin
                 checks = checks + 1;
