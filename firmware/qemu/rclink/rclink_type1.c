@@ -12,7 +12,7 @@
  *
  * Responder: the receive checks in the documented order, in-order
  * delivery to the queue engine, duplicate and gap handling and the ACK
- * merge (FACK at once, else 16 packets or 20 us).
+ * merge (FACK at once, else when the merge pointer reaches the QP).
  *
  * Frames from the wire arrive synchronously from the peer's send (the QEMU
  * hub delivers at once), so the receive side only updates state and
@@ -35,8 +35,9 @@
 /* line rate of the LL 100G MAC, and preamble + IFG per frame */
 #define T1_LINE_GBPS        100
 #define T1_FRAME_GAP        20
-#define T1_MERGE_PKTS       16
-#define T1_MERGE_NS         (20 * SCALE_US)
+/* ACK MERGE: the pointer checks 4 QPs of the buffer a cycle of CLK_I */
+#define T1_MERGE_GROUP      4
+#define T1_MERGE_CYCLE_NS   1           /* CLK_I: at most 1 GHz */
 #define T1_RNR_VALUE        15          /* RNR NAK syndrome value: 160 us */
 #define T1_UDP_DPORT        4791
 #define T1_ETH_HLEN         14
@@ -371,15 +372,53 @@ static void rclink_t1_merge_remove(RclinkT1 *t1, RclinkT1Qp *q)
     }
 }
 
+/*
+ * ACK MERGE (seed 000): an ACK request sets the QP's bit of a buffer of
+ * QP_NUM bits; a pointer checks the buffer 4 QPs (one group) a cycle, in
+ * QPN order round and round, and sends the ACK of each set bit it finds
+ * (the lower QPN of a group first).  Requests made before the pointer
+ * gets there merge into that one ACK.  The ACK of QP q leaves in the cycle
+ * the pointer reaches q's group: the list stays in that order.  A peer's
+ * arbitration round reaches the model at one instant of the wire, but its
+ * frames are handled one after the other while the virtual clock runs on:
+ * requests made while others are pending count from the same instant as
+ * those, the first one's.
+ */
+static int64_t rclink_t1_merge_deadline(RclinkCore *c, uint32_t qpn)
+{
+    RclinkT1 *t1 = c->t1;
+    uint64_t groups = DIV_ROUND_UP(c->qp_num, T1_MERGE_GROUP);
+    uint64_t cyc;
+
+    if (QTAILQ_EMPTY(&t1->merge)) {
+        t1->merge_ref_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    }
+    cyc = t1->merge_ref_ns / T1_MERGE_CYCLE_NS;
+    uint64_t g = qpn / T1_MERGE_GROUP;
+
+    return (cyc + (g + groups - cyc % groups) % groups) * T1_MERGE_CYCLE_NS;
+}
+
 static void rclink_t1_merge_add(RclinkT1 *t1, RclinkT1Qp *q)
 {
+    RclinkT1Qp *n;
+
     if (q->in_merge) {
         return;
     }
-    /* A fixed delay: the list stays in deadline order. */
-    q->merge_deadline_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + T1_MERGE_NS;
+    q->merge_deadline_ns = rclink_t1_merge_deadline(t1->c, q->qpn);
     q->in_merge = true;
-    QTAILQ_INSERT_TAIL(&t1->merge, q, merge_link);
+    QTAILQ_FOREACH(n, &t1->merge, merge_link) {
+        if (n->merge_deadline_ns > q->merge_deadline_ns ||
+            (n->merge_deadline_ns == q->merge_deadline_ns &&
+             n->qpn > q->qpn)) {
+            QTAILQ_INSERT_BEFORE(n, q, merge_link);
+            break;
+        }
+    }
+    if (!n) {
+        QTAILQ_INSERT_TAIL(&t1->merge, q, merge_link);
+    }
     if (QTAILQ_FIRST(&t1->merge) == q) {
         timer_mod(&t1->merge_timer, q->merge_deadline_ns);
     }
@@ -740,7 +779,7 @@ static void rclink_t1_send_responses(RclinkCore *c)
 }
 
 /*
- * The 20 us of an ACK merge are over.  The ACKs leave from here rather than
+ * The merge pointer reached the QPs.  The ACKs leave from here rather than
  * from the bottom half: the main loop runs the timers after the bottom
  * halves, so an ACK left for the bottom half could lose the race against
  * the peer's retry timer when the host stalls QEMU for longer than it.
@@ -898,6 +937,11 @@ void rclink_t1_cc_test(RclinkCore *c, uint64_t val)
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: SHIM_CC_TEST.step "
                           "without manual: ignored\n");
         }
+    }
+    if ((val ^ rclink_get(c, RCLINK_SHIM_CC_TEST)) &
+        RCLINK_SHIM_CC_TEST_MANUAL) {
+        /* the other clock: what waits for a window end must look again */
+        rclink_t1_kick(c);
     }
     rclink_set(c, RCLINK_SHIM_CC_TEST,
                val & (RCLINK_SHIM_CC_TEST_MANUAL |
@@ -1302,10 +1346,8 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     q->last_fack = rh & RCLINK_RH_FACK;
     q->last_ts_en = rh & RCLINK_RH_TS_EN;
     q->last_ts = RF_GET(RCLINK_RH_TS, rh);
-    if (q->last_fack ||
-        rclink_psn_diff(epsn, QGET(c, qpn, RCLINK_QCOL_TX_ACK_SN,
-                                   RCLINK_TX_ACK_SN_MEM_TX_EPSN)) >=
-        T1_MERGE_PKTS) {
+    if (q->last_fack) {
+        /* FACK: at once, past the merge (seed 000: FACK 绕过) */
         rclink_t1_due_add(t1, q);
     } else {
         rclink_t1_merge_add(t1, q);

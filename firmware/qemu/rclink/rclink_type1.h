@@ -218,6 +218,7 @@ struct RclinkT1 {
     QTAILQ_HEAD(, RclinkT1Qp) due;    /* responses to send now */
     QTAILQ_HEAD(, RclinkT1Qp) merge;  /* ACKs merging, by deadline */
     QEMUTimer merge_timer;
+    int64_t merge_ref_ns;      /* the instant the pending ACKs count from */
     QEMUTimer round_timer;     /* the next arbitration round */
     int64_t wire_free_ns;      /* the last round has left the MAC */
     uint64_t cc_steps;         /* CC windows ended by SHIM_CC_TEST.step */

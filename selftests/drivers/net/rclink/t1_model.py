@@ -22,6 +22,8 @@ Board A sends to board B over QP 1 (Standard format, ICRC on):
     disabled QP (FLUSHED, IRQ code 4);
   * VLAN tags, no ICRC, timestamps in every ACK (RECV_ACK events); the
     link down (the slots wait);
+  * ACK merge: one ACK per QP for packets that arrive together, in the
+    order of the merge pointer (ascending QPN, wrapping);
   * B without receive buffers: RNR NAKs, or (RNR off) NOBUF drops that
     the retry timer recovers;
   * wire faults on A (5% loss, 1% corruption, 2% reordering): still
@@ -48,6 +50,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 'lib'))
 import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
 from rclinktest import hw, check  # noqa: E402  pylint: disable=C0413
+import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
 
 PAGE = 4096
 QPN = 1
@@ -686,6 +689,64 @@ class T1Test:
         self.p.wait(lambda: b.rx_done and a.send_done, 'the message')
         check_delivery(b.rx_done, msgs, a)
 
+    def test_ack_merge(self):
+        """ACK MERGE (seed 000): with A's link held down, single-packet
+        messages without FACK wait on QPs 40, 8 (three), 24 and 20; the
+        link comes up and all six go in one round.  B answers each QP with
+        one ACK (QP 8's three packets merged into one), and its ACKs leave
+        in the order of the merge pointer: ascending QPN from where the
+        pointer stood, wrapping (a rotation of 8, 20, 24, 40)."""
+        a, b = self.a, self.b
+        qps = (8, 20, 24, 40)
+        for q in qps:
+            a.qp_init(q, b, q, 0, 0)
+            b.qp_init(q, a, q, 0, 0)
+        ack0 = {q: b.qps(q)['ack_tx'] for q in qps}
+        pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
+            os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
+            if os.environ.get('RCLINK_RESULTS') else '')
+        size0 = os.path.getsize(pcap) if pcap and os.path.exists(pcap) \
+            else None
+        b.rx_done = []
+        a.send_done = []
+        order = (40, 8, 8, 8, 24, 20)
+        a.w('SHIM_LINK', rt.fval('SHIM_LINK', 'force_down', 1))
+        try:
+            for k, q in enumerate(order):
+                check(a.post_send(q, pattern(50 + k, 100)), 'no SQ room')
+            time.sleep(0.2)
+            self.p.pump()
+        finally:
+            a.w('SHIM_LINK', 0)
+        self.p.wait(lambda: len(a.send_done) == len(order) and
+                    len(b.rx_done) == len(order), 'the six messages')
+        acks = {q: b.qps(q)['ack_tx'] - ack0[q] for q in qps}
+        self.ktap.diag('ACKs sent by B per QP: %s' % acks)
+        check(all(n == 1 for n in acks.values()), 'ACKs per QP %s, want one '
+              'each (QP 8: three packets merged)' % acks)
+        if size0 is None:
+            self.ktap.diag('no wire capture: the ACK order is not checked')
+            return
+        seq = []
+        for _ in range(20):
+            recs, _ = tw.pcap_records(pcap, size0)
+            seq = []
+            for _, d in recs:
+                if len(d) < 50 or d[12:14] != b'\x08\x00' or \
+                        d[23] != 17 or d[6:12] != b.mac.to_bytes(6, 'big'):
+                    continue
+                rh = struct.unpack('>Q', d[42:50])[0]
+                if fget('RH', 'OPCODE', [rh]) == fconst('RH', 'OP_ACK'):
+                    seq.append(fget('RH', 'DEST_QP', [rh]))
+            if len(seq) >= len(qps):
+                break
+            time.sleep(0.5)
+        self.ktap.diag('B\'s ACKs on the wire, by DEST_QP: %s' % seq)
+        want = sorted(qps)
+        rots = [want[i:] + want[:i] for i in range(len(want))]
+        check(seq in rots, 'ACK order %s, want a rotation of %s' % (seq,
+                                                                 want))
+
     def test_qp_disabled(self):
         a = self.a
         before = a.r('DMAQ_T1_TX_DROP_QP_OFF')
@@ -997,7 +1058,7 @@ def main():
         if not (boards[0].field('SHIM_LINK', 'up') and
                 boards[1].field('SHIM_LINK', 'up')):
             raise rt.SkipTest('the boards have no carrier (not a wired pair)')
-        ktap.plan(12)
+        ktap.plan(13)
         t = T1Test(ktap, Pair(*boards))
         t.p.state = t.state
         ktap.run('setup', t.setup)
@@ -1006,6 +1067,7 @@ def main():
         ktap.run('qp_disabled', t.test_qp_disabled)
         ktap.run('variants', t.test_variants)
         ktap.run('link_down', t.test_link_down)
+        ktap.run('ack_merge', t.test_ack_merge)
         ktap.run('refused_rnr', t.test_refused, True)
         ktap.run('refused_nobuf', t.test_refused, False)
         ktap.run('wire_faults', t.test_faults)
