@@ -55,9 +55,9 @@ def pcap_path():
     return p if p and os.path.exists(p) else None
 
 
-def type1_req(frame):
-    """(DEST_QP, FACK, payload) of a TYPE1 REQ frame without ICRC, or
-    None."""
+def standard_req(frame, port):
+    """(RH, payload) of a Standard-format REQ frame (IPv4/UDP to port,
+    optional VLAN tag, no ICRC), or None."""
     l3 = 14
     etype = struct.unpack('>H', frame[12:14])[0]
     if etype == 0x8100 and len(frame) >= 18:
@@ -67,34 +67,27 @@ def type1_req(frame):
         return None
     l4 = l3 + (frame[l3] & 0xf) * 4
     dport, ulen = struct.unpack('>HH', frame[l4 + 2:l4 + 6])
-    if dport != ROCE_PORT or ulen < 16 or len(frame) < l4 + ulen:
+    if dport != port or ulen < 16 or len(frame) < l4 + ulen:
         return None
     rh = struct.unpack('>Q', frame[l4 + 8:l4 + 16])[0]
     if rh >> 62 != 0:
         return None
     pad = (rh >> 59) & 3
-    return rh & 0x1fff, (rh >> 61) & 1, frame[l4 + 16:l4 + ulen - pad]
+    return rh, frame[l4 + 16:l4 + ulen - pad]
+
+
+def type1_req(frame):
+    """(DEST_QP, FACK, payload) of a TYPE1 REQ frame without ICRC, or
+    None."""
+    r = standard_req(frame, ROCE_PORT)
+    return r and (r[0] & 0x1fff, (r[0] >> 61) & 1, r[1])
 
 
 def type2_pkt(frame):
     """(group, payload) of a TYPE2 frame of the standard format (IPv4/UDP
     to T2_PORT, the group in the RH's DEST_QP, no ICRC), or None."""
-    l3 = 14
-    etype = struct.unpack('>H', frame[12:14])[0]
-    if etype == 0x8100 and len(frame) >= 18:
-        etype = struct.unpack('>H', frame[16:18])[0]
-        l3 = 18
-    if etype != 0x0800 or len(frame) < l3 + 28 or frame[l3 + 9] != 17:
-        return None
-    l4 = l3 + (frame[l3] & 0xf) * 4
-    dport, ulen = struct.unpack('>HH', frame[l4 + 2:l4 + 6])
-    if dport != T2_PORT or ulen < 16 or len(frame) < l4 + ulen:
-        return None
-    rh = struct.unpack('>Q', frame[l4 + 8:l4 + 16])[0]
-    if rh >> 62 != 0:
-        return None
-    pad = (rh >> 59) & 3
-    return rh & 0x1fff, frame[l4 + 16:l4 + ulen - pad]
+    r = standard_req(frame, T2_PORT)
+    return r and (r[0] & 0x1fff, r[1])
 
 
 class Runner:  # pylint: disable=too-many-instance-attributes
