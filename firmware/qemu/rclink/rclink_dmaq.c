@@ -526,6 +526,9 @@ static void dmaq_t2_run(RclinkCore *c)
     bool can = rclink_t2_active(c) && c->link_up;
     RclinkDmaqMsg *m;
 
+    if (QSIMPLEQ_EMPTY(&q->t2_ost)) {
+        return;                 /* every engine run: nothing to update */
+    }
     while ((m = QSIMPLEQ_FIRST(&q->t2_ost))) {
         uint8_t status = RCLINK_CQE_ST_OK;
 
