@@ -3,7 +3,10 @@
 # (--qemu-arg each).  Usage: boards.sh pair|check|hub|faults [RESULTS_DIR]
 #
 #   pair   two boards wired back to back through a QEMU hub (the wire);
-#          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap
+#          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap:
+#          filter-dump writes into the FIFO RESULTS_DIR/wire.fifo, read by
+#          wirecap.py (started here, its summary in RESULTS_DIR/wirecap.log)
+#          which keeps only the frames of the tests that read the wire
 #   check  the pair plus the boards the selftests need to see refused or
 #          falling back: MSI only, INTx only, a wrong magic, a newer shim
 #   hub    $RCLINK_HUB_BOARDS boards (default 8, at least 2) on one QEMU hub:
@@ -36,7 +39,12 @@ args=(
 board netdev=w0,mac=02:52:43:00:00:01
 board netdev=w1,mac=02:52:43:00:00:02
 if [ -n "$results" ]; then
-	args+=(-object "filter-dump,id=wire0,netdev=w0,file=$results/wire.pcap")
+	fifo=$results/wire.fifo
+	rm -f "$fifo" "$results/wire.pcap.capture"
+	mkfifo "$fifo"
+	"$(dirname "${BASH_SOURCE[0]}")/wirecap.py" --wait 1800 "$fifo" \
+		"$results/wire.pcap" </dev/null >"$results/wirecap.log" 2>&1 &
+	args+=(-object "filter-dump,id=wire0,netdev=w0,file=$fifo")
 fi
 case $set_ in
 pair | faults) ;;

@@ -13,6 +13,8 @@
 #   RCLINK_DEVS  space separated PCI addresses of the boards to test
 #                (default: every 1172:2404 device)
 #   RCLINK_SKIP_TESTS  programs to leave out (reported as SKIP)
+#   RCLINK_RESULTS  the QEMU run's results dir: after each program the
+#                wire capture switch wire.pcap.capture is removed
 # The tests that inject events map BAR0 while the driver is bound; with
 # CONFIG_IO_STRICT_DEVMEM the kernel needs the boot option iomem=relaxed,
 # otherwise they report SKIP.
@@ -61,6 +63,8 @@ for p in "${progs[@]}"; do
 		>&"$out" 2>&1
 	rc=$?
 	exec {out}>&-
+	# The wire capture switch a test may have turned on (wire_pcap()).
+	[ -z "${RCLINK_RESULTS:-}" ] || rm -f "$RCLINK_RESULTS/wire.pcap.capture"
 	for _ in $(seq 50); do
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1

@@ -702,11 +702,8 @@ class T1Test:
             a.qp_init(q, b, q, 0, 0)
             b.qp_init(q, a, q, 0, 0)
         ack0 = {q: b.qps(q)['ack_tx'] for q in qps}
-        pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
-            os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
-            if os.environ.get('RCLINK_RESULTS') else '')
-        size0 = os.path.getsize(pcap) if pcap and os.path.exists(pcap) \
-            else None
+        pcap = rt.wire_pcap()
+        size0 = os.path.getsize(pcap) if pcap else None
         b.rx_done = []
         a.send_done = []
         order = (40, 8, 8, 8, 24, 20)

@@ -287,8 +287,7 @@ sys.exit(1 if bad else 0)
 EOF
 }
 errs=""
-pcap=${RCLINK_WIRE_PCAP:-${RCLINK_RESULTS:+$RCLINK_RESULTS/wire.pcap}}
-[ -n "$pcap" ] && [ -f "$pcap" ] || pcap=""
+pcap=$(rcl_wire_pcap)
 out=$(t dev set dev "$A" vlan 100 vlan_pri 3) || errs+="$out; "
 out=$(t dev set dev "$B" vlan 100 vlan_pri 5) || errs+="$out; "
 out=$(rcl_tool -j dev show dev "$B" | json_check vlan=100 vlan_pri=5) || errs+="$B: $out; "

@@ -713,10 +713,8 @@ def start_pair_test(ktap, make_test):
     """The common start of the wire tests: the capture of the pair's wire
     (skip without it), the module, the test object's setup (skip when the
     pair is missing or busy).  Returns (module, test)."""
-    pcap = os.environ.get('RCLINK_WIRE_PCAP') or (
-        os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
-        if os.environ.get('RCLINK_RESULTS') else '')
-    if not pcap or not os.path.isfile(pcap):
+    pcap = rt.wire_pcap()
+    if not pcap:
         ktap.skip_all('no $RCLINK_RESULTS/wire.pcap or $RCLINK_WIRE_PCAP (QEMU '
                       'filter-dump of the pair\'s wire)')
     mod = rt.start(ktap)

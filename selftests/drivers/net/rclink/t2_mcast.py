@@ -239,9 +239,8 @@ class McastTest:
 
     def test_formats(self):
         self.join(self.b, G)
-        pcap = os.environ.get('RCLINK_WIRE_PCAP') or os.path.join(
-            os.environ.get('RCLINK_RESULTS', '/nonexistent'), 'wire.pcap')
-        decode = os.path.isfile(pcap) and tw.have_tshark() and tf.lua_path()
+        pcap = rt.wire_pcap()
+        decode = pcap and tw.have_tshark() and tf.lua_path()
         if not decode:
             self.ktap.diag('no wire capture or tshark: delivery only')
         for fmt in ('gen1', 'gen2', 'std'):

@@ -65,7 +65,7 @@ capture_stop() {
 }
 
 # The live wire of the pair: $RCLINK_WIRE_PCAP, else the results dir's.
-wire=${RCLINK_WIRE_PCAP:-${RCLINK_RESULTS:+$RCLINK_RESULTS/wire.pcap}}
+wire=$(rcl_wire_pcap)
 wire_size0=$(stat -c %s "$wire" 2>/dev/null || echo 0)
 
 # The frame counts of the first data row of `tshark -q -z io,stat,0,...`

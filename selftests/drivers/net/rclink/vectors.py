@@ -48,13 +48,6 @@ ROCE_PORT = 4791
 T2_PORT = 4792
 
 
-def pcap_path():
-    p = os.environ.get('RCLINK_WIRE_PCAP')
-    if not p and os.environ.get('RCLINK_RESULTS'):
-        p = os.path.join(os.environ['RCLINK_RESULTS'], 'wire.pcap')
-    return p if p and os.path.exists(p) else None
-
-
 def standard_req(frame, port):
     """(RH, payload) of a Standard-format REQ frame (IPv4/UDP to port,
     optional VLAN tag, no ICRC), or None."""
@@ -180,7 +173,7 @@ class Runner:  # pylint: disable=too-many-instance-attributes
         if peer:
             peer.load(v, 'peer_buffers')
         if any(op[0] in ('sent', 'sent2') for op in v['ops']):
-            self.pcap = pcap_path()
+            self.pcap = rt.wire_pcap() or None
             if not self.pcap:
                 raise rt.SkipTest('no wire capture ($RCLINK_RESULTS/'
                                   'wire.pcap) for the frames')

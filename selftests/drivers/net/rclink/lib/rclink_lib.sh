@@ -613,6 +613,19 @@ rcl_t1_dev_field() { # dev key
 	rcl_tool -j dev show dev "$1" 2>/dev/null | rcl_json_get "$2"
 }
 
+# The live capture of the pair's wire, or nothing: $RCLINK_WIRE_PCAP, else
+# $RCLINK_RESULTS/wire.pcap with its capture switch turned on (see
+# rclinktest.wire_pcap()).
+rcl_wire_pcap() {
+	local p=${RCLINK_WIRE_PCAP:-}
+	if [ -z "$p" ] && [ -n "${RCLINK_RESULTS:-}" ]; then
+		p=$RCLINK_RESULTS/wire.pcap
+		[ -f "$p" ] && : >"$p.capture"
+	fi
+	[ -n "$p" ] && [ -f "$p" ] && echo "$p"
+	return 0
+}
+
 # Wire fault injection / link hook of a board: rclink_wire.py DEV ARGS.
 rcl_wire() {
 	rcl_t1_wire_used=1

@@ -242,6 +242,24 @@ def bind(bdf):
     check(driver_of(bdf) == DRIVER, '%s not bound after bind' % bdf)
 
 
+def wire_pcap():
+    """The live capture of the pair's wire: $RCLINK_WIRE_PCAP, else the
+    QEMU pair's $RCLINK_RESULTS/wire.pcap; '' when there is none.  For the
+    latter the capture switch wire.pcap.capture is created: the relay
+    (selftests/vm/wirecap.py) keeps only frames that pass while it exists,
+    and run_all.sh removes it after each test."""
+    p = os.environ.get('RCLINK_WIRE_PCAP')
+    if p:
+        return p if os.path.isfile(p) else ''
+    res = os.environ.get('RCLINK_RESULTS')
+    p = os.path.join(res, 'wire.pcap') if res else ''
+    if not p or not os.path.isfile(p):
+        return ''
+    with open(p + '.capture', 'w', encoding='ascii'):
+        pass
+    return p
+
+
 def qemu_guest():
     """True when running in a QEMU VM (where the board is the model)."""
     try:
