@@ -81,6 +81,9 @@ enum rclink_cnt {
 	RCLINK_CNT_LINK_UP,		/* LINK events: the wire came up */
 	RCLINK_CNT_LINK_DOWN,		/* LINK events: the wire went down */
 	RCLINK_CNT_RECV_ACK,		/* RECV_ACK records (TYPE1 RTT) */
+	RCLINK_CNT_RECV_CNP,		/* RECV_CNP records (CNPs passed) */
+	RCLINK_CNT_NOCNP,		/* NOCNP records (NOCNP timer) */
+	RCLINK_CNT_CC_DROP_NOQP,	/* RECV_CNP/NOCNP without a QP */
 	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
 	RCLINK_CNT_NUM
 };
@@ -198,6 +201,10 @@ struct rclink_cfg {
 	u32 t3_tx_ring_size;		/* TYPE3 rings (ethtool -G after) */
 	u32 t3_rx_ring_size;
 	u8 t1_format;			/* TYPE1 header format at start */
+	u8 cc_algo;			/* enum rclink_cc_algo */
+	u32 cc_ai_div;			/* DCQCN additive increase: speed/N */
+	u32 cc_fast_steps;		/* DCQCN fast recovery periods */
+	u32 cc_g_shift;			/* DCQCN alpha gain g = 2^-N */
 };
 
 /* devlink health reporters "type1" and "events" (rclink_health.c) */

@@ -5,7 +5,8 @@
  * once the device is fully up and unregistered first.
  *
  * `devlink dev info`: every identity and version the board reports.
- * `devlink dev param`: the board-wide choices, driverinit only: a value set
+ * `devlink dev param`: the board-wide choices (ring sizes, header format,
+ * the congestion-control loop and its tunables), driverinit only: a value set
  * takes effect at the next `devlink dev reload` (action driver_reinit: the
  * board goes down and up again as after a function reset) or probe.
  * The health reporters live from alloc to free (rclink_health.c).
@@ -108,7 +109,19 @@ enum rclink_dl_param_id {
 	RCLINK_DL_PARAM_ID_T3_TX_RING_SIZE,
 	RCLINK_DL_PARAM_ID_T3_RX_RING_SIZE,
 	RCLINK_DL_PARAM_ID_HEADER_FORMAT,
+	RCLINK_DL_PARAM_ID_CC_ALGORITHM,
+	RCLINK_DL_PARAM_ID_CC_AI_DIV,
+	RCLINK_DL_PARAM_ID_CC_FAST_STEPS,
+	RCLINK_DL_PARAM_ID_CC_G_SHIFT,
 };
+
+/* The CC loop's tunables (rclink_cc.c): defaults and limits */
+#define RCLINK_CC_AI_DIV_DEF		32
+#define RCLINK_CC_AI_DIV_MAX		1024
+#define RCLINK_CC_FAST_STEPS_DEF	5
+#define RCLINK_CC_FAST_STEPS_MAX	64
+#define RCLINK_CC_G_SHIFT_DEF		4
+#define RCLINK_CC_G_SHIFT_MAX		10
 
 /* header_format values (Documentation/hw/formats.rst) */
 static const struct {
@@ -159,6 +172,53 @@ static int rclink_dl_format_validate(struct devlink *devlink, u32 id,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int rclink_dl_cc_algo_parse(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RCLINK_CC_ALGO_NUM; i++)
+		if (!strcmp(name, rclink_cc_algo_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static int rclink_dl_cc_algo_validate(struct devlink *devlink, u32 id,
+				      union devlink_param_value val,
+				      struct netlink_ext_ack *extack)
+{
+	if (rclink_dl_cc_algo_parse(val.vstr) < 0) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "unknown congestion control algorithm: none or dcqcn");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The CC loop's u32 tunables: a range each */
+static int rclink_dl_cc_validate(struct devlink *devlink, u32 id,
+				 union devlink_param_value val,
+				 struct netlink_ext_ack *extack)
+{
+	switch (id) {
+	case RCLINK_DL_PARAM_ID_CC_AI_DIV:
+		if (val.vu32 >= 1 && val.vu32 <= RCLINK_CC_AI_DIV_MAX)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "cc_ai_div: must be 1..1024");
+		break;
+	case RCLINK_DL_PARAM_ID_CC_FAST_STEPS:
+		if (val.vu32 <= RCLINK_CC_FAST_STEPS_MAX)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "cc_fast_steps: must be 0..64");
+		break;
+	default:
+		if (val.vu32 >= 1 && val.vu32 <= RCLINK_CC_G_SHIFT_MAX)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "cc_g_shift: must be 1..10");
+		break;
+	}
+	return -EINVAL;
 }
 
 static bool rclink_dl_pow2_ok(u32 val, u32 min_order, u32 max_order)
@@ -244,6 +304,12 @@ static const struct devlink_param rclink_dl_params[] = {
 	DEVLINK_PARAM_DRIVER(RCLINK_DL_PARAM_ID_HEADER_FORMAT, "header_format",
 			     DEVLINK_PARAM_TYPE_STRING, RCLINK_DL_DRIVERINIT,
 			     NULL, NULL, rclink_dl_format_validate),
+	DEVLINK_PARAM_DRIVER(RCLINK_DL_PARAM_ID_CC_ALGORITHM, "cc_algorithm",
+			     DEVLINK_PARAM_TYPE_STRING, RCLINK_DL_DRIVERINIT,
+			     NULL, NULL, rclink_dl_cc_algo_validate),
+	RCLINK_DL_PARAM(CC_AI_DIV, "cc_ai_div", rclink_dl_cc_validate),
+	RCLINK_DL_PARAM(CC_FAST_STEPS, "cc_fast_steps", rclink_dl_cc_validate),
+	RCLINK_DL_PARAM(CC_G_SHIFT, "cc_g_shift", rclink_dl_cc_validate),
 };
 
 /* Where each param's value lives in struct rclink_cfg; log2: an order */
@@ -264,6 +330,12 @@ static const struct {
 	  offsetof(struct rclink_cfg, t3_tx_ring_size), false },
 	{ RCLINK_DL_PARAM_ID_T3_RX_RING_SIZE,
 	  offsetof(struct rclink_cfg, t3_rx_ring_size), false },
+	{ RCLINK_DL_PARAM_ID_CC_AI_DIV,
+	  offsetof(struct rclink_cfg, cc_ai_div), false },
+	{ RCLINK_DL_PARAM_ID_CC_FAST_STEPS,
+	  offsetof(struct rclink_cfg, cc_fast_steps), false },
+	{ RCLINK_DL_PARAM_ID_CC_G_SHIFT,
+	  offsetof(struct rclink_cfg, cc_g_shift), false },
 };
 
 static u32 *rclink_cfg_field(struct rclink_cfg *cfg, unsigned int i)
@@ -280,6 +352,10 @@ static void rclink_cfg_defaults(struct rclink_cfg *cfg)
 	cfg->t3_tx_ring_size = RCLINK_RING_DEFAULT;
 	cfg->t3_rx_ring_size = RCLINK_RING_DEFAULT;
 	cfg->t1_format = RCLINK_FORMAT_STANDARD;
+	cfg->cc_algo = RCLINK_CC_ALGO_NONE;
+	cfg->cc_ai_div = RCLINK_CC_AI_DIV_DEF;
+	cfg->cc_fast_steps = RCLINK_CC_FAST_STEPS_DEF;
+	cfg->cc_g_shift = RCLINK_CC_G_SHIFT_DEF;
 }
 
 /* The defaults as the params' driverinit values (before registering) */
@@ -299,6 +375,10 @@ static void rclink_dl_params_init(struct rclink_dev *rdev)
 	strscpy(val.vstr, rclink_dl_format_name(rdev->cfg.t1_format),
 		sizeof(val.vstr));
 	rclink_devlink_param_init_set(devlink, RCLINK_DL_PARAM_ID_HEADER_FORMAT,
+				      val);
+	strscpy(val.vstr, rclink_cc_algo_names[rdev->cfg.cc_algo],
+		sizeof(val.vstr));
+	rclink_devlink_param_init_set(devlink, RCLINK_DL_PARAM_ID_CC_ALGORITHM,
 				      val);
 }
 
@@ -323,6 +403,13 @@ static void rclink_dl_params_apply(struct rclink_dev *rdev)
 
 		if (format >= 0 && format != RCLINK_FORMAT_LITE)
 			rdev->cfg.t1_format = format;
+	}
+	id = RCLINK_DL_PARAM_ID_CC_ALGORITHM;
+	if (!rclink_devl_param_init_get(devlink, id, &val)) {
+		int algo = rclink_dl_cc_algo_parse(val.vstr);
+
+		if (algo >= 0)
+			rdev->cfg.cc_algo = algo;
 	}
 }
 

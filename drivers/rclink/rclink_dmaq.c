@@ -1324,6 +1324,39 @@ void rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info)
 	rcu_read_unlock();
 }
 
+/*
+ * A CC_INFO word of a QP (RECV_CNP event when @cnp, else NOCNP): its
+ * counters.  False when the QP number names no QP.
+ */
+bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp)
+{
+	u32 qpn = FIELD_GET(RCLINK_CC_INFO_QPID, info);
+	u32 bytes = FIELD_GET(RCLINK_CC_INFO_BYTE_CNT, info);
+	struct rclink_t1_qp_stats *st;
+	struct rclink_t1_qp *qp;
+	bool found = false, kick = false;
+
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		st = &qp->stats;
+		if (cnp) {
+			st->cnp++;
+		} else {
+			st->nocnp_reports++;
+			st->nocnp_bytes += bytes;
+		}
+		kick = rclink_cc_event(rdev, qp, cnp);
+		spin_unlock(&qp->lock);
+		found = true;
+	}
+	rcu_read_unlock();
+	if (kick)
+		rclink_cc_kick(rdev);
+	return found;
+}
+
 /* ---- counters ------------------------------------------------------------ */
 
 static u64 rclink_dp_cnt(struct rclink_dmaq *dq, enum rclink_dp_cnt c)

@@ -2,7 +2,8 @@
 /*
  * rclink: the event ring (Documentation/hw/shim.rst, Event ring) and the
  * decoding of every event the IP reports: IRQ_INFO words of TYPE1, TYPE2 and
- * TYPE3, RC_INTR_O level causes, the shim's self-test and LINK records.
+ * TYPE3, RC_INTR_O level causes, the shim's self-test and LINK records, the
+ * CC interface's RECV_ACK, RECV_CNP and NOCNP records.
  */
 
 #include <linux/bitfield.h>
@@ -47,6 +48,9 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	[RCLINK_CNT_LINK_UP] = "link_up",
 	[RCLINK_CNT_LINK_DOWN] = "link_down",
 	[RCLINK_CNT_RECV_ACK] = "recv_ack",
+	[RCLINK_CNT_RECV_CNP] = "recv_cnp",
+	[RCLINK_CNT_NOCNP] = "nocnp",
+	[RCLINK_CNT_CC_DROP_NOQP] = "cc_drop_noqp",
 	[RCLINK_CNT_UNKNOWN] = "unknown",
 };
 
@@ -272,6 +276,36 @@ static void rclink_evt_link(struct rclink_dev *rdev, u64 info)
 	rclink_netdev_link_event(rdev);
 }
 
+/*
+ * RECV_CNP (@cnp) or NOCNP record: INFO is a CC_INFO word.  Counted on the
+ * QP; a record naming no QP is counted as a drop.  A RECV_CNP goes to the
+ * netlink "events" group; a NOCNP (every few microseconds per QP) does not.
+ */
+static void rclink_evt_cc(struct rclink_dev *rdev, u64 info, bool cnp)
+{
+	u32 qpn = FIELD_GET(RCLINK_CC_INFO_QPID, info);
+	const char *what = cnp ? "RECV_CNP" : "NOCNP";
+
+	rclink_cnt_inc(rdev, cnp ? RCLINK_CNT_RECV_CNP : RCLINK_CNT_NOCNP);
+	if (qpn >= rdev->params.qp_num) {
+		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
+		dev_warn_ratelimited(rdev->dev,
+				     "%s record: no qp %u (QP_NUM %u)\n",
+				     what, qpn, rdev->params.qp_num);
+		return;
+	}
+	if (!rclink_dp_cc_info(rdev, info, cnp)) {
+		/* a QP deleted with CNPs on the way, a peer's stale QPN */
+		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
+		dev_dbg_ratelimited(rdev->dev,
+				    "%s record: qp %u does not exist\n",
+				    what, qpn);
+		return;
+	}
+	if (cnp)
+		rclink_nl_notify_qp_cnp(rdev, qpn);
+}
+
 static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 {
 	u32 source = FIELD_GET(RCLINK_EVT_META_SOURCE, meta);
@@ -293,6 +327,12 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 		/* an ACK/NAK with a timestamp: the RTT sample of a QP */
 		rclink_cnt_inc(rdev, RCLINK_CNT_RECV_ACK);
 		rclink_dp_recv_ack(rdev, info);
+		break;
+	case RCLINK_EVT_SRC_RECV_CNP:
+		rclink_evt_cc(rdev, info, true);
+		break;
+	case RCLINK_EVT_SRC_NOCNP:
+		rclink_evt_cc(rdev, info, false);
 		break;
 	default:
 		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);

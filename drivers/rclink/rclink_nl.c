@@ -225,7 +225,9 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T2_OST_FREE,
 			      info->t2_ost_free, RCLINK_A_DEV_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T2_CRD,
-			      info->t2_crd, RCLINK_A_DEV_STATS_PAD))
+			      info->t2_crd, RCLINK_A_DEV_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_CNP_MERGED,
+			      info->cnp_merged, RCLINK_A_DEV_STATS_PAD))
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(bits); i++)
 		if (nla_put_u64_64bit(skb, bits[i].attr,
@@ -281,7 +283,10 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u32(skb, RCLINK_A_CC_WINDOW, cfg->cc_window_ns) ||
 	    nla_put_u8(skb, RCLINK_A_BANK_RR, cfg->bank_rr) ||
 	    nla_put_u64_64bit(skb, RCLINK_A_T2_RATE, cfg->t2_rate,
-			      RCLINK_A_PAD))
+			      RCLINK_A_PAD) ||
+	    nla_put_u8(skb, RCLINK_A_CNP_MERGE, cfg->cnp_merge) ||
+	    nla_put_u32(skb, RCLINK_A_CNP_WINDOW_US, cfg->cnp_window_us) ||
+	    nla_put_u32(skb, RCLINK_A_NOCNP_US, cfg->nocnp_us))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -319,6 +324,12 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 		{ RCLINK_A_STATS_RX_FLUSHED, s->rx_flushed },
 		{ RCLINK_A_STATS_FATAL, s->fatal },
 		{ RCLINK_A_STATS_RTT_SAMPLES, s->rtt_samples },
+		{ RCLINK_A_STATS_CNP, s->cnp },
+		{ RCLINK_A_STATS_NOCNP_REPORTS, s->nocnp_reports },
+		{ RCLINK_A_STATS_NOCNP_BYTES, s->nocnp_bytes },
+		/* the board's, but not next to DMAQ_QPS_ACK_RX */
+		{ RCLINK_A_STATS_ECN_RX, info->ecn_rx },
+		{ RCLINK_A_STATS_CNP_RX, info->cnp_rx },
 	};
 	struct nlattr *nest;
 	unsigned int i;
@@ -344,6 +355,13 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, RCLINK_A_STATS_CC_MASK,
 			      FIELD_GET(RCLINK_TX_CC_BYTE_CNT_MEM_CC_MASK,
 					info->cc), RCLINK_A_STATS_PAD))
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, RCLINK_A_STATS_CC_SPEED, info->cc_state.rc) ||
+	    nla_put_u32(skb, RCLINK_A_STATS_CC_ALPHA, info->cc_state.alpha) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_CC_CUTS, info->cc_state.cuts,
+			      RCLINK_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_STATS_CC_RAISES,
+			      info->cc_state.raises, RCLINK_A_STATS_PAD))
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, RCLINK_A_STATS_RTT_LAST_US, s->rtt_last_us) ||
 	    nla_put_u32(skb, RCLINK_A_STATS_RTT_MIN_US, s->rtt_min_us) ||
@@ -481,6 +499,41 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	if (attr) {
 		cfg->t2_rate = nla_get_u64(attr);
 		*given |= RCLINK_DEV_F_T2_RATE;
+	}
+
+	attr = attrs[RCLINK_A_CNP_MERGE];
+	if (attr) {
+		if (nla_get_u8(attr) > 1) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cnp_merge: must be 0 or 1");
+			return -EINVAL;
+		}
+		cfg->cnp_merge = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_CNP_MERGE;
+	}
+
+	attr = attrs[RCLINK_A_CNP_WINDOW_US];
+	if (attr) {
+		cfg->cnp_window_us = nla_get_u32(attr);
+		if (cfg->cnp_window_us >
+		    FIELD_MAX(RCLINK_CNP_CFG_TIMER_THR_US)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cnp_window: must be 0..65535 us");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_CNP_WINDOW;
+	}
+
+	attr = attrs[RCLINK_A_NOCNP_US];
+	if (attr) {
+		cfg->nocnp_us = nla_get_u32(attr);
+		if (cfg->nocnp_us >
+		    FIELD_MAX(RCLINK_CNP_CFG_NOCNP_INTERVAL) + 1) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "nocnp: must be 1..256 us or off");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_NOCNP;
 	}
 
 	attr = attrs[RCLINK_A_CC_WINDOW];
@@ -1057,6 +1110,46 @@ err_free:
 err_log:
 	dev_warn_ratelimited(rdev->dev, "qp %u: notification %u lost\n",
 			     qp->qpn, cmd);
+}
+
+/*
+ * qp-cnp-ntf to the "events" group: a RECV_CNP record of a QP.  From the
+ * event ring's thread, which may sleep, but a burst of CNPs must not hold
+ * the ring (and the CQ it may serve) up in reclaim: nothing here sleeps,
+ * and a notification without memory is lost (ratelimited warning).
+ */
+void rclink_nl_notify_qp_cnp(struct rclink_dev *rdev, u32 qpn)
+{
+	const size_t size = nla_total_size(sizeof(u32)) +	/* dev-index */
+			    nla_total_size(sizeof(rdev->t1.name)) +
+			    nla_total_size(sizeof(u32));	/* qpn */
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&rclink_nl_family, &init_net,
+				RCLINK_NLGRP_EVENTS))
+		return;
+
+	skb = genlmsg_new(size, GFP_ATOMIC);
+	if (!skb)
+		goto err_log;
+	hdr = genlmsg_put(skb, 0, 0, &rclink_nl_family, 0,
+			  RCLINK_CMD_QP_CNP_NTF);
+	if (!hdr)
+		goto err_free;
+	if (rclink_nl_put_dev(skb, rdev) ||
+	    nla_put_u32(skb, RCLINK_A_QPN, qpn))
+		goto err_free;
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&rclink_nl_family, skb, 0, RCLINK_NLGRP_EVENTS,
+			  GFP_ATOMIC);
+	return;
+
+err_free:
+	nlmsg_free(skb);
+err_log:
+	dev_warn_ratelimited(rdev->dev, "qp %u: CNP notification lost\n",
+			     qpn);
 }
 
 /* ---- family -------------------------------------------------------------- */

@@ -199,6 +199,18 @@ bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
 				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC | \
 				 RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)
 
+/* CNP_CFG of the CNP merge window and the NOCNP period (0: off) */
+static u64 rclink_t1_cnp_cfg_bits(const struct rclink_t1 *t1)
+{
+	u64 val = FIELD_PREP(RCLINK_CNP_CFG_TIMER_THR_US, t1->cnp_window_us);
+
+	if (t1->nocnp_us)
+		val |= RCLINK_CNP_CFG_NOCNP_EN |
+		       FIELD_PREP(RCLINK_CNP_CFG_NOCNP_INTERVAL,
+				  t1->nocnp_us - 1);
+	return val;
+}
+
 /* CC_CFG.cc_window of a window length (4096 << n ns) */
 static u64 rclink_t1_cc_window_bits(u32 ns)
 {
@@ -336,7 +348,8 @@ static u64 rclink_t1_format_bits(u8 format)
  * format chosen: RDMA_EN, MAC_ADDR (len_type: IPv4 for Standard, the AFH
  * Ethernet type otherwise), AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; the optional
  * VLAN step (VLAN_CTRL, AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities);
- * then the retry thresholds and the switches of RC_MISC_CFG.  RX_CLASS_CFG
+ * then the retry thresholds, the switches of RC_MISC_CFG, the CC window and
+ * the ECN/CNP settings (CNP_CFG, RC_MISC_CFG.cnp_merge_en).  RX_CLASS_CFG
  * gets mac_type1 = the AFH Ethernet type whatever the format, so that frames
  * of a mismatched peer reach the TYPE1 path and are counted there
  * (DMAQ_T1_RX_DROP_FORMAT); its other fields keep their value.  AFH_CFG_EN
@@ -420,7 +433,8 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 	val = rclink_rd64(rdev, RCLINK_RC_MISC_CFG);
 	val &= ~(RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN |
 		 RCLINK_RC_MISC_CFG_TX_BANK_RR_EN |
-		 RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+		 RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN |
+		 RCLINK_RC_MISC_CFG_CNP_MERGE_EN);
 	/* TYPE2 never overruns the MAC's multicast buffer */
 	val |= RCLINK_RC_MISC_CFG_MULTI_CREDIT_CTRL_EN;
 	if (t1->bank_rr)
@@ -429,10 +443,13 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 		val |= RCLINK_RC_MISC_CFG_TX_ACK_TIME_EN;
 	if (!t1->icrc)
 		val |= RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN;
+	if (t1->cnp_merge)
+		val |= RCLINK_RC_MISC_CFG_CNP_MERGE_EN;
 	rclink_wr64(rdev, RCLINK_RC_MISC_CFG, val);
 
 	rclink_wr64(rdev, RCLINK_CC_CFG,
 		    rclink_t1_cc_window_bits(t1->cc_window_ns));
+	rclink_wr64(rdev, RCLINK_CNP_CFG, rclink_t1_cnp_cfg_bits(t1));
 	rclink_t2_write_global(rdev);
 	mutex_unlock(&rdev->qp_lock);
 }
@@ -670,6 +687,9 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->cc_window_ns = t1->cc_window_ns;
 	cfg->bank_rr = t1->bank_rr;
 	cfg->t2_rate = t1->t2_rate;
+	cfg->cnp_merge = t1->cnp_merge;
+	cfg->cnp_window_us = t1->cnp_window_us;
+	cfg->nocnp_us = t1->nocnp_us;
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -684,6 +704,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	info->t2_ost_free = FIELD_GET(RCLINK_DMAQ_T2_OST_FREE_FREE, val);
 	info->t2_crd = FIELD_GET(RCLINK_DMAQ_T2_CRD_CELLS,
 				 rclink_rd64(rdev, RCLINK_DMAQ_T2_CRD));
+	info->cnp_merged = rclink_rd64(rdev, RCLINK_DMAQ_T1_CNP_MERGED);
 	mutex_unlock(&rdev->qp_lock);
 	mutex_unlock(&t1->lock);
 }
@@ -749,6 +770,12 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		t1->vlan_pri = cfg->vlan_pri;
 	if (given & RCLINK_DEV_F_FORMAT)
 		t1->format = cfg->format;
+	if (given & RCLINK_DEV_F_CNP_MERGE)
+		t1->cnp_merge = cfg->cnp_merge;
+	if (given & RCLINK_DEV_F_CNP_WINDOW)
+		t1->cnp_window_us = cfg->cnp_window_us;
+	if (given & RCLINK_DEV_F_NOCNP)
+		t1->nocnp_us = cfg->nocnp_us;
 	rclink_t1_write_global(rdev);
 	mutex_unlock(&t1->lock);
 
@@ -808,6 +835,7 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 	}
 
 	qp->state = RCLINK_QP_STATE_READY;
+	rclink_cc_qp_reset(&qp->cc, qp->cfg.speed);
 	rcu_assign_pointer(t1->qps[qpn], qp);
 	t1->nr_qps++;
 unlock:
@@ -909,6 +937,12 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		}
 	}
 	qp->cfg = new;
+	if (what & RCLINK_T1_W_SPEED) {
+		/* a new speed, or a re-armed QP: the loop starts again */
+		spin_lock_irqsave(&qp->lock, flags);
+		rclink_cc_qp_reset(&qp->cc, new.speed);
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
 
 	if (rearm) {
 		spin_lock_irqsave(&qp->lock, flags);
@@ -1001,6 +1035,7 @@ int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
 	info->state = qp->state;
 	info->bound = !!qp->owner;
 	info->stats = qp->stats;
+	info->cc_state = qp->cc;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	mutex_lock(&rdev->qp_lock);
@@ -1014,6 +1049,8 @@ int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
 		    FIELD_PREP(RCLINK_DMAQ_QP_STAT_SEL_QPN, qpn));
 	for (i = 0; i < RCLINK_T1_HW_NUM; i++)
 		info->hw[i] = rclink_rd64(rdev, rclink_t1_hw_regs[i]);
+	info->ecn_rx = rclink_rd64(rdev, RCLINK_DMAQ_QPS_ECN_RX);
+	info->cnp_rx = rclink_rd64(rdev, RCLINK_DMAQ_QPS_CNP_RX);
 	info->cc = rclink_rd64(rdev, RCLINK_TX_CC_BYTE_CNT_MEM);
 	mutex_unlock(&rdev->qp_lock);
 	if (rclink_gone(rdev))
@@ -1029,7 +1066,8 @@ unlock:
  * Give the board its index and name, and program step 1 with the defaults:
  * TYPE1 on, Standard format, the MAC of SHIM_MAC, no IP address, TTL 64,
  * retry timer 1 ms, 7 retries, RNR retries forever, ICRC on, no ACK
- * timestamps, no VLAN tag, priority 0.
+ * timestamps, no VLAN tag, priority 0, no CNP merge (window 0), no NOCNP
+ * timer.
  */
 /* ---- TYPE2 groups ------------------------------------------------------- */
 
@@ -1134,6 +1172,7 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	u64 val;
 	int err;
 
+	rclink_cc_init(rdev);
 	t1->qps = kcalloc(max(rdev->params.qp_num, 1U), sizeof(*t1->qps),
 			  GFP_KERNEL);
 	if (!t1->qps)
@@ -1162,6 +1201,11 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->bank_rr = false;
 	t1->t2_rate = 0;
 	t1->t2_speed = 0;
+	t1->cnp_merge = false;
+	t1->cnp_window_us = 0;
+	/* the loop rises on NOCNP records: on with it, at 256 us */
+	t1->nocnp_us = rdev->cfg.cc_algo == RCLINK_CC_ALGO_NONE ? 0 :
+		       RCLINK_CC_NOCNP_US;
 	err = rclink_t2_groups_alloc(rdev);
 	if (err)
 		goto err_free_qps;
@@ -1242,6 +1286,7 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 		return;
 	/* no data path reader holds the array or a QP after this */
 	synchronize_rcu();
+	rclink_cc_fini(rdev);
 	for (qpn = 0; qpn < rdev->params.qp_num; qpn++) {
 		qp = rcu_dereference_protected(qps[qpn], true);
 		if (!qp)

@@ -49,6 +49,9 @@ struct rclink_t1_dev_cfg {
 	u32 cc_window_ns;
 	bool bank_rr;
 	u64 t2_rate;		/* bit/s, 0: no limit */
+	bool cnp_merge;
+	u32 cnp_window_us;	/* 0..65535 */
+	u32 nocnp_us;		/* 1..256, 0: off */
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -70,9 +73,15 @@ enum {
 	RCLINK_DEV_F_CC_WINDOW		= BIT(14),
 	RCLINK_DEV_F_BANK_RR		= BIT(15),
 	RCLINK_DEV_F_T2_RATE		= BIT(16),
+	RCLINK_DEV_F_CNP_MERGE		= BIT(17),
+	RCLINK_DEV_F_CNP_WINDOW		= BIT(18),
+	RCLINK_DEV_F_NOCNP		= BIT(19),
 };
 
-/* The board's DMAQ_QPS_* counters of one QP, in register order */
+/*
+ * The board's DMAQ_QPS_* counters of one QP, in register order (those
+ * after DMAQ_QPS_ACK_RX are not next to them: struct rclink_t1_qp_info)
+ */
 enum rclink_t1_hw_stat {
 	RCLINK_T1_HW_TX_PKTS,
 	RCLINK_T1_HW_TX_BYTES,
@@ -124,6 +133,7 @@ struct rclink_t1_dev_info {
 	u64 dfx;			/* DMAQ_DFX */
 	u64 t2_ost_free;		/* DMAQ_T2_OST_FREE */
 	u64 t2_crd;			/* DMAQ_T2_CRD */
+	u64 cnp_merged;			/* DMAQ_T1_CNP_MERGED */
 };
 
 /* A snapshot of a QP for qp-get */
@@ -133,7 +143,10 @@ struct rclink_t1_qp_info {
 	bool bound;
 	struct rclink_t1_qp_stats stats;
 	u64 hw[RCLINK_T1_HW_NUM];
+	u64 ecn_rx;			/* DMAQ_QPS_ECN_RX */
+	u64 cnp_rx;			/* DMAQ_QPS_CNP_RX */
 	u64 cc;				/* TX_CC_BYTE_CNT_MEM */
+	struct rclink_t1_qp_cc cc_state;	/* the CC loop (rclink_cc.c) */
 };
 
 /* Limits the requests are checked against */

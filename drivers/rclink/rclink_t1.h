@@ -57,6 +57,21 @@ struct rclink_t1_qp_stats {
 	u32 rtt_last_us;
 	u32 rtt_min_us;
 	u32 rtt_max_us;
+	u64 cnp;		/* RECV_CNP records (CNPs the merge passed) */
+	u64 nocnp_reports;	/* NOCNP records */
+	u64 nocnp_bytes;	/* the sum of their BYTE_CNT */
+};
+
+/* The congestion-control loop's state of a QP (rclink_cc.c), under @lock */
+struct rclink_t1_qp_cc {
+	u32 line;		/* the configured speed (bytes per CC window) */
+	u32 rc;			/* the current rate, in TX_SPEED_MEM */
+	u32 rt;			/* the target rate */
+	u32 alpha;		/* congestion estimate, 1024 = 1.0 */
+	u32 stage;		/* NOCNP periods since the last cut */
+	bool dirty;		/* rc not yet written to the board */
+	u64 cuts;		/* rate cuts (RECV_CNP records acted on) */
+	u64 raises;		/* rate increases (NOCNP records acted on) */
 };
 
 /* One message on a QP's receive queue */
@@ -97,6 +112,7 @@ struct rclink_t1_qp {
 	wait_queue_head_t wq;		/* readers, writers, pollers, drain */
 
 	struct rclink_t1_qp_stats stats;	/* under @lock */
+	struct rclink_t1_qp_cc cc;		/* under @lock */
 	bool group;			/* a TYPE2 group: qpn is its index */
 };
 
@@ -126,6 +142,9 @@ struct rclink_t1 {
 	bool bank_rr;		/* RC_MISC_CFG.tx_bank_rr_en */
 	u64 t2_rate;		/* TYPE2 rate asked for (bit/s), 0: none */
 	u32 t2_speed;		/* TYPE2_SPEED.length_thr it gives */
+	bool cnp_merge;		/* RC_MISC_CFG.cnp_merge_en */
+	u32 cnp_window_us;	/* CNP_CFG.timer_thr_us */
+	u32 nocnp_us;		/* CNP_CFG.nocnp_interval + 1, 0: off */
 
 	/*
 	 * TYPE2 multicast groups (seed 000, TYPE2): the data path treats a
@@ -142,7 +161,24 @@ struct rclink_t1 {
 
 	struct rclink_dmaq *dmaq;	/* rclink_dmaq.c */
 	struct rclink_cdev *cdev;	/* rclink_cdev.c */
+	struct work_struct cc_work;	/* rclink_cc.c: rates to the board */
 };
+
+/* rclink_cc.c: the congestion-control loop (devlink cc_algorithm) */
+#define RCLINK_CC_NOCNP_US	256	/* NOCNP period the loop starts with */
+enum rclink_cc_algo {
+	RCLINK_CC_ALGO_NONE,
+	RCLINK_CC_ALGO_DCQCN,
+	RCLINK_CC_ALGO_NUM
+};
+
+extern const char * const rclink_cc_algo_names[RCLINK_CC_ALGO_NUM];
+void rclink_cc_qp_reset(struct rclink_t1_qp_cc *cc, u32 speed);
+bool rclink_cc_event(struct rclink_dev *rdev, struct rclink_t1_qp *qp,
+		     bool cnp);
+void rclink_cc_kick(struct rclink_dev *rdev);
+void rclink_cc_init(struct rclink_dev *rdev);
+void rclink_cc_fini(struct rclink_dev *rdev);
 
 /*
  * rclink_qp.c: control plane (QP objects, registers, recovery) and the
@@ -164,6 +200,7 @@ struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev,
 int rclink_nl_init(void);
 void rclink_nl_exit(void);
 void rclink_nl_notify_qp(struct rclink_t1_qp *qp, u8 cmd);
+void rclink_nl_notify_qp_cnp(struct rclink_dev *rdev, u32 qpn);
 
 /*
  * Data path counters of a board (the QPs' own are rclink_t1_qp_stats),
@@ -215,6 +252,8 @@ void rclink_dp_qp_init(struct rclink_t1_qp *qp);
 void rclink_dp_qp_release(struct rclink_t1_qp *qp);	/* frees rx_msgs */
 void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp);	/* wake */
 void rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
+/* RECV_CNP (@cnp) or NOCNP: false when its QP number names no QP */
+bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp);
 void rclink_dp_stats_read(struct rclink_dev *rdev,
 			  struct rclink_t1_dp_stats *st);
 void rclink_dp_debugfs_init(struct rclink_dev *rdev, struct dentry *dir);

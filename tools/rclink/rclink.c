@@ -286,6 +286,8 @@ static void usage(FILE *f)
 	      "                      [ ack_timestamp on|off ] [ icrc on|off ]\n"
 	      "                      [ vlan off|VID ] [ vlan_pri N ] [ cc_window NS ]\n"
 	      "                      [ bank_rr on|off ] [ t2_rate RATE|off ]\n"
+	      "                      [ cnp_merge on|off ] [ cnp_window USEC ]\n"
+	      "                      [ nocnp USEC|off ]\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
@@ -722,6 +724,7 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_TX_MAC_FREE] = "tx_mac_free",
 	[RCLINK_A_DEV_STATS_T2_OST_FREE] = "t2_ost_free",
 	[RCLINK_A_DEV_STATS_T2_CRD] = "t2_crd",
+	[RCLINK_A_DEV_STATS_CNP_MERGED] = "cnp_merged",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
@@ -835,6 +838,15 @@ static int dev_parse(struct nlattr **tb, void *arg)
 	out_attr_u(tb, RCLINK_A_CC_WINDOW, "cc_window", 32);
 	out_attr_bool(tb, RCLINK_A_BANK_RR, "bank_rr", "on", "off");
 	out_attr_rate(tb, RCLINK_A_T2_RATE, "t2_rate");
+	out_attr_bool(tb, RCLINK_A_CNP_MERGE, "cnp_merge", "on", "off");
+	out_attr_u(tb, RCLINK_A_CNP_WINDOW_US, "cnp_window_us", 32);
+	/* nocnp_us: the NOCNP period; 0 (JSON) or "off" (text) when off */
+	if (tb[RCLINK_A_NOCNP_US]) {
+		if (!opt_json && !nla_get_u32(tb[RCLINK_A_NOCNP_US]))
+			out_str("nocnp_us", "off");
+		else
+			out_attr_u(tb, RCLINK_A_NOCNP_US, "nocnp_us", 32);
+	}
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -964,6 +976,21 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			err = nla_put_u64(msg, RCLINK_A_T2_RATE,
 					  keyword(v, "off") ? 0 :
 					  parse_rate(k, v));
+		} else if (keyword(k, "cnp_merge")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_CNP_MERGE,
+					 parse_on_off(k, v));
+		} else if (keyword(k, "cnp_window")) {
+			/* the kernel checks the range: 0..65535 */
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_CNP_WINDOW_US,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "nocnp")) {
+			/* the kernel checks the range: 1..256, 0 is off */
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_NOCNP_US,
+					  keyword(v, "off") ? 0 :
+					  parse_num(k, v, UINT32_MAX));
 		} else {
 			usage_error("dev set: unknown argument \"%s\"", k);
 		}
@@ -1022,6 +1049,17 @@ static const struct {
 	{ RCLINK_A_STATS_RTT_MAX_US, "rtt_max_us", 32 },
 	{ RCLINK_A_STATS_CC_ACC, "cc_acc", 64 },
 	{ RCLINK_A_STATS_CC_MASK, "cc_mask", 64 },
+	{ 0, NULL, 0 },		/* ECN/CNP: the board's, then the driver's */
+	{ RCLINK_A_STATS_ECN_RX, "ecn_rx", 64 },
+	{ RCLINK_A_STATS_CNP_RX, "cnp_rx", 64 },
+	{ RCLINK_A_STATS_CNP, "cnp", 64 },
+	{ RCLINK_A_STATS_NOCNP_REPORTS, "nocnp_reports", 64 },
+	{ RCLINK_A_STATS_NOCNP_BYTES, "nocnp_bytes", 64 },
+	{ 0, NULL, 0 },		/* the congestion-control loop (cc_algorithm) */
+	{ RCLINK_A_STATS_CC_SPEED, "cc_speed", 32 },
+	{ RCLINK_A_STATS_CC_ALPHA, "cc_alpha", 32 },
+	{ RCLINK_A_STATS_CC_CUTS, "cc_cuts", 64 },
+	{ RCLINK_A_STATS_CC_RAISES, "cc_raises", 64 },
 };
 
 static int qp_parse(struct nlattr **tb, void *arg)
@@ -1340,6 +1378,9 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 		break;
 	case RCLINK_CMD_QP_READY_NTF:
 		event = "qp-ready";
+		break;
+	case RCLINK_CMD_QP_CNP_NTF:
+		event = "qp-cnp";
 		break;
 	default:
 		return NL_SKIP;

@@ -688,7 +688,7 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
         }
         break;
     case RCLINK_SHIM_CC_TEST:
-        rclink_t1_cc_test(c, wval);
+        rclink_t1_cc_test(c, wval, old);
         break;
     case RCLINK_AFH_CFG_EN:
         if (rclink_t1_format(c) == RCLINK_T1_FMT_NONE) {

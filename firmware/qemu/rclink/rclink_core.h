@@ -207,7 +207,7 @@ void rclink_t2_irq_info(RclinkCore *c, unsigned code, unsigned sub,
                         uint64_t intr);
 void rclink_t2_reset(RclinkCore *c);
 void rclink_t2_join(RclinkCore *c, uint64_t old, uint64_t val);
-void rclink_t1_cc_test(RclinkCore *c, uint64_t val);
+void rclink_t1_cc_test(RclinkCore *c, uint64_t val, uint64_t old);
 
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,

@@ -1081,16 +1081,22 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
 uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
                           uint64_t v)
 {
+    uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_STAT_SEL_QPN,
+                          rclink_get(c, RCLINK_DMAQ_QP_STAT_SEL));
+    int i = -1;
+
     if (d->offset >= RCLINK_DMAQ_QPS_TX_PKTS &&
         d->offset <= RCLINK_DMAQ_QPS_ACK_RX) {
-        uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_STAT_SEL_QPN,
-                              rclink_get(c, RCLINK_DMAQ_QP_STAT_SEL));
-
-        return qpn < c->qp_num ?
-            c->t1->qps[qpn].stats[(d->offset - RCLINK_DMAQ_QPS_TX_PKTS) / 8] :
-            0;
+        i = (d->offset - RCLINK_DMAQ_QPS_TX_PKTS) / 8;
+    } else if (d->offset == RCLINK_DMAQ_QPS_ECN_RX) {
+        i = RCLINK_QPS_ECN_RX;
+    } else if (d->offset == RCLINK_DMAQ_QPS_CNP_RX) {
+        i = RCLINK_QPS_CNP_RX;
     }
-    return v;
+    if (i < 0) {
+        return v;
+    }
+    return qpn < c->qp_num ? c->t1->qps[qpn].stats[i] : 0;
 }
 
 /* --------------------------------------------------------------- setup */

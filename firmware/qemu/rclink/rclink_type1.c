@@ -45,6 +45,8 @@
 #define T1_IP_HLEN          20
 #define T1_UDP_HLEN         8
 #define T1_ICRC_LEN         4
+#define T1_ECN_MASK         3           /* IPv4 ToS[1:0] */
+#define T1_ECN_CE           3
 #define T1_ETH_ZLEN         60
 #define T1_FRAME_MAX        (T1_ETH_HLEN + T1_VLAN_HLEN + T1_IP_HLEN + \
                              T1_UDP_HLEN + RCLINK_RH_BYTES + \
@@ -706,9 +708,26 @@ static size_t rclink_t1_send_req(RclinkCore *c, RclinkT1Slot *sl)
     }
     rclink_qps_add(c, sl->qpn, RCLINK_QPS_TX_PKTS, 1);
     rclink_qps_add(c, sl->qpn, RCLINK_QPS_TX_BYTES, sl->len);
+    rclink_cnp_tx_bytes(c, &c->t1->qps[sl->qpn], sl->len);
     trace_rclink_t1_tx_req(sl->qpn, sl->psn, sl->len, retx, len);
     rclink_wire_send(c, f, len);
     return len;
+}
+
+/*
+ * A CNP to the sender of a REQ that arrived marked CE (seed 000, ECN: the
+ * IP answers at once, on the ACK's VC and Traffic Class): the RH with
+ * OPCODE CNP, the QP's DEST_QP and P_Key, PSN 0, no payload.
+ */
+static void rclink_t1_send_cnp(RclinkCore *c, RclinkT1Qp *q)
+{
+    uint8_t f[T1_FRAME_MAX];
+    size_t len = rclink_t1_build(c, q->qpn, f,
+                                 rclink_t1_rh(c, q->qpn, RCLINK_RH_OP_CNP, 0),
+                                 NULL, 0);
+
+    trace_rclink_t1_tx_cnp(q->qpn);
+    rclink_wire_send(c, f, len);
 }
 
 /* An ACK, NAK or RNR NAK of the QP's responder side. */
@@ -926,8 +945,43 @@ void rclink_t1_cc_read(RclinkCore *c, uint32_t qpn)
     }
 }
 
-/* SHIM_CC_TEST written: a step ends one window for every QP. */
-void rclink_t1_cc_test(RclinkCore *c, uint64_t val)
+/*
+ * SHIM_CC_TEST.manual changes: the windows count on the other clock (steps
+ * or the virtual clock), whose window numbers have nothing to do with the
+ * old ones.  Every QP's acc_cnt is brought to the old clock's current
+ * window and then counts from the new clock's (so is TYPE2's), no backlog
+ * owed across the switch; what waits for a window end looks again.
+ */
+static void rclink_cc_switch(RclinkCore *c, bool manual)
+{
+    RclinkT1 *t1 = c->t1;
+    uint64_t now;
+    uint32_t i, t2thr = RF_GET(RCLINK_TYPE2_SPEED_LENGTH_THR,
+                               rclink_get(c, RCLINK_TYPE2_SPEED));
+
+    for (i = 0; i < c->qp_num; i++) {
+        rclink_cc_sync(c, &t1->qps[i]);
+        t1->qps[i].cc_backlog = false;
+    }
+    now = rclink_cc_now(c);
+    if (now > t1->t2.acc_win) {
+        t1->t2.acc = rclink_cc_decay(t1->t2.acc, now - t1->t2.acc_win, t2thr);
+    }
+    rclink_set(c, RCLINK_SHIM_CC_TEST,
+               manual ? RCLINK_SHIM_CC_TEST_MANUAL : 0);
+    now = rclink_cc_now(c);
+    for (i = 0; i < c->qp_num; i++) {
+        t1->qps[i].cc_win = now;
+    }
+    t1->t2.acc_win = now;
+    rclink_t1_kick(c);
+}
+
+/*
+ * SHIM_CC_TEST written (val; old: what it held before the write, the
+ * register holds val already): a step ends one window for every QP.
+ */
+void rclink_t1_cc_test(RclinkCore *c, uint64_t val, uint64_t old)
 {
     if (val & RCLINK_SHIM_CC_TEST_STEP) {
         if (rclink_cc_manual(c)) {
@@ -938,10 +992,9 @@ void rclink_t1_cc_test(RclinkCore *c, uint64_t val)
                           "without manual: ignored\n");
         }
     }
-    if ((val ^ rclink_get(c, RCLINK_SHIM_CC_TEST)) &
-        RCLINK_SHIM_CC_TEST_MANUAL) {
-        /* the other clock: what waits for a window end must look again */
-        rclink_t1_kick(c);
+    if ((val ^ old) & RCLINK_SHIM_CC_TEST_MANUAL) {
+        rclink_set(c, RCLINK_SHIM_CC_TEST, old);
+        rclink_cc_switch(c, val & RCLINK_SHIM_CC_TEST_MANUAL);
     }
     rclink_set(c, RCLINK_SHIM_CC_TEST,
                val & (RCLINK_SHIM_CC_TEST_MANUAL |
@@ -1282,7 +1335,7 @@ static void rclink_t1_rx_ack(RclinkCore *c, RclinkT1Qp *q, uint64_t rh)
 /* ---------------------------------------------------------- responder */
 
 static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
-                             const uint8_t *pl, size_t plen)
+                             const uint8_t *pl, size_t plen, bool ce)
 {
     RclinkT1 *t1 = c->t1;
     uint32_t qpn = q->qpn;
@@ -1296,6 +1349,11 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_PKEY);
         trace_rclink_t1_rx_drop("pkey", qpn);
         return;
+    }
+    if (ce) {
+        /* Congestion on the way here, whatever becomes of the packet. */
+        rclink_qps_add(c, qpn, RCLINK_QPS_ECN_RX, 1);
+        rclink_t1_send_cnp(c, q);
     }
     if (d >= RCLINK_T1_PSN_HALF) {
         /* Already received: acknowledged again at once. */
@@ -1564,7 +1622,7 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
                               "req length");
             return;
         }
-    } else if (op == RCLINK_RH_OP_ACK) {
+    } else if (op == RCLINK_RH_OP_ACK || op == RCLINK_RH_OP_CNP) {
         if (plen || pad) {
             rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED,
                               "ack length");
@@ -1587,12 +1645,16 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
                            RCLINK_INTR_STATUS_T1_RX_QP_DISABLED);
         return;
     }
-    /* 3. ACK/NAK, 4. REQ */
+    /* 3. ACK/NAK, CNP, 4. REQ (CE: ECN 11 in the IPv4 ToS) */
     if (op == RCLINK_RH_OP_ACK) {
         rclink_t1_rx_ack(c, &t1->qps[qpn], rh);
+    } else if (op == RCLINK_RH_OP_CNP) {
+        rclink_cnp_rx(c, &t1->qps[qpn]);
     } else {
         rclink_t1_rx_req(c, &t1->qps[qpn], rh,
-                         buf + rh_at + RCLINK_RH_BYTES, plen - pad);
+                         buf + rh_at + RCLINK_RH_BYTES, plen - pad,
+                         fmt == RCLINK_T1_FMT_STD &&
+                         (buf[off + 1] & T1_ECN_MASK) == T1_ECN_CE);
     }
     rclink_t1_kick(c);
 }
@@ -1708,6 +1770,7 @@ void rclink_t1_init(RclinkCore *c)
     timer_init_ns(&t1->cc_timer, QEMU_CLOCK_VIRTUAL, rclink_t1_cc_timer, c);
     QTAILQ_INIT(&t1->due);
     QTAILQ_INIT(&t1->merge);
+    rclink_cnp_init(c);
     rclink_dmaq_init(c);
 }
 
@@ -1726,6 +1789,7 @@ void rclink_t1_fini(RclinkCore *c)
     timer_del(&t1->merge_timer);
     timer_del(&t1->round_timer);
     timer_del(&t1->cc_timer);
+    rclink_cnp_fini(c);
     qemu_bh_delete(t1->bh);
     g_free(t1->qps);
     g_free(t1);
@@ -1760,6 +1824,7 @@ void rclink_t1_reset(RclinkCore *c)
     t1->last_bank = -1;
     t1->cc_steps = 0;
     timer_del(&t1->cc_timer);
+    rclink_cnp_reset(c);
     rclink_t2_reset(c);
     QTAILQ_INIT(&t1->due);
     QTAILQ_INIT(&t1->merge);

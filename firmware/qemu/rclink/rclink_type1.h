@@ -12,6 +12,7 @@
 #include "rclink_core.h"
 
 #define RCLINK_T1_OST_N         RCLINK_PARAM_TYPE1_OST_N_DEFAULT
+#define RCLINK_CNP_BUF_N        8       /* CNP MERGE QPID_Buffer depth */
 #define RCLINK_T1_PKT_LEN       RCLINK_PARAM_TYPE1_PKT_LEN_DEFAULT
 /* data bytes in a packet after the segment header (1336) */
 #define RCLINK_T1_SEG_DATA      (RCLINK_T1_PKT_LEN - RCLINK_SEG_BYTES)
@@ -44,6 +45,9 @@ enum {
     RCLINK_QPS_RX_OOS,
     RCLINK_QPS_ACK_TX,
     RCLINK_QPS_ACK_RX,
+    /* DMAQ_QPS_ECN_RX, DMAQ_QPS_CNP_RX: at 0x51b0, 0x51b8 */
+    RCLINK_QPS_ECN_RX,
+    RCLINK_QPS_CNP_RX,
     RCLINK_QPS_N,
 };
 
@@ -157,6 +161,11 @@ typedef struct RclinkT1Qp {
     int64_t merge_deadline_ns;
     QTAILQ_ENTRY(RclinkT1Qp) due_link, merge_link;
 
+    /* CC interface (rclink_cnp.c): bytes sent since the last NOCNP report */
+    uint64_t nocnp_bytes;
+    bool in_nocnp;
+    QTAILQ_ENTRY(RclinkT1Qp) nocnp_link;
+
     /* queue engine */
     QSIMPLEQ_HEAD(, RclinkDmaqMsg) msgs;
     RclinkDmaqRx rx;
@@ -226,6 +235,15 @@ struct RclinkT1 {
     int last_bank;             /* QPN[1:0] of the last REQ granted, or -1 */
     RclinkT2 t2;
     QEMUTimer cc_timer;        /* the end of the window a QP waits for */
+    /* CNP MERGE: the 8-entry QPID buffer, replaced round robin */
+    struct {
+        uint16_t qpn;
+        bool used;
+        int64_t ns;            /* when its last CNP passed */
+    } cnp_buf[RCLINK_CNP_BUF_N];
+    unsigned cnp_next;
+    QTAILQ_HEAD(, RclinkT1Qp) nocnp;  /* QPs with bytes to report */
+    QEMUTimer nocnp_timer;
 
     RclinkDmaq q;
 };
@@ -257,6 +275,13 @@ static inline void rclink_qps_add(RclinkCore *c, uint32_t qpn, unsigned i,
 {
     c->t1->qps[qpn].stats[i] += n;
 }
+
+/* rclink_cnp.c: ECN, CNP, CNP MERGE and NOCNP_TIMER of the CC interface */
+void rclink_cnp_rx(RclinkCore *c, RclinkT1Qp *q);
+void rclink_cnp_tx_bytes(RclinkCore *c, RclinkT1Qp *q, uint32_t len);
+void rclink_cnp_init(RclinkCore *c);
+void rclink_cnp_reset(RclinkCore *c);
+void rclink_cnp_fini(RclinkCore *c);
 
 /* rclink_type1.c, for the engine */
 bool rclink_t1_qp_enabled(RclinkCore *c, uint32_t qpn);

@@ -2,8 +2,8 @@
  * rclink board model: the board's side of the wire.  Every frame the board
  * sends (TYPE3 and TYPE1) goes through rclink_wire_send(): counted, then
  * passed through the seeded fault injector of Documentation/hw/shim.rst
- * ("Wire fault injection"): loss, corruption, duplication, reordering and
- * delay, in that order, on the virtual clock.
+ * ("Wire fault injection"): ECN marking, loss, corruption, duplication,
+ * reordering and delay, in that order, on the virtual clock.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -115,6 +115,38 @@ static void rclink_wire_reorder_timer(void *opaque)
     }
 }
 
+/*
+ * A congested switch: an IPv4 frame (VLAN tagged or not) whose ECN field is
+ * ECT(0) or ECT(1) leaves marked CE, its header checksum redone.  Returns
+ * the marked copy, or NULL when the frame is not ECN capable.
+ */
+static uint8_t *rclink_wire_ecn_mark(RclinkCore *c, const uint8_t *buf,
+                                     size_t len)
+{
+    size_t ip = 14, ihl;
+    uint16_t type;
+    uint8_t *m;
+
+    if (len < ip + 20) {
+        return NULL;
+    }
+    type = lduw_be_p(buf + 12);
+    if (rclink_is_vlan(c, type) && len >= ip + 4 + 20) {
+        type = lduw_be_p(buf + 16);
+        ip += 4;
+    }
+    ihl = (buf[ip] & 0xf) * 4;
+    if (type != 0x0800 || (buf[ip] >> 4) != 4 || ihl < 20 ||
+        len < ip + ihl || !(buf[ip + 1] & 3) || (buf[ip + 1] & 3) == 3) {
+        return NULL;
+    }
+    m = g_memdup2(buf, len);
+    m[ip + 1] |= 3;
+    stw_be_p(m + ip + 10, 0);
+    stw_be_p(m + ip + 10, rclink_ip_csum(m + ip, ihl));
+    return m;
+}
+
 void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
 {
     RclinkWire *w = &c->wire;
@@ -124,11 +156,20 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
     uint32_t corrupt = RF_GET(RCLINK_SHIM_WIRE_FAULT_RATE0_CORRUPT_PPM, r0);
     uint32_t dup = RF_GET(RCLINK_SHIM_WIRE_FAULT_RATE1_DUP_PPM, r1);
     uint32_t reorder = RF_GET(RCLINK_SHIM_WIRE_FAULT_RATE1_REORDER_PPM, r1);
+    uint32_t ce = RF_GET(RCLINK_SHIM_WIRE_FAULT_ECN_CE_PPM,
+                         rclink_get(c, RCLINK_SHIM_WIRE_FAULT_ECN));
     RclinkWireFrame *held;
     unsigned copies = 1;
-    uint8_t *bad = NULL;
+    uint8_t *bad = NULL, *marked = NULL;
 
     rclink_count(c, RCLINK_SHIM_WIRE_TX_FRAMES);
+    if (ce && (marked = rclink_wire_ecn_mark(c, buf, len))) {
+        if (rclink_wire_hit(w, ce)) {
+            buf = marked;
+            rclink_count(c, RCLINK_SHIM_WIRE_ECN_MARKED);
+            trace_rclink_wire_fault("marked CE", len);
+        }
+    }
     if (!loss && !corrupt && !dup && !reorder) {
         /* A perfect wire (the delay stage still applies). */
         goto emit;
@@ -136,6 +177,7 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
     if (rclink_wire_hit(w, loss)) {
         rclink_count(c, RCLINK_SHIM_WIRE_LOST);
         trace_rclink_wire_fault("lost", len);
+        g_free(marked);
         return;
     }
     if (rclink_wire_hit(w, corrupt) && len > RCLINK_WIRE_CORRUPT_FROM) {
@@ -145,6 +187,8 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
 
         bad = g_memdup2(buf, len);
         bad[at] ^= 1u << (r & 7);
+        g_free(marked);
+        marked = NULL;
         buf = bad;
         rclink_count(c, RCLINK_SHIM_WIRE_CORRUPTED);
         trace_rclink_wire_fault("corrupted", len);
@@ -162,11 +206,13 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_count(c, RCLINK_SHIM_WIRE_REORDERED);
         trace_rclink_wire_fault("reordered", len);
         g_free(bad);
+        g_free(marked);
         return;
     }
 emit:
     rclink_wire_emit(c, buf, len, copies, NULL);
     g_free(bad);
+    g_free(marked);
     held = w->held;
     if (held) {
         w->held = NULL;

@@ -24,6 +24,10 @@ Board A sends to board B over QP 1 (Standard format, ICRC on):
     link down (the slots wait);
   * ACK merge: one ACK per QP for packets that arrive together, in the
     order of the merge pointer (ascending QPN, wrapping);
+  * ECN and CNP: A's REQs sent ECT(0) and marked CE by the wire: B answers
+    each with a CNP (on the wire: OPCODE CNP to A's QP), A reports each as
+    a RECV_CNP record; with the CNP merge one per burst passes, the rest
+    counted in DMAQ_T1_CNP_MERGED; NOCNP records count the bytes sent;
   * B without receive buffers: RNR NAKs, or (RNR off) NOBUF drops that
     the retry timer recovers;
   * wire faults on A (5% loss, 1% corruption, 2% reordering): still
@@ -75,6 +79,9 @@ BENCH_MSGS = int(os.environ.get('RCLINK_T1_BENCH', '1000'))
 # event record sources (include/rclink_hw.h RCLINK_EVT_SRC_*)
 EVT_SRC_IRQ_INFO = 1
 EVT_SRC_RECV_ACK = 5
+EVT_SRC_RECV_CNP = 6
+EVT_SRC_NOCNP = 7
+ECT0 = 2                   # ECN field ECT(0) in the Traffic Class
 
 PCI_COMMAND = 4
 CMD_MEMORY = 0x2
@@ -744,6 +751,129 @@ class T1Test:
         check(seq in rots, 'ACK order %s, want a rotation of %s' % (seq,
                                                                  want))
 
+    def cnp_burst(self, n, seed):
+        """n one-packet messages A->B sent together (A's link held down
+        while they are posted); returns A's new event records."""
+        a, b = self.a, self.b
+        a.events()
+        b.rx_done = []
+        a.send_done = []
+        msgs = [pattern(seed + k, 100) for k in range(n)]
+        a.w('SHIM_LINK', rt.fval('SHIM_LINK', 'force_down', 1))
+        try:
+            for m in msgs:
+                check(a.post_send(QPN, m), 'no SQ room')
+            time.sleep(0.1)
+            self.p.pump()
+        finally:
+            a.w('SHIM_LINK', 0)
+        self.p.wait(lambda: len(a.send_done) == n and len(b.rx_done) == n,
+                    '%d messages' % n)
+        check_delivery(b.rx_done, msgs, a)
+        time.sleep(0.05)
+        return a.events()
+
+    def cnp_check(self, recs, n_pass, n_merged, d_a, d_b, merged0):
+        cnps = [i for s, i in recs if s == EVT_SRC_RECV_CNP]
+        merged = self.a.r('DMAQ_T1_CNP_MERGED') - merged0
+        errs = []
+        if len(cnps) != n_pass or merged != n_merged:
+            errs.append('%d RECV_CNP records, %d merged; want %d, %d'
+                        % (len(cnps), merged, n_pass, n_merged))
+        if any(fget('CC_INFO', 'QPID', [i]) != QPN or
+               fget('CC_INFO', 'BYTE_CNT', [i]) for i in cnps):
+            errs.append('RECV_CNP INFO %s, want QPID %d'
+                        % ([hex(i) for i in cnps], QPN))
+        n = n_pass + n_merged
+        for what, got in (('B ecn_rx', d_b['ecn_rx']),
+                          ('A cnp_rx', d_a['cnp_rx']),
+                          ('SHIM_WIRE_ECN_MARKED', d_a['marked'])):
+            if got != n:
+                errs.append('%s +%d, want %d' % (what, got, n))
+        check(not errs, '; '.join(errs))
+
+    def test_ecn(self):
+        """ECN/CNP of the CC interface: A's QP sends ECT(0) (the Traffic
+        Class of its bank), A's wire marks every ECT frame CE.  B answers
+        each REQ with a CNP; A counts it (cnp_rx) and, without the merge,
+        reports every one as a RECV_CNP record.  With the merge
+        (timer_thr 50 ms) one CNP per burst of 12 passes and 11 are
+        filtered; after 200 ms the next burst passes one again.  The CNPs
+        on the wire: OPCODE CNP, DEST_QP A's QP, from B.  Then NOCNP
+        (marking off): the records' byte counts add up to A's tx_bytes."""
+        a, b = self.a, self.b
+        n = 12
+        pcap = rt.wire_pcap()
+        size0 = os.path.getsize(pcap) if pcap else None
+        a.w('TRAFFIC_CLASS', ECT0 << (8 * (QPN & 3)))
+        a.w('SHIM_WIRE_FAULT_ECN', rt.fval('SHIM_WIRE_FAULT_ECN', 'ce_ppm',
+                                           1000000))
+
+        def snap():
+            return (a.qps(QPN), b.qps(QPN), a.r('SHIM_WIRE_ECN_MARKED'),
+                    a.r('DMAQ_T1_CNP_MERGED'))
+
+        def deltas(s0):
+            s1 = snap()
+            return ({'cnp_rx': s1[0]['cnp_rx'] - s0[0]['cnp_rx'],
+                     'marked': s1[2] - s0[2]},
+                    {'ecn_rx': s1[1]['ecn_rx'] - s0[1]['ecn_rx']}, s0[3])
+        try:
+            s0 = snap()
+            recs = self.cnp_burst(n, 300)
+            self.cnp_check(recs, n, 0, *deltas(s0))
+            a.w('CNP_CFG', rt.fval('CNP_CFG', 'timer_thr_us', 50000))
+            a.w('RC_MISC_CFG', rt.fval('RC_MISC_CFG', 'cnp_merge_en', 1))
+            for k in range(2):
+                time.sleep(0.2)
+                s0 = snap()
+                recs = self.cnp_burst(n, 400 + 20 * k)
+                self.cnp_check(recs, 1, n - 1, *deltas(s0))
+            a.w('SHIM_WIRE_FAULT_ECN', 0)
+            a.w('RC_MISC_CFG', 0)
+            a.w('CNP_CFG', rt.fval('CNP_CFG', 'nocnp_en', 1) |
+                rt.fval('CNP_CFG', 'nocnp_interval', 255))
+            q0 = a.qps(QPN)
+            recs = self.cnp_burst(n, 500)
+            time.sleep(0.05)
+            recs += a.events()
+            sent = a.qps(QPN)['tx_bytes'] - q0['tx_bytes']
+            nocnp = [i for s, i in recs if s == EVT_SRC_NOCNP]
+            got = sum(fget('CC_INFO', 'BYTE_CNT', [i]) for i in nocnp)
+            self.ktap.diag('NOCNP: %d records, %d bytes; A sent %d'
+                           % (len(nocnp), got, sent))
+            check(nocnp and got == sent and
+                  all(fget('CC_INFO', 'QPID', [i]) == QPN and
+                      fget('CC_INFO', 'BYTE_CNT', [i]) for i in nocnp),
+                  'NOCNP records %s (%d bytes), want QP %d and %d bytes'
+                  % ([hex(i) for i in nocnp], got, QPN, sent))
+        finally:
+            a.w('SHIM_WIRE_FAULT_ECN', 0)
+            a.w('TRAFFIC_CLASS', 0)
+            a.w('RC_MISC_CFG', 0)
+            a.w('CNP_CFG', 0)
+        if size0 is None:
+            self.ktap.diag('no wire capture: the frames are not checked')
+            return
+        recs, _ = tw.pcap_records(pcap, size0)
+        cnp = ce = 0
+        for _, d in recs:
+            if len(d) < 50 or d[12:14] != b'\x08\x00' or d[23] != 17:
+                continue
+            rh = struct.unpack('>Q', d[42:50])[0]
+            op = fget('RH', 'OPCODE', [rh])
+            if op == fconst('RH', 'OP_CNP') and \
+                    d[6:12] == b.mac.to_bytes(6, 'big'):
+                check(fget('RH', 'DEST_QP', [rh]) == QPN,
+                      'CNP to QP %d' % fget('RH', 'DEST_QP', [rh]))
+                cnp += 1
+            elif op == fconst('RH', 'OP_REQ') and (d[15] & 3) == 3 and \
+                    d[6:12] == a.mac.to_bytes(6, 'big'):
+                ce += 1
+        self.ktap.diag('wire: %d REQs marked CE, %d CNPs' % (ce, cnp))
+        check(ce == 3 * n and cnp == 3 * n, 'wire: %d REQs marked CE and %d '
+              'CNPs, want %d each' % (ce, cnp, 3 * n))
+
     def test_qp_disabled(self):
         a = self.a
         before = a.r('DMAQ_T1_TX_DROP_QP_OFF')
@@ -1055,7 +1185,7 @@ def main():
         if not (boards[0].field('SHIM_LINK', 'up') and
                 boards[1].field('SHIM_LINK', 'up')):
             raise rt.SkipTest('the boards have no carrier (not a wired pair)')
-        ktap.plan(13)
+        ktap.plan(14)
         t = T1Test(ktap, Pair(*boards))
         t.p.state = t.state
         ktap.run('setup', t.setup)
@@ -1065,6 +1195,7 @@ def main():
         ktap.run('variants', t.test_variants)
         ktap.run('link_down', t.test_link_down)
         ktap.run('ack_merge', t.test_ack_merge)
+        ktap.run('ecn_cnp', t.test_ecn)
         ktap.run('refused_rnr', t.test_refused, True)
         ktap.run('refused_nobuf', t.test_refused, False)
         ktap.run('wire_faults', t.test_faults)

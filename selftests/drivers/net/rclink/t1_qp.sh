@@ -27,7 +27,7 @@ PSN_END=$((1 << ${EPSN_W:-12}))
 SPEED_MAX=$(((1 << 22) - 1))
 LAST=$((QPNUM - 1))
 
-ktap_plan 38
+ktap_plan 39
 
 # Check fields of the tool's JSON on stdin (one object, or an array of
 # one): key=value... (numbers compared as numbers, strings
@@ -431,6 +431,22 @@ out=$(rcl_tool -j dev show dev "$A" | json_check mac="$RCL_T1_MAC_A" \
 	vlan="$(rcl_json_get vlan <"$RCL_T1_TMP/dev_A.json")" \
 	vlan_pri="$(rcl_json_get vlan_pri <"$RCL_T1_TMP/dev_A.json")") || errs+="$out; "
 ktap_result refused_dev_vlan_mac "$([ -z "$errs" ]; echo $?)" "$errs"
+
+# ECN/CNP settings: set, shown back, refused out of range, restored
+errs=""
+out=$(rcl_tool dev set dev "$A" cnp_merge on cnp_window 50 nocnp 128 2>&1) || errs+="$out; "
+out=$(rcl_tool -j dev show dev "$A" | json_check cnp_merge=true cnp_window_us=50 \
+	nocnp_us=128) || errs+="$out; "
+refuse 'nocnp' dev set dev "$A" nocnp 257 || errs+="$refuse_err; "
+refuse 'nocnp|number' dev set dev "$A" nocnp -1 || errs+="$refuse_err; "
+refuse 'cnp_window' dev set dev "$A" cnp_window 65536 || errs+="$refuse_err; "
+refuse 'cnp_merge|on|off' dev set dev "$A" cnp_merge maybe || errs+="$refuse_err; "
+out=$(rcl_tool -j dev show dev "$A" | json_check cnp_merge=true cnp_window_us=50 \
+	nocnp_us=128) || errs+="$out; "
+out=$(rcl_tool dev set dev "$A" cnp_merge off cnp_window 0 nocnp off 2>&1) || errs+="$out; "
+out=$(rcl_tool -j dev show dev "$A" | json_check cnp_merge=false cnp_window_us=0 \
+	nocnp_us=0) || errs+="$out; "
+ktap_result dev_cnp_settings "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # -- privileges -----------------------------------------------------------------
 # As nobody without capabilities (a copy of the tool nobody can run).

@@ -20,11 +20,18 @@
                   speed, a cc_window that is not one of the five
   paced           at 50mbit every packet masks the QP for many windows of
                   the virtual clock; all messages still arrive, in order
+  windows_100     5120 bytes per window (10gbit at 4.096 us), manual
+                  windows, a backlog of 1000-byte messages: no window
+                  carries more than length_thr plus one packet, and the
+                  100 windows carry 100 x length_thr within 1 %; back on
+                  the virtual clock the backlog drains, every message
+                  arrives in order
 """
 
 import os
 import select
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -38,48 +45,22 @@ IP_A, IP_B = '10.197.0.1', '10.197.0.2'
 SEG = 8
 
 
-class RateTest:
+class RateTest(t1.PairTest):
+    QA, QB, IP_A, IP_B = QA, QB, IP_A, IP_B
+
     def __init__(self, ktap):
-        self.ktap = ktap
-        self.a = self.b = None
-        self.saved = {}
-        self.added = []
+        super().__init__(ktap)
         self.bar = None
 
     def setup(self):
-        self.a, self.b = t1.pick_pair()
-        for d in (self.a, self.b):
-            self.saved[d] = t1.dev_show(d)
-            if t1.qpns(d):
-                raise rt.SkipTest('%s has QPs configured: in use' % d)
-        t1.tool(['dev', 'set', 'dev', self.a, 'ip', IP_A])
-        t1.tool(['dev', 'set', 'dev', self.b, 'ip', IP_B])
+        super().setup()
         self.bar = rt.Bar0(t1.bdf_of(self.a))
 
     def restore(self):
         if self.bar:
             self.bar.write('SHIM_CC_TEST', 0)
             self.bar.close()
-        self.del_qps()
-        for d, saved in self.saved.items():
-            args = t1.restore_args(saved, t1.dev_show(d))
-            if args:
-                t1.tool(['dev', 'set', 'dev', d] + args, check=False)
-
-    def add_qps(self, *extra):
-        self.del_qps()          # what a failed test may have left
-        ma, mb = (t1.dev_show(d)['mac'] for d in (self.a, self.b))
-        t1.tool(['qp', 'add', 'dev', self.a, 'qpn', QA, 'dqpn', QB, 'dip',
-                 IP_B, 'dmac', mb] + list(extra))
-        self.added.append((self.a, QA))
-        t1.tool(['qp', 'add', 'dev', self.b, 'qpn', QB, 'dqpn', QA, 'dip',
-                 IP_A, 'dmac', ma])
-        self.added.append((self.b, QB))
-
-    def del_qps(self):
-        for d, q in reversed(self.added):
-            t1.tool(['qp', 'del', 'dev', d, 'qpn', q], check=False)
-        self.added = []
+        super().restore()
 
     def cc(self):
         st = t1.qp_show(self.a, QA, stats=True)['stats']
@@ -184,6 +165,80 @@ class RateTest:
             else:
                 raise rt.TestFailed('cc_window %d accepted' % w)
 
+    def hw_tx(self):
+        st = t1.qp_show(self.a, QA, stats=True)['stats']
+        return int(st['tx_pkt_bytes']), int(st['cc_mask'])
+
+    def test_windows_100(self):
+        thr, size, nwin = 5120, 1000, 100
+        self.bar.write('SHIM_CC_TEST', 1)      # manual windows
+        self.add_qps('speed', thr)
+        sent = got = 0
+        per_win = []
+
+        def top_up():
+            nonlocal sent
+            while True:
+                try:
+                    ca.write(t1.pattern(QA, sent, size))
+                except BlockingIOError:
+                    return
+                sent += 1
+
+        def drain_b(timeout=0.0):
+            nonlocal got
+            while True:
+                m = cb.recv(timeout)
+                if m is None:
+                    return
+                check(m == t1.pattern(QA, got, size), 'message %d: %r'
+                      % (got, m[:12]))
+                got += 1
+        with t1.Chan(self.a, QA, nonblock=True) as ca, \
+                t1.Chan(self.b, QB, nonblock=True) as cb:
+            top_up()
+            self.step()
+            deadline = time.monotonic() + 30
+            while self.hw_tx()[1] != 1:
+                check(time.monotonic() < deadline, 'the QP never masked')
+                drain_b(0.05)
+            b0 = self.hw_tx()[0]
+            prev = b0
+            for w in range(nwin):
+                drain_b()
+                top_up()
+                self.step()
+                deadline = time.monotonic() + 30
+                while True:
+                    now, mask = self.hw_tx()
+                    if mask and now > prev:
+                        break
+                    check(time.monotonic() < deadline, 'window %d: nothing '
+                          'sent, or the QP not masked again' % w)
+                    time.sleep(0.01)
+                per_win.append(now - prev)
+                prev = now
+            total = prev - b0
+            self.ktap.diag('%d windows of %d bytes: %d bytes sent (%.3f %%), '
+                           'per window %d..%d' % (
+                               nwin, thr, total, 100.0 * total / (nwin * thr),
+                               min(per_win), max(per_win)))
+            check(max(per_win) <= thr + size + SEG, 'a window carried %d '
+                  'bytes' % max(per_win))
+            check(abs(total - nwin * thr) <= nwin * thr // 100, '%d bytes in '
+                  '%d windows, want %d within 1 %%' % (total, nwin,
+                                                      nwin * thr))
+            # the virtual clock again, a backlog queued: it drains
+            self.bar.write('SHIM_CC_TEST', 0)
+            deadline = time.monotonic() + 60
+            while got < sent:
+                check(time.monotonic() < deadline, '%d of %d messages after '
+                      'the switch to the virtual clock' % (got, sent))
+                drain_b(0.2)
+            ca.set_nonblock(False)
+            ca.drain()
+        self.del_qps()
+
     def test_paced(self):
         self.add_qps('rate', '50mbit')
         msgs = [t1.pattern(QA, k, 1000) for k in range(20)]
@@ -211,7 +266,8 @@ def main():
     rt.setup_or_skip(ktap, mod, t)
     rt.run_object(ktap, mod, t, (('worked_example', t.test_worked_example),
                    ('rate_units', t.test_rate_units),
-                   ('refused', t.test_refused), ('paced', t.test_paced)), 't1_rate')
+                   ('refused', t.test_refused), ('paced', t.test_paced),
+                   ('windows_100', t.test_windows_100)), 't1_rate')
 
 
 if __name__ == '__main__':

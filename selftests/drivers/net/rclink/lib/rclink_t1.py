@@ -189,7 +189,9 @@ def bdf_of(name):
 DEV_SET_KEYS = ('mac', 'ip', 'ttl', 'ip_id', 'tc', 'ack_tc', 'retry_timer',
                 'retry_cnt', 'rnr_retry_cnt', 'ack_timestamp', 'icrc',
                 'vlan', 'vlan_pri', 'format', 'cc_window', 'bank_rr',
-                't2_rate')
+                't2_rate', 'cnp_merge', 'cnp_window_us', 'nocnp_us')
+# `dev show` keys whose `dev set` keyword differs
+DEV_SET_WORD = {'cnp_window_us': 'cnp_window', 'nocnp_us': 'nocnp'}
 
 
 def onoff(v):
@@ -210,11 +212,11 @@ def restore_args(saved, now=None, skip=()):
         if now is not None and now.get(k) == saved[k]:
             continue
         v = saved[k]
-        if k in ('ack_timestamp', 'icrc', 'bank_rr'):
+        if k in ('ack_timestamp', 'icrc', 'bank_rr', 'cnp_merge'):
             v = onoff(v)
-        elif k in ('vlan', 't2_rate') and not v:
+        elif k in ('vlan', 't2_rate', 'nocnp_us') and not v:
             v = 'off'
-        args += [k, str(v)]
+        args += [DEV_SET_WORD.get(k, k), str(v)]
     return args
 
 
@@ -227,6 +229,59 @@ def get_key(obj, key):
     if isinstance(st, dict) and key in st:
         return st[key]
     raise KeyError(key)
+
+
+class PairTest:
+    """A test object on a pair of boards A and B: one QP pair (A's qa to
+    B's qb) added through the tool; restore() deletes it and puts the
+    boards' `dev set` configuration back.  Subclasses set QA, QB, IP_A and
+    IP_B and may extend setup()/restore()."""
+
+    QA = QB = 0
+    IP_A = IP_B = ''
+
+    def __init__(self, ktap):
+        self.ktap = ktap
+        self.a = self.b = None
+        self.saved = {}
+        self.added = []
+
+    def setup(self):
+        """The pair, idle (LookupError, a skip, when a board has QPs),
+        with its IPs."""
+        self.a, self.b = pick_pair()
+        for d in (self.a, self.b):
+            self.saved[d] = dev_show(d)
+            if qpns(d):
+                raise LookupError('%s has QPs configured: in use' % d)
+        self.set_ips()
+
+    def set_ips(self):
+        tool(['dev', 'set', 'dev', self.a, 'ip', self.IP_A])
+        tool(['dev', 'set', 'dev', self.b, 'ip', self.IP_B])
+
+    def restore(self):
+        self.del_qps()
+        for d, saved in self.saved.items():
+            args = restore_args(saved, dev_show(d))
+            if args:
+                tool(['dev', 'set', 'dev', d] + args, check=False)
+
+    def add_qps(self, *extra):
+        """A's QA -> B's QB and back; extra: `qp add` arguments of A's."""
+        self.del_qps()          # what a failed test may have left
+        ma, mb = (dev_show(d)['mac'] for d in (self.a, self.b))
+        tool(['qp', 'add', 'dev', self.a, 'qpn', self.QA, 'dqpn', self.QB,
+              'dip', self.IP_B, 'dmac', mb] + list(extra))
+        self.added.append((self.a, self.QA))
+        tool(['qp', 'add', 'dev', self.b, 'qpn', self.QB, 'dqpn', self.QA,
+              'dip', self.IP_A, 'dmac', ma])
+        self.added.append((self.b, self.QB))
+
+    def del_qps(self):
+        for d, q in reversed(self.added):
+            tool(['qp', 'del', 'dev', d, 'qpn', q], check=False)
+        self.added = []
 
 
 # ------------------------------------------------------------ /dev/rclinkN -
