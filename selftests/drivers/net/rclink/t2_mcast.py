@@ -26,6 +26,10 @@ Documentation/hw/shim.rst, "TYPE2: multicast"):
                   rest in the send queue; nothing is lost: with the credits
                   back every message arrives, in order, and t2_crd,
                   t2_ost_free and tx_idle are back
+  ost_link_down   the same 16 waiting in the IP and 4 in the send queue
+                  when A's link goes down: all 20 complete FLUSHED
+                  (tx_flushed), t2_ost_free is 16 again, nothing more
+                  arrives; with the link back a message goes through
   rate            t2_rate 4101562500bit (2100 bytes per 4.096 us window) on
                   windows ended one by one (SHIM_CC_TEST.manual): 1008-byte
                   packets go 3, 2, 2, 2, 1 per window (acc_cnt carried),
@@ -40,6 +44,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -396,6 +401,62 @@ class McastTest:
                int(st['tx_wait_mac_crd']), int(st['tx_idle'])) ==
               (2048, 16, 0, 1), 'credits back: %s' % st)
 
+    def test_ost_link_down(self):
+        self.join(self.b, G)
+        bar = rt.Bar0(t1.bdf_of(self.a))
+        ca, cb = self.chans()
+        try:
+            with ca, cb:
+                ca.set_window(1024)
+                bar.write('SHIM_CC_TEST', 4)        # t2_crd_hold
+                first = [t1.pattern(G, 0, 1000)]
+                self.send_all(ca, first)
+                self.arrive(cb, first, 0)
+                cells = 2048 - int(t1.dev_show(self.a, stats=True)[
+                    'stats']['t2_crd'])
+                check(cells > 0, 'no credit taken')
+                fit = 2048 // cells - 1
+                msgs = [t1.pattern(G, k, 1000) for k in range(1, fit + 21)]
+                for m in msgs:
+                    check(ca.write(m) == len(m), 'short write')
+                self.arrive(cb, msgs[:fit], 0)
+                deadline = time.monotonic() + 10
+                while ca.info()['tx_inflight'] != 20:
+                    check(time.monotonic() < deadline, '%d in flight, want 20'
+                          % ca.info()['tx_inflight'])
+                    time.sleep(0.05)
+                flushed0 = ca.info()['tx_flushed']
+                bar.write('SHIM_LINK', rt.fval('SHIM_LINK', 'force_down', 1))
+                deadline = time.monotonic() + 10
+                while ca.info()['tx_inflight']:
+                    check(time.monotonic() < deadline, '%d still in flight '
+                          'with the link down' % ca.info()['tx_inflight'])
+                    time.sleep(0.05)
+                info = ca.info()
+                st = t1.dev_show(self.a, stats=True)['stats']
+                self.ktap.diag('link down: %d flushed, t2_ost_free %s'
+                               % (info['tx_flushed'] - flushed0,
+                                  st['t2_ost_free']))
+                check(info['tx_flushed'] - flushed0 == 20 and
+                      int(st['t2_ost_free']) == 16,
+                      'link down: %d flushed (want 20), t2_ost_free %s'
+                      % (info['tx_flushed'] - flushed0, st['t2_ost_free']))
+                bar.write('SHIM_CC_TEST', 0)
+                bar.write('SHIM_LINK', 0)
+                deadline = time.monotonic() + 10
+                while not bar.rfield('SHIM_LINK', 'up'):
+                    check(time.monotonic() < deadline, 'link not back up')
+                    time.sleep(0.05)
+                check(cb.poll(select.POLLIN, 0.5) == 0, 'a flushed message '
+                      'arrived')
+                last = [t1.pattern(G, 99, 500)]
+                self.send_all(ca, last)
+                self.arrive(cb, last, 0)
+        finally:
+            bar.write('SHIM_LINK', 0)
+            bar.write('SHIM_CC_TEST', 0)
+            bar.close()
+
     def test_rate(self):
         self.join(self.b, G)
         t1.tool(['dev', 'set', 'dev', self.a, 't2_rate', '4101562500bit'])
@@ -451,6 +512,7 @@ def main():
         ('loss_counted', t.test_loss_counted),
         ('duplicates', t.test_duplicates), ('formats', t.test_formats),
         ('refused', t.test_refused), ('credits_ost', t.test_credits_ost),
+        ('ost_link_down', t.test_ost_link_down),
         ('rate', t.test_rate)), 't2_mcast')
 
 
