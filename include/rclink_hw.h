@@ -628,6 +628,16 @@
 #define RCLINK_SHIM_WIRE_ECN_MARKED_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_WIRE_ECN_MARKED_COUNT	GENMASK_ULL(63, 0)
 
+/* A congested switch port in front of this board (test hook): every frame arriving for it passes a queue that drains at rate_mbps; an ECT IPv4 frame that finds more than mark_bytes queued is marked CE (RED-like, without drops) before the board sees it */
+#define RCLINK_SHIM_WIRE_QUEUE	0x4170
+#define RCLINK_SHIM_WIRE_QUEUE_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_WIRE_QUEUE_RATE_MBPS	GENMASK_ULL(19, 0)
+#define   RCLINK_SHIM_WIRE_QUEUE_MARK_BYTES	GENMASK_ULL(51, 32)
+
+#define RCLINK_SHIM_WIRE_QUEUE_MARKED	0x4178
+#define RCLINK_SHIM_WIRE_QUEUE_MARKED_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_WIRE_QUEUE_MARKED_COUNT	GENMASK_ULL(63, 0)
+
 /* ---- DMAQ: PCIe shim TYPE1/TYPE2 queue engine (send, receive and completion queues) ---- */
 
 #define RCLINK_DMAQ_CAP	0x5000

@@ -187,7 +187,7 @@ suite=selftests/drivers/net/rclink/run_all.sh
 # The long robustness tests (the lying board, fuzzing, life cycles, PCI
 # faults) run with the newest kernel only, to keep make check within its
 # time; RCLINK_LONG_TESTS_ALL=1 runs the first three in every guest.
-long_tests="hostile.py fuzz.sh cycles.sh"
+long_tests="hostile.py fuzz.sh cycles.sh t1_cc.py"
 newest=""
 for krel in $kernels; do
 	newest=$krel
@@ -206,10 +206,12 @@ done
 	--append "iomem=relaxed loglevel=3" -- "$suite" pci_faults.py
 
 # Eight boards on one hub (a switch that floods): TYPE3 and TYPE1 between
-# every pair, TYPE2 to the members of a group (about two minutes)
+# every pair, TYPE2 to the members of a group, two TYPE1 senders with the
+# CC loop into one receiver (about two minutes)
 [ "$mode" = all ] && BOARDS=hub RCLINK_HUB_BOARDS=8 guest "hub-$newest" \
 	"$newest" --timeout "${RCLINK_GUEST_TIMEOUT:-3600}" --mem 3G \
-	--append "iomem=relaxed loglevel=3" -- "$suite" multi_board.sh t2_hub.py
+	--append "iomem=relaxed loglevel=3" -- "$suite" multi_board.sh t2_hub.py \
+	t1_cc_fair.py
 
 # The debug kernel: KASAN, lockdep, kmemleak, UBSAN, DEBUG_NET.  Everything
 # is several times slower there: the asynchronous waits of the tests get

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check-hub: multi_board.sh and t2_hub.py in a 6.12 guest with $RCLINK_HUB_BOARDS
-# (default 8) boards on one QEMU hub.  KTAP in build/check-hub/; ends with
+# make check-hub: multi_board.sh, t2_hub.py and t1_cc_fair.py in a 6.12
+# guest with $RCLINK_HUB_BOARDS (default 8) boards on one QEMU hub.  KTAP in build/check-hub/; ends with
 # "N passed, N failed".  RCLINK_HUB_KERNEL picks another kernel release.
 set -uo pipefail
 
@@ -26,7 +26,7 @@ echo "# guest $krel: ${RCLINK_HUB_BOARDS:-8} boards on one hub"
 selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --mem 3G \
 	--timeout "${RCLINK_GUEST_TIMEOUT:-1800}" --results "$out/guest" \
 	--append "iomem=relaxed loglevel=3" "${qargs[@]}" -- \
-	selftests/drivers/net/rclink/run_all.sh multi_board.sh t2_hub.py \
+	selftests/drivers/net/rclink/run_all.sh multi_board.sh t2_hub.py t1_cc_fair.py \
 	>"$out/run.log" 2>&1
 echo "# guest $krel: exit $?"
 sed -n '/^TAP version/,$p' "$out/run.log" | tr -d '\r' >"$out/hub.ktap"

@@ -471,6 +471,7 @@ static unsigned rclink_classify(RclinkCore *c, const uint8_t *buf, size_t len)
 /* A frame from the wire. */
 void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 {
+    uint8_t *marked;
     unsigned cls;
 
     if (!c->link_up) {
@@ -479,17 +480,20 @@ void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
     rclink_count(c, RCLINK_SHIM_WIRE_RX_FRAMES);
+    marked = rclink_wire_rx_queue(c, buf, len);
+    if (marked) {
+        buf = marked;
+    }
     cls = rclink_classify(c, buf, len);
     trace_rclink_rx_frame(len, cls);
     if (cls == RCLINK_CLASS_TYPE1) {
         rclink_t1_receive(c, buf, len);
-        return;
-    }
-    if (cls == RCLINK_CLASS_TYPE2) {
+    } else if (cls == RCLINK_CLASS_TYPE2) {
         rclink_t2_receive(c, buf, len);
-        return;
+    } else {
+        rclink_t3_receive(c, buf, len);
     }
-    rclink_t3_receive(c, buf, len);
+    g_free(marked);
 }
 
 static bool rclink_access_ok(const struct rclink_regdesc *d, hwaddr addr,

@@ -72,6 +72,9 @@ typedef struct RclinkWire {
     QEMUTimer reorder_timer;           /* sends held after 100 us */
     QSIMPLEQ_HEAD(, RclinkWireFrame) delayq; /* delay stage, in order */
     QEMUTimer delay_timer;
+    /* SHIM_WIRE_QUEUE: the switch port's queue, in milli-bits */
+    uint64_t q_mbits;
+    int64_t q_ns;                      /* when it was last drained */
 } RclinkWire;
 
 typedef struct RclinkT1 RclinkT1;      /* rclink_type1.h */
@@ -188,6 +191,7 @@ enum {
 void rclink_put_mac(uint8_t *p, uint64_t mac);
 uint16_t rclink_ip_csum(const uint8_t *p, size_t len);
 bool rclink_is_vlan(RclinkCore *c, uint16_t type);
+uint8_t *rclink_wire_rx_queue(RclinkCore *c, const uint8_t *buf, size_t len);
 size_t rclink_l2_build(RclinkCore *c, uint8_t *f, unsigned fmt, uint64_t da,
                        uint8_t tc, uint8_t kw, unsigned pcp, uint16_t etype);
 size_t rclink_ipv4_udp_build(RclinkCore *c, uint8_t *f, uint8_t tos,

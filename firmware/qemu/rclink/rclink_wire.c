@@ -221,6 +221,38 @@ emit:
     }
 }
 
+/*
+ * SHIM_WIRE_QUEUE: the queue of a congested switch port in front of this
+ * board, on the virtual clock.  It drains at rate_mbps; each frame adds its
+ * bits; an ECT frame arriving while more than mark_bytes are queued comes
+ * out marked CE (nothing is dropped).  Returns the marked copy, or NULL.
+ */
+uint8_t *rclink_wire_rx_queue(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    RclinkWire *w = &c->wire;
+    uint64_t cfg = rclink_get(c, RCLINK_SHIM_WIRE_QUEUE);
+    uint64_t rate = RF_GET(RCLINK_SHIM_WIRE_QUEUE_RATE_MBPS, cfg);
+    uint64_t mark = RF_GET(RCLINK_SHIM_WIRE_QUEUE_MARK_BYTES, cfg) * 8000;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t drained;
+    uint8_t *m = NULL;
+
+    if (!rate) {
+        w->q_mbits = 0;
+        return NULL;
+    }
+    /* 1 Mbit/s drains 1 milli-bit per ns */
+    drained = now > w->q_ns ? (uint64_t)(now - w->q_ns) * rate : 0;
+    w->q_mbits = drained >= w->q_mbits ? 0 : w->q_mbits - drained;
+    w->q_ns = now;
+    if (w->q_mbits > mark && (m = rclink_wire_ecn_mark(c, buf, len))) {
+        rclink_count(c, RCLINK_SHIM_WIRE_QUEUE_MARKED);
+        trace_rclink_wire_fault("queue marked CE", len);
+    }
+    w->q_mbits += (uint64_t)len * 8000;
+    return m;
+}
+
 void rclink_wire_reseed(RclinkCore *c)
 {
     c->wire.rng = rclink_get(c, RCLINK_SHIM_WIRE_FAULT_SEED);
