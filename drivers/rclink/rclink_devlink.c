@@ -161,14 +161,9 @@ static int rclink_dl_format_validate(struct devlink *devlink, u32 id,
 {
 	int format = rclink_dl_format_parse(val.vstr);
 
-	if (format == RCLINK_FORMAT_LITE) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "header format lite not supported yet");
-		return -EOPNOTSUPP;
-	}
 	if (format < 0) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "unknown header format: std, gen1, gen1-tc or gen2");
+				   "unknown header format: std, gen1, gen1-tc, gen2 or lite");
 		return -EINVAL;
 	}
 	return 0;
@@ -401,7 +396,7 @@ static void rclink_dl_params_apply(struct rclink_dev *rdev)
 	if (!rclink_devl_param_init_get(devlink, id, &val)) {
 		int format = rclink_dl_format_parse(val.vstr);
 
-		if (format >= 0 && format != RCLINK_FORMAT_LITE)
+		if (format >= 0)
 			rdev->cfg.t1_format = format;
 	}
 	id = RCLINK_DL_PARAM_ID_CC_ALGORITHM;

@@ -476,12 +476,9 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		case RCLINK_FORMAT_GEN1:
 		case RCLINK_FORMAT_GEN1_TC:
 		case RCLINK_FORMAT_GEN2:
+		case RCLINK_FORMAT_LITE:
 			*given |= RCLINK_DEV_F_FORMAT;
 			break;
-		case RCLINK_FORMAT_LITE:
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "format: header format lite not supported yet");
-			return -EOPNOTSUPP;
 		default:
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "format: unknown header format");

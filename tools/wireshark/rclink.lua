@@ -11,10 +11,15 @@
 --   AFH_GEN2_16b  MAC_DA {TC, SUE_payload, Dest Addr[15:0]},
 --                 MAC_SA {Key_words, SUE_payload, Source Addr[15:0]},
 --                 [VLAN] type 0x88b5, RH payload pad [ICRC]
+--   AFH_Lite      MAC_DA {TC = the VC, Reserve, Dest Addr[15:0]},
+--                 MAC_SA {XPU_ID, Reserve, Source Addr[15:0]},
+--                 [VLAN] type 0x88b5, RH payload pad (never an ICRC;
+--                 TC 5 is TYPE2, 0..3 the TYPE1 bank)
 --
 -- Load it with  tshark -X lua_script:tools/wireshark/rclink.lua ...
--- Preferences:  rclink.afh   auto|gen1|gen1-tc|gen2 (auto: GEN2 when the
---                            Key_words of MAC_SA[47:40] have W = 1, M = 0)
+-- Preferences:  rclink.afh   auto|gen1|gen1-tc|gen2|lite (auto: GEN2 when
+--                            the Key_words of MAC_SA[47:40] have W = 1,
+--                            M = 0, else GEN1; Lite only when chosen)
 --               rclink.icrc  TRUE|FALSE (type1_remove_icrc_en = 0|1)
 -- The RH is one big-endian 64-bit word; a REQ payload starts with the
 -- shim's segment header (one little-endian 64-bit word).
@@ -26,6 +31,7 @@ local ETH_AFH2 = 0x88b6
 local UDP_PORT = 4791
 local UDP_PORT2 = 4792
 local KW_W, KW_M = 0x80, 0x01
+local LITE_VC_TYPE2 = 5
 
 local opcodes = { [0] = "REQ", [1] = "ACK", [2] = "CNP", [3] = "reserved" }
 local positions = { [0] = "MIDDLE", [1] = "FIRST", [2] = "LAST", [3] = "ONLY" }
@@ -43,6 +49,7 @@ f.sue = ProtoField.uint64("rclink.sue", "SUE_payload / Reserve", base.HEX)
 f.da16 = ProtoField.uint16("rclink.da16", "Dest Addr[15:0]", base.HEX)
 f.sa16 = ProtoField.uint16("rclink.sa16", "Source Addr[15:0]", base.HEX)
 f.sa40 = ProtoField.uint64("rclink.sa40", "Source Addr[39:0]", base.HEX)
+f.xpu = ProtoField.uint8("rclink.xpu", "XPU_ID", base.DEC)
 f.rh = ProtoField.uint64("rclink.rh", "RH", base.HEX)
 f.opcode = ProtoField.uint8("rclink.rh.opcode", "Opcode", base.DEC, opcodes)
 f.fack = ProtoField.uint8("rclink.rh.fack", "FACK", base.DEC)
@@ -71,7 +78,8 @@ p.experts = { e_icrc, e_len }
 
 p.prefs.afh = Pref.enum("AFH format", 0, "AFH header format",
                         { { 1, "auto", 0 }, { 2, "gen1", 1 },
-                          { 3, "gen1-tc", 2 }, { 4, "gen2", 3 } }, false)
+                          { 3, "gen1-tc", 2 }, { 4, "gen2", 3 },
+                          { 5, "lite", 4 } }, false)
 p.prefs.icrc = Pref.bool("ICRC", true, "frames carry an ICRC")
 
 local fi_ip = Field.new("ip")
@@ -109,8 +117,8 @@ end
 
 -- The RH, payload, pad and ICRC from offset 0 of tvb.  icrc_pre: bytes the
 -- ICRC covers before the RH (Standard: masked IPv4 and UDP headers), or nil.
-local function dissect_body(tvb, pinfo, tree, afh, icrc_pre, type2)
-    local icrc_on = p.prefs.icrc and not type2
+local function dissect_body(tvb, pinfo, tree, afh, icrc_pre, type2, lite)
+    local icrc_on = p.prefs.icrc and not type2 and not lite
     local tail = icrc_on and 4 or 0
     if tvb:len() < 8 + tail then
         tree:add_proto_expert_info(e_len, "shorter than RH + ICRC")
@@ -229,12 +237,16 @@ end
 local function afh_dissector(tvb, pinfo, tree, type2)
     pinfo.cols.protocol = "RCLINK"
     local t = tree:add(p, tvb())
-    t:add(f.type, type2 and 2 or 1)
     local srcs, dsts = { fi_eth_src() }, { fi_eth_dst() }
     local sa = mac48(srcs[1].value)
     local da = mac48(dsts[1].value)
     local kw = (sa:rshift(40)):tonumber()
     local mode = p.prefs.afh
+    if mode == 4 then
+        -- AFH_Lite: the TC carries the VC, TYPE2's or the TYPE1 bank
+        type2 = (da:rshift(40)):tonumber() == LITE_VC_TYPE2
+    end
+    t:add(f.type, type2 and 2 or 1)
     if mode == 0 then
         -- GEN2 Key_words: W = 1, M = 0 for TYPE1 and 1 for TYPE2
         local looks2 = bit32.band(kw, KW_W + KW_M) ==
@@ -242,7 +254,14 @@ local function afh_dissector(tvb, pinfo, tree, type2)
         mode = looks2 and 3 or 1
     end
     local sa_r, da_r = srcs[1].range, dsts[1].range
-    if mode == 3 then
+    local lite = mode == 4
+    if lite then
+        t:add(f.format, "lite")
+        t:add(f.tc, da_r(0, 1))
+        t:add(f.da16, da_r(4, 2))
+        t:add(f.xpu, sa_r(0, 1))
+        t:add(f.sa16, sa_r(4, 2))
+    elseif mode == 3 then
         t:add(f.format, "gen2")
         t:add(f.tc, da_r(0, 1))
         t:add(f.sue, da_r(1, 3), ((da:rshift(16)):band(
@@ -261,7 +280,7 @@ local function afh_dissector(tvb, pinfo, tree, type2)
     else
         t:add(f.format, "gen1")
     end
-    dissect_body(tvb, pinfo, t, true, nil, type2)
+    dissect_body(tvb, pinfo, t, true, nil, type2, lite)
     return tvb:len()
 end
 

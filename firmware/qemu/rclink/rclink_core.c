@@ -699,9 +699,6 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: AFH_CFG_EN 0x%" PRIx64
                           ": not exactly one header format, TYPE1 stops\n",
                           *p);
-        } else if (rclink_t1_format(c) == RCLINK_T1_FMT_LITE) {
-            qemu_log_mask(LOG_UNIMP, "rclink: AFH_Lite is not modelled, "
-                          "TYPE1 stops\n");
         }
         /* fall through */
     case RCLINK_RDMA_EN:

@@ -46,6 +46,9 @@
 #define T1_UDP_HLEN         8
 #define T1_ICRC_LEN         4
 #define T1_ECN_MASK         3           /* IPv4 ToS[1:0] */
+/* AFH_Lite QPID = {XPU_ID, BANK}: the bank is QPN[1:0] (TYPE1_VC_NUM 4) */
+#define T1_LITE_BANK_BITS   2
+#define T1_LITE_BANK_MASK   (RCLINK_PARAM_TYPE1_VC_NUM_DEFAULT - 1)
 #define T1_ECN_CE           3
 #define T1_ETH_ZLEN         60
 #define T1_FRAME_MAX        (T1_ETH_HLEN + T1_VLAN_HLEN + T1_IP_HLEN + \
@@ -80,9 +83,8 @@ bool rclink_t1_active(RclinkCore *c)
 {
     unsigned fmt = rclink_t1_format(c);
 
-    /* AFH_Lite is not modelled: TYPE1 stops as with no format at all */
     return (rclink_get(c, RCLINK_RDMA_EN) & RCLINK_RDMA_EN_TYPE1_EN) &&
-           fmt != RCLINK_T1_FMT_NONE && fmt != RCLINK_T1_FMT_LITE;
+           fmt != RCLINK_T1_FMT_NONE;
 }
 
 bool rclink_t1_qp_enabled(RclinkCore *c, uint32_t qpn)
@@ -538,9 +540,10 @@ size_t rclink_l2_build(RclinkCore *c, uint8_t *f, unsigned fmt, uint64_t da,
         (afh & RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN)) {
         /* MAC_SA[47:40] Traffic Class, [39:0] Source Addr */
         sa = ((uint64_t)tc << 40) | (sa & MAKE_64BIT_MASK(0, 40));
-    } else if (fmt == RCLINK_T1_FMT_GEN2) {
+    } else if (fmt == RCLINK_T1_FMT_GEN2 || fmt == RCLINK_T1_FMT_LITE) {
         /* DA {TC, Reserve/SUE_payload, Dest Addr[15:0]},
-         * SA {Key_words, Reserve/SUE_payload, Source Addr[15:0]} */
+         * SA {Key_words, Reserve/SUE_payload, Source Addr[15:0]};
+         * AFH_Lite: TC the VC, SA[47:40] the XPU_ID (passed as kw) */
         da = ((uint64_t)tc << 40) | (da & 0xffff);
         sa = ((uint64_t)kw << 40) | (sa & 0xffff);
     }
@@ -600,11 +603,19 @@ static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
                        3 * (qpn & 3);
     unsigned pcp = req ? (afh >> req_pcp) & 7
                        : RF_GET(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, afh);
+    uint8_t tc = rclink_t1_tc(c, qpn, req), kw = RCLINK_AFH_KW_TYPE1;
 
+    if (fmt == RCLINK_T1_FMT_LITE) {
+        /* LITE 模式组网: TC the VC (the bank), MAC_SA[47:40] the XPU_ID of
+         * the destination QPID {XPU_ID, BANK} */
+        tc = qpn & T1_LITE_BANK_MASK;
+        kw = QGET(c, qpn, RCLINK_QCOL_DEST_IP, RCLINK_DEST_IP_MEM_DEST_QPID) >>
+             T1_LITE_BANK_BITS;
+    }
     return rclink_l2_build(c, f, fmt,
                            QGET(c, qpn, RCLINK_QCOL_DEST_MAC,
                                 RCLINK_DEST_MAC_MEM_DEST_MAC_ADDR),
-                           rclink_t1_tc(c, qpn, req), RCLINK_AFH_KW_TYPE1, pcp,
+                           tc, kw, pcp,
                            RF_GET(RCLINK_MAC_ADDR_LEN_TYPE,
                                   rclink_get(c, RCLINK_MAC_ADDR)));
 }
@@ -621,8 +632,10 @@ static size_t rclink_t1_build(RclinkCore *c, uint32_t qpn, uint8_t *f,
 {
     unsigned fmt = rclink_t1_format(c);
     bool req = pl != NULL;
+    /* AFH_Lite: "不支持 CRC 保护" */
     bool icrc = !(rclink_get(c, RCLINK_RC_MISC_CFG) &
-                  RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN);
+                  RCLINK_RC_MISC_CFG_TYPE1_REMOVE_ICRC_EN) &&
+                fmt != RCLINK_T1_FMT_LITE;
     size_t padded = ROUND_UP(plen, 4), off, ip = 0, udp, rhoff;
 
     off = rclink_t1_l2(c, qpn, f, req, fmt);
@@ -1061,6 +1074,9 @@ static bool rclink_t1_slot_ok(RclinkCore *c, int s)
     return true;
 }
 
+static unsigned rclink_t1_ack_upto(RclinkCore *c, RclinkT1Qp *q,
+                                   uint32_t psn);
+
 /* WAIT_GRANT -> WAIT_ACK: slot s goes on the wire; its frame's bytes */
 static size_t rclink_t1_grant(RclinkCore *c, int s)
 {
@@ -1075,7 +1091,10 @@ static size_t rclink_t1_grant(RclinkCore *c, int s)
     q->nwait_ack++;
     bytes = rclink_t1_send_req(c, sl) + T1_FRAME_GAP;
     rclink_cc_sent(c, q, sl->len);
-    if (q->timer_mode == RCLINK_QP_TIMER_OFF) {
+    if (rclink_t1_format(c) == RCLINK_T1_FMT_LITE) {
+        /* LITE: no end-to-end retransmission: done once on the wire */
+        rclink_t1_ack_upto(c, q, sl->psn);
+    } else if (q->timer_mode == RCLINK_QP_TIMER_OFF) {
         rclink_t1_retry_arm(c, q);
     }
     t1->last_bank = sl->qpn & (RCLINK_PARAM_TYPE1_VC_NUM_DEFAULT - 1);
@@ -1334,6 +1353,18 @@ static void rclink_t1_rx_ack(RclinkCore *c, RclinkT1Qp *q, uint64_t rh)
 
 /* ---------------------------------------------------------- responder */
 
+/* RH.PKEY against the QP's RX P_Key; a mismatch is dropped and counted */
+static bool rclink_t1_rx_pkey_ok(RclinkCore *c, uint32_t qpn, uint64_t rh)
+{
+    if (RF_GET(RCLINK_RH_PKEY, rh) !=
+        QGET(c, qpn, RCLINK_QCOL_BTH, RCLINK_BTH_QP_CFG_MEM_QP_P_KEY)) {
+        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_PKEY);
+        trace_rclink_t1_rx_drop("pkey", qpn);
+        return false;
+    }
+    return true;
+}
+
 static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
                              const uint8_t *pl, size_t plen, bool ce)
 {
@@ -1344,10 +1375,7 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
 
-    if (RF_GET(RCLINK_RH_PKEY, rh) !=
-        QGET(c, qpn, RCLINK_QCOL_BTH, RCLINK_BTH_QP_CFG_MEM_QP_P_KEY)) {
-        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_PKEY);
-        trace_rclink_t1_rx_drop("pkey", qpn);
+    if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
         return;
     }
     if (ce) {
@@ -1410,6 +1438,46 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     } else {
         rclink_t1_merge_add(t1, q);
     }
+}
+
+/*
+ * AFH_Lite (LITE 模式组网): no end-to-end retransmission, so no ACK.  A REQ
+ * at the expected PSN or after it is taken (the PSNs skipped were lost on
+ * the wire: counted in DMAQ_QPS_RX_OOS, the message they belonged to is
+ * dropped by the reassembly); one before it is a duplicate (RX_DUP).
+ * Without receive buffer space the packet is dropped (RX_DROP_NOBUF).
+ */
+static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
+                                  const uint8_t *pl, size_t plen)
+{
+    uint32_t qpn = q->qpn;
+    uint32_t psn = RF_GET(RCLINK_RH_PSN, rh);
+    uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
+                         RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
+    uint32_t d = rclink_psn_diff(psn, epsn);
+
+    if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
+        return;
+    }
+    if (d >= RCLINK_T1_PSN_HALF) {
+        rclink_qps_add(c, qpn, RCLINK_QPS_RX_DUP, 1);
+        trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: old, dropped");
+        return;
+    }
+    if (!rclink_dmaq_rx_accept(c, qpn, pl, plen, true)) {
+        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
+        trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: no buffer");
+        return;
+    }
+    if (d) {
+        rclink_qps_add(c, qpn, RCLINK_QPS_RX_OOS, d);
+    }
+    rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: accepted");
+    rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);
+    rclink_qps_add(c, qpn, RCLINK_QPS_RX_BYTES, plen);
+    QSET(c, qpn, RCLINK_QCOL_REQ_CHK, RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN,
+         rclink_psn(psn + 1));
 }
 
 static void rclink_t1_rx_drop(RclinkCore *c, hwaddr counter, const char *why)
@@ -1539,7 +1607,8 @@ static bool rclink_t1_parse_afh(RclinkCore *c, const uint8_t *buf, size_t len,
 /*
  * Is the frame of the local header format?  Standard frames carry IPv4, the
  * AFH ones MAC_TYPE1; AFH_GEN2_16b frames carry Key_words W = 1, M = 0 in
- * MAC_SA[47:40].  The DA: all 48 bits (Standard, GEN1) or Dest Addr[15:0]
+ * MAC_SA[47:40]; AFH_Lite frames a bank (0..3) as TC in MAC_DA[47:40] (the
+ * XPU_ID in MAC_SA[47:40] is checked with the RH's DEST_QP later).  The DA: all 48 bits (Standard, GEN1) or Dest Addr[15:0]
  * (GEN2).  A GEN2 frame at a GEN1 board fails the DA but matches it in its
  * low 16 bits with GEN2 Key_words: a format mismatch, not a stranger.
  */
@@ -1553,13 +1622,17 @@ static bool rclink_t1_rx_l2(RclinkCore *c, const uint8_t *buf, unsigned fmt,
                RCLINK_AFH_KW_W;
     bool low16 = (da & 0xffff) == (mac & 0xffff);
 
+    bool lite_tc = (da >> 40) <= T1_LITE_BANK_MASK;
+
     if (is_ip != (fmt == RCLINK_T1_FMT_STD) ||
         (fmt == RCLINK_T1_FMT_GEN2 && !kw2) ||
+        (fmt == RCLINK_T1_FMT_LITE && !lite_tc) ||
         (fmt == RCLINK_T1_FMT_GEN1 && da != mac && low16 && kw2)) {
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_FORMAT, "format");
         return false;
     }
-    if (fmt == RCLINK_T1_FMT_GEN2 ? !low16 : da != mac) {
+    if (fmt == RCLINK_T1_FMT_GEN2 || fmt == RCLINK_T1_FMT_LITE ? !low16
+                                                             : da != mac) {
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_DA, "da");
         return false;
     }
@@ -1594,6 +1667,14 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         type = lduw_be_p(buf + 16);
         off += T1_VLAN_HLEN;
     }
+    if (fmt == RCLINK_T1_FMT_LITE) {
+        /* AFH_Lite: the TC tells TYPE2 (its VC) from TYPE1; no ICRC */
+        if (buf[0] == RCLINK_AFH_LITE_VC_TYPE2) {
+            rclink_t2_receive(c, buf, len);
+            return;
+        }
+        icrc = false;
+    }
     if (!rclink_t1_rx_l2(c, buf, fmt, type == 0x0800)) {
         return;
     }
@@ -1622,6 +1703,10 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
                               "req length");
             return;
         }
+    } else if (fmt == RCLINK_T1_FMT_LITE) {
+        /* LITE sends neither ACK nor CNP */
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "lite opcode");
+        return;
     } else if (op == RCLINK_RH_OP_ACK || op == RCLINK_RH_OP_CNP) {
         if (plen || pad) {
             rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED,
@@ -1632,8 +1717,13 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED, "opcode");
         return;
     }
-    /* 2. the QP */
+    /* 2. the QP (AFH_Lite: {XPU_ID of MAC_SA, the bank of the TC}) */
     qpn = RF_GET(RCLINK_RH_DEST_QP, rh);
+    if (fmt == RCLINK_T1_FMT_LITE &&
+        qpn != (((uint32_t)buf[6] << T1_LITE_BANK_BITS) | buf[0])) {
+        rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_FORMAT, "lite qpid");
+        return;
+    }
     if (qpn >= c->qp_num) {
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_BADQP, "qp number");
         return;
@@ -1646,7 +1736,10 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
     /* 3. ACK/NAK, CNP, 4. REQ (CE: ECN 11 in the IPv4 ToS) */
-    if (op == RCLINK_RH_OP_ACK) {
+    if (fmt == RCLINK_T1_FMT_LITE) {
+        rclink_t1_rx_req_lite(c, &t1->qps[qpn], rh,
+                              buf + rh_at + RCLINK_RH_BYTES, plen - pad);
+    } else if (op == RCLINK_RH_OP_ACK) {
         rclink_t1_rx_ack(c, &t1->qps[qpn], rh);
     } else if (op == RCLINK_RH_OP_CNP) {
         rclink_cnp_rx(c, &t1->qps[qpn]);

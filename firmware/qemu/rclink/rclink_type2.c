@@ -29,7 +29,7 @@ bool rclink_t2_active(RclinkCore *c)
     unsigned fmt = rclink_t1_format(c);
 
     return c->t1 && (rclink_get(c, RCLINK_RDMA_EN) & RCLINK_RDMA_EN_TYPE2_EN) &&
-           fmt != RCLINK_T1_FMT_NONE && fmt != RCLINK_T1_FMT_LITE;
+           fmt != RCLINK_T1_FMT_NONE;
 }
 
 /* IRQ_INFO TYPE2 code and sub type, and its INTR_STATUS bit (or 0) */
@@ -63,15 +63,22 @@ static size_t rclink_t2_frame(RclinkCore *c, unsigned g, const uint8_t *pl,
                         rclink_get(c, RCLINK_TRAFFIC_CLASS));
     uint64_t ports = rclink_get(c, RCLINK_UDP_PORT_MEM2);
     size_t padded = ROUND_UP(plen, 4), pkt = RCLINK_RH_BYTES + padded;
+    uint16_t etype = RF_GET(RCLINK_DEST_MAC_MEM2_MAC_TYPE2,
+                            rclink_get(c, RCLINK_DEST_MAC_MEM2));
+    uint8_t kw = RCLINK_AFH_KW_TYPE2;
     size_t off, rhoff;
     uint64_t rh;
 
-    off = rclink_l2_build(c, f, fmt, rclink_t2_da(c, g), tc,
-                          RCLINK_AFH_KW_TYPE2,
+    if (fmt == RCLINK_T1_FMT_LITE) {
+        /* AFH_Lite: TYPE1's Ethernet type, TYPE2 told by its VC in the TC */
+        tc = RCLINK_AFH_LITE_VC_TYPE2;
+        kw = 0;
+        etype = RF_GET(RCLINK_MAC_ADDR_LEN_TYPE,
+                       rclink_get(c, RCLINK_MAC_ADDR));
+    }
+    off = rclink_l2_build(c, f, fmt, rclink_t2_da(c, g), tc, kw,
                           RF_GET(RCLINK_AFH_CFG_EN_TYPE2_CBFC,
-                                 rclink_get(c, RCLINK_AFH_CFG_EN)),
-                          RF_GET(RCLINK_DEST_MAC_MEM2_MAC_TYPE2,
-                                 rclink_get(c, RCLINK_DEST_MAC_MEM2)));
+                                 rclink_get(c, RCLINK_AFH_CFG_EN)), etype);
     rhoff = off;
     if (fmt == RCLINK_T1_FMT_STD) {
         rhoff += rclink_ipv4_udp_build(
@@ -233,9 +240,9 @@ static unsigned rclink_t2_group(RclinkCore *c, uint64_t da, unsigned fmt)
         if (!(join & (1u << g))) {
             continue;
         }
-        /* AFH_GEN2_16b carries Dest Addr[15:0] only */
-        if (fmt == RCLINK_T1_FMT_GEN2 ? (gda & 0xffff) == (da & 0xffff)
-                                      : gda == da) {
+        /* AFH_GEN2_16b and AFH_Lite carry Dest Addr[15:0] only */
+        if (fmt == RCLINK_T1_FMT_GEN2 || fmt == RCLINK_T1_FMT_LITE
+            ? (gda & 0xffff) == (da & 0xffff) : gda == da) {
             return g;
         }
     }

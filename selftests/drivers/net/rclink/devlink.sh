@@ -7,7 +7,7 @@
 #     each equal to its register (SHIM_SERIAL, SHIM_ID, SHIM_VERSION,
 #     TX/RX_FC_REVISION_ID);
 #   * the driverinit params with their defaults; bad values refused with
-#     the driver's extack message (header_format lite: not supported yet);
+#     the driver's extack message;
 #     new values applied by `devlink dev reload` (ethtool -g, debugfs t1
 #     ring sizes, the event ring size in the log, header_format gen2 and
 #     cc_algorithm dcqcn's NOCNP period of 256 us in `rclink dev show`),
@@ -172,7 +172,7 @@ ktap_result params_default "$([ -z "$errs" ]; echo $?)" "$errs"
 errs=""
 for pv in event_eq_size:100 event_eq_size:8 type1_sq_size:8 \
 	type1_cq_size:3000 type3_tx_ring_size:32 type3_rx_ring_size:4096 \
-	header_format:lite header_format:gen3 cc_algorithm:cubic \
+	header_format:gen3 cc_algorithm:cubic \
 	cc_ai_div:0 cc_ai_div:1025 cc_fast_steps:65 cc_g_shift:0 cc_g_shift:11; do
 	p=${pv%%:*} v=${pv#*:}
 	case $p in

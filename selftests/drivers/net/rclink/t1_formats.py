@@ -1,23 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """TYPE1 header formats (Documentation/hw/formats.rst) between the two
-boards of a pair: for each of Standard, AFH_GEN1, AFH_GEN1 with TC and
-AFH_GEN2_16b, with and without VLAN and ICRC, both boards are set to it
+boards of a pair: for each of Standard, AFH_GEN1, AFH_GEN1 with TC,
+AFH_GEN2_16b and AFH_Lite, with and without VLAN and ICRC (Lite never
+carries one, nor ACKs: it does not retransmit), both boards are set to it
 with `rclink dev set ... format F vlan V icrc on|off`, messages go both
 ways and arrive intact, and the frames of the live wire
 ($RCLINK_RESULTS/wire.pcap, or $RCLINK_WIRE_PCAP) are checked twice:
 
   * by the decoder here, field by field: DA and SA as the format fills
-    them (TC, Key_words, 16/40/48-bit addresses), the VLAN tag (TPID,
+    them (TC, Key_words, XPU_ID, 16/40/48-bit addresses), the VLAN tag (TPID,
     PCP from vlan_pri, VID), the Ethernet type (IPv4 or 0x88b5), the RH
     (DEST_QP, PKEY, PKT_LEN, PAD, OPCODE), the ICRC (present or not, and
     right) and the segment headers against the messages;
   * by tshark with the dissector tools/wireshark/rclink.lua: the same
     fields per frame, no malformed frame, no expert error, ICRC good.
 
-Then a mismatched pair (A on gen1, B on std; then A on gen2, B on gen1):
-the frames are dropped and counted in B's rx_drop_format, nothing is
-delivered, nothing crashes, and after B follows the message arrives.
+Then mismatched pairs (A on gen1, B on std; A on gen2, B on gen1; A on
+lite, B on gen2; A on gen2, B on lite): the frames are dropped and counted
+in B's rx_drop_format, nothing is delivered, nothing crashes, and after B
+follows the message arrives.
 
   t1_formats.py --selftest    checks decoder and dissector on built frames
 """
@@ -44,6 +46,11 @@ AFH = hw.FORMATS['AFH']
 RH = tw.RH
 ETH_AFH = AFH[2]['ETH_TYPE1']
 KW1 = AFH[2]['KW_TYPE1']
+BANK_MASK = hw.PARAMS['TYPE1_VC_NUM'] - 1
+# tshark's warning for a source address with the I/G bit set: an odd XPU_ID
+# in MAC_SA[47:40] of AFH_Lite
+GROUP_SA = ('Expert Info (Warning/Protocol): Source MAC must not be a group '
+            'address: IEEE 802.3-2002, Section 3.2.3(b)')
 OP_REQ, OP_ACK = RH[2]['OP_REQ'], RH[2]['OP_ACK']
 
 IP_A, IP_B = '10.199.0.1', '10.199.0.2'
@@ -62,6 +69,8 @@ CONFIGS = (
     ('gen1_tc_vlan', 'gen1-tc', 7, 3, True),
     ('gen2', 'gen2', 0, 0, True),
     ('gen2_vlan_noicrc', 'gen2', 33, 6, False),
+    ('lite', 'lite', 0, 0, False),
+    ('lite_vlan', 'lite', 21, 4, False),
 )
 
 
@@ -105,6 +114,10 @@ def l2(fmt, src, dst, req, vlan, pri):
     elif fmt == 'gen2':
         da = (tc << 40) | (da & 0xffff)
         sa = (KW1 << 40) | (sa & 0xffff)
+    elif fmt == 'lite':
+        # QPID {XPU_ID, BANK}: the bank as TC, the XPU_ID of dst's QP
+        da = ((dst.qpn & BANK_MASK) << 40) | (da & 0xffff)
+        sa = ((dst.qpn >> 2) << 40) | (sa & 0xffff)
     h = put_mac(da) + put_mac(sa)
     if vlan:
         h += struct.pack('>HH', 0x8100, (pri << 13) | vlan)
@@ -243,7 +256,7 @@ class Decoder:
         fact = {'format': self.fmt, 'op': op, 'qp': tw.fget(RH, rh, 'DEST_QP'),
                 'psn': tw.fget(RH, rh, 'PSN'), 'pkey': tw.fget(RH, rh, 'PKEY'),
                 'pad': tw.fget(RH, rh, 'PAD'), 'tc': None, 'kw': None,
-                'icrc': None}
+                'xpu': None, 'icrc': None}
         if self.fmt == 'std':
             if da != mac_int(dst.mac) or sa != mac_int(src.mac):
                 e('DA/SA %012x/%012x' % (da, sa))
@@ -252,6 +265,21 @@ class Decoder:
         elif self.fmt == 'gen1':
             if da != mac_int(dst.mac) or sa != mac_int(src.mac):
                 e('DA/SA %012x/%012x, want %s/%s' % (da, sa, dst.mac, src.mac))
+        elif self.fmt == 'lite':
+            fact['tc'] = da >> 40
+            fact['xpu'] = sa >> 40
+            if not req:
+                e('opcode %d in AFH_Lite (no ACK)' % op)
+            want = dst.qpn & BANK_MASK, dst.qpn >> 2
+            if (da >> 40, sa >> 40) != want:
+                e('TC/XPU_ID 0x%02x/0x%02x, want the QPID {%d, %d}'
+                  % (da >> 40, sa >> 40, want[1], want[0]))
+            if (da >> 16) & 0xffffff or (sa >> 16) & 0xffffff:
+                e('Reserve not zero: %06x %06x'
+                  % ((da >> 16) & 0xffffff, (sa >> 16) & 0xffffff))
+            if da & 0xffff != mac_int(dst.mac) & 0xffff or \
+                    sa & 0xffff != mac_int(src.mac) & 0xffff:
+                e('addresses[15:0] %04x/%04x' % (da & 0xffff, sa & 0xffff))
         elif self.fmt == 'gen1-tc':
             fact['tc'] = sa >> 40
             if da != mac_int(dst.mac):
@@ -304,14 +332,17 @@ class Decoder:
                 self.errs.append('%s: QP %d put %d data bytes on the wire, '
                                  'sent %d' % (self.fmt, q, len(data),
                                               len(want)))
-        if not self.acks:
+        if self.fmt == 'lite':
+            if self.acks:
+                self.errs.append('lite: %d ACKs on the wire' % self.acks)
+        elif not self.acks:
             self.errs.append('%s: no ACK on the wire' % self.fmt)
 
 
 TS_FIELDS = ('rclink.format', 'rclink.rh.opcode', 'rclink.rh.dest_qp',
              'rclink.rh.psn', 'rclink.rh.pkey', 'rclink.rh.pad', 'rclink.tc',
-             'rclink.kw', 'rclink.icrc', 'rclink.icrc.good', '_ws.malformed',
-             '_ws.expert')
+             'rclink.kw', 'rclink.xpu', 'rclink.icrc', 'rclink.icrc.good',
+             '_ws.malformed', '_ws.expert')
 
 
 def tshark_fields(path, fmt, icrc):
@@ -352,7 +383,8 @@ def compare(facts, rows, icrc):
                 'rclink.rh.opcode': f['op'], 'rclink.rh.dest_qp': f['qp'],
                 'rclink.rh.psn': f['psn'], 'rclink.rh.pkey': f['pkey'],
                 'rclink.rh.pad': f['pad'], 'rclink.tc': f['tc'],
-                'rclink.kw': f['kw'], 'rclink.icrc': f['icrc']}
+                'rclink.kw': f['kw'], 'rclink.xpu': f['xpu'],
+                'rclink.icrc': f['icrc']}
         for k, v in want.items():
             got = r.get(k) if k == 'rclink.format' else num(r.get(k))
             if got != v:
@@ -361,7 +393,10 @@ def compare(facts, rows, icrc):
         if icrc and r.get('rclink.icrc.good') not in ('1', 'True'):
             errs.append('frame %d: tshark ICRC not good (%r)'
                         % (i + 1, r.get('rclink.icrc.good')))
-        if r.get('_ws.malformed') or r.get('_ws.expert'):
+        expert = r.get('_ws.expert')
+        if f['xpu'] is not None and f['xpu'] & 1 and expert == GROUP_SA:
+            expert = None       # the seed's format (formats.rst, AFH_Lite)
+        if r.get('_ws.malformed') or expert:
             errs.append('frame %d: tshark malformed/expert: %r %r'
                         % (i + 1, r.get('_ws.malformed'), r.get('_ws.expert')))
         if len(errs) > 20:
@@ -380,8 +415,9 @@ def selftest():
     for name, fmt, vlan, pri, icrc in CONFIGS:
         msgs = {QA: [bytes(range(7)) * 3], QB: []}
         payload = tw.seg_header(3, 0, 21) + msgs[QA][0]
-        frames = [build(fmt, a, b, OP_REQ, 5, payload, vlan, pri, icrc),
-                  build(fmt, b, a, OP_ACK, 5, b'', vlan, pri, icrc)]
+        frames = [build(fmt, a, b, OP_REQ, 5, payload, vlan, pri, icrc)]
+        if fmt != 'lite':
+            frames.append(build(fmt, b, a, OP_ACK, 5, b'', vlan, pri, icrc))
         dec = Decoder(fmt, a, b, vlan, pri, icrc, msgs)
         for i, fr in enumerate(frames):
             ok &= dec.frame(i + 1, fr)
@@ -593,9 +629,9 @@ class FormatTest:
         self.del_qps()
 
     def test_refused(self):
-        """lite and unknown formats: refused, the format stays."""
+        """An unknown format: refused, the format stays."""
         before = t1.dev_show(self.a)['format']
-        for bad, msg in (('lite', 'not supported'), ('gen3', 'unknown')):
+        for bad, msg in (('gen3', 'unknown'),):
             try:
                 t1.tool(['dev', 'set', 'dev', self.a, 'format', bad])
             except t1.ToolError as e:
@@ -611,7 +647,7 @@ def main():
     ktap = rt.Ktap()
     mod, t = tw.start_pair_test(ktap, FormatTest)
     mark = rt.kmsg_mark('t1_formats')
-    ktap.plan(len(CONFIGS) + 4)
+    ktap.plan(len(CONFIGS) + 6)
     if not (tw.have_tshark() and lua_path()):
         ktap.diag('no tshark or rclink.lua: frames checked by the decoder '
                   'only')
@@ -623,6 +659,10 @@ def main():
         ktap.run('mismatch_gen1_std', lambda: t.mismatch('gen1', 'std'))
         t.del_qps()
         ktap.run('mismatch_gen2_gen1', lambda: t.mismatch('gen2', 'gen1'))
+        t.del_qps()
+        ktap.run('mismatch_lite_gen2', lambda: t.mismatch('lite', 'gen2'))
+        t.del_qps()
+        ktap.run('mismatch_gen2_lite', lambda: t.mismatch('gen2', 'lite'))
         t.del_qps()
         ktap.run('refused', t.test_refused)
     finally:

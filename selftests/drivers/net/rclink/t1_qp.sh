@@ -404,10 +404,8 @@ refuse_plain refused_show_missing "$NOENT" qp show dev "$A" qpn 9
 refuse_plain refused_unknown_dev 'rclink99|no such|not found|unknown|device' \
 	qp add dev rclink99 qpn 1 dqpn 1 "${PEER[@]}"
 
-# lite is not supported yet, gen3 no format at all (t1_formats.py runs the
-# formats that are)
+# gen3 is no format at all (t1_formats.py runs the formats)
 errs=""
-refuse 'lite not supported' dev set dev "$A" format lite || errs+="$refuse_err; "
 refuse 'unknown value' dev set dev "$A" format gen3 || errs+="$refuse_err; "
 out=$(rcl_tool -j dev show dev "$A" | json_check format=standard) || errs+="$out; "
 ktap_result refused_format "$([ -z "$errs" ]; echo $?)" "$errs"

@@ -14,7 +14,8 @@ Documentation/hw/shim.rst, "TYPE2: multicast"):
                   A sent, exactly (unreliability visible, not hidden)
   duplicates      every frame twice on the wire: each message once, the
                   copies counted in t2_rx_drop_old
-  formats         the same in AFH_GEN1 and AFH_GEN2_16b (Key_words M = 1);
+  formats         the same in AFH_GEN1, AFH_GEN2_16b (Key_words M = 1) and
+                  AFH_Lite (TYPE2's VC 5 in the TC);
                   with the wire capture ($RCLINK_RESULTS/wire.pcap) tshark
                   and tools/wireshark/rclink.lua decode every TYPE2 frame:
                   TYPE2, the format, the group in DEST_QP, Key_words 0x83
@@ -53,18 +54,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
 import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
 import rclink_wire as rw  # noqa: E402  pylint: disable=wrong-import-position
-from rclinktest import check  # noqa: E402  pylint: disable=C0413
+from rclinktest import hw, check  # noqa: E402  pylint: disable=C0413
 import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
 import t1_formats as tf  # noqa: E402  pylint: disable=wrong-import-position
 
 BIND_MCAST = 1
+LITE_VC_TYPE2 = hw.FORMATS['AFH'][2]['LITE_VC_TYPE2']
 G = 3
 MAX = 1344 - 8
 
 
 def is_type2(d):
-    """A TYPE2 frame of the defaults: UDP port 4792 or Ethernet type
-    0x88b6, after an optional VLAN tag."""
+    """A TYPE2 frame of the defaults: UDP port 4792, Ethernet type 0x88b6,
+    or AFH_Lite's 0x88b5 with TYPE2's VC in the TC (MAC_DA[47:40]), after
+    an optional VLAN tag."""
     off = 12
     if len(d) < 18:
         return False
@@ -72,7 +75,7 @@ def is_type2(d):
     if et == 0x8100:
         off += 4
         et = struct.unpack('>H', d[off:off + 2])[0]
-    if et == 0x88b6:
+    if et == 0x88b6 or (et == 0x88b5 and d[0] == LITE_VC_TYPE2):
         return True
     if et != 0x0800 or len(d) < off + 2 + 24 or d[off + 2 + 9] != 17:
         return False
@@ -248,7 +251,7 @@ class McastTest:
         decode = pcap and tw.have_tshark() and tf.lua_path()
         if not decode:
             self.ktap.diag('no wire capture or tshark: delivery only')
-        for fmt in ('gen1', 'gen2', 'std'):
+        for fmt in ('gen1', 'gen2', 'lite', 'std'):
             for d in (self.a, self.b):
                 t1.tool(['dev', 'set', 'dev', d, 'format', fmt])
             msgs = [t1.pattern(G, k, n) for k, n in enumerate((5, 500, MAX))]
@@ -282,6 +285,8 @@ class McastTest:
             tw.pcap_write(p, head[0], frames)
             cmd = ['tshark', '-n', '-r', p, '-X', 'lua_script:' + tf.lua_path(),
                    '-T', 'fields', '-E', 'separator=|']
+            if fmt == 'lite':
+                cmd += ['-o', 'rclink.afh:lite']
             for x in fields:
                 cmd += ['-e', x]
             out = subprocess.run(cmd, stdout=subprocess.PIPE,
