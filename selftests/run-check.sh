@@ -173,13 +173,23 @@ guest() {
 	done
 	shift
 	echo "# $name: booting"
-	local t0=$SECONDS
+	local t0=$SECONDS rc
 	selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
 		--results "$res" "${opts[@]}" "${qargs[@]}" -- "$@" \
 		>"$res/run.log" 2>&1
-	echo "# $name: exit $? after $((SECONDS - t0)) s"
+	rc=$?
+	echo "# $name: exit $rc after $((SECONDS - t0)) s"
 	# The KTAP of the run, without the console noise around it.
 	sed -n '/^TAP version/,$p' "$res/run.log" | tr -d '\r' >"$out/$name.ktap"
+	# A guest that failed without reporting a failure (it did not boot,
+	# QEMU did not start, the suite died) is one: counted, with its reason.
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$out/$name.ktap"; then
+		local head="" why
+		[ -s "$out/$name.ktap" ] || head=$'TAP version 13\n1..1\n'
+		why=$(grep -v '^$' "$res/run.log" | tail -n 1 | tr -d '\r')
+		printf '%snot ok 1 %s # guest exit %d: %s\n' "$head" "$name" \
+			"$rc" "$why" >>"$out/$name.ktap"
+	fi
 	cat "$out/$name.ktap"
 }
 suite=selftests/drivers/net/rclink/run_all.sh

@@ -281,10 +281,11 @@ fw_ok "$tmp/share" || fail "firmware files missing from $tmp/share"
 rm -rf "$out"
 mv "$tmp" "$out"
 
-# Keep the three most recent builds (and whatever current points at).
+# Keep the three most recent builds (and whatever current points at), and
+# any built in the last three hours: a run in progress may be using it.
 keep=$(readlink "$qc/current" 2>/dev/null || true)
-find "$qc/bin" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%T@ %f\n' |
-	sort -rn | tail -n +4 | while read -r _ k; do
+find "$qc/bin" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -mmin +180 \
+	-printf '%T@ %f\n' | sort -rn | tail -n +4 | while read -r _ k; do
 	[ "bin/$k" = "$keep" ] || rm -rf "${qc:?}/bin/$k"
 done
 
