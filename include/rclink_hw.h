@@ -638,6 +638,28 @@
 #define RCLINK_SHIM_WIRE_QUEUE_MARKED_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_WIRE_QUEUE_MARKED_COUNT	GENMASK_ULL(63, 0)
 
+/* PFC frames the MAC sent naming priority n (its class-enable vector bit n), XOFF and XON; Pause frames count as priority 0 */
+#define RCLINK_SHIM_PFC_TX(n)	(0x4200 + (n) * 8)
+#define RCLINK_SHIM_PFC_TX_COUNT	8
+#define RCLINK_SHIM_PFC_TX_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_PFC_TX_FRAMES	GENMASK_ULL(63, 0)
+
+/* PFC frames the MAC received naming priority n (to RX_FC_DADDR, opcode 0x0101); Pause frames count as priority 0 */
+#define RCLINK_SHIM_PFC_RX(n)	(0x4240 + (n) * 8)
+#define RCLINK_SHIM_PFC_RX_COUNT	8
+#define RCLINK_SHIM_PFC_RX_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_PFC_RX_FRAMES	GENMASK_ULL(63, 0)
+
+/* the priorities the peer has paused now (RX_PFC_REQ_I of the IP): received XOFF quanta (512 bit times at 100 Gb/s each) not yet run out, for the priorities of RX_PFC_ENABLE */
+#define RCLINK_SHIM_PFC_PAUSED	0x4280
+#define RCLINK_SHIM_PFC_PAUSED_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_PFC_PAUSED_PAUSED	GENMASK_ULL(7, 0)
+
+/* test hook: the event source of the records SHIM_EVT_INJECT makes (so that a test can feed the driver CC-interface records and unknown sources) */
+#define RCLINK_SHIM_EVT_INJECT_SRC	0x4180
+#define RCLINK_SHIM_EVT_INJECT_SRC_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_EVT_INJECT_SRC_SOURCE	GENMASK_ULL(7, 0)
+
 /* ---- DMAQ: PCIe shim TYPE1/TYPE2 queue engine (send, receive and completion queues) ---- */
 
 #define RCLINK_DMAQ_CAP	0x5000

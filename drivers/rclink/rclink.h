@@ -83,7 +83,7 @@ enum rclink_cnt {
 	RCLINK_CNT_RECV_ACK,		/* RECV_ACK records (TYPE1 RTT) */
 	RCLINK_CNT_RECV_CNP,		/* RECV_CNP records (CNPs passed) */
 	RCLINK_CNT_NOCNP,		/* NOCNP records (NOCNP timer) */
-	RCLINK_CNT_CC_DROP_NOQP,	/* RECV_CNP/NOCNP without a QP */
+	RCLINK_CNT_CC_DROP_NOQP,	/* RECV_ACK/CNP, NOCNP without a QP */
 	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
 	RCLINK_CNT_NUM
 };
@@ -272,6 +272,7 @@ struct rclink_dev {
 
 	/* TYPE1: QPs, netlink, queue engine, /dev/rclinkN (rclink_t1.h) */
 	struct rclink_t1 t1;
+	u8 pfc_en;			/* dcbnl PFC priorities (rclink_dcb) */
 };
 
 /* rclink_main.c: register access */

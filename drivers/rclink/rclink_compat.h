@@ -246,4 +246,13 @@ static inline void rclink_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
+/* dcbnl_ops exist only in kernels built with CONFIG_DCB */
+static inline void rclink_set_dcbnl_ops(struct net_device *netdev,
+					const struct dcbnl_rtnl_ops *ops)
+{
+#if IS_ENABLED(CONFIG_DCB)
+	netdev->dcbnl_ops = ops;
+#endif
+}
+
 #endif /* _RCLINK_COMPAT_H_ */

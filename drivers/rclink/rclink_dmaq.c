@@ -1298,16 +1298,20 @@ void rclink_dp_qp_release(struct rclink_t1_qp *qp)
 		kvfree(m);
 }
 
-/* A timed ACK/NAK of a QP (RECV_ACK event): its round trip time */
-void rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info)
+/*
+ * A timed ACK/NAK of a QP (RECV_ACK event): its round trip time.  False
+ * when the QP number names no QP.
+ */
+bool rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info)
 {
 	u32 qpn = FIELD_GET(RCLINK_RECV_ACK_QPID, info);
 	u32 rtt = FIELD_GET(RCLINK_RECV_ACK_RTT, info);
 	struct rclink_t1_qp_stats *st;
 	struct rclink_t1_qp *qp;
+	bool found = false;
 
 	if (qpn >= rdev->params.qp_num)
-		return;
+		return false;
 	rcu_read_lock();
 	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
 	if (qp) {
@@ -1320,8 +1324,10 @@ void rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info)
 		st->rtt_last_us = rtt;
 		st->rtt_samples++;
 		spin_unlock(&qp->lock);
+		found = true;
 	}
 	rcu_read_unlock();
+	return found;
 }
 
 /*

@@ -6,6 +6,7 @@
  * rtnl_link_stats64 does not already carry.  The set of names is constant.
  */
 
+#include <linux/dcbnl.h>
 #include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
@@ -169,6 +170,42 @@ static void rclink_get_ethtool_stats(struct net_device *netdev,
 	rclink_get_sw_stats(net, data);
 }
 
+/*
+ * ethtool -a: no autonegotiation; RX: a Pause frame received stops the
+ * sending (TX_PAUSE_ENABLE); TX: the MAC sends Pause rather than PFC frames
+ * on request (TX_FC_SELECT).  PFC is set through dcbnl.
+ */
+static void rclink_get_pauseparam(struct net_device *netdev,
+				  struct ethtool_pauseparam *pause)
+{
+	struct rclink_net *net = netdev_priv(netdev);
+	u32 sel = rclink_rd32(net->rdev, RCLINK_TX_FC_SELECT);
+
+	pause->autoneg = 0;
+	pause->rx_pause = !!(rclink_rd32(net->rdev, RCLINK_TX_PAUSE_ENABLE) &
+			     RCLINK_TX_PAUSE_ENABLE_ENABLE);
+	pause->tx_pause = !(sel & RCLINK_TX_FC_SELECT_PFC);
+}
+
+/* ethtool -I -a: the MAC's Pause/PFC frames, all priorities */
+static void rclink_get_pause_stats(struct net_device *netdev,
+				   struct ethtool_pause_stats *stats)
+{
+	struct rclink_net *net = netdev_priv(netdev);
+	u64 tx[IEEE_8021QAZ_MAX_TCS], rx[IEEE_8021QAZ_MAX_TCS];
+	unsigned int i;
+
+	rclink_dcb_pfc_frames(net->rdev, tx, rx);
+	if (rclink_gone(net->rdev))
+		return;
+	stats->tx_pause_frames = 0;
+	stats->rx_pause_frames = 0;
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		stats->tx_pause_frames += tx[i];
+		stats->rx_pause_frames += rx[i];
+	}
+}
+
 static const struct ethtool_ops rclink_ethtool_ops = {
 	.get_drvinfo = rclink_get_drvinfo,
 	.get_link = ethtool_op_get_link,
@@ -177,6 +214,8 @@ static const struct ethtool_ops rclink_ethtool_ops = {
 	.get_sset_count = rclink_get_sset_count,
 	.get_strings = rclink_get_strings,
 	.get_ethtool_stats = rclink_get_ethtool_stats,
+	.get_pauseparam = rclink_get_pauseparam,
+	.get_pause_stats = rclink_get_pause_stats,
 };
 
 void rclink_set_ethtool_ops(struct net_device *netdev)

@@ -326,7 +326,8 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 	case RCLINK_EVT_SRC_RECV_ACK:
 		/* an ACK/NAK with a timestamp: the RTT sample of a QP */
 		rclink_cnt_inc(rdev, RCLINK_CNT_RECV_ACK);
-		rclink_dp_recv_ack(rdev, info);
+		if (!rclink_dp_recv_ack(rdev, info))
+			rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
 		break;
 	case RCLINK_EVT_SRC_RECV_CNP:
 		rclink_evt_cc(rdev, info, true);

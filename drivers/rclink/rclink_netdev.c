@@ -413,6 +413,8 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 
 	netdev->netdev_ops = &rclink_netdev_ops;
 	rclink_set_ethtool_ops(netdev);
+	rclink_dcb_init(netdev);
+	rclink_dcb_apply(rdev);
 	rclink_netdev_set_stat_ops(netdev);
 	netdev->watchdog_timeo = RCLINK_TX_TIMEOUT;
 	netdev->min_mtu = RCLINK_MTU_MIN;

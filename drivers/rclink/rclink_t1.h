@@ -251,7 +251,7 @@ bool rclink_dp_cq_pending(struct rclink_dev *rdev);	/* INTx claim */
 void rclink_dp_qp_init(struct rclink_t1_qp *qp);
 void rclink_dp_qp_release(struct rclink_t1_qp *qp);	/* frees rx_msgs */
 void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp);	/* wake */
-void rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
+bool rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
 /* RECV_CNP (@cnp) or NOCNP: false when its QP number names no QP */
 bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp);
 void rclink_dp_stats_read(struct rclink_dev *rdev,

@@ -48,6 +48,7 @@ void rclink_core_init(RclinkCore *c, PCIDevice *pci)
         }
     }
     c->qp_val = g_new0(uint64_t, (size_t)c->qp_num * c->nqp_regs);
+    rclink_mac_init(c);
     rclink_wire_init(c);
     rclink_t1_init(c);
 }
@@ -56,6 +57,7 @@ void rclink_core_fini(RclinkCore *c)
 {
     rclink_t1_fini(c);
     rclink_wire_fini(c);
+    rclink_mac_fini(c);
     g_free(c->qp_val);
     c->qp_val = NULL;
 }
@@ -393,6 +395,7 @@ void rclink_core_reset(RclinkCore *c)
     rclink_set(c, RCLINK_SHIM_SERIAL, c->serial);
     rclink_set(c, RCLINK_SHIM_MAC, rclink_mac_value(c));
     rclink_t3_reset(c);
+    rclink_mac_reset(c);
     rclink_wire_reset(c);
     rclink_t1_reset(c);
     rclink_link_update(c, true);
@@ -480,6 +483,11 @@ void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
     rclink_count(c, RCLINK_SHIM_WIRE_RX_FRAMES);
+    if (len >= 14 && lduw_be_p(buf + 12) == 0x8808) {
+        /* a MAC control frame: the MAC's own (Pause/PFC) */
+        rclink_mac_ctrl_receive(c, buf, len);
+        return;
+    }
     marked = rclink_wire_rx_queue(c, buf, len);
     if (marked) {
         buf = marked;
@@ -564,6 +572,8 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
             v = *p;
             if (d->offset == RCLINK_SHIM_TEST_ECHO) {
                 v = ~v;
+            } else if (d->offset == RCLINK_SHIM_PFC_PAUSED) {
+                v = rclink_mac_paused(c);
             } else if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
                        d->offset < RCLINK_WIN_DMAQ_BASE +
                        RCLINK_WIN_DMAQ_SIZE) {
@@ -640,16 +650,21 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_SHIM_EVT_CONS:
         rclink_update_intx(c);
         break;
-    case RCLINK_SHIM_EVT_INJECT:
+    case RCLINK_SHIM_EVT_INJECT: {
         /* A 64-bit write, or two 32-bit writes with the low half first. */
+        unsigned src = RF_GET(RCLINK_SHIM_EVT_INJECT_SRC_SOURCE,
+                              rclink_get(c, RCLINK_SHIM_EVT_INJECT_SRC));
+
+        src = src ?: RCLINK_EVT_SRC_IRQ_INFO;
         if (wmask == UINT32_MAX) {
             c->inject_lo = (uint32_t)wval;
         } else if (wmask == ~0ULL) {
-            rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, wval);
+            rclink_event(c, src, wval);
         } else {
-            rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, wval | c->inject_lo);
+            rclink_event(c, src, wval | c->inject_lo);
         }
         break;
+    }
     case RCLINK_SHIM_INTR_INJECT:
         rclink_raise_causes(c,
                             RF_GET(RCLINK_SHIM_INTR_INJECT_RC_INTR, wval),
@@ -693,6 +708,9 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
         break;
     case RCLINK_SHIM_CC_TEST:
         rclink_t1_cc_test(c, wval, old);
+        break;
+    case RCLINK_TX_FC_XOFF_REQ:
+        rclink_mac_fc_req(c, old, *p);
         break;
     case RCLINK_AFH_CFG_EN:
         if (rclink_t1_format(c) == RCLINK_T1_FMT_NONE) {

@@ -118,6 +118,10 @@ typedef struct RclinkCore {
     RclinkT3 t3;
     RclinkWire wire;
     RclinkT1 *t1;                      /* TYPE1 transport + queue engine */
+
+    /* MAC flow control (rclink_mac.c): the end of each priority's pause */
+    int64_t pfc_until[8];
+    QEMUTimer pfc_timer;
 } RclinkCore;
 
 void rclink_core_init(RclinkCore *core, PCIDevice *pci);
@@ -170,6 +174,15 @@ void rclink_wire_fini(RclinkCore *c);
 void rclink_wire_reset(RclinkCore *c);
 void rclink_wire_reseed(RclinkCore *c);
 void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len);
+
+/* rclink_mac.c: Pause/PFC of the MAC (seed 003) */
+void rclink_mac_fc_req(RclinkCore *c, uint64_t old, uint64_t val);
+uint8_t rclink_mac_paused(RclinkCore *c);
+void rclink_mac_pause_wait(RclinkCore *c, uint8_t prios);
+void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len);
+void rclink_mac_init(RclinkCore *c);
+void rclink_mac_reset(RclinkCore *c);
+void rclink_mac_fini(RclinkCore *c);
 
 /* rclink_type1.c: the TYPE1 transport of the IP */
 void rclink_t1_init(RclinkCore *c);

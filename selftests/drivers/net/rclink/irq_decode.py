@@ -4,7 +4,10 @@
 and TYPE3 cause bit injected through the shim's test hooks moves exactly
 its own debugfs counter(s); unknown codes are counted as unknown; a TYPE1
 retry timeout runs the QP recovery (the QP ends disabled, its rate limit
-cleared, other QPs untouched).
+cleared, other QPs untouched).  Records of the CC interface (RECV_ACK,
+RECV_CNP, NOCNP, made with SHIM_EVT_INJECT_SRC) naming a QP beyond QP_NUM
+or one that does not exist are counted as such (cc_drop_noqp); a record
+of an unknown source is counted as unknown.
 
 Needs BAR0 mapped while the driver holds it: with CONFIG_IO_STRICT_DEVMEM
 the kernel must boot with iomem=relaxed, otherwise the tests SKIP.
@@ -26,6 +29,12 @@ RECOVERY = {'qp_fatal': 1, 'qp_recovered': 1}
 QPID = 3            # QP of the injected TYPE1 codes
 RECOVER_QP = 5      # QP of the recovery test; RECOVER_QP + 1 is a witness
 UNKNOWN = ((0, 1), (1, 9), (1, 0), (2, 3))
+NO_QP = 1000        # a QP number below QP_NUM the tests never create
+UNKNOWN_SRC = 0x7e  # an event source the contract does not define
+# event sources of the CC interface (include/rclink_hw.h RCLINK_EVT_SRC_*),
+# the format of their INFO word and the counter of their records
+CC_SOURCES = ((5, 'RECV_ACK', 'recv_ack'), (6, 'CC_INFO', 'recv_cnp'),
+              (7, 'CC_INFO', 'nocnp'))
 SOFT_RESET_ST1 = range(5, 11)
 
 
@@ -74,6 +83,26 @@ def cases(bdf):
     for t, c in UNKNOWN:
         out.append(('unknown_type%d_code%d' % (t, c),
                     irq_case(t, c, QPID, {'unknown': 1})))
+
+    def src_case(src, info, expect):
+        def run(bar):
+            bar.write('SHIM_EVT_INJECT_SRC', src)
+            try:
+                injected(bdf, bar, 'source %d INFO 0x%x' % (src, info),
+                         lambda b: b.inject_irq(info), expect)
+            finally:
+                bar.write('SHIM_EVT_INJECT_SRC', 0)
+        return run
+
+    for src, fmt, cnt in CC_SOURCES:
+        _, hi, lo = hw.FORMATS[fmt][1]['QPID']
+        for why, qpn in (('beyond_qp_num', (1 << (hi - lo + 1)) - 1),
+                         ('no_qp', NO_QP)):
+            out.append(('%s_%s' % (cnt, why),
+                        src_case(src, (qpn << lo) | 1,
+                                 {cnt: 1, 'cc_drop_noqp': 1})))
+    out.append(('unknown_source', src_case(UNKNOWN_SRC, 0x1234,
+                                           {'unknown': 1})))
 
     def intr_case(what, kw, expect):
         return lambda bar: injected(bdf, bar, 'SHIM_INTR_INJECT %s' % what,

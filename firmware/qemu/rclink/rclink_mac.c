@@ -1,0 +1,214 @@
+/*
+ * rclink board model: the Pause/PFC flow control of the LL 100G MAC
+ * (seed 003, 7.4 Pause/PFC Flow Controlレジスター; Documentation/hw/shim.rst,
+ * "PFC").
+ *
+ * TX: a write of TX_FC_XOFF_REQ is the CSR request of the seed: in 1-bit
+ * mode a queue's bit going 0 -> 1 requests XOFF and 1 -> 0 XON; in 2-bit
+ * mode (TX_FC_REQ_MODE, the queue's csr_2bit bit) {req1, req0} = 10 is
+ * XOFF and 01 XON.  Queues without their TX_FC_ENABLE bit are ignored.
+ * The MAC sends one frame for the queues that changed: PFC (802.1Qbb,
+ * opcode 0x0101, the class-enable vector and eight quanta: TX_FC_QUANTA
+ * for XOFF, 0 for XON) or, with TX_FC_SELECT.pfc 0, Pause (802.3x, opcode
+ * 0x0001, queue 0's quanta), from TX_FC_SADDR to TX_FC_DADDR.  The
+ * refresh of a held XOFF (TX_FC_HOLD_QUANTA) is not modelled.
+ *
+ * RX: MAC control frames (Ethernet type 0x8808) never reach the IP.  A PFC
+ * frame to RX_FC_DADDR pauses the priorities of its vector that
+ * RX_PFC_ENABLE has for quanta x 512 bit times at 100 Gb/s (5.12 ns; 0
+ * resumes); a Pause frame pauses every priority when TX_PAUSE_ENABLE says
+ * so.  What is paused waits: TYPE3
+ * frames of AFH_CFG_EN.type3_cbfc's priority and TYPE1 REQs of the banks
+ * whose type1_req_bankN_cbfc priority is paused (the IP's RX_PFC_REQ_I).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "rclink_core.h"
+#include "trace.h"
+
+#define MAC_CTRL_TYPE       0x8808
+#define MAC_OP_PAUSE        0x0001
+#define MAC_OP_PFC          0x0101
+#define MAC_QUANTUM_PS      5120        /* 512 bit times at 100 Gb/s */
+#define MAC_PRIOS           8
+
+static uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo)
+{
+    return ((rclink_get(c, hi) & 0xffff) << 32) | (rclink_get(c, lo) &
+                                                  0xffffffffULL);
+}
+
+static void rclink_mac_send_fc(RclinkCore *c, uint8_t xoff, uint8_t xon)
+{
+    bool pfc = rclink_get(c, RCLINK_TX_FC_SELECT) & RCLINK_TX_FC_SELECT_PFC;
+    uint8_t f[60] = { 0 };
+    unsigned q;
+
+    rclink_put_mac(f, rclink_mac_addr(c, RCLINK_TX_FC_DADDR_HI,
+                                      RCLINK_TX_FC_DADDR_LO));
+    rclink_put_mac(f + 6, rclink_mac_addr(c, RCLINK_TX_FC_SADDR_HI,
+                                          RCLINK_TX_FC_SADDR_LO));
+    stw_be_p(f + 12, MAC_CTRL_TYPE);
+    if (!pfc) {
+        if (!((xoff | xon) & 1)) {
+            return;
+        }
+        stw_be_p(f + 14, MAC_OP_PAUSE);
+        stw_be_p(f + 16, (xoff & 1) ? RF_GET(RCLINK_TX_FC_QUANTA_QUANTA,
+                                             rclink_get(c,
+                                                        RCLINK_TX_FC_QUANTA(0)))
+                                    : 0);
+        rclink_count(c, RCLINK_SHIM_PFC_TX(0));
+    } else {
+        stw_be_p(f + 14, MAC_OP_PFC);
+        stw_be_p(f + 16, xoff | xon);
+        for (q = 0; q < MAC_PRIOS; q++) {
+            if ((xoff >> q) & 1) {
+                stw_be_p(f + 18 + 2 * q,
+                         RF_GET(RCLINK_TX_FC_QUANTA_QUANTA,
+                                rclink_get(c, RCLINK_TX_FC_QUANTA(q))));
+            }
+            if (((xoff | xon) >> q) & 1) {
+                rclink_count(c, RCLINK_SHIM_PFC_TX(q));
+            }
+        }
+    }
+    trace_rclink_mac_fc_tx(pfc, xoff, xon);
+    rclink_wire_send(c, f, sizeof(f));
+}
+
+/* TX_FC_XOFF_REQ written: old and new value */
+void rclink_mac_fc_req(RclinkCore *c, uint64_t old, uint64_t val)
+{
+    uint64_t mode = rclink_get(c, RCLINK_TX_FC_REQ_MODE);
+    uint8_t en = RF_GET(RCLINK_TX_FC_ENABLE_ENABLE,
+                        rclink_get(c, RCLINK_TX_FC_ENABLE));
+    uint8_t two = (mode & RCLINK_TX_FC_REQ_MODE_MODE_2BIT) ?
+                  RF_GET(RCLINK_TX_FC_REQ_MODE_CSR_2BIT, mode) : 0;
+    uint8_t r0 = RF_GET(RCLINK_TX_FC_XOFF_REQ_REQ0, val);
+    uint8_t r1 = RF_GET(RCLINK_TX_FC_XOFF_REQ_REQ1, val);
+    uint8_t o0 = RF_GET(RCLINK_TX_FC_XOFF_REQ_REQ0, old);
+    uint8_t o1 = RF_GET(RCLINK_TX_FC_XOFF_REQ_REQ1, old);
+    uint8_t xoff, xon;
+
+    /* 1-bit: 0 -> 1 XOFF, 1 -> 0 XON */
+    xoff = ~two & r0 & ~o0;
+    xon = ~two & ~r0 & o0;
+    /* 2-bit: {req1, req0} 10 XOFF, 01 XON, on a change */
+    xoff |= two & r1 & ~r0 & ((r0 ^ o0) | (r1 ^ o1));
+    xon |= two & ~r1 & r0 & ((r0 ^ o0) | (r1 ^ o1));
+    xoff &= en;
+    xon &= en;
+    if (xoff | xon) {
+        rclink_mac_send_fc(c, xoff, xon);
+    }
+}
+
+/* The priorities paused now (SHIM_PFC_PAUSED) */
+uint8_t rclink_mac_paused(RclinkCore *c)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint8_t m = 0;
+    unsigned q;
+
+    for (q = 0; q < MAC_PRIOS; q++) {
+        if (c->pfc_until[q] > now) {
+            m |= 1u << q;
+        }
+    }
+    return m;
+}
+
+/* Paused work waits for the end of the pause: kick it then. */
+void rclink_mac_pause_wait(RclinkCore *c, uint8_t prios)
+{
+    int64_t end = 0;
+    unsigned q;
+
+    for (q = 0; q < MAC_PRIOS; q++) {
+        if ((prios >> q) & 1 && c->pfc_until[q] > end) {
+            end = c->pfc_until[q];
+        }
+    }
+    if (end && (!timer_pending(&c->pfc_timer) ||
+                timer_expire_time_ns(&c->pfc_timer) > end)) {
+        timer_mod(&c->pfc_timer, end);
+    }
+}
+
+static void rclink_mac_pfc_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+
+    rclink_t3_tx_head_write(c);
+    rclink_t1_kick(c);
+    if (rclink_mac_paused(c)) {
+        rclink_mac_pause_wait(c, rclink_mac_paused(c));
+    }
+}
+
+/* A MAC control frame from the wire (Ethernet type 0x8808). */
+void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint8_t en = RF_GET(RCLINK_RX_PFC_ENABLE_ENABLE,
+                        rclink_get(c, RCLINK_RX_PFC_ENABLE));
+    uint64_t da = ldq_be_p(buf) >> 16;
+    uint16_t op, cev;
+    unsigned q;
+
+    if (len < 60 || da != rclink_mac_addr(c, RCLINK_RX_FC_DADDR_HI,
+                                          RCLINK_RX_FC_DADDR_LO)) {
+        trace_rclink_rx_drop("mac control: length or address", len);
+        return;
+    }
+    op = lduw_be_p(buf + 14);
+    if (op == MAC_OP_PAUSE) {
+        uint16_t t = lduw_be_p(buf + 16);
+
+        rclink_count(c, RCLINK_SHIM_PFC_RX(0));
+        cev = 0xff;
+        /* TX Pause Enable: whether a Pause frame stops the sending */
+        for (q = 0; q < MAC_PRIOS &&
+             (rclink_get(c, RCLINK_TX_PAUSE_ENABLE) &
+              RCLINK_TX_PAUSE_ENABLE_ENABLE); q++) {
+            c->pfc_until[q] = now + (int64_t)t * MAC_QUANTUM_PS / 1000;
+        }
+    } else if (op == MAC_OP_PFC) {
+        cev = lduw_be_p(buf + 16) & 0xff;
+        for (q = 0; q < MAC_PRIOS; q++) {
+            if (!((cev >> q) & 1)) {
+                continue;
+            }
+            rclink_count(c, RCLINK_SHIM_PFC_RX(q));
+            if ((en >> q) & 1) {
+                c->pfc_until[q] = now + (int64_t)lduw_be_p(buf + 18 + 2 * q) *
+                                  MAC_QUANTUM_PS / 1000;
+            }
+        }
+    } else {
+        trace_rclink_rx_drop("mac control: opcode", len);
+        return;
+    }
+    trace_rclink_mac_fc_rx(op, cev, rclink_mac_paused(c));
+    /* what resumes now goes now; what stays waits */
+    rclink_mac_pfc_timer(c);
+}
+
+void rclink_mac_init(RclinkCore *c)
+{
+    timer_init_ns(&c->pfc_timer, QEMU_CLOCK_VIRTUAL, rclink_mac_pfc_timer, c);
+}
+
+void rclink_mac_reset(RclinkCore *c)
+{
+    timer_del(&c->pfc_timer);
+    memset(c->pfc_until, 0, sizeof(c->pfc_until));
+}
+
+void rclink_mac_fini(RclinkCore *c)
+{
+    timer_del(&c->pfc_timer);
+}

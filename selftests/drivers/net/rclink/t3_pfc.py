@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""PFC on the TYPE3 netdevs of a wired pair (Documentation/congestion.rst,
+"PFC"; the MAC's Pause/PFC CSRs of seed 003):
+
+  dcb_show      `dcb -j pfc show`: 8 priorities, none enabled after probe,
+                the MAC's TX_FC_ENABLE and RX_PFC_ENABLE 0
+  dcb_set       `dcb pfc set dev X prio-pfc 3:on 5:on` on A, 3:on on B: the
+                enables in both MAC registers, shown back; a cable delay
+                is refused (EOPNOTSUPP in dcbnl's reply, which dcb does not
+                show: the refusal is in the kernel log), nothing changes
+  xoff_xon      A's TX_FC_QUANTA[3] = 0x1234, the CSR request of queue 3
+                (TX_FC_XOFF_REQ req0 bit 3) set then cleared: A sends an
+                XOFF and an XON frame, B counts both for priority 3 (dcb
+                indications, SHIM_PFC_RX), A's requests and `ethtool -I -a`
+                tx_pause_frames count them; queue 6 (not enabled) sends
+                nothing
+  wire          tshark decodes the two frames as MAC control, opcode 0x0101
+                (PFC), class 3 enabled, pause_time 0x1234 then 0
+  Restores PFC off and the quanta.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'lib'))
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
+import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
+from rclinktest import check  # noqa: E402  pylint: disable=C0413
+
+PRIO = 3
+QUANTA = 0x1234
+
+
+def run(cmd, ok=True):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=60, check=False)
+    if ok and p.returncode:
+        raise rt.TestFailed('%s: exit %d: %s' % (' '.join(cmd), p.returncode,
+                                                 p.stdout.strip()))
+    return p.returncode, p.stdout
+
+
+class PfcTest:
+    def __init__(self, ktap):
+        self.ktap = ktap
+        self.bdf = []
+        self.ifs = []
+        self.bars = []
+        self.pcap = None
+        self.size0 = None
+
+    def setup(self):
+        if not shutil.which('dcb'):
+            raise rt.SkipTest('no dcb (iproute2)')
+        devs = t1.pick_pair()
+        self.bdf = [t1.bdf_of(d) for d in devs]
+        self.ifs = [rt.netdev_of(b) for b in self.bdf]
+        if None in self.ifs:
+            raise rt.SkipTest('a board has no netdev in this namespace')
+        self.bars = [rt.Bar0(b) for b in self.bdf]
+        self.pcap = rt.wire_pcap()
+
+    def restore(self):
+        for i in self.ifs:
+            if i:
+                run(['dcb', 'pfc', 'set', 'dev', i, 'prio-pfc', 'all:off'],
+                    ok=False)
+        for bar in self.bars:
+            bar.write('TX_FC_XOFF_REQ', 0)
+            bar.write('TX_FC_QUANTA', 0xffff, PRIO)
+            bar.close()
+        self.bars = []
+
+    def show(self, i):
+        """`dcb -j -s pfc show`, per-priority values as {prio: value}."""
+        _, out = run(['dcb', '-j', '-s', 'pfc', 'show', 'dev', self.ifs[i]])
+        o = json.loads(out)
+        for k in ('prio_pfc', 'requests', 'indications'):
+            v = o.get(k)
+            if isinstance(v, list):
+                o[k] = {str(n): x for n, x in enumerate(v)}
+        return o
+
+    def enables(self, i):
+        return (self.bars[i].read('TX_FC_ENABLE'),
+                self.bars[i].read('RX_PFC_ENABLE'))
+
+    def test_dcb_show(self):
+        for i in range(2):
+            o = self.show(i)
+            self.ktap.diag('%s: %s' % (self.ifs[i], o))
+            check(o.get('pfc_cap') == 8, 'pfc_cap %r' % o.get('pfc_cap'))
+            check(not any(o.get('prio_pfc', {}).values()),
+                  'priorities enabled after probe: %s' % o.get('prio_pfc'))
+            check(self.enables(i) == (0, 0), 'MAC enables 0x%x 0x%x after '
+                  'probe' % self.enables(i))
+
+    def test_dcb_set(self):
+        a, b = self.ifs
+        run(['dcb', 'pfc', 'set', 'dev', a, 'prio-pfc', '%d:on' % PRIO,
+             '5:on'])
+        run(['dcb', 'pfc', 'set', 'dev', b, 'prio-pfc', '%d:on' % PRIO])
+        want = (1 << PRIO) | (1 << 5)
+        check(self.enables(0) == (want, want), 'A: MAC enables 0x%x 0x%x, '
+              'want 0x%x' % (self.enables(0) + (want,)))
+        check(self.enables(1) == (1 << PRIO,) * 2, 'B: MAC enables 0x%x '
+              '0x%x' % self.enables(1))
+        on = [int(k) for k, v in self.show(0)['prio_pfc'].items() if v]
+        check(sorted(on) == [PRIO, 5], 'dcb shows %s enabled' % on)
+        mark = rt.kmsg_mark('t3_pfc delay')
+        rc, out = run(['dcb', 'pfc', 'set', 'dev', a, 'delay', '5'], ok=False)
+        self.ktap.diag('delay 5: exit %d %s' % (rc, out.strip()))
+        log = [r for r in rt.kmsg_since(mark) if 'PFC: refused' in str(r)]
+        check(log, 'no "PFC: refused" in the kernel log for a cable delay')
+        check(self.show(0).get('delay') == 0, 'delay %r shown after the '
+              'refusal' % self.show(0).get('delay'))
+        check(self.enables(0) == (want, want), 'the refused delay changed '
+              'the enables')
+
+    def counts(self):
+        return ([[self.bars[i].read('SHIM_PFC_TX', q) for q in range(8)]
+                 for i in range(2)],
+                [[self.bars[i].read('SHIM_PFC_RX', q) for q in range(8)]
+                 for i in range(2)])
+
+    def pause_stats(self, i):
+        _, out = run(['ethtool', '-I', '-a', self.ifs[i]])
+        m = re.search(r'tx_pause_frames:\s*(\d+)', out)
+        return int(m.group(1)) if m else None
+
+    def test_xoff_xon(self):
+        a = self.bars[0]
+        tx0, rx0 = self.counts()
+        ind0 = self.show(1).get('indications', {})
+        ps0 = self.pause_stats(0)
+        self.size0 = os.path.getsize(self.pcap) if self.pcap else None
+        a.write('TX_FC_QUANTA', QUANTA, PRIO)
+        a.write('TX_FC_XOFF_REQ', 1 << PRIO)
+        time.sleep(0.1)
+        a.write('TX_FC_XOFF_REQ', 0)
+        a.write('TX_FC_XOFF_REQ', 1 << 6)       # not enabled: no frame
+        a.write('TX_FC_XOFF_REQ', 0)
+        time.sleep(0.2)
+        tx1, rx1 = self.counts()
+        dtx = [x - y for x, y in zip(tx1[0], tx0[0])]
+        drx = [x - y for x, y in zip(rx1[1], rx0[1])]
+        self.ktap.diag('A sent per priority %s, B received %s' % (dtx, drx))
+        want = [2 if q == PRIO else 0 for q in range(8)]
+        check(dtx == want and drx == want, 'frames sent %s received %s, '
+              'want %s' % (dtx, drx, want))
+        ind1 = self.show(1).get('indications', {})
+        got = {k: ind1.get(k, 0) - ind0.get(k, 0) for k in ind1}
+        check(got.get(str(PRIO)) == 2, 'B dcb indications moved %s' % got)
+        ps1 = self.pause_stats(0)
+        if ps0 is None or ps1 is None:
+            self.ktap.diag('ethtool -I -a shows no pause statistics')
+        else:
+            check(ps1 - ps0 == 2, 'tx_pause_frames +%d, want 2'
+                  % (ps1 - ps0))
+
+    def test_wire(self):
+        if not self.pcap or not tw.have_tshark():
+            raise rt.SkipTest('no wire capture or no tshark')
+        recs, head = tw.pcap_records(self.pcap, self.size0)
+        frames = [r for r in recs if r[1][12:14] == b'\x88\x08']
+        check(len(frames) == 2, '%d MAC control frames on the wire, want 2'
+              % len(frames))
+        fields = ('macc.opcode', 'macc.cbfc.enbv.c%d' % PRIO,
+                  'macc.cbfc.pause_time.c%d' % PRIO, '_ws.malformed')
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'pfc.pcap')
+            tw.pcap_write(p, head[0], frames)
+            cmd = ['tshark', '-n', '-r', p, '-T', 'fields', '-E',
+                   'separator=|']
+            for f in fields:
+                cmd += ['-e', f]
+            _, out = run(cmd)
+        rows = [ln.split('|') for ln in out.splitlines() if '|' in ln]
+        self.ktap.diag('tshark: %s' % rows)
+        want = [('0x0101', QUANTA), ('0x0101', 0)]
+        got = [(r[0], int(r[2], 0)) for r in rows
+               if r[1] in ('1', 'True') and not r[3]]
+        check(got == want, 'decoded %s, want %s' % (got, want))
+
+
+def main():
+    ktap = rt.Ktap()
+    mod = rt.start(ktap)
+    t = PfcTest(ktap)
+    rt.setup_or_skip(ktap, mod, t)
+    rt.run_object(ktap, mod, t, (('dcb_show', t.test_dcb_show),
+                                 ('dcb_set', t.test_dcb_set),
+                                 ('xoff_xon', t.test_xoff_xon),
+                                 ('wire', t.test_wire)), 't3_pfc')
+
+
+if __name__ == '__main__':
+    main()
