@@ -14,8 +14,8 @@ Documentation/hw/shim.rst, "TYPE2: multicast"):
                   A sent, exactly (unreliability visible, not hidden)
   duplicates      every frame twice on the wire: each message once, the
                   copies counted in t2_rx_drop_old
-  formats         the same in AFH_GEN1, AFH_GEN2_16b (Key_words M = 1) and
-                  AFH_Lite (TYPE2's VC 5 in the TC);
+  formats         the same in AFH_GEN1 with and without TC, AFH_GEN2_16b
+                  (Key_words M = 1) and AFH_Lite (TYPE2's VC 5 in the TC);
                   with the wire capture ($RCLINK_RESULTS/wire.pcap) tshark
                   and tools/wireshark/rclink.lua decode every TYPE2 frame:
                   TYPE2, the format, the group in DEST_QP, Key_words 0x83
@@ -251,7 +251,7 @@ class McastTest:
         decode = pcap and tw.have_tshark() and tf.lua_path()
         if not decode:
             self.ktap.diag('no wire capture or tshark: delivery only')
-        for fmt in ('gen1', 'gen2', 'lite', 'std'):
+        for fmt in ('gen1', 'gen1-tc', 'gen2', 'lite', 'std'):
             for d in (self.a, self.b):
                 t1.tool(['dev', 'set', 'dev', d, 'format', fmt])
             msgs = [t1.pattern(G, k, n) for k, n in enumerate((5, 500, MAX))]
@@ -285,8 +285,9 @@ class McastTest:
             tw.pcap_write(p, head[0], frames)
             cmd = ['tshark', '-n', '-r', p, '-X', 'lua_script:' + tf.lua_path(),
                    '-T', 'fields', '-E', 'separator=|']
-            if fmt == 'lite':
-                cmd += ['-o', 'rclink.afh:lite']
+            if fmt in ('lite', 'gen1-tc'):
+                # not told apart from GEN1 by their header
+                cmd += ['-o', 'rclink.afh:' + fmt]
             for x in fields:
                 cmd += ['-e', x]
             out = subprocess.run(cmd, stdout=subprocess.PIPE,
