@@ -350,6 +350,18 @@ class McastTest:
             check(got == msgs[k], 'message %d: %r' % (
                 k, None if got is None else len(got)))
 
+    def hold_credits(self, bar, ca, cb):
+        """The MAC keeps the multicast credits it would return
+        (SHIM_CC_TEST.t2_crd_hold); one 1000-byte message goes A -> B.
+        Returns ([that message], the cells its frame took)."""
+        ca.set_window(1024)
+        bar.write('SHIM_CC_TEST', 4)        # t2_crd_hold
+        msgs = [t1.pattern(G, 0, 1000)]
+        self.send_all(ca, msgs)
+        self.arrive(cb, msgs, 0)
+        return msgs, 2048 - int(t1.dev_show(self.a, stats=True)[
+            'stats']['t2_crd'])
+
     def test_credits_ost(self):
         self.join(self.b, G)
         st = t1.dev_show(self.a, stats=True)['stats']
@@ -361,13 +373,7 @@ class McastTest:
         ca, cb = self.chans()
         try:
             with ca, cb:
-                ca.set_window(1024)
-                bar.write('SHIM_CC_TEST', 4)        # t2_crd_hold
-                msgs = [t1.pattern(G, 0, 1000)]
-                self.send_all(ca, msgs)
-                self.arrive(cb, msgs, 0)
-                cells = 2048 - int(t1.dev_show(self.a, stats=True)[
-                    'stats']['t2_crd'])
+                msgs, cells = self.hold_credits(bar, ca, cb)
                 check(0 < cells <= 16, 'one frame took %d cells' % cells)
                 fit = 2048 // cells
                 msgs += [t1.pattern(G, k, 1000) for k in range(1, fit + 20)]
@@ -413,13 +419,7 @@ class McastTest:
         ca, cb = self.chans()
         try:
             with ca, cb:
-                ca.set_window(1024)
-                bar.write('SHIM_CC_TEST', 4)        # t2_crd_hold
-                first = [t1.pattern(G, 0, 1000)]
-                self.send_all(ca, first)
-                self.arrive(cb, first, 0)
-                cells = 2048 - int(t1.dev_show(self.a, stats=True)[
-                    'stats']['t2_crd'])
+                _, cells = self.hold_credits(bar, ca, cb)
                 check(cells > 0, 'no credit taken')
                 fit = 2048 // cells - 1
                 msgs = [t1.pattern(G, k, 1000) for k in range(1, fit + 21)]
