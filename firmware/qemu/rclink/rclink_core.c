@@ -49,6 +49,7 @@ void rclink_core_init(RclinkCore *c, PCIDevice *pci)
     }
     c->qp_val = g_new0(uint64_t, (size_t)c->qp_num * c->nqp_regs);
     rclink_mac_init(c);
+    rclink_cbfc_init(c);
     rclink_wire_init(c);
     rclink_t1_init(c);
 }
@@ -57,6 +58,7 @@ void rclink_core_fini(RclinkCore *c)
 {
     rclink_t1_fini(c);
     rclink_wire_fini(c);
+    rclink_cbfc_fini(c);
     rclink_mac_fini(c);
     g_free(c->qp_val);
     c->qp_val = NULL;
@@ -396,6 +398,7 @@ void rclink_core_reset(RclinkCore *c)
     rclink_set(c, RCLINK_SHIM_MAC, rclink_mac_value(c));
     rclink_t3_reset(c);
     rclink_mac_reset(c);
+    rclink_cbfc_reset(c);
     rclink_wire_reset(c);
     rclink_t1_reset(c);
     rclink_link_update(c, true);
@@ -501,6 +504,8 @@ void rclink_core_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     } else {
         rclink_t3_receive(c, buf, len);
     }
+    /* CBFC: the frame waits in its VC's buffer or its credits are freed */
+    rclink_cbfc_rx_done(c);
     g_free(marked);
 }
 
@@ -574,6 +579,8 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
                 v = ~v;
             } else if (d->offset == RCLINK_SHIM_PFC_PAUSED) {
                 v = rclink_mac_paused(c);
+            } else if (rclink_cbfc_read(c, d->offset, &v)) {
+                /* the CBFC state */
             } else if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
                        d->offset < RCLINK_WIN_DMAQ_BASE +
                        RCLINK_WIN_DMAQ_SIZE) {
@@ -712,12 +719,19 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_TX_FC_XOFF_REQ:
         rclink_mac_fc_req(c, old, *p);
         break;
+    case RCLINK_SHIM_CBFC_CTRL:
+        rclink_cbfc_ctrl(c, wval);
+        break;
+    case RCLINK_SHIM_CBFC_TIMING:
+        rclink_cbfc_cfg_changed(c);
+        break;
     case RCLINK_AFH_CFG_EN:
         if (rclink_t1_format(c) == RCLINK_T1_FMT_NONE) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: AFH_CFG_EN 0x%" PRIx64
                           ": not exactly one header format, TYPE1 stops\n",
                           *p);
         }
+        rclink_cbfc_cfg_changed(c);
         /* fall through */
     case RCLINK_RDMA_EN:
         /* TYPE1 may run now: pending work goes. */

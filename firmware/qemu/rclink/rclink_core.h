@@ -79,6 +79,35 @@ typedef struct RclinkWire {
 
 typedef struct RclinkT1 RclinkT1;      /* rclink_type1.h */
 
+/* Data waiting in a VC's CBFC receive buffer (rclink_cbfc.c). */
+typedef struct RclinkCbfcFrame {
+    QSIMPLEQ_ENTRY(RclinkCbfcFrame) next;
+    unsigned kind;                     /* RCLINK_CBFC_T1.. */
+    uint32_t id;                       /* QP or group */
+    uint32_t credits;
+    size_t len;
+    uint8_t data[];
+} RclinkCbfcFrame;
+
+/* CBFC of the IP and of the MAC side (rclink_cbfc.c); totals mod 2^32 */
+typedef struct RclinkCbfc {
+    int64_t cf[8];                     /* TX: credits left per VC (IP) */
+    uint32_t sent[8];                  /* TX: credits sent */
+    uint32_t seen[8];                  /* TX: the partner's FREED, last */
+    uint8_t synced;                    /* TX: seen[] is a base */
+    uint8_t loaded;                    /* MAC2TX_CBFC_RST_I since reset */
+    uint8_t on;                        /* the IP's VC status */
+    uint32_t recv[8];                  /* RX: credits received */
+    uint32_t freed[8];                 /* RX: credits freed */
+    uint32_t held[8];                  /* RX: credits waiting */
+    QSIMPLEQ_HEAD(, RclinkCbfcFrame) q[8];
+    int flow;                          /* the frame being received, or -1 */
+    uint32_t cur_credits;
+    bool cur_held, replay;
+    unsigned quiet;                    /* sync periods without a change */
+    QEMUTimer upd_timer, sync_timer;
+} RclinkCbfc;
+
 typedef struct RclinkCore {
     PCIDevice *pci;
 
@@ -122,6 +151,8 @@ typedef struct RclinkCore {
     /* MAC flow control (rclink_mac.c): the end of each priority's pause */
     int64_t pfc_until[8];
     QEMUTimer pfc_timer;
+
+    RclinkCbfc cbfc;
 } RclinkCore;
 
 void rclink_core_init(RclinkCore *core, PCIDevice *pci);
@@ -183,6 +214,35 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len);
 void rclink_mac_init(RclinkCore *c);
 void rclink_mac_reset(RclinkCore *c);
 void rclink_mac_fini(RclinkCore *c);
+uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo);
+
+/* rclink_cbfc.c: CBFC (seed 000, CBFC 流量控制) and its MAC side */
+bool rclink_cbfc_tx_ok(RclinkCore *c, unsigned flow);
+void rclink_cbfc_tx_sent(RclinkCore *c, unsigned flow, size_t len);
+void rclink_cbfc_rx_enter(RclinkCore *c, unsigned flow, size_t len);
+/* the data of a frame under CBFC: to the host, queued or dropped */
+enum {
+    RCLINK_CBFC_DIRECT,                /* to the host now */
+    RCLINK_CBFC_QUEUED,                /* waits in the VC's buffer */
+    RCLINK_CBFC_FULL,                  /* buffer full: dropped, counted */
+};
+/* what waits: TYPE1 payload of a QP, TYPE2 payload of a group, a frame */
+enum {
+    RCLINK_CBFC_T1,
+    RCLINK_CBFC_T2,
+    RCLINK_CBFC_T3,
+};
+int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
+                         const uint8_t *data, size_t len, bool room);
+void rclink_cbfc_rx_done(RclinkCore *c);
+void rclink_cbfc_rx_drain(RclinkCore *c);
+void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len);
+void rclink_cbfc_ctrl(RclinkCore *c, uint64_t val);
+void rclink_cbfc_cfg_changed(RclinkCore *c);
+bool rclink_cbfc_read(RclinkCore *c, hwaddr off, uint64_t *v);
+void rclink_cbfc_init(RclinkCore *c);
+void rclink_cbfc_reset(RclinkCore *c);
+void rclink_cbfc_fini(RclinkCore *c);
 
 /* rclink_type1.c: the TYPE1 transport of the IP */
 void rclink_t1_init(RclinkCore *c);

@@ -1048,6 +1048,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_DMAQ_RQ_PROD:
         /* New buffers: pending work runs again. */
         dmaq_prod_write(c, &dmaq_rq, p, old);
+        rclink_cbfc_rx_drain(c);
         break;
     case RCLINK_DMAQ_CQ_CONS: {
         uint32_t prod = dmaq_idx(c, RCLINK_DMAQ_CQ_PROD);
@@ -1060,6 +1061,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
         }
         rclink_update_intx(c);
         rclink_t1_kick(c);
+        rclink_cbfc_rx_drain(c);
         break;
     }
     case RCLINK_DMAQ_QP_STAT_SEL:

@@ -34,7 +34,7 @@
 #define MAC_QUANTUM_PS      5120        /* 512 bit times at 100 Gb/s */
 #define MAC_PRIOS           8
 
-static uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo)
+uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo)
 {
     return ((rclink_get(c, hi) & 0xffff) << 32) | (rclink_get(c, lo) &
                                                   0xffffffffULL);
@@ -161,10 +161,15 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 
     if (len < 60 || da != rclink_mac_addr(c, RCLINK_RX_FC_DADDR_HI,
                                           RCLINK_RX_FC_DADDR_LO)) {
+        rclink_count(c, RCLINK_SHIM_MAC_CTRL_DROP);
         trace_rclink_rx_drop("mac control: length or address", len);
         return;
     }
     op = lduw_be_p(buf + 14);
+    if (op == RCLINK_CBFC_OP_UPDATE) {
+        rclink_cbfc_update_rx(c, buf, len);
+        return;
+    }
     if (op == MAC_OP_PAUSE) {
         uint16_t t = lduw_be_p(buf + 16);
 
@@ -189,6 +194,7 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
             }
         }
     } else {
+        rclink_count(c, RCLINK_SHIM_MAC_CTRL_DROP);
         trace_rclink_rx_drop("mac control: opcode", len);
         return;
     }

@@ -48,7 +48,7 @@
 #define T1_ECN_MASK         3           /* IPv4 ToS[1:0] */
 /* AFH_Lite QPID = {XPU_ID, BANK}: the bank is QPN[1:0] (TYPE1_VC_NUM 4) */
 #define T1_LITE_BANK_BITS   2
-#define T1_LITE_BANK_MASK   (RCLINK_PARAM_TYPE1_VC_NUM_DEFAULT - 1)
+#define T1_BANK_MASK        (RCLINK_PARAM_TYPE1_VC_NUM_DEFAULT - 1)
 #define T1_ECN_CE           3
 #define T1_ETH_ZLEN         60
 #define T1_FRAME_MAX        (T1_ETH_HLEN + T1_VLAN_HLEN + T1_IP_HLEN + \
@@ -608,7 +608,7 @@ static size_t rclink_t1_l2(RclinkCore *c, uint32_t qpn, uint8_t *f, bool req,
     if (fmt == RCLINK_T1_FMT_LITE) {
         /* LITE 模式组网: TC the VC (the bank), MAC_SA[47:40] the XPU_ID of
          * the destination QPID {XPU_ID, BANK} */
-        tc = qpn & T1_LITE_BANK_MASK;
+        tc = qpn & T1_BANK_MASK;
         kw = QGET(c, qpn, RCLINK_QCOL_DEST_IP, RCLINK_DEST_IP_MEM_DEST_QPID) >>
              T1_LITE_BANK_BITS;
     }
@@ -723,6 +723,7 @@ static size_t rclink_t1_send_req(RclinkCore *c, RclinkT1Slot *sl)
     rclink_qps_add(c, sl->qpn, RCLINK_QPS_TX_BYTES, sl->len);
     rclink_cnp_tx_bytes(c, &c->t1->qps[sl->qpn], sl->len);
     trace_rclink_t1_tx_req(sl->qpn, sl->psn, sl->len, retx, len);
+    rclink_cbfc_tx_sent(c, sl->qpn & T1_BANK_MASK, len);
     rclink_wire_send(c, f, len);
     return len;
 }
@@ -740,6 +741,7 @@ static void rclink_t1_send_cnp(RclinkCore *c, RclinkT1Qp *q)
                                  NULL, 0);
 
     trace_rclink_t1_tx_cnp(q->qpn);
+    rclink_cbfc_tx_sent(c, RCLINK_CBFC_FLOW_ACK, len);
     rclink_wire_send(c, f, len);
 }
 
@@ -760,6 +762,7 @@ static void rclink_t1_send_resp(RclinkCore *c, RclinkT1Qp *q, unsigned syn,
     }
     len = rclink_t1_build(c, q->qpn, f, rh, NULL, 0);
     trace_rclink_t1_tx_ack(q->qpn, psn, syn);
+    rclink_cbfc_tx_sent(c, RCLINK_CBFC_FLOW_ACK, len);
     rclink_wire_send(c, f, len);
 }
 
@@ -775,6 +778,10 @@ static void rclink_t1_send_responses(RclinkCore *c)
     RclinkT1Qp *q;
 
     while ((q = QTAILQ_FIRST(&t1->due))) {
+        if (!rclink_cbfc_tx_ok(c, RCLINK_CBFC_FLOW_ACK)) {
+            /* CBFC: the responses wait for credits (then a kick) */
+            break;
+        }
         uint32_t epsn = QGET(c, q->qpn, RCLINK_QCOL_REQ_CHK,
                              RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
         uint32_t acksn = QGET(c, q->qpn, RCLINK_QCOL_TX_ACK_SN,
@@ -1052,7 +1059,7 @@ void rclink_cc_wait(RclinkCore *c)
 static uint8_t rclink_t1_prio_bit(RclinkCore *c, uint32_t qpn)
 {
     unsigned at = ctz64(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC) +
-                  3 * (qpn & T1_LITE_BANK_MASK);
+                  3 * (qpn & T1_BANK_MASK);
 
     return 1u << ((rclink_get(c, RCLINK_AFH_CFG_EN) >> at) & 7);
 }
@@ -1068,6 +1075,11 @@ static bool rclink_t1_slot_ok(RclinkCore *c, int s)
     RclinkT1Qp *q = &t1->qps[t1->slots[s].qpn];
 
     if (q->held_round == t1->round) {
+        return false;
+    }
+    if (!rclink_cbfc_tx_ok(c, q->qpn & T1_BANK_MASK)) {
+        /* CBFC: the bank's VC has too few credits (kicked on return) */
+        q->held_round = t1->round;
         return false;
     }
     if (rclink_mac_paused(c) & rclink_t1_prio_bit(c, q->qpn)) {
@@ -1389,6 +1401,8 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
+    bool room;
+    int cbfc;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
         return;
@@ -1419,7 +1433,12 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         }
         return;
     }
-    if (!rclink_dmaq_rx_accept(c, qpn, pl, plen, true)) {
+    room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    cbfc = rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
+    if (cbfc == RCLINK_CBFC_FULL) {
+        return;
+    }
+    if (cbfc == RCLINK_CBFC_DIRECT && !room) {
         unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
                               rclink_get(c, RCLINK_AFH_CFG_EN));
 
@@ -1436,7 +1455,9 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         }
         return;
     }
-    rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    if (cbfc == RCLINK_CBFC_DIRECT) {
+        rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    }
     trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "accepted");
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_BYTES, plen);
@@ -1470,6 +1491,8 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
+    bool room;
+    int cbfc;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
         return;
@@ -1479,7 +1502,12 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: old, dropped");
         return;
     }
-    if (!rclink_dmaq_rx_accept(c, qpn, pl, plen, true)) {
+    room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    cbfc = rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
+    if (cbfc == RCLINK_CBFC_FULL) {
+        return;
+    }
+    if (cbfc == RCLINK_CBFC_DIRECT && !room) {
         rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: no buffer");
         return;
@@ -1487,7 +1515,9 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     if (d) {
         rclink_qps_add(c, qpn, RCLINK_QPS_RX_OOS, d);
     }
-    rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    if (cbfc == RCLINK_CBFC_DIRECT) {
+        rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    }
     trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: accepted");
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_BYTES, plen);
@@ -1637,7 +1667,7 @@ static bool rclink_t1_rx_l2(RclinkCore *c, const uint8_t *buf, unsigned fmt,
                RCLINK_AFH_KW_W;
     bool low16 = (da & 0xffff) == (mac & 0xffff);
 
-    bool lite_tc = (da >> 40) <= T1_LITE_BANK_MASK;
+    bool lite_tc = (da >> 40) <= T1_BANK_MASK;
 
     if (is_ip != (fmt == RCLINK_T1_FMT_STD) ||
         (fmt == RCLINK_T1_FMT_GEN2 && !kw2) ||
@@ -1739,6 +1769,8 @@ void rclink_t1_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_FORMAT, "lite qpid");
         return;
     }
+    rclink_cbfc_rx_enter(c, op == RCLINK_RH_OP_REQ ?
+                         (qpn & T1_BANK_MASK) : RCLINK_CBFC_FLOW_ACK, len);
     if (qpn >= c->qp_num) {
         rclink_t1_rx_drop(c, RCLINK_DMAQ_T1_RX_DROP_BADQP, "qp number");
         return;

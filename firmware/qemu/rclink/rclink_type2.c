@@ -153,6 +153,10 @@ bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
         rclink_cc_wait(c);
         return false;
     }
+    if (!rclink_cbfc_tx_ok(c, RCLINK_CBFC_FLOW_TYPE2)) {
+        trace_rclink_t2_wait("cbfc", 0);
+        return false;           /* kicked when credits come back */
+    }
     len = rclink_t2_frame(c, g, pl, plen, f);
     cells = DIV_ROUND_UP(len, T2_CELL);
     if (rclink_t2_crd_on(c)) {
@@ -177,6 +181,7 @@ bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
     trace_rclink_t2_tx(g, t2->tx_psn[g], plen, len);
     t2->tx_psn[g] = rclink_psn(t2->tx_psn[g] + 1);
     rclink_count(c, RCLINK_DMAQ_T2_TX_PKTS);
+    rclink_cbfc_tx_sent(c, RCLINK_CBFC_FLOW_TYPE2, len);
     rclink_wire_send(c, f, len);
     return true;
 }
@@ -258,7 +263,10 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     uint32_t psn, d;
     RclinkT2Src *src;
     uint16_t type;
+    bool room;
+    int cbfc;
 
+    rclink_cbfc_rx_enter(c, RCLINK_CBFC_FLOW_TYPE2, len);
     if (!rclink_t2_active(c)) {
         rclink_count(c, RCLINK_SHIM_RX_DROP_T12);
         trace_rclink_rx_drop("type2 off", len);
@@ -337,15 +345,24 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     src->used = true;
     src->next = rclink_psn(psn + 1);
 
-    if (!rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
-                               plen - pad, true)) {
+    room = rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
+                                 plen - pad, true);
+    cbfc = rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, g,
+                                buf + rh_at + RCLINK_RH_BYTES, plen - pad,
+                                room);
+    if (cbfc == RCLINK_CBFC_FULL) {
+        return;
+    }
+    if (cbfc == RCLINK_CBFC_DIRECT && !room) {
         /* the RX buffer overflow of IRQ_INFO TYPE2 code 4, sub type 1 */
         rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOBUF, "no buffer", len);
         rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERFLOW, 1, 0);
         return;
     }
-    rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES, plen - pad,
-                          false);
+    if (cbfc == RCLINK_CBFC_DIRECT) {
+        rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
+                              plen - pad, false);
+    }
     rclink_count(c, RCLINK_DMAQ_T2_RX_PKTS);
     trace_rclink_t2_rx(g, psn, plen - pad);
     rclink_dmaq_irq(c);

@@ -191,6 +191,7 @@ static void rclink_t3_tx_send(RclinkCore *c, uint8_t *buf, uint32_t len,
         len = ETH_ZLEN;
     }
     trace_rclink_t3_tx_frame(md, len);
+    rclink_cbfc_tx_sent(c, RCLINK_CBFC_FLOW_TYPE3, len);
     rclink_wire_send(c, buf, len);
 }
 
@@ -287,6 +288,10 @@ static void rclink_t3_tx_run(RclinkCore *c)
     }
     old = tail = rclink_t3_tail(c, d, size);
     while (tail != head) {
+        if (!rclink_cbfc_tx_ok(c, RCLINK_CBFC_FLOW_TYPE3)) {
+            /* CBFC: the frames wait in the ring for credits */
+            break;
+        }
         st1 = rclink_t3_tx_md(c, tail);
         if (st1) {
             break;
@@ -337,6 +342,11 @@ void rclink_t3_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     size_t got, off;
     uint64_t st0;
 
+    rclink_cbfc_rx_enter(c, RCLINK_CBFC_FLOW_TYPE3, len);
+    if (rclink_cbfc_rx_defer(c, RCLINK_CBFC_T3, 0, buf, len, true) !=
+        RCLINK_CBFC_DIRECT) {
+        return;                 /* behind the frames waiting in its VC */
+    }
     if (!rclink_t3_active(d, rclink_get(c, RCLINK_NONR_DMA_CTRL)) ||
         c->t3.halted[d->idx]) {
         rclink_t3_rx_drop(c, RCLINK_SHIM_RX_DROP_OFF, "rx off", len);
@@ -362,6 +372,12 @@ void rclink_t3_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         dma_addr_t mda;
 
         if (n == avail) {
+            if (rclink_cbfc_rx_defer(c, RCLINK_CBFC_T3, 0, buf, len, false) !=
+                RCLINK_CBFC_DIRECT) {
+                /* CBFC: waits in the VC's buffer for MDs */
+                rclink_raise_causes(c, 0, RCLINK_DMA_INTR_ST0_RX_MD_EMPTY, 0);
+                return;
+            }
             rclink_t3_rx_drop(c, RCLINK_SHIM_RX_DROP_NOMD, "no rx md", len);
             rclink_raise_causes(c, 0, RCLINK_DMA_INTR_ST0_RX_MD_EMPTY, 0);
             return;
@@ -443,7 +459,10 @@ void rclink_t3_rx_head_write(RclinkCore *c)
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: RX_MD_HEAD_PTR %u outside "
                       "the ring of %u MDs: no frame is received\n",
                       head, size);
+        return;
     }
+    /* room for the frames waiting in the CBFC receive buffer */
+    rclink_cbfc_rx_drain(c);
 }
 
 /* ---------------------------------------------------------------- setup */

@@ -1,0 +1,644 @@
+/*
+ * rclink board model: CBFC (seed 000, CBFC 流量控制) of the IP and the
+ * MAC side of it (Documentation/hw/shim.rst, "CBFC").
+ *
+ * Flows: the seven physical flows of the seed (TYPE1 REQ banks 0..3,
+ * ACK+CNP, TYPE2, TYPE3), each mapped to its VC by AFH_CFG_EN.*_cbfc.  A
+ * flow is under CBFC when stop_cbfc_en is 0, its enable bit is 1 and its
+ * VC has been loaded (SHIM_CBFC_CTRL.load, MAC2TX_CBFC_RST_I).
+ *
+ * TX (the IP): a VC has cf credits, credit_limit after a load.  A frame
+ * costs ceil((length + pkt_ovhd) / credit_size) credits (at least one).
+ * A flow may send while cf is at least credit_uf_limit maximum frames of
+ * it (工作阶段: 流控触发) and software_ctrl_cbfc_vc_status has its VC;
+ * TYPE1 REQs with type1_dyn_uf_limit_cbfc_en while cf holds one maximum
+ * frame (动态下限调节).  ACKs wait like REQs; a CNP is sent and charged
+ * even without credits (a CNP that waited would report old congestion).
+ *
+ * RX (the MAC side): every frame of a flow under CBFC is charged to its
+ * VC on arrival and freed when its data has gone to the host.  The buffer
+ * is the IP's: a TYPE1 REQ is checked and acknowledged by the transport,
+ * then its data goes to the host or, when the host has no room (or data
+ * of the VC already waits), into the VC's buffer; TYPE2 data and TYPE3
+ * frames likewise.  What waits leaves in order when the host posts room.
+ * Data that would take the buffer past credit_limit is dropped and
+ * counted: the sender did not keep to its credits.
+ *
+ * Credit return: an update frame (formats: CBFC) carries, per loaded VC,
+ * the credits this board has sent and the credits its receive buffer has
+ * freed, both as running totals.  The partner's MAC returns the growth of
+ * FREED to its IP (MAC2TX_CBFC_VLD_I/NUM_I); a receiver that sees SENT run
+ * ahead of what it received frees the difference (frames lost on the
+ * wire: the wire keeps order, so they can no longer arrive).  Updates go
+ * update_us after credits were freed, and every sync_us while anything
+ * changed in the last three periods.  Totals that go backwards mean the
+ * partner was reset: they become the new base.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "rclink_core.h"
+#include "rclink_type1.h"
+#include "trace.h"
+
+#define CBFC_VCS        RCLINK_CBFC_VCS
+#define CBFC_FLOWS      RCLINK_CBFC_FLOWS
+#define CBFC_HDR_MAX    128     /* L2..RH headers, ICRC, FCS: at most */
+#define CBFC_FRAME      (14 + RCLINK_CBFC_BYTES)
+#define CBFC_QUIET      3
+
+static const uint16_t cbfc_sizes[8] = { 32, 64, 128, 256, 1024, 2048 };
+
+/* AFH_CFG_EN: the enable and the VC field of each flow */
+static const uint64_t cbfc_en[CBFC_FLOWS] = {
+    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK0_CBFC_EN,
+    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK1_CBFC_EN,
+    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK2_CBFC_EN,
+    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK3_CBFC_EN,
+    RCLINK_AFH_CFG_EN_RX_TYPE1_ACK_CBFC_EN,
+    RCLINK_AFH_CFG_EN_RX_TYPE2_CBFC_EN,
+    RCLINK_AFH_CFG_EN_RX_TYPE3_CBFC_EN,
+};
+
+static const uint64_t cbfc_vc[CBFC_FLOWS] = {
+    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC,
+    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC,
+    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC,
+    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC,
+    RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC,
+    RCLINK_AFH_CFG_EN_TYPE2_CBFC,
+    RCLINK_AFH_CFG_EN_TYPE3_CBFC,
+};
+
+static const char *const cbfc_flow_name[CBFC_FLOWS] = {
+    "type1 bank0", "type1 bank1", "type1 bank2", "type1 bank3",
+    "ack/cnp", "type2", "type3",
+};
+
+static unsigned cbfc_flow_vc(RclinkCore *c, unsigned flow)
+{
+    return RF_GET(cbfc_vc[flow], rclink_get(c, RCLINK_AFH_CFG_EN));
+}
+
+/* Is the flow under CBFC now? */
+static bool cbfc_active(RclinkCore *c, unsigned flow)
+{
+    uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
+
+    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_en[flow]) &&
+           (c->cbfc.loaded >> cbfc_flow_vc(c, flow) & 1);
+}
+
+/* The credits a frame of len bytes costs on VC v */
+static uint32_t cbfc_credits(RclinkCore *c, unsigned v, size_t len)
+{
+    uint64_t cfg = rclink_get(c, RCLINK_SHIM_CBFC_VC_CFG(v));
+    unsigned size = cbfc_sizes[RF_GET(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE,
+                                      cfg)];
+    int32_t ovhd = sextract64(cfg, ctz64(RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD),
+                              ctpop64(RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD));
+    int64_t bytes = (int64_t)len + ovhd;
+
+    if (!size || bytes <= 0) {
+        return 1;
+    }
+    return MAX(DIV_ROUND_UP(bytes, size), 1);
+}
+
+static uint32_t cbfc_limit(RclinkCore *c, unsigned v)
+{
+    return RF_GET(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_LIMIT,
+                  rclink_get(c, RCLINK_SHIM_CBFC_VC_CFG(v)));
+}
+
+/* The largest frame of a flow */
+static size_t cbfc_frame_max(unsigned flow)
+{
+    switch (flow) {
+    case RCLINK_CBFC_FLOW_ACK:
+        return CBFC_HDR_MAX;
+    case RCLINK_CBFC_FLOW_TYPE2:
+        return RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT + CBFC_HDR_MAX;
+    case RCLINK_CBFC_FLOW_TYPE3:
+        return RCLINK_MD_TX_MAX_FRAME;
+    default:
+        return RCLINK_PARAM_TYPE1_PKT_LEN_DEFAULT + CBFC_HDR_MAX;
+    }
+}
+
+/* credit_uf_limit of a flow (in maximum frames), and its dyn enable */
+static unsigned cbfc_uf(RclinkCore *c, unsigned flow, bool *dyn)
+{
+    uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
+
+    *dyn = false;
+    switch (flow) {
+    case RCLINK_CBFC_FLOW_ACK:
+        return RF_GET(RCLINK_AFH_CFG_EN_ACK_CREDIT_UF_LIMIT_CBFC, afh);
+    case RCLINK_CBFC_FLOW_TYPE2:
+        return RF_GET(RCLINK_AFH_CFG_EN_TYPE2_CREDIT_UF_LIMIT_CBFC, afh);
+    case RCLINK_CBFC_FLOW_TYPE3:
+        return RF_GET(RCLINK_AFH_CFG_EN_TYPE3_CREDIT_UF_LIMIT_CBFC, afh);
+    default:
+        *dyn = afh & RCLINK_AFH_CFG_EN_TYPE1_DYN_UF_LIMIT_CBFC_EN;
+        return RF_GET(RCLINK_AFH_CFG_EN_TYPE1_CREDIT_UF_LIMIT_CBFC, afh);
+    }
+}
+
+/* The VC status of a flow (credits at or above its under-flow limit) */
+static bool cbfc_flow_on(RclinkCore *c, unsigned flow, bool *dyn_ok)
+{
+    unsigned v = cbfc_flow_vc(c, flow);
+    uint32_t max = cbfc_credits(c, v, cbfc_frame_max(flow));
+    uint8_t sw = RF_GET(RCLINK_AFH_CFG_EN_SOFTWARE_CTRL_CBFC_VC_STATUS,
+                        rclink_get(c, RCLINK_AFH_CFG_EN));
+    bool dyn;
+    unsigned uf = cbfc_uf(c, flow, &dyn);
+
+    *dyn_ok = false;
+    if (!(sw >> v & 1) || !(c->cbfc.loaded >> v & 1)) {
+        return false;
+    }
+    /* uf 0 is forbidden (the credits leak): the limit does not apply */
+    if (c->cbfc.cf[v] >= (int64_t)uf * max) {
+        return true;
+    }
+    *dyn_ok = dyn && c->cbfc.cf[v] >= max;
+    return false;
+}
+
+/* Recompute the VC status bits; count the VCs that went off */
+static void cbfc_status(RclinkCore *c)
+{
+    uint8_t on = 0, off;
+    unsigned f;
+    bool dyn;
+
+    for (f = 0; f < CBFC_FLOWS; f++) {
+        if (cbfc_active(c, f) && cbfc_flow_on(c, f, &dyn)) {
+            on |= 1u << cbfc_flow_vc(c, f);
+        }
+    }
+    off = c->cbfc.on & ~on;
+    for (f = 0; f < CBFC_VCS; f++) {
+        if (off >> f & 1) {
+            rclink_count(c, RCLINK_SHIM_CBFC_TX_BLOCKED(f));
+        }
+    }
+    c->cbfc.on = on;
+}
+
+/* Credits came back or the status may have changed: what waits goes. */
+static void cbfc_kick(RclinkCore *c)
+{
+    cbfc_status(c);
+    rclink_t3_tx_head_write(c);
+    rclink_t1_kick(c);
+}
+
+bool rclink_cbfc_tx_ok(RclinkCore *c, unsigned flow)
+{
+    bool dyn;
+
+    if (!cbfc_active(c, flow)) {
+        return true;
+    }
+    return cbfc_flow_on(c, flow, &dyn) || dyn;
+}
+
+void rclink_cbfc_tx_sent(RclinkCore *c, unsigned flow, size_t len)
+{
+    RclinkCbfc *b = &c->cbfc;
+    unsigned v;
+    uint32_t cr;
+
+    if (!cbfc_active(c, flow)) {
+        return;
+    }
+    v = cbfc_flow_vc(c, flow);
+    cr = cbfc_credits(c, v, len);
+    b->cf[v] -= cr;
+    b->sent[v] += cr;
+    b->quiet = 0;
+    cbfc_status(c);
+    trace_rclink_cbfc_tx(flow, v, cr, b->cf[v]);
+}
+
+/* ---------------------------------------------------------- updates */
+
+static void cbfc_send_update(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+    uint8_t f[CBFC_FRAME] = { 0 };
+    unsigned v;
+
+    timer_del(&b->upd_timer);
+    if (!c->link_up || !b->loaded) {
+        return;
+    }
+    rclink_put_mac(f, rclink_mac_addr(c, RCLINK_TX_FC_DADDR_HI,
+                                      RCLINK_TX_FC_DADDR_LO));
+    rclink_put_mac(f + 6, rclink_mac_addr(c, RCLINK_TX_FC_SADDR_HI,
+                                          RCLINK_TX_FC_SADDR_LO));
+    stw_be_p(f + 12, RCLINK_CBFC_ETH_TYPE);
+    stq_be_p(f + 14, RF_SET(RCLINK_CBFC_VC_MASK,
+                            RF_SET(RCLINK_CBFC_OPCODE, 0,
+                                   RCLINK_CBFC_OP_UPDATE), b->loaded));
+    for (v = 0; v < CBFC_VCS; v++) {
+        if (b->loaded >> v & 1) {
+            stq_be_p(f + 22 + 8 * v,
+                     RF_SET(RCLINK_CBFC_FREED,
+                            RF_SET(RCLINK_CBFC_SENT, 0, b->sent[v]),
+                            b->freed[v]));
+        }
+    }
+    rclink_count(c, RCLINK_SHIM_CBFC_UPD_TX);
+    trace_rclink_cbfc_update_tx(b->loaded);
+    rclink_wire_send(c, f, sizeof(f));
+}
+
+/* Credits were freed: an update goes within update_us */
+static void cbfc_freed(RclinkCore *c)
+{
+    unsigned us = RF_GET(RCLINK_SHIM_CBFC_TIMING_UPDATE_US,
+                         rclink_get(c, RCLINK_SHIM_CBFC_TIMING));
+
+    c->cbfc.quiet = 0;
+    if (!us) {
+        cbfc_send_update(c);
+    } else if (!timer_pending(&c->cbfc.upd_timer)) {
+        timer_mod(&c->cbfc.upd_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + us * SCALE_US);
+    }
+}
+
+static void cbfc_upd_timer(void *opaque)
+{
+    cbfc_send_update(opaque);
+}
+
+static void cbfc_sync_arm(RclinkCore *c)
+{
+    unsigned us = RF_GET(RCLINK_SHIM_CBFC_TIMING_SYNC_US,
+                         rclink_get(c, RCLINK_SHIM_CBFC_TIMING));
+
+    if (us && c->cbfc.loaded) {
+        timer_mod(&c->cbfc.sync_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + us * SCALE_US);
+    } else {
+        timer_del(&c->cbfc.sync_timer);
+    }
+}
+
+static void cbfc_sync_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+
+    if (c->cbfc.quiet < CBFC_QUIET) {
+        c->cbfc.quiet++;
+        cbfc_send_update(c);
+    }
+    cbfc_sync_arm(c);
+}
+
+/* An update frame of the link partner (after the MAC's DA check) */
+void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
+{
+    RclinkCbfc *b = &c->cbfc;
+    uint8_t mask;
+    bool more = false, freed = false;
+    unsigned v;
+
+    if (len < CBFC_FRAME) {
+        rclink_count(c, RCLINK_SHIM_MAC_CTRL_DROP);
+        trace_rclink_rx_drop("cbfc update: length", len);
+        return;
+    }
+    rclink_count(c, RCLINK_SHIM_CBFC_UPD_RX);
+    mask = RF_GET(RCLINK_CBFC_VC_MASK, ldq_be_p(buf + 14)) & b->loaded;
+    for (v = 0; v < CBFC_VCS; v++) {
+        uint64_t w = ldq_be_p(buf + 22 + 8 * v);
+        uint32_t sent = RF_GET(RCLINK_CBFC_SENT, w);
+        uint32_t fr = RF_GET(RCLINK_CBFC_FREED, w);
+        int32_t d;
+
+        if (!(mask >> v & 1)) {
+            continue;
+        }
+        /* TX: MAC2TX_CBFC_VLD_I/NUM_I, the growth of the partner's FREED */
+        d = fr - b->seen[v];
+        if (!(b->synced >> v & 1)) {
+            b->synced |= 1u << v;
+        } else if (d < 0) {
+            rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
+        } else if (d) {
+            b->cf[v] += d;
+            more = true;
+        }
+        b->seen[v] = fr;
+        /* RX: what the partner sent and never arrived is free again */
+        d = sent - b->recv[v];
+        if (d > 0) {
+            b->recv[v] += d;
+            b->freed[v] += d;
+            rclink_set(c, RCLINK_SHIM_CBFC_RECOVERED,
+                       rclink_get(c, RCLINK_SHIM_CBFC_RECOVERED) + d);
+            freed = true;
+        } else if (d < 0) {
+            /* the partner was reset: its totals are the new base */
+            b->recv[v] = sent;
+            b->freed[v] = sent - b->held[v];
+            rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
+            freed = true;
+        }
+    }
+    trace_rclink_cbfc_update_rx(mask, more);
+    if (freed) {
+        cbfc_freed(c);
+    }
+    if (more) {
+        cbfc_kick(c);
+    }
+}
+
+/* --------------------------------------------------------------- RX */
+
+/* A frame of the flow arrived: charged to its VC while it is received. */
+void rclink_cbfc_rx_enter(RclinkCore *c, unsigned flow, size_t len)
+{
+    RclinkCbfc *b = &c->cbfc;
+
+    if (b->replay) {
+        return;
+    }
+    b->flow = -1;
+    if (!cbfc_active(c, flow)) {
+        return;
+    }
+    b->flow = flow;
+    b->cur_credits = cbfc_credits(c, cbfc_flow_vc(c, flow), len);
+    b->cur_held = false;
+    b->recv[cbfc_flow_vc(c, flow)] += b->cur_credits;
+}
+
+/*
+ * The frame's data is about to go to the host (room: whether the host has
+ * room for it now).  Under CBFC it goes into the VC's receive buffer
+ * instead when the host has no room or earlier data waits there.
+ */
+int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
+                         const uint8_t *data, size_t len, bool room)
+{
+    RclinkCbfc *b = &c->cbfc;
+    RclinkCbfcFrame *fr;
+    unsigned v;
+
+    if (b->flow < 0) {
+        return RCLINK_CBFC_DIRECT;
+    }
+    if (b->replay) {
+        /* the head of the buffer again: it stays while there is no room */
+        if (!room) {
+            b->cur_held = true;
+            return RCLINK_CBFC_QUEUED;
+        }
+        return RCLINK_CBFC_DIRECT;
+    }
+    v = cbfc_flow_vc(c, b->flow);
+    if (room && QSIMPLEQ_EMPTY(&b->q[v])) {
+        return RCLINK_CBFC_DIRECT;
+    }
+    if (b->held[v] + b->cur_credits > cbfc_limit(c, v)) {
+        /* beyond the credits the partner had: dropped (freed when done) */
+        rclink_count(c, RCLINK_SHIM_CBFC_RX_DROP(v));
+        trace_rclink_rx_drop("cbfc: receive buffer full", len);
+        return RCLINK_CBFC_FULL;
+    }
+    fr = g_malloc(sizeof(*fr) + len);
+    fr->kind = kind;
+    fr->id = id;
+    fr->credits = b->cur_credits;
+    fr->len = len;
+    memcpy(fr->data, data, len);
+    QSIMPLEQ_INSERT_TAIL(&b->q[v], fr, next);
+    b->held[v] += fr->credits;
+    b->cur_held = true;
+    trace_rclink_cbfc_rx_hold(cbfc_flow_name[b->flow], v, b->held[v]);
+    return RCLINK_CBFC_QUEUED;
+}
+
+/* The frame's receive is over: unless its data waits, its credits free. */
+void rclink_cbfc_rx_done(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+
+    if (b->flow < 0 || b->replay) {
+        return;
+    }
+    if (!b->cur_held) {
+        b->freed[cbfc_flow_vc(c, b->flow)] += b->cur_credits;
+        cbfc_freed(c);
+    }
+    b->flow = -1;
+}
+
+/* Hand waiting data to the host; false when it still has no room. */
+static bool cbfc_deliver(RclinkCore *c, unsigned flow, RclinkCbfcFrame *fr)
+{
+    RclinkCbfc *b = &c->cbfc;
+
+    switch (fr->kind) {
+    case RCLINK_CBFC_T1:
+        if (!rclink_dmaq_rx_accept(c, fr->id, fr->data, fr->len, true)) {
+            return false;
+        }
+        rclink_dmaq_rx_accept(c, fr->id, fr->data, fr->len, false);
+        return true;
+    case RCLINK_CBFC_T2:
+        if (!rclink_dmaq_t2_accept(c, fr->id, fr->data, fr->len, true)) {
+            return false;
+        }
+        rclink_dmaq_t2_accept(c, fr->id, fr->data, fr->len, false);
+        return true;
+    default:
+        /* TYPE3: the MD path again, which defers it while there is no MD */
+        b->replay = true;
+        b->flow = flow;
+        b->cur_held = false;
+        rclink_t3_receive(c, fr->data, fr->len);
+        b->replay = false;
+        b->flow = -1;
+        return !b->cur_held;
+    }
+}
+
+/* The host posted room: the waiting data goes, in order, while it lasts. */
+void rclink_cbfc_rx_drain(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+    RclinkCbfcFrame *fr;
+    unsigned v, f;
+    bool freed = false;
+
+    if (b->replay) {
+        return;
+    }
+    for (f = 0; f < CBFC_FLOWS; f++) {
+        v = cbfc_flow_vc(c, f);
+        while ((fr = QSIMPLEQ_FIRST(&b->q[v])) && cbfc_deliver(c, f, fr)) {
+            QSIMPLEQ_REMOVE_HEAD(&b->q[v], next);
+            b->held[v] -= fr->credits;
+            b->freed[v] += fr->credits;
+            freed = true;
+            g_free(fr);
+        }
+    }
+    if (freed) {
+        rclink_dmaq_irq(c);
+        cbfc_freed(c);
+    }
+}
+
+static void cbfc_flush(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+    RclinkCbfcFrame *fr;
+    unsigned v;
+
+    for (v = 0; v < CBFC_VCS; v++) {
+        while ((fr = QSIMPLEQ_FIRST(&b->q[v]))) {
+            QSIMPLEQ_REMOVE_HEAD(&b->q[v], next);
+            g_free(fr);
+        }
+        b->held[v] = 0;
+    }
+}
+
+/* ------------------------------------------------------------ registers */
+
+/* SHIM_CBFC_CTRL written: MAC2TX_CBFC_RESET_I, MAC2TX_CBFC_RST_I */
+void rclink_cbfc_ctrl(RclinkCore *c, uint64_t val)
+{
+    RclinkCbfc *b = &c->cbfc;
+    uint8_t load = RF_GET(RCLINK_SHIM_CBFC_CTRL_LOAD, val);
+    unsigned v;
+
+    if (val & RCLINK_SHIM_CBFC_CTRL_RESET) {
+        /* every VC blocked until it is loaded again */
+        b->loaded = 0;
+        memset(b->cf, 0, sizeof(b->cf));
+        b->synced = 0;
+    }
+    for (v = 0; v < CBFC_VCS; v++) {
+        uint64_t cfg = rclink_get(c, RCLINK_SHIM_CBFC_VC_CFG(v));
+
+        if (!(load >> v & 1)) {
+            continue;
+        }
+        if (!cbfc_sizes[RF_GET(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE, cfg)]) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: SHIM_CBFC_VC_CFG(%u) "
+                          "credit_size %u is not a size: VC not loaded\n", v,
+                          (unsigned)RF_GET(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE,
+                                           cfg));
+            b->loaded &= ~(1u << v);
+            continue;
+        }
+        b->cf[v] = cbfc_limit(c, v);
+        b->loaded |= 1u << v;
+        /* the next update from the partner is the base of its FREED */
+        b->synced &= ~(1u << v);
+    }
+    trace_rclink_cbfc_ctrl(load, !!(val & RCLINK_SHIM_CBFC_CTRL_RESET),
+                           b->loaded);
+    cbfc_sync_arm(c);
+    /* the partner learns our totals (and takes them as its base) */
+    b->quiet = 0;
+    cbfc_send_update(c);
+    cbfc_kick(c);
+}
+
+/* AFH_CFG_EN or SHIM_CBFC_TIMING changed */
+void rclink_cbfc_cfg_changed(RclinkCore *c)
+{
+    cbfc_sync_arm(c);
+    cbfc_kick(c);
+    rclink_cbfc_rx_drain(c);
+}
+
+static uint64_t cbfc_cf16(RclinkCore *c, unsigned flow)
+{
+    int64_t cf = c->cbfc.cf[cbfc_flow_vc(c, flow)];
+
+    return cf < 0 ? 0 : MIN(cf, 0xffff);
+}
+
+/* Registers whose value is the state here; true when off is one */
+bool rclink_cbfc_read(RclinkCore *c, hwaddr off, uint64_t *v)
+{
+    unsigned n;
+
+    if (off == RCLINK_SHIM_CBFC_STATUS) {
+        cbfc_status(c);
+        *v = RF_SET(RCLINK_SHIM_CBFC_STATUS_LOADED,
+                    RF_SET(RCLINK_SHIM_CBFC_STATUS_VC_ON, 0, c->cbfc.on),
+                    c->cbfc.loaded);
+        return true;
+    }
+    if (off == RCLINK_DMAQ_DFX_CBFC_CF0) {
+        *v = cbfc_cf16(c, 0) | cbfc_cf16(c, 1) << 16 |
+             cbfc_cf16(c, 2) << 32 | cbfc_cf16(c, 3) << 48;
+        return true;
+    }
+    if (off == RCLINK_DMAQ_DFX_CBFC_CF1) {
+        *v = cbfc_cf16(c, RCLINK_CBFC_FLOW_ACK) |
+             cbfc_cf16(c, RCLINK_CBFC_FLOW_TYPE2) << 16 |
+             cbfc_cf16(c, RCLINK_CBFC_FLOW_TYPE3) << 32;
+        return true;
+    }
+    if (off >= RCLINK_SHIM_CBFC_RX_BUF(0) &&
+        off < RCLINK_SHIM_CBFC_RX_BUF(CBFC_VCS)) {
+        n = (off - RCLINK_SHIM_CBFC_RX_BUF(0)) / 8;
+        *v = c->cbfc.held[n];
+        return true;
+    }
+    return false;
+}
+
+void rclink_cbfc_init(RclinkCore *c)
+{
+    unsigned v;
+
+    for (v = 0; v < CBFC_VCS; v++) {
+        QSIMPLEQ_INIT(&c->cbfc.q[v]);
+    }
+    c->cbfc.flow = -1;
+    timer_init_ns(&c->cbfc.upd_timer, QEMU_CLOCK_VIRTUAL, cbfc_upd_timer, c);
+    timer_init_ns(&c->cbfc.sync_timer, QEMU_CLOCK_VIRTUAL, cbfc_sync_timer,
+                  c);
+}
+
+void rclink_cbfc_reset(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+
+    timer_del(&b->upd_timer);
+    timer_del(&b->sync_timer);
+    cbfc_flush(c);
+    memset(b->cf, 0, sizeof(b->cf));
+    memset(b->sent, 0, sizeof(b->sent));
+    memset(b->seen, 0, sizeof(b->seen));
+    memset(b->recv, 0, sizeof(b->recv));
+    memset(b->freed, 0, sizeof(b->freed));
+    b->synced = b->loaded = b->on = 0;
+    b->flow = -1;
+    b->replay = b->cur_held = false;
+    b->quiet = 0;
+}
+
+void rclink_cbfc_fini(RclinkCore *c)
+{
+    timer_del(&c->cbfc.upd_timer);
+    timer_del(&c->cbfc.sync_timer);
+    cbfc_flush(c);
+}
