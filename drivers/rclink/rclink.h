@@ -23,11 +23,14 @@
 
 #include <rclink_hw.h>
 
+#include "../../uapi/linux/rclink_nl.h"
 #include "rclink_t1.h"
 
 struct dentry;
 struct devlink_health_reporter;
+struct netlink_ext_ack;
 struct rclink_net;
+struct rclink_t1_dev_cfg;
 
 /* DMA_INTR_ST1 faults after which the non-RDMA path needs a soft reset */
 #define RCLINK_NONR_ST1_SOFT_RESET_MASK				\
@@ -205,6 +208,44 @@ struct rclink_cfg {
 	u32 cc_ai_div;			/* DCQCN additive increase: speed/N */
 	u32 cc_fast_steps;		/* DCQCN fast recovery periods */
 	u32 cc_g_shift;			/* DCQCN alpha gain g = 2^-N */
+	u8 flow_control;		/* enum rclink_flow_control */
+};
+
+/* The classes of AFH_CFG_EN.*_credit_uf_limit_cbfc */
+enum rclink_fc_uf {
+	RCLINK_FC_UF_TYPE1,
+	RCLINK_FC_UF_TYPE2,
+	RCLINK_FC_UF_TYPE3,
+	RCLINK_FC_UF_ACK,
+	RCLINK_FC_UF_NUM
+};
+
+/*
+ * The CBFC settings of `rclink dev set` (rclink_cbfc.c), under
+ * rclink_t1.lock; back to the defaults at every rclink_up().
+ */
+struct rclink_cbfc {
+	u32 size;			/* credit size in bytes */
+	u32 limit;			/* credit limit of every VC */
+	u8 uf[RCLINK_FC_UF_NUM];	/* credit_uf_limit, maximum frames */
+	bool dyn;			/* type1_dyn_uf_limit_cbfc_en */
+	u8 vc_status;			/* software_ctrl_cbfc_vc_status */
+};
+
+/* A snapshot of the board's CBFC state for dev-get */
+struct rclink_cbfc_info {
+	u8 vc[RCLINK_CBFC_FLOWS];	/* each flow's VC (AFH_CFG_EN) */
+	u16 credits[RCLINK_CBFC_FLOWS];	/* DMAQ_DFX_CBFC_CF0/CF1 */
+	u8 vc_on;			/* SHIM_CBFC_STATUS */
+	u8 loaded;
+	u32 rx_buf[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_BUF(n) */
+	u64 rx_drop[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_DROP(n) */
+	u64 tx_blocked[RCLINK_CBFC_VCS];	/* SHIM_CBFC_TX_BLOCKED(n) */
+	u64 upd_tx;			/* SHIM_CBFC_UPD_TX */
+	u64 upd_rx;			/* SHIM_CBFC_UPD_RX */
+	u64 recovered;			/* SHIM_CBFC_RECOVERED */
+	u64 resync;			/* SHIM_CBFC_RESYNC */
+	u64 mac_ctrl_drop;		/* SHIM_MAC_CTRL_DROP */
 };
 
 /* devlink health reporters "type1" and "events" (rclink_health.c) */
@@ -273,6 +314,7 @@ struct rclink_dev {
 	/* TYPE1: QPs, netlink, queue engine, /dev/rclinkN (rclink_t1.h) */
 	struct rclink_t1 t1;
 	u8 pfc_en;			/* dcbnl PFC priorities (rclink_dcb) */
+	struct rclink_cbfc cbfc;	/* rclink_cbfc.c, under t1.lock */
 };
 
 /* rclink_main.c: register access */
@@ -332,6 +374,33 @@ int rclink_qp_init(struct rclink_dev *rdev);
 void rclink_qp_stop(struct rclink_dev *rdev);
 void rclink_qp_fini(struct rclink_dev *rdev);
 void rclink_qp_fatal(struct rclink_dev *rdev, u32 qpid);
+
+/*
+ * rclink_cbfc.c: the board's flow control, CBFC or PFC (devlink param
+ * flow_control, rdev->cfg.flow_control).  rclink_cbfc_init() sets the
+ * defaults and the MAC side at rclink_t1_init(); rclink_cbfc_afh() is
+ * AFH_CFG_EN's flow control part, for every writer of AFH_CFG_EN.  All
+ * but rclink_fc_parse() and rclink_cbfc_on() with rclink_t1.lock held.
+ */
+extern const char * const rclink_fc_names[RCLINK_FLOW_CONTROL_MAX + 1];
+int rclink_fc_parse(const char *name);
+int rclink_cbfc_size_code(u32 bytes);
+void rclink_cbfc_init(struct rclink_dev *rdev);
+u64 rclink_cbfc_afh(struct rclink_dev *rdev, u64 afh);
+bool rclink_cbfc_vlan_forced(struct rclink_dev *rdev);
+int rclink_cbfc_check(struct rclink_dev *rdev,
+		      const struct rclink_t1_dev_cfg *cfg, u32 given,
+		      struct netlink_ext_ack *extack);
+bool rclink_cbfc_set(struct rclink_dev *rdev,
+		     const struct rclink_t1_dev_cfg *cfg, u32 given);
+void rclink_cbfc_load(struct rclink_dev *rdev);
+void rclink_cbfc_get(struct rclink_dev *rdev, struct rclink_t1_dev_cfg *cfg);
+void rclink_cbfc_info(struct rclink_dev *rdev, struct rclink_cbfc_info *info);
+
+static inline bool rclink_cbfc_on(const struct rclink_dev *rdev)
+{
+	return rdev->cfg.flow_control == RCLINK_FLOW_CONTROL_CBFC;
+}
 
 /* rclink_selftest.c */
 extern const char * const rclink_selftest_step_names[RCLINK_ST_NUM];

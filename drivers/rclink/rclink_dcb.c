@@ -4,10 +4,16 @@
  * Pause/PFC CSRs (seed 003, 7.4; Documentation/congestion.rst, "PFC").
  * `dcb pfc set dev ethX prio-pfc 3:on` enables priority 3 both ways: the
  * MAC may send XOFF/XON for it (TX_FC_ENABLE) and honours the peer's
- * (RX_PFC_ENABLE).  `dcb pfc show` adds the frames sent (requests) and
- * received (indications) per priority.  The choice is the board's: kept
- * in struct rclink_dev, written to the MAC when the netdev is registered
- * (after every reset) and on every change.  Host DCBX, IEEE only.
+ * (RX_PFC_ENABLE), and the IP's flows on priority 3 obey pauses and ask
+ * for XOFF when their receive buffer fills (XON_THR_RDMA).  `dcb pfc
+ * show` adds the frames sent (requests) and received (indications) per
+ * priority.  The choice is the board's: kept in struct rclink_dev,
+ * written when the netdev is registered (after every reset), on every
+ * change and when the flows' priorities change.  Host DCBX, IEEE only.
+ *
+ * PFC and CBFC are exclusive (seed 000, CBFC 配置约束): with the devlink
+ * param flow_control cbfc the MAC's PFC stays off, getpfc reports no
+ * priority and setpfc refuses any (rclink_cbfc.c).
  */
 
 #include <linux/bitfield.h>
@@ -21,15 +27,117 @@
 #define RCLINK_PFC_PRIOS	IEEE_8021QAZ_MAX_TCS
 #define RCLINK_DCBX_MODE	(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE)
 
-/* The PFC enables into the MAC (both directions) */
+/* The PFC enables of the IP's flows (XON_THR_RDMA) */
+#define RCLINK_DCB_IP_EN	GENMASK_ULL(45, 32)
+/* The seed's ACK thresholds ("PFC 模式寄存器配置") */
+#define RCLINK_DCB_XON_ACK	0x80
+#define RCLINK_DCB_XOFF_ACK	0xc0
+
+/* A flow's enables (rx: obeys a pause, tx: asks for XOFF) if on @en */
+static u64 rclink_dcb_flow(u8 en, u64 afh, u64 pri_mask, u64 rx, u64 tx)
+{
+	unsigned int pri = (afh & pri_mask) >> __ffs64(pri_mask);
+
+	return (en >> pri) & 1 ? rx | tx : 0;
+}
+
+/*
+ * The IP's side of PFC (seed 000, "PFC 模式寄存器配置"): every flow on
+ * an enabled priority stops while the peer pauses it (rx_*_pfc_en, the IP's
+ * RX_PFC_REQ_I) and keeps what the host has no room for, asking the MAC
+ * for XOFF of its priority from the XOFF threshold of its receive buffer
+ * down to XON (tx_*_pfc_en, TX_PFC_REQ_O).  The thresholds leave three
+ * quarters of the buffer (2^TYPE1_RX_BUF_AW 64-byte words) for what is
+ * on its way when XOFF goes: a quarter of the buffer requests XOFF, an
+ * eighth releases it.
+ */
+static void rclink_dcb_ip_apply(struct rclink_dev *rdev, u8 en)
+{
+	u64 afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
+	u32 depth = 1U << rdev->params.type1_rx_buf_aw;
+	u64 val, flows;
+
+	flows = rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC,
+				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK0_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK0_PFC_EN) |
+		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC,
+				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK1_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK1_PFC_EN) |
+		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC,
+				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK2_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK2_PFC_EN) |
+		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC,
+				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK3_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK3_PFC_EN) |
+		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC,
+				RCLINK_XON_THR_RDMA_RX_ACK_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_ACK_PFC_EN) |
+		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE2_CBFC,
+				RCLINK_XON_THR_RDMA_RX_TYPE2_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_TYPE2_PFC_EN) |
+		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE3_CBFC,
+				RCLINK_XON_THR_RDMA_RX_NON_RDMA_PFC_EN,
+				RCLINK_XON_THR_RDMA_TX_NON_RDMA_PFC_EN);
+
+	val = rclink_rd64(rdev, RCLINK_XON_THR_RDMA);
+	val &= ~(RCLINK_DCB_IP_EN | RCLINK_XON_THR_RDMA_XON_THR_RDMA |
+		 RCLINK_XON_THR_RDMA_XOFF_THR_RDMA |
+		 RCLINK_XON_THR_RDMA_TYPE1_FREE_BUSY);
+	rclink_wr64(rdev, RCLINK_XON_THR_RDMA, val | flows |
+		    FIELD_PREP(RCLINK_XON_THR_RDMA_XON_THR_RDMA, depth / 8) |
+		    FIELD_PREP(RCLINK_XON_THR_RDMA_XOFF_THR_RDMA, depth / 4));
+	/* the seed's ACK thresholds; TYPE3 like TYPE1 */
+	rclink_wr64(rdev, RCLINK_XON_THR_NON_RDMA,
+		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XON_THR_NON_RDMA,
+			       depth / 8) |
+		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XOFF_THR_NON_RDMA,
+			       depth / 4) |
+		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XON_THR_ACK_RDMA,
+			       RCLINK_DCB_XON_ACK) |
+		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XOFF_THR_ACK_RDMA,
+			       RCLINK_DCB_XOFF_ACK));
+}
+
+/*
+ * The MAC's flow control frames (PFC, and the CBFC updates of the shim):
+ * a held XOFF repeated after half its pause (TX_FC_HOLD_QUANTA), from the
+ * board's address (TX_FC_SADDR)
+ */
+static void rclink_dcb_mac_apply(struct rclink_dev *rdev)
+{
+	unsigned int q;
+	u64 val, mac;
+
+	for (q = 0; q < RCLINK_PFC_PRIOS; q++) {
+		val = rclink_rd32(rdev, RCLINK_TX_FC_QUANTA(q));
+		val = FIELD_GET(RCLINK_TX_FC_QUANTA_QUANTA, val) / 2;
+		rclink_wr32(rdev, RCLINK_TX_FC_HOLD_QUANTA(q),
+			    FIELD_PREP(RCLINK_TX_FC_HOLD_QUANTA_QUANTA,
+				       max_t(u64, val, 1)));
+	}
+	mac = rclink_rd64(rdev, RCLINK_SHIM_MAC);
+	mac = FIELD_GET(RCLINK_SHIM_MAC_ADDR, mac);
+	rclink_wr32(rdev, RCLINK_TX_FC_SADDR_LO,
+		    FIELD_PREP(RCLINK_TX_FC_SADDR_LO_ADDR, lower_32_bits(mac)));
+	rclink_wr32(rdev, RCLINK_TX_FC_SADDR_HI,
+		    FIELD_PREP(RCLINK_TX_FC_SADDR_HI_ADDR, upper_32_bits(mac)));
+}
+
+/*
+ * The PFC enables into the MAC (both directions) and the IP; none in CBFC
+ * mode, where the IP's enables are CBFC's (rclink_cbfc.c)
+ */
 void rclink_dcb_apply(struct rclink_dev *rdev)
 {
-	u8 en = READ_ONCE(rdev->pfc_en);
+	u8 en = rclink_cbfc_on(rdev) ? 0 : READ_ONCE(rdev->pfc_en);
 
 	rclink_wr32(rdev, RCLINK_TX_FC_ENABLE,
 		    FIELD_PREP(RCLINK_TX_FC_ENABLE_ENABLE, en));
 	rclink_wr32(rdev, RCLINK_RX_PFC_ENABLE,
 		    FIELD_PREP(RCLINK_RX_PFC_ENABLE_ENABLE, en));
+	rclink_dcb_mac_apply(rdev);
+	if (!rclink_cbfc_on(rdev))
+		rclink_dcb_ip_apply(rdev, en);
 }
 
 /* Frames per priority: sent (SHIM_PFC_TX) or received (SHIM_PFC_RX) */
@@ -51,7 +159,7 @@ static int rclink_dcb_ieee_getpfc(struct net_device *netdev,
 
 	memset(pfc, 0, sizeof(*pfc));
 	pfc->pfc_cap = RCLINK_PFC_PRIOS;
-	pfc->pfc_en = READ_ONCE(rdev->pfc_en);
+	pfc->pfc_en = rclink_cbfc_on(rdev) ? 0 : READ_ONCE(rdev->pfc_en);
 	rclink_dcb_pfc_frames(rdev, pfc->requests, pfc->indications);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
@@ -71,6 +179,11 @@ static int rclink_dcb_ieee_setpfc(struct net_device *netdev,
 		netdev_info(netdev,
 			    "PFC: refused: the MAC has no cable delay or MACsec bypass setting (delay %u, mbc %u)\n",
 			    pfc->delay, pfc->mbc);
+		return -EOPNOTSUPP;
+	}
+	if (rclink_cbfc_on(rdev) && pfc->pfc_en) {
+		netdev_err(netdev,
+			   "PFC and CBFC are exclusive: devlink param flow_control is cbfc\n");
 		return -EOPNOTSUPP;
 	}
 	WRITE_ONCE(rdev->pfc_en, pfc->pfc_en);

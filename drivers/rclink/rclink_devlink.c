@@ -6,7 +6,8 @@
  *
  * `devlink dev info`: every identity and version the board reports.
  * `devlink dev param`: the board-wide choices (ring sizes, header format,
- * the congestion-control loop and its tunables), driverinit only: a value set
+ * the congestion-control loop and its tunables, flow control), driverinit
+ * only: a value set
  * takes effect at the next `devlink dev reload` (action driver_reinit: the
  * board goes down and up again as after a function reset) or probe.
  * The health reporters live from alloc to free (rclink_health.c).
@@ -113,6 +114,7 @@ enum rclink_dl_param_id {
 	RCLINK_DL_PARAM_ID_CC_AI_DIV,
 	RCLINK_DL_PARAM_ID_CC_FAST_STEPS,
 	RCLINK_DL_PARAM_ID_CC_G_SHIFT,
+	RCLINK_DL_PARAM_ID_FLOW_CONTROL,
 };
 
 /* The CC loop's tunables (rclink_cc.c): defaults and limits */
@@ -186,6 +188,18 @@ static int rclink_dl_cc_algo_validate(struct devlink *devlink, u32 id,
 	if (rclink_dl_cc_algo_parse(val.vstr) < 0) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "unknown congestion control algorithm: none or dcqcn");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* flow_control: pfc or cbfc (rclink_cbfc.c) */
+static int rclink_dl_fc_validate(struct devlink *devlink, u32 id,
+				 union devlink_param_value val,
+				 struct netlink_ext_ack *extack)
+{
+	if (rclink_fc_parse(val.vstr) < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "unknown flow control: pfc or cbfc");
 		return -EINVAL;
 	}
 	return 0;
@@ -305,6 +319,9 @@ static const struct devlink_param rclink_dl_params[] = {
 	RCLINK_DL_PARAM(CC_AI_DIV, "cc_ai_div", rclink_dl_cc_validate),
 	RCLINK_DL_PARAM(CC_FAST_STEPS, "cc_fast_steps", rclink_dl_cc_validate),
 	RCLINK_DL_PARAM(CC_G_SHIFT, "cc_g_shift", rclink_dl_cc_validate),
+	DEVLINK_PARAM_DRIVER(RCLINK_DL_PARAM_ID_FLOW_CONTROL, "flow_control",
+			     DEVLINK_PARAM_TYPE_STRING, RCLINK_DL_DRIVERINIT,
+			     NULL, NULL, rclink_dl_fc_validate),
 };
 
 /* Where each param's value lives in struct rclink_cfg; log2: an order */
@@ -351,6 +368,7 @@ static void rclink_cfg_defaults(struct rclink_cfg *cfg)
 	cfg->cc_ai_div = RCLINK_CC_AI_DIV_DEF;
 	cfg->cc_fast_steps = RCLINK_CC_FAST_STEPS_DEF;
 	cfg->cc_g_shift = RCLINK_CC_G_SHIFT_DEF;
+	cfg->flow_control = RCLINK_FLOW_CONTROL_PFC;
 }
 
 /* The defaults as the params' driverinit values (before registering) */
@@ -374,6 +392,10 @@ static void rclink_dl_params_init(struct rclink_dev *rdev)
 	strscpy(val.vstr, rclink_cc_algo_names[rdev->cfg.cc_algo],
 		sizeof(val.vstr));
 	rclink_devlink_param_init_set(devlink, RCLINK_DL_PARAM_ID_CC_ALGORITHM,
+				      val);
+	strscpy(val.vstr, rclink_fc_names[rdev->cfg.flow_control],
+		sizeof(val.vstr));
+	rclink_devlink_param_init_set(devlink, RCLINK_DL_PARAM_ID_FLOW_CONTROL,
 				      val);
 }
 
@@ -405,6 +427,13 @@ static void rclink_dl_params_apply(struct rclink_dev *rdev)
 
 		if (algo >= 0)
 			rdev->cfg.cc_algo = algo;
+	}
+	id = RCLINK_DL_PARAM_ID_FLOW_CONTROL;
+	if (!rclink_devl_param_init_get(devlink, id, &val)) {
+		int fc = rclink_fc_parse(val.vstr);
+
+		if (fc >= 0)
+			rdev->cfg.flow_control = fc;
 	}
 }
 

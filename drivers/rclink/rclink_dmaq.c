@@ -22,7 +22,8 @@
  * engine, the RQ runs dry instead of the memory growing.  While more than
  * 16 MiB of complete messages wait to be read on the board, no buffer is
  * posted: the board answers RNR (AFH_CFG_EN.type1_flow_stop_send_rnr_en)
- * and the sender retries; reading resumes the flow.
+ * and the sender retries (with CBFC the frames wait in their VC's buffer
+ * and the sender runs out of credits instead); reading resumes the flow.
  *
  * Completion queue.  Consumed in process context: by the threaded handler
  * of vector 1 under MSI-X (DMAQ_CQ_CFG.vector), else by the event ring's
@@ -1131,10 +1132,17 @@ static void rclink_dmaq_hw_stop(struct rclink_dmaq *dq)
 	mutex_unlock(&dq->cq_lock);
 }
 
-/* Let the board answer RNR when it runs out of receive buffers */
+/*
+ * Let the board answer RNR when it runs out of receive buffers; not
+ * with CBFC, whose VC buffer holds the frames instead (seed 000, "CBFC
+ * 模式寄存器配置": "RNR 使能 (CBFC 模式下建议配置为 0)")
+ */
 static void rclink_dmaq_rnr_enable(struct rclink_dev *rdev)
 {
 	u64 val;
+
+	if (rclink_cbfc_on(rdev))
+		return;
 
 	/* every bank (QPN bits 1:0) */
 	mutex_lock(&rdev->t1.lock);

@@ -237,6 +237,78 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 	return 0;
 }
 
+/* The CBFC settings and, in cbfc-stats, the state of every flow and VC */
+static int rclink_nl_put_cbfc(struct sk_buff *skb,
+			      const struct rclink_t1_dev_info *info)
+{
+	const struct rclink_t1_dev_cfg *cfg = &info->cfg;
+	const struct rclink_cbfc_info *cb = &info->cbfc;
+	const struct {
+		int attr;
+		u64 val;
+	} cnt[] = {
+		{ RCLINK_A_CBFC_STATS_UPD_TX, cb->upd_tx },
+		{ RCLINK_A_CBFC_STATS_UPD_RX, cb->upd_rx },
+		{ RCLINK_A_CBFC_STATS_RECOVERED, cb->recovered },
+		{ RCLINK_A_CBFC_STATS_RESYNC, cb->resync },
+		{ RCLINK_A_CBFC_STATS_MAC_CTRL_DROP, cb->mac_ctrl_drop },
+	};
+	struct nlattr *nest, *one;
+	unsigned int i;
+
+	if (nla_put_u32(skb, RCLINK_A_CBFC_SIZE, cfg->cbfc_size) ||
+	    nla_put_u32(skb, RCLINK_A_CBFC_LIMIT, cfg->cbfc_limit) ||
+	    nla_put_u8(skb, RCLINK_A_CBFC_UF_TYPE1,
+		       cfg->cbfc_uf[RCLINK_FC_UF_TYPE1]) ||
+	    nla_put_u8(skb, RCLINK_A_CBFC_UF_TYPE2,
+		       cfg->cbfc_uf[RCLINK_FC_UF_TYPE2]) ||
+	    nla_put_u8(skb, RCLINK_A_CBFC_UF_TYPE3,
+		       cfg->cbfc_uf[RCLINK_FC_UF_TYPE3]) ||
+	    nla_put_u8(skb, RCLINK_A_CBFC_UF_ACK,
+		       cfg->cbfc_uf[RCLINK_FC_UF_ACK]) ||
+	    nla_put_u8(skb, RCLINK_A_CBFC_DYN, cfg->cbfc_dyn) ||
+	    nla_put_u8(skb, RCLINK_A_VC_STATUS, cfg->vc_status))
+		return -EMSGSIZE;
+
+	nest = nla_nest_start(skb, RCLINK_A_CBFC_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(cnt); i++)
+		if (nla_put_u64_64bit(skb, cnt[i].attr, cnt[i].val,
+				      RCLINK_A_CBFC_STATS_PAD))
+			return -EMSGSIZE;
+	for (i = 0; i < RCLINK_CBFC_FLOWS; i++) {
+		one = nla_nest_start(skb, RCLINK_A_CBFC_STATS_FLOW);
+		if (!one ||
+		    nla_put_u8(skb, RCLINK_A_CBFC_FLOW_ID, i) ||
+		    nla_put_u8(skb, RCLINK_A_CBFC_FLOW_VC, cb->vc[i]) ||
+		    nla_put_u32(skb, RCLINK_A_CBFC_FLOW_CREDITS,
+				cb->credits[i]) ||
+		    nla_put_u8(skb, RCLINK_A_CBFC_FLOW_ON,
+			       !!(cb->vc_on & BIT(cb->vc[i]))))
+			return -EMSGSIZE;
+		nla_nest_end(skb, one);
+	}
+	for (i = 0; i < RCLINK_CBFC_VCS; i++) {
+		one = nla_nest_start(skb, RCLINK_A_CBFC_STATS_VC);
+		if (!one ||
+		    nla_put_u8(skb, RCLINK_A_CBFC_VC_ID, i) ||
+		    nla_put_u8(skb, RCLINK_A_CBFC_VC_LOADED,
+			       !!(cb->loaded & BIT(i))) ||
+		    nla_put_u8(skb, RCLINK_A_CBFC_VC_ON,
+			       !!(cb->vc_on & BIT(i))) ||
+		    nla_put_u32(skb, RCLINK_A_CBFC_VC_RX_BUF, cb->rx_buf[i]) ||
+		    nla_put_u64_64bit(skb, RCLINK_A_CBFC_VC_RX_DROP,
+				      cb->rx_drop[i], RCLINK_A_CBFC_VC_PAD) ||
+		    nla_put_u64_64bit(skb, RCLINK_A_CBFC_VC_TX_BLOCKED,
+				      cb->tx_blocked[i], RCLINK_A_CBFC_VC_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, one);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 			      u32 portid, u32 seq, int flags)
 {
@@ -286,7 +358,12 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 			      RCLINK_A_PAD) ||
 	    nla_put_u8(skb, RCLINK_A_CNP_MERGE, cfg->cnp_merge) ||
 	    nla_put_u32(skb, RCLINK_A_CNP_WINDOW_US, cfg->cnp_window_us) ||
-	    nla_put_u32(skb, RCLINK_A_NOCNP_US, cfg->nocnp_us))
+	    nla_put_u32(skb, RCLINK_A_NOCNP_US, cfg->nocnp_us) ||
+	    nla_put_u8(skb, RCLINK_A_FLOW_CONTROL, cfg->flow_control) ||
+	    nla_put_u8(skb, RCLINK_A_VLAN_FORCED, cfg->vlan_forced))
+		goto err_cancel;
+	if (cfg->flow_control == RCLINK_FLOW_CONTROL_CBFC &&
+	    rclink_nl_put_cbfc(skb, &info))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -460,6 +537,88 @@ int rclink_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	mutex_unlock(&rclink_t1_devs_lock);
 	cb->args[0] = index;
 	return rclink_nl_dump_ret(skb, err);
+}
+
+/* The CBFC settings of dev-set (the mode is rclink_cbfc_check()'s) */
+static int rclink_nl_dev_cbfc(struct nlattr **attrs,
+			      struct rclink_t1_dev_cfg *cfg, u32 *given,
+			      struct netlink_ext_ack *extack)
+{
+	static const struct {
+		int attr;
+		u32 flag;
+	} ufs[RCLINK_FC_UF_NUM] = {
+		[RCLINK_FC_UF_TYPE1] = { RCLINK_A_CBFC_UF_TYPE1,
+					 RCLINK_DEV_F_CBFC_UF_TYPE1 },
+		[RCLINK_FC_UF_TYPE2] = { RCLINK_A_CBFC_UF_TYPE2,
+					 RCLINK_DEV_F_CBFC_UF_TYPE2 },
+		[RCLINK_FC_UF_TYPE3] = { RCLINK_A_CBFC_UF_TYPE3,
+					 RCLINK_DEV_F_CBFC_UF_TYPE3 },
+		[RCLINK_FC_UF_ACK] = { RCLINK_A_CBFC_UF_ACK,
+				       RCLINK_DEV_F_CBFC_UF_ACK },
+	};
+	struct nlattr *attr;
+	unsigned int c;
+
+	attr = attrs[RCLINK_A_CBFC_SIZE];
+	if (attr) {
+		cfg->cbfc_size = nla_get_u32(attr);
+		if (rclink_cbfc_size_code(cfg->cbfc_size) < 0) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cbfc_size: 32, 64, 128, 256, 1024 or 2048");
+			return -EINVAL;
+		}
+		*given |= RCLINK_DEV_F_CBFC_SIZE;
+	}
+
+	attr = attrs[RCLINK_A_CBFC_LIMIT];
+	if (attr) {
+		cfg->cbfc_limit = nla_get_u32(attr);
+		if (!cfg->cbfc_limit || cfg->cbfc_limit >
+		    FIELD_MAX(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_LIMIT)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cbfc_limit: must be 1..65535 credits");
+			return -ERANGE;
+		}
+		*given |= RCLINK_DEV_F_CBFC_LIMIT;
+	}
+
+	for (c = 0; c < RCLINK_FC_UF_NUM; c++) {
+		attr = attrs[ufs[c].attr];
+		if (!attr)
+			continue;
+		cfg->cbfc_uf[c] = nla_get_u8(attr);
+		if (!cfg->cbfc_uf[c]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cbfc_uf: credit_uf_limit 0 disables the flow's CBFC (seed): must be 1..7");
+			return -EINVAL;
+		}
+		if (cfg->cbfc_uf[c] >
+		    FIELD_MAX(RCLINK_AFH_CFG_EN_TYPE1_CREDIT_UF_LIMIT_CBFC)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cbfc_uf: must be 1..7 maximum frames");
+			return -ERANGE;
+		}
+		*given |= ufs[c].flag;
+	}
+
+	attr = attrs[RCLINK_A_CBFC_DYN];
+	if (attr) {
+		if (nla_get_u8(attr) > 1) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cbfc_dyn: must be 0 or 1");
+			return -EINVAL;
+		}
+		cfg->cbfc_dyn = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_CBFC_DYN;
+	}
+
+	attr = attrs[RCLINK_A_VC_STATUS];
+	if (attr) {
+		cfg->vc_status = nla_get_u8(attr);
+		*given |= RCLINK_DEV_F_VC_STATUS;
+	}
+	return 0;
 }
 
 static int rclink_nl_dev_cfg(struct nlattr **attrs,
@@ -676,7 +835,7 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		}
 		*given |= RCLINK_DEV_F_VLAN_PRI;
 	}
-	return 0;
+	return rclink_nl_dev_cbfc(attrs, cfg, given, extack);
 }
 
 int rclink_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)

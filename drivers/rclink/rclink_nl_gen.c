@@ -18,7 +18,7 @@ const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 };
 
 /* RCLINK_CMD_DEV_SET - do */
-const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_NOCNP_US + 1] = {
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VC_STATUS + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
@@ -41,6 +41,14 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_NOCNP_US + 1] = {
 	[RCLINK_A_CNP_MERGE] = { .type = NLA_U8, },
 	[RCLINK_A_CNP_WINDOW_US] = { .type = NLA_U32, },
 	[RCLINK_A_NOCNP_US] = { .type = NLA_U32, },
+	[RCLINK_A_CBFC_SIZE] = { .type = NLA_U32, },
+	[RCLINK_A_CBFC_LIMIT] = { .type = NLA_U32, },
+	[RCLINK_A_CBFC_UF_TYPE1] = { .type = NLA_U8, },
+	[RCLINK_A_CBFC_UF_TYPE2] = { .type = NLA_U8, },
+	[RCLINK_A_CBFC_UF_TYPE3] = { .type = NLA_U8, },
+	[RCLINK_A_CBFC_UF_ACK] = { .type = NLA_U8, },
+	[RCLINK_A_CBFC_DYN] = { .type = NLA_U8, },
+	[RCLINK_A_VC_STATUS] = { .type = NLA_U8, },
 };
 
 /* RCLINK_CMD_QP_NEW - do */
@@ -121,7 +129,7 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.cmd		= RCLINK_CMD_DEV_SET,
 		.doit		= rclink_nl_dev_set_doit,
 		.policy		= rclink_dev_set_nl_policy,
-		.maxattr	= RCLINK_A_NOCNP_US,
+		.maxattr	= RCLINK_A_VC_STATUS,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -14,7 +14,7 @@
 
 extern const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1];
 
-extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_NOCNP_US + 1];
+extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VC_STATUS + 1];
 
 extern const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_RATE + 1];
 

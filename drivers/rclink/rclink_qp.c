@@ -28,6 +28,7 @@
 #include <linux/xarray.h>
 
 #include "rclink.h"
+#include "rclink_netdev.h"
 #include "rclink_qp.h"
 #include "rclink_nl_gen.h"
 
@@ -192,13 +193,6 @@ bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
 
 /* ---- registers ----------------------------------------------------------- */
 
-/* The 802.1Q priority of TYPE1 frames: every REQ bank and the ACKs */
-#define RCLINK_T1_AFH_VLAN_PRI	(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC | \
-				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC | \
-				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC | \
-				 RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC | \
-				 RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)
-
 /* CNP_CFG of the CNP merge window and the NOCNP period (0: off) */
 static u64 rclink_t1_cnp_cfg_bits(const struct rclink_t1 *t1)
 {
@@ -276,7 +270,7 @@ u64 rclink_t1_qp_rate(struct rclink_dev *rdev,
 
 /*
  * TYPE2 configuration (seed 000, TYPE2 配置), with the TYPE1 settings it
- * shares (format, TC, VLAN priority, IP_ADDR): RDMA_EN.type2_en,
+ * shares (format, TC, VLAN priority or CBFC VC, IP_ADDR): RDMA_EN.type2_en,
  * TRAFFIC_CLASS.type2_req_tc, the 8 TYPE2_DA_n, DEST_IP_MEM2,
  * DEST_MAC_MEM2.mac_type2 (the AFH Ethernet type), UDP_PORT_MEM2, the RX
  * classification keys and the groups joined.  qp_lock held.
@@ -313,10 +307,9 @@ static void rclink_t2_write_global(struct rclink_dev *rdev)
 	val &= ~RCLINK_TRAFFIC_CLASS_TYPE2_REQ_TC;
 	val |= FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE2_REQ_TC, t1->tc);
 	rclink_wr64(rdev, RCLINK_TRAFFIC_CLASS, val);
+	/* type2_cbfc: the priority (PFC) or its VC (CBFC) */
 	val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
-	val &= ~RCLINK_AFH_CFG_EN_TYPE2_CBFC;
-	val |= FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE2_CBFC, t1->vlan_pri);
-	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val);
+	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, rclink_cbfc_afh(rdev, val));
 	rclink_wr64(rdev, RCLINK_DMAQ_T2_JOIN,
 		    FIELD_PREP(RCLINK_DMAQ_T2_JOIN_JOIN, t1->t2_join));
 	rclink_wr64(rdev, RCLINK_TYPE2_SPEED,
@@ -347,7 +340,9 @@ static u64 rclink_t1_format_bits(u8 format)
  * Step 1 of the TYPE1 init sequence (seed 000, 初始化流程) for the header
  * format chosen: RDMA_EN, MAC_ADDR (len_type: IPv4 for Standard, the AFH
  * Ethernet type otherwise), AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; the optional
- * VLAN step (VLAN_CTRL, AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities);
+ * VLAN step (VLAN_CTRL, AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities,
+ * which are the VC map in CBFC mode: rclink_cbfc_afh(), with the VLAN
+ * forced on for AFH_GEN1 without TC: rclink_cbfc_vlan_forced());
  * then the retry thresholds, the switches of RC_MISC_CFG, the CC window and
  * the ECN/CNP settings (CNP_CFG, RC_MISC_CFG.cnp_merge_en).  RX_CLASS_CFG
  * gets mac_type1 = the AFH Ethernet type whatever the format, so that frames
@@ -359,7 +354,7 @@ static u64 rclink_t1_format_bits(u8 format)
 static void rclink_t1_write_global(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
-	u8 pri = t1->vlan_pri;
+	bool vlan = t1->vlan_id || rclink_cbfc_vlan_forced(rdev);
 	u64 val;
 
 	lockdep_assert_held(&t1->lock);
@@ -385,21 +380,17 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 		 RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN |
 		 RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN |
 		 RCLINK_AFH_CFG_EN_AFH_LITE_EN |
-		 RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN |
-		 RCLINK_T1_AFH_VLAN_PRI);
-	val |= rclink_t1_format_bits(t1->format) |
-	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC, pri) |
-	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC, pri) |
-	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC, pri) |
-	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC, pri) |
-	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, pri);
-	if (t1->vlan_id)
+		 RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN);
+	val |= rclink_t1_format_bits(t1->format);
+	if (vlan)
 		val |= RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN;
-	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val);
+	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, rclink_cbfc_afh(rdev, val));
+	/* the IP's PFC enables follow the flows' priorities */
+	rclink_dcb_apply(rdev);
 
-	/* VLAN: vid, TPID 0x8100, CFI 0 (vlan_flag stays 0) */
+	/* VLAN: vid (0 when forced), TPID 0x8100, CFI 0 (vlan_flag stays 0) */
 	val = 0;
-	if (t1->vlan_id)
+	if (vlan)
 		val = RCLINK_VLAN_CTRL_VLAN_EN |
 		      FIELD_PREP(RCLINK_VLAN_CTRL_VID, t1->vlan_id) |
 		      FIELD_PREP(RCLINK_VLAN_CTRL_TPID, ETH_P_8021Q);
@@ -690,6 +681,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->cnp_merge = t1->cnp_merge;
 	cfg->cnp_window_us = t1->cnp_window_us;
 	cfg->nocnp_us = t1->nocnp_us;
+	rclink_cbfc_get(rdev, cfg);
 
 	mutex_lock(&rdev->qp_lock);
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
@@ -705,6 +697,8 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	info->t2_crd = FIELD_GET(RCLINK_DMAQ_T2_CRD_CELLS,
 				 rclink_rd64(rdev, RCLINK_DMAQ_T2_CRD));
 	info->cnp_merged = rclink_rd64(rdev, RCLINK_DMAQ_T1_CNP_MERGED);
+	if (rclink_cbfc_on(rdev))
+		rclink_cbfc_info(rdev, &info->cbfc);
 	mutex_unlock(&rdev->qp_lock);
 	mutex_unlock(&t1->lock);
 }
@@ -714,11 +708,18 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		      struct netlink_ext_ack *extack)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
+	bool cbfc_load;
 	u64 t2_rate;
 	u32 t2_speed;
 	int err;
 
 	mutex_lock(&t1->lock);
+	/* every check first: a refused request changes nothing */
+	err = rclink_cbfc_check(rdev, cfg, given, extack);
+	if (err) {
+		mutex_unlock(&t1->lock);
+		return err;
+	}
 	if ((given & RCLINK_DEV_F_CC_WINDOW) && t1->nr_qps &&
 	    cfg->cc_window_ns != t1->cc_window_ns) {
 		/* the QPs' speeds count in the window they were set for */
@@ -776,7 +777,10 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		t1->cnp_window_us = cfg->cnp_window_us;
 	if (given & RCLINK_DEV_F_NOCNP)
 		t1->nocnp_us = cfg->nocnp_us;
+	cbfc_load = rclink_cbfc_set(rdev, cfg, given);
 	rclink_t1_write_global(rdev);
+	if (cbfc_load)
+		rclink_cbfc_load(rdev);
 	mutex_unlock(&t1->lock);
 
 	return rclink_gone(rdev) ? -ENODEV : 0;
@@ -1211,6 +1215,8 @@ int rclink_t1_init(struct rclink_dev *rdev)
 		goto err_free_qps;
 
 	mutex_lock(&t1->lock);
+	/* flow control's MAC side before the flows are enabled */
+	rclink_cbfc_init(rdev);
 	rclink_t1_write_global(rdev);
 	mutex_unlock(&t1->lock);
 	if (rclink_gone(rdev)) {

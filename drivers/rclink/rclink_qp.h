@@ -11,6 +11,7 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+#include "rclink.h"
 #include "rclink_t1.h"
 
 struct netlink_ext_ack;
@@ -52,6 +53,14 @@ struct rclink_t1_dev_cfg {
 	bool cnp_merge;
 	u32 cnp_window_us;	/* 0..65535 */
 	u32 nocnp_us;		/* 1..256, 0: off */
+	/* flow control (rclink_cbfc.c): the first two in dev-get only */
+	u8 flow_control;	/* enum rclink_flow_control */
+	bool vlan_forced;	/* tagged with VID 0: CBFC and AFH_GEN1 */
+	u32 cbfc_size;		/* credit size, bytes */
+	u32 cbfc_limit;		/* credit limit, 1..65535 */
+	u8 cbfc_uf[RCLINK_FC_UF_NUM];	/* credit_uf_limit, 1..7 */
+	bool cbfc_dyn;		/* type1_dyn_uf_limit_cbfc_en */
+	u8 vc_status;		/* software_ctrl_cbfc_vc_status */
 };
 
 /* Fields of struct rclink_t1_dev_cfg present in a dev-set request */
@@ -76,7 +85,26 @@ enum {
 	RCLINK_DEV_F_CNP_MERGE		= BIT(17),
 	RCLINK_DEV_F_CNP_WINDOW		= BIT(18),
 	RCLINK_DEV_F_NOCNP		= BIT(19),
+	RCLINK_DEV_F_CBFC_SIZE		= BIT(20),
+	RCLINK_DEV_F_CBFC_LIMIT		= BIT(21),
+	RCLINK_DEV_F_CBFC_UF_TYPE1	= BIT(22),
+	RCLINK_DEV_F_CBFC_UF_TYPE2	= BIT(23),
+	RCLINK_DEV_F_CBFC_UF_TYPE3	= BIT(24),
+	RCLINK_DEV_F_CBFC_UF_ACK	= BIT(25),
+	RCLINK_DEV_F_CBFC_DYN		= BIT(26),
+	RCLINK_DEV_F_VC_STATUS		= BIT(27),
 };
+
+#define RCLINK_DEV_F_CBFC_UF_ALL	(RCLINK_DEV_F_CBFC_UF_TYPE1 |	\
+					 RCLINK_DEV_F_CBFC_UF_TYPE2 |	\
+					 RCLINK_DEV_F_CBFC_UF_TYPE3 |	\
+					 RCLINK_DEV_F_CBFC_UF_ACK)
+/* The settings only cbfc mode takes */
+#define RCLINK_DEV_F_CBFC	(RCLINK_DEV_F_CBFC_SIZE |		\
+				 RCLINK_DEV_F_CBFC_LIMIT |		\
+				 RCLINK_DEV_F_CBFC_UF_ALL |		\
+				 RCLINK_DEV_F_CBFC_DYN |		\
+				 RCLINK_DEV_F_VC_STATUS)
 
 /*
  * The board's DMAQ_QPS_* counters of one QP, in register order (those
@@ -134,6 +162,7 @@ struct rclink_t1_dev_info {
 	u64 t2_ost_free;		/* DMAQ_T2_OST_FREE */
 	u64 t2_crd;			/* DMAQ_T2_CRD */
 	u64 cnp_merged;			/* DMAQ_T1_CNP_MERGED */
+	struct rclink_cbfc_info cbfc;	/* cbfc mode only */
 };
 
 /* A snapshot of a QP for qp-get */

@@ -136,7 +136,7 @@ struct rclink_t1 {
 	bool ack_timestamp;	/* RC_MISC_CFG.tx_ack_time_en */
 	bool icrc;		/* !RC_MISC_CFG.type1_remove_icrc_en */
 	u16 vlan_id;		/* VLAN_CTRL.vid, 0: VLAN off */
-	u8 vlan_pri;		/* AFH_CFG_EN.type1_req_bank0..3/ack_cbfc */
+	u8 vlan_pri;		/* AFH_CFG_EN.*_cbfc (PFC mode only) */
 	u8 format;		/* enum rclink_format: AFH_CFG_EN */
 	u32 cc_window_ns;	/* CC_CFG.cc_window */
 	bool bank_rr;		/* RC_MISC_CFG.tx_bank_rr_en */

@@ -261,6 +261,46 @@ static void out_text_break(void)
 	}
 }
 
+/* Text only: a word that names what the line shows ("cbfc") */
+static void out_text_label(const char *label)
+{
+	if (!opt_json) {
+		text_pair_sep();
+		fputs(label, stdout);
+	}
+}
+
+/* An array of objects; in text mode each object is a line of its own */
+static void out_array_start(const char *key)
+{
+	if (opt_json) {
+		json_key(key);
+		json_open('[');
+	}
+}
+
+static void out_array_end(void)
+{
+	if (opt_json)
+		json_close(']');
+}
+
+static void out_elem_start(void)
+{
+	if (opt_json) {
+		json_sep();
+		json_open('{');
+	} else {
+		out_text_break();
+	}
+}
+
+static void out_elem_end(void)
+{
+	if (opt_json)
+		json_close('}');
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 static void error_msg(const char *fmt, ...)
@@ -287,7 +327,9 @@ static void usage(FILE *f)
 	      "                      [ vlan off|VID ] [ vlan_pri N ] [ cc_window NS ]\n"
 	      "                      [ bank_rr on|off ] [ t2_rate RATE|off ]\n"
 	      "                      [ cnp_merge on|off ] [ cnp_window USEC ]\n"
-	      "                      [ nocnp USEC|off ]\n"
+	      "                      [ nocnp USEC|off ] [ cbfc_size BYTES ]\n"
+	      "                      [ cbfc_limit N ] [ cbfc_uf type1|type2|type3|ack N ]\n"
+	      "                      [ cbfc_dyn on|off ] [ vc_status MASK ]\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
@@ -671,6 +713,33 @@ static const char * const format_names[] = {
 	[RCLINK_FORMAT_GEN1_TC] = "gen1-tc",
 };
 
+static const char * const fc_names[] = {
+	[RCLINK_FLOW_CONTROL_PFC] = "pfc",
+	[RCLINK_FLOW_CONTROL_CBFC] = "cbfc",
+};
+
+/* The flows of CBFC, as `dev show -s` names them */
+static const char * const cbfc_flow_names[] = {
+	[RCLINK_FC_FLOW_TYPE1_BANK0] = "type1_bank0",
+	[RCLINK_FC_FLOW_TYPE1_BANK1] = "type1_bank1",
+	[RCLINK_FC_FLOW_TYPE1_BANK2] = "type1_bank2",
+	[RCLINK_FC_FLOW_TYPE1_BANK3] = "type1_bank3",
+	[RCLINK_FC_FLOW_ACKCNP] = "ackcnp",
+	[RCLINK_FC_FLOW_TYPE2] = "type2",
+	[RCLINK_FC_FLOW_TYPE3] = "type3",
+};
+
+/* cbfc_uf CLASS N: the attribute of each class */
+static const struct {
+	const char *name;
+	int attr;
+} cbfc_uf_classes[] = {
+	{ "type1", RCLINK_A_CBFC_UF_TYPE1 },
+	{ "type2", RCLINK_A_CBFC_UF_TYPE2 },
+	{ "type3", RCLINK_A_CBFC_UF_TYPE3 },
+	{ "ack", RCLINK_A_CBFC_UF_ACK },
+};
+
 static const char * const state_names[] = {
 	[RCLINK_QP_STATE_RESET] = "reset",
 	[RCLINK_QP_STATE_READY] = "ready",
@@ -798,10 +867,103 @@ static void out_attr_bool(struct nlattr **tb, int type, const char *key,
 		out_bool(key, nla_get_u8(tb[type]), on, off);
 }
 
+/* The CBFC settings (cbfc mode only) */
+static void dev_cbfc_settings(struct nlattr **tb)
+{
+	char buf[8];
+
+	out_attr_u(tb, RCLINK_A_CBFC_SIZE, "cbfc_size", 32);
+	out_attr_u(tb, RCLINK_A_CBFC_LIMIT, "cbfc_limit", 32);
+	out_attr_u(tb, RCLINK_A_CBFC_UF_TYPE1, "cbfc_uf_type1", 8);
+	out_attr_u(tb, RCLINK_A_CBFC_UF_TYPE2, "cbfc_uf_type2", 8);
+	out_attr_u(tb, RCLINK_A_CBFC_UF_TYPE3, "cbfc_uf_type3", 8);
+	out_attr_u(tb, RCLINK_A_CBFC_UF_ACK, "cbfc_uf_ack", 8);
+	out_attr_bool(tb, RCLINK_A_CBFC_DYN, "cbfc_dyn", "on", "off");
+	/* vc_status: a number in JSON, hexadecimal in text */
+	if (tb[RCLINK_A_VC_STATUS]) {
+		if (opt_json) {
+			out_attr_u(tb, RCLINK_A_VC_STATUS, "vc_status", 8);
+		} else {
+			snprintf(buf, sizeof(buf), "0x%02x",
+				 nla_get_u8(tb[RCLINK_A_VC_STATUS]));
+			out_str("vc_status", buf);
+		}
+	}
+}
+
+/* One flow of cbfc-stats */
+static void dev_cbfc_flow(struct nlattr *attr)
+{
+	struct nlattr *f[RCLINK_A_CBFC_FLOW_MAX + 1];
+
+	if (nla_parse_nested(f, RCLINK_A_CBFC_FLOW_MAX, attr, NULL) < 0)
+		return;
+	out_elem_start();
+	if (f[RCLINK_A_CBFC_FLOW_ID])
+		out_str("flow", name_of(cbfc_flow_names,
+					ARRAY_SIZE(cbfc_flow_names),
+					nla_get_u8(f[RCLINK_A_CBFC_FLOW_ID])));
+	out_attr_u(f, RCLINK_A_CBFC_FLOW_VC, "vc", 8);
+	out_attr_u(f, RCLINK_A_CBFC_FLOW_CREDITS, "credits", 32);
+	out_attr_bool(f, RCLINK_A_CBFC_FLOW_ON, "on", "yes", "no");
+	out_elem_end();
+}
+
+/* One VC of cbfc-stats */
+static void dev_cbfc_vc(struct nlattr *attr)
+{
+	struct nlattr *v[RCLINK_A_CBFC_VC_MAX + 1];
+
+	if (nla_parse_nested(v, RCLINK_A_CBFC_VC_MAX, attr, NULL) < 0)
+		return;
+	out_elem_start();
+	out_attr_u(v, RCLINK_A_CBFC_VC_ID, "vc", 8);
+	out_attr_bool(v, RCLINK_A_CBFC_VC_LOADED, "loaded", "yes", "no");
+	out_attr_bool(v, RCLINK_A_CBFC_VC_ON, "on", "yes", "no");
+	out_attr_u(v, RCLINK_A_CBFC_VC_RX_BUF, "rx_buf", 32);
+	out_attr_u(v, RCLINK_A_CBFC_VC_RX_DROP, "rx_drop", 64);
+	out_attr_u(v, RCLINK_A_CBFC_VC_TX_BLOCKED, "tx_blocked", 64);
+	out_elem_end();
+}
+
+/*
+ * dev show -s in cbfc mode: a "cbfc" object with the update frame
+ * counters, "flows" and "vcs" (text: a line of counters, then a line per
+ * flow and per VC)
+ */
+static void dev_cbfc_stats(struct nlattr *attr)
+{
+	struct nlattr *cb[RCLINK_A_CBFC_STATS_MAX + 1];
+	struct nlattr *pos;
+	int rem;
+
+	if (nla_parse_nested(cb, RCLINK_A_CBFC_STATS_MAX, attr, NULL) < 0)
+		return;
+	out_nest_start("cbfc");
+	out_text_label("cbfc");
+	out_attr_u(cb, RCLINK_A_CBFC_STATS_UPD_TX, "upd_tx", 64);
+	out_attr_u(cb, RCLINK_A_CBFC_STATS_UPD_RX, "upd_rx", 64);
+	out_attr_u(cb, RCLINK_A_CBFC_STATS_RECOVERED, "recovered", 64);
+	out_attr_u(cb, RCLINK_A_CBFC_STATS_RESYNC, "resync", 64);
+	out_attr_u(cb, RCLINK_A_CBFC_STATS_MAC_CTRL_DROP, "mac_ctrl_drop", 64);
+	out_array_start("flows");
+	nla_for_each_nested(pos, attr, rem)
+		if (nla_type(pos) == RCLINK_A_CBFC_STATS_FLOW)
+			dev_cbfc_flow(pos);
+	out_array_end();
+	out_array_start("vcs");
+	nla_for_each_nested(pos, attr, rem)
+		if (nla_type(pos) == RCLINK_A_CBFC_STATS_VC)
+			dev_cbfc_vc(pos);
+	out_array_end();
+	out_nest_end();
+}
+
 static int dev_parse(struct nlattr **tb, void *arg)
 {
 	struct nlattr *st[RCLINK_A_DEV_STATS_MAX + 1];
 	unsigned int i;
+	bool forced;
 
 	(void)arg;
 	out_obj_start();
@@ -827,13 +989,21 @@ static int dev_parse(struct nlattr **tb, void *arg)
 	out_attr_u(tb, RCLINK_A_RNR_RETRY_CNT, "rnr_retry_cnt", 8);
 	out_attr_bool(tb, RCLINK_A_ACK_TIMESTAMP, "ack_timestamp", "on", "off");
 	out_attr_bool(tb, RCLINK_A_ICRC, "icrc", "on", "off");
-	/* vlan: the VID; 0 (JSON) or "off" (text) untagged */
+	/*
+	 * vlan: the VID; 0 (JSON) or "off" (text) untagged, "forced" (text)
+	 * when CBFC tags the frames with VID 0 (JSON: vlan_forced true)
+	 */
+	forced = tb[RCLINK_A_VLAN_FORCED] &&
+		 nla_get_u8(tb[RCLINK_A_VLAN_FORCED]);
 	if (tb[RCLINK_A_VLAN_ID]) {
 		if (!opt_json && !nla_get_u16(tb[RCLINK_A_VLAN_ID]))
-			out_str("vlan", "off");
+			out_str("vlan", forced ? "forced" : "off");
 		else
 			out_attr_u(tb, RCLINK_A_VLAN_ID, "vlan", 16);
 	}
+	if (opt_json)
+		out_attr_bool(tb, RCLINK_A_VLAN_FORCED, "vlan_forced", "yes",
+			      "no");
 	out_attr_u(tb, RCLINK_A_VLAN_PRI, "vlan_pri", 8);
 	out_attr_u(tb, RCLINK_A_CC_WINDOW, "cc_window", 32);
 	out_attr_bool(tb, RCLINK_A_BANK_RR, "bank_rr", "on", "off");
@@ -847,6 +1017,11 @@ static int dev_parse(struct nlattr **tb, void *arg)
 		else
 			out_attr_u(tb, RCLINK_A_NOCNP_US, "nocnp_us", 32);
 	}
+	if (tb[RCLINK_A_FLOW_CONTROL])
+		out_str("flow_control",
+			name_of(fc_names, ARRAY_SIZE(fc_names),
+				nla_get_u8(tb[RCLINK_A_FLOW_CONTROL])));
+	dev_cbfc_settings(tb);
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -857,6 +1032,8 @@ static int dev_parse(struct nlattr **tb, void *arg)
 				out_attr_u(st, i, dev_stat_names[i], 64);
 		out_nest_end();
 	}
+	if (opt_stats && tb[RCLINK_A_CBFC_STATS])
+		dev_cbfc_stats(tb[RCLINK_A_CBFC_STATS]);
 	out_obj_end();
 	return 0;
 }
@@ -888,6 +1065,22 @@ static int cmd_dev_show(struct rcl_nl *nl, int argc, char **argv)
 	ret = rcl_request(nl, msg, dev_parse, NULL);
 	out_list_end(!ret);
 	return ret;
+}
+
+/* "cbfc_uf CLASS": the class's attribute */
+static int parse_cbfc_uf_class(int *argc, char ***argv)
+{
+	const char *c;
+	unsigned int i;
+
+	if (*argc < 3)
+		usage_error("\"cbfc_uf\" needs a class (type1, type2, type3 or ack) and a value");
+	c = arg_value(argc, argv);
+	for (i = 0; i < ARRAY_SIZE(cbfc_uf_classes); i++)
+		if (keyword(c, cbfc_uf_classes[i].name))
+			return cbfc_uf_classes[i].attr;
+	usage_error("cbfc_uf: unknown class \"%s\" (type1, type2, type3 or ack)",
+		    c);
 }
 
 static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
@@ -991,6 +1184,30 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			err = nla_put_u32(msg, RCLINK_A_NOCNP_US,
 					  keyword(v, "off") ? 0 :
 					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "cbfc_size")) {
+			/* the kernel checks it: 32, 64, 128, 256, 1024, 2048 */
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_CBFC_SIZE,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "cbfc_limit")) {
+			/* the kernel checks the range: 1..65535 */
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_CBFC_LIMIT,
+					  parse_num(k, v, UINT32_MAX));
+		} else if (keyword(k, "cbfc_uf")) {
+			/* a class, then its limit (the kernel checks 1..7) */
+			int attr = parse_cbfc_uf_class(&argc, &argv);
+
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, attr, parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "cbfc_dyn")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_CBFC_DYN,
+					 parse_on_off(k, v));
+		} else if (keyword(k, "vc_status")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u8(msg, RCLINK_A_VC_STATUS,
+					 parse_num(k, v, UINT8_MAX));
 		} else {
 			usage_error("dev set: unknown argument \"%s\"", k);
 		}

@@ -1,6 +1,7 @@
 /*
  * rclink board model: CBFC (seed 000, CBFC 流量控制) of the IP and the
- * MAC side of it (Documentation/hw/shim.rst, "CBFC").
+ * MAC side of it (Documentation/hw/shim.rst, "CBFC"), and the IP's
+ * receive buffer and XOFF requests under PFC (RX 方向反压).
  *
  * Flows: the seven physical flows of the seed (TYPE1 REQ banks 0..3,
  * ACK+CNP, TYPE2, TYPE3), each mapped to its VC by AFH_CFG_EN.*_cbfc.  A
@@ -34,6 +35,12 @@
  * changed in the last three periods.  Totals that go backwards mean the
  * partner was reset: they become the new base.
  *
+ * PFC (no CBFC): a flow with XON_THR_RDMA.tx_*_pfc_en keeps what the host
+ * has no room for in the same buffer (its priority's, in 64-byte words,
+ * 2^TYPE1_RX_BUF_AW deep) and the IP asks the MAC for XOFF of the priority
+ * from the XOFF threshold down to XON (TX_PFC_REQ_O, rclink_mac.c).  A flow
+ * with rx_*_pfc_en stops while the peer pauses its priority.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -47,6 +54,8 @@
 #define CBFC_HDR_MAX    128     /* L2..RH headers, ICRC, FCS: at most */
 #define CBFC_FRAME      (14 + RCLINK_CBFC_BYTES)
 #define CBFC_QUIET      3
+#define PFC_WORD        (RCLINK_PARAM_DW_DEFAULT / 8)
+#define PFC_DEPTH       (1u << RCLINK_PARAM_TYPE1_RX_BUF_AW_DEFAULT)
 
 static const uint16_t cbfc_sizes[8] = { 32, 64, 128, 256, 1024, 2048 };
 
@@ -71,6 +80,28 @@ static const uint64_t cbfc_vc[CBFC_FLOWS] = {
     RCLINK_AFH_CFG_EN_TYPE3_CBFC,
 };
 
+/* XON_THR_RDMA: the IP asks the MAC for PFC for the flow (TX_PFC_REQ_O) */
+static const uint64_t pfc_tx_en[CBFC_FLOWS] = {
+    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK0_PFC_EN,
+    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK1_PFC_EN,
+    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK2_PFC_EN,
+    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK3_PFC_EN,
+    RCLINK_XON_THR_RDMA_TX_ACK_PFC_EN,
+    RCLINK_XON_THR_RDMA_TX_TYPE2_PFC_EN,
+    RCLINK_XON_THR_RDMA_TX_NON_RDMA_PFC_EN,
+};
+
+/* XON_THR_RDMA: the flow stops when the MAC was paused (RX_PFC_REQ_I) */
+static const uint64_t pfc_rx_en[CBFC_FLOWS] = {
+    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK0_PFC_EN,
+    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK1_PFC_EN,
+    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK2_PFC_EN,
+    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK3_PFC_EN,
+    RCLINK_XON_THR_RDMA_RX_ACK_PFC_EN,
+    RCLINK_XON_THR_RDMA_RX_TYPE2_PFC_EN,
+    RCLINK_XON_THR_RDMA_RX_NON_RDMA_PFC_EN,
+};
+
 static const char *const cbfc_flow_name[CBFC_FLOWS] = {
     "type1 bank0", "type1 bank1", "type1 bank2", "type1 bank3",
     "ack/cnp", "type2", "type3",
@@ -88,6 +119,64 @@ static bool cbfc_active(RclinkCore *c, unsigned flow)
 
     return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_en[flow]) &&
            (c->cbfc.loaded >> cbfc_flow_vc(c, flow) & 1);
+}
+
+/*
+ * Is the flow lossless through PFC now?  Without CBFC, a flow whose
+ * tx_*_pfc_en is set keeps what the host has no room for in the IP's
+ * receive buffer and asks the MAC for XOFF above the XOFF threshold
+ * (RX 方向反压).  ACKs never wait.
+ */
+static bool pfc_lossless(RclinkCore *c, unsigned flow)
+{
+    return flow != RCLINK_CBFC_FLOW_ACK && !cbfc_active(c, flow) &&
+           (rclink_get(c, RCLINK_XON_THR_RDMA) & pfc_tx_en[flow]);
+}
+
+/* The XON and XOFF thresholds of a flow, 64-byte words */
+static void pfc_thr(RclinkCore *c, unsigned flow, uint32_t *xon,
+                    uint32_t *xoff)
+{
+    uint64_t r = flow == RCLINK_CBFC_FLOW_TYPE3 ?
+                 rclink_get(c, RCLINK_XON_THR_NON_RDMA) :
+                 rclink_get(c, RCLINK_XON_THR_RDMA);
+
+    /* the two registers keep their thresholds in the same bits */
+    *xon = RF_GET(RCLINK_XON_THR_RDMA_XON_THR_RDMA, r);
+    *xoff = RF_GET(RCLINK_XON_THR_RDMA_XOFF_THR_RDMA, r);
+}
+
+/*
+ * TX_PFC_REQ_O: a priority is requested (XOFF) while a lossless flow of it
+ * holds its XOFF threshold or more, until it is down to XON.
+ */
+static void pfc_update(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+    uint8_t hi = 0, mid = 0, req;
+    uint32_t xon, xoff, held;
+    unsigned f, v;
+
+    for (f = 0; f < CBFC_FLOWS; f++) {
+        if (!pfc_lossless(c, f)) {
+            continue;
+        }
+        v = cbfc_flow_vc(c, f);
+        pfc_thr(c, f, &xon, &xoff);
+        held = b->held[v];
+        if (xoff && held >= xoff) {
+            hi |= 1u << v;
+        } else if (held > xon) {
+            mid |= 1u << v;
+        }
+    }
+    /* XOFF from the XOFF threshold on, kept down to XON (or PFC off) */
+    req = hi | (b->pfc_req & mid);
+    if (req != b->pfc_req) {
+        trace_rclink_pfc_req(b->pfc_req, req);
+        rclink_mac_signal_req(c, b->pfc_req, req);
+        b->pfc_req = req;
+    }
 }
 
 /* The credits a frame of len bytes costs on VC v */
@@ -197,14 +286,28 @@ static void cbfc_kick(RclinkCore *c)
     rclink_t1_kick(c);
 }
 
+/*
+ * May the flow send now?  CBFC: its VC's credits; else PFC: not while the
+ * peer pauses its priority and rx_*_pfc_en says it obeys (RX_PFC_REQ_I);
+ * the paused wait is kicked when the pause ends.
+ */
 bool rclink_cbfc_tx_ok(RclinkCore *c, unsigned flow)
 {
+    uint8_t prio;
     bool dyn;
 
-    if (!cbfc_active(c, flow)) {
+    if (cbfc_active(c, flow)) {
+        return cbfc_flow_on(c, flow, &dyn) || dyn;
+    }
+    if (!(rclink_get(c, RCLINK_XON_THR_RDMA) & pfc_rx_en[flow])) {
         return true;
     }
-    return cbfc_flow_on(c, flow, &dyn) || dyn;
+    prio = 1u << cbfc_flow_vc(c, flow);
+    if (rclink_mac_paused(c) & prio) {
+        rclink_mac_pause_wait(c, prio);
+        return false;
+    }
+    return true;
 }
 
 void rclink_cbfc_tx_sent(RclinkCore *c, unsigned flow, size_t len)
@@ -373,12 +476,20 @@ void rclink_cbfc_rx_enter(RclinkCore *c, unsigned flow, size_t len)
         return;
     }
     b->flow = -1;
+    b->cur_held = false;
+    if (pfc_lossless(c, flow)) {
+        /* PFC: the data waits in 64-byte words, no credits */
+        b->flow = flow;
+        b->cur_pfc = true;
+        b->cur_credits = DIV_ROUND_UP(len, PFC_WORD);
+        return;
+    }
     if (!cbfc_active(c, flow)) {
         return;
     }
     b->flow = flow;
+    b->cur_pfc = false;
     b->cur_credits = cbfc_credits(c, cbfc_flow_vc(c, flow), len);
-    b->cur_held = false;
     b->recv[cbfc_flow_vc(c, flow)] += b->cur_credits;
 }
 
@@ -409,14 +520,16 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     if (room && QSIMPLEQ_EMPTY(&b->q[v])) {
         return RCLINK_CBFC_DIRECT;
     }
-    if (b->held[v] + b->cur_credits > cbfc_limit(c, v)) {
-        /* beyond the credits the partner had: dropped (freed when done) */
+    if (b->held[v] + b->cur_credits >
+        (b->cur_pfc ? PFC_DEPTH : cbfc_limit(c, v))) {
+        /* CBFC: beyond the partner's credits; PFC: XOFF came too late */
         rclink_count(c, RCLINK_SHIM_CBFC_RX_DROP(v));
-        trace_rclink_rx_drop("cbfc: receive buffer full", len);
+        trace_rclink_rx_drop("lossless: receive buffer full", len);
         return RCLINK_CBFC_FULL;
     }
     fr = g_malloc(sizeof(*fr) + len);
     fr->kind = kind;
+    fr->pfc = b->cur_pfc;
     fr->id = id;
     fr->credits = b->cur_credits;
     fr->len = len;
@@ -425,6 +538,9 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     b->held[v] += fr->credits;
     b->cur_held = true;
     trace_rclink_cbfc_rx_hold(cbfc_flow_name[b->flow], v, b->held[v]);
+    if (b->cur_pfc) {
+        pfc_update(c);
+    }
     return RCLINK_CBFC_QUEUED;
 }
 
@@ -436,7 +552,7 @@ void rclink_cbfc_rx_done(RclinkCore *c)
     if (b->flow < 0 || b->replay) {
         return;
     }
-    if (!b->cur_held) {
+    if (!b->cur_held && !b->cur_pfc) {
         b->freed[cbfc_flow_vc(c, b->flow)] += b->cur_credits;
         cbfc_freed(c);
     }
@@ -466,6 +582,7 @@ static bool cbfc_deliver(RclinkCore *c, unsigned flow, RclinkCbfcFrame *fr)
         b->replay = true;
         b->flow = flow;
         b->cur_held = false;
+        b->cur_pfc = fr->pfc;
         rclink_t3_receive(c, fr->data, fr->len);
         b->replay = false;
         b->flow = -1;
@@ -479,7 +596,7 @@ void rclink_cbfc_rx_drain(RclinkCore *c)
     RclinkCbfc *b = &c->cbfc;
     RclinkCbfcFrame *fr;
     unsigned v, f;
-    bool freed = false;
+    bool freed = false, moved = false;
 
     if (b->replay) {
         return;
@@ -489,13 +606,19 @@ void rclink_cbfc_rx_drain(RclinkCore *c)
         while ((fr = QSIMPLEQ_FIRST(&b->q[v])) && cbfc_deliver(c, f, fr)) {
             QSIMPLEQ_REMOVE_HEAD(&b->q[v], next);
             b->held[v] -= fr->credits;
-            b->freed[v] += fr->credits;
-            freed = true;
+            if (!fr->pfc) {
+                b->freed[v] += fr->credits;
+                freed = true;
+            }
+            moved = true;
             g_free(fr);
         }
     }
-    if (freed) {
+    if (moved) {
         rclink_dmaq_irq(c);
+        pfc_update(c);
+    }
+    if (freed) {
         cbfc_freed(c);
     }
 }
@@ -561,6 +684,7 @@ void rclink_cbfc_ctrl(RclinkCore *c, uint64_t val)
 /* AFH_CFG_EN or SHIM_CBFC_TIMING changed */
 void rclink_cbfc_cfg_changed(RclinkCore *c)
 {
+    pfc_update(c);
     cbfc_sync_arm(c);
     cbfc_kick(c);
     rclink_cbfc_rx_drain(c);
@@ -630,7 +754,7 @@ void rclink_cbfc_reset(RclinkCore *c)
     memset(b->seen, 0, sizeof(b->seen));
     memset(b->recv, 0, sizeof(b->recv));
     memset(b->freed, 0, sizeof(b->freed));
-    b->synced = b->loaded = b->on = 0;
+    b->synced = b->loaded = b->on = b->pfc_req = 0;
     b->flow = -1;
     b->replay = b->cur_held = false;
     b->quiet = 0;

@@ -83,6 +83,7 @@ typedef struct RclinkT1 RclinkT1;      /* rclink_type1.h */
 typedef struct RclinkCbfcFrame {
     QSIMPLEQ_ENTRY(RclinkCbfcFrame) next;
     unsigned kind;                     /* RCLINK_CBFC_T1.. */
+    bool pfc;                          /* PFC (words) or CBFC (credits) */
     uint32_t id;                       /* QP or group */
     uint32_t credits;
     size_t len;
@@ -103,7 +104,8 @@ typedef struct RclinkCbfc {
     QSIMPLEQ_HEAD(, RclinkCbfcFrame) q[8];
     int flow;                          /* the frame being received, or -1 */
     uint32_t cur_credits;
-    bool cur_held, replay;
+    bool cur_held, cur_pfc, replay;
+    uint8_t pfc_req;                   /* TX_PFC_REQ_O */
     unsigned quiet;                    /* sync periods without a change */
     QEMUTimer upd_timer, sync_timer;
 } RclinkCbfc;
@@ -151,6 +153,7 @@ typedef struct RclinkCore {
     /* MAC flow control (rclink_mac.c): the end of each priority's pause */
     int64_t pfc_until[8];
     QEMUTimer pfc_timer;
+    QEMUTimer hold_timer;              /* refresh of signal XOFFs */
 
     RclinkCbfc cbfc;
 } RclinkCore;
@@ -215,6 +218,7 @@ void rclink_mac_init(RclinkCore *c);
 void rclink_mac_reset(RclinkCore *c);
 void rclink_mac_fini(RclinkCore *c);
 uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo);
+void rclink_mac_signal_req(RclinkCore *c, uint8_t old, uint8_t req);
 
 /* rclink_cbfc.c: CBFC (seed 000, CBFC 流量控制) and its MAC side */
 bool rclink_cbfc_tx_ok(RclinkCore *c, unsigned flow);

@@ -6,20 +6,21 @@
  * TX: a write of TX_FC_XOFF_REQ is the CSR request of the seed: in 1-bit
  * mode a queue's bit going 0 -> 1 requests XOFF and 1 -> 0 XON; in 2-bit
  * mode (TX_FC_REQ_MODE, the queue's csr_2bit bit) {req1, req0} = 10 is
- * XOFF and 01 XON.  Queues without their TX_FC_ENABLE bit are ignored.
+ * XOFF and 01 XON.  The IP's TX_PFC_REQ_O (rclink_cbfc.c) is the signal
+ * request: XOFF while held, repeated every TX_FC_HOLD_QUANTA.  Queues
+ * without their TX_FC_ENABLE bit are ignored.
  * The MAC sends one frame for the queues that changed: PFC (802.1Qbb,
  * opcode 0x0101, the class-enable vector and eight quanta: TX_FC_QUANTA
  * for XOFF, 0 for XON) or, with TX_FC_SELECT.pfc 0, Pause (802.3x, opcode
- * 0x0001, queue 0's quanta), from TX_FC_SADDR to TX_FC_DADDR.  The
- * refresh of a held XOFF (TX_FC_HOLD_QUANTA) is not modelled.
+ * 0x0001, queue 0's quanta), from TX_FC_SADDR to TX_FC_DADDR.
  *
  * RX: MAC control frames (Ethernet type 0x8808) never reach the IP.  A PFC
  * frame to RX_FC_DADDR pauses the priorities of its vector that
  * RX_PFC_ENABLE has for quanta x 512 bit times at 100 Gb/s (5.12 ns; 0
  * resumes); a Pause frame pauses every priority when TX_PAUSE_ENABLE says
- * so.  What is paused waits: TYPE3
- * frames of AFH_CFG_EN.type3_cbfc's priority and TYPE1 REQs of the banks
- * whose type1_req_bankN_cbfc priority is paused (the IP's RX_PFC_REQ_I).
+ * so.  What is paused waits (the IP's RX_PFC_REQ_I): each flow of the IP
+ * whose XON_THR_RDMA.rx_*_pfc_en is set, on the priority of its
+ * AFH_CFG_EN.*_cbfc field (rclink_cbfc_tx_ok()).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -104,6 +105,63 @@ void rclink_mac_fc_req(RclinkCore *c, uint64_t old, uint64_t val)
     if (xoff | xon) {
         rclink_mac_send_fc(c, xoff, xon);
     }
+}
+
+/* Held signal XOFFs are sent again every TX_FC_HOLD_QUANTA (the least) */
+static void rclink_mac_hold_arm(RclinkCore *c)
+{
+    uint8_t held = c->cbfc.pfc_req &
+                   RF_GET(RCLINK_TX_FC_ENABLE_ENABLE,
+                          rclink_get(c, RCLINK_TX_FC_ENABLE));
+    uint32_t min = 0;
+    unsigned q;
+
+    for (q = 0; q < MAC_PRIOS; q++) {
+        uint32_t h = RF_GET(RCLINK_TX_FC_HOLD_QUANTA_QUANTA,
+                            rclink_get(c, RCLINK_TX_FC_HOLD_QUANTA(q)));
+
+        if ((held >> q & 1) && h && (!min || h < min)) {
+            min = h;
+        }
+    }
+    if (!min) {
+        timer_del(&c->hold_timer);
+    } else if (!timer_pending(&c->hold_timer)) {
+        timer_mod(&c->hold_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)min * MAC_QUANTUM_PS / 1000);
+    }
+}
+
+static void rclink_mac_hold_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+    uint8_t held = c->cbfc.pfc_req &
+                   RF_GET(RCLINK_TX_FC_ENABLE_ENABLE,
+                          rclink_get(c, RCLINK_TX_FC_ENABLE));
+
+    if (held) {
+        rclink_mac_send_fc(c, held, 0);
+    }
+    rclink_mac_hold_arm(c);
+}
+
+/*
+ * The IP's TX_PFC_REQ_O changed (the signal request of seed 003): XOFF for
+ * the priorities newly requested, XON for those released, of the queues
+ * TX_FC_ENABLE has; a held XOFF is repeated every TX_FC_HOLD_QUANTA.
+ */
+void rclink_mac_signal_req(RclinkCore *c, uint8_t old, uint8_t req)
+{
+    uint8_t en = RF_GET(RCLINK_TX_FC_ENABLE_ENABLE,
+                        rclink_get(c, RCLINK_TX_FC_ENABLE));
+    uint8_t xoff = req & ~old & en, xon = old & ~req & en;
+
+    if (xoff | xon) {
+        rclink_mac_send_fc(c, xoff, xon);
+    }
+    timer_del(&c->hold_timer);
+    c->cbfc.pfc_req = req;
+    rclink_mac_hold_arm(c);
 }
 
 /* The priorities paused now (SHIM_PFC_PAUSED) */
@@ -206,15 +264,19 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 void rclink_mac_init(RclinkCore *c)
 {
     timer_init_ns(&c->pfc_timer, QEMU_CLOCK_VIRTUAL, rclink_mac_pfc_timer, c);
+    timer_init_ns(&c->hold_timer, QEMU_CLOCK_VIRTUAL, rclink_mac_hold_timer,
+                  c);
 }
 
 void rclink_mac_reset(RclinkCore *c)
 {
+    timer_del(&c->hold_timer);
     timer_del(&c->pfc_timer);
     memset(c->pfc_until, 0, sizeof(c->pfc_until));
 }
 
 void rclink_mac_fini(RclinkCore *c)
 {
+    timer_del(&c->hold_timer);
     timer_del(&c->pfc_timer);
 }

@@ -1055,15 +1055,6 @@ void rclink_cc_wait(RclinkCore *c)
  * whose QP may not send.  Returns true when the round was full (more may
  * be waiting); *bytes: what went on the wire.
  */
-/* The priority bit of a REQ of the QP's bank (type1_req_bankN_cbfc) */
-static uint8_t rclink_t1_prio_bit(RclinkCore *c, uint32_t qpn)
-{
-    unsigned at = ctz64(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC) +
-                  3 * (qpn & T1_BANK_MASK);
-
-    return 1u << ((rclink_get(c, RCLINK_AFH_CFG_EN) >> at) & 7);
-}
-
 /*
  * May slot s go now?  A QP found unable to send stays so for the whole
  * round: a CC window may end while the round runs, and the QP's later
@@ -1078,14 +1069,8 @@ static bool rclink_t1_slot_ok(RclinkCore *c, int s)
         return false;
     }
     if (!rclink_cbfc_tx_ok(c, q->qpn & T1_BANK_MASK)) {
-        /* CBFC: the bank's VC has too few credits (kicked on return) */
+        /* CBFC credits or a PFC pause of the bank (kicked when it ends) */
         q->held_round = t1->round;
-        return false;
-    }
-    if (rclink_mac_paused(c) & rclink_t1_prio_bit(c, q->qpn)) {
-        /* the peer paused the bank's priority (RX_PFC_REQ_I) */
-        q->held_round = t1->round;
-        rclink_mac_pause_wait(c, rclink_t1_prio_bit(c, q->qpn));
         return false;
     }
     if (!rclink_t1_qp_can_send(c, q)) {

@@ -259,7 +259,6 @@ static void rclink_t3_tx_run(RclinkCore *c)
     const RclinkT3Dir *d = T3_TX;
     uint64_t st0 = 0, st1 = 0;
     uint32_t size, head, tail, old;
-    uint8_t prio;
 
     if (!rclink_t3_active(d, rclink_get(c, RCLINK_NONR_DMA_CTRL))) {
         /* Kept; processed once the path is enabled and out of reset. */
@@ -267,13 +266,6 @@ static void rclink_t3_tx_run(RclinkCore *c)
     }
     if (c->t3.halted[d->idx]) {
         trace_rclink_t3_halted(d->name);
-        return;
-    }
-    prio = 1u << RF_GET(RCLINK_AFH_CFG_EN_TYPE3_CBFC,
-                        rclink_get(c, RCLINK_AFH_CFG_EN));
-    if (rclink_mac_paused(c) & prio) {
-        /* the peer's PFC/Pause: the frames wait in the ring */
-        rclink_mac_pause_wait(c, prio);
         return;
     }
     size = rclink_t3_ring_size(c, d, true);
@@ -289,7 +281,7 @@ static void rclink_t3_tx_run(RclinkCore *c)
     old = tail = rclink_t3_tail(c, d, size);
     while (tail != head) {
         if (!rclink_cbfc_tx_ok(c, RCLINK_CBFC_FLOW_TYPE3)) {
-            /* CBFC: the frames wait in the ring for credits */
+            /* CBFC credits or the peer's PFC: the frames wait in the ring */
             break;
         }
         st1 = rclink_t3_tx_md(c, tail);

@@ -9,8 +9,9 @@
 #   * the driverinit params with their defaults; bad values refused with
 #     the driver's extack message;
 #     new values applied by `devlink dev reload` (ethtool -g, debugfs t1
-#     ring sizes, the event ring size in the log, header_format gen2 and
-#     cc_algorithm dcqcn's NOCNP period of 256 us in `rclink dev show`),
+#     ring sizes, the event ring size in the log, header_format gen2,
+#     cc_algorithm dcqcn's NOCNP period of 256 us and flow_control cbfc in
+#     `rclink dev show`),
 #     the defaults back with a second reload;
 #   * the health reporters type3, type1 and events: a TYPE1 retry timeout
 #     injected for a free QP is reported by "type1" (diagnose, dump,
@@ -71,11 +72,11 @@ print(json.dumps(json.load(sys.stdin)[sys.argv[1]].get(sys.argv[2]),
 params_all() { devlink -j dev param show | dl_json param "$dl"; }
 params_before=$(params_all)
 
-PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift"
+PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift flow_control"
 declare -A DEFAULT=([event_eq_size]=256 [type1_sq_size]=4096
 	[type1_rq_size]=512 [type1_cq_size]=2048 [type3_tx_ring_size]=256
 	[type3_rx_ring_size]=256 [header_format]=std [cc_algorithm]=none
-	[cc_ai_div]=32 [cc_fast_steps]=5 [cc_g_shift]=4)
+	[cc_ai_div]=32 [cc_fast_steps]=5 [cc_g_shift]=4 [flow_control]=pfc)
 
 # The driverinit value of a param
 param_get() {
@@ -173,11 +174,13 @@ errs=""
 for pv in event_eq_size:100 event_eq_size:8 type1_sq_size:8 \
 	type1_cq_size:3000 type3_tx_ring_size:32 type3_rx_ring_size:4096 \
 	header_format:gen3 cc_algorithm:cubic \
-	cc_ai_div:0 cc_ai_div:1025 cc_fast_steps:65 cc_g_shift:0 cc_g_shift:11; do
+	cc_ai_div:0 cc_ai_div:1025 cc_fast_steps:65 cc_g_shift:0 cc_g_shift:11 \
+	flow_control:xon; do
 	p=${pv%%:*} v=${pv#*:}
 	case $p in
 	header_format) msg="header format" ;;
 	cc_algorithm) msg="congestion control algorithm" ;;
+	flow_control) msg="flow control: pfc or cbfc" ;;
 	cc_*) msg="$p: must be" ;;
 	*) msg="power of two" ;;
 	esac
@@ -195,7 +198,7 @@ errs=""
 declare -A NEW=([event_eq_size]=32 [type1_sq_size]=1024 [type1_rq_size]=128
 	[type1_cq_size]=256 [type3_tx_ring_size]=128 [type3_rx_ring_size]=512
 	[header_format]=gen2 [cc_algorithm]=dcqcn [cc_ai_div]=16
-	[cc_fast_steps]=3 [cc_g_shift]=5)
+	[cc_fast_steps]=3 [cc_g_shift]=5 [flow_control]=cbfc)
 for p in $PARAMS; do
 	param_set "$p" "${NEW[$p]}" || errs+="setting $p failed; "
 done
@@ -221,6 +224,8 @@ if [ -n "$cdev" ] && [ -x "$RCL_TOOL" ]; then
 	# the CC loop runs on NOCNP records: on with it, 256 us
 	f=$(rcl_tool -j dev show dev "$cdev" | rcl_json_get nocnp_us)
 	[ "$f" = 256 ] || errs+="$cdev nocnp_us '$f' with dcqcn, want 256; "
+	f=$(rcl_tool -j dev show dev "$cdev" | rcl_json_get flow_control)
+	[ "$f" = cbfc ] || errs+="$cdev flow_control '$f' after the reload, want cbfc; "
 fi
 ktap_result reload_applies "$([ -z "$errs" ]; echo $?)" "$errs"
 

@@ -185,6 +185,55 @@ def bdf_of(name):
                       % (name, name, name))
 
 
+# -------------------------------------------------------------- devlink ----
+
+def devlink(*args):
+    """Run devlink; its output (ToolError when it fails)."""
+    cmd = ['devlink'] + [str(a) for a in args]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=60, check=False)
+    if p.returncode:
+        raise ToolError(cmd, p.returncode, p.stdout)
+    return p.stdout
+
+
+def devlink_param(name, param):
+    """The driverinit value of a devlink param of board NAME."""
+    h = 'pci/' + bdf_of(name)
+    out = json.loads(devlink('-j', 'dev', 'param', 'show', h, 'name', param))
+    for v in out['param'][h][0]['values']:
+        if v['cmode'] == 'driverinit':
+            return v['value']
+    raise LookupError('%s: no driverinit value of %s' % (h, param))
+
+
+def wait_for(what, cond, timeout=20.0):
+    """Wait until cond() is true; TimeoutError naming what."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise TimeoutError('timed out waiting for %s' % what)
+        time.sleep(0.1)
+
+
+def devlink_reload(name, params=()):
+    """Set driverinit params [(param, value)] of board NAME, reload it and
+    wait for it to answer again (a reload drops its QPs and settings)."""
+    h = 'pci/' + bdf_of(name)
+    for param, value in params:
+        devlink('dev', 'param', 'set', h, 'name', param, 'value', value,
+                'cmode', 'driverinit')
+    devlink('dev', 'reload', h, 'action', 'driver_reinit')
+
+    def back():
+        try:
+            dev_show(name)
+            return True
+        except ToolError:
+            return False
+    wait_for('%s after the reload' % name, back, 60.0)
+
+
 # `dev set` keys a test may change, with the tool's value syntax
 DEV_SET_KEYS = ('mac', 'ip', 'ttl', 'ip_id', 'tc', 'ack_tc', 'retry_timer',
                 'retry_cnt', 'rnr_retry_cnt', 'ack_timestamp', 'icrc',

@@ -1,0 +1,479 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""CBFC, credit-based flow control (seed 000, CBFC 流量控制;
+Documentation/hw/shim.rst "CBFC", Documentation/flow-control.rst) between
+the boards of a pair, both switched to it with `devlink dev param set ...
+flow_control value cbfc` and a reload:
+
+  driver_init   the seed's CBFC init sequence in the registers: stop_cbfc_en
+                0, the seven flows enabled on seven VCs of their own,
+                credit_uf_limit 1, dyn only for TYPE1, every VC enabled,
+                the RX PFC enables 0; every VC loaded and on; `rclink dev
+                show -s` shows each flow's credits at the credit limit
+  incast        two QPs of A (bank 0, one VC) send into two QPs of B whose
+                readers do not read (B posts no receive buffers: debugfs
+                t1_rx_queued_max 0, type1_rq_size 16): the frames wait in
+                B's VC 0 buffer (SHIM_CBFC_RX_BUF), A's VC 0 runs out of
+                credits and stops (dev show -s: credits below one frame,
+                tx_blocked counted), nothing is dropped (rx_drop_nobuf,
+                rx_drop of the VC 0) or retransmitted; then B reads: every
+                message arrives in order and A's credits come back to the
+                limit
+  vc_status     vc_status with VC 0 off: A's bank-0 QP sends nothing (the
+                message stays in flight, B receives nothing); back on: it
+                arrives
+  type3         raw frames from A's TYPE3 netdev to B's: they arrive, the
+                TYPE3 credits come back to the limit (SHIM_CBFC_UPD_RX)
+  update_frame  the wire: CBFC update frames (MAC control, opcode 0x0102)
+                of both boards; the last ones agree: what B freed on VC 0
+                (A's REQs) and VC 6 (TYPE3) is what A sent there, what A
+                freed on VC 4 (B's ACKs) is what B sent
+  lost          10 % loss on A's wire: the messages arrive (retransmitted),
+                B frees the credits of the lost frames when A's totals
+                show them (SHIM_CBFC_RECOVERED), A's credits come back to
+                the limit
+  refused       cbfc_uf 0, a credit size the seed does not have, a credit
+                limit below one frame and vlan_pri are refused with a
+                message and change nothing; `dcb pfc set ... prio-pfc 3:on`
+                (PFC and CBFC are exclusive) is refused in the kernel log
+                and leaves the MAC's PFC off
+  gen1_vlan     AFH_GEN1 without TC under CBFC (seed: VLAN forced): `dev
+                show` says vlan_forced, `vlan off` is refused; on the wire
+                A's REQs carry 802.1Q VID 0 PCP 0 (bank 0's VC), B's ACKs
+                PCP 4 (the ACK VC)
+"""
+
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'lib'))
+import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
+import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
+from rclinktest import hw, check  # noqa: E402  pylint: disable=C0413
+import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
+
+QA, QB = 0, 4                 # bank 0 both
+QA2, QB2 = 8, 12              # bank 0 both: the second sender
+IP_A, IP_B = '10.199.0.1', '10.199.0.2'
+WAIT = 60.0
+SIZE = 1000
+LIMIT = 64                    # the driver's default credit limit
+VC_TYPE3 = 6
+RQ_SMALL = 16
+T3_FRAMES = 20
+T3_ETH_TYPE = b'\x90\x00'     # Ethernet loopback: TYPE3 to the IP
+FLOWS = ('type1_bank0', 'type1_bank1', 'type1_bank2', 'type1_bank3',
+         'ackcnp', 'type2', 'type3')
+
+
+def fields(reg, val):
+    """{field: value} of a register value."""
+    return {name: (val >> f[1]) & ((1 << (f[0] - f[1] + 1)) - 1)
+            for name, f in hw.REGS[reg][11].items()}
+
+
+def wait_for(what, cond, timeout=20.0):
+    try:
+        t1.wait_for(what, cond, timeout)
+    except TimeoutError as e:
+        raise rt.TestFailed(str(e)) from e
+
+
+class CbfcTest(t1.PairTest):
+    QA, QB, IP_A, IP_B = QA, QB, IP_A, IP_B
+
+    def __init__(self, ktap):
+        super().__init__(ktap)
+        self.changed = []
+        self.bar = {}
+        self.pcap = None
+        self.pcap0 = 0
+
+    # ---------------------------------------------------------------- setup
+
+    def reload(self, dev, params):
+        try:
+            t1.devlink_reload(dev, params)
+        except (t1.ToolError, TimeoutError) as e:
+            raise rt.TestFailed(str(e)) from e
+
+    def setup(self):
+        if not shutil.which('devlink'):
+            raise rt.SkipTest('no devlink (iproute2)')
+        a, b = t1.pick_pair()
+        for d in (a, b):
+            if t1.qpns(d):
+                raise LookupError('%s has QPs configured: in use' % d)
+        rq = t1.devlink_param(b, 'type1_rq_size')
+        self.changed = [(a, [('flow_control', 'pfc')]),
+                        (b, [('flow_control', 'pfc'), ('type1_rq_size', rq)])]
+        self.reload(a, [('flow_control', 'cbfc')])
+        self.reload(b, [('flow_control', 'cbfc'),
+                        ('type1_rq_size', RQ_SMALL)])
+        super().setup()
+        for d in (self.a, self.b):
+            self.bar[d] = rt.Bar0(t1.bdf_of(d))
+        self.pcap = rt.wire_pcap()
+        self.pcap0 = os.path.getsize(self.pcap) if self.pcap else 0
+        self.add_qps()
+        self.add_second()
+
+    def add_second(self):
+        ma, mb = (t1.dev_show(d)['mac'] for d in (self.a, self.b))
+        t1.tool(['qp', 'add', 'dev', self.a, 'qpn', QA2, 'dqpn', QB2,
+                 'dip', IP_B, 'dmac', mb])
+        self.added.append((self.a, QA2))
+        t1.tool(['qp', 'add', 'dev', self.b, 'qpn', QB2, 'dqpn', QA2,
+                 'dip', IP_A, 'dmac', ma])
+        self.added.append((self.b, QB2))
+
+    def restore(self):
+        self.wire_loss(0)
+        for bar in self.bar.values():
+            bar.close()
+        self.bar = {}
+        self.del_qps()
+        for d, params in self.changed:
+            try:
+                self.reload(d, params)
+            except (rt.TestFailed, t1.ToolError) as e:
+                self.ktap.diag('restoring %s: %s' % (d, e))
+        self.saved = {}
+        super().restore()
+
+    # -------------------------------------------------------------- helpers
+
+    def reg(self, dev, name, index=0):
+        return self.bar[dev].read(name, index)
+
+    def cbfc(self, dev):
+        """dev show -s: the cbfc object (flows and VCs)."""
+        return t1.dev_show(dev, stats=True)['cbfc']
+
+    def credits(self, dev, flow):
+        for f in self.cbfc(dev)['flows']:
+            if f['flow'] == flow:
+                return int(f['credits'])
+        raise rt.TestFailed('no flow %s in dev show -s' % flow)
+
+    def wait_credits_back(self, dev, flows=('type1_bank0',)):
+        for f in flows:
+            wait_for('%s credits of %s back at %d' % (f, dev, LIMIT),
+                     lambda f=f: self.credits(dev, f) == LIMIT)
+
+    def dev_stat(self, dev, key):
+        return int(t1.dev_show(dev, stats=True)['stats'][key])
+
+    def qp_stat(self, dev, qpn, key):
+        return int(t1.qp_show(dev, qpn, stats=True)['stats'][key])
+
+    def set_queued_max(self, dev, val):
+        with open(rt.dbg_path(t1.bdf_of(dev), 't1_rx_queued_max'), 'w',
+                  encoding='ascii') as f:
+            f.write(str(val))
+
+    def wire_loss(self, ppm):
+        if self.a in self.bar:
+            self.bar[self.a].write('SHIM_WIRE_FAULT_SEED', 7)
+            self.bar[self.a].write('SHIM_WIRE_FAULT_RATE0', ppm)
+
+    # ---------------------------------------------------------------- tests
+
+    def test_driver_init(self):
+        for d in (self.a, self.b):
+            afh = self.reg(d, 'AFH_CFG_EN')
+            f = fields('AFH_CFG_EN', afh)
+            check(f['stop_cbfc_en'] == 0, '%s: stop_cbfc_en 1' % d)
+            ens = [f['rx_type1_req_bank%d_cbfc_en' % n] for n in range(4)]
+            ens += [f['rx_type1_ack_cbfc_en'], f['rx_type2_cbfc_en'],
+                    f['rx_type3_cbfc_en']]
+            check(ens == [1] * 7, '%s: flow enables %s' % (d, ens))
+            vcs = [f['type1_req_bank%d_cbfc' % n] for n in range(4)]
+            vcs += [f['type1_ack_cbfc'], f['type2_cbfc'], f['type3_cbfc']]
+            check(len(set(vcs)) == 7, '%s: VCs shared: %s' % (d, vcs))
+            ufs = [f[k + '_credit_uf_limit_cbfc']
+                   for k in ('type1', 'type2', 'type3', 'ack')]
+            check(ufs == [1, 1, 1, 1], '%s: credit_uf_limit %s' % (d, ufs))
+            dyn = [f[k + '_dyn_uf_limit_cbfc_en']
+                   for k in ('type1', 'type2', 'type3', 'ack')]
+            check(dyn == [1, 0, 0, 0], '%s: dyn_uf_limit %s' % (d, dyn))
+            check(f['software_ctrl_cbfc_vc_status'] == 0xff,
+                  '%s: vc_status 0x%x' % (d, f['software_ctrl_cbfc_vc_status']))
+            x = fields('XON_THR_RDMA', self.reg(d, 'XON_THR_RDMA'))
+            rxpfc = [v for k, v in x.items()
+                     if k.startswith('rx_') and k.endswith('_pfc_en')]
+            check(not any(rxpfc), '%s: RX PFC enables %s' % (d, rxpfc))
+            st = fields('SHIM_CBFC_STATUS', self.reg(d, 'SHIM_CBFC_STATUS'))
+            want = sum(1 << v for v in vcs)
+            check(st['loaded'] & want == want and st['vc_on'] == want,
+                  '%s: SHIM_CBFC_STATUS loaded 0x%x vc_on 0x%x, want 0x%x'
+                  % (d, st['loaded'], st['vc_on'], want))
+            got = {fl: self.credits(d, fl) for fl in FLOWS}
+            self.ktap.diag('%s: VCs %s, credits %s' % (d, vcs, got))
+            check(set(got.values()) == {LIMIT}, '%s: credits %s, want %d'
+                  % (d, got, LIMIT))
+
+    def test_incast(self):
+        n = 40
+        drop0 = self.dev_stat(self.b, 'rx_drop_nobuf')
+        retx0 = [self.qp_stat(self.a, q, 'retx_pkts') for q in (QA, QA2)]
+        blk0 = self.reg(self.a, 'SHIM_CBFC_TX_BLOCKED', 0)
+        vdrop0 = self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0)
+        self.set_queued_max(self.b, 0)
+        try:
+            with t1.Chan(self.a, QA, nonblock=True) as ca, \
+                    t1.Chan(self.a, QA2, nonblock=True) as ca2, \
+                    t1.Chan(self.b, QB) as cb, t1.Chan(self.b, QB2) as cb2:
+                sent = {QA: 0, QA2: 0}
+                for i in range(n):
+                    for q, ch in ((QA, ca), (QA2, ca2)):
+                        try:
+                            ch.write(t1.pattern(q, i, SIZE))
+                            sent[q] += 1
+                        except BlockingIOError:
+                            pass
+                # B's buffers run out, then its VC 0 buffer fills
+                wait_for('frames waiting in B\'s VC 0 buffer',
+                         lambda: self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0))
+                wait_for('A out of bank 0 credits',
+                         lambda: self.credits(self.a, 'type1_bank0') < 6)
+                time.sleep(1.0)
+                held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+                cf = self.credits(self.a, 'type1_bank0')
+                blk = self.reg(self.a, 'SHIM_CBFC_TX_BLOCKED', 0) - blk0
+                infl = ca.info()['tx_inflight'] + ca2.info()['tx_inflight']
+                self.ktap.diag('stalled: %s written, %d in flight, B holds %d '
+                               'credits, A has %d, VC 0 blocked %d times'
+                               % (sent, infl, held, cf, blk))
+                check(held > 0 and held <= LIMIT, 'B holds %d credits' % held)
+                check(blk > 0, 'A\'s VC 0 never blocked')
+                check(infl > 0, 'nothing waits at A')
+                # the receiver reads: everything arrives, in order
+                self.set_queued_max(self.b, 16 << 20)
+                for q, ch, peer in ((QA, cb, QA), (QA2, cb2, QA2)):
+                    for i in range(sent[q]):
+                        m = ch.recv(WAIT)
+                        check(m == t1.pattern(peer, i, SIZE),
+                              'QP %d message %d of %d: %r' %
+                              (peer, i, sent[q],
+                               None if m is None else m[:12]))
+                ca.drain()
+                ca2.drain()
+        finally:
+            self.set_queued_max(self.b, 16 << 20)
+        self.wait_credits_back(self.a)
+        drop = self.dev_stat(self.b, 'rx_drop_nobuf') - drop0
+        retx = [self.qp_stat(self.a, q, 'retx_pkts') - r
+                for q, r in zip((QA, QA2), retx0)]
+        vdrop = self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0) - vdrop0
+        self.ktap.diag('after: rx_drop_nobuf +%d, retransmitted %s, VC 0 '
+                       'drops +%d, B holds %d' %
+                       (drop, retx, vdrop,
+                        self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)))
+        check(drop == 0 and vdrop == 0, 'drops at B: nobuf %d, VC 0 %d'
+              % (drop, vdrop))
+        check(retx == [0, 0], 'retransmissions %s' % retx)
+        check(self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0) == 0,
+              'B still holds credits')
+
+    def test_vc_status(self):
+        t1.tool(['dev', 'set', 'dev', self.a, 'vc_status', '0xfe'])
+        try:
+            with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+                m = t1.pattern(QA, 1000, SIZE)
+                ca.send(m, WAIT)
+                check(cb.recv(1.5) is None, 'sent with VC 0 off')
+                st = fields('SHIM_CBFC_STATUS',
+                               self.reg(self.a, 'SHIM_CBFC_STATUS'))
+                check(not st['vc_on'] & 1, 'VC 0 on: 0x%x' % st['vc_on'])
+                check(ca.info()['tx_inflight'] == 1, 'not waiting at A')
+                t1.tool(['dev', 'set', 'dev', self.a, 'vc_status', '0xff'])
+                check(cb.recv(WAIT) == m, 'did not arrive with VC 0 on')
+                ca.drain()
+        finally:
+            t1.tool(['dev', 'set', 'dev', self.a, 'vc_status', '0xff'],
+                    check=False)
+
+    def test_type3(self):
+        """Raw frames A -> B on the TYPE3 netdevs (VC 6)."""
+        na, nb = (rt.netdev_of(t1.bdf_of(d)) for d in (self.a, self.b))
+        if not na or not nb:
+            raise rt.SkipTest('a board has no netdev in this namespace')
+        for n in (na, nb):
+            rt.run(['ip', 'link', 'set', n, 'up'])
+        rxp = '/sys/class/net/%s/statistics/rx_packets' % nb
+        upd0 = self.reg(self.a, 'SHIM_CBFC_UPD_RX')
+        rx0 = int(rt.sysfs_read(rxp))
+        dst = bytes.fromhex(t1.dev_show(self.b)['mac'].replace(':', ''))
+        with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as sk:
+            sk.bind((na, 0))
+            src = sk.getsockname()[4]
+            for i in range(T3_FRAMES):
+                sk.send(dst + src + T3_ETH_TYPE + bytes([i]) * 500)
+        wait_for('%d frames at %s' % (T3_FRAMES, nb),
+                 lambda: int(rt.sysfs_read(rxp)) - rx0 >= T3_FRAMES)
+        self.wait_credits_back(self.a, ('type3',))
+        upd = self.reg(self.a, 'SHIM_CBFC_UPD_RX') - upd0
+        self.ktap.diag('%d frames at %s, %d updates back at A'
+                       % (int(rt.sysfs_read(rxp)) - rx0, nb, upd))
+        check(upd > 0, 'no credit came back for TYPE3')
+
+    def test_update_frame(self):
+        """After the traffic above: each board's last update frame carries
+        the other's totals: B freed on VC 0 (A's REQs) and VC 6 (TYPE3)
+        what A sent there, A freed on VC 4 (B's ACKs) what B sent."""
+        if not self.pcap:
+            raise rt.SkipTest('no wire capture')
+        time.sleep(0.5)
+        recs = tw.pcap_records(self.pcap, self.pcap0)[0]
+        upd = [r[1] for r in recs if len(r[1]) >= 86 and
+               r[1][12:16] == b'\x88\x08\x01\x02']
+        macs = {d: t1.dev_show(d)['mac'].lower() for d in (self.a, self.b)}
+        last = {}
+        for f in upd:
+            for d, m in macs.items():
+                if f[6:12].hex(':') == m:
+                    last[d] = f
+        self.ktap.diag('%d update frames of %d; from %s' %
+                       (len(upd), len(recs), sorted(last)))
+        check(len(last) == 2, 'no update frame from %s' %
+              [d for d in macs if d not in last])
+
+        def tot(d, vc):
+            return struct.unpack('>II', last[d][22 + 8 * vc:30 + 8 * vc])
+
+        for src, dst, vc in ((self.a, self.b, 0), (self.a, self.b, VC_TYPE3),
+                             (self.b, self.a, 4)):
+            sent, freed = tot(src, vc)[0], tot(dst, vc)[1]
+            self.ktap.diag('VC %d: %s sent %d, %s freed %d'
+                           % (vc, src, sent, dst, freed))
+            check(sent == freed and sent > 0, 'VC %d: sent %d, freed %d'
+                  % (vc, sent, freed))
+        check(last[self.a][16] & 0x7f == 0x7f, 'VC mask 0x%02x'
+              % last[self.a][16])
+
+    def test_lost(self):
+        rec0 = self.reg(self.b, 'SHIM_CBFC_RECOVERED')
+        self.wire_loss(100000)
+        try:
+            with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+                for i in range(30):
+                    m = t1.pattern(QA, 3000 + i, SIZE)
+                    ca.send(m, WAIT)
+                    check(cb.recv(WAIT) == m, 'message %d' % i)
+                ca.drain()
+        finally:
+            self.wire_loss(0)
+        self.wait_credits_back(self.a)
+        rec = self.reg(self.b, 'SHIM_CBFC_RECOVERED') - rec0
+        lost = self.reg(self.a, 'SHIM_WIRE_LOST')
+        self.ktap.diag('B recovered %d credits (A\'s wire lost %d frames in '
+                       'all)' % (rec, lost))
+        check(rec > 0, 'no credits recovered')
+
+    def test_refused(self):
+        before = self.reg(self.a, 'AFH_CFG_EN')
+        cfg0 = self.reg(self.a, 'SHIM_CBFC_VC_CFG', 0)
+        for args in (['cbfc_uf', 'type1', '0'], ['cbfc_size', '512'],
+                     ['cbfc_limit', '1'], ['vlan_pri', '3']):
+            try:
+                t1.tool(['dev', 'set', 'dev', self.a] + args)
+            except t1.ToolError as e:
+                self.ktap.diag('%s: %s' % (' '.join(args),
+                                           str(e).strip()[-120:]))
+            else:
+                raise rt.TestFailed('%s accepted' % args)
+        check(self.reg(self.a, 'AFH_CFG_EN') == before,
+              'AFH_CFG_EN changed by refused settings')
+        check(self.reg(self.a, 'SHIM_CBFC_VC_CFG', 0) == cfg0,
+              'SHIM_CBFC_VC_CFG changed by refused settings')
+        nd = rt.netdev_of(t1.bdf_of(self.a))
+        if nd and shutil.which('dcb'):
+            # dcbnl returns a refusal inside its reply, which dcb does not
+            # show: the log says it, nothing changes
+            mark = rt.kmsg_mark('t1_cbfc dcb')
+            subprocess.run(['dcb', 'pfc', 'set', 'dev', nd, 'prio-pfc',
+                            '3:on'], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=30, check=False)
+            log = [r for r in rt.kmsg_since(mark)
+                   if 'PFC and CBFC are exclusive' in str(r)]
+            check(log, 'no "PFC and CBFC are exclusive" in the kernel log')
+            check(self.reg(self.a, 'RX_PFC_ENABLE') == 0 and
+                  self.reg(self.a, 'TX_FC_ENABLE') == 0,
+                  'PFC enabled in the MAC in CBFC mode')
+
+
+    def test_gen1_vlan(self):
+        """AFH_GEN1 without TC under CBFC: the VLAN tag carries the VC."""
+        self.del_qps()
+        for d in (self.a, self.b):
+            t1.tool(['dev', 'set', 'dev', d, 'format', 'gen1'])
+            got = t1.dev_show(d)
+            check(got.get('vlan_forced') is True, '%s: vlan_forced %r'
+                  % (d, got.get('vlan_forced')))
+        try:
+            t1.tool(['dev', 'set', 'dev', self.a, 'vlan', 'off'])
+        except t1.ToolError as e:
+            self.ktap.diag('vlan off: %s' % str(e).strip()[-100:])
+        else:
+            raise rt.TestFailed('vlan off accepted with gen1 under CBFC')
+        check(t1.dev_show(self.a).get('vlan_forced') is True,
+              'the refused vlan off changed the board')
+        start = os.path.getsize(self.pcap) if self.pcap else 0
+        try:
+            self.add_qps()
+            with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+                m = t1.pattern(QA, 4000, SIZE)
+                ca.send(m, WAIT)
+                check(cb.recv(WAIT) == m, 'no message in gen1')
+                ca.drain()
+            if not self.pcap:
+                return
+            time.sleep(0.3)
+            tags = {}
+            for _, f in tw.pcap_records(self.pcap, start)[0]:
+                if f[12:14] == b'\x81\x00' and f[16:18] == b'\x88\xb5':
+                    tci = struct.unpack('>H', f[14:16])[0]
+                    tags.setdefault(f[6:12].hex(':'), set()).add(
+                        (tci >> 13, tci & 0xfff))
+            macs = {d: t1.dev_show(d)['mac'].lower() for d in (self.a,
+                                                               self.b)}
+            self.ktap.diag('802.1Q (PCP, VID) of AFH frames: %s' % tags)
+            # A's REQs of bank 0 on VC 0, B's ACKs on VC 4, VID 0
+            check(tags.get(macs[self.a]) == {(0, 0)},
+                  'A\'s REQs: %s' % tags.get(macs[self.a]))
+            check(tags.get(macs[self.b]) == {(4, 0)},
+                  'B\'s ACKs: %s' % tags.get(macs[self.b]))
+        finally:
+            self.del_qps()
+            for d in (self.a, self.b):
+                t1.tool(['dev', 'set', 'dev', d, 'format', 'std'],
+                        check=False)
+            self.add_qps()
+            self.add_second()
+
+
+def main():
+    ktap = rt.Ktap()
+    mod = rt.start(ktap)
+    t = CbfcTest(ktap)
+    rt.setup_or_skip(ktap, mod, t)
+    rt.run_object(ktap, mod, t, (('driver_init', t.test_driver_init),
+                                 ('incast', t.test_incast),
+                                 ('vc_status', t.test_vc_status),
+                                 ('type3', t.test_type3),
+                                 ('update_frame', t.test_update_frame),
+                                 ('lost', t.test_lost),
+                                 ('refused', t.test_refused),
+                                 ('gen1_vlan', t.test_gen1_vlan)), 't1_cbfc')
+
+
+if __name__ == '__main__':
+    main()
