@@ -18,7 +18,9 @@
 # BENCH_INSN_MODE (tb or insn, the plugin's counting; default tb),
 # BENCH_PROFILE=1 (also a kernel profile of the ring path: slower), and,
 # passed to the guest: BENCH_SECONDS, BENCH_PINGS, BENCH_SIZES, BENCH_MSGS,
-# BENCH_RTTS, BENCH_UDP_SECS, BENCH_QPS (see bench-guest.sh).
+# BENCH_RTTS, BENCH_UDP_SECS, BENCH_QPS (see bench-guest.sh); BENCH_CC=0
+# leaves out the congestion-control figures (a second guest: three boards
+# on a hub, t1_cc_fair.py for BENCH_CC_SECONDS per case, default 20).
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -95,11 +97,26 @@ selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" --timeout 1800 \
 	env "${genv[@]}" tools/bench/bench-guest.sh >"$out/run.log" 2>&1
 rc=$?
 grep '^bench: ' "$out/run.log" >&2
-if [ -s "$out/bench.txt" ]; then
-	cat "$out/bench.txt"
-else
+if [ ! -s "$out/bench.txt" ]; then
 	tail -n 30 "$out/run.log"
 	echo "bench: no results (guest exit $rc)" >&2
 	exit 1
 fi
+# The congestion-control loop on three boards of a hub (t1_cc_fair.py):
+# what two DCQCN senders get of a congested port, for longer than the test
+if [ "${BENCH_CC:-1}" != 0 ]; then
+	echo "bench: two DCQCN senders into one port (t1_cc_fair.py, 3 boards)" >&2
+	RCLINK_TESTS_OUT=$out/cc-fair RCLINK_BOARDS=hub RCLINK_HUB_BOARDS=3 \
+		selftests/vm/run-tests.sh \
+		"RCLINK_CC_FAIR_SECONDS=${BENCH_CC_SECONDS:-20}" t1_cc_fair.py \
+		>"$out/cc-fair.log" 2>&1
+	{
+		echo
+		echo "congestion control: two dcqcn senders into one congested port"
+		echo "(t1_cc_fair.py, ${BENCH_CC_SECONDS:-20} s per case; second-half rates)"
+		grep -E 'sender [01]:|port [0-9]+ Mbit/s|second half:|^ *(not )?ok [0-9]' \
+			"$out/cc-fair.log" | sed 's/^ *# */  /'
+	} >>"$out/bench.txt"
+fi
+cat "$out/bench.txt"
 exit "$rc"
