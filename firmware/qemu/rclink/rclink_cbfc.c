@@ -5,8 +5,9 @@
  *
  * Flows: the seven physical flows of the seed (TYPE1 REQ banks 0..3,
  * ACK+CNP, TYPE2, TYPE3), each mapped to its VC by AFH_CFG_EN.*_cbfc.  A
- * flow is under CBFC when stop_cbfc_en is 0, its enable bit is 1 and its
- * VC has been loaded (SHIM_CBFC_CTRL.load, MAC2TX_CBFC_RST_I).
+ * flow is under CBFC when stop_cbfc_en is 0 and its enable bit is 1; it
+ * sends once its VC has been loaded (SHIM_CBFC_CTRL.load,
+ * MAC2TX_CBFC_RST_I).
  *
  * TX (the IP): a VC has cf credits, credit_limit after a load.  A frame
  * costs ceil((length + pkt_ovhd) / credit_size) credits (at least one).
@@ -112,12 +113,21 @@ static unsigned cbfc_flow_vc(RclinkCore *c, unsigned flow)
     return RF_GET(cbfc_vc[flow], rclink_get(c, RCLINK_AFH_CFG_EN));
 }
 
-/* Is the flow under CBFC now? */
+/*
+ * Is the flow under CBFC now?  Its VC may not be loaded: then it has no
+ * credits and does not send (MAC2TX_CBFC_RESET_I: "设 CBFC 为阻塞状态").
+ */
 static bool cbfc_active(RclinkCore *c, unsigned flow)
 {
     uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
 
-    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_en[flow]) &&
+    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_en[flow]);
+}
+
+/* Under CBFC with its VC loaded: the receive side counts its credits */
+static bool cbfc_loaded(RclinkCore *c, unsigned flow)
+{
+    return cbfc_active(c, flow) &&
            (c->cbfc.loaded >> cbfc_flow_vc(c, flow) & 1);
 }
 
@@ -316,7 +326,7 @@ void rclink_cbfc_tx_sent(RclinkCore *c, unsigned flow, size_t len)
     unsigned v;
     uint32_t cr;
 
-    if (!cbfc_active(c, flow)) {
+    if (!cbfc_loaded(c, flow)) {
         return;
     }
     v = cbfc_flow_vc(c, flow);
@@ -484,7 +494,7 @@ void rclink_cbfc_rx_enter(RclinkCore *c, unsigned flow, size_t len)
         b->cur_credits = DIV_ROUND_UP(len, PFC_WORD);
         return;
     }
-    if (!cbfc_active(c, flow)) {
+    if (!cbfc_loaded(c, flow)) {
         return;
     }
     b->flow = flow;

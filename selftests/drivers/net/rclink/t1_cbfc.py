@@ -37,6 +37,9 @@ flow_control value cbfc` and a reload:
                 message and change nothing; `dcb pfc set ... prio-pfc 3:on`
                 (PFC and CBFC are exclusive) is refused in the kernel log
                 and leaves the MAC's PFC off
+  mac_reset     SHIM_CBFC_CTRL.reset (MAC2TX_CBFC_RESET_I) on A: no VC
+                loaded, no credits, a message waits; a load of every VC
+                (MAC2TX_CBFC_RST_I): it goes, the credits are back
   gen1_vlan     AFH_GEN1 without TC under CBFC (seed: VLAN forced): `dev
                 show` says vlan_forced, `vlan off` is refused; on the wire
                 A's REQs carry 802.1Q VID 0 PCP 0 (bank 0's VC), B's ACKs
@@ -410,6 +413,32 @@ class CbfcTest(t1.PairTest):
                   'PFC enabled in the MAC in CBFC mode')
 
 
+    def test_mac_reset(self):
+        """MAC2TX_CBFC_RESET_I (SHIM_CBFC_CTRL.reset): every VC unloaded,
+        no credits, the flows blocked; a load (MAC2TX_CBFC_RST_I) gives
+        the credits back and what waited goes."""
+        bar = self.bar[self.a]
+        bar.write('SHIM_CBFC_CTRL', rt.fval('SHIM_CBFC_CTRL', 'reset', 1))
+        try:
+            st = fields('SHIM_CBFC_STATUS', self.reg(self.a,
+                                                     'SHIM_CBFC_STATUS'))
+            check(st['loaded'] == 0 and st['vc_on'] == 0,
+                  'after the reset: loaded 0x%x vc_on 0x%x'
+                  % (st['loaded'], st['vc_on']))
+            check(self.credits(self.a, 'type1_bank0') == 0,
+                  'credits left after the reset')
+            with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+                m = t1.pattern(QA, 5000, SIZE)
+                ca.send(m, WAIT)
+                check(cb.recv(1.5) is None, 'sent after the MAC\'s reset')
+                bar.write('SHIM_CBFC_CTRL', rt.fval('SHIM_CBFC_CTRL', 'load',
+                                                    0xff))
+                check(cb.recv(WAIT) == m, 'not sent after the load')
+                ca.drain()
+        finally:
+            bar.write('SHIM_CBFC_CTRL', rt.fval('SHIM_CBFC_CTRL', 'load', 0xff))
+        self.wait_credits_back(self.a, FLOWS)
+
     def test_gen1_vlan(self):
         """AFH_GEN1 without TC under CBFC: the VLAN tag carries the VC."""
         self.del_qps()
@@ -472,6 +501,7 @@ def main():
                                  ('update_frame', t.test_update_frame),
                                  ('lost', t.test_lost),
                                  ('refused', t.test_refused),
+                                 ('mac_reset', t.test_mac_reset),
                                  ('gen1_vlan', t.test_gen1_vlan)), 't1_cbfc')
 
 
