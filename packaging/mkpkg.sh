@@ -174,6 +174,7 @@ for p in $progs; do
 	echo "drivers/net/rclink:$p"
 done >"$base/kselftest-list.txt"
 # byte code the tests' python left (py3clean does this for packages)
+install -d "$d/DEBIAN"
 cat >"$d/DEBIAN/prerm" <<'PRERM'
 #!/bin/sh
 set -e
