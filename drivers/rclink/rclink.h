@@ -233,6 +233,27 @@ struct rclink_cbfc {
 };
 
 /* A snapshot of the board's CBFC state for dev-get */
+/*
+ * One of the IP's seven physical flows (seed 000, CBFC: TYPE1 REQ banks
+ * 0..3, ACK/CNP, TYPE2, TYPE3, in DFX_CBFC_CF_O order): where its VC (CBFC)
+ * or priority (PFC), its credits and its PFC enables are
+ */
+struct rclink_fc_flow {
+	u64 vc;		/* AFH_CFG_EN field */
+	u32 cf_reg;	/* DMAQ_DFX_CBFC_CF0 or CF1 */
+	u64 cf;		/* its field there */
+	u64 pfc_rx;	/* XON_THR_RDMA: stops while its priority is paused */
+	u64 pfc_tx;	/* XON_THR_RDMA: asks for XOFF of its priority */
+};
+
+extern const struct rclink_fc_flow rclink_fc_flows[RCLINK_CBFC_FLOWS];
+
+/* A field of @val by a mask known only at run time */
+static inline u32 rclink_fc_field(u64 val, u64 mask)
+{
+	return (val & mask) >> __ffs64(mask);
+}
+
 struct rclink_cbfc_info {
 	u8 vc[RCLINK_CBFC_FLOWS];	/* each flow's VC (AFH_CFG_EN) */
 	u16 credits[RCLINK_CBFC_FLOWS];	/* DMAQ_DFX_CBFC_CF0/CF1 */

@@ -106,6 +106,31 @@ static const u32 rclink_cbfc_uf_given[RCLINK_FC_UF_NUM] = {
 	 RCLINK_XON_THR_RDMA_TX_TYPE2_PFC_EN |			\
 	 RCLINK_XON_THR_RDMA_TX_NON_RDMA_PFC_EN)
 
+/* The seven flows, in the uAPI's (and DFX_CBFC_CF_O's) order */
+#define RCLINK_FC_FLOW(vc_field, reg, cf_field, rx, tx)			\
+	{ .vc = RCLINK_AFH_CFG_EN_##vc_field,				\
+	  .cf_reg = RCLINK_DMAQ_DFX_CBFC_##reg,				\
+	  .cf = RCLINK_DMAQ_DFX_CBFC_##reg##_##cf_field,		\
+	  .pfc_rx = RCLINK_XON_THR_RDMA_RX_##rx##_PFC_EN,		\
+	  .pfc_tx = RCLINK_XON_THR_RDMA_TX_##tx##_PFC_EN }
+
+const struct rclink_fc_flow rclink_fc_flows[RCLINK_CBFC_FLOWS] = {
+	[RCLINK_FC_FLOW_TYPE1_BANK0] = RCLINK_FC_FLOW(TYPE1_REQ_BANK0_CBFC, CF0,
+			TYPE1_BANK0, TYPE1_REQ_BANK0, TYPE1_REQ_BANK0),
+	[RCLINK_FC_FLOW_TYPE1_BANK1] = RCLINK_FC_FLOW(TYPE1_REQ_BANK1_CBFC, CF0,
+			TYPE1_BANK1, TYPE1_REQ_BANK1, TYPE1_REQ_BANK1),
+	[RCLINK_FC_FLOW_TYPE1_BANK2] = RCLINK_FC_FLOW(TYPE1_REQ_BANK2_CBFC, CF0,
+			TYPE1_BANK2, TYPE1_REQ_BANK2, TYPE1_REQ_BANK2),
+	[RCLINK_FC_FLOW_TYPE1_BANK3] = RCLINK_FC_FLOW(TYPE1_REQ_BANK3_CBFC, CF0,
+			TYPE1_BANK3, TYPE1_REQ_BANK3, TYPE1_REQ_BANK3),
+	[RCLINK_FC_FLOW_ACKCNP] = RCLINK_FC_FLOW(TYPE1_ACK_CBFC, CF1, ACKCNP,
+			ACK, ACK),
+	[RCLINK_FC_FLOW_TYPE2] = RCLINK_FC_FLOW(TYPE2_CBFC, CF1, TYPE2, TYPE2,
+			TYPE2),
+	[RCLINK_FC_FLOW_TYPE3] = RCLINK_FC_FLOW(TYPE3_CBFC, CF1, TYPE3,
+			NON_RDMA, NON_RDMA),
+};
+
 /* The flows of the uAPI are the contract's, in DMAQ_DFX_CBFC_CF0/1 order */
 static_assert(RCLINK_FC_FLOW_TYPE1_BANK3 == 3);
 static_assert(RCLINK_FC_FLOW_ACKCNP == RCLINK_CBFC_FLOW_ACK);
@@ -410,43 +435,22 @@ void rclink_cbfc_get(struct rclink_dev *rdev, struct rclink_t1_dev_cfg *cfg)
 /* The board's CBFC state: each flow's VC and credits, each VC's counters */
 void rclink_cbfc_info(struct rclink_dev *rdev, struct rclink_cbfc_info *info)
 {
-	unsigned int v;
-	u64 val;
+	u64 val, afh, cf0, cf1;
+	unsigned int v, f;
 
 	lockdep_assert_held(&rdev->t1.lock);
 
-	val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
-	info->vc[RCLINK_FC_FLOW_TYPE1_BANK0] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC, val);
-	info->vc[RCLINK_FC_FLOW_TYPE1_BANK1] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC, val);
-	info->vc[RCLINK_FC_FLOW_TYPE1_BANK2] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC, val);
-	info->vc[RCLINK_FC_FLOW_TYPE1_BANK3] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC, val);
-	info->vc[RCLINK_FC_FLOW_ACKCNP] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC, val);
-	info->vc[RCLINK_FC_FLOW_TYPE2] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE2_CBFC, val);
-	info->vc[RCLINK_FC_FLOW_TYPE3] =
-		FIELD_GET(RCLINK_AFH_CFG_EN_TYPE3_CBFC, val);
+	afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
+	cf0 = rclink_rd64(rdev, RCLINK_DMAQ_DFX_CBFC_CF0);
+	cf1 = rclink_rd64(rdev, RCLINK_DMAQ_DFX_CBFC_CF1);
+	for (f = 0; f < RCLINK_CBFC_FLOWS; f++) {
+		const struct rclink_fc_flow *fl = &rclink_fc_flows[f];
 
-	val = rclink_rd64(rdev, RCLINK_DMAQ_DFX_CBFC_CF0);
-	info->credits[RCLINK_FC_FLOW_TYPE1_BANK0] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF0_TYPE1_BANK0, val);
-	info->credits[RCLINK_FC_FLOW_TYPE1_BANK1] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF0_TYPE1_BANK1, val);
-	info->credits[RCLINK_FC_FLOW_TYPE1_BANK2] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF0_TYPE1_BANK2, val);
-	info->credits[RCLINK_FC_FLOW_TYPE1_BANK3] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF0_TYPE1_BANK3, val);
-	val = rclink_rd64(rdev, RCLINK_DMAQ_DFX_CBFC_CF1);
-	info->credits[RCLINK_FC_FLOW_ACKCNP] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF1_ACKCNP, val);
-	info->credits[RCLINK_FC_FLOW_TYPE2] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF1_TYPE2, val);
-	info->credits[RCLINK_FC_FLOW_TYPE3] =
-		FIELD_GET(RCLINK_DMAQ_DFX_CBFC_CF1_TYPE3, val);
+		info->vc[f] = rclink_fc_field(afh, fl->vc);
+		info->credits[f] = rclink_fc_field(fl->cf_reg ==
+						   RCLINK_DMAQ_DFX_CBFC_CF0 ?
+						   cf0 : cf1, fl->cf);
+	}
 
 	val = rclink_rd64(rdev, RCLINK_SHIM_CBFC_STATUS);
 	info->vc_on = FIELD_GET(RCLINK_SHIM_CBFC_STATUS_VC_ON, val);

@@ -33,14 +33,6 @@
 #define RCLINK_DCB_XON_ACK	0x80
 #define RCLINK_DCB_XOFF_ACK	0xc0
 
-/* A flow's enables (rx: obeys a pause, tx: asks for XOFF) if on @en */
-static u64 rclink_dcb_flow(u8 en, u64 afh, u64 pri_mask, u64 rx, u64 tx)
-{
-	unsigned int pri = (afh & pri_mask) >> __ffs64(pri_mask);
-
-	return (en >> pri) & 1 ? rx | tx : 0;
-}
-
 /*
  * The IP's side of PFC (seed 000, "PFC 模式寄存器配置"): every flow on
  * an enabled priority stops while the peer pauses it (rx_*_pfc_en, the IP's
@@ -55,29 +47,15 @@ static void rclink_dcb_ip_apply(struct rclink_dev *rdev, u8 en)
 {
 	u64 afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
 	u32 depth = 1U << rdev->params.type1_rx_buf_aw;
-	u64 val, flows;
+	u64 val, flows = 0;
+	unsigned int f;
 
-	flows = rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC,
-				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK0_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK0_PFC_EN) |
-		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC,
-				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK1_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK1_PFC_EN) |
-		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC,
-				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK2_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK2_PFC_EN) |
-		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC,
-				RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK3_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK3_PFC_EN) |
-		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC,
-				RCLINK_XON_THR_RDMA_RX_ACK_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_ACK_PFC_EN) |
-		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE2_CBFC,
-				RCLINK_XON_THR_RDMA_RX_TYPE2_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_TYPE2_PFC_EN) |
-		rclink_dcb_flow(en, afh, RCLINK_AFH_CFG_EN_TYPE3_CBFC,
-				RCLINK_XON_THR_RDMA_RX_NON_RDMA_PFC_EN,
-				RCLINK_XON_THR_RDMA_TX_NON_RDMA_PFC_EN);
+	for (f = 0; f < RCLINK_CBFC_FLOWS; f++) {
+		const struct rclink_fc_flow *fl = &rclink_fc_flows[f];
+
+		if ((en >> rclink_fc_field(afh, fl->vc)) & 1)
+			flows |= fl->pfc_rx | fl->pfc_tx;
+	}
 
 	val = rclink_rd64(rdev, RCLINK_XON_THR_RDMA);
 	val &= ~(RCLINK_DCB_IP_EN | RCLINK_XON_THR_RDMA_XON_THR_RDMA |
