@@ -661,7 +661,6 @@ void rclink_cbfc_ctrl(RclinkCore *c, uint64_t val)
         /* every VC blocked until it is loaded again */
         b->loaded = 0;
         memset(b->cf, 0, sizeof(b->cf));
-        b->synced = 0;
     }
     for (v = 0; v < CBFC_VCS; v++) {
         uint64_t cfg = rclink_get(c, RCLINK_SHIM_CBFC_VC_CFG(v));
@@ -679,8 +678,11 @@ void rclink_cbfc_ctrl(RclinkCore *c, uint64_t val)
         }
         b->cf[v] = cbfc_limit(c, v);
         b->loaded |= 1u << v;
-        /* the next update from the partner is the base of its FREED */
-        b->synced &= ~(1u << v);
+        /*
+         * The partner's totals run on across our load: the credits of
+         * what is sent from now come back as the growth of its FREED
+         * (taking its next update as a new base would swallow them).
+         */
     }
     trace_rclink_cbfc_ctrl(load, !!(val & RCLINK_SHIM_CBFC_CTRL_RESET),
                            b->loaded);
