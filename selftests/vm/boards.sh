@@ -13,7 +13,11 @@
 #          a switch that floods, the pair being its first two ports
 #   faults the pair, each board behind a PCIe root port of its own (no hot
 #          plug), as on a server: AER reaches the driver through the port
-#          (pci_faults.py).  The other sets keep every board on bus 0, in
+#          (pci_faults.py).  The ports train at 2.5 GT/s: a QEMU port of
+#          a faster link reports Data Link Layer Link Active only through
+#          its hot plug code, so without hot plug Linux would wait for it in
+#          vain after a secondary bus reset (the board has a PM capability,
+#          hence a D3cold delay, hence that wait).  The other sets keep every board on bus 0, in
 #          the order given: the pair first, probed first, named first.
 # shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
@@ -25,7 +29,7 @@ nport=0
 board() { # rclink device options
 	if [ "$set_" = faults ]; then
 		nport=$((nport + 1))
-		args+=(-device "pcie-root-port,id=rp$nport,chassis=$nport,slot=$nport,hotplug=off"
+		args+=(-device "pcie-root-port,id=rp$nport,chassis=$nport,slot=$nport,hotplug=off,x-speed=2_5"
 			-device "rclink,bus=rp$nport,$1")
 	else
 		args+=(-device "rclink,$1")

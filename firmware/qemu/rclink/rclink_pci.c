@@ -25,6 +25,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(RclinkState, RCLINK)
 #define RCLINK_PCIE_CAP_OFFSET 0x80
 #define RCLINK_MSI_CAP_OFFSET 0x50
 #define RCLINK_AER_OFFSET 0x100
+#define RCLINK_PM_CAP_OFFSET 0xc0
 
 struct RclinkState {
     PCIDevice parent_obj;
@@ -136,6 +137,17 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
                       errp) < 0) {
         return;
     }
+    /*
+     * Power management, D0 and D3hot.  No_Soft_Reset is 0: the return from
+     * D3hot to D0 resets the board (rclink_write_config), as the hard IP's
+     * function reset would.
+     */
+    if (pci_pm_init(pdev, RCLINK_PM_CAP_OFFSET, errp) < 0) {
+        return;
+    }
+    pci_set_word(pdev->config + pdev->pm_cap + PCI_PM_PMC, 0x3);
+    pci_set_word(pdev->wmask + pdev->pm_cap + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK);
     if (s->msi && msi_init(pdev, RCLINK_MSI_CAP_OFFSET, 1, true, false,
                            errp) < 0) {
         return;
@@ -174,12 +186,31 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     rclink_core_reset(&s->core);
 }
 
-/* Config space writes: a FLR resets the board (rclink_reset_hold) */
+static uint8_t rclink_pm_state(PCIDevice *pdev)
+{
+    return pci_get_word(pdev->config + pdev->pm_cap + PCI_PM_CTRL) &
+           PCI_PM_CTRL_STATE_MASK;
+}
+
+/*
+ * Config space writes: a FLR resets the board (rclink_reset_hold), and so
+ * does the way back from D3hot to D0 (the board's state, not the
+ * configuration space: the host restores that)
+ */
 static void rclink_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
                                 int len)
 {
+    RclinkState *s = RCLINK(pdev);
+    uint8_t pm = rclink_pm_state(pdev);
+
     pci_default_write_config(pdev, addr, val, len);
     pcie_cap_flr_write_config(pdev, addr, val, len);
+    if (pm != rclink_pm_state(pdev)) {
+        trace_rclink_pm_state(pm, rclink_pm_state(pdev));
+        if (pm == 3 && !rclink_pm_state(pdev)) {
+            rclink_core_reset(&s->core);
+        }
+    }
 }
 
 static void rclink_exit(PCIDevice *pdev)
