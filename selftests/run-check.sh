@@ -210,9 +210,10 @@ done
 		--append "iomem=relaxed loglevel=3" -- \
 		env RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite"
 done
-# PCI faults need the boards behind root ports (AER): a guest of their own
+# PCI faults need the boards behind root ports (AER): a guest of their own,
+# whose 9p root survives system sleep (pci_faults.py system_sleep)
 [ "$mode" = all ] && BOARDS=faults guest "faults-$newest" "$newest" \
-	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
+	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" --sleep-safe \
 	--append "iomem=relaxed loglevel=3" -- "$suite" pci_faults.py
 
 # Eight boards on one hub (a switch that floods): TYPE3 and TYPE1 between
@@ -234,7 +235,7 @@ if [ -n "$dkdir" ]; then
 		skip=$long_tests
 	guest guest-debug "$dkrel" --kernel-image "$dkdir/vmlinuz" \
 		--moddir "$dkdir/modroot/lib/modules/$dkrel" --mem 3G \
-		--timeout "${RCLINK_DEBUG_GUEST_TIMEOUT:-7200}" \
+		--timeout "${RCLINK_DEBUG_GUEST_TIMEOUT:-7200}" --sleep-safe \
 		--append "iomem=relaxed loglevel=3" -- \
 		selftests/vm/guest-watch.sh -- \
 		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \

@@ -87,6 +87,7 @@ enum rclink_cnt {
 	RCLINK_CNT_RECV_CNP,		/* RECV_CNP records (CNPs passed) */
 	RCLINK_CNT_NOCNP,		/* NOCNP records (NOCNP timer) */
 	RCLINK_CNT_CC_DROP_NOQP,	/* RECV_ACK/CNP, NOCNP without a QP */
+	RCLINK_CNT_T1_RX_UNREAD,	/* received messages freed unread */
 	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
 	RCLINK_CNT_NUM
 };
@@ -188,6 +189,9 @@ struct rclink_pci_stats {
 	u64 resets;		/* function resets (FLR, bus reset, sysfs) */
 	u64 up_failed;		/* bring-ups that failed after a reset */
 	u64 teardown_flushed;	/* TYPE1 messages flushed by a teardown */
+	u64 teardown_unread;	/* received TYPE1 messages freed unread */
+	u64 suspends;		/* system sleep: suspend (or freeze) calls */
+	u64 sleep_resumes;	/* system sleep: resume (thaw, restore) */
 	u64 gone;		/* the board read all ones: taken down */
 };
 

@@ -1268,14 +1268,17 @@ void rclink_dp_qp_init(struct rclink_t1_qp *qp)
 /*
  * The QP is going away (unpublished, unbound; rclink_t1_devs_lock held or
  * the data path down): free what it received, and let its messages in
- * flight complete without it.
+ * flight complete without it.  Returns the whole messages it freed unread
+ * (counted as t1_rx_unread_dropped; a partial one is its sender's to
+ * flush).
  */
-void rclink_dp_qp_release(struct rclink_t1_qp *qp)
+u32 rclink_dp_qp_release(struct rclink_t1_qp *qp)
 {
 	struct rclink_dmaq *dq = rclink_dmaq_get(qp->rdev);
 	struct rclink_msg *m, *tmp;
 	struct rclink_tx_msg *msg;
 	LIST_HEAD(drop);
+	u32 unread = 0;
 	u64 bytes;
 
 	might_sleep();
@@ -1292,6 +1295,8 @@ void rclink_dp_qp_release(struct rclink_t1_qp *qp)
 	WARN_ON_ONCE(qp->owner);
 	qp->dp_released = true;
 	list_splice_init(&qp->rx_msgs, &drop);
+	list_for_each_entry(m, &drop, list)
+		unread++;
 	if (qp->rx_partial)
 		list_add_tail(&qp->rx_partial->list, &drop);
 	qp->rx_partial = NULL;
@@ -1304,6 +1309,9 @@ void rclink_dp_qp_release(struct rclink_t1_qp *qp)
 		rclink_dmaq_rx_dequeued(dq, bytes);
 	list_for_each_entry_safe(m, tmp, &drop, list)
 		kvfree(m);
+	if (unread)
+		atomic64_add(unread, &qp->rdev->cnt[RCLINK_CNT_T1_RX_UNREAD]);
+	return unread;
 }
 
 /*

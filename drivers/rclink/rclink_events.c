@@ -51,6 +51,7 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	[RCLINK_CNT_RECV_CNP] = "recv_cnp",
 	[RCLINK_CNT_NOCNP] = "nocnp",
 	[RCLINK_CNT_CC_DROP_NOQP] = "cc_drop_noqp",
+	[RCLINK_CNT_T1_RX_UNREAD] = "t1_rx_unread_dropped",
 	[RCLINK_CNT_UNKNOWN] = "unknown",
 };
 

@@ -458,6 +458,34 @@ static const struct pci_error_handlers rclink_err_handlers = {
 	.reset_done = rclink_pci_reset_done,
 };
 
+/*
+ * System sleep (suspend to RAM or idle, hibernation).  The function's
+ * state does not survive D3hot (PMCSR No_Soft_Reset is 0: the return to D0
+ * resets the board), so suspend takes the board down as before a function
+ * reset and resume brings it up as after one; the PCI core saves the
+ * configuration space and moves the function to D3hot and back.
+ */
+static int rclink_pm_suspend(struct device *dev)
+{
+	struct rclink_dev *rdev = dev_get_drvdata(dev);
+
+	rdev->pci_stats.suspends++;
+	rclink_down(rdev);
+	return 0;
+}
+
+static int rclink_pm_resume(struct device *dev)
+{
+	struct rclink_dev *rdev = dev_get_drvdata(dev);
+
+	rdev->pci_stats.sleep_resumes++;
+	rclink_reup(rdev, "system sleep");
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(rclink_pm_ops, rclink_pm_suspend,
+				rclink_pm_resume);
+
 static const struct pci_device_id rclink_pci_ids[] = {
 	{ PCI_DEVICE(RCLINK_PCI_VENDOR_ID, RCLINK_PCI_DEVICE_ID) },
 	{ }
@@ -471,6 +499,7 @@ static struct pci_driver rclink_pci_driver = {
 	.remove = rclink_remove,
 	.shutdown = rclink_shutdown,
 	.err_handler = &rclink_err_handlers,
+	.driver.pm = pm_sleep_ptr(&rclink_pm_ops),
 };
 
 static int __init rclink_init(void)

@@ -1098,19 +1098,24 @@ static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
 	return 0;
 }
 
-/* After the data path is down: no file is bound, no CQE comes */
-static void rclink_t2_groups_free(struct rclink_dev *rdev)
+/*
+ * After the data path is down: no file is bound, no CQE comes.  Returns
+ * the messages freed unread.
+ */
+static u64 rclink_t2_groups_free(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
 	unsigned int g;
+	u64 unread = 0;
 
 	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
 		if (!t1->groups[g])
 			continue;
-		rclink_dp_qp_release(t1->groups[g]);
+		unread += rclink_dp_qp_release(t1->groups[g]);
 		kfree(t1->groups[g]);
 		t1->groups[g] = NULL;
 	}
+	return unread;
 }
 
 int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
@@ -1261,8 +1266,8 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 	struct rclink_t1 *t1 = &rdev->t1;
 	struct rclink_t1_qp __rcu **qps;
 	struct rclink_t1_qp *qp;
+	u64 val, unread;
 	u32 qpn;
-	u64 val;
 
 	mutex_lock(&rclink_t1_devs_lock);
 	xa_erase(&rclink_t1_devs, t1->index);
@@ -1287,20 +1292,25 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 	t1->nr_qps = 0;
 	mutex_unlock(&t1->lock);
 
-	rclink_t2_groups_free(rdev);
-	if (!qps)
-		return;
-	/* no data path reader holds the array or a QP after this */
-	synchronize_rcu();
-	rclink_cc_fini(rdev);
-	for (qpn = 0; qpn < rdev->params.qp_num; qpn++) {
-		qp = rcu_dereference_protected(qps[qpn], true);
-		if (!qp)
-			continue;
-		rclink_dp_qp_release(qp);
-		kfree(qp);
+	unread = rclink_t2_groups_free(rdev);
+	if (qps) {
+		/* no data path reader holds the array or a QP after this */
+		synchronize_rcu();
+		rclink_cc_fini(rdev);
+		for (qpn = 0; qpn < rdev->params.qp_num; qpn++) {
+			qp = rcu_dereference_protected(qps[qpn], true);
+			if (!qp)
+				continue;
+			unread += rclink_dp_qp_release(qp);
+			kfree(qp);
+		}
+		kfree(qps);
 	}
-	kfree(qps);
+	/* received, never read: their senders saw them complete */
+	if (unread)
+		dev_info(rdev->dev, "%llu received TYPE1 message(s) dropped unread\n",
+			 unread);
+	rdev->pci_stats.teardown_unread += unread;
 }
 
 /* ---- fatal events -------------------------------------------------------- */

@@ -249,7 +249,7 @@ void rclink_dp_shutdown(struct rclink_dev *rdev);	/* quiesce DMA */
 void rclink_dp_cq_irq(struct rclink_dev *rdev);	/* CQ interrupt */
 bool rclink_dp_cq_pending(struct rclink_dev *rdev);	/* INTx claim */
 void rclink_dp_qp_init(struct rclink_t1_qp *qp);
-void rclink_dp_qp_release(struct rclink_t1_qp *qp);	/* frees rx_msgs */
+u32 rclink_dp_qp_release(struct rclink_t1_qp *qp);	/* frees rx_msgs */
 void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp);	/* wake */
 bool rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
 /* RECV_CNP (@cnp) or NOCNP: false when its QP number names no QP */

@@ -24,6 +24,12 @@
 #   --results DIR      writable dir shared with the guest, at the same path
 #                      (default: a temp dir, removed afterwards).  The guest
 #                      sees it as $RCLINK_RESULTS; console.log lands there.
+#   --sleep-safe       put the two virtio-9p devices (the root and the
+#                      results) behind PCIe root ports of their own with
+#                      PMCSR No_Soft_Reset set: Linux 6.12 and later then
+#                      leave them alone across system sleep (9p cannot
+#                      restore its queues after a reset), so a test may
+#                      suspend the guest (pci_faults.py system_sleep)
 #
 # COMMAND runs as root in the guest, in the host's current directory (same
 # path), stdin /dev/null, stdout/stderr on the serial console, which is
@@ -43,6 +49,7 @@ usage() {
 }
 
 krel="" kimg="" moddir="" qemu="" fw="" mem=2G smp=2 tmo=600 append="" results=""
+sleep_safe=""
 extra=()
 need() { [ $# -ge 2 ] || die "$1 needs an argument"; }
 while [ $# -gt 0 ]; do
@@ -58,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--qemu-arg) need "$@"; extra+=("$2"); shift 2 ;;
 	--append) need "$@"; append="$append $2"; shift 2 ;;
 	--results) need "$@"; results=$2; shift 2 ;;
+	--sleep-safe) sleep_safe=1; shift ;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) echo "run-guest: unknown option '$1'" >&2; usage ;;
@@ -163,6 +171,21 @@ cwd=$(pwd -P)
 } >"$rdir/.rclink-cmd"
 
 fsq() { printf '%s' "${1//,/,,}"; } # QEMU option value escaping
+# The 9p devices: on bus 0, or each behind a root port, kept across sleep
+# shellcheck disable=SC2054 # commas are QEMU option syntax
+ninep=(
+	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
+	-device virtio-9p-pci,fsdev=results,mount_tag=results
+)
+if [ -n "$sleep_safe" ]; then
+	# shellcheck disable=SC2054
+	ninep=(
+		-device pcie-root-port,id=rp9p0,chassis=200,slot=200,hotplug=off
+		-device virtio-9p-pci,bus=rp9p0,fsdev=root,mount_tag=hostroot,x-pcie-pm-no-soft-reset=on
+		-device pcie-root-port,id=rp9p1,chassis=201,slot=201,hotplug=off
+		-device virtio-9p-pci,bus=rp9p1,fsdev=results,mount_tag=results,x-pcie-pm-no-soft-reset=on
+	)
+fi
 # shellcheck disable=SC2054 # commas are QEMU option syntax
 args=(
 	-M q35 -accel tcg -cpu max -smp "$smp" -m "$mem"
@@ -171,9 +194,8 @@ args=(
 	-kernel "$kboot" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 pci=assign-busses$append"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
-	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 	-fsdev "local,id=results,path=$(fsq "$rdir"),security_model=none,multidevs=remap"
-	-device virtio-9p-pci,fsdev=results,mount_tag=results
+	"${ninep[@]}"
 	"${extra[@]}"
 )
 

@@ -7,7 +7,8 @@
 #
 # usage: run-tests.sh [NAME=VALUE...] TEST...
 #   e.g. run-tests.sh RCLINK_FUZZ_N=100000 fuzz.sh      (make fuzz)
-# RCLINK_BOARDS picks another set of boards.sh (faults for pci_faults.py).
+# RCLINK_BOARDS picks another set of boards.sh (faults for pci_faults.py,
+# whose guest also gets run-guest.sh --sleep-safe).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,9 +35,11 @@ qargs=()
 while IFS= read -r a; do
 	qargs+=(--qemu-arg "$a")
 done < <(selftests/vm/boards.sh "${RCLINK_BOARDS:-check}" "$out")
+gopts=()
+[ "${RCLINK_BOARDS:-check}" = faults ] && gopts=(--sleep-safe)
 selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
 	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" --results "$out" \
-	--append "iomem=relaxed loglevel=3" "${qargs[@]}" -- \
+	--append "iomem=relaxed loglevel=3" "${gopts[@]}" "${qargs[@]}" -- \
 	env "${envs[@]}" selftests/drivers/net/rclink/run_all.sh "$@" \
 	>"$out/run.log" 2>&1
 sed -n '/^TAP version/,$p' "$out/run.log" | tr -d '\r' >"$out/guest-$krel.ktap"

@@ -14,6 +14,10 @@ blocked on A's /dev/rclinkN:
                    mode): the driver notices, takes it down, and a sysfs
                    reset brings it back
   remove_rescan    the board removed through sysfs, then a rescan
+  system_sleep     suspend to idle and back (/sys/power/state "freeze"
+                   with pm_test "platform": every device's suspend, late
+                   and noirq steps, the board to D3hot, one second, the
+                   way back); both boards go down and come back
 
 Before the fault, board B's reader holds back (B answers RNR once 512 KiB
 wait unread: debugfs t1_rx_queued_max), so A's messages stay in flight.  After it:
@@ -23,13 +27,20 @@ wait unread: debugfs t1_rx_queued_max), so A's messages stay in flight.  After i
   * no message is silently lost: B received messages 0..D-1 in order and
     byte-exact, and D plus the messages the driver says it flushed
     ("N TYPE1 message(s) in flight completed flushed") cover all written;
+    when B went down too (system_sleep), what it had received but not
+    yet read counts ("N received TYPE1 message(s) dropped unread") and
+    its file ends with ENODEV;
   * the board is back at its PCI address and carries messages again;
   * the kernel log has no splat.
 
 Needs the pair on PCIe root ports for AER (selftests/vm/boards.sh faults;
 make check runs it in a guest of its own), the aer_inject module for the
 aer_* cases, BAR0 access for all_ones (boot
-with iomem=relaxed), else those cases are skipped.
+with iomem=relaxed), else those cases are skipped.  system_sleep needs
+/sys/power/pm_test (CONFIG_PM_DEBUG) and, in a guest, virtio devices that
+keep their state across sleep (run-guest.sh --sleep-safe, Linux 6.12 or
+later): the guest's root is on virtio-9p, which cannot restore a reset
+device.
 """
 
 import errno
@@ -54,6 +65,8 @@ RX_QUEUED_MAX = 1 << 24         # the driver's default
 RX_QUEUED_TEST = 1 << 19
 FLUSHED_RE = re.compile(r'(\d+) TYPE1 message\(s\) in flight completed '
                         r'flushed')
+UNREAD_RE = re.compile(r'(\d+) received TYPE1 message\(s\) dropped unread')
+PM_CTRL_NO_SOFT_RESET = 0x0008
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # AER status bits (PCI_ERR_*): a receiver error, a completion timeout
@@ -173,13 +186,70 @@ def drain_b(cb, written):
         d += 1
 
 
-def flushed_since(marker, bdf):
+def flushed_since(marker, bdf, regex=FLUSHED_RE):
     n = 0
     for _, _, text in rt.kmsg_since(marker):
-        m = FLUSHED_RE.search(text)
+        m = regex.search(text)
         if m and bdf in text:
             n += int(m.group(1))
     return n
+
+
+def pm_no_soft_reset(bdf):
+    """PMCSR No_Soft_Reset of a PCI function (False without a PM cap)."""
+    with open(rt.pci_path(bdf) + 'config', 'rb') as f:
+        cfg = f.read(256)
+    pos = cfg[0x34] & ~3 if len(cfg) > 0x34 and cfg[6] & 0x10 else 0
+    seen = 0
+    while pos and seen < 48:
+        if cfg[pos] == 0x01:
+            return bool(struct.unpack_from('<H', cfg, pos + 4)[0] &
+                        PM_CTRL_NO_SOFT_RESET)
+        pos = cfg[pos + 1] & ~3
+        seen += 1
+    return False
+
+
+def sleep_precondition():
+    """Why this machine cannot sleep and wake for the test, or None."""
+    if not os.path.exists('/sys/power/pm_test'):
+        return 'no /sys/power/pm_test (CONFIG_PM_DEBUG)'
+    with open('/sys/power/state', encoding='ascii') as f:
+        if 'freeze' not in f.read().split():
+            return 'no suspend to idle in /sys/power/state'
+    rel = tuple(int(x) for x in re.findall(r'\d+', os.uname().release)[:2])
+    for bdf in sorted(os.listdir('/sys/bus/pci/devices')):
+        drv = rt.pci_path(bdf) + 'driver'
+        if not os.path.exists(drv) or \
+                os.path.basename(os.readlink(drv)) != 'virtio-pci':
+            continue
+        if rel < (6, 12) or not pm_no_soft_reset(bdf):
+            return ('virtio device %s would be reset by the sleep (the '
+                    "guest's 9p root cannot take that): a guest of "
+                    'run-guest.sh --sleep-safe on Linux 6.12 or later' % bdf)
+    return None
+
+
+def system_sleep(_bdf):
+    """Suspend to idle with pm_test platform: every device suspends down
+    to noirq, one second passes, everything resumes."""
+    delay = '/sys/module/suspend/parameters/pm_test_delay'
+    if os.path.exists(delay):
+        sysfs(delay, '1')
+    sysfs('/sys/power/pm_test', 'platform')
+    try:
+        sysfs('/sys/power/state', 'freeze')
+    finally:
+        sysfs('/sys/power/pm_test', 'none')
+
+
+def pci_stat(bdf, name):
+    with open(rt.dbg_path(bdf, 'pci'), encoding='ascii') as f:
+        for line in f:
+            k, v = line.split()
+            if k == name:
+                return int(v)
+    raise rt.TestFailed('debugfs pci of %s has no %s' % (bdf, name))
 
 
 def sysfs(path, value):
@@ -218,8 +288,13 @@ def hostile(bdf, *args):
              % (' '.join(args), r.stderr.strip()))
 
 
-def case(pair, ktap, name, fault, recover=None, teardown=True):
+def case(pair, ktap, name, fault, recover=None, teardown=True,
+         both=False, precondition=None):
+    """One fault of A (both: of A and B) with messages in flight."""
     def body():
+        why = precondition() if precondition else None
+        if why:
+            raise rt.SkipTest(why)
         bdf = pair.bdf['A']
         pair.qp_fresh()
         sysfs(rt.dbg_path(pair.bdf['B'], 't1_rx_queued_max'),
@@ -260,13 +335,31 @@ def case(pair, ktap, name, fault, recover=None, teardown=True):
                 reader.join(5)
             pair.name('A', 30)
             flushed = flushed_since(marker, bdf)
-            delivered = drain_b(cb, written)
-            ktap.diag('%s: %d written, %d delivered to B, %d flushed'
-                      % (name, written, delivered, flushed))
+            unread = 0
+            if both:
+                pair.name('B', 30)
+                try:
+                    cb.set_nonblock(True)
+                    cb.read()
+                    raise rt.TestFailed('B read a message after it went '
+                                        'down')
+                except OSError as e:
+                    rt.check(e.errno == errno.ENODEV, "B's file: %s, want "
+                             'ENODEV' % errno.errorcode.get(e.errno, e))
+                delivered = 0
+                unread = flushed_since(marker, pair.bdf['B'], UNREAD_RE)
+                rt.check(unread > 0, 'B held messages unread, but no '
+                         '"dropped unread" count in the kernel log')
+            else:
+                delivered = drain_b(cb, written)
+            ktap.diag('%s: %d written, %d delivered to B, %d flushed, '
+                      '%d dropped unread by B'
+                      % (name, written, delivered, flushed, unread))
             if teardown:
-                rt.check(delivered + flushed >= written,
-                         '%d written, but only %d delivered and %d flushed'
-                         % (written, delivered, flushed))
+                rt.check(delivered + flushed + unread >= written,
+                         '%d written, but only %d delivered, %d flushed '
+                         'and %d dropped unread'
+                         % (written, delivered, flushed, unread))
             else:
                 rt.check(delivered == written and not flushed,
                          '%d written, %d delivered, %d flushed: want all '
@@ -295,7 +388,7 @@ def main():
         ktap.skip_all(str(e))
     pci = rt.pci_path(pair.bdf['A'])
     ktap.diag('A %s, B %s' % (pair.bdf['A'], pair.bdf['B']))
-    ktap.plan(6)
+    ktap.plan(7)
     try:
         case(pair, ktap, 'flr', lambda b: sysfs(pci + 'reset', '1'))
         case(pair, ktap, 'aer_correctable',
@@ -314,6 +407,21 @@ def main():
         case(pair, ktap, 'remove_rescan',
              lambda b: sysfs(pci + 'remove', '1'),
              recover=lambda b: sysfs('/sys/bus/pci/rescan', '1'))
+
+        def sleep_checked(b):
+            before = {s: (pci_stat(pair.bdf[s], 'suspends'),
+                          pci_stat(pair.bdf[s], 'sleep_resumes'))
+                      for s in 'AB'}
+            system_sleep(b)
+            for s in 'AB':
+                pair.name(s, 30)
+                now = (pci_stat(pair.bdf[s], 'suspends'),
+                       pci_stat(pair.bdf[s], 'sleep_resumes'))
+                rt.check(now == (before[s][0] + 1, before[s][1] + 1),
+                         '%s: suspends/sleep_resumes %s, were %s'
+                         % (s, now, before[s]))
+        case(pair, ktap, 'system_sleep', sleep_checked, both=True,
+             precondition=sleep_precondition)
 
     finally:
         pair.cleanup()
