@@ -25,6 +25,7 @@ static const u32 rclink_shim_cnt_regs[RCLINK_SHIM_CNT_NUM] = {
 	[RCLINK_SHIM_CNT_RX_T12] = RCLINK_SHIM_RX_DROP_T12,
 	[RCLINK_SHIM_CNT_TX_LINK] = RCLINK_SHIM_TX_DROP_LINK,
 	[RCLINK_SHIM_CNT_RX_ERR] = RCLINK_SHIM_RX_DROP_ERR,
+	[RCLINK_SHIM_CNT_MAC_CTRL_DROP] = RCLINK_SHIM_MAC_CTRL_DROP,
 };
 
 /* Read the shim's counters; a dead board keeps the last values read */

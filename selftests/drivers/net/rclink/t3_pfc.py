@@ -17,6 +17,12 @@
                 nothing
   wire          tshark decodes the two frames as MAC control, opcode 0x0101
                 (PFC), class 3 enabled, pause_time 0x1234 then 0
+  bad_ctrl      three bad MAC control frames from A's netdev (AF_PACKET):
+                a PFC frame to 01:80:c2:00:00:02, an unknown opcode, a
+                CBFC update shorter than its format: B's MAC drops and
+                counts each (SHIM_MAC_CTRL_DROP, ethtool -S
+                shim_rx_drop_mac_ctrl), pauses nothing (SHIM_PFC_RX) and
+                takes no update (SHIM_CBFC_UPD_RX)
   Restores PFC off and the quanta.
 """
 
@@ -24,6 +30,8 @@ import json
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -39,6 +47,7 @@ from rclinktest import check  # noqa: E402  pylint: disable=C0413
 
 PRIO = 3
 QUANTA = 0x1234
+PFC_DA = bytes.fromhex('0180c2000001')
 
 
 def run(cmd, ok=True):
@@ -48,6 +57,15 @@ def run(cmd, ok=True):
         raise rt.TestFailed('%s: exit %d: %s' % (' '.join(cmd), p.returncode,
                                                  p.stdout.strip()))
     return p.returncode, p.stdout
+
+
+def carrier(ifname):
+    try:
+        with open('/sys/class/net/%s/carrier' % ifname,
+                  encoding='ascii') as f:
+            return f.read().strip() == '1'
+    except OSError:
+        return False
 
 
 class PfcTest:
@@ -192,6 +210,70 @@ class PfcTest:
                if r[1] in ('1', 'True') and not r[3]]
         check(got == want, 'decoded %s, want %s' % (got, want))
 
+    def ethtool_stat(self, i, name):
+        _, out = run(['ethtool', '-S', self.ifs[i]])
+        m = re.search(r'^\s*%s:\s*(\d+)' % name, out, re.M)
+        if not m:
+            raise rt.TestFailed('ethtool -S %s has no %s' % (self.ifs[i],
+                                                            name))
+        return int(m.group(1))
+
+    def test_bad_ctrl(self):
+        a, b = self.ifs
+        with open('/sys/class/net/%s/address' % a, encoding='ascii') as f:
+            sa = bytes.fromhex(f.read().strip().replace(':', ''))
+        with open('/sys/class/net/%s/flags' % a, encoding='ascii') as f:
+            was_up = int(f.read(), 0) & 1
+        run(['ip', 'link', 'set', 'dev', a, 'up'])
+        try:
+            end = time.monotonic() + 10
+            while not carrier(a) and time.monotonic() < end:
+                time.sleep(0.1)
+            check(carrier(a), '%s has no carrier' % a)
+            bad = [
+                # PFC to another address
+                (bytes.fromhex('0180c2000002'),
+                 struct.pack('>HHH', 0x0101, 1 << PRIO, 0xffff)),
+                # an opcode no MAC control knows
+                (PFC_DA, struct.pack('>H', 0x0999)),
+                # a CBFC update cut at the minimum frame size
+                (PFC_DA, struct.pack('>HH', 0x0102, 0x0001)),
+            ]
+            bar = self.bars[1]
+            drop0 = bar.read('SHIM_MAC_CTRL_DROP')
+            st0 = self.ethtool_stat(1, 'shim_rx_drop_mac_ctrl')
+            _, rx0 = self.counts()
+            upd0 = bar.read('SHIM_CBFC_UPD_RX')
+            with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as s:
+                s.bind((a, 0))
+                for da, body in bad:
+                    f = da + sa + struct.pack('>H', 0x8808) + body
+                    s.send(f + bytes(60 - len(f)))
+            end = time.monotonic() + 5
+            while (bar.read('SHIM_MAC_CTRL_DROP') - drop0 < len(bad) and
+                   time.monotonic() < end):
+                time.sleep(0.1)
+            time.sleep(0.2)
+            drop = bar.read('SHIM_MAC_CTRL_DROP') - drop0
+            st = self.ethtool_stat(1, 'shim_rx_drop_mac_ctrl') - st0
+            _, rx1 = self.counts()
+            upd = bar.read('SHIM_CBFC_UPD_RX') - upd0
+            self.ktap.diag('B: SHIM_MAC_CTRL_DROP +%d, ethtool '
+                           'shim_rx_drop_mac_ctrl +%d, PFC received %s, '
+                           'updates +%d' % (drop, st,
+                                            [x - y for x, y in
+                                             zip(rx1[1], rx0[1])], upd))
+            check(drop == len(bad), 'SHIM_MAC_CTRL_DROP +%d, want %d'
+                  % (drop, len(bad)))
+            check(st == len(bad), 'ethtool -S %s shim_rx_drop_mac_ctrl '
+                  '+%d, want %d' % (b, st, len(bad)))
+            check(rx1[1] == rx0[1], 'B counted PFC frames: %s -> %s'
+                  % (rx0[1], rx1[1]))
+            check(upd == 0, 'B took %d CBFC update(s)' % upd)
+        finally:
+            if not was_up:
+                run(['ip', 'link', 'set', 'dev', a, 'down'], ok=False)
+
 
 def main():
     ktap = rt.Ktap()
@@ -201,7 +283,8 @@ def main():
     rt.run_object(ktap, mod, t, (('dcb_show', t.test_dcb_show),
                                  ('dcb_set', t.test_dcb_set),
                                  ('xoff_xon', t.test_xoff_xon),
-                                 ('wire', t.test_wire)), 't3_pfc')
+                                 ('wire', t.test_wire),
+                                 ('bad_ctrl', t.test_bad_ctrl)), 't3_pfc')
 
 
 if __name__ == '__main__':
