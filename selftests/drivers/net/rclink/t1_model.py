@@ -43,6 +43,7 @@ The boards are reset and bound again at the end.
 """
 
 import ctypes
+import errno
 import mmap
 import os
 import struct
@@ -133,8 +134,13 @@ class DmaMem:
         self.mm = mmap.mmap(-1, npages * PAGE,
                             mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         if hasattr(mmap, 'MADV_NOHUGEPAGE'):
-            # A huge page could be collapsed (moved) under the device.
-            self.mm.madvise(mmap.MADV_NOHUGEPAGE)
+            # A huge page could be collapsed (moved) under the device;
+            # a kernel without transparent huge pages refuses (EINVAL).
+            try:
+                self.mm.madvise(mmap.MADV_NOHUGEPAGE)
+            except OSError as e:
+                if e.errno != errno.EINVAL:
+                    raise
         self._cbuf = (ctypes.c_char * (npages * PAGE)).from_buffer(self.mm)
         self.vaddr = ctypes.addressof(self._cbuf)
         if libc.mlock(ctypes.c_void_p(self.vaddr),
