@@ -28,13 +28,20 @@
  *
  * Credit return: an update frame (formats: CBFC) carries, per loaded VC,
  * the credits this board has sent and the credits its receive buffer has
- * freed, both as running totals.  The partner's MAC returns the growth of
- * FREED to its IP (MAC2TX_CBFC_VLD_I/NUM_I); a receiver that sees SENT run
- * ahead of what it received frees the difference (frames lost on the
- * wire: the wire keeps order, so they can no longer arrive).  Updates go
- * update_us after credits were freed, and every sync_us while anything
- * changed in the last three periods.  Totals that go backwards mean the
- * partner was reset: they become the new base.
+ * freed, both as running totals.  The receiver takes the partner's SENT
+ * as the base of its own totals, so FREED counts in the partner's SENT:
+ * the partner's MAC returns the growth of FREED to its IP
+ * (MAC2TX_CBFC_VLD_I/NUM_I); a receiver that sees SENT run ahead of what
+ * it received frees the difference (frames lost on the wire: the wire
+ * keeps order, so they can no longer arrive).  Each board has an epoch,
+ * new at each reset, that its updates carry with the partner's epoch its
+ * FREED counts in: a new epoch of the partner makes the receiver take a
+ * new base (what waits of the old epoch frees nothing), and FREED counts
+ * only when it is of this board's epoch.  So a reset of either board
+ * leaves the other's credits exact: what the reset board had not freed is
+ * in its new base, returned.  Updates go update_us after credits were
+ * freed, and every sync_us while anything changed in the last three
+ * periods.
  *
  * PFC (no CBFC): a flow with XON_THR_RDMA.tx_*_pfc_en keeps what the host
  * has no room for in the same buffer (its priority's, in 64-byte words,
@@ -344,6 +351,7 @@ static void cbfc_send_update(RclinkCore *c)
 {
     RclinkCbfc *b = &c->cbfc;
     uint8_t f[CBFC_FRAME] = { 0 };
+    uint64_t w;
     unsigned v;
 
     timer_del(&b->upd_timer);
@@ -355,9 +363,12 @@ static void cbfc_send_update(RclinkCore *c)
     rclink_put_mac(f + 6, rclink_mac_addr(c, RCLINK_TX_FC_SADDR_HI,
                                           RCLINK_TX_FC_SADDR_LO));
     stw_be_p(f + 12, RCLINK_CBFC_ETH_TYPE);
-    stq_be_p(f + 14, RF_SET(RCLINK_CBFC_VC_MASK,
-                            RF_SET(RCLINK_CBFC_OPCODE, 0,
-                                   RCLINK_CBFC_OP_UPDATE), b->loaded));
+    w = RF_SET(RCLINK_CBFC_OPCODE, 0, RCLINK_CBFC_OP_UPDATE);
+    w = RF_SET(RCLINK_CBFC_VC_MASK, w, b->loaded);
+    w = RF_SET(RCLINK_CBFC_BASED, w, b->based & b->loaded);
+    w = RF_SET(RCLINK_CBFC_EPOCH, w, b->epoch);
+    w = RF_SET(RCLINK_CBFC_PEER_EPOCH, w, b->peer_epoch);
+    stq_be_p(f + 14, w);
     for (v = 0; v < CBFC_VCS; v++) {
         if (b->loaded >> v & 1) {
             stq_be_p(f + 22 + 8 * v,
@@ -415,11 +426,38 @@ static void cbfc_sync_timer(void *opaque)
     cbfc_sync_arm(c);
 }
 
+/* The partner was reset: what waits of its old epoch frees nothing. */
+static void cbfc_stale(RclinkCore *c)
+{
+    RclinkCbfc *b = &c->cbfc;
+    RclinkCbfcFrame *fr;
+    unsigned v;
+
+    for (v = 0; v < CBFC_VCS; v++) {
+        QSIMPLEQ_FOREACH(fr, &b->q[v], next) {
+            if (!fr->pfc && !fr->stale) {
+                fr->stale = true;
+                b->stale[v] += fr->credits;
+            }
+        }
+    }
+}
+
+/* RX: the partner's SENT on VC v becomes the base of recv and freed */
+static void cbfc_rebase(RclinkCbfc *b, unsigned v, uint32_t sent)
+{
+    b->recv[v] = sent;
+    b->freed[v] = sent - (b->held[v] - b->stale[v]);
+    b->based |= 1u << v;
+}
+
 /* An update frame of the link partner (after the MAC's DA check) */
 void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
 {
     RclinkCbfc *b = &c->cbfc;
-    uint8_t mask;
+    uint64_t w;
+    uint16_t epoch;
+    uint8_t mask, ours;
     bool more = false, freed = false;
     unsigned v;
 
@@ -429,28 +467,50 @@ void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
     rclink_count(c, RCLINK_SHIM_CBFC_UPD_RX);
-    mask = RF_GET(RCLINK_CBFC_VC_MASK, ldq_be_p(buf + 14)) & b->loaded;
+    w = ldq_be_p(buf + 14);
+    mask = RF_GET(RCLINK_CBFC_VC_MASK, w) & b->loaded;
+    epoch = RF_GET(RCLINK_CBFC_EPOCH, w);
+    /* the VCs whose FREED counts this board's SENT of this epoch */
+    ours = RF_GET(RCLINK_CBFC_PEER_EPOCH, w) == b->epoch ?
+           RF_GET(RCLINK_CBFC_BASED, w) : 0;
+    if (epoch != b->peer_epoch) {
+        if (b->peer_epoch) {
+            rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
+            cbfc_stale(c);
+        }
+        trace_rclink_cbfc_epoch(b->peer_epoch, epoch);
+        b->peer_epoch = epoch;
+        b->based = 0;
+        freed = true;
+    }
     for (v = 0; v < CBFC_VCS; v++) {
-        uint64_t w = ldq_be_p(buf + 22 + 8 * v);
-        uint32_t sent = RF_GET(RCLINK_CBFC_SENT, w);
-        uint32_t fr = RF_GET(RCLINK_CBFC_FREED, w);
+        uint64_t e = ldq_be_p(buf + 22 + 8 * v);
+        uint32_t sent = RF_GET(RCLINK_CBFC_SENT, e);
+        uint32_t fr = RF_GET(RCLINK_CBFC_FREED, e);
         int32_t d;
 
         if (!(mask >> v & 1)) {
             continue;
         }
         /* TX: MAC2TX_CBFC_VLD_I/NUM_I, the growth of the partner's FREED */
-        d = fr - b->seen[v];
-        if (!(b->synced >> v & 1)) {
-            b->synced |= 1u << v;
-        } else if (d < 0) {
-            rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
-        } else if (d) {
+        if (ours >> v & 1) {
+            d = fr - b->seen[v];
             b->cf[v] += d;
-            more = true;
+            if (d > 0) {
+                more = true;
+            } else if (d < 0) {
+                /* the partner took back a frame's credits it had returned
+                 * twice (reordered on the wire): so does the IP */
+                rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
+            }
+            b->seen[v] = fr;
         }
-        b->seen[v] = fr;
         /* RX: what the partner sent and never arrived is free again */
+        if (!(b->based >> v & 1)) {
+            cbfc_rebase(b, v, sent);
+            freed = true;
+            continue;
+        }
         d = sent - b->recv[v];
         if (d > 0) {
             b->recv[v] += d;
@@ -459,9 +519,9 @@ void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
                        rclink_get(c, RCLINK_SHIM_CBFC_RECOVERED) + d);
             freed = true;
         } else if (d < 0) {
-            /* the partner was reset: its totals are the new base */
-            b->recv[v] = sent;
-            b->freed[v] = sent - b->held[v];
+            /* a frame reordered on the wire came after its recovery: the
+             * new base takes back its second return */
+            cbfc_rebase(b, v, sent);
             rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
             freed = true;
         }
@@ -540,6 +600,7 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     fr = g_malloc(sizeof(*fr) + len);
     fr->kind = kind;
     fr->pfc = b->cur_pfc;
+    fr->stale = false;
     fr->id = id;
     fr->credits = b->cur_credits;
     fr->len = len;
@@ -616,7 +677,9 @@ void rclink_cbfc_rx_drain(RclinkCore *c)
         while ((fr = QSIMPLEQ_FIRST(&b->q[v])) && cbfc_deliver(c, f, fr)) {
             QSIMPLEQ_REMOVE_HEAD(&b->q[v], next);
             b->held[v] -= fr->credits;
-            if (!fr->pfc) {
+            if (fr->stale) {
+                b->stale[v] -= fr->credits;
+            } else if (!fr->pfc) {
                 b->freed[v] += fr->credits;
                 freed = true;
             }
@@ -645,6 +708,7 @@ static void cbfc_flush(RclinkCore *c)
             g_free(fr);
         }
         b->held[v] = 0;
+        b->stale[v] = 0;
     }
 }
 
@@ -749,6 +813,8 @@ void rclink_cbfc_init(RclinkCore *c)
         QSIMPLEQ_INIT(&c->cbfc.q[v]);
     }
     c->cbfc.flow = -1;
+    /* epochs of two runs of the board differ (the partner may live on) */
+    c->cbfc.epoch = g_random_int_range(1, UINT16_MAX);
     timer_init_ns(&c->cbfc.upd_timer, QEMU_CLOCK_VIRTUAL, cbfc_upd_timer, c);
     timer_init_ns(&c->cbfc.sync_timer, QEMU_CLOCK_VIRTUAL, cbfc_sync_timer,
                   c);
@@ -766,7 +832,10 @@ void rclink_cbfc_reset(RclinkCore *c)
     memset(b->seen, 0, sizeof(b->seen));
     memset(b->recv, 0, sizeof(b->recv));
     memset(b->freed, 0, sizeof(b->freed));
-    b->synced = b->loaded = b->on = b->pfc_req = 0;
+    b->loaded = b->on = b->pfc_req = b->based = 0;
+    /* a new epoch: the partner takes this board's totals as a new base */
+    b->epoch = b->epoch == UINT16_MAX ? 1 : b->epoch + 1;
+    b->peer_epoch = 0;
     b->flow = -1;
     b->replay = b->cur_held = false;
     b->quiet = 0;

@@ -84,6 +84,7 @@ typedef struct RclinkCbfcFrame {
     QSIMPLEQ_ENTRY(RclinkCbfcFrame) next;
     unsigned kind;                     /* RCLINK_CBFC_T1.. */
     bool pfc;                          /* PFC (words) or CBFC (credits) */
+    bool stale;                        /* of the partner's previous epoch */
     uint32_t id;                       /* QP or group */
     uint32_t credits;
     size_t len;
@@ -95,12 +96,15 @@ typedef struct RclinkCbfc {
     int64_t cf[8];                     /* TX: credits left per VC (IP) */
     uint32_t sent[8];                  /* TX: credits sent */
     uint32_t seen[8];                  /* TX: the partner's FREED, last */
-    uint8_t synced;                    /* TX: seen[] is a base */
+    uint16_t epoch;                    /* this board's, new at each reset */
+    uint16_t peer_epoch;               /* the partner's, 0: none yet */
     uint8_t loaded;                    /* MAC2TX_CBFC_RST_I since reset */
     uint8_t on;                        /* the IP's VC status */
+    uint8_t based;                     /* RX: recv/freed count peer's SENT */
     uint32_t recv[8];                  /* RX: credits received */
     uint32_t freed[8];                 /* RX: credits freed */
     uint32_t held[8];                  /* RX: credits waiting */
+    uint32_t stale[8];                 /* RX: of them, the old epoch's */
     QSIMPLEQ_HEAD(, RclinkCbfcFrame) q[8];
     int flow;                          /* the frame being received, or -1 */
     uint32_t cur_credits;

@@ -257,7 +257,7 @@ FORMATS = {
     'RQE': (16, {'ADDR': (0, 63, 0), 'LEN': (1, 31, 0)}, {}),
     'CQE': (32, {'KIND': (0, 3, 0), 'STATUS': (0, 11, 4), 'FIRST': (0, 12, 12), 'LAST': (0, 13, 13), 'QPN': (0, 31, 16), 'LEN': (0, 63, 32), 'IDX': (1, 31, 0), 'MSG_LEN': (1, 63, 32), 'SEQ': (3, 47, 16), 'PHASE': (3, 63, 63)}, {'KIND_SEND': 0x1, 'KIND_RECV': 0x2, 'KIND_SEND_MCAST': 0x3, 'KIND_RECV_MCAST': 0x4, 'ST_OK': 0x0, 'ST_FLUSHED': 0x1, 'ST_BAD_WQE': 0x2, 'ST_DMA_ERR': 0x3}),
     'AFH': (1, {'KW_W': (0, 7, 7), 'KW_V': (0, 6, 6), 'KW_ZY': (0, 3, 2), 'KW_X': (0, 1, 1), 'KW_M': (0, 0, 0)}, {'KW_TYPE1': 0x82, 'KW_TYPE2': 0x83, 'ETH_TYPE1': 0x88b5, 'ETH_TYPE2': 0x88b6, 'T2_GROUPS': 0x8, 'LITE_VC_TYPE2': 0x5, 'GEN2_ADDR_BITS': 0x10}),
-    'CBFC': (72, {'OPCODE': (0, 63, 48), 'VC_MASK': (0, 47, 40), 'SENT': (1, 63, 32), 'FREED': (1, 31, 0)}, {'ETH_TYPE': 0x8808, 'OP_UPDATE': 0x102, 'VCS': 0x8, 'FLOWS': 0x7, 'FLOW_ACK': 0x4, 'FLOW_TYPE2': 0x5, 'FLOW_TYPE3': 0x6}),
+    'CBFC': (72, {'OPCODE': (0, 63, 48), 'VC_MASK': (0, 47, 40), 'BASED': (0, 39, 32), 'EPOCH': (0, 31, 16), 'PEER_EPOCH': (0, 15, 0), 'SENT': (1, 63, 32), 'FREED': (1, 31, 0)}, {'ETH_TYPE': 0x8808, 'OP_UPDATE': 0x102, 'VCS': 0x8, 'FLOWS': 0x7, 'FLOW_ACK': 0x4, 'FLOW_TYPE2': 0x5, 'FLOW_TYPE3': 0x6}),
     'RECV_ACK': (8, {'RTT': (0, 31, 0), 'QPID': (0, 47, 32), 'NUM_ACKED': (0, 57, 48), 'NAK': (0, 58, 58)}, {}),
     'CC_INFO': (8, {'BYTE_CNT': (0, 31, 0), 'QPID': (0, 47, 32)}, {}),
 }

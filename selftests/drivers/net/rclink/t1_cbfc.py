@@ -44,6 +44,19 @@ flow_control value cbfc` and a reload:
                 show` says vlan_forced, `vlan off` is refused; on the wire
                 A's REQs carry 802.1Q VID 0 PCP 0 (bank 0's VC), B's ACKs
                 PCP 4 (the ACK VC)
+  partner_reset B is reloaded (its board reset: a new CBFC epoch) while
+                its VC 0 buffer holds A's data, then A while B holds A's
+                data: each time the other board counts a resync
+                (SHIM_CBFC_RESYNC), the data B held before A's reset still
+                reaches B's reader, and afterwards both boards' credits
+                are back at the limit (what a reset board held is
+                returned, nothing twice) and messages go both ways
+  mismatch      A's credit limit twice B's (the ends configured
+                differently) and B does not read: B's VC 0 buffer fills to
+                its limit and drops what A sends beyond it
+                (SHIM_CBFC_RX_DROP, rx_drop of `dev show -s`); A
+                retransmits and, once B reads, every message arrives in
+                order and A's credits come back to its limit
 """
 
 import os
@@ -439,6 +452,154 @@ class CbfcTest(t1.PairTest):
             bar.write('SHIM_CBFC_CTRL', rt.fval('SHIM_CBFC_CTRL', 'load', 0xff))
         self.wait_credits_back(self.a, FLOWS)
 
+    def wait_reg_above(self, dev, name, base, index=0):
+        wait_for('%s of %s above %d' % (name, dev, base),
+                 lambda: self.reg(dev, name, index) > base)
+
+    def fill_b(self, ch, n, first):
+        """n messages on A's QA (ch) while B posts no more buffers: those
+        beyond B's posted receive buffers (type1_rq_size) are acknowledged
+        by B's IP, their data waits in B's VC 0 buffer."""
+        self.set_queued_max(self.b, 0)
+        msgs = [t1.pattern(QA, first + i, SIZE) for i in range(n)]
+        for m in msgs:
+            ch.write(m)
+        wait_for('%d messages completed at A' % n,
+                 lambda: ch.info()['tx_inflight'] == 0)
+        held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+        self.ktap.diag('B holds %d credits of A\'s, A has %d' %
+                       (held, self.credits(self.a, 'type1_bank0')))
+        check(held > 0, 'nothing waits in B\'s VC 0 buffer')
+        return msgs
+
+    def renew_qps(self):
+        """The QPs again after a reload (which drops QPs and IPs)."""
+        self.del_qps()
+        self.set_ips()
+        self.add_qps()
+        self.add_second()
+
+    def both_ways(self, first):
+        with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+            m = t1.pattern(QA, first, SIZE)
+            ca.send(m, WAIT)
+            check(cb.recv(WAIT) == m, 'A -> B after the reset')
+            m = t1.pattern(QB, first + 1, SIZE)
+            cb.send(m, WAIT)
+            check(ca.recv(WAIT) == m, 'B -> A after the reset')
+            ca.drain()
+            cb.drain()
+
+    def credits_exact(self, what):
+        """Both boards' credits back at the limit, and they stay there."""
+        for d in (self.a, self.b):
+            self.wait_credits_back(d, FLOWS)
+        time.sleep(0.5)
+        for d in (self.a, self.b):
+            got = {fl: self.credits(d, fl) for fl in FLOWS}
+            check(set(got.values()) == {LIMIT}, '%s, %s: credits %s'
+                  % (what, d, got))
+
+    def test_partner_reset(self):
+        """A reset of the link partner mid-stream (Documentation/hw/shim.rst
+        "CBFC", the update frame's epochs)."""
+        b_params = [('flow_control', 'cbfc'), ('type1_rq_size', RQ_SMALL)]
+        # B's reset while it holds A's data: the data is gone with B's
+        # state, A gets its credits back
+        rs0 = self.reg(self.a, 'SHIM_CBFC_RESYNC')
+        try:
+            with t1.Chan(self.a, QA) as ca:
+                self.fill_b(ca, RQ_SMALL + 8, 6000)
+                self.reload(self.b, b_params)
+        finally:
+            self.set_queued_max(self.b, 16 << 20)
+        self.wait_reg_above(self.a, 'SHIM_CBFC_RESYNC', rs0)
+        self.renew_qps()
+        self.both_ways(6100)
+        self.credits_exact('after B\'s reset')
+        self.ktap.diag('B\'s reset: A resynced %d, B recovered %d credits'
+                       % (self.reg(self.a, 'SHIM_CBFC_RESYNC') - rs0,
+                          self.reg(self.b, 'SHIM_CBFC_RECOVERED')))
+        # A's reset while B holds A's data: B still delivers it (A had it
+        # acknowledged), its credits belong to A's old epoch
+        rs0 = self.reg(self.b, 'SHIM_CBFC_RESYNC')
+        vdrop0 = self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0)
+        try:
+            with t1.Chan(self.b, QB) as cb:
+                with t1.Chan(self.a, QA) as ca:
+                    msgs = self.fill_b(ca, RQ_SMALL + 8, 6200)
+                self.reload(self.a, [('flow_control', 'cbfc')])
+                self.wait_reg_above(self.b, 'SHIM_CBFC_RESYNC', rs0)
+                self.set_queued_max(self.b, 16 << 20)
+                for i, m in enumerate(msgs):
+                    got = cb.recv(WAIT)
+                    check(got == m, 'held message %d after A\'s reset: %r'
+                          % (i, None if got is None else got[:12]))
+        finally:
+            self.set_queued_max(self.b, 16 << 20)
+        check(self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0) == 0,
+              'B still holds credits')
+        self.renew_qps()
+        self.both_ways(6300)
+        self.credits_exact('after A\'s reset')
+        check(self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0) == vdrop0,
+              'B dropped on VC 0')
+
+    def test_mismatch(self):
+        """A sends beyond B's buffer: counted drops, retransmission, order."""
+        n = 40
+        # B reads only after the drops: A retries for 16 x 8 ms
+        shown = t1.dev_show(self.a)
+        retry = [str(shown['retry_timer']), str(shown['retry_cnt'])]
+        t1.tool(['dev', 'set', 'dev', self.a, 'retry_timer', '8191',
+                 'retry_cnt', '15'])
+        t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_limit', str(2 * LIMIT)])
+        vdrop0 = self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0)
+        retx0 = self.qp_stat(self.a, QA, 'retx_pkts')
+        try:
+            wait_for('A\'s credits at %d' % (2 * LIMIT),
+                     lambda: self.credits(self.a, 'type1_bank0') == 2 * LIMIT)
+            self.set_queued_max(self.b, 0)
+            with t1.Chan(self.a, QA, nonblock=True) as ca, \
+                    t1.Chan(self.b, QB) as cb:
+                sent = 0
+                for i in range(n):
+                    try:
+                        ca.write(t1.pattern(QA, 7000 + i, SIZE))
+                        sent += 1
+                    except BlockingIOError:
+                        break
+                # the wire delivers at once: B's buffer is full by now
+                held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+                self.set_queued_max(self.b, 16 << 20)
+                check(held <= LIMIT, 'B holds %d credits, beyond its limit '
+                      '%d' % (held, LIMIT))
+                for i in range(sent):
+                    m = cb.recv(WAIT)
+                    check(m == t1.pattern(QA, 7000 + i, SIZE),
+                          'message %d of %d: %r' %
+                          (i, sent, None if m is None else m[:12]))
+                ca.drain()
+            wait_for('A\'s credits back at %d' % (2 * LIMIT),
+                     lambda: self.credits(self.a, 'type1_bank0') == 2 * LIMIT)
+        finally:
+            self.set_queued_max(self.b, 16 << 20)
+            t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_limit', str(LIMIT)],
+                    check=False)
+            t1.tool(['dev', 'set', 'dev', self.a, 'retry_timer', retry[0],
+                     'retry_cnt', retry[1]], check=False)
+        vdrop = self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0) - vdrop0
+        retx = self.qp_stat(self.a, QA, 'retx_pkts') - retx0
+        vcs = {v['vc']: v for v in self.cbfc(self.b)['vcs']}
+        self.ktap.diag('%d messages, B held %d credits, dropped %d frames '
+                       '(dev show: %s), A retransmitted %d'
+                       % (sent, held, vdrop, vcs[0]['rx_drop'], retx))
+        check(vdrop > 0 and int(vcs[0]['rx_drop']) >= vdrop,
+              'VC 0 drops: register %d, dev show %s'
+              % (vdrop, vcs[0]['rx_drop']))
+        check(retx > 0, 'nothing retransmitted')
+        self.wait_credits_back(self.a, FLOWS)
+
     def test_gen1_vlan(self):
         """AFH_GEN1 without TC under CBFC: the VLAN tag carries the VC."""
         self.del_qps()
@@ -502,7 +663,9 @@ def main():
                                  ('lost', t.test_lost),
                                  ('refused', t.test_refused),
                                  ('mac_reset', t.test_mac_reset),
-                                 ('gen1_vlan', t.test_gen1_vlan)), 't1_cbfc')
+                                 ('gen1_vlan', t.test_gen1_vlan),
+                                 ('partner_reset', t.test_partner_reset),
+                                 ('mismatch', t.test_mismatch)), 't1_cbfc')
 
 
 if __name__ == '__main__':
