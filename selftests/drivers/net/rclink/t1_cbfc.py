@@ -57,6 +57,12 @@ flow_control value cbfc` and a reload:
                 (SHIM_CBFC_RX_DROP, rx_drop of `dev show -s`); A
                 retransmits and, once B reads, every message arrives in
                 order and A's credits come back to its limit
+  size          cbfc_size 1024 on both boards: the same messages waiting
+                in B's VC 0 buffer hold 2 credits each instead of 5 at
+                256 (a frame of a 1000-byte message is 1025..1280 bytes)
+  uf_dyn        cbfc_uf type1 2, B not reading: with cbfc_dyn off A's
+                TYPE1 stops below two maximum frames of credits (12), with
+                it on (the seed's 动态下限调节) it goes on down to one (6)
 """
 
 import os
@@ -600,6 +606,90 @@ class CbfcTest(t1.PairTest):
         check(retx > 0, 'nothing retransmitted')
         self.wait_credits_back(self.a, FLOWS)
 
+    def fill_read(self, first):
+        """fill_b() with the rest read at B; the credits B held."""
+        with t1.Chan(self.b, QB) as cb:
+            try:
+                with t1.Chan(self.a, QA) as ca:
+                    msgs = self.fill_b(ca, RQ_SMALL + 8, first)
+                    held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+            finally:
+                self.set_queued_max(self.b, 16 << 20)
+            for i, m in enumerate(msgs):
+                check(cb.recv(WAIT) == m, 'message %d' % i)
+        self.wait_credits_back(self.a)
+        return held
+
+    def test_size(self):
+        h256 = self.fill_read(8000)
+        try:
+            for d in (self.a, self.b):
+                t1.tool(['dev', 'set', 'dev', d, 'cbfc_size', '1024'])
+            self.wait_credits_back(self.a, FLOWS)
+            h1024 = self.fill_read(8100)
+        finally:
+            for d in (self.a, self.b):
+                t1.tool(['dev', 'set', 'dev', d, 'cbfc_size', '256'],
+                        check=False)
+        self.ktap.diag('B held %d credits of 256 bytes, %d of 1024'
+                       % (h256, h1024))
+        check(h256 % 5 == 0 and h1024 == h256 // 5 * 2,
+              '%d credits at 256, %d at 1024: not 5 and 2 per message'
+              % (h256, h1024))
+        self.wait_credits_back(self.a, FLOWS)
+
+    def stall_credits(self, first):
+        """A's bank-0 credits once B holds all it can (B not reading)."""
+        n = 40
+        self.set_queued_max(self.b, 0)
+        try:
+            with t1.Chan(self.a, QA, nonblock=True) as ca, \
+                    t1.Chan(self.b, QB) as cb:
+                sent = 0
+                for i in range(n):
+                    try:
+                        ca.write(t1.pattern(QA, first + i, SIZE))
+                        sent += 1
+                    except BlockingIOError:
+                        break
+                wait_for('frames waiting in B\'s VC 0 buffer',
+                         lambda: self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0))
+                wait_for('A stalled', lambda: ca.info()['tx_inflight'] and
+                         self.credits(self.a, 'type1_bank0') < 12)
+                time.sleep(1.0)
+                cf = self.credits(self.a, 'type1_bank0')
+                held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+                self.set_queued_max(self.b, 16 << 20)
+                for i in range(sent):
+                    check(cb.recv(WAIT) == t1.pattern(QA, first + i, SIZE),
+                          'message %d of %d' % (i, sent))
+                ca.drain()
+        finally:
+            self.set_queued_max(self.b, 16 << 20)
+        self.wait_credits_back(self.a)
+        return cf, held
+
+    def test_uf_dyn(self):
+        """A message's frame costs 5 credits of 256 bytes, the flow's
+        maximum frame (pkt_len 1344 + 128 bytes) 6: with uf 2 the flow
+        stops below 12 credits, with dyn it goes on while 6 remain."""
+        t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_uf', 'type1', '2'])
+        try:
+            t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_dyn', 'off'])
+            off = self.stall_credits(9000)
+            t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_dyn', 'on'])
+            on = self.stall_credits(9100)
+        finally:
+            t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_uf', 'type1', '1',
+                     'cbfc_dyn', 'on'], check=False)
+        self.ktap.diag('stalled with cbfc_dyn off: A %d credits, B holds %d; '
+                       'on: A %d, B holds %d' % (off + on))
+        check(6 <= off[0] < 12, 'dyn off: A stopped with %d credits'
+              % off[0])
+        check(on[0] < 6, 'dyn on: A stopped with %d credits' % on[0])
+        check(off[0] + off[1] == LIMIT and on[0] + on[1] == LIMIT,
+              'credits of A and B\'s buffer do not add up to %d' % LIMIT)
+
     def test_gen1_vlan(self):
         """AFH_GEN1 without TC under CBFC: the VLAN tag carries the VC."""
         self.del_qps()
@@ -665,7 +755,9 @@ def main():
                                  ('mac_reset', t.test_mac_reset),
                                  ('gen1_vlan', t.test_gen1_vlan),
                                  ('partner_reset', t.test_partner_reset),
-                                 ('mismatch', t.test_mismatch)), 't1_cbfc')
+                                 ('mismatch', t.test_mismatch),
+                                 ('size', t.test_size),
+                                 ('uf_dyn', t.test_uf_dyn)), 't1_cbfc')
 
 
 if __name__ == '__main__':
