@@ -67,57 +67,35 @@
 
 static const uint16_t cbfc_sizes[8] = { 32, 64, 128, 256, 1024, 2048 };
 
-/* AFH_CFG_EN: the enable and the VC field of each flow */
-static const uint64_t cbfc_en[CBFC_FLOWS] = {
-    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK0_CBFC_EN,
-    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK1_CBFC_EN,
-    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK2_CBFC_EN,
-    RCLINK_AFH_CFG_EN_RX_TYPE1_REQ_BANK3_CBFC_EN,
-    RCLINK_AFH_CFG_EN_RX_TYPE1_ACK_CBFC_EN,
-    RCLINK_AFH_CFG_EN_RX_TYPE2_CBFC_EN,
-    RCLINK_AFH_CFG_EN_RX_TYPE3_CBFC_EN,
-};
+/*
+ * The seven flows: AFH_CFG_EN's CBFC enable and VC field of each, and
+ * XON_THR_RDMA's PFC enables (tx: the IP asks the MAC for XOFF of the
+ * flow's priority, TX_PFC_REQ_O; rx: the flow stops while the MAC was
+ * paused, RX_PFC_REQ_I).
+ */
+#define CBFC_FLOW(f, af, xf) { \
+    .cbfc_en = RCLINK_AFH_CFG_EN_RX_##af##_CBFC_EN, \
+    .cbfc_vc = RCLINK_AFH_CFG_EN_##af##_CBFC, \
+    .pfc_tx_en = RCLINK_XON_THR_RDMA_TX_##xf##_PFC_EN, \
+    .pfc_rx_en = RCLINK_XON_THR_RDMA_RX_##xf##_PFC_EN, \
+    .name = f }
 
-static const uint64_t cbfc_vc[CBFC_FLOWS] = {
-    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC,
-    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC,
-    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC,
-    RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC,
-    RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC,
-    RCLINK_AFH_CFG_EN_TYPE2_CBFC,
-    RCLINK_AFH_CFG_EN_TYPE3_CBFC,
-};
-
-/* XON_THR_RDMA: the IP asks the MAC for PFC for the flow (TX_PFC_REQ_O) */
-static const uint64_t pfc_tx_en[CBFC_FLOWS] = {
-    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK0_PFC_EN,
-    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK1_PFC_EN,
-    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK2_PFC_EN,
-    RCLINK_XON_THR_RDMA_TX_TYPE1_REQ_BANK3_PFC_EN,
-    RCLINK_XON_THR_RDMA_TX_ACK_PFC_EN,
-    RCLINK_XON_THR_RDMA_TX_TYPE2_PFC_EN,
-    RCLINK_XON_THR_RDMA_TX_NON_RDMA_PFC_EN,
-};
-
-/* XON_THR_RDMA: the flow stops when the MAC was paused (RX_PFC_REQ_I) */
-static const uint64_t pfc_rx_en[CBFC_FLOWS] = {
-    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK0_PFC_EN,
-    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK1_PFC_EN,
-    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK2_PFC_EN,
-    RCLINK_XON_THR_RDMA_RX_TYPE1_REQ_BANK3_PFC_EN,
-    RCLINK_XON_THR_RDMA_RX_ACK_PFC_EN,
-    RCLINK_XON_THR_RDMA_RX_TYPE2_PFC_EN,
-    RCLINK_XON_THR_RDMA_RX_NON_RDMA_PFC_EN,
-};
-
-static const char *const cbfc_flow_name[CBFC_FLOWS] = {
-    "type1 bank0", "type1 bank1", "type1 bank2", "type1 bank3",
-    "ack/cnp", "type2", "type3",
+static const struct {
+    uint64_t cbfc_en, cbfc_vc, pfc_tx_en, pfc_rx_en;
+    const char *name;
+} cbfc_flows[CBFC_FLOWS] = {
+    CBFC_FLOW("type1 bank0", TYPE1_REQ_BANK0, TYPE1_REQ_BANK0),
+    CBFC_FLOW("type1 bank1", TYPE1_REQ_BANK1, TYPE1_REQ_BANK1),
+    CBFC_FLOW("type1 bank2", TYPE1_REQ_BANK2, TYPE1_REQ_BANK2),
+    CBFC_FLOW("type1 bank3", TYPE1_REQ_BANK3, TYPE1_REQ_BANK3),
+    CBFC_FLOW("ack/cnp", TYPE1_ACK, ACK),
+    CBFC_FLOW("type2", TYPE2, TYPE2),
+    CBFC_FLOW("type3", TYPE3, NON_RDMA),
 };
 
 static unsigned cbfc_flow_vc(RclinkCore *c, unsigned flow)
 {
-    return RF_GET(cbfc_vc[flow], rclink_get(c, RCLINK_AFH_CFG_EN));
+    return RF_GET(cbfc_flows[flow].cbfc_vc, rclink_get(c, RCLINK_AFH_CFG_EN));
 }
 
 /*
@@ -128,7 +106,7 @@ static bool cbfc_active(RclinkCore *c, unsigned flow)
 {
     uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
 
-    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_en[flow]);
+    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_flows[flow].cbfc_en);
 }
 
 /* Under CBFC with its VC loaded: the receive side counts its credits */
@@ -147,7 +125,7 @@ static bool cbfc_loaded(RclinkCore *c, unsigned flow)
 static bool pfc_lossless(RclinkCore *c, unsigned flow)
 {
     return flow != RCLINK_CBFC_FLOW_ACK && !cbfc_active(c, flow) &&
-           (rclink_get(c, RCLINK_XON_THR_RDMA) & pfc_tx_en[flow]);
+           (rclink_get(c, RCLINK_XON_THR_RDMA) & cbfc_flows[flow].pfc_tx_en);
 }
 
 /* The XON and XOFF thresholds of a flow, 64-byte words */
@@ -316,7 +294,7 @@ bool rclink_cbfc_tx_ok(RclinkCore *c, unsigned flow)
     if (cbfc_active(c, flow)) {
         return cbfc_flow_on(c, flow, &dyn) || dyn;
     }
-    if (!(rclink_get(c, RCLINK_XON_THR_RDMA) & pfc_rx_en[flow])) {
+    if (!(rclink_get(c, RCLINK_XON_THR_RDMA) & cbfc_flows[flow].pfc_rx_en)) {
         return true;
     }
     prio = 1u << cbfc_flow_vc(c, flow);
@@ -608,7 +586,7 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     QSIMPLEQ_INSERT_TAIL(&b->q[v], fr, next);
     b->held[v] += fr->credits;
     b->cur_held = true;
-    trace_rclink_cbfc_rx_hold(cbfc_flow_name[b->flow], v, b->held[v]);
+    trace_rclink_cbfc_rx_hold(cbfc_flows[b->flow].name, v, b->held[v]);
     if (b->cur_pfc) {
         pfc_update(c);
     }
