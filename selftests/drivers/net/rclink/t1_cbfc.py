@@ -63,6 +63,10 @@ flow_control value cbfc` and a reload:
   uf_dyn        cbfc_uf type1 2, B not reading: with cbfc_dyn off A's
                 TYPE1 stops below two maximum frames of credits (12), with
                 it on (the seed's 动态下限调节) it goes on down to one (6)
+  sync          idle boards send no update frames; after one message B
+                sends the update of the freed credits and then one every
+                sync_us for three periods (4 in all), then none again;
+                with SHIM_CBFC_TIMING.sync_us 0 only the first
 """
 
 import os
@@ -690,6 +694,51 @@ class CbfcTest(t1.PairTest):
         check(off[0] + off[1] == LIMIT and on[0] + on[1] == LIMIT,
               'credits of A and B\'s buffer do not add up to %d' % LIMIT)
 
+    def upd_quiet(self):
+        """Both boards' SHIM_CBFC_UPD_TX once neither grows for 0.3 s."""
+        last = [None]
+
+        def still():
+            now = [self.reg(d, 'SHIM_CBFC_UPD_TX') for d in (self.a,
+                                                            self.b)]
+            same, last[0] = now == last[0], now
+            if not same:
+                time.sleep(0.3)
+            return same
+        wait_for('no more update frames', still)
+        return last[0]
+
+    def one_message_updates(self, first):
+        """Update frames sent by A and B for one message A -> B."""
+        u0 = self.upd_quiet()
+        with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+            m = t1.pattern(QA, first, SIZE)
+            ca.send(m, WAIT)
+            check(cb.recv(WAIT) == m, 'message %d' % first)
+            ca.drain()
+        u1 = self.upd_quiet()
+        return [b - a for a, b in zip(u0, u1)]
+
+    def test_sync(self):
+        on = self.one_message_updates(9500)
+        bar = self.bar[self.b]
+        timing = self.reg(self.b, 'SHIM_CBFC_TIMING')
+        sync = rt.fval('SHIM_CBFC_TIMING', 'sync_us', 0xffff)
+        try:
+            bar.write('SHIM_CBFC_TIMING', timing & ~sync)
+            off = self.one_message_updates(9501)
+        finally:
+            bar.write('SHIM_CBFC_TIMING', timing)
+        self.ktap.diag('update frames of A, B for one message: %s; with B\'s '
+                       'sync_us 0: %s' % (on, off))
+        check(on[1] == 4, 'B sent %d updates, not 1 + 3 periodic' % on[1])
+        check(off[1] == 1, 'B sent %d updates with sync_us 0' % off[1])
+        # A: the update of the ACK's credits and its periods (its sync
+        # timer may tick once between its REQ and the ACK: 4 or 5)
+        check(4 <= on[0] <= 5 and 4 <= off[0] <= 5, 'A sent %d, then %d'
+              % (on[0], off[0]))
+        self.wait_credits_back(self.a, FLOWS)
+
     def test_gen1_vlan(self):
         """AFH_GEN1 without TC under CBFC: the VLAN tag carries the VC."""
         self.del_qps()
@@ -757,7 +806,8 @@ def main():
                                  ('partner_reset', t.test_partner_reset),
                                  ('mismatch', t.test_mismatch),
                                  ('size', t.test_size),
-                                 ('uf_dyn', t.test_uf_dyn)), 't1_cbfc')
+                                 ('uf_dyn', t.test_uf_dyn),
+                                 ('sync', t.test_sync)), 't1_cbfc')
 
 
 if __name__ == '__main__':
