@@ -156,6 +156,7 @@ typedef struct RclinkCore {
 
     /* MAC flow control (rclink_mac.c): the end of each priority's pause */
     int64_t pfc_until[8];
+    uint8_t pfc_paused;                /* ends when pfc_timer has run */
     QEMUTimer pfc_timer;
     QEMUTimer hold_timer;              /* refresh of signal XOFFs */
 
