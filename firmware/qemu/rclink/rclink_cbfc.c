@@ -36,12 +36,11 @@
  * keeps order, so they can no longer arrive).  Each board has an epoch,
  * new at each reset, that its updates carry with the partner's epoch its
  * FREED counts in: a new epoch of the partner makes the receiver take a
- * new base (what waits of the old epoch frees nothing), and FREED counts
- * only when it is of this board's epoch.  So a reset of either board
- * leaves the other's credits exact: what the reset board had not freed is
- * in its new base, returned.  Updates go update_us after credits were
- * freed, and every sync_us while anything changed in the last three
- * periods.
+ * new base (all it sent is free but what waits in the buffer), and FREED
+ * counts only when it is of this board's epoch.  So a reset of either
+ * board leaves both sides' credits exact.  Updates go update_us after
+ * credits were freed, and every sync_us while anything changed in the
+ * last three periods or the partner has not based this board's totals.
  *
  * PFC (no CBFC): a flow with XON_THR_RDMA.tx_*_pfc_en keeps what the host
  * has no room for in the same buffer (its priority's, in 64-byte words,
@@ -298,8 +297,8 @@ bool rclink_cbfc_tx_ok(RclinkCore *c, unsigned flow)
         return true;
     }
     prio = 1u << cbfc_flow_vc(c, flow);
+    /* paused: the pause timer kicks the work when the pause ends */
     if (rclink_mac_paused(c) & prio) {
-        rclink_mac_pause_wait(c, prio);
         return false;
     }
     return true;
@@ -393,39 +392,45 @@ static void cbfc_sync_arm(RclinkCore *c)
     }
 }
 
+/*
+ * Periodic updates: while anything changed in the last three periods, and
+ * while the partner has not been heard since this board's reset or has
+ * not taken this board's totals as its base on a VC both have loaded (a
+ * lost update must not leave a flow without its credits for good).
+ */
 static void cbfc_sync_timer(void *opaque)
 {
     RclinkCore *c = opaque;
+    RclinkCbfc *b = &c->cbfc;
+    bool pending = !b->peer_epoch ||
+                   (b->loaded & b->peer_loaded & ~b->acked);
 
-    if (c->cbfc.quiet < CBFC_QUIET) {
-        c->cbfc.quiet++;
+    if (b->quiet < CBFC_QUIET || pending) {
+        if (b->quiet < CBFC_QUIET) {
+            b->quiet++;
+        }
         cbfc_send_update(c);
     }
     cbfc_sync_arm(c);
 }
 
-/* The partner was reset: what waits of its old epoch frees nothing. */
-static void cbfc_stale(RclinkCore *c)
-{
-    RclinkCbfc *b = &c->cbfc;
-    RclinkCbfcFrame *fr;
-    unsigned v;
-
-    for (v = 0; v < CBFC_VCS; v++) {
-        QSIMPLEQ_FOREACH(fr, &b->q[v], next) {
-            if (!fr->pfc && !fr->stale) {
-                fr->stale = true;
-                b->stale[v] += fr->credits;
-            }
-        }
-    }
-}
-
-/* RX: the partner's SENT on VC v becomes the base of recv and freed */
+/*
+ * RX: the partner's SENT on VC v becomes the base of recv and freed.
+ * Everything it sent is free but what waits in the buffer (of whichever
+ * epoch: it holds the room), which frees its credits when it leaves.
+ */
 static void cbfc_rebase(RclinkCbfc *b, unsigned v, uint32_t sent)
 {
+    RclinkCbfcFrame *fr;
+    uint32_t held = 0;
+
+    QSIMPLEQ_FOREACH(fr, &b->q[v], next) {
+        if (!fr->pfc) {
+            held += fr->credits;
+        }
+    }
     b->recv[v] = sent;
-    b->freed[v] = sent - (b->held[v] - b->stale[v]);
+    b->freed[v] = sent - held;
     b->based |= 1u << v;
 }
 
@@ -451,10 +456,11 @@ void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
     /* the VCs whose FREED counts this board's SENT of this epoch */
     ours = RF_GET(RCLINK_CBFC_PEER_EPOCH, w) == b->epoch ?
            RF_GET(RCLINK_CBFC_BASED, w) : 0;
+    b->peer_loaded = RF_GET(RCLINK_CBFC_VC_MASK, w);
+    b->acked = ours & b->peer_loaded;
     if (epoch != b->peer_epoch) {
         if (b->peer_epoch) {
             rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
-            cbfc_stale(c);
         }
         trace_rclink_cbfc_epoch(b->peer_epoch, epoch);
         b->peer_epoch = epoch;
@@ -477,8 +483,11 @@ void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
             if (d > 0) {
                 more = true;
             } else if (d < 0) {
-                /* the partner took back a frame's credits it had returned
-                 * twice (reordered on the wire): so does the IP */
+                /*
+                 * Taken back: the partner's new base counts what waits in
+                 * its buffer from before (this board's reset), or a frame
+                 * it had returned twice (reordered on the wire).
+                 */
                 rclink_count(c, RCLINK_SHIM_CBFC_RESYNC);
             }
             b->seen[v] = fr;
@@ -578,7 +587,6 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     fr = g_malloc(sizeof(*fr) + len);
     fr->kind = kind;
     fr->pfc = b->cur_pfc;
-    fr->stale = false;
     fr->id = id;
     fr->credits = b->cur_credits;
     fr->len = len;
@@ -655,9 +663,7 @@ void rclink_cbfc_rx_drain(RclinkCore *c)
         while ((fr = QSIMPLEQ_FIRST(&b->q[v])) && cbfc_deliver(c, f, fr)) {
             QSIMPLEQ_REMOVE_HEAD(&b->q[v], next);
             b->held[v] -= fr->credits;
-            if (fr->stale) {
-                b->stale[v] -= fr->credits;
-            } else if (!fr->pfc) {
+            if (!fr->pfc) {
                 b->freed[v] += fr->credits;
                 freed = true;
             }
@@ -686,7 +692,6 @@ static void cbfc_flush(RclinkCore *c)
             g_free(fr);
         }
         b->held[v] = 0;
-        b->stale[v] = 0;
     }
 }
 
@@ -718,13 +723,14 @@ void rclink_cbfc_ctrl(RclinkCore *c, uint64_t val)
             b->loaded &= ~(1u << v);
             continue;
         }
-        b->cf[v] = cbfc_limit(c, v);
-        b->loaded |= 1u << v;
         /*
-         * The partner's totals run on across our load: the credits of
-         * what is sent from now come back as the growth of its FREED
-         * (taking its next update as a new base would swallow them).
+         * The limit less what is still out: the partner's totals run on
+         * across our load, and what it has not freed yet comes back as
+         * the growth of its FREED.
          */
+        b->cf[v] = (int64_t)cbfc_limit(c, v) - (int32_t)(b->sent[v] -
+                                                          b->seen[v]);
+        b->loaded |= 1u << v;
     }
     trace_rclink_cbfc_ctrl(load, !!(val & RCLINK_SHIM_CBFC_CTRL_RESET),
                            b->loaded);
@@ -811,6 +817,7 @@ void rclink_cbfc_reset(RclinkCore *c)
     memset(b->recv, 0, sizeof(b->recv));
     memset(b->freed, 0, sizeof(b->freed));
     b->loaded = b->on = b->pfc_req = b->based = 0;
+    b->peer_loaded = b->acked = 0;
     /* a new epoch: the partner takes this board's totals as a new base */
     b->epoch = b->epoch == UINT16_MAX ? 1 : b->epoch + 1;
     b->peer_epoch = 0;

@@ -84,7 +84,6 @@ typedef struct RclinkCbfcFrame {
     QSIMPLEQ_ENTRY(RclinkCbfcFrame) next;
     unsigned kind;                     /* RCLINK_CBFC_T1.. */
     bool pfc;                          /* PFC (words) or CBFC (credits) */
-    bool stale;                        /* of the partner's previous epoch */
     uint32_t id;                       /* QP or group */
     uint32_t credits;
     size_t len;
@@ -101,10 +100,11 @@ typedef struct RclinkCbfc {
     uint8_t loaded;                    /* MAC2TX_CBFC_RST_I since reset */
     uint8_t on;                        /* the IP's VC status */
     uint8_t based;                     /* RX: recv/freed count peer's SENT */
+    uint8_t peer_loaded;               /* the partner's VC mask, last */
+    uint8_t acked;                     /* TX: VCs the partner based on us */
     uint32_t recv[8];                  /* RX: credits received */
     uint32_t freed[8];                 /* RX: credits freed */
     uint32_t held[8];                  /* RX: credits waiting */
-    uint32_t stale[8];                 /* RX: of them, the old epoch's */
     QSIMPLEQ_HEAD(, RclinkCbfcFrame) q[8];
     int flow;                          /* the frame being received, or -1 */
     uint32_t cur_credits;
@@ -157,6 +157,7 @@ typedef struct RclinkCore {
     /* MAC flow control (rclink_mac.c): the end of each priority's pause */
     int64_t pfc_until[8];
     uint8_t pfc_paused;                /* ends when pfc_timer has run */
+    int64_t pfc_deadline;              /* what pfc_timer was armed for */
     QEMUTimer pfc_timer;
     QEMUTimer hold_timer;              /* refresh of signal XOFFs */
 
@@ -217,7 +218,6 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len);
 /* rclink_mac.c: Pause/PFC of the MAC (seed 003) */
 void rclink_mac_fc_req(RclinkCore *c, uint64_t old, uint64_t val);
 uint8_t rclink_mac_paused(RclinkCore *c);
-void rclink_mac_pause_wait(RclinkCore *c, uint8_t prios);
 void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len);
 void rclink_mac_init(RclinkCore *c);
 void rclink_mac_reset(RclinkCore *c);

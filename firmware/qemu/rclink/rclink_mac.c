@@ -166,62 +166,60 @@ void rclink_mac_signal_req(RclinkCore *c, uint8_t old, uint8_t req)
 
 /*
  * The priorities paused now (SHIM_PFC_PAUSED).  A pause ends when the
- * pause timer has run at or after its end, not when the clock passed it:
- * after a stall of the host the partner's refresh, due earlier, runs
- * first and extends it, as it would have on time.
+ * pause timer runs for its end, not when the clock passed it: after a
+ * stall of the host the partner's refresh, due earlier, runs first and
+ * extends the pause, as it would have on time.
  */
 uint8_t rclink_mac_paused(RclinkCore *c)
 {
     return c->pfc_paused;
 }
 
-/* Pauses whose end has come (or that an XON ended) are over. */
-static void rclink_mac_pause_update(RclinkCore *c)
-{
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    unsigned q;
-
-    for (q = 0; q < MAC_PRIOS; q++) {
-        if (c->pfc_until[q] <= now) {
-            c->pfc_paused &= ~(1u << q);
-        }
-    }
-}
-
-/* Paused work waits for the end of the pause: kick it then. */
-void rclink_mac_pause_wait(RclinkCore *c, uint8_t prios)
+/*
+ * What resumes goes now; the timer runs again at the first end of a pause
+ * still on (only that pause ends then: another that is overdue too waits
+ * for its own turn, after any refresh due before it).
+ */
+static void rclink_mac_pfc_kick(RclinkCore *c)
 {
     int64_t end = 0;
     unsigned q;
 
-    for (q = 0; q < MAC_PRIOS; q++) {
-        if ((prios >> q) & 1 && c->pfc_until[q] > end) {
-            end = c->pfc_until[q];
-        }
-    }
-    if (end && (!timer_pending(&c->pfc_timer) ||
-                timer_expire_time_ns(&c->pfc_timer) > end)) {
-        timer_mod(&c->pfc_timer, end);
-    }
-}
-
-static void rclink_mac_pfc_timer(void *opaque)
-{
-    RclinkCore *c = opaque;
-    int64_t end = 0;
-    unsigned q;
-
-    rclink_mac_pause_update(c);
     rclink_t3_tx_head_write(c);
     rclink_t1_kick(c);
-    /* the timer runs again at the first end of a pause still on */
     for (q = 0; q < MAC_PRIOS; q++) {
         if ((c->pfc_paused >> q & 1) && (!end || c->pfc_until[q] < end)) {
             end = c->pfc_until[q];
         }
     }
     if (end) {
+        c->pfc_deadline = end;
         timer_mod(&c->pfc_timer, end);
+    } else {
+        timer_del(&c->pfc_timer);
+    }
+}
+
+static void rclink_mac_pfc_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+    unsigned q;
+
+    for (q = 0; q < MAC_PRIOS; q++) {
+        if (c->pfc_until[q] <= c->pfc_deadline) {
+            c->pfc_paused &= ~(1u << q);
+        }
+    }
+    rclink_mac_pfc_kick(c);
+}
+
+/* Priority q paused for t quanta from now; 0 (XON) ends its pause. */
+static void rclink_mac_pause_set(RclinkCore *c, unsigned q, uint16_t t)
+{
+    if (t) {
+        c->pfc_paused |= 1u << q;
+    } else {
+        c->pfc_paused &= ~(1u << q);
     }
 }
 
@@ -256,7 +254,7 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
              (rclink_get(c, RCLINK_TX_PAUSE_ENABLE) &
               RCLINK_TX_PAUSE_ENABLE_ENABLE); q++) {
             c->pfc_until[q] = now + (int64_t)t * MAC_QUANTUM_PS / 1000;
-            c->pfc_paused |= 1u << q;
+            rclink_mac_pause_set(c, q, t);
         }
     } else if (op == MAC_OP_PFC) {
         cev = lduw_be_p(buf + 16) & 0xff;
@@ -266,9 +264,10 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
             }
             rclink_count(c, RCLINK_SHIM_PFC_RX(q));
             if ((en >> q) & 1) {
-                c->pfc_until[q] = now + (int64_t)lduw_be_p(buf + 18 + 2 * q) *
-                                  MAC_QUANTUM_PS / 1000;
-                c->pfc_paused |= 1u << q;
+                uint16_t t = lduw_be_p(buf + 18 + 2 * q);
+
+                c->pfc_until[q] = now + (int64_t)t * MAC_QUANTUM_PS / 1000;
+                rclink_mac_pause_set(c, q, t);
             }
         }
     } else {
@@ -276,10 +275,9 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         trace_rclink_rx_drop("mac control: opcode", len);
         return;
     }
-    rclink_mac_pause_update(c);
     trace_rclink_mac_fc_rx(op, cev, rclink_mac_paused(c));
     /* what resumes now goes now; what stays waits */
-    rclink_mac_pfc_timer(c);
+    rclink_mac_pfc_kick(c);
 }
 
 void rclink_mac_init(RclinkCore *c)
@@ -295,6 +293,7 @@ void rclink_mac_reset(RclinkCore *c)
     timer_del(&c->pfc_timer);
     memset(c->pfc_until, 0, sizeof(c->pfc_until));
     c->pfc_paused = 0;
+    c->pfc_deadline = 0;
 }
 
 void rclink_mac_fini(RclinkCore *c)

@@ -47,9 +47,10 @@ flow_control value cbfc` and a reload:
   partner_reset B is reloaded (its board reset: a new CBFC epoch) while
                 its VC 0 buffer holds A's data, then A while B holds A's
                 data: each time the other board counts a resync
-                (SHIM_CBFC_RESYNC), the data B held before A's reset still
-                reaches B's reader, and afterwards both boards' credits
-                are back at the limit (what a reset board held is
+                (SHIM_CBFC_RESYNC); after A's reset A has its limit less
+                what B holds (that room stays taken), the data B held
+                still reaches B's reader, and afterwards both boards'
+                credits are back at the limit (what a reset board held is
                 returned, nothing twice) and messages go both ways
   mismatch      A's credit limit twice B's (the ends configured
                 differently) and B does not read: B's VC 0 buffer fills to
@@ -540,6 +541,13 @@ class CbfcTest(t1.PairTest):
                     msgs = self.fill_b(ca, RQ_SMALL + 8, 6200)
                 self.reload(self.a, [('flow_control', 'cbfc')])
                 self.wait_reg_above(self.b, 'SHIM_CBFC_RESYNC', rs0)
+                # what waits at B keeps its room: A starts below its limit
+                held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+                wait_for('A\'s credits at %d - %d' % (LIMIT, held),
+                         lambda: self.credits(self.a, 'type1_bank0') ==
+                         LIMIT - held)
+                self.ktap.diag('A\'s reset: B holds %d, A starts with %d'
+                               % (held, LIMIT - held))
                 self.set_queued_max(self.b, 16 << 20)
                 for i, m in enumerate(msgs):
                     got = cb.recv(WAIT)
