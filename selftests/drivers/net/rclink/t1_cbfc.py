@@ -470,18 +470,18 @@ class CbfcTest(t1.PairTest):
     def fill_b(self, ch, n, first):
         """n messages on A's QA (ch) while B posts no more buffers: those
         beyond B's posted receive buffers (type1_rq_size) are acknowledged
-        by B's IP, their data waits in B's VC 0 buffer."""
+        by B's IP, their data waits in B's VC 0 buffer; the credits it
+        holds."""
         self.set_queued_max(self.b, 0)
-        msgs = [t1.pattern(QA, first + i, SIZE) for i in range(n)]
-        for m in msgs:
-            ch.write(m)
+        for i in range(n):
+            ch.write(t1.pattern(QA, first + i, SIZE))
         wait_for('%d messages completed at A' % n,
                  lambda: ch.info()['tx_inflight'] == 0)
         held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
         self.ktap.diag('B holds %d credits of A\'s, A has %d' %
                        (held, self.credits(self.a, 'type1_bank0')))
         check(held > 0, 'nothing waits in B\'s VC 0 buffer')
-        return msgs
+        return held
 
     def renew_qps(self):
         """The QPs again after a reload (which drops QPs and IPs)."""
@@ -538,7 +538,7 @@ class CbfcTest(t1.PairTest):
         try:
             with t1.Chan(self.b, QB) as cb:
                 with t1.Chan(self.a, QA) as ca:
-                    msgs = self.fill_b(ca, RQ_SMALL + 8, 6200)
+                    self.fill_b(ca, RQ_SMALL + 8, 6200)
                 self.reload(self.a, [('flow_control', 'cbfc')])
                 self.wait_reg_above(self.b, 'SHIM_CBFC_RESYNC', rs0)
                 # what waits at B keeps its room: A starts below its limit
@@ -549,10 +549,8 @@ class CbfcTest(t1.PairTest):
                 self.ktap.diag('A\'s reset: B holds %d, A starts with %d'
                                % (held, LIMIT - held))
                 self.set_queued_max(self.b, 16 << 20)
-                for i, m in enumerate(msgs):
-                    got = cb.recv(WAIT)
-                    check(got == m, 'held message %d after A\'s reset: %r'
-                          % (i, None if got is None else got[:12]))
+                # what B held from before A's reset
+                self.read_in_order(cb, 6200, RQ_SMALL + 8)
         finally:
             self.set_queued_max(self.b, 16 << 20)
         check(self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0) == 0,
@@ -562,6 +560,25 @@ class CbfcTest(t1.PairTest):
         self.credits_exact('after A\'s reset')
         check(self.reg(self.b, 'SHIM_CBFC_RX_DROP', 0) == vdrop0,
               'B dropped on VC 0')
+
+    @staticmethod
+    def burst(ch, first, n):
+        """Up to n messages of QA on a non-blocking channel, until its
+        window is full; how many went."""
+        for i in range(n):
+            try:
+                ch.write(t1.pattern(QA, first + i, SIZE))
+            except BlockingIOError:
+                return i
+        return n
+
+    @staticmethod
+    def read_in_order(ch, first, n):
+        for i in range(n):
+            m = ch.recv(WAIT)
+            check(m == t1.pattern(QA, first + i, SIZE),
+                  'message %d of %d: %r' %
+                  (i, n, None if m is None else m[:12]))
 
     def test_mismatch(self):
         """A sends beyond B's buffer: counted drops, retransmission, order."""
@@ -580,23 +597,13 @@ class CbfcTest(t1.PairTest):
             self.set_queued_max(self.b, 0)
             with t1.Chan(self.a, QA, nonblock=True) as ca, \
                     t1.Chan(self.b, QB) as cb:
-                sent = 0
-                for i in range(n):
-                    try:
-                        ca.write(t1.pattern(QA, 7000 + i, SIZE))
-                        sent += 1
-                    except BlockingIOError:
-                        break
+                sent = self.burst(ca, 7000, n)
                 # the wire delivers at once: B's buffer is full by now
                 held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
                 self.set_queued_max(self.b, 16 << 20)
                 check(held <= LIMIT, 'B holds %d credits, beyond its limit '
                       '%d' % (held, LIMIT))
-                for i in range(sent):
-                    m = cb.recv(WAIT)
-                    check(m == t1.pattern(QA, 7000 + i, SIZE),
-                          'message %d of %d: %r' %
-                          (i, sent, None if m is None else m[:12]))
+                self.read_in_order(cb, 7000, sent)
                 ca.drain()
             wait_for('A\'s credits back at %d' % (2 * LIMIT),
                      lambda: self.credits(self.a, 'type1_bank0') == 2 * LIMIT)
@@ -623,12 +630,10 @@ class CbfcTest(t1.PairTest):
         with t1.Chan(self.b, QB) as cb:
             try:
                 with t1.Chan(self.a, QA) as ca:
-                    msgs = self.fill_b(ca, RQ_SMALL + 8, first)
-                    held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+                    held = self.fill_b(ca, RQ_SMALL + 8, first)
             finally:
                 self.set_queued_max(self.b, 16 << 20)
-            for i, m in enumerate(msgs):
-                check(cb.recv(WAIT) == m, 'message %d' % i)
+            self.read_in_order(cb, first, RQ_SMALL + 8)
         self.wait_credits_back(self.a)
         return held
 
@@ -657,13 +662,7 @@ class CbfcTest(t1.PairTest):
         try:
             with t1.Chan(self.a, QA, nonblock=True) as ca, \
                     t1.Chan(self.b, QB) as cb:
-                sent = 0
-                for i in range(n):
-                    try:
-                        ca.write(t1.pattern(QA, first + i, SIZE))
-                        sent += 1
-                    except BlockingIOError:
-                        break
+                sent = self.burst(ca, first, n)
                 wait_for('frames waiting in B\'s VC 0 buffer',
                          lambda: self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0))
                 wait_for('A stalled', lambda: ca.info()['tx_inflight'] and
@@ -672,9 +671,7 @@ class CbfcTest(t1.PairTest):
                 cf = self.credits(self.a, 'type1_bank0')
                 held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
                 self.set_queued_max(self.b, 16 << 20)
-                for i in range(sent):
-                    check(cb.recv(WAIT) == t1.pattern(QA, first + i, SIZE),
-                          'message %d of %d' % (i, sent))
+                self.read_in_order(cb, first, sent)
                 ca.drain()
         finally:
             self.set_queued_max(self.b, 16 << 20)
