@@ -94,7 +94,8 @@ static const struct {
 
 static unsigned cbfc_flow_vc(RclinkCore *c, unsigned flow)
 {
-    return RF_GET(cbfc_flows[flow].cbfc_vc, rclink_get(c, RCLINK_AFH_CFG_EN));
+    return RF_GET(cbfc_flows[flow].cbfc_vc,
+                  rclink_get(c, RCLINK_AFH_CFG_EN));
 }
 
 /*
@@ -105,7 +106,8 @@ static bool cbfc_active(RclinkCore *c, unsigned flow)
 {
     uint64_t afh = rclink_get(c, RCLINK_AFH_CFG_EN);
 
-    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) && (afh & cbfc_flows[flow].cbfc_en);
+    return !(afh & RCLINK_AFH_CFG_EN_STOP_CBFC_EN) &&
+           (afh & cbfc_flows[flow].cbfc_en);
 }
 
 /* Under CBFC with its VC loaded: the receive side counts its credits */
@@ -124,7 +126,8 @@ static bool cbfc_loaded(RclinkCore *c, unsigned flow)
 static bool pfc_lossless(RclinkCore *c, unsigned flow)
 {
     return flow != RCLINK_CBFC_FLOW_ACK && !cbfc_active(c, flow) &&
-           (rclink_get(c, RCLINK_XON_THR_RDMA) & cbfc_flows[flow].pfc_tx_en);
+           (rclink_get(c, RCLINK_XON_THR_RDMA) &
+            cbfc_flows[flow].pfc_tx_en);
 }
 
 /* The XON and XOFF thresholds of a flow, 64-byte words */
@@ -405,10 +408,10 @@ static void cbfc_sync_timer(void *opaque)
     bool pending = !b->peer_epoch ||
                    (b->loaded & b->peer_loaded & ~b->acked);
 
-    if (b->quiet < CBFC_QUIET || pending) {
-        if (b->quiet < CBFC_QUIET) {
-            b->quiet++;
-        }
+    if (b->quiet < CBFC_QUIET) {
+        b->quiet++;
+        cbfc_send_update(c);
+    } else if (pending) {
         cbfc_send_update(c);
     }
     cbfc_sync_arm(c);
@@ -451,12 +454,12 @@ void rclink_cbfc_update_rx(RclinkCore *c, const uint8_t *buf, size_t len)
     }
     rclink_count(c, RCLINK_SHIM_CBFC_UPD_RX);
     w = ldq_be_p(buf + 14);
-    mask = RF_GET(RCLINK_CBFC_VC_MASK, w) & b->loaded;
+    b->peer_loaded = RF_GET(RCLINK_CBFC_VC_MASK, w);
+    mask = b->peer_loaded & b->loaded;
     epoch = RF_GET(RCLINK_CBFC_EPOCH, w);
     /* the VCs whose FREED counts this board's SENT of this epoch */
     ours = RF_GET(RCLINK_CBFC_PEER_EPOCH, w) == b->epoch ?
            RF_GET(RCLINK_CBFC_BASED, w) : 0;
-    b->peer_loaded = RF_GET(RCLINK_CBFC_VC_MASK, w);
     b->acked = ours & b->peer_loaded;
     if (epoch != b->peer_epoch) {
         if (b->peer_epoch) {

@@ -214,8 +214,10 @@ static void rclink_mac_pfc_timer(void *opaque)
 }
 
 /* Priority q paused for t quanta from now; 0 (XON) ends its pause. */
-static void rclink_mac_pause_set(RclinkCore *c, unsigned q, uint16_t t)
+static void rclink_mac_pause_set(RclinkCore *c, unsigned q, int64_t now,
+                                 uint16_t t)
 {
+    c->pfc_until[q] = now + (int64_t)t * MAC_QUANTUM_PS / 1000;
     if (t) {
         c->pfc_paused |= 1u << q;
     } else {
@@ -253,8 +255,7 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         for (q = 0; q < MAC_PRIOS &&
              (rclink_get(c, RCLINK_TX_PAUSE_ENABLE) &
               RCLINK_TX_PAUSE_ENABLE_ENABLE); q++) {
-            c->pfc_until[q] = now + (int64_t)t * MAC_QUANTUM_PS / 1000;
-            rclink_mac_pause_set(c, q, t);
+            rclink_mac_pause_set(c, q, now, t);
         }
     } else if (op == MAC_OP_PFC) {
         cev = lduw_be_p(buf + 16) & 0xff;
@@ -264,10 +265,8 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
             }
             rclink_count(c, RCLINK_SHIM_PFC_RX(q));
             if ((en >> q) & 1) {
-                uint16_t t = lduw_be_p(buf + 18 + 2 * q);
-
-                c->pfc_until[q] = now + (int64_t)t * MAC_QUANTUM_PS / 1000;
-                rclink_mac_pause_set(c, q, t);
+                rclink_mac_pause_set(c, q, now,
+                                     lduw_be_p(buf + 18 + 2 * q));
             }
         }
     } else {
