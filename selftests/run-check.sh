@@ -240,10 +240,22 @@ if [ -n "$dkdir" ]; then
 		selftests/vm/guest-watch.sh -- \
 		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
 		RCLINK_T1_MSGS="${RCLINK_DEBUG_T1_MSGS:-2000}" \
-		RCLINK_SKIP_TESTS="$skip" "$suite"
+		RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite"
 	"$py" selftests/vm/splat-check.py --kmemleak --name \
 		"kernel splats of the debug kernel $dkrel" "$out/guest-debug" |
 		tee "$out/splats-debug.ktap"
+	# PCI faults with the boards behind root ports, as in make check
+	BOARDS=faults guest faults-debug "$dkrel" \
+		--kernel-image "$dkdir/vmlinuz" \
+		--moddir "$dkdir/modroot/lib/modules/$dkrel" --mem 3G \
+		--timeout "${RCLINK_DEBUG_GUEST_TIMEOUT:-7200}" --sleep-safe \
+		--append "iomem=relaxed loglevel=3" -- \
+		selftests/vm/guest-watch.sh -- \
+		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
+		"$suite" pci_faults.py
+	"$py" selftests/vm/splat-check.py --kmemleak --name \
+		"kernel splats of the debug kernel $dkrel, PCI faults" \
+		"$out/faults-debug" | tee "$out/splats-faults-debug.ktap"
 fi
 
 # The vIOMMU: an emulated Intel IOMMU (translating the boards' DMA: it comes
