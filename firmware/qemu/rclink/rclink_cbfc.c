@@ -408,7 +408,14 @@ static void cbfc_sync_timer(void *opaque)
     bool pending = !b->peer_epoch ||
                    (b->loaded & b->peer_loaded & ~b->acked);
 
-    if (b->quiet < CBFC_QUIET) {
+    if (timer_pending(&b->upd_timer)) {
+        /*
+         * The update of freed credits is due: it goes now and is not one
+         * of the periods after the change (after a host stall both timers
+         * are overdue, and the periods must not shrink by one).
+         */
+        cbfc_send_update(c);
+    } else if (b->quiet < CBFC_QUIET) {
         b->quiet++;
         cbfc_send_update(c);
     } else if (pending) {
