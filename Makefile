@@ -314,6 +314,8 @@ nl-check:
 #                      builds the kernel first when it is not cached).  make
 #                      check RCLINK_CHECK_DEBUG=1 adds this guest to make
 #                      check when the kernel is cached (1.5-2 hours more).
+#                      RCLINK_CHECK_TESTS="PROG..." runs only those
+#                      programs (also for check-iommu).
 #   make check-iommu   the kselftests in a 6.12 guest behind an emulated Intel
 #                      IOMMU in strict mode; any DMA fault fails, and a
 #                      negative test checks an unmapped DMA does fault

@@ -15,6 +15,9 @@
 #             IOMMU in strict mode; any DMA remapping fault or DMA error of
 #             the board model fails, and a negative test checks that an
 #             unmapped DMA does fault; KTAP into build/check-iommu/
+#
+# RCLINK_CHECK_TESTS (with --debug or --iommu): only these programs of the
+# suite, e.g. to rerun on the slow debug kernel what changed or failed.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +41,19 @@ cd "$top" || exit 1
 # shellcheck disable=SC1091
 . "$cache/kernels.env"
 kernels=${RCLINK_KERNELS:-"$KREL_61 $KREL_612"}
+# The programs of the debug and vIOMMU guests (empty: the whole suite);
+# pci_faults.py runs in a debug guest of its own.
+only=()
+[ "$mode" = all ] || read -r -a only <<<"${RCLINK_CHECK_TESTS:-}"
+only_main=()
+only_faults=0
+for p in "${only[@]}"; do
+	if [ "$p" = pci_faults.py ]; then
+		only_faults=1
+	else
+		only_main+=("$p")
+	fi
+done
 
 # ---- host ------------------------------------------------------------------
 [ "$mode" = all ] && {
@@ -229,7 +245,7 @@ done
 # more time, the TYPE1 transfers fewer messages (the point is the splats).
 # Within make check the long robustness tests are left out (as in the older
 # kernel's guest); make check-debug runs them.
-if [ -n "$dkdir" ]; then
+if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ ${#only_main[@]} -gt 0 ]; }; then
 	skip=""
 	[ "$mode" = all ] && [ "${RCLINK_LONG_TESTS_ALL:-0}" = 0 ] &&
 		skip=$long_tests
@@ -240,10 +256,12 @@ if [ -n "$dkdir" ]; then
 		selftests/vm/guest-watch.sh -- \
 		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
 		RCLINK_T1_MSGS="${RCLINK_DEBUG_T1_MSGS:-2000}" \
-		RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite"
+		RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite" "${only_main[@]}"
 	"$py" selftests/vm/splat-check.py --kmemleak --name \
 		"kernel splats of the debug kernel $dkrel" "$out/guest-debug" |
 		tee "$out/splats-debug.ktap"
+fi
+if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ $only_faults = 1 ]; }; then
 	# PCI faults with the boards behind root ports, as in make check
 	BOARDS=faults guest faults-debug "$dkrel" \
 		--kernel-image "$dkdir/vmlinuz" \
@@ -268,7 +286,8 @@ if [ "$mode" = iommu ]; then
 		--qemu-arg -D --qemu-arg "$out/guest-iommu/qemu.log" \
 		--append "iomem=relaxed loglevel=3 intel_iommu=on iommu.strict=1" \
 		--append "iommu.passthrough=0" -- \
-		selftests/vm/guest-watch.sh --iommu-fault-test -- "$suite"
+		selftests/vm/guest-watch.sh --iommu-fault-test -- "$suite" \
+		"${only[@]}"
 	"$py" selftests/vm/splat-check.py --dma --name \
 		"kernel splats and DMA faults behind the vIOMMU" \
 		"$out/guest-iommu" | tee "$out/splats-iommu.ktap"
