@@ -32,6 +32,14 @@ irq0=$(rcl_irq_lines)
 mark=$(rcl_kmsg_mark cycles)
 ktap_plan 5
 
+# The boards' names, found by PCI address: after an insmod the probe
+# order (and so the names) can differ from the last load's.
+names() {
+	A=$(rcl_t1_dev_at "$bdf_a") && B=$(rcl_t1_dev_at "$bdf_b") || return 1
+	RCL_T1_A=$A
+	RCL_T1_B=$B
+}
+
 # QP on both boards, then one message A -> B; prints what went wrong
 message() { # tag
 	local out
@@ -59,12 +67,14 @@ err=""
 for ((i = 1; i <= CYCLES && !${#err}; i++)); do
 	rcl_unbind "$bdf_a" && rcl_unbind "$bdf_b" || err="cycle $i: unbind failed"
 	[ -z "$err" ] && { rcl_bind "$bdf_a" && rcl_bind "$bdf_b" || err="cycle $i: bind failed"; }
+	[ -z "$err" ] && { names || err="cycle $i: a board has no name"; }
 	[ -z "$err" ] && { out=$(message "bind $i") || err="cycle $i: $out"; }
 done
 ktap_result "unbind_bind_traffic_x$CYCLES" "$([ -z "$err" ]; echo $?)" "$err"
 
 # An open file holds the module: rmmod is refused and nothing breaks.
 errs=""
+names
 exec 9<>"/dev/$A"
 if out=$(rmmod rclink 2>&1); then
 	errs+="rmmod succeeded with /dev/$A open; "
@@ -81,40 +91,47 @@ ktap_result rmmod_refused_while_open "$([ -z "$errs" ]; echo $?)" "$errs"
 # it, and it holds no pipe of the test runner (a leftover writer would keep
 # run_all.sh waiting for the end of the test's output).  Ethernet type
 # 0x9000 (loopback): a TYPE3 frame for the classifier, whatever the header
-# format.  It stops by itself after 10 minutes.
-flood() {
+# format.  It stops by itself after 10 minutes.  The netdev is A's by PCI
+# address each time (a load may name the boards' netdevs in another order).
+flood() { # bdf
 	exec "$RCL_PY" - "$1" <<'EOF' >/dev/null 2>&1
-import socket, sys, time
+import os, socket, sys, time
 end = time.monotonic() + 600
 while time.monotonic() < end:
     try:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        s.bind((sys.argv[1], 0))
+        s.bind((os.listdir('/sys/bus/pci/devices/%s/net' % sys.argv[1])[0],
+                0))
         while time.monotonic() < end:
             s.send(b'\xff' * 6 + b'\x02\x00\x00\x00\x00\x01\x90\x00' + b'x' * 200)
-    except OSError:
+    except (OSError, IndexError):
         time.sleep(0.05)   # the netdev went with the module: wait for it
 EOF
 }
-if_a=""
-for n in "/sys/bus/pci/devices/$bdf_a/net/"*; do
-	[ -e "$n" ] && if_a=${n##*/}
-done
+# A's netdev, up
+if_a_up() {
+	local n
+	for n in "/sys/bus/pci/devices/$bdf_a/net/"*; do
+		[ -e "$n" ] && ip link set dev "${n##*/}" up 2>/dev/null && return 0
+	done
+	return 1
+}
 fpid=""
-if [ -n "$if_a" ]; then
-	ip link set dev "$if_a" up 2>/dev/null
-	flood "$if_a" &
+if if_a_up; then
+	flood "$bdf_a" &
 	fpid=$!
 fi
 err=""
 for ((i = 1; i <= CYCLES && !${#err}; i++)); do
 	out=$(rcl_module_unload 2>&1) || err="cycle $i: rmmod: $out"
 	[ -z "$err" ] && { out=$(rcl_module_load 2>&1) || err="cycle $i: insmod: $out"; }
-	[ -n "$if_a" ] && ip link set dev "$if_a" up 2>/dev/null
+	[ -n "$fpid" ] && if_a_up
+	[ -z "$err" ] && { names || err="cycle $i: a board has no name"; }
 	[ -z "$err" ] && { out=$(message "reload $i") || err="cycle $i: $out"; }
 done
 [ -n "$fpid" ] && kill "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
 rcl_module_loaded || rcl_module_load >/dev/null 2>&1
+names             # for the cleanup
 ktap_result "rmmod_insmod_traffic_x$CYCLES" "$([ -z "$err" ]; echo $?)" "$err"
 
 errs=""

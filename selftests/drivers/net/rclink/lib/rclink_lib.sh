@@ -683,6 +683,21 @@ rcl_t1_setup_fail() {
 	ktap_finish
 }
 
+# The TYPE1 name (rclinkN) of the board at a PCI address: a module load
+# may probe the boards in another order than the last one did.
+rcl_t1_dev_at() { # bdf
+	local l
+	for l in /sys/class/rclink/*; do
+		[ -e "$l/device" ] || continue
+		if [ "$(basename "$(readlink -f "$l/device")")" = "$1" ]; then
+			basename "$l"
+			return 0
+		fi
+	done
+	echo "no rclink device at $1" >&2
+	return 1
+}
+
 rcl_t1_name() { if [ "$1" = A ]; then echo "$RCL_T1_A"; else echo "$RCL_T1_B"; fi; }
 
 # Delete every QP of a board that was not there at setup; prints them.
