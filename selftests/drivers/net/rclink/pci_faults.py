@@ -411,9 +411,12 @@ def main():
              lambda b: aer_inject(b, uncor=UNC_MALF_TLP))
 
         def dead(b):
+            # the name first: once the driver sees the board gone (its own
+            # periodic reads may be first, on a slow kernel) it has none
+            name = pair.name('A')
             hostile(b, 'dead')
             # the next register read tells the driver
-            t1.tool(['dev', 'show', 'dev', pair.name('A')], check=False)
+            t1.tool(['dev', 'show', 'dev', name], check=False)
         case(pair, ktap, 'all_ones', dead,
              recover=lambda b: (time.sleep(1), sysfs(pci + 'reset', '1')))
         case(pair, ktap, 'remove_rescan',
