@@ -242,7 +242,9 @@ done
 
 # The debug kernel: KASAN, lockdep, kmemleak, UBSAN, DEBUG_NET.  Everything
 # is several times slower there: the asynchronous waits of the tests get
-# more time, the TYPE1 transfers fewer messages (the point is the splats).
+# more time, the TYPE1 transfers fewer messages and cycles.sh does 10
+# cycles of each kind, not 50 (about 35 s per module reload there; the
+# point is the splats).
 # Within make check the long robustness tests are left out (as in the older
 # kernel's guest); make check-debug runs them.
 if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ ${#only_main[@]} -gt 0 ]; }; then
@@ -256,6 +258,7 @@ if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ ${#only_main[@]} -gt 0 ]; }; 
 		selftests/vm/guest-watch.sh -- \
 		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
 		RCLINK_T1_MSGS="${RCLINK_DEBUG_T1_MSGS:-2000}" \
+		RCLINK_CYCLES="${RCLINK_DEBUG_CYCLES:-10}" \
 		RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite" "${only_main[@]}"
 	"$py" selftests/vm/splat-check.py --kmemleak --name \
 		"kernel splats of the debug kernel $dkrel" "$out/guest-debug" |
