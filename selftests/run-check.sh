@@ -247,36 +247,35 @@ done
 # point is the splats).
 # Within make check the long robustness tests are left out (as in the older
 # kernel's guest); make check-debug runs them.
-if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ ${#only_main[@]} -gt 0 ]; }; then
-	skip=""
-	[ "$mode" = all ] && [ "${RCLINK_LONG_TESTS_ALL:-0}" = 0 ] &&
-		skip=$long_tests
-	guest guest-debug "$dkrel" --kernel-image "$dkdir/vmlinuz" \
+# debug_guest NAME SPLATS TITLE [VAR=VALUE...] PROGRAM...: programs in a
+# guest of the debug kernel, then its splat check into $out/SPLATS.ktap
+debug_guest() {
+	local name=$1 splats=$2 title=$3
+	shift 3
+	guest "$name" "$dkrel" --kernel-image "$dkdir/vmlinuz" \
 		--moddir "$dkdir/modroot/lib/modules/$dkrel" --mem 3G \
 		--timeout "${RCLINK_DEBUG_GUEST_TIMEOUT:-7200}" --sleep-safe \
 		--append "iomem=relaxed loglevel=3" -- \
 		selftests/vm/guest-watch.sh -- \
 		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
 		RCLINK_T1_MSGS="${RCLINK_DEBUG_T1_MSGS:-2000}" \
-		RCLINK_CYCLES="${RCLINK_DEBUG_CYCLES:-10}" \
+		RCLINK_CYCLES="${RCLINK_DEBUG_CYCLES:-10}" "$@"
+	"$py" selftests/vm/splat-check.py --kmemleak --name "$title" \
+		"$out/$name" | tee "$out/$splats.ktap"
+}
+if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ ${#only_main[@]} -gt 0 ]; }; then
+	skip=""
+	[ "$mode" = all ] && [ "${RCLINK_LONG_TESTS_ALL:-0}" = 0 ] &&
+		skip=$long_tests
+	debug_guest guest-debug splats-debug \
+		"kernel splats of the debug kernel $dkrel" \
 		RCLINK_SKIP_TESTS="$skip pci_faults.py" "$suite" "${only_main[@]}"
-	"$py" selftests/vm/splat-check.py --kmemleak --name \
-		"kernel splats of the debug kernel $dkrel" "$out/guest-debug" |
-		tee "$out/splats-debug.ktap"
 fi
+# PCI faults with the boards behind root ports, as in make check
 if [ -n "$dkdir" ] && { [ ${#only[@]} -eq 0 ] || [ $only_faults = 1 ]; }; then
-	# PCI faults with the boards behind root ports, as in make check
-	BOARDS=faults guest faults-debug "$dkrel" \
-		--kernel-image "$dkdir/vmlinuz" \
-		--moddir "$dkdir/modroot/lib/modules/$dkrel" --mem 3G \
-		--timeout "${RCLINK_DEBUG_GUEST_TIMEOUT:-7200}" --sleep-safe \
-		--append "iomem=relaxed loglevel=3" -- \
-		selftests/vm/guest-watch.sh -- \
-		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
-		"$suite" pci_faults.py
-	"$py" selftests/vm/splat-check.py --kmemleak --name \
+	BOARDS=faults debug_guest faults-debug splats-faults-debug \
 		"kernel splats of the debug kernel $dkrel, PCI faults" \
-		"$out/faults-debug" | tee "$out/splats-faults-debug.ktap"
+		"$suite" pci_faults.py
 fi
 
 # The vIOMMU: an emulated Intel IOMMU (translating the boards' DMA: it comes
