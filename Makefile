@@ -134,6 +134,12 @@ qemu: deps
 check: deps
 	@selftests/run-check.sh
 
+# The long robustness programs, left out of check to keep it within 30
+# minutes (Documentation/testing.rst, "make check-long")
+.PHONY: check-long
+check-long: deps
+	@selftests/run-check.sh --long
+
 demo: deps
 	@selftests/run-demo.sh
 

@@ -59,6 +59,7 @@ for p in "${progs[@]}"; do
 	# then goes (and such a writer with it, on SIGPIPE).
 	exec {out}> >(sed -u 's/^/  /')
 	spid=$!
+	t0=$SECONDS
 	timeout --foreground -k 10 "$timeout" "$here/$p" </dev/null \
 		>&"$out" 2>&1
 	rc=$?
@@ -70,6 +71,7 @@ for p in "${progs[@]}"; do
 		sleep 0.1
 	done
 	kill "$spid" 2>/dev/null
+	echo "# $p: $((SECONDS - t0)) s"
 	case $rc in
 	0)
 		echo "ok $i $p"
