@@ -618,6 +618,7 @@
 #define   RCLINK_SHIM_CC_TEST_MANUAL	BIT_ULL(0)
 #define   RCLINK_SHIM_CC_TEST_STEP	BIT_ULL(1)
 #define   RCLINK_SHIM_CC_TEST_T2_CRD_HOLD	BIT_ULL(2)
+#define   RCLINK_SHIM_CC_TEST_T3_RX_HOLD	BIT_ULL(3)
 
 /* ECN marking of the wire (a congested switch, test hook): an IPv4 frame this board sends whose ECN field is ECT(0) or ECT(1) is marked CE (ECN 11, the header checksum redone) with this probability */
 #define RCLINK_SHIM_WIRE_FAULT_ECN	0x4160

@@ -29,7 +29,7 @@
 
 /* The PFC enables of the IP's flows (XON_THR_RDMA) */
 #define RCLINK_DCB_IP_EN	GENMASK_ULL(45, 32)
-/* The seed's ACK thresholds ("PFC 模式寄存器配置") */
+/* The ACK thresholds of the seed ("PFC 模式寄存器配置", step 1) */
 #define RCLINK_DCB_XON_ACK	0x80
 #define RCLINK_DCB_XOFF_ACK	0xc0
 
@@ -38,15 +38,16 @@
  * an enabled priority stops while the peer pauses it (rx_*_pfc_en, the IP's
  * RX_PFC_REQ_I) and keeps what the host has no room for, asking the MAC
  * for XOFF of its priority from the XOFF threshold of its receive buffer
- * down to XON (tx_*_pfc_en, TX_PFC_REQ_O).  The thresholds leave three
- * quarters of the buffer (2^TYPE1_RX_BUF_AW 64-byte words) for what is
- * on its way when XOFF goes: a quarter of the buffer requests XOFF, an
- * eighth releases it.
+ * down to XON (tx_*_pfc_en, TX_PFC_REQ_O).  The thresholds are the seed's:
+ * XON at half and XOFF at three quarters of each buffer, the TYPE1 one
+ * (2^TYPE1_RX_BUF_AW 64-byte words) in XON_THR_RDMA, the TYPE3 one
+ * (NONR_RX_DEPTH words) in XON_THR_NON_RDMA, and 0x80/0xc0 for ACKs.
  */
 static void rclink_dcb_ip_apply(struct rclink_dev *rdev, u8 en)
 {
 	u64 afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
 	u32 depth = 1U << rdev->params.type1_rx_buf_aw;
+	u32 nonr = rdev->params.nonr_rx_depth;
 	u64 val, flows = 0;
 	unsigned int f;
 
@@ -62,14 +63,14 @@ static void rclink_dcb_ip_apply(struct rclink_dev *rdev, u8 en)
 		 RCLINK_XON_THR_RDMA_XOFF_THR_RDMA |
 		 RCLINK_XON_THR_RDMA_TYPE1_FREE_BUSY);
 	rclink_wr64(rdev, RCLINK_XON_THR_RDMA, val | flows |
-		    FIELD_PREP(RCLINK_XON_THR_RDMA_XON_THR_RDMA, depth / 8) |
-		    FIELD_PREP(RCLINK_XON_THR_RDMA_XOFF_THR_RDMA, depth / 4));
-	/* the seed's ACK thresholds; TYPE3 like TYPE1 */
+		    FIELD_PREP(RCLINK_XON_THR_RDMA_XON_THR_RDMA, depth / 2) |
+		    FIELD_PREP(RCLINK_XON_THR_RDMA_XOFF_THR_RDMA,
+			       depth * 3 / 4));
 	rclink_wr64(rdev, RCLINK_XON_THR_NON_RDMA,
 		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XON_THR_NON_RDMA,
-			       depth / 8) |
+			       nonr / 2) |
 		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XOFF_THR_NON_RDMA,
-			       depth / 4) |
+			       nonr * 3 / 4) |
 		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XON_THR_ACK_RDMA,
 			       RCLINK_DCB_XON_ACK) |
 		    FIELD_PREP(RCLINK_XON_THR_NON_RDMA_XOFF_THR_ACK_RDMA,

@@ -43,10 +43,12 @@
  * last three periods or the partner has not based this board's totals.
  *
  * PFC (no CBFC): a flow with XON_THR_RDMA.tx_*_pfc_en keeps what the host
- * has no room for in the same buffer (its priority's, in 64-byte words,
- * 2^TYPE1_RX_BUF_AW deep) and the IP asks the MAC for XOFF of the priority
- * from the XOFF threshold down to XON (TX_PFC_REQ_O, rclink_mac.c).  A flow
- * with rx_*_pfc_en stops while the peer pauses its priority.
+ * has no room for in the IP's receive buffer, in 64-byte words: TYPE1 and
+ * TYPE2 in their priority's (2^TYPE1_RX_BUF_AW deep), TYPE3 in the NONR
+ * buffer (NONR_RX_DEPTH deep, seed 000's parameter table), and the IP asks
+ * the MAC for XOFF of the priority from the XOFF threshold down to XON
+ * (XON_THR_RDMA; TYPE3: XON_THR_NON_RDMA; TX_PFC_REQ_O, rclink_mac.c).  A
+ * flow with rx_*_pfc_en stops while the peer pauses its priority.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -63,6 +65,7 @@
 #define CBFC_QUIET      3
 #define PFC_WORD        (RCLINK_PARAM_DW_DEFAULT / 8)
 #define PFC_DEPTH       (1u << RCLINK_PARAM_TYPE1_RX_BUF_AW_DEFAULT)
+#define PFC_DEPTH_NONR  RCLINK_PARAM_NONR_RX_DEPTH_DEFAULT
 
 static const uint16_t cbfc_sizes[8] = { 32, 64, 128, 256, 1024, 2048 };
 
@@ -143,15 +146,27 @@ static void pfc_thr(RclinkCore *c, unsigned flow, uint32_t *xon,
     *xoff = RF_GET(RCLINK_XON_THR_RDMA_XOFF_THR_RDMA, r);
 }
 
+/* The words a lossless flow's receive buffer holds under PFC, and its depth */
+static uint32_t *pfc_buf(RclinkCbfc *b, unsigned flow, unsigned v,
+                         uint32_t *depth)
+{
+    if (flow == RCLINK_CBFC_FLOW_TYPE3) {
+        *depth = PFC_DEPTH_NONR;
+        return &b->pfc_nonr;
+    }
+    *depth = PFC_DEPTH;
+    return &b->pfc_rdma[v];
+}
+
 /*
  * TX_PFC_REQ_O: a priority is requested (XOFF) while a lossless flow of it
- * holds its XOFF threshold or more, until it is down to XON.
+ * holds its XOFF threshold or more in its buffer, until it is down to XON.
  */
 static void pfc_update(RclinkCore *c)
 {
     RclinkCbfc *b = &c->cbfc;
     uint8_t hi = 0, mid = 0, req;
-    uint32_t xon, xoff, held;
+    uint32_t xon, xoff, held, depth;
     unsigned f, v;
 
     for (f = 0; f < CBFC_FLOWS; f++) {
@@ -160,7 +175,7 @@ static void pfc_update(RclinkCore *c)
         }
         v = cbfc_flow_vc(c, f);
         pfc_thr(c, f, &xon, &xoff);
-        held = b->held[v];
+        held = *pfc_buf(b, f, v, &depth);
         if (xoff && held >= xoff) {
             hi |= 1u << v;
         } else if (held > xon) {
@@ -570,6 +585,7 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
 {
     RclinkCbfc *b = &c->cbfc;
     RclinkCbfcFrame *fr;
+    uint32_t *pfc = NULL, depth;
     unsigned v;
 
     if (b->flow < 0) {
@@ -587,8 +603,11 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     if (room && QSIMPLEQ_EMPTY(&b->q[v])) {
         return RCLINK_CBFC_DIRECT;
     }
-    if (b->held[v] + b->cur_credits >
-        (b->cur_pfc ? PFC_DEPTH : cbfc_limit(c, v))) {
+    if (b->cur_pfc) {
+        pfc = pfc_buf(b, b->flow, v, &depth);
+    }
+    if (pfc ? *pfc + b->cur_credits > depth :
+        b->held[v] + b->cur_credits > cbfc_limit(c, v)) {
         /* CBFC: beyond the partner's credits; PFC: XOFF came too late */
         rclink_count(c, RCLINK_SHIM_CBFC_RX_DROP(v));
         trace_rclink_rx_drop("lossless: receive buffer full", len);
@@ -597,12 +616,16 @@ int rclink_cbfc_rx_defer(RclinkCore *c, unsigned kind, uint32_t id,
     fr = g_malloc(sizeof(*fr) + len);
     fr->kind = kind;
     fr->pfc = b->cur_pfc;
+    fr->flow = b->flow;
     fr->id = id;
     fr->credits = b->cur_credits;
     fr->len = len;
     memcpy(fr->data, data, len);
     QSIMPLEQ_INSERT_TAIL(&b->q[v], fr, next);
     b->held[v] += fr->credits;
+    if (pfc) {
+        *pfc += fr->credits;
+    }
     b->cur_held = true;
     trace_rclink_cbfc_rx_hold(cbfc_flows[b->flow].name, v, b->held[v]);
     if (b->cur_pfc) {
@@ -670,10 +693,15 @@ void rclink_cbfc_rx_drain(RclinkCore *c)
     }
     for (f = 0; f < CBFC_FLOWS; f++) {
         v = cbfc_flow_vc(c, f);
-        while ((fr = QSIMPLEQ_FIRST(&b->q[v])) && cbfc_deliver(c, f, fr)) {
+        while ((fr = QSIMPLEQ_FIRST(&b->q[v])) &&
+               cbfc_deliver(c, fr->flow, fr)) {
             QSIMPLEQ_REMOVE_HEAD(&b->q[v], next);
             b->held[v] -= fr->credits;
-            if (!fr->pfc) {
+            if (fr->pfc) {
+                uint32_t depth;
+
+                *pfc_buf(b, fr->flow, v, &depth) -= fr->credits;
+            } else {
                 b->freed[v] += fr->credits;
                 freed = true;
             }
@@ -702,7 +730,9 @@ static void cbfc_flush(RclinkCore *c)
             g_free(fr);
         }
         b->held[v] = 0;
+        b->pfc_rdma[v] = 0;
     }
+    b->pfc_nonr = 0;
 }
 
 /* ------------------------------------------------------------ registers */

@@ -84,6 +84,7 @@ typedef struct RclinkCbfcFrame {
     QSIMPLEQ_ENTRY(RclinkCbfcFrame) next;
     unsigned kind;                     /* RCLINK_CBFC_T1.. */
     bool pfc;                          /* PFC (words) or CBFC (credits) */
+    uint8_t flow;                      /* the flow it came on */
     uint32_t id;                       /* QP or group */
     uint32_t credits;
     size_t len;
@@ -105,6 +106,8 @@ typedef struct RclinkCbfc {
     uint32_t recv[8];                  /* RX: credits received */
     uint32_t freed[8];                 /* RX: credits freed */
     uint32_t held[8];                  /* RX: credits waiting */
+    uint32_t pfc_rdma[8];              /* RX, PFC: words of TYPE1/2 waiting */
+    uint32_t pfc_nonr;                 /* RX, PFC: words of TYPE3 waiting */
     QSIMPLEQ_HEAD(, RclinkCbfcFrame) q[8];
     int flow;                          /* the frame being received, or -1 */
     uint32_t cur_credits;

@@ -1018,8 +1018,13 @@ void rclink_t1_cc_test(RclinkCore *c, uint64_t val, uint64_t old)
     }
     rclink_set(c, RCLINK_SHIM_CC_TEST,
                val & (RCLINK_SHIM_CC_TEST_MANUAL |
-                      RCLINK_SHIM_CC_TEST_T2_CRD_HOLD));
+                      RCLINK_SHIM_CC_TEST_T2_CRD_HOLD |
+                      RCLINK_SHIM_CC_TEST_T3_RX_HOLD));
     rclink_t2_crd_hold(c, val & RCLINK_SHIM_CC_TEST_T2_CRD_HOLD);
+    if (old & ~val & RCLINK_SHIM_CC_TEST_T3_RX_HOLD) {
+        /* released: the frames waiting for MDs go */
+        rclink_t3_rx_head_write(c);
+    }
 }
 
 static void rclink_t1_cc_timer(void *opaque)

@@ -360,6 +360,9 @@ void rclink_t3_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 
     /* The MDs the frame needs, all posted, before anything is written. */
     avail = (head + size - tail) % size;
+    if (rclink_get(c, RCLINK_SHIM_CC_TEST) & RCLINK_SHIM_CC_TEST_T3_RX_HOLD) {
+        avail = 0;              /* test hook: the host posted nothing */
+    }
     for (n = 0, got = 0; got < len || !n; n++) {
         dma_addr_t mda;
 

@@ -195,7 +195,7 @@ function [63:0] rclink_reg_rwmask;
         16'h4148:
             rclink_reg_rwmask = 64'h8000000f000fffff;
         16'h4158:
-            rclink_reg_rwmask = 64'h5;
+            rclink_reg_rwmask = 64'hd;
         16'h4300, 16'h4308, 16'h4310, 16'h4318, 16'h4320, 16'h4328,
         16'h4330, 16'h4338:
             rclink_reg_rwmask = 64'h3ff7ffff;

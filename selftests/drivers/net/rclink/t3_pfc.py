@@ -23,6 +23,15 @@
                 counts each (SHIM_MAC_CTRL_DROP, ethtool -S
                 shim_rx_drop_mac_ctrl), pauses nothing (SHIM_PFC_RX) and
                 takes no update (SHIM_CBFC_UPD_RX)
+  nonr_buffer   the IP's PFC thresholds are seed 000's (PFC 模式寄存器配置):
+                XON_THR_RDMA at 1/2 and 3/4 of 2^TYPE1_RX_BUF_AW,
+                XON_THR_NON_RDMA at 1/2 and 3/4 of NONR_RX_DEPTH and ACK
+                0x80/0xc0; with PFC on TYPE3's priority and B's TYPE3 RX
+                held (SHIM_CC_TEST.t3_rx_hold: no MD), A's frames fill B's
+                NONR buffer, never past NONR_RX_DEPTH words, B sends XOFF
+                at the TYPE3 threshold and A is paused; released, every
+                frame arrives at B or is counted as a buffer drop
+                (SHIM_CBFC_RX_DROP), B's buffer empties
   Restores PFC off and the quanta.
 """
 
@@ -275,6 +284,129 @@ class PfcTest:
                 run(['ip', 'link', 'set', 'dev', a, 'down'], ok=False)
 
 
+T3_ETH_TYPE = 0x9000            # Ethernet loopback: TYPE3 at the IP
+T3_FRAMES = 12
+T3_LEN = 1000                   # 16 words of 64 bytes
+
+
+def wait_for(what, cond, timeout=10):
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            check(False, 'timed out waiting for %s' % what)
+        time.sleep(0.02)
+
+
+def link_up(ifname):
+    with open('/sys/class/net/%s/flags' % ifname, encoding='ascii') as f:
+        was_up = int(f.read(), 0) & 1
+    run(['ip', 'link', 'set', 'dev', ifname, 'up'])
+    wait_for('carrier on %s' % ifname, lambda: carrier(ifname))
+    return was_up
+
+
+def nonr_buffer(t):
+    """The seed's thresholds; TYPE3 fills B's NONR buffer, B sends XOFF."""
+    a, b = t.ifs
+    ba, bb = t.bars
+    prio = bb.rfield('AFH_CFG_EN', 'type3_cbfc')
+    depth = 1 << bb.rfield('SHIM_CAP1', 'type1_rx_buf_aw')
+    nonr = bb.rfield('SHIM_CAP2', 'nonr_rx_depth')
+    was_up = [link_up(i) for i in (a, b)]
+    for i in (a, b):
+        run(['dcb', 'pfc', 'set', 'dev', i, 'prio-pfc', '%d:on' % prio])
+    try:
+        thr = {f: bb.rfield('XON_THR_RDMA', f)
+               for f in ('xon_thr_rdma', 'xoff_thr_rdma')}
+        thr.update({f: bb.rfield('XON_THR_NON_RDMA', f)
+                    for f in ('xon_thr_non_rdma', 'xoff_thr_non_rdma',
+                              'xon_thr_ack_rdma', 'xoff_thr_ack_rdma')})
+        want = {'xon_thr_rdma': depth // 2,
+                'xoff_thr_rdma': depth * 3 // 4,
+                'xon_thr_non_rdma': nonr // 2,
+                'xoff_thr_non_rdma': nonr * 3 // 4,
+                'xon_thr_ack_rdma': 0x80, 'xoff_thr_ack_rdma': 0xc0}
+        t.ktap.diag('TYPE3 on priority %d, TYPE1 buffer %d words, NONR '
+                    'buffer %d words; thresholds %s' % (prio, depth, nonr,
+                                                        thr))
+        check(thr == want, 'thresholds %s, want %s' % (thr, want))
+        xoff = thr['xoff_thr_non_rdma']
+        tx0 = bb.read('SHIM_PFC_TX', prio)
+        rx0 = ba.read('SHIM_PFC_RX', prio)
+        vdrop0 = bb.read('SHIM_CBFC_RX_DROP', prio)
+        with open('/sys/class/net/%s/address' % a, encoding='ascii') as f:
+            src = bytes.fromhex(f.read().strip().replace(':', ''))
+        with open('/sys/class/net/%s/address' % b, encoding='ascii') as f:
+            dst = bytes.fromhex(f.read().strip().replace(':', ''))
+        rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                           socket.htons(T3_ETH_TYPE))
+        tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        peak = 0
+        try:
+            rx.bind((b, T3_ETH_TYPE))
+            rx.settimeout(0.2)
+            tx.bind((a, 0))
+            bb.write('SHIM_CC_TEST', rt.fval('SHIM_CC_TEST', 't3_rx_hold', 1))
+            for i in range(T3_FRAMES):
+                tx.send(dst + src + struct.pack('>H', T3_ETH_TYPE) +
+                        bytes([i]) * (T3_LEN - 14))
+
+            def held():
+                nonlocal peak
+                h = bb.read('SHIM_CBFC_RX_BUF', prio)
+                peak = max(peak, h)
+                return h
+
+            wait_for('B holding %d words' % xoff, lambda: held() >= xoff)
+            wait_for('B sending XOFF',
+                     lambda: bb.read('SHIM_PFC_TX', prio) > tx0)
+            wait_for('A receiving XOFF',
+                     lambda: ba.read('SHIM_PFC_RX', prio) > rx0)
+            for _ in range(20):
+                held()
+                time.sleep(0.02)
+            t.ktap.diag('held by B: peak %d words (XOFF at %d, depth %d), '
+                        'XOFF sent %d, A paused 0x%x' % (
+                            peak, xoff, nonr,
+                            bb.read('SHIM_PFC_TX', prio) - tx0,
+                            ba.read('SHIM_PFC_PAUSED')))
+            check(peak <= nonr, 'B held %d words, its TYPE3 buffer is %d'
+                  % (peak, nonr))
+            bb.write('SHIM_CC_TEST', 0)
+            got = set()
+            end = time.monotonic() + 10
+            while time.monotonic() < end:
+                vdrop = bb.read('SHIM_CBFC_RX_DROP', prio) - vdrop0
+                if len(got) + vdrop >= T3_FRAMES:
+                    break
+                try:
+                    f = rx.recv(4096)
+                except socket.timeout:
+                    continue
+                if f[6:12] == src and len(f) >= T3_LEN:
+                    got.add(f[14])
+            vdrop = bb.read('SHIM_CBFC_RX_DROP', prio) - vdrop0
+        finally:
+            bb.write('SHIM_CC_TEST', 0)
+            rx.close()
+            tx.close()
+        t.ktap.diag('released: B received %d of %d frames, %d dropped for '
+                    'want of buffer' % (len(got), T3_FRAMES, vdrop))
+        check(len(got) + vdrop == T3_FRAMES, '%d received + %d dropped, '
+              'sent %d' % (len(got), vdrop, T3_FRAMES))
+        wait_for('B\'s buffer empty',
+                 lambda: bb.read('SHIM_CBFC_RX_BUF', prio) == 0)
+        wait_for('A no longer paused',
+                 lambda: not ba.read('SHIM_PFC_PAUSED') >> prio & 1)
+    finally:
+        for i in (a, b):
+            run(['dcb', 'pfc', 'set', 'dev', i, 'prio-pfc', 'all:off'],
+                ok=False)
+        for i, up in zip((a, b), was_up):
+            if not up:
+                run(['ip', 'link', 'set', 'dev', i, 'down'], ok=False)
+
+
 def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
@@ -284,7 +416,9 @@ def main():
                                  ('dcb_set', t.test_dcb_set),
                                  ('xoff_xon', t.test_xoff_xon),
                                  ('wire', t.test_wire),
-                                 ('bad_ctrl', t.test_bad_ctrl)), 't3_pfc')
+                                 ('bad_ctrl', t.test_bad_ctrl),
+                                 ('nonr_buffer', lambda: nonr_buffer(t))),
+                   't3_pfc')
 
 
 if __name__ == '__main__':
