@@ -1185,7 +1185,7 @@
 #define RCLINK_SYN_NAK_PSN_SEQ	0x0
 #define RCLINK_SYN_NAK_INVALID	0x1
 #define RCLINK_SYN_RNR_UNIT_US	0xa
-/* segment header: the first 8 bytes of every TYPE1 packet payload, written by the sending queue engine and read by the receiving one (seed 004: FIRST/MIDDLE/LAST/ONLY) */
+/* segment header: the first 8 bytes of every TYPE1 and TYPE2 packet payload, written by the sending queue engine and read by the receiving one (seed 004: FIRST/MIDDLE/LAST/ONLY).  A packet (header and data) shorter than PKT_MIN bytes, the IP's TX_S minimum (seed 000, TX_S), is padded with zero bytes to PKT_MIN; the receiver takes the data of a LAST or ONLY packet as MSG_LEN - OFFSET bytes and drops the padding */
 #define RCLINK_SEG_BYTES	8
 #define RCLINK_SEG_POS	GENMASK_ULL(1, 0)
 #define RCLINK_SEG_OFFSET	GENMASK_ULL(31, 8)
@@ -1194,6 +1194,7 @@
 #define RCLINK_SEG_FIRST	0x1
 #define RCLINK_SEG_LAST	0x2
 #define RCLINK_SEG_ONLY	0x3
+#define RCLINK_SEG_PKT_MIN	0x40
 /* send queue entry (16 bytes): one contiguous piece of a message; a message is one WQE or a chain of WQEs with MORE set on all but the last */
 #define RCLINK_WQE_BYTES	16
 #define RCLINK_WQE_OPCODE	GENMASK_ULL(3, 0)

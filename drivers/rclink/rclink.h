@@ -41,12 +41,6 @@ struct rclink_t1_dev_cfg;
 	 RCLINK_DMA_INTR_ST1_TX_MD_SIZE_ZERO |			\
 	 RCLINK_DMA_INTR_ST1_RX_MD_SIZE_ZERO)
 
-/* DMA_INTR_ST1 bus errors: they halt a running path as well (shim.rst) */
-#define RCLINK_NONR_ST1_AXI_MASK				\
-	(RCLINK_DMA_INTR_ST1_MD_AXI_WR_RESP_ERR |		\
-	 RCLINK_DMA_INTR_ST1_MD_AXI_RD_RESP_ERR |		\
-	 RCLINK_DMA_INTR_ST1_DATA_AXI_RESP_ERR)
-
 /*
  * Event counters.  The per-code and per-bit entries are generated from the
  * X-macro lists of rclink_hw.h, so a code added there gets its counter (and
@@ -437,7 +431,6 @@ bool rclink_selftest_irq_seen(struct rclink_dev *rdev, u64 vec);
 /* rclink_netdev.c: the TYPE3 Ethernet netdev */
 int rclink_netdev_register(struct rclink_dev *rdev);
 void rclink_netdev_unregister(struct rclink_dev *rdev);
-bool rclink_netdev_t3_running(struct rclink_dev *rdev);
 void rclink_netdev_t3_event(struct rclink_dev *rdev);
 void rclink_netdev_link_event(struct rclink_dev *rdev);
 bool rclink_netdev_t3_reset(struct rclink_dev *rdev);

@@ -7,9 +7,11 @@
  *   irq_mode  "msix N", "msi 1" or "intx 1"
  *   selftest  one "<step> <result>" line per probe self-test step
  *   t3_fault  test hook: writing a fault name (tx_two_sop, tx_two_eop,
- *             tx_md_size_zero, tx_oversize, rx_md_size_zero) posts a
- *             malformed MD on the TYPE3 rings, so that the IP raises that
- *             DMA_INTR_ST1 fault; reading lists the names.  -ENETDOWN
+ *             tx_md_size_zero, tx_oversize, rx_md_size_zero,
+ *             data_axi_resp_err) posts a malformed MD on the TYPE3 rings,
+ *             so that the IP raises that DMA_INTR_ST1 fault (the last: a
+ *             TX buffer at a bus address nothing decodes; behind an IOMMU
+ *             that is a DMA fault); reading lists the names.  -ENETDOWN
  *             while the interface is down.
  *   t1        the TYPE1 data path: queue indices, receive buffers, flow
  *             control, drop counters ("<name> <value>", rclink_dmaq.c)

@@ -197,13 +197,11 @@ static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
 			      "DMA_INTR_ST1", true);
 
 	/*
-	 * The soft reset is the recovery of the type3 health reporter: after
-	 * the seed's soft-reset faults always, after a bus error when it may
-	 * have halted a running path (in reset nothing runs).
+	 * The soft reset is the recovery of the type3 health reporter, after
+	 * the faults seed 000 resets for; the bus errors (bits 2-4) it only
+	 * reports: their frame is lost, counted above.
 	 */
 	faults = st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK;
-	if ((st1 & RCLINK_NONR_ST1_AXI_MASK) && rclink_netdev_t3_running(rdev))
-		faults |= st1 & RCLINK_NONR_ST1_AXI_MASK;
 	if (faults)
 		rclink_health_t3_fault(rdev, faults);
 	/* tails moved (tail up), RX MDs ran out: NAPI cleans and refills */

@@ -80,14 +80,6 @@ void rclink_netdev_link_event(struct rclink_dev *rdev)
 		rclink_net_carrier_update(net);
 }
 
-/* Whether the TYPE3 path runs (interface up); the event thread */
-bool rclink_netdev_t3_running(struct rclink_dev *rdev)
-{
-	struct rclink_net *net = READ_ONCE(rdev->net);
-
-	return net && READ_ONCE(net->up);
-}
-
 /* A TYPE3 event (the event thread): tails moved, or an MD ran out */
 void rclink_netdev_t3_event(struct rclink_dev *rdev)
 {

@@ -29,7 +29,14 @@ const char * const rclink_t3_fault_names[RCLINK_T3_FAULT_NUM] = {
 	[RCLINK_T3_FAULT_TX_MD_SIZE_ZERO] = "tx_md_size_zero",
 	[RCLINK_T3_FAULT_TX_OVERSIZE] = "tx_oversize",
 	[RCLINK_T3_FAULT_RX_MD_SIZE_ZERO] = "rx_md_size_zero",
+	[RCLINK_T3_FAULT_DATA_AXI_RESP_ERR] = "data_axi_resp_err",
 };
+
+/*
+ * A bus address no host memory or device decodes (the data_axi_resp_err
+ * hook reads it: an unsupported request, never a write)
+ */
+#define RCLINK_T3_FAULT_BAD_ADDR	0xfffffffff000ULL
 
 static u32 rclink_ring_next(u32 idx, u32 size)
 {
@@ -648,7 +655,8 @@ void rclink_t3_hw_stop(struct rclink_net *net, bool fault)
 
 /*
  * Post deliberately malformed TX MDs (debugfs t3_fault, a test hook): the
- * IP raises the matching DMA_INTR_ST1 fault and halts TX until a reset.
+ * IP raises the matching DMA_INTR_ST1 fault and halts TX until a reset, or
+ * for a data read that fails (data_axi_resp_err) only drops the frame.
  */
 int rclink_t3_fault_post_tx(struct rclink_net *net, enum rclink_t3_fault f)
 {
@@ -676,6 +684,9 @@ int rclink_t3_fault_post_tx(struct rclink_net *net, enum rclink_t3_fault f)
 		       FIELD_PREP(RCLINK_MD_CTRL_DATA_SIZE,
 				  RCLINK_MD_TX_MAX_FRAME + 1);
 		break;
+	case RCLINK_T3_FAULT_DATA_AXI_RESP_ERR:
+		ctrl = RCLINK_MD_CTRL_SF | RCLINK_MD_CTRL_LF | small | buf;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -689,7 +700,10 @@ int rclink_t3_fault_post_tx(struct rclink_net *net, enum rclink_t3_fault f)
 		memset(tx->slot[tx->head].buf, 0, ETH_ZLEN);
 		tx->slot[tx->head].skb = NULL;
 		tx->slot[tx->head].bytes = 0;
-		tx->md[tx->head].addr = cpu_to_le64(tx->slot[tx->head].dma);
+		tx->md[tx->head].addr =
+			cpu_to_le64(f == RCLINK_T3_FAULT_DATA_AXI_RESP_ERR ?
+				    RCLINK_T3_FAULT_BAD_ADDR :
+				    tx->slot[tx->head].dma);
 		tx->md[tx->head].ctrl = cpu_to_le64(ctrl);
 		WRITE_ONCE(tx->head, rclink_ring_next(tx->head, tx->size));
 	}

@@ -181,6 +181,14 @@ module rclink_rx #(
     endfunction
 
     wire [63:0] seg = bswap(rx_dat);
+    // a LAST or ONLY packet padded to the TX_S minimum (SEG.PKT_MIN): its
+    // data is MSG_LEN - OFFSET bytes, the rest of its beats is padding
+    wire [1:0]  h_pos = seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
+    wire [31:0] h_off = {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
+    wire [31:0] h_mlen = seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
+    wire        h_pad = (h_pos == `RCLINK_SEG_ONLY || h_pos == `RCLINK_SEG_LAST) &&
+                        {19'd0, rx_len} == `RCLINK_SEG_PKT_MIN && h_off <= h_mlen &&
+                        h_mlen - h_off < {19'd0, rx_len} - 32'd8;
     // chunk: bytes of the beat that go into one host word of the buffer
     wire [63:0] dst = c_addr + {47'd0, c_fill};
     wire [3:0]  w_room = 4'd8 - {1'b0, dst[2:0]};
@@ -330,7 +338,7 @@ module rclink_rx #(
                 pos <= seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
                 soff <= {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
                 smlen <= seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
-                dlen <= {19'd0, rx_len} - 32'd8;
+                dlen <= h_pad ? h_mlen - h_off : {19'd0, rx_len} - 32'd8;
                 beat_last <= rx_fe;
                 t2 <= rx_etype == 2'd3;
                 st <= S_CTX;

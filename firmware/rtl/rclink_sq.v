@@ -18,8 +18,9 @@
 //               than TIMEOUT cycles ends the message with a DMA_ERR
 //               completion (the packets already submitted stay), back to
 //               IDLE.  Then the packet goes out on TX_S in one burst
-//               (FS..FE, FACK on the message's last packet) and takes
-//               the token; more data: back to WRITE_HEAD.
+//               (FS..FE, FACK on the message's last packet), padded with
+//               zero bytes to the IP's TX_S minimum of SEG.PKT_MIN (64)
+//               bytes, and takes the token; more data: back to WRITE_HEAD.
 //   DONE        the message is submitted.
 //
 // A message completes (one SEND CQE) when the credits of all its packets
@@ -164,8 +165,11 @@ module rclink_sq #(
     reg [127:0] acc;
     reg [3:0]   acc_n;
     reg [7:0]   e_ptr;           // emission: next word to read
-    reg [7:0]   e_words;
+    reg [7:0]   e_words;         // words on TX_S (at least SEG.PKT_MIN bytes)
     reg [3:0]   e_lastb;         // bytes in the last word (1..8)
+    reg [7:0]   e_dwords;        // words of the packet's own bytes
+    reg [3:0]   e_dlastb;        // its bytes in the last of them (1..8)
+    reg [63:0]  e_q_mask;        // the bytes of e_q that are the packet's
     reg         e_fack;
     reg         e_t2;
     reg         e_run;
@@ -302,6 +306,10 @@ module rclink_sq #(
         end
     endfunction
 
+    // the words of the packet just written, and the TX_S minimum in words
+    localparam [7:0] PKT_MIN_WORDS = `RCLINK_SEG_PKT_MIN / 8;
+    wire [7:0] d_words = pb_w + ((acc_n != 4'd0) ? 8'd1 : 8'd0);
+
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     wire tok_ok = ost_free != 10'd0;
     wire tok_cur = c_t2 ? (t2_free != 10'd0) : tok_ok;   // the message's kind
@@ -392,6 +400,9 @@ module rclink_sq #(
             e_ptr <= 8'd0;
             e_words <= 8'd0;
             e_lastb <= 4'd0;
+            e_dwords <= 8'd0;
+            e_dlastb <= 4'd0;
+            e_q_mask <= 64'd0;
             e_fack <= 1'b0;
             e_t2 <= 1'b0;
             e_run <= 1'b0;
@@ -424,13 +435,16 @@ module rclink_sq #(
             tx_vld <= e_q_v;
             tx_fs <= e_q_first;
             tx_fe <= e_q_last;
-            tx_dat <= bswap(e_q);
+            tx_dat <= bswap(e_q & e_q_mask);    // padding: zero bytes
             tx_keep <= e_q_last ? ~(8'hff >> e_lastb) : 8'hff;
             tx_fack <= e_q_last && e_fack;
             tx_qpid <= e_t2 ? {QP_AW{1'b0}} : c_qpn[QP_AW-1:0];
             tx_etype <= e_t2 ? 2'd3 : 2'd0;
             tx_group <= e_t2 ? c_qpn[2:0] : 3'd0;
             e_q_v <= e_run;
+            e_q_mask <= (e_ptr >= e_dwords) ? 64'd0 :
+                        (e_ptr + 8'd1 == e_dwords && e_dlastb != 4'd8) ?
+                            ~(~64'd0 << {e_dlastb[2:0], 3'b000}) : ~64'd0;
             e_q_first <= e_run && e_first;
             e_q_last <= e_run && e_ptr + 8'd1 == e_words;
             if (e_run) begin
@@ -620,9 +634,13 @@ module rclink_sq #(
                     end
                 end
             S_WRITE_DATA_END: begin
-                // start the burst: words 0..pb_w (with the partial word)
-                e_words <= pb_w + ((acc_n != 4'd0) ? 8'd1 : 8'd0);
-                e_lastb <= (acc_n != 4'd0) ? acc_n : 4'd8;
+                // start the burst: words 0..pb_w (with the partial word),
+                // padded with zero bytes to the IP's TX_S minimum
+                e_dwords <= d_words;
+                e_dlastb <= (acc_n != 4'd0) ? acc_n : 4'd8;
+                e_words <= (d_words < PKT_MIN_WORDS) ? PKT_MIN_WORDS : d_words;
+                e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 :
+                           (acc_n != 4'd0) ? acc_n : 4'd8;
                 e_ptr <= 8'd0;
                 e_run <= 1'b1;
                 e_first <= 1'b1;

@@ -490,6 +490,11 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
         stq_le_p(sl->payload, seg);
         sl->qpn = m->qpn;
         sl->len = RCLINK_SEG_BYTES + dlen;
+        if (sl->len < RCLINK_SEG_PKT_MIN) {
+            /* the IP's TX_S minimum: zero padding, dropped by the receiver */
+            memset(sl->payload + sl->len, 0, RCLINK_SEG_PKT_MIN - sl->len);
+            sl->len = RCLINK_SEG_PKT_MIN;
+        }
         sl->fack = last && m->fack;
         sl->msg = m;
         m->outstanding++;
@@ -506,8 +511,9 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
 /*
  * TYPE2 (seed 000, TYPE2): a MCAST message takes one of the IP's
  * TYPE2_OST_N packet buffers with its data (a TX_S_CRD_O[3] token) and
- * leaves, in order, when the TYPE2 rate and the MAC's multicast credits
- * let it (rclink_t2_try_send); it completes MCAST OK then, FLUSHED when
+ * leaves, in order, when CBFC/PFC and the MAC's multicast credits let it
+ * (rclink_t2_try_send; over the TYPE2 rate the IP drops it instead, with
+ * IRQ_INFO TYPE2 code 1); it completes MCAST OK then, FLUSHED when
  * TYPE2 cannot send (off, no header format, link down: DMAQ_T2_TX_DROP).
  * No slot, no ACK.
  */
@@ -535,9 +541,11 @@ static void dmaq_t2_run(RclinkCore *c)
         if (!can) {
             rclink_count(c, RCLINK_DMAQ_T2_TX_DROP);
             status = RCLINK_CQE_ST_FLUSHED;
-        } else if (!rclink_t2_try_send(c, m->qpn, m->t2_pl, m->t2_plen)) {
+        } else if (rclink_t2_try_send(c, m->qpn, m->t2_pl, m->t2_plen) ==
+                   RCLINK_T2_WAIT) {
             break;
         }
+        /* over the rate the IP dropped it: the shim handed it over, OK */
         QSIMPLEQ_REMOVE_HEAD(&q->t2_ost, next);
         q->t2_nost--;
         dmaq_t2_done(c, m, status);
@@ -562,8 +570,9 @@ static bool dmaq_t2_admit(RclinkCore *c, RclinkDmaqMsg *m)
         dmaq_t2_done(c, m, RCLINK_CQE_ST_FLUSHED);
         return true;
     }
-    m->t2_plen = RCLINK_SEG_BYTES + m->len;
-    m->t2_pl = g_malloc(m->t2_plen);
+    /* at least the IP's TX_S minimum: zero padding */
+    m->t2_plen = MAX(RCLINK_SEG_BYTES + m->len, RCLINK_SEG_PKT_MIN);
+    m->t2_pl = g_malloc0(m->t2_plen);
     if (!dmaq_msg_copy(c, m, m->t2_pl + RCLINK_SEG_BYTES, m->len)) {
         dmaq_t2_done(c, m, RCLINK_CQE_ST_DMA_ERR);
         return true;
@@ -797,6 +806,11 @@ static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
     bool ends = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_LAST;
     bool flush = false, drop = false, buf;
     uint32_t cqes = 0, k, n, idx;
+
+    if (ends && len == RCLINK_SEG_PKT_MIN && off <= mlen &&
+        mlen - off < dlen) {
+        dlen = mlen - off;          /* a short packet's padding */
+    }
 
     if (!dmaq_size(c, &dmaq_rq) || !dmaq_size(c, &dmaq_cq)) {
         return false;

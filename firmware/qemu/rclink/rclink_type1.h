@@ -296,9 +296,14 @@ uint64_t rclink_cc_now(RclinkCore *c);
 uint64_t rclink_cc_decay(uint64_t acc, uint64_t k, uint32_t thr);
 void rclink_cc_wait(RclinkCore *c);
 
-/* rclink_type2.c, for the queue engine */
-bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
-                        size_t plen);
+/* rclink_type2.c, for the queue engine: what became of a TYPE2 packet */
+enum {
+    RCLINK_T2_SENT,                     /* on the wire */
+    RCLINK_T2_WAIT,                     /* waits for credits: try again */
+    RCLINK_T2_OVER_RATE,                /* dropped by the IP (code 1) */
+};
+int rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
+                       size_t plen);
 
 /* rclink_dmaq.c, for the transport */
 void rclink_dmaq_init(RclinkCore *c);

@@ -133,13 +133,16 @@ static uint64_t rclink_t2_acc(RclinkCore *c, uint32_t thr)
 }
 
 /*
- * One packet to group g, if the TYPE2 rate and the MAC's multicast credits
- * (seed 000, 多播报文流量控制: 128-byte cells, with multi_credit_ctrl_en)
- * let it go now: the frame goes on the wire and true; else false, and the
- * caller tries again when a CC window ends or credits come back.
+ * One packet to group g.  Over the TYPE2 rate the IP drops it with
+ * IRQ_INFO TYPE2 code 1 (seed 000, TYPE2 中断信息: "丢掉超长包和超流量包";
+ * the rate is a policer, not a pacer): RCLINK_T2_OVER_RATE.  Else, when the
+ * CBFC or PFC state and the MAC's multicast credits (seed 000, 多播报文流量
+ * 控制: 128-byte cells, with multi_credit_ctrl_en) let it go now, the frame
+ * goes on the wire: RCLINK_T2_SENT; otherwise RCLINK_T2_WAIT, and the
+ * caller tries again when credits come back or a pause ends.
  */
-bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
-                        size_t plen)
+int rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
+                       size_t plen)
 {
     RclinkT2 *t2 = &c->t1->t2;
     uint32_t thr = RF_GET(RCLINK_TYPE2_SPEED_LENGTH_THR,
@@ -149,13 +152,13 @@ bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
     uint32_t cells;
 
     if (thr && rclink_t2_acc(c, thr) >= thr) {
-        trace_rclink_t2_wait("rate", t2->acc);
-        rclink_cc_wait(c);
-        return false;
+        trace_rclink_t2_over_rate(g, plen, t2->acc);
+        rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_TX_OVERSIZE, 0, 0);
+        return RCLINK_T2_OVER_RATE;
     }
     if (!rclink_cbfc_tx_ok(c, RCLINK_CBFC_FLOW_TYPE2)) {
         trace_rclink_t2_wait("cbfc", 0);
-        return false;           /* kicked when credits come back */
+        return RCLINK_T2_WAIT;  /* kicked when credits come back */
     }
     len = rclink_t2_frame(c, g, pl, plen, f);
     cells = DIV_ROUND_UP(len, T2_CELL);
@@ -166,7 +169,7 @@ bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
                 t2->wait_crd = true;
                 rclink_dfx_update(c);
             }
-            return false;
+            return RCLINK_T2_WAIT;
         }
         /* the MAC returns the cells once the frame left (at once here) */
         if (rclink_get(c, RCLINK_SHIM_CC_TEST) &
@@ -183,7 +186,7 @@ bool rclink_t2_try_send(RclinkCore *c, unsigned g, const uint8_t *pl,
     rclink_count(c, RCLINK_DMAQ_T2_TX_PKTS);
     rclink_cbfc_tx_sent(c, RCLINK_CBFC_FLOW_TYPE2, len);
     rclink_wire_send(c, f, len);
-    return true;
+    return RCLINK_T2_SENT;
 }
 
 /* SHIM_CC_TEST.t2_crd_hold written: released, the MAC returns what it kept */
@@ -260,7 +263,7 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     unsigned fmt = rclink_t1_format(c), g, kw;
     size_t off = 14, rh_at, body, plen, pad, pkt;
     uint64_t rh, seg, da, sa;
-    uint32_t psn, d;
+    uint32_t psn, d, mlen;
     RclinkT2Src *src;
     uint16_t type;
     bool room;
@@ -320,9 +323,13 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
     seg = ldq_le_p(buf + rh_at + RCLINK_RH_BYTES);
+    mlen = RF_GET(RCLINK_SEG_MSG_LEN, seg);
     if (RF_GET(RCLINK_SEG_POS, seg) != RCLINK_SEG_ONLY ||
         RF_GET(RCLINK_SEG_OFFSET, seg) ||
-        RF_GET(RCLINK_SEG_MSG_LEN, seg) != plen - pad - RCLINK_SEG_BYTES) {
+        (mlen != plen - pad - RCLINK_SEG_BYTES &&
+         /* a short message padded to the TX_S minimum */
+         (plen - pad != RCLINK_SEG_PKT_MIN ||
+          mlen >= RCLINK_SEG_PKT_MIN - RCLINK_SEG_BYTES))) {
         rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "segment", len);
         return;
     }

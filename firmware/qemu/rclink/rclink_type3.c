@@ -8,7 +8,9 @@
  * from host memory and sent on the wire.  RX runs when a TYPE3 frame
  * arrives: the frame is spread over the MDs from tail on, or dropped and
  * counted; the model never holds a frame back.  Faults set DMA_INTR_ST1
- * bits and halt their path until the soft reset (*_reset 1 -> 0).
+ * bits; those the seed has "需要软复位" halt their path until the soft reset
+ * (*_reset 1 -> 0), the bus errors (bits 2-4, "只上报中断") only drop
+ * their frame and the path goes on.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -137,14 +139,28 @@ void rclink_t3_reset(RclinkCore *c)
     c->t3.tx_partial = RCLINK_T3_PARTIAL_NONE;
 }
 
-/* A fault: its DMA_INTR_ST1 bit; the path halts until the soft reset. */
+/* The faults the seed only reports: AXI bus errors of MD and data */
+#define T3_ST1_REPORT_ONLY (RCLINK_DMA_INTR_ST1_MD_AXI_WR_RESP_ERR | \
+                            RCLINK_DMA_INTR_ST1_MD_AXI_RD_RESP_ERR | \
+                            RCLINK_DMA_INTR_ST1_DATA_AXI_RESP_ERR)
+
+/*
+ * A fault: its DMA_INTR_ST1 bit; the path halts until the soft reset,
+ * but for a bus error, which only costs its frame.
+ */
 static uint64_t rclink_t3_fault(RclinkCore *c, const RclinkT3Dir *d,
                                 uint64_t st1, const char *what, uint32_t md)
 {
-    c->t3.halted[d->idx] = true;
+    bool halt = !(st1 & T3_ST1_REPORT_ONLY);
+
+    if (halt) {
+        c->t3.halted[d->idx] = true;
+    }
     trace_rclink_t3_fault(d->name, what, md);
-    qemu_log_mask(LOG_GUEST_ERROR, "rclink: TYPE3 %s fault %s at MD %u: "
-                  "the path halts until a soft reset\n", d->name, what, md);
+    qemu_log_mask(LOG_GUEST_ERROR, "rclink: TYPE3 %s fault %s at MD %u: %s\n",
+                  d->name, what, md, halt ?
+                  "the path halts until a soft reset" :
+                  "the frame is dropped, the path goes on");
     return st1;
 }
 
@@ -195,7 +211,10 @@ static void rclink_t3_tx_send(RclinkCore *c, uint8_t *buf, uint32_t len,
     rclink_wire_send(c, buf, len);
 }
 
-/* One TX MD; a DMA_INTR_ST1 bit if it faults (it is then not consumed). */
+/*
+ * One TX MD; a DMA_INTR_ST1 bit if it faults (it is then not consumed, but
+ * for a bus error: its frame is not sent and the MD is consumed).
+ */
 static uint64_t rclink_t3_tx_md(RclinkCore *c, uint32_t md)
 {
     const RclinkT3Dir *d = T3_TX;
@@ -284,9 +303,11 @@ static void rclink_t3_tx_run(RclinkCore *c)
             /* CBFC credits or the peer's PFC: the frames wait in the ring */
             break;
         }
-        st1 = rclink_t3_tx_md(c, tail);
-        if (st1) {
-            break;
+        uint64_t st = rclink_t3_tx_md(c, tail);
+
+        st1 |= st;
+        if (st & ~T3_ST1_REPORT_ONLY) {
+            break;              /* halted at this MD */
         }
         tail = (tail + 1) % size;
     }

@@ -148,6 +148,7 @@ module rclink_ip_model #(
     reg [1:0]  pkt_etype [0:MAXPKT-1];
     reg [2:0]  pkt_group [0:MAXPKT-1];
     integer    npkts;            // packets captured
+    integer    runts;            // TX_S packets below the IP's 64-byte minimum
     integer    cur;              // bytes of the packet being captured
     reg        in_pkt;
 
@@ -186,6 +187,7 @@ module rclink_ip_model #(
 
     initial begin
         npkts = 0;
+        runts = 0;
         hold = 1'b0;
         held = 0;
         hold2 = 1'b0;
@@ -280,6 +282,11 @@ module rclink_ip_model #(
                     end
                 if (tx_fe) begin
                     pkt_len[npkts] = cur;
+                    // seed 000, TX_S_DAT_I: at least 64 bytes
+                    if (cur < `RCLINK_SEG_PKT_MIN) begin
+                        runts = runts + 1;
+                        $display("ip: TX_S packet of %0d bytes, below the minimum", cur);
+                    end
                     pkt_fack[npkts] = tx_fack;
                     in_pkt = 1'b0;
                     if (pkt_etype[npkts] == 2'd3) begin

@@ -300,7 +300,16 @@ module rclink_tb #(
                 v = seg2;
                 if (seg2 != a) fail("TX_S segment header");
                 v = ip.pkt_len[tx_seen];
-                if (ip.pkt_len[tx_seen] != dlen2 + 8) fail("TX_S packet length");
+                // at least the IP's TX_S minimum: zero padding after the data
+                if (ip.pkt_len[tx_seen] != ((dlen2 + 8 < `RCLINK_SEG_PKT_MIN) ?
+                                            `RCLINK_SEG_PKT_MIN : dlen2 + 8))
+                    fail("TX_S packet length");
+                for (i2 = dlen2 + 8; i2 < ip.pkt_len[tx_seen]; i2 = i2 + 1)
+                    if (ip.pkt[base2 + i2] != 8'd0) begin
+                        v = i2;
+                        fail("TX_S padding byte not zero");
+                        i2 = ip.pkt_len[tx_seen];
+                    end
                 v = {54'd0, ip.pkt_qpid[tx_seen]};
                 if (ip.pkt_qpid[tx_seen] != b[QP_AW-1:0]) fail("TX_S_QPID");
                 v = {63'd0, ip.pkt_fack[tx_seen]};
@@ -328,12 +337,14 @@ module rclink_tb #(
 
     // a packet on RX_M: segment header a, data from host memory at m
     task send_rx;
-        integer i2, nb, dl, j2;
+        integer i2, nb, dl, j2, pl;
         reg [7:0] hb;
         reg [63:0] w2, beat;
         begin
             dl = b[63:32];
-            nb = (8 + dl + 7) / 8;
+            // b[28]: padded with zero bytes to the TX_S minimum
+            pl = (b[28] && 8 + dl < `RCLINK_SEG_PKT_MIN) ? `RCLINK_SEG_PKT_MIN : 8 + dl;
+            nb = (pl + 7) / 8;
             for (i2 = 0; i2 < nb; i2 = i2 + 1) begin
                 beat = 64'd0;
                 for (j2 = 0; j2 < 8; j2 = j2 + 1) begin
@@ -354,8 +365,8 @@ module rclink_tb #(
                 rx_dat = beat;
                 rx_qpid = b[QP_AW-1:0];
                 rx_etype = b[21:20];
-                rx_len = 8 + dl;
-                n = (i2 == nb - 1) ? (8 + dl - 8 * i2) : 8;
+                rx_len = pl[12:0];
+                n = (i2 == nb - 1) ? (pl - 8 * i2) : 8;
                 rx_keep = ~(8'hff >> n);
                 @(posedge clk);
                 t = 0;
@@ -493,6 +504,8 @@ module rclink_tb #(
                 checks = checks + 1;
                 v = ip.npkts - tx_seen;
                 if (ip.npkts != tx_seen) fail("unexpected TX_S packet");
+                v = ip.runts;
+                if (ip.runts != 0) fail("TX_S packet below the 64-byte minimum");
             end
             8'd15: begin
                 repeat (20) @(posedge clk);

@@ -146,9 +146,13 @@ def convert(v):
                                3 << 20 | vl.value(op[3]) << 24 |
                                vl.value(op[5]) << 32, vl.addr(op[4], bases)))
             elif w == 'rx':
-                # ["sim", "rx", qpn, seg, data addr, data bytes]
+                # ["sim", "rx", qpn, seg, data addr, data bytes, "pad"?]:
+                # with "pad", zero bytes after the data up to the TX_S
+                # minimum (SEG.PKT_MIN), as a sending shim pads
+                pad = len(op) > 6 and op[6] == 'pad'
                 out.append(cmd('rx', vl.value(op[3]),
-                               vl.value(op[2]) | vl.value(op[5]) << 32,
+                               vl.value(op[2]) | pad << 28 |
+                               vl.value(op[5]) << 32,
                                vl.addr(op[4], bases)))
             elif w == 'rx2':
                 # ["sim", "rx2", group, seg, data addr, data bytes]: a

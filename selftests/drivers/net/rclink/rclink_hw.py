@@ -252,7 +252,7 @@ IRQ_INFO_FIELDS = {
 FORMATS = {
     'RH': (8, {'DEST_QP': (0, 12, 0), 'PSN': (0, 24, 13), 'PKT_LEN': (0, 31, 25), 'SYNDROME': (0, 31, 25), 'PKEY': (0, 39, 32), 'TS': (0, 55, 40), 'TS_EN': (0, 56, 56), 'PAD': (0, 60, 59), 'FACK': (0, 61, 61), 'OPCODE': (0, 63, 62)}, {'OP_REQ': 0x0, 'OP_ACK': 0x1, 'OP_CNP': 0x2}),
     'SYN': (1, {'TYPE': (0, 6, 5), 'VALUE': (0, 4, 0)}, {'ACK': 0x0, 'RNR': 0x1, 'NAK': 0x3, 'NAK_PSN_SEQ': 0x0, 'NAK_INVALID': 0x1, 'RNR_UNIT_US': 0xa}),
-    'SEG': (8, {'POS': (0, 1, 0), 'OFFSET': (0, 31, 8), 'MSG_LEN': (0, 63, 32)}, {'MIDDLE': 0x0, 'FIRST': 0x1, 'LAST': 0x2, 'ONLY': 0x3}),
+    'SEG': (8, {'POS': (0, 1, 0), 'OFFSET': (0, 31, 8), 'MSG_LEN': (0, 63, 32)}, {'MIDDLE': 0x0, 'FIRST': 0x1, 'LAST': 0x2, 'ONLY': 0x3, 'PKT_MIN': 0x40}),
     'WQE': (16, {'OPCODE': (0, 3, 0), 'FACK': (0, 4, 4), 'MORE': (0, 5, 5), 'QPN': (0, 31, 16), 'LEN': (0, 63, 32), 'ADDR': (1, 63, 0)}, {'OP_SEND': 0x1, 'OP_MCAST': 0x2, 'MAX_PIECE': 0x10000}),
     'RQE': (16, {'ADDR': (0, 63, 0), 'LEN': (1, 31, 0)}, {}),
     'CQE': (32, {'KIND': (0, 3, 0), 'STATUS': (0, 11, 4), 'FIRST': (0, 12, 12), 'LAST': (0, 13, 13), 'QPN': (0, 31, 16), 'LEN': (0, 63, 32), 'IDX': (1, 31, 0), 'MSG_LEN': (1, 63, 32), 'SEQ': (3, 47, 16), 'PHASE': (3, 63, 63)}, {'KIND_SEND': 0x1, 'KIND_RECV': 0x2, 'KIND_SEND_MCAST': 0x3, 'KIND_RECV_MCAST': 0x4, 'ST_OK': 0x0, 'ST_FLUSHED': 0x1, 'ST_BAD_WQE': 0x2, 'ST_DMA_ERR': 0x3}),

@@ -325,7 +325,7 @@ class Decoder:
 
     def finish(self):
         for q, psns in self.reqs.items():
-            data = b''.join(p[8:] for _, p in sorted(
+            data = b''.join(tw.seg_data(p) for _, p in sorted(
                 psns.items(), key=lambda kv: kv[0]))
             want = b''.join(self.messages.get(q, []))
             if data != want:

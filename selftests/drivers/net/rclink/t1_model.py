@@ -116,6 +116,15 @@ def npkts(size):
     return (size + SEG_DATA - 1) // SEG_DATA
 
 
+def pkt_bytes(size):
+    """The TX_S bytes of a message: each packet's segment header and
+    data, at least the IP's minimum (SEG.PKT_MIN, zero padding)."""
+    hdr = hw.FORMATS['SEG'][0]
+    pmin = fconst('SEG', 'PKT_MIN')
+    return sum(max(hdr + min(SEG_DATA, size - off), pmin)
+               for off in range(0, size, SEG_DATA))
+
+
 def pattern(seed, n):
     """n bytes that differ per seed."""
     base = rt.random_block(4096 + 256, seed=0x7431)
@@ -553,11 +562,11 @@ class T1Test:
         qa, qb = a.qps(QPN), b.qps(QPN)
         self.ktap.diag('A QP %d: %s' % (QPN, qa))
         self.ktap.diag('B QP %d: %s' % (QPN, qb))
-        want = {'tx_pkts': pk, 'retx_pkts': 0,
-                'tx_bytes': sum(SIZES) + 8 * pk}
+        nbytes = sum(pkt_bytes(n) for n in SIZES)
+        want = {'tx_pkts': pk, 'retx_pkts': 0, 'tx_bytes': nbytes}
         errs = ['A %s %d, want %d' % (k, qa[k], v) for k, v in want.items()
                 if qa[k] != v]
-        want = {'rx_pkts': pk, 'rx_bytes': sum(SIZES) + 8 * pk, 'rx_dup': 0,
+        want = {'rx_pkts': pk, 'rx_bytes': nbytes, 'rx_dup': 0,
                 'rx_oos': 0, 'nak_tx': 0}
         errs += ['B %s %d, want %d' % (k, qb[k], v) for k, v in want.items()
                  if qb[k] != v]

@@ -4,14 +4,22 @@
 "Rate control") between the boards of a pair:
 
   worked_example  the seed's QP2 example, step by step, with the CC windows
-                  under the test's control (SHIM_CC_TEST.manual/step):
-                  speed 0xFF and one window end give acc_cnt 0; at 0x30
-                  bytes per window a 0x10-byte packet leaves acc_cnt 0x10
-                  unmasked, a 0x30-byte one makes it 0x40 and masks the QP,
-                  a 0x20-byte one then waits (not on the wire, not
-                  delivered) until the next window end makes acc_cnt 0x10,
-                  goes and leaves 0x30, masked.  Packet lengths are TX_S
-                  lengths: the 8-byte segment header and the data.
+                  under the test's control (SHIM_CC_TEST.manual/step),
+                  every length times 4: the seed's packets of 0x10 to
+                  0x30 bytes are below its own TX_S minimum of 64 bytes
+                  (a shorter packet is padded to 64 and counts 64), so
+                  the same steps run at 0xC0 bytes per window with
+                  packets of 0x40, 0xC0 and 0x80 bytes: speed 0xFF and one
+                  window end give acc_cnt 0; a 0x40-byte packet leaves
+                  acc_cnt 0x40 unmasked, a 0xC0-byte one makes it 0x100
+                  and masks the QP, a 0x80-byte one then waits (not on the
+                  wire, not delivered) until the next window end makes
+                  acc_cnt 0x40, goes and leaves 0xC0, masked.  Packet
+                  lengths are TX_S lengths: the 8-byte segment header and
+                  the data.
+  padded          a 1-byte message is a 64-byte TX_S packet (padded to the
+                  IP's minimum): acc_cnt counts 64, the reader gets the 1
+                  byte
   rate_units      rclink qp set ... rate 10gbit: TX_SPEED_MEM 5120 bytes per
                   4.096 us window, shown back as 10gbit (JSON: bit/s); at
                   cc_window 65536 1gbit is 8192 bytes; cc_window is refused
@@ -43,6 +51,7 @@ from rclinktest import check  # noqa: E402  pylint: disable=C0413
 QA, QB = 2, 6                 # the seed's QP2, and its peer in bank 2
 IP_A, IP_B = '10.197.0.1', '10.197.0.2'
 SEG = 8
+PKT_MIN = rt.hw.FORMATS['SEG'][2]['PKT_MIN']    # the IP's TX_S minimum
 
 
 class RateTest(t1.PairTest):
@@ -82,26 +91,41 @@ class RateTest(t1.PairTest):
         with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
             self.step()
             self.want_cc('first window end, speed 0xff', 0, 0)
-            t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA, 'speed', 0x30])
-            m1 = t1.pattern(QA, 1, 0x10 - SEG)
+            t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA, 'speed', 0xc0])
+            m1 = t1.pattern(QA, 1, 0x40 - SEG)
             check(ca.send(m1) == len(m1), 'short write')
-            check(cb.recv(10) == m1, 'the 0x10-byte packet did not arrive')
-            self.want_cc('0x10 sent', 0x10, 0)
-            m2 = t1.pattern(QA, 2, 0x30 - SEG)
+            check(cb.recv(10) == m1, 'the 0x40-byte packet did not arrive')
+            self.want_cc('0x40 sent', 0x40, 0)
+            m2 = t1.pattern(QA, 2, 0xc0 - SEG)
             check(ca.send(m2) == len(m2), 'short write')
-            check(cb.recv(10) == m2, 'the 0x30-byte packet did not arrive')
-            self.want_cc('0x30 sent', 0x40, 1)
-            m3 = t1.pattern(QA, 3, 0x20 - SEG)
+            check(cb.recv(10) == m2, 'the 0xc0-byte packet did not arrive')
+            self.want_cc('0xc0 sent', 0x100, 1)
+            m3 = t1.pattern(QA, 3, 0x80 - SEG)
             check(ca.send(m3) == len(m3), 'short write')
-            check(cb.poll(select.POLLIN, 1.0) == 0, 'the 0x20-byte packet '
+            check(cb.poll(select.POLLIN, 1.0) == 0, 'the 0x80-byte packet '
                   'went while the QP was masked')
-            self.want_cc('0x20 waiting', 0x40, 1)
+            self.want_cc('0x80 waiting', 0x100, 1)
             self.step()
-            check(cb.recv(10) == m3, 'the 0x20-byte packet did not go '
+            check(cb.recv(10) == m3, 'the 0x80-byte packet did not go '
                   'after the window end')
-            self.want_cc('second window end, 0x20 sent', 0x30, 1)
+            self.want_cc('second window end, 0x80 sent', 0xc0, 1)
             self.step()
             self.want_cc('third window end', 0, 0)
+            ca.drain()
+        self.bar.write('SHIM_CC_TEST', 0)
+        self.del_qps()
+
+    def test_padded(self):
+        self.bar.write('SHIM_CC_TEST', 1)      # manual windows
+        self.add_qps('speed', 0xff)
+        with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
+            self.step()
+            self.want_cc('window end', 0, 0)
+            m = t1.pattern(QA, 1, 1)
+            check(ca.send(m) == 1, 'short write')
+            check(cb.recv(10) == m, 'the 1-byte message did not arrive '
+                  'as 1 byte')
+            self.want_cc('1 byte sent as the 64-byte minimum', PKT_MIN, 0)
             ca.drain()
         self.bar.write('SHIM_CC_TEST', 0)
         self.del_qps()
@@ -265,6 +289,7 @@ def main():
     t = RateTest(ktap)
     rt.setup_or_skip(ktap, mod, t)
     rt.run_object(ktap, mod, t, (('worked_example', t.test_worked_example),
+                   ('padded', t.test_padded),
                    ('rate_units', t.test_rate_units),
                    ('refused', t.test_refused), ('paced', t.test_paced),
                    ('windows_100', t.test_windows_100)), 't1_rate')

@@ -59,6 +59,8 @@ SIZES = (1, 2, 3, 4, 5, 100, 107, 108, 109, 110, 200, 1335, 1336, 1337,
 
 RH = hw.FORMATS['RH']
 SEG = hw.FORMATS['SEG']
+# the IP's TX_S minimum: a shorter packet is padded with zero bytes
+PKT_MIN = SEG[2]['PKT_MIN']
 SYN = hw.FORMATS['SYN']
 
 
@@ -192,6 +194,19 @@ def build_frame(src, dst, opcode, psn, payload=b'', ts=0, ts_en=1, fack=0,
     tail = struct.pack('<I', icrc(iph, udp + body)) if with_icrc else b''
     return (mac_bytes(dst.mac) + mac_bytes(src.mac) + b'\x08\x00' + iph +
             udp + body + tail + bytes(eth_pad))
+
+
+def seg_data(payload):
+    """The data of a REQ payload (segment header, data, and the zero
+    padding of a LAST or ONLY packet below the TX_S minimum)."""
+    seg = struct.unpack('<Q', payload[:SEG_HDR])[0]
+    data = payload[SEG_HDR:]
+    off, mlen = fget(SEG, seg, 'OFFSET'), fget(SEG, seg, 'MSG_LEN')
+    if (fget(SEG, seg, 'POS') in (SEG[2]['LAST'], SEG[2]['ONLY']) and
+            len(payload) == PKT_MIN and off <= mlen and
+            mlen - off < len(data)):
+        return data[:mlen - off]
+    return data
 
 
 def seg_header(pos, offset, msg_len):
@@ -412,6 +427,14 @@ class Decoder:
             if off != len(cur['data']):
                 e('OFFSET %d, want %d' % (off, len(cur['data'])))
             last = pos in (SEG[2]['LAST'], SEG[2]['ONLY'])
+            if len(payload) < PKT_MIN:
+                e('%d bytes, below the TX_S minimum of %d' % (len(payload),
+                                                             PKT_MIN))
+            if (last and len(payload) == PKT_MIN and off <= mlen and
+                    mlen - off < len(data)):
+                if any(data[mlen - off:]):
+                    e('padding not zero: %s' % data[mlen - off:].hex())
+                data = data[:mlen - off]
             if not last and len(data) != self.data_per_pkt:
                 e('%d data bytes in a packet that is not the last, want %d'
                   % (len(data), self.data_per_pkt))
@@ -542,9 +565,9 @@ def selftest():
                 pos = SEG[2]['LAST']
             else:
                 pos = SEG[2]['MIDDLE']
+            pl = seg_header(pos, off, len(m)) + data
             frames.append(build_frame(a, b, RH[2]['OP_REQ'], psn,
-                                      seg_header(pos, off, len(m)) + data,
-                                      ts=ts))
+                                      pl.ljust(PKT_MIN, b'\0'), ts=ts))
             last_psn, last_ts = psn, ts
             psn = (psn + 1) % 4096
             ts += 3

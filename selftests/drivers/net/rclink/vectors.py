@@ -13,7 +13,8 @@ t1_model.py does; the test skips behind an IOMMU).  Memory decode and bus
 mastering are on, INTx is masked (no MSI-X: the interrupt self-test
 writes SELFTEST records, as the vectors expect).  Vector files marked
 sim_only and ops marked "sim" (stimulus of the IP stand-in) are left to
-the testbench.  A "sent" op (a TYPE1 packet the testbench sees on TX_S)
+the testbench.  A "sent" op (a TYPE1 packet the testbench sees on TX_S,
+padded with zero bytes to SEG.PKT_MIN)
 is looked up here among the frames of the wire capture of the pair
 ($RCLINK_RESULTS/wire.pcap, as boards.sh check writes it; a vector with
 "sent" ops is skipped without it), and so is a "sent2" op (a TYPE2
@@ -46,6 +47,8 @@ NPAGES = 16
 POLL_S = 5
 ROCE_PORT = 4791
 T2_PORT = 4792
+# a TX_S packet shorter than this is padded with zero bytes (SEG.PKT_MIN)
+PKT_MIN = hw.FORMATS['SEG'][2]['PKT_MIN']
 
 
 def standard_req(frame, port):
@@ -111,6 +114,7 @@ class Runner:  # pylint: disable=too-many-instance-attributes
         for a, ln in op[4]:
             o = self.where(a)
             want += bytes(mm[o:o + vl.value(ln)])
+        want = want.ljust(PKT_MIN, b'\0')
         qpn, fack = vl.value(op[1]), vl.value(op[3])
         end = time.monotonic() + POLL_S
         while True:
@@ -135,6 +139,7 @@ class Runner:  # pylint: disable=too-many-instance-attributes
         for a, ln in op[3]:
             o = self.where(a)
             want += bytes(mm[o:o + vl.value(ln)])
+        want = want.ljust(PKT_MIN, b'\0')
         group = vl.value(op[1])
         end = time.monotonic() + POLL_S
         while True:
