@@ -970,6 +970,10 @@
 
 /* ---- MAC: LL 100G MAC CSRs of seed 003 (word address N at byte offset 4*N) ---- */
 
+#define RCLINK_PHY_CONFIG	0x8c40
+#define RCLINK_PHY_CONFIG_RSTVAL	0x0ULL
+#define   RCLINK_PHY_CONFIG_SOFT_RESET	BIT_ULL(0)
+
 #define RCLINK_TX_FC_REVISION_ID	0x9800
 #define RCLINK_TX_FC_REVISION_ID_RSTVAL	0x8092017ULL
 #define   RCLINK_TX_FC_REVISION_ID_REVISION	GENMASK_ULL(31, 0)
@@ -1069,6 +1073,24 @@
 #define RCLINK_RX_FC_DADDR_HI	0x9c20
 #define RCLINK_RX_FC_DADDR_HI_RSTVAL	0x180ULL
 #define   RCLINK_RX_FC_DADDR_HI_ADDR	GENMASK_ULL(15, 0)
+
+/*
+ * The MAC registers that do not change dynamically (seed 003): a
+ * written value takes effect at the next soft reset through
+ * PHY_CONFIG.soft_reset.  X(offset of the first, count, stride)
+ */
+#define RCLINK_STATIC_REGS(X) \
+	X(RCLINK_TX_PAUSE_ENABLE, 1, 4) \
+	X(RCLINK_TX_FC_DADDR_LO, 1, 4) \
+	X(RCLINK_TX_FC_DADDR_HI, 1, 4) \
+	X(RCLINK_TX_FC_SADDR_LO, 1, 4) \
+	X(RCLINK_TX_FC_SADDR_HI, 1, 4) \
+	X(RCLINK_TX_FC_QUANTA(0), 8, 4) \
+	X(RCLINK_TX_FC_HOLD_QUANTA(0), 8, 4) \
+	X(RCLINK_TX_FC_SELECT, 1, 4) \
+	X(RCLINK_TX_FC_REQ_MODE, 1, 4) \
+	X(RCLINK_RX_FC_DADDR_LO, 1, 4) \
+	X(RCLINK_RX_FC_DADDR_HI, 1, 4)
 
 /* ---- IRQ_INFO_O (seed 000, MSI 中断接口) ---- */
 #define RCLINK_IRQ_INFO_TYPE	GENMASK_ULL(32, 31)

@@ -77,29 +77,50 @@ static void rclink_dcb_ip_apply(struct rclink_dev *rdev, u8 en)
 			       RCLINK_DCB_XOFF_ACK));
 }
 
+/* A static MAC register: written when it differs; true if it did */
+static bool rclink_dcb_mac_set(struct rclink_dev *rdev, u32 reg, u32 val)
+{
+	if (rclink_rd32(rdev, reg) == val)
+		return false;
+	rclink_wr32(rdev, reg, val);
+	return true;
+}
+
 /*
  * The MAC's flow control frames (PFC, and the CBFC updates of the shim):
  * a held XOFF repeated after half its pause (TX_FC_HOLD_QUANTA), from the
- * board's address (TX_FC_SADDR)
+ * board's address (TX_FC_SADDR).  These registers do not change
+ * dynamically (seed 003): when one changed, a soft reset of the MAC
+ * through PHY_CONFIG makes it take effect.
  */
 static void rclink_dcb_mac_apply(struct rclink_dev *rdev)
 {
+	bool changed = false;
 	unsigned int q;
 	u64 val, mac;
 
 	for (q = 0; q < RCLINK_PFC_PRIOS; q++) {
 		val = rclink_rd32(rdev, RCLINK_TX_FC_QUANTA(q));
 		val = FIELD_GET(RCLINK_TX_FC_QUANTA_QUANTA, val) / 2;
-		rclink_wr32(rdev, RCLINK_TX_FC_HOLD_QUANTA(q),
-			    FIELD_PREP(RCLINK_TX_FC_HOLD_QUANTA_QUANTA,
-				       max_t(u64, val, 1)));
+		val = FIELD_PREP(RCLINK_TX_FC_HOLD_QUANTA_QUANTA,
+				 max_t(u64, val, 1));
+		changed |= rclink_dcb_mac_set(rdev, RCLINK_TX_FC_HOLD_QUANTA(q),
+					      val);
 	}
 	mac = rclink_rd64(rdev, RCLINK_SHIM_MAC);
 	mac = FIELD_GET(RCLINK_SHIM_MAC_ADDR, mac);
-	rclink_wr32(rdev, RCLINK_TX_FC_SADDR_LO,
-		    FIELD_PREP(RCLINK_TX_FC_SADDR_LO_ADDR, lower_32_bits(mac)));
-	rclink_wr32(rdev, RCLINK_TX_FC_SADDR_HI,
-		    FIELD_PREP(RCLINK_TX_FC_SADDR_HI_ADDR, upper_32_bits(mac)));
+	changed |= rclink_dcb_mac_set(rdev, RCLINK_TX_FC_SADDR_LO,
+				      FIELD_PREP(RCLINK_TX_FC_SADDR_LO_ADDR,
+						 lower_32_bits(mac)));
+	changed |= rclink_dcb_mac_set(rdev, RCLINK_TX_FC_SADDR_HI,
+				      FIELD_PREP(RCLINK_TX_FC_SADDR_HI_ADDR,
+						 upper_32_bits(mac)));
+	if (changed) {
+		rclink_wr32(rdev, RCLINK_PHY_CONFIG,
+			    RCLINK_PHY_CONFIG_SOFT_RESET);
+		rclink_wr32(rdev, RCLINK_PHY_CONFIG, 0);
+		rclink_rd32(rdev, RCLINK_PHY_CONFIG);	/* flush */
+	}
 }
 
 /*

@@ -47,6 +47,8 @@ class Reg:
         self.origin = d.get("origin", "doc")
         self.desc = d.get("desc", "")
         self.note = d.get("note", "")
+        # seed 003: takes effect only after a soft reset (PHY_CONFIG)
+        self.static = d.get("static", False)
         self.width = self.window["width"]
         step = 4 if self.window.get("word_addressed") else 1
         self.step = step * (self.width // 8 if not self.window.get("word_addressed") else 1)
@@ -175,6 +177,18 @@ def gen_c_header(desc, regs):
             else:
                 o.append("#define   RCLINK_%s_%s\tGENMASK_ULL(%d, %d)"
                          % (r.name, cname(f["name"]), f["hi"], f["lo"]))
+    o.append("")
+    o.append("/*")
+    o.append(" * The MAC registers that do not change dynamically (seed 003): a")
+    o.append(" * written value takes effect at the next soft reset through")
+    o.append(" * PHY_CONFIG.soft_reset.  X(offset of the first, count, stride)")
+    o.append(" */")
+    o.append("#define RCLINK_STATIC_REGS(X) \\")
+    st = [r for r in regs if r.static]
+    for i, r in enumerate(st):
+        first = "RCLINK_%s(0)" % r.name if r.count > 1 else "RCLINK_%s" % r.name
+        o.append("\tX(%s, %d, %d)%s" % (first, r.count, r.stride,
+                                        " \\" if i < len(st) - 1 else ""))
     o.append("")
     o.append("/* ---- IRQ_INFO_O (seed 000, MSI 中断接口) ---- */")
     for f in desc["irq_info"]["fields"]:
@@ -442,6 +456,9 @@ def gen_rst(desc, regs):
                 extra.append("Per QP: write QP_ID_SET first.")
             if r.window.get("word_addressed"):
                 extra.append("Word address %s." % hexv(r.offset))
+            if r.static:
+                extra.append("Static: a written value takes effect at the "
+                             "next soft reset (PHY_CONFIG.soft_reset).")
             extra.append("Origin: %s. Reset value %s." % (r.origin, hexv(r.reset)))
             o.append(" ".join(extra))
             o.append("")

@@ -719,6 +719,9 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_TX_FC_XOFF_REQ:
         rclink_mac_fc_req(c, old, *p);
         break;
+    case RCLINK_PHY_CONFIG:
+        rclink_mac_phy_config(c, old, *p);
+        break;
     case RCLINK_SHIM_CBFC_CTRL:
         rclink_cbfc_ctrl(c, wval);
         break;

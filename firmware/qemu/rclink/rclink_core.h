@@ -80,6 +80,10 @@ typedef struct RclinkWire {
 typedef struct RclinkT1 RclinkT1;      /* rclink_type1.h */
 
 /* Data waiting in a VC's CBFC receive buffer (rclink_cbfc.c). */
+/* The MAC's static registers, one entry per instance (RCLINK_STATIC_REGS) */
+#define RCLINK_MAC_STATIC_COUNT(off, n, stride) + (n)
+#define RCLINK_MAC_STATIC_N (0 RCLINK_STATIC_REGS(RCLINK_MAC_STATIC_COUNT))
+
 typedef struct RclinkCbfcFrame {
     QSIMPLEQ_ENTRY(RclinkCbfcFrame) next;
     unsigned kind;                     /* RCLINK_CBFC_T1.. */
@@ -163,6 +167,8 @@ typedef struct RclinkCore {
     int64_t pfc_deadline;              /* what pfc_timer was armed for */
     QEMUTimer pfc_timer;
     QEMUTimer hold_timer;              /* refresh of signal XOFFs */
+    /* the static MAC registers as the MAC uses them (rclink_mac_get) */
+    uint32_t mac_static[RCLINK_MAC_STATIC_N];
 
     RclinkCbfc cbfc;
 } RclinkCore;
@@ -224,6 +230,8 @@ uint8_t rclink_mac_paused(RclinkCore *c);
 void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len);
 void rclink_mac_init(RclinkCore *c);
 void rclink_mac_reset(RclinkCore *c);
+uint64_t rclink_mac_get(RclinkCore *c, hwaddr off);
+void rclink_mac_phy_config(RclinkCore *c, uint64_t old, uint64_t val);
 void rclink_mac_fini(RclinkCore *c);
 uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo);
 void rclink_mac_signal_req(RclinkCore *c, uint8_t old, uint8_t req);

@@ -22,6 +22,12 @@
  * whose XON_THR_RDMA.rx_*_pfc_en is set, on the priority of its
  * AFH_CFG_EN.*_cbfc field (rclink_cbfc_tx_ok()).
  *
+ * The registers seed 003 says do not change dynamically (RCLINK_STATIC_REGS:
+ * addresses, quanta, hold quanta, Pause/PFC select, request mode, Pause
+ * enable) take their written values at the release of a soft reset
+ * through PHY_CONFIG.soft_reset (1 -> 0), and at a reset of the board;
+ * until then the MAC keeps using the values it had (rclink_mac_get).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -35,15 +41,64 @@
 #define MAC_QUANTUM_PS      5120        /* 512 bit times at 100 Gb/s */
 #define MAC_PRIOS           8
 
+/* The offset of every instance of a static register, in mac_static order */
+static hwaddr mac_static_off[RCLINK_MAC_STATIC_N];
+
+static void rclink_mac_static_init(void)
+{
+    unsigned k = 0, i;
+
+#define RCLINK_MAC_STATIC_OFF(off, n, stride)                  \
+    for (i = 0; i < (n); i++) {                                 \
+        mac_static_off[k++] = (off) + i * (stride);             \
+    }
+    RCLINK_STATIC_REGS(RCLINK_MAC_STATIC_OFF)
+#undef RCLINK_MAC_STATIC_OFF
+    assert(k == RCLINK_MAC_STATIC_N);
+}
+
+/* What the MAC uses of register off: a static one's value at the last reset */
+uint64_t rclink_mac_get(RclinkCore *c, hwaddr off)
+{
+    unsigned k;
+
+    for (k = 0; k < RCLINK_MAC_STATIC_N; k++) {
+        if (mac_static_off[k] == off) {
+            return c->mac_static[k];
+        }
+    }
+    return rclink_get(c, off);
+}
+
+/* The soft reset releases: the static registers take their written values */
+static void rclink_mac_static_apply(RclinkCore *c)
+{
+    unsigned k;
+
+    for (k = 0; k < RCLINK_MAC_STATIC_N; k++) {
+        c->mac_static[k] = rclink_get(c, mac_static_off[k]);
+    }
+}
+
+/* PHY_CONFIG written (old: what it held) */
+void rclink_mac_phy_config(RclinkCore *c, uint64_t old, uint64_t val)
+{
+    if ((old & ~val) & RCLINK_PHY_CONFIG_SOFT_RESET) {
+        trace_rclink_mac_soft_reset();
+        rclink_mac_static_apply(c);
+    }
+}
+
 uint64_t rclink_mac_addr(RclinkCore *c, hwaddr hi, hwaddr lo)
 {
-    return ((rclink_get(c, hi) & 0xffff) << 32) | (rclink_get(c, lo) &
-                                                  0xffffffffULL);
+    return ((rclink_mac_get(c, hi) & 0xffff) << 32) |
+           (rclink_mac_get(c, lo) & 0xffffffffULL);
 }
 
 static void rclink_mac_send_fc(RclinkCore *c, uint8_t xoff, uint8_t xon)
 {
-    bool pfc = rclink_get(c, RCLINK_TX_FC_SELECT) & RCLINK_TX_FC_SELECT_PFC;
+    bool pfc = rclink_mac_get(c, RCLINK_TX_FC_SELECT) &
+               RCLINK_TX_FC_SELECT_PFC;
     uint8_t f[60] = { 0 };
     unsigned q;
 
@@ -57,10 +112,9 @@ static void rclink_mac_send_fc(RclinkCore *c, uint8_t xoff, uint8_t xon)
             return;
         }
         stw_be_p(f + 14, MAC_OP_PAUSE);
-        stw_be_p(f + 16, (xoff & 1) ? RF_GET(RCLINK_TX_FC_QUANTA_QUANTA,
-                                             rclink_get(c,
-                                                        RCLINK_TX_FC_QUANTA(0)))
-                                    : 0);
+        stw_be_p(f + 16, (xoff & 1) ?
+                 RF_GET(RCLINK_TX_FC_QUANTA_QUANTA,
+                        rclink_mac_get(c, RCLINK_TX_FC_QUANTA(0))) : 0);
         rclink_count(c, RCLINK_SHIM_PFC_TX(0));
     } else {
         stw_be_p(f + 14, MAC_OP_PFC);
@@ -69,7 +123,7 @@ static void rclink_mac_send_fc(RclinkCore *c, uint8_t xoff, uint8_t xon)
             if ((xoff >> q) & 1) {
                 stw_be_p(f + 18 + 2 * q,
                          RF_GET(RCLINK_TX_FC_QUANTA_QUANTA,
-                                rclink_get(c, RCLINK_TX_FC_QUANTA(q))));
+                                rclink_mac_get(c, RCLINK_TX_FC_QUANTA(q))));
             }
             if (((xoff | xon) >> q) & 1) {
                 rclink_count(c, RCLINK_SHIM_PFC_TX(q));
@@ -83,7 +137,7 @@ static void rclink_mac_send_fc(RclinkCore *c, uint8_t xoff, uint8_t xon)
 /* TX_FC_XOFF_REQ written: old and new value */
 void rclink_mac_fc_req(RclinkCore *c, uint64_t old, uint64_t val)
 {
-    uint64_t mode = rclink_get(c, RCLINK_TX_FC_REQ_MODE);
+    uint64_t mode = rclink_mac_get(c, RCLINK_TX_FC_REQ_MODE);
     uint8_t en = RF_GET(RCLINK_TX_FC_ENABLE_ENABLE,
                         rclink_get(c, RCLINK_TX_FC_ENABLE));
     uint8_t two = (mode & RCLINK_TX_FC_REQ_MODE_MODE_2BIT) ?
@@ -118,7 +172,7 @@ static void rclink_mac_hold_arm(RclinkCore *c)
 
     for (q = 0; q < MAC_PRIOS; q++) {
         uint32_t h = RF_GET(RCLINK_TX_FC_HOLD_QUANTA_QUANTA,
-                            rclink_get(c, RCLINK_TX_FC_HOLD_QUANTA(q)));
+                            rclink_mac_get(c, RCLINK_TX_FC_HOLD_QUANTA(q)));
 
         if ((held >> q & 1) && h && (!min || h < min)) {
             min = h;
@@ -253,7 +307,7 @@ void rclink_mac_ctrl_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         cev = 0xff;
         /* TX Pause Enable: whether a Pause frame stops the sending */
         for (q = 0; q < MAC_PRIOS &&
-             (rclink_get(c, RCLINK_TX_PAUSE_ENABLE) &
+             (rclink_mac_get(c, RCLINK_TX_PAUSE_ENABLE) &
               RCLINK_TX_PAUSE_ENABLE_ENABLE); q++) {
             rclink_mac_pause_set(c, q, now, t);
         }
@@ -284,10 +338,12 @@ void rclink_mac_init(RclinkCore *c)
     timer_init_ns(&c->pfc_timer, QEMU_CLOCK_VIRTUAL, rclink_mac_pfc_timer, c);
     timer_init_ns(&c->hold_timer, QEMU_CLOCK_VIRTUAL, rclink_mac_hold_timer,
                   c);
+    rclink_mac_static_init();
 }
 
 void rclink_mac_reset(RclinkCore *c)
 {
+    rclink_mac_static_apply(c);
     timer_del(&c->hold_timer);
     timer_del(&c->pfc_timer);
     memset(c->pfc_until, 0, sizeof(c->pfc_until));

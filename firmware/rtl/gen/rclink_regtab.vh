@@ -47,13 +47,13 @@ function [2:0] rclink_reg_kind;
         16'h2040, 16'h2048, 16'h2050, 16'h2058, 16'h2060, 16'h2070,
         16'h2078, 16'h2080:
             rclink_reg_kind = 3'h7;
-        16'h9800, 16'h9804, 16'h9808, 16'h980c, 16'h9810, 16'h9814,
-        16'h9818, 16'h9828, 16'h9834, 16'h9838, 16'h983c, 16'h9840,
-        16'h9880, 16'h9884, 16'h9888, 16'h988c, 16'h9890, 16'h9894,
-        16'h9898, 16'h989c, 16'h98a0, 16'h98a4, 16'h98a8, 16'h98ac,
-        16'h98b0, 16'h98b4, 16'h98b8, 16'h98bc, 16'h9900, 16'h9904,
-        16'h9c00, 16'h9c04, 16'h9c08, 16'h9c0c, 16'h9c10, 16'h9c14,
-        16'h9c1c, 16'h9c20:
+        16'h8c40, 16'h9800, 16'h9804, 16'h9808, 16'h980c, 16'h9810,
+        16'h9814, 16'h9818, 16'h9828, 16'h9834, 16'h9838, 16'h983c,
+        16'h9840, 16'h9880, 16'h9884, 16'h9888, 16'h988c, 16'h9890,
+        16'h9894, 16'h9898, 16'h989c, 16'h98a0, 16'h98a4, 16'h98a8,
+        16'h98ac, 16'h98b0, 16'h98b4, 16'h98b8, 16'h98bc, 16'h9900,
+        16'h9904, 16'h9c00, 16'h9c04, 16'h9c08, 16'h9c0c, 16'h9c10,
+        16'h9c14, 16'h9c1c, 16'h9c20:
             rclink_reg_kind = 3'h1;
         default: rclink_reg_kind = 3'h0;
         endcase
@@ -205,10 +205,10 @@ function [63:0] rclink_reg_rwmask;
             rclink_reg_rwmask = 64'h10f;
         16'h5058:
             rclink_reg_rwmask = 64'hf010f;
+        16'h8c40, 16'h9828, 16'h9900:
+            rclink_reg_rwmask = 64'h1;
         16'h9818:
             rclink_reg_rwmask = 64'hff00ff;
-        16'h9828, 16'h9900:
-            rclink_reg_rwmask = 64'h1;
         16'h9904:
             rclink_reg_rwmask = 64'h100ff;
         default: rclink_reg_rwmask = 64'h0;

@@ -10,13 +10,18 @@
                 is refused (EOPNOTSUPP in dcbnl's reply, which dcb does not
                 show: the refusal is in the kernel log), nothing changes
   xoff_xon      A's TX_FC_QUANTA[3] = 0x1234, the CSR request of queue 3
-                (TX_FC_XOFF_REQ req0 bit 3) set then cleared: A sends an
-                XOFF and an XON frame, B counts both for priority 3 (dcb
-                indications, SHIM_PFC_RX), A's requests and `ethtool -I -a`
-                tx_pause_frames count them; queue 6 (not enabled) sends
-                nothing
-  wire          tshark decodes the two frames as MAC control, opcode 0x0101
-                (PFC), class 3 enabled, pause_time 0x1234 then 0
+                (TX_FC_XOFF_REQ req0 bit 3) set then cleared, twice: before
+                and after a soft reset of the MAC (PHY_CONFIG.soft_reset 1
+                then 0; TX_FC_QUANTA does not change dynamically, seed
+                003): A sends two XOFF and two XON frames, B counts them
+                for priority 3 (dcb indications, SHIM_PFC_RX), A's requests
+                and `ethtool -I -a` tx_pause_frames count them; queue 6
+                (not enabled) sends nothing
+  wire          tshark decodes the four frames as MAC control, opcode
+                0x0101 (PFC), class 3 enabled, pause_time 0xffff (the
+                quanta before the soft reset), 0, 0x1234, 0; all from A's
+                own address (TX_FC_SADDR, which the driver set and applied
+                with a soft reset: the reset value would show otherwise)
   bad_ctrl      three bad MAC control frames from A's netdev (AF_PACKET):
                 a PFC frame to 01:80:c2:00:00:02, an unknown opcode, a
                 CBFC update shorter than its format: B's MAC drops and
@@ -68,6 +73,12 @@ def run(cmd, ok=True):
     return p.returncode, p.stdout
 
 
+def soft_reset(bar):
+    """The MAC's soft reset: its static registers take their values."""
+    bar.write('PHY_CONFIG', rt.fval('PHY_CONFIG', 'soft_reset', 1))
+    bar.write('PHY_CONFIG', 0)
+
+
 def carrier(ifname):
     try:
         with open('/sys/class/net/%s/carrier' % ifname,
@@ -105,6 +116,7 @@ class PfcTest:
         for bar in self.bars:
             bar.write('TX_FC_XOFF_REQ', 0)
             bar.write('TX_FC_QUANTA', 0xffff, PRIO)
+            soft_reset(bar)
             bar.close()
         self.bars = []
 
@@ -172,27 +184,30 @@ class PfcTest:
         ps0 = self.pause_stats(0)
         self.size0 = os.path.getsize(self.pcap) if self.pcap else None
         a.write('TX_FC_QUANTA', QUANTA, PRIO)
-        a.write('TX_FC_XOFF_REQ', 1 << PRIO)
-        time.sleep(0.1)
-        a.write('TX_FC_XOFF_REQ', 0)
-        a.write('TX_FC_XOFF_REQ', 1 << 6)       # not enabled: no frame
-        a.write('TX_FC_XOFF_REQ', 0)
+        for _ in range(2):
+            a.write('TX_FC_XOFF_REQ', 1 << PRIO)
+            time.sleep(0.1)
+            a.write('TX_FC_XOFF_REQ', 0)
+            a.write('TX_FC_XOFF_REQ', 1 << 6)   # not enabled: no frame
+            a.write('TX_FC_XOFF_REQ', 0)
+            time.sleep(0.1)
+            soft_reset(a)                       # the new quanta applies
         time.sleep(0.2)
         tx1, rx1 = self.counts()
         dtx = [x - y for x, y in zip(tx1[0], tx0[0])]
         drx = [x - y for x, y in zip(rx1[1], rx0[1])]
         self.ktap.diag('A sent per priority %s, B received %s' % (dtx, drx))
-        want = [2 if q == PRIO else 0 for q in range(8)]
+        want = [4 if q == PRIO else 0 for q in range(8)]
         check(dtx == want and drx == want, 'frames sent %s received %s, '
               'want %s' % (dtx, drx, want))
         ind1 = self.show(1).get('indications', {})
         got = {k: ind1.get(k, 0) - ind0.get(k, 0) for k in ind1}
-        check(got.get(str(PRIO)) == 2, 'B dcb indications moved %s' % got)
+        check(got.get(str(PRIO)) == 4, 'B dcb indications moved %s' % got)
         ps1 = self.pause_stats(0)
         if ps0 is None or ps1 is None:
             self.ktap.diag('ethtool -I -a shows no pause statistics')
         else:
-            check(ps1 - ps0 == 2, 'tx_pause_frames +%d, want 2'
+            check(ps1 - ps0 == 4, 'tx_pause_frames +%d, want 4'
                   % (ps1 - ps0))
 
     def test_wire(self):
@@ -200,8 +215,12 @@ class PfcTest:
             raise rt.SkipTest('no wire capture or no tshark')
         recs, head = tw.pcap_records(self.pcap, self.size0)
         frames = [r for r in recs if r[1][12:14] == b'\x88\x08']
-        check(len(frames) == 2, '%d MAC control frames on the wire, want 2'
+        check(len(frames) == 4, '%d MAC control frames on the wire, want 4'
               % len(frames))
+        mac = self.bars[0].read('SHIM_MAC') & (1 << 48) - 1
+        sas = {r[1][6:12].hex() for r in frames}
+        check(sas == {'%012x' % mac}, 'source addresses %s, want A\'s '
+              '%012x' % (sas, mac))
         fields = ('macc.opcode', 'macc.cbfc.enbv.c%d' % PRIO,
                   'macc.cbfc.pause_time.c%d' % PRIO, '_ws.malformed')
         with tempfile.TemporaryDirectory() as d:
@@ -214,7 +233,8 @@ class PfcTest:
             _, out = run(cmd)
         rows = [ln.split('|') for ln in out.splitlines() if '|' in ln]
         self.ktap.diag('tshark: %s' % rows)
-        want = [('0x0101', QUANTA), ('0x0101', 0)]
+        want = [('0x0101', 0xffff), ('0x0101', 0), ('0x0101', QUANTA),
+                ('0x0101', 0)]
         got = [(r[0], int(r[2], 0)) for r in rows
                if r[1] in ('1', 'True') and not r[3]]
         check(got == want, 'decoded %s, want %s' % (got, want))
