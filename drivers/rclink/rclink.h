@@ -40,7 +40,10 @@ enum rclink_asm {
 	RCLINK_ASM_NUM
 };
 
-/* What the driver disables when the IP lacks an assumed field it needs */
+/*
+ * What the driver disables when the IP lacks an assumed field it needs;
+ * BIT(n) is enum rclink_hw_feature of the uAPI (dev-get hw-disabled)
+ */
 enum rclink_feat {
 	RCLINK_FEAT_TYPE1,	/* QPs, dev set */
 	RCLINK_FEAT_TYPE2,	/* multicast groups, t2_rate */

@@ -95,7 +95,21 @@ static const struct {
 };
 
 static_assert(RCLINK_ASM_NUM <= 32);
-static_assert(RCLINK_FEAT_NUM <= 32);
+/* feat_off is the dev-get attribute hw-disabled as it is */
+#define RCLINK_FEAT_UAPI(f, u)	static_assert(BIT(RCLINK_FEAT_##f) == \
+					      RCLINK_HW_FEATURE_##u)
+RCLINK_FEAT_UAPI(TYPE1, TYPE1);
+RCLINK_FEAT_UAPI(TYPE2, TYPE2);
+RCLINK_FEAT_UAPI(GEN2, GEN2);
+RCLINK_FEAT_UAPI(LITE, LITE);
+RCLINK_FEAT_UAPI(CBFC, CBFC);
+RCLINK_FEAT_UAPI(RNR_LIMIT, RNR_RETRY_CNT);
+RCLINK_FEAT_UAPI(ACK_TS, ACK_TIMESTAMP);
+RCLINK_FEAT_UAPI(BANK_RR, BANK_RR);
+RCLINK_FEAT_UAPI(NO_ICRC, ICRC_OFF);
+RCLINK_FEAT_UAPI(CNP_MERGE, CNP_MERGE);
+RCLINK_FEAT_UAPI(NOCNP, NOCNP);
+static_assert(RCLINK_FEAT_NUM == 11);
 
 bool rclink_feat_ok(struct rclink_dev *rdev, enum rclink_feat feat)
 {

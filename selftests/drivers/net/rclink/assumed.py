@@ -7,7 +7,7 @@ documents do not give (rclink_hw.py ASSUMED).  At probe the driver reads
 each back; a board that lacks them (the model's assumed-regs=off, in the
 board set of make check) must stay bound with TYPE3 working, say in the
 kernel log which field is missing and what is disabled, report it in
-debugfs "assumed", and refuse with a clear message the settings that need
+debugfs "assumed" and `rclink dev show` (hw_disabled), and refuse with a clear message the settings that need
 a missing field: `rclink dev set`, `rclink qp add`, `rclink mcast set`,
 binding /dev/rclinkN to a TYPE2 group, the devlink params header_format
 gen2/lite, flow_control cbfc and cc_algorithm dcqcn.  Every other board
@@ -33,6 +33,9 @@ FIELDS = ['%s.%s' % (r, f) for r, fs in hw.ASSUMED.items() for f in fs]
 FEATURES = ('type1', 'type2', 'format gen2', 'format lite',
             'flow control cbfc', 'rnr_retry_cnt', 'ack_timestamp', 'bank_rr',
             'icrc off', 'cnp_merge', 'nocnp (cc_algorithm dcqcn)')
+# The same in `rclink -j dev show` hw_disabled
+HW_DISABLED = ('type1', 'type2', 'gen2', 'lite', 'cbfc', 'rnr_retry_cnt',
+               'ack_timestamp', 'bank_rr', 'icrc_off', 'cnp_merge', 'nocnp')
 T1_PORT = 4791
 BIND_MCAST = 1
 
@@ -71,6 +74,16 @@ def test_report(bdf, absent):
     if sorted(disabled) != want_dis:
         errs.append('disabled %s, want %s' % (disabled, want_dis))
     check(not errs, '\n'.join(errs))
+
+
+def test_dev_show(bdf, absent):
+    if not os.access(t1.tool_path(), os.X_OK):
+        raise rt.SkipTest('no rclink tool %s' % t1.tool_path())
+    d = t1.dev_show(name_of(bdf))
+    got = d.get('hw_disabled')
+    want = sorted(HW_DISABLED) if absent else []
+    check(isinstance(got, list) and sorted(got) == want,
+          'rclink dev show hw_disabled %r, want %r' % (got, want))
 
 
 def test_log_clean(bdf):
@@ -189,13 +202,14 @@ def main():
         ktap.diag('%s: %s' % (bdf, 'lacks the assumed fields'
                               if absent[bdf] else 'has the assumed fields'))
     nlack = sum(absent.values())
-    ktap.plan(2 * len(bound) + 4 * nlack)
+    ktap.plan(3 * len(bound) + 4 * nlack)
     for bdf in bound:
         if absent[bdf]:
             ktap.run('%s.rebind_log' % bdf, test_rebind_log, bdf)
         else:
             ktap.run('%s.log_clean' % bdf, test_log_clean, bdf)
         ktap.run('%s.report' % bdf, test_report, bdf, absent[bdf])
+        ktap.run('%s.dev_show' % bdf, test_dev_show, bdf, absent[bdf])
         if absent[bdf]:
             ktap.run('%s.type3_works' % bdf, test_type3, bdf)
             ktap.run('%s.settings_refused' % bdf, test_settings_refused, bdf)
