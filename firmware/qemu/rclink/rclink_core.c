@@ -382,8 +382,9 @@ void rclink_core_reset(RclinkCore *c)
         keep[s] = rclink_get(c, rclink_wire_counters[s]);
     }
     for (s = 0; s < c->nslots; s++) {
-        c->slot_val[s] = rclink_regtab[c->slot_reg[s]].reset &
-                         ~rclink_absent_bits(c, &rclink_regtab[c->slot_reg[s]]);
+        const struct rclink_regdesc *d = &rclink_regtab[c->slot_reg[s]];
+
+        c->slot_val[s] = d->reset & ~rclink_absent_bits(c, d);
     }
     for (s = 0; s < ARRAY_SIZE(keep); s++) {
         rclink_set(c, rclink_wire_counters[s], keep[s]);
