@@ -1155,6 +1155,34 @@
 	X(9, tx_md_size_zero, "TX MD with size 0; soft reset") \
 	X(10, rx_md_size_zero, "RX MD with size 0; soft reset")
 
+/*
+ * Fields whose place rclink assumed ("assumed" in the contract): the
+ * seed names them without an address or bits.  To confirm against the
+ * IP vendor's register map.  X(REG, FIELD, "REG.field")
+ */
+#define RCLINK_ASSUMED_FIELDS(X) \
+	X(RDMA_EN, TYPE1_EN, "RDMA_EN.type1_en") \
+	X(RDMA_EN, TYPE2_EN, "RDMA_EN.type2_en") \
+	X(RETRY_TIMER_CFG, RETRY_TIMER, "RETRY_TIMER_CFG.retry_timer") \
+	X(RETRY_TIMER_CFG, RNR_RETRY_CNT_THR, "RETRY_TIMER_CFG.rnr_retry_cnt_thr") \
+	X(AFH_CFG_EN, AFH_GEN2_16B_EN, "AFH_CFG_EN.afh_gen2_16b_en") \
+	X(AFH_CFG_EN, AFH_LITE_EN, "AFH_CFG_EN.afh_lite_en") \
+	X(AFH_CFG_EN, RX_TYPE2_CBFC_EN, "AFH_CFG_EN.rx_type2_cbfc_en") \
+	X(RC_MISC_CFG, TX_ACK_TIME_EN, "RC_MISC_CFG.tx_ack_time_en") \
+	X(RC_MISC_CFG, TX_BANK_RR_EN, "RC_MISC_CFG.tx_bank_rr_en") \
+	X(RC_MISC_CFG, TYPE1_REMOVE_ICRC_EN, "RC_MISC_CFG.type1_remove_icrc_en") \
+	X(RC_MISC_CFG, MULTI_CREDIT_CTRL_EN, "RC_MISC_CFG.multi_credit_ctrl_en") \
+	X(RC_MISC_CFG, CNP_MERGE_EN, "RC_MISC_CFG.cnp_merge_en") \
+	X(RX_CLASS_CFG, TYPE1_UDP_DPORT, "RX_CLASS_CFG.type1_udp_dport") \
+	X(RX_CLASS_CFG, TYPE2_UDP_PORT, "RX_CLASS_CFG.type2_udp_port") \
+	X(RX_CLASS_CFG, MAC_TYPE1, "RX_CLASS_CFG.mac_type1") \
+	X(RX_CLASS_CFG, MAC_TYPE2, "RX_CLASS_CFG.mac_type2") \
+	X(CC_CFG, CC_WINDOW, "CC_CFG.cc_window") \
+	X(TYPE2_SPEED, LENGTH_THR, "TYPE2_SPEED.length_thr") \
+	X(CNP_CFG, TIMER_THR_US, "CNP_CFG.timer_thr_us") \
+	X(CNP_CFG, NOCNP_INTERVAL, "CNP_CFG.nocnp_interval") \
+	X(CNP_CFG, NOCNP_EN, "CNP_CFG.nocnp_en")
+
 /* ---- Event ring records (DESIGN.md 3.3) ---- */
 #define RCLINK_EVT_RECORD_BYTES	16
 #define RCLINK_EVT_META_SOURCE	GENMASK_ULL(7, 0)

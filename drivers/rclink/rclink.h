@@ -31,6 +31,33 @@ struct devlink_health_reporter;
 struct netlink_ext_ack;
 struct rclink_net;
 struct rclink_t1_dev_cfg;
+struct seq_file;
+
+/* The fields whose place rclink assumed, by index (rclink_assumed.c) */
+#define RCLINK_ASM_ENUM(r, f, ...)	RCLINK_ASM_##r##_##f,
+enum rclink_asm {
+	RCLINK_ASSUMED_FIELDS(RCLINK_ASM_ENUM)
+	RCLINK_ASM_NUM
+};
+
+/*
+ * What the driver disables when the IP lacks an assumed field it needs;
+ * BIT(n) is enum rclink_hw_feature of the uAPI (dev-get hw-disabled)
+ */
+enum rclink_feat {
+	RCLINK_FEAT_TYPE1,	/* QPs, dev set */
+	RCLINK_FEAT_TYPE2,	/* multicast groups, t2_rate */
+	RCLINK_FEAT_GEN2,	/* header format gen2 */
+	RCLINK_FEAT_LITE,	/* header format lite */
+	RCLINK_FEAT_CBFC,	/* flow control cbfc */
+	RCLINK_FEAT_RNR_LIMIT,	/* rnr_retry_cnt other than 0 */
+	RCLINK_FEAT_ACK_TS,	/* ack_timestamp 1 */
+	RCLINK_FEAT_BANK_RR,	/* bank_rr 1 */
+	RCLINK_FEAT_NO_ICRC,	/* icrc 0 */
+	RCLINK_FEAT_CNP_MERGE,	/* cnp_merge 1, cnp_window */
+	RCLINK_FEAT_NOCNP,	/* nocnp, cc_algorithm dcqcn */
+	RCLINK_FEAT_NUM
+};
 
 /* DMA_INTR_ST1 faults after which the non-RDMA path needs a soft reset */
 #define RCLINK_NONR_ST1_SOFT_RESET_MASK				\
@@ -306,6 +333,11 @@ struct rclink_dev {
 	atomic_t st_irq_vec;
 	struct completion st_irq_done;
 	u8 st_result[RCLINK_ST_NUM];
+	/* assumed fields the IP lacks (BIT(enum rclink_asm)), and so the
+	 * features disabled (BIT(enum rclink_feat)): rclink_assumed.c
+	 */
+	u32 asm_missing;
+	u32 feat_off;
 
 	/* QP_ID_SET and every per-QP ("MEM") register access */
 	struct mutex qp_lock;
@@ -420,6 +452,13 @@ static inline bool rclink_cbfc_on(const struct rclink_dev *rdev)
 {
 	return rdev->cfg.flow_control == RCLINK_FLOW_CONTROL_CBFC;
 }
+
+/* rclink_assumed.c: the registers whose place rclink assumed */
+int rclink_assumed_probe(struct rclink_dev *rdev);
+bool rclink_feat_ok(struct rclink_dev *rdev, enum rclink_feat feat);
+int rclink_feat_need(struct rclink_dev *rdev, enum rclink_feat feat,
+		     struct netlink_ext_ack *extack);
+void rclink_assumed_show(struct seq_file *s, struct rclink_dev *rdev);
 
 /* rclink_selftest.c */
 extern const char * const rclink_selftest_step_names[RCLINK_ST_NUM];

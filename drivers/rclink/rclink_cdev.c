@@ -469,6 +469,12 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 		err = -ERANGE;
 		goto out;
 	}
+	/* the IP lacks a register TYPE2 needs (rclink_assumed.c) */
+	if ((b.flags & RCLINK_BIND_MCAST) &&
+	    !rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	/* `rclink qp del` holds rclink_t1.lock: the QP stays while bound */
 	err = -ENOENT;
 	mutex_lock(&rdev->t1.lock);

@@ -66,6 +66,14 @@ static int rclink_dbg_selftest_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rclink_dbg_selftest);
 
+/* The assumed register fields the probe found, what is disabled */
+static int rclink_dbg_assumed_show(struct seq_file *s, void *unused)
+{
+	rclink_assumed_show(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rclink_dbg_assumed);
+
 /* PCI faults and resets survived ("name value" lines) */
 static int rclink_dbg_pci_show(struct seq_file *s, void *unused)
 {
@@ -143,6 +151,8 @@ void rclink_debugfs_init(struct rclink_dev *rdev)
 	debugfs_create_file("selftest", 0400, dir, rdev,
 			    &rclink_dbg_selftest_fops);
 	debugfs_create_file("pci", 0400, dir, rdev, &rclink_dbg_pci_fops);
+	debugfs_create_file("assumed", 0400, dir, rdev,
+			    &rclink_dbg_assumed_fops);
 	debugfs_create_file("t3_fault", 0600, dir, rdev,
 			    &rclink_dbg_t3_fault_fops);
 	rclink_dp_debugfs_init(rdev, dir);

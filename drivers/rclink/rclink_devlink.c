@@ -161,6 +161,7 @@ static int rclink_dl_format_validate(struct devlink *devlink, u32 id,
 				     union devlink_param_value val,
 				     struct netlink_ext_ack *extack)
 {
+	struct rclink_dev *rdev = devlink_priv(devlink);
 	int format = rclink_dl_format_parse(val.vstr);
 
 	if (format < 0) {
@@ -168,6 +169,11 @@ static int rclink_dl_format_validate(struct devlink *devlink, u32 id,
 				   "unknown header format: std, gen1, gen1-tc, gen2 or lite");
 		return -EINVAL;
 	}
+	/* the IP may lack the enable bit (rclink_assumed.c) */
+	if (format == RCLINK_FORMAT_GEN2)
+		return rclink_feat_need(rdev, RCLINK_FEAT_GEN2, extack);
+	if (format == RCLINK_FORMAT_LITE)
+		return rclink_feat_need(rdev, RCLINK_FEAT_LITE, extack);
 	return 0;
 }
 
@@ -185,11 +191,17 @@ static int rclink_dl_cc_algo_validate(struct devlink *devlink, u32 id,
 				      union devlink_param_value val,
 				      struct netlink_ext_ack *extack)
 {
-	if (rclink_dl_cc_algo_parse(val.vstr) < 0) {
+	int algo = rclink_dl_cc_algo_parse(val.vstr);
+
+	if (algo < 0) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "unknown congestion control algorithm: none or dcqcn");
 		return -EINVAL;
 	}
+	/* the loop rises on NOCNP records (rclink_assumed.c) */
+	if (algo != RCLINK_CC_ALGO_NONE)
+		return rclink_feat_need(devlink_priv(devlink),
+					RCLINK_FEAT_NOCNP, extack);
 	return 0;
 }
 
@@ -198,10 +210,16 @@ static int rclink_dl_fc_validate(struct devlink *devlink, u32 id,
 				 union devlink_param_value val,
 				 struct netlink_ext_ack *extack)
 {
-	if (rclink_fc_parse(val.vstr) < 0) {
+	int fc = rclink_fc_parse(val.vstr);
+
+	if (fc < 0) {
 		NL_SET_ERR_MSG_MOD(extack, "unknown flow control: pfc or cbfc");
 		return -EINVAL;
 	}
+	/* the IP may lack a CBFC enable bit (rclink_assumed.c) */
+	if (fc == RCLINK_FLOW_CONTROL_CBFC)
+		return rclink_feat_need(devlink_priv(devlink),
+					RCLINK_FEAT_CBFC, extack);
 	return 0;
 }
 

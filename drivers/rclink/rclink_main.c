@@ -200,6 +200,9 @@ int rclink_up(struct rclink_dev *rdev)
 	err = rclink_selftest_regs(rdev);
 	if (err)
 		goto err_clear_master;
+	err = rclink_assumed_probe(rdev);
+	if (err)
+		goto err_clear_master;
 
 	err = rclink_qp_init(rdev);
 	if (err)

@@ -703,6 +703,42 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	mutex_unlock(&t1->lock);
 }
 
+/*
+ * The settings that need an assumed register field the IP lacks
+ * (rclink_assumed.c) are refused; their "off" value is accepted.
+ */
+static int rclink_t1_feat_check(struct rclink_dev *rdev,
+				const struct rclink_t1_dev_cfg *cfg, u32 given,
+				struct netlink_ext_ack *extack)
+{
+	int err = rclink_feat_need(rdev, RCLINK_FEAT_TYPE1, extack);
+
+	if (!err && (given & RCLINK_DEV_F_FORMAT) &&
+	    cfg->format == RCLINK_FORMAT_GEN2)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_GEN2, extack);
+	if (!err && (given & RCLINK_DEV_F_FORMAT) &&
+	    cfg->format == RCLINK_FORMAT_LITE)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_LITE, extack);
+	if (!err && (given & RCLINK_DEV_F_T2_RATE) && cfg->t2_rate)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_TYPE2, extack);
+	if (!err && (given & RCLINK_DEV_F_RNR_RETRY_CNT) &&
+	    cfg->rnr_retry_cnt)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_RNR_LIMIT, extack);
+	if (!err && (given & RCLINK_DEV_F_ACK_TIMESTAMP) &&
+	    cfg->ack_timestamp)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_ACK_TS, extack);
+	if (!err && (given & RCLINK_DEV_F_BANK_RR) && cfg->bank_rr)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_BANK_RR, extack);
+	if (!err && (given & RCLINK_DEV_F_ICRC) && !cfg->icrc)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_NO_ICRC, extack);
+	if (!err && (((given & RCLINK_DEV_F_CNP_MERGE) && cfg->cnp_merge) ||
+		     ((given & RCLINK_DEV_F_CNP_WINDOW) && cfg->cnp_window_us)))
+		err = rclink_feat_need(rdev, RCLINK_FEAT_CNP_MERGE, extack);
+	if (!err && (given & RCLINK_DEV_F_NOCNP) && cfg->nocnp_us)
+		err = rclink_feat_need(rdev, RCLINK_FEAT_NOCNP, extack);
+	return err;
+}
+
 int rclink_t1_dev_set(struct rclink_dev *rdev,
 		      const struct rclink_t1_dev_cfg *cfg, u32 given,
 		      struct netlink_ext_ack *extack)
@@ -713,6 +749,9 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 	u32 t2_speed;
 	int err;
 
+	err = rclink_t1_feat_check(rdev, cfg, given, extack);
+	if (err)
+		return err;
 	mutex_lock(&t1->lock);
 	/* every check first: a refused request changes nothing */
 	err = rclink_cbfc_check(rdev, cfg, given, extack);
@@ -794,8 +833,11 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 {
 	struct rclink_t1 *t1 = &rdev->t1;
 	struct rclink_t1_qp *qp;
-	int err = 0;
+	int err;
 
+	err = rclink_feat_need(rdev, RCLINK_FEAT_TYPE1, extack);
+	if (err)
+		return err;
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return -ENOMEM;
@@ -1148,6 +1190,8 @@ int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
 		NL_SET_ERR_MSG(extack, "group: 0..7 (TYPE2_DA_0..7)");
 		return -ERANGE;
 	}
+	if (rclink_feat_need(rdev, RCLINK_FEAT_TYPE2, extack))
+		return -EOPNOTSUPP;
 	mutex_lock(&t1->lock);
 	if (given & RCLINK_T2_F_MAC) {
 		for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {

@@ -49,6 +49,8 @@ class Reg:
         self.note = d.get("note", "")
         # seed 003: takes effect only after a soft reset (PHY_CONFIG)
         self.static = d.get("static", False)
+        self.assumed = d.get("assumed")
+        self.assumed_mask = 0
         self.width = self.window["width"]
         step = 4 if self.window.get("word_addressed") else 1
         self.step = step * (self.width // 8 if not self.window.get("word_addressed") else 1)
@@ -78,8 +80,17 @@ class Reg:
                 raise SystemExit("%s.%s: reset value too wide" % (self.name, f["name"]))
             self.reset |= rst << lo
             self.masks[acc] |= m
+            why = f.get("assumed", self.assumed)
+            if why:
+                if acc != "RW":
+                    raise SystemExit("%s.%s: an assumed field must be RW (the driver "
+                                     "checks it by reading back)" % (self.name, f["name"]))
+                if f.get("origin", self.origin) == "doc":
+                    raise SystemExit("%s.%s: assumed but origin doc" % (self.name, f["name"]))
+                self.assumed_mask |= m
             self.fields.append(dict(f, hi=hi, lo=lo, mask=m, reset=rst,
-                                    origin=f.get("origin", self.origin)))
+                                    origin=f.get("origin", self.origin),
+                                    assumed=why))
 
 
 def load():
@@ -216,6 +227,17 @@ def gen_c_header(desc, regs):
             end = " \\" if i + 1 < len(r.fields) else ""
             o.append("\tX(%d, %s, \"%s\")%s" % (f["lo"], f["name"], f.get("desc", f["name"]), end))
     o.append("")
+    o.append("/*")
+    o.append(" * Fields whose place rclink assumed (\"assumed\" in the contract): the")
+    o.append(" * seed names them without an address or bits.  To confirm against the")
+    o.append(" * IP vendor's register map.  X(REG, FIELD, \"REG.field\")")
+    o.append(" */")
+    af = [(r, f) for r in regs for f in r.fields if f["assumed"]]
+    o.append("#define RCLINK_ASSUMED_FIELDS(X) \\")
+    for i, (r, f) in enumerate(af):
+        end = " \\" if i + 1 < len(af) else ""
+        o.append("\tX(%s, %s, \"%s.%s\")%s" % (r.name, cname(f["name"]), r.name, f["name"], end))
+    o.append("")
     o.append("/* ---- Event ring records (DESIGN.md 3.3) ---- */")
     ev = desc["event"]
     o.append("#define RCLINK_EVT_RECORD_BYTES\t%d" % ev["record_bytes"])
@@ -294,15 +316,18 @@ def gen_regtab(desc, regs):
     o.append("\tuint64_t w1c;")
     o.append("\tuint64_t wo;")
     o.append("\tuint64_t sc;\t\t/* self clearing (subset of rw) */")
+    o.append("\tuint64_t assumed;\t/* bits whose place rclink assumed (subset of rw) */")
     o.append("};")
     o.append("")
     o.append("static const struct rclink_regdesc rclink_regtab[] = {")
     for r in regs:
         m = r.masks
-        o.append("\t{ \"%s\", %s, %d, %d, %d, %d, %sULL, %sULL, %sULL, %sULL, %sULL, %sULL },"
+        o.append("\t{ \"%s\", %s, %d, %d, %d, %d, %sULL, %sULL, %sULL, %sULL, %sULL, %sULL,"
+                 " %sULL },"
                  % (r.name, hexv(r.bar), r.width, int(r.per_qp), r.count, r.stride,
                     hexv(r.reset), hexv(m["RW"] | m["RWSC"]), hexv(m["RO"]),
-                    hexv(m["W1C"]), hexv(m["WO"]), hexv(m["RWSC"])))
+                    hexv(m["W1C"]), hexv(m["WO"]), hexv(m["RWSC"]),
+                    hexv(r.assumed_mask)))
     o.append("};")
     o.append("")
     o.append("#define RCLINK_REGTAB_LEN (sizeof(rclink_regtab) / sizeof(rclink_regtab[0]))")
@@ -339,6 +364,15 @@ def gen_python(desc, regs):
             r.name, hexv(r.bar), r.width, r.per_qp, r.count, r.stride, hexv(r.reset),
             hexv(m["RW"] | m["RWSC"]), hexv(m["RO"]), hexv(m["W1C"]), hexv(m["WO"]),
             hexv(m["RWSC"]), fl))
+    o.append("}")
+    o.append("")
+    o.append("# Fields whose place rclink assumed: register -> {field: what the seed gives}")
+    o.append("ASSUMED = {")
+    for r in regs:
+        if r.assumed_mask:
+            fl = ", ".join("%r: %r" % (f["name"], clean(f["assumed"]))
+                           for f in r.fields if f["assumed"])
+            o.append("    %r: {%s}," % (r.name, fl))
     o.append("}")
     o.append("")
     o.append("# IRQ_INFO: type name -> (value, {code: name})")
@@ -408,6 +442,26 @@ def gen_rst(desc, regs):
     o.append("hardware documents, ``derived`` marks a place rclink chose where the")
     o.append("documents name a field without its bits or contradict themselves (the")
     o.append("note says why), ``shim`` marks the PCIe shim, which rclink defines.")
+    o.append("Origin ``assumed`` marks a derived field the documents name without")
+    o.append("any place: see below.")
+    o.append("")
+    o.append("Assumed placements: to confirm against the IP vendor's register map")
+    o.append("====================================================================")
+    o.append("")
+    o.append("The documents name these functions but give them no address or no")
+    o.append("bits; the place below is rclink's assumption.  Each must be checked")
+    o.append("against the IP vendor's register map before a board with the real IP")
+    o.append("is trusted; a difference is a change of rclink.yaml.  The driver")
+    o.append("reads each back at probe and disables what needs a missing one")
+    o.append("(Documentation/driver.rst, \"Assumed registers\").")
+    o.append("")
+    rows = []
+    for r in regs:
+        for f in r.fields:
+            if f["assumed"]:
+                b = str(f["hi"]) if f["hi"] == f["lo"] else "%d:%d" % (f["hi"], f["lo"])
+                rows.append([r.name, hexv(r.bar), b, f["name"], clean(f["assumed"])])
+    o += rst_table(["register", "offset", "bits", "field", "what the documents give"], rows)
     o.append("")
     dev = desc["device"]
     o.append("Board identity")
@@ -465,7 +519,8 @@ def gen_rst(desc, regs):
             rows = []
             for f in r.fields:
                 b = str(f["hi"]) if f["hi"] == f["lo"] else "%d:%d" % (f["hi"], f["lo"])
-                rows.append([b, f["name"], f["access"], hexv(f["reset"]), f["origin"],
+                rows.append([b, f["name"], f["access"], hexv(f["reset"]),
+                             "assumed" if f["assumed"] else f["origin"],
                              clean(f.get("desc", ""))])
             o += rst_table(["bits", "field", "access", "reset", "origin", "description"], rows)
             if r.note:

@@ -8,7 +8,9 @@
 #          wirecap.py (started here, its summary in RESULTS_DIR/wirecap.log)
 #          which keeps only the frames of the tests that read the wire
 #   check  the pair plus the boards the selftests need to see refused or
-#          falling back: MSI only, INTx only, a wrong magic, a newer shim
+#          falling back: MSI only, INTx only, a wrong magic, a newer shim,
+#          one without the registers whose place rclink assumed
+#          (assumed-regs=off: bound, TYPE1/TYPE2 disabled, assumed.py)
 #   hub    $RCLINK_HUB_BOARDS boards (default 8, at least 2) on one QEMU hub:
 #          a switch that floods, the pair being its first two ports
 #   faults the pair, each board behind a PCIe root port of its own (no hot
@@ -65,6 +67,7 @@ check)
 	board msix=off,msi=off,mac=02:52:43:00:01:02
 	board magic=0xdeadbeef,mac=02:52:43:00:01:03
 	board shim-major=2,mac=02:52:43:00:01:04
+	board assumed-regs=off,mac=02:52:43:00:01:05
 	;;
 *)
 	echo "usage: $0 pair|check|hub|faults [RESULTS_DIR]" >&2

@@ -959,6 +959,56 @@ static void dev_cbfc_stats(struct nlattr *attr)
 	out_nest_end();
 }
 
+/* enum rclink_hw_feature, bit n */
+static const char *const hw_feature_names[] = {
+	"type1", "type2", "gen2", "lite", "cbfc", "rnr_retry_cnt",
+	"ack_timestamp", "bank_rr", "icrc_off", "cnp_merge", "nocnp",
+};
+
+/*
+ * hw_disabled: what the driver disabled because the IP lacks a register
+ * whose place rclink assumed.  JSON: an array of names; text: the names
+ * comma separated, or "none".  An unknown bit shows as its number.
+ */
+static void dev_hw_disabled(struct nlattr **tb)
+{
+	uint32_t v, i;
+	char num[16];
+	bool first = true;
+
+	if (!tb[RCLINK_A_HW_DISABLED])
+		return;
+	v = nla_get_u32(tb[RCLINK_A_HW_DISABLED]);
+	if (opt_json) {
+		json_key("hw_disabled");
+		json_open('[');
+	} else {
+		text_pair_sep();
+		fputs("hw_disabled ", stdout);
+	}
+	for (i = 0; i < 32; i++) {
+		const char *name = num;
+
+		if (!(v & (1U << i)))
+			continue;
+		if (i < ARRAY_SIZE(hw_feature_names))
+			name = hw_feature_names[i];
+		else
+			snprintf(num, sizeof(num), "bit%u", i);
+		if (opt_json) {
+			json_sep();
+			json_string(name);
+		} else {
+			printf("%s%s", first ? "" : ",", name);
+		}
+		first = false;
+	}
+	if (opt_json)
+		json_close(']');
+	else if (first)
+		fputs("none", stdout);
+}
+
 static int dev_parse(struct nlattr **tb, void *arg)
 {
 	struct nlattr *st[RCLINK_A_DEV_STATS_MAX + 1];
@@ -1022,6 +1072,7 @@ static int dev_parse(struct nlattr **tb, void *arg)
 			name_of(fc_names, ARRAY_SIZE(fc_names),
 				nla_get_u8(tb[RCLINK_A_FLOW_CONTROL])));
 	dev_cbfc_settings(tb);
+	dev_hw_disabled(tb);
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,

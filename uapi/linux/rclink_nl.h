@@ -57,6 +57,28 @@ enum rclink_cbfc_flow {
 	RCLINK_FC_FLOW_TYPE3,
 };
 
+/**
+ * enum rclink_hw_feature - What the driver disables when the IP lacks a
+ *   register field whose place rclink assumed (Documentation/driver.rst,
+ *   "Assumed registers"): TYPE1 (dev-set, qp-new), TYPE2 (mcast-set, a
+ *   t2-rate), the formats gen2 and lite, flow control cbfc, an rnr-retry-cnt,
+ *   ack-timestamp, bank-rr, icrc off, cnp-merge and cnp-window-us, nocnp-us
+ *   and the dcqcn congestion control.
+ */
+enum rclink_hw_feature {
+	RCLINK_HW_FEATURE_TYPE1 = 1,
+	RCLINK_HW_FEATURE_TYPE2 = 2,
+	RCLINK_HW_FEATURE_GEN2 = 4,
+	RCLINK_HW_FEATURE_LITE = 8,
+	RCLINK_HW_FEATURE_CBFC = 16,
+	RCLINK_HW_FEATURE_RNR_RETRY_CNT = 32,
+	RCLINK_HW_FEATURE_ACK_TIMESTAMP = 64,
+	RCLINK_HW_FEATURE_BANK_RR = 128,
+	RCLINK_HW_FEATURE_ICRC_OFF = 256,
+	RCLINK_HW_FEATURE_CNP_MERGE = 512,
+	RCLINK_HW_FEATURE_NOCNP = 1024,
+};
+
 enum {
 	RCLINK_A_UNSPEC,
 	RCLINK_A_PAD,
@@ -115,6 +137,7 @@ enum {
 	RCLINK_A_CBFC_DYN,
 	RCLINK_A_VC_STATUS,
 	RCLINK_A_CBFC_STATS,
+	RCLINK_A_HW_DISABLED,
 
 	__RCLINK_A_MAX,
 	RCLINK_A_MAX = (__RCLINK_A_MAX - 1)

@@ -19,6 +19,13 @@
 #define RCLINK_DMA_TEST_MAX (16 * 1024 * 1024)
 #define RCLINK_PATTERN_STEP 0x9e3779b9u
 
+/* Bits of d the board does not have (property assumed-regs=off) */
+static uint64_t rclink_absent_bits(RclinkCore *c,
+                                   const struct rclink_regdesc *d)
+{
+    return c->assumed_regs ? 0 : d->assumed;
+}
+
 static int rclink_slot_of(RclinkCore *c, hwaddr off)
 {
     return off < RCLINK_BAR0_SIZE ? c->map[off >> 2] : -1;
@@ -375,7 +382,9 @@ void rclink_core_reset(RclinkCore *c)
         keep[s] = rclink_get(c, rclink_wire_counters[s]);
     }
     for (s = 0; s < c->nslots; s++) {
-        c->slot_val[s] = rclink_regtab[c->slot_reg[s]].reset;
+        const struct rclink_regdesc *d = &rclink_regtab[c->slot_reg[s]];
+
+        c->slot_val[s] = d->reset & ~rclink_absent_bits(c, d);
     }
     for (s = 0; s < ARRAY_SIZE(keep); s++) {
         rclink_set(c, rclink_wire_counters[s], keep[s]);
@@ -774,7 +783,11 @@ void rclink_core_write(RclinkCore *c, hwaddr addr, uint64_t val,
         return;
     }
     old = *p;
-    rw = d->rw & wmask;
+    rw = d->rw & wmask & ~rclink_absent_bits(c, d);
+    if (wval & wmask & rclink_absent_bits(c, d)) {
+        trace_rclink_absent_write(d->name,
+                                  wval & wmask & rclink_absent_bits(c, d));
+    }
     *p = (old & ~rw) | (wval & rw);
     *p &= ~(wval & d->w1c & wmask);
     if (d->ro & wval & wmask & ~old) {

@@ -127,6 +127,12 @@ typedef struct RclinkCore {
     /* board configuration (device properties) */
     uint32_t magic;
     uint16_t shim_major;
+    /*
+     * false: the register bits whose place rclink assumed (regtab
+     * "assumed") are not there, as on an IP that placed them elsewhere:
+     * they read zero and writes to them are ignored.
+     */
+    bool assumed_regs;
     uint32_t qp_num;
     uint64_t serial;
     unsigned num_vectors;

@@ -38,6 +38,7 @@ struct RclinkState {
     /* properties */
     uint32_t magic;
     uint16_t shim_major;
+    bool assumed_regs;
     uint32_t qp_num;
     uint64_t serial;
     bool msix;
@@ -172,6 +173,7 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
 
     s->core.magic = s->magic;
     s->core.shim_major = s->shim_major;
+    s->core.assumed_regs = s->assumed_regs;
     s->core.qp_num = s->qp_num;
     s->core.num_vectors = RCLINK_MSIX_VECTORS;
     /* Default serial: "RC" and the wire MAC, unique per board. */
@@ -243,6 +245,8 @@ static const Property rclink_properties[] = {
     DEFINE_PROP_UINT64("serial", RclinkState, serial, 0),
     DEFINE_PROP_BOOL("msix", RclinkState, msix, true),
     DEFINE_PROP_BOOL("msi", RclinkState, msi, true),
+    /* off: the bits whose place rclink assumed are absent (read 0) */
+    DEFINE_PROP_BOOL("assumed-regs", RclinkState, assumed_regs, true),
 };
 
 static const VMStateDescription rclink_vmstate = {

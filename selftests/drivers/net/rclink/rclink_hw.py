@@ -234,6 +234,18 @@ REGS = {
     'RX_FC_DADDR_HI': (0x9c20, 32, False, 1, 4, 0x180, 0xffff, 0x0, 0x0, 0x0, 0x0, {'addr': (15, 0, 'RW', 0x180)}),
 }
 
+# Fields whose place rclink assumed: register -> {field: what the seed gives}
+ASSUMED = {
+    'RDMA_EN': {'type1_en': 'the seed names RDMA_EN (功能使能) at 0x0000 without its bits', 'type2_en': 'the seed names RDMA_EN (功能使能) at 0x0000 without its bits'},
+    'RETRY_TIMER_CFG': {'retry_timer': 'the seed places only retry_cnt_thr [16:13] in RETRY_TIMER_CFG; the timer value, its bits and unit are not given', 'rnr_retry_cnt_thr': 'the seed has an RNR retry counter per QP (RETRY_CNT_MEM [7:4]) but places no RNR threshold'},
+    'AFH_CFG_EN': {'afh_gen2_16b_en': 'the seed names tx_afh_gen2_16b_en without a bit; its init text writes AFH_GEN2 at bit 1, which is afh_gen1_en', 'afh_lite_en': 'the seed names afh_lite_en without a bit', 'rx_type2_cbfc_en': 'the seed places rx_type2_cbfc_en at bit 12, inside type1_req_bank0_cbfc [14:12]; bit 33 is free in its map'},
+    'RC_MISC_CFG': {'tx_ack_time_en': 'the seed names these switches (tx_ack_time_en, tx_bank_rr_en, type1_remove_icrc_en, multi_credit_ctrl_en, CNP merge) without an address', 'tx_bank_rr_en': 'the seed names these switches (tx_ack_time_en, tx_bank_rr_en, type1_remove_icrc_en, multi_credit_ctrl_en, CNP merge) without an address', 'type1_remove_icrc_en': 'the seed names these switches (tx_ack_time_en, tx_bank_rr_en, type1_remove_icrc_en, multi_credit_ctrl_en, CNP merge) without an address', 'multi_credit_ctrl_en': 'the seed names these switches (tx_ack_time_en, tx_bank_rr_en, type1_remove_icrc_en, multi_credit_ctrl_en, CNP merge) without an address', 'cnp_merge_en': 'the seed names these switches (tx_ack_time_en, tx_bank_rr_en, type1_remove_icrc_en, multi_credit_ctrl_en, CNP merge) without an address'},
+    'RX_CLASS_CFG': {'type1_udp_dport': "the seed's RX classification (接收报文识别) compares these keys but gives them no register", 'type2_udp_port': "the seed's RX classification (接收报文识别) compares these keys but gives them no register", 'mac_type1': "the seed's RX classification (接收报文识别) compares these keys but gives them no register", 'mac_type2': "the seed's RX classification (接收报文识别) compares these keys but gives them no register"},
+    'CC_CFG': {'cc_window': "the seed says the CC window is set by a register (由寄存器配置) without naming it; address and encoding are rclink's"},
+    'TYPE2_SPEED': {'length_thr': 'the seed sets the TYPE2 rate through the port SET_TYPE2_RATE_DAT_I, not a register'},
+    'CNP_CFG': {'timer_thr_us': 'the seed gives TIMER_THR_I and the NOCNP period as ports, not registers', 'nocnp_interval': 'the seed gives TIMER_THR_I and the NOCNP period as ports, not registers', 'nocnp_en': 'the seed gives TIMER_THR_I and the NOCNP period as ports, not registers'},
+}
+
 # IRQ_INFO: type name -> (value, {code: name})
 IRQ_TYPES = {
     'TYPE1': (1, {1: 'tx_oversize', 2: 'retry_timeout', 3: 'overcredit', 4: 'tx_qp_disabled', 5: 'rx_qp_disabled'}),
