@@ -434,9 +434,10 @@ def gen_rst(desc, regs):
     o.append(".. SPDX-License-Identifier: GPL-2.0")
     o.append(".. %s" % BANNER)
     o.append("")
-    o.append("=============================")
-    o.append("rclink BAR0 register reference")
-    o.append("=============================")
+    title = "rclink BAR0 register reference"
+    o.append("=" * len(title))
+    o.append(title)
+    o.append("=" * len(title))
     o.append("")
     o.append("All offsets are BAR0 byte offsets.  Origin ``doc`` is quoted from the")
     o.append("hardware documents, ``derived`` marks a place rclink chose where the")
