@@ -11,9 +11,11 @@
  *    vlan_pri`) in the VC fields PFC shares with CBFC; PFC itself is
  *    dcbnl's (rclink_dcb.c).
  *  - cbfc: the seed's "CBFC 模式寄存器配置": stop_cbfc_en 0, the seven
- *    flows enabled, each on a VC of its own (TYPE1 bank n on VC n,
- *    ACK/CNP on VC 4, TYPE2 on 5, TYPE3 on 6; seed: "不支持同一个 VCID
- *    配置给不同的数据流"), credit_uf_limit, the TYPE1 dynamic limit,
+ *    flows enabled, each on a VC of its own (ACK/CNP on VC 4, TYPE2 on 5,
+ *    TYPE3 on 6; TYPE1 bank n on the VC of its Traffic Class,
+ *    tc[7:2]: "TC 域高 6 比特体现 VCID 信息", by default
+ *    VC n; seed: "不支持同一个 VCID 配置给不同的数据流"),
+ *    credit_uf_limit, the TYPE1 dynamic limit,
  *    software_ctrl_cbfc_vc_status, the RX PFC enables 0 and the TX ones
  *    1 ("RX 方向反压"); the MAC side ("初始化阶段") gets every VC's
  *    credit size and limit (SHIM_CBFC_VC_CFG, SHIM_CBFC_CTRL.load).  PFC
@@ -133,6 +135,7 @@ const struct rclink_fc_flow rclink_fc_flows[RCLINK_CBFC_FLOWS] = {
 
 /* The flows of the uAPI are the contract's, in DMAQ_DFX_CBFC_CF0/1 order */
 static_assert(RCLINK_FC_FLOW_TYPE1_BANK3 == 3);
+static_assert(RCLINK_FC_FLOW_TYPE1_BANK3 + 1 == RCLINK_T1_BANKS);
 static_assert(RCLINK_FC_FLOW_ACKCNP == RCLINK_CBFC_FLOW_ACK);
 static_assert(RCLINK_FC_FLOW_TYPE2 == RCLINK_CBFC_FLOW_TYPE2);
 static_assert(RCLINK_FC_FLOW_TYPE3 == RCLINK_CBFC_FLOW_TYPE3);
@@ -159,6 +162,12 @@ int rclink_cbfc_size_code(u32 bytes)
 	return -EINVAL;
 }
 
+/* A TYPE1 bank's VC in cbfc mode: tc[7:2] (checked to be a VC) */
+static u8 rclink_cbfc_bank_vc(u8 tc)
+{
+	return FIELD_GET(RCLINK_TC_VC, tc);
+}
+
 /*
  * AFH_CFG_EN's flow control part of @afh: the fields of the other
  * features (format, VLAN tag select, RNR enables) are kept.
@@ -166,7 +175,8 @@ int rclink_cbfc_size_code(u32 bytes)
 u64 rclink_cbfc_afh(struct rclink_dev *rdev, u64 afh)
 {
 	const struct rclink_cbfc *cb = &rdev->cbfc;
-	u8 pri = rdev->t1.vlan_pri;
+	const struct rclink_t1 *t1 = &rdev->t1;
+	u8 pri = t1->vlan_pri;
 
 	lockdep_assert_held(&rdev->t1.lock);
 
@@ -183,19 +193,22 @@ u64 rclink_cbfc_afh(struct rclink_dev *rdev, u64 afh)
 		       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE2_CBFC, pri);
 	}
 
-	/* every flow on the VC of its number; dyn only for TYPE1 (seed) */
+	/*
+	 * ACK/CNP, TYPE2 and TYPE3 on the VC of their flow number, each TYPE1
+	 * bank on the VC its Traffic Class carries; dyn only for TYPE1 (seed)
+	 */
 	afh &= ~(RCLINK_AFH_CFG_EN_STOP_CBFC_EN | RCLINK_CBFC_AFH_EN |
 		 RCLINK_CBFC_AFH_PRI | RCLINK_AFH_CFG_EN_TYPE3_CBFC |
 		 RCLINK_CBFC_AFH_LIMITS);
 	afh |= RCLINK_CBFC_AFH_EN |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK0_CBFC,
-			  RCLINK_FC_FLOW_TYPE1_BANK0) |
+			  rclink_cbfc_bank_vc(t1->bank_tc[0])) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK1_CBFC,
-			  RCLINK_FC_FLOW_TYPE1_BANK1) |
+			  rclink_cbfc_bank_vc(t1->bank_tc[1])) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK2_CBFC,
-			  RCLINK_FC_FLOW_TYPE1_BANK2) |
+			  rclink_cbfc_bank_vc(t1->bank_tc[2])) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_REQ_BANK3_CBFC,
-			  RCLINK_FC_FLOW_TYPE1_BANK3) |
+			  rclink_cbfc_bank_vc(t1->bank_tc[3])) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC,
 			  RCLINK_FC_FLOW_ACKCNP) |
 	       FIELD_PREP(RCLINK_AFH_CFG_EN_TYPE2_CBFC, RCLINK_FC_FLOW_TYPE2) |
@@ -250,6 +263,46 @@ static u32 rclink_cbfc_need(struct rclink_dev *rdev, enum rclink_fc_uf c,
 }
 
 /*
+ * The TYPE1 banks' Traffic Classes a dev-set request leaves in cbfc mode:
+ * tc[7:2] of each must be a VC (0..7) that neither ACK/CNP, TYPE2, TYPE3
+ * nor another bank has (seed: "不同 BANK 不可映射到同一 VC 上").
+ */
+static int rclink_cbfc_check_banks(const struct rclink_t1 *t1,
+				   const struct rclink_t1_dev_cfg *cfg,
+				   struct netlink_ext_ack *extack)
+{
+	const unsigned long others = BIT(RCLINK_FC_FLOW_ACKCNP) |
+				     BIT(RCLINK_FC_FLOW_TYPE2) |
+				     BIT(RCLINK_FC_FLOW_TYPE3);
+	unsigned long used = 0;
+	unsigned int n;
+	u8 tc, vc;
+
+	for (n = 0; n < RCLINK_T1_BANKS; n++) {
+		tc = cfg->bank_given & BIT(n) ? cfg->bank_tc[n] :
+		     t1->bank_tc[n];
+		vc = rclink_cbfc_bank_vc(tc);
+		if (vc >= RCLINK_CBFC_VCS) {
+			NL_SET_ERR_MSG(extack,
+				       "bank tc: in CBFC mode tc[7:2] is the bank's VC, 0..7: tc must be 0..31");
+			return -ERANGE;
+		}
+		if (BIT(vc) & others) {
+			NL_SET_ERR_MSG(extack,
+				       "bank tc: VC 4, 5 and 6 (tc 16..27) carry ACK/CNP, TYPE2 and TYPE3: a bank takes VC 0..3 or 7");
+			return -EINVAL;
+		}
+		if (used & BIT(vc)) {
+			NL_SET_ERR_MSG(extack,
+				       "bank tc: two banks on one VC (tc[7:2]): every bank needs a VC of its own");
+			return -EINVAL;
+		}
+		used |= BIT(vc);
+	}
+	return 0;
+}
+
+/*
  * Check a dev-set request against the mode and the resulting settings,
  * before anything is changed.
  */
@@ -262,6 +315,7 @@ int rclink_cbfc_check(struct rclink_dev *rdev,
 	u32 size, limit, uf;
 	unsigned int c;
 	u8 format;
+	int err;
 
 	lockdep_assert_held(&t1->lock);
 
@@ -274,9 +328,20 @@ int rclink_cbfc_check(struct rclink_dev *rdev,
 		return 0;
 	}
 
+	if (given & RCLINK_DEV_F_TC) {
+		NL_SET_ERR_MSG(extack,
+			       "tc: in CBFC mode each bank's tc[7:2] is its VC and no two banks share a VC: set them per bank (bank N tc T)");
+		return -EINVAL;
+	}
+	if (given & RCLINK_DEV_F_BANK_TC) {
+		err = rclink_cbfc_check_banks(t1, cfg, extack);
+		if (err)
+			return err;
+	}
+
 	if (given & RCLINK_DEV_F_VLAN_PRI) {
 		NL_SET_ERR_MSG(extack,
-			       "vlan_pri: in CBFC mode every flow has its own VC: TYPE1 bank n on VC n, ACK/CNP 4, TYPE2 5, TYPE3 6");
+			       "vlan_pri: in CBFC mode every flow has its own VC: TYPE1 bank n on the VC of its tc[7:2], ACK/CNP 4, TYPE2 5, TYPE3 6");
 		return -EOPNOTSUPP;
 	}
 	format = given & RCLINK_DEV_F_FORMAT ? cfg->format : t1->format;
@@ -392,6 +457,10 @@ void rclink_cbfc_init(struct rclink_dev *rdev)
 			    RCLINK_SHIM_CBFC_CTRL_RESET);
 		return;
 	}
+
+	/* TYPE1 bank n on VC n, which its Traffic Class carries (seed) */
+	for (c = 0; c < RCLINK_T1_BANKS; c++)
+		rdev->t1.bank_tc[c] = FIELD_PREP(RCLINK_TC_VC, c);
 
 	/* PFC off: dcbnl applies the cleared enables at netdev registration */
 	if (READ_ONCE(rdev->pfc_en)) {

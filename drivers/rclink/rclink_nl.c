@@ -309,6 +309,29 @@ static int rclink_nl_put_cbfc(struct sk_buff *skb,
 	return 0;
 }
 
+/* Each bank of the board: its tc and, in cbfc mode, its VC */
+static int rclink_nl_put_banks(struct sk_buff *skb, struct rclink_dev *rdev,
+			       const struct rclink_t1_dev_info *info)
+{
+	const struct rclink_t1_dev_cfg *cfg = &info->cfg;
+	bool cbfc = cfg->flow_control == RCLINK_FLOW_CONTROL_CBFC;
+	u32 last = min_t(u32, rclink_t1_bank_mask(rdev), RCLINK_T1_BANKS - 1);
+	const u8 *vc = &info->cbfc.vc[RCLINK_FC_FLOW_TYPE1_BANK0];
+	struct nlattr *nest;
+	unsigned int n;
+
+	for (n = 0; n <= last; n++) {
+		nest = nla_nest_start(skb, RCLINK_A_BANK);
+		if (!nest ||
+		    nla_put_u8(skb, RCLINK_A_BANK_ID, n) ||
+		    nla_put_u8(skb, RCLINK_A_BANK_TC, cfg->bank_tc[n]) ||
+		    (cbfc && nla_put_u8(skb, RCLINK_A_BANK_VC, vc[n])))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
 static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 			      u32 portid, u32 seq, int flags)
 {
@@ -365,6 +388,8 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 		goto err_cancel;
 	if (cfg->flow_control == RCLINK_FLOW_CONTROL_CBFC &&
 	    rclink_nl_put_cbfc(skb, &info))
+		goto err_cancel;
+	if (rclink_nl_put_banks(skb, rdev, &info))
 		goto err_cancel;
 
 	nest = nla_nest_start(skb, RCLINK_A_DEV_STATS);
@@ -622,6 +647,55 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 	return 0;
 }
 
+/*
+ * The banks of dev-set, "bank N tc T": every RCLINK_A_BANK of the request
+ * (a multi-attr: info->attrs holds the last one only), each bank at most
+ * once.  The board's number of banks is rclink_t1_dev_set()'s to check.
+ */
+static int rclink_nl_dev_banks(struct genl_info *info,
+			       struct rclink_t1_dev_cfg *cfg, u32 *given)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[RCLINK_A_BANK_MAX + 1];
+	struct nlattr *attr;
+	int rem, err;
+	u8 id;
+
+	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(attr) != RCLINK_A_BANK)
+			continue;
+		err = nla_parse_nested(tb, RCLINK_A_BANK_MAX, attr,
+				       rclink_bank_nl_policy, extack);
+		if (err)
+			return err;
+		if (!tb[RCLINK_A_BANK_ID] || !tb[RCLINK_A_BANK_TC]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "bank: needs the bank (id) and its tc");
+			return -EINVAL;
+		}
+		if (tb[RCLINK_A_BANK_VC]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[RCLINK_A_BANK_VC],
+					    "bank vc: read only, the VC is tc[7:2] in CBFC mode");
+			return -EINVAL;
+		}
+		id = nla_get_u8(tb[RCLINK_A_BANK_ID]);
+		if (id >= RCLINK_T1_BANKS) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[RCLINK_A_BANK_ID],
+					    "bank: must be 0..3 (QPN[1:0])");
+			return -ERANGE;
+		}
+		if (cfg->bank_given & BIT(id)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "bank: the same bank twice");
+			return -EINVAL;
+		}
+		cfg->bank_tc[id] = nla_get_u8(tb[RCLINK_A_BANK_TC]);
+		cfg->bank_given |= BIT(id);
+		*given |= RCLINK_DEV_F_BANK_TC;
+	}
+	return 0;
+}
+
 static int rclink_nl_dev_cfg(struct nlattr **attrs,
 			     struct rclink_t1_dev_cfg *cfg, u32 *given,
 			     struct netlink_ext_ack *extack)
@@ -853,6 +927,8 @@ int rclink_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto unlock;
 	}
 	err = rclink_nl_dev_cfg(info->attrs, &cfg, &given, info->extack);
+	if (!err)
+		err = rclink_nl_dev_banks(info, &cfg, &given);
 	if (!err)
 		err = rclink_t1_dev_set(rdev, &cfg, given, info->extack);
 unlock:

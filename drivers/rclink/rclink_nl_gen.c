@@ -11,6 +11,13 @@
 #include <uapi/linux/rclink_nl.h>
 #include <linux/rclink_dev.h>
 
+/* Common nested types */
+const struct nla_policy rclink_bank_nl_policy[RCLINK_A_BANK_VC + 1] = {
+	[RCLINK_A_BANK_ID] = { .type = NLA_U8, },
+	[RCLINK_A_BANK_TC] = { .type = NLA_U8, },
+	[RCLINK_A_BANK_VC] = { .type = NLA_U8, },
+};
+
 /* RCLINK_CMD_DEV_GET - do */
 const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
@@ -18,7 +25,7 @@ const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 };
 
 /* RCLINK_CMD_DEV_SET - do */
-const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VC_STATUS + 1] = {
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
@@ -49,6 +56,7 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VC_STATUS + 1] = {
 	[RCLINK_A_CBFC_UF_ACK] = { .type = NLA_U8, },
 	[RCLINK_A_CBFC_DYN] = { .type = NLA_U8, },
 	[RCLINK_A_VC_STATUS] = { .type = NLA_U8, },
+	[RCLINK_A_BANK] = NLA_POLICY_NESTED(rclink_bank_nl_policy),
 };
 
 /* RCLINK_CMD_QP_NEW - do */
@@ -129,7 +137,7 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.cmd		= RCLINK_CMD_DEV_SET,
 		.doit		= rclink_nl_dev_set_doit,
 		.policy		= rclink_dev_set_nl_policy,
-		.maxattr	= RCLINK_A_VC_STATUS,
+		.maxattr	= RCLINK_A_BANK,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -12,9 +12,12 @@
 #include <uapi/linux/rclink_nl.h>
 #include <linux/rclink_dev.h>
 
+/* Common nested types */
+extern const struct nla_policy rclink_bank_nl_policy[RCLINK_A_BANK_VC + 1];
+
 extern const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1];
 
-extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_VC_STATUS + 1];
+extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK + 1];
 
 extern const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_RATE + 1];
 

@@ -407,10 +407,14 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 		 RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK2 |
 		 RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK3 |
 		 RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC);
-	val |= FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK0, t1->tc) |
-	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK1, t1->tc) |
-	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK2, t1->tc) |
-	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK3, t1->tc) |
+	val |= FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK0,
+			  t1->bank_tc[0]) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK1,
+			  t1->bank_tc[1]) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK2,
+			  t1->bank_tc[2]) |
+	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_REQ_TC_BANK3,
+			  t1->bank_tc[3]) |
 	       FIELD_PREP(RCLINK_TRAFFIC_CLASS_TYPE1_ACK_TC, t1->ack_tc);
 	rclink_wr64(rdev, RCLINK_TRAFFIC_CLASS, val);
 
@@ -666,6 +670,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	cfg->ip_id = t1->ip_id;
 	cfg->ttl = t1->ttl;
 	cfg->tc = t1->tc;
+	memcpy(cfg->bank_tc, t1->bank_tc, sizeof(cfg->bank_tc));
 	cfg->ack_tc = t1->ack_tc;
 	cfg->retry_timer_us = t1->retry_timer_us;
 	cfg->retry_cnt = t1->retry_cnt;
@@ -744,6 +749,7 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		      struct netlink_ext_ack *extack)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
+	unsigned int i;
 	bool cbfc_load;
 	u64 t2_rate;
 	u32 t2_speed;
@@ -752,6 +758,14 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 	err = rclink_t1_feat_check(rdev, cfg, given, extack);
 	if (err)
 		return err;
+
+	if ((given & RCLINK_DEV_F_BANK_TC) &&
+	    (cfg->bank_given & ~GENMASK(rclink_t1_bank_mask(rdev), 0))) {
+		NL_SET_ERR_MSG(extack,
+			       "bank: the board has fewer banks (TYPE1_VC_NUM)");
+		return -ERANGE;
+	}
+
 	mutex_lock(&t1->lock);
 	/* every check first: a refused request changes nothing */
 	err = rclink_cbfc_check(rdev, cfg, given, extack);
@@ -790,8 +804,14 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 		t1->ip_id = cfg->ip_id;
 	if (given & RCLINK_DEV_F_TTL)
 		t1->ttl = cfg->ttl;
-	if (given & RCLINK_DEV_F_TC)
+	if (given & RCLINK_DEV_F_TC) {
 		t1->tc = cfg->tc;
+		memset(t1->bank_tc, cfg->tc, sizeof(t1->bank_tc));
+	}
+	for (i = 0; i < RCLINK_T1_BANKS; i++)
+		if ((given & RCLINK_DEV_F_BANK_TC) &&
+		    (cfg->bank_given & BIT(i)))
+			t1->bank_tc[i] = cfg->bank_tc[i];
 	if (given & RCLINK_DEV_F_ACK_TC)
 		t1->ack_tc = cfg->ack_tc;
 	if (given & RCLINK_DEV_F_RETRY_TIMER)
@@ -1241,6 +1261,8 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	t1->ip_id = 0;
 	t1->ttl = RCLINK_T1_DEF_TTL;
 	t1->tc = 0;
+	/* rclink_cbfc_init(): each bank's VC in cbfc mode */
+	memset(t1->bank_tc, t1->tc, sizeof(t1->bank_tc));
 	t1->ack_tc = 0;
 	t1->retry_timer_us = RCLINK_T1_DEF_RETRY_TIMER_US;
 	t1->retry_cnt = RCLINK_T1_DEF_RETRY_CNT;

@@ -38,6 +38,8 @@ struct rclink_t1_dev_cfg {
 	u16 ip_id;
 	u8 ttl;
 	u8 tc;
+	u8 bank_tc[RCLINK_T1_BANKS];	/* the banks of bank_given */
+	u8 bank_given;			/* BIT(n): bank n's tc is given */
 	u8 ack_tc;
 	u32 retry_timer_us;
 	u8 retry_cnt;
@@ -93,6 +95,7 @@ enum {
 	RCLINK_DEV_F_CBFC_UF_ACK	= BIT(25),
 	RCLINK_DEV_F_CBFC_DYN		= BIT(26),
 	RCLINK_DEV_F_VC_STATUS		= BIT(27),
+	RCLINK_DEV_F_BANK_TC		= BIT(28),	/* see bank_given */
 };
 
 #define RCLINK_DEV_F_CBFC_UF_ALL	(RCLINK_DEV_F_CBFC_UF_TYPE1 |	\

@@ -15,6 +15,7 @@
 #ifndef _RCLINK_T1_H_
 #define _RCLINK_T1_H_
 
+#include <linux/bits.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -116,6 +117,16 @@ struct rclink_t1_qp {
 	bool group;			/* a TYPE2 group: qpn is its index */
 };
 
+/*
+ * The TYPE1 REQ banks (QPN[1:0], TYPE1_VC_NUM at most 4), each with a
+ * Traffic Class of its own (TRAFFIC_CLASS.type1_req_tc_bankN); in CBFC mode
+ * its bits 7:2 are the bank's VC (seed 000: "TC 域高 6 比特体现
+ * VCID 信息"), bits 1:0 the ECN bits of the IPv4 ToS.
+ */
+#define RCLINK_T1_BANKS		4
+#define RCLINK_TC_VC		GENMASK(7, 2)
+#define RCLINK_TC_ECN		GENMASK(1, 0)
+
 /* Per board TYPE1 state, embedded in struct rclink_dev */
 struct rclink_t1 {
 	/* QP add/set/del and register programming; nests qp_lock */
@@ -128,7 +139,8 @@ struct rclink_t1 {
 	__be32 ip;
 	u16 ip_id;
 	u8 ttl;
-	u8 tc;			/* TRAFFIC_CLASS.type1_req_tc_bank0..3 */
+	u8 tc;			/* dev-set tc: every bank, type2_req_tc */
+	u8 bank_tc[RCLINK_T1_BANKS];	/* type1_req_tc_bankN */
 	u8 ack_tc;		/* TRAFFIC_CLASS.type1_ack_tc */
 	u32 retry_timer_us;	/* RETRY_TIMER_CFG.retry_timer */
 	u8 retry_cnt;		/* RETRY_TIMER_CFG.retry_cnt_thr */

@@ -330,6 +330,7 @@ static void usage(FILE *f)
 	      "                      [ nocnp USEC|off ] [ cbfc_size BYTES ]\n"
 	      "                      [ cbfc_limit N ] [ cbfc_uf type1|type2|type3|ack N ]\n"
 	      "                      [ cbfc_dyn on|off ] [ vc_status MASK ]\n"
+	      "                      [ bank N tc N ]...\n"
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
@@ -381,6 +382,8 @@ struct req_ctx {
 };
 
 static const char *rcl_family;	/* "rclink" */
+/* The reply being parsed (its multi-attrs), during a parse callback */
+static struct nlmsghdr *cur_nlh;
 
 static int rcl_open(struct rcl_nl *nl)
 {
@@ -496,8 +499,11 @@ static int cb_valid(struct nl_msg *msg, void *arg)
 
 	if (genlmsg_parse(nlh, 0, tb, RCLINK_A_MAX, NULL) < 0)
 		return NL_SKIP;
+	/* tb has the last of a multi-attr: a parser walks the message */
+	cur_nlh = nlh;
 	if (ctx->parse)
 		ctx->parse(tb, ctx->arg);
+	cur_nlh = NULL;
 	return NL_OK;
 }
 
@@ -927,6 +933,39 @@ static void dev_cbfc_vc(struct nlattr *attr)
 }
 
 /*
+ * The TYPE1 banks: JSON an array "banks" of {"bank", "tc", "vc"} ("vc" in
+ * cbfc mode only), text a line per bank in the syntax of dev set
+ */
+static void dev_banks(void)
+{
+	struct genlmsghdr *gnlh;
+	struct nlattr *b[RCLINK_A_BANK_MAX + 1];
+	struct nlattr *pos;
+	bool any = false;
+	int rem;
+
+	if (!cur_nlh)
+		return;
+	gnlh = nlmsg_data(cur_nlh);
+	nla_for_each_attr(pos, genlmsg_attrdata(gnlh, 0),
+			  genlmsg_attrlen(gnlh, 0), rem) {
+		if (nla_type(pos) != RCLINK_A_BANK ||
+		    nla_parse_nested(b, RCLINK_A_BANK_MAX, pos, NULL) < 0)
+			continue;
+		if (!any)
+			out_array_start("banks");
+		any = true;
+		out_elem_start();
+		out_attr_u(b, RCLINK_A_BANK_ID, "bank", 8);
+		out_attr_u(b, RCLINK_A_BANK_TC, "tc", 8);
+		out_attr_u(b, RCLINK_A_BANK_VC, "vc", 8);
+		out_elem_end();
+	}
+	if (any)
+		out_array_end();
+}
+
+/*
  * dev show -s in cbfc mode: a "cbfc" object with the update frame
  * counters, "flows" and "vcs" (text: a line of counters, then a line per
  * flow and per VC)
@@ -1073,6 +1112,7 @@ static int dev_parse(struct nlattr **tb, void *arg)
 				nla_get_u8(tb[RCLINK_A_FLOW_CONTROL])));
 	dev_cbfc_settings(tb);
 	dev_hw_disabled(tb);
+	dev_banks();
 
 	if (opt_stats && tb[RCLINK_A_DEV_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_DEV_STATS_MAX,
@@ -1132,6 +1172,32 @@ static int parse_cbfc_uf_class(int *argc, char ***argv)
 			return cbfc_uf_classes[i].attr;
 	usage_error("cbfc_uf: unknown class \"%s\" (type1, type2, type3 or ack)",
 		    c);
+}
+
+/*
+ * "bank N tc T": a nested bank attribute (the kernel checks the bank
+ * against the board and, in cbfc mode, the VC of the tc)
+ */
+static int put_bank(struct nl_msg *msg, int *argc, char ***argv)
+{
+	struct nlattr *nest;
+	uint64_t id, tc;
+
+	if (*argc < 4)
+		usage_error("\"bank\" needs a bank and \"tc N\"");
+	id = parse_num("bank", arg_value(argc, argv), UINT8_MAX);
+	(*argc)--;
+	(*argv)++;
+	if (!keyword(**argv, "tc"))
+		usage_error("bank: \"%s\" is not \"tc\"", **argv);
+	tc = parse_num("tc", arg_value(argc, argv), UINT8_MAX);
+	nest = nla_nest_start(msg, RCLINK_A_BANK);
+	if (!nest ||
+	    nla_put_u8(msg, RCLINK_A_BANK_ID, id) < 0 ||
+	    nla_put_u8(msg, RCLINK_A_BANK_TC, tc) < 0)
+		return -1;
+	nla_nest_end(msg, nest);
+	return 0;
 }
 
 static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
@@ -1259,6 +1325,8 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_VC_STATUS,
 					 parse_num(k, v, UINT8_MAX));
+		} else if (keyword(k, "bank")) {
+			err = put_bank(msg, &argc, &argv);
 		} else {
 			usage_error("dev set: unknown argument \"%s\"", k);
 		}

@@ -568,6 +568,7 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
 {
     const struct rclink_regdesc *d;
     uint64_t v = 0, *p;
+    hwaddr elem;
     int s;
 
     if (rclink_dead(c)) {
@@ -578,6 +579,8 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
     }
     d = rclink_lookup(c, addr, size, &s, "read");
     if (d) {
+        /* the element read, not its array's first (SHIM_CBFC_RX_BUF(n)) */
+        elem = QEMU_ALIGN_DOWN(addr, d->width / 8);
         p = d->per_qp ? rclink_qp_ptr(c, d, "read") : &c->slot_val[s];
         if (p && d->offset == RCLINK_TX_CC_BYTE_CNT_MEM) {
             rclink_t1_cc_read(c, rclink_get(c, RCLINK_QP_ID_SET));
@@ -588,7 +591,7 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
                 v = ~v;
             } else if (d->offset == RCLINK_SHIM_PFC_PAUSED) {
                 v = rclink_mac_paused(c);
-            } else if (rclink_cbfc_read(c, d->offset, &v)) {
+            } else if (rclink_cbfc_read(c, elem, &v)) {
                 /* the CBFC state */
             } else if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
                        d->offset < RCLINK_WIN_DMAQ_BASE +

@@ -68,6 +68,23 @@ flow_control value cbfc` and a reload:
                 sends the update of the freed credits and then one every
                 sync_us for three periods (4 in all), then none again;
                 with SHIM_CBFC_TIMING.sync_us 0 only the first
+  bank_vc       each TYPE1 bank on the VC its Traffic Class carries
+                (seed: TC 域高 6 比特体现 VCID 信息): by default bank n has
+                tc 4n (VC n); `bank 1 tc 28` on both boards moves bank 1
+                to VC 7 (AFH_CFG_EN.type1_req_bank1_cbfc, TRAFFIC_CLASS,
+                dev show's banks and flows).  B does not read: A's bank-0
+                messages beyond B's buffers wait in B's VC 0 buffer, its
+                bank-1 messages in VC 7's, none in VC 1's
+                (SHIM_CBFC_RX_BUF(n), dev show -s rx_buf of each VC); A's
+                credits of each bank are its limit less what its VC holds
+                at B.  On
+                the wire A's bank-0 REQs carry ToS 0, bank 1's ToS 28.  B
+                reads: everything arrives in order, the credits come back
+  bank_refused  in cbfc mode a bank beyond 3, a tc whose VC is above 7, a
+                VC of ACK/CNP, TYPE2 or TYPE3, a VC of another bank, the
+                same bank twice and `tc` for all banks at once are refused
+                with a message and change nothing; two banks swapping
+                their VCs in one request are taken
 """
 
 import os
@@ -88,6 +105,10 @@ import t1_wire as tw  # noqa: E402  pylint: disable=wrong-import-position
 
 QA, QB = 0, 4                 # bank 0 both
 QA2, QB2 = 8, 12              # bank 0 both: the second sender
+QA1, QB1 = 1, 5               # bank 1 both
+VC_BANK1 = 7                  # bank_vc moves bank 1 there: tc 7 << 2
+SPORT_BASE = 49152            # a QP's default UDP source port: + qpn
+MSG_CREDITS = 5               # a SIZE message's frame, 256-byte credits
 IP_A, IP_B = '10.199.0.1', '10.199.0.2'
 WAIT = 60.0
 SIZE = 1000
@@ -793,6 +814,188 @@ class CbfcTest(t1.PairTest):
             self.add_qps()
             self.add_second()
 
+    # ----------------------------------------------------- per-bank VCs
+
+    @staticmethod
+    def banks(dev):
+        """dev show's banks: {bank: (tc, vc)}."""
+        return {int(b['bank']): (int(b['tc']), b.get('vc'))
+                for b in t1.dev_show(dev).get('banks', [])}
+
+    def bank_regs(self, dev):
+        """Each bank's (TRAFFIC_CLASS tc, AFH_CFG_EN VC)."""
+        tcr = fields('TRAFFIC_CLASS', self.reg(dev, 'TRAFFIC_CLASS'))
+        afh = fields('AFH_CFG_EN', self.reg(dev, 'AFH_CFG_EN'))
+        return {n: (tcr['type1_req_tc_bank%d' % n],
+                    afh['type1_req_bank%d_cbfc' % n]) for n in range(4)}
+
+    def set_banks(self, args, check_rc=True):
+        for d in (self.a, self.b):
+            t1.tool(['dev', 'set', 'dev', d] + args, check=check_rc)
+
+    def add_bank1_qps(self):
+        ma, mb = (t1.dev_show(d)['mac'] for d in (self.a, self.b))
+        t1.tool(['qp', 'add', 'dev', self.a, 'qpn', QA1, 'dqpn', QB1,
+                 'dip', IP_B, 'dmac', mb])
+        t1.tool(['qp', 'add', 'dev', self.b, 'qpn', QB1, 'dqpn', QA1,
+                 'dip', IP_A, 'dmac', ma])
+
+    def del_bank1_qps(self):
+        t1.tool(['qp', 'del', 'dev', self.a, 'qpn', QA1], check=False)
+        t1.tool(['qp', 'del', 'dev', self.b, 'qpn', QB1], check=False)
+
+    def req_tos(self, start):
+        """The ToS of A's TYPE1 REQs on the wire since start, by QP
+        (standard format: UDP source port 49152 + qpn)."""
+        mac = bytes.fromhex(t1.dev_show(self.a)['mac'].replace(':', ''))
+        tos = {}
+        for _, f in tw.pcap_records(self.pcap, start)[0]:
+            if (len(f) < 50 or f[6:12] != mac or f[12:14] != b'\x08\x00'
+                    or f[23] != 17 or f[36:38] != b'\x12\xb7' or
+                    f[42] >> 6 != 0):
+                continue
+            qpn = struct.unpack('>H', f[34:36])[0] - SPORT_BASE
+            tos.setdefault(qpn, set()).add(f[15])
+        return tos
+
+    def test_bank_vc(self):
+        want0 = {n: (n << 2, n) for n in range(4)}
+        for d in (self.a, self.b):
+            got = self.bank_regs(d)
+            shown = {n: (tc, int(vc)) for n, (tc, vc) in
+                     self.banks(d).items()}
+            self.ktap.diag('%s: banks (tc, VC) %s, dev show %s'
+                           % (d, got, shown))
+            check(got == want0 and shown == want0,
+                  '%s: default banks %s, dev show %s, want %s'
+                  % (d, got, shown, want0))
+        tc1 = VC_BANK1 << 2
+        self.set_banks(['bank', '1', 'tc', str(tc1)])
+        start = os.path.getsize(self.pcap) if self.pcap else 0
+        try:
+            want = dict(want0)
+            want[1] = (tc1, VC_BANK1)
+            for d in (self.a, self.b):
+                got = self.bank_regs(d)
+                shown = {n: (tc, int(vc)) for n, (tc, vc) in
+                         self.banks(d).items()}
+                check(got == want and shown == want,
+                      '%s: banks %s, dev show %s, want %s'
+                      % (d, got, shown, want))
+                vcs = {f['flow']: int(f['vc'])
+                       for f in self.cbfc(d)['flows']}
+                check(vcs['type1_bank1'] == VC_BANK1 and
+                      vcs['type1_bank0'] == 0,
+                      '%s: flows on VCs %s' % (d, vcs))
+            self.add_bank1_qps()
+            held = self.hold_two_banks(11000)
+        finally:
+            self.set_queued_max(self.b, 16 << 20)
+            self.del_bank1_qps()
+            self.set_banks(['bank', '1', 'tc', '4'], check_rc=False)
+        self.ktap.diag('B holds VC 0 %d, VC %d %d, VC 1 %d credits; A had '
+                       '%s' % held)
+        if self.pcap:
+            time.sleep(0.3)
+            tos = self.req_tos(start)
+            self.ktap.diag('ToS of A\'s REQs by QP: %s' % tos)
+            check(tos.get(QA) == {0} and tos.get(QA1) == {tc1},
+                  'ToS of bank 0 %s, of bank 1 %s, want {0} and {%d}'
+                  % (tos.get(QA), tos.get(QA1), tc1))
+        for d in (self.a, self.b):
+            check(self.bank_regs(d) == want0, '%s: banks not restored: %s'
+                  % (d, self.bank_regs(d)))
+        self.wait_credits_back(self.a, FLOWS)
+
+    def hold_two_banks(self, first):
+        """B does not read: bank-0 messages fill B's buffers and wait in
+        VC 0's buffer, then bank-1 messages wait in VC 7's; B reads."""
+        n0, n1 = RQ_SMALL + 4, 4
+        self.set_queued_max(self.b, 0)
+        with t1.Chan(self.b, QB) as cb, t1.Chan(self.b, QB1) as cb1:
+            with t1.Chan(self.a, QA) as ca, t1.Chan(self.a, QA1) as ca1:
+                for i in range(n0):
+                    ca.write(t1.pattern(QA, first + i, SIZE))
+                wait_for('%d bank-0 messages completed at A' % n0,
+                         lambda: ca.info()['tx_inflight'] == 0)
+                for i in range(n1):
+                    ca1.write(t1.pattern(QA1, first + i, SIZE))
+                wait_for('%d bank-1 messages completed at A' % n1,
+                         lambda: ca1.info()['tx_inflight'] == 0)
+                h0 = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
+                h7 = self.reg(self.b, 'SHIM_CBFC_RX_BUF', VC_BANK1)
+                h1 = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 1)
+                check(h0 > 0 and h7 > 0 and h1 == 0,
+                      'B holds VC 0 %d, VC %d %d, VC 1 %d credits: want '
+                      'VC 0 and %d only' % (h0, VC_BANK1, h7, h1,
+                                            VC_BANK1))
+                # all of bank 1's: B's host has had no room since bank 0
+                check(h7 == n1 * MSG_CREDITS,
+                      'VC %d holds %d credits for %d messages of %d'
+                      % (VC_BANK1, h7, n1, MSG_CREDITS))
+                # dev show -s: the same per VC (SHIM_CBFC_RX_BUF(n))
+                bufs = {int(v['vc']): int(v['rx_buf'])
+                        for v in self.cbfc(self.b)['vcs']}
+                check(bufs[0] == h0 and bufs[VC_BANK1] == h7 and
+                      bufs[1] == 0, 'B\'s dev show -s rx_buf %s' % bufs)
+                wait_for('A\'s bank credits at the limit less what B holds',
+                         lambda: (self.credits(self.a, 'type1_bank0'),
+                                  self.credits(self.a, 'type1_bank1')) ==
+                         (LIMIT - h0, LIMIT - h7))
+                cf = (self.credits(self.a, 'type1_bank0'),
+                      self.credits(self.a, 'type1_bank1'))
+                self.set_queued_max(self.b, 16 << 20)
+                for i in range(n0):
+                    m = cb.recv(WAIT)
+                    check(m == t1.pattern(QA, first + i, SIZE),
+                          'bank 0 message %d of %d' % (i, n0))
+                for i in range(n1):
+                    m = cb1.recv(WAIT)
+                    check(m == t1.pattern(QA1, first + i, SIZE),
+                          'bank 1 message %d of %d' % (i, n1))
+                ca.drain()
+                ca1.drain()
+        self.wait_credits_back(self.a, ('type1_bank0', 'type1_bank1'))
+        check(self.reg(self.b, 'SHIM_CBFC_RX_BUF', VC_BANK1) == 0,
+              'B still holds VC %d credits' % VC_BANK1)
+        return (h0, VC_BANK1, h7, h1, cf)
+
+    def test_bank_refused(self):
+        regs = (self.reg(self.a, 'AFH_CFG_EN'),
+                self.reg(self.a, 'TRAFFIC_CLASS'))
+        for args, msg in ((['bank', '4', 'tc', '0'], '0..3'),
+                          (['bank', '1', 'tc', '32'], '0..31'),
+                          (['bank', '1', 'tc', '16'], 'ACK/CNP'),
+                          (['bank', '1', 'tc', '27'], 'ACK/CNP'),
+                          (['bank', '1', 'tc', '0'], 'two banks'),
+                          (['bank', '1', 'tc', '28', 'bank', '1', 'tc',
+                            '28'], 'twice'),
+                          (['tc', '4'], 'per bank')):
+            try:
+                t1.tool(['dev', 'set', 'dev', self.a] + args)
+            except t1.ToolError as e:
+                self.ktap.diag('%s: %s' % (' '.join(args),
+                                           str(e).strip()[-140:]))
+                check(msg in e.out, '%s: no "%s" in %r'
+                      % (' '.join(args), msg, e.out.strip()))
+            else:
+                raise rt.TestFailed('%s accepted' % args)
+            check((self.reg(self.a, 'AFH_CFG_EN'),
+                   self.reg(self.a, 'TRAFFIC_CLASS')) == regs,
+                  '%s changed the registers' % args)
+        # a swap passes through no shared VC when it is one request
+        t1.tool(['dev', 'set', 'dev', self.a, 'bank', '0', 'tc', '4',
+                 'bank', '1', 'tc', '1'])
+        try:
+            got = self.bank_regs(self.a)
+            check(got[0] == (4, 1) and got[1] == (1, 0),
+                  'after the swap: %s' % got)
+        finally:
+            t1.tool(['dev', 'set', 'dev', self.a, 'bank', '0', 'tc', '0',
+                     'bank', '1', 'tc', '4'], check=False)
+        check(self.bank_regs(self.a) == {n: (n << 2, n) for n in range(4)},
+              'not restored: %s' % self.bank_regs(self.a))
+
 
 def main():
     ktap = rt.Ktap()
@@ -812,7 +1015,10 @@ def main():
                                  ('mismatch', t.test_mismatch),
                                  ('size', t.test_size),
                                  ('uf_dyn', t.test_uf_dyn),
-                                 ('sync', t.test_sync)), 't1_cbfc')
+                                 ('sync', t.test_sync),
+                                 ('bank_vc', t.test_bank_vc),
+                                 ('bank_refused', t.test_bank_refused)),
+                  't1_cbfc')
 
 
 if __name__ == '__main__':

@@ -23,6 +23,10 @@ vlan_pri):
                 buffer had no room for (an XOFF refresh late: pauses last
                 at most 335 us, a TCG host can stall longer) is counted
                 (SHIM_CBFC_RX_DROP) and retransmitted, not lost.
+  bank_tc       a bank's own Traffic Class in pfc mode: `bank 2 tc 0x2a`
+                sets TRAFFIC_CLASS.type1_req_tc_bank2 only (dev show's
+                banks, no VC: the VC fields hold the priority); `tc` sets
+                every bank again
 """
 
 import os
@@ -180,6 +184,29 @@ class PfcTest(tc.CbfcTest):
         check(self.reg(self.b, 'SHIM_CBFC_RX_BUF', p) == 0,
               'B still holds data')
 
+    def test_bank_tc(self):
+        d = self.a
+        tc0 = int(t1.dev_show(d)['tc'])
+        other = 0x2a if tc0 != 0x2a else 0x2b
+        t1.tool(['dev', 'set', 'dev', d, 'bank', '2', 'tc', str(other)])
+        try:
+            got = {n: v[0] for n, v in self.bank_regs(d).items()}
+            shown = self.banks(d)
+            self.ktap.diag('banks: TRAFFIC_CLASS %s, dev show %s'
+                           % (got, shown))
+            want = {0: tc0, 1: tc0, 2: other, 3: tc0}
+            check(got == want, 'TRAFFIC_CLASS banks %s, want %s'
+                  % (got, want))
+            check(shown == {n: (v, None) for n, v in want.items()},
+                  'dev show banks %s' % shown)
+            pri = {n: v[1] for n, v in self.bank_regs(d).items()}
+            check(set(pri.values()) == {self.prio},
+                  'the banks\' priorities %s, want %d' % (pri, self.prio))
+        finally:
+            t1.tool(['dev', 'set', 'dev', d, 'tc', str(tc0)], check=False)
+        got = {n: v[0] for n, v in self.bank_regs(d).items()}
+        check(set(got.values()) == {tc0}, 'tc %d: banks %s' % (tc0, got))
+
 
 def main():
     ktap = rt.Ktap()
@@ -187,7 +214,8 @@ def main():
     t = PfcTest(ktap)
     rt.setup_or_skip(ktap, mod, t)
     rt.run_object(ktap, mod, t, (('ip_enables', t.test_ip_enables),
-                                 ('incast', t.test_incast)), 't1_pfc')
+                                 ('incast', t.test_incast),
+                                 ('bank_tc', t.test_bank_tc)), 't1_pfc')
 
 
 if __name__ == '__main__':
