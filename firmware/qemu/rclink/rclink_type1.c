@@ -341,6 +341,9 @@ static void rclink_t1_qp_timer(void *opaque)
         rclink_t1_fatal(c, q);
         return;
     }
+    /* RETRY_TMO_VLD_O / RETRY_TMO_QPID_O: a retransmission by timeout */
+    rclink_event(c, RCLINK_EVT_SRC_RETRY_TMO,
+                 RF_SET(RCLINK_CC_INFO_QPID, 0, q->qpn));
     rclink_t1_go_back(c, q);
     rclink_t1_kick(c);
 }
@@ -1424,10 +1427,17 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         return;
     }
     if (cbfc == RCLINK_CBFC_DIRECT && !room) {
+        /*
+         * The engine raises FLOW_STOP (TYPE1_FLOW_STOP_I) of the QP's
+         * bank; it reaches the IP only with XON_THR_RDMA.flow_stop_en, and
+         * only then may the IP answer RNR (type1_flow_stop_send_rnr_en).
+         */
         unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
                               rclink_get(c, RCLINK_AFH_CFG_EN));
+        unsigned fs = RF_GET(RCLINK_XON_THR_RDMA_FLOW_STOP_EN,
+                             rclink_get(c, RCLINK_XON_THR_RDMA));
 
-        if (rnr & (1u << (qpn & 3))) {
+        if (rnr & fs & (1u << (qpn & T1_BANK_MASK))) {
             trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "refused: RNR");
             q->gap = true;          /* the packets behind it: no NAK */
             q->resp_rnr = true;
