@@ -34,6 +34,9 @@
                   sends no packet, and the engine set QP 2's 12 messages
                   aside (DMAQ_T1_CC_PARKED); QP 2's speed raised, its 12
                   messages follow, in order
+  flow_stop       the driver lets the engine's FLOW_STOP reach the IP
+                  (XON_THR_RDMA.flow_stop_en, every bank) and the IP answer
+                  RNR (AFH_CFG_EN.type1_flow_stop_send_rnr_en)
 """
 
 import os
@@ -321,6 +324,15 @@ class RateTest(t1.PairTest):
         self.bar.write('SHIM_CC_TEST', 0)
         self.del_qps()
 
+    def test_flow_stop(self):
+        for d in (self.a, self.b):
+            with rt.Bar0(t1.bdf_of(d)) as bar:
+                fs = bar.rfield('XON_THR_RDMA', 'flow_stop_en')
+                rnr = bar.rfield('AFH_CFG_EN', 'type1_flow_stop_send_rnr_en')
+            check((fs, rnr) == (0xf, 0xf), '%s: flow_stop_en 0x%x '
+                  'type1_flow_stop_send_rnr_en 0x%x, want 0xf and 0xf'
+                  % (d, fs, rnr))
+
 
 def main():
     ktap = rt.Ktap()
@@ -331,7 +343,8 @@ def main():
                    ('rate_units', t.test_rate_units),
                    ('refused', t.test_refused), ('paced', t.test_paced),
                    ('windows_100', t.test_windows_100),
-                   ('masked_aside', t.test_masked_aside)), 't1_rate')
+                   ('masked_aside', t.test_masked_aside),
+                   ('flow_stop', t.test_flow_stop)), 't1_rate')
 
 
 if __name__ == '__main__':
