@@ -87,6 +87,7 @@ static const struct {
 	{ "hw_bad_wqe", RCLINK_DMAQ_BAD_WQE },
 	{ "hw_rx_drop_format", RCLINK_DMAQ_T1_RX_DROP_FORMAT },
 	{ "hw_ost_free", RCLINK_DMAQ_T1_OST_FREE },
+	{ "hw_cc_parked", RCLINK_DMAQ_T1_CC_PARKED },
 };
 
 #define RCLINK_DP_REFILL_RETRY	(HZ / 10)
@@ -1383,6 +1384,24 @@ bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp)
 	rcu_read_unlock();
 	if (kick)
 		rclink_cc_kick(rdev);
+	return found;
+}
+
+/* A RETRY_TMO record of QP @qpn.  False when the number names no QP. */
+bool rclink_dp_retry_tmo(struct rclink_dev *rdev, u32 qpn)
+{
+	struct rclink_t1_qp *qp;
+	bool found = false;
+
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		qp->stats.retry_tmo++;
+		spin_unlock(&qp->lock);
+		found = true;
+	}
+	rcu_read_unlock();
 	return found;
 }
 
