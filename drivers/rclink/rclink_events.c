@@ -320,7 +320,15 @@ static void rclink_evt_retry_tmo(struct rclink_dev *rdev, u64 info)
 	u32 qpn = FIELD_GET(RCLINK_CC_INFO_QPID, info);
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_RETRY_TMO);
-	if (qpn >= rdev->params.qp_num || !rclink_dp_retry_tmo(rdev, qpn)) {
+	if (qpn >= rdev->params.qp_num) {
+		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
+		dev_warn_ratelimited(rdev->dev,
+				     "RETRY_TMO record: no qp %u (QP_NUM %u)\n",
+				     qpn, rdev->params.qp_num);
+		return;
+	}
+	if (!rclink_dp_retry_tmo(rdev, qpn)) {
+		/* a QP deleted while its timer ran out */
 		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
 		dev_dbg_ratelimited(rdev->dev,
 				    "RETRY_TMO record: qp %u does not exist\n",
