@@ -107,7 +107,8 @@ enum rclink_cnt {
 	RCLINK_CNT_RECV_ACK,		/* RECV_ACK records (TYPE1 RTT) */
 	RCLINK_CNT_RECV_CNP,		/* RECV_CNP records (CNPs passed) */
 	RCLINK_CNT_NOCNP,		/* NOCNP records (NOCNP timer) */
-	RCLINK_CNT_CC_DROP_NOQP,	/* RECV_ACK/CNP, NOCNP without a QP */
+	RCLINK_CNT_RETRY_TMO,		/* RETRY_TMO records (retry timer) */
+	RCLINK_CNT_CC_DROP_NOQP,	/* CC interface records without a QP */
 	RCLINK_CNT_T1_RX_UNREAD,	/* received messages freed unread */
 	RCLINK_CNT_UNKNOWN,		/* unknown sources, codes and bits */
 	RCLINK_CNT_NUM

@@ -87,6 +87,7 @@ static const struct {
 	{ "hw_bad_wqe", RCLINK_DMAQ_BAD_WQE },
 	{ "hw_rx_drop_format", RCLINK_DMAQ_T1_RX_DROP_FORMAT },
 	{ "hw_ost_free", RCLINK_DMAQ_T1_OST_FREE },
+	{ "hw_cc_parked", RCLINK_DMAQ_T1_CC_PARKED },
 };
 
 #define RCLINK_DP_REFILL_RETRY	(HZ / 10)
@@ -1133,21 +1134,28 @@ static void rclink_dmaq_hw_stop(struct rclink_dmaq *dq)
 }
 
 /*
- * Let the board answer RNR when it runs out of receive buffers; not
- * with CBFC, whose VC buffer holds the frames instead (seed 000, "CBFC
- * 模式寄存器配置": "RNR 使能 (CBFC 模式下建议配置为 0)")
+ * The queue engine raises FLOW_STOP (TYPE1_FLOW_STOP_I) of a bank when the
+ * host has no room for a packet of its QPs: let it reach the IP
+ * (XON_THR_RDMA.flow_stop_en, every bank), so that the IP answers RNR
+ * (AFH_CFG_EN.type1_flow_stop_send_rnr_en) instead of dropping the packet
+ * for the sender's retry timer.  Not RNR with CBFC, whose VC buffer holds
+ * the frames instead (seed 000, "CBFC 模式寄存器配置":
+ * "RNR 使能 (CBFC 模式下建议配置为 0)"); there FLOW_STOP only holds
+ * the VC back.
  */
 static void rclink_dmaq_rnr_enable(struct rclink_dev *rdev)
 {
 	u64 val;
 
-	if (rclink_cbfc_on(rdev))
-		return;
-
 	/* every bank (QPN bits 1:0) */
 	mutex_lock(&rdev->t1.lock);
-	val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
-	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val | RCLINK_DP_RNR_EN);
+	val = rclink_rd64(rdev, RCLINK_XON_THR_RDMA);
+	val &= ~RCLINK_XON_THR_RDMA_TYPE1_FREE_BUSY;
+	rclink_wr64(rdev, RCLINK_XON_THR_RDMA, val | RCLINK_DP_FLOW_STOP_EN);
+	if (!rclink_cbfc_on(rdev)) {
+		val = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
+		rclink_wr64(rdev, RCLINK_AFH_CFG_EN, val | RCLINK_DP_RNR_EN);
+	}
 	mutex_unlock(&rdev->t1.lock);
 }
 
@@ -1379,6 +1387,24 @@ bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp)
 	return found;
 }
 
+/* A RETRY_TMO record of QP @qpn.  False when the number names no QP. */
+bool rclink_dp_retry_tmo(struct rclink_dev *rdev, u32 qpn)
+{
+	struct rclink_t1_qp *qp;
+	bool found = false;
+
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		qp->stats.retry_tmo++;
+		spin_unlock(&qp->lock);
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /* ---- counters ------------------------------------------------------------ */
 
 static u64 rclink_dp_cnt(struct rclink_dmaq *dq, enum rclink_dp_cnt c)
@@ -1456,6 +1482,9 @@ static int rclink_dp_dbg_show(struct seq_file *s, void *unused)
 		afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
 		seq_printf(s, "rnr_en 0x%llx\n",
 			   FIELD_GET(RCLINK_DP_RNR_EN, afh));
+		seq_printf(s, "flow_stop_en 0x%llx\n",
+			   FIELD_GET(RCLINK_DP_FLOW_STOP_EN,
+				     rclink_rd64(rdev, RCLINK_XON_THR_RDMA)));
 	}
 
 	seq_printf(s, "cq_size %u\ncq_cons %u\n", 1U << dq->cq_order,

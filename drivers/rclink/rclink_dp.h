@@ -52,6 +52,8 @@
 #define RCLINK_DP_RX_QUEUED_MAX	SZ_16M
 /* ... the board answers RNR when it has no buffer (every bank) */
 #define RCLINK_DP_RNR_EN	RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN
+/* ... which the shim's FLOW_STOP must reach first (every bank) */
+#define RCLINK_DP_FLOW_STOP_EN	RCLINK_XON_THR_RDMA_FLOW_STOP_EN
 
 /* TX pieces: up to 64 KiB of physically contiguous pages per WQE */
 #define RCLINK_DP_TX_MAX_ORDER	get_order(RCLINK_WQE_MAX_PIECE)

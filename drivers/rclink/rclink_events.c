@@ -3,7 +3,8 @@
  * rclink: the event ring (Documentation/hw/shim.rst, Event ring) and the
  * decoding of every event the IP reports: IRQ_INFO words of TYPE1, TYPE2 and
  * TYPE3, RC_INTR_O level causes, the shim's self-test and LINK records, the
- * CC interface's RECV_ACK, RECV_CNP and NOCNP records.
+ * CC interface's RECV_ACK, RECV_CNP and NOCNP records, the RETRY_TMO
+ * records of the retry timer.
  */
 
 #include <linux/bitfield.h>
@@ -50,6 +51,7 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	[RCLINK_CNT_RECV_ACK] = "recv_ack",
 	[RCLINK_CNT_RECV_CNP] = "recv_cnp",
 	[RCLINK_CNT_NOCNP] = "nocnp",
+	[RCLINK_CNT_RETRY_TMO] = "retry_tmo",
 	[RCLINK_CNT_CC_DROP_NOQP] = "cc_drop_noqp",
 	[RCLINK_CNT_T1_RX_UNREAD] = "t1_rx_unread_dropped",
 	[RCLINK_CNT_UNKNOWN] = "unknown",
@@ -302,7 +304,36 @@ static void rclink_evt_cc(struct rclink_dev *rdev, u64 info, bool cnp)
 		return;
 	}
 	if (cnp)
-		rclink_nl_notify_qp_cnp(rdev, qpn);
+		rclink_nl_notify_qp_event(rdev, qpn, RCLINK_CMD_QP_CNP_NTF);
+}
+
+/*
+ * RETRY_TMO record (RETRY_TMO_VLD_O, RETRY_TMO_QPID_O): the retry timer of
+ * a QP expired and the QP sends its unacknowledged packets again.  INFO
+ * is a CC_INFO word.  Counted on the QP and sent to the netlink "events"
+ * group; a record naming no QP is counted as a drop.
+ */
+static void rclink_evt_retry_tmo(struct rclink_dev *rdev, u64 info)
+{
+	u32 qpn = FIELD_GET(RCLINK_CC_INFO_QPID, info);
+
+	rclink_cnt_inc(rdev, RCLINK_CNT_RETRY_TMO);
+	if (qpn >= rdev->params.qp_num) {
+		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
+		dev_warn_ratelimited(rdev->dev,
+				     "RETRY_TMO record: no qp %u (QP_NUM %u)\n",
+				     qpn, rdev->params.qp_num);
+		return;
+	}
+	if (!rclink_dp_retry_tmo(rdev, qpn)) {
+		/* a QP deleted while its timer ran out */
+		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
+		dev_dbg_ratelimited(rdev->dev,
+				    "RETRY_TMO record: qp %u does not exist\n",
+				    qpn);
+		return;
+	}
+	rclink_nl_notify_qp_event(rdev, qpn, RCLINK_CMD_QP_RETRY_TMO_NTF);
 }
 
 static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
@@ -333,6 +364,9 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 		break;
 	case RCLINK_EVT_SRC_NOCNP:
 		rclink_evt_cc(rdev, info, false);
+		break;
+	case RCLINK_EVT_SRC_RETRY_TMO:
+		rclink_evt_retry_tmo(rdev, info);
 		break;
 	default:
 		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);

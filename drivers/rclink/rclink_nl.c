@@ -430,6 +430,7 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 		{ RCLINK_A_STATS_CNP, s->cnp },
 		{ RCLINK_A_STATS_NOCNP_REPORTS, s->nocnp_reports },
 		{ RCLINK_A_STATS_NOCNP_BYTES, s->nocnp_bytes },
+		{ RCLINK_A_STATS_RETRY_TMO, s->retry_tmo },
 		/* the board's, but not next to DMAQ_QPS_ACK_RX */
 		{ RCLINK_A_STATS_ECN_RX, info->ecn_rx },
 		{ RCLINK_A_STATS_CNP_RX, info->cnp_rx },
@@ -1346,12 +1347,13 @@ err_log:
 }
 
 /*
- * qp-cnp-ntf to the "events" group: a RECV_CNP record of a QP.  From the
- * event ring's thread, which may sleep, but a burst of CNPs must not hold
- * the ring (and the CQ it may serve) up in reclaim: nothing here sleeps,
- * and a notification without memory is lost (ratelimited warning).
+ * qp-cnp-ntf (a RECV_CNP record) or qp-retry-tmo-ntf (a RETRY_TMO record)
+ * of a QP to the "events" group.  From the event ring's thread, which may
+ * sleep, but a burst of records must not hold the ring (and the CQ it may
+ * serve) up in reclaim: nothing here sleeps, and a notification without
+ * memory is lost (ratelimited warning).
  */
-void rclink_nl_notify_qp_cnp(struct rclink_dev *rdev, u32 qpn)
+void rclink_nl_notify_qp_event(struct rclink_dev *rdev, u32 qpn, u8 cmd)
 {
 	const size_t size = nla_total_size(sizeof(u32)) +	/* dev-index */
 			    nla_total_size(sizeof(rdev->t1.name)) +
@@ -1366,8 +1368,7 @@ void rclink_nl_notify_qp_cnp(struct rclink_dev *rdev, u32 qpn)
 	skb = genlmsg_new(size, GFP_ATOMIC);
 	if (!skb)
 		goto err_log;
-	hdr = genlmsg_put(skb, 0, 0, &rclink_nl_family, 0,
-			  RCLINK_CMD_QP_CNP_NTF);
+	hdr = genlmsg_put(skb, 0, 0, &rclink_nl_family, 0, cmd);
 	if (!hdr)
 		goto err_free;
 	if (rclink_nl_put_dev(skb, rdev) ||
@@ -1381,8 +1382,8 @@ void rclink_nl_notify_qp_cnp(struct rclink_dev *rdev, u32 qpn)
 err_free:
 	nlmsg_free(skb);
 err_log:
-	dev_warn_ratelimited(rdev->dev, "qp %u: CNP notification lost\n",
-			     qpn);
+	dev_warn_ratelimited(rdev->dev, "qp %u: notification %u lost\n",
+			     qpn, cmd);
 }
 
 /* ---- family -------------------------------------------------------------- */

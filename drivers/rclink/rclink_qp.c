@@ -978,6 +978,16 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 			if (!(given & RCLINK_QP_F_RQ_PSN))
 				what &= ~RCLINK_T1_W_RX_PSN;
 		}
+	} else if (!(given & ~(RCLINK_QP_F_SPEED | RCLINK_QP_F_RATE))) {
+		/*
+		 * Only the rate: TX_SPEED_MEM (and acc_cnt, step 5) of a
+		 * running QP, as the congestion-control loop writes it.
+		 * Disabling the QP for it would flush what it has in flight,
+		 * and the messages the engine set aside while the old rate
+		 * masked the QP would be taken up (CC_TYPE1_QP_EN_SET) into
+		 * a disabled QP and flushed.
+		 */
+		what = RCLINK_T1_W_SPEED;
 	} else {
 		/* a running QP: disable, write what changed, enable */
 		what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_ENABLE;

@@ -61,6 +61,7 @@ struct rclink_t1_qp_stats {
 	u64 cnp;		/* RECV_CNP records (CNPs the merge passed) */
 	u64 nocnp_reports;	/* NOCNP records */
 	u64 nocnp_bytes;	/* the sum of their BYTE_CNT */
+	u64 retry_tmo;		/* RETRY_TMO records (retry timer expiries) */
 };
 
 /* The congestion-control loop's state of a QP (rclink_cc.c), under @lock */
@@ -212,7 +213,7 @@ struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev,
 int rclink_nl_init(void);
 void rclink_nl_exit(void);
 void rclink_nl_notify_qp(struct rclink_t1_qp *qp, u8 cmd);
-void rclink_nl_notify_qp_cnp(struct rclink_dev *rdev, u32 qpn);
+void rclink_nl_notify_qp_event(struct rclink_dev *rdev, u32 qpn, u8 cmd);
 
 /*
  * Data path counters of a board (the QPs' own are rclink_t1_qp_stats),
@@ -266,6 +267,8 @@ void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp);	/* wake */
 bool rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
 /* RECV_CNP (@cnp) or NOCNP: false when its QP number names no QP */
 bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp);
+/* RETRY_TMO: false when qpn names no QP */
+bool rclink_dp_retry_tmo(struct rclink_dev *rdev, u32 qpn);
 void rclink_dp_stats_read(struct rclink_dev *rdev,
 			  struct rclink_t1_dp_stats *st);
 void rclink_dp_debugfs_init(struct rclink_dev *rdev, struct dentry *dir);

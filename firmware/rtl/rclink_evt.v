@@ -4,7 +4,8 @@
 //
 // Sources: IRQ_VLD_O/IRQ_INFO_O of the IP (and SHIM_EVT_INJECT), new bits
 // of the RC_INTR_O level, the TYPE3 causes the shim injects, the
-// interrupt self-test, link changes, RECV_ACK and the TYPE2 records the
+// interrupt self-test, link changes, RECV_ACK, RETRY_TMO and the TYPE2
+// records the
 // shim makes in the IP's name (IRQ_INFO TYPE2 code 1, TX oversize; code
 // 4 sub type 1, RX buffer overflow).  IP pulses enter a
 // FIFO directly; the other sources wait in pending registers and enter
@@ -43,6 +44,8 @@ module rclink_evt #(
     input  wire        link_up,
     input  wire        ack_vld,         // RECV_ACK_VLD_O
     input  wire [63:0] ack_info,
+    input  wire        tmo_vld,         // RETRY_TMO_VLD_O
+    input  wire [63:0] tmo_info,
     input  wire        t2_tx_over,      // a TYPE2 chain over TYPE2_PKT_LEN
     input  wire        t2_rx_nobuf,     // a TYPE2 packet without room
     // interrupt
@@ -60,12 +63,12 @@ module rclink_evt #(
     // ---- pending sources ------------------------------------------------
     reg [15:0] rc_prev;
     reg [15:0] rc_pend;
-    reg        inj_p, t3_p, st_p, link_p, ack_p, t2o_p, t2n_p;
+    reg        inj_p, t3_p, st_p, link_p, ack_p, t2o_p, t2n_p, tmo_p;
     localparam [63:0] T2_INFO = 64'd`RCLINK_IRQ_TYPE2 << `RCLINK_IRQ_INFO_TYPE_LSB;
     localparam [63:0] T2O_INFO = T2_INFO | 64'd`RCLINK_IRQ_TYPE2_TX_OVERSIZE;
     localparam [63:0] T2N_INFO = T2_INFO | 64'd`RCLINK_IRQ_TYPE2_RX_OVERFLOW |
                                  (64'd1 << `RCLINK_IRQ_INFO_T2_SUBTYPE_LSB);
-    reg [63:0] inj_i, t3_i, ack_i;
+    reg [63:0] inj_i, t3_i, ack_i, tmo_i;
     reg [15:0] st_i;
     reg        link_i;
     wire [15:0] rc_fresh = rc_level & ~rc_prev;
@@ -78,12 +81,12 @@ module rclink_evt #(
     reg               push;
     reg  [71:0]       push_d;
     reg               pop;
-    reg  [7:0]        take;       // which pending source is pushed
+    reg  [8:0]        take;       // which pending source is pushed
 
     always @* begin
         push = 1'b0;
         push_d = 72'd0;
-        take = 8'd0;
+        take = 9'd0;
         if (ip_irq_vld) begin
             push = 1'b1;
             push_d = {8'd`RCLINK_EVT_SRC_IRQ_INFO, ip_irq_info};
@@ -119,6 +122,10 @@ module rclink_evt #(
             push = 1'b1;
             take[5] = 1'b1;
             push_d = {8'd`RCLINK_EVT_SRC_RECV_ACK, ack_i};
+        end else if (tmo_p) begin
+            push = 1'b1;
+            take[8] = 1'b1;
+            push_d = {8'd`RCLINK_EVT_SRC_RETRY_TMO, tmo_i};
         end
     end
 
@@ -143,6 +150,7 @@ module rclink_evt #(
     always @* pop = (st == S_IDLE) && !empty;
 
     wire drop_ack  = ack_vld && ack_p && !take[5];
+    wire drop_tmo  = tmo_vld && tmo_p && !take[8];
     wire drop_fifo = push && full;
     wire drop_ring = pop && (!ring_en || used >= size);
 
@@ -158,10 +166,11 @@ module rclink_evt #(
         if (rst) begin
             rc_prev <= 16'd0;
             rc_pend <= 16'd0;
-            {inj_p, t3_p, st_p, link_p, ack_p, t2o_p, t2n_p} <= 7'd0;
+            {inj_p, t3_p, st_p, link_p, ack_p, t2o_p, t2n_p, tmo_p} <= 8'd0;
             inj_i <= 64'd0;
             t3_i <= 64'd0;
             ack_i <= 64'd0;
+            tmo_i <= 64'd0;
             st_i <= 16'd0;
             link_i <= 1'b0;
             wp <= 0;
@@ -183,6 +192,7 @@ module rclink_evt #(
             if (take[5]) ack_p <= 1'b0;
             if (take[6]) t2o_p <= 1'b0;
             if (take[7]) t2n_p <= 1'b0;
+            if (take[8]) tmo_p <= 1'b0;
             if (t2_tx_over) t2o_p <= 1'b1;
             if (t2_rx_nobuf) t2n_p <= 1'b1;
             rc_pend <= (take[2] ? 16'd0 : rc_pend) | rc_fresh;
@@ -194,13 +204,17 @@ module rclink_evt #(
                 ack_p <= 1'b1;
                 ack_i <= ack_info;
             end
+            if (tmo_vld) begin
+                tmo_p <= 1'b1;
+                tmo_i <= tmo_info;
+            end
             if (push) begin
                 if (!full) begin
                     mem[wp[FIFO_AW-1:0]] <= push_d;
                     wp <= wp + 1'b1;
                 end
             end
-            ring_drops <= ring_drops + {31'd0, drop_ack} +
+            ring_drops <= ring_drops + {31'd0, drop_ack} + {31'd0, drop_tmo} +
                           {31'd0, drop_fifo} + {31'd0, drop_ring};
             if (ring_en_set)
                 ring_prod <= 32'd0;

@@ -84,6 +84,8 @@ module rclink_shim_top #(
     input  wire [31:0] ip_recv_ack_rtt,
     input  wire [9:0]  ip_recv_num_acked,
     input  wire        ip_recv_nak_flg,
+    input  wire        ip_retry_tmo_vld,    // RETRY_TMO_VLD_O
+    input  wire [QP_AW-1:0] ip_retry_tmo_qpid,  // RETRY_TMO_QPID_O
     // ---- RCLINK-Stream IP: status levels (DMAQ_DFX, DMAQ_T2_CRD)
     input  wire [1:0]  ip_idle,             // RCLINK_IDLE_O ([1] TX, [0] RX)
     input  wire        ip_tx_wait_mac_crd,  // TX_WAIT_MAC_CRD_O
@@ -284,6 +286,8 @@ module rclink_shim_top #(
         ({{(64-QP_AW){1'b0}}, ip_recv_ack_qpid} << `RCLINK_RECV_ACK_QPID_LSB) |
         ({54'd0, ip_recv_num_acked} << `RCLINK_RECV_ACK_NUM_ACKED_LSB) |
         ({63'd0, ip_recv_nak_flg} << `RCLINK_RECV_ACK_NAK_LSB);
+    wire [63:0] tmo_info =
+        {{(64-QP_AW){1'b0}}, ip_retry_tmo_qpid} << `RCLINK_CC_INFO_QPID_LSB;
 
     rclink_evt u_evt (
         .clk(clk), .rst(rst),
@@ -300,6 +304,7 @@ module rclink_shim_top #(
         .st_vld(test_irq && !cfg_msix_en), .st_vector(test_irq_vec),
         .link_vld(link_chg), .link_up(link_up),
         .ack_vld(ip_recv_ack_vld), .ack_info(ack_info),
+        .tmo_vld(ip_retry_tmo_vld), .tmo_info(tmo_info),
         .t2_tx_over(t2_oversize), .t2_rx_nobuf(t2_nobuf),
         .raise(evt_raise), .raise_vec(evt_vec),
         .dma_lock(c_lock[0]), .dma_valid(c_valid[0]), .dma_ready(c_ready[0]),

@@ -1374,6 +1374,7 @@ static const struct {
 	{ RCLINK_A_STATS_RNR_RX, "rnr_rx", 64 },
 	{ RCLINK_A_STATS_RNR_TX, "rnr_tx", 64 },
 	{ RCLINK_A_STATS_TIMEOUTS, "timeouts", 64 },
+	{ RCLINK_A_STATS_RETRY_TMO, "retry_tmo", 64 },
 	{ RCLINK_A_STATS_RX_DUP, "rx_dup", 64 },
 	{ RCLINK_A_STATS_RX_OOS, "rx_oos", 64 },
 	{ RCLINK_A_STATS_ACK_TX, "ack_tx", 64 },
@@ -1717,6 +1718,9 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 		break;
 	case RCLINK_CMD_QP_CNP_NTF:
 		event = "qp-cnp";
+		break;
+	case RCLINK_CMD_QP_RETRY_TMO_NTF:
+		event = "qp-retry-tmo";
 		break;
 	default:
 		return NL_SKIP;

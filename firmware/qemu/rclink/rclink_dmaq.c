@@ -32,6 +32,8 @@
 #define DMAQ_RQE_MAX        65536
 /* held completions beyond which no new WQE is read */
 #define DMAQ_HELD_MAX       RCLINK_DMAQ_RING_MAX
+/* messages set aside (CC_TYPE1_QP_EN_CLR) beyond which none is read */
+#define DMAQ_PARK_MAX       RCLINK_DMAQ_RING_MAX
 
 typedef struct RclinkDmaqRing {
     const char *name;
@@ -586,6 +588,84 @@ static bool dmaq_t2_admit(RclinkCore *c, RclinkDmaqMsg *m)
     return true;
 }
 
+/*
+ * CC_TYPE1_QP_EN_SET_O / CLR_O (seed 000, 速率控制接口): while the IP's
+ * rate control masks a QP, its messages would only fill the shared slots
+ * and stop every other QP.  The engine sets them aside instead (the one
+ * being cut keeps what it has submitted) and reads on; at SET they are
+ * taken up again, in order, before anything new is read.
+ */
+static void dmaq_park(RclinkCore *c, RclinkT1Qp *qp, RclinkDmaqMsg *m,
+                      bool front)
+{
+    if (front || !qp->nparked) {
+        qp->park_head = m;
+    }
+    qp->nparked++;
+    c->t1->q.nparked++;
+    rclink_count(c, RCLINK_DMAQ_T1_CC_PARKED);
+    trace_rclink_dmaq_park(qp->qpn, m->sq_idx, m->off, qp->nparked);
+}
+
+static void dmaq_ready_remove(RclinkDmaq *q, RclinkT1Qp *qp)
+{
+    if (qp->in_ready) {
+        QTAILQ_REMOVE(&q->ready, qp, ready_link);
+        qp->in_ready = false;
+    }
+}
+
+/* The QP's oldest set-aside message, taken up again. */
+static RclinkDmaqMsg *dmaq_unpark(RclinkCore *c, RclinkT1Qp *qp)
+{
+    RclinkDmaqMsg *m = qp->park_head, *n = m;
+
+    do {
+        n = QSIMPLEQ_NEXT(n, next);
+    } while (n && n->all_submitted);
+    qp->nparked--;
+    c->t1->q.nparked--;
+    qp->park_head = qp->nparked ? n : NULL;
+    trace_rclink_dmaq_resume(qp->qpn, m->sq_idx, qp->nparked);
+    return m;
+}
+
+void rclink_dmaq_cc_qp_en(RclinkCore *c, uint32_t qpn, bool en)
+{
+    RclinkDmaq *q = &c->t1->q;
+    RclinkT1Qp *qp = &c->t1->qps[qpn];
+
+    qp->eng_off = !en;
+    if (en && qp->nparked && !qp->in_ready) {
+        QTAILQ_INSERT_TAIL(&q->ready, qp, ready_link);
+        qp->in_ready = true;
+        rclink_t1_kick(c);
+    }
+}
+
+/* The set-aside messages complete FLUSHED (the send queue stops). */
+static void dmaq_park_flush(RclinkCore *c)
+{
+    RclinkDmaq *q = &c->t1->q;
+    RclinkDmaqMsg *m;
+    uint32_t i;
+
+    for (i = 0; i < c->qp_num && q->nparked; i++) {
+        RclinkT1Qp *qp = &c->t1->qps[i];
+
+        dmaq_ready_remove(q, qp);
+        for (m = qp->park_head; qp->nparked && m; m = QSIMPLEQ_NEXT(m, next)) {
+            if (!m->all_submitted) {
+                m->all_submitted = true;
+                dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
+            }
+        }
+        q->nparked -= qp->nparked;
+        qp->nparked = 0;
+        qp->park_head = NULL;
+    }
+}
+
 static void dmaq_sq_run(RclinkCore *c)
 {
     RclinkDmaq *q = &c->t1->q;
@@ -595,8 +675,14 @@ static void dmaq_sq_run(RclinkCore *c)
         return;
     }
     for (;;) {
+        if (q->cur && c->t1->qps[q->cur->qpn].eng_off) {
+            /* masked while it waited for a slot: the rest waits aside */
+            dmaq_park(c, &c->t1->qps[q->cur->qpn], q->cur, true);
+            q->cur = NULL;
+        }
         if (!q->cur) {
             RclinkDmaqMsg *m;
+            RclinkT1Qp *qp;
 
             if (q->t2_parked) {
                 if (!dmaq_t2_admit(c, q->t2_parked)) {
@@ -605,7 +691,20 @@ static void dmaq_sq_run(RclinkCore *c)
                 q->t2_parked = NULL;
                 continue;
             }
-            if (q->nheld >= DMAQ_HELD_MAX || !c->t1->nfree) {
+            if (!c->t1->nfree) {
+                return;
+            }
+            qp = QTAILQ_FIRST(&q->ready);
+            if (qp) {
+                if (!qp->eng_off && qp->nparked) {
+                    q->cur = dmaq_unpark(c, qp);
+                }
+                if (qp->eng_off || !qp->nparked) {
+                    dmaq_ready_remove(q, qp);
+                }
+                continue;
+            }
+            if (q->nheld >= DMAQ_HELD_MAX || q->nparked >= DMAQ_PARK_MAX) {
                 return;
             }
             if (dmaq_read_msg(c, size, &m) == DMAQ_READ_WAIT) {
@@ -617,6 +716,14 @@ static void dmaq_sq_run(RclinkCore *c)
                     return;
                 }
                 continue;
+            }
+            if (m) {
+                qp = &c->t1->qps[m->qpn];
+                if (qp->nparked || qp->eng_off) {
+                    /* behind the QP's set-aside messages, or masked */
+                    dmaq_park(c, qp, m, false);
+                    continue;
+                }
             }
             q->cur = m;
             if (!m) {
@@ -936,16 +1043,24 @@ static void dmaq_sq_stop(RclinkCore *c)
     RclinkDmaqMsg *m = q->cur;
     uint32_t qpn = m ? m->qpn : 0;
 
+    uint32_t i;
+
     q->cur = NULL;
     if (m) {
         /* The rest of the message is not sent. */
         m->all_submitted = true;
         dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
     }
+    dmaq_park_flush(c);
     /* In-flight messages complete FLUSHED first (m may go with them). */
     rclink_t1_release_all(c);
     if (m) {
         dmaq_qp_complete(c, qpn);
+    }
+    for (i = 0; i < c->qp_num; i++) {
+        if (!QSIMPLEQ_EMPTY(&c->t1->qps[i].msgs)) {
+            dmaq_qp_complete(c, i);
+        }
     }
     rclink_set(c, RCLINK_DMAQ_SQ_PROD, 0);
     rclink_set(c, RCLINK_DMAQ_SQ_CONS, 0);
@@ -1124,6 +1239,7 @@ void rclink_dmaq_init(RclinkCore *c)
 
     QSIMPLEQ_INIT(&q->held);
     QSIMPLEQ_INIT(&q->t2_ost);
+    QTAILQ_INIT(&q->ready);
     for (i = 0; i < c->qp_num; i++) {
         QSIMPLEQ_INIT(&c->t1->qps[i].msgs);
     }
@@ -1141,7 +1257,13 @@ static void dmaq_free_msgs(RclinkCore *c)
             QSIMPLEQ_REMOVE_HEAD(&qp->msgs, next);
             g_free(m);
         }
+        qp->nparked = 0;
+        qp->park_head = NULL;
+        qp->in_ready = false;
+        qp->eng_off = false;
     }
+    QTAILQ_INIT(&c->t1->q.ready);
+    c->t1->q.nparked = 0;
     c->t1->q.cur = NULL;
     while ((m = QSIMPLEQ_FIRST(&c->t1->q.t2_ost))) {
         QSIMPLEQ_REMOVE_HEAD(&c->t1->q.t2_ost, next);

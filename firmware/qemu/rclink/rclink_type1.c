@@ -341,6 +341,9 @@ static void rclink_t1_qp_timer(void *opaque)
         rclink_t1_fatal(c, q);
         return;
     }
+    /* RETRY_TMO_VLD_O / RETRY_TMO_QPID_O: a retransmission by timeout */
+    rclink_event(c, RCLINK_EVT_SRC_RETRY_TMO,
+                 RF_SET(RCLINK_CC_INFO_QPID, 0, q->qpn));
     rclink_t1_go_back(c, q);
     rclink_t1_kick(c);
 }
@@ -928,6 +931,53 @@ static uint32_t rclink_cc_sync(RclinkCore *c, RclinkT1Qp *q)
 }
 
 /*
+ * CC_TYPE1_QP_EN_SET_O / CC_TYPE1_QP_EN_CLR_O (seed 000, 速率控制接口): the
+ * IP tells its upstream, the queue engine, when the rate control masks a
+ * QP (CLR) and when it lets it send again (SET), so that the engine stops
+ * handing over packets of a QP the IP will not send for a while.  The
+ * signal follows ARB_REQ_MASK (TX_CC_BYTE_CNT_MEM.cc_mask: a non-zero
+ * length_thr reached); window ends are seen lazily, so while a QP is off
+ * the CC timer wakes the bottom half at each window end to look again.
+ */
+static void rclink_cc_hint(RclinkCore *c, RclinkT1Qp *q)
+{
+    uint32_t thr = rclink_cc_thr(c, q);
+    bool off = thr && rclink_cc_peek(c, q) >= thr;
+
+    if (off != q->cc_off) {
+        q->cc_off = off;
+        if (off) {
+            c->t1->ncc_off++;
+        } else {
+            c->t1->ncc_off--;
+        }
+        trace_rclink_t1_cc_hint(q->qpn, !off);
+        rclink_dmaq_cc_qp_en(c, q->qpn, !off);
+    }
+    if (off && !rclink_cc_manual(c)) {
+        /* the window end that brings acc_cnt below length_thr */
+        uint64_t k = (rclink_cc_peek(c, q) - thr) / thr + 1;
+        int64_t w = rclink_cc_window_ns(c);
+
+        timer_mod_anticipate_ns(&c->t1->cc_timer,
+                                (int64_t)(rclink_cc_now(c) + k) * w);
+    }
+}
+
+/* The QPs the IP has masked: SET for those a window end let go. */
+static void rclink_cc_hints(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+    uint32_t i;
+
+    for (i = 0; i < c->qp_num && t1->ncc_off; i++) {
+        if (t1->qps[i].cc_off) {
+            rclink_cc_hint(c, &t1->qps[i]);
+        }
+    }
+}
+
+/*
  * A REQ of len bytes (segment header and data) went on the wire.  While
  * the QP has slots waiting for the rate control (a backlog), the IP sends
  * each in the first window whose end makes acc_cnt < length_thr; the
@@ -1108,6 +1158,7 @@ static size_t rclink_t1_grant(RclinkCore *c, int s)
     q->nwait_ack++;
     bytes = rclink_t1_send_req(c, sl) + T1_FRAME_GAP;
     rclink_cc_sent(c, q, sl->len);
+    rclink_cc_hint(c, q);
     if (rclink_t1_format(c) == RCLINK_T1_FMT_LITE) {
         /* LITE: no end-to-end retransmission: done once on the wire */
         rclink_t1_ack_upto(c, q, sl->psn);
@@ -1193,6 +1244,9 @@ static void rclink_t1_bh(void *opaque)
     int64_t now;
     size_t bytes = 0;
 
+    if (t1->ncc_off) {
+        rclink_cc_hints(c);
+    }
     rclink_dmaq_run(c);
     if (c->link_up && rclink_t1_active(c)) {
         rclink_t1_send_responses(c);
@@ -1429,10 +1483,17 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         return;
     }
     if (cbfc == RCLINK_CBFC_DIRECT && !room) {
+        /*
+         * The engine raises FLOW_STOP (TYPE1_FLOW_STOP_I) of the QP's
+         * bank; it reaches the IP only with XON_THR_RDMA.flow_stop_en, and
+         * only then may the IP answer RNR (type1_flow_stop_send_rnr_en).
+         */
         unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
                               rclink_get(c, RCLINK_AFH_CFG_EN));
+        unsigned fs = RF_GET(RCLINK_XON_THR_RDMA_FLOW_STOP_EN,
+                             rclink_get(c, RCLINK_XON_THR_RDMA));
 
-        if (rnr & (1u << (qpn & 3))) {
+        if (rnr & fs & (1u << (qpn & T1_BANK_MASK))) {
             trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "refused: RNR");
             q->gap = true;          /* the packets behind it: no NAK */
             q->resp_rnr = true;
@@ -1853,6 +1914,7 @@ void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
         rclink_t1_kick(c);
         break;
     case RCLINK_TX_SPEED_MEM:
+        rclink_cc_hint(c, q);
         if (RF_GET(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG, val)) {
             rclink_t1_kick(c);
         }
@@ -1862,6 +1924,7 @@ void rclink_t1_qp_write(RclinkCore *c, hwaddr reg, uint32_t qpn,
         q->cc_win = rclink_cc_now(c);
         q->cc_backlog = false;
         rclink_cc_sync(c, q);
+        rclink_cc_hint(c, q);
         rclink_t1_kick(c);
         break;
     default:
@@ -1949,7 +2012,9 @@ void rclink_t1_reset(RclinkCore *c)
         q->cc_win = 0;
         q->held_round = 0;
         q->cc_backlog = false;
+        q->cc_off = false;
     }
+    t1->ncc_off = 0;
     t1->round = 0;
     t1->last_bank = -1;
     t1->cc_steps = 0;

@@ -148,6 +148,7 @@ typedef struct RclinkT1Qp {
     uint64_t cc_win;           /* the CC window acc_cnt was last brought to */
     uint64_t held_round;       /* arbitration round it was found unable in */
     bool cc_backlog;           /* a slot waited for the rate control */
+    bool cc_off;               /* CC_TYPE1_QP_EN_CLR_O given, no SET since */
 
     /* responder */
     bool gap;                  /* a NAK (or RNR) was sent for this gap */
@@ -168,6 +169,16 @@ typedef struct RclinkT1Qp {
 
     /* queue engine */
     QSIMPLEQ_HEAD(, RclinkDmaqMsg) msgs;
+    /*
+     * The engine's copy of CC_TYPE1_QP_EN (false after a CLR), and the
+     * messages it set aside meanwhile: park_head and the nparked - 1
+     * messages of msgs after it that are not all_submitted.
+     */
+    bool eng_off;
+    uint32_t nparked;
+    RclinkDmaqMsg *park_head;
+    bool in_ready;
+    QTAILQ_ENTRY(RclinkT1Qp) ready_link;
     RclinkDmaqRx rx;
     uint64_t stats[RCLINK_QPS_N];
 } RclinkT1Qp;
@@ -210,6 +221,9 @@ typedef struct RclinkDmaq {
     QSIMPLEQ_HEAD(, RclinkDmaqMsg) t2_ost;
     uint32_t t2_nost;
     RclinkDmaqMsg *t2_parked;
+    /* QPs whose set-aside messages may go again (CC_TYPE1_QP_EN_SET) */
+    QTAILQ_HEAD(, RclinkT1Qp) ready;
+    uint32_t nparked;          /* set-aside messages of all QPs */
 } RclinkDmaq;
 
 struct RclinkT1 {
@@ -242,6 +256,7 @@ struct RclinkT1 {
         int64_t ns;            /* when its last CNP passed */
     } cnp_buf[RCLINK_CNP_BUF_N];
     unsigned cnp_next;
+    uint32_t ncc_off;          /* QPs with cc_off */
     QTAILQ_HEAD(, RclinkT1Qp) nocnp;  /* QPs with bytes to report */
     QEMUTimer nocnp_timer;
 
@@ -295,6 +310,9 @@ void rclink_dfx_update(RclinkCore *c);
 uint64_t rclink_cc_now(RclinkCore *c);
 uint64_t rclink_cc_decay(uint64_t acc, uint64_t k, uint32_t thr);
 void rclink_cc_wait(RclinkCore *c);
+
+/* rclink_dmaq.c: CC_TYPE1_QP_EN_SET_O (en) / CC_TYPE1_QP_EN_CLR_O of qpn */
+void rclink_dmaq_cc_qp_en(RclinkCore *c, uint32_t qpn, bool en);
 
 /* rclink_type2.c, for the queue engine: what became of a TYPE2 packet */
 enum {

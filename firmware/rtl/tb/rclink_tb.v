@@ -87,6 +87,8 @@ module rclink_tb #(
     reg  [QP_AW-1:0] ack_qpid = 0;
     reg  [31:0] ack_rtt = 32'd0;
     reg  [9:0]  ack_num = 10'd0;
+    reg         tmo_vld = 1'b0;
+    reg  [QP_AW-1:0] tmo_qpid = 0;
 
     // ---- MAC ------------------------------------------------------------------------------------
     wire [11:0] mac_address;
@@ -120,6 +122,7 @@ module rclink_tb #(
         .ip_rc_intr(rc_intr),
         .ip_recv_ack_vld(ack_vld), .ip_recv_ack_qpid(ack_qpid),
         .ip_recv_ack_rtt(ack_rtt), .ip_recv_num_acked(ack_num), .ip_recv_nak_flg(ack_nak),
+        .ip_retry_tmo_vld(tmo_vld), .ip_retry_tmo_qpid(tmo_qpid),
         .tx_s_vld(tx_vld), .tx_s_fs(tx_fs), .tx_s_fe(tx_fe), .tx_s_dat(tx_dat),
         .tx_s_keep(tx_keep), .tx_s_qpid(tx_qpid), .tx_s_fack(tx_fack),
         .tx_s_etype(tx_etype), .tx_s_t2_group(tx_group), .tx_s_crd(crd), .tx_s_crd_qpid(crd_qpid),
@@ -529,6 +532,13 @@ module rclink_tb #(
                 ip.mac_free = a[0];
                 ip.wait_crd = b[0];
                 ip.t2_crd = m[15:0];
+            end
+            8'd22: begin               // RETRY_TMO_* of the IP for one cycle
+                @(negedge clk);
+                tmo_vld = 1'b1;
+                tmo_qpid = a[QP_AW-1:0];
+                @(negedge clk);
+                tmo_vld = 1'b0;
             end
             8'd21: begin               // SET_TYPE2_RATE_*: last rate, updates
                 checks = checks + 1;

@@ -20,7 +20,8 @@ PAGE = 4096
 
 OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
           nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
-          wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21)
+          wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21,
+          tmo=22)
 M64 = (1 << 64) - 1
 
 
@@ -164,6 +165,9 @@ def convert(v):
                 # ["sim", "ack", qpid, rtt, num_acked, nak]: RECV_ACK_*
                 out.append(cmd('ack', vl.value(op[2]) | vl.value(op[4]) << 16 |
                                vl.value(op[5]) << 26, vl.value(op[3])))
+            elif w == 'tmo':
+                # ["sim", "tmo", qpid]: RETRY_TMO_VLD_O / RETRY_TMO_QPID_O
+                out.append(cmd('tmo', vl.value(op[2])))
             elif w == 'ipdfx':
                 # ["sim", "ipdfx", mac_free, wait_mac_crd, t2_crd]: the
                 # IP's TX_MAC_FREE_O, TX_WAIT_MAC_CRD_O and multicast

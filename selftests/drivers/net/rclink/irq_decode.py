@@ -5,7 +5,8 @@ and TYPE3 cause bit injected through the shim's test hooks moves exactly
 its own debugfs counter(s); unknown codes are counted as unknown; a TYPE1
 retry timeout runs the QP recovery (the QP ends disabled, its rate limit
 cleared, other QPs untouched).  Records of the CC interface (RECV_ACK,
-RECV_CNP, NOCNP, made with SHIM_EVT_INJECT_SRC) naming a QP beyond QP_NUM
+RECV_CNP, NOCNP, RETRY_TMO, made with SHIM_EVT_INJECT_SRC) naming a QP
+beyond QP_NUM
 or one that does not exist are counted as such (cc_drop_noqp); a record
 of an unknown source is counted as unknown.
 
@@ -34,7 +35,7 @@ UNKNOWN_SRC = 0x7e  # an event source the contract does not define
 # event sources of the CC interface (include/rclink_hw.h RCLINK_EVT_SRC_*),
 # the format of their INFO word and the counter of their records
 CC_SOURCES = ((5, 'RECV_ACK', 'recv_ack'), (6, 'CC_INFO', 'recv_cnp'),
-              (7, 'CC_INFO', 'nocnp'))
+              (7, 'CC_INFO', 'nocnp'), (8, 'CC_INFO', 'retry_tmo'))
 SOFT_RESET_ST1 = range(5, 11)
 
 

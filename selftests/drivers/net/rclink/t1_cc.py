@@ -15,7 +15,13 @@ each with a CNP.
                 speed / 64, alpha rises; nothing is lost
   dcqcn_recover the marking off, traffic going on: NOCNP records raise
                 cc_speed back to the speed, alpha falls
-  Every message arrives, in order.  A gets cc_algorithm none back.
+  retry_tmo     A's wire loses every frame: each expiry of the QP's retry
+                timer is a RETRY_TMO record (RETRY_TMO_VLD_O/QPID_O): A's
+                qp show -s retry_tmo rises, one qp-retry-tmo line of
+                `rclink monitor` each, and the board's timeouts count them
+                and the expiry that made the QP fatal
+  Every message arrives, in order (but the one retry_tmo loses).  A gets
+  cc_algorithm none back.
 """
 
 import os
@@ -88,6 +94,7 @@ class CcTest(t1.PairTest):
 
     def restore(self):
         self.mark(0)
+        self.loss(0)
         self.del_qps()
         if self.algo_changed:
             try:
@@ -139,6 +146,49 @@ class CcTest(t1.PairTest):
         self.ktap.diag('monitor: %s' % ' | '.join(out.splitlines()[:3]))
         check(want in out, 'no "%s" from rclink monitor: %r'
               % (want, out[:300]))
+
+    def loss(self, ppm):
+        if self.a:
+            with rt.Bar0(t1.bdf_of(self.a)) as bar:
+                bar.write('SHIM_WIRE_FAULT_RATE0',
+                          rt.fval('SHIM_WIRE_FAULT_RATE0', 'loss_ppm', ppm))
+
+    def test_retry_tmo(self):
+        a0 = self.stats(self.a, QA)
+        mon = subprocess.Popen([t1.tool_path(), 'monitor'],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+        try:
+            time.sleep(0.5)
+            self.loss(1000000)
+            with t1.Chan(self.a, QA) as ca:
+                m = t1.pattern(QA, 0, SIZE)
+                check(ca.send(m, WAIT) == len(m), 'short write')
+                deadline = time.monotonic() + WAIT
+                while self.stats(self.a, QA)['fatal'] == a0['fatal']:
+                    check(time.monotonic() < deadline, 'QP %d not fatal '
+                          'with every frame lost' % QA)
+                    time.sleep(0.05)
+            self.loss(0)
+            time.sleep(0.5)
+        finally:
+            self.loss(0)
+            mon.terminate()
+            out = mon.communicate(timeout=10)[0]
+        a1 = self.stats(self.a, QA)
+        d = {k: a1[k] - a0[k] for k in ('retry_tmo', 'timeouts', 'fatal')}
+        line = 'qp-retry-tmo dev %s qpn %d' % (self.a, QA)
+        lines = out.splitlines().count(line)
+        self.ktap.diag('peer unreachable: %s, %d "%s" lines' % (d, lines,
+                                                               line))
+        check(d['retry_tmo'] >= 1, 'no RETRY_TMO record: %s' % d)
+        check(lines == d['retry_tmo'], '%d monitor lines for %d RETRY_TMO '
+              'records: %r' % (lines, d['retry_tmo'], out[:300]))
+        check(d['timeouts'] == d['retry_tmo'] + d['fatal'], 'the board '
+              'counted %d timeouts: %d RETRY_TMO records and %d fatal'
+              % (d['timeouts'], d['retry_tmo'], d['fatal']))
+        self.configure()        # both ends of the pair set up again
 
     def test_loop_off(self):
         a0, b0 = self.stats(self.a, QA), self.stats(self.b, QB)
@@ -207,7 +257,8 @@ def main():
     rt.run_object(ktap, mod, t, (('cnp_monitor', t.test_cnp_monitor),
                                  ('loop_off', t.test_loop_off),
                                  ('dcqcn_cut', t.test_dcqcn_cut),
-                                 ('dcqcn_recover', t.test_dcqcn_recover)),
+                                 ('dcqcn_recover', t.test_dcqcn_recover),
+                                 ('retry_tmo', t.test_retry_tmo)),
                   't1_cc')
 
 

@@ -28,11 +28,13 @@ Board A sends to board B over QP 1 (Standard format, ICRC on):
     each with a CNP (on the wire: OPCODE CNP to A's QP), A reports each as
     a RECV_CNP record; with the CNP merge one per burst passes, the rest
     counted in DMAQ_T1_CNP_MERGED; NOCNP records count the bytes sent;
-  * B without receive buffers: RNR NAKs, or (RNR off) NOBUF drops that
-    the retry timer recovers;
+  * B without receive buffers: RNR NAKs, or (RNR off, or RNR on but
+    XON_THR_RDMA.flow_stop_en off: FLOW_STOP does not reach the IP) NOBUF
+    drops that the retry timer recovers;
   * wire faults on A (5% loss, 1% corruption, 2% reordering): still
     byte-exact, with retransmissions;
-  * the wire cut (100% loss): the retry timer makes the QP fatal
+  * the wire cut (100% loss): a RETRY_TMO record per retry timer expiry,
+    then the retry timer makes the QP fatal
     (INTR_STATUS.t1_retry_over, IRQ_INFO TYPE1 code 2), the QP stops;
     free_buf_set releases its slots (FLUSHED), the QP is set up again and
     carries a message;
@@ -82,6 +84,7 @@ EVT_SRC_IRQ_INFO = 1
 EVT_SRC_RECV_ACK = 5
 EVT_SRC_RECV_CNP = 6
 EVT_SRC_NOCNP = 7
+EVT_SRC_RETRY_TMO = 8
 ECT0 = 2                   # ECN field ECT(0) in the Traffic Class
 
 PCI_COMMAND = 4
@@ -257,6 +260,9 @@ class Board:
             rt.fval('AFH_CFG_EN', 'standard_en', 1)
         if rnr:
             afh |= rt.fval('AFH_CFG_EN', 'type1_flow_stop_send_rnr_en', 0xf)
+            # the engine's FLOW_STOP must reach the IP's RNR logic
+            self.w('XON_THR_RDMA', rt.fval('XON_THR_RDMA', 'flow_stop_en',
+                                           0xf))
         self.w('AFH_CFG_EN', afh)
         self.w('IP_ADDR', ip | rt.fval('IP_ADDR', 'ip_id', 0x1234) |
                rt.fval('IP_ADDR', 'ip_ttl', 64))
@@ -913,17 +919,23 @@ class T1Test:
         check(a.field('DMAQ_T1_OST_FREE', 'free') == hw.PARAMS['TYPE1_OST_N'],
               'slots not returned')
 
-    def test_refused(self, rnr):
-        """B runs out of receive buffers: it refuses with RNR NAKs (rnr)
-        or drops (DMAQ_T1_RX_DROP_NOBUF, the retry timer recovers); once
-        buffers are posted again everything arrives.  Without RNR the
-        retry threshold is 0 (retry for ever): how long this guest takes
-        to post buffers again is no concern of the test."""
+    def test_refused(self, rnr, flow_stop=True):
+        """B runs out of receive buffers: it refuses with RNR NAKs (rnr,
+        and its engine's FLOW_STOP reaches the IP: XON_THR_RDMA.flow_stop_en
+        of the QP's bank) or drops (DMAQ_T1_RX_DROP_NOBUF, the retry timer
+        recovers); once buffers are posted again everything arrives.
+        Without RNR the retry threshold is 0 (retry for ever): how long
+        this guest takes to post buffers again is no concern of the
+        test."""
         a, b = self.a, self.b
         afh = b.r('AFH_CFG_EN')
+        xon = b.r('XON_THR_RDMA')
         bit = rt.fval('AFH_CFG_EN', 'type1_flow_stop_send_rnr_en',
                       1 << (QPN & 3))
+        fbit = rt.fval('XON_THR_RDMA', 'flow_stop_en', 1 << (QPN & 3))
         b.w('AFH_CFG_EN', afh | bit if rnr else afh & ~bit)
+        b.w('XON_THR_RDMA', xon | fbit if flow_stop else xon & ~fbit)
+        rnr = rnr and flow_stop         # RNR NAKs only then
         retry = a.r('RETRY_TIMER_CFG')
         if not rnr:
             a.w('RETRY_TIMER_CFG',
@@ -950,6 +962,7 @@ class T1Test:
                     len(a.send_done) >= len(msgs), 'the messages')
         a.w('RETRY_TIMER_CFG', retry)
         b.w('AFH_CFG_EN', afh)
+        b.w('XON_THR_RDMA', xon)
         check_delivery(b.rx_done, msgs, a)
         qa, qb = a.qps(QPN), b.qps(QPN)
         d = {k: qa[k] - qa0[k] for k in qa if qa[k] != qa0[k]}
@@ -1024,6 +1037,7 @@ class T1Test:
         a, b = self.a, self.b
         a.w('INTR_STATUS', a.r('INTR_STATUS'))
         a.events()
+        n0 = len(a.records)
         q0 = a.qps(QPN)
         self.set_faults(a, loss=1000000)
         a.send_done = []
@@ -1041,10 +1055,17 @@ class T1Test:
         if q1['timeouts'] - q0['timeouts'] != RETRY_THR:
             errs.append('timeouts +%d, want %d'
                         % (q1['timeouts'] - q0['timeouts'], RETRY_THR))
+        a.events()
+        recs = a.records[n0:]
         want = rt.irq_info(1, 2, QPN)
-        if want not in [i for s, i in a.events()
-                        if s == EVT_SRC_IRQ_INFO]:
+        if want not in [i for s, i in recs if s == EVT_SRC_IRQ_INFO]:
             errs.append('no IRQ_INFO TYPE1 code 2 qpid %d' % QPN)
+        # RETRY_TMO_VLD_O/QPID_O: one record per expiry that went back N
+        tmo = [fget('CC_INFO', 'QPID', [i]) for s, i in recs
+               if s == EVT_SRC_RETRY_TMO]
+        if tmo != [QPN] * (RETRY_THR - 1):
+            errs.append('RETRY_TMO records of QPs %s, want QP %d %d times'
+                        % (tmo, QPN, RETRY_THR - 1))
         # Stopped: nothing more is sent, nothing completes.
         time.sleep(4 * RETRY_US / 1e6 + 0.2)
         self.p.pump()
@@ -1200,7 +1221,7 @@ def main():
         if not (boards[0].field('SHIM_LINK', 'up') and
                 boards[1].field('SHIM_LINK', 'up')):
             raise rt.SkipTest('the boards have no carrier (not a wired pair)')
-        ktap.plan(14)
+        ktap.plan(15)
         t = T1Test(ktap, Pair(*boards))
         t.p.state = t.state
         ktap.run('setup', t.setup)
@@ -1213,6 +1234,7 @@ def main():
         ktap.run('ecn_cnp', t.test_ecn)
         ktap.run('refused_rnr', t.test_refused, True)
         ktap.run('refused_nobuf', t.test_refused, False)
+        ktap.run('refused_no_flow_stop', t.test_refused, True, False)
         ktap.run('wire_faults', t.test_faults)
         ktap.run('retry_fatal_and_recovery', t.test_cut)
         ktap.run('bench_setup', t.setup, False, BENCH_RETRY_US,

@@ -34,6 +34,17 @@
                   100 windows carry 100 x length_thr within 1 %; back on
                   the virtual clock the backlog drains, every message
                   arrives in order
+  masked_aside    CC_TYPE1_QP_EN_SET/CLR (Documentation/hw/shim.rst,
+                  "Rate control"): QP 2 at 1mbit, masked by one message
+                  (manual windows: it stays masked), gets 12 messages of
+                  64 KiB (600 packets, more than the 512 slots), then QP 3
+                  (unlimited) 20 messages: all 20 of QP 3 arrive while QP 2
+                  sends no packet, and the engine set QP 2's 12 messages
+                  aside (DMAQ_T1_CC_PARKED); QP 2's speed raised, its 12
+                  messages follow, in order
+  flow_stop       the driver lets the engine's FLOW_STOP reach the IP
+                  (XON_THR_RDMA.flow_stop_en, every bank) and the IP answer
+                  RNR (AFH_CFG_EN.type1_flow_stop_send_rnr_en)
 """
 
 import os
@@ -49,6 +60,7 @@ import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
 from rclinktest import check  # noqa: E402  pylint: disable=C0413
 
 QA, QB = 2, 6                 # the seed's QP2, and its peer in bank 2
+QY, QYB = 3, 7                # an unlimited QP beside it (bank 3)
 IP_A, IP_B = '10.197.0.1', '10.197.0.2'
 SEG = 8
 PKT_MIN = rt.hw.FORMATS['SEG'][2]['PKT_MIN']    # the IP's TX_S minimum
@@ -283,6 +295,69 @@ class RateTest(t1.PairTest):
         self.del_qps()
 
 
+    def test_masked_aside(self):
+        nx, ny, xsize, ysize = 12, 20, 65536, 4000
+        self.bar.write('SHIM_CC_TEST', 1)      # manual: no window ends
+        self.add_qps('rate', '1mbit')
+        mb, ma = (t1.dev_show(d)['mac'] for d in (self.b, self.a))
+        t1.tool(['qp', 'add', 'dev', self.a, 'qpn', QY, 'dqpn', QYB, 'dip',
+                 IP_B, 'dmac', mb])
+        self.added.append((self.a, QY))
+        t1.tool(['qp', 'add', 'dev', self.b, 'qpn', QYB, 'dqpn', QY, 'dip',
+                 IP_A, 'dmac', ma])
+        self.added.append((self.b, QYB))
+        with t1.Chan(self.a, QA) as cx, t1.Chan(self.b, QB) as cxb, \
+                t1.Chan(self.a, QY) as cy, t1.Chan(self.b, QYB) as cyb:
+            m0 = t1.pattern(QA, 1000, 100)
+            check(cx.send(m0) == len(m0), 'short write')
+            check(cxb.recv(10) == m0, 'QP %d: the first message did not '
+                  'arrive' % QA)
+            check(self.cc()[1] == 1, 'QP %d not masked after a message at '
+                  '1mbit' % QA)
+            x0 = int(t1.qp_show(self.a, QA, stats=True)['stats']['tx_pkts'])
+            parked0 = self.bar.read('DMAQ_T1_CC_PARKED')
+            xs = [t1.pattern(QA, k, xsize) for k in range(nx)]
+            ys = [t1.pattern(QY, k, ysize) for k in range(ny)]
+            for m in xs:
+                check(cx.send(m) == len(m), 'short write')
+            for m in ys:
+                check(cy.send(m) == len(m), 'short write')
+            for k, m in enumerate(ys):
+                got = cyb.recv(20)
+                check(got == m, 'QP %d message %d of %d beside the masked '
+                      'QP %d: %r' % (QY, k, ny, QA,
+                                     None if got is None else len(got)))
+            cy.drain()
+            xn = int(t1.qp_show(self.a, QA, stats=True)['stats']['tx_pkts'])
+            parked = self.bar.read('DMAQ_T1_CC_PARKED') - parked0
+            self.ktap.diag('QP %d: %d messages arrived; masked QP %d: %d '
+                           'packets sent, %d messages set aside'
+                           % (QY, ny, QA, xn - x0, parked))
+            check(xn == x0, 'the masked QP %d sent %d packets' % (QA,
+                                                                 xn - x0))
+            check(parked == nx, '%d messages set aside, want %d'
+                  % (parked, nx))
+            # unmasked (CC_TYPE1_QP_EN_SET): QP 2's messages go, in order
+            t1.tool(['qp', 'set', 'dev', self.a, 'qpn', QA, 'speed',
+                     4194303])
+            for k, m in enumerate(xs):
+                got = cxb.recv(30)
+                check(got == m, 'QP %d message %d of %d after the unmask: %r'
+                      % (QA, k, nx, None if got is None else len(got)))
+            cx.drain()
+        self.bar.write('SHIM_CC_TEST', 0)
+        self.del_qps()
+
+    def test_flow_stop(self):
+        for d in (self.a, self.b):
+            with rt.Bar0(t1.bdf_of(d)) as bar:
+                fs = bar.rfield('XON_THR_RDMA', 'flow_stop_en')
+                rnr = bar.rfield('AFH_CFG_EN', 'type1_flow_stop_send_rnr_en')
+            check((fs, rnr) == (0xf, 0xf), '%s: flow_stop_en 0x%x '
+                  'type1_flow_stop_send_rnr_en 0x%x, want 0xf and 0xf'
+                  % (d, fs, rnr))
+
+
 def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
@@ -292,7 +367,9 @@ def main():
                    ('padded', t.test_padded),
                    ('rate_units', t.test_rate_units),
                    ('refused', t.test_refused), ('paced', t.test_paced),
-                   ('windows_100', t.test_windows_100)), 't1_rate')
+                   ('windows_100', t.test_windows_100),
+                   ('masked_aside', t.test_masked_aside),
+                   ('flow_stop', t.test_flow_stop)), 't1_rate')
 
 
 if __name__ == '__main__':
