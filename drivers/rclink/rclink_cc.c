@@ -105,18 +105,14 @@ static void rclink_cc_work(struct work_struct *work)
 	struct rclink_t1 *t1 = container_of(work, struct rclink_t1, cc_work);
 	struct rclink_dev *rdev = container_of(t1, struct rclink_dev, t1);
 	struct rclink_t1_qp *qp;
-	unsigned long flags;
+	unsigned long flags, qpn;
 	bool dirty, ready;
-	u32 qpn, rc;
+	u32 rc;
 
 	mutex_lock(&t1->lock);
-	if (!t1->qps)
+	if (!t1->qps_up)
 		goto unlock;
-	for (qpn = 0; qpn < rdev->params.qp_num; qpn++) {
-		qp = rcu_dereference_protected(t1->qps[qpn],
-					       lockdep_is_held(&t1->lock));
-		if (!qp)
-			continue;
+	xa_for_each(&t1->qps, qpn, qp) {
 		spin_lock_irqsave(&qp->lock, flags);
 		dirty = qp->cc.dirty;
 		rc = qp->cc.rc;

@@ -11,8 +11,9 @@
  *
  * The per-QP registers are indirect through QP_ID_SET, so every register
  * access takes rdev->qp_lock.  QP objects change under rclink_t1.lock (which
- * nests qp_lock) and are published in rclink_t1.qps[] under RCU for the data
- * path.
+ * nests qp_lock) and are published in the xarray rclink_t1.qps for the data
+ * path, which looks them up under RCU; a deleted QP is freed with
+ * kfree_rcu(), so a delete does not wait for a grace period.
  */
 
 #include <linux/bitfield.h>
@@ -150,14 +151,18 @@ struct rclink_dev *rclink_t1_dev_next(unsigned long *index)
 
 /* ---- QP objects ---------------------------------------------------------- */
 
-/* The data path's lookup: under rcu_read_lock() */
+/*
+ * The data path's lookup: under rcu_read_lock().  The QP stays in memory
+ * until rcu_read_unlock(); whether it is still in use is
+ * rclink_t1_qp.dp_released, under its lock.
+ */
 struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev, u32 qpn)
 {
-	struct rclink_t1_qp __rcu **qps = READ_ONCE(rdev->t1.qps);
-
-	if (!qps || qpn >= rdev->params.qp_num)
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "QP lookup outside an RCU read-side section");
+	if (qpn >= rdev->params.qp_num)
 		return NULL;
-	return rcu_dereference(qps[qpn]);
+	return xa_load(&rdev->t1.qps, qpn);
 }
 
 static struct rclink_t1_qp *rclink_t1_qp_get_locked(struct rclink_dev *rdev,
@@ -166,26 +171,23 @@ static struct rclink_t1_qp *rclink_t1_qp_get_locked(struct rclink_dev *rdev,
 	struct rclink_t1 *t1 = &rdev->t1;
 
 	lockdep_assert_held(&t1->lock);
-	if (!t1->qps || qpn >= rdev->params.qp_num)
+	if (!t1->qps_up || qpn >= rdev->params.qp_num)
 		return NULL;
-	return rcu_dereference_protected(t1->qps[qpn],
-					 lockdep_is_held(&t1->lock));
+	return xa_load(&t1->qps, qpn);
 }
 
 /* The first QP at or above *@qpn (for dumps) */
 bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
+	unsigned long index = *qpn;
 	bool found = false;
-	u32 n;
 
 	mutex_lock(&t1->lock);
-	for (n = *qpn; t1->qps && n < rdev->params.qp_num; n++) {
-		if (rcu_access_pointer(t1->qps[n])) {
-			*qpn = n;
-			found = true;
-			break;
-		}
+	if (t1->qps_up && rdev->params.qp_num && *qpn < rdev->params.qp_num &&
+	    xa_find(&t1->qps, &index, rdev->params.qp_num - 1, XA_PRESENT)) {
+		*qpn = index;
+		found = true;
 	}
 	mutex_unlock(&t1->lock);
 	return found;
@@ -873,7 +875,7 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 	rclink_dp_qp_init(qp);
 
 	mutex_lock(&t1->lock);
-	if (!t1->qps) {
+	if (!t1->qps_up) {
 		err = -ENODEV;
 		goto unlock;
 	}
@@ -888,6 +890,10 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 		if (err)
 			goto unlock;
 	}
+	/* the slot before the board is touched: publishing cannot fail */
+	err = xa_reserve(&t1->qps, qpn, GFP_KERNEL);
+	if (err)
+		goto unlock;
 
 	mutex_lock(&rdev->qp_lock);
 	rclink_wr64(rdev, RCLINK_DMAQ_QP_STAT_SEL,
@@ -896,13 +902,15 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 	rclink_t1_qp_write(rdev, qpn, &qp->cfg, RCLINK_T1_W_INIT);
 	mutex_unlock(&rdev->qp_lock);
 	if (rclink_gone(rdev)) {
+		xa_release(&t1->qps, qpn);
 		err = -ENODEV;
 		goto unlock;
 	}
 
 	qp->state = RCLINK_QP_STATE_READY;
 	rclink_cc_qp_reset(&qp->cc, qp->cfg.speed);
-	rcu_assign_pointer(t1->qps[qpn], qp);
+	/* a release store: the data path sees the QP initialised */
+	WARN_ON_ONCE(xa_err(xa_store(&t1->qps, qpn, qp, GFP_KERNEL)));
 	t1->nr_qps++;
 unlock:
 	mutex_unlock(&t1->lock);
@@ -1080,13 +1088,17 @@ int rclink_t1_qp_del(struct rclink_dev *rdev, u32 qpn,
 		dev_warn(rdev->dev, "qp %u: delete: %u messages still in flight\n",
 			 qpn, READ_ONCE(qp->tx_inflight));
 
-	RCU_INIT_POINTER(t1->qps[qpn], NULL);
+	xa_erase(&t1->qps, qpn);
 	t1->nr_qps--;
 	mutex_unlock(&t1->lock);
 
-	synchronize_rcu();
+	/*
+	 * A reader of the data path may still hold the QP: it finds it
+	 * released under its lock and leaves it alone, and the memory stays
+	 * until its RCU section is over.
+	 */
 	rclink_dp_qp_release(qp);
-	kfree(qp);
+	kfree_rcu(qp, rcu);
 	return 0;
 }
 
@@ -1256,10 +1268,6 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	int err;
 
 	rclink_cc_init(rdev);
-	t1->qps = kcalloc(max(rdev->params.qp_num, 1U), sizeof(*t1->qps),
-			  GFP_KERNEL);
-	if (!t1->qps)
-		return -ENOMEM;
 	t1->nr_qps = 0;
 
 	val = rclink_rd64(rdev, RCLINK_SHIM_MAC);
@@ -1293,12 +1301,13 @@ int rclink_t1_init(struct rclink_dev *rdev)
 		       RCLINK_CC_NOCNP_US;
 	err = rclink_t2_groups_alloc(rdev);
 	if (err)
-		goto err_free_qps;
+		return err;
 
 	mutex_lock(&t1->lock);
 	/* flow control's MAC side before the flows are enabled */
 	rclink_cbfc_init(rdev);
 	rclink_t1_write_global(rdev);
+	t1->qps_up = true;
 	mutex_unlock(&t1->lock);
 	if (rclink_gone(rdev)) {
 		err = -ENODEV;
@@ -1327,9 +1336,10 @@ err_type1_disable:
 	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
 						  RCLINK_RDMA_EN_TYPE2_EN));
 err_free_qps:
+	mutex_lock(&t1->lock);
+	t1->qps_up = false;
+	mutex_unlock(&t1->lock);
 	rclink_t2_groups_free(rdev);
-	kfree(t1->qps);
-	t1->qps = NULL;
 	return err;
 }
 
@@ -1340,22 +1350,20 @@ err_free_qps:
 void rclink_t1_fini(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
-	struct rclink_t1_qp __rcu **qps;
 	struct rclink_t1_qp *qp;
+	unsigned long qpn;
 	u64 val, unread;
-	u32 qpn;
+	bool up;
 
 	mutex_lock(&rclink_t1_devs_lock);
 	xa_erase(&rclink_t1_devs, t1->index);
 	mutex_unlock(&rclink_t1_devs_lock);
 
 	mutex_lock(&t1->lock);
-	qps = t1->qps;
-	WRITE_ONCE(t1->qps, NULL);
+	up = t1->qps_up;
+	t1->qps_up = false;
 	mutex_lock(&rdev->qp_lock);
-	for (qpn = 0; qps && qpn < rdev->params.qp_num; qpn++) {
-		if (!rcu_access_pointer(qps[qpn]))
-			continue;
+	xa_for_each(&t1->qps, qpn, qp) {
 		rclink_wr64(rdev, RCLINK_QP_ID_SET,
 			    FIELD_PREP(RCLINK_QP_ID_SET_QP_ID_SET, qpn));
 		rclink_wr64(rdev, RCLINK_QP_CONTROL_STATUS, 0);
@@ -1365,22 +1373,25 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
 						  RCLINK_RDMA_EN_TYPE2_EN));
 	mutex_unlock(&rdev->qp_lock);
+	/* unpublished: the data path finds none of them from here on */
+	unread = 0;
+	xa_for_each(&t1->qps, qpn, qp) {
+		xa_erase(&t1->qps, qpn);
+		unread += rclink_dp_qp_release(qp);
+		kfree_rcu(qp, rcu);
+	}
 	t1->nr_qps = 0;
 	mutex_unlock(&t1->lock);
 
-	unread = rclink_t2_groups_free(rdev);
-	if (qps) {
-		/* no data path reader holds the array or a QP after this */
+	unread += rclink_t2_groups_free(rdev);
+	if (up) {
+		/*
+		 * Once per board: no event-path reader that found a QP is
+		 * still in its RCU section (it may kick the CC work) when the
+		 * work is cancelled for good.
+		 */
 		synchronize_rcu();
 		rclink_cc_fini(rdev);
-		for (qpn = 0; qpn < rdev->params.qp_num; qpn++) {
-			qp = rcu_dereference_protected(qps[qpn], true);
-			if (!qp)
-				continue;
-			unread += rclink_dp_qp_release(qp);
-			kfree(qp);
-		}
-		kfree(qps);
 	}
 	/* received, never read: their senders saw them complete */
 	if (unread)
@@ -1424,6 +1435,8 @@ int rclink_qp_init(struct rclink_dev *rdev)
 	mutex_init(&rdev->qp_lock);
 	/* from here on, as the fatal work takes it (rclink_t1.h) */
 	mutex_init(&rdev->t1.lock);
+	xa_init(&rdev->t1.qps);
+	rdev->t1.qps_up = false;
 	INIT_WORK(&rdev->qp_fatal_work, rclink_qp_fatal_work);
 	rdev->qp_fatal_pending = bitmap_zalloc(max(rdev->params.qp_num, 1U),
 					       GFP_KERNEL);
@@ -1446,6 +1459,9 @@ void rclink_qp_fini(struct rclink_dev *rdev)
 	cancel_work_sync(&rdev->qp_fatal_work);
 	bitmap_free(rdev->qp_fatal_pending);
 	rdev->qp_fatal_pending = NULL;
+	/* rclink_t1_fini() emptied it */
+	WARN_ON_ONCE(!xa_empty(&rdev->t1.qps));
+	xa_destroy(&rdev->t1.qps);
 	mutex_destroy(&rdev->t1.lock);
 	mutex_destroy(&rdev->qp_lock);
 }

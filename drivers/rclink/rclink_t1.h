@@ -23,6 +23,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 
 #include "../../uapi/linux/rclink_dev.h"
 
@@ -85,9 +86,10 @@ struct rclink_msg {
 };
 
 /*
- * A TYPE1 QP.  Created by `rclink qp add` (rclink_qp.c), published in
- * rclink_t1.qps[] for the data path under RCU, deleted only when no file
- * is bound to it.
+ * A TYPE1 QP.  Created by `rclink qp add` (rclink_qp.c), published in the
+ * xarray rclink_t1.qps for the data path under RCU, deleted only when no
+ * file is bound to it: unpublished, released (dp_released), then freed
+ * after a grace period (kfree_rcu() of @rcu).
  */
 struct rclink_t1_qp {
 	struct rclink_dev *rdev;
@@ -132,7 +134,13 @@ struct rclink_t1_qp {
 struct rclink_t1 {
 	/* QP add/set/del and register programming; nests qp_lock */
 	struct mutex lock;
-	struct rclink_t1_qp __rcu **qps;	/* params.qp_num entries */
+	/*
+	 * The QPs by number (below params.qp_num): stored and erased under
+	 * @lock, looked up under RCU by the data path; initialised by
+	 * rclink_qp_init(), emptied by rclink_t1_fini().
+	 */
+	struct xarray qps;
+	bool qps_up;		/* between t1_init and t1_fini, under @lock */
 	u32 nr_qps;
 
 	/* global configuration (step 1), under @lock */
@@ -249,9 +257,10 @@ struct rclink_t1_dp_stats {
  * rclink_dp_qp_init(): on a new QP before it is published.
  * rclink_dp_qp_release(): process context, with rclink_t1_devs_lock held
  * (a netlink operation) or after rclink_dp_fini(); the QP unpublished and
- * unbound, an RCU grace period over, before it is freed.  It frees the
- * received messages and forgets the QP's messages in flight (they still
- * complete, counted on the board).
+ * unbound, before it is freed with kfree_rcu().  It marks the QP released
+ * under its lock (a reader that looked it up before it was unpublished
+ * leaves it alone), frees the received messages and forgets the QP's
+ * messages in flight (they still complete, counted on the board).
  * rclink_dp_stats_read(): with rclink_t1_devs_lock or rclink_t1.lock held.
  * rclink_dp_qp_state_changed(): after qp->state changed (process
  * context): wakes the bound file (ECONNRESET/POLLERR while FATAL).

@@ -56,6 +56,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2565,6 +2566,140 @@ TEST_F(t1, ring_unmap_inflight)
 	EXPECT_EQ(0, expect_empty(_metadata, fb));
 	free(buf);
 	free(want);
+}
+
+/* `rclink qp add` (add) or `qp del` of the pairs first .. first + count - 1 */
+static int churn_batch(struct __test_metadata *_metadata,
+		       const struct t1env *e, uint32_t first, uint32_t count,
+		       bool add)
+{
+	char **cmds = calloc(2 * count, sizeof(*cmds));
+	uint32_t i;
+	int n = 0, rc;
+	double t0;
+
+	if (!cmds)
+		return -1;
+	for (i = 0; i < count; i++) {
+		uint32_t q = first + i;
+		int r1, r2;
+
+		if (add) {
+			r1 = asprintf(&cmds[n], "%s qp add dev %s qpn %u dqpn %u dip %s dmac %s",
+				      e->tool, e->a, q, q, e->ip_b, e->mac_b);
+			n += r1 > 0;
+			r2 = asprintf(&cmds[n], "%s qp add dev %s qpn %u dqpn %u dip %s dmac %s",
+				      e->tool, e->b, q, q, e->ip_a, e->mac_a);
+			n += r2 > 0;
+		} else {
+			r1 = asprintf(&cmds[n], "%s qp del dev %s qpn %u",
+				      e->tool, e->a, q);
+			n += r1 > 0;
+			r2 = asprintf(&cmds[n], "%s qp del dev %s qpn %u",
+				      e->tool, e->b, q);
+			n += r2 > 0;
+		}
+	}
+	t0 = now_s();
+	rc = run_batch(_metadata, cmds, n);
+	/* for the record only: nothing here depends on the time */
+	ksft_print_msg("qp_churn: %d x rclink qp %s: %.1f s\n", n,
+		       add ? "add" : "del", now_s() - t0);
+	for (i = 0; i < (uint32_t)n; i++)
+		free(cmds[i]);
+	free(cmds);
+	return rc + (n != (int)(2 * count));
+}
+
+/* How many QPs a board's `rclink -j qp show` dump lists; *only: the last */
+static int qp_dump_count(const struct t1env *e, const char *dev,
+			 uint32_t *only)
+{
+	static char out[1 << 20];
+	const char *s = out;
+	int n = 0;
+
+	if (run(out, sizeof(out), "%s -j qp show dev %s", e->tool, dev))
+		return -1;
+	while ((s = strstr(s, "\"qpn\":"))) {
+		s += strlen("\"qpn\":");
+		*only = strtoul(s, NULL, 0);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * QPs added and deleted by the hundred, twice, on both boards
+ * (RCLINK_T1_CHURN_QPS pairs, default 256, at most QP_NUM - 2) while
+ * messages flow on QP 1: every add and delete succeeds, the transfer is
+ * whole, and only QP 1 is left.  A delete must not cost a grace period
+ * (Documentation/performance.rst reports the times printed here).
+ */
+TEST_F_TIMEOUT(t1, qp_churn, 3600)
+{
+	const struct t1env *e = &self->env;
+	uint32_t first = QP_ONE + 1, count, total, rounds = 0, only = 0;
+	struct flow f;
+	double secs;
+	bool child_done = false, ok = true;
+	int fa, fb, st, round, rc = 0, n;
+	pid_t pid;
+
+	count = env_u64("RCLINK_T1_CHURN_QPS", 256);
+	if (e->qp_num < first + 1)
+		SKIP(return, "QP_NUM %u < %u", e->qp_num, first + 1);
+	if (count > e->qp_num - first)
+		count = e->qp_num - first;
+	total = e->msgs < 1000 ? e->msgs : 1000;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
+
+	ksft_print_msg("qp_churn: %u QP pairs from %u, twice, beside QP %u\n",
+		       count, first, QP_ONE);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		for (round = 0; round < 2; round++) {
+			rc += churn_batch(_metadata, e, first, count, true);
+			rc += churn_batch(_metadata, e, first, count, false);
+		}
+		_exit(rc > 100 ? 100 : rc);
+	}
+
+	/* messages on QP 1 until the churn is over (at least one transfer) */
+	while (ok && !child_done) {
+		ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b,
+				      fb, total));
+		secs = 0;
+		ok = transfer_threads(&f, 0, 0, &secs) && flow_ok(&f);
+		if (!ok)
+			flow_report(&f, secs);
+		flow_free(&f);
+		rounds++;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			child_done = true;
+	}
+	if (!child_done)
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ksft_print_msg("qp_churn: %u transfers of %u messages on QP %u\n",
+		       rounds, total, QP_ONE);
+	EXPECT_TRUE(ok);
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("%d qp add/del failed", WEXITSTATUS(st));
+
+	/* only QP 1 is left on each board */
+	n = qp_dump_count(e, e->a, &only);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(QP_ONE, only);
+	n = qp_dump_count(e, e->b, &only);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(QP_ONE, only);
+	EXPECT_EQ(0, expect_empty(_metadata, fb));
 }
 
 TEST_HARNESS_MAIN
