@@ -372,6 +372,7 @@ struct rclink_dev {
 /* rclink_main.c: register access */
 bool rclink_gone(struct rclink_dev *rdev);
 void rclink_mark_gone(struct rclink_dev *rdev);
+void rclink_dma_fence(struct rclink_dev *rdev);	/* gone: bus master off */
 bool rclink_is_up(struct rclink_dev *rdev);
 u64 rclink_rd64(struct rclink_dev *rdev, u32 reg);
 

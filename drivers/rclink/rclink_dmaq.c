@@ -1232,6 +1232,8 @@ void rclink_dp_fini(struct rclink_dev *rdev)
 	/* no file operation runs or starts; every file is unbound */
 	rclink_cdev_remove(rdev);
 	rclink_dmaq_hw_stop(dq);
+	/* gone meanwhile: the stop above did not reach the engine */
+	rclink_dma_fence(rdev);
 	rclink_dmaq_publish(rdev, NULL);
 	cancel_delayed_work_sync(&dq->refill_work);
 	/* what the engine did not complete: flushed */

@@ -418,6 +418,8 @@ void rclink_evt_ring_free(struct rclink_dev *rdev)
 	if (!ring->recs)
 		return;
 	WARN_ON(ring->enabled);
+	/* gone: the disable may not have reached the board */
+	rclink_dma_fence(rdev);
 	dma_free_coherent(rdev->dev, rclink_evt_ring_bytes(ring->order),
 			  ring->recs, ring->dma);
 	ring->recs = NULL;

@@ -28,6 +28,20 @@ void rclink_mark_gone(struct rclink_dev *rdev)
 }
 
 /*
+ * Before memory the board may DMA into is freed or unmapped: a board that is
+ * gone (all ones, an AER error) is not stopped by the register writes of
+ * the teardown, which are skipped, so its bus mastering goes off first and
+ * nothing it still has in flight reaches the host.  A live board is stopped
+ * through its registers and keeps bus mastering until rclink_down() ends,
+ * so the flushes of what it has in flight still land.
+ */
+void rclink_dma_fence(struct rclink_dev *rdev)
+{
+	if (rclink_gone(rdev))
+		pci_clear_master(rdev->pdev);
+}
+
+/*
  * The board vanished while bound: take it down (sleepers of /dev/rclinkN
  * get ENODEV, messages in flight complete flushed, the netdev goes), so
  * that nothing waits for it.  A PCI reset (sysfs "reset") brings it back
@@ -282,6 +296,8 @@ void rclink_down(struct rclink_dev *rdev)
 {
 	if (!test_and_clear_bit(RCLINK_FLAG_UP, &rdev->flags))
 		return;
+	/* gone: no DMA from here on, before any of its memory goes */
+	rclink_dma_fence(rdev);
 	rclink_health_stop(rdev);
 	rclink_debugfs_exit(rdev);
 	rclink_netdev_unregister(rdev);

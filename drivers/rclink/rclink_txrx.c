@@ -57,6 +57,8 @@ void rclink_txr_free(struct rclink_net *net, struct rclink_txr *tx)
 	struct device *dev = net->rdev->dev;
 	u32 i;
 
+	/* gone: the engine's stop may not have reached the board */
+	rclink_dma_fence(net->rdev);
 	if (tx->slot) {
 		for (i = 0; i < tx->size; i++) {
 			WARN_ON_ONCE(tx->slot[i].skb);
@@ -110,6 +112,7 @@ void rclink_rxr_free(struct rclink_net *net, struct rclink_rxr *rx)
 	struct device *dev = net->rdev->dev;
 
 	WARN_ON_ONCE(rx->skb);
+	rclink_dma_fence(net->rdev);	/* as for the TX ring */
 	kvfree(rx->page);
 	if (rx->md)
 		dma_free_coherent(dev, rx->size * sizeof(*rx->md), rx->md,
