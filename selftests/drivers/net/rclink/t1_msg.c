@@ -26,6 +26,7 @@
  *   RCLINK_T1_SEED       the seed (default 0x52434c31)
  *   RCLINK_T1_STALL      seconds without progress that fail a transfer
  *                        (default 60)
+ *   RCLINK_T1_CHURN_QPS  QP pairs qp_churn adds and deletes (default 256)
  * Each test adds the QPs it uses and deletes them at the end; the wire
  * fault injection is switched off at the end of the tests that use it.
  *
