@@ -13,8 +13,8 @@
 # Environment: RCLINK_TOOL, RCLINK_T1_DEVS="rclinkA rclinkB",
 # RCLINK_T1_MSGS (messages per transfer, default 10000),
 # RCLINK_T1_FAULT_MSGS (the transfer over the faulty wire, default
-# RCLINK_T1_MSGS), RCLINK_T1_SEED, RCLINK_T1_STALL (see t1_msg.c).  Extra
-# arguments go to the program (e.g. -t one_qp).
+# RCLINK_T1_MSGS), RCLINK_T1_SEED, RCLINK_T1_STALL, RCLINK_T1_CHURN_QPS
+# (see t1_msg.c).  Extra arguments go to the program (e.g. -t one_qp).
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
