@@ -26,7 +26,7 @@
  *   RCLINK_T1_SEED       the seed (default 0x52434c31)
  *   RCLINK_T1_STALL      seconds without progress that fail a transfer
  *                        (default 60)
- *   RCLINK_T1_CHURN_QPS  QP pairs qp_churn adds and deletes (default 256)
+ *   RCLINK_T1_CHURN_QPS  QP pairs qp_churn adds and deletes (default 32)
  * Each test adds the QPs it uses and deletes them at the end; the wire
  * fault injection is switched off at the end of the tests that use it.
  *
@@ -2632,7 +2632,7 @@ static int qp_dump_count(const struct t1env *e, const char *dev,
 
 /*
  * QPs added and deleted by the hundred, twice, on both boards
- * (RCLINK_T1_CHURN_QPS pairs, default 256, at most QP_NUM - 2) while
+ * (RCLINK_T1_CHURN_QPS pairs, default 32, at most QP_NUM - 2) while
  * messages flow on QP 1: every add and delete succeeds, the transfer is
  * whole, and only QP 1 is left.  A delete must not cost a grace period
  * (Documentation/performance.rst reports the times printed here).
@@ -2647,7 +2647,7 @@ TEST_F_TIMEOUT(t1, qp_churn, 3600)
 	int fa, fb, st, round, rc = 0, n;
 	pid_t pid;
 
-	count = env_u64("RCLINK_T1_CHURN_QPS", 256);
+	count = env_u64("RCLINK_T1_CHURN_QPS", 32);
 	if (e->qp_num < first + 1)
 		SKIP(return, "QP_NUM %u < %u", e->qp_num, first + 1);
 	if (count > e->qp_num - first)
