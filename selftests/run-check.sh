@@ -63,7 +63,7 @@ done
 # ---- host ------------------------------------------------------------------
 [ "$mode" = all ] && {
 	echo "TAP version 13"
-	echo "1..7"
+	echo "1..8"
 	if "$py" firmware/regs/gen.py --check >"$out/gen.log" 2>&1; then
 		echo "ok 1 generated_files_fresh"
 	else
@@ -120,6 +120,13 @@ done
 	else
 		sed 's/^/# /' "$out/decoders.log"
 		echo "not ok 7 wire_decoders"
+	fi
+	# the uAPI: a free ioctl magic, growable ioctl structs, English only
+	if "$py" selftests/host/uapi_check.py >"$out/uapi.ktap" 2>&1; then
+		echo "ok 8 uapi_rules"
+	else
+		sed 's/^/# /' "$out/uapi.ktap"
+		echo "not ok 8 uapi_rules"
 	fi
 } >"$out/host.ktap"
 [ "$mode" = all ] && cat "$out/host.ktap"

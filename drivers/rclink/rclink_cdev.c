@@ -447,15 +447,51 @@ out_cd:
 
 /* ---- ioctls -------------------------------------------------------------- */
 
+/*
+ * Every ioctl argument begins with the caller's __u32 size
+ * (Documentation/uapi/rclink-dev.rst, "Growing the ioctls"): a struct
+ * smaller than @ksize is zero-extended, a larger one must be zero past
+ * @ksize (copy_struct_from_user()), one smaller than @minsize is refused.
+ */
+int rclink_ioc_copy_in(void *karg, size_t ksize, size_t minsize,
+		       const void __user *uarg, u32 *usize)
+{
+	u32 size;
+	int err;
+
+	if (get_user(size, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (size < minsize)
+		return -EINVAL;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	err = copy_struct_from_user(karg, ksize, uarg, size);
+	if (err)
+		return err;
+	*usize = size;
+	return 0;
+}
+
+/* Write back no more than the caller's struct holds */
+int rclink_ioc_copy_out(void __user *uarg, u32 usize, const void *karg,
+			size_t ksize)
+{
+	return copy_to_user(uarg, karg, min_t(size_t, usize, ksize)) ?
+	       -EFAULT : 0;
+}
+
 static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 			    void __user *argp)
 {
 	struct rclink_t1_qp *qp;
 	struct rclink_bind b;
 	long err = 0;
+	u32 usize;
 
-	if (copy_from_user(&b, argp, sizeof(b)))
-		return -EFAULT;
+	err = rclink_ioc_copy_in(&b, sizeof(b), RCLINK_BIND_SIZE_VER0, argp,
+				 &usize);
+	if (err)
+		return err;
 	if (b.flags & ~RCLINK_BIND_MCAST)
 		return -EINVAL;
 
@@ -532,8 +568,19 @@ out:
 static long rclink_ioc_info(struct rclink_file *rf, struct rclink_dmaq *dq,
 			    void __user *argp)
 {
-	struct rclink_info info = {};
+	struct rclink_info info;
 	struct rclink_t1_qp *qp;
+	u32 usize;
+	int err;
+
+	err = rclink_ioc_copy_in(&info, sizeof(info), RCLINK_INFO_SIZE_VER0,
+				 argp, &usize);
+	if (err)
+		return err;
+	if (info.flags)
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.size = usize;
 
 	down_read(&rf->rw);
 	qp = rf->qp;
@@ -553,19 +600,23 @@ static long rclink_ioc_info(struct rclink_file *rf, struct rclink_dmaq *dq,
 	}
 	up_read(&rf->rw);
 
-	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+	return rclink_ioc_copy_out(argp, usize, &info, sizeof(info));
 }
 
 static long rclink_ioc_set_window(struct rclink_file *rf, void __user *argp)
 {
-	u32 window;
+	struct rclink_window w;
+	u32 usize;
+	int err;
 
-	if (get_user(window, (u32 __user *)argp))
-		return -EFAULT;
-	if (!window || window > RCLINK_TX_WINDOW_MAX)
+	err = rclink_ioc_copy_in(&w, sizeof(w), RCLINK_WINDOW_SIZE_VER0, argp,
+				 &usize);
+	if (err)
+		return err;
+	if (w.flags || !w.window || w.window > RCLINK_TX_WINDOW_MAX)
 		return -EINVAL;
 	spin_lock(&rf->lock);
-	rf->window = window;
+	rf->window = w.window;
 	spin_unlock(&rf->lock);
 	wake_up_all(&rf->wq);
 	return 0;
@@ -605,6 +656,8 @@ static long rclink_ioc_fionread(struct rclink_file *rf, void __user *argp)
 	return put_user(size, (int __user *)argp);
 }
 
+#define RCLINK_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -620,31 +673,33 @@ static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 		goto out;
 	}
 	rdev = cd->rdev;
-	switch (cmd) {
-	case RCLINK_IOC_BIND:
+	if (cmd == FIONREAD) {
+		err = rclink_ioc_fionread(rf, argp);
+		goto out;
+	}
+	/* the struct's own size field, not _IOC_SIZE, says how big it is */
+	switch (RCLINK_IOC_NOSIZE(cmd)) {
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_BIND):
 		err = rclink_ioc_bind(rf, rdev, argp);
 		break;
-	case RCLINK_IOC_UNBIND:
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_UNBIND):
 		err = rclink_ioc_unbind(rf);
 		break;
-	case RCLINK_IOC_INFO:
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_INFO):
 		err = rclink_ioc_info(rf, rdev->t1.dmaq, argp);
 		break;
-	case RCLINK_IOC_SET_WINDOW:
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_SET_WINDOW):
 		err = rclink_ioc_set_window(rf, argp);
 		break;
-	case RCLINK_IOC_DRAIN:
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_DRAIN):
 		err = rclink_ioc_drain(rf);
 		break;
-	case FIONREAD:
-		err = rclink_ioc_fionread(rf, argp);
-		break;
-	case RCLINK_IOC_RING_SETUP:
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_RING_SETUP):
 		mutex_lock(&rf->bind_lock);
 		err = rclink_ring_setup(rf, rdev->t1.dmaq, argp);
 		mutex_unlock(&rf->bind_lock);
 		break;
-	case RCLINK_IOC_RING_ENTER:
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_RING_ENTER):
 		err = rclink_ring_enter(rf, rdev->t1.dmaq, argp,
 					file->f_flags & O_NONBLOCK);
 		break;

@@ -306,6 +306,10 @@ int rclink_file_wait_window(struct rclink_file *rf, struct rclink_t1_qp *qp);
 int rclink_file_wait_sq(struct rclink_file *rf, struct rclink_t1_qp *qp,
 			struct rclink_dmaq *dq, u32 n);
 void rclink_cdev_rings_unmap(struct rclink_dev *rdev);
+int rclink_ioc_copy_in(void *karg, size_t ksize, size_t minsize,
+		       const void __user *uarg, u32 *usize);
+int rclink_ioc_copy_out(void __user *uarg, u32 usize, const void *karg,
+			size_t ksize);
 
 /* rclink_ring.c: the mmap'd rings of a file */
 long rclink_ring_setup(struct rclink_file *rf, struct rclink_dmaq *dq,

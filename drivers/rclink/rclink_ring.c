@@ -142,13 +142,16 @@ long rclink_ring_setup(struct rclink_file *rf, struct rclink_dmaq *dq,
 	struct rclink_ring_setup p;
 	struct rclink_ring *ring;
 	size_t sq_bytes, cq_bytes;
+	u32 usize;
 	int err;
 
 	lockdep_assert_held(&rf->bind_lock);
 
-	if (copy_from_user(&p, argp, sizeof(p)))
-		return -EFAULT;
-	if (p.flags || p.resv[0] || p.resv[1])
+	err = rclink_ioc_copy_in(&p, sizeof(p), RCLINK_RING_SETUP_SIZE_VER0,
+				 argp, &usize);
+	if (err)
+		return err;
+	if (p.flags)
 		return -EINVAL;
 	if (!p.cq_entries)
 		p.cq_entries = 2 * p.sq_entries;
@@ -194,10 +197,9 @@ long rclink_ring_setup(struct rclink_file *rf, struct rclink_dmaq *dq,
 	if (err)
 		goto err_free;
 
-	if (copy_to_user(argp, &p, sizeof(p))) {
-		err = -EFAULT;
+	err = rclink_ioc_copy_out(argp, usize, &p, sizeof(p));
+	if (err)
 		goto err_free;
-	}
 	/* the file's operations see a complete ring */
 	smp_store_release(&rf->ring, ring);
 	return 0;
@@ -638,13 +640,15 @@ long rclink_ring_enter(struct rclink_file *rf, struct rclink_dmaq *dq,
 	struct rclink_ring *ring = rclink_file_ring(rf);
 	struct rclink_ring_enter e;
 	struct rclink_t1_qp *qp;
-	u32 tail, queued, want;
+	u32 tail, queued, want, usize;
 	int ret;
 
 	if (!ring)
 		return -EINVAL;
-	if (copy_from_user(&e, argp, sizeof(e)))
-		return -EFAULT;
+	ret = rclink_ioc_copy_in(&e, sizeof(e), RCLINK_RING_ENTER_SIZE_VER0,
+				 argp, &usize);
+	if (ret)
+		return ret;
 	if (e.flags)
 		return -EINVAL;
 	e.submitted = 0;
@@ -704,7 +708,7 @@ out_rw:
 	 */
 	if (ret && !e.submitted)
 		return ret;
-	return copy_to_user(argp, &e, sizeof(e)) ? -EFAULT : 0;
+	return rclink_ioc_copy_out(argp, usize, &e, sizeof(e));
 }
 
 /* The file is being unbound: the RECV buffers lent complete with @err */

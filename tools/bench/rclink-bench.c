@@ -220,7 +220,7 @@ static uint64_t board_irqs(void)
 
 static int open_bound(const char *dev, uint32_t qpn)
 {
-	struct rclink_bind b = { .qpn = qpn,
+	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn,
 				 .flags = opt.mcast ? RCLINK_BIND_MCAST : 0 };
 	char path[128];
 	int fd;
@@ -239,9 +239,12 @@ static int open_bound(const char *dev, uint32_t qpn)
 
 static void set_window(int fd, uint32_t w)
 {
+	struct rclink_window win = { .size = sizeof(win) };
+
 	if (w > RCLINK_TX_WINDOW_MAX)
 		w = RCLINK_TX_WINDOW_MAX;
-	if (ioctl(fd, RCLINK_IOC_SET_WINDOW, &w))
+	win.window = w;
+	if (ioctl(fd, RCLINK_IOC_SET_WINDOW, &win))
 		die("set window %u: %s", w, strerror(errno));
 }
 

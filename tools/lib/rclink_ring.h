@@ -70,6 +70,7 @@ static inline int rclink_ring_init(struct rclink_ring *r, int fd,
 
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
+	r->setup.size = sizeof(r->setup);
 	r->setup.sq_entries = sq_entries;
 	r->setup.cq_entries = cq_entries;
 	r->setup.area_size = area_size;
@@ -162,7 +163,7 @@ static inline uint32_t rclink_ring_sq_pending(struct rclink_ring *r)
 static inline int rclink_ring_enter(struct rclink_ring *r,
 				    uint32_t min_complete)
 {
-	struct rclink_ring_enter e = { 0 };
+	struct rclink_ring_enter e = { .size = sizeof(e) };
 
 	rclink_ring_store_release(&r->hdr->sq_tail, r->sq_tail);
 	e.to_submit = rclink_ring_sq_pending(r);

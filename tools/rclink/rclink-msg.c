@@ -37,7 +37,7 @@ static int bad_usage(void)
 
 static int open_bound(const char *dev, unsigned int qpn)
 {
-	struct rclink_bind b = { .qpn = qpn };
+	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn };
 	char path[128];
 	int fd;
 
@@ -77,7 +77,7 @@ static int send_one(int fd, const char *msg, size_t len)
 
 static int do_send(int fd, int argc, char **argv)
 {
-	struct rclink_info info;
+	struct rclink_info info = { .size = sizeof(info) };
 	unsigned long count = 0, bytes = 0;
 	char *line = NULL;
 	size_t cap = 0;
@@ -143,7 +143,7 @@ static void show(unsigned long k, const unsigned char *buf, size_t len)
 
 static int do_recv(int fd, unsigned long count, int timeout_ms)
 {
-	struct rclink_info info;
+	struct rclink_info info = { .size = sizeof(info) };
 	unsigned char *buf;
 	unsigned long k;
 	ssize_t n;

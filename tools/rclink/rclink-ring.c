@@ -49,7 +49,7 @@ static double now_s(void)
 
 static int open_bound(const char *dev, unsigned int qpn)
 {
-	struct rclink_bind b = { .qpn = qpn };
+	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn };
 	char path[64];
 	int fd;
 
@@ -190,7 +190,7 @@ static int do_recv(struct rclink_ring *r, unsigned long count, uint32_t max,
 int main(int argc, char **argv)
 {
 	uint32_t size = 64, batch = 32, area;
-	struct rclink_info info;
+	struct rclink_info info = { .size = sizeof(info) };
 	struct rclink_ring r;
 	unsigned long count;
 	int fd, ret, tmo = 10;

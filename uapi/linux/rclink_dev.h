@@ -6,6 +6,17 @@
  * QP must have been added with the netlink tool (`rclink qp add`) first.
  * Then write()/writev() send one whole message each and read()/readv()
  * return one whole message each.  See Documentation/uapi/rclink-dev.rst.
+ *
+ * Every ioctl argument struct begins with __u32 size and __u32 flags, so
+ * that it can grow:
+ * - size is the caller's sizeof() of the struct.  A size smaller than the
+ *   ioctl's RCLINK_*_SIZE_VER0 fails with EINVAL; the fields a smaller
+ *   (older) struct lacks read as 0; a larger (newer) struct is accepted
+ *   when the bytes the kernel does not know are all 0, else E2BIG.  The
+ *   kernel writes back at most size bytes of the fields it outputs.
+ * - flags bits the kernel does not know fail with EINVAL.
+ * The commands are matched without their size bits (_IOC_SIZE): the size
+ * field decides how much is read and written.
  */
 #ifndef _UAPI_LINUX_RCLINK_DEV_H
 #define _UAPI_LINUX_RCLINK_DEV_H
@@ -13,7 +24,11 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define RCLINK_DEV_IOC_MAGIC	'R'
+/*
+ * 'J' (0x4a): no entry of the kernel's ioctl number registry
+ * (Documentation/userspace-api/ioctl/ioctl-number.rst) uses it.
+ */
+#define RCLINK_DEV_IOC_MAGIC	'J'
 
 /*
  * RCLINK_IOC_BIND: bind this file to a TYPE1 QP, or with RCLINK_BIND_MCAST
@@ -23,15 +38,23 @@
  * the board has joined it (`rclink mcast set ... join on`).
  */
 struct rclink_bind {
-	__u32 qpn;		/* local QP number, or the group */
+	__u32 size;		/* sizeof(struct rclink_bind) */
 	__u32 flags;		/* 0 or RCLINK_BIND_MCAST */
+	__u32 qpn;		/* local QP number, or the group */
 };
+
+#define RCLINK_BIND_SIZE_VER0	12
 
 #define RCLINK_BIND_MCAST	(1U << 0)
 #define RCLINK_T2_GROUPS	8
 
-/* RCLINK_IOC_INFO: what this file is bound to and the limits */
+/*
+ * RCLINK_IOC_INFO: what this file is bound to and the limits.  In: size
+ * (at least RCLINK_INFO_SIZE_VER0) and flags (0); out: the first size bytes.
+ */
 struct rclink_info {
+	__u32 size;		/* in: sizeof(struct rclink_info) */
+	__u32 flags;		/* in: must be 0 */
 	__u32 qpn;		/* bound QP, or RCLINK_QPN_NONE */
 	__u32 max_msg;		/* largest message in bytes */
 	__u32 tx_window;	/* messages in flight allowed (see SET_WINDOW) */
@@ -40,6 +63,17 @@ struct rclink_info {
 	__u32 state;		/* enum rclink_qp_state of the bound QP */
 	__u64 tx_flushed;	/* this file's messages dropped by a QP fatal */
 };
+
+#define RCLINK_INFO_SIZE_VER0	8
+
+/* RCLINK_IOC_SET_WINDOW: messages in flight per file */
+struct rclink_window {
+	__u32 size;		/* sizeof(struct rclink_window) */
+	__u32 flags;		/* must be 0 */
+	__u32 window;		/* 1..RCLINK_TX_WINDOW_MAX (default 64) */
+};
+
+#define RCLINK_WINDOW_SIZE_VER0	12
 
 #define RCLINK_QPN_NONE		0xffffffffU
 
@@ -56,9 +90,9 @@ enum rclink_qp_state {
 
 #define RCLINK_IOC_BIND		_IOW(RCLINK_DEV_IOC_MAGIC, 1, struct rclink_bind)
 #define RCLINK_IOC_UNBIND	_IO(RCLINK_DEV_IOC_MAGIC, 2)
-#define RCLINK_IOC_INFO		_IOR(RCLINK_DEV_IOC_MAGIC, 3, struct rclink_info)
-/* messages in flight per file, 1..RCLINK_TX_WINDOW_MAX (default 64) */
-#define RCLINK_IOC_SET_WINDOW	_IOW(RCLINK_DEV_IOC_MAGIC, 4, __u32)
+#define RCLINK_IOC_INFO		_IOWR(RCLINK_DEV_IOC_MAGIC, 3, struct rclink_info)
+#define RCLINK_IOC_SET_WINDOW	_IOW(RCLINK_DEV_IOC_MAGIC, 4, \
+				     struct rclink_window)
 /* wait until every message written on this file is acknowledged/flushed */
 #define RCLINK_IOC_DRAIN	_IO(RCLINK_DEV_IOC_MAGIC, 5)
 /* FIONREAD (int): size of the next message, 0 when none is queued */
@@ -85,16 +119,18 @@ enum rclink_qp_state {
  * and counters and only ever reads sq_tail and cq_head.
  */
 struct rclink_ring_setup {
+	__u32 size;		/* in: sizeof(struct rclink_ring_setup) */
+	__u32 flags;		/* in: must be 0 */
 	__u32 sq_entries;	/* in: power of 2, 1..RCLINK_RING_MAX_SQ */
 	__u32 cq_entries;	/* in: power of 2, sq..RCLINK_RING_MAX_CQ; 0: 2*sq */
 	__u32 area_size;	/* in: bytes, page multiple, ..RCLINK_RING_MAX_AREA */
-	__u32 flags;		/* in: must be 0 */
 	__u32 rings_size;	/* out: bytes to mmap at RCLINK_RING_OFF_RINGS */
 	__u32 sq_off;		/* out: offset of the SQE array in the rings */
 	__u32 cq_off;		/* out: offset of the CQE array in the rings */
 	__u32 max_msg;		/* out: largest message in bytes */
-	__u64 resv[2];		/* must be 0 */
 };
+
+#define RCLINK_RING_SETUP_SIZE_VER0	36
 
 /* The shared header at offset 0 of the rings; each index on its own line */
 struct rclink_ring_hdr {
@@ -137,11 +173,14 @@ struct rclink_cqe {
 
 /* RCLINK_IOC_RING_ENTER: submit SQEs, then wait for CQEs */
 struct rclink_ring_enter {
+	__u32 size;		/* in: sizeof(struct rclink_ring_enter) */
+	__u32 flags;		/* in: must be 0 */
 	__u32 to_submit;	/* in: SQEs to take from the SQ */
 	__u32 min_complete;	/* in: wait until this many CQEs are unconsumed */
-	__u32 flags;		/* in: must be 0 */
 	__u32 submitted;	/* out: SQEs taken */
 };
+
+#define RCLINK_RING_ENTER_SIZE_VER0	20
 
 #define RCLINK_RING_OFF_RINGS	0x0ULL
 #define RCLINK_RING_OFF_AREA	0x40000000ULL

@@ -43,9 +43,10 @@ enum rclink_flow_control {
 };
 
 /**
- * enum rclink_cbfc_flow - The seven physical flows of CBFC (seed 000, VC
- *   通道与物理流量映射), in the order of DMAQ_DFX_CBFC_CF0/CF1: the TYPE1 REQ banks
- *   (QPN[1:0]), TYPE1 ACK and CNP, TYPE2, TYPE3.
+ * enum rclink_cbfc_flow - The seven physical flows of CBFC
+ *   (Documentation/flow-control.rst, "The VC map"), in the order of
+ *   DMAQ_DFX_CBFC_CF0/CF1: the TYPE1 REQ banks (QPN[1:0]), TYPE1 ACK and CNP,
+ *   TYPE2, TYPE3.
  */
 enum rclink_cbfc_flow {
 	RCLINK_FC_FLOW_TYPE1_BANK0,

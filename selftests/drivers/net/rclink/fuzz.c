@@ -454,7 +454,9 @@ static int cdev_job(void *arg)
 				return 2;
 			if (!rnd_below(3)) {
 				/* a real binding now and then: QPs 0..15 */
-				struct rclink_bind b = { rnd_below(16), 0 };
+				struct rclink_bind b = {
+					.size = sizeof(b), .qpn = rnd_below(16),
+				};
 
 				ioctl(fd, RCLINK_IOC_BIND, &b);
 			}
@@ -466,11 +468,23 @@ static int cdev_job(void *arg)
 			unsigned long cmd = rnd_below(4) ? cdev_cmds[rnd_below(8)] :
 						(unsigned long)rnd();
 
-			/* sane sizes mostly, so the checks behind are reached */
+			/*
+			 * sane sizes mostly, so the checks behind are reached:
+			 * the struct's size field, its flags 0 now and then
+			 */
+			if (rnd_below(4)) {
+				uint32_t *hdr = (uint32_t *)buf;
+
+				hdr[0] = rnd_below(4) ? _IOC_SIZE(cmd) :
+					 (uint32_t)rnd_below(64);
+				if (rnd_below(2))
+					hdr[1] = 0;
+			}
 			if (cmd == RCLINK_IOC_RING_SETUP && rnd_below(2)) {
 				struct rclink_ring_setup *p = (void *)buf;
 
 				memset(p, 0, sizeof(*p));
+				p->size = sizeof(*p);
 				p->sq_entries = 1U << rnd_below(14);
 				p->area_size = rnd_below(3) ? 65536 : (uint32_t)rnd();
 			}
@@ -508,7 +522,7 @@ static int cdev_job(void *arg)
 			}
 		} else if (op < 97) {
 			struct rclink_ring_enter e = {
-				.to_submit = rnd_below(64), .min_complete = 0,
+				.size = sizeof(e), .to_submit = rnd_below(64), .min_complete = 0,
 			};
 
 			rc = ioctl(fd, RCLINK_IOC_RING_ENTER, &e);

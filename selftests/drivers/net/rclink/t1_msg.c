@@ -47,6 +47,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,21 @@ static void qp_log(const struct t1env *e, const char *dev, uint32_t qpn)
 #define FGET(mask, v)	(((v) & (mask)) >> __builtin_ctzll(mask))
 
 /* PCI address of board dev into bdf; -1 when not found */
+/* The char device's ioctls, each struct with its size */
+static int get_info(int fd, struct rclink_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, RCLINK_IOC_INFO, info);
+}
+
+static int set_window(int fd, uint32_t window)
+{
+	struct rclink_window w = { .size = sizeof(w), .window = window };
+
+	return ioctl(fd, RCLINK_IOC_SET_WINDOW, &w);
+}
+
 static int dev_bdf(const char *dev, char *bdf, size_t len)
 {
 	char path[PATH_MAX], link[PATH_MAX];
@@ -849,8 +865,8 @@ static bool transfer_threads(struct flow *f, unsigned int storm_us,
 			struct rclink_info ia = {}, ib = {};
 
 			stalled = true;
-			ioctl(f->txfd, RCLINK_IOC_INFO, &ia);
-			ioctl(f->rxfd, RCLINK_IOC_INFO, &ib);
+			get_info(f->txfd, &ia);
+			get_info(f->rxfd, &ib);
 			TH_LOG("QP %u %s->%s: no progress for %u s: %u/%u sent, %u read; %s tx_inflight %u state %u, %s rx_queued %u state %u",
 			       f->qpn, f->txdev, f->rxdev, f->env->stall, s,
 			       f->total, r, f->txdev, ia.tx_inflight, ia.state,
@@ -1012,7 +1028,7 @@ static int dev_open(FIXTURE_DATA(t1) *self, const char *dev, int flags)
 
 static int do_bind(int fd, uint32_t qpn)
 {
-	struct rclink_bind b = { .qpn = qpn, .flags = 0 };
+	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn };
 
 	return ioctl(fd, RCLINK_IOC_BIND, &b);
 }
@@ -1138,7 +1154,7 @@ static int send_msg(const struct t1env *e, int fd, uint32_t qpn, uint32_t seq,
 TEST_F(t1, bind)
 {
 	const struct t1env *e = &self->env;
-	struct rclink_bind b = {};
+	struct rclink_bind b = { .size = sizeof(b) };
 	struct rclink_info info;
 	char out[1024];
 	int fd1, fd2, fd3;
@@ -1151,7 +1167,7 @@ TEST_F(t1, bind)
 
 	/* unbound */
 	memset(&info, 0xa5, sizeof(info));
-	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fd1, &info));
 	EXPECT_EQ(RCLINK_QPN_NONE, info.qpn);
 
 	b.qpn = QP_ONE;
@@ -1174,7 +1190,7 @@ TEST_F(t1, bind)
 	EXPECT_EQ(ENOENT, errno) TH_LOG("qpn %u (no QP): %s", b.qpn, strerror(errno));
 
 	ASSERT_EQ(0, do_bind(fd1, QP_ONE)) TH_LOG("bind: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fd1, &info));
 	EXPECT_EQ(QP_ONE, info.qpn);
 	EXPECT_LE(MAX_SIZE, info.max_msg);
 	EXPECT_EQ(RCLINK_TX_WINDOW_DEFAULT, info.tx_window);
@@ -1199,7 +1215,7 @@ TEST_F(t1, bind)
 
 	/* unbind / close release the QP */
 	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_UNBIND)) TH_LOG("unbind: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fd1, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fd1, &info));
 	EXPECT_EQ(RCLINK_QPN_NONE, info.qpn);
 	ASSERT_EQ(0, do_bind(fd2, QP_ONE)) TH_LOG("bind after unbind: %s", strerror(errno));
 	EXPECT_EQ(-1, do_bind(fd1, QP_ONE));
@@ -1225,7 +1241,7 @@ TEST_F(t1, limits)
 	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
 	fd = open_bound(self, e->a, QP_ONE, 0);
 	ASSERT_LE(0, fd) TH_LOG("bind: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fd, &info));
 	buf = calloc(1, info.max_msg + 2);
 	ASSERT_NE(NULL, buf);
 
@@ -1240,23 +1256,180 @@ TEST_F(t1, limits)
 		EXPECT_EQ(EMSGSIZE, errno) TH_LOG("writev max_msg + 1: %s", strerror(errno));
 	}
 	w = 0;
-	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
+	EXPECT_EQ(-1, set_window(fd, w));
 	EXPECT_EQ(EINVAL, errno);
 	w = RCLINK_TX_WINDOW_MAX + 1;
-	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
+	EXPECT_EQ(-1, set_window(fd, w));
 	EXPECT_EQ(EINVAL, errno);
 	w = RCLINK_TX_WINDOW_MAX;
-	EXPECT_EQ(0, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
-	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, set_window(fd, w));
+	ASSERT_EQ(0, get_info(fd, &info));
 	EXPECT_EQ(RCLINK_TX_WINDOW_MAX, info.tx_window);
 	w = 1;
-	EXPECT_EQ(0, ioctl(fd, RCLINK_IOC_SET_WINDOW, &w));
-	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, set_window(fd, w));
+	ASSERT_EQ(0, get_info(fd, &info));
 	EXPECT_EQ(1, info.tx_window);
 	EXPECT_EQ(0, info.tx_inflight);
 	/* nothing was sent */
 	EXPECT_EQ(0, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
 	free(buf);
+}
+
+/*
+ * Every ioctl struct begins with its size and flags: unknown flags are
+ * EINVAL, a larger struct is E2BIG unless its tail is zero, a smaller
+ * (older) one is zero-extended or, for output, filled as far as it goes;
+ * the command's own size bits do not matter.
+ */
+TEST_F(t1, ioctl_size)
+{
+	const struct t1env *e = &self->env;
+	union {
+		struct rclink_bind b;
+		struct rclink_info i;
+		struct rclink_window w;
+		struct rclink_ring_setup s;
+		struct rclink_ring_enter en;
+		uint8_t raw[8192];
+	} u;
+	struct rclink_info info;
+	size_t old, k;
+	int fd;
+
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fd = dev_open(self, e->a, 0);
+	ASSERT_LE(0, fd) TH_LOG("open /dev/%s: %s", e->a, strerror(errno));
+
+	/* unknown flags */
+	memset(&u, 0, sizeof(u));
+	u.i.size = sizeof(u.i);
+	u.i.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_INFO, &u));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("INFO flags 1: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.w.size = sizeof(u.w);
+	u.w.flags = 1U << 31;
+	u.w.window = 8;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_SET_WINDOW, &u));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("SET_WINDOW flags: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.b.size = sizeof(u.b);
+	u.b.flags = 1U << 31;
+	u.b.qpn = QP_ONE;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &u));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("BIND flags: %s", strerror(errno));
+
+	/* smaller than the first version */
+	memset(&u, 0, sizeof(u));
+	u.i.size = 4;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_INFO, &u));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("INFO size 4: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.b.size = RCLINK_BIND_SIZE_VER0 - 4;
+	u.b.qpn = QP_ONE;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &u));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("BIND size 8: %s", strerror(errno));
+
+	/* larger, with a non-zero byte the kernel does not know */
+	memset(&u, 0, sizeof(u));
+	u.i.size = sizeof(u.i) + 8;
+	u.raw[sizeof(u.i) + 5] = 1;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_INFO, &u));
+	EXPECT_EQ(E2BIG, errno) TH_LOG("INFO non-zero tail: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.w.size = sizeof(u.w) + 4;
+	u.w.window = 8;
+	u.raw[sizeof(u.w)] = 0x80;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_SET_WINDOW, &u));
+	EXPECT_EQ(E2BIG, errno) TH_LOG("SET_WINDOW non-zero tail: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.b.size = sizeof(u.b) + 100;
+	u.b.qpn = QP_ONE;
+	u.raw[sizeof(u.b) + 99] = 1;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &u));
+	EXPECT_EQ(E2BIG, errno) TH_LOG("BIND non-zero tail: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.s.size = sizeof(u.s) + 4;
+	u.s.sq_entries = 8;
+	u.s.area_size = 65536;
+	u.raw[sizeof(u.s) + 3] = 1;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_SETUP, &u));
+	EXPECT_EQ(E2BIG, errno) TH_LOG("RING_SETUP non-zero tail: %s", strerror(errno));
+	/* beyond a page: refused whatever it holds */
+	memset(&u, 0, sizeof(u));
+	u.i.size = sizeof(u.raw);
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_INFO, &u));
+	EXPECT_EQ(E2BIG, errno) TH_LOG("INFO size 8192: %s", strerror(errno));
+
+	/* larger with a zero tail: accepted, the tail left alone */
+	memset(&u, 0, sizeof(u));
+	u.b.size = sizeof(u.b) + 100;
+	u.b.qpn = QP_ONE;
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_BIND, &u)) TH_LOG("BIND zero tail: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.w.size = sizeof(u.w) + 4;
+	u.w.window = 7;
+	EXPECT_EQ(0, ioctl(fd, RCLINK_IOC_SET_WINDOW, &u))
+		TH_LOG("SET_WINDOW zero tail: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.i.size = sizeof(u.i) + 16;
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &u)) TH_LOG("INFO zero tail: %s", strerror(errno));
+	EXPECT_EQ(QP_ONE, u.i.qpn);
+	EXPECT_EQ(7, u.i.tx_window);
+	EXPECT_EQ(RCLINK_QP_STATE_READY, u.i.state);
+	for (k = sizeof(u.i); k < sizeof(u.i) + 16; k++)
+		if (u.raw[k])
+			break;
+	EXPECT_EQ(sizeof(u.i) + 16, k) TH_LOG("INFO wrote byte %zu of the tail", k);
+
+	/* smaller (an older struct without tx_flushed): filled up to its size */
+	old = offsetof(struct rclink_info, tx_flushed);
+	memset(&u, 0xa5, sizeof(u));
+	u.i.size = old;
+	u.i.flags = 0;
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_INFO, &u)) TH_LOG("INFO size %zu: %s", old, strerror(errno));
+	EXPECT_EQ(old, u.i.size);
+	EXPECT_EQ(QP_ONE, u.i.qpn);
+	EXPECT_EQ(7, u.i.tx_window);
+	for (k = old; k < sizeof(u.i); k++)
+		if (u.raw[k] != 0xa5)
+			break;
+	EXPECT_EQ(sizeof(u.i), k) TH_LOG("INFO wrote byte %zu past its size", k);
+
+	/* an older program's command number (other size bits) still works */
+	memset(&u, 0, sizeof(u));
+	u.i.size = old;
+	EXPECT_EQ(0, ioctl(fd, _IOWR(RCLINK_DEV_IOC_MAGIC, 3, uint8_t[32]), &u))
+		TH_LOG("INFO with _IOC_SIZE 32: %s", strerror(errno));
+	EXPECT_EQ(QP_ONE, u.i.qpn);
+
+	/* the rings: setup and enter follow the same rules */
+	memset(&u, 0, sizeof(u));
+	u.s.size = sizeof(u.s) + 8;
+	u.s.sq_entries = 8;
+	u.s.area_size = 65536;
+	ASSERT_EQ(0, ioctl(fd, RCLINK_IOC_RING_SETUP, &u))
+		TH_LOG("RING_SETUP zero tail: %s", strerror(errno));
+	EXPECT_EQ(16, u.s.cq_entries);
+	EXPECT_LT(0, u.s.rings_size);
+	EXPECT_EQ(0, u.raw[sizeof(u.s)]);
+	memset(&u, 0, sizeof(u));
+	u.en.size = sizeof(u.en) + 4;
+	u.raw[sizeof(u.en) + 1] = 1;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_ENTER, &u));
+	EXPECT_EQ(E2BIG, errno) TH_LOG("RING_ENTER non-zero tail: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.en.size = sizeof(u.en);
+	u.en.flags = 2;
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_ENTER, &u));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("RING_ENTER flags 2: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.en.size = sizeof(u.en) + 4;
+	EXPECT_EQ(0, ioctl(fd, RCLINK_IOC_RING_ENTER, &u))
+		TH_LOG("RING_ENTER zero tail: %s", strerror(errno));
+	EXPECT_EQ(0, u.en.submitted);
+	ASSERT_EQ(0, get_info(fd, &info));
+	EXPECT_EQ(QP_ONE, info.qpn);
 }
 
 /* A short buffer: EMSGSIZE, the message stays; FIONREAD; EAGAIN */
@@ -1297,7 +1470,7 @@ TEST_F(t1, emsgsize)
 	EXPECT_EQ(EMSGSIZE, errno) TH_LOG("short readv: %s", strerror(errno));
 	EXPECT_EQ(0, ioctl(fb, FIONREAD, &avail));
 	EXPECT_EQ(1000, avail);
-	ASSERT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fb, &info));
 	EXPECT_EQ(1, info.rx_queued);
 	memset(buf, 0, 1001);
 	EXPECT_EQ(1000, read(fb, buf, 1001));
@@ -1326,13 +1499,13 @@ TEST_F(t1, rx_queued_unbound)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, send_msg(e, fa, QP_ONE, i, buf)) TH_LOG("write %d: %s", i, strerror(errno));
 	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN)) TH_LOG("drain: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fa, &info));
 	EXPECT_EQ(0, info.tx_inflight);
 	EXPECT_EQ(3, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
 
 	fb = open_bound(self, e->b, QP_ONE, 0);
 	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fb, &info));
 	EXPECT_EQ(3, info.rx_queued);
 	ASSERT_EQ(0, expect_msg(_metadata, e, fb, QP_ONE, 0, buf, want));
 	dev_close(self, fb);
@@ -1394,10 +1567,10 @@ static void one_qp(struct __test_metadata *_metadata, FIXTURE_DATA(t1) *self,
 	EXPECT_EQ(total, f.recvd);
 	if (flow_ok(&f)) {
 		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN)) TH_LOG("drain: %s", strerror(errno));
-		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+		EXPECT_EQ(0, get_info(fa, &info));
 		EXPECT_EQ(0, info.tx_inflight);
 		EXPECT_EQ(0, info.tx_flushed);
-		EXPECT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+		EXPECT_EQ(0, get_info(fb, &info));
 		EXPECT_EQ(0, info.rx_queued);
 		EXPECT_EQ(0, expect_empty(_metadata, fb));
 		stats_check(_metadata, e, &f);
@@ -1466,7 +1639,7 @@ TEST_F_TIMEOUT(t1, qp64, 3600)
 			if (evs[i].events & EPOLLERR) {
 				struct rclink_info ii = {};
 
-				ioctl(rxside ? f->rxfd : f->txfd, RCLINK_IOC_INFO, &ii);
+				get_info(rxside ? f->rxfd : f->txfd, &ii);
 				FLOW_LOG(f, "EPOLLERR on the %s file (QP state %u, tx_flushed %llu) after %u sent, %u read",
 					 rxside ? "reading" : "writing", ii.state,
 					 (unsigned long long)ii.tx_flushed, f->sent, f->recvd);
@@ -1548,8 +1721,8 @@ TEST_F_TIMEOUT(t1, qp64, 3600)
 		if (!flow_ok(f) || stalled) {
 			struct rclink_info ia = {}, ib = {};
 
-			ioctl(f->txfd, RCLINK_IOC_INFO, &ia);
-			ioctl(f->rxfd, RCLINK_IOC_INFO, &ib);
+			get_info(f->txfd, &ia);
+			get_info(f->rxfd, &ib);
 			flow_report(f, secs);
 			ksft_print_msg("  tx_inflight %u state %u, rx_queued %u state %u\n",
 				       ia.tx_inflight, ia.state, ib.rx_queued, ib.state);
@@ -1749,7 +1922,7 @@ TEST_F_TIMEOUT(t1, window_full, 120)
 	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
 	fb = open_bound(self, e->b, QP_ONE, 0);
 	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &one));
+	ASSERT_EQ(0, set_window(fa, one));
 	EXPECT_EQ(POLLOUT, wait_ev(fa, POLLOUT, 1000) & POLLOUT);
 
 	WIRE(e->a, "link=down");
@@ -1759,7 +1932,7 @@ TEST_F_TIMEOUT(t1, window_full, 120)
 	EXPECT_EQ(-1, write(fa, buf, len));
 	EXPECT_EQ(EAGAIN, errno) TH_LOG("write with the window full: %s", strerror(errno));
 	EXPECT_EQ(0, wait_ev(fa, POLLOUT, 500) & POLLOUT) TH_LOG("POLLOUT with the window full");
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fa, &info));
 	EXPECT_EQ(1, info.tx_inflight);
 	EXPECT_EQ(RCLINK_QP_STATE_READY, info.state);
 	ksft_print_msg("window full: EAGAIN, no POLLOUT\n");
@@ -1876,7 +2049,7 @@ TEST_F_TIMEOUT(t1, signal_write, 60)
 	ASSERT_LE(0, fa);
 	fb = open_bound(self, e->b, QP_ONE, 0);
 	ASSERT_LE(0, fb);
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &one));
+	ASSERT_EQ(0, set_window(fa, one));
 	sigusr1_install();
 
 	WIRE(e->a, "link=down");
@@ -1890,7 +2063,7 @@ TEST_F_TIMEOUT(t1, signal_write, 60)
 	EXPECT_EQ(-1, n) TH_LOG("write returned %zd", n);
 	EXPECT_EQ(EINTR, errno) TH_LOG("write: %s", strerror(errno));
 	EXPECT_LE(0.25, now_s() - t0) TH_LOG("write returned before the signal");
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	ASSERT_EQ(0, get_info(fa, &info));
 	EXPECT_EQ(1, info.tx_inflight);
 	WIRE(e->a, "link=up");
 	/* the interrupted message, written again, arrives once */
@@ -1921,7 +2094,7 @@ TEST_F_TIMEOUT(t1, signal_storm, 3600)
 	ASSERT_LE(0, fa);
 	fb = open_bound(self, e->b, QP_ONE, 0);
 	ASSERT_LE(0, fb);
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &two));
+	ASSERT_EQ(0, set_window(fa, two));
 	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b, fb, total));
 	ksft_print_msg("signal_storm: %u messages, window 2, seed 0x%" PRIx64 "\n",
 		       total, e->seed);
@@ -2003,7 +2176,7 @@ TEST_F(t1, ring_setup)
 		{ 8, 0, RCLINK_RING_MAX_AREA + 4096, 0 }, { 8, 0, 65536, 1 },
 	};
 	struct rclink_ring_setup s;
-	struct rclink_ring_enter en = {};
+	struct rclink_ring_enter en = { .size = sizeof(en) };
 	struct rclink_ring r;
 	uint8_t *p;
 	size_t i;
@@ -2020,6 +2193,7 @@ TEST_F(t1, ring_setup)
 	EXPECT_EQ(EINVAL, errno);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&s, 0, sizeof(s));
+		s.size = sizeof(s);
 		s.sq_entries = bad[i].sq;
 		s.cq_entries = bad[i].cq;
 		s.area_size = bad[i].area;
@@ -2046,6 +2220,7 @@ TEST_F(t1, ring_setup)
 	EXPECT_EQ(r.area_size, i) TH_LOG("area byte %zu is 0x%02x", i, p[i]);
 	/* once per file */
 	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
 	s.sq_entries = 8;
 	s.area_size = 65536;
 	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_RING_SETUP, &s));
@@ -2087,7 +2262,7 @@ TEST_F(t1, ring_bad_sqes)
 		{ RCLINK_OP_RECV, 0, 60000, 6000, EFAULT },
 		{ 99, 0, 0, 16, EINVAL },
 	};
-	struct rclink_ring_enter en = {};
+	struct rclink_ring_enter en = { .size = sizeof(en) };
 	struct rclink_cqe cqe;
 	struct rclink_ring r, ru;
 	uint32_t errs, tail;
@@ -2305,7 +2480,7 @@ TEST_F_TIMEOUT(t1, ring_transfer, 3600)
 	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
 	fb = open_bound(self, e->b, QP_ONE, 0);
 	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_SET_WINDOW, &w));
+	ASSERT_EQ(0, set_window(fa, w));
 	tx = calloc(1, sizeof(*tx));
 	rx = calloc(1, sizeof(*rx));
 	ASSERT_TRUE(tx && rx);
@@ -2326,10 +2501,10 @@ TEST_F_TIMEOUT(t1, ring_transfer, 3600)
 	EXPECT_EQ(f.total, f.next);
 	EXPECT_EQ(0, tx->r.hdr->sq_errors);
 	EXPECT_EQ(0, rx->r.hdr->cq_overflow);
-	EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, get_info(fa, &info));
 	EXPECT_EQ(0, info.tx_inflight);
 	EXPECT_EQ(0, info.tx_flushed);
-	EXPECT_EQ(0, ioctl(fb, RCLINK_IOC_INFO, &info));
+	EXPECT_EQ(0, get_info(fb, &info));
 	EXPECT_EQ(0, info.rx_queued);
 	EXPECT_EQ(f.total, qp_stat(e, e->a, QP_ONE, "tx_msgs"));
 	EXPECT_EQ(f.total, qp_stat(e, e->b, QP_ONE, "rx_msgs"));
@@ -2445,7 +2620,8 @@ TEST_F(t1, ring_mcast)
 {
 	const struct t1env *e = &self->env;
 	uint8_t *want = malloc(MAX_SIZE);
-	struct rclink_bind b = { .qpn = 6, .flags = RCLINK_BIND_MCAST };
+	struct rclink_bind b = { .size = sizeof(b), .qpn = 6,
+				 .flags = RCLINK_BIND_MCAST };
 	struct rclink_ring ra, rb;
 	struct rclink_sqe *sqe;
 	struct rclink_cqe cqe;

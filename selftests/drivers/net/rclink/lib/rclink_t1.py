@@ -335,14 +335,23 @@ class PairTest:
 
 # ------------------------------------------------------------ /dev/rclinkN -
 
+# uapi/linux/rclink_dev.h: magic 'J'; every struct begins with its
+# __u32 size and __u32 flags (Documentation/uapi/rclink-dev.rst)
+IOC_MAGIC = ord('J')
+BIND_FMT = '3I'         # size, flags, qpn
+INFO_FMT = '8IQ'        # size, flags, qpn, max_msg, tx_window, tx_inflight,
+                        # rx_queued, state, tx_flushed
+WINDOW_FMT = '3I'       # size, flags, window
+
+
 def _ioc(d, nr, size):
-    return (d << 30) | (size << 16) | (ord('R') << 8) | nr
+    return (d << 30) | (size << 16) | (IOC_MAGIC << 8) | nr
 
 
-IOC_BIND = _ioc(1, 1, 8)
+IOC_BIND = _ioc(1, 1, struct.calcsize(BIND_FMT))
 IOC_UNBIND = _ioc(0, 2, 0)
-IOC_INFO = _ioc(2, 3, 32)
-IOC_SET_WINDOW = _ioc(1, 4, 4)
+IOC_INFO = _ioc(3, 3, struct.calcsize(INFO_FMT))
+IOC_SET_WINDOW = _ioc(1, 4, struct.calcsize(WINDOW_FMT))
 IOC_DRAIN = _ioc(0, 5, 0)
 FIONREAD = 0x541B
 QPN_NONE = 0xffffffff
@@ -376,20 +385,25 @@ class Chan:
         return False
 
     def bind(self, qpn, flags=0):
-        fcntl.ioctl(self.fd, IOC_BIND, struct.pack('II', qpn, flags))
+        fcntl.ioctl(self.fd, IOC_BIND,
+                    struct.pack(BIND_FMT, struct.calcsize(BIND_FMT), flags,
+                                qpn))
 
     def unbind(self):
         fcntl.ioctl(self.fd, IOC_UNBIND)
 
     def info(self):
-        buf = bytearray(32)
+        size = struct.calcsize(INFO_FMT)
+        buf = bytearray(struct.pack(INFO_FMT, size, *[0] * 8))
         fcntl.ioctl(self.fd, IOC_INFO, buf)
-        v = struct.unpack('6IQ', bytes(buf))
+        v = struct.unpack(INFO_FMT, bytes(buf))[2:]
         return dict(zip(('qpn', 'max_msg', 'tx_window', 'tx_inflight',
                          'rx_queued', 'state', 'tx_flushed'), v))
 
     def set_window(self, n):
-        fcntl.ioctl(self.fd, IOC_SET_WINDOW, struct.pack('I', n))
+        fcntl.ioctl(self.fd, IOC_SET_WINDOW,
+                    struct.pack(WINDOW_FMT, struct.calcsize(WINDOW_FMT), 0,
+                                n))
 
     def drain(self):
         fcntl.ioctl(self.fd, IOC_DRAIN)
