@@ -128,11 +128,16 @@ class CcTest(t1.PairTest):
                 self.got += 1
             ca.drain()
 
+    @staticmethod
+    def monitor():
+        """`rclink monitor` in the background; its output at terminate."""
+        return subprocess.Popen([t1.tool_path(), 'monitor'],
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                universal_newlines=True)
+
     def test_cnp_monitor(self):
-        mon = subprocess.Popen([t1.tool_path(), 'monitor'],
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               universal_newlines=True)
+        mon = self.monitor()
         try:
             time.sleep(0.5)
             self.mark(1000000)
@@ -155,10 +160,7 @@ class CcTest(t1.PairTest):
 
     def test_retry_tmo(self):
         a0 = self.stats(self.a, QA)
-        mon = subprocess.Popen([t1.tool_path(), 'monitor'],
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               universal_newlines=True)
+        mon = self.monitor()
         try:
             time.sleep(0.5)
             self.loss(1000000)
