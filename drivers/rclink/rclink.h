@@ -472,6 +472,10 @@ bool rclink_selftest_irq_seen(struct rclink_dev *rdev, u64 vec);
 /* rclink_netdev.c: the TYPE3 Ethernet netdev */
 int rclink_netdev_register(struct rclink_dev *rdev);
 void rclink_netdev_unregister(struct rclink_dev *rdev);
+int rclink_netdev_attach(struct rclink_dev *rdev);
+void rclink_netdev_detach(struct rclink_dev *rdev);
+void rclink_netdev_set_ring_sizes(struct rclink_dev *rdev, u32 tx, u32 rx);
+bool rclink_netdev_present(struct rclink_dev *rdev);
 void rclink_netdev_t3_event(struct rclink_dev *rdev);
 void rclink_netdev_link_event(struct rclink_dev *rdev);
 bool rclink_netdev_t3_reset(struct rclink_dev *rdev);

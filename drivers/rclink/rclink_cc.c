@@ -133,12 +133,16 @@ unlock:
 	mutex_unlock(&t1->lock);
 }
 
+/* Once, at probe: a work that may still be queued is never initialised */
 void rclink_cc_init(struct rclink_dev *rdev)
 {
 	INIT_WORK(&rdev->t1.cc_work, rclink_cc_work);
 }
 
-/* Before the QPs go: no rate write may be left behind */
+/*
+ * After the interrupts are freed (rclink_down()): no event thread is left
+ * to kick the work, so nothing queues it after this; a run finds no QP.
+ */
 void rclink_cc_fini(struct rclink_dev *rdev)
 {
 	cancel_work_sync(&rdev->t1.cc_work);

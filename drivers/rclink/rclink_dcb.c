@@ -8,8 +8,9 @@
  * for XOFF when their receive buffer fills (XON_THR_RDMA).  `dcb pfc
  * show` adds the frames sent (requests) and received (indications) per
  * priority.  The choice is the board's: kept in struct rclink_dev,
- * written when the netdev is registered (after every reset), on every
- * change and when the flows' priorities change.  Host DCBX, IEEE only.
+ * written when the netdev is registered and attached again after every
+ * reset (under rtnl), on every change and when the flows' priorities
+ * change.  Host DCBX, IEEE only.
  *
  * PFC and CBFC are exclusive (seed 000, CBFC 配置约束): with the devlink
  * param flow_control cbfc the MAC's PFC stays off, getpfc reports no
@@ -160,6 +161,9 @@ static int rclink_dcb_ieee_getpfc(struct net_device *netdev,
 	memset(pfc, 0, sizeof(*pfc));
 	pfc->pfc_cap = RCLINK_PFC_PRIOS;
 	pfc->pfc_en = rclink_cbfc_on(rdev) ? 0 : READ_ONCE(rdev->pfc_en);
+	/* the frame counters only while the board is there (rtnl held) */
+	if (!netif_device_present(netdev))
+		return 0;
 	rclink_dcb_pfc_frames(rdev, pfc->requests, pfc->indications);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
@@ -187,6 +191,9 @@ static int rclink_dcb_ieee_setpfc(struct net_device *netdev,
 		return -EOPNOTSUPP;
 	}
 	WRITE_ONCE(rdev->pfc_en, pfc->pfc_en);
+	/* a board in a reset gets it when the netdev is attached again */
+	if (!netif_device_present(netdev))
+		return 0;
 	rclink_dcb_apply(rdev);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }

@@ -481,10 +481,18 @@ static int rclink_devlink_reload_up(struct devlink *devlink,
 				    struct netlink_ext_ack *extack)
 {
 	struct rclink_dev *rdev = devlink_priv(devlink);
+	u32 tx = rdev->cfg.t3_tx_ring_size, rx = rdev->cfg.t3_rx_ring_size;
 	int err;
 
 	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
 	rclink_dl_params_apply(rdev);
+	/*
+	 * The netdev is kept with its ring sizes (ethtool -G); new type3 ring
+	 * size params replace them.
+	 */
+	if (rdev->cfg.t3_tx_ring_size != tx || rdev->cfg.t3_rx_ring_size != rx)
+		rclink_netdev_set_ring_sizes(rdev, rdev->cfg.t3_tx_ring_size,
+					     rdev->cfg.t3_rx_ring_size);
 	err = rclink_up(rdev);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack,

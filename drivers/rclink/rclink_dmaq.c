@@ -1383,9 +1383,10 @@ bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp)
 		spin_unlock(&qp->lock);
 		found = true;
 	}
-	rcu_read_unlock();
+	/* inside the section: a teardown that found the QP gone waits */
 	if (kick)
 		rclink_cc_kick(rdev);
+	rcu_read_unlock();
 	return found;
 }
 

@@ -76,15 +76,26 @@ static void rclink_nonr_soft_reset(struct rclink_dev *rdev)
 	rclink_wr64(rdev, RCLINK_NONR_DMA_CTRL, ctrl);
 }
 
+/*
+ * Nothing to do for a board that is down: its reset and the netdev's
+ * attach start the path anew.  Up and down change the netdev's presence
+ * under rtnl, which this holds.
+ */
 static int rclink_t3_soft_reset(struct rclink_dev *rdev)
 {
+	bool done = false;
+
 	rtnl_lock();
-	if (!rclink_netdev_t3_reset(rdev))
-		rclink_nonr_soft_reset(rdev);
+	if (rclink_netdev_present(rdev)) {
+		if (!rclink_netdev_t3_reset(rdev))
+			rclink_nonr_soft_reset(rdev);
+		done = true;
+	}
 	rtnl_unlock();
 	if (rclink_gone(rdev))
 		return -ENODEV;
-	rclink_cnt_inc(rdev, RCLINK_CNT_NONR_SOFT_RESET);
+	if (done)
+		rclink_cnt_inc(rdev, RCLINK_CNT_NONR_SOFT_RESET);
 	return 0;
 }
 
@@ -127,12 +138,19 @@ static void rclink_t3_rings_put(struct rclink_dev *rdev,
 {
 	u64 tx_head, tx_tail, rx_head, rx_tail;
 	struct rclink_net *net;
-	bool up;
+	bool up, board_up;
 
 	rtnl_lock();
 	net = rdev->net;
 	up = net && net->up;
 	devlink_fmsg_bool_pair_put(fmsg, "interface_up", up);
+	/* no register access while the board is down (rtnl held) */
+	board_up = rclink_netdev_present(rdev);
+	devlink_fmsg_bool_pair_put(fmsg, "board_up", board_up);
+	if (!board_up) {
+		rtnl_unlock();
+		return;
+	}
 	devlink_fmsg_u64_pair_put(fmsg, "nonr_dma_ctrl",
 				  rclink_rd64(rdev, RCLINK_NONR_DMA_CTRL));
 	devlink_fmsg_u64_pair_put(fmsg, "dma_intr_st0",
@@ -201,6 +219,8 @@ static int rclink_t3_dump(struct devlink_health_reporter *reporter,
 		devlink_fmsg_bool_pair_put(fmsg, "tx_timeout",
 					   ctx->tx_timeout);
 	}
+	if (!rclink_is_up(rdev))
+		goto rings;
 	devlink_fmsg_u64_pair_put(fmsg, "tx_mdq_ba",
 				  rclink_rd64(rdev, RCLINK_TX_MDQ_BA));
 	devlink_fmsg_u64_pair_put(fmsg, "tx_mdq_size",
@@ -209,6 +229,7 @@ static int rclink_t3_dump(struct devlink_health_reporter *reporter,
 				  rclink_rd64(rdev, RCLINK_RX_MDQ_BA));
 	devlink_fmsg_u64_pair_put(fmsg, "rx_mdq_size",
 				  rclink_rd64(rdev, RCLINK_RX_MDQ_SIZE));
+rings:
 	rclink_t3_rings_put(rdev, fmsg, true);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
@@ -529,7 +550,8 @@ static void rclink_health_report_work(struct work_struct *work)
 		devlink_health_report(h->t1, msg, &t1);
 	}
 
-	if (!evt_pending)
+	/* a board that went down has a new ring, its drops counted anew */
+	if (!evt_pending || !rclink_is_up(rdev))
 		return;
 	drops = rclink_cnt_read(rdev, RCLINK_CNT_EVT_DROPPED);
 	if (rclink_gone(rdev))

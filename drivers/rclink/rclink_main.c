@@ -41,12 +41,23 @@ void rclink_dma_fence(struct rclink_dev *rdev)
 		pci_clear_master(rdev->pdev);
 }
 
+/* The lifecycle lock (rclink_up()): the devlink instance lock */
+static void rclink_lock(struct rclink_dev *rdev)
+{
+	devl_lock(priv_to_devlink(rdev));
+}
+
+static void rclink_unlock(struct rclink_dev *rdev)
+{
+	devl_unlock(priv_to_devlink(rdev));
+}
+
 /*
  * The board vanished while bound: take it down (sleepers of /dev/rclinkN
  * get ENODEV, messages in flight complete flushed, the netdev goes), so
- * that nothing waits for it.  A PCI reset (sysfs "reset") brings it back
- * when it answers again; remove, resets and resume hold the device lock,
- * so the work waits for them.
+ * that nothing waits for it; the netdev stays, detached.  A PCI reset
+ * (sysfs "reset") brings it back when it answers again; remove, resets and
+ * resume hold the device lock, so the work waits for them.
  */
 static void rclink_gone_work(struct work_struct *work)
 {
@@ -57,10 +68,12 @@ static void rclink_gone_work(struct work_struct *work)
 		schedule_delayed_work(&rdev->gone_work, HZ / 10);
 		return;
 	}
+	rclink_lock(rdev);
 	if (rclink_gone(rdev) && rclink_is_up(rdev)) {
 		rdev->pci_stats.gone++;
 		rclink_down(rdev);
 	}
+	rclink_unlock(rdev);
 	device_unlock(rdev->dev);
 }
 
@@ -197,11 +210,17 @@ static int rclink_map_bar0(struct rclink_dev *rdev)
  * Bring the board up behind its enabled, mapped PCI function: identity,
  * reset, self-tests, interrupts and event ring, TYPE1 and TYPE3.  Undone
  * by rclink_down(); a PCI reset runs down, the reset, then up again.
+ * Both run under the lifecycle lock, the devlink instance lock: probe,
+ * remove, devlink reload, the PCI error and reset handlers, system sleep
+ * and the device-gone work take it (Documentation/driver.rst, "Life
+ * cycle").
  */
 int rclink_up(struct rclink_dev *rdev)
 {
 	struct pci_dev *pdev = rdev->pdev;
 	int err;
+
+	devl_assert_locked(priv_to_devlink(rdev));
 
 	err = rclink_identify(rdev);
 	if (err)
@@ -251,7 +270,8 @@ int rclink_up(struct rclink_dev *rdev)
 	if (err)
 		goto err_t1_fini;
 
-	err = rclink_netdev_register(rdev);
+	/* the netdev of an earlier up, kept across the reset */
+	err = rclink_netdev_attach(rdev);
 	if (err)
 		goto err_dp_fini;
 
@@ -272,6 +292,7 @@ err_evt_ring_disable:
 	rclink_evt_ring_disable(rdev);
 err_irq_free:
 	rclink_irq_free(rdev);
+	rclink_cc_fini(rdev);
 	rclink_qp_stop(rdev);
 err_health_fini:
 	rclink_health_fini(rdev);
@@ -294,17 +315,19 @@ err_clear_master:
  */
 void rclink_down(struct rclink_dev *rdev)
 {
+	devl_assert_locked(priv_to_devlink(rdev));
 	if (!test_and_clear_bit(RCLINK_FLAG_UP, &rdev->flags))
 		return;
 	/* gone: no DMA from here on, before any of its memory goes */
 	rclink_dma_fence(rdev);
 	rclink_health_stop(rdev);
 	rclink_debugfs_exit(rdev);
-	rclink_netdev_unregister(rdev);
+	rclink_netdev_detach(rdev);
 	rclink_dp_fini(rdev);
 	rclink_t1_fini(rdev);
 	rclink_evt_ring_disable(rdev);
 	rclink_irq_free(rdev);
+	rclink_cc_fini(rdev);
 	rclink_qp_stop(rdev);
 	rclink_health_fini(rdev);
 	rclink_evt_ring_free(rdev);
@@ -331,6 +354,7 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	atomic_set(&rdev->st_irq_vec, -1);
 	init_completion(&rdev->st_irq_done);
 	INIT_DELAYED_WORK(&rdev->gone_work, rclink_gone_work);
+	rclink_cc_init(rdev);
 	pci_set_drvdata(pdev, rdev);
 
 	/* managed: undone by devres after remove or a failed probe */
@@ -348,14 +372,23 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_devlink_free;
 	}
 
+	rclink_lock(rdev);
 	err = rclink_up(rdev);
 	if (err)
-		goto err_devlink_free;
+		goto err_unlock;
+	err = rclink_netdev_register(rdev);
+	if (err)
+		goto err_down;
 	/* the configuration space a slot reset restores */
 	pci_save_state(pdev);
+	rclink_unlock(rdev);
 	rclink_devlink_register(rdev);
 	return 0;
 
+err_down:
+	rclink_down(rdev);
+err_unlock:
+	rclink_unlock(rdev);
 err_devlink_free:
 	cancel_delayed_work_sync(&rdev->gone_work);
 	rclink_devlink_free(rdev);
@@ -367,7 +400,10 @@ static void rclink_remove(struct pci_dev *pdev)
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
 	rclink_devlink_unregister(rdev);
+	rclink_lock(rdev);
 	rclink_down(rdev);
+	rclink_netdev_unregister(rdev);
+	rclink_unlock(rdev);
 	cancel_delayed_work_sync(&rdev->gone_work);
 	rclink_devlink_free(rdev);
 }
@@ -377,17 +413,19 @@ static void rclink_shutdown(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
-	if (!rclink_is_up(rdev))
-		return;
-	rclink_netdev_shutdown(rdev);
-	rclink_dp_shutdown(rdev);
-	rclink_evt_ring_disable(rdev);
-	pci_clear_master(pdev);
+	rclink_lock(rdev);
+	if (rclink_is_up(rdev)) {
+		rclink_netdev_shutdown(rdev);
+		rclink_dp_shutdown(rdev);
+		rclink_evt_ring_disable(rdev);
+		pci_clear_master(pdev);
+	}
+	rclink_unlock(rdev);
 }
 
 /* ---- PCI faults and resets ----------------------------------------------- */
 
-/* After a reset: the board answers again, bring it back */
+/* After a reset: the board answers again, bring it back (lock held) */
 static void rclink_reup(struct rclink_dev *rdev, const char *why)
 {
 	int err;
@@ -415,8 +453,10 @@ static pci_ers_result_t rclink_pci_error_detected(struct pci_dev *pdev,
 
 	rdev->pci_stats.err_detected++;
 	dev_err(rdev->dev, "PCI error detected (channel state %d)\n", state);
+	rclink_lock(rdev);
 	set_bit(RCLINK_FLAG_GONE, &rdev->flags);
 	rclink_down(rdev);
+	rclink_unlock(rdev);
 	if (state == pci_channel_io_perm_failure) {
 		rdev->pci_stats.err_perm_failure++;
 		return PCI_ERS_RESULT_DISCONNECT;
@@ -438,7 +478,9 @@ static pci_ers_result_t rclink_pci_slot_reset(struct pci_dev *pdev)
 	}
 	pci_restore_state(pdev);
 	pci_save_state(pdev);
+	rclink_lock(rdev);
 	id = readq(rdev->bar0 + RCLINK_SHIM_ID);
+	rclink_unlock(rdev);
 	if (id == ~0ULL) {
 		rdev->pci_stats.slot_reset_failed++;
 		dev_err(rdev->dev, "board does not answer after the reset\n");
@@ -451,8 +493,10 @@ static void rclink_pci_resume(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
+	rclink_lock(rdev);
 	rdev->pci_stats.resumed++;
 	rclink_reup(rdev, "PCI error recovery");
+	rclink_unlock(rdev);
 }
 
 /* A function reset (FLR, bus reset, sysfs "reset") is about to happen */
@@ -460,13 +504,19 @@ static void rclink_pci_reset_prepare(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
 
+	rclink_lock(rdev);
 	rdev->pci_stats.resets++;
 	rclink_down(rdev);
+	rclink_unlock(rdev);
 }
 
 static void rclink_pci_reset_done(struct pci_dev *pdev)
 {
-	rclink_reup(pci_get_drvdata(pdev), "a function reset");
+	struct rclink_dev *rdev = pci_get_drvdata(pdev);
+
+	rclink_lock(rdev);
+	rclink_reup(rdev, "a function reset");
+	rclink_unlock(rdev);
 }
 
 static const struct pci_error_handlers rclink_err_handlers = {
@@ -488,8 +538,10 @@ static int rclink_pm_suspend(struct device *dev)
 {
 	struct rclink_dev *rdev = dev_get_drvdata(dev);
 
+	rclink_lock(rdev);
 	rdev->pci_stats.suspends++;
 	rclink_down(rdev);
+	rclink_unlock(rdev);
 	return 0;
 }
 
@@ -497,8 +549,10 @@ static int rclink_pm_resume(struct device *dev)
 {
 	struct rclink_dev *rdev = dev_get_drvdata(dev);
 
+	rclink_lock(rdev);
 	rdev->pci_stats.sleep_resumes++;
 	rclink_reup(rdev, "system sleep");
+	rclink_unlock(rdev);
 	return 0;
 }
 

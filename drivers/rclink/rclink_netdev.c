@@ -129,9 +129,9 @@ static void rclink_net_set_up(struct rclink_net *net, bool up)
 		rclink_net_carrier_update(net);
 }
 
-static int rclink_open(struct net_device *netdev)
+/* Rings allocated and running, the carrier followed (rtnl) */
+static int rclink_net_rings_up(struct rclink_net *net)
 {
-	struct rclink_net *net = netdev_priv(netdev);
 	int err;
 
 	err = rclink_txr_alloc(net, &net->tx, net->tx_size);
@@ -147,19 +147,32 @@ static int rclink_open(struct net_device *netdev)
 err_txr_free:
 	rclink_txr_free(net, &net->tx);
 err:
-	netdev_err(netdev, "cannot allocate rings of %u TX and %u RX MDs: %d\n",
+	netdev_err(net->netdev,
+		   "cannot allocate rings of %u TX and %u RX MDs: %d\n",
 		   net->tx_size, net->rx_size, err);
 	return err;
 }
 
-static int rclink_stop(struct net_device *netdev)
+/* Undoes rclink_net_rings_up(); nothing to do when they are not up (rtnl) */
+static void rclink_net_rings_down(struct rclink_net *net)
 {
-	struct rclink_net *net = netdev_priv(netdev);
-
+	if (!net->up)
+		return;
 	rclink_net_set_up(net, false);
 	rclink_net_down(net, false);
 	rclink_rxr_free(net, &net->rx);
 	rclink_txr_free(net, &net->tx);
+}
+
+static int rclink_open(struct net_device *netdev)
+{
+	return rclink_net_rings_up(netdev_priv(netdev));
+}
+
+/* Also called for an interface detached by a reset: its rings are gone */
+static int rclink_stop(struct net_device *netdev)
+{
+	rclink_net_rings_down(netdev_priv(netdev));
 	return 0;
 }
 
@@ -201,6 +214,18 @@ int rclink_net_set_rings(struct rclink_net *net, u32 tx_size, u32 rx_size)
 }
 
 /* ---- recovery and the fault hook ----------------------------------------- */
+
+/*
+ * The board is up and its netdev attached (rtnl): registers may be used.
+ * Before the netdev exists (probe) the board's up flag tells.
+ */
+bool rclink_netdev_present(struct rclink_dev *rdev)
+{
+	ASSERT_RTNL();
+	if (!rdev->net)
+		return rclink_is_up(rdev);
+	return netif_device_present(rdev->net->netdev);
+}
 
 /*
  * Soft reset of the non-RDMA path with the rings re-initialised, when the
@@ -285,7 +310,14 @@ static void rclink_get_stats64(struct net_device *netdev,
 		r_crc = rx->crc_err;
 		r_len = rx->len_err;
 	} while (u64_stats_fetch_retry(&rx->syncp, start));
-	rclink_net_shim_cnt_update(net);
+	/*
+	 * The shim's counters only while the board is there: a reset detaches
+	 * the netdev and waits for this section before the board goes down.
+	 */
+	rcu_read_lock();
+	if (netif_device_present(netdev))
+		rclink_net_shim_cnt_update(net);
+	rcu_read_unlock();
 
 	s->rx_packets = r_pkts;
 	s->rx_bytes = r_bytes;
@@ -382,6 +414,12 @@ static void rclink_net_set_mac(struct rclink_net *net)
 		 addr, net->netdev->dev_addr);
 }
 
+/*
+ * The netdev lives from probe to remove; resets, system sleep and devlink
+ * reload detach it (rclink_netdev_detach()) and attach it again
+ * (rclink_netdev_attach()), so it keeps its ifindex, name, namespace,
+ * addresses, MTU, ring sizes and PFC settings.  Called with the board up.
+ */
 int rclink_netdev_register(struct rclink_dev *rdev)
 {
 	struct net_device *netdev;
@@ -407,7 +445,6 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	netdev->netdev_ops = &rclink_netdev_ops;
 	rclink_set_ethtool_ops(netdev);
 	rclink_dcb_init(netdev);
-	rclink_dcb_apply(rdev);
 	rclink_netdev_set_stat_ops(netdev);
 	netdev->watchdog_timeo = RCLINK_TX_TIMEOUT;
 	netdev->min_mtu = RCLINK_MTU_MIN;
@@ -420,6 +457,9 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	netif_napi_add(netdev, &net->napi, rclink_napi_poll);
 	netif_carrier_off(netdev);
 
+	rtnl_lock();
+	rclink_dcb_apply(rdev);
+	rtnl_unlock();
 	/* events reach the netdev from here on (NAPI disabled, no carrier) */
 	WRITE_ONCE(rdev->net, net);
 	err = register_netdev(netdev);
@@ -439,21 +479,76 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	return 0;
 }
 
+/* At remove, after rclink_down(): the netdev is detached, its rings gone */
 void rclink_netdev_unregister(struct rclink_dev *rdev)
 {
 	struct rclink_net *net = rdev->net;
 
 	if (!net)
 		return;
-	/* no event, recovery or test hook reaches the netdev any more */
+	unregister_netdev(net->netdev);
 	rtnl_lock();
 	WRITE_ONCE(rdev->net, NULL);
 	rtnl_unlock();
-	rclink_irq_sync(rdev);
-
-	unregister_netdev(net->netdev);
 	netif_napi_del(&net->napi);
 	free_netdev(net->netdev);
+}
+
+/*
+ * The board goes down (reset, sleep, reload, device gone; the lifecycle
+ * lock held): the stack stops using the netdev (ethtool and the rest get
+ * ENODEV, the queue stays stopped), the rings of a running interface go
+ * with what they had in flight (counted as flush_down), and no reader of
+ * the shim's counters is left when the board is reset.
+ */
+void rclink_netdev_detach(struct rclink_dev *rdev)
+{
+	struct rclink_net *net = rdev->net;
+
+	if (!net)
+		return;
+	rtnl_lock();
+	netif_device_detach(net->netdev);
+	rclink_net_rings_down(net);
+	rtnl_unlock();
+	synchronize_rcu();
+	/* no event, NAPI poll or xmit is left running on the old rings */
+	rclink_irq_sync(rdev);
+}
+
+/*
+ * The board is up again (the lifecycle lock held): the board's PFC state
+ * from the driver's, the rings of an interface that is up, then the stack
+ * may use the netdev again.  On an error the netdev stays detached.
+ */
+int rclink_netdev_attach(struct rclink_dev *rdev)
+{
+	struct rclink_net *net = rdev->net;
+	int err = 0;
+
+	if (!net)
+		return 0;
+	rtnl_lock();
+	rclink_dcb_apply(rdev);
+	if (netif_running(net->netdev))
+		err = rclink_net_rings_up(net);
+	if (!err)
+		netif_device_attach(net->netdev);
+	rtnl_unlock();
+	return err;
+}
+
+/* devlink reload took new type3 ring sizes: the next rings get them */
+void rclink_netdev_set_ring_sizes(struct rclink_dev *rdev, u32 tx, u32 rx)
+{
+	struct rclink_net *net = rdev->net;
+
+	if (!net)
+		return;
+	rtnl_lock();
+	net->tx_size = tx;
+	net->rx_size = rx;
+	rtnl_unlock();
 }
 
 /* Reboot / kexec: no TYPE3 DMA any more */

@@ -1267,7 +1267,6 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	u64 val;
 	int err;
 
-	rclink_cc_init(rdev);
 	t1->nr_qps = 0;
 
 	val = rclink_rd64(rdev, RCLINK_SHIM_MAC);
@@ -1353,14 +1352,12 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 	struct rclink_t1_qp *qp;
 	unsigned long qpn;
 	u64 val, unread;
-	bool up;
 
 	mutex_lock(&rclink_t1_devs_lock);
 	xa_erase(&rclink_t1_devs, t1->index);
 	mutex_unlock(&rclink_t1_devs_lock);
 
 	mutex_lock(&t1->lock);
-	up = t1->qps_up;
 	t1->qps_up = false;
 	mutex_lock(&rdev->qp_lock);
 	xa_for_each(&t1->qps, qpn, qp) {
@@ -1384,15 +1381,7 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 	mutex_unlock(&t1->lock);
 
 	unread += rclink_t2_groups_free(rdev);
-	if (up) {
-		/*
-		 * Once per board: no event-path reader that found a QP is
-		 * still in its RCU section (it may kick the CC work) when the
-		 * work is cancelled for good.
-		 */
-		synchronize_rcu();
-		rclink_cc_fini(rdev);
-	}
+	/* the CC work finds no QP now; rclink_down() cancels it */
 	/* received, never read: their senders saw them complete */
 	if (unread)
 		dev_info(rdev->dev, "%llu received TYPE1 message(s) dropped unread\n",

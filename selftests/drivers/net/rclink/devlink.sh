@@ -10,6 +10,7 @@
 #     the driver's extack message;
 #     new values applied by `devlink dev reload` (ethtool -g, debugfs t1
 #     ring sizes, the event ring size in the log, header_format gen2,
+#     the netdev kept: same name and ifindex,
 #     cc_algorithm dcqcn's NOCNP period of 256 us and flow_control cbfc in
 #     `rclink dev show`),
 #     the defaults back with a second reload;
@@ -22,7 +23,7 @@
 # Needs devlink (iproute2) and BAR0/MSI-X table access while bound
 # (iomem=relaxed) for the health part, else those cases SKIP.  Leaves the
 # params, the reporters' dumps and the board's TYPE1 configuration as it
-# found them; the netdev is re-created by the reloads (new ifindex).
+# found them; the netdev is kept across the reloads.
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
@@ -202,12 +203,17 @@ declare -A NEW=([event_eq_size]=32 [type1_sq_size]=1024 [type1_rq_size]=128
 for p in $PARAMS; do
 	param_set "$p" "${NEW[$p]}" || errs+="setting $p failed; "
 done
+nd_before=$(netdev)
+idx_before=$(cat "/sys/class/net/$nd_before/ifindex" 2>/dev/null)
 kmark=$(rcl_kmsg_mark devlink-reload)
 out=$(reload 2>&1) || errs+="reload: $out; "
 nd=$(netdev)
 if [ -z "$nd" ]; then
 	errs+="no netdev after the reload; "
 else
+	idx=$(cat "/sys/class/net/$nd/ifindex" 2>/dev/null)
+	[ "$nd $idx" = "$nd_before $idx_before" ] ||
+		errs+="netdev $nd ifindex $idx after the reload, was $nd_before $idx_before; "
 	rings=$(ethtool -g "$nd" | awk '/^Current/ { c = 1 } c && /^RX:/ { rx = $2 } c && /^TX:/ { tx = $2 } END { print rx, tx }')
 	[ "$rings" = "512 128" ] || errs+="ethtool -g $nd: rx tx $rings, want 512 128; "
 fi

@@ -13,11 +13,12 @@ blocked on A's /dev/rclinkN:
   all_ones         the board leaves the bus (the model's hostile "dead"
                    mode): the driver notices, takes it down, and a sysfs
                    reset brings it back
-  remove_rescan    the board removed through sysfs, then a rescan
+  devlink_reload   `devlink dev reload` (driver_reinit)
   system_sleep     suspend to idle and back (/sys/power/state "freeze"
                    with pm_test "platform": every device's suspend, late
                    and noirq steps, the board to D3hot, one second, the
                    way back); both boards go down and come back
+  remove_rescan    the board removed through sysfs, then a rescan
 
 Before the fault, board B's reader holds back (B answers RNR once 512 KiB
 wait unread: debugfs t1_rx_queued_max), so A's messages stay in flight.  After it:
@@ -31,6 +32,11 @@ wait unread: debugfs t1_rx_queued_max), so A's messages stay in flight.  After i
     yet read counts ("N received TYPE1 message(s) dropped unread") and
     its file ends with ENODEV;
   * the board is back at its PCI address and carries messages again;
+  * A's TYPE3 netdev is the same one (Documentation/driver.rst, "Life
+    cycle"): in its network namespace with the same ifindex, address, MTU
+    (3000), ring sizes (rx 512, tx 128) and PFC priorities (3), the MAC's
+    PFC enable register restored (with BAR0 access), carrier back and a
+    ping to B answered; but for remove_rescan, which removes the device;
   * the kernel log has no splat.
 
 Needs the pair on PCIe root ports for AER (selftests/vm/boards.sh faults;
@@ -44,8 +50,10 @@ device.
 """
 
 import errno
+import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -67,6 +75,9 @@ FLUSHED_RE = re.compile(r'(\d+) TYPE1 message\(s\) in flight completed '
                         r'flushed')
 UNREAD_RE = re.compile(r'(\d+) received TYPE1 message\(s\) dropped unread')
 PM_CTRL_NO_SOFT_RESET = 0x0008
+T3_MTU = 3000
+T3_RINGS = (512, 128)           # rx, tx: both not the defaults
+T3_PRIO = 3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # AER status bits (PCI_ERR_*): a receiver error, a completion timeout
@@ -121,6 +132,91 @@ class Pair:
             args = t1.restore_args(self.saved[s], t1.dev_show(n))
             if args:
                 t1.tool(['dev', 'set', 'dev', n] + args, check=False)
+
+
+class NetKept:
+    """A's TYPE3 netdev, set up in a namespace of its own before each fault
+    and checked after it: the driver keeps it across every reset."""
+
+    def __init__(self, pair):
+        self.t3 = None
+        self.why = None
+        os.environ['RCLINK_T3_DEVS'] = '%s %s' % (pair.bdf['A'],
+                                                   pair.bdf['B'])
+        if not shutil.which('dcb'):
+            self.why = 'no dcb (iproute2)'
+            return
+        try:
+            self.t3 = rt.T3Pair().__enter__()
+        except rt.SkipTest as e:
+            self.why = str(e)
+
+    def close(self):
+        if self.t3:
+            a = self.t3.a
+            a.nsx(['dcb', 'pfc', 'set', 'dev', a.dev, 'prio-pfc', 'all:off'],
+                  check_rc=False)
+            self.t3.__exit__(None, None, None)
+            self.t3 = None
+
+    def setup(self):
+        """Settings other than the defaults; the state to compare with."""
+        if not self.t3:
+            return None
+        a = self.t3.a
+        a.set_mtu(T3_MTU)
+        a.nsx(['ethtool', '-G', a.dev, 'rx', str(T3_RINGS[0]), 'tx',
+               str(T3_RINGS[1])])
+        a.nsx(['dcb', 'pfc', 'set', 'dev', a.dev, 'prio-pfc',
+               '%d:on' % T3_PRIO])
+        st = self.state()
+        rt.check(st['mtu'] == T3_MTU and st['rings'] == T3_RINGS and
+                 st['pfc'] == [T3_PRIO], 'setting up A: %s' % st)
+        return st
+
+    def state(self):
+        a = self.t3.a
+        p = a.ip_cmd(['-j', 'addr', 'show', 'dev', a.dev], check_rc=False)
+        rt.check(p.returncode == 0, "A's netdev %s is not in its namespace "
+                 'any more: %s' % (a.dev, p.stdout.strip()))
+        link = json.loads(p.stdout)[0]
+        rings = a.rings()
+        p = a.nsx(['dcb', '-j', 'pfc', 'show', 'dev', a.dev])
+        prio = json.loads(p.stdout).get('prio_pfc', [])
+        if isinstance(prio, dict):
+            prio = [prio.get(str(n)) for n in range(8)]
+        return {'ifindex': link['ifindex'], 'mtu': link['mtu'],
+                'addr': sorted('%s/%s' % (x['local'], x['prefixlen'])
+                               for x in link.get('addr_info', [])
+                               if x.get('family') == 'inet'),
+                'rings': (rings.get('rx'), rings.get('tx')),
+                'pfc': [n for n, v in enumerate(prio) if v]}
+
+    def check(self, ktap, before):
+        if not self.t3:
+            ktap.diag('netdev not checked: %s' % self.why)
+            return
+        now = self.state()
+        rt.check(now == before, "A's netdev changed: %s, was %s"
+                 % (now, before))
+        a, b = self.t3.a, self.t3.b
+        rt.check(a.wait_carrier(True) and b.wait_carrier(True),
+                 'no carrier on A or B after the fault')
+        try:
+            bar = rt.Bar0(a.bdf)
+        except (OSError, rt.SkipTest) as e:
+            ktap.diag('PFC registers not checked: %s' % e)
+        else:
+            try:
+                en = (bar.read('TX_FC_ENABLE'), bar.read('RX_PFC_ENABLE'))
+            finally:
+                bar.close()
+            rt.check(en == (1 << T3_PRIO,) * 2, 'MAC PFC enables 0x%x 0x%x '
+                     'after the fault, want 0x%x' % (en + (1 << T3_PRIO,)))
+        sent, got, out = a.ping(count=3, size=T3_MTU - 28)
+        rt.check(got == sent == 3, 'ping A -> B after the fault: %d/%d\n%s'
+                 % (got, sent, out))
+        ktap.diag('netdev %s kept: %s' % (a.dev, now))
 
 
 def traffic_ok(pair, count=5):
@@ -290,12 +386,14 @@ def hostile(bdf, *args):
 
 
 def case(pair, ktap, name, fault, recover=None, teardown=True,
-         both=False, precondition=None):
-    """One fault of A (both: of A and B) with messages in flight."""
+         both=False, precondition=None, net=None):
+    """One fault of A (both: of A and B) with messages in flight; net: A's
+    netdev must survive it."""
     def body():
         why = precondition() if precondition else None
         if why:
             raise rt.SkipTest(why)
+        net_before = net.setup() if net else None
         bdf = pair.bdf['A']
         pair.qp_fresh()
         sysfs(rt.dbg_path(pair.bdf['B'], 't1_rx_queued_max'),
@@ -365,6 +463,8 @@ def case(pair, ktap, name, fault, recover=None, teardown=True,
                 rt.check(delivered == written and not flushed,
                          '%d written, %d delivered, %d flushed: want all '
                          'delivered' % (written, delivered, flushed))
+            if net:
+                net.check(ktap, net_before)
             bad = rt.kmsg_problems(rt.kmsg_since(marker), errors=False)
             rt.check(not bad, 'kernel log: %s' % ' | '.join(bad[:5]))
         finally:
@@ -400,15 +500,17 @@ def main():
         ktap.skip_all(str(e))
     pci = rt.pci_path(pair.bdf['A'])
     ktap.diag('A %s, B %s' % (pair.bdf['A'], pair.bdf['B']))
-    ktap.plan(7)
+    ktap.plan(8)
+    net = NetKept(pair)
     try:
-        case(pair, ktap, 'flr', lambda b: sysfs(pci + 'reset', '1'))
+        case(pair, ktap, 'flr', lambda b: sysfs(pci + 'reset', '1'),
+             net=net)
         case(pair, ktap, 'aer_correctable',
-             lambda b: aer_inject(b, cor=COR_RCVR), teardown=False)
+             lambda b: aer_inject(b, cor=COR_RCVR), teardown=False, net=net)
         case(pair, ktap, 'aer_nonfatal',
-             lambda b: aer_inject(b, uncor=UNC_COMP_TIME))
+             lambda b: aer_inject(b, uncor=UNC_COMP_TIME), net=net)
         case(pair, ktap, 'aer_fatal',
-             lambda b: aer_inject(b, uncor=UNC_MALF_TLP))
+             lambda b: aer_inject(b, uncor=UNC_MALF_TLP), net=net)
 
         def dead(b):
             # the name first: once the driver sees the board gone (its own
@@ -418,10 +520,15 @@ def main():
             # the next register read tells the driver
             t1.tool(['dev', 'show', 'dev', name], check=False)
         case(pair, ktap, 'all_ones', dead,
-             recover=lambda b: (time.sleep(1), sysfs(pci + 'reset', '1')))
-        case(pair, ktap, 'remove_rescan',
-             lambda b: sysfs(pci + 'remove', '1'),
-             recover=lambda b: sysfs('/sys/bus/pci/rescan', '1'))
+             recover=lambda b: (time.sleep(1), sysfs(pci + 'reset', '1')),
+             net=net)
+
+        def reload(b):
+            if not shutil.which('devlink'):
+                raise rt.SkipTest('no devlink (iproute2)')
+            rt.run(['devlink', 'dev', 'reload', 'pci/' + b, 'action',
+                    'driver_reinit'])
+        case(pair, ktap, 'devlink_reload', reload, net=net)
 
         def sleep_checked(b):
             before = {s: (pci_stat(pair.bdf[s], 'suspends'),
@@ -436,9 +543,14 @@ def main():
                          '%s: suspends/sleep_resumes %s, were %s'
                          % (s, now, before[s]))
         case(pair, ktap, 'system_sleep', sleep_checked, both=True,
-             precondition=sleep_precondition)
+             precondition=sleep_precondition, net=net)
+        # last: the device and its netdev go
+        case(pair, ktap, 'remove_rescan',
+             lambda b: sysfs(pci + 'remove', '1'),
+             recover=lambda b: sysfs('/sys/bus/pci/rescan', '1'))
 
     finally:
+        net.close()
         pair.cleanup()
         mod.__exit__(None, None, None)
     ktap.finish()
