@@ -355,6 +355,7 @@ struct rclink_dev {
 	u64 t3_pending_faults;		/* DMA_INTR_ST1 bits to report */
 	bool t3_pending_tx_timeout;
 	bool t3_report;			/* devlink registered: report */
+	u32 t3_ring_alloc_fail;		/* test hook: RX rings to fail */
 	u64 t3_last_faults;		/* bits of the last report */
 	u64 t3_fault_reports;
 	struct rclink_health health;	/* "type1", "events" */
@@ -423,6 +424,7 @@ bool rclink_evt_pending(struct rclink_dev *rdev);
 void rclink_evt_drain(struct rclink_dev *rdev);
 
 /* rclink_qp.c */
+void rclink_qp_early_init(struct rclink_dev *rdev);
 int rclink_qp_init(struct rclink_dev *rdev);
 void rclink_qp_stop(struct rclink_dev *rdev);
 void rclink_qp_fini(struct rclink_dev *rdev);

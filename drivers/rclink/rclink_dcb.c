@@ -126,11 +126,17 @@ static void rclink_dcb_mac_apply(struct rclink_dev *rdev)
 
 /*
  * The PFC enables into the MAC (both directions) and the IP; none in CBFC
- * mode, where the IP's enables are CBFC's (rclink_cbfc.c)
+ * mode, where the IP's enables are CBFC's (rclink_cbfc.c).  Under
+ * rclink_t1.lock, the lock of the registers several parts of the driver
+ * read-modify-write.
  */
 void rclink_dcb_apply(struct rclink_dev *rdev)
 {
-	u8 en = rclink_cbfc_on(rdev) ? 0 : READ_ONCE(rdev->pfc_en);
+	u8 en;
+
+	/* AFH_CFG_EN and XON_THR_RDMA are shared with TYPE1 and CBFC */
+	lockdep_assert_held(&rdev->t1.lock);
+	en = rclink_cbfc_on(rdev) ? 0 : READ_ONCE(rdev->pfc_en);
 
 	rclink_wr32(rdev, RCLINK_TX_FC_ENABLE,
 		    FIELD_PREP(RCLINK_TX_FC_ENABLE_ENABLE, en));
@@ -194,7 +200,9 @@ static int rclink_dcb_ieee_setpfc(struct net_device *netdev,
 	/* a board in a reset gets it when the netdev is attached again */
 	if (!netif_device_present(netdev))
 		return 0;
+	mutex_lock(&rdev->t1.lock);
 	rclink_dcb_apply(rdev);
+	mutex_unlock(&rdev->t1.lock);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
 

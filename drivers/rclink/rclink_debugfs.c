@@ -13,6 +13,9 @@
  *             TX buffer at a bus address nothing decodes; behind an IOMMU
  *             that is a DMA fault); reading lists the names.  -ENETDOWN
  *             while the interface is down.
+ *   t3_ring_alloc_fail
+ *             test hook: the next N TYPE3 RX ring allocations fail with
+ *             -ENOMEM once their page pool exists (ethtool -G, ifup)
  *   t1        the TYPE1 data path: queue indices, receive buffers, flow
  *             control, drop counters ("<name> <value>", rclink_dmaq.c)
  */
@@ -155,6 +158,8 @@ void rclink_debugfs_init(struct rclink_dev *rdev)
 			    &rclink_dbg_assumed_fops);
 	debugfs_create_file("t3_fault", 0600, dir, rdev,
 			    &rclink_dbg_t3_fault_fops);
+	debugfs_create_u32("t3_ring_alloc_fail", 0600, dir,
+			   &rdev->t3_ring_alloc_fail);
 	rclink_dp_debugfs_init(rdev, dir);
 }
 

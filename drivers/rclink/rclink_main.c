@@ -355,6 +355,7 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_completion(&rdev->st_irq_done);
 	INIT_DELAYED_WORK(&rdev->gone_work, rclink_gone_work);
 	rclink_cc_init(rdev);
+	rclink_qp_early_init(rdev);
 	pci_set_drvdata(pdev, rdev);
 
 	/* managed: undone by devres after remove or a failed probe */

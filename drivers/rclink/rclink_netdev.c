@@ -177,8 +177,11 @@ static int rclink_stop(struct net_device *netdev)
 }
 
 /*
- * ethtool -G: new rings are allocated before the old ones are touched, so
- * a failure leaves the interface as it was.  rtnl held.
+ * ethtool -G.  The new RX ring's page pool belongs to the NAPI instance,
+ * and a page pool may only be created or destroyed while its NAPI is
+ * disabled: the path stops first, the new rings are allocated, and on a
+ * failure the old rings run again as they were (what was in flight on TX
+ * is dropped either way, counted in tx_flush_down).  rtnl held.
  */
 int rclink_net_set_rings(struct rclink_net *net, u32 tx_size, u32 rx_size)
 {
@@ -186,31 +189,36 @@ int rclink_net_set_rings(struct rclink_net *net, u32 tx_size, u32 rx_size)
 	struct rclink_rxr rx;
 	int err;
 
-	if (!netif_running(net->netdev)) {
+	if (!net->up) {
 		net->tx_size = tx_size;
 		net->rx_size = rx_size;
 		return 0;
 	}
 
+	rclink_net_down(net, false);
 	err = rclink_txr_alloc(net, &tx, tx_size);
 	if (err)
-		return err;
+		goto err_up;
 	err = rclink_rxr_alloc(net, &rx, rx_size);
 	if (err) {
 		rclink_txr_free(net, &tx);
-		return err;
+		goto err_up;
 	}
-
-	rclink_net_down(net, false);
 	swap(net->tx, tx);
 	swap(net->rx, rx);
 	net->tx_size = tx_size;
 	net->rx_size = rx_size;
-	/* the old page pool goes while NAPI is disabled */
 	rclink_rxr_free(net, &rx);
 	rclink_txr_free(net, &tx);
 	rclink_net_up(net, false);
 	return 0;
+
+err_up:
+	netdev_err(net->netdev,
+		   "cannot allocate rings of %u TX and %u RX MDs: %d; the rings of %u and %u stay\n",
+		   tx_size, rx_size, err, net->tx_size, net->rx_size);
+	rclink_net_up(net, false);
+	return err;
 }
 
 /* ---- recovery and the fault hook ----------------------------------------- */
@@ -457,9 +465,9 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	netif_napi_add(netdev, &net->napi, rclink_napi_poll);
 	netif_carrier_off(netdev);
 
-	rtnl_lock();
+	mutex_lock(&rdev->t1.lock);
 	rclink_dcb_apply(rdev);
-	rtnl_unlock();
+	mutex_unlock(&rdev->t1.lock);
 	/* events reach the netdev from here on (NAPI disabled, no carrier) */
 	WRITE_ONCE(rdev->net, net);
 	err = register_netdev(netdev);
@@ -529,7 +537,9 @@ int rclink_netdev_attach(struct rclink_dev *rdev)
 	if (!net)
 		return 0;
 	rtnl_lock();
+	mutex_lock(&rdev->t1.lock);
 	rclink_dcb_apply(rdev);
+	mutex_unlock(&rdev->t1.lock);
 	if (netif_running(net->netdev))
 		err = rclink_net_rings_up(net);
 	if (!err)

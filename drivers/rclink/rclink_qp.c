@@ -1419,21 +1419,25 @@ void rclink_qp_fatal(struct rclink_dev *rdev, u32 qpid)
 	schedule_work(&rdev->qp_fatal_work);
 }
 
-int rclink_qp_init(struct rclink_dev *rdev)
+/*
+ * Once, at probe: the locks and the work outlive every up and down (a
+ * lock or work initialised again while in use would be corrupted)
+ */
+void rclink_qp_early_init(struct rclink_dev *rdev)
 {
 	mutex_init(&rdev->qp_lock);
-	/* from here on, as the fatal work takes it (rclink_t1.h) */
 	mutex_init(&rdev->t1.lock);
+	INIT_WORK(&rdev->qp_fatal_work, rclink_qp_fatal_work);
+}
+
+int rclink_qp_init(struct rclink_dev *rdev)
+{
 	xa_init(&rdev->t1.qps);
 	rdev->t1.qps_up = false;
-	INIT_WORK(&rdev->qp_fatal_work, rclink_qp_fatal_work);
 	rdev->qp_fatal_pending = bitmap_zalloc(max(rdev->params.qp_num, 1U),
 					       GFP_KERNEL);
-	if (!rdev->qp_fatal_pending) {
-		mutex_destroy(&rdev->t1.lock);
-		mutex_destroy(&rdev->qp_lock);
+	if (!rdev->qp_fatal_pending)
 		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -1451,6 +1455,4 @@ void rclink_qp_fini(struct rclink_dev *rdev)
 	/* rclink_t1_fini() emptied it */
 	WARN_ON_ONCE(!xa_empty(&rdev->t1.qps));
 	xa_destroy(&rdev->t1.qps);
-	mutex_destroy(&rdev->t1.lock);
-	mutex_destroy(&rdev->qp_lock);
 }

@@ -153,6 +153,12 @@ int rclink_rxr_alloc(struct rclink_net *net, struct rclink_rxr *rx, u32 size)
 		rx->pp = NULL;
 		goto err;
 	}
+	/* debugfs t3_ring_alloc_fail (rtnl held) */
+	if (READ_ONCE(net->rdev->t3_ring_alloc_fail)) {
+		WRITE_ONCE(net->rdev->t3_ring_alloc_fail,
+			   net->rdev->t3_ring_alloc_fail - 1);
+		goto err;
+	}
 	rx->md = dma_alloc_coherent(dev, size * sizeof(*rx->md), &rx->md_dma,
 				    GFP_KERNEL);
 	if (!rx->md)

@@ -23,7 +23,11 @@ rx_fifo_overflow, ...) must:
     count does not go backwards.
 
 Also: the reporter exists and is healthy with auto recovery, diagnose
-works, a dump is taken on a fault.  The reporter's grace period is set to
+works, a dump is taken on a fault.  ring_alloc_fail: ethtool -G on the
+running interface whose new RX ring fails after its page pool was made
+(debugfs t3_ring_alloc_fail) is refused with the old rings kept and
+working, and no warning (a page pool made or destroyed with its NAPI
+running warns).  The reporter's grace period is set to
 0 during the test (restored at the end).  The SHIM_INTR_INJECT part needs
 BAR0 mapped while bound (iomem=relaxed), else those cases SKIP.
 """
@@ -122,6 +126,47 @@ class FaultTest:
                          'reporter', REPORTER)
         check(p.stdout.strip(), 'diagnose printed nothing')
         self.ktap.diag('diagnose: %s' % p.stdout.strip()[:300])
+
+    def test_ring_alloc_fail(self):
+        a = self.a
+        before = a.rings()
+        want = {'rx': 128 if before['rx'] != 128 else 512,
+                'tx': 128 if before['tx'] != 128 else 512}
+        mark = rt.kmsg_mark('t3_faults ring_alloc_fail')
+        path = rt.dbg_path(a.bdf, 't3_ring_alloc_fail')
+        rt.sysfs_write(path, 1)
+        try:
+            p = a.nsx(['ethtool', '-G', a.dev, 'rx', str(want['rx']), 'tx',
+                       str(want['tx'])], check_rc=False)
+            left = rt.sysfs_read(path)
+        finally:
+            rt.sysfs_write(path, 0)
+        check(p.returncode != 0, 'ethtool -G succeeded though the RX ring '
+              'allocation failed: %s' % p.stdout.strip())
+        check(left == '0', 'the hook was not reached (%s left)' % left)
+        now = a.rings()
+        check((now['rx'], now['tx']) == (before['rx'], before['tx']),
+              'rings %s after the failure, were %s' % (now, before))
+        recs = rt.kmsg_since(mark)
+        check(any('cannot allocate rings' in t for _, _, t in recs),
+              'no "cannot allocate rings" message in the log')
+        bad = rt.kmsg_problems(recs, errors=False)
+        check(not bad, '\n'.join(bad))
+        for s in (self.a, self.b):
+            sent, got, out = s.ping(count=3, interval=0.2, timeout=2)
+            check(got == sent == 3, '%s: %d/%d replies after the failed '
+                  'ethtool -G\n%s' % (s.name, got, sent, out))
+        # and the change itself still works
+        a.nsx(['ethtool', '-G', a.dev, 'rx', str(want['rx']), 'tx',
+               str(want['tx'])])
+        now = a.rings()
+        check((now['rx'], now['tx']) == (want['rx'], want['tx']),
+              'rings %s, want %s' % (now, want))
+        a.nsx(['ethtool', '-G', a.dev, 'rx', str(before['rx']), 'tx',
+               str(before['tx'])])
+        sent, got, out = a.ping(count=3, interval=0.2, timeout=2)
+        check(got == sent == 3, 'A: %d/%d replies after the resizes\n%s'
+              % (got, sent, out))
 
     def test_dump(self):
         p = self.devlink('health', 'dump', 'show', 'pci/' + self.a.bdf,
@@ -260,7 +305,7 @@ def main():
         ktap.diag('A: %s %s, B: %s %s' % (pair.a.bdf, pair.a.dev,
                                           pair.b.bdf, pair.b.dev))
         t = FaultTest(pair, ktap)
-        ktap.plan(3 + len(DEBUGFS_FAULTS) + len(INJECT_FAULTS) + 1)
+        ktap.plan(4 + len(DEBUGFS_FAULTS) + len(INJECT_FAULTS) + 1)
         ktap.run('reporter', t.test_reporter)
         have = rt.devlink_health(pair.a.bdf, REPORTER) is not None
         ktap.run('diagnose', t.test_diagnose)
@@ -276,6 +321,7 @@ def main():
             else:
                 ktap.fail('fault_' + fault, 'no reporter %s' % REPORTER)
         ktap.run('dump', t.test_dump)
+        ktap.run('ring_alloc_fail', t.test_ring_alloc_fail)
 
         def log_clean():
             bad = rt.kmsg_problems(rt.kmsg_since(marker), errors=False)
