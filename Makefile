@@ -143,6 +143,13 @@ check-long: deps
 demo: deps
 	@selftests/run-demo.sh
 
+# Board A's resets concurrently with traffic and configuration for
+# RCLINK_STRESS_SECONDS (default 180) in a guest with the pci_faults boards
+# (Documentation/testing.rst, "Stress")
+.PHONY: stress
+stress: deps
+	@RCLINK_BOARDS=faults selftests/vm/run-tests.sh stress.py
+
 # ===========================================================================
 # PCIe shim RTL -- targets: rtl, rtl-synth (both part of check)
 #

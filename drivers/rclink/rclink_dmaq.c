@@ -17,7 +17,10 @@
  * the engine has taken is posted again at once, and a buffer still being
  * filled waits on a "held" list for its RECV CQE.  The data of a RECV CQE
  * is copied into the QP's message being reassembled (kvmalloc'ed for
- * MSG_LEN on FIRST) and the page is posted again.  At most the RQ's size
+ * MSG_LEN on FIRST) and the page is posted again.  The peer chooses
+ * MSG_LEN: the messages being reassembled on the board may hold at most
+ * 16 MiB (debugfs t1_rx_partial_max); a FIRST beyond that drops its message
+ * (rx_drop_partial, and the QP's rx_flushed), as when memory runs out.  At most the RQ's size
  * plus one per QP are in circulation: when the CQ handler lags behind the
  * engine, the RQ runs dry instead of the memory growing.  While more than
  * 16 MiB of complete messages wait to be read on the board, no buffer is
@@ -68,6 +71,7 @@ static const char * const rclink_dp_cnt_names[RCLINK_DP_CNT_NUM] = {
 	[RCLINK_DP_RING_SQE_ERRORS] = "ring_sqe_errors",
 	[RCLINK_DP_RING_BAD_INDEX] = "ring_bad_index",
 	[RCLINK_DP_RING_CQ_OVERFLOW] = "ring_cq_overflow",
+	[RCLINK_DP_RX_DROP_PARTIAL] = "rx_drop_partial",
 };
 
 /* The board's drop counters of the queue engine, for debugfs */
@@ -642,11 +646,14 @@ static struct rclink_rq_buf *rclink_dmaq_rq_take(struct rclink_dmaq *dq,
  * Drop the QP's message being reassembled and the rest of it up to its
  * LAST (qp->lock held); the caller frees what lands on @drop.
  */
-static void rclink_dmaq_rx_cut(struct rclink_t1_qp *qp, bool last,
+static void rclink_dmaq_rx_cut(struct rclink_dmaq *dq,
+			       struct rclink_t1_qp *qp, bool last,
 			       struct list_head *drop)
 {
-	if (qp->rx_partial)
+	if (qp->rx_partial) {
+		atomic64_sub(qp->rx_partial->size, &dq->rx_partial_bytes);
 		list_add_tail(&qp->rx_partial->list, drop);
+	}
 	qp->rx_partial = NULL;
 	qp->rx_discard = !last;
 }
@@ -696,14 +703,15 @@ static void rclink_dmaq_rx_deliver(struct rclink_dmaq *dq,
 
 /*
  * One filled buffer of @qp (qp->lock held): a message starts on FIRST
- * (with *@new, allocated by the caller for MSG_LEN, or NULL), the data is
- * appended, the message is delivered on LAST.  A message that cannot be
- * completed is dropped once, counted, and the rest of it up to its LAST
- * is ignored; what must be freed is put on @drop.
+ * (with *@new, allocated by the caller for MSG_LEN, or NULL: then @nonew
+ * says why), the data is appended, the message is delivered on LAST.  A
+ * message that cannot be completed is dropped once, counted, and the rest
+ * of it up to its LAST is ignored; what must be freed is put on @drop.
  */
 static void rclink_dmaq_rx_buf(struct rclink_dmaq *dq,
-			       struct rclink_t1_qp *qp, u64 w0, u32 msg_len,
-			       struct rclink_msg **new, const void *data,
+			       struct rclink_t1_qp *qp, u64 w0,
+			       struct rclink_msg **new,
+			       enum rclink_dp_cnt nonew, const void *data,
 			       struct list_head *drop)
 {
 	u32 status = FIELD_GET(RCLINK_CQE_STATUS, w0);
@@ -721,7 +729,7 @@ static void rclink_dmaq_rx_buf(struct rclink_dmaq *dq,
 		/* a segment error or a write failure cut the message */
 		if (!qp->rx_discard)
 			rclink_dmaq_rx_drop(dq, qp, RCLINK_DP_RX_DROP_FLUSHED);
-		rclink_dmaq_rx_cut(qp, last, drop);
+		rclink_dmaq_rx_cut(dq, qp, last, drop);
 		return;
 	}
 
@@ -729,13 +737,10 @@ static void rclink_dmaq_rx_buf(struct rclink_dmaq *dq,
 		/* a message still open never saw its LAST */
 		if (qp->rx_partial)
 			rclink_dmaq_rx_drop(dq, qp, RCLINK_DP_RX_DROP_SEQ);
-		rclink_dmaq_rx_cut(qp, true, drop);
+		rclink_dmaq_rx_cut(dq, qp, true, drop);
 		if (!*new) {
-			rclink_dmaq_rx_drop(dq, qp, msg_len &&
-					    msg_len <= dq->rx_max_msg ?
-					    RCLINK_DP_RX_DROP_NOMEM :
-					    RCLINK_DP_RX_DROP_SEQ);
-			rclink_dmaq_rx_cut(qp, last, drop);
+			rclink_dmaq_rx_drop(dq, qp, nonew);
+			rclink_dmaq_rx_cut(dq, qp, last, drop);
 			return;
 		}
 		qp->rx_partial = *new;
@@ -752,13 +757,14 @@ static void rclink_dmaq_rx_buf(struct rclink_dmaq *dq,
 	if (len > RCLINK_DP_RX_BUF || len > m->size - m->len ||
 	    (last && m->len + len != m->size)) {
 		rclink_dmaq_rx_drop(dq, qp, RCLINK_DP_RX_DROP_SEQ);
-		rclink_dmaq_rx_cut(qp, last, drop);
+		rclink_dmaq_rx_cut(dq, qp, last, drop);
 		return;
 	}
 	memcpy(m->data + m->len, data, len);
 	m->len += len;
 	if (last) {
 		qp->rx_partial = NULL;
+		atomic64_sub(m->size, &dq->rx_partial_bytes);
 		rclink_dmaq_rx_deliver(dq, qp, m, drop);
 	}
 }
@@ -773,6 +779,7 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 	u32 idx = FIELD_GET(RCLINK_CQE_IDX, w1);
 	u32 msg_len = FIELD_GET(RCLINK_CQE_MSG_LEN, w1);
 	struct rclink_msg *new = NULL, *m, *tmp;
+	enum rclink_dp_cnt nonew;
 	struct rclink_rq_buf *buf;
 	struct rclink_t1_qp *qp;
 	bool noqp = true;
@@ -790,13 +797,26 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 		dma_sync_single_for_cpu(dq->dev, buf->dma, len,
 					DMA_FROM_DEVICE);
 
-	/* before any spinlock: this may sleep */
+	/*
+	 * Before any spinlock: this may sleep.  The peer decides MSG_LEN:
+	 * what its FIRSTs make the driver allocate is bounded by the board's
+	 * partial budget (a QP reassembles one message at a time).
+	 */
+	nonew = RCLINK_DP_RX_DROP_SEQ;
 	if (status == RCLINK_CQE_ST_OK && (w0 & RCLINK_CQE_FIRST) &&
 	    msg_len && msg_len <= dq->rx_max_msg) {
-		new = kvmalloc(struct_size(new, data, msg_len), GFP_KERNEL);
+		nonew = RCLINK_DP_RX_DROP_PARTIAL;
+		if (atomic64_add_return(msg_len, &dq->rx_partial_bytes) <=
+		    READ_ONCE(dq->rx_partial_max)) {
+			nonew = RCLINK_DP_RX_DROP_NOMEM;
+			new = kvmalloc(struct_size(new, data, msg_len),
+				       GFP_KERNEL);
+		}
 		if (new) {
 			new->len = 0;
 			new->size = msg_len;
+		} else {
+			atomic64_sub(msg_len, &dq->rx_partial_bytes);
 		}
 	}
 
@@ -811,7 +831,7 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 	if (qp) {
 		spin_lock(&qp->lock);
 		if (!qp->dp_released) {
-			rclink_dmaq_rx_buf(dq, qp, w0, msg_len, &new,
+			rclink_dmaq_rx_buf(dq, qp, w0, &new, nonew,
 					   page_address(buf->page), &drop);
 			noqp = false;
 		}
@@ -825,7 +845,11 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 				    len, qpn);
 	}
 
-	kvfree(new);
+	if (new) {
+		/* no QP took it */
+		atomic64_sub(new->size, &dq->rx_partial_bytes);
+		kvfree(new);
+	}
 	list_for_each_entry_safe(m, tmp, &drop, list)
 		kvfree(m);
 	rclink_dmaq_rq_buf_put(dq, buf);
@@ -1042,6 +1066,7 @@ static struct rclink_dmaq *rclink_dmaq_alloc(struct rclink_dev *rdev,
 	 * every buffer.
 	 */
 	dq->rx_queued_max = RCLINK_DP_RX_QUEUED_MAX;
+	dq->rx_partial_max = RCLINK_DP_RX_PARTIAL_MAX;
 	dq->rq_max_bufs = (1U << dq->rq_order) + dq->qp_num;
 	dq->rx_max_msg = FIELD_GET(RCLINK_DMAQ_CAP_MAX_MSG, cap);
 	/* a message of order-0 pages takes at most half of the SQ */
@@ -1307,8 +1332,12 @@ u32 rclink_dp_qp_release(struct rclink_t1_qp *qp)
 	list_splice_init(&qp->rx_msgs, &drop);
 	list_for_each_entry(m, &drop, list)
 		unread++;
-	if (qp->rx_partial)
+	if (qp->rx_partial) {
+		if (dq)
+			atomic64_sub(qp->rx_partial->size,
+				     &dq->rx_partial_bytes);
 		list_add_tail(&qp->rx_partial->list, &drop);
+	}
 	qp->rx_partial = NULL;
 	bytes = qp->rx_queued_bytes;
 	qp->rx_queued = 0;
@@ -1481,6 +1510,9 @@ static int rclink_dp_dbg_show(struct seq_file *s, void *unused)
 	seq_printf(s, "rx_queued_bytes %lld\nrx_queued_max %llu\n",
 		   (s64)atomic64_read(&dq->rx_queued_bytes),
 		   READ_ONCE(dq->rx_queued_max));
+	seq_printf(s, "rx_partial_bytes %lld\nrx_partial_max %llu\n",
+		   (s64)atomic64_read(&dq->rx_partial_bytes),
+		   READ_ONCE(dq->rx_partial_max));
 	if (!gone) {
 		afh = rclink_rd64(rdev, RCLINK_AFH_CFG_EN);
 		seq_printf(s, "rnr_en 0x%llx\n",
@@ -1514,4 +1546,8 @@ void rclink_dp_debugfs_init(struct rclink_dev *rdev, struct dentry *dir)
 	if (rdev->t1.dmaq)
 		debugfs_create_u64("t1_rx_queued_max", 0600, dir,
 				   &rdev->t1.dmaq->rx_queued_max);
+	/* and where the partial budget ends (bytes) */
+	if (rdev->t1.dmaq)
+		debugfs_create_u64("t1_rx_partial_max", 0600, dir,
+				   &rdev->t1.dmaq->rx_partial_max);
 }

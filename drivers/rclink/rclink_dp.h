@@ -50,6 +50,8 @@
 
 /* Receive flow control (Documentation/uapi/rclink-dev.rst) */
 #define RCLINK_DP_RX_QUEUED_MAX	SZ_16M
+/* messages being reassembled: what their FIRSTs allocated, at most */
+#define RCLINK_DP_RX_PARTIAL_MAX	SZ_16M
 /* ... the board answers RNR when it has no buffer (every bank) */
 #define RCLINK_DP_RNR_EN	RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN
 /* ... which the shim's FLOW_STOP must reach first (every bank) */
@@ -89,6 +91,7 @@ enum rclink_dp_cnt {
 	RCLINK_DP_RING_SQE_ERRORS,	/* SQEs completed with an error */
 	RCLINK_DP_RING_BAD_INDEX,	/* RING_ENTER refused: SQ tail insane */
 	RCLINK_DP_RING_CQ_OVERFLOW,	/* CQEs over unconsumed ones (liar) */
+	RCLINK_DP_RX_DROP_PARTIAL,	/* FIRST over the partial budget */
 	RCLINK_DP_CNT_NUM
 };
 
@@ -178,6 +181,13 @@ struct rclink_dmaq {
 	bool rx_stopped;		/* flow control: not posting */
 	u64 rx_queued_max;		/* ... above these bytes queued */
 	atomic64_t rx_queued_bytes;	/* complete messages on the QPs */
+	/*
+	 * Messages being reassembled (one per QP at most): the bytes
+	 * allocated for them, at most rx_partial_max; a FIRST beyond that
+	 * drops its message (RCLINK_DP_RX_DROP_PARTIAL).
+	 */
+	u64 rx_partial_max;
+	atomic64_t rx_partial_bytes;
 	struct delayed_work refill_work;	/* after allocation failures */
 
 	/* completion queue, under @cq_lock */
