@@ -20,11 +20,12 @@
  * MSG_LEN on FIRST) and the page is posted again.  The peer chooses
  * MSG_LEN: the messages being reassembled on the board may hold at most
  * 16 MiB (debugfs t1_rx_partial_max); a FIRST beyond that drops its message
- * (rx_drop_partial, and the QP's rx_flushed), as when memory runs out.  At most the RQ's size
- * plus one per QP are in circulation: when the CQ handler lags behind the
- * engine, the RQ runs dry instead of the memory growing.  While more than
- * 16 MiB of complete messages wait to be read on the board, no buffer is
- * posted: the board answers RNR (AFH_CFG_EN.type1_flow_stop_send_rnr_en)
+ * (rx_drop_partial, and the QP's rx_flushed), as when memory runs out.
+ * At most the RQ's size plus one per QP are in circulation: when the CQ
+ * handler lags behind the engine, the RQ runs dry instead of the memory
+ * growing.  While more than 16 MiB of complete messages wait to be read
+ * on the board, no buffer is posted: the board answers RNR
+ * (AFH_CFG_EN.type1_flow_stop_send_rnr_en)
  * and the sender retries (with CBFC the frames wait in their VC's buffer
  * and the sender runs out of credits instead); reading resumes the flow.
  *
