@@ -19,7 +19,9 @@ cd "$here" || exit 1
 
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
-      rclink_cq.v rclink_rx.v rclink_shim_top.v)
+      rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
+      rclink_tlp_req.v rclink_shim_tlp.v rclink_us_if.v
+      rclink_shim_us.v)
 n=0
 rc=0
 
@@ -35,17 +37,23 @@ result() { # NAME STATUS LOG
 }
 
 lint() {
-	verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM -Igen \
-		--top-module rclink_shim_top "${srcs[@]}" >"$out/lint.log" 2>&1
-	result rtl_lint $? "$out/lint.log"
+	local top st=0
+	: >"$out/lint.log"
+	# the word-level core alone, and the UltraScale+ top around it
+	for top in rclink_shim_top rclink_shim_us; do
+		verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM \
+			-Igen -I. --top-module "$top" "${srcs[@]}" \
+			>>"$out/lint.log" 2>&1 || st=1
+	done
+	result rtl_lint $st "$out/lint.log"
 }
 
 sim() {
 	local v name st ost vvp
 	local iv_flags=(-g2005 -Wall -Wno-timescale
-		-Wno-sensitivity-entire-array -Igen -Itb)
+		-Wno-sensitivity-entire-array -Igen -Itb -I.)
 	rm -f "$out"/rclink_tb*.vvp
-	if ! iverilog "${iv_flags[@]}" -o "$out/rclink_tb.vvp" \
+	if ! iverilog "${iv_flags[@]}" -s rclink_tb -o "$out/rclink_tb.vvp" \
 		tb/rclink_tb.v tb/rclink_ip_model.v "${srcs[@]}" \
 		>"$out/iverilog.log" 2>&1 || grep -q 'error' "$out/iverilog.log"; then
 		result rtl_sim_build 1 "$out/iverilog.log"
@@ -60,7 +68,7 @@ print(json.load(open(sys.argv[1])).get("sim_ost_n", ""))' "$v")
 		vvp=$out/rclink_tb.vvp
 		if [ -n "$ost" ]; then
 			vvp=$out/rclink_tb_ost$ost.vvp
-			[ -f "$vvp" ] || iverilog "${iv_flags[@]}" -Prclink_tb.OST_N="$ost" \
+			[ -f "$vvp" ] || iverilog "${iv_flags[@]}" -s rclink_tb -Prclink_tb.OST_N="$ost" \
 				-o "$vvp" tb/rclink_tb.v tb/rclink_ip_model.v \
 				"${srcs[@]}" >>"$out/iverilog.log" 2>&1
 		fi
