@@ -5,7 +5,7 @@
 // (rclink_tlp_cpl: BAR0 to the core, BAR2 to the MSI-X table), the
 // requester (rclink_tlp_req: the core's DMA words as memory read/write
 // TLPs with tags, completions back in order, completion timeout, MSI-X
-// messages on the same stream).
+// messages on the same stream) and the MSI-X table and PBA (rclink_msix).
 // Its PCIe side is four streams of standard TLP headers (first DW in
 // [127:96]) with up to two DWs of payload each, and the configuration
 // state of the function.  A vendor adapter (rclink_us_if for the
@@ -110,16 +110,18 @@ module rclink_shim_tlp #(
         .rx_err(rc_err),
         .cnt_unexp(cnt_cpl_unexp), .cnt_tmo(cnt_cpl_tmo));
 
-    // ---- MSI-X: not yet in fabric (no table in BAR2: reads 0); the core's
-    // vector requests are taken and dropped
+    // ---- MSI-X table and PBA ----------------------------------------------
     wire        v_valid, v_ready;
     wire [15:0] v_vector;
-    assign x_rdata = 64'd0;
-    assign v_ready = 1'b1;
-    assign m_valid = 1'b0;
-    assign m_addr = 64'd0;
-    assign m_data = 32'd0;
-    assign msix_pending = {NVEC{1'b0}};
+
+    rclink_msix #(.NVEC(NVEC)) u_msix (
+        .clk(clk), .rst(rst_q), .msix_en(cfg_msix_en), .fn_mask(cfg_msix_mask),
+        .bm_en(cfg_bus_master_en),
+        .wr(x_wr), .rd(x_rd), .addr(x_addr), .be(x_be), .wdata(x_wdata),
+        .rdata(x_rdata),
+        .req_valid(v_valid), .req_ready(v_ready), .req_vector(v_vector),
+        .msg_valid(m_valid), .msg_ready(m_ready), .msg_addr(m_addr),
+        .msg_data(m_data), .pending(msix_pending));
 
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
