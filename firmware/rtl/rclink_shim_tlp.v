@@ -98,6 +98,7 @@ module rclink_shim_tlp #(
 
     rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
+        .flush(!ip_rst_n),      // the core's reset, SHIM_RESET included
         .dma_req_valid(d_valid), .dma_req_ready(d_ready),
         .dma_req_write(d_write), .dma_req_addr(d_addr),
         .dma_req_data(d_data), .dma_req_be(d_be),

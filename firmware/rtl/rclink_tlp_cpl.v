@@ -19,9 +19,15 @@
 // one the adapter marked bad) completes with Unsupported Request, a
 // posted one (a larger write, a message) is dropped.  One request at a
 // time: the next is taken when the previous one is done (reads after
-// their completion left).
+// their completion left, BAR0 writes WR_GAP cycles after the core took
+// them, so that a write has taken effect before the next request reaches
+// the core: SHIM_RESET resets the core a few cycles after it took the
+// write, and would swallow a request taken meanwhile, such as the read
+// the driver flushes the reset with).
 `default_nettype none
-module rclink_tlp_cpl (
+module rclink_tlp_cpl #(
+    parameter WR_GAP = 8
+) (
     input  wire         clk,
     input  wire         rst,
     input  wire [15:0]  completer_id,
@@ -56,10 +62,12 @@ module rclink_tlp_cpl (
     output wire [63:0]  x_wdata,
     input  wire [63:0]  x_rdata
 );
-    localparam [2:0] S_IDLE = 3'd0, S_BAR0 = 3'd1, S_WAIT = 3'd2, S_CPL = 3'd3;
+    localparam [2:0] S_IDLE = 3'd0, S_BAR0 = 3'd1, S_WAIT = 3'd2, S_CPL = 3'd3,
+                     S_GAP = 3'd4;
     localparam [2:0] CPL_SC = 3'b000, CPL_UR = 3'b001;
 
     reg [2:0] st;
+    reg [3:0] gap;
 
     // ---- decode of the request header ---------------------------------------
     wire [2:0]  fmt  = req_hdr[127:125];
@@ -131,6 +139,7 @@ module rclink_tlp_cpl (
     always @(posedge clk) begin
         if (rst) begin
             st <= S_IDLE;
+            gap <= 4'd0;
             cpl_valid <= 1'b0;
             cpl_hdr <= 128'd0;
             cpl_data <= 64'd0;
@@ -189,7 +198,13 @@ module rclink_tlp_cpl (
             end
             S_BAR0: if (t_ready) begin
                 t_valid <= 1'b0;
-                st <= t_write ? S_IDLE : S_WAIT;
+                gap <= WR_GAP[3:0];
+                st <= t_write ? S_GAP : S_WAIT;
+            end
+            S_GAP: begin
+                gap <= gap - 4'd1;
+                if (gap <= 4'd1)
+                    st <= S_IDLE;
             end
             S_WAIT: if (t_cpl_valid) begin
                 cpl_data <= hi ? {32'd0, t_cpl_data[63:32]} : t_cpl_data;

@@ -22,8 +22,13 @@
 // Completion timeout: the oldest read waits at most TIMEOUT cycles after
 // it became the oldest (so at least TIMEOUT after it was sent); then it
 // answers err and is counted (cnt_tmo).  Its tag is not given again until
-// its late completion came (dropped, cnt_unexp) or another 1-2 TIMEOUT
-// periods passed, so a late completion cannot be taken for a newer read.
+// its late completion came (dropped) or another 1-2 TIMEOUT periods
+// passed, so a late completion cannot be taken for a newer read.
+//
+// flush (the core in reset, SHIM_RESET included): every read not yet
+// answered is forgotten at once (the core starts with none outstanding);
+// the tags of those still waiting for their completion are held the same
+// way as a timed-out one, so their late completions reach no new read.
 // An 8-byte aligned read of at most 8 bytes never crosses a read
 // completion boundary, so each read has exactly one completion.
 `default_nettype none
@@ -34,6 +39,7 @@ module rclink_tlp_req #(
     input  wire         clk,
     input  wire         rst,
     input  wire [15:0]  requester_id,
+    input  wire         flush,
     // the core's DMA words
     input  wire         dma_req_valid,
     output wire         dma_req_ready,
@@ -109,7 +115,7 @@ module rclink_tlp_req #(
     // ---- next state of the tag slots -----------------------------------------
     wire tmo   = nout != 6'd0 && !done[hslot] && timer >= TIMEOUT - 24'd1;
     wire tick  = sweep >= TIMEOUT - 24'd1;
-    wire deliver = nout != 6'd0 && done[hslot];
+    wire deliver = nout != 6'd0 && done[hslot] && !flush;
     reg [TAGS-1:0] n_pend, n_done, n_err, n_zombie, n_aged;
     always @* begin
         n_pend = pend;
@@ -140,6 +146,12 @@ module rclink_tlp_req #(
         if (deliver) begin
             n_pend[hslot] = 1'b0;
             n_done[hslot] = 1'b0;
+        end
+        // the core reset: forget every read, hold the tags still waiting
+        if (flush) begin
+            n_zombie = n_zombie | (n_pend & ~n_done);
+            n_pend = {TAGS{1'b0}};
+            n_done = {TAGS{1'b0}};
         end
     end
 
@@ -193,11 +205,11 @@ module rclink_tlp_req #(
             // ---- completions
             if (rx_valid && cwait)
                 slot_data[cslot] <= hi[cslot] ? {rx_data[31:0], 32'd0} : rx_data;
-            if (rx_valid && !cwait)
+            if (rx_valid && !cwait && !clate)
                 cnt_unexp <= cnt_unexp + 32'd1;
 
             // ---- timers
-            if (nout == 6'd0 || done[hslot] || tmo)
+            if (nout == 6'd0 || done[hslot] || tmo || flush)
                 timer <= 24'd0;
             else
                 timer <= timer + 24'd1;
@@ -212,6 +224,8 @@ module rclink_tlp_req #(
                 dma_rsp_err <= err[hslot];
                 hptr <= hptr + 6'd1;
             end
+            if (flush)
+                hptr <= iptr;
         end
     end
 endmodule

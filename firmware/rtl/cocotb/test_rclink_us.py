@@ -180,6 +180,12 @@ class Driver:
         # read back: the write reached the table before anything after it
         assert await self.bar2.read_dword(v * 16 + 12) == (1 if masked else 0)
 
+    async def reset(self):
+        """rclink_reset(): SHIM_RESET, then a read flushes the write."""
+        await self.bar0.write_qword(reg("SHIM_RESET"), 1)
+        magic = await with_timeout(self.bar0.read_qword(reg("SHIM_ID")), 10, "us")
+        assert magic & 0xFFFFFFFF == hw.MAGIC, hex(magic)
+
     async def pba(self):
         return await self.bar2.read_qword(0x800)
 
@@ -360,6 +366,45 @@ async def test_dma_errors(dut):
     assert st & ST_OK and not st & ST_ERR, hex(st)
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert int(dut.cnt_cpl_tmo.value) == 0
+
+
+@cocotb.test()
+async def test_reset_with_reads_out(dut):
+    """SHIM_RESET while self-test reads are outstanding: their late
+    completions do not reach the core after the reset (a new CHECK right
+    after it passes)."""
+    tb, drv = await bring_up(dut)
+    slow, smem = tb.rc.alloc_region(0x1000)
+    fast, fmem = tb.rc.alloc_region(0x1000)
+    smem[0:64] = bytes(range(64))
+    fmem[0:2048] = pattern(0x77, 2048)
+    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
+
+    async def later(tlp):
+        await Timer(2, "us")
+        await orig(tlp)
+
+    async def delay(tlp):
+        # the slow region answers 2 us late, without holding up the rest
+        if slow <= tlp.address < slow + 0x1000:
+            cocotb.start_soon(later(tlp))
+        else:
+            await orig(tlp)
+
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
+    await drv.bar0.write_qword(reg("SHIM_TEST_DMA_ADDR"), slow)
+    await drv.bar0.write_qword(reg("SHIM_TEST_DMA_CTRL"),
+                               (0x77 << 32) | (OP_CHECK << 24) | 64)
+    await Timer(300, "ns")
+    assert tb.max_tags == 8, tb.max_tags
+    await drv.reset()
+    # the late completions arrive while this CHECK runs
+    st = await drv.selftest(OP_CHECK, fast, 2048, 0x77)
+    assert st & ST_OK and not st & ST_ERR and st >> 32 == 0, hex(st)
+    assert tb.dev.active_request[0:32].count(None) == 32
+    st = await drv.selftest(OP_CHECK, fast, 256, 0x77)
+    assert st & ST_OK and not st & ST_ERR, hex(st)
+    assert int(dut.cnt_cpl_unexp.value) == 0
 
 
 @cocotb.test()
