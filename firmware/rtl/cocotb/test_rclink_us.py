@@ -241,6 +241,15 @@ async def test_probe_registers(dut):
     assert await bar0.read(reg("SHIM_ID") + 7, 1) == bytes(1)
     assert await bar0.read(reg("SHIM_ID") + 1, 3) == bytes(3)
     assert int(dut.cnt_bad_req.value) == 0
+    # a read across a quad word is refused with UR and counted
+    try:
+        await bar0.read(reg("SHIM_ID") + 4, 8)
+        refused = False
+    except Exception as e:          # cocotbext-pcie: unsuccessful completion
+        refused = "Unsuccessful" in str(e)
+    assert refused
+    assert int(dut.cnt_bad_req.value) == 1
+    assert await bar0.read_qword(reg("SHIM_ID")) & 0xFFFFFFFF == hw.MAGIC
 
 
 @cocotb.test()
@@ -288,6 +297,17 @@ async def test_msix(dut):
         data = await drv.bar2.read_dword(v * 16 + 8)
         assert (hi << 32) | lo == vec.addr and data == vec.data
     assert await drv.pba() == 0
+    # sub-DW reads and a byte write of the table (BAR2 takes any byte
+    # enables): the completion's lower address and byte count pick the
+    # bytes
+    v3 = drv.pdev.msi_vectors[3]
+    entry = struct.pack("<QI", v3.addr, v3.data)
+    assert await drv.bar2.read(3 * 16 + 1, 3) == entry[1:4]
+    assert await drv.bar2.read(3 * 16 + 10, 2) == entry[10:12]
+    await drv.bar2.write(3 * 16 + 9, b"\xab")
+    assert await drv.bar2.read_dword(3 * 16 + 8) == (v3.data & ~0xFF00) | 0xAB00
+    await drv.bar2.write_dword(3 * 16 + 8, v3.data)
+    assert await drv.bar2.read_dword(3 * 16 + 8) == v3.data
 
     # masked: pending, no message; unmasked: the message
     await drv.bar0.write_qword(reg("SHIM_TEST_IRQ"), 2)
