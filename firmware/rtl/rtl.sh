@@ -122,6 +122,7 @@ cocotb() {
 		cd "$d" || exit 1
 		MODULE=test_rclink_us TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
+		RCLINK_VECTORS=$top/firmware/vectors \
 		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
 		LIBPYTHON_LOC=$("$venv/bin/cocotb-config" --libpython) \
 		COCOTB_ANSI_OUTPUT=0 COCOTB_RESOLVE_X=ZEROS PYTHONDONTWRITEBYTECODE=1 PATH=$venv/bin:$PATH \

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // cocotb top of the UltraScale+ shim (test_rclink_us.py): rclink_shim_us
 // with its PCIe ports brought out for cocotbext-pcie's UltraScale+ device
-// model, the IP stand-in (tb/rclink_ip_model.v) on the IP ports and a MAC
-// CSR stand-in (reads 0).  Short timeouts: the completion timeout of the
+// model, the IP stand-in (tb/rclink_ip_model.v) on the IP ports and the
+// MAC CSR stand-in of tb/rclink_tb.v (the contract's reset values and
+// masks).  Short timeouts: the completion timeout of the
 // requester is CPL_TIMEOUT cycles.
 `timescale 1ns/1ps
 `default_nettype none
+`include "rclink_regs.vh"
 module rclink_us_tb #(
     parameter CPL_TIMEOUT = 24'd4000
 ) (
@@ -83,10 +85,32 @@ module rclink_us_tb #(
     wire [11:0] mac_address;
     wire        mac_read, mac_write;
     wire [31:0] mac_writedata;
+    reg  [31:0] mac_readdata = 32'd0;
     reg         mac_readdatavalid = 1'b0;
 
-    always @(posedge user_clk)
-        mac_readdatavalid <= mac_read;
+`include "rclink_regtab.vh"
+
+    // ---- MAC CSR stand-in (reset values and masks of the contract) --------
+    reg [31:0] macregs [0:4095];
+    integer mi;
+    always @(posedge user_clk) begin
+        mac_readdatavalid <= 1'b0;
+        if (!ip_rst_n) begin
+            for (mi = 0; mi < 4096; mi = mi + 1)
+                macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+        end else begin
+            if (mac_write)
+                macregs[mac_address] = (macregs[mac_address] &
+                    ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
+                    (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
+            if (mac_read) begin
+                mac_readdata <= macregs[mac_address] &
+                    (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
+                     rclink_reg_romask(16'h8000 + mac_address * 4));
+                mac_readdatavalid <= 1'b1;
+            end
+        end
+    end
 
     // the hard IP holds user_reset from configuration on; the model raises
     // it only after two clocks: a power-on reset covers those
@@ -146,7 +170,7 @@ module rclink_us_tb #(
         .rx_m_dat(64'd0), .rx_m_keep(8'd0), .rx_m_qpid({QP_AW{1'b0}}),
         .rx_m_etype(2'd0), .rx_m_len(13'd0), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
-        .mac_writedata(mac_writedata), .mac_readdata(32'd0),
+        .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
 
     rclink_ip_model #(.QP_AW(QP_AW)) ip (

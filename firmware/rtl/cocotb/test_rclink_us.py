@@ -9,6 +9,12 @@ capability registers), MSI-X table programming with the vectors masked
 and then unmasked, the event ring, the DMA self-test.  Register offsets
 and fields come from the generated contract (selftests' rclink_hw.py).
 
+The shared test vectors (firmware/vectors) whose ops are all plain
+register and host memory operations (no IP stand-in stimulus, no peer
+board, no TX_S capture) run here too, through the real TLPs, one test
+each (test_vector_NAME), as the QEMU model's vectors.py runs them: MSI-X
+off, bus mastering on.
+
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer.
 """
@@ -29,7 +35,9 @@ from cocotbext.pcie.core.utils import PcieId
 from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
+sys.path.insert(0, os.environ["RCLINK_VECTORS"])
 import rclink_hw as hw  # noqa: E402
+import vecload as vl  # noqa: E402
 
 SHORT = os.environ.get("RCLINK_COCOTB_SHORT", "0") != "0"
 NVEC = hw.MSIX_VECTORS
@@ -445,3 +453,125 @@ async def test_completion_timeout(dut):
     st = await drv.selftest(OP_CHECK, addr, 8, 0)
     assert st & ST_ERR and not st & ST_OK, hex(st)
     assert int(dut.cnt_cpl_tmo.value) == 1
+
+
+# ---- the shared test vectors ---------------------------------------------
+
+PLAIN = {"w64", "w32", "r64", "r32", "wbuf", "poll", "memw", "memr", "fill",
+         "memeq", "wqe", "rqe"}
+M64 = (1 << 64) - 1
+
+
+async def run_vector(tb, drv, v):
+    """Replay a vector's ops as vec2tb.py / rclink_tb.v do; returns the
+    list of failed checks."""
+    bases, mems = {}, {}
+    for name in sorted(v["buffers"]):
+        bases[name], mems[name] = tb.rc.alloc_region(0x1000)
+    bar0 = drv.bar0
+    fails = []
+
+    def host(a):
+        for name, base in bases.items():
+            if base <= a < base + 0x1000:
+                return mems[name], a - base
+        raise AssertionError("no host buffer at %#x" % a)
+
+    def mem_get(a, n):
+        m, off = host(a)
+        return bytes(m[off:off + n])
+
+    def mem_put(a, data):
+        m, off = host(a)
+        m[off:off + len(data)] = data
+
+    def check(ok, what):
+        if not ok:
+            fails.append(what)
+
+    for pc, op in enumerate(v["ops"]):
+        k = op[0]
+        if k in ("w64", "w32"):
+            off, _ = vl.reg(op[1])
+            if k == "w64":
+                await bar0.write_qword(off, vl.value(op[2]) & M64)
+            else:
+                await bar0.write_dword(off, vl.value(op[2]) & 0xFFFFFFFF)
+        elif k in ("r64", "r32"):
+            off, _ = vl.reg(op[1])
+            if k == "r64":
+                val = await bar0.read_qword(off)
+                mask = vl.value(op[3]) if len(op) > 3 else M64
+            else:
+                val = await bar0.read_dword(off)
+                mask = vl.value(op[3]) if len(op) > 3 else 0xFFFFFFFF
+            check(val & mask == vl.value(op[2]) & mask,
+                  "%d %r: read %#x" % (pc, op, val))
+        elif k == "wbuf":
+            off, _ = vl.reg(op[1])
+            await bar0.write_qword(off, vl.addr(op[2], bases))
+        elif k == "poll":
+            off, _ = vl.reg(op[1])
+            mask = vl.value(op[3]) if len(op) > 3 else M64
+            want = vl.value(op[2]) & mask
+            for _ in range(200):
+                val = await bar0.read_qword(off)
+                if val & mask == want:
+                    break
+                await Timer(200, "ns")
+            check(val & mask == want, "%d %r: polled %#x" % (pc, op, val))
+        elif k == "memw":
+            mem_put(vl.addr(op[1], bases),
+                    struct.pack("<Q", vl.value(op[2]) & M64))
+        elif k == "memr":
+            val, = struct.unpack("<Q", mem_get(vl.addr(op[1], bases), 8))
+            mask = vl.value(op[3]) if len(op) > 3 else M64
+            check(val & mask == vl.value(op[2]) & mask,
+                  "%d %r: memory %#x" % (pc, op, val))
+        elif k == "fill":
+            mem_put(vl.addr(op[1], bases),
+                    vl.pattern(vl.value(op[3]), vl.value(op[2])))
+        elif k == "memeq":
+            n = vl.value(op[3])
+            check(mem_get(vl.addr(op[1], bases), n) ==
+                  mem_get(vl.addr(op[2], bases), n), "%d %r" % (pc, op))
+        elif k == "wqe":
+            w1 = (vl.addr(op[3], bases) if isinstance(op[3], str) and
+                  not op[3].startswith("0x") else vl.value(op[3]))
+            mem_put(vl.addr(op[1], bases),
+                    struct.pack("<QQ", vl.value(op[2]) & M64, w1 & M64))
+        elif k == "rqe":
+            mem_put(vl.addr(op[1], bases),
+                    struct.pack("<QQ", vl.addr(op[2], bases),
+                                vl.value(op[3]) & M64))
+        else:
+            raise AssertionError("op %r is not a plain op" % (op,))
+    return fails
+
+
+def vector_files():
+    """The vectors this bench can replay: not sim_only, plain ops only."""
+    out = []
+    for path in vl.all_files():
+        v = vl.load(path)
+        if v.get("sim_only") or any(o[0] not in PLAIN for o in v["ops"]):
+            continue
+        out.append((os.path.basename(path)[:-5], path))
+    return out
+
+
+def _vector_test(name, path):
+    async def vector(dut):
+        tb, drv = await bring_up(dut)
+        fails = await run_vector(tb, drv, vl.load(path))
+        for f in fails:
+            tb.log.error("vector %s: %s", name, f)
+        assert not fails, "%d checks failed" % len(fails)
+        assert int(dut.cnt_bad_req.value) == 0
+    vector.__name__ = vector.__qualname__ = "test_vector_" + name
+    vector.__doc__ = "The shared vector %s through the PCIe top." % name
+    return cocotb.test()(vector)
+
+
+for _name, _path in vector_files():
+    globals()["test_vector_" + _name] = _vector_test(_name, _path)
