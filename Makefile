@@ -155,8 +155,10 @@ stress: deps
 #
 #   make rtl         verilator lint of firmware/rtl, then every shared test
 #                    vector (firmware/vectors/*.json) on the Icarus Verilog
-#                    testbench (shim + IP stand-in + host stand-in); KTAP,
-#                    logs in build/rtl/
+#                    testbench (shim + IP stand-in + host stand-in), then the
+#                    cocotb tests of the UltraScale+ top (cocotbext-pcie
+#                    root complex and hard IP model; the venv of make deps);
+#                    KTAP, logs in build/rtl/
 #   make rtl-synth   yosys generic synthesis: fails on latches, multiple or
 #                    missing drivers; prints the resource counts
 #                    (build/rtl/resources.txt)
@@ -164,7 +166,7 @@ stress: deps
 
 .PHONY: rtl rtl-synth
 rtl:
-	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh lint sim
+	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh lint sim cocotb
 
 rtl-synth:
 	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh synth

@@ -45,6 +45,19 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
+# The RTL's cocotb test bench (firmware/rtl/rtl.sh cocotb): pinned Python
+# packages in a virtual environment of Debian's python3, rebuilt when the
+# requirements change.
+req=$here/../firmware/rtl/cocotb/requirements.txt
+venv=$cache/cocotb-venv
+if ! cmp -s "$req" "$venv/requirements.txt"; then
+	echo "deps: installing the cocotb virtual environment"
+	rm -rf "$venv"
+	/usr/bin/python3 -m venv "$venv"
+	"$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+	cp "$req" "$venv/requirements.txt"
+fi
+
 # Guest kernel images, unpacked into the cache (never installed on the host).
 for rel in "$KREL_61" "$KREL_612"; do
 	d="$cache/kernel/$rel"

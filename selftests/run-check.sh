@@ -131,9 +131,11 @@ done
 } >"$out/host.ktap"
 [ "$mode" = all ] && cat "$out/host.ktap"
 
-# ---- shim RTL: lint, the shared vectors in simulation, yosys synthesis ------
+# ---- shim RTL: lint, the shared vectors in simulation, yosys synthesis, the
+# short cocotb run of the UltraScale+ top ----------------------------------
 if [ "$mode" = all ]; then
-	RCLINK_BUILD=$out firmware/rtl/rtl.sh lint sim synth >"$out/rtl.txt" 2>&1
+	RCLINK_COCOTB_SHORT=1 RCLINK_BUILD=$out \
+		firmware/rtl/rtl.sh lint sim synth cocotb >"$out/rtl.txt" 2>&1
 	{
 		echo "TAP version 13"
 		echo "1..$(grep -cE '^(not )?ok ' "$out/rtl.txt")"

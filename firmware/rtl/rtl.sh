@@ -6,6 +6,11 @@
 #                  on the testbench (shim + IP stand-in + host stand-in)
 #   rtl.sh synth   yosys generic synthesis: no latches, no multiple or
 #                  missing drivers (check -assert), resource counts
+#   rtl.sh cocotb  cocotb on Icarus: the UltraScale+ top (rclink_shim_us)
+#                  under cocotbext-pcie's root complex and hard IP model
+#                  (firmware/rtl/cocotb); RCLINK_COCOTB_SHORT=1 for the
+#                  short run of make check.  Needs the virtual environment
+#                  of .ci/deps.sh (skipped without it)
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail
@@ -19,7 +24,9 @@ cd "$here" || exit 1
 
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
-      rclink_cq.v rclink_rx.v rclink_shim_top.v)
+      rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
+      rclink_tlp_req.v rclink_msix.v rclink_shim_tlp.v rclink_us_if.v
+      rclink_shim_us.v)
 n=0
 rc=0
 
@@ -35,17 +42,23 @@ result() { # NAME STATUS LOG
 }
 
 lint() {
-	verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM -Igen \
-		--top-module rclink_shim_top "${srcs[@]}" >"$out/lint.log" 2>&1
-	result rtl_lint $? "$out/lint.log"
+	local top st=0
+	: >"$out/lint.log"
+	# the word-level core alone, and the UltraScale+ top around it
+	for top in rclink_shim_top rclink_shim_us; do
+		verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM \
+			-Igen -I. --top-module "$top" "${srcs[@]}" \
+			>>"$out/lint.log" 2>&1 || st=1
+	done
+	result rtl_lint $st "$out/lint.log"
 }
 
 sim() {
 	local v name st ost vvp
 	local iv_flags=(-g2005 -Wall -Wno-timescale
-		-Wno-sensitivity-entire-array -Igen -Itb)
+		-Wno-sensitivity-entire-array -Igen -Itb -I.)
 	rm -f "$out"/rclink_tb*.vvp
-	if ! iverilog "${iv_flags[@]}" -o "$out/rclink_tb.vvp" \
+	if ! iverilog "${iv_flags[@]}" -s rclink_tb -o "$out/rclink_tb.vvp" \
 		tb/rclink_tb.v tb/rclink_ip_model.v "${srcs[@]}" \
 		>"$out/iverilog.log" 2>&1 || grep -q 'error' "$out/iverilog.log"; then
 		result rtl_sim_build 1 "$out/iverilog.log"
@@ -60,7 +73,7 @@ print(json.load(open(sys.argv[1])).get("sim_ost_n", ""))' "$v")
 		vvp=$out/rclink_tb.vvp
 		if [ -n "$ost" ]; then
 			vvp=$out/rclink_tb_ost$ost.vvp
-			[ -f "$vvp" ] || iverilog "${iv_flags[@]}" -Prclink_tb.OST_N="$ost" \
+			[ -f "$vvp" ] || iverilog "${iv_flags[@]}" -s rclink_tb -Prclink_tb.OST_N="$ost" \
 				-o "$vvp" tb/rclink_tb.v tb/rclink_ip_model.v \
 				"${srcs[@]}" >>"$out/iverilog.log" 2>&1
 		fi
@@ -89,13 +102,79 @@ synth() {
 	result rtl_synth $st "$out/synth.log"
 }
 
+cocotb() {
+	local venv=${RCLINK_CACHE:-$HOME/.cache/rclink}/cocotb-venv
+	local d=$out/cocotb
+	if [ ! -x "$venv/bin/cocotb-config" ]; then
+		n=$((n + 1))
+		echo "ok $n rtl_cocotb # SKIP no cocotb virtual environment (make deps)"
+		return
+	fi
+	rm -rf "$d" && mkdir -p "$d"
+	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
+		-Igen -Itb -I. -s rclink_us_tb -o "$d/sim.vvp" \
+		cocotb/rclink_us_tb.v tb/rclink_ip_model.v "${srcs[@]}" \
+		>"$d/iverilog.log" 2>&1 || grep -q 'error' "$d/iverilog.log"; then
+		result rtl_cocotb_build 1 "$d/iverilog.log"
+		return
+	fi
+	(
+		cd "$d" || exit 1
+		MODULE=test_rclink_us TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
+		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
+		RCLINK_VECTORS=$top/firmware/vectors \
+		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
+		LIBPYTHON_LOC=$("$venv/bin/cocotb-config" --libpython) \
+		COCOTB_ANSI_OUTPUT=0 COCOTB_RESOLVE_X=ZEROS PYTHONDONTWRITEBYTECODE=1 PATH=$venv/bin:$PATH \
+			vvp -M "$("$venv/bin/cocotb-config" --lib-dir)" \
+			-m "$("$venv/bin/cocotb-config" --lib-name vpi icarus)" \
+			sim.vvp >"$d/sim.log" 2>&1
+	)
+	# one KTAP line per test of results.xml; a failed test's part of the
+	# log (its traceback) in NAME.fail
+	local line
+	while read -r line; do
+		case $line in
+		PASS\ *) result "rtl_cocotb_${line#PASS }" 0 /dev/null ;;
+		FAIL\ *) result "rtl_cocotb_${line#FAIL }" 1 "$d/${line#FAIL }.fail" ;;
+		esac
+	done < <(/usr/bin/python3 - "$d" <<-'EOF'
+		import os
+		import re
+		import sys
+		import xml.etree.ElementTree as ET
+		d = sys.argv[1]
+		try:
+		    cases = list(ET.parse(d + "/results.xml").getroot().iter("testcase"))
+		except (OSError, ET.ParseError):
+		    cases = None
+		log = open(d + "/sim.log", errors="replace").read() if os.path.exists(d + "/sim.log") else ""
+		parts = re.split(r"\n(?=.*cocotb.regression +running )", log)
+		if not cases:
+		    open(d + "/run.fail", "w").write("\n".join(log.splitlines()[-40:]) + "\n")
+		    print("FAIL run")
+		    sys.exit(0)
+		for c in cases:
+		    name = c.get("name")
+		    bad = c.find("failure") is not None or c.find("error") is not None
+		    if bad:
+		        own = [p for p in parts if re.search(r"running %s\b" % name, p)]
+		        lines = (own[0] if own else log).splitlines()
+		        open("%s/%s.fail" % (d, name), "w").write("\n".join(lines[-30:]) + "\n")
+		    print(("FAIL " if bad else "PASS ") + name)
+		EOF
+	)
+	grep -E 'TESTS=' "$d/sim.log" | sed 's/^[ *]*/# /'
+}
+
 for part in "${@:-lint sim synth}"; do
 	for p in $part; do
 		case $p in
 		lint) lint ;;
 		sim) sim ;;
 		synth) synth ;;
-		*) echo "usage: $0 [lint] [sim] [synth]" >&2; exit 2 ;;
+		cocotb) cocotb ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [cocotb]" >&2; exit 2 ;;
 		esac
 	done
 done

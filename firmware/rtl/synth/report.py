@@ -14,7 +14,8 @@ def main():
         nl = json.load(f)
     top = [m for m, d in nl['modules'].items()
            if d.get('attributes', {}).get('top')]
-    mod = nl['modules'][top[0] if top else 'rclink_shim_top']
+    name = top[0] if top else 'rclink_shim_us'
+    mod = nl['modules'][name]
     kinds = collections.Counter()
     ffs = latches = mems = membits = logic = 0
     for cell in mod['cells'].values():
@@ -30,8 +31,9 @@ def main():
             membits += int(p['WIDTH'], 2) * int(p['SIZE'], 2)
         else:
             logic += 1
-    print('rclink_shim_top: %d logic cells, %d flip-flops, %d latches, '
-          '%d memories (%d bits)' % (logic, ffs, latches, mems, membits))
+    print('%s: %d logic cells, %d flip-flops, %d latches, '
+          '%d memories (%d bits)' % (name, logic, ffs, latches, mems,
+                                     membits))
     for t, n in sorted(kinds.items()):
         print('  %-24s %d' % (t, n))
     return 1 if latches else 0

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// cocotb top of the UltraScale+ shim (test_rclink_us.py): rclink_shim_us
+// with its PCIe ports brought out for cocotbext-pcie's UltraScale+ device
+// model, the IP stand-in (tb/rclink_ip_model.v) on the IP ports and the
+// MAC CSR stand-in of tb/rclink_tb.v (the contract's reset values and
+// masks).  Short timeouts: the completion timeout of the
+// requester is CPL_TIMEOUT cycles.
+`timescale 1ns/1ps
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_us_tb #(
+    parameter CPL_TIMEOUT = 24'd4000
+) (
+    input  wire         user_clk,
+    input  wire         user_reset,
+    input  wire         user_lnk_up,
+    input  wire [511:0] m_axis_cq_tdata,
+    input  wire [182:0] m_axis_cq_tuser,
+    input  wire         m_axis_cq_tlast,
+    input  wire [15:0]  m_axis_cq_tkeep,
+    input  wire         m_axis_cq_tvalid,
+    output wire         m_axis_cq_tready,
+    output wire [1:0]   pcie_cq_np_req,
+    input  wire [5:0]   pcie_cq_np_req_count,
+    output wire [511:0] s_axis_cc_tdata,
+    output wire [80:0]  s_axis_cc_tuser,
+    output wire         s_axis_cc_tlast,
+    output wire [15:0]  s_axis_cc_tkeep,
+    output wire         s_axis_cc_tvalid,
+    input  wire         s_axis_cc_tready,
+    output wire [511:0] s_axis_rq_tdata,
+    output wire [136:0] s_axis_rq_tuser,
+    output wire         s_axis_rq_tlast,
+    output wire [15:0]  s_axis_rq_tkeep,
+    output wire         s_axis_rq_tvalid,
+    input  wire         s_axis_rq_tready,
+    input  wire [511:0] m_axis_rc_tdata,
+    input  wire [160:0] m_axis_rc_tuser,
+    input  wire         m_axis_rc_tlast,
+    input  wire [15:0]  m_axis_rc_tkeep,
+    input  wire         m_axis_rc_tvalid,
+    output wire         m_axis_rc_tready,
+    input  wire [15:0]  cfg_function_status,
+    input  wire [1:0]   cfg_max_payload,
+    input  wire [2:0]   cfg_max_read_req,
+    input  wire [3:0]   cfg_interrupt_msix_enable,
+    input  wire [3:0]   cfg_interrupt_msix_mask,
+    input  wire [3:0]   cfg_interrupt_msi_enable,
+    output wire [31:0]  cfg_interrupt_msi_int,
+    input  wire         cfg_interrupt_msi_sent,
+    input  wire         cfg_interrupt_msi_fail,
+    output wire [3:0]   cfg_interrupt_int,
+    output wire [3:0]   cfg_interrupt_pending,
+    input  wire         cfg_interrupt_sent,
+    output wire [31:0]  cnt_bad_req,
+    output wire [31:0]  cnt_cpl_unexp,
+    output wire [31:0]  cnt_cpl_tmo
+);
+    localparam QP_AW = 10;
+
+    wire        ip_rst_n;
+    wire        awvalid, awready, wvalid, wready, bvalid, bready;
+    wire        arvalid, arready, rvalid, rready;
+    wire [13:0] awaddr, araddr;
+    wire [63:0] wdata, rdata;
+    wire [7:0]  wstrb;
+    wire [1:0]  bresp, rresp;
+    wire        irq_vld;
+    wire [63:0] irq_info;
+    wire [15:0] rc_intr;
+    wire        tx_vld, tx_fs, tx_fe, tx_fack;
+    wire [63:0] tx_dat;
+    wire [7:0]  tx_keep;
+    wire [1:0]  tx_etype;
+    wire [2:0]  tx_group;
+    wire [QP_AW-1:0] tx_qpid, crd_qpid;
+    wire [3:0]  crd;
+    wire        crd_qpid_vld;
+    wire [1:0]  ip_idle;
+    wire        ip_wait_crd, ip_mac_free, t2_rate_vld;
+    wire [15:0] ip_t2_crd;
+    wire [21:0] t2_rate_dat;
+    wire        rx_rdy;
+    wire [3:0]  flow_stop;
+    wire [11:0] mac_address;
+    wire        mac_read, mac_write;
+    wire [31:0] mac_writedata;
+    reg  [31:0] mac_readdata = 32'd0;
+    reg         mac_readdatavalid = 1'b0;
+
+`include "rclink_regtab.vh"
+
+    // ---- MAC CSR stand-in (reset values and masks of the contract) --------
+    reg [31:0] macregs [0:4095];
+    integer mi;
+    always @(posedge user_clk) begin
+        mac_readdatavalid <= 1'b0;
+        if (!ip_rst_n) begin
+            for (mi = 0; mi < 4096; mi = mi + 1)
+                macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+        end else begin
+            if (mac_write)
+                macregs[mac_address] = (macregs[mac_address] &
+                    ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
+                    (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
+            if (mac_read) begin
+                mac_readdata <= macregs[mac_address] &
+                    (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
+                     rclink_reg_romask(16'h8000 + mac_address * 4));
+                mac_readdatavalid <= 1'b1;
+            end
+        end
+    end
+
+    // the hard IP holds user_reset from configuration on; the model raises
+    // it only after two clocks: a power-on reset covers those
+    reg [3:0] por = 4'hf;
+    always @(posedge user_clk)
+        por <= {por[2:0], 1'b0};
+    wire dut_reset = user_reset || por[3];
+
+    rclink_shim_us #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT)) dut (
+        .user_clk(user_clk), .user_reset(dut_reset), .user_lnk_up(user_lnk_up),
+        .m_axis_cq_tdata(m_axis_cq_tdata), .m_axis_cq_tuser(m_axis_cq_tuser),
+        .m_axis_cq_tlast(m_axis_cq_tlast), .m_axis_cq_tkeep(m_axis_cq_tkeep),
+        .m_axis_cq_tvalid(m_axis_cq_tvalid), .m_axis_cq_tready(m_axis_cq_tready),
+        .pcie_cq_np_req(pcie_cq_np_req), .pcie_cq_np_req_count(pcie_cq_np_req_count),
+        .s_axis_cc_tdata(s_axis_cc_tdata), .s_axis_cc_tuser(s_axis_cc_tuser),
+        .s_axis_cc_tlast(s_axis_cc_tlast), .s_axis_cc_tkeep(s_axis_cc_tkeep),
+        .s_axis_cc_tvalid(s_axis_cc_tvalid), .s_axis_cc_tready(s_axis_cc_tready),
+        .s_axis_rq_tdata(s_axis_rq_tdata), .s_axis_rq_tuser(s_axis_rq_tuser),
+        .s_axis_rq_tlast(s_axis_rq_tlast), .s_axis_rq_tkeep(s_axis_rq_tkeep),
+        .s_axis_rq_tvalid(s_axis_rq_tvalid), .s_axis_rq_tready(s_axis_rq_tready),
+        .m_axis_rc_tdata(m_axis_rc_tdata), .m_axis_rc_tuser(m_axis_rc_tuser),
+        .m_axis_rc_tlast(m_axis_rc_tlast), .m_axis_rc_tkeep(m_axis_rc_tkeep),
+        .m_axis_rc_tvalid(m_axis_rc_tvalid), .m_axis_rc_tready(m_axis_rc_tready),
+        .cfg_function_status(cfg_function_status),
+        .cfg_max_payload(cfg_max_payload), .cfg_max_read_req(cfg_max_read_req),
+        .cfg_interrupt_msix_enable(cfg_interrupt_msix_enable),
+        .cfg_interrupt_msix_mask(cfg_interrupt_msix_mask),
+        .cfg_interrupt_msi_enable(cfg_interrupt_msi_enable),
+        .cfg_interrupt_msi_int(cfg_interrupt_msi_int),
+        .cfg_interrupt_msi_sent(cfg_interrupt_msi_sent),
+        .cfg_interrupt_msi_fail(cfg_interrupt_msi_fail),
+        .cfg_interrupt_int(cfg_interrupt_int),
+        .cfg_interrupt_pending(cfg_interrupt_pending),
+        .cfg_interrupt_sent(cfg_interrupt_sent),
+        .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
+        .cnt_cpl_tmo(cnt_cpl_tmo),
+        .board_serial(64'h0000000000005eed), .board_mac(48'h525400123456),
+        .link_carrier(1'b1),
+        .ip_rst_n(ip_rst_n),
+        .ip_awvalid(awvalid), .ip_awready(awready), .ip_awaddr(awaddr),
+        .ip_wvalid(wvalid), .ip_wready(wready), .ip_wdata(wdata), .ip_wstrb(wstrb),
+        .ip_bvalid(bvalid), .ip_bready(bready), .ip_bresp(bresp),
+        .ip_arvalid(arvalid), .ip_arready(arready), .ip_araddr(araddr),
+        .ip_rvalid(rvalid), .ip_rready(rready), .ip_rdata(rdata), .ip_rresp(rresp),
+        .ip_irq_vld(irq_vld), .ip_irq_info(irq_info), .ip_rc_intr(rc_intr),
+        .ip_recv_ack_vld(1'b0), .ip_recv_ack_qpid({QP_AW{1'b0}}),
+        .ip_recv_ack_rtt(32'd0), .ip_recv_num_acked(10'd0), .ip_recv_nak_flg(1'b0),
+        .ip_retry_tmo_vld(1'b0), .ip_retry_tmo_qpid({QP_AW{1'b0}}),
+        .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_wait_crd),
+        .ip_tx_mac_free(ip_mac_free), .ip_t2_crd(ip_t2_crd),
+        .ip_set_type2_rate_vld(t2_rate_vld), .ip_set_type2_rate_dat(t2_rate_dat),
+        .tx_s_vld(tx_vld), .tx_s_fs(tx_fs), .tx_s_fe(tx_fe), .tx_s_dat(tx_dat),
+        .tx_s_keep(tx_keep), .tx_s_qpid(tx_qpid), .tx_s_fack(tx_fack),
+        .tx_s_etype(tx_etype), .tx_s_t2_group(tx_group), .tx_s_crd(crd),
+        .tx_s_crd_qpid(crd_qpid), .tx_s_crd_qpid_vld(crd_qpid_vld),
+        .rx_m_vld(1'b0), .rx_m_rdy(rx_rdy), .rx_m_fs(1'b0), .rx_m_fe(1'b0),
+        .rx_m_dat(64'd0), .rx_m_keep(8'd0), .rx_m_qpid({QP_AW{1'b0}}),
+        .rx_m_etype(2'd0), .rx_m_len(13'd0), .rx_flow_stop(flow_stop),
+        .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
+        .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
+        .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
+
+    rclink_ip_model #(.QP_AW(QP_AW)) ip (
+        .clk(user_clk), .rst_n(ip_rst_n),
+        .awvalid(awvalid), .awready(awready), .awaddr(awaddr),
+        .wvalid(wvalid), .wready(wready), .wdata(wdata), .wstrb(wstrb),
+        .bvalid(bvalid), .bready(bready), .bresp(bresp),
+        .arvalid(arvalid), .arready(arready), .araddr(araddr),
+        .rvalid(rvalid), .rready(rready), .rdata(rdata), .rresp(rresp),
+        .irq_vld(irq_vld), .irq_info(irq_info), .rc_intr(rc_intr),
+        .tx_vld(tx_vld), .tx_fs(tx_fs), .tx_fe(tx_fe), .tx_dat(tx_dat),
+        .tx_keep(tx_keep), .tx_qpid(tx_qpid), .tx_fack(tx_fack),
+        .tx_etype(tx_etype), .tx_group(tx_group),
+        .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld),
+        .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
+        .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
+endmodule
+`default_nettype wire

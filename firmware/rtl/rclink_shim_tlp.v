@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// rclink PCIe shim: the vendor-neutral TLP-level top (Documentation/hw/rtl.rst).
+//
+// The word-level core (rclink_shim_top) with the completer
+// (rclink_tlp_cpl: BAR0 to the core, BAR2 to the MSI-X table), the
+// requester (rclink_tlp_req: the core's DMA words as memory read/write
+// TLPs with tags, completions back in order, completion timeout, MSI-X
+// messages on the same stream) and the MSI-X table and PBA (rclink_msix).
+// Its PCIe side is four streams of standard TLP headers (first DW in
+// [127:96]) with up to two DWs of payload each, and the configuration
+// state of the function.  A vendor adapter (rclink_us_if for the
+// UltraScale+ block) turns these into its hard IP's descriptors; nothing
+// here depends on the vendor.
+`default_nettype none
+`include "rclink_regs.vh"
+module rclink_shim_tlp #(
+    parameter NVEC = `RCLINK_MSIX_VECTORS,
+    parameter QP_AW = 10,
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
+    parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
+    parameter TAGS = 32,                    // reads outstanding (tags)
+    parameter CPL_TIMEOUT = 24'd12500000    // completion timeout (cycles)
+) (
+    input  wire         clk,
+    input  wire         rst_n,
+    // ---- configuration state of the function
+    input  wire [15:0]  function_id,        // bus/device/function
+    input  wire         cfg_bus_master_en,
+    input  wire         cfg_msix_en,
+    input  wire         cfg_msix_mask,      // MSI-X function mask
+    input  wire         cfg_msi_en,
+    // ---- completer: requests in, completions out
+    input  wire         cq_valid,
+    output wire         cq_ready,
+    input  wire [127:0] cq_hdr,
+    input  wire [2:0]   cq_bar,
+    input  wire [63:0]  cq_data,
+    input  wire         cq_bad,
+    output wire         cc_valid,
+    input  wire         cc_ready,
+    output wire [127:0] cc_hdr,
+    output wire [63:0]  cc_data,
+    // ---- requester: requests out, completions in
+    output wire         rq_valid,
+    input  wire         rq_ready,
+    output wire [127:0] rq_hdr,
+    output wire [63:0]  rq_data,
+    input  wire         rc_valid,
+    input  wire [127:0] rc_hdr,
+    input  wire [63:0]  rc_data,
+    input  wire         rc_err,
+    // ---- MSI (one vector) and INTx of the hard IP
+    output wire         msi_valid,
+    input  wire         msi_ready,
+    output wire         intx,
+    // ---- status of the PCIe side
+    output wire [31:0]  cnt_bad_req,        // requests refused (UR or dropped)
+    output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
+    output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
+    output wire [NVEC-1:0] msix_pending,
+`include "rclink_ip_ports.vh"
+);
+    reg rst_q;
+    always @(posedge clk)
+        rst_q <= !rst_n;
+
+    // ---- completer --------------------------------------------------------
+    wire        t_valid, t_ready, t_write, t_cpl_valid, t_cpl_ready;
+    wire [15:0] t_addr;
+    wire [7:0]  t_be;
+    wire [63:0] t_data, t_cpl_data;
+    wire        x_wr, x_rd;
+    wire [11:0] x_addr;
+    wire [7:0]  x_be;
+    wire [63:0] x_wdata, x_rdata;
+    wire [9:0]  t_cpl_tag;
+
+    rclink_tlp_cpl u_cpl (
+        .clk(clk), .rst(rst_q), .completer_id(function_id),
+        .req_valid(cq_valid), .req_ready(cq_ready), .req_hdr(cq_hdr),
+        .req_bar(cq_bar), .req_data(cq_data), .req_bad(cq_bad),
+        .cpl_valid(cc_valid), .cpl_ready(cc_ready), .cpl_hdr(cc_hdr),
+        .cpl_data(cc_data), .bad_req(cnt_bad_req),
+        .t_valid(t_valid), .t_ready(t_ready), .t_write(t_write),
+        .t_addr(t_addr), .t_be(t_be), .t_data(t_data),
+        .t_cpl_valid(t_cpl_valid), .t_cpl_ready(t_cpl_ready),
+        .t_cpl_data(t_cpl_data),
+        .x_wr(x_wr), .x_rd(x_rd), .x_addr(x_addr), .x_be(x_be),
+        .x_wdata(x_wdata), .x_rdata(x_rdata));
+
+    // ---- requester --------------------------------------------------------
+    wire        d_valid, d_ready, d_write, r_valid, r_err;
+    wire [63:0] d_addr, d_data, r_data;
+    wire [7:0]  d_be;
+    wire        m_valid, m_ready;
+    wire [63:0] m_addr;
+    wire [31:0] m_data;
+
+    rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT)) u_req (
+        .clk(clk), .rst(rst_q), .requester_id(function_id),
+        .flush(!ip_rst_n),      // the core's reset, SHIM_RESET included
+        .dma_req_valid(d_valid), .dma_req_ready(d_ready),
+        .dma_req_write(d_write), .dma_req_addr(d_addr),
+        .dma_req_data(d_data), .dma_req_be(d_be),
+        .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
+        .msg_valid(m_valid), .msg_ready(m_ready), .msg_addr(m_addr),
+        .msg_data(m_data),
+        .tx_valid(rq_valid), .tx_ready(rq_ready), .tx_hdr(rq_hdr),
+        .tx_data(rq_data),
+        .rx_valid(rc_valid), .rx_hdr(rc_hdr), .rx_data(rc_data),
+        .rx_err(rc_err),
+        .cnt_unexp(cnt_cpl_unexp), .cnt_tmo(cnt_cpl_tmo));
+
+    // ---- MSI-X table and PBA ----------------------------------------------
+    wire        v_valid, v_ready;
+    wire [15:0] v_vector;
+
+    rclink_msix #(.NVEC(NVEC)) u_msix (
+        .clk(clk), .rst(rst_q), .msix_en(cfg_msix_en), .fn_mask(cfg_msix_mask),
+        .bm_en(cfg_bus_master_en),
+        .wr(x_wr), .rd(x_rd), .addr(x_addr), .be(x_be), .wdata(x_wdata),
+        .rdata(x_rdata),
+        .req_valid(v_valid), .req_ready(v_ready), .req_vector(v_vector),
+        .msg_valid(m_valid), .msg_ready(m_ready), .msg_addr(m_addr),
+        .msg_data(m_data), .pending(msix_pending));
+
+    // ---- the word-level core --------------------------------------------------
+    rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
+                      .DMA_TIMEOUT(DMA_TIMEOUT)) u_core (
+        .clk(clk), .rst_n(rst_n),
+        .cfg_bus_master_en(cfg_bus_master_en), .cfg_msix_en(cfg_msix_en),
+        .cfg_msi_en(cfg_msi_en),
+        .tgt_req_valid(t_valid), .tgt_req_ready(t_ready),
+        .tgt_req_write(t_write), .tgt_req_addr(t_addr), .tgt_req_be(t_be),
+        .tgt_req_data(t_data), .tgt_req_tag(10'd0),
+        .tgt_cpl_valid(t_cpl_valid), .tgt_cpl_ready(t_cpl_ready),
+        .tgt_cpl_data(t_cpl_data), .tgt_cpl_tag(t_cpl_tag),
+        .dma_req_valid(d_valid), .dma_req_ready(d_ready),
+        .dma_req_write(d_write), .dma_req_addr(d_addr),
+        .dma_req_data(d_data), .dma_req_be(d_be),
+        .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
+        .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
+        .msi_valid(msi_valid), .msi_ready(msi_ready), .intx(intx),
+`include "rclink_ip_conn.vh"
+    );
+endmodule
+`default_nettype wire

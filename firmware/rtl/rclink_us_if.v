@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// rclink PCIe shim: adapter to the Xilinx UltraScale+ integrated block
+// for PCI Express (PG213), 512-bit AXI4-Stream interfaces, DWORD-aligned,
+// straddling off, client tags.
+//
+// Descriptor <-> standard TLP header only (in the manner of Corundum's
+// pcie_us_if split): the TLP-level core (rclink_shim_tlp) does the rest.
+//   CQ -> req_*  the completer request descriptor (address, DW count,
+//                request type, requester ID, tag, BAR, TC, attributes;
+//                first/last BE from tuser) as a request header, the first
+//                two payload DWs as data.  A request of more than one
+//                beat, or with discontinue set, is marked bad (the core
+//                refuses it) and its further beats are dropped.
+//   cpl_* -> CC  the completion header as a completer completion
+//                descriptor (one beat: 3 DWs and up to 2 of data); the
+//                hard IP fills in its bus number (completer ID enable 0).
+//   rq_* -> RQ   memory read/write headers as requester request
+//                descriptors (one beat: 4 DWs and up to 2 of data), the
+//                core's tag (client tags), requester ID filled in by the
+//                hard IP.
+//   RC -> rc_*   the requester completion descriptor as a completion
+//                header; rc_err is the block's error code (poisoned,
+//                bad status, length, mismatch, timeout, ...) or a
+//                completion of more than one beat (never for the core's
+//                reads of at most 8 bytes); further beats are dropped.
+`default_nettype none
+module rclink_us_if (
+    input  wire         clk,
+    input  wire         rst,
+    // ---- CQ (hard IP -> user)
+    input  wire [511:0] m_axis_cq_tdata,
+    input  wire [182:0] m_axis_cq_tuser,
+    input  wire         m_axis_cq_tlast,
+    input  wire [15:0]  m_axis_cq_tkeep,
+    input  wire         m_axis_cq_tvalid,
+    output wire         m_axis_cq_tready,
+    // ---- CC (user -> hard IP)
+    output wire [511:0] s_axis_cc_tdata,
+    output wire [80:0]  s_axis_cc_tuser,
+    output wire         s_axis_cc_tlast,
+    output wire [15:0]  s_axis_cc_tkeep,
+    output wire         s_axis_cc_tvalid,
+    input  wire         s_axis_cc_tready,
+    // ---- RQ (user -> hard IP)
+    output wire [511:0] s_axis_rq_tdata,
+    output wire [136:0] s_axis_rq_tuser,
+    output wire         s_axis_rq_tlast,
+    output wire [15:0]  s_axis_rq_tkeep,
+    output wire         s_axis_rq_tvalid,
+    input  wire         s_axis_rq_tready,
+    // ---- RC (hard IP -> user)
+    input  wire [511:0] m_axis_rc_tdata,
+    input  wire [160:0] m_axis_rc_tuser,
+    input  wire         m_axis_rc_tlast,
+    input  wire [15:0]  m_axis_rc_tkeep,
+    input  wire         m_axis_rc_tvalid,
+    output wire         m_axis_rc_tready,
+    // ---- TLP-level side (rclink_shim_tlp)
+    output wire         req_valid,
+    input  wire         req_ready,
+    output wire [127:0] req_hdr,
+    output wire [2:0]   req_bar,
+    output wire [63:0]  req_data,
+    output wire         req_bad,
+    input  wire         cpl_valid,
+    output wire         cpl_ready,
+    input  wire [127:0] cpl_hdr,
+    input  wire [63:0]  cpl_data,
+    input  wire         rq_valid,
+    output wire         rq_ready,
+    input  wire [127:0] rq_hdr,
+    input  wire [63:0]  rq_data,
+    output wire         rc_valid,
+    output wire [127:0] rc_hdr,
+    output wire [63:0]  rc_data,
+    output wire         rc_err
+);
+    // ======================================================================
+    // CQ: completer request descriptor -> request header
+    // ======================================================================
+    reg cq_drain;                       // dropping the rest of a long request
+    wire [511:0] cq = m_axis_cq_tdata;
+    wire [63:0]  cq_addr = {cq[63:2], 2'b00};
+    wire [10:0]  cq_dws  = cq[74:64];
+    wire [3:0]   cq_type = cq[78:75];
+    wire [2:0]   cq_tc   = cq[123:121];
+    wire [2:0]   cq_attr = cq[126:124];
+    wire         cq_four = cq_addr[63:32] != 32'd0;
+    reg  [7:0]   cq_ft;                 // fmt and type of the request
+    always @* begin
+        case (cq_type)
+        4'b0000: cq_ft = {2'b00, cq_four, 5'b00000};    // memory read
+        4'b0001: cq_ft = {2'b01, cq_four, 5'b00000};    // memory write
+        4'b0010: cq_ft = {3'b000, 5'b00010};            // IO read
+        4'b0011: cq_ft = {3'b010, 5'b00010};            // IO write
+        4'b0100: cq_ft = {2'b01, cq_four, 5'b01100};    // fetch and add
+        4'b0101: cq_ft = {2'b01, cq_four, 5'b01101};    // swap
+        4'b0110: cq_ft = {2'b01, cq_four, 5'b01110};    // compare and swap
+        4'b0111: cq_ft = {2'b00, cq_four, 5'b00001};    // locked read
+        default: cq_ft = {3'b001, 5'b10000};            // message (posted)
+        endcase
+    end
+    wire cq_first = m_axis_cq_tvalid && !cq_drain;
+    assign req_valid = cq_first;
+    assign m_axis_cq_tready = cq_drain || req_ready;
+    assign req_hdr = {cq_ft, 1'b0, cq_tc, 1'b0, cq_attr[2], 4'd0, cq_attr[1:0],
+                      cq[1:0], cq_dws[9:0],
+                      cq[95:80], cq[103:96], m_axis_cq_tuser[11:8],
+                      m_axis_cq_tuser[3:0],
+                      cq_four ? {cq_addr[63:32], cq_addr[31:0]} :
+                                {cq_addr[31:0], 32'd0}};
+    assign req_bar  = cq[114:112];
+    assign req_data = cq[191:128];
+    assign req_bad  = !m_axis_cq_tlast || m_axis_cq_tuser[96] || cq_dws[10];
+
+    always @(posedge clk) begin
+        if (rst)
+            cq_drain <= 1'b0;
+        else if (m_axis_cq_tvalid && m_axis_cq_tready)
+            cq_drain <= !m_axis_cq_tlast;
+    end
+
+    // ======================================================================
+    // CC: completion header -> completer completion descriptor
+    // ======================================================================
+    wire [9:0]  cc_dws = cpl_hdr[105:96];
+    wire [11:0] cc_bc  = cpl_hdr[75:64];
+    wire [95:0] cc_desc = {
+        1'b0, cpl_hdr[114], cpl_hdr[109:108], cpl_hdr[118:116],  // attr, TC
+        1'b0, cpl_hdr[95:80],                   // completer ID (IP's bus)
+        cpl_hdr[47:40],                         // tag
+        cpl_hdr[63:48], 1'b0, cpl_hdr[110],     // requester ID, poisoned
+        cpl_hdr[79:77], 1'b0, cc_dws,           // status, DW count
+        2'b00, 1'b0, cc_bc == 12'd0, cc_bc,     // byte count (0: 4096)
+        6'd0, 2'b00, 1'b0, cpl_hdr[38:32]};     // AT, lower address
+    wire [3:0] cc_last = 4'd2 + cc_dws[3:0];
+    assign s_axis_cc_tdata  = {352'd0, cpl_data, cc_desc};
+    assign s_axis_cc_tkeep  = (cc_dws == 10'd0) ? 16'h0007 :
+                              (cc_dws == 10'd1) ? 16'h000f : 16'h001f;
+    assign s_axis_cc_tlast  = 1'b1;
+    // is_sop[0], is_sop0_ptr 0, is_eop[0], is_eop0_ptr, no discontinue,
+    // no parity
+    assign s_axis_cc_tuser  = {64'd0, 1'b0, 4'd0, cc_last, 1'b0, 1'b1,
+                               2'b00, 2'b00, 1'b0, 1'b1};
+    assign s_axis_cc_tvalid = cpl_valid;
+    assign cpl_ready = s_axis_cc_tready;
+
+    // ======================================================================
+    // RQ: request header -> requester request descriptor
+    // ======================================================================
+    wire        rq_four = rq_hdr[125];
+    wire [63:0] rq_addr = rq_four ? {rq_hdr[63:32], rq_hdr[31:2], 2'b00} :
+                                    {32'd0, rq_hdr[63:34], 2'b00};
+    wire [9:0]  rq_dws  = rq_hdr[105:96];
+    wire [3:0]  rq_type = rq_hdr[126] ? 4'b0001 : 4'b0000;   // MWr : MRd
+    wire [127:0] rq_desc = {
+        1'b0, rq_hdr[114], rq_hdr[109:108], rq_hdr[118:116],  // attr, TC
+        1'b0, 16'd0, rq_hdr[79:72],             // requester ID enable 0, tag
+        rq_hdr[95:80], rq_hdr[110], rq_type, 1'b0, rq_dws,  // ID, EP, type
+        rq_addr[63:2], rq_hdr[107:106]};        // address, AT
+    wire [3:0] rq_last = 4'd3 + rq_dws[3:0];
+    assign s_axis_rq_tdata  = {320'd0, rq_data, rq_desc};
+    assign s_axis_rq_tkeep  = (rq_dws == 10'd1) ? 16'h001f : 16'h003f;
+    assign s_axis_rq_tlast  = 1'b1;
+    // first/last BE (slot 0), is_sop[0], is_eop[0] with its pointer; no
+    // discontinue, TPH, sequence numbers or parity
+    assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_last, 2'b01, 2'b00, 2'b00,
+                               2'b01, 4'd0, 4'd0, rq_hdr[71:68], 4'd0,
+                               rq_hdr[67:64]};
+    assign s_axis_rq_tvalid = rq_valid;
+    assign rq_ready = s_axis_rq_tready;
+
+    // ======================================================================
+    // RC: requester completion descriptor -> completion header
+    // ======================================================================
+    reg rc_drain;
+    wire [511:0] rc = m_axis_rc_tdata;
+    wire [10:0]  rc_dws = rc[42:32];
+    assign m_axis_rc_tready = 1'b1;
+    assign rc_valid = m_axis_rc_tvalid && !rc_drain;
+    assign rc_hdr = {rc_dws != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
+                     1'b0, rc[91:89], 1'b0, rc[94], 3'd0, rc[46],
+                     rc[93:92], 2'b00, rc_dws[9:0],
+                     rc[87:72], rc[45:43], 1'b0, rc[27:16],
+                     rc[63:48], rc[71:64], 1'b0, rc[6:0],
+                     32'd0};
+    assign rc_data = rc[159:96];
+    assign rc_err  = rc[15:12] != 4'd0 || !m_axis_rc_tlast ||
+                     m_axis_rc_tuser[96];
+
+    always @(posedge clk) begin
+        if (rst)
+            rc_drain <= 1'b0;
+        else if (m_axis_rc_tvalid)
+            rc_drain <= !m_axis_rc_tlast;
+    end
+endmodule
+`default_nettype wire
