@@ -207,9 +207,32 @@ static void rclink_get_pause_stats(struct net_device *netdev,
 	}
 }
 
+/*
+ * The LL 100G MAC runs at one speed, full duplex, without autonegotiation;
+ * the shim does not know the media (the board's cage and module), so no
+ * link mode is claimed.  Speed and duplex only while there is a carrier.
+ */
+static int rclink_get_link_ksettings(struct net_device *netdev,
+				     struct ethtool_link_ksettings *ks)
+{
+	ethtool_link_ksettings_zero_link_mode(ks, supported);
+	ethtool_link_ksettings_zero_link_mode(ks, advertising);
+	ks->base.autoneg = AUTONEG_DISABLE;
+	ks->base.port = PORT_OTHER;
+	if (netif_carrier_ok(netdev)) {
+		ks->base.speed = SPEED_100000;
+		ks->base.duplex = DUPLEX_FULL;
+	} else {
+		ks->base.speed = SPEED_UNKNOWN;
+		ks->base.duplex = DUPLEX_UNKNOWN;
+	}
+	return 0;
+}
+
 static const struct ethtool_ops rclink_ethtool_ops = {
 	.get_drvinfo = rclink_get_drvinfo,
 	.get_link = ethtool_op_get_link,
+	.get_link_ksettings = rclink_get_link_ksettings,
 	.get_ringparam = rclink_get_ringparam,
 	.set_ringparam = rclink_set_ringparam,
 	.get_sset_count = rclink_get_sset_count,

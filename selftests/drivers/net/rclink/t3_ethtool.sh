@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ethtool on the TYPE3 netdev: -i names driver rclink and the board's PCI
-# address; -S has a constant set of names (the same on both boards and
+# address; the link settings say 100000Mb/s, full duplex, no
+# autonegotiation while there is a carrier, unknown speed without one; -S has a constant set of names (the same on both boards and
 # across down/up) and none of the rtnl_link_stats64 counters; -g shows
 # power-of-two ring sizes within their maximums; -G changes them (and a
 # TCP transfer and pings still work with the new rings), a size above the
@@ -29,7 +30,7 @@ rings_of() { # side
 
 stat_names() { rcl_ethtool_stats "$1" | awk '{ print $1 }' | sort; }
 
-ktap_plan 9
+ktap_plan 10
 
 # -- ethtool -i ------------------------------------------------------------
 errs=""
@@ -41,6 +42,22 @@ for side in A B; do
 	[ "$bus" = "$(rcl_bdf $side)" ] || errs+="$side: bus-info '$bus', want $(rcl_bdf $side); "
 done
 ktap_result ethtool_i "$([ -z "$errs" ]; echo $?)" "$errs"
+
+# -- ethtool DEV (link settings) --------------------------------------------
+errs=""
+out=$(rcl_nsx A ethtool "$RCL_IF_A" 2>&1)
+for want in "Speed: 100000Mb/s" "Duplex: Full" "Auto-negotiation: off" \
+	"Link detected: yes"; do
+	grep -qF "$want" <<<"$out" || errs+="A: no '$want' in ethtool $RCL_IF_A; "
+done
+# without a carrier (A administratively down): no speed
+rcl_nsx A ip link set dev "$RCL_IF_A" down
+out=$(rcl_nsx A ethtool "$RCL_IF_A" 2>&1)
+grep -qF "Speed: Unknown!" <<<"$out" || errs+="A down: $(grep Speed <<<"$out"); "
+rcl_nsx A ip link set dev "$RCL_IF_A" up
+rcl_wait_carrier A 1 || errs+="A: no carrier after up; "
+[ -z "$errs" ] || ktap_diag "$out"
+ktap_result ethtool_link "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # -- ethtool -S ------------------------------------------------------------
 errs=""
