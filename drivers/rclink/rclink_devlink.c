@@ -65,6 +65,16 @@ static int rclink_devlink_info_get(struct devlink *devlink,
 	if (err)
 		return err;
 
+	/*
+	 * The board's registers only while it is up (the instance lock held:
+	 * no reset runs now, but one may have failed or be in the middle of
+	 * AER recovery)
+	 */
+	if (!rclink_is_up(rdev)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the board is down (a reset failed or is in progress)");
+		return -ENODEV;
+	}
 	/* SHIM_ID.magic: the board's own identity */
 	id = rclink_rd64(rdev, RCLINK_SHIM_ID);
 	if (rclink_gone(rdev)) {
@@ -278,6 +288,9 @@ static int rclink_dl_t1_size_validate(struct devlink *devlink, u32 id,
 	u32 max_order;
 	u64 cap;
 
+	/* a board that is down: the bring-up clamps to what it has */
+	if (!rclink_is_up(rdev))
+		return 0;
 	cap = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
 	if (rclink_gone(rdev)) {
 		NL_SET_ERR_MSG_MOD(extack, "device gone");
