@@ -256,6 +256,7 @@ struct rclink_file {
 	struct rw_semaphore rw;
 	struct mutex read_lock;		/* one reader at a time */
 	struct rclink_t1_qp *qp;	/* bound QP, under @rw */
+	u64 netns;			/* the opener's network namespace */
 	bool unbinding;			/* sleepers: leave, @rw is wanted */
 	wait_queue_head_t wq;		/* readers, writers, pollers, drain */
 
