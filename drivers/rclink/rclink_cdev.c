@@ -351,7 +351,7 @@ static ssize_t rclink_fop_write_iter(struct kiocb *iocb,
 		goto out;
 	}
 	/* a TYPE2 message is one packet */
-	if (len > (qp->group ? rclink_dp_t2_max_msg(cd->rdev) : dq->max_msg)) {
+	if (len > (qp->group ? rclink_dp_t2_max_msg(dq) : dq->max_msg)) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
@@ -528,9 +528,13 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 		err = -ERANGE;
 		goto out;
 	}
-	/* the IP lacks a register TYPE2 needs (rclink_assumed.c) */
+	/*
+	 * the IP lacks a register TYPE2 needs (rclink_assumed.c), or its
+	 * TYPE2_PKT_LEN holds no message
+	 */
 	if ((b.flags & RCLINK_BIND_MCAST) &&
-	    !rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2)) {
+	    (!rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2) ||
+	     !rclink_dp_t2_max_msg(rdev->t1.dmaq))) {
 		err = -EOPNOTSUPP;
 		goto out;
 	}

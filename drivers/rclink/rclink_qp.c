@@ -1169,6 +1169,11 @@ static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
 	struct rclink_t1_qp *grp;
 	unsigned int g;
 
+	/* rclink_dp_t2_max_msg() is 0: binding a group fails (EOPNOTSUPP) */
+	if (rdev->params.type2_pkt_len <= RCLINK_SEG_BYTES)
+		dev_warn(rdev->dev,
+			 "TYPE2_PKT_LEN %u leaves no room for a message: TYPE2 groups cannot be bound\n",
+			 rdev->params.type2_pkt_len);
 	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
 		grp = kzalloc(sizeof(*grp), GFP_KERNEL);
 		if (!grp)
