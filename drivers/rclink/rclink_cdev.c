@@ -538,7 +538,11 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 		err = -EOPNOTSUPP;
 		goto out;
 	}
-	/* `rclink qp del` holds rclink_t1.lock: the QP stays while bound */
+	/*
+	 * `rclink qp del` and mcast-set hold rclink_t1.lock: the QP and its
+	 * owner stay while it is held, and the capability check (which may
+	 * sleep in a security module) runs outside the RCU section
+	 */
 	err = -ENOENT;
 	mutex_lock(&rdev->t1.lock);
 	rcu_read_lock();
@@ -546,6 +550,7 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 		qp = rdev->t1.groups[b.qpn];
 	else
 		qp = rclink_t1_qp_lookup_rcu(rdev, b.qpn);
+	rcu_read_unlock();
 	if (qp && !rclink_file_may_bind(file, rf, &qp->user)) {
 		err = -EACCES;
 	} else if (qp) {
@@ -558,7 +563,6 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 		}
 		spin_unlock(&qp->lock);
 	}
-	rcu_read_unlock();
 	mutex_unlock(&rdev->t1.lock);
 	if (err)
 		goto out;
