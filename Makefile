@@ -303,9 +303,10 @@ $(RCLINK_BUILD)/tools/rclink-ring: tools/rclink/rclink-ring.c \
 	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $<
 
 # rclink-msg: send/receive TYPE1 messages through /dev/rclinkN (an example)
-$(RCLINK_BUILD)/tools/rclink-msg: tools/rclink/rclink-msg.c uapi/linux/rclink_dev.h
+$(RCLINK_BUILD)/tools/rclink-msg: tools/rclink/rclink-msg.c uapi/linux/rclink_dev.h \
+		tools/lib/rclink_ring.h
 	@mkdir -p $(dir $@)
-	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -o $@ $<
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $<
 
 nl-gen:
 	@tools/net/gen-nl.sh

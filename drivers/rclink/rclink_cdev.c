@@ -17,11 +17,20 @@
  * sleepers leave with ENOTCONN.  A sleep always ends before anything is
  * queued or dequeued, so a signal (ERESTARTSYS) loses and duplicates
  * nothing; a message being read stays on its queue until it is copied.
+ *
+ * Ownership.  BIND takes only a QP or group of the file's opener: its
+ * euid (file->f_cred) and network namespace (at open) are the QP's owner,
+ * or the opener had CAP_NET_ADMIN (Documentation/uapi/rclink-dev.rst,
+ * "Ownership").  Rings and areas are the file's own: mmap, RING_ENTER and
+ * DRAIN reach no other file's.
  */
 
+#include <linux/capability.h>
 #include <linux/cdev.h>
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/nsproxy.h>
 #include <asm/ioctls.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
@@ -29,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
+#include <net/net_namespace.h>
 
 #include "rclink_compat.h"
 #include "rclink_dp.h"
@@ -190,6 +200,7 @@ static int rclink_fop_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&rf->wq);
 	spin_lock_init(&rf->lock);
 	rf->window = RCLINK_TX_WINDOW_DEFAULT;
+	rf->netns = current->nsproxy->net_ns->net_cookie;
 	rf->cd = cd;
 	get_device(&cd->dev);
 
@@ -340,7 +351,7 @@ static ssize_t rclink_fop_write_iter(struct kiocb *iocb,
 		goto out;
 	}
 	/* a TYPE2 message is one packet */
-	if (len > (qp->group ? rclink_dp_t2_max_msg(cd->rdev) : dq->max_msg)) {
+	if (len > (qp->group ? rclink_dp_t2_max_msg(dq) : dq->max_msg)) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
@@ -480,8 +491,20 @@ int rclink_ioc_copy_out(void __user *uarg, u32 usize, const void *karg,
 	       -EFAULT : 0;
 }
 
-static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
-			    void __user *argp)
+/*
+ * The file's opener owns the QP, or may bind any: CAP_NET_ADMIN adds,
+ * changes and deletes every QP through netlink anyway.
+ */
+static bool rclink_file_may_bind(struct file *file, struct rclink_file *rf,
+				 const struct rclink_owner *user)
+{
+	if (uid_eq(file->f_cred->euid, user->uid) && rf->netns == user->netns)
+		return true;
+	return file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN);
+}
+
+static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
+			    struct rclink_dev *rdev, void __user *argp)
 {
 	struct rclink_t1_qp *qp;
 	struct rclink_bind b;
@@ -505,13 +528,21 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 		err = -ERANGE;
 		goto out;
 	}
-	/* the IP lacks a register TYPE2 needs (rclink_assumed.c) */
+	/*
+	 * the IP lacks a register TYPE2 needs (rclink_assumed.c), or its
+	 * TYPE2_PKT_LEN holds no message
+	 */
 	if ((b.flags & RCLINK_BIND_MCAST) &&
-	    !rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2)) {
+	    (!rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2) ||
+	     !rclink_dp_t2_max_msg(rdev->t1.dmaq))) {
 		err = -EOPNOTSUPP;
 		goto out;
 	}
-	/* `rclink qp del` holds rclink_t1.lock: the QP stays while bound */
+	/*
+	 * `rclink qp del` and mcast-set hold rclink_t1.lock: the QP and its
+	 * owner stay while it is held, and the capability check (which may
+	 * sleep in a security module) runs outside the RCU section
+	 */
 	err = -ENOENT;
 	mutex_lock(&rdev->t1.lock);
 	rcu_read_lock();
@@ -519,7 +550,10 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 		qp = rdev->t1.groups[b.qpn];
 	else
 		qp = rclink_t1_qp_lookup_rcu(rdev, b.qpn);
-	if (qp) {
+	rcu_read_unlock();
+	if (qp && !rclink_file_may_bind(file, rf, &qp->user)) {
+		err = -EACCES;
+	} else if (qp) {
 		spin_lock(&qp->lock);
 		if (qp->owner) {
 			err = -EBUSY;
@@ -529,7 +563,6 @@ static long rclink_ioc_bind(struct rclink_file *rf, struct rclink_dev *rdev,
 		}
 		spin_unlock(&qp->lock);
 	}
-	rcu_read_unlock();
 	mutex_unlock(&rdev->t1.lock);
 	if (err)
 		goto out;
@@ -680,7 +713,7 @@ static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 	/* the struct's own size field, not _IOC_SIZE, says how big it is */
 	switch (RCLINK_IOC_NOSIZE(cmd)) {
 	case RCLINK_IOC_NOSIZE(RCLINK_IOC_BIND):
-		err = rclink_ioc_bind(rf, rdev, argp);
+		err = rclink_ioc_bind(file, rf, rdev, argp);
 		break;
 	case RCLINK_IOC_NOSIZE(RCLINK_IOC_UNBIND):
 		err = rclink_ioc_unbind(rf);

@@ -63,12 +63,6 @@
 /* CQEs handled before DMAQ_CQ_CONS is written back */
 #define RCLINK_DP_CQ_BATCH	64
 
-/* The largest TYPE2 message: one packet of TYPE2_PKT_LEN, its header aside */
-static inline u32 rclink_dp_t2_max_msg(struct rclink_dev *rdev)
-{
-	return rdev->params.type2_pkt_len - RCLINK_SEG_BYTES;
-}
-
 enum rclink_dp_cnt {
 	RCLINK_DP_TX_MSGS,
 	RCLINK_DP_TX_BYTES,
@@ -201,6 +195,21 @@ struct rclink_dmaq {
 	atomic64_t cnt[RCLINK_DP_CNT_NUM];
 };
 
+/*
+ * The largest TYPE2 message: one packet of TYPE2_PKT_LEN, its header
+ * aside, and no larger than a TYPE1 message (@max_msg: half the send
+ * queue in order-0 pages, so that it always fits); 0 when TYPE2_PKT_LEN
+ * leaves no room for a payload.
+ */
+static inline u32 rclink_dp_t2_max_msg(const struct rclink_dmaq *dq)
+{
+	u32 pkt = dq->rdev->params.type2_pkt_len;
+
+	if (pkt <= RCLINK_SEG_BYTES)
+		return 0;
+	return min_t(u32, pkt - RCLINK_SEG_BYTES, dq->max_msg);
+}
+
 /* /dev/rclinkN: one per board, lives until its last file is closed */
 struct rclink_cdev {
 	struct device dev;		/* its release frees this */
@@ -266,6 +275,7 @@ struct rclink_file {
 	struct rw_semaphore rw;
 	struct mutex read_lock;		/* one reader at a time */
 	struct rclink_t1_qp *qp;	/* bound QP, under @rw */
+	u64 netns;			/* the opener's network namespace */
 	bool unbinding;			/* sleepers: leave, @rw is wanted */
 	wait_queue_head_t wq;		/* readers, writers, pollers, drain */
 

@@ -12,9 +12,12 @@
 #include <linux/if_vlan.h>
 #include <linux/in.h>
 #include <linux/log2.h>
+#include <linux/cred.h>
 #include <linux/netlink.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 
 #include "rclink.h"
 #include "rclink_compat.h"
@@ -71,6 +74,65 @@ static int rclink_nl_qpn(struct rclink_dev *rdev, struct nlattr **attrs,
 				    "qpn: at or above the board's qp_num");
 		return -ERANGE;
 	}
+	return 0;
+}
+
+/* The user namespace of a request's socket: owner-uid is one of its uids */
+static struct user_namespace *rclink_nl_userns(const struct sk_buff *skb)
+{
+	return sk_user_ns(NETLINK_CB(skb).sk);
+}
+
+/*
+ * The owner of qp-new and mcast-set: owner-uid, else the requester's euid,
+ * in the network namespace of owner-netns-fd, else the requester's.
+ * *given (if not NULL): one of the two attributes came.
+ */
+static int rclink_nl_owner(struct sk_buff *skb, struct genl_info *info,
+			   struct rclink_owner *user, bool *given)
+{
+	struct nlattr **attrs = info->attrs;
+	struct nlattr *attr;
+	struct net *net;
+
+	if (given)
+		*given = attrs[RCLINK_A_OWNER_UID] ||
+			 attrs[RCLINK_A_OWNER_NETNS_FD];
+	user->uid = current_euid();
+	user->netns = genl_info_net(info)->net_cookie;
+
+	attr = attrs[RCLINK_A_OWNER_UID];
+	if (attr) {
+		user->uid = make_kuid(rclink_nl_userns(skb),
+				      nla_get_u32(attr));
+		if (!uid_valid(user->uid)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "owner: not a uid of the requester's user namespace");
+			return -EINVAL;
+		}
+	}
+	attr = attrs[RCLINK_A_OWNER_NETNS_FD];
+	if (attr) {
+		net = get_net_ns_by_fd(nla_get_u32(attr));
+		if (IS_ERR(net)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "netns: not a network namespace file");
+			return PTR_ERR(net);
+		}
+		user->netns = net->net_cookie;
+		put_net(net);
+	}
+	return 0;
+}
+
+static int rclink_nl_put_owner(struct sk_buff *skb, struct user_namespace *ns,
+			       const struct rclink_owner *user)
+{
+	if (nla_put_u32(skb, RCLINK_A_OWNER_UID,
+			from_kuid_munged(ns, user->uid)) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_OWNER_NETNS, user->netns,
+			      RCLINK_A_PAD))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -477,7 +539,8 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 
 static int rclink_nl_qp_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 			     u32 qpn, const struct rclink_t1_qp_info *info,
-			     u32 portid, u32 seq, int flags)
+			     struct user_namespace *ns, u32 portid, u32 seq,
+			     int flags)
 {
 	const struct rclink_t1_qp_cfg *cfg = &info->cfg;
 	void *hdr;
@@ -502,6 +565,7 @@ static int rclink_nl_qp_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u8(skb, RCLINK_A_BOUND, info->bound) ||
 	    nla_put_u32(skb, RCLINK_A_SQ_PSN, cfg->sq_psn) ||
 	    nla_put_u32(skb, RCLINK_A_RQ_PSN, cfg->rq_psn) ||
+	    rclink_nl_put_owner(skb, ns, &info->user) ||
 	    rclink_nl_qp_stats_fill(skb, info))
 		goto err_cancel;
 
@@ -944,9 +1008,14 @@ int rclink_nl_qp_new_doit(struct sk_buff *skb, struct genl_info *info)
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **attrs = info->attrs;
 	struct rclink_t1_qp_cfg cfg = {};
+	struct rclink_owner user;
 	struct rclink_dev *rdev;
 	u32 given = 0, qpn;
 	int err;
+
+	err = rclink_nl_owner(skb, info, &user, NULL);
+	if (err)
+		return err;
 
 	mutex_lock(&rclink_t1_devs_lock);
 	rdev = rclink_nl_dev(attrs, extack);
@@ -976,7 +1045,7 @@ int rclink_nl_qp_new_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(extack,
 			       "dmac: the peer's MAC address is required");
 	else
-		err = rclink_t1_qp_add(rdev, qpn, &cfg, given, extack);
+		err = rclink_t1_qp_add(rdev, qpn, &cfg, &user, given, extack);
 unlock:
 	mutex_unlock(&rclink_t1_devs_lock);
 	return err;
@@ -1048,8 +1117,9 @@ int rclink_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG(extack, "qpn: no such QP");
 	if (!err)
-		err = rclink_nl_qp_fill(msg, rdev, qpn, qi, info->snd_portid,
-					info->snd_seq, 0);
+		err = rclink_nl_qp_fill(msg, rdev, qpn, qi,
+					rclink_nl_userns(skb),
+					info->snd_portid, info->snd_seq, 0);
 unlock:
 	mutex_unlock(&rclink_t1_devs_lock);
 	if (err)
@@ -1072,6 +1142,7 @@ int rclink_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct nlattr **attrs = rclink_genl_dump_attrs(cb);
 	unsigned long index = cb->args[0];
 	struct rclink_t1_qp_info *qi;
+	struct user_namespace *ns = rclink_nl_userns(cb->skb);
 	u32 portid = NETLINK_CB(cb->skb).portid;
 	u32 seq = cb->nlh->nlmsg_seq;
 	struct rclink_dev *rdev, *only = NULL;
@@ -1105,7 +1176,7 @@ int rclink_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			}
 			if (!err)
 				err = rclink_nl_qp_fill(skb, rdev, qpn, qi,
-							portid, seq,
+							ns, portid, seq,
 							NLM_F_MULTI);
 			if (err)
 				goto unlock;
@@ -1146,7 +1217,8 @@ unlock:
 static int rclink_nl_mcast_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 				u32 group,
 				const struct rclink_t2_group_info *gi,
-				u32 portid, u32 seq, int flags)
+				struct user_namespace *ns, u32 portid, u32 seq,
+				int flags)
 {
 	const struct rclink_t1_qp_stats *st = &gi->stats;
 	struct nlattr *nest;
@@ -1160,7 +1232,8 @@ static int rclink_nl_mcast_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u8(skb, RCLINK_A_GROUP, group) ||
 	    nla_put(skb, RCLINK_A_DMAC, ETH_ALEN, gi->mac) ||
 	    nla_put_u8(skb, RCLINK_A_JOIN, gi->join) ||
-	    nla_put_u8(skb, RCLINK_A_BOUND, gi->bound))
+	    nla_put_u8(skb, RCLINK_A_BOUND, gi->bound) ||
+	    rclink_nl_put_owner(skb, ns, &gi->user))
 		goto err_cancel;
 	nest = nla_nest_start(skb, RCLINK_A_STATS);
 	if (!nest ||
@@ -1224,6 +1297,7 @@ int rclink_nl_mcast_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = rclink_t2_group_info(rdev, group, &gi);
 	if (!err)
 		err = rclink_nl_mcast_fill(msg, rdev, group, &gi,
+					   rclink_nl_userns(skb),
 					   info->snd_portid, info->snd_seq, 0);
 	mutex_unlock(&rclink_t1_devs_lock);
 	if (err) {
@@ -1238,6 +1312,7 @@ int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
 {
 	struct nlattr **attrs = rclink_genl_dump_attrs(cb);
 	unsigned long index = cb->args[0];
+	struct user_namespace *ns = rclink_nl_userns(cb->skb);
 	u32 portid = NETLINK_CB(cb->skb).portid;
 	u32 seq = cb->nlh->nlmsg_seq;
 	struct rclink_dev *rdev, *only = NULL;
@@ -1260,7 +1335,8 @@ int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
 			err = rclink_t2_group_info(rdev, group, &gi);
 			if (!err)
 				err = rclink_nl_mcast_fill(skb, rdev, group,
-							   &gi, portid, seq,
+							   &gi, ns, portid,
+							   seq,
 							   NLM_F_MULTI);
 			if (err)
 				goto unlock;
@@ -1278,11 +1354,19 @@ unlock:
 int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
+	struct rclink_owner user;
 	u8 mac[ETH_ALEN] = {};
 	struct rclink_dev *rdev;
 	bool join = false;
 	u32 group, given = 0;
+	bool owner_given;
 	int err;
+
+	err = rclink_nl_owner(skb, info, &user, &owner_given);
+	if (err)
+		return err;
+	if (owner_given)
+		given |= RCLINK_T2_F_OWNER;
 
 	if (attrs[RCLINK_A_DMAC]) {
 		nla_memcpy(mac, attrs[RCLINK_A_DMAC], ETH_ALEN);
@@ -1304,7 +1388,7 @@ int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = IS_ERR(rdev) ? PTR_ERR(rdev) :
 	      rclink_nl_group(attrs, &group, info->extack);
 	if (!err)
-		err = rclink_t2_group_set(rdev, group, mac, join, given,
+		err = rclink_t2_group_set(rdev, group, mac, join, &user, given,
 					  info->extack);
 	mutex_unlock(&rclink_t1_devs_lock);
 	return err;

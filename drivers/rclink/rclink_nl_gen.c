@@ -60,7 +60,7 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK + 1] = {
 };
 
 /* RCLINK_CMD_QP_NEW - do */
-const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_RATE + 1] = {
+const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_QPN] = { .type = NLA_U32, },
@@ -74,6 +74,8 @@ const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_RATE + 1] = {
 	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_SPEED] = { .type = NLA_U32, },
 	[RCLINK_A_RATE] = { .type = NLA_U64, },
+	[RCLINK_A_OWNER_UID] = { .type = NLA_U32, },
+	[RCLINK_A_OWNER_NETNS_FD] = { .type = NLA_U32, },
 };
 
 /* RCLINK_CMD_QP_SET - do */
@@ -116,12 +118,14 @@ const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_GROUP + 1] = {
 };
 
 /* RCLINK_CMD_MCAST_SET - do */
-const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_JOIN + 1] = {
+const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_GROUP] = { .type = NLA_U8, },
 	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
 	[RCLINK_A_JOIN] = { .type = NLA_U8, },
+	[RCLINK_A_OWNER_UID] = { .type = NLA_U32, },
+	[RCLINK_A_OWNER_NETNS_FD] = { .type = NLA_U32, },
 };
 
 /* Ops table for rclink */
@@ -144,7 +148,7 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.cmd		= RCLINK_CMD_QP_NEW,
 		.doit		= rclink_nl_qp_new_doit,
 		.policy		= rclink_qp_new_nl_policy,
-		.maxattr	= RCLINK_A_RATE,
+		.maxattr	= RCLINK_A_OWNER_NETNS_FD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -179,7 +183,7 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.cmd		= RCLINK_CMD_MCAST_SET,
 		.doit		= rclink_nl_mcast_set_doit,
 		.policy		= rclink_mcast_set_nl_policy,
-		.maxattr	= RCLINK_A_JOIN,
+		.maxattr	= RCLINK_A_OWNER_NETNS_FD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

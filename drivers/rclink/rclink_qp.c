@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/time64.h>
 #include <linux/xarray.h>
+#include <net/net_namespace.h>
 
 #include "rclink.h"
 #include "rclink_netdev.h"
@@ -850,7 +851,8 @@ int rclink_t1_dev_set(struct rclink_dev *rdev,
 /* ---- QPs: steps 2-8 ------------------------------------------------------ */
 
 int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
-		     const struct rclink_t1_qp_cfg *cfg, u32 given,
+		     const struct rclink_t1_qp_cfg *cfg,
+		     const struct rclink_owner *user, u32 given,
 		     struct netlink_ext_ack *extack)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
@@ -866,6 +868,7 @@ int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
 	qp->rdev = rdev;
 	qp->qpn = qpn;
 	qp->cfg = *cfg;
+	qp->user = *user;
 	if (!(given & RCLINK_QP_F_RATE))
 		qp->cfg.rate = 0;
 	qp->state = RCLINK_QP_STATE_RESET;
@@ -1122,6 +1125,7 @@ int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
 	spin_lock_irqsave(&qp->lock, flags);
 	info->state = qp->state;
 	info->bound = !!qp->owner;
+	info->user = qp->user;
 	info->stats = qp->stats;
 	info->cc_state = qp->cc;
 	spin_unlock_irqrestore(&qp->lock, flags);
@@ -1165,6 +1169,11 @@ static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
 	struct rclink_t1_qp *grp;
 	unsigned int g;
 
+	/* rclink_dp_t2_max_msg() is 0: binding a group fails (EOPNOTSUPP) */
+	if (rdev->params.type2_pkt_len <= RCLINK_SEG_BYTES)
+		dev_warn(rdev->dev,
+			 "TYPE2_PKT_LEN %u leaves no room for a message: TYPE2 groups cannot be bound\n",
+			 rdev->params.type2_pkt_len);
 	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
 		grp = kzalloc(sizeof(*grp), GFP_KERNEL);
 		if (!grp)
@@ -1173,6 +1182,9 @@ static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
 		grp->qpn = g;
 		grp->group = true;
 		grp->state = RCLINK_QP_STATE_READY;
+		/* the administrator's until mcast-set gives it away */
+		grp->user.uid = GLOBAL_ROOT_UID;
+		grp->user.netns = init_net.net_cookie;
 		rclink_dp_qp_init(grp);
 		t1->groups[g] = grp;
 		/* 01:00:5e:52:43:0g, the MAC of IPv4 multicast 239.82.67.g */
@@ -1214,6 +1226,7 @@ int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
 	grp = t1->groups[group];
 	ether_addr_copy(info->mac, t1->t2_mac[group]);
 	info->join = t1->t2_join & BIT(group);
+	info->user = grp->user;
 	spin_lock_irq(&grp->lock);
 	info->bound = !!grp->owner;
 	info->stats = grp->stats;
@@ -1223,10 +1236,13 @@ int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
 }
 
 int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
-			bool join, u32 given, struct netlink_ext_ack *extack)
+			bool join, const struct rclink_owner *user, u32 given,
+			struct netlink_ext_ack *extack)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *grp;
 	unsigned int g;
+	bool busy;
 
 	if (group >= RCLINK_AFH_T2_GROUPS) {
 		NL_SET_ERR_MSG(extack, "group: 0..7 (TYPE2_DA_0..7)");
@@ -1235,6 +1251,19 @@ int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
 	if (rclink_feat_need(rdev, RCLINK_FEAT_TYPE2, extack))
 		return -EOPNOTSUPP;
 	mutex_lock(&t1->lock);
+	grp = t1->groups[group];
+	if (given & RCLINK_T2_F_OWNER) {
+		/* the bound file keeps what its opener may not bind any more */
+		spin_lock_irq(&grp->lock);
+		busy = !!grp->owner;
+		spin_unlock_irq(&grp->lock);
+		if (busy) {
+			mutex_unlock(&t1->lock);
+			NL_SET_ERR_MSG(extack,
+				       "owner-uid: a file is bound to the group");
+			return -EBUSY;
+		}
+	}
 	if (given & RCLINK_T2_F_MAC) {
 		for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
 			if (g != group &&
@@ -1253,6 +1282,8 @@ int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
 		else
 			t1->t2_join &= ~BIT(group);
 	}
+	if (given & RCLINK_T2_F_OWNER)
+		grp->user = *user;
 	mutex_lock(&rdev->qp_lock);
 	rclink_t2_write_global(rdev);
 	mutex_unlock(&rdev->qp_lock);

@@ -173,6 +173,7 @@ struct rclink_t1_qp_info {
 	struct rclink_t1_qp_cfg cfg;	/* sq_psn/rq_psn: the registers now */
 	enum rclink_qp_state state;
 	bool bound;
+	struct rclink_owner user;
 	struct rclink_t1_qp_stats stats;
 	u64 hw[RCLINK_T1_HW_NUM];
 	u64 ecn_rx;			/* DMAQ_QPS_ECN_RX */
@@ -199,21 +200,25 @@ struct rclink_t2_group_info {
 	u8 mac[ETH_ALEN];		/* TYPE2_DA_n */
 	bool join;
 	bool bound;
+	struct rclink_owner user;
 	struct rclink_t1_qp_stats stats;
 };
 
 enum {
 	RCLINK_T2_F_MAC		= BIT(0),
 	RCLINK_T2_F_JOIN	= BIT(1),
+	RCLINK_T2_F_OWNER	= BIT(2),
 };
 
 int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
 			 struct rclink_t2_group_info *info);
 int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
-			bool join, u32 given, struct netlink_ext_ack *extack);
+			bool join, const struct rclink_owner *user, u32 given,
+			struct netlink_ext_ack *extack);
 
 int rclink_t1_qp_add(struct rclink_dev *rdev, u32 qpn,
-		     const struct rclink_t1_qp_cfg *cfg, u32 given,
+		     const struct rclink_t1_qp_cfg *cfg,
+		     const struct rclink_owner *user, u32 given,
 		     struct netlink_ext_ack *extack);
 int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		     const struct rclink_t1_qp_cfg *cfg, u32 given,

@@ -450,7 +450,7 @@ rclink_ring_send(struct rclink_ring *ring, struct rclink_file *rf,
 	int err;
 
 	if (sqe->len > dq->max_msg ||
-	    (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq->rdev)))
+	    (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq)))
 		err = -EMSGSIZE;
 	else if (!rclink_ring_in_area(ring, sqe->addr, sqe->len))
 		err = -EFAULT;

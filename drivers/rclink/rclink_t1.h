@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -77,6 +78,16 @@ struct rclink_t1_qp_cc {
 	u64 raises;		/* rate increases (NOCNP records acted on) */
 };
 
+/*
+ * Whom a QP or TYPE2 group belongs to (Documentation/uapi/rclink-dev.rst,
+ * "Ownership"): a file of /dev/rclinkN opened by @uid (its euid) in the
+ * network namespace whose cookie is @netns may bind it.
+ */
+struct rclink_owner {
+	kuid_t uid;
+	u64 netns;		/* net->net_cookie, never reused */
+};
+
 /* One message on a QP's receive queue */
 struct rclink_msg {
 	struct list_head list;
@@ -98,6 +109,7 @@ struct rclink_t1_qp {
 
 	/* control plane, under rclink_t1.lock */
 	struct rclink_t1_qp_cfg cfg;
+	struct rclink_owner user;	/* who may bind it */
 	u32 fatal_psn;		/* TX_EPSN_MEM read by the recovery */
 
 	/* both halves: written under @lock, read locklessly for reports */

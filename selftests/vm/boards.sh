@@ -10,7 +10,9 @@
 #   check  the pair plus the boards the selftests need to see refused or
 #          falling back: MSI only, INTx only, a wrong magic, a newer shim,
 #          one without the registers whose place rclink assumed
-#          (assumed-regs=off: bound, TYPE1/TYPE2 disabled, assumed.py)
+#          (assumed-regs=off: bound, TYPE1/TYPE2 disabled, assumed.py),
+#          one whose TYPE2_PKT_LEN holds no message (type2-pkt-len=4:
+#          bound, TYPE2 groups refused, t2_pkt_len.py)
 #   hub    $RCLINK_HUB_BOARDS boards (default 8, at least 2) on one QEMU hub:
 #          a switch that floods, the pair being its first two ports
 #   faults the pair, each board behind a PCIe root port of its own (no hot
@@ -68,6 +70,7 @@ check)
 	board magic=0xdeadbeef,mac=02:52:43:00:01:03
 	board shim-major=2,mac=02:52:43:00:01:04
 	board assumed-regs=off,mac=02:52:43:00:01:05
+	board type2-pkt-len=4,mac=02:52:43:00:01:06
 	;;
 *)
 	echo "usage: $0 pair|check|hub|faults [RESULTS_DIR]" >&2

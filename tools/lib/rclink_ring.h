@@ -19,6 +19,10 @@
  *	}
  *	rclink_ring_exit(&r);
  *
+ * rclink_bind() binds a file to a QP (or a TYPE2 group) and
+ * rclink_bind_strerror() says why a bind failed, in the terms of the
+ * `rclink` tool (a QP belongs to a user: EACCES).
+ *
  * Memory order follows the uapi header: entries before the tail (release),
  * the tail before the entries (acquire), the head after the entries
  * (release).  One thread produces SQEs and one consumes CQEs.
@@ -209,6 +213,36 @@ static inline void rclink_ring_cq_advance(struct rclink_ring *r, uint32_t n)
 {
 	r->cq_head += n;
 	rclink_ring_store_release(&r->hdr->cq_head, r->cq_head);
+}
+
+/* RCLINK_IOC_BIND; 0, or -1 with errno */
+static inline int rclink_bind(int fd, uint32_t qpn, uint32_t flags)
+{
+	struct rclink_bind b = {
+		.size = sizeof(b), .flags = flags, .qpn = qpn,
+	};
+
+	return ioctl(fd, RCLINK_IOC_BIND, &b);
+}
+
+/* Why RCLINK_IOC_BIND failed with @err (an errno) */
+static inline const char *rclink_bind_strerror(int err)
+{
+	switch (err) {
+	case EACCES:
+		return "the QP belongs to another user or network namespace "
+		       "(rclink qp show: owner, netns)";
+	case ENOENT:
+		return "no such QP (rclink qp add first)";
+	case EBUSY:
+		return "another file is bound to it";
+	case ERANGE:
+		return "no such QP number on the board";
+	case EINVAL:
+		return "the file is bound already, or a bad request";
+	default:
+		return strerror(err);
+	}
 }
 
 #endif /* RCLINK_RING_H */

@@ -25,6 +25,8 @@
 
 #include <linux/rclink_dev.h>
 
+#include "rclink_ring.h"
+
 #define SHOW_MAX	72	/* bytes of a message printed */
 
 static int bad_usage(void)
@@ -37,7 +39,6 @@ static int bad_usage(void)
 
 static int open_bound(const char *dev, unsigned int qpn)
 {
-	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn };
 	char path[128];
 	int fd;
 
@@ -50,10 +51,9 @@ static int open_bound(const char *dev, unsigned int qpn)
 		fprintf(stderr, "rclink-msg: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (ioctl(fd, RCLINK_IOC_BIND, &b)) {
-		fprintf(stderr, "rclink-msg: %s: bind QP %u: %s%s\n", path, qpn,
-			strerror(errno),
-			errno == ENOENT ? " (rclink qp add first)" : "");
+	if (rclink_bind(fd, qpn, 0)) {
+		fprintf(stderr, "rclink-msg: %s: bind QP %u: %s\n", path, qpn,
+			rclink_bind_strerror(errno));
 		close(fd);
 		return -1;
 	}

@@ -49,7 +49,6 @@ static double now_s(void)
 
 static int open_bound(const char *dev, unsigned int qpn)
 {
-	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn };
 	char path[64];
 	int fd;
 
@@ -62,9 +61,9 @@ static int open_bound(const char *dev, unsigned int qpn)
 		fprintf(stderr, "rclink-ring: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (ioctl(fd, RCLINK_IOC_BIND, &b)) {
+	if (rclink_bind(fd, qpn, 0)) {
 		fprintf(stderr, "rclink-ring: bind %s qp %u: %s\n", path, qpn,
-			strerror(errno));
+			rclink_bind_strerror(errno));
 		close(fd);
 		return -1;
 	}

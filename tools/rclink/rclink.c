@@ -12,7 +12,9 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -334,6 +336,7 @@ static void usage(FILE *f)
 	      "       rclink qp add dev NAME qpn N dqpn N dip A.B.C.D dmac MAC\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ]\n"
+	      "                     [ owner USER ] [ netns NAME|PATH ]\n"
 	      "       rclink qp set dev NAME qpn N [ dqpn N ] [ dip A.B.C.D ] [ dmac MAC ]\n"
 	      "                     [ sport N ] [ pkey N ] [ rx_pkey N ] [ sq_psn N ]\n"
 	      "                     [ rq_psn N ] [ speed N | rate RATE ] [ state ready ]\n"
@@ -341,6 +344,7 @@ static void usage(FILE *f)
 	      "       rclink qp del dev NAME qpn N\n"
 	      "       rclink mcast show [ dev NAME [ group N ] ]\n"
 	      "       rclink mcast set dev NAME group N [ mac MAC ] [ join on|off ]\n"
+	      "                        [ owner USER ] [ netns NAME|PATH ]\n"
 	      "       rclink monitor\n"
 	      "Options: -j, --json     JSON output\n"
 	      "         -p, --pretty   pretty JSON (implies -j)\n"
@@ -629,6 +633,39 @@ static uint64_t parse_num(const char *key, const char *s, uint64_t max)
 	if (v > max)
 		usage_error("%s: %s is above %" PRIu64, key, s, max);
 	return v;
+}
+
+/* owner USER: a user name or a uid */
+static uint32_t parse_user(const char *key, const char *s)
+{
+	struct passwd *pw;
+
+	if (isdigit((unsigned char)s[0]))
+		return parse_num(key, s, UINT32_MAX - 1);
+	pw = getpwnam(s);
+	if (!pw)
+		usage_error("%s: no user \"%s\"", key, s);
+	return pw->pw_uid;
+}
+
+/*
+ * netns NAME|PATH: an open file of the network namespace, /run/netns/NAME
+ * (ip netns) or a path such as /proc/PID/ns/net.  It stays open until the
+ * tool exits: the kernel reads it when the request arrives.
+ */
+static int open_netns(const char *key, const char *s)
+{
+	char path[256];
+	int fd;
+
+	if (strchr(s, '/'))
+		snprintf(path, sizeof(path), "%s", s);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", s);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		usage_error("%s: %s: %s", key, path, strerror(errno));
+	return fd;
 }
 
 /* Rate units, tc's: bit/s with an SI prefix */
@@ -1421,6 +1458,8 @@ static int qp_parse(struct nlattr **tb, void *arg)
 		out_str("state", name_of(state_names, ARRAY_SIZE(state_names),
 					 nla_get_u8(tb[RCLINK_A_STATE])));
 	out_attr_bool(tb, RCLINK_A_BOUND, "bound", "yes", "no");
+	out_attr_u(tb, RCLINK_A_OWNER_UID, "owner", 32);
+	out_attr_u(tb, RCLINK_A_OWNER_NETNS, "netns", 64);
 	out_attr_u(tb, RCLINK_A_SQ_PSN, "sq_psn", 32);
 	out_attr_u(tb, RCLINK_A_RQ_PSN, "rq_psn", 32);
 
@@ -1497,6 +1536,14 @@ static void qp_args(struct nl_msg *msg, const char *cmd, bool set, int argc,
 		} else if (keyword(k, "rate")) {
 			v = arg_value(&argc, &argv);
 			err = nla_put_u64(msg, RCLINK_A_RATE, parse_rate(k, v));
+		} else if (!set && keyword(k, "owner")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_OWNER_UID,
+					  parse_user(k, v));
+		} else if (!set && keyword(k, "netns")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_OWNER_NETNS_FD,
+					  open_netns(k, v));
 		} else if (set && keyword(k, "state")) {
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_STATE,
@@ -1610,6 +1657,8 @@ static int mcast_parse(struct nlattr **tb, void *arg)
 	out_attr_mac(tb, RCLINK_A_DMAC, "mac");
 	out_attr_bool(tb, RCLINK_A_JOIN, "join", "on", "off");
 	out_attr_bool(tb, RCLINK_A_BOUND, "bound", "yes", "no");
+	out_attr_u(tb, RCLINK_A_OWNER_UID, "owner", 32);
+	out_attr_u(tb, RCLINK_A_OWNER_NETNS, "netns", 64);
 	if (opt_stats && tb[RCLINK_A_STATS] &&
 	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_STATS],
 			     NULL) >= 0) {
@@ -1677,6 +1726,14 @@ static int cmd_mcast_set(struct rcl_nl *nl, int argc, char **argv)
 		} else if (keyword(k, "join")) {
 			v = arg_value(&argc, &argv);
 			err = nla_put_u8(msg, RCLINK_A_JOIN, parse_on_off(k, v));
+		} else if (keyword(k, "owner")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_OWNER_UID,
+					  parse_user(k, v));
+		} else if (keyword(k, "netns")) {
+			v = arg_value(&argc, &argv);
+			err = nla_put_u32(msg, RCLINK_A_OWNER_NETNS_FD,
+					  open_netns(k, v));
 		} else {
 			usage_error("mcast set: unknown argument \"%s\"", k);
 		}

@@ -398,6 +398,9 @@ void rclink_core_reset(RclinkCore *c)
     v = rclink_get(c, RCLINK_SHIM_CAP0);
     rclink_set(c, RCLINK_SHIM_CAP0, RF_SET(RCLINK_SHIM_CAP0_QP_NUM, v,
                                            c->qp_num));
+    v = rclink_get(c, RCLINK_SHIM_CAP1);
+    rclink_set(c, RCLINK_SHIM_CAP1, RF_SET(RCLINK_SHIM_CAP1_TYPE2_PKT_LEN, v,
+                                           c->t2_pkt_len));
     v = rclink_get(c, RCLINK_SHIM_CAP3);
     rclink_set(c, RCLINK_SHIM_CAP3, RF_SET(RCLINK_SHIM_CAP3_NUM_VECTORS, v,
                                            c->num_vectors));

@@ -134,6 +134,7 @@ typedef struct RclinkCore {
      */
     bool assumed_regs;
     uint32_t qp_num;
+    uint32_t t2_pkt_len;               /* SHIM_CAP1.type2_pkt_len */
     uint64_t serial;
     unsigned num_vectors;
     uint8_t mac[6];                    /* SHIM_MAC */

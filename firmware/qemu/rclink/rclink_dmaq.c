@@ -345,8 +345,8 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
                 why = "length";
             } else if (mcast && wq >= RCLINK_AFH_T2_GROUPS) {
                 why = "group number";
-            } else if (mcast && total > RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT -
-                       RCLINK_SEG_BYTES) {
+            } else if (mcast && (c->t2_pkt_len <= RCLINK_SEG_BYTES ||
+                                 total > c->t2_pkt_len - RCLINK_SEG_BYTES)) {
                 why = "TYPE2 message over TYPE2_PKT_LEN";
                 t2_oversize = true;
             } else if (wq >= c->qp_num) {

@@ -40,6 +40,7 @@ struct RclinkState {
     uint16_t shim_major;
     bool assumed_regs;
     uint32_t qp_num;
+    uint32_t t2_pkt_len;
     uint64_t serial;
     bool msix;
     bool msi;
@@ -120,6 +121,12 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
                    RCLINK_QP_NUM_MAX);
         return;
     }
+    /* the TYPE2 frame buffers hold packets of the default length */
+    if (s->t2_pkt_len > RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT) {
+        error_setg(errp, "rclink: type2-pkt-len must be in 0..%u",
+                   RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT);
+        return;
+    }
 
     pdev->config[PCI_INTERRUPT_PIN] = 1;
     memory_region_init_io(&s->mmio, OBJECT(s), &rclink_mmio_ops, s,
@@ -175,6 +182,7 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     s->core.shim_major = s->shim_major;
     s->core.assumed_regs = s->assumed_regs;
     s->core.qp_num = s->qp_num;
+    s->core.t2_pkt_len = s->t2_pkt_len;
     s->core.num_vectors = RCLINK_MSIX_VECTORS;
     /* Default serial: "RC" and the wire MAC, unique per board. */
     s->core.serial = s->serial ? s->serial :
@@ -242,6 +250,9 @@ static const Property rclink_properties[] = {
                        RCLINK_SHIM_MAJOR),
     DEFINE_PROP_UINT32("qp-num", RclinkState, qp_num,
                        RCLINK_PARAM_QP_NUM_DEFAULT),
+    /* TYPE2_PKT_LEN, at most the default (a board that limits TYPE2) */
+    DEFINE_PROP_UINT32("type2-pkt-len", RclinkState, t2_pkt_len,
+                       RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT),
     DEFINE_PROP_UINT64("serial", RclinkState, serial, 0),
     DEFINE_PROP_BOOL("msix", RclinkState, msix, true),
     DEFINE_PROP_BOOL("msi", RclinkState, msi, true),

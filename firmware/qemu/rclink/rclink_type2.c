@@ -316,7 +316,7 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "rh", len);
         return;
     }
-    if (plen - pad > T2_PKT_LEN) {
+    if (plen - pad > c->t2_pkt_len) {
         rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "oversize", len);
         rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERSIZE, 0,
                            RCLINK_INTR_STATUS_T2_RX_OVERSIZE);
