@@ -109,17 +109,19 @@ class Pair:
                 raise rt.TestFailed('no board at %s' % self.bdf[side])
             time.sleep(0.2)
 
-    def qp_fresh(self):
-        """QP on both boards, configured anew (PSNs from the start)."""
+    def qp_fresh(self, qpn=QP, ips=None):
+        """QP qpn on both boards, configured anew (PSNs from the start),
+        the boards with the addresses ips (default IP)."""
+        ips = ips or IP
         for s in 'AB':
-            t1.tool(['qp', 'del', 'dev', self.name(s), 'qpn', str(QP)],
+            t1.tool(['qp', 'del', 'dev', self.name(s), 'qpn', str(qpn)],
                     check=False)
         for s in 'AB':
-            t1.tool(['dev', 'set', 'dev', self.name(s), 'ip', IP[s]])
+            t1.tool(['dev', 'set', 'dev', self.name(s), 'ip', ips[s]])
         for s, o in (('A', 'B'), ('B', 'A')):
             mac = t1.dev_show(self.name(o))['mac']
-            t1.tool(['qp', 'add', 'dev', self.name(s), 'qpn', str(QP),
-                     'dqpn', str(QP), 'dip', IP[o], 'dmac', mac])
+            t1.tool(['qp', 'add', 'dev', self.name(s), 'qpn', str(qpn),
+                     'dqpn', str(qpn), 'dip', ips[o], 'dmac', mac])
 
     def cleanup(self):
         for s in 'AB':

@@ -111,15 +111,7 @@ class Stress:
     def configure(self):
         """A's and B's TYPE1 configuration and QP pair anew, B joined to
         the TYPE2 group (A lost all of it in the reset)."""
-        for s in 'AB':
-            t1.tool(['qp', 'del', 'dev', self.name(s), 'qpn', str(QP)],
-                    check=False)
-        for s in 'AB':
-            t1.tool(['dev', 'set', 'dev', self.name(s), 'ip', IP[s]])
-        for s, o in (('A', 'B'), ('B', 'A')):
-            mac = t1.dev_show(self.name(o))['mac']
-            t1.tool(['qp', 'add', 'dev', self.name(s), 'qpn', str(QP),
-                     'dqpn', str(QP), 'dip', IP[o], 'dmac', mac])
+        self.pair.qp_fresh(QP, IP)
         t1.tool(['mcast', 'set', 'dev', self.name('B'), 'group', str(GROUP),
                  'join', 'on'])
 
