@@ -19,7 +19,8 @@ module rclink_shim_tlp #(
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
     parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
     parameter TAGS = 32,                    // reads outstanding (tags)
-    parameter CPL_TIMEOUT = 24'd12500000    // completion timeout (cycles)
+    parameter CPL_TIMEOUT = 24'd12500000,    // completion timeout (cycles)
+    parameter REG_TIMEOUT = 1024            // cycles a register port may take
 ) (
     input  wire         clk,
     input  wire         rst_n,
@@ -126,7 +127,7 @@ module rclink_shim_tlp #(
 
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
-                      .DMA_TIMEOUT(DMA_TIMEOUT)) u_core (
+                      .DMA_TIMEOUT(DMA_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT)) u_core (
         .clk(clk), .rst_n(rst_n),
         .cfg_bus_master_en(cfg_bus_master_en), .cfg_msix_en(cfg_msix_en),
         .cfg_msi_en(cfg_msi_en),

@@ -15,7 +15,8 @@ module rclink_shim_top #(
     parameter NVEC = `RCLINK_MSIX_VECTORS,
     parameter QP_AW = 10,
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
-    parameter DMA_TIMEOUT = 4096            // cycles a payload read may take
+    parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
+    parameter REG_TIMEOUT = 1024            // cycles a register port may take
 ) (
     input  wire        clk,
     input  wire        rst_n,
@@ -158,6 +159,7 @@ module rclink_shim_top #(
     wire        t3_vld;
     wire [63:0] t3_info;
     wire [31:0] bad_access;
+    wire [31:0] reg_tmo_rc, reg_tmo_mac;
 
     rclink_bar0 u_bar0 (
         .clk(clk), .rst(rst),
@@ -183,8 +185,8 @@ module rclink_shim_top #(
         .t3_vld(t3_vld), .t3_info(t3_info),
         .t2_rate_vld(ip_set_type2_rate_vld), .t2_rate_dat(ip_set_type2_rate_dat));
 
-    rclink_axil_master #(.AW(14)) u_axil (
-        .clk(clk), .rst(rst),
+    rclink_axil_master #(.AW(14), .TIMEOUT(REG_TIMEOUT)) u_axil (
+        .clk(clk), .rst(rst), .tmo_cnt(reg_tmo_rc),
         .req(rc_req), .req_write(rc_write), .req_addr(rc_addr),
         .req_wdata(rc_wdata), .req_wstrb(rc_wstrb),
         .done(rc_done), .rdata(rc_rdata), .err(rc_err),
@@ -195,8 +197,8 @@ module rclink_shim_top #(
         .araddr(ip_araddr), .rvalid(ip_rvalid), .rready(ip_rready),
         .axi_rdata(ip_rdata), .rresp(ip_rresp));
 
-    rclink_avmm_master #(.AW(12)) u_mac (
-        .clk(clk), .rst(rst),
+    rclink_avmm_master #(.AW(12), .TIMEOUT(REG_TIMEOUT)) u_mac (
+        .clk(clk), .rst(rst), .tmo_cnt(reg_tmo_mac),
         .req(mreq), .req_write(mwrite), .req_addr(maddr), .req_wdata(mwdata),
         .done(mdone), .rdata(mrdata),
         .address(mac_address), .read(mac_read), .write(mac_write),
@@ -235,6 +237,7 @@ module rclink_shim_top #(
         .dmatest_status(dmatest_status),
         .evt_base(evt_base), .evt_ctrl(evt_ctrl), .evt_en_set(evt_en_set),
         .evt_cons(evt_cons), .evt_prod(evt_prod), .evt_drops(evt_drops),
+        .reg_tmo_rc(reg_tmo_rc), .reg_tmo_mac(reg_tmo_mac),
         .evt_inj(evt_inj), .evt_inj_info(evt_inj_info),
         .intr_inj(intr_inj), .intr_inj_val(intr_inj_val),
         .link_up(link_up), .link_chg(link_chg),

@@ -26,6 +26,7 @@ import sys
 
 import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
+from cocotb.utils import get_sim_time
 
 from cocotbext.axi import AxiStreamBus
 from cocotbext.pcie.core import RootComplex
@@ -480,6 +481,74 @@ async def test_completion_timeout(dut):
     st = await drv.selftest(OP_CHECK, good, 64, 5)
     assert st & ST_OK and not st & ST_ERR, hex(st)
     assert int(dut.cnt_cpl_unexp.value) == 0
+
+
+REG_TIMEOUT = 1024          # rclink_shim_us's default (cycles)
+ONES = (1 << 64) - 1
+
+
+def mac_rw_reg():
+    """A MAC window register with writable bits: (offset, mask)."""
+    for name, r in hw.REGS.items():
+        if 0x8000 <= r[0] < 0xc000 and r[6] and not r[2]:
+            return r[0], r[6]
+    raise AssertionError("no RW MAC register")
+
+
+async def reg_tmo(drv):
+    v = await drv.bar0.read_qword(reg("SHIM_REG_TIMEOUT"))
+    return v & 0xFFFFFFFF, v >> 32
+
+
+@cocotb.test()
+async def test_reg_port_timeout(dut):
+    """A dead register port does not hang BAR0: with the IP's AXI4-Lite
+    port silent, an RC read completes with all ones and a write is
+    dropped, both counted in SHIM_REG_TIMEOUT.rc; a port that took the
+    read but holds R back times out too and its late R is not taken for
+    the next read's answer; a MAC port stuck in waitrequest likewise
+    (SHIM_REG_TIMEOUT.mac).  Once the ports answer again, accesses work."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    cfg = reg("RX_CLASS_CFG")
+    cfg_rst = hw.REGS["RX_CLASS_CFG"][5]
+    assert await reg_tmo(drv) == (0, 0)
+    dut.axil_dead.value = 1
+    t0 = get_sim_time("ns")
+    assert await with_timeout(bar0.read_qword(cfg), 50, "us") == ONES
+    # at 250 MHz, not before REG_TIMEOUT cycles
+    assert get_sim_time("ns") - t0 >= REG_TIMEOUT * 4
+    await bar0.write_qword(cfg, cfg_rst ^ 1)
+    assert await with_timeout(reg_tmo(drv), 50, "us") == (2, 0)
+    dut.axil_dead.value = 0
+    assert await bar0.read_qword(cfg) == cfg_rst        # the write was dropped
+    await bar0.write_qword(reg("SHIM_SCRATCH"), 0x1234)
+    # the port takes AR but holds R: timed out, the late R is swallowed
+    dut.axil_mute_r.value = 1
+    assert await with_timeout(bar0.read_qword(cfg), 50, "us") == ONES
+    dut.axil_mute_r.value = 0
+    await bar0.write_qword(cfg, cfg_rst ^ 1)
+    assert await bar0.read_qword(cfg) == cfg_rst ^ 1
+    await bar0.write_qword(cfg, cfg_rst)
+    assert await bar0.read_qword(cfg) == cfg_rst
+    assert await reg_tmo(drv) == (3, 0)
+    # the MAC's CSR port: waitrequest stuck
+    rev = reg("TX_FC_REVISION_ID")
+    rev_rst = hw.REGS["TX_FC_REVISION_ID"][5]
+    moff, mmask = mac_rw_reg()
+    mval = await bar0.read_dword(moff)
+    dut.mac_dead.value = 1
+    assert await with_timeout(bar0.read_dword(rev), 50, "us") == 0xFFFFFFFF
+    await bar0.write_dword(moff, mval ^ (mmask & 0xFFFFFFFF))
+    assert await with_timeout(reg_tmo(drv), 50, "us") == (3, 2)
+    dut.mac_dead.value = 0
+    assert await bar0.read_dword(rev) == rev_rst
+    assert await bar0.read_dword(moff) == mval
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0x1234
+    # SHIM_RESET clears the counters (the shim's registers)
+    await drv.reset()
+    assert await reg_tmo(drv) == (0, 0)
+    assert int(dut.cnt_bad_req.value) == 0
 
 
 # ---- the shared test vectors ---------------------------------------------
