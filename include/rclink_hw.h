@@ -486,7 +486,7 @@
 #define   RCLINK_SHIM_TEST_DMA_STATUS_ERR	BIT_ULL(3)
 #define   RCLINK_SHIM_TEST_DMA_STATUS_BAD_WORDS	GENMASK_ULL(63, 32)
 
-/* writing 1 resets the shim and the RCLINK IP to their reset values (event ring disabled) */
+/* writing 1 resets the shim and the RCLINK IP to their reset values (event ring disabled). The IP's reset lasts a few microseconds on the board: a BAR0 access to the RC or MAC window meanwhile waits until it is over (a read then completes with the reset value); the shim's own registers answer at once */
 #define RCLINK_SHIM_RESET	0x4068
 #define RCLINK_SHIM_RESET_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_RESET_RESET	BIT_ULL(0)

@@ -21,7 +21,8 @@ module rclink_shim_us #(
     parameter DMA_TIMEOUT = 4096,
     parameter TAGS = 32,
     parameter CPL_TIMEOUT = 24'd12500000,   // 50 ms at 250 MHz
-    parameter REG_TIMEOUT = 1024            // cycles a register port may take
+    parameter REG_TIMEOUT = 1024,           // cycles a register port may take
+    parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -138,7 +139,8 @@ module rclink_shim_us #(
 
     rclink_shim_tlp #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .TAGS(TAGS),
-                      .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT)) u_tlp (
+                      .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
+                      .IP_RST_CYCLES(IP_RST_CYCLES)) u_tlp (
         .clk(user_clk), .rst_n(!user_reset),
         .function_id(16'd0),
         .cfg_bus_master_en(cfg_function_status[2]),

@@ -99,12 +99,16 @@ module rclink_us_tb #(
     // ---- MAC CSR stand-in (reset values and masks of the contract) --------
     reg [31:0] macregs [0:4095];
     integer mi;
+    reg mac_in_rst = 1'b0;      // the array is set on a reset's first cycle
     always @(posedge user_clk) begin
         mac_readdatavalid <= 1'b0;
         if (!ip_rst_n) begin
-            for (mi = 0; mi < 4096; mi = mi + 1)
-                macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+            if (!mac_in_rst)
+                for (mi = 0; mi < 4096; mi = mi + 1)
+                    macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+            mac_in_rst = 1'b1;
         end else begin
+            mac_in_rst = 1'b0;
             if (mac_write && !mac_dead)
                 macregs[mac_address] = (macregs[mac_address] &
                     ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |

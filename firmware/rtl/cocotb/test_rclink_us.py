@@ -484,6 +484,7 @@ async def test_completion_timeout(dut):
 
 
 REG_TIMEOUT = 1024          # rclink_shim_us's default (cycles)
+IP_RST_CYCLES = 1024
 ONES = (1 << 64) - 1
 
 
@@ -549,6 +550,45 @@ async def test_reg_port_timeout(dut):
     await drv.reset()
     assert await reg_tmo(drv) == (0, 0)
     assert int(dut.cnt_bad_req.value) == 0
+
+
+@cocotb.test()
+async def test_reset_hold(dut):
+    """SHIM_RESET holds the IP's reset for IP_RST_CYCLES; a BAR0 read of
+    the RC or MAC window sent meanwhile waits and answers the reset value
+    after the IP left reset; the shim's own registers answer at once."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    cfg = reg("RX_CLASS_CFG")
+    cfg_rst = hw.REGS["RX_CLASS_CFG"][5]
+    await bar0.write_qword(cfg, cfg_rst ^ 1)
+    assert await bar0.read_qword(cfg) == cfg_rst ^ 1
+    edges = {}
+
+    async def watch():
+        await FallingEdge(dut.ip_rst_n)
+        edges["fall"] = get_sim_time("ns")
+        await RisingEdge(dut.ip_rst_n)
+        edges["rise"] = get_sim_time("ns")
+    w = cocotb.start_soon(watch())
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    magic = await with_timeout(bar0.read_qword(reg("SHIM_ID")), 10, "us")
+    assert magic & 0xFFFFFFFF == hw.MAGIC
+    assert "fall" in edges and "rise" not in edges      # answered during the hold
+    v = await with_timeout(bar0.read_qword(cfg), 50, "us")
+    assert "rise" in edges
+    assert v == cfg_rst, hex(v)
+    assert edges["rise"] - edges["fall"] >= IP_RST_CYCLES * 4, edges
+    w.kill()
+    # the MAC window waits the same way
+    w = cocotb.start_soon(watch())
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    rev = reg("TX_FC_REVISION_ID")
+    assert await with_timeout(bar0.read_dword(rev), 50, "us") == \
+        hw.REGS["TX_FC_REVISION_ID"][5]
+    assert "rise" in edges
+    w.kill()
+    assert await reg_tmo(drv) == (0, 0)
 
 
 # ---- the shared test vectors ---------------------------------------------
