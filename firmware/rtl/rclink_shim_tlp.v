@@ -59,6 +59,8 @@ module rclink_shim_tlp #(
     output wire [31:0]  cnt_bad_req,        // requests refused (UR or dropped)
     output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
     output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
+    input  wire         flr_stop,           // FLR drain: no new request
+    output wire         req_idle,           // no read outstanding
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
 );
@@ -102,6 +104,7 @@ module rclink_shim_tlp #(
     rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
+        .stop(flr_stop), .idle(req_idle),
         .dma_req_valid(d_valid), .dma_req_ready(d_ready),
         .dma_req_write(d_write), .dma_req_addr(d_addr),
         .dma_req_data(d_data), .dma_req_be(d_be),

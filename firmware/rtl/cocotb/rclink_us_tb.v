@@ -52,6 +52,8 @@ module rclink_us_tb #(
     output wire [3:0]   cfg_interrupt_int,
     output wire [3:0]   cfg_interrupt_pending,
     input  wire         cfg_interrupt_sent,
+    input  wire [3:0]   cfg_flr_in_process,
+    output wire [3:0]   cfg_flr_done,
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo
@@ -155,6 +157,7 @@ module rclink_us_tb #(
         .cfg_interrupt_int(cfg_interrupt_int),
         .cfg_interrupt_pending(cfg_interrupt_pending),
         .cfg_interrupt_sent(cfg_interrupt_sent),
+        .cfg_flr_in_process(cfg_flr_in_process), .cfg_flr_done(cfg_flr_done),
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
         .cnt_cpl_tmo(cnt_cpl_tmo),
         .board_serial(64'h0000000000005eed), .board_mac(48'h525400123456),

@@ -127,6 +127,10 @@ class TB:
 
         self.rc.make_port().connect(self.dev)
 
+        # cocotbext-pcie's model leaves cfg_flr_in_process to the
+        # design; test_flr_during_dma drives it as the block would
+        dut.cfg_flr_in_process.value = 0
+
         # reads the hard IP holds (tags in use), the most seen at once
         self.max_tags = 0
         cocotb.start_soon(self._watch_tags())
@@ -589,6 +593,69 @@ async def test_reset_hold(dut):
     assert "rise" in edges
     w.kill()
     assert await reg_tmo(drv) == (0, 0)
+
+
+@cocotb.test()
+async def test_flr_during_dma(dut):
+    """FLR in the middle of DMA: with self-test reads outstanding (their
+    completions 2 us late) the block raises cfg_flr_in_process; the shim
+    sends no new request, waits for the reads out to complete, resets the
+    function's state and pulses cfg_flr_done; afterwards the registers
+    read their reset values and DMA works."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    slow, smem = tb.rc.alloc_region(0x1000)
+    fast, fmem = tb.rc.alloc_region(0x1000)
+    smem[0:256] = pattern(0x77, 256)
+    fmem[0:256] = pattern(0x77, 256)
+    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
+    seen = []
+
+    async def later(tlp):
+        await Timer(2, "us")
+        await orig(tlp)
+
+    async def delay(tlp):
+        seen.append(tlp.address)
+        if slow <= tlp.address < slow + 0x1000:
+            cocotb.start_soon(later(tlp))
+        else:
+            await orig(tlp)
+
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
+    await bar0.write_qword(reg("SHIM_SCRATCH"), 0x5555)
+    await bar0.write_qword(reg("SHIM_TEST_DMA_ADDR"), slow)
+    await bar0.write_qword(reg("SHIM_TEST_DMA_CTRL"),
+                           (0x77 << 32) | (OP_CHECK << 24) | 256)
+    await Timer(300, "ns")
+    assert tb.max_tags > 1, tb.max_tags
+    dut.cfg_flr_in_process.value = 1
+    await RisingEdge(dut.user_clk)
+    n_before = len(seen)
+    t0 = get_sim_time("ns")
+    async def flr_done():
+        while not int(dut.cfg_flr_done.value) & 1:
+            await RisingEdge(dut.user_clk)
+    await with_timeout(flr_done(), 20, "us")
+    tb.log.info("FLR done after %d ns", get_sim_time("ns") - t0)
+    # the reads out were answered first (2 us), no new one was sent
+    assert get_sim_time("ns") - t0 >= 1500, get_sim_time("ns") - t0
+    assert tb.dev.active_request[0:32].count(None) == 32
+    assert len(seen) == n_before, (len(seen), n_before)
+    await RisingEdge(dut.user_clk)
+    assert int(dut.cfg_flr_done.value) == 0           # one pulse
+    await Timer(200, "ns")
+    assert len(seen) == n_before
+    dut.cfg_flr_in_process.value = 0
+    # the function's state is reset (the config space is the host's to
+    # restore; the model keeps it, so BARs and bus mastering stay)
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0
+    st = await bar0.read_qword(reg("SHIM_TEST_DMA_STATUS"))
+    assert st == hw.REGS["SHIM_TEST_DMA_STATUS"][5], hex(st)
+    st = await drv.selftest(OP_CHECK, fast, 256, 0x77)
+    assert st & ST_OK and not st & ST_ERR, hex(st)
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert int(dut.cnt_cpl_tmo.value) == 0
 
 
 # ---- the shared test vectors ---------------------------------------------
