@@ -486,10 +486,16 @@
 #define   RCLINK_SHIM_TEST_DMA_STATUS_ERR	BIT_ULL(3)
 #define   RCLINK_SHIM_TEST_DMA_STATUS_BAD_WORDS	GENMASK_ULL(63, 32)
 
-/* writing 1 resets the shim and the RCLINK IP to their reset values (event ring disabled) */
+/* writing 1 resets the shim and the RCLINK IP to their reset values (event ring disabled). The IP's reset lasts a few microseconds on the board: a BAR0 access to the RC or MAC window meanwhile waits until it is over (a read then completes with the reset value); the shim's own registers answer at once */
 #define RCLINK_SHIM_RESET	0x4068
 #define RCLINK_SHIM_RESET_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_RESET_RESET	BIT_ULL(0)
+
+/* BAR0 accesses a register port did not answer within the shim's register timeout (Documentation/hw/rtl.rst: REG_TIMEOUT cycles, 4 us at 250 MHz): the read completed with all ones, the write was dropped. SHIM_RESET clears them; a board without such ports (the model) reads 0 */
+#define RCLINK_SHIM_REG_TIMEOUT	0x4070
+#define RCLINK_SHIM_REG_TIMEOUT_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_REG_TIMEOUT_RC	GENMASK_ULL(31, 0)
+#define   RCLINK_SHIM_REG_TIMEOUT_MAC	GENMASK_ULL(63, 32)
 
 #define RCLINK_SHIM_EVT_BASE	0x4080
 #define RCLINK_SHIM_EVT_BASE_RSTVAL	0x0ULL

@@ -18,6 +18,9 @@
  *             -ENOMEM once their page pool exists (ethtool -G, ifup)
  *   t1        the TYPE1 data path: queue indices, receive buffers, flow
  *             control, drop counters ("<name> <value>", rclink_dmaq.c)
+ *   reg_timeout
+ *             SHIM_REG_TIMEOUT: BAR0 accesses the IP's ("rc") or the
+ *             MAC's ("mac") register port did not answer in time
  */
 
 #include <linux/debugfs.h>
@@ -99,6 +102,22 @@ static int rclink_dbg_pci_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rclink_dbg_pci);
 
+/* A wedged IP or MAC register port (Documentation/hw/shim.rst) */
+static int rclink_dbg_reg_timeout_show(struct seq_file *s, void *unused)
+{
+	struct rclink_dev *rdev = s->private;
+	u64 val;
+
+	if (rclink_gone(rdev))
+		return -ENODEV;
+	val = rclink_rd64(rdev, RCLINK_SHIM_REG_TIMEOUT);
+	seq_printf(s, "rc %llu\n", FIELD_GET(RCLINK_SHIM_REG_TIMEOUT_RC, val));
+	seq_printf(s, "mac %llu\n",
+		   FIELD_GET(RCLINK_SHIM_REG_TIMEOUT_MAC, val));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rclink_dbg_reg_timeout);
+
 static int rclink_dbg_t3_fault_show(struct seq_file *s, void *unused)
 {
 	unsigned int i;
@@ -154,6 +173,8 @@ void rclink_debugfs_init(struct rclink_dev *rdev)
 	debugfs_create_file("selftest", 0400, dir, rdev,
 			    &rclink_dbg_selftest_fops);
 	debugfs_create_file("pci", 0400, dir, rdev, &rclink_dbg_pci_fops);
+	debugfs_create_file("reg_timeout", 0400, dir, rdev,
+			    &rclink_dbg_reg_timeout_fops);
 	debugfs_create_file("assumed", 0400, dir, rdev,
 			    &rclink_dbg_assumed_fops);
 	debugfs_create_file("t3_fault", 0600, dir, rdev,

@@ -39,6 +39,7 @@ module rclink_bar0 (
     output reg  [63:0] cpl_data,
     output reg  [9:0]  cpl_tag,
     output reg  [31:0] bad_access,
+    input  wire        ip_hold,        // the IP (and MAC CSRs) in reset: wait
     // shim registers
     output reg         csr_wr,
     output reg         csr_rd,
@@ -90,7 +91,8 @@ module rclink_bar0 (
     reg [10:0] st1_inj;
     reg        t3_pend;
 
-    assign req_ready = (st == S_IDLE) && !cpl_valid;
+    wire win_port;
+    assign req_ready = (st == S_IDLE) && !cpl_valid && !(ip_hold && win_port);
     assign rc_level = ip_rc_intr | rc_inj;
 
     wire [63:0] lanes = {{8{req_be[7]}}, {8{req_be[6]}}, {8{req_be[5]}},
@@ -106,6 +108,7 @@ module rclink_bar0 (
     wire win_csr  = req_addr >= `RCLINK_WIN_SHIM_BASE && req_addr < `RCLINK_WIN_MAC_BASE;
     wire win_mac  = req_addr >= `RCLINK_WIN_MAC_BASE &&
                     {1'b0, req_addr} < {1'b0, `RCLINK_WIN_MAC_BASE} + `RCLINK_WIN_MAC_SIZE;
+    assign win_port = win_rc || win_mac;
     wire go_rc  = win_rc && ok64 && kq[0] && kq[1];
     wire go_csr = win_csr && ok64 && kq[0] && kq[1];
     wire go_mac = win_mac && ok32 && km[0] && !km[1];
@@ -211,7 +214,7 @@ module rclink_bar0 (
                             cpl_valid <= 1'b1;
                         end
                     end
-                end else if (t3_pend && !cpl_valid) begin
+                end else if (t3_pend && !cpl_valid && !ip_hold) begin
                     t3_pend <= 1'b0;
                     st <= S_T3TX;
                     rc_req <= 1'b1;

@@ -38,6 +38,8 @@ module rclink_csr #(
     output reg  [31:0] evt_cons,
     input  wire [31:0] evt_prod,
     input  wire [31:0] evt_drops,
+    input  wire [31:0] reg_tmo_rc,         // SHIM_REG_TIMEOUT
+    input  wire [31:0] reg_tmo_mac,
     output reg         evt_inj,
     output reg  [63:0] evt_inj_info,
     output reg         intr_inj,
@@ -139,6 +141,7 @@ module rclink_csr #(
         `RCLINK_SHIM_EVT_PROD:        rv = {32'd0, evt_prod};
         `RCLINK_SHIM_EVT_CONS:        rv = {32'd0, evt_cons};
         `RCLINK_SHIM_EVT_DROPS:       rv = {32'd0, evt_drops};
+        `RCLINK_SHIM_REG_TIMEOUT:     rv = {reg_tmo_mac, reg_tmo_rc};
         `RCLINK_SHIM_LINK:            rv = link_reg | {63'd0, link_up};
         `RCLINK_SHIM_MAC:             rv = {16'd0, board_mac};
         `RCLINK_DMAQ_CAP:             rv = DMAQ_CAP_VAL;

@@ -19,7 +19,9 @@ module rclink_shim_tlp #(
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
     parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
     parameter TAGS = 32,                    // reads outstanding (tags)
-    parameter CPL_TIMEOUT = 24'd12500000    // completion timeout (cycles)
+    parameter CPL_TIMEOUT = 24'd12500000,    // completion timeout (cycles)
+    parameter REG_TIMEOUT = 1024,           // cycles a register port may take
+    parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
 ) (
     input  wire         clk,
     input  wire         rst_n,
@@ -57,6 +59,8 @@ module rclink_shim_tlp #(
     output wire [31:0]  cnt_bad_req,        // requests refused (UR or dropped)
     output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
     output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
+    input  wire         flr_stop,           // FLR drain: no new request
+    output wire         req_idle,           // no read outstanding
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
 );
@@ -65,6 +69,7 @@ module rclink_shim_tlp #(
         rst_q <= !rst_n;
 
     // ---- completer --------------------------------------------------------
+    wire        core_rst;
     wire        t_valid, t_ready, t_write, t_cpl_valid, t_cpl_ready;
     wire [15:0] t_addr;
     wire [7:0]  t_be;
@@ -98,7 +103,8 @@ module rclink_shim_tlp #(
 
     rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
-        .flush(!ip_rst_n),      // the core's reset, SHIM_RESET included
+        .flush(core_rst),       // the core's reset, SHIM_RESET included
+        .stop(flr_stop), .idle(req_idle),
         .dma_req_valid(d_valid), .dma_req_ready(d_ready),
         .dma_req_write(d_write), .dma_req_addr(d_addr),
         .dma_req_data(d_data), .dma_req_be(d_be),
@@ -126,8 +132,9 @@ module rclink_shim_tlp #(
 
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
-                      .DMA_TIMEOUT(DMA_TIMEOUT)) u_core (
-        .clk(clk), .rst_n(rst_n),
+                      .DMA_TIMEOUT(DMA_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
+                      .IP_RST_CYCLES(IP_RST_CYCLES)) u_core (
+        .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
         .cfg_bus_master_en(cfg_bus_master_en), .cfg_msix_en(cfg_msix_en),
         .cfg_msi_en(cfg_msi_en),
         .tgt_req_valid(t_valid), .tgt_req_ready(t_ready),

@@ -8,17 +8,22 @@
 // TX_WAIT_MAC_CRD_O / TX_MAC_FREE_O, SET_TYPE2_RATE_*) and to the MAC's
 // CSR port.  One clock;
 // rst_n is the hard IP's reset (app reset), SHIM_RESET adds a one-cycle
-// soft reset of the shim and pulses ip_rst_n.
+// soft reset of the shim; either holds ip_rst_n low for IP_RST_CYCLES,
+// and BAR0 accesses to the RC and MAC windows wait meanwhile.  core_rst
+// is the shim's own reset (for the requester's flush).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_shim_top #(
     parameter NVEC = `RCLINK_MSIX_VECTORS,
     parameter QP_AW = 10,
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
-    parameter DMA_TIMEOUT = 4096            // cycles a payload read may take
+    parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
+    parameter REG_TIMEOUT = 1024,           // cycles a register port may take
+    parameter IP_RST_CYCLES = 1024          // cycles ip_rst_n is held low
 ) (
     input  wire        clk,
     input  wire        rst_n,
+    output wire        core_rst,
     // ---- PCIe hard IP: configuration state
     input  wire        cfg_bus_master_en,
     input  wire        cfg_msix_en,
@@ -130,14 +135,25 @@ module rclink_shim_top #(
     input  wire        mac_waitrequest
 );
     // ---- reset: the hard IP's, or SHIM_RESET (one cycle) --------------------
+    // The shim takes one cycle of reset; the IP's reset is held for
+    // IP_RST_CYCLES (rtl.rst: Clocks and resets), during which BAR0
+    // accesses to the RC and MAC windows wait (ip_hold).
+    localparam HW = $clog2(IP_RST_CYCLES + 1);
     wire soft_reset;
     reg  rst_q, srst_q;
+    reg  [HW-1:0] ip_hold_n;
+    wire rst = rst_q || srst_q;
     always @(posedge clk) begin
         rst_q <= !rst_n;
         srst_q <= soft_reset;
+        if (rst)
+            ip_hold_n <= IP_RST_CYCLES[HW-1:0] - 1'b1;
+        else if (ip_hold_n != {HW{1'b0}})
+            ip_hold_n <= ip_hold_n - 1'b1;
     end
-    wire rst = rst_q || srst_q;
-    assign ip_rst_n = !rst;
+    wire ip_hold = rst || ip_hold_n != {HW{1'b0}};
+    assign ip_rst_n = !ip_hold;
+    assign core_rst = rst;
 
     // ---- BAR0 -------------------------------------------------------------
     wire        csr_wr, csr_rd;
@@ -158,6 +174,7 @@ module rclink_shim_top #(
     wire        t3_vld;
     wire [63:0] t3_info;
     wire [31:0] bad_access;
+    wire [31:0] reg_tmo_rc, reg_tmo_mac;
 
     rclink_bar0 u_bar0 (
         .clk(clk), .rst(rst),
@@ -166,7 +183,7 @@ module rclink_shim_top #(
         .req_be(tgt_req_be), .req_data(tgt_req_data), .req_tag(tgt_req_tag),
         .cpl_valid(tgt_cpl_valid), .cpl_ready(tgt_cpl_ready),
         .cpl_data(tgt_cpl_data), .cpl_tag(tgt_cpl_tag),
-        .bad_access(bad_access),
+        .bad_access(bad_access), .ip_hold(ip_hold),
         .csr_wr(csr_wr), .csr_rd(csr_rd), .csr_addr(csr_addr),
         .csr_wdata(csr_wdata), .csr_wmask(csr_wmask), .csr_rdata(csr_rdata),
         .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
@@ -183,8 +200,8 @@ module rclink_shim_top #(
         .t3_vld(t3_vld), .t3_info(t3_info),
         .t2_rate_vld(ip_set_type2_rate_vld), .t2_rate_dat(ip_set_type2_rate_dat));
 
-    rclink_axil_master #(.AW(14)) u_axil (
-        .clk(clk), .rst(rst),
+    rclink_axil_master #(.AW(14), .TIMEOUT(REG_TIMEOUT)) u_axil (
+        .clk(clk), .rst(rst), .tmo_cnt(reg_tmo_rc),
         .req(rc_req), .req_write(rc_write), .req_addr(rc_addr),
         .req_wdata(rc_wdata), .req_wstrb(rc_wstrb),
         .done(rc_done), .rdata(rc_rdata), .err(rc_err),
@@ -195,8 +212,8 @@ module rclink_shim_top #(
         .araddr(ip_araddr), .rvalid(ip_rvalid), .rready(ip_rready),
         .axi_rdata(ip_rdata), .rresp(ip_rresp));
 
-    rclink_avmm_master #(.AW(12)) u_mac (
-        .clk(clk), .rst(rst),
+    rclink_avmm_master #(.AW(12), .TIMEOUT(REG_TIMEOUT)) u_mac (
+        .clk(clk), .rst(rst), .tmo_cnt(reg_tmo_mac),
         .req(mreq), .req_write(mwrite), .req_addr(maddr), .req_wdata(mwdata),
         .done(mdone), .rdata(mrdata),
         .address(mac_address), .read(mac_read), .write(mac_write),
@@ -235,6 +252,7 @@ module rclink_shim_top #(
         .dmatest_status(dmatest_status),
         .evt_base(evt_base), .evt_ctrl(evt_ctrl), .evt_en_set(evt_en_set),
         .evt_cons(evt_cons), .evt_prod(evt_prod), .evt_drops(evt_drops),
+        .reg_tmo_rc(reg_tmo_rc), .reg_tmo_mac(reg_tmo_mac),
         .evt_inj(evt_inj), .evt_inj_info(evt_inj_info),
         .intr_inj(intr_inj), .intr_inj_val(intr_inj_val),
         .link_up(link_up), .link_chg(link_chg),

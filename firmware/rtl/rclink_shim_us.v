@@ -20,7 +20,9 @@ module rclink_shim_us #(
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
     parameter DMA_TIMEOUT = 4096,
     parameter TAGS = 32,
-    parameter CPL_TIMEOUT = 24'd12500000    // 50 ms at 250 MHz
+    parameter CPL_TIMEOUT = 24'd12500000,   // 50 ms at 250 MHz
+    parameter REG_TIMEOUT = 1024,           // cycles a register port may take
+    parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -67,6 +69,9 @@ module rclink_shim_us #(
     output wire [3:0]   cfg_interrupt_int,
     output wire [3:0]   cfg_interrupt_pending,
     input  wire         cfg_interrupt_sent,
+    // ---- function level reset (physical function 0 in bit 0)
+    input  wire [3:0]   cfg_flr_in_process,
+    output reg  [3:0]   cfg_flr_done,
     // ---- status of the PCIe side
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
@@ -135,11 +140,49 @@ module rclink_shim_us #(
 
     wire [NVEC-1:0] msix_pending;
 
+    // ---- FLR: stop taking new requests, let the reads out complete (or
+    // time out after CPL_TIMEOUT), reset the function's state (the core,
+    // its MSI-X table, the IP), then one cfg_flr_done pulse.  The state
+    // stays quiet until the block drops cfg_flr_in_process.
+    localparam F_IDLE = 2'd0, F_DRAIN = 2'd1, F_RESET = 2'd2, F_WAIT = 2'd3;
+    reg  [1:0] flr_st;
+    reg        flr_rst;
+    wire       req_idle;
+    wire       flr_stop = flr_st == F_DRAIN;
+    always @(posedge user_clk) begin
+        if (rst_q) begin
+            flr_st <= F_IDLE;
+            flr_rst <= 1'b0;
+            cfg_flr_done <= 4'd0;
+        end else begin
+            flr_rst <= 1'b0;
+            cfg_flr_done <= 4'd0;
+            case (flr_st)
+            F_IDLE:
+                if (cfg_flr_in_process[0])
+                    flr_st <= F_DRAIN;
+            F_DRAIN:
+                if (req_idle) begin
+                    flr_rst <= 1'b1;
+                    flr_st <= F_RESET;
+                end
+            F_RESET: begin
+                cfg_flr_done <= 4'd1;
+                flr_st <= F_WAIT;
+            end
+            default:
+                if (!cfg_flr_in_process[0])
+                    flr_st <= F_IDLE;
+            endcase
+        end
+    end
+
     rclink_shim_tlp #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .TAGS(TAGS),
-                      .CPL_TIMEOUT(CPL_TIMEOUT)) u_tlp (
-        .clk(user_clk), .rst_n(!user_reset),
-        .function_id(16'd0),
+                      .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
+                      .IP_RST_CYCLES(IP_RST_CYCLES)) u_tlp (
+        .clk(user_clk), .rst_n(!user_reset && !flr_rst),
+        .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
         .cfg_bus_master_en(cfg_function_status[2]),
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),

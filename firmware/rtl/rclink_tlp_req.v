@@ -29,6 +29,8 @@
 // answered is forgotten at once (the core starts with none outstanding);
 // the tags of those still waiting for their completion are held the same
 // way as a timed-out one, so their late completions reach no new read.
+// stop (an FLR draining): no DMA word and no message is taken; idle says
+// no read is waiting for its completion and nothing is left to send.
 // An 8-byte aligned read of at most 8 bytes never crosses a read
 // completion boundary, so each read has exactly one completion.
 `default_nettype none
@@ -40,6 +42,8 @@ module rclink_tlp_req #(
     input  wire         rst,
     input  wire [15:0]  requester_id,
     input  wire         flush,
+    input  wire         stop,           // FLR: take no new request or message
+    output wire         idle,           // no read waiting, nothing to send
     // the core's DMA words
     input  wire         dma_req_valid,
     output wire         dma_req_ready,
@@ -77,8 +81,9 @@ module rclink_tlp_req #(
     wire [4:0] hslot = hptr[4:0];
     wire [5:0] nout  = iptr - hptr;
     wire       rd_ok = nout < TAGS && !zombie[islot] && !pend[islot];
-    wire       load  = !tx_valid || tx_ready;
+    wire       load  = (!tx_valid || tx_ready) && !stop;
 
+    assign idle          = nout == 6'd0 && !tx_valid;
     assign msg_ready     = load;
     assign dma_req_ready = load && !msg_valid && (dma_req_write || rd_ok);
     wire   take_dma      = dma_req_valid && dma_req_ready;

@@ -52,6 +52,8 @@ module rclink_us_tb #(
     output wire [3:0]   cfg_interrupt_int,
     output wire [3:0]   cfg_interrupt_pending,
     input  wire         cfg_interrupt_sent,
+    input  wire [3:0]   cfg_flr_in_process,
+    output wire [3:0]   cfg_flr_done,
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo
@@ -87,23 +89,33 @@ module rclink_us_tb #(
     wire [31:0] mac_writedata;
     reg  [31:0] mac_readdata = 32'd0;
     reg         mac_readdatavalid = 1'b0;
+    // test hooks (set by the cocotb tests): a dead AXI4-Lite port of the
+    // IP (no handshake at all), one that takes AR but holds R back, a dead
+    // MAC CSR port (waitrequest stuck)
+    reg         axil_dead = 1'b0;
+    reg         axil_mute_r = 1'b0;
+    reg         mac_dead = 1'b0;
 
 `include "rclink_regtab.vh"
 
     // ---- MAC CSR stand-in (reset values and masks of the contract) --------
     reg [31:0] macregs [0:4095];
     integer mi;
+    reg mac_in_rst = 1'b0;      // the array is set on a reset's first cycle
     always @(posedge user_clk) begin
         mac_readdatavalid <= 1'b0;
         if (!ip_rst_n) begin
-            for (mi = 0; mi < 4096; mi = mi + 1)
-                macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+            if (!mac_in_rst)
+                for (mi = 0; mi < 4096; mi = mi + 1)
+                    macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+            mac_in_rst = 1'b1;
         end else begin
-            if (mac_write)
+            mac_in_rst = 1'b0;
+            if (mac_write && !mac_dead)
                 macregs[mac_address] = (macregs[mac_address] &
                     ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
                     (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
-            if (mac_read) begin
+            if (mac_read && !mac_dead) begin
                 mac_readdata <= macregs[mac_address] &
                     (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
                      rclink_reg_romask(16'h8000 + mac_address * 4));
@@ -145,16 +157,18 @@ module rclink_us_tb #(
         .cfg_interrupt_int(cfg_interrupt_int),
         .cfg_interrupt_pending(cfg_interrupt_pending),
         .cfg_interrupt_sent(cfg_interrupt_sent),
+        .cfg_flr_in_process(cfg_flr_in_process), .cfg_flr_done(cfg_flr_done),
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
         .cnt_cpl_tmo(cnt_cpl_tmo),
         .board_serial(64'h0000000000005eed), .board_mac(48'h525400123456),
         .link_carrier(1'b1),
         .ip_rst_n(ip_rst_n),
-        .ip_awvalid(awvalid), .ip_awready(awready), .ip_awaddr(awaddr),
-        .ip_wvalid(wvalid), .ip_wready(wready), .ip_wdata(wdata), .ip_wstrb(wstrb),
-        .ip_bvalid(bvalid), .ip_bready(bready), .ip_bresp(bresp),
-        .ip_arvalid(arvalid), .ip_arready(arready), .ip_araddr(araddr),
-        .ip_rvalid(rvalid), .ip_rready(rready), .ip_rdata(rdata), .ip_rresp(rresp),
+        .ip_awvalid(awvalid), .ip_awready(awready && !axil_dead), .ip_awaddr(awaddr),
+        .ip_wvalid(wvalid), .ip_wready(wready && !axil_dead), .ip_wdata(wdata), .ip_wstrb(wstrb),
+        .ip_bvalid(bvalid && !axil_dead), .ip_bready(bready), .ip_bresp(bresp),
+        .ip_arvalid(arvalid), .ip_arready(arready && !axil_dead), .ip_araddr(araddr),
+        .ip_rvalid(rvalid && !axil_dead && !axil_mute_r), .ip_rready(rready),
+        .ip_rdata(rdata), .ip_rresp(rresp),
         .ip_irq_vld(irq_vld), .ip_irq_info(irq_info), .ip_rc_intr(rc_intr),
         .ip_recv_ack_vld(1'b0), .ip_recv_ack_qpid({QP_AW{1'b0}}),
         .ip_recv_ack_rtt(32'd0), .ip_recv_num_acked(10'd0), .ip_recv_nak_flg(1'b0),
@@ -171,15 +185,16 @@ module rclink_us_tb #(
         .rx_m_etype(2'd0), .rx_m_len(13'd0), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
-        .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
+        .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(mac_dead));
 
     rclink_ip_model #(.QP_AW(QP_AW)) ip (
         .clk(user_clk), .rst_n(ip_rst_n),
-        .awvalid(awvalid), .awready(awready), .awaddr(awaddr),
-        .wvalid(wvalid), .wready(wready), .wdata(wdata), .wstrb(wstrb),
-        .bvalid(bvalid), .bready(bready), .bresp(bresp),
-        .arvalid(arvalid), .arready(arready), .araddr(araddr),
-        .rvalid(rvalid), .rready(rready), .rdata(rdata), .rresp(rresp),
+        .awvalid(awvalid && !axil_dead), .awready(awready), .awaddr(awaddr),
+        .wvalid(wvalid && !axil_dead), .wready(wready), .wdata(wdata), .wstrb(wstrb),
+        .bvalid(bvalid), .bready(bready && !axil_dead), .bresp(bresp),
+        .arvalid(arvalid && !axil_dead), .arready(arready), .araddr(araddr),
+        .rvalid(rvalid), .rready(rready && !axil_dead && !axil_mute_r),
+        .rdata(rdata), .rresp(rresp),
         .irq_vld(irq_vld), .irq_info(irq_info), .rc_intr(rc_intr),
         .tx_vld(tx_vld), .tx_fs(tx_fs), .tx_fe(tx_fe), .tx_dat(tx_dat),
         .tx_keep(tx_keep), .tx_qpid(tx_qpid), .tx_fack(tx_fack),

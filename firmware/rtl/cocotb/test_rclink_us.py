@@ -26,6 +26,7 @@ import sys
 
 import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
+from cocotb.utils import get_sim_time
 
 from cocotbext.axi import AxiStreamBus
 from cocotbext.pcie.core import RootComplex
@@ -125,6 +126,10 @@ class TB:
         f.configure_bar(2, 0x1000, ext=False, prefetch=False)
 
         self.rc.make_port().connect(self.dev)
+
+        # cocotbext-pcie's model leaves cfg_flr_in_process to the
+        # design; test_flr_during_dma drives it as the block would
+        dut.cfg_flr_in_process.value = 0
 
         # reads the hard IP holds (tags in use), the most seen at once
         self.max_tags = 0
@@ -480,6 +485,177 @@ async def test_completion_timeout(dut):
     st = await drv.selftest(OP_CHECK, good, 64, 5)
     assert st & ST_OK and not st & ST_ERR, hex(st)
     assert int(dut.cnt_cpl_unexp.value) == 0
+
+
+REG_TIMEOUT = 1024          # rclink_shim_us's default (cycles)
+IP_RST_CYCLES = 1024
+ONES = (1 << 64) - 1
+
+
+def mac_rw_reg():
+    """A MAC window register with writable bits: (offset, mask)."""
+    for name, r in hw.REGS.items():
+        if 0x8000 <= r[0] < 0xc000 and r[6] and not r[2]:
+            return r[0], r[6]
+    raise AssertionError("no RW MAC register")
+
+
+async def reg_tmo(drv):
+    v = await drv.bar0.read_qword(reg("SHIM_REG_TIMEOUT"))
+    return v & 0xFFFFFFFF, v >> 32
+
+
+@cocotb.test()
+async def test_reg_port_timeout(dut):
+    """A dead register port does not hang BAR0: with the IP's AXI4-Lite
+    port silent, an RC read completes with all ones and a write is
+    dropped, both counted in SHIM_REG_TIMEOUT.rc; a port that took the
+    read but holds R back times out too and its late R is not taken for
+    the next read's answer; a MAC port stuck in waitrequest likewise
+    (SHIM_REG_TIMEOUT.mac).  Once the ports answer again, accesses work."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    cfg = reg("RX_CLASS_CFG")
+    cfg_rst = hw.REGS["RX_CLASS_CFG"][5]
+    assert await reg_tmo(drv) == (0, 0)
+    dut.axil_dead.value = 1
+    t0 = get_sim_time("ns")
+    assert await with_timeout(bar0.read_qword(cfg), 50, "us") == ONES
+    # at 250 MHz, not before REG_TIMEOUT cycles
+    assert get_sim_time("ns") - t0 >= REG_TIMEOUT * 4
+    await bar0.write_qword(cfg, cfg_rst ^ 1)
+    assert await with_timeout(reg_tmo(drv), 50, "us") == (2, 0)
+    dut.axil_dead.value = 0
+    assert await bar0.read_qword(cfg) == cfg_rst        # the write was dropped
+    await bar0.write_qword(reg("SHIM_SCRATCH"), 0x1234)
+    # the port takes AR but holds R: timed out, the late R is swallowed
+    dut.axil_mute_r.value = 1
+    assert await with_timeout(bar0.read_qword(cfg), 50, "us") == ONES
+    dut.axil_mute_r.value = 0
+    await bar0.write_qword(cfg, cfg_rst ^ 1)
+    assert await bar0.read_qword(cfg) == cfg_rst ^ 1
+    await bar0.write_qword(cfg, cfg_rst)
+    assert await bar0.read_qword(cfg) == cfg_rst
+    assert await reg_tmo(drv) == (3, 0)
+    # the MAC's CSR port: waitrequest stuck
+    rev = reg("TX_FC_REVISION_ID")
+    rev_rst = hw.REGS["TX_FC_REVISION_ID"][5]
+    moff, mmask = mac_rw_reg()
+    mval = await bar0.read_dword(moff)
+    dut.mac_dead.value = 1
+    assert await with_timeout(bar0.read_dword(rev), 50, "us") == 0xFFFFFFFF
+    await bar0.write_dword(moff, mval ^ (mmask & 0xFFFFFFFF))
+    assert await with_timeout(reg_tmo(drv), 50, "us") == (3, 2)
+    dut.mac_dead.value = 0
+    assert await bar0.read_dword(rev) == rev_rst
+    assert await bar0.read_dword(moff) == mval
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0x1234
+    # SHIM_RESET clears the counters (the shim's registers)
+    await drv.reset()
+    assert await reg_tmo(drv) == (0, 0)
+    assert int(dut.cnt_bad_req.value) == 0
+
+
+@cocotb.test()
+async def test_reset_hold(dut):
+    """SHIM_RESET holds the IP's reset for IP_RST_CYCLES; a BAR0 read of
+    the RC or MAC window sent meanwhile waits and answers the reset value
+    after the IP left reset; the shim's own registers answer at once."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    cfg = reg("RX_CLASS_CFG")
+    cfg_rst = hw.REGS["RX_CLASS_CFG"][5]
+    await bar0.write_qword(cfg, cfg_rst ^ 1)
+    assert await bar0.read_qword(cfg) == cfg_rst ^ 1
+    edges = {}
+
+    async def watch():
+        await FallingEdge(dut.ip_rst_n)
+        edges["fall"] = get_sim_time("ns")
+        await RisingEdge(dut.ip_rst_n)
+        edges["rise"] = get_sim_time("ns")
+    w = cocotb.start_soon(watch())
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    magic = await with_timeout(bar0.read_qword(reg("SHIM_ID")), 10, "us")
+    assert magic & 0xFFFFFFFF == hw.MAGIC
+    assert "fall" in edges and "rise" not in edges      # answered during the hold
+    v = await with_timeout(bar0.read_qword(cfg), 50, "us")
+    assert "rise" in edges
+    assert v == cfg_rst, hex(v)
+    assert edges["rise"] - edges["fall"] >= IP_RST_CYCLES * 4, edges
+    w.kill()
+    # the MAC window waits the same way
+    w = cocotb.start_soon(watch())
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    rev = reg("TX_FC_REVISION_ID")
+    assert await with_timeout(bar0.read_dword(rev), 50, "us") == \
+        hw.REGS["TX_FC_REVISION_ID"][5]
+    assert "rise" in edges
+    w.kill()
+    assert await reg_tmo(drv) == (0, 0)
+
+
+@cocotb.test()
+async def test_flr_during_dma(dut):
+    """FLR in the middle of DMA: with self-test reads outstanding (their
+    completions 2 us late) the block raises cfg_flr_in_process; the shim
+    sends no new request, waits for the reads out to complete, resets the
+    function's state and pulses cfg_flr_done; afterwards the registers
+    read their reset values and DMA works."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    slow, smem = tb.rc.alloc_region(0x1000)
+    fast, fmem = tb.rc.alloc_region(0x1000)
+    smem[0:256] = pattern(0x77, 256)
+    fmem[0:256] = pattern(0x77, 256)
+    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
+    seen = []
+
+    async def later(tlp):
+        await Timer(2, "us")
+        await orig(tlp)
+
+    async def delay(tlp):
+        seen.append(tlp.address)
+        if slow <= tlp.address < slow + 0x1000:
+            cocotb.start_soon(later(tlp))
+        else:
+            await orig(tlp)
+
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
+    await bar0.write_qword(reg("SHIM_SCRATCH"), 0x5555)
+    await bar0.write_qword(reg("SHIM_TEST_DMA_ADDR"), slow)
+    await bar0.write_qword(reg("SHIM_TEST_DMA_CTRL"),
+                           (0x77 << 32) | (OP_CHECK << 24) | 256)
+    await Timer(300, "ns")
+    assert tb.max_tags > 1, tb.max_tags
+    dut.cfg_flr_in_process.value = 1
+    await RisingEdge(dut.user_clk)
+    n_before = len(seen)
+    t0 = get_sim_time("ns")
+    async def flr_done():
+        while not int(dut.cfg_flr_done.value) & 1:
+            await RisingEdge(dut.user_clk)
+    await with_timeout(flr_done(), 20, "us")
+    tb.log.info("FLR done after %d ns", get_sim_time("ns") - t0)
+    # the reads out were answered first (2 us), no new one was sent
+    assert get_sim_time("ns") - t0 >= 1500, get_sim_time("ns") - t0
+    assert tb.dev.active_request[0:32].count(None) == 32
+    assert len(seen) == n_before, (len(seen), n_before)
+    await RisingEdge(dut.user_clk)
+    assert int(dut.cfg_flr_done.value) == 0           # one pulse
+    await Timer(200, "ns")
+    assert len(seen) == n_before
+    dut.cfg_flr_in_process.value = 0
+    # the function's state is reset (the config space is the host's to
+    # restore; the model keeps it, so BARs and bus mastering stay)
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0
+    st = await bar0.read_qword(reg("SHIM_TEST_DMA_STATUS"))
+    assert st == hw.REGS["SHIM_TEST_DMA_STATUS"][5], hex(st)
+    st = await drv.selftest(OP_CHECK, fast, 256, 0x77)
+    assert st & ST_OK and not st & ST_ERR, hex(st)
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert int(dut.cnt_cpl_tmo.value) == 0
 
 
 # ---- the shared test vectors ---------------------------------------------

@@ -205,12 +205,18 @@ module rclink_ip_model #(
             t2_rate_n = t2_rate_n + 1;
         end
 
+    // the register arrays are set on the first cycle of a reset only (the
+    // shim holds the reset for IP_RST_CYCLES: once is enough, and fast)
+    reg in_rst = 1'b0;
     always @(posedge clk) begin
         if (!rst_n) begin
-            for (i = 0; i < 2048; i = i + 1)
-                regs[i] = rclink_reg_rstval(i * 8);
-            for (i = 0; i < NQP * 32; i = i + 1)
-                qregs[i] = 64'd0;
+            if (!in_rst) begin
+                for (i = 0; i < 2048; i = i + 1)
+                    regs[i] = rclink_reg_rstval(i * 8);
+                for (i = 0; i < NQP * 32; i = i + 1)
+                    qregs[i] = 64'd0;
+            end
+            in_rst = 1'b1;
             awready <= 1'b0;
             wready <= 1'b0;
             bvalid <= 1'b0;
@@ -235,6 +241,7 @@ module rclink_ip_model #(
             wait_crd = 1'b0;
             t2_crd = `RCLINK_PARAM_TYPE2_CRD_RST_NUM;
         end else begin
+            in_rst = 1'b0;
             now = now + 1;
             // AXI4-Lite: a write when AW and W are both there, B next cycle
             awready <= 1'b0;

@@ -98,7 +98,7 @@ module rclink_tb #(
     reg         mac_readdatavalid = 1'b0;
 
     rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N)) dut (
-        .clk(clk), .rst_n(rst_n),
+        .clk(clk), .rst_n(rst_n), .core_rst(),
         .cfg_bus_master_en(cfg_bm), .cfg_msix_en(cfg_msix), .cfg_msi_en(cfg_msi),
         .tgt_req_valid(t_valid), .tgt_req_ready(t_ready), .tgt_req_write(t_write),
         .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
@@ -157,12 +157,16 @@ module rclink_tb #(
     // ---- MAC CSR stand-in (reset values and masks of the contract) ------------------
     reg [31:0] macregs [0:4095];
     integer mi;
+    reg mac_in_rst = 1'b0;      // the array is set on a reset's first cycle
     always @(posedge clk) begin
         mac_readdatavalid <= 1'b0;
         if (!ip_rst_n) begin
-            for (mi = 0; mi < 4096; mi = mi + 1)
-                macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+            if (!mac_in_rst)
+                for (mi = 0; mi < 4096; mi = mi + 1)
+                    macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
+            mac_in_rst = 1'b1;
         end else begin
+            mac_in_rst = 1'b0;
             if (mac_write)
                 macregs[mac_address] = (macregs[mac_address] &
                     ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Probe: the module loads, every good board is bound and passed its probe
-self-test, devlink info reports the board, the kernel log is clean.
+self-test, its register ports never timed out (debugfs reg_timeout),
+devlink info reports the board, the kernel log is clean.
 
 A board that is not bound must be one the driver has to refuse (wrong
 magic or shim major, see bad_board.sh); a board bound to another driver is
@@ -31,6 +32,13 @@ def test_irq_mode(bdf):
     mode, n = rt.irq_mode(bdf)
     check(mode != 'msix' or n <= hw.MSIX_VECTORS,
           'msix %d vectors > %d' % (n, hw.MSIX_VECTORS))
+
+
+def test_reg_timeout(bdf):
+    """debugfs reg_timeout: SHIM_REG_TIMEOUT; a healthy board's register
+    ports always answer (the model's never time out)."""
+    text = rt.sysfs_read(rt.dbg_path(bdf, 'reg_timeout'))
+    check(text == 'rc 0\nmac 0', 'reg_timeout %r' % text)
 
 
 def test_devlink_info(bdf):
@@ -87,7 +95,7 @@ def main():
         load_err = str(e)
 
     bound = rt.bound_devices() if load_err is None else []
-    per_board = 5
+    per_board = 6
     ktap.plan(3 + per_board * len(bound) + 1)
 
     ktap.result('module_load', load_err is None,
@@ -135,6 +143,7 @@ def main():
     for bdf in bound:
         ktap.run('%s.selftest' % bdf, test_selftest, bdf)
         ktap.run('%s.irq_mode' % bdf, test_irq_mode, bdf)
+        ktap.run('%s.reg_timeout' % bdf, test_reg_timeout, bdf)
         serial = ktap.run('%s.devlink_info' % bdf, test_devlink_info, bdf)
         ktap.run('%s.serial_is_shim_serial' % bdf, test_serial_matches,
                  bdf, serial)
