@@ -735,34 +735,42 @@ class CbfcTest(t1.PairTest):
         return last[0]
 
     def one_message_updates(self, first):
-        """Update frames sent by A and B for one message A -> B."""
+        """Update frames sent by A and B for one message A -> B, and the
+        packets A retransmitted meanwhile (a retry timer that expired on
+        a loaded host: each retransmission is another credit change)."""
         u0 = self.upd_quiet()
+        r0 = self.qp_stat(self.a, QA, 'retx_pkts')
         with t1.Chan(self.a, QA) as ca, t1.Chan(self.b, QB) as cb:
             m = t1.pattern(QA, first, SIZE)
             ca.send(m, WAIT)
             check(cb.recv(WAIT) == m, 'message %d' % first)
             ca.drain()
         u1 = self.upd_quiet()
-        return [b - a for a, b in zip(u0, u1)]
+        return ([b - a for a, b in zip(u0, u1)],
+                self.qp_stat(self.a, QA, 'retx_pkts') - r0)
 
     def test_sync(self):
-        on = self.one_message_updates(9500)
+        on, on_retx = self.one_message_updates(9500)
         bar = self.bar[self.b]
         timing = self.reg(self.b, 'SHIM_CBFC_TIMING')
         sync = rt.fval('SHIM_CBFC_TIMING', 'sync_us', 0xffff)
         try:
             bar.write('SHIM_CBFC_TIMING', timing & ~sync)
-            off = self.one_message_updates(9501)
+            off, off_retx = self.one_message_updates(9501)
         finally:
             bar.write('SHIM_CBFC_TIMING', timing)
         self.ktap.diag('update frames of A, B for one message: %s; with B\'s '
-                       'sync_us 0: %s' % (on, off))
+                       'sync_us 0: %s; A retransmitted %d, %d packets'
+                       % (on, off, on_retx, off_retx))
         check(on[1] == 4, 'B sent %d updates, not 1 + 3 periodic' % on[1])
         check(off[1] == 1, 'B sent %d updates with sync_us 0' % off[1])
         # A: the update of the ACK's credits and its periods (its sync
-        # timer may tick once between its REQ and the ACK: 4 or 5)
-        check(4 <= on[0] <= 5 and 4 <= off[0] <= 5, 'A sent %d, then %d'
-              % (on[0], off[0]))
+        # timer may tick once between its REQ and the ACK: 4 or 5); a
+        # retransmitted REQ brings another ACK and its 4 updates
+        check(4 <= on[0] <= 5 + 4 * on_retx and
+              4 <= off[0] <= 5 + 4 * off_retx,
+              'A sent %d, then %d (retransmitted %d, %d)'
+              % (on[0], off[0], on_retx, off_retx))
         self.wait_credits_back(self.a, FLOWS)
 
     def test_gen1_vlan(self):
