@@ -402,8 +402,10 @@ static void rclink_remove(struct pci_dev *pdev)
 
 	rclink_devlink_unregister(rdev);
 	rclink_lock(rdev);
-	rclink_down(rdev);
+	/* a board that is gone: no DMA into the rings the netdev frees */
+	rclink_dma_fence(rdev);
 	rclink_netdev_unregister(rdev);
+	rclink_down(rdev);
 	rclink_unlock(rdev);
 	cancel_delayed_work_sync(&rdev->gone_work);
 	rclink_devlink_free(rdev);

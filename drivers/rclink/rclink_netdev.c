@@ -487,17 +487,24 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	return 0;
 }
 
-/* At remove, after rclink_down(): the netdev is detached, its rings gone */
+/*
+ * At remove, before rclink_down() (whose detach then has nothing to do):
+ * unregistered as any netdev is, closed by the stack while the board still
+ * runs.  A netdev detached by a failed reset is unregistered the same way.
+ */
 void rclink_netdev_unregister(struct rclink_dev *rdev)
 {
 	struct rclink_net *net = rdev->net;
 
 	if (!net)
 		return;
-	unregister_netdev(net->netdev);
+	/* no event, recovery or test hook reaches the netdev any more */
 	rtnl_lock();
 	WRITE_ONCE(rdev->net, NULL);
 	rtnl_unlock();
+	rclink_irq_sync(rdev);
+
+	unregister_netdev(net->netdev);
 	netif_napi_del(&net->napi);
 	free_netdev(net->netdev);
 }
