@@ -130,7 +130,7 @@ static void rclink_dcb_mac_apply(struct rclink_dev *rdev)
  * rclink_t1.lock, the lock of the registers several parts of the driver
  * read-modify-write.
  */
-void rclink_dcb_apply(struct rclink_dev *rdev)
+void __rclink_dcb_apply(struct rclink_dev *rdev)
 {
 	u8 en;
 
@@ -145,6 +145,14 @@ void rclink_dcb_apply(struct rclink_dev *rdev)
 	rclink_dcb_mac_apply(rdev);
 	if (!rclink_cbfc_on(rdev))
 		rclink_dcb_ip_apply(rdev, en);
+}
+
+/* __rclink_dcb_apply() under rclink_t1.lock, for callers without it */
+void rclink_dcb_apply(struct rclink_dev *rdev)
+{
+	mutex_lock(&rdev->t1.lock);
+	__rclink_dcb_apply(rdev);
+	mutex_unlock(&rdev->t1.lock);
 }
 
 /* Frames per priority: sent (SHIM_PFC_TX) or received (SHIM_PFC_RX) */
@@ -200,9 +208,7 @@ static int rclink_dcb_ieee_setpfc(struct net_device *netdev,
 	/* a board in a reset gets it when the netdev is attached again */
 	if (!netif_device_present(netdev))
 		return 0;
-	mutex_lock(&rdev->t1.lock);
 	rclink_dcb_apply(rdev);
-	mutex_unlock(&rdev->t1.lock);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
 

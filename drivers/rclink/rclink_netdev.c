@@ -465,9 +465,7 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	netif_napi_add(netdev, &net->napi, rclink_napi_poll);
 	netif_carrier_off(netdev);
 
-	mutex_lock(&rdev->t1.lock);
 	rclink_dcb_apply(rdev);
-	mutex_unlock(&rdev->t1.lock);
 	/* events reach the netdev from here on (NAPI disabled, no carrier) */
 	WRITE_ONCE(rdev->net, net);
 	err = register_netdev(netdev);
@@ -544,9 +542,7 @@ int rclink_netdev_attach(struct rclink_dev *rdev)
 	if (!net)
 		return 0;
 	rtnl_lock();
-	mutex_lock(&rdev->t1.lock);
 	rclink_dcb_apply(rdev);
-	mutex_unlock(&rdev->t1.lock);
 	if (netif_running(net->netdev))
 		err = rclink_net_rings_up(net);
 	if (!err)

@@ -389,7 +389,7 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 		val |= RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN;
 	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, rclink_cbfc_afh(rdev, val));
 	/* the IP's PFC enables follow the flows' priorities */
-	rclink_dcb_apply(rdev);
+	__rclink_dcb_apply(rdev);
 
 	/* VLAN: vid (0 when forced), TPID 0x8100, CFI 0 (vlan_flag stays 0) */
 	val = 0;
