@@ -24,7 +24,7 @@ mark=$(rcl_kmsg_mark t3_ping)
 # ping from a side with COUNT full-size DF packets; all must come back.
 ping_full() { # side mtu
 	local out got
-	out=$(rcl_ping "$1" -c "$COUNT" -i 0.2 -W 2 -M "do" -s $(($2 - 28)) -q 2>&1)
+	out=$(rcl_ping "$1" -c "$COUNT" -i 0.02 -W 2 -M "do" -s $(($2 - 28)) -q 2>&1)
 	got=$(rcl_ping_received <<<"$out")
 	if [ "${got:-0}" -ne "$COUNT" ]; then
 		echo "$1 -> peer, mtu $2, -s $(($2 - 28)): ${got:-0}/$COUNT replies"
