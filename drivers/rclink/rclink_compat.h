@@ -52,6 +52,16 @@ static inline void __iomem *rclink_pcim_iomap_bar(struct pci_dev *pdev,
 #endif
 }
 
+/*
+ * A multicast group only CAP_NET_ADMIN may join: 6.7 renamed the flag of
+ * struct genl_multicast_group (GENL_UNS_ADMIN_PERM before)
+ */
+#if RCLINK_KERNEL_BEFORE(6, 7, 0)
+#define RCLINK_GENL_MCAST_ADMIN	GENL_UNS_ADMIN_PERM
+#else
+#define RCLINK_GENL_MCAST_ADMIN	GENL_MCAST_CAP_NET_ADMIN
+#endif
+
 /* From 6.2 on the devlink core reports the driver name itself */
 static inline int rclink_devlink_put_driver_name(struct devlink_info_req *req,
 						 const char *name)

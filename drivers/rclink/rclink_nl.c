@@ -186,11 +186,6 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 	attr = attrs[RCLINK_A_SPORT];
 	if (attr) {
 		cfg->sport = nla_get_u16(attr);
-		if (!cfg->sport) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "sport: the UDP port must not be 0");
-			return -EINVAL;
-		}
 		*given |= RCLINK_QP_F_SPORT;
 	}
 
@@ -242,12 +237,6 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 	attr = attrs[RCLINK_A_SPEED];
 	if (attr) {
 		cfg->speed = nla_get_u32(attr);
-		if (!cfg->speed ||
-		    cfg->speed > FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "speed: must be 1..2^22-1 (TX_SPEED_MEM)");
-			return -ERANGE;
-		}
 		*given |= RCLINK_QP_F_SPEED;
 	}
 	return 0;
@@ -257,8 +246,13 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 
 static int rclink_nl_put_dev(struct sk_buff *skb, struct rclink_dev *rdev)
 {
+	char handle[sizeof(RCLINK_DEV_HANDLE_BUS) + 32];
+
+	snprintf(handle, sizeof(handle), RCLINK_DEV_HANDLE_BUS "%s",
+		 pci_name(rdev->pdev));
 	if (nla_put_u32(skb, RCLINK_A_DEV_INDEX, rdev->t1.index) ||
-	    nla_put_string(skb, RCLINK_A_DEV_NAME, rdev->t1.name))
+	    nla_put_string(skb, RCLINK_A_DEV_NAME, rdev->t1.name) ||
+	    nla_put_string(skb, RCLINK_A_DEV_HANDLE, handle))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -665,12 +659,6 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 	attr = attrs[RCLINK_A_CBFC_LIMIT];
 	if (attr) {
 		cfg->cbfc_limit = nla_get_u32(attr);
-		if (!cfg->cbfc_limit || cfg->cbfc_limit >
-		    FIELD_MAX(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_LIMIT)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cbfc_limit: must be 1..65535 credits");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_CBFC_LIMIT;
 	}
 
@@ -678,28 +666,13 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 		attr = attrs[ufs[c].attr];
 		if (!attr)
 			continue;
+		/* 0 would disable the flow's CBFC (seed): the policy's 1.. */
 		cfg->cbfc_uf[c] = nla_get_u8(attr);
-		if (!cfg->cbfc_uf[c]) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cbfc_uf: credit_uf_limit 0 disables the flow's CBFC (seed): must be 1..7");
-			return -EINVAL;
-		}
-		if (cfg->cbfc_uf[c] >
-		    FIELD_MAX(RCLINK_AFH_CFG_EN_TYPE1_CREDIT_UF_LIMIT_CBFC)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cbfc_uf: must be 1..7 maximum frames");
-			return -ERANGE;
-		}
 		*given |= ufs[c].flag;
 	}
 
 	attr = attrs[RCLINK_A_CBFC_DYN];
 	if (attr) {
-		if (nla_get_u8(attr) > 1) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cbfc_dyn: must be 0 or 1");
-			return -EINVAL;
-		}
 		cfg->cbfc_dyn = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_CBFC_DYN;
 	}
@@ -743,12 +716,7 @@ static int rclink_nl_dev_banks(struct genl_info *info,
 					    "bank vc: read only, the VC is tc[7:2] in CBFC mode");
 			return -EINVAL;
 		}
-		id = nla_get_u8(tb[RCLINK_A_BANK_ID]);
-		if (id >= RCLINK_T1_BANKS) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[RCLINK_A_BANK_ID],
-					    "bank: must be 0..3 (QPN[1:0])");
-			return -ERANGE;
-		}
+		id = nla_get_u8(tb[RCLINK_A_BANK_ID]);	/* the policy's 0..3 */
 		if (cfg->bank_given & BIT(id)) {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "bank: the same bank twice");
@@ -770,19 +738,7 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	attr = attrs[RCLINK_A_FORMAT];
 	if (attr) {
 		cfg->format = nla_get_u8(attr);
-		switch (cfg->format) {
-		case RCLINK_FORMAT_STANDARD:
-		case RCLINK_FORMAT_GEN1:
-		case RCLINK_FORMAT_GEN1_TC:
-		case RCLINK_FORMAT_GEN2:
-		case RCLINK_FORMAT_LITE:
-			*given |= RCLINK_DEV_F_FORMAT;
-			break;
-		default:
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "format: unknown header format");
-			return -EINVAL;
-		}
+		*given |= RCLINK_DEV_F_FORMAT;
 	}
 
 	attr = attrs[RCLINK_A_BANK_RR];
@@ -799,11 +755,6 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 
 	attr = attrs[RCLINK_A_CNP_MERGE];
 	if (attr) {
-		if (nla_get_u8(attr) > 1) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cnp_merge: must be 0 or 1");
-			return -EINVAL;
-		}
 		cfg->cnp_merge = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_CNP_MERGE;
 	}
@@ -811,24 +762,12 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	attr = attrs[RCLINK_A_CNP_WINDOW_US];
 	if (attr) {
 		cfg->cnp_window_us = nla_get_u32(attr);
-		if (cfg->cnp_window_us >
-		    FIELD_MAX(RCLINK_CNP_CFG_TIMER_THR_US)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cnp_window: must be 0..65535 us");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_CNP_WINDOW;
 	}
 
 	attr = attrs[RCLINK_A_NOCNP_US];
 	if (attr) {
 		cfg->nocnp_us = nla_get_u32(attr);
-		if (cfg->nocnp_us >
-		    FIELD_MAX(RCLINK_CNP_CFG_NOCNP_INTERVAL) + 1) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "nocnp: must be 1..256 us or off");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_NOCNP;
 	}
 
@@ -869,11 +808,6 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	attr = attrs[RCLINK_A_TTL];
 	if (attr) {
 		cfg->ttl = nla_get_u8(attr);
-		if (!cfg->ttl) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "ttl: must be 1..255");
-			return -EINVAL;
-		}
 		*given |= RCLINK_DEV_F_TTL;
 	}
 
@@ -898,57 +832,29 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	attr = attrs[RCLINK_A_RETRY_TIMER];
 	if (attr) {
 		cfg->retry_timer_us = nla_get_u32(attr);
-		if (!cfg->retry_timer_us || cfg->retry_timer_us >
-		    FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_TIMER)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "retry_timer: must be 1..8191 us");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_RETRY_TIMER;
 	}
 
 	attr = attrs[RCLINK_A_RETRY_CNT];
 	if (attr) {
 		cfg->retry_cnt = nla_get_u8(attr);
-		if (!cfg->retry_cnt || cfg->retry_cnt >
-		    FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_CNT_THR)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "retry_cnt: must be 1..15");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_RETRY_CNT;
 	}
 
 	attr = attrs[RCLINK_A_RNR_RETRY_CNT];
 	if (attr) {
 		cfg->rnr_retry_cnt = nla_get_u8(attr);
-		if (cfg->rnr_retry_cnt >
-		    FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RNR_RETRY_CNT_THR)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "rnr_retry_cnt: must be 0..15 (0: forever)");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_RNR_RETRY_CNT;
 	}
 
 	attr = attrs[RCLINK_A_ACK_TIMESTAMP];
 	if (attr) {
-		if (nla_get_u8(attr) > 1) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "ack_timestamp: must be 0 or 1");
-			return -EINVAL;
-		}
 		cfg->ack_timestamp = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_ACK_TIMESTAMP;
 	}
 
 	attr = attrs[RCLINK_A_ICRC];
 	if (attr) {
-		if (nla_get_u8(attr) > 1) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "icrc: must be 0 or 1");
-			return -EINVAL;
-		}
 		cfg->icrc = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_ICRC;
 	}
@@ -956,23 +862,12 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 	attr = attrs[RCLINK_A_VLAN_ID];
 	if (attr) {
 		cfg->vlan_id = nla_get_u16(attr);
-		if (cfg->vlan_id >= VLAN_N_VID - 1) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "vlan: VID must be 1..4094 (0: off)");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_VLAN_ID;
 	}
 
 	attr = attrs[RCLINK_A_VLAN_PRI];
 	if (attr) {
 		cfg->vlan_pri = nla_get_u8(attr);
-		if (cfg->vlan_pri >
-		    FIELD_MAX(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC)) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "vlan_pri: must be 0..7");
-			return -ERANGE;
-		}
 		*given |= RCLINK_DEV_F_VLAN_PRI;
 	}
 	return rclink_nl_dev_cbfc(attrs, cfg, given, extack);
@@ -1270,11 +1165,6 @@ static int rclink_nl_group(struct nlattr **attrs, u32 *group,
 		return -EINVAL;
 	}
 	*group = nla_get_u8(attr);
-	if (*group >= RCLINK_AFH_T2_GROUPS) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "group: 0..7 (TYPE2_DA_0..7)");
-		return -ERANGE;
-	}
 	return 0;
 }
 
@@ -1484,8 +1374,38 @@ static struct genl_family rclink_nl_family __ro_after_init = {
 	.n_mcgrps	= ARRAY_SIZE(rclink_nl_mcgrps),
 };
 
+/*
+ * The policy's limits are the spec's constants (uapi/linux/rclink_nl.h):
+ * each must be what the register field holds.
+ */
+static void rclink_nl_limits_check(void)
+{
+	BUILD_BUG_ON(RCLINK_RETRY_TIMER_MAX !=
+		     FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_TIMER));
+	BUILD_BUG_ON(RCLINK_RETRY_CNT_MAX !=
+		     FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_CNT_THR));
+	BUILD_BUG_ON(RCLINK_RETRY_CNT_MAX !=
+		     FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RNR_RETRY_CNT_THR));
+	BUILD_BUG_ON(RCLINK_CNP_WINDOW_MAX !=
+		     FIELD_MAX(RCLINK_CNP_CFG_TIMER_THR_US));
+	BUILD_BUG_ON(RCLINK_NOCNP_MAX !=
+		     FIELD_MAX(RCLINK_CNP_CFG_NOCNP_INTERVAL) + 1);
+	BUILD_BUG_ON(RCLINK_VLAN_ID_MAX != (VLAN_N_VID - 2));
+	BUILD_BUG_ON(RCLINK_VLAN_PRI_MAX !=
+		     FIELD_MAX(RCLINK_AFH_CFG_EN_TYPE1_ACK_CBFC));
+	BUILD_BUG_ON(RCLINK_SPEED_MAX !=
+		     FIELD_MAX(RCLINK_TX_SPEED_MEM_TX_SPEED_CFG));
+	BUILD_BUG_ON(RCLINK_CBFC_LIMIT_MAX !=
+		     FIELD_MAX(RCLINK_SHIM_CBFC_VC_CFG_CREDIT_LIMIT));
+	BUILD_BUG_ON(RCLINK_CBFC_UF_MAX !=
+		     FIELD_MAX(RCLINK_AFH_CFG_EN_TYPE1_CREDIT_UF_LIMIT_CBFC));
+	BUILD_BUG_ON(RCLINK_BANK_MAX != (RCLINK_T1_BANKS - 1));
+	BUILD_BUG_ON(RCLINK_GROUP_MAX != (RCLINK_AFH_T2_GROUPS - 1));
+}
+
 int rclink_nl_init(void)
 {
+	rclink_nl_limits_check();
 	return genl_register_family(&rclink_nl_family);
 }
 

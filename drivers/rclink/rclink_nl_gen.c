@@ -7,13 +7,29 @@
 #include <net/genetlink.h>
 
 #include "rclink_nl_gen.h"
+#include "rclink_compat.h"
 
 #include <uapi/linux/rclink_nl.h>
 #include <linux/rclink_dev.h>
 
+/* Integer value ranges */
+static struct netlink_range_validation rclink_a_speed_range = {
+	.min	= 1ULL,
+	.max	= RCLINK_SPEED_MAX,
+};
+
+static struct netlink_range_validation rclink_a_cnp_window_us_range = {
+	.max	= RCLINK_CNP_WINDOW_MAX,
+};
+
+static struct netlink_range_validation rclink_a_cbfc_limit_range = {
+	.min	= 1ULL,
+	.max	= RCLINK_CBFC_LIMIT_MAX,
+};
+
 /* Common nested types */
 const struct nla_policy rclink_bank_nl_policy[RCLINK_A_BANK_VC + 1] = {
-	[RCLINK_A_BANK_ID] = { .type = NLA_U8, },
+	[RCLINK_A_BANK_ID] = NLA_POLICY_MAX(NLA_U8, RCLINK_BANK_MAX),
 	[RCLINK_A_BANK_TC] = { .type = NLA_U8, },
 	[RCLINK_A_BANK_VC] = { .type = NLA_U8, },
 };
@@ -30,31 +46,31 @@ const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK + 1] = {
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
 	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
 	[RCLINK_A_IP] = { .type = NLA_U32, },
-	[RCLINK_A_TTL] = { .type = NLA_U8, },
+	[RCLINK_A_TTL] = NLA_POLICY_MIN(NLA_U8, 1),
 	[RCLINK_A_IP_ID] = { .type = NLA_U16, },
 	[RCLINK_A_TC] = { .type = NLA_U8, },
 	[RCLINK_A_ACK_TC] = { .type = NLA_U8, },
 	[RCLINK_A_FORMAT] = NLA_POLICY_MAX(NLA_U8, 4),
-	[RCLINK_A_RETRY_TIMER] = { .type = NLA_U32, },
-	[RCLINK_A_RETRY_CNT] = { .type = NLA_U8, },
-	[RCLINK_A_RNR_RETRY_CNT] = { .type = NLA_U8, },
-	[RCLINK_A_ACK_TIMESTAMP] = { .type = NLA_U8, },
-	[RCLINK_A_ICRC] = { .type = NLA_U8, },
-	[RCLINK_A_VLAN_ID] = { .type = NLA_U16, },
-	[RCLINK_A_VLAN_PRI] = { .type = NLA_U8, },
+	[RCLINK_A_RETRY_TIMER] = NLA_POLICY_RANGE(NLA_U32, 1, RCLINK_RETRY_TIMER_MAX),
+	[RCLINK_A_RETRY_CNT] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_RETRY_CNT_MAX),
+	[RCLINK_A_RNR_RETRY_CNT] = NLA_POLICY_MAX(NLA_U8, RCLINK_RETRY_CNT_MAX),
+	[RCLINK_A_ACK_TIMESTAMP] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_ICRC] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_VLAN_ID] = NLA_POLICY_MAX(NLA_U16, RCLINK_VLAN_ID_MAX),
+	[RCLINK_A_VLAN_PRI] = NLA_POLICY_MAX(NLA_U8, RCLINK_VLAN_PRI_MAX),
 	[RCLINK_A_CC_WINDOW] = { .type = NLA_U32, },
-	[RCLINK_A_BANK_RR] = { .type = NLA_U8, },
+	[RCLINK_A_BANK_RR] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RCLINK_A_T2_RATE] = { .type = NLA_U64, },
-	[RCLINK_A_CNP_MERGE] = { .type = NLA_U8, },
-	[RCLINK_A_CNP_WINDOW_US] = { .type = NLA_U32, },
-	[RCLINK_A_NOCNP_US] = { .type = NLA_U32, },
+	[RCLINK_A_CNP_MERGE] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_CNP_WINDOW_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_cnp_window_us_range),
+	[RCLINK_A_NOCNP_US] = NLA_POLICY_MAX(NLA_U32, RCLINK_NOCNP_MAX),
 	[RCLINK_A_CBFC_SIZE] = { .type = NLA_U32, },
-	[RCLINK_A_CBFC_LIMIT] = { .type = NLA_U32, },
-	[RCLINK_A_CBFC_UF_TYPE1] = { .type = NLA_U8, },
-	[RCLINK_A_CBFC_UF_TYPE2] = { .type = NLA_U8, },
-	[RCLINK_A_CBFC_UF_TYPE3] = { .type = NLA_U8, },
-	[RCLINK_A_CBFC_UF_ACK] = { .type = NLA_U8, },
-	[RCLINK_A_CBFC_DYN] = { .type = NLA_U8, },
+	[RCLINK_A_CBFC_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_cbfc_limit_range),
+	[RCLINK_A_CBFC_UF_TYPE1] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_CBFC_UF_TYPE2] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_CBFC_UF_TYPE3] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_CBFC_UF_ACK] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_CBFC_DYN] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RCLINK_A_VC_STATUS] = { .type = NLA_U8, },
 	[RCLINK_A_BANK] = NLA_POLICY_NESTED(rclink_bank_nl_policy),
 };
@@ -67,12 +83,12 @@ const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1] = {
 	[RCLINK_A_DQPN] = { .type = NLA_U32, },
 	[RCLINK_A_DIP] = { .type = NLA_U32, },
 	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_SPORT] = { .type = NLA_U16, },
+	[RCLINK_A_SPORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[RCLINK_A_PKEY] = { .type = NLA_U8, },
 	[RCLINK_A_RX_PKEY] = { .type = NLA_U8, },
 	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
-	[RCLINK_A_SPEED] = { .type = NLA_U32, },
+	[RCLINK_A_SPEED] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_speed_range),
 	[RCLINK_A_RATE] = { .type = NLA_U64, },
 	[RCLINK_A_OWNER_UID] = { .type = NLA_U32, },
 	[RCLINK_A_OWNER_NETNS_FD] = { .type = NLA_U32, },
@@ -86,12 +102,12 @@ const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_RATE + 1] = {
 	[RCLINK_A_DQPN] = { .type = NLA_U32, },
 	[RCLINK_A_DIP] = { .type = NLA_U32, },
 	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_SPORT] = { .type = NLA_U16, },
+	[RCLINK_A_SPORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[RCLINK_A_PKEY] = { .type = NLA_U8, },
 	[RCLINK_A_RX_PKEY] = { .type = NLA_U8, },
 	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
 	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
-	[RCLINK_A_SPEED] = { .type = NLA_U32, },
+	[RCLINK_A_SPEED] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_speed_range),
 	[RCLINK_A_RATE] = { .type = NLA_U64, },
 	[RCLINK_A_STATE] = NLA_POLICY_MAX(NLA_U8, 2),
 };
@@ -114,16 +130,16 @@ const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QPN + 1] = {
 const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_GROUP + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_GROUP] = { .type = NLA_U8, },
+	[RCLINK_A_GROUP] = NLA_POLICY_MAX(NLA_U8, RCLINK_GROUP_MAX),
 };
 
 /* RCLINK_CMD_MCAST_SET - do */
 const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_GROUP] = { .type = NLA_U8, },
+	[RCLINK_A_GROUP] = NLA_POLICY_MAX(NLA_U8, RCLINK_GROUP_MAX),
 	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_JOIN] = { .type = NLA_U8, },
+	[RCLINK_A_JOIN] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RCLINK_A_OWNER_UID] = { .type = NLA_U32, },
 	[RCLINK_A_OWNER_NETNS_FD] = { .type = NLA_U32, },
 };
@@ -189,5 +205,5 @@ const struct genl_ops rclink_nl_ops[8] = {
 };
 
 const struct genl_multicast_group rclink_nl_mcgrps[] = {
-	[RCLINK_NLGRP_EVENTS] = { "events", },
+	[RCLINK_NLGRP_EVENTS] = { "events", .flags = RCLINK_GENL_MCAST_ADMIN, },
 };

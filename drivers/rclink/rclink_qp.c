@@ -130,15 +130,23 @@ struct rclink_dev *rclink_t1_dev_get(int index)
 	return xa_load(&rclink_t1_devs, index);
 }
 
-/* The board named @name ("rclinkN"), or NULL; under rclink_t1_devs_lock */
+/*
+ * The board named @name, "rclinkN" or its handle "pci/<bus address>" (which
+ * survives re-probing), or NULL; under rclink_t1_devs_lock
+ */
 struct rclink_dev *rclink_t1_dev_by_name(const char *name)
 {
+	size_t bus = strlen(RCLINK_DEV_HANDLE_BUS);
+	const char *bdf = NULL;
 	struct rclink_dev *rdev;
 	unsigned long index;
 
 	lockdep_assert_held(&rclink_t1_devs_lock);
+	if (!strncmp(name, RCLINK_DEV_HANDLE_BUS, bus))
+		bdf = name + bus;
 	xa_for_each(&rclink_t1_devs, index, rdev)
-		if (!strcmp(rdev->t1.name, name))
+		if (bdf ? !strcmp(pci_name(rdev->pdev), bdf) :
+		    !strcmp(rdev->t1.name, name))
 			return rdev;
 	return NULL;
 }

@@ -225,6 +225,9 @@ extern struct mutex rclink_t1_devs_lock;
 int rclink_t1_init(struct rclink_dev *rdev);
 void rclink_t1_fini(struct rclink_dev *rdev);
 struct rclink_dev *rclink_t1_dev_get(int index);	/* NULL: none */
+/* The bus part of a board's handle, "pci/0000:03:00.0" (as devlink names it) */
+#define RCLINK_DEV_HANDLE_BUS	"pci/"
+
 struct rclink_dev *rclink_t1_dev_by_name(const char *name);
 struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev,
 					     u32 qpn);

@@ -79,6 +79,21 @@ if [ -z "$last" ]; then
 fi
 sed -i 's/^static const struct genl_multicast_group /const struct genl_multicast_group /' \
 	"$tmp/out/rclink_nl_gen.c"
+# The events group is for the administrator (who may see every QP's
+# events): the flag's name differs between the kernel versions
+# (rclink_compat.h); the generator has no spec property for it
+sed -i 's/^\t\[RCLINK_NLGRP_EVENTS\] = { "events", },$/\t[RCLINK_NLGRP_EVENTS] = { "events", .flags = RCLINK_GENL_MCAST_ADMIN, },/' \
+	"$tmp/out/rclink_nl_gen.c"
+sed -i 's/^#include "rclink_nl_gen.h"$/&\n#include "rclink_compat.h"/' \
+	"$tmp/out/rclink_nl_gen.c"
+if ! grep -q 'RCLINK_GENL_MCAST_ADMIN' "$tmp/out/rclink_nl_gen.c"; then
+	echo "gen-nl: no events group in rclink_nl_gen.c" >&2
+	exit 1
+fi
+# Linux 6.1's struct nla_policy points to a non-const range (const from
+# 6.2 on): the ranges of NLA_POLICY_FULL_RANGE are left writable
+sed -i 's/^static const struct netlink_range_validation /static struct netlink_range_validation /' \
+	"$tmp/out/rclink_nl_gen.c"
 sed -i "s|^#endif /\* _LINUX_RCLINK_GEN_H \*/|/* tools/net/gen-nl.sh: for the hand-written family (genetlink-legacy) */\\
 extern const struct genl_multicast_group rclink_nl_mcgrps[$last + 1];\\
 \\

@@ -429,13 +429,98 @@ static void rcl_close(struct rcl_nl *nl)
 	nl->sock = NULL;
 }
 
+/* The tool's word for an attribute of a request (the kernel names it) */
+static const char *const attr_words[RCLINK_A_MAX + 1] = {
+	[RCLINK_A_DEV_INDEX] = "dev", [RCLINK_A_DEV_NAME] = "dev",
+	[RCLINK_A_MAC] = "mac", [RCLINK_A_IP] = "ip", [RCLINK_A_TTL] = "ttl",
+	[RCLINK_A_IP_ID] = "ip_id", [RCLINK_A_TC] = "tc",
+	[RCLINK_A_ACK_TC] = "ack_tc", [RCLINK_A_FORMAT] = "format",
+	[RCLINK_A_RETRY_TIMER] = "retry_timer",
+	[RCLINK_A_RETRY_CNT] = "retry_cnt",
+	[RCLINK_A_RNR_RETRY_CNT] = "rnr_retry_cnt",
+	[RCLINK_A_ACK_TIMESTAMP] = "ack_timestamp", [RCLINK_A_ICRC] = "icrc",
+	[RCLINK_A_QPN] = "qpn", [RCLINK_A_DQPN] = "dqpn", [RCLINK_A_DIP] = "dip",
+	[RCLINK_A_DMAC] = "dmac", [RCLINK_A_SPORT] = "sport",
+	[RCLINK_A_PKEY] = "pkey", [RCLINK_A_RX_PKEY] = "rx_pkey",
+	[RCLINK_A_SQ_PSN] = "sq_psn", [RCLINK_A_RQ_PSN] = "rq_psn",
+	[RCLINK_A_SPEED] = "speed", [RCLINK_A_STATE] = "state",
+	[RCLINK_A_VLAN_ID] = "vlan", [RCLINK_A_VLAN_PRI] = "vlan_pri",
+	[RCLINK_A_CC_WINDOW] = "cc_window", [RCLINK_A_RATE] = "rate",
+	[RCLINK_A_GROUP] = "group", [RCLINK_A_BANK_RR] = "bank_rr",
+	[RCLINK_A_JOIN] = "join", [RCLINK_A_T2_RATE] = "t2_rate",
+	[RCLINK_A_CNP_MERGE] = "cnp_merge",
+	[RCLINK_A_CNP_WINDOW_US] = "cnp_window", [RCLINK_A_NOCNP_US] = "nocnp",
+	[RCLINK_A_CBFC_SIZE] = "cbfc_size", [RCLINK_A_CBFC_LIMIT] = "cbfc_limit",
+	[RCLINK_A_CBFC_UF_TYPE1] = "cbfc_uf type1",
+	[RCLINK_A_CBFC_UF_TYPE2] = "cbfc_uf type2",
+	[RCLINK_A_CBFC_UF_TYPE3] = "cbfc_uf type3",
+	[RCLINK_A_CBFC_UF_ACK] = "cbfc_uf ack", [RCLINK_A_CBFC_DYN] = "cbfc_dyn",
+	[RCLINK_A_VC_STATUS] = "vc_status", [RCLINK_A_BANK] = "bank",
+	[RCLINK_A_OWNER_UID] = "owner", [RCLINK_A_OWNER_NETNS_FD] = "netns",
+};
+
+/*
+ * The word of the request's attribute at byte @offs of the request @req
+ * (NLMSGERR_ATTR_OFFS), or NULL: a top-level attribute, or the nest (bank)
+ * holding it.
+ */
+static const char *ext_ack_attr_word(const struct nlmsghdr *req, uint32_t offs)
+{
+	const char *base = (const char *)req;
+	const struct nlattr *a;
+	int rem;
+
+	if (req->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ||
+	    offs >= req->nlmsg_len)
+		return NULL;
+	a = (const struct nlattr *)(base + NLMSG_HDRLEN + GENL_HDRLEN);
+	rem = (int)req->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	for (; nla_ok(a, rem); a = nla_next(a, &rem)) {
+		uint32_t start = (uint32_t)((const char *)a - base);
+		int type = nla_type(a);
+
+		if (offs < start || offs >= start + a->nla_len)
+			continue;
+		return type <= RCLINK_A_MAX ? attr_words[type] : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The range of a policy the request failed (NLMSGERR_ATTR_POLICY): append
+ * " (MIN..MAX)" to @buf when the kernel gave one.
+ */
+static void ext_ack_range(struct nlattr *pol, char *buf, size_t size)
+{
+	struct nlattr *tb[NL_POLICY_TYPE_ATTR_MAX + 1];
+	size_t n = strlen(buf);
+
+	if (nla_parse_nested(tb, NL_POLICY_TYPE_ATTR_MAX, pol, NULL) < 0)
+		return;
+	if (tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] &&
+	    tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
+		snprintf(buf + n, size - n, " (%llu..%llu)",
+			 (unsigned long long)nla_get_u64(tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U]),
+			 (unsigned long long)nla_get_u64(tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]));
+	else if (tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_S] &&
+		 tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_S])
+		snprintf(buf + n, size - n, " (%lld..%lld)",
+			 (long long)nla_get_s64(tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_S]),
+			 (long long)nla_get_s64(tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_S]));
+}
+
 /*
  * The TLVs after the struct nlmsgerr of an error or the errno of a DONE:
- * copy NLMSGERR_ATTR_MSG.
+ * copy NLMSGERR_ATTR_MSG.  A refusal by the family's policy (the kernel
+ * says which attribute and gives the policy) is told with the tool's word
+ * for the attribute and the valid range: "ttl: integer out of range (1..255)".
+ * @req: the request when the error carries it whole, else NULL.
  */
-static void ext_ack_msg(struct nlmsghdr *nlh, size_t off, struct req_ctx *ctx)
+static void ext_ack_msg(struct nlmsghdr *nlh, size_t off, struct req_ctx *ctx,
+			const struct nlmsghdr *req)
 {
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	const char *word = NULL;
 	int len;
 
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
@@ -447,24 +532,36 @@ static void ext_ack_msg(struct nlmsghdr *nlh, size_t off, struct req_ctx *ctx)
 		      (struct nlattr *)((char *)nlmsg_data(nlh) + off), len,
 		      NULL) < 0)
 		return;
-	if (tb[NLMSGERR_ATTR_MSG])
+	if (!tb[NLMSGERR_ATTR_MSG])
+		return;
+	if (tb[NLMSGERR_ATTR_POLICY] && tb[NLMSGERR_ATTR_OFFS] && req)
+		word = ext_ack_attr_word(req, nla_get_u32(tb[NLMSGERR_ATTR_OFFS]));
+	if (!word) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "%s",
 			 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+		return;
+	}
+	snprintf(ctx->msg, sizeof(ctx->msg), "%s: %s", word,
+		 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	ext_ack_range(tb[NLMSGERR_ATTR_POLICY], ctx->msg, sizeof(ctx->msg));
 }
 
 static int cb_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)err - NLMSG_HDRLEN);
 	struct req_ctx *ctx = arg;
+	const struct nlmsghdr *req = NULL;
 	size_t off = sizeof(*err);
 
 	(void)nla;
 	ctx->error = -err->error;
 	ctx->done = true;
 	/* the request comes back whole unless capped: the TLVs follow it */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
 		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	ext_ack_msg(nlh, off, ctx);
+		req = &err->msg;
+	}
+	ext_ack_msg(nlh, off, ctx, req);
 	return NL_STOP;
 }
 
@@ -489,7 +586,7 @@ static int cb_finish(struct nl_msg *msg, void *arg)
 		memcpy(&err, nlmsg_data(nlh), sizeof(err));
 		if (err < 0) {
 			ctx->error = -err;
-			ext_ack_msg(nlh, sizeof(int), ctx);
+			ext_ack_msg(nlh, sizeof(int), ctx, NULL);
 		}
 	}
 	return NL_STOP;
@@ -1095,6 +1192,8 @@ static int dev_parse(struct nlattr **tb, void *arg)
 	out_obj_start();
 	if (tb[RCLINK_A_DEV_NAME])
 		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
+	if (tb[RCLINK_A_DEV_HANDLE])
+		out_str("handle", nla_get_string(tb[RCLINK_A_DEV_HANDLE]));
 	out_attr_u(tb, RCLINK_A_QP_NUM, "qp_num", 32);
 	out_attr_u(tb, RCLINK_A_PKT_LEN, "pkt_len", 32);
 	out_attr_u(tb, RCLINK_A_OST, "ost", 32);

@@ -9,6 +9,18 @@
 #define RCLINK_FAMILY_NAME	"rclink"
 #define RCLINK_FAMILY_VERSION	1
 
+#define RCLINK_RETRY_TIMER_MAX	8191
+#define RCLINK_RETRY_CNT_MAX	15
+#define RCLINK_CNP_WINDOW_MAX	65535
+#define RCLINK_NOCNP_MAX	256
+#define RCLINK_VLAN_ID_MAX	4094
+#define RCLINK_VLAN_PRI_MAX	7
+#define RCLINK_SPEED_MAX	4194303
+#define RCLINK_CBFC_LIMIT_MAX	65535
+#define RCLINK_CBFC_UF_MAX	7
+#define RCLINK_BANK_MAX		3
+#define RCLINK_GROUP_MAX	7
+
 /**
  * enum rclink_format - TYPE1 header format (AFH_CFG_EN,
  *   Documentation/hw/formats.rst): standard (IPv4/UDP), gen1 (AFH_GEN1 without
@@ -143,6 +155,7 @@ enum {
 	RCLINK_A_OWNER_UID,
 	RCLINK_A_OWNER_NETNS_FD,
 	RCLINK_A_OWNER_NETNS,
+	RCLINK_A_DEV_HANDLE,
 
 	__RCLINK_A_MAX,
 	RCLINK_A_MAX = (__RCLINK_A_MAX - 1)
