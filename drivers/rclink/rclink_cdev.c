@@ -13,8 +13,10 @@
  *
  * Sleeping.  Readers, writers and DRAIN sleep on the file's wait queue,
  * writers short of SQ entries on the board's; poll waits on both.  UNBIND
- * sets the file's @unbinding and takes its @rw for writing: the file's
- * sleepers leave with ENOTCONN.  A sleep always ends before anything is
+ * and BIND set the file's @unbinding and take its @rw for writing: the
+ * file's sleepers leave with ENOTCONN (a RING_ENTER of an unbound file may
+ * wait for SENDs that never complete).  BIND, UNBIND and RING_SETUP take
+ * @bind_lock interruptibly.  A sleep always ends before anything is
  * queued or dequeued, so a signal (ERESTARTSYS) loses and duplicates
  * nothing; a message being read stays on its queue until it is copied.
  *
@@ -67,7 +69,7 @@ void rclink_file_get(struct rclink_file *rf)
 	kref_get(&rf->ref);
 }
 
-static void rclink_file_put(struct rclink_file *rf)
+void rclink_file_put(struct rclink_file *rf)
 {
 	kref_put(&rf->ref, rclink_file_free);
 }
@@ -518,7 +520,8 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 	if (b.flags & ~RCLINK_BIND_MCAST)
 		return -EINVAL;
 
-	mutex_lock(&rf->bind_lock);
+	if (mutex_lock_interruptible(&rf->bind_lock))
+		return -ERESTARTSYS;
 	if (rf->qp) {
 		err = -EINVAL;
 		goto out;
@@ -567,9 +570,16 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 	if (err)
 		goto out;
 
-	/* unbound, so nothing sleeps holding @rw: this is quick */
+	/*
+	 * A RING_ENTER of the unbound file may sleep holding @rw until SENDs
+	 * sent while it was bound complete, which can be never (RNR retried
+	 * for ever): its sleepers leave first, as for an unbind.
+	 */
+	WRITE_ONCE(rf->unbinding, true);
+	wake_up_all(&rf->wq);
 	down_write(&rf->rw);
 	rf->qp = qp;
+	WRITE_ONCE(rf->unbinding, false);
 	up_write(&rf->rw);
 out:
 	mutex_unlock(&rf->bind_lock);
@@ -580,7 +590,8 @@ static long rclink_ioc_unbind(struct rclink_file *rf)
 {
 	long err = 0;
 
-	mutex_lock(&rf->bind_lock);
+	if (mutex_lock_interruptible(&rf->bind_lock))
+		return -ERESTARTSYS;
 	if (!rf->qp) {
 		err = -EINVAL;
 		goto out;
@@ -728,7 +739,10 @@ static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 		err = rclink_ioc_drain(rf);
 		break;
 	case RCLINK_IOC_NOSIZE(RCLINK_IOC_RING_SETUP):
-		mutex_lock(&rf->bind_lock);
+		if (mutex_lock_interruptible(&rf->bind_lock)) {
+			err = -ERESTARTSYS;
+			break;
+		}
 		err = rclink_ring_setup(rf, rdev->t1.dmaq, argp);
 		mutex_unlock(&rf->bind_lock);
 		break;

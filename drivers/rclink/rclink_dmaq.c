@@ -669,8 +669,9 @@ static void rclink_dmaq_rx_drop(struct rclink_dmaq *dq,
 
 /*
  * A complete message (qp->lock held): straight into a RECV buffer of the
- * bound file's ring when nothing older waits (then it lands on @drop to be
- * freed), else on the QP's queue; wake its reader.
+ * bound file's ring when nothing older waits (then it lands on @drop, to
+ * be copied into the buffer and freed once the locks are dropped), else on
+ * the QP's queue; wake its reader.
  */
 static void rclink_dmaq_rx_deliver(struct rclink_dmaq *dq,
 				   struct rclink_t1_qp *qp,
@@ -690,7 +691,6 @@ static void rclink_dmaq_rx_deliver(struct rclink_dmaq *dq,
 	    rclink_ring_rx_direct(ring, qp, m)) {
 		rclink_dp_cnt_inc(dq, RCLINK_DP_RING_RECVS);
 		list_add_tail(&m->list, drop);
-		wake_up_all(&qp->owner->wq);
 		return;
 	}
 	list_add_tail(&m->list, &qp->rx_msgs);
@@ -816,6 +816,7 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 		if (new) {
 			new->len = 0;
 			new->size = msg_len;
+			new->rx_rf = NULL;
 		} else {
 			atomic64_sub(msg_len, &dq->rx_partial_bytes);
 		}
@@ -851,8 +852,12 @@ static void rclink_dmaq_recv_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 		atomic64_sub(new->size, &dq->rx_partial_bytes);
 		kvfree(new);
 	}
-	list_for_each_entry_safe(m, tmp, &drop, list)
+	/* delivered into a ring's RECV buffer: copied now, no lock held */
+	list_for_each_entry_safe(m, tmp, &drop, list) {
+		if (m->rx_rf)
+			rclink_ring_rx_fill(m);
 		kvfree(m);
+	}
 	rclink_dmaq_rq_buf_put(dq, buf);
 }
 

@@ -257,7 +257,9 @@ struct rclink_ring {
 	u32 sq_head;			/* our copy */
 
 	spinlock_t lock;		/* the rest */
-	u32 cq_tail;			/* our copy */
+	u32 cq_tail;			/* CQEs taken (written or being) */
+	u32 cq_pub;			/* CQEs published: hdr->cq_tail */
+	u8 *cq_done;			/* cq_entries: CQE written, not published */
 	u32 cq_reserved;		/* SENDs in flight + RECVs lent */
 	u32 cq_overflow;
 	u32 sq_errors;
@@ -317,6 +319,7 @@ void rclink_cdev_remove(struct rclink_dev *rdev);
 void rclink_cdev_put(struct rclink_dev *rdev);
 void rclink_cdev_wake_tx(struct rclink_dev *rdev);
 void rclink_file_get(struct rclink_file *rf);
+void rclink_file_put(struct rclink_file *rf);
 void rclink_file_tx_done(struct rclink_file *rf,
 			 const struct rclink_tx_msg *msg, int res);
 bool rclink_file_reserve(struct rclink_file *rf);
@@ -342,7 +345,8 @@ void rclink_ring_dma_unmap(struct rclink_ring *ring);
 void rclink_ring_unbind(struct rclink_ring *ring, int err);
 bool rclink_ring_cq_ready(struct rclink_ring *ring);
 void rclink_ring_tx_done(struct rclink_ring *ring, u64 user_data, int res);
+void rclink_ring_rx_fill(struct rclink_msg *m);
 bool rclink_ring_rx_direct(struct rclink_ring *ring, struct rclink_t1_qp *qp,
-			   const struct rclink_msg *m);
+			   struct rclink_msg *m);
 
 #endif /* _RCLINK_DP_H_ */

@@ -70,6 +70,7 @@ void rclink_ring_free(struct rclink_ring *ring)
 	}
 	kvfree(ring->chunks);
 	kvfree(ring->rbufs);
+	kvfree(ring->cq_done);
 	vfree(ring->mem);
 	mutex_destroy(&ring->submit_lock);
 	kfree(ring);
@@ -186,7 +187,9 @@ long rclink_ring_setup(struct rclink_file *rf, struct rclink_dmaq *dq,
 	ring->mem = vmalloc_user(ring->mem_size);
 	ring->rbufs = kvcalloc(p.cq_entries, sizeof(*ring->rbufs),
 			       GFP_KERNEL_ACCOUNT);
-	if (!ring->mem || !ring->rbufs)
+	ring->cq_done = kvcalloc(p.cq_entries, sizeof(*ring->cq_done),
+				 GFP_KERNEL_ACCOUNT);
+	if (!ring->mem || !ring->rbufs || !ring->cq_done)
 		goto err_free;
 	ring->hdr = ring->mem;
 	ring->sqes = ring->mem + p.sq_off;
@@ -255,26 +258,61 @@ static u32 rclink_ring_cq_used(const struct rclink_ring *ring)
 
 bool rclink_ring_cq_ready(struct rclink_ring *ring)
 {
-	return READ_ONCE(ring->cq_tail) != READ_ONCE(ring->hdr->cq_head);
+	return READ_ONCE(ring->cq_pub) != READ_ONCE(ring->hdr->cq_head);
+}
+
+/*
+ * Take the next CQE for @user_data and @op (ring->lock held); it is
+ * published by rclink_ring_cq_fill().  A RECV buffer's CQE is taken when
+ * a message is given the buffer, and filled after the copy, which runs
+ * without the locks: CQEs are published in the order they were taken.
+ */
+static u32 rclink_ring_cq_take(struct rclink_ring *ring, u64 user_data,
+			       u8 op)
+{
+	struct rclink_cqe *cqe;
+
+	lockdep_assert_held(&ring->lock);
+
+	/* counted; cq_reserved keeps it from happening (a lying user) */
+	if (ring->cq_tail - READ_ONCE(ring->hdr->cq_head) >= ring->cq_entries)
+		WRITE_ONCE(ring->hdr->cq_overflow, ++ring->cq_overflow);
+	cqe = &ring->cqes[ring->cq_tail & (ring->cq_entries - 1)];
+	WRITE_ONCE(cqe->user_data, user_data);
+	WRITE_ONCE(cqe->flags, op);
+	return ring->cq_tail++;
+}
+
+/*
+ * The result of CQE @slot, then publish every CQE written up to the first
+ * one still being filled (ring->lock held)
+ */
+static void rclink_ring_cq_fill(struct rclink_ring *ring, u32 slot, int res)
+{
+	u32 mask = ring->cq_entries - 1;
+
+	lockdep_assert_held(&ring->lock);
+
+	WRITE_ONCE(ring->cqes[slot & mask].res, res);
+	ring->cq_done[slot & mask] = 1;
+	if (slot != ring->cq_pub)
+		return;
+	while (ring->cq_pub != ring->cq_tail &&
+	       ring->cq_done[ring->cq_pub & mask]) {
+		ring->cq_done[ring->cq_pub & mask] = 0;
+		ring->cq_pub++;
+	}
+	/* the CQEs before the tail */
+	smp_store_release(&ring->hdr->cq_tail, ring->cq_pub);
 }
 
 /* Post a CQE (ring->lock held) */
 static void rclink_ring_post(struct rclink_ring *ring, u64 user_data, int res,
 			     u8 op)
 {
-	struct rclink_cqe *cqe;
+	u32 slot = rclink_ring_cq_take(ring, user_data, op);
 
-	lockdep_assert_held(&ring->lock);
-
-	if (ring->cq_tail - READ_ONCE(ring->hdr->cq_head) >= ring->cq_entries)
-		WRITE_ONCE(ring->hdr->cq_overflow, ++ring->cq_overflow);
-	cqe = &ring->cqes[ring->cq_tail & (ring->cq_entries - 1)];
-	WRITE_ONCE(cqe->user_data, user_data);
-	WRITE_ONCE(cqe->res, res);
-	WRITE_ONCE(cqe->flags, op);
-	ring->cq_tail++;
-	/* the CQE before the tail */
-	smp_store_release(&ring->hdr->cq_tail, ring->cq_tail);
+	rclink_ring_cq_fill(ring, slot, res);
 }
 
 /* A SQE that failed its checks: complete it with @err (ring->lock held) */
@@ -295,15 +333,18 @@ void rclink_ring_tx_done(struct rclink_ring *ring, u64 user_data, int res)
 }
 
 /*
- * Deliver @m into the oldest RECV buffer, if there is one (qp->lock held);
- * a buffer too small completes with -EMSGSIZE and the message stays
- * queued.  True when the message is delivered (the caller frees it).
+ * Give @m the oldest RECV buffer of @rf's ring, if there is one, and take
+ * its CQE (qp->lock held): rclink_ring_rx_fill() copies the message and
+ * completes the CQE once the caller dropped the locks, so that no message
+ * is copied under a spinlock.  A buffer too small completes with
+ * -EMSGSIZE and the message stays queued.  True when @m has a buffer (it
+ * holds a reference to @rf until filled).
  */
-static bool rclink_ring_rx_one(struct rclink_ring *ring,
-			       const struct rclink_msg *m)
+static bool rclink_ring_rx_take(struct rclink_ring *ring,
+				struct rclink_file *rf, struct rclink_msg *m)
 {
 	struct rclink_ring_rbuf *rb;
-	bool done = false;
+	bool taken = false;
 
 	spin_lock(&ring->lock);
 	if (ring->rb_head != ring->rb_tail) {
@@ -314,21 +355,39 @@ static bool rclink_ring_rx_one(struct rclink_ring *ring,
 			rclink_ring_post(ring, rb->user_data, -EMSGSIZE,
 					 RCLINK_OP_RECV);
 		} else {
-			rclink_ring_copy_in(ring, rb->addr, m->data, m->size);
-			rclink_ring_post(ring, rb->user_data, m->size,
-					 RCLINK_OP_RECV);
-			done = true;
+			m->rx_slot = rclink_ring_cq_take(ring, rb->user_data,
+							 RCLINK_OP_RECV);
+			m->rx_addr = rb->addr;
+			rclink_file_get(rf);
+			m->rx_rf = rf;
+			taken = true;
 		}
 	}
 	spin_unlock(&ring->lock);
-	return done;
+	return taken;
 }
 
+/* Copy @m into the RECV buffer it was given, complete it, wake (no lock) */
+void rclink_ring_rx_fill(struct rclink_msg *m)
+{
+	struct rclink_file *rf = m->rx_rf;
+	struct rclink_ring *ring = rf->ring;
+
+	rclink_ring_copy_in(ring, m->rx_addr, m->data, m->size);
+	spin_lock(&ring->lock);
+	rclink_ring_cq_fill(ring, m->rx_slot, m->size);
+	spin_unlock(&ring->lock);
+	m->rx_rf = NULL;
+	wake_up_all(&rf->wq);
+	rclink_file_put(rf);
+}
+
+/* The bound file's ring takes @m (qp->lock held): see rx_take() */
 bool rclink_ring_rx_direct(struct rclink_ring *ring, struct rclink_t1_qp *qp,
-			   const struct rclink_msg *m)
+			   struct rclink_msg *m)
 {
 	lockdep_assert_held(&qp->lock);
-	return rclink_ring_rx_one(ring, m);
+	return rclink_ring_rx_take(ring, qp->owner, m);
 }
 
 /*
@@ -351,7 +410,7 @@ static void rclink_ring_rx_drain(struct rclink_ring *ring,
 					     list);
 		more = m && READ_ONCE(ring->rb_head) !=
 			    READ_ONCE(ring->rb_tail);
-		if (more && rclink_ring_rx_one(ring, m)) {
+		if (more && rclink_ring_rx_take(ring, rf, m)) {
 			list_del(&m->list);
 			qp->rx_queued--;
 			qp->rx_queued_bytes -= m->size;
@@ -360,6 +419,7 @@ static void rclink_ring_rx_drain(struct rclink_ring *ring,
 		}
 		spin_unlock(&qp->lock);
 		if (m) {
+			rclink_ring_rx_fill(m);
 			rclink_dp_cnt_inc(dq, RCLINK_DP_RING_RECVS);
 			rclink_dmaq_rx_dequeued(dq, m->size);
 			kvfree(m);
@@ -620,7 +680,7 @@ static bool rclink_ring_rx_waiting(struct rclink_ring *ring,
 
 static u32 rclink_ring_cq_avail(struct rclink_ring *ring)
 {
-	u32 n = READ_ONCE(ring->cq_tail) - READ_ONCE(ring->hdr->cq_head);
+	u32 n = READ_ONCE(ring->cq_pub) - READ_ONCE(ring->hdr->cq_head);
 
 	return min(n, ring->cq_entries);
 }

@@ -93,6 +93,13 @@ struct rclink_msg {
 	struct list_head list;
 	u32 len;		/* bytes in data[] so far */
 	u32 size;		/* the message's length */
+	/*
+	 * A RECV buffer of @rx_rf's ring taken for the message: copied into
+	 * it and completed in CQE @rx_slot outside the locks (rclink_ring.c)
+	 */
+	struct rclink_file *rx_rf;	/* a reference, or NULL */
+	u64 rx_addr;			/* the buffer, in the ring's area */
+	u32 rx_slot;
 	u8 data[];
 };
 

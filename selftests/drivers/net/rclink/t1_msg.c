@@ -2745,6 +2745,158 @@ TEST_F(t1, ring_unmap_inflight)
 	free(want);
 }
 
+/*
+ * BIND while a RING_ENTER of the same, unbound file waits for SENDs that
+ * cannot complete: B's receive flow control holds its buffers back
+ * (debugfs t1_rx_queued_max 0, nobody reads), so A's SENDs past what B's
+ * posted buffers take wait for RNR, retried for ever.  BIND must not wait
+ * behind that sleeper (it used to, uninterruptibly, for as long as the
+ * SENDs did): the sleeper leaves (ENOTCONN) and BIND returns.
+ */
+struct ring_waiter {
+	struct rclink_ring *r;
+	int ret, err;
+	volatile bool done;
+};
+
+static void *ring_wait_main(void *arg)
+{
+	struct ring_waiter *w = arg;
+
+	w->ret = rclink_ring_enter(w->r, 64);
+	w->err = errno;
+	w->done = true;
+	return NULL;
+}
+
+struct binder {
+	int fd, ret, err;
+	volatile bool done;
+};
+
+static void *bind_main(void *arg)
+{
+	struct binder *b = arg;
+
+	b->ret = do_bind(b->fd, QP_ONE);
+	b->err = errno;
+	b->done = true;
+	return NULL;
+}
+
+static int debugfs_u64(const char *dev, const char *name, uint64_t *get,
+		       const uint64_t *set)
+{
+	char bdf[64], path[PATH_MAX];
+	unsigned long long v;
+	FILE *f;
+	int ok;
+
+	if (dev_bdf(dev, bdf, sizeof(bdf)))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rclink/%s/%s", bdf,
+		 name);
+	f = fopen(path, set ? "w" : "r");
+	if (!f)
+		return -1;
+	if (set)
+		ok = fprintf(f, "%llu\n", (unsigned long long)*set) > 0;
+	else
+		ok = fscanf(f, "%llu", &v) == 1;
+	if (fclose(f))
+		ok = 0;
+	if (ok && get)
+		*get = v;
+	return ok ? 0 : -1;
+}
+
+TEST_F_TIMEOUT(t1, ring_bind_while_waiting, 300)
+{
+	const struct t1env *e = &self->env;
+	const uint32_t n = 64, len = MAX_SIZE;
+	uint64_t saved, zero = 0;
+	struct ring_waiter w = {};
+	struct binder b = {};
+	pthread_t wt, bt;
+	uint32_t seq, got, last;
+	uint8_t *buf = malloc(MAX_SIZE);
+	struct rclink_ring r;
+	struct rclink_sqe *sqe;
+	double t0;
+	int fa, fb;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	fa = open_bound(self, e->a, QP_ONE, 0);
+	ASSERT_LE(0, fa);
+	fb = open_bound(self, e->b, QP_ONE, 0);
+	ASSERT_LE(0, fb);
+	if (debugfs_u64(e->b, "t1_rx_queued_max", &saved, NULL))
+		SKIP(return, "no debugfs t1_rx_queued_max of %s", e->b);
+	ASSERT_EQ(0, ring_open(_metadata, &r, fa, n, n, n * len));
+	ASSERT_EQ(0, debugfs_u64(e->b, "t1_rx_queued_max", NULL, &zero));
+	for (seq = 0; seq < n; seq++) {
+		sqe = rclink_ring_get_sqe(&r);
+		ASSERT_NE(NULL, sqe);
+		memset(rclink_ring_area(&r, (uint64_t)seq * len), seq, len);
+		rclink_ring_prep_send(sqe, (uint64_t)seq * len, len, seq);
+	}
+	ASSERT_EQ((int)n, rclink_ring_submit(&r, 0));
+	/* what B's posted buffers take completes; the rest waits for RNR */
+	got = last = 0;
+	t0 = now_s();
+	while (now_s() - t0 < 2.0) {
+		wait_ev(fa, POLLIN, 200);
+		got = rclink_ring_cq_ready(&r);
+		if (got != last) {
+			last = got;
+			t0 = now_s();
+		}
+	}
+	ksft_print_msg("ring_bind_while_waiting: %u of %u SENDs completed, %" PRIu64 " RNR NAKs so far\n",
+		       got, n, qp_stat(e, e->a, QP_ONE, "rnr_rx"));
+	EXPECT_LT(got, n) TH_LOG("every SEND completed: nothing to wait for");
+
+	ASSERT_EQ(0, ioctl(fa, RCLINK_IOC_UNBIND));
+	w.r = &r;
+	ASSERT_EQ(0, pthread_create(&wt, NULL, ring_wait_main, &w));
+	sleep_ms(300);
+	EXPECT_FALSE(w.done) TH_LOG("RING_ENTER returned at once: %d (%s)",
+				    w.ret, strerror(w.err));
+	b.fd = fa;
+	ASSERT_EQ(0, pthread_create(&bt, NULL, bind_main, &b));
+	for (t0 = now_s(); !b.done && now_s() - t0 < 10.0;)
+		sleep_ms(50);
+	EXPECT_TRUE(b.done) TH_LOG("BIND still waits after 10 s behind the RING_ENTER");
+	if (b.done) {
+		EXPECT_EQ(0, b.ret) TH_LOG("BIND: %s", strerror(b.err));
+	}
+	for (t0 = now_s(); !w.done && now_s() - t0 < 10.0;)
+		sleep_ms(50);
+	EXPECT_TRUE(w.done) TH_LOG("RING_ENTER still waits after the BIND");
+	if (w.done) {
+		EXPECT_EQ(-1, w.ret);
+		EXPECT_EQ(ENOTCONN, w.err);
+	}
+
+	/* B reads and posts again: every SEND completes, in order, intact */
+	ASSERT_EQ(0, debugfs_u64(e->b, "t1_rx_queued_max", NULL, &saved));
+	for (seq = 0; seq < n; seq++) {
+		ssize_t rd;
+
+		ASSERT_NE(0, wait_ev(fb, POLLIN, 30000) & POLLIN)
+			TH_LOG("message %u of %u did not arrive", seq, n);
+		rd = read(fb, buf, MAX_SIZE);
+		ASSERT_EQ((ssize_t)len, rd);
+		EXPECT_EQ(seq & 0xff, buf[0]);
+		EXPECT_EQ(seq & 0xff, buf[len - 1]);
+	}
+	pthread_join(bt, NULL);
+	pthread_join(wt, NULL);
+	rclink_ring_exit(&r);
+	free(buf);
+}
+
 /* `rclink qp add` (add) or `qp del` of the pairs first .. first + count - 1 */
 static int churn_batch(struct __test_metadata *_metadata,
 		       const struct t1env *e, uint32_t first, uint32_t count,
