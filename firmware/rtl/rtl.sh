@@ -12,6 +12,10 @@
 #                  on the DMA engine's burst port); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check.  Needs the virtual environment
 #                  of .ci/deps.sh (skipped without it)
+#   rtl.sh bench   not a test: the DMA engine's read and write throughput
+#                  (4 KiB bursts) in the cocotb environment, MB/s at the
+#                  250 MHz cycle time (simulated cycles); one line
+#                  "rtl-bench: dma ..."
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail
@@ -122,7 +126,7 @@ cocotb() {
 	(
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma} \
-		TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
+		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \
 		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
@@ -173,6 +177,13 @@ cocotb() {
 	grep -E 'TESTS=' "$d/sim.log" | sed 's/^[ *]*/# /'
 }
 
+bench() {
+	local d=$out/cocotb
+	RCLINK_COCOTB_MODULE=test_rclink_dma TESTCASE=test_dma_bench RCLINK_BENCH=1 \
+		cocotb
+	[ -f "$d/bench.txt" ] && cat "$d/bench.txt"
+}
+
 for part in "${@:-lint sim synth}"; do
 	for p in $part; do
 		case $p in
@@ -180,7 +191,8 @@ for part in "${@:-lint sim synth}"; do
 		sim) sim ;;
 		synth) synth ;;
 		cocotb) cocotb ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [cocotb]" >&2; exit 2 ;;
+		bench) bench ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done
