@@ -164,12 +164,16 @@ stress: deps
 #                    (build/rtl/resources.txt)
 # ===========================================================================
 
-.PHONY: rtl rtl-synth
+.PHONY: rtl rtl-synth rtl-bench
 rtl:
 	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh lint sim cocotb
 
 rtl-synth:
 	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh synth
+
+# not a test (not part of check): the DMA engine's throughput in cocotb
+rtl-bench:
+	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh bench
 
 # ===========================================================================
 # Benchmark -- target: bench (not part of check)

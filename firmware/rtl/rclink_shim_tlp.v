@@ -2,13 +2,19 @@
 // rclink PCIe shim: the vendor-neutral TLP-level top (Documentation/hw/rtl.rst).
 //
 // The word-level core (rclink_shim_top) with the completer
-// (rclink_tlp_cpl: BAR0 to the core, BAR2 to the MSI-X table), the
-// requester (rclink_tlp_req: the core's DMA words as memory read/write
-// TLPs with tags, completions back in order, completion timeout, MSI-X
-// messages on the same stream) and the MSI-X table and PBA (rclink_msix).
-// Its PCIe side is four streams of standard TLP headers (first DW in
-// [127:96]) with up to two DWs of payload each, and the configuration
-// state of the function.  A vendor adapter (rclink_us_if for the
+// (rclink_tlp_cpl: BAR0 to the core, BAR2 to the MSI-X table), the DMA
+// engine (rclink_tlp_req: bursts as memory read/write TLPs split at
+// MRRS/MPS, 32 tags, completions reassembled in order, completion
+// timeout, MSI-X messages on the same stream) and the MSI-X table and
+// PBA (rclink_msix).  The engine has two burst ports: port 0 carries the
+// core's DMA words (rclink_dma_word), port 1 (dma_*) is for burst users
+// (the TYPE3 bridge to come); one command at a time, alternating when
+// both wait.  Its PCIe side: the completer's streams of standard TLP
+// headers (first DW in [127:96]) with up to two DWs of payload; the
+// requester's 512-bit streams with the header beside the first beat
+// (payload from DW lane TX_OFF / RX_OFF of the first beat, the lanes
+// below for the adapter's descriptor); the configuration state of the
+// function.  A vendor adapter (rclink_us_if for the
 // UltraScale+ block) turns these into its hard IP's descriptors; nothing
 // here depends on the vendor.
 `default_nettype none
@@ -20,6 +26,9 @@ module rclink_shim_tlp #(
     parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
     parameter TAGS = 32,                    // reads outstanding (tags)
     parameter CPL_TIMEOUT = 24'd12500000,    // completion timeout (cycles)
+    parameter MAX_RD = 512,                 // largest read request (bytes)
+    parameter TX_OFF = 4,                   // DW lanes of the adapter's RQ descriptor
+    parameter RX_OFF = 3,                   // first payload DW lane of a completion
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
 ) (
@@ -31,6 +40,8 @@ module rclink_shim_tlp #(
     input  wire         cfg_msix_en,
     input  wire         cfg_msix_mask,      // MSI-X function mask
     input  wire         cfg_msi_en,
+    input  wire [2:0]   cfg_max_payload,    // 0: 128 B .. 5: 4096 B
+    input  wire [2:0]   cfg_max_read_req,   // 0: 128 B .. 5: 4096 B
     // ---- completer: requests in, completions out
     input  wire         cq_valid,
     output wire         cq_ready,
@@ -45,12 +56,19 @@ module rclink_shim_tlp #(
     // ---- requester: requests out, completions in
     output wire         rq_valid,
     input  wire         rq_ready,
+    output wire         rq_sop,
+    output wire         rq_last,
     output wire [127:0] rq_hdr,
-    output wire [63:0]  rq_data,
+    output wire [511:0] rq_data,
+    output wire [15:0]  rq_keep,
     input  wire         rc_valid,
+    input  wire         rc_sop,
+    input  wire         rc_last,
     input  wire [127:0] rc_hdr,
-    input  wire [63:0]  rc_data,
+    input  wire [511:0] rc_data,
     input  wire         rc_err,
+    // ---- DMA burst port (rclink_tlp_req port 1)
+`include "rclink_dma_ports.vh"
     // ---- MSI (one vector) and INTx of the hard IP
     output wire         msi_valid,
     input  wire         msi_ready,
@@ -100,21 +118,80 @@ module rclink_shim_tlp #(
     wire        m_valid, m_ready;
     wire [63:0] m_addr;
     wire [31:0] m_data;
+    // port 0: the core's words
+    wire         w_cmd_valid, w_cmd_ready, w_cmd_write, w_wd_valid, w_wd_ready;
+    wire [63:0]  w_cmd_addr;
+    wire [12:0]  w_cmd_len;
+    wire [511:0] w_wd_data;
+    // the engine
+    wire         e_cmd_valid, e_cmd_ready, e_cmd_write, e_wd_valid, e_wd_ready;
+    wire         e_wr_busy, e_rd_valid, e_rd_last, e_rd_err, e_posted_idle;
+    wire [63:0]  e_cmd_addr;
+    wire [12:0]  e_cmd_len;
+    wire [0:0]   e_cmd_id, e_rd_id;
+    wire [511:0] e_wd_data, e_rd_data;
+    wire [63:0]  e_rd_keep;
 
-    rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT)) u_req (
+    rclink_dma_word u_word (
+        .clk(clk), .rst(rst_q),
+        .w_valid(d_valid), .w_ready(d_ready), .w_write(d_write),
+        .w_addr(d_addr), .w_data(d_data), .w_be(d_be),
+        .w_rsp_valid(r_valid), .w_rsp_data(r_data), .w_rsp_err(r_err),
+        .cmd_valid(w_cmd_valid), .cmd_ready(w_cmd_ready),
+        .cmd_write(w_cmd_write), .cmd_addr(w_cmd_addr), .cmd_len(w_cmd_len),
+        .wd_valid(w_wd_valid), .wd_ready(w_wd_ready), .wd_data(w_wd_data),
+        .rd_valid(e_rd_valid && e_rd_id == 1'b0), .rd_data(e_rd_data),
+        .rd_keep(e_rd_keep), .rd_err(e_rd_err));
+
+    // two ports, one command at a time: the other port's first when both
+    // wait; write data from the port whose write command is running
+    reg  last1, wsel1;
+    wire sel1 = dma_cmd_valid && (!w_cmd_valid || !last1);
+    assign e_cmd_valid   = w_cmd_valid || dma_cmd_valid;
+    assign e_cmd_write   = sel1 ? dma_cmd_write : w_cmd_write;
+    assign e_cmd_addr    = sel1 ? dma_cmd_addr : w_cmd_addr;
+    assign e_cmd_len     = sel1 ? dma_cmd_len : w_cmd_len;
+    assign e_cmd_id      = sel1;
+    assign w_cmd_ready   = e_cmd_ready && !sel1;
+    assign dma_cmd_ready = e_cmd_ready && sel1;
+    assign e_wd_valid    = e_wr_busy && (wsel1 ? dma_wd_valid : w_wd_valid);
+    assign e_wd_data     = wsel1 ? dma_wd_data : w_wd_data;
+    assign w_wd_ready    = e_wr_busy && !wsel1 && e_wd_ready;
+    assign dma_wd_ready  = e_wr_busy && wsel1 && e_wd_ready;
+    always @(posedge clk) begin
+        if (rst_q) begin
+            last1 <= 1'b0;
+            wsel1 <= 1'b0;
+        end else if (e_cmd_valid && e_cmd_ready) begin
+            last1 <= sel1;
+            wsel1 <= sel1;
+        end
+    end
+    assign dma_rd_valid = e_rd_valid && e_rd_id == 1'b1;
+    assign dma_rd_data  = e_rd_data;
+    assign dma_rd_keep  = e_rd_keep;
+    assign dma_rd_last  = e_rd_last;
+    assign dma_rd_err   = e_rd_err;
+
+    rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT), .MAX_RD(MAX_RD),
+                     .TX_OFF(TX_OFF), .RX_OFF(RX_OFF), .IDW(1)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
+        .max_payload(cfg_max_payload), .max_read_req(cfg_max_read_req),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
-        .stop(flr_stop), .idle(req_idle),
-        .dma_req_valid(d_valid), .dma_req_ready(d_ready),
-        .dma_req_write(d_write), .dma_req_addr(d_addr),
-        .dma_req_data(d_data), .dma_req_be(d_be),
-        .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
+        .stop(flr_stop), .idle(req_idle), .posted_idle(e_posted_idle),
+        .cmd_valid(e_cmd_valid), .cmd_ready(e_cmd_ready),
+        .cmd_write(e_cmd_write), .cmd_addr(e_cmd_addr), .cmd_len(e_cmd_len),
+        .cmd_id(e_cmd_id), .wr_busy(e_wr_busy),
+        .wd_valid(e_wd_valid), .wd_ready(e_wd_ready), .wd_data(e_wd_data),
+        .rd_valid(e_rd_valid), .rd_data(e_rd_data), .rd_keep(e_rd_keep),
+        .rd_last(e_rd_last), .rd_err(e_rd_err), .rd_id(e_rd_id),
         .msg_valid(m_valid), .msg_ready(m_ready), .msg_addr(m_addr),
         .msg_data(m_data),
-        .tx_valid(rq_valid), .tx_ready(rq_ready), .tx_hdr(rq_hdr),
-        .tx_data(rq_data),
-        .rx_valid(rc_valid), .rx_hdr(rc_hdr), .rx_data(rc_data),
-        .rx_err(rc_err),
+        .tx_valid(rq_valid), .tx_ready(rq_ready), .tx_sop(rq_sop),
+        .tx_last(rq_last), .tx_hdr(rq_hdr), .tx_data(rq_data),
+        .tx_keep(rq_keep),
+        .rx_valid(rc_valid), .rx_sop(rc_sop), .rx_last(rc_last),
+        .rx_hdr(rc_hdr), .rx_data(rc_data), .rx_err(rc_err),
         .cnt_unexp(cnt_cpl_unexp), .cnt_tmo(cnt_cpl_tmo));
 
     // ---- MSI-X table and PBA ----------------------------------------------
@@ -129,6 +206,11 @@ module rclink_shim_tlp #(
         .req_valid(v_valid), .req_ready(v_ready), .req_vector(v_vector),
         .msg_valid(m_valid), .msg_ready(m_ready), .msg_addr(m_addr),
         .msg_data(m_data), .pending(msix_pending));
+
+    // an MSI leaves through the hard IP's interrupt port, not the request
+    // stream: it waits until the writes taken before it have left
+    wire c_msi_valid;
+    assign msi_valid = c_msi_valid && e_posted_idle;
 
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
@@ -147,7 +229,7 @@ module rclink_shim_tlp #(
         .dma_req_data(d_data), .dma_req_be(d_be),
         .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
-        .msi_valid(msi_valid), .msi_ready(msi_ready), .intx(intx),
+        .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
 `include "rclink_ip_conn.vh"
     );
 endmodule

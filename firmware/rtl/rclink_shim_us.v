@@ -21,6 +21,7 @@ module rclink_shim_us #(
     parameter DMA_TIMEOUT = 4096,
     parameter TAGS = 32,
     parameter CPL_TIMEOUT = 24'd12500000,   // 50 ms at 250 MHz
+    parameter MAX_RD = 512,                 // largest read request (bytes)
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
 ) (
@@ -76,6 +77,8 @@ module rclink_shim_us #(
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo,
+    // ---- DMA burst port of the engine (rclink_tlp_req port 1)
+`include "rclink_dma_ports.vh"
 `include "rclink_ip_ports.vh"
 );
     reg rst_q;
@@ -86,9 +89,10 @@ module rclink_shim_us #(
     wire [127:0] q_hdr, c_hdr;
     wire [2:0]   q_bar;
     wire [63:0]  q_data, c_data;
-    wire         r_valid, r_ready, p_valid, p_err;
+    wire         r_valid, r_ready, r_sop, r_last, p_valid, p_sop, p_last, p_err;
     wire [127:0] r_hdr, p_hdr;
-    wire [63:0]  r_data, p_data;
+    wire [511:0] r_data, p_data;
+    wire [15:0]  r_keep;
 
     rclink_us_if u_if (
         .clk(user_clk), .rst(rst_q),
@@ -108,9 +112,10 @@ module rclink_shim_us #(
         .req_bar(q_bar), .req_data(q_data), .req_bad(q_bad),
         .cpl_valid(c_valid), .cpl_ready(c_ready), .cpl_hdr(c_hdr),
         .cpl_data(c_data),
-        .rq_valid(r_valid), .rq_ready(r_ready), .rq_hdr(r_hdr),
-        .rq_data(r_data),
-        .rc_valid(p_valid), .rc_hdr(p_hdr), .rc_data(p_data), .rc_err(p_err));
+        .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop),
+        .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
+        .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
+        .rc_data(p_data), .rc_err(p_err));
 
     // the hard IP takes non-posted requests as the shim frees them
     // (m_axis_cq_tready holds the rest back)
@@ -180,6 +185,7 @@ module rclink_shim_us #(
     rclink_shim_tlp #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .TAGS(TAGS),
                       .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
+                      .MAX_RD(MAX_RD), .TX_OFF(4), .RX_OFF(3),
                       .IP_RST_CYCLES(IP_RST_CYCLES)) u_tlp (
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
@@ -187,11 +193,16 @@ module rclink_shim_us #(
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),
         .cfg_msi_en(cfg_interrupt_msi_enable[0]),
+        .cfg_max_payload({1'b0, cfg_max_payload}),
+        .cfg_max_read_req(cfg_max_read_req),
         .cq_valid(q_valid), .cq_ready(q_ready), .cq_hdr(q_hdr), .cq_bar(q_bar),
         .cq_data(q_data), .cq_bad(q_bad),
         .cc_valid(c_valid), .cc_ready(c_ready), .cc_hdr(c_hdr), .cc_data(c_data),
-        .rq_valid(r_valid), .rq_ready(r_ready), .rq_hdr(r_hdr), .rq_data(r_data),
-        .rc_valid(p_valid), .rc_hdr(p_hdr), .rc_data(p_data), .rc_err(p_err),
+        .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop), .rq_last(r_last),
+        .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
+        .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
+        .rc_data(p_data), .rc_err(p_err),
+`include "rclink_dma_conn.vh"
         .msi_valid(msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
         .cnt_cpl_tmo(cnt_cpl_tmo), .msix_pending(msix_pending),

@@ -1,95 +1,195 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// rclink PCIe shim: requester at TLP level (vendor neutral).
+// rclink PCIe shim: the DMA engine at TLP level (vendor neutral).
 //
-// Turns the core's DMA word requests (rclink_shim_top dma_req_*: one
-// 64-bit word, 8-byte aligned, byte enables) into memory read and write
-// TLP headers (standard 3/4-DW header, first DW in hdr[127:96], payload
-// DW0 in data[31:0]) and the completions of the reads back into the
-// core's in-order responses (dma_rsp_*).  MSI-X messages of rclink_msix
-// leave as one-DW memory writes through the same output register, so a
-// message is never seen before a DMA write that was taken before it (the
-// core raises a vector only after its writes were taken; posted writes
-// stay in order in the hard IP and on the link).
+// Burst commands (address, length 1..4096 bytes, read or write, an id)
+// become memory read and write TLPs on a 512-bit request stream; the
+// completions of the reads are reassembled and returned in command order
+// on a 512-bit read data stream.  MSI-X messages of rclink_msix leave as
+// one-DW memory writes on the same stream (Documentation/hw/rtl.rst,
+// "DMA engine").
 //
-// Reads carry tags 0..TAGS-1 (5 bits: no extended tags needed), given in
-// order; up to TAGS reads are outstanding.  Completions may come in any
-// order: each lands in its tag's slot and the slots are answered in
-// request order.  A completion with a status other than SC, poisoned
-// (EP), or that the adapter flags (rx_err: the hard IP's error code) makes
-// its word answer with err.  A completion for a tag that is not waiting
-// is dropped and counted (cnt_unexp).
+// Data streams are address aligned: byte i of a 64-byte beat is the host
+// byte at (line address + i); a burst of address A and length N has one
+// beat per 64-byte line it touches.  Write data beats are taken with
+// wd_valid/wd_ready (bytes outside [A, A+N) are ignored); read data beats
+// come with rd_valid (no back-pressure: the user takes one beat per
+// cycle), rd_keep (the bytes of the burst), rd_last (last beat of the
+// burst), rd_err (a bad completion or a completion timeout in that
+// beat's read request) and rd_id (the command's id).
+//
+// The request stream carries standard TLP headers (first DW in
+// hdr[127:96]) on the first beat (tx_sop) and the payload from DW lane
+// TX_OFF of the first beat on (the lanes below are the adapter's, for its
+// descriptor); tx_keep marks the DW lanes in use, descriptor lanes
+// included.  Completions come the same way: header with the first beat
+// (rx_sop), payload from DW lane RX_OFF of the first beat on.
+//
+// Reads: split at the MRRS (min of max_read_req and MAX_RD) boundaries,
+// which are also 4 KiB boundaries; each request gets a tag 0..TAGS-1,
+// given in order, and a region of MAX_RD/64 lines in the reassembly
+// buffer (16 banks of 32 bits, one write address per bank, so a
+// completion lands at its DW offset in one cycle per beat).  Completions
+// may be split (at the RCB) and come in any order across tags; a request
+// is complete when a completion carries all its remaining bytes (byte
+// count) or has a status other than SC.  Regions are read out in tag
+// order.  A completion with a status other than SC, poisoned (EP), or
+// flagged by the adapter (rx_err: the hard IP's error code) makes its
+// request's beats answer with rd_err.  A completion for a tag that is not
+// waiting is dropped and counted (cnt_unexp).
 //
 // Completion timeout: the oldest read waits at most TIMEOUT cycles after
 // it became the oldest (so at least TIMEOUT after it was sent); then it
-// answers err and is counted (cnt_tmo).  Its tag is not given again until
-// its late completion came (dropped) or another 1-2 TIMEOUT periods
-// passed, so a late completion cannot be taken for a newer read.
+// answers rd_err and is counted (cnt_tmo).  Its tag is not given again
+// until its late final completion came (dropped) or another 1-2 TIMEOUT
+// periods passed, so a late completion cannot be taken for a newer read.
+//
+// Writes: split at the MPS (max_payload) boundaries; the payload is
+// realigned on the fly (one 512-bit register), so a write TLP of n DWs
+// takes ceil((TX_OFF + n) / 16) beats.
+//
+// Ordering: one command at a time, in order; an MSI-X message is taken
+// only between commands, so it never passes the write TLPs of a command
+// taken before it (posted writes stay in order in the hard IP and on the
+// link).
 //
 // flush (the core in reset, SHIM_RESET included): every read not yet
-// answered is forgotten at once (the core starts with none outstanding);
-// the tags of those still waiting for their completion are held the same
-// way as a timed-out one, so their late completions reach no new read.
-// stop (an FLR draining): no DMA word and no message is taken; idle says
-// no read is waiting for its completion and nothing is left to send.
-// An 8-byte aligned read of at most 8 bytes never crosses a read
-// completion boundary, so each read has exactly one completion.
+// answered is forgotten at once; the tags of those still waiting for a
+// completion are held the same way as a timed-out one.  A read command
+// being split stops; a write command being sent is finished.
+// stop (an FLR draining): no command and no message is taken, a read
+// command being split stops (the function is reset next), a write being
+// sent is finished; idle says no read is waiting for its completion and
+// nothing is left to send.  posted_idle says no write of a command taken
+// is left to send (an MSI through the hard IP's interrupt port waits for
+// it, as an MSI-X message does on the request stream).
 `default_nettype none
 module rclink_tlp_req #(
     parameter TAGS = 32,                // 2..32
-    parameter TIMEOUT = 24'd12500000    // cycles (50 ms at 250 MHz)
+    parameter TIMEOUT = 24'd12500000,   // cycles (50 ms at 250 MHz)
+    parameter MAX_RD = 512,             // largest read request (bytes, 2^n, 128..4096)
+    parameter TX_OFF = 4,               // DW lanes of the adapter's request descriptor
+    parameter RX_OFF = 3,               // DW lane of a completion's first payload DW
+    parameter IDW = 1                   // width of the command id
 ) (
     input  wire         clk,
     input  wire         rst,
     input  wire [15:0]  requester_id,
+    input  wire [2:0]   max_payload,    // 0: 128 B .. 5: 4096 B
+    input  wire [2:0]   max_read_req,   // 0: 128 B .. 5: 4096 B
     input  wire         flush,
-    input  wire         stop,           // FLR: take no new request or message
+    input  wire         stop,           // FLR: take no new command or message
     output wire         idle,           // no read waiting, nothing to send
-    // the core's DMA words
-    input  wire         dma_req_valid,
-    output wire         dma_req_ready,
-    input  wire         dma_req_write,
-    input  wire [63:0]  dma_req_addr,
-    input  wire [63:0]  dma_req_data,
-    input  wire [7:0]   dma_req_be,
-    output reg          dma_rsp_valid,
-    output reg  [63:0]  dma_rsp_data,
-    output reg          dma_rsp_err,
-    // MSI-X messages
+    output wire         posted_idle,    // no write left to send
+    // ---- burst commands
+    input  wire         cmd_valid,
+    output wire         cmd_ready,
+    input  wire         cmd_write,
+    input  wire [63:0]  cmd_addr,
+    input  wire [12:0]  cmd_len,        // bytes, 1..4096
+    input  wire [IDW-1:0] cmd_id,
+    output wire         wr_busy,        // a write command takes wd beats
+    // ---- write data (address aligned)
+    input  wire         wd_valid,
+    output wire         wd_ready,
+    input  wire [511:0] wd_data,
+    // ---- read data (address aligned, in command order)
+    output reg          rd_valid,
+    output wire [511:0] rd_data,
+    output reg  [63:0]  rd_keep,
+    output reg          rd_last,
+    output reg          rd_err,
+    output reg  [IDW-1:0] rd_id,
+    // ---- MSI-X messages
     input  wire         msg_valid,
     output wire         msg_ready,
     input  wire [63:0]  msg_addr,
     input  wire [31:0]  msg_data,
-    // request TLPs to the adapter
+    // ---- request TLPs to the adapter
     output reg          tx_valid,
     input  wire         tx_ready,
+    output reg          tx_sop,
+    output reg          tx_last,
     output reg  [127:0] tx_hdr,
-    output reg  [63:0]  tx_data,
-    // completion TLPs from the adapter (always taken)
+    output reg  [511:0] tx_data,
+    output reg  [15:0]  tx_keep,
+    // ---- completion TLPs from the adapter (always taken)
     input  wire         rx_valid,
+    input  wire         rx_sop,
+    input  wire         rx_last,
     input  wire [127:0] rx_hdr,
-    input  wire [63:0]  rx_data,
+    input  wire [511:0] rx_data,
     input  wire         rx_err,
     output reg  [31:0]  cnt_unexp,
     output reg  [31:0]  cnt_tmo
 );
+    localparam RL = MAX_RD / 64;                // lines per tag region
+    localparam AW = $clog2(TAGS * RL);
+    localparam [3:0] TXO = TX_OFF;
+    localparam [3:0] RXO = RX_OFF;
+
+    // ======================================================================
+    // tag slots
+    // ======================================================================
     reg [5:0]       iptr, hptr;     // next tag to give / oldest waiting
-    reg [TAGS-1:0]  pend, done, err, hi, zombie, aged;
-    reg [63:0]      slot_data [0:TAGS-1];
+    reg [TAGS-1:0]  pend, done, err, zombie, aged, tlast;
+    reg [5:0]       toff [0:TAGS-1];    // request address [5:0]
+    reg [12:0]      tlen [0:TAGS-1];    // request length (bytes)
+    reg [IDW-1:0]   tid  [0:TAGS-1];
     reg [23:0]      timer, sweep;
 
     wire [4:0] islot = iptr[4:0];
     wire [4:0] hslot = hptr[4:0];
     wire [5:0] nout  = iptr - hptr;
     wire       rd_ok = nout < TAGS && !zombie[islot] && !pend[islot];
-    wire       load  = (!tx_valid || tx_ready) && !stop;
+    wire       load  = !tx_valid || tx_ready;
 
-    assign idle          = nout == 6'd0 && !tx_valid;
-    assign msg_ready     = load;
-    assign dma_req_ready = load && !msg_valid && (dma_req_write || rd_ok);
-    wire   take_dma      = dma_req_valid && dma_req_ready;
-    wire   take_rd       = take_dma && !dma_req_write;
+    // ======================================================================
+    // command sequencer
+    // ======================================================================
+    localparam S_IDLE = 2'd0, S_RD = 2'd1, S_WR = 2'd2;
+    reg [1:0]     st;
+    reg [63:0]    ca;               // address of the next TLP
+    reg [12:0]    crem;             // bytes left
+    reg [IDW-1:0] cid;
+    reg [511:0]   prev;             // the previous input line (realign)
+    reg [6:0]     wk;               // output beat of the current write TLP
+    reg [6:0]     wli;              // input lines taken for it
+    reg           wpre;             // first line still to be preloaded
 
-    // ---- request header -------------------------------------------------------
+    assign idle      = nout == 6'd0 && !tx_valid && st == S_IDLE;
+    assign msg_ready = st == S_IDLE && load && !stop;
+    assign cmd_ready = st == S_IDLE && load && !stop && !msg_valid;
+    assign wr_busy   = st == S_WR;
+    assign posted_idle = st != S_WR && !tx_valid;
+    wire   take_msg  = msg_valid && msg_ready;
+    wire   take_cmd  = cmd_valid && cmd_ready;
+
+    // ---- the current TLP: length up to the next MPS / MRRS boundary
+    wire [2:0]  mrrs_c = max_read_req > 3'd5 ? 3'd5 : max_read_req;
+    wire [2:0]  mps_c  = max_payload > 3'd5 ? 3'd5 : max_payload;
+    wire [12:0] mrrs_b = (13'd128 << mrrs_c) > MAX_RD ? MAX_RD : (13'd128 << mrrs_c);
+    wire [12:0] mps_b  = 13'd128 << mps_c;
+    wire [12:0] bsize  = st == S_WR ? mps_b : mrrs_b;
+    wire [12:0] to_bd  = bsize - (ca[12:0] & (bsize - 13'd1));
+    wire [12:0] tl     = crem < to_bd ? crem : to_bd;       // TLP bytes
+    wire [13:0] tend   = {8'd0, ca[5:0]} + {1'b0, tl};      // end, rel. to line
+    wire [13:0] tdw4   = {12'd0, ca[1:0]} + {1'b0, tl} + 14'd3;
+    wire [10:0] tdw    = tdw4[12:2];                        // TLP DWs
+    wire [13:0] tnl6   = tend + 14'd63;
+    wire [7:0]  tnl    = tnl6[13:6];                        // input lines
+    wire [3:0]  ts     = ca[5:2];
+    wire        te     = ts > TXO;                          // preload a line
+    wire [3:0]  tsh    = TXO - ts;                          // lanes up (mod 16)
+    wire [11:0] tnout  = ({8'd0, TXO} + {1'b0, tdw} + 12'd15) >> 4;
+    wire [4:0]  tlastn = ({1'b0, TXO} + tdw[4:0]) & 5'h0f;  // lanes in last beat
+    wire        tfin   = crem == tl;
+    wire [1:0]  eb     = ca[1:0] + tl[1:0] - 2'd1;          // last byte in DW
+    wire [3:0]  fbe0   = 4'hf << ca[1:0];
+    wire [3:0]  lbe0   = 4'hf >> (2'd3 - eb);
+    wire        one_dw = tdw == 11'd1;
+    wire [3:0]  tfbe   = one_dw ? (fbe0 & lbe0) : fbe0;
+    wire [3:0]  tlbe   = one_dw ? 4'd0 : lbe0;
+
     function [127:0] mem_hdr(input wr, input [63:0] a, input [9:0] len,
                              input [7:0] tag, input [3:0] lbe, input [3:0] fbe);
         reg four;
@@ -101,26 +201,200 @@ module rclink_tlp_req #(
         end
     endfunction
 
-    wire        hi_only = dma_req_be[3:0] == 4'd0 && dma_req_be[7:4] != 4'd0;
-    wire        one_dw  = dma_req_be[7:4] == 4'd0 || hi_only;
-    wire [63:0] dma_a   = {dma_req_addr[63:3], hi_only, 2'b00};
-    wire [3:0]  dma_fbe = hi_only ? dma_req_be[7:4] : dma_req_be[3:0];
-    wire [3:0]  dma_lbe = one_dw ? 4'd0 : dma_req_be[7:4];
+    // ---- write beats: window of 16 DWs from {cur, prev}
+    wire         w_need = {1'b0, wli} < tnl;
+    wire [511:0] w_cur  = w_need ? wd_data : 512'd0;
+    wire [1023:0] w_win = {w_cur, prev} >> ({5'd16 - {1'b0, tsh}, 5'd0});
+    wire         w_lastb = {5'd0, wk} == tnout - 12'd1;
+    wire         w_beat = st == S_WR && !wpre && load && (!w_need || wd_valid);
+    assign wd_ready = st == S_WR && (wpre || (load && w_need));
+    wire   take_rd  = st == S_RD && load && rd_ok && !flush && !stop;
+    wire   tlp_end  = take_rd || (w_beat && w_lastb);
 
-    // ---- completion header ------------------------------------------------------
-    wire [7:0] ctag    = rx_hdr[47:40];
-    wire [2:0] cstatus = rx_hdr[79:77];
-    wire       cep     = rx_hdr[110];
-    wire       cbad    = rx_err || cstatus != 3'd0 || cep;
-    wire       cin     = ctag < TAGS;
-    wire [4:0] cslot   = ctag[4:0];
-    wire       cwait   = cin && pend[cslot] && !done[cslot] && !zombie[cslot];
-    wire       clate   = cin && zombie[cslot];
+    always @(posedge clk) begin
+        if (rst) begin
+            st <= S_IDLE;
+            ca <= 64'd0;
+            crem <= 13'd0;
+            cid <= {IDW{1'b0}};
+            wk <= 7'd0;
+            wli <= 7'd0;
+            wpre <= 1'b0;
+            prev <= 512'd0;
+            tx_valid <= 1'b0;
+            tx_sop <= 1'b0;
+            tx_last <= 1'b0;
+            tx_hdr <= 128'd0;
+            tx_data <= 512'd0;
+            tx_keep <= 16'd0;
+        end else begin
+            if (tx_valid && tx_ready)
+                tx_valid <= 1'b0;
+            case (st)
+            S_IDLE:
+                if (take_msg) begin
+                    tx_valid <= 1'b1;
+                    tx_sop <= 1'b1;
+                    tx_last <= 1'b1;
+                    tx_hdr <= mem_hdr(1'b1, {msg_addr[63:2], 2'b00}, 10'd1,
+                                      8'd0, 4'd0, 4'hf);
+                    tx_data <= {480'd0, msg_data} << {TXO, 5'd0};
+                    tx_keep <= 16'hffff >> (5'd15 - {1'b0, TXO});
+                end else if (take_cmd) begin
+                    ca <= cmd_addr;
+                    crem <= cmd_len == 13'd0 ? 13'd1 : cmd_len;
+                    cid <= cmd_id;
+                    st <= cmd_write ? S_WR : S_RD;
+                    wk <= 7'd0;
+                    wli <= 7'd0;
+                    wpre <= cmd_write && cmd_addr[5:2] > TXO;
+                end
+            S_RD:
+                if (flush || stop) begin
+                    st <= S_IDLE;
+                end else if (take_rd) begin
+                    tx_valid <= 1'b1;
+                    tx_sop <= 1'b1;
+                    tx_last <= 1'b1;
+                    tx_hdr <= mem_hdr(1'b0, {ca[63:2], 2'b00}, tdw[9:0],
+                                      {3'd0, islot}, tlbe, tfbe);
+                    tx_data <= 512'd0;
+                    tx_keep <= 16'hffff >> (5'd16 - {1'b0, TXO});
+                end
+            default: begin
+                if (wpre && wd_valid) begin
+                    prev <= wd_data;
+                    wli <= 7'd1;
+                    wpre <= 1'b0;
+                end
+                if (w_beat) begin
+                    tx_valid <= 1'b1;
+                    tx_sop <= wk == 7'd0;
+                    tx_last <= w_lastb;
+                    tx_hdr <= mem_hdr(1'b1, {ca[63:2], 2'b00}, tdw[9:0], 8'd0,
+                                      tlbe, tfbe);
+                    tx_data <= w_win[511:0];
+                    tx_keep <= (w_lastb && tlastn != 5'd0) ?
+                               (16'hffff >> (5'd16 - tlastn)) : 16'hffff;
+                    prev <= w_cur;
+                    wk <= wk + 7'd1;
+                    if (w_need)
+                        wli <= wli + 7'd1;
+                    if (w_lastb) begin
+                        wk <= 7'd0;
+                        wli <= 7'd0;
+                    end
+                end
+            end
+            endcase
+            if (tlp_end) begin
+                ca <= ca + {51'd0, tl};
+                crem <= crem - tl;
+                if (tfin)
+                    st <= S_IDLE;
+            end
+        end
+    end
+
+    // ======================================================================
+    // completions
+    // ======================================================================
+    wire [7:0]  h_tag    = rx_hdr[47:40];
+    wire [2:0]  h_status = rx_hdr[79:77];
+    wire        h_ep     = rx_hdr[110];
+    wire [10:0] h_dwl    = !rx_hdr[126] ? 11'd0 :          // Cpl: no data
+                           rx_hdr[105:96] == 10'd0 ? 11'd1024 : {1'b0, rx_hdr[105:96]};
+    wire [12:0] h_bc     = rx_hdr[75:64] == 12'd0 ? 13'd4096 : {1'b0, rx_hdr[75:64]};
+    wire        h_bad    = rx_err || h_status != 3'd0 || h_ep;
+    wire        h_in     = h_tag < TAGS;
+    wire [4:0]  h_slot   = h_tag[4:0];
+    wire        h_wait   = h_in && pend[h_slot] && !done[h_slot] && !zombie[h_slot];
+    wire        h_late   = h_in && zombie[h_slot];
+    // byte offset of the completion's first byte in the tag's region
+    wire [13:0] h_x      = {8'd0, toff[h_slot]} + {1'b0, tlen[h_slot]} - {1'b0, h_bc};
+    wire [11:0] h_q      = {1'b0, h_x[12:2]} + 12'd16 - {8'd0, RXO};
+    wire [13:0] h_fin4   = {12'd0, h_x[1:0]} + {1'b0, h_bc} + 14'd3;
+    wire        h_fin    = h_status != 3'd0 || h_fin4[13:2] <= {1'b0, h_dwl};
+
+    // the TLP in progress (latched at its first beat)
+    reg        r_wait, r_late, r_fin;
+    reg [4:0]  r_slot;
+    reg [3:0]  r_qm;
+    reg [7:0]  r_qline;     // line of bank r_qm of the current beat, +1
+    reg [11:0] r_lane;      // 16 * beat (DW index of the beat's lane 0)
+    reg [10:0] r_dwl;
+
+    wire        c_wait = rx_sop ? h_wait : r_wait;
+    wire        c_late = rx_sop ? h_late : r_late;
+    wire        c_fin  = rx_sop ? h_fin : r_fin;
+    wire [4:0]  c_slot = rx_sop ? h_slot : r_slot;
+    wire [3:0]  c_qm   = rx_sop ? h_q[3:0] : r_qm;
+    wire [7:0]  c_ql   = rx_sop ? h_q[11:4] : r_qline;
+    wire [11:0] c_lane = rx_sop ? 12'd0 : r_lane;
+    wire [10:0] c_dwl  = rx_sop ? h_dwl : r_dwl;
+    wire        c_end  = rx_valid && rx_last;
+
+    // per bank: write address and data of this beat
+    reg [AW-1:0] b_addr [0:15];
+    reg [31:0]   b_data [0:15];
+    reg [15:0]   b_we;
+    integer b;
+    reg [3:0]  lane;
+    reg [11:0] j;
+    reg [7:0]  line;
+    reg [15:0] line16;
+    always @* begin
+        for (b = 0; b < 16; b = b + 1) begin
+            lane = b[3:0] - c_qm;
+            j = c_lane + {8'd0, lane} - {8'd0, RXO};
+            line = c_ql - 8'd1 + (b[3:0] < c_qm ? 8'd1 : 8'd0);
+            b_data[b] = rx_data[32 * lane +: 32];
+            line16 = {8'd0, line};
+            b_addr[b] = c_slot * RL[AW-1:0] + line16[AW-1:0];
+            b_we[b] = rx_valid && c_wait &&
+                      c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
+                      {24'd0, line} < RL;
+        end
+    end
+
+    // ======================================================================
+    // reassembly buffer: 16 banks of 32 bits
+    // ======================================================================
+    reg [AW-1:0] rd_addr;
+    genvar g;
+    generate
+        for (g = 0; g < 16; g = g + 1) begin : g_bank
+            reg [31:0] mem [0:TAGS*RL-1];
+            reg [31:0] q;
+            always @(posedge clk) begin
+                if (b_we[g])
+                    mem[b_addr[g]] <= b_data[g];
+                q <= mem[rd_addr];
+            end
+            assign rd_data[32 * g +: 32] = q;
+        end
+    endgenerate
+
+    // ======================================================================
+    // delivery in tag order
+    // ======================================================================
+    reg  [6:0]  dl;                 // line of the head region being read
+    wire [13:0] d_end  = {8'd0, toff[hslot]} + {1'b0, tlen[hslot]};
+    wire [13:0] d_nl6  = d_end + 14'd63;
+    wire [7:0]  d_nl   = d_nl6[13:6];
+    wire        d_go   = nout != 6'd0 && done[hslot] && !flush;
+    wire        d_lastl = {1'b0, dl} == d_nl - 8'd1;
+    wire        deliver = d_go && d_lastl;      // the head tag is finished
+    wire [13:0] d_lo   = dl == 7'd0 ? {8'd0, toff[hslot]} : 14'd0;
+    wire [13:0] d_hi   = d_end - {1'b0, dl, 6'd0};   // bytes up to the end
+    wire [63:0] d_keep = ({64{1'b1}} << d_lo[5:0]) &
+                         (d_hi >= 14'd64 ? {64{1'b1}} : ({64{1'b1}} >> (7'd64 - d_hi[6:0])));
+    wire [15:0] dl16   = {9'd0, dl};
+    always @* rd_addr = hslot * RL[AW-1:0] + dl16[AW-1:0];
 
     // ---- next state of the tag slots -----------------------------------------
     wire tmo   = nout != 6'd0 && !done[hslot] && timer >= TIMEOUT - 24'd1;
     wire tick  = sweep >= TIMEOUT - 24'd1;
-    wire deliver = nout != 6'd0 && done[hslot] && !flush;
     reg [TAGS-1:0] n_pend, n_done, n_err, n_zombie, n_aged;
     always @* begin
         n_pend = pend;
@@ -130,13 +404,14 @@ module rclink_tlp_req #(
         if (take_rd) begin
             n_pend[islot] = 1'b1;
             n_done[islot] = 1'b0;
+            n_err[islot] = 1'b0;
         end
-        if (rx_valid && cwait) begin
-            n_done[cslot] = 1'b1;
-            n_err[cslot] = cbad;
-        end
-        if (rx_valid && clate)
-            n_zombie[cslot] = 1'b0;
+        if (rx_valid && rx_sop && h_wait && h_bad)
+            n_err[h_slot] = 1'b1;
+        if (c_end && c_wait && c_fin && pend[c_slot] && !zombie[c_slot])
+            n_done[c_slot] = 1'b1;
+        if (c_end && c_late && c_fin)
+            n_zombie[c_slot] = 1'b0;
         // completion timeout of the oldest read
         if (tmo) begin
             n_done[hslot] = 1'b1;
@@ -147,7 +422,6 @@ module rclink_tlp_req #(
         if (tick)
             n_zombie = n_zombie & ~aged;
         n_aged = (tick ? n_zombie : aged) & n_zombie;
-        // answers in request order
         if (deliver) begin
             n_pend[hslot] = 1'b0;
             n_done[hslot] = 1'b0;
@@ -167,17 +441,25 @@ module rclink_tlp_req #(
             pend <= {TAGS{1'b0}};
             done <= {TAGS{1'b0}};
             err <= {TAGS{1'b0}};
-            hi <= {TAGS{1'b0}};
             zombie <= {TAGS{1'b0}};
             aged <= {TAGS{1'b0}};
+            tlast <= {TAGS{1'b0}};
             timer <= 24'd0;
             sweep <= 24'd0;
-            tx_valid <= 1'b0;
-            tx_hdr <= 128'd0;
-            tx_data <= 64'd0;
-            dma_rsp_valid <= 1'b0;
-            dma_rsp_data <= 64'd0;
-            dma_rsp_err <= 1'b0;
+            dl <= 7'd0;
+            rd_valid <= 1'b0;
+            rd_keep <= 64'd0;
+            rd_last <= 1'b0;
+            rd_err <= 1'b0;
+            rd_id <= {IDW{1'b0}};
+            r_wait <= 1'b0;
+            r_late <= 1'b0;
+            r_fin <= 1'b0;
+            r_slot <= 5'd0;
+            r_qm <= 4'd0;
+            r_qline <= 8'd0;
+            r_lane <= 12'd0;
+            r_dwl <= 11'd0;
             cnt_unexp <= 32'd0;
             cnt_tmo <= 32'd0;
         end else begin
@@ -187,31 +469,27 @@ module rclink_tlp_req #(
             zombie <= n_zombie;
             aged <= n_aged;
 
-            // ---- output register: an MSI-X message first, else a DMA word
-            if (tx_valid && tx_ready)
-                tx_valid <= 1'b0;
-            if (load && msg_valid) begin
-                tx_valid <= 1'b1;
-                tx_hdr <= mem_hdr(1'b1, {msg_addr[63:2], 2'b00}, 10'd1, 8'd0,
-                                  4'd0, 4'hf);
-                tx_data <= {32'd0, msg_data};
-            end else if (take_dma) begin
-                tx_valid <= 1'b1;
-                tx_hdr <= mem_hdr(dma_req_write, dma_a, one_dw ? 10'd1 : 10'd2,
-                                  dma_req_write ? 8'd0 : {3'd0, islot},
-                                  dma_lbe, dma_fbe);
-                tx_data <= hi_only ? {32'd0, dma_req_data[63:32]} : dma_req_data;
-            end
             if (take_rd) begin
-                hi[islot] <= hi_only;
+                toff[islot] <= ca[5:0];
+                tlen[islot] <= tl;
+                tid[islot] <= cid;
+                tlast[islot] <= tfin;
                 iptr <= iptr + 6'd1;
             end
 
             // ---- completions
-            if (rx_valid && cwait)
-                slot_data[cslot] <= hi[cslot] ? {rx_data[31:0], 32'd0} : rx_data;
-            if (rx_valid && !cwait && !clate)
-                cnt_unexp <= cnt_unexp + 32'd1;
+            if (rx_valid) begin
+                r_wait <= c_wait;
+                r_late <= c_late;
+                r_fin <= c_fin;
+                r_slot <= c_slot;
+                r_qm <= c_qm;
+                r_qline <= c_ql + 8'd1;
+                r_lane <= c_lane + 12'd16;
+                r_dwl <= c_dwl;
+                if (rx_sop && !h_wait && !h_late)
+                    cnt_unexp <= cnt_unexp + 32'd1;
+            end
 
             // ---- timers
             if (nout == 6'd0 || done[hslot] || tmo || flush)
@@ -222,15 +500,23 @@ module rclink_tlp_req #(
                 cnt_tmo <= cnt_tmo + 32'd1;
             sweep <= tick ? 24'd0 : sweep + 24'd1;
 
-            // ---- answers in request order
-            dma_rsp_valid <= deliver;
+            // ---- read data in request order, one line a cycle
+            rd_valid <= d_go;
+            if (d_go) begin
+                rd_keep <= d_keep;
+                rd_last <= d_lastl && tlast[hslot];
+                rd_err <= err[hslot];
+                rd_id <= tid[hslot];
+                dl <= dl + 7'd1;
+            end
             if (deliver) begin
-                dma_rsp_data <= slot_data[hslot];
-                dma_rsp_err <= err[hslot];
+                dl <= 7'd0;
                 hptr <= hptr + 6'd1;
             end
-            if (flush)
+            if (flush) begin
                 hptr <= iptr;
+                dl <= 7'd0;
+            end
         end
     end
 endmodule

@@ -15,14 +15,15 @@
 //                descriptor (one beat: 3 DWs and up to 2 of data); the
 //                hard IP fills in its bus number (completer ID enable 0).
 //   rq_* -> RQ   memory read/write headers as requester request
-//                descriptors (one beat: 4 DWs and up to 2 of data), the
-//                core's tag (client tags), requester ID filled in by the
-//                hard IP.
-//   RC -> rc_*   the requester completion descriptor as a completion
-//                header; rc_err is the block's error code (poisoned,
-//                bad status, length, mismatch, timeout, ...) or a
-//                completion of more than one beat (never for the core's
-//                reads of at most 8 bytes); further beats are dropped.
+//                descriptors in DW lanes 0-3 of a TLP's first beat (the
+//                core leaves them free: TX_OFF 4), the payload after them
+//                as the core placed it; multi-beat writes; the core's tag
+//                (client tags), requester ID filled in by the hard IP.
+//   RC -> rc_*   the requester completion descriptor (DW lanes 0-2 of the
+//                first beat, payload from lane 3: the core's RX_OFF 3) as
+//                a completion header with rc_sop, every beat's data as it
+//                came; rc_err is the block's error code (poisoned, bad
+//                status, length, mismatch, timeout, ...) or discontinue.
 `default_nettype none
 module rclink_us_if (
     input  wire         clk,
@@ -68,11 +69,16 @@ module rclink_us_if (
     input  wire [63:0]  cpl_data,
     input  wire         rq_valid,
     output wire         rq_ready,
+    input  wire         rq_sop,
+    input  wire         rq_last,
     input  wire [127:0] rq_hdr,
-    input  wire [63:0]  rq_data,
+    input  wire [511:0] rq_data,
+    input  wire [15:0]  rq_keep,
     output wire         rc_valid,
+    output wire         rc_sop,
+    output wire         rc_last,
     output wire [127:0] rc_hdr,
-    output wire [63:0]  rc_data,
+    output wire [511:0] rc_data,
     output wire         rc_err
 );
     // ======================================================================
@@ -156,43 +162,52 @@ module rclink_us_if (
     wire [127:0] rq_desc = {
         1'b0, rq_hdr[114], rq_hdr[109:108], rq_hdr[118:116],  // attr, TC
         1'b0, 16'd0, rq_hdr[79:72],             // requester ID enable 0, tag
-        rq_hdr[95:80], rq_hdr[110], rq_type, 1'b0, rq_dws,  // ID, EP, type
+        rq_hdr[95:80], rq_hdr[110], rq_type, rq_dws == 10'd0, rq_dws,  // ID, EP, type
         rq_addr[63:2], rq_hdr[107:106]};        // address, AT
-    wire [3:0] rq_last = 4'd3 + rq_dws[3:0];
-    assign s_axis_rq_tdata  = {320'd0, rq_data, rq_desc};
-    assign s_axis_rq_tkeep  = (rq_dws == 10'd1) ? 16'h001f : 16'h003f;
-    assign s_axis_rq_tlast  = 1'b1;
+    // last DW lane of the beat (is_eop0_ptr)
+    reg [3:0] rq_eptr;
+    integer i;
+    always @* begin
+        rq_eptr = 4'd0;
+        for (i = 0; i < 16; i = i + 1)
+            if (rq_keep[i])
+                rq_eptr = i[3:0];
+    end
+    assign s_axis_rq_tdata  = rq_sop ? {rq_data[511:128], rq_desc} : rq_data;
+    assign s_axis_rq_tkeep  = rq_keep;
+    assign s_axis_rq_tlast  = rq_last;
     // first/last BE (slot 0), is_sop[0], is_eop[0] with its pointer; no
     // discontinue, TPH, sequence numbers or parity
-    assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_last, 2'b01, 2'b00, 2'b00,
-                               2'b01, 4'd0, 4'd0, rq_hdr[71:68], 4'd0,
-                               rq_hdr[67:64]};
+    assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_eptr, 1'b0, rq_last, 2'b00,
+                               2'b00, 1'b0, rq_sop, 4'd0, 4'd0, rq_hdr[71:68],
+                               4'd0, rq_hdr[67:64]};
     assign s_axis_rq_tvalid = rq_valid;
     assign rq_ready = s_axis_rq_tready;
 
     // ======================================================================
     // RC: requester completion descriptor -> completion header
     // ======================================================================
-    reg rc_drain;
+    reg rc_more;                        // in a completion after its first beat
     wire [511:0] rc = m_axis_rc_tdata;
     wire [10:0]  rc_dws = rc[42:32];
     assign m_axis_rc_tready = 1'b1;
-    assign rc_valid = m_axis_rc_tvalid && !rc_drain;
+    assign rc_valid = m_axis_rc_tvalid;
+    assign rc_sop   = !rc_more;
+    assign rc_last  = m_axis_rc_tlast;
     assign rc_hdr = {rc_dws != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
                      1'b0, rc[91:89], 1'b0, rc[94], 3'd0, rc[46],
                      rc[93:92], 2'b00, rc_dws[9:0],
                      rc[87:72], rc[45:43], 1'b0, rc[27:16],
                      rc[63:48], rc[71:64], 1'b0, rc[6:0],
                      32'd0};
-    assign rc_data = rc[159:96];
-    assign rc_err  = rc[15:12] != 4'd0 || !m_axis_rc_tlast ||
-                     m_axis_rc_tuser[96];
+    assign rc_data = rc;
+    assign rc_err  = rc[15:12] != 4'd0 || m_axis_rc_tuser[96];
 
     always @(posedge clk) begin
         if (rst)
-            rc_drain <= 1'b0;
+            rc_more <= 1'b0;
         else if (m_axis_rc_tvalid)
-            rc_drain <= !m_axis_rc_tlast;
+            rc_more <= !m_axis_rc_tlast;
     end
 endmodule
 `default_nettype wire

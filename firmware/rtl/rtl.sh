@@ -8,9 +8,14 @@
 #                  missing drivers (check -assert), resource counts
 #   rtl.sh cocotb  cocotb on Icarus: the UltraScale+ top (rclink_shim_us)
 #                  under cocotbext-pcie's root complex and hard IP model
-#                  (firmware/rtl/cocotb); RCLINK_COCOTB_SHORT=1 for the
+#                  (firmware/rtl/cocotb: test_rclink_us, and test_rclink_dma
+#                  on the DMA engine's burst port); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check.  Needs the virtual environment
 #                  of .ci/deps.sh (skipped without it)
+#   rtl.sh bench   not a test: the DMA engine's read and write throughput
+#                  (4 KiB bursts) in the cocotb environment, MB/s at the
+#                  250 MHz cycle time (simulated cycles); one line
+#                  "rtl-bench: dma ..."
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail
@@ -25,8 +30,8 @@ cd "$here" || exit 1
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
-      rclink_tlp_req.v rclink_msix.v rclink_shim_tlp.v rclink_us_if.v
-      rclink_shim_us.v)
+      rclink_dma_word.v rclink_tlp_req.v rclink_msix.v rclink_shim_tlp.v
+      rclink_us_if.v rclink_shim_us.v)
 n=0
 rc=0
 
@@ -120,7 +125,8 @@ cocotb() {
 	fi
 	(
 		cd "$d" || exit 1
-		MODULE=test_rclink_us TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
+		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma} \
+		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \
 		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
@@ -136,6 +142,7 @@ cocotb() {
 	while read -r line; do
 		case $line in
 		PASS\ *) result "rtl_cocotb_${line#PASS }" 0 /dev/null ;;
+		SKIP\ *) n=$((n + 1)); echo "ok $n rtl_cocotb_${line#SKIP } # SKIP" ;;
 		FAIL\ *) result "rtl_cocotb_${line#FAIL }" 1 "$d/${line#FAIL }.fail" ;;
 		esac
 	done < <(/usr/bin/python3 - "$d" <<-'EOF'
@@ -157,6 +164,9 @@ cocotb() {
 		for c in cases:
 		    name = c.get("name")
 		    bad = c.find("failure") is not None or c.find("error") is not None
+		    if c.find("skipped") is not None:
+		        print("SKIP " + name)
+		        continue
 		    if bad:
 		        own = [p for p in parts if re.search(r"running %s\b" % name, p)]
 		        lines = (own[0] if own else log).splitlines()
@@ -167,6 +177,13 @@ cocotb() {
 	grep -E 'TESTS=' "$d/sim.log" | sed 's/^[ *]*/# /'
 }
 
+bench() {
+	local d=$out/cocotb
+	RCLINK_COCOTB_MODULE=test_rclink_dma TESTCASE=test_dma_bench RCLINK_BENCH=1 \
+		cocotb
+	[ -f "$d/bench.txt" ] && cat "$d/bench.txt"
+}
+
 for part in "${@:-lint sim synth}"; do
 	for p in $part; do
 		case $p in
@@ -174,7 +191,8 @@ for part in "${@:-lint sim synth}"; do
 		sim) sim ;;
 		synth) synth ;;
 		cocotb) cocotb ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [cocotb]" >&2; exit 2 ;;
+		bench) bench ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done

@@ -9,7 +9,8 @@
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_us_tb #(
-    parameter CPL_TIMEOUT = 24'd4000
+    parameter CPL_TIMEOUT = 24'd4000,
+    parameter MAX_RD = 512
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -54,6 +55,8 @@ module rclink_us_tb #(
     input  wire         cfg_interrupt_sent,
     input  wire [3:0]   cfg_flr_in_process,
     output wire [3:0]   cfg_flr_done,
+    // the DMA engine's burst port (test_rclink_dma drives it)
+`include "rclink_dma_ports.vh"
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo
@@ -131,7 +134,8 @@ module rclink_us_tb #(
         por <= {por[2:0], 1'b0};
     wire dut_reset = user_reset || por[3];
 
-    rclink_shim_us #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT)) dut (
+    rclink_shim_us #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT),
+                     .MAX_RD(MAX_RD)) dut (
         .user_clk(user_clk), .user_reset(dut_reset), .user_lnk_up(user_lnk_up),
         .m_axis_cq_tdata(m_axis_cq_tdata), .m_axis_cq_tuser(m_axis_cq_tuser),
         .m_axis_cq_tlast(m_axis_cq_tlast), .m_axis_cq_tkeep(m_axis_cq_tkeep),
@@ -160,6 +164,7 @@ module rclink_us_tb #(
         .cfg_flr_in_process(cfg_flr_in_process), .cfg_flr_done(cfg_flr_done),
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
         .cnt_cpl_tmo(cnt_cpl_tmo),
+`include "rclink_dma_conn.vh"
         .board_serial(64'h0000000000005eed), .board_mac(48'h525400123456),
         .link_carrier(1'b1),
         .ip_rst_n(ip_rst_n),
