@@ -53,13 +53,14 @@ static inline void __iomem *rclink_pcim_iomap_bar(struct pci_dev *pdev,
 }
 
 /*
- * A multicast group only CAP_NET_ADMIN may join: 6.7 renamed the flag of
- * struct genl_multicast_group (GENL_UNS_ADMIN_PERM before)
+ * A multicast group only CAP_NET_ADMIN may join: GENL_MCAST_CAP_NET_ADMIN
+ * (6.7, and backported to 6.1 stable, where Debian's 6.1 has it); the
+ * kernels before it tested GENL_UNS_ADMIN_PERM of the group, if anything
  */
-#if RCLINK_KERNEL_BEFORE(6, 7, 0)
-#define RCLINK_GENL_MCAST_ADMIN	GENL_UNS_ADMIN_PERM
-#else
+#ifdef GENL_MCAST_CAP_NET_ADMIN
 #define RCLINK_GENL_MCAST_ADMIN	GENL_MCAST_CAP_NET_ADMIN
+#else
+#define RCLINK_GENL_MCAST_ADMIN	GENL_UNS_ADMIN_PERM
 #endif
 
 /* From 6.2 on the devlink core reports the driver name itself */
