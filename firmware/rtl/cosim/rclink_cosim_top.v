@@ -114,8 +114,9 @@ module rclink_cosim_top (
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
 
-    // the packet capture of the stand-in is not read here: keep it small
-    rclink_ip_model #(.QP_AW(QP_AW), .MAXPKT(4)) ip (
+    // the packet capture of the stand-in is not read here: keep it small;
+    // every QP's registers (QP_NUM), as the IP has them
+    rclink_ip_model #(.QP_AW(QP_AW), .MAXPKT(4), .NQP(1024)) ip (
         .clk(clk), .rst_n(ip_rst_n),
         .awvalid(awvalid), .awready(awready), .awaddr(awaddr),
         .wvalid(wvalid), .wready(wready), .wdata(wdata), .wstrb(wstrb),
