@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -60,6 +62,22 @@ int wr_gap;                     // cycles before the request after a write
 uint32_t cfg;
 int reset_left;
 
+// statistics, printed when the peer goes
+uint64_t cycle, busy_cycles, msgs_in, msgs_out;
+std::chrono::steady_clock::time_point t_start;
+double waited;                  // seconds spent waiting for QEMU
+
+void stats()
+{
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+						 t_start).count();
+
+	fprintf(stderr, "rclink-cosim: %.1f s, %" PRIu64 " cycles (%" PRIu64
+		" busy), %.1f s waiting for QEMU, %.0f cycles/s while running, %"
+		PRIu64 " messages in, %" PRIu64 " out\n", s, cycle, busy_cycles,
+		waited, s > waited ? cycle / (s - waited) : 0.0, msgs_in, msgs_out);
+}
+
 void die(const char *what)
 {
 	fprintf(stderr, "rclink-cosim: %s: %s\n", what, strerror(errno));
@@ -75,6 +93,7 @@ void send_msg(uint32_t type, uint32_t be, uint64_t addr, uint64_t data)
 	m.addr = addr;
 	m.data = data;
 	outq.push_back(m);
+	msgs_out++;
 }
 
 void flush()
@@ -88,8 +107,8 @@ void flush()
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			if (verbose)
-				fprintf(stderr, "rclink-cosim: peer gone (write)\n");
+			fprintf(stderr, "rclink-cosim: peer gone (write)\n");
+			stats();
 			exit(0);
 		}
 		p += n;
@@ -136,6 +155,7 @@ void handle(const rclink_cosim_msg &m)
 bool receive(bool block)
 {
 	bool got = false;
+	auto t0 = std::chrono::steady_clock::now();
 
 	for (;;) {
 		uint8_t buf[4096];
@@ -146,8 +166,8 @@ bool receive(bool block)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			if (verbose)
-				fprintf(stderr, "rclink-cosim: peer gone\n");
+			fprintf(stderr, "rclink-cosim: peer gone\n");
+			stats();
 			exit(0);
 		}
 		inbuf.insert(inbuf.end(), buf, buf + n);
@@ -159,6 +179,7 @@ bool receive(bool block)
 			memcpy(&m, inbuf.data() + off, sizeof(m));
 			off += sizeof(m);
 			handle(m);
+			msgs_in++;
 			got = true;
 		}
 		inbuf.erase(inbuf.begin(), inbuf.begin() + off);
@@ -167,6 +188,9 @@ bool receive(bool block)
 		if (static_cast<size_t>(n) < sizeof(buf))
 			break;
 	}
+	if (block)
+		waited += std::chrono::duration<double>(std::chrono::steady_clock::now() -
+							t0).count();
 	return got;
 }
 
@@ -231,6 +255,7 @@ int main(int argc, char **argv)
 
 	int ls = listen_on(path);
 	fd = accept(ls, nullptr, nullptr);
+	t_start = std::chrono::steady_clock::now();
 	if (fd < 0)
 		die("accept");
 	close(ls);
@@ -246,7 +271,7 @@ int main(int argc, char **argv)
 	send_msg(RCLINK_COSIM_HELLO, 0, 0, RCLINK_COSIM_MAGIC);
 	flush();
 
-	uint64_t cycle = 0, quiet = 0;
+	uint64_t quiet = 0;
 	bool intx = false;
 
 	for (;;) {
@@ -376,6 +401,7 @@ int main(int argc, char **argv)
 			busy = true;
 		}
 		quiet = busy ? 0 : quiet + 1;
+		busy_cycles += busy;
 		if (!outq.empty())
 			flush();
 	}
