@@ -24,7 +24,8 @@ proto=$top/firmware/qemu/rclink/rclink_cosim.h
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v)
-inputs=("${srcs[@]/#/$rtl/}" "$rtl/tb/rclink_ip_model.v" "$rtl"/gen/*.vh
+inputs=("${srcs[@]/#/$rtl/}" "$rtl/tb/rclink_ip_model.v" "$rtl/tb/rclink_mac_model.v"
+	"$rtl"/gen/*.vh
 	"$here"/*.v "$here"/*.cpp "$here/build.sh" "$proto")
 
 key=$({
@@ -52,6 +53,7 @@ if ! "$verilator" --cc --exe --build -j "${RCLINK_JOBS:-1}" \
 	-I"$rtl/gen" -I"$rtl" -I"$rtl/tb" \
 	--top-module rclink_cosim_top --Mdir "$obj" -o rclink-cosim \
 	"$here/rclink_cosim_top.v" "$rtl/tb/rclink_ip_model.v" \
+	"$rtl/tb/rclink_mac_model.v" \
 	"${srcs[@]/#/$rtl/}" "$here/rclink_cosim.cpp" \
 	>"$cache/build.log" 2>&1; then
 	tail -n 30 "$cache/build.log" >&2

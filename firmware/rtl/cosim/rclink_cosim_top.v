@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // Co-simulation top (Documentation/testing.rst, "RTL boards"): the shim's
 // vendor-neutral core (rclink_shim_top) with the testbench's IP stand-in
-// (tb/rclink_ip_model.v) and a MAC CSR stand-in behind it, one board.  The
+// (tb/rclink_ip_model.v) and the MAC CSR stand-in (tb/rclink_mac_model.v)
+// behind it, one board.  The
 // host side (configuration state, BAR0 requests and completions, DMA words,
 // MSI-X / MSI / INTx) is left as ports for the C++ harness
 // (rclink_cosim.cpp), which forwards them to the QEMU device over a socket.
@@ -69,8 +70,8 @@ module rclink_cosim_top (
     wire [11:0] mac_address;
     wire        mac_read, mac_write;
     wire [31:0] mac_writedata;
-    reg  [31:0] mac_readdata;
-    reg         mac_readdatavalid;
+    wire [31:0] mac_readdata;
+    wire        mac_readdatavalid;
 
     rclink_shim_top dut (
         .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
@@ -131,33 +132,11 @@ module rclink_cosim_top (
         .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
         .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
 
-`include "rclink_regtab.vh"
-
-    // ---- MAC CSR stand-in (reset values and masks of the contract), as in
-    // tb/rclink_tb.v
-    reg [31:0] macregs [0:4095];
-    integer mi;
-    reg mac_in_rst = 1'b0;
-    always @(posedge clk) begin
-        mac_readdatavalid <= 1'b0;
-        if (!ip_rst_n) begin
-            if (!mac_in_rst)
-                for (mi = 0; mi < 4096; mi = mi + 1)
-                    macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
-            mac_in_rst = 1'b1;
-        end else begin
-            mac_in_rst = 1'b0;
-            if (mac_write)
-                macregs[mac_address] = (macregs[mac_address] &
-                    ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
-                    (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
-            if (mac_read) begin
-                mac_readdata <= macregs[mac_address] &
-                    (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
-                     rclink_reg_romask(16'h8000 + mac_address * 4));
-                mac_readdatavalid <= 1'b1;
-            end
-        end
-    end
+    // ---- MAC CSR stand-in (tb/rclink_mac_model.v) --------------------
+    rclink_mac_model mac (
+        .clk(clk), .rst_n(ip_rst_n), .dead(1'b0),
+        .address(mac_address), .read(mac_read), .write(mac_write),
+        .writedata(mac_writedata), .readdata(mac_readdata),
+        .readdatavalid(mac_readdatavalid));
 endmodule
 `default_nettype wire
