@@ -176,7 +176,8 @@ rtl-synth:
 #                    QEMU device with rtl=SOCKET, BAR0/DMA/interrupts in the
 #                    Verilated shim core of firmware/rtl/cosim): the
 #                    kselftests of RCLINK_RTL_TESTS against it
-RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py
+RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
+	rebind.sh
 
 .PHONY: check-rtl
 check-rtl: deps
