@@ -11,7 +11,10 @@
  * sent before an interrupt is in guest memory before the interrupt is
  * raised.  While a BAR0 read waits for its completion the DMA requests
  * and interrupts that come first are served (the simulator may need a DMA
- * answer before it can complete the read).  A simulator that is missing,
+ * answer before it can complete the read).  The socket is non-blocking: a
+ * send that finds it full takes in what the simulator sends meanwhile (a
+ * simulator blocked sending DMA writes never waits for a QEMU blocked
+ * sending it BAR0 writes); a bottom half handles those messages later.  A simulator that is missing,
  * goes away or does not answer a read within RCLINK_COSIM_TIMEOUT_MS is
  * dead: reads return all ones, writes are dropped, each logged as a guest
  * error, and the device never waits for it again.
@@ -21,6 +24,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/sockets.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
@@ -48,10 +52,39 @@ static void rclink_cosim_dead(RclinkCosim *c, const char *why)
     qemu_set_fd_handler(c->fd, NULL, NULL, NULL);
     close(c->fd);
     c->fd = -1;
+    c->read_pending = false;
     if (c->intx) {
         pci_set_irq(c->pdev, 0);
         c->intx = false;
     }
+}
+
+/* Take in what the socket holds (as much as fits); false when it is gone. */
+static bool rclink_cosim_take(RclinkCosim *c)
+{
+    ssize_t n;
+
+    if (c->inoff) {
+        memmove(c->inbuf, c->inbuf + c->inoff, c->inlen - c->inoff);
+        c->inlen -= c->inoff;
+        c->inoff = 0;
+    }
+    if (c->inlen == sizeof(c->inbuf)) {
+        return true;
+    }
+    do {
+        n = recv(c->fd, c->inbuf + c->inlen, sizeof(c->inbuf) - c->inlen,
+                 MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        return true;
+    }
+    if (n <= 0) {
+        rclink_cosim_dead(c, n < 0 ? strerror(errno) : "gone");
+        return false;
+    }
+    c->inlen += n;
+    return true;
 }
 
 static bool rclink_cosim_send(RclinkCosim *c, uint32_t type, uint32_t be,
@@ -73,11 +106,18 @@ static bool rclink_cosim_send(RclinkCosim *c, uint32_t type, uint32_t be,
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
+            struct pollfd pfd = { .fd = c->fd, .events = POLLOUT | POLLIN };
 
             if (poll(&pfd, 1, RCLINK_COSIM_TIMEOUT_MS) <= 0) {
                 rclink_cosim_dead(c, "not taking messages");
                 return false;
+            }
+            /* the simulator may wait for room to send us something */
+            if ((pfd.revents & POLLIN) && !rclink_cosim_take(c)) {
+                return false;
+            }
+            if (c->inlen - c->inoff >= sizeof(struct rclink_cosim_msg)) {
+                qemu_bh_schedule(c->bh);
             }
             continue;
         }
@@ -123,10 +163,9 @@ static void rclink_cosim_dma_read(RclinkCosim *c, uint64_t addr, uint8_t be)
                       ldq_le_p(buf));
 }
 
-/* One message of the simulator; true when it was a read completion. */
-static bool rclink_cosim_handle(RclinkCosim *c,
-                                const struct rclink_cosim_msg *m,
-                                uint64_t *cpl)
+/* One message of the simulator. */
+static void rclink_cosim_handle(RclinkCosim *c,
+                                const struct rclink_cosim_msg *m)
 {
     switch (m->type) {
     case RCLINK_COSIM_HELLO:
@@ -135,13 +174,15 @@ static bool rclink_cosim_handle(RclinkCosim *c,
         }
         break;
     case RCLINK_COSIM_MMIO_CPL:
-        if (!cpl) {
+        if (!c->read_pending) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "rclink: RTL completion without a read\n");
             break;
         }
-        *cpl = m->data;
-        return true;
+        c->read_pending = false;
+        c->cpl_ready = true;
+        c->cpl = m->data;
+        break;
     case RCLINK_COSIM_DMA_WRITE:
         rclink_cosim_dma_write(c, m->addr, m->be, m->data);
         break;
@@ -169,38 +210,37 @@ static bool rclink_cosim_handle(RclinkCosim *c,
         rclink_cosim_dead(c, "unknown message");
         break;
     }
-    return false;
 }
 
 /*
- * Handle what the socket holds; with wait_cpl, until a read completion
- * came (then true, its data in *cpl).  Without it, never blocks.
+ * Handle what the socket holds; with wait_cpl, until the completion of the
+ * pending read came (then true, its data in c->cpl).  Without it, never
+ * blocks.
  */
-static bool rclink_cosim_pump(RclinkCosim *c, uint64_t *cpl)
+static bool rclink_cosim_pump(RclinkCosim *c, bool wait_cpl)
 {
     int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                        RCLINK_COSIM_TIMEOUT_MS;
 
     while (c->fd >= 0) {
-        ssize_t n;
+        size_t had;
 
         /* whole messages first */
-        while (c->inlen >= sizeof(struct rclink_cosim_msg)) {
+        while (c->inlen - c->inoff >= sizeof(struct rclink_cosim_msg)) {
             struct rclink_cosim_msg m;
-            bool done;
 
-            memcpy(&m, c->inbuf, sizeof(m));
-            c->inlen -= sizeof(m);
-            memmove(c->inbuf, c->inbuf + sizeof(m), c->inlen);
-            done = rclink_cosim_handle(c, &m, cpl);
-            if (done) {
-                return true;
-            }
+            memcpy(&m, c->inbuf + c->inoff, sizeof(m));
+            c->inoff += sizeof(m);
+            rclink_cosim_handle(c, &m);
             if (c->fd < 0) {
                 return false;
             }
+            if (wait_cpl && c->cpl_ready) {
+                c->cpl_ready = false;
+                return true;
+            }
         }
-        if (cpl) {
+        if (wait_cpl) {
             struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
             int64_t left = deadline - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
             int r = left > 0 ? poll(&pfd, 1, left) : 0;
@@ -213,29 +253,20 @@ static bool rclink_cosim_pump(RclinkCosim *c, uint64_t *cpl)
                 return false;
             }
         }
-        n = recv(c->fd, c->inbuf + c->inlen, sizeof(c->inbuf) - c->inlen,
-                 MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!cpl) {
-                return false;
-            }
-            continue;
-        }
-        if (n <= 0) {
-            rclink_cosim_dead(c, n < 0 ? strerror(errno) : "gone");
+        had = c->inlen - c->inoff;
+        if (!rclink_cosim_take(c)) {
             return false;
         }
-        c->inlen += n;
+        if (!wait_cpl && c->inlen - c->inoff == had) {
+            return false;
+        }
     }
     return false;
 }
 
 static void rclink_cosim_readable(void *opaque)
 {
-    rclink_cosim_pump(opaque, NULL);
+    rclink_cosim_pump(opaque, false);
 }
 
 uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
@@ -249,13 +280,18 @@ uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return MAKE_64BIT_MASK(0, size * 8);
     }
-    if (c->fd < 0 || !rclink_cosim_send(c, RCLINK_COSIM_MMIO_READ, be,
-                                        addr & ~7ULL, 0) ||
-        !rclink_cosim_pump(c, &v)) {
+    c->read_pending = true;
+    c->cpl_ready = false;
+    if (c->fd >= 0 && rclink_cosim_send(c, RCLINK_COSIM_MMIO_READ, be,
+                                        addr & ~7ULL, 0) &&
+        rclink_cosim_pump(c, true)) {
+        v = c->cpl;
+    } else {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 read at 0x%" HWADDR_PRIx
                       ": no RTL simulator, all ones\n", addr);
         v = ~0ULL;
     }
+    c->read_pending = false;
     v = size == 8 ? v : (v >> sh) & MAKE_64BIT_MASK(0, size * 8);
     trace_rclink_mmio_read(addr, size, v);
     return v;
@@ -325,8 +361,10 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->path = path;
     c->num_vectors = num_vectors;
     c->fd = -1;
+    c->inoff = 0;
     c->inlen = 0;
     c->cfg = ~0u;
+    c->bh = qemu_bh_new(rclink_cosim_readable, c);
     if (strlen(path) >= sizeof(sa.sun_path)) {
         error_report("rclink: rtl=%s: path too long", path);
         return;
@@ -347,6 +385,7 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
         }
         g_usleep(50 * 1000);
     }
+    qemu_socket_set_nonblock(fd);
     c->fd = fd;
     qemu_set_fd_handler(fd, rclink_cosim_readable, NULL, c);
     rclink_cosim_config(c);
@@ -354,6 +393,10 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
 
 void rclink_cosim_fini(RclinkCosim *c)
 {
+    if (c->bh) {
+        qemu_bh_delete(c->bh);
+        c->bh = NULL;
+    }
     if (c->fd >= 0) {
         qemu_set_fd_handler(c->fd, NULL, NULL, NULL);
         close(c->fd);

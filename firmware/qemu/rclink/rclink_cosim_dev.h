@@ -15,8 +15,12 @@ typedef struct RclinkCosim {
     int fd;                 /* -1: no simulator (dead or never there) */
     uint32_t cfg;           /* the configuration state last sent */
     bool intx;
-    size_t inlen;
-    uint8_t inbuf[4096];
+    bool read_pending;      /* a BAR0 read waits for its completion */
+    bool cpl_ready;         /* ... and it came: cpl */
+    uint64_t cpl;
+    QEMUBH *bh;             /* handles what a blocked send took in */
+    size_t inoff, inlen;    /* the messages not handled: inbuf[inoff..inlen) */
+    uint8_t inbuf[65536];
 } RclinkCosim;
 
 void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
