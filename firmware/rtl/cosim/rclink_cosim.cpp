@@ -254,6 +254,8 @@ int main(int argc, char **argv)
 	auto top = std::make_unique<Vrclink_cosim_top>(ctx.get());
 
 	int ls = listen_on(path);
+	fprintf(stderr, "rclink-cosim: pid %d listening on %s\n",
+		static_cast<int>(getpid()), path);
 	fd = accept(ls, nullptr, nullptr);
 	t_start = std::chrono::steady_clock::now();
 	if (fd < 0)
