@@ -175,6 +175,18 @@ rtl-synth:
 rtl-bench:
 	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh bench
 
+# Co-simulation (Documentation/testing.rst, "RTL boards"; not part of check):
+#   make check-rtl   one 6.12 guest with the RTL board of boards.sh rtl (the
+#                    QEMU device with rtl=SOCKET, BAR0/DMA/interrupts in the
+#                    Verilated shim core of firmware/rtl/cosim): the
+#                    kselftests of RCLINK_RTL_TESTS against it
+RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
+	rebind.sh
+
+.PHONY: check-rtl
+check-rtl: deps
+	@RCLINK_BOARDS=rtl selftests/vm/run-tests.sh $(RCLINK_RTL_TESTS)
+
 # ===========================================================================
 # Benchmark -- target: bench (not part of check)
 #

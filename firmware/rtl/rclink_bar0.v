@@ -232,7 +232,9 @@ module rclink_bar0 (
                 if (rc_done) begin
                     if (!w) begin
                         cpl_data <= (a == `RCLINK_TYPE2_SPEED) ?
-                            {42'd0, t2_rate_dat} : (rc_rdata | ovl);
+                            {42'd0, t2_rate_dat} :
+                            // the register's bits only, as the IP's read
+                            (rc_rdata | (ovl & rclink_reg_w1cmask(a)));
                         cpl_valid <= 1'b1;
                     end else begin
                         // W1C writes clear the injected bits as well

@@ -113,6 +113,12 @@ module rclink_csr #(
     localparam [63:0] T2_CRD_RST = `RCLINK_DMAQ_T2_CRD_RSTVAL;
 
     reg [63:0] scratch, echo, link_reg, inj_lo;
+    // SHIM_CBFC_VC_CFG[8], SHIM_CBFC_TIMING: plain registers (the MAC side
+    // of CBFC is not in the RTL: rtl.rst, "Not in the RTL")
+    reg [63:0] cbfc_cfg [0:7];
+    reg [63:0] cbfc_timing;
+    wire       a_cbfc_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
+    integer    ci;
     reg [15:0] stat_qpn;
     reg        settled;             // the first cycle after reset is quiet
     // DMAQ_DFX {tx_mac_free, tx_wait_mac_crd, tx_idle, rx_idle}: the IP's
@@ -173,7 +179,8 @@ module rclink_csr #(
         `RCLINK_DMAQ_DFX:             rv = {60'd0, dfx};
         `RCLINK_DMAQ_T2_OST_FREE:     rv = {54'd0, t2_ost_free};
         `RCLINK_DMAQ_T2_CRD:          rv = {48'd0, t2_crd};
-        default:                      rv = 64'd0;
+        `RCLINK_SHIM_CBFC_TIMING:     rv = cbfc_timing;
+        default:                      rv = a_cbfc_cfg ? cbfc_cfg[addr[5:3]] : 64'd0;
         endcase
         rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
                       rclink_reg_w1cmask(addr));
@@ -242,6 +249,9 @@ module rclink_csr #(
             link_up <= 1'b0;
             link_chg <= 1'b0;
             scratch <= `RCLINK_SHIM_SCRATCH_RSTVAL;
+            for (ci = 0; ci < 8; ci = ci + 1)
+                cbfc_cfg[ci] <= `RCLINK_SHIM_CBFC_VC_CFG_RSTVAL;
+            cbfc_timing <= `RCLINK_SHIM_CBFC_TIMING_RSTVAL;
             echo <= ~`RCLINK_SHIM_TEST_ECHO_RSTVAL;
             link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
             inj_lo <= 64'd0;
@@ -363,7 +373,11 @@ module rclink_csr #(
                     stat_qpn <= n_stat_sel64[15:0];
                 `RCLINK_DMAQ_T2_JOIN:
                     t2_join <= n_t2_join64[7:0];
-                default: ;
+                `RCLINK_SHIM_CBFC_TIMING:
+                    cbfc_timing <= wmerge(addr, cbfc_timing, wdata, wmask);
+                default:
+                    if (a_cbfc_cfg)
+                        cbfc_cfg[addr[5:3]] <= wmerge(addr, cbfc_cfg[addr[5:3]], wdata, wmask);
                 endcase
             end
         end

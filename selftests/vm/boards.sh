@@ -1,6 +1,6 @@
 #!/bin/bash
 # Print the QEMU arguments of a board set, one per line, for run-guest.sh
-# (--qemu-arg each).  Usage: boards.sh pair|check|hub|faults [RESULTS_DIR]
+# (--qemu-arg each).  Usage: boards.sh pair|check|hub|faults|rtl [RESULTS_DIR]
 #
 #   pair   two boards wired back to back through a QEMU hub (the wire);
 #          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap:
@@ -23,6 +23,12 @@
 #          vain after a secondary bus reset (the board has a PM capability,
 #          hence a D3cold delay, hence that wait).  The other sets keep every board on bus 0, in
 #          the order given: the pair first, probed first, named first.
+#   rtl    one RTL board: the rclink device with rtl=SOCKET, whose BAR0,
+#          DMA and interrupts are those of the Verilated shim core
+#          (firmware/rtl/cosim, built here, cached) started here in the
+#          background; it serves one QEMU and ends when QEMU goes.  Its
+#          log is RESULTS_DIR/cosim0.log (or in a temporary directory).
+#          No wire: the board has no peer.
 # shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
 
@@ -39,6 +45,28 @@ board() { # rclink device options
 		args+=(-device "rclink,$1")
 	fi
 }
+
+if [ "$set_" = rtl ]; then
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	sim=$("$here/../../firmware/rtl/cosim/build.sh" </dev/null | tail -n 1)
+	dir=${results:-$(mktemp -d "${TMPDIR:-/tmp}/rclink-cosim.XXXXXX")}
+	sock=$dir/rtl0.sock
+	rm -f "$sock"
+	vopt=()
+	[ -n "${RCLINK_COSIM_VERBOSE:-}" ] && vopt=(--verbose)
+	{
+		"$sim" --socket "$sock" --serial 5243025243000201 \
+			--mac 025243000201 "${vopt[@]}"
+		echo "rclink-cosim: exit status $?"
+	} </dev/null >"$dir/cosim0.log" 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$sock" ] && break
+		sleep 0.1
+	done
+	[ -S "$sock" ] || { echo "boards.sh: the RTL simulator did not start" >&2; exit 1; }
+	printf '%s\n' -device "rclink,rtl=$sock,mac=02:52:43:00:02:01"
+	exit 0
+fi
 
 args=(
 	-netdev hubport,id=w0,hubid=0
@@ -73,7 +101,7 @@ check)
 	board type2-pkt-len=4,mac=02:52:43:00:01:06
 	;;
 *)
-	echo "usage: $0 pair|check|hub|faults [RESULTS_DIR]" >&2
+	echo "usage: $0 pair|check|hub|faults|rtl [RESULTS_DIR]" >&2
 	exit 2
 	;;
 esac

@@ -8,7 +8,8 @@
 # usage: run-tests.sh [NAME=VALUE...] TEST...
 #   e.g. run-tests.sh RCLINK_FUZZ_N=100000 fuzz.sh      (make fuzz)
 # RCLINK_BOARDS picks another set of boards.sh (faults for pci_faults.py,
-# whose guest also gets run-guest.sh --sleep-safe).
+# whose guest also gets run-guest.sh --sleep-safe; rtl for the RTL board of
+# the co-simulation, whose tests get RCLINK_RTL_DEVS=all).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,6 +24,8 @@ while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
 	shift
 done
 [ $# -gt 0 ] || { echo "usage: $0 [NAME=VALUE...] TEST..." >&2; exit 2; }
+# the rtl set: every board is an RTL board (lib/rclinktest.py is_rtl)
+[ "${RCLINK_BOARDS:-check}" = rtl ] && envs+=(RCLINK_RTL_DEVS=all)
 
 # shellcheck disable=SC1091
 . "$cache/kernels.env"

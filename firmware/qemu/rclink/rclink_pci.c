@@ -17,6 +17,7 @@
 #include "net/net.h"
 #include "qom/object.h"
 #include "rclink_core.h"
+#include "rclink_cosim_dev.h"
 #include "trace.h"
 
 #define TYPE_RCLINK "rclink"
@@ -44,12 +45,18 @@ struct RclinkState {
     uint64_t serial;
     bool msix;
     bool msi;
+    /* the RTL variant: BAR0, DMA and interrupts of a simulator's socket */
+    char *rtl;
+    RclinkCosim cosim;
 };
 
 static uint64_t rclink_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     RclinkState *s = opaque;
 
+    if (s->rtl) {
+        return rclink_cosim_read(&s->cosim, addr, size);
+    }
     return rclink_core_read(&s->core, addr, size);
 }
 
@@ -58,6 +65,10 @@ static void rclink_mmio_write(void *opaque, hwaddr addr, uint64_t val,
 {
     RclinkState *s = opaque;
 
+    if (s->rtl) {
+        rclink_cosim_write(&s->cosim, addr, val, size);
+        return;
+    }
     rclink_core_write(&s->core, addr, val, size);
 }
 
@@ -194,6 +205,10 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     s->core.carrier = rclink_carrier(qemu_get_queue(s->nic));
     rclink_core_init(&s->core, pdev);
     rclink_core_reset(&s->core);
+    if (s->rtl) {
+        /* the model's core stays idle: BAR0 never reaches it */
+        rclink_cosim_init(&s->cosim, pdev, s->rtl, RCLINK_MSIX_VECTORS);
+    }
 }
 
 static uint8_t rclink_pm_state(PCIDevice *pdev)
@@ -219,7 +234,13 @@ static void rclink_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
         trace_rclink_pm_state(pm, rclink_pm_state(pdev));
         if (pm == 3 && !rclink_pm_state(pdev)) {
             rclink_core_reset(&s->core);
+            if (s->rtl) {
+                rclink_cosim_reset(&s->cosim);
+            }
         }
+    }
+    if (s->rtl) {
+        rclink_cosim_config(&s->cosim);
     }
 }
 
@@ -233,6 +254,9 @@ static void rclink_exit(PCIDevice *pdev)
         msix_uninit_exclusive_bar(pdev);
     }
     msi_uninit(pdev);
+    if (s->rtl) {
+        rclink_cosim_fini(&s->cosim);
+    }
     rclink_core_fini(&s->core);
 }
 
@@ -241,6 +265,9 @@ static void rclink_reset_hold(Object *obj, ResetType type)
     RclinkState *s = RCLINK(obj);
 
     rclink_core_reset(&s->core);
+    if (s->rtl) {
+        rclink_cosim_reset(&s->cosim);
+    }
 }
 
 static const Property rclink_properties[] = {
@@ -258,6 +285,8 @@ static const Property rclink_properties[] = {
     DEFINE_PROP_BOOL("msi", RclinkState, msi, true),
     /* off: the bits whose place rclink assumed are absent (read 0) */
     DEFINE_PROP_BOOL("assumed-regs", RclinkState, assumed_regs, true),
+    /* UNIX socket of an RTL simulator (firmware/rtl/cosim): BAR0 is its */
+    DEFINE_PROP_STRING("rtl", RclinkState, rtl),
 };
 
 static const VMStateDescription rclink_vmstate = {

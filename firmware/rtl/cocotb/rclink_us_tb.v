@@ -90,8 +90,8 @@ module rclink_us_tb #(
     wire [11:0] mac_address;
     wire        mac_read, mac_write;
     wire [31:0] mac_writedata;
-    reg  [31:0] mac_readdata = 32'd0;
-    reg         mac_readdatavalid = 1'b0;
+    wire [31:0] mac_readdata;
+    wire        mac_readdatavalid;
     // test hooks (set by the cocotb tests): a dead AXI4-Lite port of the
     // IP (no handshake at all), one that takes AR but holds R back, a dead
     // MAC CSR port (waitrequest stuck)
@@ -99,33 +99,12 @@ module rclink_us_tb #(
     reg         axil_mute_r = 1'b0;
     reg         mac_dead = 1'b0;
 
-`include "rclink_regtab.vh"
-
-    // ---- MAC CSR stand-in (reset values and masks of the contract) --------
-    reg [31:0] macregs [0:4095];
-    integer mi;
-    reg mac_in_rst = 1'b0;      // the array is set on a reset's first cycle
-    always @(posedge user_clk) begin
-        mac_readdatavalid <= 1'b0;
-        if (!ip_rst_n) begin
-            if (!mac_in_rst)
-                for (mi = 0; mi < 4096; mi = mi + 1)
-                    macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
-            mac_in_rst = 1'b1;
-        end else begin
-            mac_in_rst = 1'b0;
-            if (mac_write && !mac_dead)
-                macregs[mac_address] = (macregs[mac_address] &
-                    ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
-                    (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
-            if (mac_read && !mac_dead) begin
-                mac_readdata <= macregs[mac_address] &
-                    (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
-                     rclink_reg_romask(16'h8000 + mac_address * 4));
-                mac_readdatavalid <= 1'b1;
-            end
-        end
-    end
+    // ---- MAC CSR stand-in (tb/rclink_mac_model.v) --------------------
+    rclink_mac_model mac (
+        .clk(user_clk), .rst_n(ip_rst_n), .dead(mac_dead),
+        .address(mac_address), .read(mac_read), .write(mac_write),
+        .writedata(mac_writedata), .readdata(mac_readdata),
+        .readdatavalid(mac_readdatavalid));
 
     // the hard IP holds user_reset from configuration on; the model raises
     // it only after two clocks: a power-on reset covers those

@@ -94,8 +94,8 @@ module rclink_tb #(
     wire [11:0] mac_address;
     wire        mac_read, mac_write;
     wire [31:0] mac_writedata;
-    reg  [31:0] mac_readdata = 32'd0;
-    reg         mac_readdatavalid = 1'b0;
+    wire [31:0] mac_readdata;
+    wire        mac_readdatavalid;
 
     rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N)) dut (
         .clk(clk), .rst_n(rst_n), .core_rst(),
@@ -152,33 +152,12 @@ module rclink_tb #(
         .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
         .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
 
-`include "rclink_regtab.vh"
-
-    // ---- MAC CSR stand-in (reset values and masks of the contract) ------------------
-    reg [31:0] macregs [0:4095];
-    integer mi;
-    reg mac_in_rst = 1'b0;      // the array is set on a reset's first cycle
-    always @(posedge clk) begin
-        mac_readdatavalid <= 1'b0;
-        if (!ip_rst_n) begin
-            if (!mac_in_rst)
-                for (mi = 0; mi < 4096; mi = mi + 1)
-                    macregs[mi] = rclink_reg_rstval(16'h8000 + mi * 4);
-            mac_in_rst = 1'b1;
-        end else begin
-            mac_in_rst = 1'b0;
-            if (mac_write)
-                macregs[mac_address] = (macregs[mac_address] &
-                    ~rclink_reg_rwmask(16'h8000 + mac_address * 4)) |
-                    (mac_writedata & rclink_reg_rwmask(16'h8000 + mac_address * 4));
-            if (mac_read) begin
-                mac_readdata <= macregs[mac_address] &
-                    (rclink_reg_rwmask(16'h8000 + mac_address * 4) |
-                     rclink_reg_romask(16'h8000 + mac_address * 4));
-                mac_readdatavalid <= 1'b1;
-            end
-        end
-    end
+    // ---- MAC CSR stand-in (tb/rclink_mac_model.v) --------------------
+    rclink_mac_model mac (
+        .clk(clk), .rst_n(ip_rst_n), .dead(1'b0),
+        .address(mac_address), .read(mac_read), .write(mac_write),
+        .writedata(mac_writedata), .readdata(mac_readdata),
+        .readdatavalid(mac_readdatavalid));
 
     // ---- host memory and PCIe requester stand-in ------------------------------------------
     reg [63:0] hmem [0:HWORDS-1];

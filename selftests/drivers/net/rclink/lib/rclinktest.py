@@ -188,6 +188,25 @@ def pci_path(bdf, name=''):
     return os.path.join(PCI_DEVICES, bdf, name)
 
 
+# Registers of the contract the shim RTL does not have (they read 0 there,
+# writes are ignored): the model's test hooks, Documentation/hw/rtl.rst,
+# "Not in the RTL".  Name prefixes.
+RTL_ABSENT = ('SHIM_WIRE_FAULT_', 'SHIM_HOSTILE_', 'SHIM_CC_TEST',
+              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC')
+
+
+def is_rtl(bdf):
+    """Whether the board is an RTL board (co-simulation, boards.sh rtl):
+    $RCLINK_RTL_DEVS lists their PCI addresses, or says "all"."""
+    devs = os.environ.get('RCLINK_RTL_DEVS', '').split()
+    return 'all' in devs or bdf in devs
+
+
+def rtl_absent(name):
+    """Whether register name is one the RTL does not have."""
+    return name.startswith(RTL_ABSENT)
+
+
 def is_rclink_id(bdf):
     try:
         return (int(sysfs_read(pci_path(bdf, 'vendor')), 16) == hw.VENDOR_ID

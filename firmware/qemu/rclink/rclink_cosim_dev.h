@@ -1,0 +1,35 @@
+/*
+ * rclink board model: the RTL variant's state (rclink_cosim.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef RCLINK_COSIM_DEV_H
+#define RCLINK_COSIM_DEV_H
+
+#include "hw/pci/pci_device.h"
+
+typedef struct RclinkCosim {
+    PCIDevice *pdev;
+    const char *path;
+    unsigned num_vectors;
+    int fd;                 /* -1: no simulator (dead or never there) */
+    uint32_t cfg;           /* the configuration state last sent */
+    bool intx;
+    bool read_pending;      /* a BAR0 read waits for its completion */
+    bool cpl_ready;         /* ... and it came: cpl */
+    uint64_t cpl;
+    QEMUBH *bh;             /* handles what a blocked send took in */
+    size_t inoff, inlen;    /* the messages not handled: inbuf[inoff..inlen) */
+    uint8_t inbuf[65536];
+} RclinkCosim;
+
+void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
+                       unsigned num_vectors);
+void rclink_cosim_fini(RclinkCosim *c);
+uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size);
+void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
+                        unsigned size);
+void rclink_cosim_config(RclinkCosim *c);
+void rclink_cosim_reset(RclinkCosim *c);
+
+#endif
