@@ -260,6 +260,15 @@ done
 	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" --sleep-safe \
 	--append "iomem=relaxed loglevel=3" -- "$suite" pci_faults.py
 
+# The RTL board of the co-simulation (boards.sh rtl: the Verilated shim core
+# behind the QEMU device): probe, registers and the shared vectors against
+# the RTL, the short subset of make check-rtl (Documentation/testing.rst,
+# "RTL boards")
+[ "$mode" = all ] && BOARDS=rtl guest "rtl-$newest" "$newest" \
+	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
+	--append "iomem=relaxed loglevel=3" -- \
+	env RCLINK_RTL_DEVS=all "$suite" probe.py regs.py vectors.py
+
 # Eight boards on one hub (a switch that floods): TYPE3 and TYPE1 between
 # every pair, TYPE2 to the members of a group, two TYPE1 senders with the
 # CC loop into one receiver (about two and a half minutes): make check-long
