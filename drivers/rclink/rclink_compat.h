@@ -188,6 +188,48 @@ static inline void rclink_netdev_set_stat_ops(struct net_device *netdev)
 }
 #endif
 
+/*
+ * The lockless stop and wake of a TX queue, netif_txq_maybe_stop() and
+ * netif_txq_completed_wake() of <net/netdev_queues.h>, came with 6.3; for
+ * 6.1 the same contract here: the stopper re-reads the free descriptors
+ * after its stop bit is visible, the completer reports to BQL and wakes
+ * after a full barrier (0: stopped or woken now; see the 6.3 header for
+ * the other results).
+ */
+#if RCLINK_KERNEL_BEFORE(6, 3, 0)
+/* @get_desc is read again after the stop, as in the 6.3 macros */
+#define netif_txq_maybe_stop(txq, get_desc, stop_thrs, start_thrs) ({	\
+	int __rcl_res = 1;						\
+	if (unlikely((get_desc) < (stop_thrs))) {			\
+		netif_tx_stop_queue(txq);				\
+		/* the stop bit before the re-read: pairs with below */	\
+		smp_mb__after_atomic();					\
+		__rcl_res = 0;						\
+		if (unlikely((get_desc) >= (start_thrs))) {		\
+			netif_tx_start_queue(txq);			\
+			__rcl_res = -1;					\
+		}							\
+	}								\
+	__rcl_res;							\
+})
+#define netif_txq_completed_wake(txq, pkts, bytes, get_desc, start_thrs) ({ \
+	int __rcl_res = -1;						\
+	netdev_tx_completed_queue(txq, pkts, bytes);			\
+	/* the consumer index before the stop bit: pairs with above */	\
+	smp_mb();							\
+	if ((pkts) && likely((get_desc) >= (start_thrs))) {		\
+		__rcl_res = 1;						\
+		if (unlikely(netif_tx_queue_stopped(txq))) {		\
+			netif_tx_wake_queue(txq);			\
+			__rcl_res = 0;					\
+		}							\
+	}								\
+	__rcl_res;							\
+})
+#else
+#include <net/netdev_queues.h>
+#endif
+
 /* 6.6 split net/page_pool.h into page_pool/{types,helpers}.h */
 #if RCLINK_KERNEL_BEFORE(6, 6, 0)
 #include <net/page_pool.h>

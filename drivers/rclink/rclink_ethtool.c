@@ -35,6 +35,9 @@ enum rclink_sw_stat {
 	RCLINK_SW_TX_TIMEOUT,
 	RCLINK_SW_TX_OVERSIZE,		/* part of tx_dropped */
 	RCLINK_SW_TX_FLUSH_DOWN,	/* part of tx_dropped */
+	RCLINK_SW_TX_MAPPED,
+	RCLINK_SW_TX_COPIED,
+	RCLINK_SW_TX_MAP_ERR,
 	RCLINK_SW_RX_ALLOC_FAIL,
 	RCLINK_SW_RX_NOBUF,		/* part of rx_dropped */
 	RCLINK_SW_RX_PARTIAL,		/* part of rx_dropped */
@@ -49,6 +52,9 @@ static const char * const rclink_sw_stat_names[RCLINK_SW_NUM] = {
 	[RCLINK_SW_TX_TIMEOUT] = "tx_timeout",
 	[RCLINK_SW_TX_OVERSIZE] = "tx_oversize",
 	[RCLINK_SW_TX_FLUSH_DOWN] = "tx_flush_down",
+	[RCLINK_SW_TX_MAPPED] = "tx_mapped",
+	[RCLINK_SW_TX_COPIED] = "tx_copied",
+	[RCLINK_SW_TX_MAP_ERR] = "tx_map_err",
 	[RCLINK_SW_RX_ALLOC_FAIL] = "rx_alloc_fail",
 	[RCLINK_SW_RX_NOBUF] = "rx_nobuf",
 	[RCLINK_SW_RX_PARTIAL] = "rx_partial",
@@ -141,6 +147,9 @@ static void rclink_get_sw_stats(struct rclink_net *net, u64 *v)
 		v[RCLINK_SW_TX_BUSY] = txx->busy;
 		v[RCLINK_SW_TX_STOP] = txx->stop;
 		v[RCLINK_SW_TX_OVERSIZE] = txx->oversize;
+		v[RCLINK_SW_TX_MAPPED] = txx->mapped;
+		v[RCLINK_SW_TX_COPIED] = txx->copied;
+		v[RCLINK_SW_TX_MAP_ERR] = txx->map_err;
 	} while (u64_stats_fetch_retry(&txx->syncp, start));
 	do {
 		start = u64_stats_fetch_begin(&tx->syncp);

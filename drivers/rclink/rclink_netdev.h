@@ -47,6 +47,7 @@ struct rclink_tx_slot {
 	struct sk_buff *skb;	/* NULL for MDs posted by the fault hook */
 	void *buf;		/* RCLINK_TX_BUF_SIZE bytes, coherent */
 	dma_addr_t dma;
+	dma_addr_t map;		/* the skb's data mapped, or 0: copied */
 	unsigned int bytes;	/* skb->len, for BQL and the stats */
 };
 
@@ -91,6 +92,9 @@ struct rclink_tx_xstats {
 	u64 oversize;		/* frame above 4096 bytes: tx_dropped */
 	u64 busy;		/* NETDEV_TX_BUSY returned */
 	u64 stop;		/* queue stopped, ring full */
+	u64 mapped;		/* frames sent from the skb's own data */
+	u64 copied;		/* frames copied into the slot's buffer */
+	u64 map_err;		/* mapping failed: copied instead */
 };
 
 /* Written by NAPI (or under rtnl with NAPI disabled) */

@@ -50,6 +50,12 @@ static u32 rclink_txr_unused(const struct rclink_txr *tx)
 	       ((READ_ONCE(tx->head) - READ_ONCE(tx->ntc)) & (tx->size - 1));
 }
 
+/* Free MDs before a stopped queue wakes */
+static u32 rclink_tx_wake_thresh(const struct rclink_txr *tx)
+{
+	return min(RCLINK_TX_WAKE_THRESH, tx->size / 4);
+}
+
 /* ---- allocation ---------------------------------------------------------- */
 
 void rclink_txr_free(struct rclink_net *net, struct rclink_txr *tx)
@@ -426,6 +432,39 @@ static void rclink_tx_xstat_inc(struct rclink_net *net, u64 *cnt)
 	u64_stats_update_end(&net->tx_xstats.syncp);
 }
 
+/*
+ * A frame in one piece of at least ETH_ZLEN bytes goes from its own data:
+ * map it (true).  Anything else, or a failed mapping, is copied.
+ */
+static bool rclink_tx_map(struct rclink_net *net, struct rclink_tx_slot *slot,
+			  struct sk_buff *skb)
+{
+	struct device *dev = net->rdev->dev;
+	dma_addr_t map;
+
+	slot->map = 0;
+	if (skb_is_nonlinear(skb) || skb->len < ETH_ZLEN)
+		return false;
+	map = dma_map_single(dev, skb->data, skb->len, DMA_TO_DEVICE);
+	if (unlikely(dma_mapping_error(dev, map))) {
+		rclink_tx_xstat_inc(net, &net->tx_xstats.map_err);
+		return false;
+	}
+	slot->map = map;
+	rclink_tx_xstat_inc(net, &net->tx_xstats.mapped);
+	return true;
+}
+
+/* The frame of @slot is done with: its mapping goes */
+static void rclink_tx_unmap(struct rclink_net *net, struct rclink_tx_slot *slot)
+{
+	if (!slot->map)
+		return;
+	dma_unmap_single(net->rdev->dev, slot->map, slot->bytes,
+			 DMA_TO_DEVICE);
+	slot->map = 0;
+}
+
 netdev_tx_t rclink_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(netdev, 0);
@@ -434,43 +473,52 @@ netdev_tx_t rclink_xmit(struct sk_buff *skb, struct net_device *netdev)
 	unsigned int len = skb->len, size;
 	struct rclink_tx_slot *slot;
 	u32 head = tx->head;
+	dma_addr_t addr;
 
 	if (unlikely(!rclink_txr_unused(tx))) {
 		/* the queue is stopped before the ring fills: not reached */
-		netif_stop_queue(netdev);
+		netif_tx_stop_queue(txq);
 		rclink_tx_xstat_inc(net, &net->tx_xstats.busy);
 		return NETDEV_TX_BUSY;
 	}
 	slot = &tx->slot[head];
-	if (unlikely(len > RCLINK_TX_BUF_SIZE ||
-		     skb_copy_bits(skb, 0, slot->buf, len))) {
+	if (unlikely(len > RCLINK_TX_BUF_SIZE)) {
 		rclink_tx_xstat_inc(net, &net->tx_xstats.oversize);
 		dev_kfree_skb_any(skb);
 		goto out_doorbell;
 	}
 
-	size = max_t(unsigned int, len, ETH_ZLEN);
-	if (size > len)
-		memset(slot->buf + len, 0, size - len);
+	if (rclink_tx_map(net, slot, skb)) {
+		size = len;
+		addr = slot->map;
+	} else {
+		/* one MD per frame (seed): frags and short frames are copied */
+		if (unlikely(skb_copy_bits(skb, 0, slot->buf, len))) {
+			rclink_tx_xstat_inc(net, &net->tx_xstats.oversize);
+			dev_kfree_skb_any(skb);
+			goto out_doorbell;
+		}
+		size = max_t(unsigned int, len, ETH_ZLEN);
+		if (size > len)
+			memset(slot->buf + len, 0, size - len);
+		addr = slot->dma;
+		rclink_tx_xstat_inc(net, &net->tx_xstats.copied);
+	}
 	slot->skb = skb;
 	slot->bytes = len;
-	tx->md[head].addr = cpu_to_le64(slot->dma);
+	tx->md[head].addr = cpu_to_le64(addr);
 	tx->md[head].ctrl =
 		cpu_to_le64(RCLINK_MD_CTRL_SF | RCLINK_MD_CTRL_LF |
 			    FIELD_PREP(RCLINK_MD_CTRL_DATA_SIZE, size) |
 			    FIELD_PREP(RCLINK_MD_CTRL_BUF_SIZE,
-				       RCLINK_TX_BUF_SIZE));
+				       slot->map ? size : RCLINK_TX_BUF_SIZE));
 	skb_tx_timestamp(skb);
 	WRITE_ONCE(tx->head, rclink_ring_next(head, tx->size));
 
-	if (unlikely(!rclink_txr_unused(tx))) {
-		netif_stop_queue(netdev);
+	/* the last MD taken: stop (rclink_tx_clean() wakes) */
+	if (netif_txq_maybe_stop(txq, rclink_txr_unused(tx), 1,
+				 rclink_tx_wake_thresh(tx)) <= 0)
 		rclink_tx_xstat_inc(net, &net->tx_xstats.stop);
-		/* pairs with the barrier in rclink_tx_clean() */
-		smp_mb();
-		if (rclink_txr_unused(tx))
-			netif_start_queue(netdev);
-	}
 
 	/* the IP may complete the frame from here on: skb is not ours */
 	if (__netdev_tx_sent_queue(txq, len, netdev_xmit_more()))
@@ -513,24 +561,22 @@ static void rclink_tx_clean(struct rclink_net *net, int budget)
 		if (slot->skb) {
 			pkts++;
 			bytes += slot->bytes;
+			rclink_tx_unmap(net, slot);
 			napi_consume_skb(slot->skb, budget);
 			slot->skb = NULL;
 		}
 		ntc = rclink_ring_next(ntc, tx->size);
 	}
 	WRITE_ONCE(tx->ntc, ntc);
-	netdev_tx_completed_queue(txq, pkts, bytes);
 
 	u64_stats_update_begin(&net->tx_stats.syncp);
 	net->tx_stats.packets += pkts;
 	net->tx_stats.bytes += bytes;
 	u64_stats_update_end(&net->tx_stats.syncp);
 
-	/* pairs with the barrier in rclink_xmit() */
-	smp_mb();
-	if (unlikely(netif_queue_stopped(net->netdev)) &&
-	    rclink_txr_unused(tx) >= min(RCLINK_TX_WAKE_THRESH, tx->size / 4)) {
-		netif_wake_queue(net->netdev);
+	/* BQL, then wake a stopped queue once enough MDs are free */
+	if (!netif_txq_completed_wake(txq, pkts, bytes, rclink_txr_unused(tx),
+				      rclink_tx_wake_thresh(tx))) {
 		u64_stats_update_begin(&net->tx_stats.syncp);
 		net->tx_stats.wake++;
 		u64_stats_update_end(&net->tx_stats.syncp);
@@ -547,6 +593,7 @@ static void rclink_tx_flush(struct rclink_net *net, bool fault)
 	for (i = 0; i < tx->size; i++) {
 		if (!tx->slot[i].skb)
 			continue;
+		rclink_tx_unmap(net, &tx->slot[i]);
 		dev_kfree_skb_any(tx->slot[i].skb);
 		tx->slot[i].skb = NULL;
 		n++;

@@ -30,7 +30,7 @@ rings_of() { # side
 
 stat_names() { rcl_ethtool_stats "$1" | awk '{ print $1 }' | sort; }
 
-ktap_plan 10
+ktap_plan 11
 
 # -- ethtool -i ------------------------------------------------------------
 errs=""
@@ -97,6 +97,34 @@ moved "B tx_packets" "$btx_p" "$btx_p2" 9
 [ $((btx_b2 - btx_b)) -ge 9000 ] || errs+="B tx_bytes +$((btx_b2 - btx_b)); "
 [ $((arx_b2 - arx_b)) -ge 9000 ] || errs+="A rx_bytes +$((arx_b2 - arx_b)); "
 ktap_result ip_s_link_counters "$([ -z "$errs" ]; echo $?)" "$errs"
+
+# -- TX from the skb's data -------------------------------------------------
+# A frame in one piece of 60 bytes or more is sent from its own (mapped)
+# data; shorter ones (ARP) and frames in pieces are copied into the slot's
+# buffer.  Ten 1042-byte ICMP echoes from A: each one mapped.
+errs=""
+m0=$(rcl_ethtool_stat A tx_mapped)
+c0=$(rcl_ethtool_stat A tx_copied)
+e0=$(rcl_ethtool_stat A tx_map_err)
+if [ -z "$m0" ] || [ -z "$c0" ] || [ -z "$e0" ]; then
+	errs+="no tx_mapped/tx_copied/tx_map_err in ethtool -S; "
+else
+	got=$(rcl_ping A -c 10 -i 0.02 -W 2 -s 1000 -q 2>&1 | rcl_ping_received)
+	[ "${got:-0}" -ge 9 ] || errs+="${got:-0}/10 replies; "
+	m1=$(rcl_ethtool_stat A tx_mapped)
+	c1=$(rcl_ethtool_stat A tx_copied)
+	e1=$(rcl_ethtool_stat A tx_map_err)
+	ktap_diag "A: tx_mapped +$((m1 - m0)), tx_copied +$((c1 - c0)), tx_map_err +$((e1 - e0))"
+	[ $((m1 - m0)) -ge 10 ] || errs+="tx_mapped +$((m1 - m0)) for 10 echoes; "
+	[ $((e1 - e0)) -eq 0 ] || errs+="tx_map_err +$((e1 - e0)); "
+	# a 28-byte payload makes a 42-byte frame: copied and padded
+	c0=$c1
+	got=$(rcl_ping A -c 3 -i 0.02 -W 2 -s 0 -q 2>&1 | rcl_ping_received)
+	[ "${got:-0}" -ge 2 ] || errs+="${got:-0}/3 replies to 42-byte frames; "
+	c1=$(rcl_ethtool_stat A tx_copied)
+	[ $((c1 - c0)) -ge 3 ] || errs+="tx_copied +$((c1 - c0)) for 3 short echoes; "
+fi
+ktap_result tx_mapped "$([ -z "$errs" ]; echo $?)" "$errs"
 
 # -- ethtool -g ------------------------------------------------------------
 errs=""
