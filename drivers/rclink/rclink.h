@@ -405,6 +405,8 @@ static inline void rclink_cnt_inc(struct rclink_dev *rdev, enum rclink_cnt c)
 }
 
 u64 rclink_cnt_read(struct rclink_dev *rdev, enum rclink_cnt c);
+bool rclink_cnt_netdev(enum rclink_cnt c);
+unsigned int rclink_cnt_netdev_num(void);
 
 /* rclink_irq.c */
 int rclink_irq_alloc_vectors(struct rclink_dev *rdev);

@@ -259,7 +259,7 @@ struct rclink_ring {
 	spinlock_t lock;		/* the rest */
 	u32 cq_tail;			/* CQEs taken (written or being) */
 	u32 cq_pub;			/* CQEs published: hdr->cq_tail */
-	u8 *cq_done;			/* cq_entries: CQE written, not published */
+	u8 *cq_done;			/* cq_entries: written, unpublished */
 	u32 cq_reserved;		/* SENDs in flight + RECVs lent */
 	u32 cq_overflow;
 	u32 sq_errors;

@@ -61,8 +61,10 @@ static const char * const rclink_sw_stat_names[RCLINK_SW_NUM] = {
 	[RCLINK_SW_RX_MD_SIZE_ERR] = "rx_md_size_err",
 };
 
+/* the board's event counters: devlink health diagnose, reporter events */
 #define RCLINK_ETHTOOL_NSTATS \
-	(RCLINK_CNT_NUM + ARRAY_SIZE(rclink_shim_stats) + RCLINK_SW_NUM)
+	(rclink_cnt_netdev_num() + ARRAY_SIZE(rclink_shim_stats) + \
+	 RCLINK_SW_NUM)
 
 static void rclink_get_drvinfo(struct net_device *netdev,
 			       struct ethtool_drvinfo *info)
@@ -128,7 +130,8 @@ static void rclink_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 	if (sset != ETH_SS_STATS)
 		return;
 	for (i = 0; i < RCLINK_CNT_NUM; i++)
-		rclink_ethtool_puts(&data, rclink_cnt_names[i]);
+		if (rclink_cnt_netdev(i))
+			rclink_ethtool_puts(&data, rclink_cnt_names[i]);
 	for (i = 0; i < ARRAY_SIZE(rclink_shim_stats); i++)
 		rclink_ethtool_puts(&data, rclink_shim_stats[i].name);
 	for (i = 0; i < RCLINK_SW_NUM; i++)
@@ -173,7 +176,8 @@ static void rclink_get_ethtool_stats(struct net_device *netdev,
 	unsigned int i;
 
 	for (i = 0; i < RCLINK_CNT_NUM; i++)
-		*data++ = rclink_cnt_read(net->rdev, i);
+		if (rclink_cnt_netdev(i))
+			*data++ = rclink_cnt_read(net->rdev, i);
 	rclink_net_shim_cnt_update(net);
 	for (i = 0; i < ARRAY_SIZE(rclink_shim_stats); i++)
 		*data++ = READ_ONCE(net->shim_cnt[rclink_shim_stats[i].cnt]);

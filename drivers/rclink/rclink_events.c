@@ -57,6 +57,42 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	[RCLINK_CNT_UNKNOWN] = "unknown",
 };
 
+/*
+ * The netdev's own counters (ethtool -S): its path's IRQ_INFO codes and
+ * interrupt causes, its soft resets, the link.  The rest are the board's:
+ * devlink health diagnose of the "events" reporter and debugfs.
+ */
+#define RCLINK_CNT_TRUE(pfx, name, ...) \
+	[RCLINK_CNT_##pfx##_##name] = true,
+#define RCLINK_T3_NETDEV(code, name, desc) \
+	RCLINK_CNT_TRUE(T3, name, code, desc)
+#define RCLINK_NONR_ST0_NETDEV(bit, name, desc) \
+	RCLINK_CNT_TRUE(NONR_ST0, name, bit, desc)
+#define RCLINK_NONR_ST1_NETDEV(bit, name, desc) \
+	RCLINK_CNT_TRUE(NONR_ST1, name, bit, desc)
+static const bool rclink_cnt_netdev_tab[RCLINK_CNT_NUM] = {
+	RCLINK_IRQ_TYPE3_CODES(RCLINK_T3_NETDEV)
+	RCLINK_NONR_ST0_BITS(RCLINK_NONR_ST0_NETDEV)
+	RCLINK_NONR_ST1_BITS(RCLINK_NONR_ST1_NETDEV)
+	[RCLINK_CNT_NONR_SOFT_RESET] = true,
+	[RCLINK_CNT_LINK_UP] = true,
+	[RCLINK_CNT_LINK_DOWN] = true,
+};
+
+bool rclink_cnt_netdev(enum rclink_cnt c)
+{
+	return rclink_cnt_netdev_tab[c];
+}
+
+unsigned int rclink_cnt_netdev_num(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RCLINK_CNT_NUM; i++)
+		n += rclink_cnt_netdev_tab[i];
+	return n;
+}
+
 u64 rclink_cnt_read(struct rclink_dev *rdev, enum rclink_cnt c)
 {
 	u64 val;

@@ -466,6 +466,25 @@ static void rclink_evt_ring_put(struct rclink_dev *rdev,
 	devlink_fmsg_u64_pair_put(fmsg, "records", records);
 }
 
+/*
+ * The board's event counters (every one ethtool -S of the netdev does not
+ * show: TYPE1, TYPE2, RC_INTR, the event ring, QP recovery, CC records)
+ */
+static void rclink_evt_counters_put(struct rclink_dev *rdev,
+				    struct devlink_fmsg *fmsg)
+{
+	unsigned int i;
+
+	devlink_fmsg_pair_nest_start(fmsg, "counters");
+	devlink_fmsg_obj_nest_start(fmsg);
+	for (i = 0; i < RCLINK_CNT_NUM; i++)
+		if (!rclink_cnt_netdev(i))
+			devlink_fmsg_u64_pair_put(fmsg, rclink_cnt_names[i],
+						  rclink_cnt_read(rdev, i));
+	devlink_fmsg_obj_nest_end(fmsg);
+	devlink_fmsg_pair_nest_end(fmsg);
+}
+
 static int rclink_evt_diagnose(struct devlink_health_reporter *reporter,
 			       struct devlink_fmsg *fmsg,
 			       struct netlink_ext_ack *extack)
@@ -478,6 +497,7 @@ static int rclink_evt_diagnose(struct devlink_health_reporter *reporter,
 	spin_unlock_irq(&rdev->health.lock);
 	devlink_fmsg_u64_pair_put(fmsg, "reports", reports);
 	rclink_evt_ring_put(rdev, fmsg);
+	rclink_evt_counters_put(rdev, fmsg);
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
 

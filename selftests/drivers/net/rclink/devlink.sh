@@ -317,6 +317,20 @@ done
 [ "$(rep_field events state)" = healthy ] || errs+="state $(rep_field events state); "
 d=$(devlink -j health diagnose "$dl" reporter events)
 grep -q '"dropped": *24\b' <<<"$d" || errs+="diagnose: $d; "
+# the board's event counters are there (not in ethtool -S): "unknown"
+# as debugfs counts it, TYPE1 and RC_INTR ones, none of the netdev's
+got=$("$RCL_PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+c = next(iter(d.values()))["counters"] if "counters" not in d else d["counters"]
+print(c.get("unknown", "none"), sum(k.startswith("t1_") for k in c),
+      sum(k.startswith("rc_intr_") for k in c),
+      sum(k.startswith(("nonr_", "t3_", "link_")) for k in c))' <<<"$d" 2>&1)
+read -r cu nt1 nrc nnet <<<"$got"
+[ "$cu" = "$(rcl_counter "$bdf" unknown)" ] ||
+	errs+="diagnose counters: unknown $cu, debugfs $(rcl_counter "$bdf" unknown) ($got); "
+[ "${nt1:-0}" -gt 0 ] && [ "${nrc:-0}" -gt 0 ] || errs+="diagnose counters: $nt1 t1_, $nrc rc_intr_; "
+[ "${nnet:-1}" -eq 0 ] || errs+="diagnose counters: $nnet of the netdev's; "
 d=$(devlink -j health dump show "$dl" reporter events)
 grep -q '"new_drops": *24\b' <<<"$d" || errs+="dump: $d; "
 ktap_diag "$(devlink health diagnose "$dl" reporter events)"

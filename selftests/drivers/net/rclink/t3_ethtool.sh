@@ -67,6 +67,11 @@ names_b=$(stat_names B)
 [ "$names_a" = "$names_b" ] || errs+="A and B have different counter names; "
 dup=$(grep -x -E '(rx|tx)_(packets|bytes|dropped|errors)' <<<"$names_a" | tr '\n' ' ')
 [ -z "$dup" ] || errs+="rtnl stats64 counters repeated in ethtool -S: $dup; "
+# the netdev's own counters only: the board's are devlink's (health
+# diagnose, reporter events)
+board=$(grep -E '^(irq_total|evt_|t1_|t2_|rc_intr_|qp_|recv_|nocnp|retry_tmo|selftest_irq|unknown)' <<<"$names_a" | tr '\n' ' ')
+[ -z "$board" ] || errs+="board-wide counters in ethtool -S: $board; "
+grep -q '^nonr_st1_' <<<"$names_a" || errs+="no nonr_st1_ counters in ethtool -S; "
 ip -n "$RCL_NS_A" link set dev "$RCL_IF_A" down
 names_down=$(stat_names A)
 ip -n "$RCL_NS_A" link set dev "$RCL_IF_A" up
