@@ -18,7 +18,7 @@
 // Reads: a burst becomes one command per 4 KiB page it touches (a legal
 // AXI burst touches one); it is taken only when the read buffer (LINES
 // 64-byte lines) has room for all its lines, since the engine's read data
-// has no back-pressure.  The engine returns the lines in command order;
+// has no back-pressure (the other channels are served meanwhile).  The engine returns the lines in command order;
 // the R channels send them in the same order (one queue of JOBS bursts
 // for both ports), each beat cut from its line by its address; a line
 // with a DMA error (UR, CA, poisoned, completion timeout) answers SLVERR
@@ -125,13 +125,34 @@ module rclink_axi_dma #(
     assign c_size[3] = nonr_data_awsize;  assign c_burst[3] = nonr_data_awburst;
     assign c_id[3] = nonr_data_awid;
 
+    // per channel: what the burst spans, whether it is refused, and for a
+    // read whether it has room (a place in the job queue and, unless
+    // refused, all its lines in the read buffer); a read without room
+    // does not stand in the way of the other channels
+    reg  [14:0] c_span  [0:3];
+    reg  [9:0]  c_lines [0:3];
+    reg  [3:0]  c_bad, c_room;
+    integer ch;
+    always @* begin
+        for (ch = 0; ch < 4; ch = ch + 1) begin
+            c_span[ch] = span(c_addr[ch], c_len[ch], c_size[ch]);
+            c_lines[ch] = nlines(c_addr[ch][5:0], c_span[ch]);
+            c_bad[ch] = !bus_master_en || c_burst[ch] != 2'b01 ||
+                        c_size[ch] > (ch >= 2 ? 3'd6 : 3'd5) ||
+                        (ch % 2 == 0 && c_lines[ch] > LINES);
+            c_room[ch] = ch % 2 == 1 || (jcnt < JOBS && (c_bad[ch] ||
+                         {{(9 - LW){1'b0}}, resv} + c_lines[ch] <= LINES));
+        end
+    end
+
     reg [1:0] pick;
     reg       pick_ok;
     reg [3:0] creq;
     integer k;
     reg [1:0] t;
     always @* begin
-        creq = {nonr_data_awvalid, nonr_data_arvalid, nonr_md_awvalid, nonr_md_arvalid};
+        creq = {nonr_data_awvalid, nonr_data_arvalid, nonr_md_awvalid,
+                nonr_md_arvalid} & c_room;
         pick = 2'd0;
         pick_ok = 1'b0;
         for (k = 4; k >= 1; k = k - 1) begin
@@ -148,15 +169,10 @@ module rclink_axi_dma #(
     wire [63:0] p_addr  = c_addr[pick];
     wire [7:0]  p_len   = c_len[pick];
     wire [2:0]  p_size  = c_size[pick];
-    wire [14:0] p_span  = span(p_addr, p_len, p_size);
-    wire [9:0]  p_lines = nlines(p_addr[5:0], p_span);
-    wire        p_bad   = !bus_master_en || c_burst[pick] != 2'b01 ||
-                          p_size > (p_dt ? 3'd6 : 3'd5) ||
-                          (p_rd && p_lines > LINES);
-    // a read needs a place in the job queue and (unless refused) its lines
-    wire        p_room  = !p_rd || (jcnt < JOBS &&
-                          (p_bad || {{(9 - LW){1'b0}}, resv} + p_lines <= LINES));
-    wire        take    = st == S_IDLE && pick_ok && p_room && !flush;
+    wire [14:0] p_span  = c_span[pick];
+    wire [9:0]  p_lines = c_lines[pick];
+    wire        p_bad   = c_bad[pick];
+    wire        take    = st == S_IDLE && pick_ok && !flush;
     assign nonr_md_arready = take && pick == 2'd0;
     assign nonr_md_awready = take && pick == 2'd1;
     assign nonr_data_arready = take && pick == 2'd2;
