@@ -568,6 +568,11 @@
 #define RCLINK_SHIM_RX_DROP_ERR_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_RX_DROP_ERR_COUNT	GENMASK_ULL(63, 0)
 
+/* TYPE3 host memory accesses of the IP that failed (the IP sees SLVERR and raises an AXI resp abnormal bit of DMA_INTR_ST1): the RTL counts the AXI bursts of NONR_MD_AXI and NONR_DATA_AXI answered SLVERR (a DMA error: UR, CA, poisoned or timed-out completion; bus mastering off; a burst the bridge refuses), the model each failed DMA of a TYPE3 MD or frame */
+#define RCLINK_SHIM_T3_DMA_ERR	0x41f8
+#define RCLINK_SHIM_T3_DMA_ERR_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_T3_DMA_ERR_COUNT	GENMASK_ULL(63, 0)
+
 #define RCLINK_SHIM_WIRE_FAULT_SEED	0x4100
 #define RCLINK_SHIM_WIRE_FAULT_SEED_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_WIRE_FAULT_SEED_SEED	GENMASK_ULL(63, 0)

@@ -80,7 +80,8 @@ module rclink_csr #(
     input  wire [1:0]  ip_idle,            // RCLINK_IDLE_O: [1] TX, [0] RX
     input  wire        ip_tx_wait_mac_crd, // TX_WAIT_MAC_CRD_O
     input  wire        ip_tx_mac_free,     // TX_MAC_FREE_O
-    input  wire [15:0] ip_t2_crd           // the multicast credit level
+    input  wire [15:0] ip_t2_crd,          // the multicast credit level
+    input  wire [63:0] cnt_t3_dma_err      // SHIM_T3_DMA_ERR
 );
 `include "rclink_regtab.vh"
 
@@ -150,6 +151,7 @@ module rclink_csr #(
         `RCLINK_SHIM_REG_TIMEOUT:     rv = {reg_tmo_mac, reg_tmo_rc};
         `RCLINK_SHIM_LINK:            rv = link_reg | {63'd0, link_up};
         `RCLINK_SHIM_MAC:             rv = {16'd0, board_mac};
+        `RCLINK_SHIM_T3_DMA_ERR:      rv = cnt_t3_dma_err;
         `RCLINK_DMAQ_CAP:             rv = DMAQ_CAP_VAL;
         `RCLINK_DMAQ_SQ_BASE:         rv = sq_base;
         `RCLINK_DMAQ_SQ_CFG:          rv = sq_cfg;

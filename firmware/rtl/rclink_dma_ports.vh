@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// rclink PCIe shim: the DMA engine's burst port (rclink_tlp_req port 1,
+// rclink PCIe shim: the DMA engine's free burst port (rclink_tlp_req port 2,
 // Documentation/hw/rtl.rst "DMA engine"), included in the port lists of
 // the vendor-neutral TLP top (rclink_shim_tlp.v), of the vendor tops
 // (rclink_shim_us.v), which pass it through, and of the cocotb bench.

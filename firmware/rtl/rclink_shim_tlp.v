@@ -6,10 +6,11 @@
 // engine (rclink_tlp_req: bursts as memory read/write TLPs split at
 // MRRS/MPS, 32 tags, completions reassembled in order, completion
 // timeout, MSI-X messages on the same stream) and the MSI-X table and
-// PBA (rclink_msix).  The engine has two burst ports: port 0 carries the
-// core's DMA words (rclink_dma_word), port 1 (dma_*) is for burst users
-// (the TYPE3 bridge to come); one command at a time, alternating when
-// both wait.  Its PCIe side: the completer's streams of standard TLP
+// PBA (rclink_msix).  The engine has three burst ports: port 0 carries
+// the core's DMA words (rclink_dma_word), port 1 the TYPE3 bridge
+// (rclink_axi_dma: the IP's NONR_MD_AXI and NONR_DATA_AXI masters), port 2
+// (dma_*) is free for another burst user (tie dma_cmd_valid and
+// dma_wd_valid low when unused); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
 // headers (first DW in [127:96]) with up to two DWs of payload; the
 // requester's 512-bit streams with the header beside the first beat
 // (payload from DW lane TX_OFF / RX_OFF of the first beat, the lanes
@@ -67,8 +68,10 @@ module rclink_shim_tlp #(
     input  wire [127:0] rc_hdr,
     input  wire [511:0] rc_data,
     input  wire         rc_err,
-    // ---- DMA burst port (rclink_tlp_req port 1)
+    // ---- DMA burst port (rclink_tlp_req port 2)
 `include "rclink_dma_ports.vh"
+    // ---- the IP's TYPE3 AXI4 masters (rclink_tlp_req port 1)
+`include "rclink_nonr_ports.vh"
     // ---- MSI (one vector) and INTx of the hard IP
     output wire         msi_valid,
     input  wire         msi_ready,
@@ -128,7 +131,7 @@ module rclink_shim_tlp #(
     wire         e_wr_busy, e_rd_valid, e_rd_last, e_rd_err, e_posted_idle;
     wire [63:0]  e_cmd_addr;
     wire [12:0]  e_cmd_len;
-    wire [0:0]   e_cmd_id, e_rd_id;
+    wire [1:0]   e_cmd_id, e_rd_id;
     wire [511:0] e_wd_data, e_rd_data;
     wire [63:0]  e_rd_keep;
 
@@ -140,41 +143,73 @@ module rclink_shim_tlp #(
         .cmd_valid(w_cmd_valid), .cmd_ready(w_cmd_ready),
         .cmd_write(w_cmd_write), .cmd_addr(w_cmd_addr), .cmd_len(w_cmd_len),
         .wd_valid(w_wd_valid), .wd_ready(w_wd_ready), .wd_data(w_wd_data),
-        .rd_valid(e_rd_valid && e_rd_id == 1'b0), .rd_data(e_rd_data),
+        .rd_valid(e_rd_valid && e_rd_id == 2'd0), .rd_data(e_rd_data),
         .rd_keep(e_rd_keep), .rd_err(e_rd_err));
 
-    // two ports, one command at a time: the other port's first when both
-    // wait; write data from the port whose write command is running
-    reg  last1, wsel1;
-    wire sel1 = dma_cmd_valid && (!w_cmd_valid || !last1);
-    assign e_cmd_valid   = w_cmd_valid || dma_cmd_valid;
-    assign e_cmd_write   = sel1 ? dma_cmd_write : w_cmd_write;
-    assign e_cmd_addr    = sel1 ? dma_cmd_addr : w_cmd_addr;
-    assign e_cmd_len     = sel1 ? dma_cmd_len : w_cmd_len;
-    assign e_cmd_id      = sel1;
-    assign w_cmd_ready   = e_cmd_ready && !sel1;
-    assign dma_cmd_ready = e_cmd_ready && sel1;
-    assign e_wd_valid    = e_wr_busy && (wsel1 ? dma_wd_valid : w_wd_valid);
-    assign e_wd_data     = wsel1 ? dma_wd_data : w_wd_data;
-    assign w_wd_ready    = e_wr_busy && !wsel1 && e_wd_ready;
-    assign dma_wd_ready  = e_wr_busy && wsel1 && e_wd_ready;
+    // port 1: the TYPE3 bridge (the IP's NONR_MD_AXI and NONR_DATA_AXI)
+    wire         b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
+    wire [63:0]  b_cmd_addr;
+    wire [12:0]  b_cmd_len;
+    wire [511:0] b_wd_data;
+    wire [63:0]  cnt_t3_dma_err;
+
+    rclink_axi_dma u_t3 (
+        .clk(clk), .rst(rst_q), .flush(core_rst),
+        .bus_master_en(cfg_bus_master_en),
+`include "rclink_nonr_conn.vh"
+        .cmd_valid(b_cmd_valid), .cmd_ready(b_cmd_ready),
+        .cmd_write(b_cmd_write), .cmd_addr(b_cmd_addr), .cmd_len(b_cmd_len),
+        .wd_valid(b_wd_valid), .wd_ready(b_wd_ready), .wd_data(b_wd_data),
+        .rd_valid(e_rd_valid && e_rd_id == 2'd1), .rd_data(e_rd_data),
+        .rd_err(e_rd_err), .cnt_err(cnt_t3_dma_err));
+
+    // three ports (0 the core's words, 1 the TYPE3 bridge, 2 dma_*), one
+    // command at a time, round robin; write data from the port whose write
+    // command is running
+    wire [2:0] creq = {dma_cmd_valid, b_cmd_valid, w_cmd_valid};
+    reg  [1:0] lastp, wsel, sel;
+    always @* begin
+        case (lastp)
+        2'd0:    sel = creq[1] ? 2'd1 : creq[2] ? 2'd2 : 2'd0;
+        2'd1:    sel = creq[2] ? 2'd2 : creq[0] ? 2'd0 : 2'd1;
+        default: sel = creq[0] ? 2'd0 : creq[1] ? 2'd1 : 2'd2;
+        endcase
+    end
+    assign e_cmd_valid   = |creq;
+    assign e_cmd_write   = sel == 2'd2 ? dma_cmd_write :
+                           sel == 2'd1 ? b_cmd_write : w_cmd_write;
+    assign e_cmd_addr    = sel == 2'd2 ? dma_cmd_addr :
+                           sel == 2'd1 ? b_cmd_addr : w_cmd_addr;
+    assign e_cmd_len     = sel == 2'd2 ? dma_cmd_len :
+                           sel == 2'd1 ? b_cmd_len : w_cmd_len;
+    assign e_cmd_id      = sel;
+    assign w_cmd_ready   = e_cmd_ready && sel == 2'd0;
+    assign b_cmd_ready   = e_cmd_ready && sel == 2'd1;
+    assign dma_cmd_ready = e_cmd_ready && sel == 2'd2;
+    assign e_wd_valid    = e_wr_busy && (wsel == 2'd2 ? dma_wd_valid :
+                                         wsel == 2'd1 ? b_wd_valid : w_wd_valid);
+    assign e_wd_data     = wsel == 2'd2 ? dma_wd_data :
+                           wsel == 2'd1 ? b_wd_data : w_wd_data;
+    assign w_wd_ready    = e_wr_busy && wsel == 2'd0 && e_wd_ready;
+    assign b_wd_ready    = e_wr_busy && wsel == 2'd1 && e_wd_ready;
+    assign dma_wd_ready  = e_wr_busy && wsel == 2'd2 && e_wd_ready;
     always @(posedge clk) begin
         if (rst_q) begin
-            last1 <= 1'b0;
-            wsel1 <= 1'b0;
+            lastp <= 2'd0;
+            wsel <= 2'd0;
         end else if (e_cmd_valid && e_cmd_ready) begin
-            last1 <= sel1;
-            wsel1 <= sel1;
+            lastp <= sel;
+            wsel <= sel;
         end
     end
-    assign dma_rd_valid = e_rd_valid && e_rd_id == 1'b1;
+    assign dma_rd_valid = e_rd_valid && e_rd_id == 2'd2;
     assign dma_rd_data  = e_rd_data;
     assign dma_rd_keep  = e_rd_keep;
     assign dma_rd_last  = e_rd_last;
     assign dma_rd_err   = e_rd_err;
 
     rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT), .MAX_RD(MAX_RD),
-                     .TX_OFF(TX_OFF), .RX_OFF(RX_OFF), .IDW(1)) u_req (
+                     .TX_OFF(TX_OFF), .RX_OFF(RX_OFF), .IDW(2)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
         .max_payload(cfg_max_payload), .max_read_req(cfg_max_read_req),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
@@ -230,6 +265,7 @@ module rclink_shim_tlp #(
         .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
+        .cnt_t3_dma_err(cnt_t3_dma_err),
 `include "rclink_ip_conn.vh"
     );
 endmodule

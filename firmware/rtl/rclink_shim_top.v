@@ -57,6 +57,8 @@ module rclink_shim_top #(
     output wire        msi_valid,
     input  wire        msi_ready,
     output wire        intx,
+    // ---- counters of the TLP level, read through the CSRs
+    input  wire [63:0] cnt_t3_dma_err,      // SHIM_T3_DMA_ERR (rclink_axi_dma)
     // ---- board
     input  wire [63:0] board_serial,
     input  wire [47:0] board_mac,
@@ -273,7 +275,8 @@ module rclink_shim_top #(
         .cnt_t2_rx_drop_malformed(cnt_t2_malformed),
         .t2_ost_free(t2_ost_free),
         .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
-        .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd));
+        .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
+        .cnt_t3_dma_err(cnt_t3_dma_err));
 
     // ---- DMA clients: 0 event ring, 1 self-test, 2 send queue, 3 completion
     // queue, 4 receive path

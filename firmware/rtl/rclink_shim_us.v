@@ -77,8 +77,10 @@ module rclink_shim_us #(
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo,
-    // ---- DMA burst port of the engine (rclink_tlp_req port 1)
+    // ---- DMA burst port of the engine (rclink_tlp_req port 2)
 `include "rclink_dma_ports.vh"
+    // ---- the IP's TYPE3 AXI4 masters (the TYPE3 bridge, engine port 1)
+`include "rclink_nonr_ports.vh"
 `include "rclink_ip_ports.vh"
 );
     reg rst_q;
@@ -203,6 +205,7 @@ module rclink_shim_us #(
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err),
 `include "rclink_dma_conn.vh"
+`include "rclink_nonr_conn.vh"
         .msi_valid(msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
         .cnt_cpl_tmo(cnt_cpl_tmo), .msix_pending(msix_pending),

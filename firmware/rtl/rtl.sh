@@ -8,8 +8,9 @@
 #                  missing drivers (check -assert), resource counts
 #   rtl.sh cocotb  cocotb on Icarus: the UltraScale+ top (rclink_shim_us)
 #                  under cocotbext-pcie's root complex and hard IP model
-#                  (firmware/rtl/cocotb: test_rclink_us, and test_rclink_dma
-#                  on the DMA engine's burst port); RCLINK_COCOTB_SHORT=1 for the
+#                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
+#                  on the DMA engine's burst port, test_rclink_t3 on the
+#                  TYPE3 bridge); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check.  Needs the virtual environment
 #                  of .ci/deps.sh (skipped without it)
 #   rtl.sh bench   not a test: the DMA engine's read and write throughput
@@ -30,8 +31,8 @@ cd "$here" || exit 1
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
-      rclink_dma_word.v rclink_tlp_req.v rclink_msix.v rclink_shim_tlp.v
-      rclink_us_if.v rclink_shim_us.v)
+      rclink_dma_word.v rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
+      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v)
 n=0
 rc=0
 
@@ -125,7 +126,7 @@ cocotb() {
 	fi
 	(
 		cd "$d" || exit 1
-		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma} \
+		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \

@@ -155,6 +155,9 @@ static uint64_t rclink_t3_fault(RclinkCore *c, const RclinkT3Dir *d,
 
     if (halt) {
         c->t3.halted[d->idx] = true;
+    } else {
+        /* a failed DMA: the IP's AXI access answered SLVERR on the board */
+        rclink_count(c, RCLINK_SHIM_T3_DMA_ERR);
     }
     trace_rclink_t3_fault(d->name, what, md);
     qemu_log_mask(LOG_GUEST_ERROR, "rclink: TYPE3 %s fault %s at MD %u: %s\n",

@@ -57,6 +57,8 @@ module rclink_us_tb #(
     output wire [3:0]   cfg_flr_done,
     // the DMA engine's burst port (test_rclink_dma drives it)
 `include "rclink_dma_ports.vh"
+    // the IP's TYPE3 masters (test_rclink_t3 plays them with cocotbext-axi)
+`include "rclink_nonr_ports.vh"
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo
@@ -98,6 +100,13 @@ module rclink_us_tb #(
     reg         axil_dead = 1'b0;
     reg         axil_mute_r = 1'b0;
     reg         mac_dead = 1'b0;
+    // the IP's TYPE3 interrupt as the IP raises it after the B of a write
+    // of its data master (test_t3_write_before_irq): IRQ_VLD_O the cycle
+    // after the handshake, IRQ_INFO_O TYPE3 code 1
+    reg         t3_irq_on_b = 1'b0;
+    reg         t3_irq = 1'b0;
+    always @(posedge user_clk)
+        t3_irq <= t3_irq_on_b && nonr_data_bvalid && nonr_data_bready;
 
     // ---- MAC CSR stand-in (tb/rclink_mac_model.v) --------------------
     rclink_mac_model mac (
@@ -144,6 +153,7 @@ module rclink_us_tb #(
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
         .cnt_cpl_tmo(cnt_cpl_tmo),
 `include "rclink_dma_conn.vh"
+`include "rclink_nonr_conn.vh"
         .board_serial(64'h0000000000005eed), .board_mac(48'h525400123456),
         .link_carrier(1'b1),
         .ip_rst_n(ip_rst_n),
@@ -153,7 +163,9 @@ module rclink_us_tb #(
         .ip_arvalid(arvalid), .ip_arready(arready && !axil_dead), .ip_araddr(araddr),
         .ip_rvalid(rvalid && !axil_dead && !axil_mute_r), .ip_rready(rready),
         .ip_rdata(rdata), .ip_rresp(rresp),
-        .ip_irq_vld(irq_vld), .ip_irq_info(irq_info), .ip_rc_intr(rc_intr),
+        .ip_irq_vld(irq_vld || t3_irq),
+        .ip_irq_info(t3_irq ? ((64'd3 << `RCLINK_IRQ_INFO_TYPE_LSB) | 64'd1) : irq_info),
+        .ip_rc_intr(rc_intr),
         .ip_recv_ack_vld(1'b0), .ip_recv_ack_qpid({QP_AW{1'b0}}),
         .ip_recv_ack_rtt(32'd0), .ip_recv_num_acked(10'd0), .ip_recv_nak_flg(1'b0),
         .ip_retry_tmo_vld(1'b0), .ip_retry_tmo_qpid({QP_AW{1'b0}}),

@@ -133,6 +133,10 @@ class TB:
         # the engine's burst port idles unless a test_dma_* drives it
         dut.dma_cmd_valid.value = 0
         dut.dma_wd_valid.value = 0
+        # the IP's TYPE3 masters idle unless a test_t3_* plays them
+        for m in ("nonr_md", "nonr_data"):
+            for sig in ("awvalid", "wvalid", "arvalid", "bready", "rready"):
+                getattr(dut, "%s_%s" % (m, sig)).value = 0
 
         # reads the hard IP holds (tags in use), the most seen at once
         self.max_tags = 0
