@@ -17,6 +17,9 @@ composed from fields (value()).
 
   ["w64"|"w32", reg, value]          MMIO write
   ["r64"|"r32", reg, expect, mask?]  MMIO read, (value & mask) == expect
+  ["rge", reg, least]                64-bit read until the value is at
+                                     least least (a counter that retries
+                                     move on)
   ["wbuf", reg, addr]                64-bit write of a host address
   ["poll", reg, expect, mask?]       64-bit read until it matches
   ["memw", addr, value]              host memory: 64-bit little-endian word

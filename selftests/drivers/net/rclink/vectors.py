@@ -251,6 +251,15 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             got = self.rd(off, width)
             if got & mask != vl.value(op[2]):
                 errs.append('op %d %r: read 0x%x' % (n, op, got))
+        elif k == 'rge':
+            off, _ = vl.reg(op[1])
+            end = time.monotonic() + POLL_S
+            got = self.bar.r64(off)
+            while got < vl.value(op[2]) and time.monotonic() < end:
+                time.sleep(0.001)
+                got = self.bar.r64(off)
+            if got < vl.value(op[2]):
+                errs.append('op %d %r: read 0x%x' % (n, op, got))
         elif k == 'wbuf':
             off, _ = vl.reg(op[1])
             self.bar.w64(off, vl.addr(op[2], self.bases()))
