@@ -322,9 +322,10 @@ void rclink_t1_cc_test(RclinkCore *c, uint64_t val, uint64_t old);
 
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
-                       uint64_t *p, uint64_t old, uint64_t wval);
+                       hwaddr elem, uint64_t *p, uint64_t old,
+                       uint64_t wval);
 uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
-                          uint64_t v);
+                          hwaddr elem, uint64_t v);
 bool rclink_dmaq_cq_pending(RclinkCore *c);
 
 /* rclink_type3.c: the TYPE3 MD rings */

@@ -1637,6 +1637,7 @@ static void ctx_enable(RclinkCtx *x)
     x->error = false;
     x->cause = 0;
     x->err_pending = 0;
+    x->err_pending_info = 0;
     x->chunk = g_renew(uint64_t, x->chunk, MAX(chunks, 1));
     if (!why && pci_dma_read(c->pci, x->area_tbl, x->chunk,
                              chunks * sizeof(uint64_t)) != MEMTX_OK) {
@@ -1682,15 +1683,20 @@ static void ctx_enable(RclinkCtx *x)
 /* DMAQ_CTX_CTRL.enable 1 -> 0: stop, then forget. */
 static void ctx_disable(RclinkCtx *x)
 {
+    unsigned i;
+
     if (x->running || x->err_pending) {
         ctx_quiesce(x);
     }
     x->enabled = x->running = x->error = false;
     x->cause = x->err_pending = 0;
-    x->err_info = 0;
+    x->err_info = x->err_pending_info = 0;
     x->nchunks = 0;
     x->area_size = 0;
-    memset(x->ring, 0, sizeof(x->ring));
+    for (i = 0; i < 3; i++) {
+        /* the configuration (the bases) stays, the indices go */
+        x->ring[i][DQ_CFG] = x->ring[i][DQ_PROD] = x->ring[i][DQ_CONS] = 0;
+    }
     trace_rclink_ctx_enable(x->id, 0, 0);
 }
 
@@ -1905,7 +1911,8 @@ void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
 }
 
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
-                       uint64_t *p, uint64_t old, uint64_t wval)
+                       hwaddr elem, uint64_t *p, uint64_t old,
+                       uint64_t wval)
 {
     if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
         d->offset <= RCLINK_DMAQ_CTX_EVENTS) {
@@ -1989,9 +1996,8 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
         }
         break;
     default:
-        if (d->offset >= RCLINK_DMAQ_T2_OWNER(0) &&
-            d->offset < RCLINK_DMAQ_T2_OWNER(RCLINK_AFH_T2_GROUPS)) {
-            unsigned g = (d->offset - RCLINK_DMAQ_T2_OWNER(0)) / 8;
+        if (d->offset == RCLINK_DMAQ_T2_OWNER(0)) {
+            unsigned g = (elem - RCLINK_DMAQ_T2_OWNER(0)) / 8;
 
             ctx_owner_write(c, &c->t1->t2_owner[g], *p, -1, g);
             *p = 0;
@@ -2002,7 +2008,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
 
 /* Reads that show engine state: DMAQ_QPS_* of the selected QP, contexts. */
 uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
-                          uint64_t v)
+                          hwaddr elem, uint64_t v)
 {
     uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_STAT_SEL_QPN,
                           rclink_get(c, RCLINK_DMAQ_QP_STAT_SEL));
@@ -2023,9 +2029,8 @@ uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
                      rclink_get(c, RCLINK_DMAQ_QP_OWNER_SEL));
         return qpn < c->qp_num ? c->t1->qp_owner[qpn] : 0;
     }
-    if (d->offset >= RCLINK_DMAQ_T2_OWNER(0) &&
-        d->offset < RCLINK_DMAQ_T2_OWNER(RCLINK_AFH_T2_GROUPS)) {
-        return c->t1->t2_owner[(d->offset - RCLINK_DMAQ_T2_OWNER(0)) / 8];
+    if (d->offset == RCLINK_DMAQ_T2_OWNER(0)) {
+        return c->t1->t2_owner[(elem - RCLINK_DMAQ_T2_OWNER(0)) / 8];
     }
     if (d->offset >= RCLINK_DMAQ_QPS_TX_PKTS &&
         d->offset <= RCLINK_DMAQ_QPS_ACK_RX) {
