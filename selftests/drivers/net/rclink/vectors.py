@@ -27,7 +27,6 @@ $RCLINK_VECTORS is the vector directory (default: firmware/vectors of the
 tree this test lives in).
 """
 
-import mmap
 import os
 import struct
 import sys
@@ -87,33 +86,6 @@ def type2_pkt(frame):
     to T2_PORT, the group in the RH's DEST_QP, no ICRC), or None."""
     r = standard_req(frame, T2_PORT)
     return r and (r[0] & 0x1fff, r[1])
-
-
-class DoorbellBar:
-    """The doorbell BAR of the contexts (Documentation/hw/shim.rst,
-    "Contexts"), mapped through sysfs resourceN: 64-bit stores only."""
-
-    def __init__(self, bdf, bar):
-        cap = bar.r64(hw.reg('DMAQ_CTX_CAP'))
-        self.shift = (cap >> hw.field('DMAQ_CTX_CAP', 'db_shift')[1]) & 0xff
-        num = cap & 0xffff
-        if num < 2:
-            raise rt.SkipTest('the board has no user contexts')
-        n = (cap >> hw.field('DMAQ_CTX_CAP', 'db_bar')[1]) & 0xf
-        path = rt.pci_path(bdf, 'resource%d' % n)
-        self.fd = os.open(path, os.O_RDWR | os.O_SYNC)
-        size = os.fstat(self.fd).st_size
-        self.mm = mmap.mmap(self.fd, size, mmap.MAP_SHARED,
-                            mmap.PROT_READ | mmap.PROT_WRITE)
-        self.q = memoryview(self.mm).cast('Q')
-
-    def w64(self, ctx, off, val):
-        self.q[((ctx << self.shift) + off) >> 3] = val
-
-    def close(self):
-        self.q.release()
-        self.mm.close()
-        os.close(self.fd)
 
 
 class Runner:  # pylint: disable=too-many-instance-attributes
@@ -301,9 +273,8 @@ class Runner:  # pylint: disable=too-many-instance-attributes
                 errs.append('op %d %r: bytes differ' % (n, op))
         elif k == 'db':
             if not self.dbar:
-                self.dbar = DoorbellBar(self.bar.bdf, self.bar)
-            off = hw.FORMATS['DB'][2]['OFF_' + op[2]]
-            self.dbar.w64(vl.value(op[1]), off, vl.value(op[3]))
+                self.dbar = rt.DoorbellBar(self.bar.bdf, self.bar)
+            self.dbar.ring(vl.value(op[1]), op[2], vl.value(op[3]))
         else:
             raise rt.TestFailed('unknown op %r' % op)
 
