@@ -298,66 +298,33 @@ class CtxTest:
         check(not bad, 'status after disable: %r' % bad[:8])
 
 
+def ctx_tests(ktap, up):
+    pair = up.pair
+    with rt.Bar0(pair[0]) as bar:
+        num = bar.rfield('DMAQ_CTX_CAP', 'num')
+    if num < 8:
+        raise rt.SkipTest('the boards have %d contexts (8 needed)' % num)
+    per = OWN + PAGES * (num - 1)
+    mem = up.mem = t1.DmaMem(2 * per)
+    boards = up.boards = [t1.Board('A', pair[0], mem, 0),
+                          t1.Board('B', pair[1], mem, per)]
+    for bd in boards:
+        bd.w('SHIM_RESET', 1)
+        bd.db = rt.DoorbellBar(bd.bdf, bd.bar)
+    if not (boards[0].field('SHIM_LINK', 'up') and
+            boards[1].field('SHIM_LINK', 'up')):
+        raise rt.SkipTest('the boards have no carrier (not a wired pair)')
+    t = CtxTest(ktap, *boards)
+    ktap.plan(5)
+    ktap.run('setup', t.setup)
+    ktap.run('all_contexts', t.test_all)
+    ktap.run('foreign_qp', t.test_foreign_qp)
+    ktap.run('out_of_area', t.test_out_of_area)
+    ktap.run('teardown', t.test_teardown)
+
+
 def main():
-    ktap = rt.Ktap()
-    mod = rt.start(ktap)
-    if os.path.isdir('/sys/kernel/iommu_groups') and \
-            os.listdir('/sys/kernel/iommu_groups'):
-        ktap.skip_all('an IOMMU translates DMA: user-space buffers unusable')
-    pair = t1.pick_pair()
-    if not pair:
-        ktap.skip_all('fewer than two rclink boards (need a wired pair)')
-    bound = [d for d in pair if rt.driver_of(d) == rt.DRIVER]
-    saved_cmd = {}
-    boards = []
-    mem = None
-    try:
-        for d in bound:
-            rt.unbind(d)
-        for d in pair:
-            saved_cmd[d] = t1.config_word(d, t1.PCI_COMMAND)
-            t1.config_word(d, t1.PCI_COMMAND, saved_cmd[d] | t1.CMD_MEMORY |
-                           t1.CMD_MASTER | t1.CMD_INTX_DISABLE)
-        with rt.Bar0(pair[0]) as bar:
-            num = bar.rfield('DMAQ_CTX_CAP', 'num')
-        if num < 8:
-            raise rt.SkipTest('the boards have %d contexts (8 needed)' % num)
-        per = OWN + PAGES * (num - 1)
-        mem = t1.DmaMem(2 * per)
-        boards = [t1.Board('A', pair[0], mem, 0),
-                  t1.Board('B', pair[1], mem, per)]
-        for bd in boards:
-            bd.w('SHIM_RESET', 1)
-            bd.db = rt.DoorbellBar(bd.bdf, bd.bar)
-        if not (boards[0].field('SHIM_LINK', 'up') and
-                boards[1].field('SHIM_LINK', 'up')):
-            raise rt.SkipTest('the boards have no carrier (not a wired pair)')
-        t = CtxTest(ktap, *boards)
-        ktap.plan(5)
-        ktap.run('setup', t.setup)
-        ktap.run('all_contexts', t.test_all)
-        ktap.run('foreign_qp', t.test_foreign_qp)
-        ktap.run('out_of_area', t.test_out_of_area)
-        ktap.run('teardown', t.test_teardown)
-    except rt.SkipTest as e:
-        ktap.skip_all(str(e))
-    finally:
-        for bd in boards:
-            bd.w('SHIM_RESET', 1)
-            if getattr(bd, 'db', None):
-                bd.db.close()
-            bd.bar.close()
-        if mem:
-            mem.close()
-        for d, cmd in saved_cmd.items():
-            t1.config_word(d, t1.PCI_COMMAND, cmd)
-        for d in bound:
-            try:
-                rt.bind(d)
-            except (OSError, rt.TestFailed) as e:
-                ktap.diag('rebind %s: %s' % (d, e))
-        mod.__exit__(None, None, None)
-    ktap.finish()
+    t1.run_pair(ctx_tests)
 
 
 if __name__ == '__main__':
