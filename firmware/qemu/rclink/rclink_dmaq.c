@@ -1910,6 +1910,28 @@ void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
     rclink_t1_kick(c);
 }
 
+/*
+ * The storage of the selected registers (DMAQ_CTX_CTRL .. DMAQ_CTX_EVENTS,
+ * DMAQ_QP_OWNER) holds what the selection shows, so that a 32-bit write
+ * merges with the other half of the selected context's register.
+ */
+static uint64_t qp_owner_read(RclinkCore *c)
+{
+    uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_OWNER_SEL_QPN,
+                          rclink_get(c, RCLINK_DMAQ_QP_OWNER_SEL));
+
+    return qpn < c->qp_num ? c->t1->qp_owner[qpn] : 0;
+}
+
+static void ctx_mirror(RclinkCore *c)
+{
+    hwaddr r;
+
+    for (r = RCLINK_DMAQ_CTX_CTRL; r <= RCLINK_DMAQ_CTX_EVENTS; r += 8) {
+        rclink_set(c, r, ctx_read(c, r));
+    }
+}
+
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                        hwaddr elem, uint64_t *p, uint64_t old,
                        uint64_t wval)
@@ -1917,12 +1939,18 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
     if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
         d->offset <= RCLINK_DMAQ_CTX_EVENTS) {
         ctx_write(c, d->offset, *p, wval);
-        *p = 0;
+        *p = ctx_read(c, d->offset);
         return;
     }
     switch (d->offset) {
     case RCLINK_DMAQ_CTX_CAP:
         *p = old;
+        break;
+    case RCLINK_DMAQ_CTX_SEL:
+        ctx_mirror(c);
+        break;
+    case RCLINK_DMAQ_QP_OWNER_SEL:
+        rclink_set(c, RCLINK_DMAQ_QP_OWNER, qp_owner_read(c));
         break;
     case RCLINK_DMAQ_QP_OWNER: {
         uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_OWNER_SEL_QPN,
@@ -1934,7 +1962,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
         } else {
             ctx_owner_write(c, &c->t1->qp_owner[qpn], *p, qpn, -1);
         }
-        *p = 0;
+        *p = qp_owner_read(c);
         break;
     }
     case RCLINK_DMAQ_T2_JOIN:
@@ -2000,7 +2028,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
             unsigned g = (elem - RCLINK_DMAQ_T2_OWNER(0)) / 8;
 
             ctx_owner_write(c, &c->t1->t2_owner[g], *p, -1, g);
-            *p = 0;
+            *p = c->t1->t2_owner[g];
         }
         break;
     }
@@ -2025,9 +2053,7 @@ uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
                       RCLINK_CTX_DB_SHIFT);
     }
     if (d->offset == RCLINK_DMAQ_QP_OWNER) {
-        qpn = RF_GET(RCLINK_DMAQ_QP_OWNER_SEL_QPN,
-                     rclink_get(c, RCLINK_DMAQ_QP_OWNER_SEL));
-        return qpn < c->qp_num ? c->t1->qp_owner[qpn] : 0;
+        return qp_owner_read(c);
     }
     if (d->offset == RCLINK_DMAQ_T2_OWNER(0)) {
         return c->t1->t2_owner[(elem - RCLINK_DMAQ_T2_OWNER(0)) / 8];
