@@ -988,7 +988,7 @@
 #define   RCLINK_DMAQ_CTX_CAP_CHUNK_MIN	GENMASK_ULL(55, 48)
 #define   RCLINK_DMAQ_CTX_CAP_CHUNK_MAX	GENMASK_ULL(63, 56)
 
-/* selects the context whose registers DMAQ_CTX_CTRL .. DMAQ_CTX_EVENTS show. 0 and values >= num select nothing: those registers read 0 and writes to them are dropped */
+/* selects the context whose registers DMAQ_CTX_CTRL .. DMAQ_CTX_OST show. 0 and values >= num select nothing: those registers read 0 and writes to them are dropped */
 #define RCLINK_DMAQ_CTX_SEL	0x5408
 #define RCLINK_DMAQ_CTX_SEL_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_CTX_SEL_CTX	GENMASK_ULL(15, 0)
@@ -1073,6 +1073,12 @@
 #define RCLINK_DMAQ_CTX_EVENTS	0x5490
 #define RCLINK_DMAQ_CTX_EVENTS_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_CTX_EVENTS_COUNT	GENMASK_ULL(63, 0)
+
+/* the context's share of the IP's TYPE1 outstanding slots (TYPE1_OST_N, shared by every context): its SQ cuts no further packet while its packets hold max slots */
+#define RCLINK_DMAQ_CTX_OST	0x5498
+#define RCLINK_DMAQ_CTX_OST_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_OST_MAX	GENMASK_ULL(15, 0)
+#define   RCLINK_DMAQ_CTX_OST_USED	GENMASK_ULL(31, 16)
 
 #define RCLINK_DMAQ_QP_OWNER_SEL	0x54a0
 #define RCLINK_DMAQ_QP_OWNER_SEL_RSTVAL	0x0ULL
