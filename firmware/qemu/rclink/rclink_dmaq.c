@@ -428,6 +428,7 @@ void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok)
 {
     if (m->outstanding) {
         m->outstanding--;
+        m->ctx->ost_used--;
     }
     if (!ok) {
         dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
@@ -649,6 +650,10 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
         if (!t1->nfree) {
             return false;
         }
+        if (m->ctx->ost_max && m->ctx->ost_used >= m->ctx->ost_max) {
+            /* the context's share of the slots is taken: it waits */
+            return false;
+        }
         if (!rclink_t1_qp_enabled(c, m->qpn)) {
             /* Dropped at submission; its credit returns at once. */
             rclink_count(c, RCLINK_DMAQ_T1_TX_DROP_QP_OFF);
@@ -685,6 +690,7 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
         sl->fack = last && m->fack;
         sl->msg = m;
         m->outstanding++;
+        m->ctx->ost_used++;
         m->off += dlen;
         rclink_t1_submit(c, s);
     }
@@ -1720,6 +1726,8 @@ static uint64_t *ctx_cfg_reg(RclinkCtx *x, hwaddr reg)
         return &x->area_cfg;
     case RCLINK_DMAQ_CTX_MOD:
         return &x->mod;
+    case RCLINK_DMAQ_CTX_OST:
+        return &x->ost_max;
     default:
         return NULL;
     }
@@ -1752,9 +1760,10 @@ static void ctx_write(RclinkCore *c, hwaddr reg, uint64_t v, uint64_t wval)
     if (!p) {
         return;                 /* RO */
     }
-    if (reg == RCLINK_DMAQ_CTX_MOD) {
-        /* moderation may change while the context runs */
-        *p = v;
+    if (reg == RCLINK_DMAQ_CTX_MOD || reg == RCLINK_DMAQ_CTX_OST) {
+        /* moderation and the slot share may change while it runs */
+        *p = v & (reg == RCLINK_DMAQ_CTX_OST ? RCLINK_DMAQ_CTX_OST_MAX : ~0ull);
+        rclink_t1_kick(c);
         return;
     }
     if (x->enabled) {
@@ -1773,7 +1782,7 @@ static uint64_t ctx_read(RclinkCore *c, hwaddr reg)
     if (!x) {
         return 0;
     }
-    if (ctx_cfg_reg(x, reg)) {
+    if (ctx_cfg_reg(x, reg) && reg != RCLINK_DMAQ_CTX_OST) {
         return *ctx_cfg_reg(x, reg);
     }
     switch (reg) {
@@ -1811,6 +1820,8 @@ static uint64_t ctx_read(RclinkCore *c, hwaddr reg)
         return x->not_owner;
     case RCLINK_DMAQ_CTX_EVENTS:
         return x->events;
+    case RCLINK_DMAQ_CTX_OST:
+        return RF_SET(RCLINK_DMAQ_CTX_OST_USED, x->ost_max, x->ost_used);
     default:
         return 0;
     }
@@ -1927,7 +1938,7 @@ static void ctx_mirror(RclinkCore *c)
 {
     hwaddr r;
 
-    for (r = RCLINK_DMAQ_CTX_CTRL; r <= RCLINK_DMAQ_CTX_EVENTS; r += 8) {
+    for (r = RCLINK_DMAQ_CTX_CTRL; r <= RCLINK_DMAQ_CTX_OST; r += 8) {
         rclink_set(c, r, ctx_read(c, r));
     }
 }
@@ -1937,7 +1948,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                        uint64_t wval)
 {
     if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
-        d->offset <= RCLINK_DMAQ_CTX_EVENTS) {
+        d->offset <= RCLINK_DMAQ_CTX_OST) {
         ctx_write(c, d->offset, *p, wval);
         *p = ctx_read(c, d->offset);
         return;
@@ -2043,7 +2054,7 @@ uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
     int i = -1;
 
     if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
-        d->offset <= RCLINK_DMAQ_CTX_EVENTS) {
+        d->offset <= RCLINK_DMAQ_CTX_OST) {
         return ctx_read(c, d->offset);
     }
     if (d->offset == RCLINK_DMAQ_CTX_CAP) {
@@ -2173,6 +2184,7 @@ void rclink_dmaq_reset(RclinkCore *c)
         x->nchunks = 0;
         x->area_size = 0;
         x->rx_nobuf = x->not_owner = x->events = 0;
+        x->ost_max = x->ost_used = 0;
     }
     memset(c->t1->qp_owner, 0, sizeof(uint16_t) * c->qp_num);
     memset(c->t1->t2_owner, 0, sizeof(c->t1->t2_owner));

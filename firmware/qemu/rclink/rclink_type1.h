@@ -262,6 +262,8 @@ struct RclinkCtx {
     bool mod_timer_on;
     QEMUTimer mod_timer;
     uint64_t rx_nobuf, not_owner, events;
+    uint64_t ost_max;          /* DMAQ_CTX_OST.max, 0: no limit */
+    uint32_t ost_used;         /* slots its packets hold */
 };
 
 struct RclinkT1 {
