@@ -20,6 +20,9 @@ QPs of the two boards are paired):
   * out of the area: a WQE of context 7 beyond its page completes BAD_ADDR
     and puts context 7 alone in error (cause BAD_ADDR, CTX_ERR record);
     every other context sends and receives again;
+  * a full CQ: board B's context 9 leaves its 16 CQEs unconsumed; the
+    17th message is refused (RNR, DMAQ_CTX_RX_NOBUF) while every other
+    context's messages go through, and lands once context 9 consumes;
   * teardown: every context is stopped (the "active" handshake) and
     disabled; the owner table goes back to context 0 with SHIM_RESET.
 
@@ -280,6 +283,46 @@ class CtxTest:
               'event record %r' % [hex(x) for x in rec])
         self.round(skip=(7,))
 
+    def test_cq_full(self):
+        a9, b9 = self.ca[8], self.cb[8]
+        check(a9.n == 9, 'context numbering')
+        depth = 1 << ORDER
+        b9.sel()
+        nobuf0 = self.b.r('DMAQ_CTX_RX_NOBUF')
+        cq0 = b9.cq_cons
+        # fill B's CQ: as many messages as it has entries, none consumed
+        for k in range(depth):
+            b9.post_rq(0, PAGE)
+            a9.fill(0, t1.pattern(500 + k, 64))
+            a9.send(0, 64)
+            wait_cqes([a9], 'send %d' % k)
+        b9.sel()
+        idx = self.b.r('DMAQ_CTX_CQ_IDX')
+        check(idx & 0xffffffff == cq0 + depth and idx >> 32 == cq0,
+              'B context 9 CQ indices 0x%x' % idx)
+        # one more: B's RQ has room, its CQ none
+        b9.post_rq(0, PAGE)
+        a9.fill(0, t1.pattern(600, 64))
+        a9.send(0, 64)
+        end = time.monotonic() + WAIT
+        while self.b.r('DMAQ_CTX_RX_NOBUF') == nobuf0:
+            check(time.monotonic() < end, 'no refusal counted')
+            time.sleep(0.01)
+        # the other contexts are not held
+        self.round(skip=(7, 9))
+        b9.sel()
+        check(self.b.r('DMAQ_CTX_CQ_IDX') & 0xffffffff == cq0 + depth,
+              'B context 9 wrote beyond its full CQ')
+        got = []
+        for _ in range(depth):
+            got.append(b9.cqe())
+        check(all(got), 'B context 9: CQEs missing')
+        last = wait_cqes([b9], 'the refused message')[9]
+        check((fget('CQE', 'STATUS', last), fget('CQE', 'LEN', last)) ==
+              (CQE_C['ST_OK'], 64) and b9.area(0, 64) == t1.pattern(600, 64),
+              'the refused message: CQE %r' % [hex(x) for x in last])
+        wait_cqes([a9], 'send of the refused message')
+
     def test_teardown(self):
         for c in self.ca + self.cb:
             c.sel()
@@ -315,11 +358,12 @@ def ctx_tests(ktap, up):
             boards[1].field('SHIM_LINK', 'up')):
         raise rt.SkipTest('the boards have no carrier (not a wired pair)')
     t = CtxTest(ktap, *boards)
-    ktap.plan(5)
+    ktap.plan(6)
     ktap.run('setup', t.setup)
     ktap.run('all_contexts', t.test_all)
     ktap.run('foreign_qp', t.test_foreign_qp)
     ktap.run('out_of_area', t.test_out_of_area)
+    ktap.run('cq_full', t.test_cq_full)
     ktap.run('teardown', t.test_teardown)
 
 
