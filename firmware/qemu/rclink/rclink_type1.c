@@ -1479,11 +1479,14 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     }
     room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
     /*
-     * A user context without room is refused at once: its packet never
-     * waits in the shared receive buffer, where it would hold every other
-     * context's packets of the VC (Documentation/hw/shim.rst, Contexts).
+     * A user context's packet never waits in the shared receive buffer:
+     * without room it would hold every other context's packets of the VC
+     * (Documentation/hw/shim.rst, Contexts), and queued behind others it
+     * could find its context stopped when its turn comes.  None of its
+     * QP's packets is ever there, so going past the queue keeps the QP's
+     * order.
      */
-    cbfc = !room && rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
+    cbfc = rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
            rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
@@ -1561,7 +1564,7 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         return;
     }
     room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
-    cbfc = !room && rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
+    cbfc = rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
            rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;

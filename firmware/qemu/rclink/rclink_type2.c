@@ -354,8 +354,8 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 
     room = rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
                                  plen - pad, true);
-    /* a user context's group without room: refused at once, never held */
-    cbfc = !room && c->t1->t2_owner[g] ? RCLINK_CBFC_DIRECT :
+    /* a user context's group: never held in the shared buffer */
+    cbfc = c->t1->t2_owner[g] ? RCLINK_CBFC_DIRECT :
            rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, g,
                                 buf + rh_at + RCLINK_RH_BYTES, plen - pad,
                                 room);
