@@ -983,6 +983,123 @@
 #define RCLINK_DMAQ_T1_RX_DROP_FORMAT_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_T1_RX_DROP_FORMAT_COUNT	GENMASK_ULL(63, 0)
 
+/* the shim's contexts. The reset values are those of a shim without user contexts (num 1); a shim with contexts reports its own num */
+#define RCLINK_DMAQ_CTX_CAP	0x5400
+#define RCLINK_DMAQ_CTX_CAP_RSTVAL	0x150c100004100001ULL
+#define   RCLINK_DMAQ_CTX_CAP_NUM	GENMASK_ULL(15, 0)
+#define   RCLINK_DMAQ_CTX_CAP_DB_SHIFT	GENMASK_ULL(23, 16)
+#define   RCLINK_DMAQ_CTX_CAP_DB_BAR	GENMASK_ULL(27, 24)
+#define   RCLINK_DMAQ_CTX_CAP_MAX_CHUNKS	GENMASK_ULL(47, 32)
+#define   RCLINK_DMAQ_CTX_CAP_CHUNK_MIN	GENMASK_ULL(55, 48)
+#define   RCLINK_DMAQ_CTX_CAP_CHUNK_MAX	GENMASK_ULL(63, 56)
+
+/* selects the context whose registers DMAQ_CTX_CTRL .. DMAQ_CTX_OST show. 0 and values >= num select nothing: those registers read 0 and writes to them are dropped */
+#define RCLINK_DMAQ_CTX_SEL	0x5408
+#define RCLINK_DMAQ_CTX_SEL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_SEL_CTX	GENMASK_ULL(15, 0)
+
+#define RCLINK_DMAQ_CTX_CTRL	0x5410
+#define RCLINK_DMAQ_CTX_CTRL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_CTRL_ENABLE	BIT_ULL(0)
+#define   RCLINK_DMAQ_CTX_CTRL_STOP	BIT_ULL(1)
+
+#define RCLINK_DMAQ_CTX_STATUS	0x5418
+#define RCLINK_DMAQ_CTX_STATUS_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_STATUS_RUNNING	BIT_ULL(0)
+#define   RCLINK_DMAQ_CTX_STATUS_ACTIVE	BIT_ULL(1)
+#define   RCLINK_DMAQ_CTX_STATUS_ERROR	BIT_ULL(2)
+#define   RCLINK_DMAQ_CTX_STATUS_ARMED	BIT_ULL(3)
+#define   RCLINK_DMAQ_CTX_STATUS_CAUSE	GENMASK_ULL(15, 8)
+
+#define RCLINK_DMAQ_CTX_ERR_INFO	0x5420
+#define RCLINK_DMAQ_CTX_ERR_INFO_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_ERR_INFO_INFO	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_SQ_BASE	0x5428
+#define RCLINK_DMAQ_CTX_SQ_BASE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_SQ_BASE_ADDR	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_RQ_BASE	0x5430
+#define RCLINK_DMAQ_CTX_RQ_BASE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_RQ_BASE_ADDR	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_CQ_BASE	0x5438
+#define RCLINK_DMAQ_CTX_CQ_BASE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_CQ_BASE_ADDR	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_QCFG	0x5440
+#define RCLINK_DMAQ_CTX_QCFG_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_QCFG_SQ_ORDER	GENMASK_ULL(3, 0)
+#define   RCLINK_DMAQ_CTX_QCFG_RQ_ORDER	GENMASK_ULL(11, 8)
+#define   RCLINK_DMAQ_CTX_QCFG_CQ_ORDER	GENMASK_ULL(19, 16)
+
+#define RCLINK_DMAQ_CTX_DBREC	0x5448
+#define RCLINK_DMAQ_CTX_DBREC_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_DBREC_ADDR	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_AREA_TBL	0x5450
+#define RCLINK_DMAQ_CTX_AREA_TBL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_AREA_TBL_ADDR	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_AREA_CFG	0x5458
+#define RCLINK_DMAQ_CTX_AREA_CFG_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_AREA_CFG_CHUNKS	GENMASK_ULL(19, 0)
+#define   RCLINK_DMAQ_CTX_AREA_CFG_CHUNK_SHIFT	GENMASK_ULL(29, 24)
+
+/* CQ event moderation of an armed CQ */
+#define RCLINK_DMAQ_CTX_MOD	0x5460
+#define RCLINK_DMAQ_CTX_MOD_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_MOD_COUNT	GENMASK_ULL(15, 0)
+#define   RCLINK_DMAQ_CTX_MOD_USEC	GENMASK_ULL(31, 16)
+
+#define RCLINK_DMAQ_CTX_SQ_IDX	0x5468
+#define RCLINK_DMAQ_CTX_SQ_IDX_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_SQ_IDX_PROD	GENMASK_ULL(31, 0)
+#define   RCLINK_DMAQ_CTX_SQ_IDX_CONS	GENMASK_ULL(63, 32)
+
+#define RCLINK_DMAQ_CTX_RQ_IDX	0x5470
+#define RCLINK_DMAQ_CTX_RQ_IDX_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_RQ_IDX_PROD	GENMASK_ULL(31, 0)
+#define   RCLINK_DMAQ_CTX_RQ_IDX_CONS	GENMASK_ULL(63, 32)
+
+#define RCLINK_DMAQ_CTX_CQ_IDX	0x5478
+#define RCLINK_DMAQ_CTX_CQ_IDX_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_CQ_IDX_PROD	GENMASK_ULL(31, 0)
+#define   RCLINK_DMAQ_CTX_CQ_IDX_CONS	GENMASK_ULL(63, 32)
+
+#define RCLINK_DMAQ_CTX_RX_NOBUF	0x5480
+#define RCLINK_DMAQ_CTX_RX_NOBUF_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_RX_NOBUF_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_NOT_OWNER	0x5488
+#define RCLINK_DMAQ_CTX_NOT_OWNER_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_NOT_OWNER_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_CTX_EVENTS	0x5490
+#define RCLINK_DMAQ_CTX_EVENTS_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_EVENTS_COUNT	GENMASK_ULL(63, 0)
+
+/* the context's share of the IP's TYPE1 outstanding slots (TYPE1_OST_N, shared by every context): its SQ cuts no further packet while its packets hold max slots */
+#define RCLINK_DMAQ_CTX_OST	0x5498
+#define RCLINK_DMAQ_CTX_OST_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_OST_MAX	GENMASK_ULL(15, 0)
+#define   RCLINK_DMAQ_CTX_OST_USED	GENMASK_ULL(31, 16)
+
+#define RCLINK_DMAQ_QP_OWNER_SEL	0x54a0
+#define RCLINK_DMAQ_QP_OWNER_SEL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_QP_OWNER_SEL_QPN	GENMASK_ULL(15, 0)
+
+/* the QP owner table: the context whose SQ may send on the QP and whose RQ and CQ receive its messages (reset: 0, the kernel). A QP number >= QP_NUM selects nothing (reads 0, writes dropped); a context >= DMAQ_CTX_CAP.num is not written */
+#define RCLINK_DMAQ_QP_OWNER	0x54a8
+#define RCLINK_DMAQ_QP_OWNER_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_QP_OWNER_CTX	GENMASK_ULL(15, 0)
+
+/* TYPE2 group n's owner: the context that may send MCAST to group n and whose RQ and CQ receive the group's packets (reset 0, the kernel); a context >= DMAQ_CTX_CAP.num is not written */
+#define RCLINK_DMAQ_T2_OWNER(n)	(0x54c0 + (n) * 8)
+#define RCLINK_DMAQ_T2_OWNER_COUNT	8
+#define RCLINK_DMAQ_T2_OWNER_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_T2_OWNER_CTX	GENMASK_ULL(15, 0)
+
 /* ---- MAC: LL 100G MAC CSRs of seed 003 (word address N at byte offset 4*N) ---- */
 
 #define RCLINK_PHY_CONFIG	0x8c40
@@ -1211,6 +1328,8 @@
 #define RCLINK_EVT_SRC_RECV_CNP	6
 #define RCLINK_EVT_SRC_NOCNP	7
 #define RCLINK_EVT_SRC_RETRY_TMO	8
+#define RCLINK_EVT_SRC_CTX_CQ	9
+#define RCLINK_EVT_SRC_CTX_ERR	10
 
 /* ---- TYPE3 memory descriptor (seed 000, TYPE3) ---- */
 #define RCLINK_MD_BYTES	16
@@ -1296,6 +1415,8 @@
 #define RCLINK_CQE_ST_FLUSHED	0x1
 #define RCLINK_CQE_ST_BAD_WQE	0x2
 #define RCLINK_CQE_ST_DMA_ERR	0x3
+#define RCLINK_CQE_ST_NOT_OWNER	0x4
+#define RCLINK_CQE_ST_BAD_ADDR	0x5
 /* Key_words of the AFH_GEN2_16b MAC header, in MAC_SA[47:40] (seed 000, MAC 报文头), and the Ethernet types of the AFH formats (Documentation/hw/formats.rst) */
 #define RCLINK_AFH_BYTES	1
 #define RCLINK_AFH_KW_W	BIT_ULL(7)
@@ -1336,5 +1457,32 @@
 #define RCLINK_CC_INFO_BYTES	8
 #define RCLINK_CC_INFO_BYTE_CNT	GENMASK_ULL(31, 0)
 #define RCLINK_CC_INFO_QPID	GENMASK_ULL(47, 32)
+/* a user context's doorbell page (Documentation/hw/shim.rst, Contexts): four 64-bit registers at the start of the context's page in the doorbell BAR, written with 32- or 64-bit writes (the low 32 bits count); reads return 0, the rest of the page is reserved */
+#define RCLINK_DB_BYTES	32
+#define RCLINK_DB_SQ_PROD	GENMASK_ULL(31, 0)
+#define RCLINK_DB_RQ_PROD	GENMASK_ULL(31, 0)
+#define RCLINK_DB_CQ_CONS	GENMASK_ULL(31, 0)
+#define RCLINK_DB_CQ_ARM	GENMASK_ULL(31, 0)
+#define RCLINK_DB_OFF_SQ_PROD	0x0
+#define RCLINK_DB_OFF_RQ_PROD	0x8
+#define RCLINK_DB_OFF_CQ_CONS	0x10
+#define RCLINK_DB_OFF_CQ_ARM	0x18
+/* a user context's doorbell record in host memory (DMAQ_CTX_DBREC), written by the shim */
+#define RCLINK_DBREC_BYTES	16
+#define RCLINK_DBREC_SQ_CONS	GENMASK_ULL(31, 0)
+#define RCLINK_DBREC_RQ_CONS	GENMASK_ULL(63, 32)
+#define RCLINK_DBREC_ERROR	BIT_ULL(0)
+#define RCLINK_DBREC_CAUSE	GENMASK_ULL(15, 8)
+/* INFO of a CTX_CQ or CTX_ERR event record */
+#define RCLINK_CTX_EVT_BYTES	8
+#define RCLINK_CTX_EVT_CTX	GENMASK_ULL(15, 0)
+#define RCLINK_CTX_EVT_CAUSE	GENMASK_ULL(23, 16)
+#define RCLINK_CTX_EVT_CQ_PROD	GENMASK_ULL(63, 32)
+#define RCLINK_CTX_EVT_CAUSE_BAD_WQE	0x1
+#define RCLINK_CTX_EVT_CAUSE_BAD_ADDR	0x2
+#define RCLINK_CTX_EVT_CAUSE_BAD_RQE	0x3
+#define RCLINK_CTX_EVT_CAUSE_DMA	0x4
+#define RCLINK_CTX_EVT_CAUSE_DOORBELL	0x5
+#define RCLINK_CTX_EVT_CAUSE_CONFIG	0x6
 
 #endif /* RCLINK_HW_H */

@@ -235,8 +235,8 @@ long_tests="hostile.py fuzz.sh cycles.sh t1_cc.py"
 # device's mmap): the board's TYPE1 engine, header formats, rates and
 # arbitration, the event decoding.  They run in the newest kernel's guest
 # only; RCLINK_ALL_KERNELS=1 runs them in every guest.
-newest_only="vectors.py assumed.py irq_decode.py t1_model.py t1_wire.py
-	t1_formats.py t1_rate.py t1_arb.py t1_pfc.py"
+newest_only="vectors.py assumed.py irq_decode.py t1_model.py t1_ctx.py
+	t1_wire.py t1_formats.py t1_rate.py t1_arb.py t1_pfc.py"
 newest=""
 for krel in $kernels; do
 	newest=$krel

@@ -60,7 +60,7 @@ lint() {
 }
 
 sim() {
-	local v name st ost vvp
+	local v name st ost vvp why
 	local iv_flags=(-g2005 -Wall -Wno-timescale
 		-Wno-sensitivity-entire-array -Igen -Itb -I.)
 	rm -f "$out"/rclink_tb*.vvp
@@ -73,6 +73,14 @@ sim() {
 	for v in "$top"/firmware/vectors/*.json; do
 		name=$(basename "$v" .json)
 		st=1
+		# a vector of a function the RTL does not have yet (model_only)
+		why=$(/usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("model_only", ""))' "$v")
+		if [ -n "$why" ]; then
+			n=$((n + 1))
+			echo "ok $n rtl_sim_$name # SKIP $why"
+			continue
+		fi
 		# a vector may want fewer TX_S_CRD_O tokens (sim_ost_n)
 		ost=$(/usr/bin/python3 -c 'import json, sys
 print(json.load(open(sys.argv[1])).get("sim_ost_n", ""))' "$v")

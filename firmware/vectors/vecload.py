@@ -7,6 +7,8 @@ selftests/drivers/net/rclink/vectors.py replays them through BAR0).  See
 Documentation/hw/rtl.rst, "Shared test vectors".
 
 A vector file is {"name", "desc", "buffers": {name: bytes}, "ops": [...]}.
+"model_only": "why" marks a vector of a function the RTL does not have
+yet: the testbench skips it, saying why (Documentation/hw/rtl.rst).
 Each op is a list; registers are named as in rclink.yaml ("NAME",
 "NAME[i]" for arrays, "NAME+4" for the upper half of a 64-bit register)
 or given as a BAR0 offset; host addresses are "buffer+offset" strings or
@@ -15,6 +17,9 @@ composed from fields (value()).
 
   ["w64"|"w32", reg, value]          MMIO write
   ["r64"|"r32", reg, expect, mask?]  MMIO read, (value & mask) == expect
+  ["rge", reg, least]                64-bit read until the value is at
+                                     least least (a counter that retries
+                                     move on)
   ["wbuf", reg, addr]                64-bit write of a host address
   ["poll", reg, expect, mask?]       64-bit read until it matches
   ["memw", addr, value]              host memory: 64-bit little-endian word
@@ -36,6 +41,10 @@ composed from fields (value()).
                                      TX_S_ETYPE_I 3; model: an IPv4/UDP
                                      frame to port 4792 in the wire's pcap
                                      with the group in the RH's DEST_QP)
+  ["db", ctx, reg, value]            a 64-bit write of doorbell reg
+                                     (SQ_PROD, RQ_PROD, CQ_CONS, CQ_ARM:
+                                     format DB) of user context ctx, in
+                                     the doorbell BAR
   ["peer", op...]                    an op on the other board of the
                                      model's wired pair (its buffers are
                                      "peer_buffers"); not on the testbench

@@ -599,7 +599,7 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
             } else if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
                        d->offset < RCLINK_WIN_DMAQ_BASE +
                        RCLINK_WIN_DMAQ_SIZE) {
-                v = rclink_dmaq_read(c, d, v);
+                v = rclink_dmaq_read(c, d, elem, v);
             }
             v &= d->rw | d->ro | d->w1c;
             if ((rclink_get(c, RCLINK_SHIM_HOSTILE_CTRL) &
@@ -631,7 +631,8 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     }
     if (d->offset >= RCLINK_WIN_DMAQ_BASE &&
         d->offset < RCLINK_WIN_DMAQ_BASE + RCLINK_WIN_DMAQ_SIZE) {
-        rclink_dmaq_write(c, d, p, old, wval);
+        rclink_dmaq_write(c, d, QEMU_ALIGN_DOWN(addr, d->width / 8), p, old,
+                          wval);
         return;
     }
     switch (d->offset) {

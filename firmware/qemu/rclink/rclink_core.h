@@ -20,6 +20,10 @@
 #define RCLINK_MAP_LEN (RCLINK_BAR0_SIZE / 4)
 /* MDs in a TYPE3 ring: the 12-bit size and tail fields */
 #define RCLINK_T3_RING_MAX 4096
+/* contexts of the shim (DMAQ_CTX_CAP.num), context 0 the kernel's */
+#define RCLINK_CTX_NUM 64
+/* a context's doorbell page: 64 KiB, for hosts of any page size to 64 KiB */
+#define RCLINK_CTX_DB_SHIFT 16
 
 #define RF_GET(mask, v) (((v) & (mask)) >> ctz64(mask))
 #define RF_SET(mask, v, x) \
@@ -188,6 +192,9 @@ void rclink_core_write(RclinkCore *core, hwaddr addr, uint64_t val,
                        unsigned size);
 void rclink_core_set_link(RclinkCore *core, bool carrier);
 void rclink_core_receive(RclinkCore *core, const uint8_t *buf, size_t len);
+/* the doorbell BAR of the contexts (rclink_dmaq.c) */
+void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
+                         unsigned size);
 
 /* Register storage (the register at BAR0 offset off must exist). */
 static inline uint64_t *rclink_reg_ptr(RclinkCore *c, hwaddr off)
@@ -315,9 +322,10 @@ void rclink_t1_cc_test(RclinkCore *c, uint64_t val, uint64_t old);
 
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
-                       uint64_t *p, uint64_t old, uint64_t wval);
+                       hwaddr elem, uint64_t *p, uint64_t old,
+                       uint64_t wval);
 uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
-                          uint64_t v);
+                          hwaddr elem, uint64_t v);
 bool rclink_dmaq_cq_pending(RclinkCore *c);
 
 /* rclink_type3.c: the TYPE3 MD rings */

@@ -18,6 +18,13 @@
  * Completions: a CQE is written when the CQ has room, else held (never
  * overrun); an interrupt follows each batch.
  *
+ * Contexts (Documentation/hw/shim.rst, "Contexts"): every function works on
+ * one context's rings.  Context 0 is the kernel's (the DMAQ_* registers);
+ * user contexts 1..RCLINK_CTX_NUM-1 have their rings in RclinkCtx, their
+ * doorbells in BAR4, WQE/RQE addresses that are offsets into their area
+ * (translated and bounds-checked here), the QP owner table and an error
+ * state of their own.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -35,33 +42,65 @@
 /* messages set aside (CC_TYPE1_QP_EN_CLR) beyond which none is read */
 #define DMAQ_PARK_MAX       RCLINK_DMAQ_RING_MAX
 
+enum { DQ_SQ, DQ_RQ, DQ_CQ };
+enum { DQ_BASE, DQ_CFG, DQ_PROD, DQ_CONS };
+
 typedef struct RclinkDmaqRing {
     const char *name;
-    hwaddr base, cfg, prod, cons;
+    unsigned ring;
+    hwaddr reg[4];             /* context 0: base, cfg, prod, cons */
     uint64_t order_mask, enable;
     unsigned esize;
 } RclinkDmaqRing;
 
 static const RclinkDmaqRing dmaq_sq = {
-    "SQ", RCLINK_DMAQ_SQ_BASE, RCLINK_DMAQ_SQ_CFG, RCLINK_DMAQ_SQ_PROD,
-    RCLINK_DMAQ_SQ_CONS, RCLINK_DMAQ_SQ_CFG_ORDER, RCLINK_DMAQ_SQ_CFG_ENABLE,
-    RCLINK_WQE_BYTES,
+    "SQ", DQ_SQ, { RCLINK_DMAQ_SQ_BASE, RCLINK_DMAQ_SQ_CFG,
+    RCLINK_DMAQ_SQ_PROD, RCLINK_DMAQ_SQ_CONS }, RCLINK_DMAQ_SQ_CFG_ORDER,
+    RCLINK_DMAQ_SQ_CFG_ENABLE, RCLINK_WQE_BYTES,
 };
 static const RclinkDmaqRing dmaq_rq = {
-    "RQ", RCLINK_DMAQ_RQ_BASE, RCLINK_DMAQ_RQ_CFG, RCLINK_DMAQ_RQ_PROD,
-    RCLINK_DMAQ_RQ_CONS, RCLINK_DMAQ_RQ_CFG_ORDER, RCLINK_DMAQ_RQ_CFG_ENABLE,
-    RCLINK_RQE_BYTES,
+    "RQ", DQ_RQ, { RCLINK_DMAQ_RQ_BASE, RCLINK_DMAQ_RQ_CFG,
+    RCLINK_DMAQ_RQ_PROD, RCLINK_DMAQ_RQ_CONS }, RCLINK_DMAQ_RQ_CFG_ORDER,
+    RCLINK_DMAQ_RQ_CFG_ENABLE, RCLINK_RQE_BYTES,
 };
 static const RclinkDmaqRing dmaq_cq = {
-    "CQ", RCLINK_DMAQ_CQ_BASE, RCLINK_DMAQ_CQ_CFG, RCLINK_DMAQ_CQ_PROD,
-    RCLINK_DMAQ_CQ_CONS, RCLINK_DMAQ_CQ_CFG_ORDER, RCLINK_DMAQ_CQ_CFG_ENABLE,
-    RCLINK_CQE_BYTES,
+    "CQ", DQ_CQ, { RCLINK_DMAQ_CQ_BASE, RCLINK_DMAQ_CQ_CFG,
+    RCLINK_DMAQ_CQ_PROD, RCLINK_DMAQ_CQ_CONS }, RCLINK_DMAQ_CQ_CFG_ORDER,
+    RCLINK_DMAQ_CQ_CFG_ENABLE, RCLINK_CQE_BYTES,
 };
 
-/* Entries of a running ring, 0 when it is disabled. */
-static uint32_t dmaq_size(RclinkCore *c, const RclinkDmaqRing *r)
+static void ctx_fail(RclinkCtx *x, uint8_t cause, uint64_t info);
+static void ctx_dbrec_write(RclinkCtx *x, bool force);
+
+static RclinkCtx *ctx0(RclinkCore *c)
 {
-    uint64_t cfg = rclink_get(c, r->cfg);
+    return &c->t1->ctx[0];
+}
+
+/* A ring register of the context: context 0's are the DMAQ_* registers. */
+static uint64_t *dq_reg(RclinkCtx *x, const RclinkDmaqRing *r, unsigned f)
+{
+    if (!x->id) {
+        return rclink_reg_ptr(x->c, r->reg[f]);
+    }
+    return &x->ring[r->ring][f];
+}
+
+static uint32_t dq_get(RclinkCtx *x, const RclinkDmaqRing *r, unsigned f)
+{
+    return *dq_reg(x, r, f);
+}
+
+static void dq_set(RclinkCtx *x, const RclinkDmaqRing *r, unsigned f,
+                   uint32_t v)
+{
+    *dq_reg(x, r, f) = v;
+}
+
+/* Entries of a running ring, 0 when it is disabled. */
+static uint32_t dmaq_size(RclinkCtx *x, const RclinkDmaqRing *r)
+{
+    uint64_t cfg = *dq_reg(x, r, DQ_CFG);
 
     if (!(cfg & r->enable)) {
         return 0;
@@ -69,49 +108,155 @@ static uint32_t dmaq_size(RclinkCore *c, const RclinkDmaqRing *r)
     return 1u << RF_GET(r->order_mask, cfg);
 }
 
-static uint32_t dmaq_idx(RclinkCore *c, hwaddr reg)
-{
-    return rclink_get(c, reg);
-}
-
-static hwaddr dmaq_entry(RclinkCore *c, const RclinkDmaqRing *r,
+static hwaddr dmaq_entry(RclinkCtx *x, const RclinkDmaqRing *r,
                          uint32_t size, uint32_t idx)
 {
-    return rclink_get(c, r->base) + (hwaddr)(idx & (size - 1)) * r->esize;
+    return *dq_reg(x, r, DQ_BASE) + (hwaddr)(idx & (size - 1)) * r->esize;
+}
+
+/*
+ * The area of a user context: [off, off + len) must lie in it.  Context 0
+ * has none (its addresses are bus addresses).
+ */
+static bool ctx_in_area(RclinkCtx *x, uint64_t off, uint64_t len)
+{
+    return !x->id || (off <= x->area_size && len <= x->area_size - off);
+}
+
+/*
+ * DMA of the context's data: context 0 at bus address a, a user context at
+ * area offset a, chunk by chunk.  A failure puts a user context in error.
+ */
+static bool ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,
+                    bool write)
+{
+    RclinkCore *c = x->c;
+    uint8_t *p = buf;
+
+    if (!x->id) {
+        return (write ? pci_dma_write(c->pci, a, buf, len)
+                      : pci_dma_read(c->pci, a, buf, len)) == MEMTX_OK;
+    }
+    if (!ctx_in_area(x, a, len)) {
+        return false;           /* checked before: cannot happen */
+    }
+    while (len) {
+        uint64_t csz = 1ull << x->chunk_shift;
+        uint64_t in = a & (csz - 1);
+        uint64_t n = MIN(len, csz - in);
+        dma_addr_t bus = x->chunk[a >> x->chunk_shift] + in;
+
+        if ((write ? pci_dma_write(c->pci, bus, p, n)
+                   : pci_dma_read(c->pci, bus, p, n)) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: area DMA at "
+                          "offset 0x%" PRIx64 " (bus 0x%" PRIx64 ") failed\n",
+                          x->id, a, (uint64_t)bus);
+            ctx_fail(x, RCLINK_CTX_EVT_CAUSE_DMA, bus);
+            return false;
+        }
+        a += n;
+        p += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* A queue entry DMA of a context; a failure puts a user context in error. */
+static bool ctx_qdma(RclinkCtx *x, hwaddr a, void *buf, size_t len,
+                     bool write)
+{
+    RclinkCore *c = x->c;
+
+    if ((write ? pci_dma_write(c->pci, a, buf, len)
+               : pci_dma_read(c->pci, a, buf, len)) == MEMTX_OK) {
+        return true;
+    }
+    if (x->id) {
+        ctx_fail(x, RCLINK_CTX_EVT_CAUSE_DMA, a);
+    }
+    return false;
 }
 
 /* --------------------------------------------------------- completions */
 
 bool rclink_dmaq_cq_pending(RclinkCore *c)
 {
-    return dmaq_size(c, &dmaq_cq) &&
-           dmaq_idx(c, RCLINK_DMAQ_CQ_PROD) != dmaq_idx(c, RCLINK_DMAQ_CQ_CONS);
+    RclinkCtx *x = ctx0(c);
+
+    return dmaq_size(x, &dmaq_cq) &&
+           dq_get(x, &dmaq_cq, DQ_PROD) != dq_get(x, &dmaq_cq, DQ_CONS);
 }
 
 /* Free CQ entries (before the held completions take theirs). */
-static uint32_t dmaq_cq_space(RclinkCore *c)
+static uint32_t dmaq_cq_space(RclinkCtx *x)
 {
-    uint32_t size = dmaq_size(c, &dmaq_cq);
-    uint32_t used = dmaq_idx(c, RCLINK_DMAQ_CQ_PROD) -
-                    dmaq_idx(c, RCLINK_DMAQ_CQ_CONS);
+    uint32_t size = dmaq_size(x, &dmaq_cq);
+    uint32_t used = dq_get(x, &dmaq_cq, DQ_PROD) -
+                    dq_get(x, &dmaq_cq, DQ_CONS);
 
     return used < size ? size - used : 0;
 }
 
 /* CQ entries new completions may still take. */
-static uint32_t dmaq_cq_room(RclinkCore *c)
+static uint32_t dmaq_cq_room(RclinkCtx *x)
 {
-    uint32_t space = dmaq_cq_space(c), held = c->t1->q.nheld;
+    uint32_t space = dmaq_cq_space(x), held = x->nheld;
 
     return space > held ? space - held : 0;
 }
 
-static void dmaq_cq_write(RclinkCore *c, const uint64_t *w)
+/* An armed CQ's event (CTX_CQ record), one shot. */
+static void ctx_cq_event(RclinkCtx *x)
 {
-    uint32_t size = dmaq_size(c, &dmaq_cq);
-    uint32_t prod = dmaq_idx(c, RCLINK_DMAQ_CQ_PROD);
+    uint64_t info = RF_SET(RCLINK_CTX_EVT_CTX, 0, x->id);
+
+    info = RF_SET(RCLINK_CTX_EVT_CQ_PROD, info, dq_get(x, &dmaq_cq, DQ_PROD));
+    x->armed = false;
+    if (x->mod_timer_on) {
+        timer_del(&x->mod_timer);
+        x->mod_timer_on = false;
+    }
+    x->events++;
+    trace_rclink_ctx_cq_event(x->id, dq_get(x, &dmaq_cq, DQ_PROD));
+    rclink_event(x->c, RCLINK_EVT_SRC_CTX_CQ, info);
+}
+
+/* After a CQE of an armed CQ: the event when DMAQ_CTX_MOD says so. */
+static void ctx_cq_moderate(RclinkCtx *x)
+{
+    uint32_t count = RF_GET(RCLINK_DMAQ_CTX_MOD_COUNT, x->mod);
+    uint32_t usec = RF_GET(RCLINK_DMAQ_CTX_MOD_USEC, x->mod);
+    uint32_t n = dq_get(x, &dmaq_cq, DQ_PROD) - x->arm_idx;
+
+    if (!x->armed || !n) {
+        return;
+    }
+    if (n >= MAX(count, 1)) {
+        ctx_cq_event(x);
+    } else if (usec && !x->mod_timer_on) {
+        x->mod_timer_on = true;
+        timer_mod(&x->mod_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)usec * SCALE_US);
+    }
+}
+
+static void ctx_mod_timer(void *opaque)
+{
+    RclinkCtx *x = opaque;
+
+    x->mod_timer_on = false;
+    if (x->armed && dq_get(x, &dmaq_cq, DQ_PROD) != x->arm_idx) {
+        ctx_cq_event(x);
+    }
+}
+
+static void dmaq_cq_write(RclinkCtx *x, const uint64_t *w)
+{
+    RclinkCore *c = x->c;
+    uint32_t size = dmaq_size(x, &dmaq_cq);
+    uint32_t prod = dq_get(x, &dmaq_cq, DQ_PROD);
     unsigned order = ctz32(size);
-    hwaddr a = dmaq_entry(c, &dmaq_cq, size, prod);
+    hwaddr a = dmaq_entry(x, &dmaq_cq, size, prod);
     uint64_t le[3], w3;
 
     le[0] = cpu_to_le64(w[0]);
@@ -122,30 +267,42 @@ static void dmaq_cq_write(RclinkCore *c, const uint64_t *w)
         w3 |= RCLINK_CQE_PHASE;
     }
     w3 = cpu_to_le64(w3);
+    if (x->id && x->running) {
+        /* the consumer indexes reach the record before the completion */
+        ctx_dbrec_write(x, false);
+    }
     /* Words 0-2, then word 3 with the phase that publishes the entry. */
     if (pci_dma_write(c->pci, a, le, sizeof(le)) != MEMTX_OK ||
         pci_dma_write(c->pci, a + 24, &w3, sizeof(w3)) != MEMTX_OK) {
-        qemu_log_mask(LOG_GUEST_ERROR, "rclink: CQE write to 0x%" PRIx64
-                      " failed\n", (uint64_t)a);
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: CQE write to 0x%"
+                      PRIx64 " failed\n", x->id, (uint64_t)a);
+        if (x->id) {
+            ctx_fail(x, RCLINK_CTX_EVT_CAUSE_DMA, a);
+        }
     }
     trace_rclink_dmaq_cqe(prod, RF_GET(RCLINK_CQE_KIND, w[0]),
                           RF_GET(RCLINK_CQE_STATUS, w[0]),
                           RF_GET(RCLINK_CQE_QPN, w[0]),
                           RF_GET(RCLINK_CQE_LEN, w[0]),
                           RF_GET(RCLINK_CQE_IDX, w[1]));
-    rclink_set(c, RCLINK_DMAQ_CQ_PROD, (uint32_t)(prod + 1));
-    c->t1->q.irq_pending = true;
+    dq_set(x, &dmaq_cq, DQ_PROD, prod + 1);
+    if (!x->id) {
+        x->irq_pending = true;
+    } else {
+        ctx_cq_moderate(x);
+    }
 }
 
 /*
  * Hostile-device mode: a CQE that names nothing of the host's, or a QP,
  * an index or lengths out of range, or the wrong kind and status.
  */
-static void dmaq_cq_lie(RclinkCore *c)
+static void dmaq_cq_lie(RclinkCtx *x)
 {
     static const uint64_t kinds[] = {
         RCLINK_CQE_KIND_SEND, RCLINK_CQE_KIND_RECV, 0, 3,
     };
+    RclinkCore *c = x->c;
     uint64_t r = rclink_hostile_rand(c);
     uint64_t w[3] = { rclink_hostile_rand(c), rclink_hostile_rand(c), 0 };
 
@@ -157,73 +314,76 @@ static void dmaq_cq_lie(RclinkCore *c)
         /* a QP of the board: the lie reaches deeper */
         w[0] = RF_SET(RCLINK_CQE_QPN, w[0], (r >> 8) % c->qp_num);
     }
-    dmaq_cq_write(c, w);
+    dmaq_cq_write(x, w);
 }
 
-static void dmaq_cq_post(RclinkCore *c, uint64_t w0, uint64_t w1)
+static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
 {
-    RclinkDmaq *q = &c->t1->q;
     uint64_t w[3] = { w0, w1, 0 };
 
-    if (!q->nheld && dmaq_cq_space(c) >= 2 &&
-        rclink_hostile(c, RCLINK_SHIM_HOSTILE_CTRL_CQE)) {
-        dmaq_cq_lie(c);
-    }
-    if (!q->nheld && dmaq_cq_space(c)) {
-        dmaq_cq_write(c, w);
+    if (x->id && !dmaq_size(x, &dmaq_cq)) {
+        /* a stopped user context: nothing more is written for it */
+        trace_rclink_ctx_cqe_dropped(x->id, RF_GET(RCLINK_CQE_QPN, w0));
         return;
     }
-    /* No room: held until the host advances DMAQ_CQ_CONS. */
+    if (!x->id && !x->nheld && dmaq_cq_space(x) >= 2 &&
+        rclink_hostile(x->c, RCLINK_SHIM_HOSTILE_CTRL_CQE)) {
+        dmaq_cq_lie(x);
+    }
+    if (!x->nheld && dmaq_cq_space(x)) {
+        dmaq_cq_write(x, w);
+        return;
+    }
+    /* No room: held until the host advances the CQ consumer index. */
     {
         RclinkDmaqHeld *h = g_new(RclinkDmaqHeld, 1);
 
         memcpy(h->w, w, sizeof(w));
-        QSIMPLEQ_INSERT_TAIL(&q->held, h, next);
-        q->nheld++;
-        trace_rclink_dmaq_cqe_held(q->nheld);
+        QSIMPLEQ_INSERT_TAIL(&x->held, h, next);
+        x->nheld++;
+        trace_rclink_dmaq_cqe_held(x->nheld);
     }
 }
 
-static void dmaq_cq_flush_held(RclinkCore *c)
+static void dmaq_cq_flush_held(RclinkCtx *x)
 {
-    RclinkDmaq *q = &c->t1->q;
     RclinkDmaqHeld *h;
 
-    while ((h = QSIMPLEQ_FIRST(&q->held)) && dmaq_cq_space(c)) {
-        QSIMPLEQ_REMOVE_HEAD(&q->held, next);
-        q->nheld--;
-        dmaq_cq_write(c, h->w);
+    while ((h = QSIMPLEQ_FIRST(&x->held)) && dmaq_cq_space(x)) {
+        QSIMPLEQ_REMOVE_HEAD(&x->held, next);
+        x->nheld--;
+        dmaq_cq_write(x, h->w);
         g_free(h);
     }
 }
 
-static void dmaq_held_free(RclinkDmaq *q)
+static void dmaq_held_free(RclinkCtx *x)
 {
     RclinkDmaqHeld *h;
 
-    while ((h = QSIMPLEQ_FIRST(&q->held))) {
-        QSIMPLEQ_REMOVE_HEAD(&q->held, next);
+    while ((h = QSIMPLEQ_FIRST(&x->held))) {
+        QSIMPLEQ_REMOVE_HEAD(&x->held, next);
         g_free(h);
     }
-    q->nheld = 0;
+    x->nheld = 0;
 }
 
-/* The interrupt after a batch of CQEs. */
+/* The interrupt after a batch of CQEs (context 0's CQ). */
 void rclink_dmaq_irq(RclinkCore *c)
 {
-    RclinkDmaq *q = &c->t1->q;
+    RclinkCtx *x = ctx0(c);
 
-    if (!q->irq_pending) {
+    if (!x->irq_pending) {
         return;
     }
-    q->irq_pending = false;
+    x->irq_pending = false;
     rclink_irq_raise(c, RF_GET(RCLINK_DMAQ_CQ_CFG_VECTOR,
                                rclink_get(c, RCLINK_DMAQ_CQ_CFG)));
 }
 
 /* ---------------------------------------------------------------- send */
 
-static void dmaq_cqe_send(RclinkCore *c, unsigned kind, uint32_t qpn,
+static void dmaq_cqe_send(RclinkCtx *x, unsigned kind, uint32_t qpn,
                           uint8_t status, uint32_t len, uint32_t sq_idx)
 {
     uint64_t w0 = RF_SET(RCLINK_CQE_KIND, 0, kind);
@@ -231,13 +391,13 @@ static void dmaq_cqe_send(RclinkCore *c, unsigned kind, uint32_t qpn,
     w0 = RF_SET(RCLINK_CQE_STATUS, w0, status);
     w0 = RF_SET(RCLINK_CQE_QPN, w0, qpn);
     w0 = RF_SET(RCLINK_CQE_LEN, w0, len);
-    dmaq_cq_post(c, w0, RF_SET(RCLINK_CQE_IDX, 0, sq_idx));
+    dmaq_cq_post(x, w0, RF_SET(RCLINK_CQE_IDX, 0, sq_idx));
 }
 
-static void dmaq_send_cqe(RclinkCore *c, uint32_t qpn, uint8_t status,
+static void dmaq_send_cqe(RclinkCtx *x, uint32_t qpn, uint8_t status,
                           uint32_t len, uint32_t sq_idx)
 {
-    dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND, qpn, status, len, sq_idx);
+    dmaq_cqe_send(x, RCLINK_CQE_KIND_SEND, qpn, status, len, sq_idx);
 }
 
 /* Complete the QP's finished messages, oldest first, in order. */
@@ -250,7 +410,7 @@ static void dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
            !m->outstanding) {
         QSIMPLEQ_REMOVE_HEAD(&q->msgs, next);
         trace_rclink_dmaq_msg_done(qpn, m->sq_idx, m->len, m->status);
-        dmaq_send_cqe(c, qpn, m->status, m->len, m->sq_idx);
+        dmaq_send_cqe(m->ctx, qpn, m->status, m->len, m->sq_idx);
         g_free(m);
     }
 }
@@ -268,6 +428,7 @@ void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok)
 {
     if (m->outstanding) {
         m->outstanding--;
+        m->ctx->ost_used--;
     }
     if (!ok) {
         dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
@@ -287,11 +448,12 @@ enum {
  * with a bad WQE (or a WQE read failure) completes at once (in order with
  * the QP's other messages when its QPN is valid).
  */
-static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
+static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
 {
+    RclinkCore *c = x->c;
     RclinkDmaq *q = &c->t1->q;
-    uint32_t cons = dmaq_idx(c, RCLINK_DMAQ_SQ_CONS);
-    uint32_t prod = dmaq_idx(c, RCLINK_DMAQ_SQ_PROD);
+    uint32_t cons = dq_get(x, &dmaq_sq, DQ_CONS);
+    uint32_t prod = dq_get(x, &dmaq_sq, DQ_PROD);
     uint32_t max_msg = RF_GET(RCLINK_DMAQ_CAP_MAX_MSG,
                               rclink_get(c, RCLINK_DMAQ_CAP));
     uint32_t n = 0, qpn = 0, i;
@@ -299,6 +461,7 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
     uint8_t status = RCLINK_CQE_ST_OK;
     const char *why = NULL;
     bool fack = false, have_qpn = false, mcast = false, t2_oversize = false;
+    bool bad_addr = false, not_owner = false;
     unsigned op = 0;
     RclinkDmaqMsg *m;
 
@@ -315,10 +478,10 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
         if (cons + n == prod) {
             return DMAQ_READ_WAIT;
         }
-        if (pci_dma_read(c->pci, dmaq_entry(c, &dmaq_sq, size, cons + n),
-                         w, sizeof(w)) != MEMTX_OK) {
-            qemu_log_mask(LOG_GUEST_ERROR, "rclink: WQE %u read failed\n",
-                          cons + n);
+        if (!ctx_qdma(x, dmaq_entry(x, &dmaq_sq, size, cons + n),
+                      w, sizeof(w), false)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: WQE %u read "
+                          "failed\n", x->id, cons + n);
             status = RCLINK_CQE_ST_DMA_ERR;
             n++;
             break;
@@ -355,21 +518,40 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
                 why = "qp number differs within the chain";
             } else if (total > max_msg) {
                 why = "message too long";
+            } else if (!ctx_in_area(x, q->wqe[n - 1][1], len)) {
+                why = "address outside the context's area";
+                bad_addr = true;
             }
         }
         if (!(w0 & RCLINK_WQE_MORE)) {
             break;
         }
     }
-    rclink_set(c, RCLINK_DMAQ_SQ_CONS, (uint32_t)(cons + n));
+    dq_set(x, &dmaq_sq, DQ_CONS, cons + n);
     if (why && status == RCLINK_CQE_ST_OK) {
-        status = RCLINK_CQE_ST_BAD_WQE;
+        status = bad_addr ? RCLINK_CQE_ST_BAD_ADDR : RCLINK_CQE_ST_BAD_WQE;
     }
-    if (status == RCLINK_CQE_ST_BAD_WQE) {
-        qemu_log_mask(LOG_GUEST_ERROR, "rclink: bad WQE at SQ index %u (%s): "
-                      "message not sent\n", cons, why);
+    if (status == RCLINK_CQE_ST_OK && have_qpn &&
+        (mcast ? c->t1->t2_owner[qpn] : c->t1->qp_owner[qpn]) != x->id) {
+        /* isolation: the QP (group) is another context's */
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: WQE at SQ index "
+                      "%u for %s %u of context %u: not sent\n", x->id, cons,
+                      mcast ? "group" : "QP", qpn,
+                      mcast ? c->t1->t2_owner[qpn] : c->t1->qp_owner[qpn]);
+        trace_rclink_ctx_not_owner(x->id, cons, qpn);
+        status = RCLINK_CQE_ST_NOT_OWNER;
+        not_owner = true;
+        x->not_owner++;
+    }
+    if (status == RCLINK_CQE_ST_BAD_WQE || status == RCLINK_CQE_ST_BAD_ADDR) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: bad WQE at SQ "
+                      "index %u (%s): message not sent\n", x->id, cons, why);
         rclink_count(c, RCLINK_DMAQ_BAD_WQE);
         trace_rclink_dmaq_bad_wqe(cons, why);
+        if (x->id) {
+            ctx_fail(x, bad_addr ? RCLINK_CTX_EVT_CAUSE_BAD_ADDR :
+                     RCLINK_CTX_EVT_CAUSE_BAD_WQE, cons);
+        }
     }
     if (t2_oversize) {
         /* IRQ_INFO TYPE2 code 1: TX oversize */
@@ -378,16 +560,21 @@ static int dmaq_read_msg(RclinkCore *c, uint32_t size, RclinkDmaqMsg **out)
                            RCLINK_INTR_STATUS_T2_TX_OVERSIZE);
     }
     if (mcast && status != RCLINK_CQE_ST_OK) {
-        dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND_MCAST, qpn, status, total,
+        dmaq_cqe_send(x, RCLINK_CQE_KIND_SEND_MCAST, qpn, status, total,
                       cons + n - 1);
         return DMAQ_READ_DONE;
     }
-    if (status != RCLINK_CQE_ST_OK && (!have_qpn || qpn >= c->qp_num)) {
-        /* No QP to keep the order of: completes at once. */
-        dmaq_send_cqe(c, qpn, status, total, cons + n - 1);
+    if (status != RCLINK_CQE_ST_OK &&
+        (!have_qpn || qpn >= c->qp_num || not_owner || x->id)) {
+        /*
+         * No QP to keep the order of (or not the context's QP, or the
+         * context goes into error): completes at once.
+         */
+        dmaq_send_cqe(x, qpn, status, total, cons + n - 1);
         return DMAQ_READ_DONE;
     }
     m = g_malloc0(sizeof(*m) + sizeof(m->pieces[0]) * n);
+    m->ctx = x;
     m->qpn = qpn;
     m->len = total;
     m->sq_idx = cons + n - 1;
@@ -422,8 +609,7 @@ static bool dmaq_msg_copy(RclinkCore *c, RclinkDmaqMsg *m, uint8_t *buf,
         RclinkDmaqPiece *p = &m->pieces[m->piece];
         uint32_t n = MIN(dlen, p->len - m->piece_off);
 
-        if (buf && pci_dma_read(c->pci, p->addr + m->piece_off, buf, n) !=
-            MEMTX_OK) {
+        if (buf && !ctx_dma(m->ctx, p->addr + m->piece_off, buf, n, false)) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: WQE buffer read at 0x%"
                           PRIx64 " failed\n", p->addr + m->piece_off);
             return false;
@@ -464,6 +650,10 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
         if (!t1->nfree) {
             return false;
         }
+        if (m->ctx->ost_max && m->ctx->ost_used >= m->ctx->ost_max) {
+            /* the context's share of the slots is taken: it waits */
+            return false;
+        }
         if (!rclink_t1_qp_enabled(c, m->qpn)) {
             /* Dropped at submission; its credit returns at once. */
             rclink_count(c, RCLINK_DMAQ_T1_TX_DROP_QP_OFF);
@@ -500,6 +690,7 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
         sl->fack = last && m->fack;
         sl->msg = m;
         m->outstanding++;
+        m->ctx->ost_used++;
         m->off += dlen;
         rclink_t1_submit(c, s);
     }
@@ -522,7 +713,7 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
 static void dmaq_t2_done(RclinkCore *c, RclinkDmaqMsg *m, uint8_t status)
 {
     trace_rclink_dmaq_msg_done(m->qpn, m->sq_idx, m->len, status);
-    dmaq_cqe_send(c, RCLINK_CQE_KIND_SEND_MCAST, m->qpn, status, m->len,
+    dmaq_cqe_send(m->ctx, RCLINK_CQE_KIND_SEND_MCAST, m->qpn, status, m->len,
                   m->sq_idx);
     g_free(m->t2_pl);
     g_free(m);
@@ -602,15 +793,15 @@ static void dmaq_park(RclinkCore *c, RclinkT1Qp *qp, RclinkDmaqMsg *m,
         qp->park_head = m;
     }
     qp->nparked++;
-    c->t1->q.nparked++;
+    m->ctx->nparked++;
     rclink_count(c, RCLINK_DMAQ_T1_CC_PARKED);
     trace_rclink_dmaq_park(qp->qpn, m->sq_idx, m->off, qp->nparked);
 }
 
-static void dmaq_ready_remove(RclinkDmaq *q, RclinkT1Qp *qp)
+static void dmaq_ready_remove(RclinkCtx *x, RclinkT1Qp *qp)
 {
     if (qp->in_ready) {
-        QTAILQ_REMOVE(&q->ready, qp, ready_link);
+        QTAILQ_REMOVE(&x->ready, qp, ready_link);
         qp->in_ready = false;
     }
 }
@@ -624,7 +815,7 @@ static RclinkDmaqMsg *dmaq_unpark(RclinkCore *c, RclinkT1Qp *qp)
         n = QSIMPLEQ_NEXT(n, next);
     } while (n && n->all_submitted);
     qp->nparked--;
-    c->t1->q.nparked--;
+    m->ctx->nparked--;
     qp->park_head = qp->nparked ? n : NULL;
     trace_rclink_dmaq_resume(qp->qpn, m->sq_idx, qp->nparked);
     return m;
@@ -632,49 +823,56 @@ static RclinkDmaqMsg *dmaq_unpark(RclinkCore *c, RclinkT1Qp *qp)
 
 void rclink_dmaq_cc_qp_en(RclinkCore *c, uint32_t qpn, bool en)
 {
-    RclinkDmaq *q = &c->t1->q;
     RclinkT1Qp *qp = &c->t1->qps[qpn];
 
     qp->eng_off = !en;
     if (en && qp->nparked && !qp->in_ready) {
-        QTAILQ_INSERT_TAIL(&q->ready, qp, ready_link);
+        /* the set-aside messages' context serves the QP */
+        QTAILQ_INSERT_TAIL(&qp->park_head->ctx->ready, qp, ready_link);
         qp->in_ready = true;
         rclink_t1_kick(c);
     }
 }
 
-/* The set-aside messages complete FLUSHED (the send queue stops). */
-static void dmaq_park_flush(RclinkCore *c)
+/* The context's set-aside messages complete FLUSHED (its SQ stops). */
+static void dmaq_park_flush(RclinkCtx *x)
 {
-    RclinkDmaq *q = &c->t1->q;
+    RclinkCore *c = x->c;
     RclinkDmaqMsg *m;
     uint32_t i;
 
-    for (i = 0; i < c->qp_num && q->nparked; i++) {
+    for (i = 0; i < c->qp_num && x->nparked; i++) {
         RclinkT1Qp *qp = &c->t1->qps[i];
 
-        dmaq_ready_remove(q, qp);
+        if (!qp->nparked || qp->park_head->ctx != x) {
+            continue;
+        }
+        dmaq_ready_remove(x, qp);
         for (m = qp->park_head; qp->nparked && m; m = QSIMPLEQ_NEXT(m, next)) {
             if (!m->all_submitted) {
                 m->all_submitted = true;
                 dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
             }
         }
-        q->nparked -= qp->nparked;
+        x->nparked -= qp->nparked;
         qp->nparked = 0;
         qp->park_head = NULL;
     }
 }
 
-static void dmaq_sq_run(RclinkCore *c)
+static void dmaq_sq_run(RclinkCtx *x)
 {
-    RclinkDmaq *q = &c->t1->q;
-    uint32_t size = dmaq_size(c, &dmaq_sq);
+    RclinkCore *c = x->c;
+    RclinkCtx *q = x;
+    uint32_t size = dmaq_size(x, &dmaq_sq);
 
     if (!size) {
         return;
     }
     for (;;) {
+        if (x->id && !x->running) {
+            return;             /* in error: ctx_error_finish() follows */
+        }
         if (q->cur && c->t1->qps[q->cur->qpn].eng_off) {
             /* masked while it waited for a slot: the rest waits aside */
             dmaq_park(c, &c->t1->qps[q->cur->qpn], q->cur, true);
@@ -700,14 +898,27 @@ static void dmaq_sq_run(RclinkCore *c)
                     q->cur = dmaq_unpark(c, qp);
                 }
                 if (qp->eng_off || !qp->nparked) {
-                    dmaq_ready_remove(q, qp);
+                    dmaq_ready_remove(x, qp);
                 }
                 continue;
             }
             if (q->nheld >= DMAQ_HELD_MAX || q->nparked >= DMAQ_PARK_MAX) {
                 return;
             }
-            if (dmaq_read_msg(c, size, &m) == DMAQ_READ_WAIT) {
+            if (dmaq_read_msg(x, size, &m) == DMAQ_READ_WAIT) {
+                return;
+            }
+            if (x->id && !x->running) {
+                /* the message put the context in error: nothing more */
+                if (m) {
+                    m->all_submitted = true;
+                    dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
+                    if (m->mcast) {
+                        dmaq_t2_done(c, m, RCLINK_CQE_ST_FLUSHED);
+                    } else {
+                        dmaq_qp_complete(c, m->qpn);
+                    }
+                }
                 return;
             }
             if (m && m->mcast) {
@@ -737,12 +948,41 @@ static void dmaq_sq_run(RclinkCore *c)
     }
 }
 
-/* The engine's work: held completions, then the send queue. */
+static void ctx_error_finish(RclinkCtx *x);
+static void ctx_dbrec(RclinkCtx *x);
+
+
+/*
+ * The engine's work: held completions, then the send queues, context 0
+ * first, the user contexts round robin from the one after the last first.
+ */
 void rclink_dmaq_run(RclinkCore *c)
 {
-    dmaq_cq_flush_held(c);
+    RclinkT1 *t1 = c->t1;
+    uint32_t i, n = RCLINK_CTX_NUM - 1;
+
+    dmaq_cq_flush_held(ctx0(c));
     dmaq_t2_run(c);
-    dmaq_sq_run(c);
+    dmaq_sq_run(ctx0(c));
+    for (i = 0; i < n; i++) {
+        RclinkCtx *x = &t1->ctx[1 + (t1->q.rr + i) % n];
+
+        if (x->err_pending) {
+            ctx_error_finish(x);
+        }
+        if (!x->enabled) {
+            continue;
+        }
+        dmaq_cq_flush_held(x);
+        if (x->running) {
+            dmaq_sq_run(x);
+        }
+        if (x->err_pending) {
+            ctx_error_finish(x);
+        }
+        ctx_dbrec(x);
+    }
+    t1->q.rr = (t1->q.rr + 1) % n;
 }
 
 /* ------------------------------------------------------------- receive */
@@ -751,12 +991,12 @@ void rclink_dmaq_run(RclinkCore *c)
  * The RQE at DMAQ_RQ_CONS + k, read ahead into the cache: its cache index
  * in *idx, false when the host has not posted it.
  */
-static bool dmaq_rqe(RclinkCore *c, uint32_t k, uint32_t *idx)
+static bool dmaq_rqe(RclinkCtx *x, uint32_t k, uint32_t *idx)
 {
-    RclinkDmaq *q = &c->t1->q;
-    uint32_t size = dmaq_size(c, &dmaq_rq);
-    uint32_t cons = dmaq_idx(c, RCLINK_DMAQ_RQ_CONS);
-    uint32_t posted = dmaq_idx(c, RCLINK_DMAQ_RQ_PROD) - cons;
+    RclinkCtx *q = x;
+    uint32_t size = dmaq_size(x, &dmaq_rq);
+    uint32_t cons = dq_get(x, &dmaq_rq, DQ_CONS);
+    uint32_t posted = dq_get(x, &dmaq_rq, DQ_PROD) - cons;
 
     if (posted > size) {
         posted = 0;                     /* refused at the write */
@@ -770,9 +1010,10 @@ static bool dmaq_rqe(RclinkCore *c, uint32_t k, uint32_t *idx)
             return false;
         }
         q->rqe[i % RCLINK_DMAQ_RING_MAX].status = RCLINK_CQE_ST_OK;
-        if (pci_dma_read(c->pci, dmaq_entry(c, &dmaq_rq, size, i), w,
-                         sizeof(w)) != MEMTX_OK) {
-            qemu_log_mask(LOG_GUEST_ERROR, "rclink: RQE %u read failed\n", i);
+        if (!ctx_qdma(x, dmaq_entry(x, &dmaq_rq, size, i), w, sizeof(w),
+                      false)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: RQE %u read "
+                          "failed\n", x->id, i);
             q->rqe[i % RCLINK_DMAQ_RING_MAX].status = RCLINK_CQE_ST_DMA_ERR;
         } else {
             len = RF_GET(RCLINK_RQE_LEN, le64_to_cpu(w[1]));
@@ -784,6 +1025,11 @@ static bool dmaq_rqe(RclinkCore *c, uint32_t k, uint32_t *idx)
                               i, len);
                 q->rqe[i % RCLINK_DMAQ_RING_MAX].status =
                     RCLINK_CQE_ST_BAD_WQE;
+            } else if (!ctx_in_area(x, le64_to_cpu(w[0]), len)) {
+                qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: RQE %u "
+                              "outside its area\n", x->id, i);
+                q->rqe[i % RCLINK_DMAQ_RING_MAX].status =
+                    RCLINK_CQE_ST_BAD_ADDR;
             }
         }
         q->rq_cached++;
@@ -797,6 +1043,7 @@ static bool dmaq_rqe(RclinkCore *c, uint32_t k, uint32_t *idx)
  * its QPN) or of a TYPE2 group (RECV_MCAST CQEs with the group).
  */
 typedef struct DmaqRxTo {
+    RclinkCtx *x;              /* the owner */
     RclinkDmaqRx *rx;
     unsigned kind;
     uint32_t id;
@@ -804,7 +1051,14 @@ typedef struct DmaqRxTo {
 
 static DmaqRxTo dmaq_rx_qp(RclinkCore *c, uint32_t qpn)
 {
-    return (DmaqRxTo){ &c->t1->qps[qpn].rx, RCLINK_CQE_KIND_RECV, qpn };
+    return (DmaqRxTo){ &c->t1->ctx[c->t1->qp_owner[qpn]], &c->t1->qps[qpn].rx,
+                       RCLINK_CQE_KIND_RECV, qpn };
+}
+
+static DmaqRxTo dmaq_rx_group(RclinkCore *c, unsigned g)
+{
+    return (DmaqRxTo){ &c->t1->ctx[c->t1->t2_owner[g]], &c->t1->t2.rx[g],
+                       RCLINK_CQE_KIND_RECV_MCAST, g };
 }
 
 static void dmaq_recv_cqe(RclinkCore *c, const DmaqRxTo *to, uint8_t status,
@@ -825,7 +1079,7 @@ static void dmaq_recv_cqe(RclinkCore *c, const DmaqRxTo *to, uint8_t status,
     w0 = RF_SET(RCLINK_CQE_QPN, w0, qpn);
     w0 = RF_SET(RCLINK_CQE_LEN, w0, len);
     w1 = RF_SET(RCLINK_CQE_MSG_LEN, w1, msg_len);
-    dmaq_cq_post(c, w0, w1);
+    dmaq_cq_post(to->x, w0, w1);
 }
 
 /* Complete the QP's (or group's) current buffer. */
@@ -863,21 +1117,36 @@ void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn)
     dmaq_rx_flush(c, &to);
 }
 
+static void dmaq_rx_flush_group(RclinkCore *c, unsigned g)
+{
+    DmaqRxTo to = dmaq_rx_group(c, g);
+
+    dmaq_rx_flush(c, &to);
+}
+
 /* Take the next RQE as the receiver's buffer (it must be cached). */
 static bool dmaq_rx_take(RclinkCore *c, const DmaqRxTo *to)
 {
-    RclinkDmaq *q = &c->t1->q;
+    RclinkCtx *q = to->x;
     RclinkDmaqRx *rx = to->rx;
-    uint32_t cons = dmaq_idx(c, RCLINK_DMAQ_RQ_CONS), ci;
+    uint32_t cons = dq_get(q, &dmaq_rq, DQ_CONS), ci;
 
-    if (!dmaq_rqe(c, 0, &ci)) {
+    if (!dmaq_rqe(q, 0, &ci)) {
         return false;
     }
-    rclink_set(c, RCLINK_DMAQ_RQ_CONS, (uint32_t)(cons + 1));
+    dq_set(q, &dmaq_rq, DQ_CONS, cons + 1);
     q->rq_cached--;
     if (q->rqe[ci].status != RCLINK_CQE_ST_OK) {
         dmaq_recv_cqe(c, to, q->rqe[ci].status, false, false, 0, cons,
                       rx->msg_len);
+        if (q->id) {
+            /* a user context's bad RQE: the context goes into error */
+            ctx_fail(q, q->rqe[ci].status == RCLINK_CQE_ST_BAD_ADDR ?
+                     RCLINK_CTX_EVT_CAUSE_BAD_ADDR :
+                     q->rqe[ci].status == RCLINK_CQE_ST_DMA_ERR ?
+                     RCLINK_CTX_EVT_CAUSE_DMA : RCLINK_CTX_EVT_CAUSE_BAD_RQE,
+                     cons);
+        }
         return true;
     }
     rx->buf = true;
@@ -919,7 +1188,8 @@ static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
         dlen = mlen - off;          /* a short packet's padding */
     }
 
-    if (!dmaq_size(c, &dmaq_rq) || !dmaq_size(c, &dmaq_cq)) {
+    if (!dmaq_size(to->x, &dmaq_rq) || !dmaq_size(to->x, &dmaq_cq) ||
+        (to->x->id && !to->x->running)) {
         return false;
     }
     if (start) {
@@ -951,15 +1221,19 @@ static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
                         cqes++;             /* the full buffer */
                         buf = false;
                     }
-                    if (!dmaq_rqe(c, k++, &idx)) {
+                    if (!dmaq_rqe(to->x, k++, &idx)) {
                         return false;
                     }
-                    if (c->t1->q.rqe[idx].status != RCLINK_CQE_ST_OK) {
+                    if (to->x->rqe[idx].status != RCLINK_CQE_ST_OK) {
                         cqes++;             /* completed unused */
+                        if (to->x->id) {
+                            /* the context's error ends it there */
+                            return dmaq_cq_room(to->x) >= cqes;
+                        }
                         continue;
                     }
                     buf = true;
-                    space = c->t1->q.rqe[idx].len;
+                    space = to->x->rqe[idx].len;
                     continue;
                 }
                 n = MIN(left, space);
@@ -968,7 +1242,7 @@ static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
             }
             cqes += ends;
         }
-        return dmaq_cq_room(c) >= cqes;
+        return dmaq_cq_room(to->x) >= cqes;
     }
 
     if (flush) {
@@ -996,10 +1270,15 @@ static bool dmaq_rx_accept(RclinkCore *c, const DmaqRxTo *to,
                 dmaq_rx_flush(c, to);
                 return true;
             }
+            if (to->x->id && !to->x->running) {
+                /* a bad RQE put the context in error: the rest is lost */
+                dmaq_rx_flush(c, to);
+                return true;
+            }
             continue;
         }
         n = MIN(dlen, rx->size - rx->fill);
-        if (pci_dma_write(c->pci, rx->addr + rx->fill, data, n) != MEMTX_OK) {
+        if (!ctx_dma(to->x, rx->addr + rx->fill, (void *)data, n, true)) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: receive buffer "
                           "write at 0x%" PRIx64 " failed\n", qpn,
                           rx->addr + rx->fill);
@@ -1030,30 +1309,70 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
 bool rclink_dmaq_t2_accept(RclinkCore *c, unsigned g, const uint8_t *pl,
                            size_t len, bool dry_run)
 {
-    DmaqRxTo to = { &c->t1->t2.rx[g], RCLINK_CQE_KIND_RECV_MCAST, g };
+    DmaqRxTo to = dmaq_rx_group(c, g);
 
     return dmaq_rx_accept(c, &to, pl, len, dry_run);
 }
 
+void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g)
+{
+    uint16_t o = c->t1->t2_owner[g];
+
+    if (o) {
+        c->t1->ctx[o].rx_nobuf++;
+    }
+}
+
+bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn)
+{
+    return c->t1->qp_owner[qpn] != 0;
+}
+
+void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn)
+{
+    uint16_t o = c->t1->qp_owner[qpn];
+
+    if (o) {
+        c->t1->ctx[o].rx_nobuf++;
+        trace_rclink_ctx_rx_nobuf(o, qpn);
+    }
+}
+
 /* ----------------------------------------------------------- registers */
 
-static void dmaq_sq_stop(RclinkCore *c)
+static void dmaq_sq_stop(RclinkCtx *x)
 {
-    RclinkDmaq *q = &c->t1->q;
-    RclinkDmaqMsg *m = q->cur;
+    RclinkCore *c = x->c;
+    RclinkDmaqMsg *m = x->cur;
     uint32_t qpn = m ? m->qpn : 0;
-
     uint32_t i;
 
-    q->cur = NULL;
+    x->cur = NULL;
     if (m) {
         /* The rest of the message is not sent. */
         m->all_submitted = true;
         dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
     }
-    dmaq_park_flush(c);
+    if (x->t2_parked) {
+        dmaq_t2_done(c, x->t2_parked, RCLINK_CQE_ST_FLUSHED);
+        x->t2_parked = NULL;
+    }
+    dmaq_park_flush(x);
     /* In-flight messages complete FLUSHED first (m may go with them). */
-    rclink_t1_release_all(c);
+    if (!x->id) {
+        rclink_t1_release_all(c);
+    } else {
+        for (i = 0; i < c->qp_num; i++) {
+            RclinkDmaqMsg *k;
+
+            QSIMPLEQ_FOREACH(k, &c->t1->qps[i].msgs, next) {
+                if (k->ctx == x) {
+                    rclink_t1_release_qp(c, i);
+                    break;
+                }
+            }
+        }
+    }
     if (m) {
         dmaq_qp_complete(c, qpn);
     }
@@ -1062,38 +1381,51 @@ static void dmaq_sq_stop(RclinkCore *c)
             dmaq_qp_complete(c, i);
         }
     }
-    rclink_set(c, RCLINK_DMAQ_SQ_PROD, 0);
-    rclink_set(c, RCLINK_DMAQ_SQ_CONS, 0);
+    dq_set(x, &dmaq_sq, DQ_PROD, 0);
+    dq_set(x, &dmaq_sq, DQ_CONS, 0);
 }
 
-static void dmaq_rq_stop(RclinkCore *c)
+static void dmaq_rq_stop(RclinkCtx *x)
 {
+    RclinkCore *c = x->c;
     uint32_t i;
 
     for (i = 0; i < c->qp_num; i++) {
-        rclink_dmaq_rx_flush_qp(c, i);
+        if (c->t1->qp_owner[i] == x->id) {
+            rclink_dmaq_rx_flush_qp(c, i);
+        }
     }
-    c->t1->q.rq_cached = 0;
-    rclink_set(c, RCLINK_DMAQ_RQ_PROD, 0);
-    rclink_set(c, RCLINK_DMAQ_RQ_CONS, 0);
+    if (x->id) {
+        for (i = 0; i < RCLINK_AFH_T2_GROUPS; i++) {
+            if (c->t1->t2_owner[i] == x->id) {
+                dmaq_rx_flush_group(c, i);
+            }
+        }
+    }
+    x->rq_cached = 0;
+    dq_set(x, &dmaq_rq, DQ_PROD, 0);
+    dq_set(x, &dmaq_rq, DQ_CONS, 0);
 }
 
-static void dmaq_cq_stop(RclinkCore *c)
+static void dmaq_cq_stop(RclinkCtx *x)
 {
-    dmaq_held_free(&c->t1->q);
-    c->t1->q.irq_pending = false;
-    rclink_set(c, RCLINK_DMAQ_CQ_PROD, 0);
-    rclink_set(c, RCLINK_DMAQ_CQ_CONS, 0);
-    rclink_update_intx(c);
+    dmaq_held_free(x);
+    x->irq_pending = false;
+    dq_set(x, &dmaq_cq, DQ_PROD, 0);
+    dq_set(x, &dmaq_cq, DQ_CONS, 0);
+    if (!x->id) {
+        rclink_update_intx(x->c);
+    }
 }
 
 static void dmaq_cfg_write(RclinkCore *c, const RclinkDmaqRing *r,
                            uint64_t *p, uint64_t old)
 {
+    RclinkCtx *x = ctx0(c);
     unsigned max = RF_GET(RCLINK_DMAQ_CAP_MAX_ORDER,
                           rclink_get(c, RCLINK_DMAQ_CAP));
     unsigned order = RF_GET(r->order_mask, *p);
-    uint64_t base = rclink_get(c, r->base);
+    uint64_t base = rclink_get(c, r->reg[DQ_BASE]);
     bool was = old & r->enable, now = *p & r->enable;
 
     if (now && !was) {
@@ -1115,36 +1447,535 @@ static void dmaq_cfg_write(RclinkCore *c, const RclinkDmaqRing *r,
     } else if (!now && was) {
         trace_rclink_dmaq_queue(r->name, 0, order, base);
         if (r == &dmaq_sq) {
-            dmaq_sq_stop(c);
+            dmaq_sq_stop(x);
         } else if (r == &dmaq_rq) {
-            dmaq_rq_stop(c);
+            dmaq_rq_stop(x);
         } else {
-            dmaq_cq_stop(c);
+            dmaq_cq_stop(x);
         }
         rclink_t1_kick(c);
     }
 }
 
 /* A producer index of the host: at most a ring's worth ahead. */
+static bool dmaq_prod_ok(RclinkCtx *x, const RclinkDmaqRing *r, uint32_t v)
+{
+    uint32_t size = dmaq_size(x, r);
+
+    return !size || (uint32_t)(v - dq_get(x, r, DQ_CONS)) <= size;
+}
+
 static void dmaq_prod_write(RclinkCore *c, const RclinkDmaqRing *r,
                             uint64_t *p, uint64_t old)
 {
-    uint32_t size = dmaq_size(c, r);
+    RclinkCtx *x = ctx0(c);
 
-    if (size && (uint32_t)(*p - dmaq_idx(c, r->cons)) > size) {
+    if (!dmaq_prod_ok(x, r, *p)) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ_%s_PROD %u more than "
                       "%u entries ahead of CONS %u: ignored\n", r->name,
-                      (uint32_t)*p, size, dmaq_idx(c, r->cons));
+                      (uint32_t)*p, dmaq_size(x, r), dq_get(x, r, DQ_CONS));
         *p = old;
         return;
     }
     rclink_t1_kick(c);
 }
 
-void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
-                       uint64_t *p, uint64_t old, uint64_t wval)
+/* ------------------------------------------------------------ contexts */
+
+/* The context DMAQ_CTX_SEL selects, NULL for none. */
+static RclinkCtx *ctx_sel(RclinkCore *c, const char *what)
 {
+    uint64_t n = RF_GET(RCLINK_DMAQ_CTX_SEL_CTX,
+                        rclink_get(c, RCLINK_DMAQ_CTX_SEL));
+
+    if (!n || n >= RCLINK_CTX_NUM) {
+        if (what) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: %s with DMAQ_CTX_SEL %"
+                          PRIu64 " (1..%u): dropped\n", what, n,
+                          RCLINK_CTX_NUM - 1);
+        }
+        return NULL;
+    }
+    return &c->t1->ctx[n];
+}
+
+/* The doorbell record: consumer indexes, error (only when changed). */
+static void ctx_dbrec_write(RclinkCtx *x, bool force)
+{
+    uint32_t sq = dq_get(x, &dmaq_sq, DQ_CONS);
+    uint32_t rq = dq_get(x, &dmaq_rq, DQ_CONS);
+    uint64_t w[2];
+
+    if (!force && sq == x->rec_sq && rq == x->rec_rq) {
+        return;
+    }
+    w[0] = cpu_to_le64(RF_SET(RCLINK_DBREC_RQ_CONS,
+                              RF_SET(RCLINK_DBREC_SQ_CONS, 0, sq), rq));
+    w[1] = x->error ? RCLINK_DBREC_ERROR : 0;
+    w[1] = cpu_to_le64(RF_SET(RCLINK_DBREC_CAUSE, w[1], x->cause));
+    x->rec_sq = sq;
+    x->rec_rq = rq;
+    if (pci_dma_write(x->c->pci, x->dbrec, w, sizeof(w)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: doorbell record "
+                      "write to 0x%" PRIx64 " failed\n", x->id, x->dbrec);
+        if (!x->error) {
+            ctx_fail(x, RCLINK_CTX_EVT_CAUSE_DMA, x->dbrec);
+        }
+    }
+}
+
+static void ctx_dbrec(RclinkCtx *x)
+{
+    if (x->running) {
+        ctx_dbrec_write(x, false);
+    }
+}
+
+/*
+ * A cause found on the data path: the context stops fetching at once (its
+ * SQ and RQ look disabled); the rest (flush, record, event) is done by
+ * ctx_error_finish() in the engine's next run.
+ */
+static void ctx_fail(RclinkCtx *x, uint8_t cause, uint64_t info)
+{
+    if (!x->id || !x->enabled || x->error || x->err_pending) {
+        return;
+    }
+    trace_rclink_ctx_error(x->id, cause, info);
+    x->err_pending = cause;
+    x->err_pending_info = info;
+    x->running = false;
+    rclink_t1_kick(x->c);
+}
+
+/*
+ * Stop a user context: nothing is fetched any more, in-flight messages and
+ * open receives complete FLUSHED into its CQ as far as it has room, the
+ * rest is forgotten; then nothing more is read or written for it.
+ */
+static void ctx_quiesce(RclinkCtx *x)
+{
+    uint64_t idx[2][2] = {
+        { x->ring[DQ_SQ][DQ_PROD], x->ring[DQ_SQ][DQ_CONS] },
+        { x->ring[DQ_RQ][DQ_PROD], x->ring[DQ_RQ][DQ_CONS] },
+    };
+
+    x->running = false;
+    dmaq_sq_stop(x);
+    dmaq_rq_stop(x);
+    /* the indices stay for the record and the kernel's diagnostics */
+    x->ring[DQ_SQ][DQ_PROD] = idx[0][0];
+    x->ring[DQ_SQ][DQ_CONS] = idx[0][1];
+    x->ring[DQ_RQ][DQ_PROD] = idx[1][0];
+    x->ring[DQ_RQ][DQ_CONS] = idx[1][1];
+    dmaq_cq_flush_held(x);
+    dmaq_held_free(x);
+    x->ring[DQ_SQ][DQ_CFG] = 0;
+    x->ring[DQ_RQ][DQ_CFG] = 0;
+    x->ring[DQ_CQ][DQ_CFG] = 0;
+    x->armed = false;
+    if (x->mod_timer_on) {
+        timer_del(&x->mod_timer);
+        x->mod_timer_on = false;
+    }
+}
+
+static void ctx_error_finish(RclinkCtx *x)
+{
+    uint64_t info;
+
+    if (!x->err_pending) {
+        return;
+    }
+    x->cause = x->err_pending;
+    x->err_info = x->err_pending_info;
+    x->err_pending = 0;
+    x->error = true;
+    ctx_quiesce(x);
+    ctx_dbrec_write(x, true);
+    info = RF_SET(RCLINK_CTX_EVT_CTX, 0, x->id);
+    info = RF_SET(RCLINK_CTX_EVT_CAUSE, info, x->cause);
+    rclink_event(x->c, RCLINK_EVT_SRC_CTX_ERR, info);
+}
+
+/* DMAQ_CTX_CTRL.enable 0 -> 1: check, read the area table, run. */
+static void ctx_enable(RclinkCtx *x)
+{
+    RclinkCore *c = x->c;
+    unsigned max = RF_GET(RCLINK_DMAQ_CAP_MAX_ORDER,
+                          rclink_get(c, RCLINK_DMAQ_CAP));
+    uint64_t cap = rclink_get(c, RCLINK_DMAQ_CTX_CAP);
+    unsigned o[3] = {
+        RF_GET(RCLINK_DMAQ_CTX_QCFG_SQ_ORDER, x->qcfg),
+        RF_GET(RCLINK_DMAQ_CTX_QCFG_RQ_ORDER, x->qcfg),
+        RF_GET(RCLINK_DMAQ_CTX_QCFG_CQ_ORDER, x->qcfg),
+    };
+    static const RclinkDmaqRing *rings[3] = { &dmaq_sq, &dmaq_rq, &dmaq_cq };
+    uint32_t chunks = RF_GET(RCLINK_DMAQ_CTX_AREA_CFG_CHUNKS, x->area_cfg);
+    unsigned shift = RF_GET(RCLINK_DMAQ_CTX_AREA_CFG_CHUNK_SHIFT, x->area_cfg);
+    const char *why = NULL;
+    uint64_t info = 0;
+    uint32_t i;
+
+    for (i = 0; i < 3 && !why; i++) {
+        if (o[i] < DMAQ_MIN_ORDER || o[i] > max) {
+            why = "queue order";
+            info = o[i];
+        } else if (x->ring[i][DQ_BASE] & (DMAQ_ALIGN - 1)) {
+            why = "queue base not 4 KiB aligned";
+            info = x->ring[i][DQ_BASE];
+        }
+    }
+    if (!why && (x->dbrec & 63)) {
+        why = "doorbell record not 64-byte aligned";
+        info = x->dbrec;
+    } else if (!why && (!chunks ||
+               chunks > RF_GET(RCLINK_DMAQ_CTX_CAP_MAX_CHUNKS, cap) ||
+               shift < RF_GET(RCLINK_DMAQ_CTX_CAP_CHUNK_MIN, cap) ||
+               shift > RF_GET(RCLINK_DMAQ_CTX_CAP_CHUNK_MAX, cap))) {
+        why = "area size";
+        info = x->area_cfg;
+    } else if (!why && (x->area_tbl & (DMAQ_ALIGN - 1))) {
+        why = "area table not 4 KiB aligned";
+        info = x->area_tbl;
+    }
+    x->enabled = true;
+    x->error = false;
+    x->cause = 0;
+    x->err_pending = 0;
+    x->err_pending_info = 0;
+    x->chunk = g_renew(uint64_t, x->chunk, MAX(chunks, 1));
+    if (!why && pci_dma_read(c->pci, x->area_tbl, x->chunk,
+                             chunks * sizeof(uint64_t)) != MEMTX_OK) {
+        why = "area table unreadable";
+        info = x->area_tbl;
+    }
+    for (i = 0; !why && i < chunks; i++) {
+        x->chunk[i] = le64_to_cpu(x->chunk[i]);
+        if (x->chunk[i] & ((1ull << shift) - 1)) {
+            why = "area chunk not aligned to its size";
+            info = i;
+        }
+    }
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u enabled with a bad "
+                      "configuration (%s, 0x%" PRIx64 "): in error\n", x->id,
+                      why, info);
+        x->error = true;
+        x->cause = RCLINK_CTX_EVT_CAUSE_CONFIG;
+        x->err_info = info;
+        x->running = false;
+        trace_rclink_ctx_error(x->id, x->cause, info);
+        return;
+    }
+    x->nchunks = chunks;
+    x->chunk_shift = shift;
+    x->area_size = (uint64_t)chunks << shift;
+    for (i = 0; i < 3; i++) {
+        const RclinkDmaqRing *r = rings[i];
+
+        x->ring[i][DQ_CFG] = RF_SET(r->order_mask, 0, o[i]) | r->enable;
+        x->ring[i][DQ_PROD] = x->ring[i][DQ_CONS] = 0;
+    }
+    x->rq_cached = 0;
+    x->armed = false;
+    x->running = true;
+    x->rec_sq = x->rec_rq = 0;
+    trace_rclink_ctx_enable(x->id, 1, x->area_size);
+    ctx_dbrec_write(x, true);
+    rclink_t1_kick(c);
+}
+
+/* DMAQ_CTX_CTRL.enable 1 -> 0: stop, then forget. */
+static void ctx_disable(RclinkCtx *x)
+{
+    unsigned i;
+
+    if (x->running || x->err_pending) {
+        ctx_quiesce(x);
+    }
+    x->enabled = x->running = x->error = false;
+    x->cause = x->err_pending = 0;
+    x->err_info = x->err_pending_info = 0;
+    x->nchunks = 0;
+    x->area_size = 0;
+    for (i = 0; i < 3; i++) {
+        /* the configuration (the bases) stays, the indices go */
+        x->ring[i][DQ_CFG] = x->ring[i][DQ_PROD] = x->ring[i][DQ_CONS] = 0;
+    }
+    trace_rclink_ctx_enable(x->id, 0, 0);
+}
+
+/* The configuration registers of a context as written, NULL for others. */
+static uint64_t *ctx_cfg_reg(RclinkCtx *x, hwaddr reg)
+{
+    switch (reg) {
+    case RCLINK_DMAQ_CTX_SQ_BASE:
+        return &x->ring[DQ_SQ][DQ_BASE];
+    case RCLINK_DMAQ_CTX_RQ_BASE:
+        return &x->ring[DQ_RQ][DQ_BASE];
+    case RCLINK_DMAQ_CTX_CQ_BASE:
+        return &x->ring[DQ_CQ][DQ_BASE];
+    case RCLINK_DMAQ_CTX_QCFG:
+        return &x->qcfg;
+    case RCLINK_DMAQ_CTX_DBREC:
+        return &x->dbrec;
+    case RCLINK_DMAQ_CTX_AREA_TBL:
+        return &x->area_tbl;
+    case RCLINK_DMAQ_CTX_AREA_CFG:
+        return &x->area_cfg;
+    case RCLINK_DMAQ_CTX_MOD:
+        return &x->mod;
+    case RCLINK_DMAQ_CTX_OST:
+        return &x->ost_max;
+    default:
+        return NULL;
+    }
+}
+
+static void ctx_write(RclinkCore *c, hwaddr reg, uint64_t v, uint64_t wval)
+{
+    RclinkCtx *x = ctx_sel(c, "DMAQ_CTX write");
+    uint64_t *p;
+
+    if (!x) {
+        return;
+    }
+    if (reg == RCLINK_DMAQ_CTX_CTRL) {
+        if (wval & RCLINK_DMAQ_CTX_CTRL_STOP) {
+            if (x->running) {
+                trace_rclink_ctx_stop(x->id);
+                ctx_quiesce(x);
+                ctx_dbrec_write(x, true);
+            }
+        }
+        if ((v & RCLINK_DMAQ_CTX_CTRL_ENABLE) && !x->enabled) {
+            ctx_enable(x);
+        } else if (!(v & RCLINK_DMAQ_CTX_CTRL_ENABLE) && x->enabled) {
+            ctx_disable(x);
+        }
+        return;
+    }
+    p = ctx_cfg_reg(x, reg);
+    if (!p) {
+        return;                 /* RO */
+    }
+    if (reg == RCLINK_DMAQ_CTX_MOD || reg == RCLINK_DMAQ_CTX_OST) {
+        /* moderation and the slot share may change while it runs */
+        *p = v & (reg == RCLINK_DMAQ_CTX_OST ? RCLINK_DMAQ_CTX_OST_MAX : ~0ull);
+        rclink_t1_kick(c);
+        return;
+    }
+    if (x->enabled) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: configuration "
+                      "written while enabled: ignored\n", x->id);
+        return;
+    }
+    *p = v;
+}
+
+static uint64_t ctx_read(RclinkCore *c, hwaddr reg)
+{
+    RclinkCtx *x = ctx_sel(c, NULL);
+    uint64_t v = 0;
+
+    if (!x) {
+        return 0;
+    }
+    if (ctx_cfg_reg(x, reg) && reg != RCLINK_DMAQ_CTX_OST) {
+        return *ctx_cfg_reg(x, reg);
+    }
+    switch (reg) {
+    case RCLINK_DMAQ_CTX_CTRL:
+        return x->enabled ? RCLINK_DMAQ_CTX_CTRL_ENABLE : 0;
+    case RCLINK_DMAQ_CTX_STATUS:
+        if (x->running) {
+            v |= RCLINK_DMAQ_CTX_STATUS_RUNNING;
+        }
+        /* the model's stop is done at once: active while running */
+        if (x->running || x->err_pending) {
+            v |= RCLINK_DMAQ_CTX_STATUS_ACTIVE;
+        }
+        if (x->error || x->err_pending) {
+            v |= RCLINK_DMAQ_CTX_STATUS_ERROR;
+        }
+        if (x->armed) {
+            v |= RCLINK_DMAQ_CTX_STATUS_ARMED;
+        }
+        return RF_SET(RCLINK_DMAQ_CTX_STATUS_CAUSE, v,
+                      x->error ? x->cause : x->err_pending);
+    case RCLINK_DMAQ_CTX_ERR_INFO:
+        return x->error ? x->err_info : x->err_pending_info;
+    case RCLINK_DMAQ_CTX_SQ_IDX:
+    case RCLINK_DMAQ_CTX_RQ_IDX:
+    case RCLINK_DMAQ_CTX_CQ_IDX: {
+        unsigned r = (reg - RCLINK_DMAQ_CTX_SQ_IDX) / 8;
+
+        return (uint64_t)(uint32_t)x->ring[r][DQ_CONS] << 32 |
+               (uint32_t)x->ring[r][DQ_PROD];
+    }
+    case RCLINK_DMAQ_CTX_RX_NOBUF:
+        return x->rx_nobuf;
+    case RCLINK_DMAQ_CTX_NOT_OWNER:
+        return x->not_owner;
+    case RCLINK_DMAQ_CTX_EVENTS:
+        return x->events;
+    case RCLINK_DMAQ_CTX_OST:
+        return RF_SET(RCLINK_DMAQ_CTX_OST_USED, x->ost_max, x->ost_used);
+    default:
+        return 0;
+    }
+}
+
+/* An owner table entry changes: what the old owner was receiving ends. */
+static void ctx_owner_write(RclinkCore *c, uint16_t *owner, uint64_t v,
+                            int qpn, int group)
+{
+    uint64_t n = RF_GET(RCLINK_DMAQ_QP_OWNER_CTX, v);
+
+    if (n >= RCLINK_CTX_NUM) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: owner context %" PRIu64
+                      " >= %u: not written\n", n, RCLINK_CTX_NUM);
+        return;
+    }
+    if (*owner == n) {
+        return;
+    }
+    if (qpn >= 0) {
+        rclink_dmaq_rx_flush_qp(c, qpn);
+    } else {
+        dmaq_rx_flush_group(c, group);
+    }
+    trace_rclink_ctx_owner(qpn >= 0 ? qpn : group, qpn < 0, *owner, n);
+    *owner = n;
+}
+
+/* The doorbell BAR: context n's page at n << RCLINK_CTX_DB_SHIFT. */
+void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
+                         unsigned size)
+{
+    uint32_t n = addr >> RCLINK_CTX_DB_SHIFT;
+    hwaddr off = addr & ((1u << RCLINK_CTX_DB_SHIFT) - 1);
+    uint32_t v = val;
+    RclinkCtx *x;
+
+    if (!c->t1 || !n || n >= RCLINK_CTX_NUM || (off & 7) ||
+        off > RCLINK_DB_OFF_CQ_ARM || (size != 4 && size != 8)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: doorbell write of %u bytes "
+                      "at 0x%" HWADDR_PRIx ": ignored\n", size, addr);
+        return;
+    }
+    x = &c->t1->ctx[n];
+    trace_rclink_ctx_doorbell(n, off, v);
+    if (!x->running) {
+        /* stopped, in error or disabled: rung for nothing */
+        return;
+    }
+    switch (off) {
+    case RCLINK_DB_OFF_SQ_PROD:
+    case RCLINK_DB_OFF_RQ_PROD: {
+        const RclinkDmaqRing *r = off == RCLINK_DB_OFF_SQ_PROD ? &dmaq_sq
+                                                               : &dmaq_rq;
+
+        if (!dmaq_prod_ok(x, r, v)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: %s producer "
+                          "%u beyond the ring: in error\n", x->id, r->name, v);
+            ctx_fail(x, RCLINK_CTX_EVT_CAUSE_DOORBELL, v);
+            return;
+        }
+        dq_set(x, r, DQ_PROD, v);
+        if (r == &dmaq_rq) {
+            rclink_cbfc_rx_drain(c);
+        }
+        break;
+    }
+    case RCLINK_DB_OFF_CQ_CONS: {
+        uint32_t old = dq_get(x, &dmaq_cq, DQ_CONS);
+        uint32_t prod = dq_get(x, &dmaq_cq, DQ_PROD);
+
+        if ((uint32_t)(v - old) > (uint32_t)(prod - old)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: CQ consumer "
+                          "%u beyond the producer %u: in error\n", x->id, v,
+                          prod);
+            ctx_fail(x, RCLINK_CTX_EVT_CAUSE_DOORBELL, v);
+            return;
+        }
+        dq_set(x, &dmaq_cq, DQ_CONS, v);
+        rclink_cbfc_rx_drain(c);
+        break;
+    }
+    default:                    /* CQ_ARM */
+        x->armed = true;
+        x->arm_idx = v;
+        if (x->mod_timer_on) {
+            timer_del(&x->mod_timer);
+            x->mod_timer_on = false;
+        }
+        /* CQEs from v on already written: the event at once */
+        if ((uint32_t)(dq_get(x, &dmaq_cq, DQ_PROD) - v) - 1 <
+            dmaq_size(x, &dmaq_cq)) {
+            ctx_cq_event(x);
+        }
+        return;
+    }
+    rclink_t1_kick(c);
+}
+
+/*
+ * The storage of the selected registers (DMAQ_CTX_CTRL .. DMAQ_CTX_EVENTS,
+ * DMAQ_QP_OWNER) holds what the selection shows, so that a 32-bit write
+ * merges with the other half of the selected context's register.
+ */
+static uint64_t qp_owner_read(RclinkCore *c)
+{
+    uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_OWNER_SEL_QPN,
+                          rclink_get(c, RCLINK_DMAQ_QP_OWNER_SEL));
+
+    return qpn < c->qp_num ? c->t1->qp_owner[qpn] : 0;
+}
+
+static void ctx_mirror(RclinkCore *c)
+{
+    hwaddr r;
+
+    for (r = RCLINK_DMAQ_CTX_CTRL; r <= RCLINK_DMAQ_CTX_OST; r += 8) {
+        rclink_set(c, r, ctx_read(c, r));
+    }
+}
+
+void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
+                       hwaddr elem, uint64_t *p, uint64_t old,
+                       uint64_t wval)
+{
+    if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
+        d->offset <= RCLINK_DMAQ_CTX_OST) {
+        ctx_write(c, d->offset, *p, wval);
+        *p = ctx_read(c, d->offset);
+        return;
+    }
     switch (d->offset) {
+    case RCLINK_DMAQ_CTX_CAP:
+        *p = old;
+        break;
+    case RCLINK_DMAQ_CTX_SEL:
+        ctx_mirror(c);
+        break;
+    case RCLINK_DMAQ_QP_OWNER_SEL:
+        rclink_set(c, RCLINK_DMAQ_QP_OWNER, qp_owner_read(c));
+        break;
+    case RCLINK_DMAQ_QP_OWNER: {
+        uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_OWNER_SEL_QPN,
+                              rclink_get(c, RCLINK_DMAQ_QP_OWNER_SEL));
+
+        if (qpn >= c->qp_num) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ_QP_OWNER of QP %u "
+                          ">= QP_NUM: dropped\n", qpn);
+        } else {
+            ctx_owner_write(c, &c->t1->qp_owner[qpn], *p, qpn, -1);
+        }
+        *p = qp_owner_read(c);
+        break;
+    }
     case RCLINK_DMAQ_T2_JOIN:
         rclink_t2_join(c, old, *p);
         break;
@@ -1164,7 +1995,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                                   d->offset == RCLINK_DMAQ_RQ_BASE ? &dmaq_rq :
                                   &dmaq_cq;
 
-        if (dmaq_size(c, r) && *p != old) {
+        if (dmaq_size(ctx0(c), r) && *p != old) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ %s base written "
                           "while enabled: ignored\n", r->name);
             *p = old;
@@ -1180,7 +2011,7 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
         rclink_cbfc_rx_drain(c);
         break;
     case RCLINK_DMAQ_CQ_CONS: {
-        uint32_t prod = dmaq_idx(c, RCLINK_DMAQ_CQ_PROD);
+        uint32_t prod = rclink_get(c, RCLINK_DMAQ_CQ_PROD);
 
         if ((uint32_t)(*p - old) > (uint32_t)(prod - old)) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ_CQ_CONS %u beyond "
@@ -1204,18 +2035,40 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
         }
         break;
     default:
+        if (d->offset == RCLINK_DMAQ_T2_OWNER(0)) {
+            unsigned g = (elem - RCLINK_DMAQ_T2_OWNER(0)) / 8;
+
+            ctx_owner_write(c, &c->t1->t2_owner[g], *p, -1, g);
+            *p = c->t1->t2_owner[g];
+        }
         break;
     }
 }
 
-/* Reads that show engine state: DMAQ_QPS_* of the selected QP. */
+/* Reads that show engine state: DMAQ_QPS_* of the selected QP, contexts. */
 uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
-                          uint64_t v)
+                          hwaddr elem, uint64_t v)
 {
     uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_STAT_SEL_QPN,
                           rclink_get(c, RCLINK_DMAQ_QP_STAT_SEL));
     int i = -1;
 
+    if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
+        d->offset <= RCLINK_DMAQ_CTX_OST) {
+        return ctx_read(c, d->offset);
+    }
+    if (d->offset == RCLINK_DMAQ_CTX_CAP) {
+        /* the regtab's reset value is a shim without contexts */
+        return RF_SET(RCLINK_DMAQ_CTX_CAP_DB_SHIFT,
+                      RF_SET(RCLINK_DMAQ_CTX_CAP_NUM, v, RCLINK_CTX_NUM),
+                      RCLINK_CTX_DB_SHIFT);
+    }
+    if (d->offset == RCLINK_DMAQ_QP_OWNER) {
+        return qp_owner_read(c);
+    }
+    if (d->offset == RCLINK_DMAQ_T2_OWNER(0)) {
+        return c->t1->t2_owner[(elem - RCLINK_DMAQ_T2_OWNER(0)) / 8];
+    }
     if (d->offset >= RCLINK_DMAQ_QPS_TX_PKTS &&
         d->offset <= RCLINK_DMAQ_QPS_ACK_RX) {
         i = (d->offset - RCLINK_DMAQ_QPS_TX_PKTS) / 8;
@@ -1234,12 +2087,22 @@ uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
 
 void rclink_dmaq_init(RclinkCore *c)
 {
-    RclinkDmaq *q = &c->t1->q;
+    RclinkT1 *t1 = c->t1;
     uint32_t i;
 
-    QSIMPLEQ_INIT(&q->held);
-    QSIMPLEQ_INIT(&q->t2_ost);
-    QTAILQ_INIT(&q->ready);
+    QSIMPLEQ_INIT(&t1->q.t2_ost);
+    t1->ctx = g_new0(RclinkCtx, RCLINK_CTX_NUM);
+    t1->qp_owner = g_new0(uint16_t, c->qp_num);
+    for (i = 0; i < RCLINK_CTX_NUM; i++) {
+        RclinkCtx *x = &t1->ctx[i];
+
+        x->c = c;
+        x->id = i;
+        x->rqe = g_new0(RclinkDmaqRqe, RCLINK_DMAQ_RING_MAX);
+        QSIMPLEQ_INIT(&x->held);
+        QTAILQ_INIT(&x->ready);
+        timer_init_ns(&x->mod_timer, QEMU_CLOCK_VIRTUAL, ctx_mod_timer, x);
+    }
     for (i = 0; i < c->qp_num; i++) {
         QSIMPLEQ_INIT(&c->t1->qps[i].msgs);
     }
@@ -1262,38 +2125,70 @@ static void dmaq_free_msgs(RclinkCore *c)
         qp->in_ready = false;
         qp->eng_off = false;
     }
-    QTAILQ_INIT(&c->t1->q.ready);
-    c->t1->q.nparked = 0;
-    c->t1->q.cur = NULL;
+    for (i = 0; i < RCLINK_CTX_NUM; i++) {
+        RclinkCtx *x = &c->t1->ctx[i];
+
+        QTAILQ_INIT(&x->ready);
+        x->nparked = 0;
+        x->cur = NULL;
+        if (x->t2_parked) {
+            g_free(x->t2_parked->t2_pl);
+            g_free(x->t2_parked);
+            x->t2_parked = NULL;
+        }
+    }
     while ((m = QSIMPLEQ_FIRST(&c->t1->q.t2_ost))) {
         QSIMPLEQ_REMOVE_HEAD(&c->t1->q.t2_ost, next);
         g_free(m->t2_pl);
         g_free(m);
     }
     c->t1->q.t2_nost = 0;
-    if (c->t1->q.t2_parked) {
-        g_free(c->t1->q.t2_parked->t2_pl);
-        g_free(c->t1->q.t2_parked);
-        c->t1->q.t2_parked = NULL;
-    }
 }
 
 void rclink_dmaq_fini(RclinkCore *c)
 {
+    uint32_t i;
+
     dmaq_free_msgs(c);
-    dmaq_held_free(&c->t1->q);
+    for (i = 0; i < RCLINK_CTX_NUM; i++) {
+        RclinkCtx *x = &c->t1->ctx[i];
+
+        dmaq_held_free(x);
+        timer_del(&x->mod_timer);
+        g_free(x->rqe);
+        g_free(x->chunk);
+    }
+    g_free(c->t1->ctx);
+    g_free(c->t1->qp_owner);
 }
 
 /* SHIM_RESET: the queues stop, every message and counter is forgotten. */
 void rclink_dmaq_reset(RclinkCore *c)
 {
-    RclinkDmaq *q = &c->t1->q;
     uint32_t i;
 
     dmaq_free_msgs(c);
-    dmaq_held_free(q);
-    q->irq_pending = false;
-    q->rq_cached = 0;
+    for (i = 0; i < RCLINK_CTX_NUM; i++) {
+        RclinkCtx *x = &c->t1->ctx[i];
+
+        dmaq_held_free(x);
+        timer_del(&x->mod_timer);
+        x->mod_timer_on = false;
+        x->irq_pending = false;
+        x->rq_cached = 0;
+        memset(x->ring, 0, sizeof(x->ring));
+        x->qcfg = x->dbrec = x->area_tbl = x->area_cfg = x->mod = 0;
+        x->enabled = x->running = x->error = x->armed = false;
+        x->cause = x->err_pending = 0;
+        x->err_info = x->err_pending_info = 0;
+        x->nchunks = 0;
+        x->area_size = 0;
+        x->rx_nobuf = x->not_owner = x->events = 0;
+        x->ost_max = x->ost_used = 0;
+    }
+    memset(c->t1->qp_owner, 0, sizeof(uint16_t) * c->qp_num);
+    memset(c->t1->t2_owner, 0, sizeof(c->t1->t2_owner));
+    c->t1->q.rr = 0;
     for (i = 0; i < c->qp_num; i++) {
         memset(&c->t1->qps[i].rx, 0, sizeof(c->t1->qps[i].rx));
         memset(c->t1->qps[i].stats, 0, sizeof(c->t1->qps[i].stats));

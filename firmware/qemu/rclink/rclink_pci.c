@@ -32,6 +32,7 @@ struct RclinkState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
+    MemoryRegion db;                   /* BAR4: the contexts' doorbells */
     NICState *nic;
     NICConf conf;
     RclinkCore core;
@@ -77,6 +78,31 @@ static const MemoryRegionOps rclink_mmio_ops = {
     .write = rclink_mmio_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     /* Every size reaches the core, which refuses the bad ones loudly. */
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/*
+ * BAR4, the doorbell pages of the contexts (Documentation/hw/shim.rst,
+ * "Contexts"): write only, reads return 0.
+ */
+static uint64_t rclink_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;
+}
+
+static void rclink_db_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    RclinkState *s = opaque;
+
+    rclink_ctx_db_write(&s->core, addr, val, size);
+}
+
+static const MemoryRegionOps rclink_db_ops = {
+    .read = rclink_db_read,
+    .write = rclink_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
@@ -144,6 +170,14 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
                           "rclink-bar0", RCLINK_BAR0_SIZE);
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
+    memory_region_init_io(&s->db, OBJECT(s), &rclink_db_ops, s,
+                          "rclink-doorbells",
+                          (uint64_t)RCLINK_CTX_NUM << RCLINK_CTX_DB_SHIFT);
+    pci_register_bar(pdev, RF_GET(RCLINK_DMAQ_CTX_CAP_DB_BAR,
+                                  RCLINK_DMAQ_CTX_CAP_RSTVAL),
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->db);
 
     if (pcie_endpoint_cap_init(pdev, RCLINK_PCIE_CAP_OFFSET) < 0) {
         error_setg(errp, "rclink: PCIe capability init failed");

@@ -1478,11 +1478,21 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         return;
     }
     room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
-    cbfc = rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
+    /*
+     * A user context's packet never waits in the shared receive buffer:
+     * without room it would hold every other context's packets of the VC
+     * (Documentation/hw/shim.rst, Contexts), and queued behind others it
+     * could find its context stopped when its turn comes.  None of its
+     * QP's packets is ever there, so going past the queue keeps the QP's
+     * order.
+     */
+    cbfc = rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
+           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
     if (cbfc == RCLINK_CBFC_DIRECT && !room) {
+        rclink_dmaq_ctx_nobuf(c, qpn);
         /*
          * The engine raises FLOW_STOP (TYPE1_FLOW_STOP_I) of the QP's
          * bank; it reaches the IP only with XON_THR_RDMA.flow_stop_en, and
@@ -1554,11 +1564,13 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         return;
     }
     room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
-    cbfc = rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
+    cbfc = rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
+           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
     if (cbfc == RCLINK_CBFC_DIRECT && !room) {
+        rclink_dmaq_ctx_nobuf(c, qpn);
         rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: no buffer");
         return;
@@ -1865,6 +1877,14 @@ static void rclink_t1_free_buf(RclinkCore *c, RclinkT1Qp *q)
     q->rnr_wait = false;
     rclink_t1_timer_off(q);
     trace_rclink_t1_free_buf(q->qpn, n);
+}
+
+/* A user context stops: the slots of its QP are released (FLUSHED). */
+void rclink_t1_release_qp(RclinkCore *c, uint32_t qpn)
+{
+    if (c->t1->qps[qpn].nslots) {
+        rclink_t1_free_buf(c, &c->t1->qps[qpn]);
+    }
 }
 
 void rclink_t1_release_all(RclinkCore *c)

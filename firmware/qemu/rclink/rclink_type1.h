@@ -21,6 +21,7 @@
 /* largest queue: 2^DMAQ_CAP.max_order entries */
 #define RCLINK_DMAQ_RING_MAX    4096
 #define RCLINK_T1_NIL           (-1)
+typedef struct RclinkCtx RclinkCtx;
 
 /* Outstanding slot states (seed 000, TYPE1 发送仲裁); no WAIT_CRD yet */
 enum {
@@ -86,6 +87,7 @@ typedef struct RclinkDmaqPiece {
 /* A message of the send queue, from its WQEs to its completion */
 typedef struct RclinkDmaqMsg {
     QSIMPLEQ_ENTRY(RclinkDmaqMsg) next;   /* the QP's messages, SQ order */
+    RclinkCtx *ctx;                       /* the context whose SQ it is of */
     uint32_t qpn;
     uint32_t len;
     uint32_t sq_idx;                      /* SQ index of the last WQE */
@@ -204,27 +206,65 @@ typedef struct RclinkT2 {
     bool wait_crd;             /* the next packet waits for credits */
 } RclinkT2;
 
+/* The engine's state shared by the contexts */
 typedef struct RclinkDmaq {
+    uint64_t wqe[RCLINK_DMAQ_RING_MAX][2];   /* scratch: a WQE chain */
+    /* TYPE2 packets in the IP (TYPE2_OST_N) */
+    QSIMPLEQ_HEAD(, RclinkDmaqMsg) t2_ost;
+    uint32_t t2_nost;
+    uint32_t rr;               /* the user context served first next */
+} RclinkDmaq;
+
+typedef struct RclinkDmaqRqe {
+    uint64_t addr;
+    uint32_t len;
+    uint8_t status;            /* OK, or why the buffer cannot be used */
+} RclinkDmaqRqe;
+
+/*
+ * A context (Documentation/hw/shim.rst, "Contexts"): a set of SQ, RQ and
+ * CQ with the engine's state of them.  Context 0's rings are the DMAQ_*
+ * registers; a user context's are in ring[][] (base, cfg, prod, cons, the
+ * cfg made from DMAQ_CTX_QCFG while it runs).
+ */
+struct RclinkCtx {
+    RclinkCore *c;
+    uint32_t id;
+    uint64_t ring[3][4];
     RclinkDmaqMsg *cur;        /* message being cut into packets */
     QSIMPLEQ_HEAD(, RclinkDmaqHeld) held;
     uint32_t nheld;
     bool irq_pending;          /* CQEs written since the last interrupt */
-    /* RQEs read ahead of DMAQ_RQ_CONS (index mod RCLINK_DMAQ_RING_MAX) */
+    /* RQEs read ahead of RQ_CONS (index mod RCLINK_DMAQ_RING_MAX) */
     uint32_t rq_cached;
-    struct {
-        uint64_t addr;
-        uint32_t len;
-        uint8_t status;        /* OK, or why the buffer cannot be used */
-    } rqe[RCLINK_DMAQ_RING_MAX];
-    uint64_t wqe[RCLINK_DMAQ_RING_MAX][2];   /* scratch: a WQE chain */
-    /* TYPE2 packets in the IP (TYPE2_OST_N), and one read waiting for room */
-    QSIMPLEQ_HEAD(, RclinkDmaqMsg) t2_ost;
-    uint32_t t2_nost;
-    RclinkDmaqMsg *t2_parked;
+    RclinkDmaqRqe *rqe;
+    RclinkDmaqMsg *t2_parked;  /* a MCAST read, waiting for TYPE2_OST_N */
     /* QPs whose set-aside messages may go again (CC_TYPE1_QP_EN_SET) */
     QTAILQ_HEAD(, RclinkT1Qp) ready;
-    uint32_t nparked;          /* set-aside messages of all QPs */
-} RclinkDmaq;
+    uint32_t nparked;          /* set-aside messages of its QPs */
+
+    /* user contexts: DMAQ_CTX_* as written */
+    uint64_t qcfg, dbrec, area_tbl, area_cfg, mod;
+    bool enabled;              /* DMAQ_CTX_CTRL.enable */
+    bool running;              /* enabled, not stopped, not in error */
+    bool error;
+    uint8_t cause;
+    uint64_t err_info;
+    uint8_t err_pending;       /* a cause found on the data path */
+    uint64_t err_pending_info;
+    uint64_t *chunk;           /* the area table, read at enable */
+    uint32_t nchunks;
+    unsigned chunk_shift;
+    uint64_t area_size;
+    uint32_t rec_sq, rec_rq;   /* last written to the doorbell record */
+    bool armed;
+    uint32_t arm_idx;
+    bool mod_timer_on;
+    QEMUTimer mod_timer;
+    uint64_t rx_nobuf, not_owner, events;
+    uint64_t ost_max;          /* DMAQ_CTX_OST.max, 0: no limit */
+    uint32_t ost_used;         /* slots its packets hold */
+};
 
 struct RclinkT1 {
     RclinkCore *c;
@@ -261,6 +301,9 @@ struct RclinkT1 {
     QEMUTimer nocnp_timer;
 
     RclinkDmaq q;
+    RclinkCtx *ctx;            /* RCLINK_CTX_NUM; [0] the kernel's */
+    uint16_t *qp_owner;        /* DMAQ_QP_OWNER, per QP */
+    uint16_t t2_owner[RCLINK_AFH_T2_GROUPS];
 };
 
 static inline uint64_t *rclink_qreg(RclinkCore *c, uint32_t qpn, unsigned col)
@@ -335,5 +378,11 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                            size_t len, bool dry_run);
 void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn);
 void rclink_dmaq_irq(RclinkCore *c);
+/* the QP belongs to a user context (its refusals are the context's) */
+bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn);
+/* a packet of the QP was refused for want of room: counted */
+void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn);
+void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g);
+void rclink_t1_release_qp(RclinkCore *c, uint32_t qpn);
 
 #endif

@@ -354,13 +354,16 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 
     room = rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
                                  plen - pad, true);
-    cbfc = rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, g,
+    /* a user context's group: never held in the shared buffer */
+    cbfc = c->t1->t2_owner[g] ? RCLINK_CBFC_DIRECT :
+           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, g,
                                 buf + rh_at + RCLINK_RH_BYTES, plen - pad,
                                 room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
     if (cbfc == RCLINK_CBFC_DIRECT && !room) {
+        rclink_dmaq_t2_nobuf(c, g);
         /* the RX buffer overflow of IRQ_INFO TYPE2 code 4, sub type 1 */
         rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOBUF, "no buffer", len);
         rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERFLOW, 1, 0);

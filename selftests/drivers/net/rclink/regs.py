@@ -43,7 +43,8 @@ COUNTERS += tuple(n for n in hw.REGS
 VARYING = ('SHIM_SERIAL', 'SHIM_LINK', 'SHIM_MAC', 'SHIM_CAP0', 'SHIM_CAP1',
            'SHIM_CAP2', 'SHIM_CAP3', 'SHIM_TEST_DMA_STATUS',
            'DMAQ_SQ_PROD', 'DMAQ_SQ_CONS', 'DMAQ_RQ_PROD', 'DMAQ_RQ_CONS',
-           'DMAQ_CQ_PROD', 'DMAQ_CQ_CONS', 'DMAQ_T1_OST_FREE') + COUNTERS
+           'DMAQ_CQ_PROD', 'DMAQ_CQ_CONS', 'DMAQ_T1_OST_FREE',
+           'DMAQ_CTX_CAP') + COUNTERS
 # RW bits not to set in the RW test: they start something (the queue
 # engine's enables start DMA from the queue bases; the hostile mode's dead
 # bit takes the board off the bus until a PCI reset).
@@ -56,7 +57,13 @@ RW_EXCLUDE = {
     'DMAQ_CQ_CFG': hw.field('DMAQ_CQ_CFG', 'enable')[0],
 }
 # Tested on their own (DMAQ_CQ_CONS cannot pass DMAQ_CQ_PROD: test_cq_cons).
-RW_SPECIAL = ('SHIM_TEST_ECHO', 'DMAQ_CQ_CONS')
+# The registers of a context (DMAQ_CTX_SEL selects it; after reset it
+# selects nothing, so they read 0 and drop writes) and the owner tables
+# (an owner must be a context the shim has): the vector "contexts".
+RW_SPECIAL = ('SHIM_TEST_ECHO', 'DMAQ_CQ_CONS', 'DMAQ_QP_OWNER',
+              'DMAQ_T2_OWNER') + tuple(
+                  n for n in hw.REGS if n.startswith('DMAQ_CTX_') and
+                  n not in ('DMAQ_CTX_CAP', 'DMAQ_CTX_SEL'))
 WIN_MAC = 0x8000
 
 

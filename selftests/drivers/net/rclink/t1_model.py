@@ -1192,7 +1192,46 @@ def pick_pair():
     return devs[0], devs[1]
 
 
-def main():
+class UserPair:
+    """The pair taken from the driver for a test that drives it from user
+    space: unbound, memory decode and bus mastering on, INTx masked; and
+    given back (reset, command word restored, bound again)."""
+
+    def __init__(self, pair):
+        self.pair = pair
+        self.bound = [d for d in pair if rt.driver_of(d) == rt.DRIVER]
+        self.saved_cmd = {}
+        self.boards = []
+        self.mem = None
+
+    def take(self):
+        for d in self.bound:
+            rt.unbind(d)
+        for d in self.pair:
+            self.saved_cmd[d] = config_word(d, PCI_COMMAND)
+            config_word(d, PCI_COMMAND, self.saved_cmd[d] | CMD_MEMORY |
+                        CMD_MASTER | CMD_INTX_DISABLE)
+
+    def give_back(self, ktap):
+        for bd in self.boards:
+            bd.w('SHIM_RESET', 1)
+            if getattr(bd, 'db', None):
+                bd.db.close()
+            bd.bar.close()
+        if self.mem:
+            self.mem.close()
+        for d, cmd in self.saved_cmd.items():
+            config_word(d, PCI_COMMAND, cmd)
+        for d in self.bound:
+            try:
+                rt.bind(d)
+            except (OSError, rt.TestFailed) as e:
+                ktap.diag('rebind %s: %s' % (d, e))
+
+
+def run_pair(body):
+    """Run body(ktap, up) on the wired pair taken from the driver (a
+    UserPair), skipping behind an IOMMU or without two boards."""
     ktap = rt.Ktap()
     mod = rt.start(ktap)
     if os.path.isdir('/sys/kernel/iommu_groups') and \
@@ -1201,62 +1240,52 @@ def main():
     pair = pick_pair()
     if not pair:
         ktap.skip_all('fewer than two rclink boards (need a wired pair)')
-    bound = [d for d in pair if rt.driver_of(d) == rt.DRIVER]
-    saved_cmd = {}
-    boards = []
-    mem = None
+    up = UserPair(pair)
     try:
-        for d in bound:
-            rt.unbind(d)
-        for d in pair:
-            saved_cmd[d] = config_word(d, PCI_COMMAND)
-            config_word(d, PCI_COMMAND, saved_cmd[d] | CMD_MEMORY |
-                        CMD_MASTER | CMD_INTX_DISABLE)
-        per = 4 + TX_PAGES + BIG_PAGES
-        mem = DmaMem(2 * per)
-        boards = [Board('A', pair[0], mem, 0),
-                  Board('B', pair[1], mem, per)]
-        for bd in boards:
-            bd.w('SHIM_RESET', 1)
-        if not (boards[0].field('SHIM_LINK', 'up') and
-                boards[1].field('SHIM_LINK', 'up')):
-            raise rt.SkipTest('the boards have no carrier (not a wired pair)')
-        ktap.plan(15)
-        t = T1Test(ktap, Pair(*boards))
-        t.p.state = t.state
-        ktap.run('setup', t.setup)
-        ktap.run('sizes', t.test_sizes)
-        ktap.run('bad_wqe', t.test_bad_wqe)
-        ktap.run('qp_disabled', t.test_qp_disabled)
-        ktap.run('variants', t.test_variants)
-        ktap.run('link_down', t.test_link_down)
-        ktap.run('ack_merge', t.test_ack_merge)
-        ktap.run('ecn_cnp', t.test_ecn)
-        ktap.run('refused_rnr', t.test_refused, True)
-        ktap.run('refused_nobuf', t.test_refused, False)
-        ktap.run('refused_no_flow_stop', t.test_refused, True, False)
-        ktap.run('wire_faults', t.test_faults)
-        ktap.run('retry_fatal_and_recovery', t.test_cut)
-        ktap.run('bench_setup', t.setup, False, BENCH_RETRY_US,
-                 BENCH_RETRY_THR, True)
-        ktap.run('bench_%dx64k' % BENCH_MSGS, t.bench, BENCH_MSGS)
+        up.take()
+        body(ktap, up)
     except rt.SkipTest as e:
         ktap.skip_all(str(e))
     finally:
-        for bd in boards:
-            bd.w('SHIM_RESET', 1)
-            bd.bar.close()
-        if mem:
-            mem.close()
-        for d, cmd in saved_cmd.items():
-            config_word(d, PCI_COMMAND, cmd)
-        for d in bound:
-            try:
-                rt.bind(d)
-            except (OSError, rt.TestFailed) as e:
-                ktap.diag('rebind %s: %s' % (d, e))
+        up.give_back(ktap)
         mod.__exit__(None, None, None)
     ktap.finish()
+
+
+def t1_tests(ktap, up):
+    pair = up.pair
+    per = 4 + TX_PAGES + BIG_PAGES
+    mem = up.mem = DmaMem(2 * per)
+    boards = up.boards = [Board('A', pair[0], mem, 0),
+                          Board('B', pair[1], mem, per)]
+    for bd in boards:
+        bd.w('SHIM_RESET', 1)
+    if not (boards[0].field('SHIM_LINK', 'up') and
+            boards[1].field('SHIM_LINK', 'up')):
+        raise rt.SkipTest('the boards have no carrier (not a wired pair)')
+    ktap.plan(15)
+    t = T1Test(ktap, Pair(*boards))
+    t.p.state = t.state
+    ktap.run('setup', t.setup)
+    ktap.run('sizes', t.test_sizes)
+    ktap.run('bad_wqe', t.test_bad_wqe)
+    ktap.run('qp_disabled', t.test_qp_disabled)
+    ktap.run('variants', t.test_variants)
+    ktap.run('link_down', t.test_link_down)
+    ktap.run('ack_merge', t.test_ack_merge)
+    ktap.run('ecn_cnp', t.test_ecn)
+    ktap.run('refused_rnr', t.test_refused, True)
+    ktap.run('refused_nobuf', t.test_refused, False)
+    ktap.run('refused_no_flow_stop', t.test_refused, True, False)
+    ktap.run('wire_faults', t.test_faults)
+    ktap.run('retry_fatal_and_recovery', t.test_cut)
+    ktap.run('bench_setup', t.setup, False, BENCH_RETRY_US,
+             BENCH_RETRY_THR, True)
+    ktap.run('bench_%dx64k' % BENCH_MSGS, t.bench, BENCH_MSGS)
+
+
+def main():
+    run_pair(t1_tests)
 
 
 if __name__ == '__main__':

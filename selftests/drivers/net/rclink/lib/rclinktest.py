@@ -540,6 +540,37 @@ def kmsg_problems(recs, bdfs=(), exclude=(), errors=True):
 
 # --------------------------------------------------------------- BAR0 -----
 
+class DoorbellBar:
+    """The doorbell BAR of the contexts (Documentation/hw/shim.rst,
+    "Contexts"), mapped through sysfs resourceN: 64-bit stores only."""
+
+    def __init__(self, bdf, bar):
+        cap = bar.r64(hw.reg('DMAQ_CTX_CAP'))
+        self.shift = (cap >> hw.field('DMAQ_CTX_CAP', 'db_shift')[1]) & 0xff
+        num = cap & 0xffff
+        if num < 2:
+            raise SkipTest('the board has no user contexts')
+        n = (cap >> hw.field('DMAQ_CTX_CAP', 'db_bar')[1]) & 0xf
+        path = pci_path(bdf, 'resource%d' % n)
+        self.fd = os.open(path, os.O_RDWR | os.O_SYNC)
+        size = os.fstat(self.fd).st_size
+        self.mm = mmap.mmap(self.fd, size, mmap.MAP_SHARED,
+                            mmap.PROT_READ | mmap.PROT_WRITE)
+        self.q = memoryview(self.mm).cast('Q')
+
+    def w64(self, ctx, off, val):
+        self.q[((ctx << self.shift) + off) >> 3] = val
+
+    def ring(self, ctx, reg, val):
+        """Doorbell reg (SQ_PROD, RQ_PROD, CQ_CONS, CQ_ARM) of ctx."""
+        self.w64(ctx, hw.FORMATS['DB'][2]['OFF_' + reg], val & 0xffffffff)
+
+    def close(self):
+        self.q.release()
+        self.mm.close()
+        os.close(self.fd)
+
+
 class Bar0:
     """BAR0 of one board through sysfs resource0.
 
