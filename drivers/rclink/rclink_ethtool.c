@@ -25,6 +25,7 @@ static const struct {
 	{ "shim_rx_drop_err", RCLINK_SHIM_CNT_RX_ERR },		/* rx_errors */
 	{ "shim_rx_drop_t12", RCLINK_SHIM_CNT_RX_T12 },
 	{ "shim_rx_drop_mac_ctrl", RCLINK_SHIM_CNT_MAC_CTRL_DROP },
+	{ "shim_t3_dma_err", RCLINK_SHIM_CNT_T3_DMA_ERR },
 };
 
 /* Software counters of the rings; the parts of an aggregate are named */

@@ -26,6 +26,7 @@ static const u32 rclink_shim_cnt_regs[RCLINK_SHIM_CNT_NUM] = {
 	[RCLINK_SHIM_CNT_TX_LINK] = RCLINK_SHIM_TX_DROP_LINK,
 	[RCLINK_SHIM_CNT_RX_ERR] = RCLINK_SHIM_RX_DROP_ERR,
 	[RCLINK_SHIM_CNT_MAC_CTRL_DROP] = RCLINK_SHIM_MAC_CTRL_DROP,
+	[RCLINK_SHIM_CNT_T3_DMA_ERR] = RCLINK_SHIM_T3_DMA_ERR,
 };
 
 /* Read the shim's counters; a dead board keeps the last values read */

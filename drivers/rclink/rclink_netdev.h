@@ -121,6 +121,7 @@ enum rclink_shim_cnt {
 	RCLINK_SHIM_CNT_TX_LINK,
 	RCLINK_SHIM_CNT_RX_ERR,
 	RCLINK_SHIM_CNT_MAC_CTRL_DROP,	/* bad PFC/Pause/CBFC frames */
+	RCLINK_SHIM_CNT_T3_DMA_ERR,	/* TYPE3 host accesses that failed */
 	RCLINK_SHIM_CNT_NUM
 };
 

@@ -18,6 +18,9 @@ rx_fifo_overflow, ...) must:
     md_axi_rd_resp_err, data_axi_resp_err: "只上报中断"), cause no health
     report and no soft reset (the driver's nonr_soft_reset stays): a real
     data_axi_resp_err loses its frame and the path goes on;
+  * move shim_t3_dma_err (SHIM_T3_DMA_ERR, the path's failed host
+    accesses) by 1 for the data_axi_resp_err the driver provokes, by 0
+    for an injected cause or a malformed MD;
   * leave the interface working: pings both ways after the recovery;
   * leak nothing on TX: no byte in flight (BQL) once idle, the TX packet
     count does not go backwards.
@@ -239,6 +242,12 @@ class FaultTest:
         h1 = self.health()
         if st1[sname] - st0[sname] != 1:
             errs.append('%s %+d, want +1' % (sname, st1[sname] - st0[sname]))
+        # SHIM_T3_DMA_ERR counts host accesses of the path that failed:
+        # the one the driver provokes, not an injected cause or a bad MD
+        want = 1 if (fault, how) == ('data_axi_resp_err', 'debugfs') else 0
+        got = st1.get('shim_t3_dma_err', -1) - st0.get('shim_t3_dma_err', 0)
+        if got != want:
+            errs.append('shim_t3_dma_err %+d, want %+d' % (got, want))
         for k in ('error', 'recover'):
             d = h1.get(k, 0) - h0.get(k, 0)
             if fault in REPORT_ONLY:
