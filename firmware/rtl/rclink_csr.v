@@ -121,6 +121,10 @@ module rclink_csr #(
     wire       a_cbfc_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
     integer    ci;
     reg [15:0] stat_qpn;
+    // No user contexts (DMAQ_CTX_CAP.num 1, shim.rst "Contexts"): the two
+    // selectors are plain registers, every selected register and owner
+    // entry reads 0 (selector 0 selects nothing, no context >= 1 exists)
+    reg [15:0] ctx_sel, owner_sel;
     reg        settled;             // the first cycle after reset is quiet
     // DMAQ_DFX {tx_mac_free, tx_wait_mac_crd, tx_idle, rx_idle}: the IP's
     // levels, a cycle late
@@ -167,6 +171,9 @@ module rclink_csr #(
         `RCLINK_DMAQ_CQ_CONS:         rv = {32'd0, cq_cons};
         `RCLINK_DMAQ_T1_OST_FREE:     rv = {54'd0, ost_free};
         `RCLINK_DMAQ_QP_STAT_SEL:     rv = {48'd0, stat_qpn};
+        `RCLINK_DMAQ_CTX_CAP:         rv = `RCLINK_DMAQ_CTX_CAP_RSTVAL;
+        `RCLINK_DMAQ_CTX_SEL:         rv = {48'd0, ctx_sel};
+        `RCLINK_DMAQ_QP_OWNER_SEL:    rv = {48'd0, owner_sel};
         `RCLINK_DMAQ_BAD_WQE:         rv = cnt_bad_wqe;
         `RCLINK_DMAQ_T1_TX_DROP_QP_OFF: rv = cnt_tx_drop_qp_off;
         `RCLINK_DMAQ_T1_RX_DROP_MALFORMED: rv = cnt_rx_drop_malformed;
@@ -227,6 +234,8 @@ module rclink_csr #(
     wire [63:0] n_cq_cons64 = wmerge(`RCLINK_DMAQ_CQ_CONS, {32'd0, cq_cons}, wdata, wmask);
     wire [63:0] n_evt_cons64 = wmerge(`RCLINK_SHIM_EVT_CONS, {32'd0, evt_cons}, wdata, wmask);
     wire [63:0] n_stat_sel64 = wmerge(`RCLINK_DMAQ_QP_STAT_SEL, {48'd0, stat_qpn}, wdata, wmask);
+    wire [63:0] n_ctx_sel64 = wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
+    wire [63:0] n_owner_sel64 = wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
     wire [63:0] n_t2_join64 = wmerge(`RCLINK_DMAQ_T2_JOIN, {56'd0, t2_join}, wdata, wmask);
     wire [31:0] n_sq_prod = n_sq_prod64[31:0];
     wire [31:0] n_rq_prod = n_rq_prod64[31:0];
@@ -258,6 +267,8 @@ module rclink_csr #(
             link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
             inj_lo <= 64'd0;
             stat_qpn <= 16'd0;
+            ctx_sel <= 16'd0;
+            owner_sel <= 16'd0;
             t2_join <= 8'd0;
             settled <= 1'b0;
             dfx <= DFX_RST[3:0];
@@ -373,6 +384,10 @@ module rclink_csr #(
                         cq_cons <= n_cq_cons;
                 `RCLINK_DMAQ_QP_STAT_SEL:
                     stat_qpn <= n_stat_sel64[15:0];
+                `RCLINK_DMAQ_CTX_SEL:
+                    ctx_sel <= n_ctx_sel64[15:0];
+                `RCLINK_DMAQ_QP_OWNER_SEL:
+                    owner_sel <= n_owner_sel64[15:0];
                 `RCLINK_DMAQ_T2_JOIN:
                     t2_join <= n_t2_join64[7:0];
                 `RCLINK_SHIM_CBFC_TIMING:

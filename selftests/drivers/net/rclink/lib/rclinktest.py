@@ -192,10 +192,7 @@ def pci_path(bdf, name=''):
 # writes are ignored): the model's test hooks, Documentation/hw/rtl.rst,
 # "Not in the RTL".  Name prefixes.
 RTL_ABSENT = ('SHIM_WIRE_FAULT_', 'SHIM_HOSTILE_', 'SHIM_CC_TEST',
-              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC',
-              # the user contexts: not in the RTL yet (its DMAQ window
-              # reads 0 there)
-              'DMAQ_CTX_', 'DMAQ_QP_OWNER', 'DMAQ_T2_OWNER')
+              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC')
 
 
 def is_rtl(bdf):
