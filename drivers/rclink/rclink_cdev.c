@@ -505,6 +505,24 @@ static bool rclink_file_may_bind(struct file *file, struct rclink_file *rf,
 	return file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN);
 }
 
+/*
+ * BIND and UNBIND change the binding under @rw for writing: the file's
+ * sleepers (which hold it for reading) leave with ENOTCONN first.
+ */
+static void rclink_file_rw_take(struct rclink_file *rf)
+{
+	WRITE_ONCE(rf->unbinding, true);
+	wake_up_all(&rf->wq);
+	wake_up_all(&rf->cd->wq);
+	down_write(&rf->rw);
+}
+
+static void rclink_file_rw_give(struct rclink_file *rf)
+{
+	WRITE_ONCE(rf->unbinding, false);
+	up_write(&rf->rw);
+}
+
 static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 			    struct rclink_dev *rdev, void __user *argp)
 {
@@ -575,12 +593,9 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 	 * sent while it was bound complete, which can be never (RNR retried
 	 * for ever): its sleepers leave first, as for an unbind.
 	 */
-	WRITE_ONCE(rf->unbinding, true);
-	wake_up_all(&rf->wq);
-	down_write(&rf->rw);
+	rclink_file_rw_take(rf);
 	rf->qp = qp;
-	WRITE_ONCE(rf->unbinding, false);
-	up_write(&rf->rw);
+	rclink_file_rw_give(rf);
 out:
 	mutex_unlock(&rf->bind_lock);
 	return err;
@@ -596,14 +611,9 @@ static long rclink_ioc_unbind(struct rclink_file *rf)
 		err = -EINVAL;
 		goto out;
 	}
-	/* the file's sleepers leave, so that @rw can be taken */
-	WRITE_ONCE(rf->unbinding, true);
-	wake_up_all(&rf->wq);
-	wake_up_all(&rf->cd->wq);
-	down_write(&rf->rw);
+	rclink_file_rw_take(rf);
 	rclink_file_unbind_locked(rf);
-	WRITE_ONCE(rf->unbinding, false);
-	up_write(&rf->rw);
+	rclink_file_rw_give(rf);
 out:
 	mutex_unlock(&rf->bind_lock);
 	return err;
