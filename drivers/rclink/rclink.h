@@ -212,6 +212,7 @@ struct rclink_pci_stats {
 	u64 up_failed;		/* bring-ups that failed after a reset */
 	u64 teardown_flushed;	/* TYPE1 messages flushed by a teardown */
 	u64 teardown_unread;	/* received TYPE1 messages freed unread */
+	u64 qps_kept;		/* TYPE1 QPs back after a reset, FATAL */
 	u64 suspends;		/* system sleep: suspend (or freeze) calls */
 	u64 sleep_resumes;	/* system sleep: resume (thaw, restore) */
 	u64 gone;		/* the board read all ones: taken down */
@@ -435,14 +436,14 @@ void rclink_qp_fatal(struct rclink_dev *rdev, u32 qpid);
 /*
  * rclink_cbfc.c: the board's flow control, CBFC or PFC (devlink param
  * flow_control, rdev->cfg.flow_control).  rclink_cbfc_init() sets the
- * defaults and the MAC side at rclink_t1_init(); rclink_cbfc_afh() is
+ * defaults (@fresh) and the MAC side at rclink_t1_init(); rclink_cbfc_afh() is
  * AFH_CFG_EN's flow control part, for every writer of AFH_CFG_EN.  All
  * but rclink_fc_parse() and rclink_cbfc_on() with rclink_t1.lock held.
  */
 extern const char * const rclink_fc_names[RCLINK_FLOW_CONTROL_MAX + 1];
 int rclink_fc_parse(const char *name);
 int rclink_cbfc_size_code(u32 bytes);
-void rclink_cbfc_init(struct rclink_dev *rdev);
+void rclink_cbfc_init(struct rclink_dev *rdev, bool fresh);
 u64 rclink_cbfc_afh(struct rclink_dev *rdev, u64 afh);
 bool rclink_cbfc_vlan_forced(struct rclink_dev *rdev);
 int rclink_cbfc_check(struct rclink_dev *rdev,

@@ -436,7 +436,7 @@ void rclink_cbfc_load(struct rclink_dev *rdev)
  * The defaults and the board's flow control outside AFH_CFG_EN (which
  * rclink_cbfc_afh() gives the step-1 writer): at rclink_t1_init().
  */
-void rclink_cbfc_init(struct rclink_dev *rdev)
+void rclink_cbfc_init(struct rclink_dev *rdev, bool fresh)
 {
 	struct rclink_cbfc *cb = &rdev->cbfc;
 	unsigned int c;
@@ -444,12 +444,15 @@ void rclink_cbfc_init(struct rclink_dev *rdev)
 
 	lockdep_assert_held(&rdev->t1.lock);
 
-	cb->size = RCLINK_CBFC_DEF_SIZE;
-	cb->limit = RCLINK_CBFC_DEF_LIMIT;
-	for (c = 0; c < RCLINK_FC_UF_NUM; c++)
-		cb->uf[c] = RCLINK_CBFC_DEF_UF;
-	cb->dyn = true;
-	cb->vc_status = FIELD_MAX(RCLINK_CBFC_VC_ALL);
+	/* else the settings of before the reset */
+	if (fresh) {
+		cb->size = RCLINK_CBFC_DEF_SIZE;
+		cb->limit = RCLINK_CBFC_DEF_LIMIT;
+		for (c = 0; c < RCLINK_FC_UF_NUM; c++)
+			cb->uf[c] = RCLINK_CBFC_DEF_UF;
+		cb->dyn = true;
+		cb->vc_status = FIELD_MAX(RCLINK_CBFC_VC_ALL);
+	}
 
 	if (!rclink_cbfc_on(rdev)) {
 		/* MAC2TX_CBFC_RESET_I: no VC loaded, nothing sent for CBFC */
@@ -459,7 +462,7 @@ void rclink_cbfc_init(struct rclink_dev *rdev)
 	}
 
 	/* TYPE1 bank n on VC n, which its Traffic Class carries (seed) */
-	for (c = 0; c < RCLINK_T1_BANKS; c++)
+	for (c = 0; fresh && c < RCLINK_T1_BANKS; c++)
 		rdev->t1.bank_tc[c] = FIELD_PREP(RCLINK_TC_VC, c);
 
 	/* PFC off: dcbnl applies the cleared enables at netdev registration */

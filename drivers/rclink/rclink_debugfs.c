@@ -95,6 +95,7 @@ static int rclink_dbg_pci_show(struct seq_file *s, void *unused)
 	seq_printf(s, "up_failed %llu\n", st->up_failed);
 	seq_printf(s, "teardown_flushed %llu\n", st->teardown_flushed);
 	seq_printf(s, "teardown_unread %llu\n", st->teardown_unread);
+	seq_printf(s, "qps_kept %llu\n", st->qps_kept);
 	seq_printf(s, "suspends %llu\n", st->suspends);
 	seq_printf(s, "sleep_resumes %llu\n", st->sleep_resumes);
 	seq_printf(s, "gone %llu\n", st->gone);

@@ -484,6 +484,8 @@ static int rclink_devlink_reload_down(struct devlink *devlink,
 		return -EOPNOTSUPP;
 	}
 	rclink_down(rdev);
+	/* a re-initialisation: the QPs and `dev set` go, the name stays */
+	rclink_t1_forget(rdev);
 	return 0;
 }
 

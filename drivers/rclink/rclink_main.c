@@ -357,20 +357,23 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rclink_cc_init(rdev);
 	rclink_qp_early_init(rdev);
 	pci_set_drvdata(pdev, rdev);
+	err = rclink_t1_probe(rdev);
+	if (err)
+		goto err_devlink_free;
 
 	/* managed: undone by devres after remove or a failed probe */
 	err = pcim_enable_device(pdev);
 	if (err) {
 		dev_err(rdev->dev, "cannot enable PCI device: %d\n", err);
-		goto err_devlink_free;
+		goto err_t1_remove;
 	}
 	err = rclink_map_bar0(rdev);
 	if (err)
-		goto err_devlink_free;
+		goto err_t1_remove;
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err) {
 		dev_err(rdev->dev, "no usable 64-bit DMA: %d\n", err);
-		goto err_devlink_free;
+		goto err_t1_remove;
 	}
 
 	rclink_lock(rdev);
@@ -390,6 +393,8 @@ err_down:
 	rclink_down(rdev);
 err_unlock:
 	rclink_unlock(rdev);
+err_t1_remove:
+	rclink_t1_remove(rdev);
 err_devlink_free:
 	cancel_delayed_work_sync(&rdev->gone_work);
 	rclink_devlink_free(rdev);
@@ -408,6 +413,7 @@ static void rclink_remove(struct pci_dev *pdev)
 	rclink_down(rdev);
 	rclink_unlock(rdev);
 	cancel_delayed_work_sync(&rdev->gone_work);
+	rclink_t1_remove(rdev);
 	rclink_devlink_free(rdev);
 }
 

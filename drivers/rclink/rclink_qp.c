@@ -988,6 +988,15 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		 * receive PSNs stay unless given: the responder side did not
 		 * fail.  Without "state ready" the fields are only stored.
 		 */
+		if ((given & RCLINK_QP_F_READY) && qp->reset_fatal &&
+		    (given & (RCLINK_QP_F_SQ_PSN | RCLINK_QP_F_RQ_PSN)) !=
+		    (RCLINK_QP_F_SQ_PSN | RCLINK_QP_F_RQ_PSN)) {
+			/* the board's PSNs were reset, the peer's were not */
+			NL_SET_ERR_MSG(extack,
+				       "state ready: the board was reset, give sq_psn and rq_psn agreed with the peer");
+			err = -EINVAL;
+			goto unlock;
+		}
 		if (given & RCLINK_QP_F_READY) {
 			rearm = true;
 			if (!(given & RCLINK_QP_F_SQ_PSN))
@@ -1040,6 +1049,7 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 	}
 
 	if (rearm) {
+		qp->reset_fatal = false;
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->state = RCLINK_QP_STATE_READY;
 		spin_unlock_irqrestore(&qp->lock, flags);
@@ -1171,17 +1181,13 @@ unlock:
  */
 /* ---- TYPE2 groups ------------------------------------------------------- */
 
+/* Once, at probe: the group objects live until the board is removed */
 static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
 	struct rclink_t1_qp *grp;
 	unsigned int g;
 
-	/* rclink_dp_t2_max_msg() is 0: binding a group fails (EOPNOTSUPP) */
-	if (rdev->params.type2_pkt_len <= RCLINK_SEG_BYTES)
-		dev_warn(rdev->dev,
-			 "TYPE2_PKT_LEN %u leaves no room for a message: TYPE2 groups cannot be bound\n",
-			 rdev->params.type2_pkt_len);
 	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
 		grp = kzalloc(sizeof(*grp), GFP_KERNEL);
 		if (!grp)
@@ -1190,36 +1196,24 @@ static int rclink_t2_groups_alloc(struct rclink_dev *rdev)
 		grp->qpn = g;
 		grp->group = true;
 		grp->state = RCLINK_QP_STATE_READY;
-		/* the administrator's until mcast-set gives it away */
-		grp->user.uid = GLOBAL_ROOT_UID;
-		grp->user.netns = init_net.net_cookie;
 		rclink_dp_qp_init(grp);
+		/* no data path until the board is up */
+		grp->dp_released = true;
 		t1->groups[g] = grp;
-		/* 01:00:5e:52:43:0g, the MAC of IPv4 multicast 239.82.67.g */
-		u64_to_ether_addr(0x01005e524300ULL | g, t1->t2_mac[g]);
 	}
-	t1->t2_join = 0;
 	return 0;
 }
 
-/*
- * After the data path is down: no file is bound, no CQE comes.  Returns
- * the messages freed unread.
- */
-static u64 rclink_t2_groups_free(struct rclink_dev *rdev)
+/* Removal: the data path is down, no file is bound, no CQE comes */
+static void rclink_t2_groups_free(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
 	unsigned int g;
-	u64 unread = 0;
 
 	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
-		if (!t1->groups[g])
-			continue;
-		unread += rclink_dp_qp_release(t1->groups[g]);
 		kfree(t1->groups[g]);
 		t1->groups[g] = NULL;
 	}
-	return unread;
 }
 
 int rclink_t2_group_info(struct rclink_dev *rdev, u32 group,
@@ -1299,14 +1293,17 @@ int rclink_t2_group_set(struct rclink_dev *rdev, u32 group, const u8 *mac,
 	return rclink_gone(rdev) ? -ENODEV : 0;
 }
 
-int rclink_t1_init(struct rclink_dev *rdev)
+/*
+ * The configuration of step 1 and of the TYPE2 groups as a fresh board has
+ * it: at the first bring-up and after `devlink dev reload`.  The MAC is the
+ * board's own (SHIM_MAC).
+ */
+static void rclink_t1_defaults(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
-	u32 index;
+	struct rclink_t1_qp *grp;
+	unsigned int g;
 	u64 val;
-	int err;
-
-	t1->nr_qps = 0;
 
 	val = rclink_rd64(rdev, RCLINK_SHIM_MAC);
 	u64_to_ether_addr(FIELD_GET(RCLINK_SHIM_MAC_ADDR, val), t1->mac);
@@ -1337,67 +1334,239 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	/* the loop rises on NOCNP records: on with it, at 256 us */
 	t1->nocnp_us = rdev->cfg.cc_algo == RCLINK_CC_ALGO_NONE ? 0 :
 		       RCLINK_CC_NOCNP_US;
+	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++) {
+		grp = t1->groups[g];
+		/* the administrator's until mcast-set gives it away */
+		grp->user.uid = GLOBAL_ROOT_UID;
+		grp->user.netns = init_net.net_cookie;
+		/* 01:00:5e:52:43:0g, the MAC of IPv4 multicast 239.82.67.g */
+		u64_to_ether_addr(0x01005e524300ULL | g, t1->t2_mac[g]);
+	}
+	t1->t2_join = 0;
+}
+
+/* A kept QP or group gets its data path back (nothing is bound to it) */
+static void rclink_t1_qp_revive(struct rclink_t1_qp *qp)
+{
+	spin_lock_irq(&qp->lock);
+	WARN_ON_ONCE(qp->owner || !list_empty(&qp->rx_msgs) ||
+		     qp->rx_partial);
+	qp->dp_released = false;
+	qp->rx_discard = false;
+	/* what was in flight completed flushed without the QP */
+	qp->tx_inflight = 0;
+	spin_unlock_irq(&qp->lock);
+}
+
+/*
+ * The QPs kept across a reset (Documentation/driver.rst, "Life cycle"):
+ * programmed again from their configuration but not enabled, FATAL like a
+ * QP whose retries ran out, because the peer's PSNs moved on while the
+ * board's were reset.  `rclink qp set ... state ready` re-arms one, with
+ * the PSNs the two ends agree on.  A QP the board no longer has (a smaller
+ * QP_NUM) is deleted.
+ */
+static void rclink_t1_qps_restore(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	u32 mask = rclink_t1_psn_mask(rdev);
+	struct rclink_t1_qp *qp;
+	unsigned long qpn;
+	u32 kept = 0;
+
+	lockdep_assert_held(&t1->lock);
+
+	xa_for_each(&t1->qps, qpn, qp) {
+		if (qpn >= rdev->params.qp_num) {
+			dev_warn(rdev->dev, "qp %lu deleted: the board has %u QPs now\n",
+				 qpn, rdev->params.qp_num);
+			xa_erase(&t1->qps, qpn);
+			t1->nr_qps--;
+			kfree_rcu(qp, rcu);
+			continue;
+		}
+		mutex_lock(&rdev->qp_lock);
+		rclink_wr64(rdev, RCLINK_DMAQ_QP_STAT_SEL,
+			    FIELD_PREP(RCLINK_DMAQ_QP_STAT_SEL_QPN, qpn) |
+			    RCLINK_DMAQ_QP_STAT_SEL_CLEAR);
+		rclink_t1_qp_write(rdev, qpn, &qp->cfg,
+				   RCLINK_T1_W_INIT & ~RCLINK_T1_W_ENABLE);
+		mutex_unlock(&rdev->qp_lock);
+		rclink_t1_qp_revive(qp);
+		spin_lock_irq(&qp->lock);
+		rclink_cc_qp_reset(&qp->cc, qp->cfg.speed);
+		spin_unlock_irq(&qp->lock);
+		/* the PSN a re-arm would take is meaningless now */
+		qp->reset_fatal = true;
+		rclink_t1_qp_went_fatal(qp, (qp->cfg.sq_psn - 1) & mask);
+		kept++;
+	}
+	if (kept) {
+		rdev->pci_stats.qps_kept += kept;
+		dev_info(rdev->dev, "TYPE1: %u QP(s) kept across the reset, fatal until re-armed\n",
+			 kept);
+	}
+}
+
+/* Once, at probe: the QP table, the groups, the board's index and name */
+int rclink_t1_probe(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	u32 index;
+	int err;
+
+	xa_init(&t1->qps);
+	t1->nr_qps = 0;
+	t1->qps_up = false;
+	t1->configured = false;
 	err = rclink_t2_groups_alloc(rdev);
 	if (err)
-		return err;
+		goto err_free_groups;
 
-	mutex_lock(&t1->lock);
-	/* flow control's MAC side before the flows are enabled */
-	rclink_cbfc_init(rdev);
-	rclink_t1_write_global(rdev);
-	t1->qps_up = true;
-	mutex_unlock(&t1->lock);
-	if (rclink_gone(rdev)) {
-		err = -ENODEV;
-		goto err_free_qps;
-	}
-
+	/* reserved until the board is up: netlink finds it only then */
 	mutex_lock(&rclink_t1_devs_lock);
-	err = xa_alloc(&rclink_t1_devs, &index, rdev,
+	err = xa_alloc(&rclink_t1_devs, &index, NULL,
 		       XA_LIMIT(0, RCLINK_T1_MAX_DEVS - 1), GFP_KERNEL);
-	if (!err) {
-		t1->index = index;
-		snprintf(t1->name, sizeof(t1->name), "rclink%u", index);
-	}
 	mutex_unlock(&rclink_t1_devs_lock);
 	if (err) {
 		dev_err(rdev->dev, "TYPE1: no free board index: %d\n", err);
-		goto err_type1_disable;
+		goto err_free_groups;
 	}
-
-	dev_info(rdev->dev, "TYPE1: %s, %u QPs, MAC %pM\n", t1->name,
-		 rdev->params.qp_num, t1->mac);
+	t1->index = index;
+	snprintf(t1->name, sizeof(t1->name), "rclink%u", index);
 	return 0;
 
-err_type1_disable:
-	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
-	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
-						  RCLINK_RDMA_EN_TYPE2_EN));
-err_free_qps:
-	mutex_lock(&t1->lock);
-	t1->qps_up = false;
-	mutex_unlock(&t1->lock);
+err_free_groups:
 	rclink_t2_groups_free(rdev);
 	return err;
 }
 
 /*
- * Unregister the board (no netlink operation runs on it after this) and
- * delete its QPs; the data path is down already (rclink_dp_fini()).
+ * Every QP deleted and the configuration back to the defaults at the next
+ * bring-up: `devlink dev reload`, and removal.  The board is down.
+ */
+void rclink_t1_forget(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *qp;
+	unsigned long qpn;
+
+	mutex_lock(&t1->lock);
+	WARN_ON_ONCE(t1->qps_up);
+	xa_for_each(&t1->qps, qpn, qp) {
+		xa_erase(&t1->qps, qpn);
+		kfree_rcu(qp, rcu);
+	}
+	t1->nr_qps = 0;
+	t1->configured = false;
+	mutex_unlock(&t1->lock);
+}
+
+/* Removal, after the last rclink_down() */
+void rclink_t1_remove(struct rclink_dev *rdev)
+{
+	rclink_t1_forget(rdev);
+	mutex_lock(&rclink_t1_devs_lock);
+	xa_erase(&rclink_t1_devs, rdev->t1.index);
+	mutex_unlock(&rclink_t1_devs_lock);
+	rclink_t2_groups_free(rdev);
+	xa_destroy(&rdev->t1.qps);
+}
+
+/*
+ * Take the QPs and groups off the data path (down already, no file bound):
+ * what they received is freed, their objects and configuration stay.
+ */
+static void rclink_t1_release(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *qp;
+	unsigned long qpn;
+	unsigned int g;
+	u64 unread = 0;
+
+	mutex_lock(&t1->lock);
+	t1->qps_up = false;
+	xa_for_each(&t1->qps, qpn, qp)
+		unread += rclink_dp_qp_release(qp);
+	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++)
+		unread += rclink_dp_qp_release(t1->groups[g]);
+	mutex_unlock(&t1->lock);
+
+	/* the CC work finds no QP now; rclink_down() cancels it */
+	/* received, never read: their senders saw them complete */
+	if (unread)
+		dev_info(rdev->dev, "%llu received TYPE1 message(s) dropped unread\n",
+			 unread);
+	rdev->pci_stats.teardown_unread += unread;
+}
+
+/*
+ * Bring-up: the configuration (the defaults the first time, else what the
+ * board had before the reset) into the registers, the kept QPs and groups
+ * back, then the board visible to netlink.
+ */
+int rclink_t1_init(struct rclink_dev *rdev)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	unsigned int g;
+	u64 val;
+
+	/* rclink_dp_t2_max_msg() is 0: binding a group fails (EOPNOTSUPP) */
+	if (rdev->params.type2_pkt_len <= RCLINK_SEG_BYTES)
+		dev_warn(rdev->dev,
+			 "TYPE2_PKT_LEN %u leaves no room for a message: TYPE2 groups cannot be bound\n",
+			 rdev->params.type2_pkt_len);
+
+	mutex_lock(&t1->lock);
+	if (!t1->configured)
+		rclink_t1_defaults(rdev);
+	/* flow control's MAC side before the flows are enabled */
+	rclink_cbfc_init(rdev, !t1->configured);
+	rclink_t1_write_global(rdev);
+	rclink_t1_qps_restore(rdev);
+	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++)
+		rclink_t1_qp_revive(t1->groups[g]);
+	t1->configured = true;
+	t1->qps_up = true;
+	mutex_unlock(&t1->lock);
+	if (rclink_gone(rdev))
+		goto err_down;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	xa_store(&rclink_t1_devs, t1->index, rdev, GFP_KERNEL);
+	mutex_unlock(&rclink_t1_devs_lock);
+
+	dev_info(rdev->dev, "TYPE1: %s, %u QPs, MAC %pM\n", t1->name,
+		 rdev->params.qp_num, t1->mac);
+	return 0;
+
+err_down:
+	val = rclink_rd64(rdev, RCLINK_RDMA_EN);
+	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
+						  RCLINK_RDMA_EN_TYPE2_EN));
+	rclink_t1_release(rdev);
+	return -ENODEV;
+}
+
+/*
+ * Hide the board from netlink (no operation runs on it after this), stop
+ * its QPs and take them off the data path, which is down already
+ * (rclink_dp_fini()).  The QPs and the configuration stay for the next
+ * rclink_t1_init().
  */
 void rclink_t1_fini(struct rclink_dev *rdev)
 {
 	struct rclink_t1 *t1 = &rdev->t1;
 	struct rclink_t1_qp *qp;
 	unsigned long qpn;
-	u64 val, unread;
+	u64 val;
 
 	mutex_lock(&rclink_t1_devs_lock);
-	xa_erase(&rclink_t1_devs, t1->index);
+	xa_store(&rclink_t1_devs, t1->index, NULL, GFP_KERNEL);
 	mutex_unlock(&rclink_t1_devs_lock);
 
 	mutex_lock(&t1->lock);
-	t1->qps_up = false;
 	mutex_lock(&rdev->qp_lock);
 	xa_for_each(&t1->qps, qpn, qp) {
 		rclink_wr64(rdev, RCLINK_QP_ID_SET,
@@ -1409,23 +1578,8 @@ void rclink_t1_fini(struct rclink_dev *rdev)
 	rclink_wr64(rdev, RCLINK_RDMA_EN, val & ~(RCLINK_RDMA_EN_TYPE1_EN |
 						  RCLINK_RDMA_EN_TYPE2_EN));
 	mutex_unlock(&rdev->qp_lock);
-	/* unpublished: the data path finds none of them from here on */
-	unread = 0;
-	xa_for_each(&t1->qps, qpn, qp) {
-		xa_erase(&t1->qps, qpn);
-		unread += rclink_dp_qp_release(qp);
-		kfree_rcu(qp, rcu);
-	}
-	t1->nr_qps = 0;
 	mutex_unlock(&t1->lock);
-
-	unread += rclink_t2_groups_free(rdev);
-	/* the CC work finds no QP now; rclink_down() cancels it */
-	/* received, never read: their senders saw them complete */
-	if (unread)
-		dev_info(rdev->dev, "%llu received TYPE1 message(s) dropped unread\n",
-			 unread);
-	rdev->pci_stats.teardown_unread += unread;
+	rclink_t1_release(rdev);
 }
 
 /* ---- fatal events -------------------------------------------------------- */
@@ -1471,8 +1625,6 @@ void rclink_qp_early_init(struct rclink_dev *rdev)
 
 int rclink_qp_init(struct rclink_dev *rdev)
 {
-	xa_init(&rdev->t1.qps);
-	rdev->t1.qps_up = false;
 	rdev->qp_fatal_pending = bitmap_zalloc(max(rdev->params.qp_num, 1U),
 					       GFP_KERNEL);
 	if (!rdev->qp_fatal_pending)
@@ -1491,7 +1643,4 @@ void rclink_qp_fini(struct rclink_dev *rdev)
 	cancel_work_sync(&rdev->qp_fatal_work);
 	bitmap_free(rdev->qp_fatal_pending);
 	rdev->qp_fatal_pending = NULL;
-	/* rclink_t1_fini() emptied it */
-	WARN_ON_ONCE(!xa_empty(&rdev->t1.qps));
-	xa_destroy(&rdev->t1.qps);
 }

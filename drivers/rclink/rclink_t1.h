@@ -118,6 +118,7 @@ struct rclink_t1_qp {
 	struct rclink_t1_qp_cfg cfg;
 	struct rclink_owner user;	/* who may bind it */
 	u32 fatal_psn;		/* TX_EPSN_MEM read by the recovery */
+	bool reset_fatal;	/* FATAL by a board reset: re-arm with PSNs */
 
 	/* both halves: written under @lock, read locklessly for reports */
 	enum rclink_qp_state state;
@@ -156,10 +157,13 @@ struct rclink_t1 {
 	/*
 	 * The QPs by number (below params.qp_num): stored and erased under
 	 * @lock, looked up under RCU by the data path; initialised by
-	 * rclink_qp_init(), emptied by rclink_t1_fini().
+	 * rclink_t1_probe(), kept across resets, emptied by
+	 * rclink_t1_forget().
 	 */
 	struct xarray qps;
 	bool qps_up;		/* between t1_init and t1_fini, under @lock */
+	/* the configuration below is kept across resets (rclink_t1_forget()) */
+	bool configured;
 	u32 nr_qps;
 
 	/* global configuration (step 1), under @lock */
@@ -189,7 +193,7 @@ struct rclink_t1 {
 	/*
 	 * TYPE2 multicast groups (seed 000, TYPE2): the data path treats a
 	 * group like a QP (files bind to it, messages queue on it); they
-	 * live from rclink_t1_init() to rclink_t1_fini().  Under @lock.
+	 * live from rclink_t1_probe() to rclink_t1_remove().  Under @lock.
 	 */
 	struct rclink_t1_qp *groups[RCLINK_AFH_T2_GROUPS];
 	u8 t2_mac[RCLINK_AFH_T2_GROUPS][ETH_ALEN];	/* TYPE2_DA_n */
@@ -222,13 +226,21 @@ void rclink_cc_fini(struct rclink_dev *rdev);
 
 /*
  * rclink_qp.c: control plane (QP objects, registers, recovery) and the
- * registry of boards by index.  rclink_t1_init() gives the board its index
- * and name and programs step 1 defaults; rclink_t1_fini() deletes every QP
- * (after rclink_dp_fini(): no file is bound any more).  Netlink operations
- * find a board with rclink_t1_dev_get() and hold rclink_t1_devs_lock for
- * the whole operation, so the board cannot go away under them.
+ * registry of boards by index.  rclink_t1_probe() gives the board its index
+ * and name, which it keeps until rclink_t1_remove().  rclink_t1_init()
+ * programs step 1 (the defaults the first time, else the kept
+ * configuration), brings the kept QPs back FATAL and makes the board
+ * visible to netlink; rclink_t1_fini() (after rclink_dp_fini(): no file is
+ * bound any more) hides it and stops the QPs, keeping them and the
+ * configuration; rclink_t1_forget() deletes them (devlink reload).
+ * Netlink operations find a board with rclink_t1_dev_get() and hold
+ * rclink_t1_devs_lock for the whole operation, so the board cannot go
+ * down under them.
  */
 extern struct mutex rclink_t1_devs_lock;
+int rclink_t1_probe(struct rclink_dev *rdev);
+void rclink_t1_remove(struct rclink_dev *rdev);
+void rclink_t1_forget(struct rclink_dev *rdev);
 int rclink_t1_init(struct rclink_dev *rdev);
 void rclink_t1_fini(struct rclink_dev *rdev);
 struct rclink_dev *rclink_t1_dev_get(int index);	/* NULL: none */

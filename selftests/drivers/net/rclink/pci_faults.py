@@ -221,6 +221,81 @@ class NetKept:
         ktap.diag('netdev %s kept: %s' % (a.dev, now))
 
 
+class T1Kept:
+    """The TYPE1 state of the boards across a fault: a recoverable reset
+    keeps the board's name, its `dev set` configuration and its QPs, which
+    come back fatal and must be re-armed with PSNs agreed with the peer;
+    devlink reload (a re-initialisation) keeps the name only."""
+
+    TTL = 77
+    PSN = {'A': 5000, 'B': 9000}    # the PSNs each side sends from
+
+    def __init__(self, pair, mode, both):
+        self.pair, self.mode, self.both = pair, mode, both
+        self.names = {}
+
+    def setup(self):
+        for s in 'AB':
+            self.names[s] = self.pair.name(s)
+        t1.tool(['dev', 'set', 'dev', self.names['A'], 'ttl',
+                 str(self.TTL)])
+
+    def state(self, side):
+        q = [x for x in t1.qp_show(self.pair.name(side))
+             if int(x['qpn']) == QP]
+        return q[0]['state'] if q else None
+
+    def check(self, ktap):
+        if self.mode is None:
+            return
+        a = self.pair.name('A', 30)
+        if self.mode != 'new':
+            rt.check(a == self.names['A'], "A's board is %s after the "
+                     'fault, was %s' % (a, self.names['A']))
+        ttl = t1.dev_show(a)['ttl']
+        if self.mode in ('forgotten', 'new'):
+            rt.check(self.state('A') is None, 'qp %d on A after the %s '
+                     'reset, want none' % (QP, self.mode))
+            rt.check(ttl == self.pair.saved['A']['ttl'], 'ttl %s after '
+                     'the reset, want the default %s'
+                     % (ttl, self.pair.saved['A']['ttl']))
+            ktap.diag('TYPE1 state %s: name %s, no QP, ttl %s'
+                      % (self.mode, a, ttl))
+            return
+        rt.check(ttl == self.TTL, 'ttl %s after the reset, was %d'
+                 % (ttl, self.TTL))
+        fatal = ('A', 'B') if self.both else ('A',)
+        for s in 'AB':
+            st = self.state(s)
+            rt.check(st == ('fatal' if s in fatal else 'ready'),
+                     'qp %d on %s: state %s after the reset' % (QP, s, st))
+        # re-arming needs both PSNs: the old ones mean nothing now
+        rc, out = t1.tool(['qp', 'set', 'dev', a, 'qpn', str(QP), 'state',
+                           'ready'], check=False)
+        rt.check(rc != 0 and 'sq_psn' in out,
+                 'state ready without PSNs after a reset: rc %d %s'
+                 % (rc, out.strip()))
+        for s, o in (('A', 'B'), ('B', 'A')):
+            args = ['qp', 'set', 'dev', self.pair.name(s), 'qpn', str(QP),
+                    'sq_psn', str(self.PSN[s]), 'rq_psn', str(self.PSN[o])]
+            if s in fatal:
+                args += ['state', 'ready']
+            t1.tool(args)
+        for s in 'AB':
+            rt.check(self.state(s) == 'ready', 'qp %d on %s: %s after the '
+                     're-arm' % (QP, s, self.state(s)))
+        with t1.Chan(self.pair.name('B'), QP) as cb, \
+                t1.Chan(self.pair.name('A'), QP) as ca:
+            for src, dst, tag in ((ca, cb, 'A -> B'), (cb, ca, 'B -> A')):
+                want = t1.pattern(QP, 7, 3000)
+                src.send(want)
+                got = dst.recv(10)
+                rt.check(got == want, 're-armed qp %d %s: %s' % (
+                    QP, tag, 'missing' if got is None else 'differs'))
+        ktap.diag('TYPE1 state kept: %s, qp %d fatal, re-armed, ttl %s'
+                  % (a, QP, ttl))
+
+
 def traffic_ok(pair, count=5):
     """count messages A -> B on a fresh QP, byte-exact."""
     pair.qp_fresh()
@@ -388,9 +463,10 @@ def hostile(bdf, *args):
 
 
 def case(pair, ktap, name, fault, recover=None, teardown=True,
-         both=False, precondition=None, net=None):
+         both=False, precondition=None, net=None, kept='kept'):
     """One fault of A (both: of A and B) with messages in flight; net: A's
-    netdev must survive it."""
+    netdev must survive it; kept: what becomes of the TYPE1 state (T1Kept:
+    'kept', 'forgotten', 'new', or None when nothing is reset)."""
     def body():
         why = precondition() if precondition else None
         if why:
@@ -398,6 +474,8 @@ def case(pair, ktap, name, fault, recover=None, teardown=True,
         net_before = net.setup() if net else None
         bdf = pair.bdf['A']
         pair.qp_fresh()
+        t1k = T1Kept(pair, kept if teardown else None, both)
+        t1k.setup()
         sysfs(rt.dbg_path(pair.bdf['B'], 't1_rx_queued_max'),
               str(RX_QUEUED_TEST))
         cb = t1.Chan(pair.name('B'), QP)
@@ -467,6 +545,7 @@ def case(pair, ktap, name, fault, recover=None, teardown=True,
                          'delivered' % (written, delivered, flushed))
             if net:
                 net.check(ktap, net_before)
+            t1k.check(ktap)
             bad = rt.kmsg_problems(rt.kmsg_since(marker), errors=False)
             rt.check(not bad, 'kernel log: %s' % ' | '.join(bad[:5]))
         finally:
@@ -530,7 +609,8 @@ def main():
                 raise rt.SkipTest('no devlink (iproute2)')
             rt.run(['devlink', 'dev', 'reload', 'pci/' + b, 'action',
                     'driver_reinit'])
-        case(pair, ktap, 'devlink_reload', reload, net=net)
+        case(pair, ktap, 'devlink_reload', reload, net=net,
+             kept='forgotten')
 
         def sleep_checked(b):
             before = {s: (pci_stat(pair.bdf[s], 'suspends'),
@@ -549,7 +629,8 @@ def main():
         # last: the device and its netdev go
         case(pair, ktap, 'remove_rescan',
              lambda b: sysfs(pci + 'remove', '1'),
-             recover=lambda b: sysfs('/sys/bus/pci/rescan', '1'))
+             recover=lambda b: sysfs('/sys/bus/pci/rescan', '1'),
+             kept='new')
 
     finally:
         net.close()
