@@ -228,7 +228,7 @@ class T1Kept:
     devlink reload (a re-initialisation) keeps the name only."""
 
     TTL = 77
-    PSN = {'A': 5000, 'B': 9000}    # the PSNs each side sends from
+    PSN = {'A': 500, 'B': 900}      # the PSNs each side sends from
 
     def __init__(self, pair, mode, both):
         self.pair, self.mode, self.both = pair, mode, both
