@@ -1,30 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rclink: the board's flow control, CBFC or PFC (seed 000: "CBFC 和
- * PFC 不支持同时使用"), chosen by the devlink param flow_control at
- * probe and reload (Documentation/flow-control.rst).
+ * rclink: the board's flow control, CBFC or PFC (seed 000: "CBFC and PFC cannot
+ * be used at the same time"), chosen by the devlink param flow_control at probe
+ * and reload (Documentation/flow-control.rst).
  *
- *  - pfc, the default: CBFC off as in the seed's "PFC 模式寄存器配置"
- *    step 2 (AFH_CFG_EN.stop_cbfc_en 1, the seven flow enables 0) and
- *    the MAC side reset (SHIM_CBFC_CTRL.reset).  The TYPE1 banks,
- *    ACK/CNP and TYPE2 carry one 802.1Q priority (`rclink dev set ...
- *    vlan_pri`) in the VC fields PFC shares with CBFC; PFC itself is
- *    dcbnl's (rclink_dcb.c).
- *  - cbfc: the seed's "CBFC 模式寄存器配置": stop_cbfc_en 0, the seven
- *    flows enabled, each on a VC of its own (ACK/CNP on VC 4, TYPE2 on 5,
- *    TYPE3 on 6; TYPE1 bank n on the VC of its Traffic Class,
- *    tc[7:2]: "TC 域高 6 比特体现 VCID 信息", by default
- *    VC n; seed: "不支持同一个 VCID 配置给不同的数据流"),
- *    credit_uf_limit, the TYPE1 dynamic limit,
- *    software_ctrl_cbfc_vc_status, the RX PFC enables 0 and the TX ones
- *    1 ("RX 方向反压"); the MAC side ("初始化阶段") gets every VC's
- *    credit size and limit (SHIM_CBFC_VC_CFG, SHIM_CBFC_CTRL.load).  PFC
- *    stays off (dcbnl refuses it).
+ *  - pfc, the default: CBFC off as in the seed's "register configuration in PFC
+ *    mode" step 2 (AFH_CFG_EN.stop_cbfc_en 1, the seven flow enables 0) and the
+ *    MAC side reset (SHIM_CBFC_CTRL.reset).  The TYPE1 banks, ACK/CNP and TYPE2
+ *    carry one 802.1Q priority (`rclink dev set ... vlan_pri`) in the VC fields
+ *    PFC shares with CBFC; PFC itself is dcbnl's (rclink_dcb.c).
+ *  - cbfc: the seed's "register configuration in CBFC mode": stop_cbfc_en 0,
+ *    the seven flows enabled, each on a VC of its own (ACK/CNP on VC 4, TYPE2
+ *    on 5, TYPE3 on 6; TYPE1 bank n on the VC of its Traffic Class, tc[7:2]:
+ *    "the upper 6 bits of the TC field carry the VCID", by default VC n; seed:
+ *    "one VCID cannot be given to different flows"), credit_uf_limit, the TYPE1
+ *    dynamic limit, software_ctrl_cbfc_vc_status, the RX PFC enables 0 and the
+ *    TX ones 1 ("backpressure in the RX direction"); the MAC side
+ *    ("initialisation phase") gets every VC's credit size and limit
+ *    (SHIM_CBFC_VC_CFG, SHIM_CBFC_CTRL.load).  PFC stays off (dcbnl refuses
+ *    it).
  *
  * The CBFC settings are `rclink dev set` configuration: rclink_qp.c calls
- * in under rclink_t1.lock, and they go back to the defaults (256-byte
+ * in under rclink_t1.lock.  They start from the defaults (256-byte
  * credits, 64 per VC, credit_uf_limit 1, TYPE1 dynamic limit on, every VC
- * on) at every bring-up.
+ * on) at probe and devlink reload, and are kept across resets.
  */
 
 #include <linux/bitfield.h>
@@ -231,8 +230,8 @@ u64 rclink_cbfc_afh(struct rclink_dev *rdev, u64 afh)
 /*
  * CBFC with AFH_GEN1 without TC: the VLAN tag carries the VC, so it is
  * on even without a VID: priority-tagged frames, VID 0 (seed 000,
- * "格式特性说明": "若打开 CBFC 功能且 AFH_GEN1 不携带 TC
- * 域时，必须强制打开 VLAN").
+ * "format notes": "with CBFC on and an AFH_GEN1 header
+ * without a TC field, VLAN must be forced on").
  */
 bool rclink_cbfc_vlan_forced(struct rclink_dev *rdev)
 {
@@ -244,8 +243,8 @@ bool rclink_cbfc_vlan_forced(struct rclink_dev *rdev)
 
 /*
  * The credits a VC needs before its flow may send at all: credit_uf_limit
- * maximum frames ("配置约束": "需要保证 CL 值至少大于下限所
- * 代表的 Credit 数量，否则该 VC 会被一直阻塞").  A maximum
+ * maximum frames ("configuration constraints": "CL must exceed the
+ * credits the lower limit stands for, or the VC stays blocked").  A maximum
  * frame is the larger of a TYPE1 and a TYPE2 packet (TYPE1/2_PKT_LEN)
  * plus RCLINK_CBFC_HDR_MAX bytes of headers for the TYPE1, ACK and TYPE2
  * classes (the IP's one maximum frame), the largest TYPE3 frame for TYPE3.
@@ -265,7 +264,7 @@ static u32 rclink_cbfc_need(struct rclink_dev *rdev, enum rclink_fc_uf c,
 /*
  * The TYPE1 banks' Traffic Classes a dev-set request leaves in cbfc mode:
  * tc[7:2] of each must be a VC (0..7) that neither ACK/CNP, TYPE2, TYPE3
- * nor another bank has (seed: "不同 BANK 不可映射到同一 VC 上").
+ * nor another bank has (seed: "two banks cannot map to the same VC").
  */
 static int rclink_cbfc_check_banks(const struct rclink_t1 *t1,
 				   const struct rclink_t1_dev_cfg *cfg,
@@ -406,7 +405,9 @@ bool rclink_cbfc_set(struct rclink_dev *rdev,
 	return load;
 }
 
-/* Every VC's configuration (初始化阶段), then SHIM_CBFC_CTRL = @ctrl */
+/*
+ * Every VC's configuration (initialisation phase), then SHIM_CBFC_CTRL = @ctrl
+ */
 static void rclink_cbfc_write_vcs(struct rclink_dev *rdev, u64 ctrl)
 {
 	const struct rclink_cbfc *cb = &rdev->cbfc;
@@ -473,9 +474,9 @@ void rclink_cbfc_init(struct rclink_dev *rdev, bool fresh)
 	}
 
 	/*
-	 * RX PFC must be 0 ("CBFC 模式寄存器配置"); the TX enables 1, as
-	 * CBFC's RX backpressure to the MAC shares the PFC request port
-	 * ("RX 方向反压")
+	 * RX PFC must be 0 ("register configuration in CBFC mode"); the TX
+	 * enables 1, as CBFC's RX backpressure to the MAC shares the PFC
+	 * request port ("backpressure in the RX direction")
 	 */
 	val = rclink_rd64(rdev, RCLINK_XON_THR_RDMA);
 	val &= ~(RCLINK_CBFC_RX_PFC_EN | RCLINK_XON_THR_RDMA_TYPE1_FREE_BUSY);

@@ -3,15 +3,14 @@
  * rclink: the congestion-control loop of TYPE1 QPs (Documentation/
  * congestion.rst), off by default: devlink param cc_algorithm.
  *
- * "dcqcn" is DCQCN's reaction point, fed by the IP's CC interface
- * (seed 000, 流量控制接口): a RECV_CNP record (a CNP that passed the CNP
- * merge) cuts the QP's rate, TX_SPEED_MEM, by alpha / 2 (the target
- * becomes the rate before the cut) and moves alpha towards 1 by g; a NOCNP
- * record (the QP sent bytes and got
- * no CNP for a NOCNP period) moves alpha towards 0 by g and raises the rate
- * halfway to the target: for the first cc_fast_steps periods after a cut
- * (fast recovery), then with the target raised by speed / cc_ai_div each
- * period (additive increase).  The rate stays between 1/64 of the QP's
+ * "dcqcn" is DCQCN's reaction point, fed by the IP's CC interface (seed 000,
+ * flow-control interface): a RECV_CNP record (a CNP that passed the CNP merge)
+ * cuts the QP's rate, TX_SPEED_MEM, by alpha / 2 (the target becomes the rate
+ * before the cut) and moves alpha towards 1 by g; a NOCNP record (the QP sent
+ * bytes and got no CNP for a NOCNP period) moves alpha towards 0 by g and
+ * raises the rate halfway to the target: for the first cc_fast_steps periods
+ * after a cut (fast recovery), then with the target raised by speed / cc_ai_div
+ * each period (additive increase).  The rate stays between 1/64 of the QP's
  * configured speed and the speed itself.
  *
  * The records are handled in the event thread under the QP's lock; the

@@ -12,9 +12,9 @@
  * reset (under rtnl), on every change and when the flows' priorities
  * change.  Host DCBX, IEEE only.
  *
- * PFC and CBFC are exclusive (seed 000, CBFC 配置约束): with the devlink
- * param flow_control cbfc the MAC's PFC stays off, getpfc reports no
- * priority and setpfc refuses any (rclink_cbfc.c).
+ * PFC and CBFC are exclusive (seed 000, CBFC configuration constraints): with
+ * the devlink param flow_control cbfc the MAC's PFC stays off, getpfc reports
+ * no priority and setpfc refuses any (rclink_cbfc.c).
  */
 
 #include <linux/bitfield.h>
@@ -30,17 +30,19 @@
 
 /* The PFC enables of the IP's flows (XON_THR_RDMA) */
 #define RCLINK_DCB_IP_EN	GENMASK_ULL(45, 32)
-/* The ACK thresholds of the seed ("PFC 模式寄存器配置", step 1) */
+/*
+ * The ACK thresholds of the seed ("register configuration in PFC mode", step 1)
+ */
 #define RCLINK_DCB_XON_ACK	0x80
 #define RCLINK_DCB_XOFF_ACK	0xc0
 
 /*
- * The IP's side of PFC (seed 000, "PFC 模式寄存器配置"): every flow on
- * an enabled priority stops while the peer pauses it (rx_*_pfc_en, the IP's
- * RX_PFC_REQ_I) and keeps what the host has no room for, asking the MAC
- * for XOFF of its priority from the XOFF threshold of its receive buffer
- * down to XON (tx_*_pfc_en, TX_PFC_REQ_O).  The thresholds are the seed's:
- * XON at half and XOFF at three quarters of each buffer, the TYPE1 one
+ * The IP's side of PFC (seed 000, "register configuration in PFC mode"): every
+ * flow on an enabled priority stops while the peer pauses it (rx_*_pfc_en, the
+ * IP's RX_PFC_REQ_I) and keeps what the host has no room for, asking the MAC
+ * for XOFF of its priority from the XOFF threshold of its receive buffer down
+ * to XON (tx_*_pfc_en, TX_PFC_REQ_O).  The thresholds are the seed's: XON at
+ * half and XOFF at three quarters of each buffer, the TYPE1 one
  * (2^TYPE1_RX_BUF_AW 64-byte words) in XON_THR_RDMA, the TYPE3 one
  * (NONR_RX_DEPTH words) in XON_THR_NON_RDMA, and 0x80/0xc0 for ACKs.
  */

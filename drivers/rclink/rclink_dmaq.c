@@ -1170,8 +1170,8 @@ static void rclink_dmaq_hw_stop(struct rclink_dmaq *dq)
  * (XON_THR_RDMA.flow_stop_en, every bank), so that the IP answers RNR
  * (AFH_CFG_EN.type1_flow_stop_send_rnr_en) instead of dropping the packet
  * for the sender's retry timer.  Not RNR with CBFC, whose VC buffer holds
- * the frames instead (seed 000, "CBFC 模式寄存器配置":
- * "RNR 使能 (CBFC 模式下建议配置为 0)"); there FLOW_STOP only holds
+ * the frames instead (seed 000, "register configuration in CBFC mode":
+ * "RNR enable (0 recommended in CBFC mode)"); there FLOW_STOP only holds
  * the VC back.
  */
 static void rclink_dmaq_rnr_enable(struct rclink_dev *rdev)

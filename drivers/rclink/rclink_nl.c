@@ -258,7 +258,7 @@ static int rclink_nl_put_dev(struct sk_buff *skb, struct rclink_dev *rdev)
 }
 
 /*
- * The DFX levels (seed 000, DFX 接口) and the TYPE2 send state in the dev
+ * The DFX levels (seed 000, DFX interface) and the TYPE2 send state in the dev
  * stats nest
  */
 static int rclink_nl_put_dfx(struct sk_buff *skb,

@@ -224,7 +224,7 @@ static u64 rclink_t1_cc_window_bits(u32 ns)
 
 /*
  * A rate in bit/s as TX_SPEED_MEM.tx_speed_cfg: the bytes it sends in one
- * CC window, rounded up (seed 000, 速率控制: length_thr).
+ * CC window, rounded up (seed 000, rate control: length_thr).
  */
 static int rclink_rate_bytes(u64 rate, u64 win, u32 *bytes)
 {
@@ -280,8 +280,8 @@ u64 rclink_t1_qp_rate(struct rclink_dev *rdev,
 }
 
 /*
- * TYPE2 configuration (seed 000, TYPE2 配置), with the TYPE1 settings it
- * shares (format, TC, VLAN priority or CBFC VC, IP_ADDR): RDMA_EN.type2_en,
+ * TYPE2 configuration (seed 000, TYPE2 configuration), with the TYPE1 settings
+ * it shares (format, TC, VLAN priority or CBFC VC, IP_ADDR): RDMA_EN.type2_en,
  * TRAFFIC_CLASS.type2_req_tc, the 8 TYPE2_DA_n, DEST_IP_MEM2,
  * DEST_MAC_MEM2.mac_type2 (the AFH Ethernet type), UDP_PORT_MEM2, the RX
  * classification keys and the groups joined.  qp_lock held.
@@ -348,19 +348,18 @@ static u64 rclink_t1_format_bits(u8 format)
 }
 
 /*
- * Step 1 of the TYPE1 init sequence (seed 000, 初始化流程) for the header
- * format chosen: RDMA_EN, MAC_ADDR (len_type: IPv4 for Standard, the AFH
+ * Step 1 of the TYPE1 init sequence (seed 000, initialisation sequence) for the
+ * header format chosen: RDMA_EN, MAC_ADDR (len_type: IPv4 for Standard, the AFH
  * Ethernet type otherwise), AFH_CFG_EN, IP_ADDR, TRAFFIC_CLASS; the optional
- * VLAN step (VLAN_CTRL, AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities,
- * which are the VC map in CBFC mode: rclink_cbfc_afh(), with the VLAN
- * forced on for AFH_GEN1 without TC: rclink_cbfc_vlan_forced());
- * then the retry thresholds, the switches of RC_MISC_CFG, the CC window and
- * the ECN/CNP settings (CNP_CFG, RC_MISC_CFG.cnp_merge_en).  RX_CLASS_CFG
- * gets mac_type1 = the AFH Ethernet type whatever the format, so that frames
- * of a mismatched peer reach the TYPE1 path and are counted there
- * (DMAQ_T1_RX_DROP_FORMAT); its other fields keep their value.  AFH_CFG_EN
- * is read-modify-written: the data path owns its type1_flow_stop_send_rnr_en
- * bits.
+ * VLAN step (VLAN_CTRL, AFH_CFG_EN.tx_vlan_tag_sel_en and the priorities, which
+ * are the VC map in CBFC mode: rclink_cbfc_afh(), with the VLAN forced on for
+ * AFH_GEN1 without TC: rclink_cbfc_vlan_forced()); then the retry thresholds,
+ * the switches of RC_MISC_CFG, the CC window and the ECN/CNP settings (CNP_CFG,
+ * RC_MISC_CFG.cnp_merge_en).  RX_CLASS_CFG gets mac_type1 = the AFH Ethernet
+ * type whatever the format, so that frames of a mismatched peer reach the TYPE1
+ * path and are counted there (DMAQ_T1_RX_DROP_FORMAT); its other fields keep
+ * their value.  AFH_CFG_EN is read-modify-written: the data path owns its
+ * type1_flow_stop_send_rnr_en bits.
  */
 static void rclink_t1_write_global(struct rclink_dev *rdev)
 {

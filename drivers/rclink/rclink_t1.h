@@ -143,8 +143,8 @@ struct rclink_t1_qp {
 /*
  * The TYPE1 REQ banks (QPN[1:0], TYPE1_VC_NUM at most 4), each with a
  * Traffic Class of its own (TRAFFIC_CLASS.type1_req_tc_bankN); in CBFC mode
- * its bits 7:2 are the bank's VC (seed 000: "TC 域高 6 比特体现
- * VCID 信息"), bits 1:0 the ECN bits of the IPv4 ToS.
+ * its bits 7:2 are the bank's VC (seed 000: "the upper 6 bits of the TC
+ * field carry the VCID"), bits 1:0 the ECN bits of the IPv4 ToS.
  */
 #define RCLINK_T1_BANKS		4
 #define RCLINK_TC_VC		GENMASK(7, 2)

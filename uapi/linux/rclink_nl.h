@@ -42,8 +42,8 @@ enum rclink_format {
 /**
  * enum rclink_flow_control - The board's flow control (devlink param
  *   flow_control, Documentation/flow-control.rst): pfc (IEEE 802.1Qbb through
- *   dcbnl) or cbfc (credit-based flow control of seed 000, every flow on a VC
- *   of its own); the two are exclusive.
+ *   dcbnl) or cbfc (the IP's credit-based flow control, every flow on a VC of
+ *   its own); the two are exclusive.
  */
 enum rclink_flow_control {
 	RCLINK_FLOW_CONTROL_PFC,

@@ -245,7 +245,8 @@ class T1Kept:
              if int(x['qpn']) == QP]
         return q[0]['state'] if q else None
 
-    def check(self, ktap):
+    def check(self, ktap, cb):
+        """cb: B's file, still bound to the QP when B was not reset."""
         if self.mode is None:
             return
         a = self.pair.name('A', 30)
@@ -284,14 +285,20 @@ class T1Kept:
         for s in 'AB':
             rt.check(self.state(s) == 'ready', 'qp %d on %s: %s after the '
                      're-arm' % (QP, s, self.state(s)))
-        with t1.Chan(self.pair.name('B'), QP) as cb, \
-                t1.Chan(self.pair.name('A'), QP) as ca:
-            for src, dst, tag in ((ca, cb, 'A -> B'), (cb, ca, 'B -> A')):
-                want = t1.pattern(QP, 7, 3000)
-                src.send(want)
-                got = dst.recv(10)
-                rt.check(got == want, 're-armed qp %d %s: %s' % (
-                    QP, tag, 'missing' if got is None else 'differs'))
+        if self.both:
+            cb = t1.Chan(self.pair.name('B'), QP)
+        try:
+            with t1.Chan(self.pair.name('A'), QP) as ca:
+                for src, dst, tag in ((ca, cb, 'A -> B'),
+                                      (cb, ca, 'B -> A')):
+                    want = t1.pattern(QP, 7, 3000)
+                    src.send(want)
+                    got = dst.recv(10)
+                    rt.check(got == want, 're-armed qp %d %s: %s' % (
+                        QP, tag, 'missing' if got is None else 'differs'))
+        finally:
+            if self.both:
+                cb.close()
         ktap.diag('TYPE1 state kept: %s, qp %d fatal, re-armed, ttl %s'
                   % (a, QP, ttl))
 
@@ -545,7 +552,7 @@ def case(pair, ktap, name, fault, recover=None, teardown=True,
                          'delivered' % (written, delivered, flushed))
             if net:
                 net.check(ktap, net_before)
-            t1k.check(ktap)
+            t1k.check(ktap, cb)
             bad = rt.kmsg_problems(rt.kmsg_since(marker), errors=False)
             rt.check(not bad, 'kernel log: %s' % ' | '.join(bad[:5]))
         finally:
