@@ -30,7 +30,10 @@ static struct genl_family rclink_nl_family;
 
 /* ---- requests ------------------------------------------------------------ */
 
-/* The board a request names: dev-index, else dev-name */
+/*
+ * The board a request names: dev-index, else dev-name (index and name in
+ * the dev set: the same attribute types in every set)
+ */
 static struct rclink_dev *rclink_nl_dev(struct nlattr **attrs,
 					struct netlink_ext_ack *extack)
 {
@@ -62,7 +65,7 @@ static struct rclink_dev *rclink_nl_dev(struct nlattr **attrs,
 static int rclink_nl_qpn(struct rclink_dev *rdev, struct nlattr **attrs,
 			 u32 *qpn, struct netlink_ext_ack *extack)
 {
-	struct nlattr *attr = attrs[RCLINK_A_QPN];
+	struct nlattr *attr = attrs[RCLINK_A_QP_QPN];
 
 	if (!attr) {
 		NL_SET_ERR_MSG(extack, "qpn: a QP number is required");
@@ -83,12 +86,35 @@ static struct user_namespace *rclink_nl_userns(const struct sk_buff *skb)
 	return sk_user_ns(NETLINK_CB(skb).sk);
 }
 
+/* Where the qp and mcast attribute sets keep a QP's or group's owner */
+struct rclink_nl_owner_attrs {
+	int uid;
+	int netns_fd;
+	int netns;
+	int pad;
+};
+
+static const struct rclink_nl_owner_attrs rclink_nl_qp_owner = {
+	.uid = RCLINK_A_QP_OWNER_UID,
+	.netns_fd = RCLINK_A_QP_OWNER_NETNS_FD,
+	.netns = RCLINK_A_QP_OWNER_NETNS,
+	.pad = RCLINK_A_QP_PAD,
+};
+
+static const struct rclink_nl_owner_attrs rclink_nl_mcast_owner = {
+	.uid = RCLINK_A_MCAST_OWNER_UID,
+	.netns_fd = RCLINK_A_MCAST_OWNER_NETNS_FD,
+	.netns = RCLINK_A_MCAST_OWNER_NETNS,
+	.pad = RCLINK_A_MCAST_PAD,
+};
+
 /*
  * The owner of qp-new and mcast-set: owner-uid, else the requester's euid,
  * in the network namespace of owner-netns-fd, else the requester's.
  * *given (if not NULL): one of the two attributes came.
  */
 static int rclink_nl_owner(struct sk_buff *skb, struct genl_info *info,
+			   const struct rclink_nl_owner_attrs *oa,
 			   struct rclink_owner *user, bool *given)
 {
 	struct nlattr **attrs = info->attrs;
@@ -96,12 +122,11 @@ static int rclink_nl_owner(struct sk_buff *skb, struct genl_info *info,
 	struct net *net;
 
 	if (given)
-		*given = attrs[RCLINK_A_OWNER_UID] ||
-			 attrs[RCLINK_A_OWNER_NETNS_FD];
+		*given = attrs[oa->uid] || attrs[oa->netns_fd];
 	user->uid = current_euid();
 	user->netns = genl_info_net(info)->net_cookie;
 
-	attr = attrs[RCLINK_A_OWNER_UID];
+	attr = attrs[oa->uid];
 	if (attr) {
 		user->uid = make_kuid(rclink_nl_userns(skb),
 				      nla_get_u32(attr));
@@ -111,7 +136,7 @@ static int rclink_nl_owner(struct sk_buff *skb, struct genl_info *info,
 			return -EINVAL;
 		}
 	}
-	attr = attrs[RCLINK_A_OWNER_NETNS_FD];
+	attr = attrs[oa->netns_fd];
 	if (attr) {
 		net = get_net_ns_by_fd(nla_get_u32(attr));
 		if (IS_ERR(net)) {
@@ -126,12 +151,11 @@ static int rclink_nl_owner(struct sk_buff *skb, struct genl_info *info,
 }
 
 static int rclink_nl_put_owner(struct sk_buff *skb, struct user_namespace *ns,
+			       const struct rclink_nl_owner_attrs *oa,
 			       const struct rclink_owner *user)
 {
-	if (nla_put_u32(skb, RCLINK_A_OWNER_UID,
-			from_kuid_munged(ns, user->uid)) ||
-	    nla_put_u64_64bit(skb, RCLINK_A_OWNER_NETNS, user->netns,
-			      RCLINK_A_PAD))
+	if (nla_put_u32(skb, oa->uid, from_kuid_munged(ns, user->uid)) ||
+	    nla_put_u64_64bit(skb, oa->netns, user->netns, oa->pad))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -144,7 +168,7 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 	u32 psn_mask = rclink_t1_psn_mask(rdev);
 	struct nlattr *attr;
 
-	attr = attrs[RCLINK_A_DQPN];
+	attr = attrs[RCLINK_A_QP_DQPN];
 	if (attr) {
 		cfg->dqpn = nla_get_u32(attr);
 		if (cfg->dqpn > FIELD_MAX(RCLINK_RH_DEST_QP)) {
@@ -160,7 +184,7 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_DQPN;
 	}
 
-	attr = attrs[RCLINK_A_DIP];
+	attr = attrs[RCLINK_A_QP_DIP];
 	if (attr) {
 		cfg->dip = nla_get_in_addr(attr);
 		if (ipv4_is_zeronet(cfg->dip) || ipv4_is_multicast(cfg->dip) ||
@@ -172,7 +196,7 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_DIP;
 	}
 
-	attr = attrs[RCLINK_A_DMAC];
+	attr = attrs[RCLINK_A_QP_DMAC];
 	if (attr) {
 		ether_addr_copy(cfg->dmac, nla_data(attr));
 		if (!is_valid_ether_addr(cfg->dmac)) {
@@ -183,25 +207,25 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_DMAC;
 	}
 
-	attr = attrs[RCLINK_A_SPORT];
+	attr = attrs[RCLINK_A_QP_SPORT];
 	if (attr) {
 		cfg->sport = nla_get_u16(attr);
 		*given |= RCLINK_QP_F_SPORT;
 	}
 
-	attr = attrs[RCLINK_A_PKEY];
+	attr = attrs[RCLINK_A_QP_PKEY];
 	if (attr) {
 		cfg->pkey = nla_get_u8(attr);
 		*given |= RCLINK_QP_F_PKEY;
 	}
 
-	attr = attrs[RCLINK_A_RX_PKEY];
+	attr = attrs[RCLINK_A_QP_RX_PKEY];
 	if (attr) {
 		cfg->rx_pkey = nla_get_u8(attr);
 		*given |= RCLINK_QP_F_RX_PKEY;
 	}
 
-	attr = attrs[RCLINK_A_SQ_PSN];
+	attr = attrs[RCLINK_A_QP_SQ_PSN];
 	if (attr) {
 		cfg->sq_psn = nla_get_u32(attr);
 		if (cfg->sq_psn & ~psn_mask) {
@@ -212,7 +236,7 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_SQ_PSN;
 	}
 
-	attr = attrs[RCLINK_A_RQ_PSN];
+	attr = attrs[RCLINK_A_QP_RQ_PSN];
 	if (attr) {
 		cfg->rq_psn = nla_get_u32(attr);
 		if (cfg->rq_psn & ~psn_mask) {
@@ -223,9 +247,9 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_RQ_PSN;
 	}
 
-	attr = attrs[RCLINK_A_RATE];
+	attr = attrs[RCLINK_A_QP_RATE];
 	if (attr) {
-		if (attrs[RCLINK_A_SPEED]) {
+		if (attrs[RCLINK_A_QP_SPEED]) {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "rate: give rate or speed, not both");
 			return -EINVAL;
@@ -234,7 +258,7 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_RATE;
 	}
 
-	attr = attrs[RCLINK_A_SPEED];
+	attr = attrs[RCLINK_A_QP_SPEED];
 	if (attr) {
 		cfg->speed = nla_get_u32(attr);
 		*given |= RCLINK_QP_F_SPEED;
@@ -312,21 +336,21 @@ static int rclink_nl_put_cbfc(struct sk_buff *skb,
 	struct nlattr *nest, *one;
 	unsigned int i;
 
-	if (nla_put_u32(skb, RCLINK_A_CBFC_SIZE, cfg->cbfc_size) ||
-	    nla_put_u32(skb, RCLINK_A_CBFC_LIMIT, cfg->cbfc_limit) ||
-	    nla_put_u8(skb, RCLINK_A_CBFC_UF_TYPE1,
+	if (nla_put_u32(skb, RCLINK_A_DEV_CBFC_SIZE, cfg->cbfc_size) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_CBFC_LIMIT, cfg->cbfc_limit) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_CBFC_UF_TYPE1,
 		       cfg->cbfc_uf[RCLINK_FC_UF_TYPE1]) ||
-	    nla_put_u8(skb, RCLINK_A_CBFC_UF_TYPE2,
+	    nla_put_u8(skb, RCLINK_A_DEV_CBFC_UF_TYPE2,
 		       cfg->cbfc_uf[RCLINK_FC_UF_TYPE2]) ||
-	    nla_put_u8(skb, RCLINK_A_CBFC_UF_TYPE3,
+	    nla_put_u8(skb, RCLINK_A_DEV_CBFC_UF_TYPE3,
 		       cfg->cbfc_uf[RCLINK_FC_UF_TYPE3]) ||
-	    nla_put_u8(skb, RCLINK_A_CBFC_UF_ACK,
+	    nla_put_u8(skb, RCLINK_A_DEV_CBFC_UF_ACK,
 		       cfg->cbfc_uf[RCLINK_FC_UF_ACK]) ||
-	    nla_put_u8(skb, RCLINK_A_CBFC_DYN, cfg->cbfc_dyn) ||
-	    nla_put_u8(skb, RCLINK_A_VC_STATUS, cfg->vc_status))
+	    nla_put_u8(skb, RCLINK_A_DEV_CBFC_DYN, cfg->cbfc_dyn) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_VC_STATUS, cfg->vc_status))
 		return -EMSGSIZE;
 
-	nest = nla_nest_start(skb, RCLINK_A_CBFC_STATS);
+	nest = nla_nest_start(skb, RCLINK_A_DEV_CBFC_STATS);
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(cnt); i++)
@@ -377,7 +401,7 @@ static int rclink_nl_put_banks(struct sk_buff *skb, struct rclink_dev *rdev,
 	unsigned int n;
 
 	for (n = 0; n <= last; n++) {
-		nest = nla_nest_start(skb, RCLINK_A_BANK);
+		nest = nla_nest_start(skb, RCLINK_A_DEV_BANK);
 		if (!nest ||
 		    nla_put_u8(skb, RCLINK_A_BANK_ID, n) ||
 		    nla_put_u8(skb, RCLINK_A_BANK_TC, cfg->bank_tc[n]) ||
@@ -412,35 +436,35 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 
 	rclink_t1_dev_info(rdev, &info);
 	if (rclink_nl_put_dev(skb, rdev) ||
-	    nla_put_u32(skb, RCLINK_A_QP_NUM, p->qp_num) ||
-	    nla_put_u32(skb, RCLINK_A_PKT_LEN, p->type1_pkt_len) ||
-	    nla_put_u32(skb, RCLINK_A_OST, p->type1_ost_n) ||
-	    nla_put_u32(skb, RCLINK_A_EPSN_W, p->epsn_w) ||
-	    nla_put_u32(skb, RCLINK_A_MAX_MSG, info.max_msg) ||
-	    nla_put(skb, RCLINK_A_MAC, ETH_ALEN, cfg->mac) ||
-	    nla_put_in_addr(skb, RCLINK_A_IP, cfg->ip) ||
-	    nla_put_u8(skb, RCLINK_A_TTL, cfg->ttl) ||
-	    nla_put_u16(skb, RCLINK_A_IP_ID, cfg->ip_id) ||
-	    nla_put_u8(skb, RCLINK_A_TC, cfg->tc) ||
-	    nla_put_u8(skb, RCLINK_A_ACK_TC, cfg->ack_tc) ||
-	    nla_put_u8(skb, RCLINK_A_FORMAT, cfg->format) ||
-	    nla_put_u32(skb, RCLINK_A_RETRY_TIMER, cfg->retry_timer_us) ||
-	    nla_put_u8(skb, RCLINK_A_RETRY_CNT, cfg->retry_cnt) ||
-	    nla_put_u8(skb, RCLINK_A_RNR_RETRY_CNT, cfg->rnr_retry_cnt) ||
-	    nla_put_u8(skb, RCLINK_A_ACK_TIMESTAMP, cfg->ack_timestamp) ||
-	    nla_put_u8(skb, RCLINK_A_ICRC, cfg->icrc) ||
-	    nla_put_u16(skb, RCLINK_A_VLAN_ID, cfg->vlan_id) ||
-	    nla_put_u8(skb, RCLINK_A_VLAN_PRI, cfg->vlan_pri) ||
-	    nla_put_u32(skb, RCLINK_A_CC_WINDOW, cfg->cc_window_ns) ||
-	    nla_put_u8(skb, RCLINK_A_BANK_RR, cfg->bank_rr) ||
-	    nla_put_u64_64bit(skb, RCLINK_A_T2_RATE, cfg->t2_rate,
-			      RCLINK_A_PAD) ||
-	    nla_put_u8(skb, RCLINK_A_CNP_MERGE, cfg->cnp_merge) ||
-	    nla_put_u32(skb, RCLINK_A_CNP_WINDOW_US, cfg->cnp_window_us) ||
-	    nla_put_u32(skb, RCLINK_A_NOCNP_US, cfg->nocnp_us) ||
-	    nla_put_u8(skb, RCLINK_A_FLOW_CONTROL, cfg->flow_control) ||
-	    nla_put_u8(skb, RCLINK_A_VLAN_FORCED, cfg->vlan_forced) ||
-	    nla_put_u32(skb, RCLINK_A_HW_DISABLED, rdev->feat_off))
+	    nla_put_u32(skb, RCLINK_A_DEV_QP_NUM, p->qp_num) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_PKT_LEN, p->type1_pkt_len) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_OST, p->type1_ost_n) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_EPSN_W, p->epsn_w) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_MAX_MSG, info.max_msg) ||
+	    nla_put(skb, RCLINK_A_DEV_MAC, ETH_ALEN, cfg->mac) ||
+	    nla_put_in_addr(skb, RCLINK_A_DEV_IP, cfg->ip) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_TTL, cfg->ttl) ||
+	    nla_put_u16(skb, RCLINK_A_DEV_IP_ID, cfg->ip_id) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_TC, cfg->tc) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_ACK_TC, cfg->ack_tc) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_FORMAT, cfg->format) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_RETRY_TIMER, cfg->retry_timer_us) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_RETRY_CNT, cfg->retry_cnt) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_RNR_RETRY_CNT, cfg->rnr_retry_cnt) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_ACK_TIMESTAMP, cfg->ack_timestamp) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_ICRC, cfg->icrc) ||
+	    nla_put_u16(skb, RCLINK_A_DEV_VLAN_ID, cfg->vlan_id) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_VLAN_PRI, cfg->vlan_pri) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_CC_WINDOW, cfg->cc_window_ns) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_BANK_RR, cfg->bank_rr) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_DEV_T2_RATE, cfg->t2_rate,
+			      RCLINK_A_DEV_PAD) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_CNP_MERGE, cfg->cnp_merge) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_CNP_WINDOW_US, cfg->cnp_window_us) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_NOCNP_US, cfg->nocnp_us) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_FLOW_CONTROL, cfg->flow_control) ||
+	    nla_put_u8(skb, RCLINK_A_DEV_VLAN_FORCED, cfg->vlan_forced) ||
+	    nla_put_u32(skb, RCLINK_A_DEV_HW_DISABLED, rdev->feat_off))
 		goto err_cancel;
 	if (cfg->flow_control == RCLINK_FLOW_CONTROL_CBFC &&
 	    rclink_nl_put_cbfc(skb, &info))
@@ -498,7 +522,7 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 	BUILD_BUG_ON(RCLINK_A_STATS_ACK_RX - RCLINK_A_STATS_TX_PKTS !=
 		     RCLINK_T1_HW_ACK_RX - RCLINK_T1_HW_TX_PKTS);
 
-	nest = nla_nest_start(skb, RCLINK_A_STATS);
+	nest = nla_nest_start(skb, RCLINK_A_QP_STATS);
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(sw); i++)
@@ -545,21 +569,22 @@ static int rclink_nl_qp_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 		return -EMSGSIZE;
 
 	if (rclink_nl_put_dev(skb, rdev) ||
-	    nla_put_u32(skb, RCLINK_A_QPN, qpn) ||
-	    nla_put_u32(skb, RCLINK_A_DQPN, cfg->dqpn) ||
-	    nla_put_in_addr(skb, RCLINK_A_DIP, cfg->dip) ||
-	    nla_put(skb, RCLINK_A_DMAC, ETH_ALEN, cfg->dmac) ||
-	    nla_put_u16(skb, RCLINK_A_SPORT, cfg->sport) ||
-	    nla_put_u8(skb, RCLINK_A_PKEY, cfg->pkey) ||
-	    nla_put_u8(skb, RCLINK_A_RX_PKEY, cfg->rx_pkey) ||
-	    nla_put_u32(skb, RCLINK_A_SPEED, cfg->speed) ||
-	    nla_put_u64_64bit(skb, RCLINK_A_RATE, rclink_t1_qp_rate(rdev, cfg),
-			      RCLINK_A_PAD) ||
-	    nla_put_u8(skb, RCLINK_A_STATE, info->state) ||
-	    nla_put_u8(skb, RCLINK_A_BOUND, info->bound) ||
-	    nla_put_u32(skb, RCLINK_A_SQ_PSN, cfg->sq_psn) ||
-	    nla_put_u32(skb, RCLINK_A_RQ_PSN, cfg->rq_psn) ||
-	    rclink_nl_put_owner(skb, ns, &info->user) ||
+	    nla_put_u32(skb, RCLINK_A_QP_QPN, qpn) ||
+	    nla_put_u32(skb, RCLINK_A_QP_DQPN, cfg->dqpn) ||
+	    nla_put_in_addr(skb, RCLINK_A_QP_DIP, cfg->dip) ||
+	    nla_put(skb, RCLINK_A_QP_DMAC, ETH_ALEN, cfg->dmac) ||
+	    nla_put_u16(skb, RCLINK_A_QP_SPORT, cfg->sport) ||
+	    nla_put_u8(skb, RCLINK_A_QP_PKEY, cfg->pkey) ||
+	    nla_put_u8(skb, RCLINK_A_QP_RX_PKEY, cfg->rx_pkey) ||
+	    nla_put_u32(skb, RCLINK_A_QP_SPEED, cfg->speed) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_QP_RATE,
+			      rclink_t1_qp_rate(rdev, cfg),
+			      RCLINK_A_QP_PAD) ||
+	    nla_put_u8(skb, RCLINK_A_QP_STATE, info->state) ||
+	    nla_put_u8(skb, RCLINK_A_QP_BOUND, info->bound) ||
+	    nla_put_u32(skb, RCLINK_A_QP_SQ_PSN, cfg->sq_psn) ||
+	    nla_put_u32(skb, RCLINK_A_QP_RQ_PSN, cfg->rq_psn) ||
+	    rclink_nl_put_owner(skb, ns, &rclink_nl_qp_owner, &info->user) ||
 	    rclink_nl_qp_stats_fill(skb, info))
 		goto err_cancel;
 
@@ -633,19 +658,19 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 		int attr;
 		u32 flag;
 	} ufs[RCLINK_FC_UF_NUM] = {
-		[RCLINK_FC_UF_TYPE1] = { RCLINK_A_CBFC_UF_TYPE1,
+		[RCLINK_FC_UF_TYPE1] = { RCLINK_A_DEV_CBFC_UF_TYPE1,
 					 RCLINK_DEV_F_CBFC_UF_TYPE1 },
-		[RCLINK_FC_UF_TYPE2] = { RCLINK_A_CBFC_UF_TYPE2,
+		[RCLINK_FC_UF_TYPE2] = { RCLINK_A_DEV_CBFC_UF_TYPE2,
 					 RCLINK_DEV_F_CBFC_UF_TYPE2 },
-		[RCLINK_FC_UF_TYPE3] = { RCLINK_A_CBFC_UF_TYPE3,
+		[RCLINK_FC_UF_TYPE3] = { RCLINK_A_DEV_CBFC_UF_TYPE3,
 					 RCLINK_DEV_F_CBFC_UF_TYPE3 },
-		[RCLINK_FC_UF_ACK] = { RCLINK_A_CBFC_UF_ACK,
+		[RCLINK_FC_UF_ACK] = { RCLINK_A_DEV_CBFC_UF_ACK,
 				       RCLINK_DEV_F_CBFC_UF_ACK },
 	};
 	struct nlattr *attr;
 	unsigned int c;
 
-	attr = attrs[RCLINK_A_CBFC_SIZE];
+	attr = attrs[RCLINK_A_DEV_CBFC_SIZE];
 	if (attr) {
 		cfg->cbfc_size = nla_get_u32(attr);
 		if (rclink_cbfc_size_code(cfg->cbfc_size) < 0) {
@@ -656,7 +681,7 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 		*given |= RCLINK_DEV_F_CBFC_SIZE;
 	}
 
-	attr = attrs[RCLINK_A_CBFC_LIMIT];
+	attr = attrs[RCLINK_A_DEV_CBFC_LIMIT];
 	if (attr) {
 		cfg->cbfc_limit = nla_get_u32(attr);
 		*given |= RCLINK_DEV_F_CBFC_LIMIT;
@@ -671,13 +696,13 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 		*given |= ufs[c].flag;
 	}
 
-	attr = attrs[RCLINK_A_CBFC_DYN];
+	attr = attrs[RCLINK_A_DEV_CBFC_DYN];
 	if (attr) {
 		cfg->cbfc_dyn = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_CBFC_DYN;
 	}
 
-	attr = attrs[RCLINK_A_VC_STATUS];
+	attr = attrs[RCLINK_A_DEV_VC_STATUS];
 	if (attr) {
 		cfg->vc_status = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_VC_STATUS;
@@ -686,7 +711,7 @@ static int rclink_nl_dev_cbfc(struct nlattr **attrs,
 }
 
 /*
- * The banks of dev-set, "bank N tc T": every RCLINK_A_BANK of the request
+ * The banks of dev-set, "bank N tc T": every RCLINK_A_DEV_BANK of the request
  * (a multi-attr: info->attrs holds the last one only), each bank at most
  * once.  The board's number of banks is rclink_t1_dev_set()'s to check.
  */
@@ -700,7 +725,7 @@ static int rclink_nl_dev_banks(struct genl_info *info,
 	u8 id;
 
 	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(attr) != RCLINK_A_BANK)
+		if (nla_type(attr) != RCLINK_A_DEV_BANK)
 			continue;
 		err = nla_parse_nested(tb, RCLINK_A_BANK_MAX, attr,
 				       rclink_bank_nl_policy, extack);
@@ -735,43 +760,43 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 {
 	struct nlattr *attr;
 
-	attr = attrs[RCLINK_A_FORMAT];
+	attr = attrs[RCLINK_A_DEV_FORMAT];
 	if (attr) {
 		cfg->format = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_FORMAT;
 	}
 
-	attr = attrs[RCLINK_A_BANK_RR];
+	attr = attrs[RCLINK_A_DEV_BANK_RR];
 	if (attr) {
 		cfg->bank_rr = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_BANK_RR;
 	}
 
-	attr = attrs[RCLINK_A_T2_RATE];
+	attr = attrs[RCLINK_A_DEV_T2_RATE];
 	if (attr) {
 		cfg->t2_rate = nla_get_u64(attr);
 		*given |= RCLINK_DEV_F_T2_RATE;
 	}
 
-	attr = attrs[RCLINK_A_CNP_MERGE];
+	attr = attrs[RCLINK_A_DEV_CNP_MERGE];
 	if (attr) {
 		cfg->cnp_merge = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_CNP_MERGE;
 	}
 
-	attr = attrs[RCLINK_A_CNP_WINDOW_US];
+	attr = attrs[RCLINK_A_DEV_CNP_WINDOW_US];
 	if (attr) {
 		cfg->cnp_window_us = nla_get_u32(attr);
 		*given |= RCLINK_DEV_F_CNP_WINDOW;
 	}
 
-	attr = attrs[RCLINK_A_NOCNP_US];
+	attr = attrs[RCLINK_A_DEV_NOCNP_US];
 	if (attr) {
 		cfg->nocnp_us = nla_get_u32(attr);
 		*given |= RCLINK_DEV_F_NOCNP;
 	}
 
-	attr = attrs[RCLINK_A_CC_WINDOW];
+	attr = attrs[RCLINK_A_DEV_CC_WINDOW];
 	if (attr) {
 		cfg->cc_window_ns = nla_get_u32(attr);
 		if (cfg->cc_window_ns < 4096 || cfg->cc_window_ns > 65536 ||
@@ -783,7 +808,7 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		*given |= RCLINK_DEV_F_CC_WINDOW;
 	}
 
-	attr = attrs[RCLINK_A_MAC];
+	attr = attrs[RCLINK_A_DEV_MAC];
 	if (attr) {
 		nla_memcpy(cfg->mac, attr, ETH_ALEN);
 		if (!is_valid_ether_addr(cfg->mac)) {
@@ -794,7 +819,7 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		*given |= RCLINK_DEV_F_MAC;
 	}
 
-	attr = attrs[RCLINK_A_IP];
+	attr = attrs[RCLINK_A_DEV_IP];
 	if (attr) {
 		cfg->ip = nla_get_in_addr(attr);
 		if (ipv4_is_multicast(cfg->ip) || ipv4_is_lbcast(cfg->ip)) {
@@ -805,67 +830,67 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		*given |= RCLINK_DEV_F_IP;
 	}
 
-	attr = attrs[RCLINK_A_TTL];
+	attr = attrs[RCLINK_A_DEV_TTL];
 	if (attr) {
 		cfg->ttl = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_TTL;
 	}
 
-	attr = attrs[RCLINK_A_IP_ID];
+	attr = attrs[RCLINK_A_DEV_IP_ID];
 	if (attr) {
 		cfg->ip_id = nla_get_u16(attr);
 		*given |= RCLINK_DEV_F_IP_ID;
 	}
 
-	attr = attrs[RCLINK_A_TC];
+	attr = attrs[RCLINK_A_DEV_TC];
 	if (attr) {
 		cfg->tc = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_TC;
 	}
 
-	attr = attrs[RCLINK_A_ACK_TC];
+	attr = attrs[RCLINK_A_DEV_ACK_TC];
 	if (attr) {
 		cfg->ack_tc = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_ACK_TC;
 	}
 
-	attr = attrs[RCLINK_A_RETRY_TIMER];
+	attr = attrs[RCLINK_A_DEV_RETRY_TIMER];
 	if (attr) {
 		cfg->retry_timer_us = nla_get_u32(attr);
 		*given |= RCLINK_DEV_F_RETRY_TIMER;
 	}
 
-	attr = attrs[RCLINK_A_RETRY_CNT];
+	attr = attrs[RCLINK_A_DEV_RETRY_CNT];
 	if (attr) {
 		cfg->retry_cnt = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_RETRY_CNT;
 	}
 
-	attr = attrs[RCLINK_A_RNR_RETRY_CNT];
+	attr = attrs[RCLINK_A_DEV_RNR_RETRY_CNT];
 	if (attr) {
 		cfg->rnr_retry_cnt = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_RNR_RETRY_CNT;
 	}
 
-	attr = attrs[RCLINK_A_ACK_TIMESTAMP];
+	attr = attrs[RCLINK_A_DEV_ACK_TIMESTAMP];
 	if (attr) {
 		cfg->ack_timestamp = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_ACK_TIMESTAMP;
 	}
 
-	attr = attrs[RCLINK_A_ICRC];
+	attr = attrs[RCLINK_A_DEV_ICRC];
 	if (attr) {
 		cfg->icrc = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_ICRC;
 	}
 
-	attr = attrs[RCLINK_A_VLAN_ID];
+	attr = attrs[RCLINK_A_DEV_VLAN_ID];
 	if (attr) {
 		cfg->vlan_id = nla_get_u16(attr);
 		*given |= RCLINK_DEV_F_VLAN_ID;
 	}
 
-	attr = attrs[RCLINK_A_VLAN_PRI];
+	attr = attrs[RCLINK_A_DEV_VLAN_PRI];
 	if (attr) {
 		cfg->vlan_pri = nla_get_u8(attr);
 		*given |= RCLINK_DEV_F_VLAN_PRI;
@@ -908,7 +933,7 @@ int rclink_nl_qp_new_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 given = 0, qpn;
 	int err;
 
-	err = rclink_nl_owner(skb, info, &user, NULL);
+	err = rclink_nl_owner(skb, info, &rclink_nl_qp_owner, &user, NULL);
 	if (err)
 		return err;
 
@@ -967,10 +992,10 @@ int rclink_nl_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = rclink_nl_qp_cfg(rdev, qpn, attrs, &cfg, &given, extack);
 	if (err)
 		goto unlock;
-	if (attrs[RCLINK_A_STATE]) {
-		if (nla_get_u8(attrs[RCLINK_A_STATE]) !=
+	if (attrs[RCLINK_A_QP_STATE]) {
+		if (nla_get_u8(attrs[RCLINK_A_QP_STATE]) !=
 		    RCLINK_QP_STATE_READY) {
-			NL_SET_ERR_MSG_ATTR(extack, attrs[RCLINK_A_STATE],
+			NL_SET_ERR_MSG_ATTR(extack, attrs[RCLINK_A_QP_STATE],
 					    "state: only ready can be set");
 			err = -EINVAL;
 			goto unlock;
@@ -1049,7 +1074,8 @@ int rclink_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		return -ENOMEM;
 
 	mutex_lock(&rclink_t1_devs_lock);
-	if (attrs && (attrs[RCLINK_A_DEV_INDEX] || attrs[RCLINK_A_DEV_NAME])) {
+	if (attrs &&
+	    (attrs[RCLINK_A_QP_DEV_INDEX] || attrs[RCLINK_A_QP_DEV_NAME])) {
 		only = rclink_nl_dev(attrs, cb->extack);
 		if (IS_ERR(only)) {
 			err = PTR_ERR(only);
@@ -1124,13 +1150,13 @@ static int rclink_nl_mcast_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	if (!hdr)
 		return -EMSGSIZE;
 	if (rclink_nl_put_dev(skb, rdev) ||
-	    nla_put_u8(skb, RCLINK_A_GROUP, group) ||
-	    nla_put(skb, RCLINK_A_DMAC, ETH_ALEN, gi->mac) ||
-	    nla_put_u8(skb, RCLINK_A_JOIN, gi->join) ||
-	    nla_put_u8(skb, RCLINK_A_BOUND, gi->bound) ||
-	    rclink_nl_put_owner(skb, ns, &gi->user))
+	    nla_put_u8(skb, RCLINK_A_MCAST_GROUP, group) ||
+	    nla_put(skb, RCLINK_A_MCAST_DMAC, ETH_ALEN, gi->mac) ||
+	    nla_put_u8(skb, RCLINK_A_MCAST_JOIN, gi->join) ||
+	    nla_put_u8(skb, RCLINK_A_MCAST_BOUND, gi->bound) ||
+	    rclink_nl_put_owner(skb, ns, &rclink_nl_mcast_owner, &gi->user))
 		goto err_cancel;
-	nest = nla_nest_start(skb, RCLINK_A_STATS);
+	nest = nla_nest_start(skb, RCLINK_A_MCAST_STATS);
 	if (!nest ||
 	    nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_MSGS, st->tx_msgs,
 			      RCLINK_A_STATS_PAD) ||
@@ -1158,7 +1184,7 @@ err_cancel:
 static int rclink_nl_group(struct nlattr **attrs, u32 *group,
 			   struct netlink_ext_ack *extack)
 {
-	struct nlattr *attr = attrs[RCLINK_A_GROUP];
+	struct nlattr *attr = attrs[RCLINK_A_MCAST_GROUP];
 
 	if (!attr) {
 		NL_SET_ERR_MSG(extack, "group: a TYPE2 group is required");
@@ -1211,7 +1237,8 @@ int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
 	int err = 0;
 
 	mutex_lock(&rclink_t1_devs_lock);
-	if (attrs && (attrs[RCLINK_A_DEV_INDEX] || attrs[RCLINK_A_DEV_NAME])) {
+	if (attrs && (attrs[RCLINK_A_MCAST_DEV_INDEX] ||
+		      attrs[RCLINK_A_MCAST_DEV_NAME])) {
 		only = rclink_nl_dev(attrs, cb->extack);
 		if (IS_ERR(only)) {
 			err = PTR_ERR(only);
@@ -1250,26 +1277,29 @@ int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info)
 	bool join = false;
 	u32 group, given = 0;
 	bool owner_given;
+	struct nlattr *attr;
 	int err;
 
-	err = rclink_nl_owner(skb, info, &user, &owner_given);
+	err = rclink_nl_owner(skb, info, &rclink_nl_mcast_owner, &user,
+			      &owner_given);
 	if (err)
 		return err;
 	if (owner_given)
 		given |= RCLINK_T2_F_OWNER;
 
-	if (attrs[RCLINK_A_DMAC]) {
-		nla_memcpy(mac, attrs[RCLINK_A_DMAC], ETH_ALEN);
+	attr = attrs[RCLINK_A_MCAST_DMAC];
+	if (attr) {
+		nla_memcpy(mac, attr, ETH_ALEN);
 		if (!is_multicast_ether_addr(mac) ||
 		    is_broadcast_ether_addr(mac)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attrs[RCLINK_A_DMAC],
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
 					    "mac: not a multicast MAC address");
 			return -EINVAL;
 		}
 		given |= RCLINK_T2_F_MAC;
 	}
-	if (attrs[RCLINK_A_JOIN]) {
-		join = nla_get_u8(attrs[RCLINK_A_JOIN]);
+	if (attrs[RCLINK_A_MCAST_JOIN]) {
+		join = nla_get_u8(attrs[RCLINK_A_MCAST_JOIN]);
 		given |= RCLINK_T2_F_JOIN;
 	}
 
@@ -1304,9 +1334,9 @@ void rclink_nl_notify_qp(struct rclink_t1_qp *qp, u8 cmd)
 	if (!hdr)
 		goto err_free;
 	if (rclink_nl_put_dev(skb, rdev) ||
-	    nla_put_u32(skb, RCLINK_A_QPN, qp->qpn) ||
+	    nla_put_u32(skb, RCLINK_A_QP_QPN, qp->qpn) ||
 	    (cmd == RCLINK_CMD_QP_FATAL_NTF &&
-	     nla_put_u32(skb, RCLINK_A_SQ_PSN, qp->fatal_psn)))
+	     nla_put_u32(skb, RCLINK_A_QP_SQ_PSN, qp->fatal_psn)))
 		goto err_free;
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&rclink_nl_family, skb, 0, RCLINK_NLGRP_EVENTS,
@@ -1346,7 +1376,7 @@ void rclink_nl_notify_qp_event(struct rclink_dev *rdev, u32 qpn, u8 cmd)
 	if (!hdr)
 		goto err_free;
 	if (rclink_nl_put_dev(skb, rdev) ||
-	    nla_put_u32(skb, RCLINK_A_QPN, qpn))
+	    nla_put_u32(skb, RCLINK_A_QP_QPN, qpn))
 		goto err_free;
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&rclink_nl_family, skb, 0, RCLINK_NLGRP_EVENTS,
@@ -1380,6 +1410,15 @@ static struct genl_family rclink_nl_family __ro_after_init = {
  */
 static void rclink_nl_limits_check(void)
 {
+	/* rclink_nl_dev() and rclink_nl_put_dev() serve every set */
+	BUILD_BUG_ON((int)RCLINK_A_QP_DEV_INDEX != (int)RCLINK_A_DEV_INDEX ||
+		     (int)RCLINK_A_MCAST_DEV_INDEX != (int)RCLINK_A_DEV_INDEX);
+	BUILD_BUG_ON((int)RCLINK_A_QP_DEV_NAME != (int)RCLINK_A_DEV_NAME ||
+		     (int)RCLINK_A_MCAST_DEV_NAME != (int)RCLINK_A_DEV_NAME);
+	BUILD_BUG_ON((int)RCLINK_A_QP_DEV_HANDLE != (int)RCLINK_A_DEV_HANDLE);
+	BUILD_BUG_ON((int)RCLINK_A_MCAST_DEV_HANDLE !=
+		     (int)RCLINK_A_DEV_HANDLE);
+
 	BUILD_BUG_ON(RCLINK_RETRY_TIMER_MAX !=
 		     FIELD_MAX(RCLINK_RETRY_TIMER_CFG_RETRY_TIMER));
 	BUILD_BUG_ON(RCLINK_RETRY_CNT_MAX !=

@@ -13,18 +13,18 @@
 #include <linux/rclink_dev.h>
 
 /* Integer value ranges */
-static struct netlink_range_validation rclink_a_speed_range = {
-	.min	= 1ULL,
-	.max	= RCLINK_SPEED_MAX,
-};
-
-static struct netlink_range_validation rclink_a_cnp_window_us_range = {
+static struct netlink_range_validation rclink_a_dev_cnp_window_us_range = {
 	.max	= RCLINK_CNP_WINDOW_MAX,
 };
 
-static struct netlink_range_validation rclink_a_cbfc_limit_range = {
+static struct netlink_range_validation rclink_a_dev_cbfc_limit_range = {
 	.min	= 1ULL,
 	.max	= RCLINK_CBFC_LIMIT_MAX,
+};
+
+static struct netlink_range_validation rclink_a_qp_speed_range = {
+	.min	= 1ULL,
+	.max	= RCLINK_SPEED_MAX,
 };
 
 /* Common nested types */
@@ -41,107 +41,107 @@ const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1] = {
 };
 
 /* RCLINK_CMD_DEV_SET - do */
-const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK + 1] = {
+const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_DEV_BANK + 1] = {
 	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
 	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_MAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_IP] = { .type = NLA_U32, },
-	[RCLINK_A_TTL] = NLA_POLICY_MIN(NLA_U8, 1),
-	[RCLINK_A_IP_ID] = { .type = NLA_U16, },
-	[RCLINK_A_TC] = { .type = NLA_U8, },
-	[RCLINK_A_ACK_TC] = { .type = NLA_U8, },
-	[RCLINK_A_FORMAT] = NLA_POLICY_MAX(NLA_U8, 4),
-	[RCLINK_A_RETRY_TIMER] = NLA_POLICY_RANGE(NLA_U32, 1, RCLINK_RETRY_TIMER_MAX),
-	[RCLINK_A_RETRY_CNT] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_RETRY_CNT_MAX),
-	[RCLINK_A_RNR_RETRY_CNT] = NLA_POLICY_MAX(NLA_U8, RCLINK_RETRY_CNT_MAX),
-	[RCLINK_A_ACK_TIMESTAMP] = NLA_POLICY_MAX(NLA_U8, 1),
-	[RCLINK_A_ICRC] = NLA_POLICY_MAX(NLA_U8, 1),
-	[RCLINK_A_VLAN_ID] = NLA_POLICY_MAX(NLA_U16, RCLINK_VLAN_ID_MAX),
-	[RCLINK_A_VLAN_PRI] = NLA_POLICY_MAX(NLA_U8, RCLINK_VLAN_PRI_MAX),
-	[RCLINK_A_CC_WINDOW] = { .type = NLA_U32, },
-	[RCLINK_A_BANK_RR] = NLA_POLICY_MAX(NLA_U8, 1),
-	[RCLINK_A_T2_RATE] = { .type = NLA_U64, },
-	[RCLINK_A_CNP_MERGE] = NLA_POLICY_MAX(NLA_U8, 1),
-	[RCLINK_A_CNP_WINDOW_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_cnp_window_us_range),
-	[RCLINK_A_NOCNP_US] = NLA_POLICY_MAX(NLA_U32, RCLINK_NOCNP_MAX),
-	[RCLINK_A_CBFC_SIZE] = { .type = NLA_U32, },
-	[RCLINK_A_CBFC_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_cbfc_limit_range),
-	[RCLINK_A_CBFC_UF_TYPE1] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
-	[RCLINK_A_CBFC_UF_TYPE2] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
-	[RCLINK_A_CBFC_UF_TYPE3] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
-	[RCLINK_A_CBFC_UF_ACK] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
-	[RCLINK_A_CBFC_DYN] = NLA_POLICY_MAX(NLA_U8, 1),
-	[RCLINK_A_VC_STATUS] = { .type = NLA_U8, },
-	[RCLINK_A_BANK] = NLA_POLICY_NESTED(rclink_bank_nl_policy),
+	[RCLINK_A_DEV_MAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_DEV_IP] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_TTL] = NLA_POLICY_MIN(NLA_U8, 1),
+	[RCLINK_A_DEV_IP_ID] = { .type = NLA_U16, },
+	[RCLINK_A_DEV_TC] = { .type = NLA_U8, },
+	[RCLINK_A_DEV_ACK_TC] = { .type = NLA_U8, },
+	[RCLINK_A_DEV_FORMAT] = NLA_POLICY_MAX(NLA_U8, 4),
+	[RCLINK_A_DEV_RETRY_TIMER] = NLA_POLICY_RANGE(NLA_U32, 1, RCLINK_RETRY_TIMER_MAX),
+	[RCLINK_A_DEV_RETRY_CNT] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_RETRY_CNT_MAX),
+	[RCLINK_A_DEV_RNR_RETRY_CNT] = NLA_POLICY_MAX(NLA_U8, RCLINK_RETRY_CNT_MAX),
+	[RCLINK_A_DEV_ACK_TIMESTAMP] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_DEV_ICRC] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_DEV_VLAN_ID] = NLA_POLICY_MAX(NLA_U16, RCLINK_VLAN_ID_MAX),
+	[RCLINK_A_DEV_VLAN_PRI] = NLA_POLICY_MAX(NLA_U8, RCLINK_VLAN_PRI_MAX),
+	[RCLINK_A_DEV_CC_WINDOW] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_BANK_RR] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_DEV_T2_RATE] = { .type = NLA_U64, },
+	[RCLINK_A_DEV_CNP_MERGE] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_DEV_CNP_WINDOW_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_dev_cnp_window_us_range),
+	[RCLINK_A_DEV_NOCNP_US] = NLA_POLICY_MAX(NLA_U32, RCLINK_NOCNP_MAX),
+	[RCLINK_A_DEV_CBFC_SIZE] = { .type = NLA_U32, },
+	[RCLINK_A_DEV_CBFC_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_dev_cbfc_limit_range),
+	[RCLINK_A_DEV_CBFC_UF_TYPE1] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_DEV_CBFC_UF_TYPE2] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_DEV_CBFC_UF_TYPE3] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_DEV_CBFC_UF_ACK] = NLA_POLICY_RANGE(NLA_U8, 1, RCLINK_CBFC_UF_MAX),
+	[RCLINK_A_DEV_CBFC_DYN] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_DEV_VC_STATUS] = { .type = NLA_U8, },
+	[RCLINK_A_DEV_BANK] = NLA_POLICY_NESTED(rclink_bank_nl_policy),
 };
 
 /* RCLINK_CMD_QP_NEW - do */
-const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1] = {
-	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
-	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_QPN] = { .type = NLA_U32, },
-	[RCLINK_A_DQPN] = { .type = NLA_U32, },
-	[RCLINK_A_DIP] = { .type = NLA_U32, },
-	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_SPORT] = NLA_POLICY_MIN(NLA_U16, 1),
-	[RCLINK_A_PKEY] = { .type = NLA_U8, },
-	[RCLINK_A_RX_PKEY] = { .type = NLA_U8, },
-	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
-	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
-	[RCLINK_A_SPEED] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_speed_range),
-	[RCLINK_A_RATE] = { .type = NLA_U64, },
-	[RCLINK_A_OWNER_UID] = { .type = NLA_U32, },
-	[RCLINK_A_OWNER_NETNS_FD] = { .type = NLA_U32, },
+const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_QP_OWNER_NETNS_FD + 1] = {
+	[RCLINK_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QP_QPN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DQPN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DIP] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DMAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_QP_SPORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[RCLINK_A_QP_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_QP_RX_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_QP_SQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_RQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_SPEED] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_qp_speed_range),
+	[RCLINK_A_QP_RATE] = { .type = NLA_U64, },
+	[RCLINK_A_QP_OWNER_UID] = { .type = NLA_U32, },
+	[RCLINK_A_QP_OWNER_NETNS_FD] = { .type = NLA_U32, },
 };
 
 /* RCLINK_CMD_QP_SET - do */
-const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_RATE + 1] = {
-	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
-	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_QPN] = { .type = NLA_U32, },
-	[RCLINK_A_DQPN] = { .type = NLA_U32, },
-	[RCLINK_A_DIP] = { .type = NLA_U32, },
-	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_SPORT] = NLA_POLICY_MIN(NLA_U16, 1),
-	[RCLINK_A_PKEY] = { .type = NLA_U8, },
-	[RCLINK_A_RX_PKEY] = { .type = NLA_U8, },
-	[RCLINK_A_SQ_PSN] = { .type = NLA_U32, },
-	[RCLINK_A_RQ_PSN] = { .type = NLA_U32, },
-	[RCLINK_A_SPEED] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_speed_range),
-	[RCLINK_A_RATE] = { .type = NLA_U64, },
-	[RCLINK_A_STATE] = NLA_POLICY_MAX(NLA_U8, 2),
+const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_QP_RATE + 1] = {
+	[RCLINK_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QP_QPN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DQPN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DIP] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DMAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_QP_SPORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[RCLINK_A_QP_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_QP_RX_PKEY] = { .type = NLA_U8, },
+	[RCLINK_A_QP_SQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_RQ_PSN] = { .type = NLA_U32, },
+	[RCLINK_A_QP_SPEED] = NLA_POLICY_FULL_RANGE(NLA_U32, &rclink_a_qp_speed_range),
+	[RCLINK_A_QP_RATE] = { .type = NLA_U64, },
+	[RCLINK_A_QP_STATE] = NLA_POLICY_MAX(NLA_U8, 2),
 };
 
 /* RCLINK_CMD_QP_GET - do */
-const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QPN + 1] = {
-	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
-	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_QPN] = { .type = NLA_U32, },
+const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QP_QPN + 1] = {
+	[RCLINK_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QP_QPN] = { .type = NLA_U32, },
 };
 
 /* RCLINK_CMD_QP_DEL - do */
-const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QPN + 1] = {
-	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
-	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_QPN] = { .type = NLA_U32, },
+const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QP_QPN + 1] = {
+	[RCLINK_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_QP_QPN] = { .type = NLA_U32, },
 };
 
 /* RCLINK_CMD_MCAST_GET - do */
-const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_GROUP + 1] = {
-	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
-	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_GROUP] = NLA_POLICY_MAX(NLA_U8, RCLINK_GROUP_MAX),
+const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_MCAST_GROUP + 1] = {
+	[RCLINK_A_MCAST_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_MCAST_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_MCAST_GROUP] = NLA_POLICY_MAX(NLA_U8, RCLINK_GROUP_MAX),
 };
 
 /* RCLINK_CMD_MCAST_SET - do */
-const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1] = {
-	[RCLINK_A_DEV_INDEX] = { .type = NLA_U32, },
-	[RCLINK_A_DEV_NAME] = { .type = NLA_NUL_STRING, },
-	[RCLINK_A_GROUP] = NLA_POLICY_MAX(NLA_U8, RCLINK_GROUP_MAX),
-	[RCLINK_A_DMAC] = NLA_POLICY_EXACT_LEN(6),
-	[RCLINK_A_JOIN] = NLA_POLICY_MAX(NLA_U8, 1),
-	[RCLINK_A_OWNER_UID] = { .type = NLA_U32, },
-	[RCLINK_A_OWNER_NETNS_FD] = { .type = NLA_U32, },
+const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_MCAST_OWNER_NETNS_FD + 1] = {
+	[RCLINK_A_MCAST_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_MCAST_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_MCAST_GROUP] = NLA_POLICY_MAX(NLA_U8, RCLINK_GROUP_MAX),
+	[RCLINK_A_MCAST_DMAC] = NLA_POLICY_EXACT_LEN(6),
+	[RCLINK_A_MCAST_JOIN] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RCLINK_A_MCAST_OWNER_UID] = { .type = NLA_U32, },
+	[RCLINK_A_MCAST_OWNER_NETNS_FD] = { .type = NLA_U32, },
 };
 
 /* Ops table for rclink */
@@ -157,21 +157,21 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.cmd		= RCLINK_CMD_DEV_SET,
 		.doit		= rclink_nl_dev_set_doit,
 		.policy		= rclink_dev_set_nl_policy,
-		.maxattr	= RCLINK_A_BANK,
+		.maxattr	= RCLINK_A_DEV_BANK,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= RCLINK_CMD_QP_NEW,
 		.doit		= rclink_nl_qp_new_doit,
 		.policy		= rclink_qp_new_nl_policy,
-		.maxattr	= RCLINK_A_OWNER_NETNS_FD,
+		.maxattr	= RCLINK_A_QP_OWNER_NETNS_FD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= RCLINK_CMD_QP_SET,
 		.doit		= rclink_nl_qp_set_doit,
 		.policy		= rclink_qp_set_nl_policy,
-		.maxattr	= RCLINK_A_RATE,
+		.maxattr	= RCLINK_A_QP_RATE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -179,13 +179,13 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.doit		= rclink_nl_qp_get_doit,
 		.dumpit		= rclink_nl_qp_get_dumpit,
 		.policy		= rclink_qp_get_nl_policy,
-		.maxattr	= RCLINK_A_QPN,
+		.maxattr	= RCLINK_A_QP_QPN,
 	},
 	{
 		.cmd		= RCLINK_CMD_QP_DEL,
 		.doit		= rclink_nl_qp_del_doit,
 		.policy		= rclink_qp_del_nl_policy,
-		.maxattr	= RCLINK_A_QPN,
+		.maxattr	= RCLINK_A_QP_QPN,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -193,13 +193,13 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.doit		= rclink_nl_mcast_get_doit,
 		.dumpit		= rclink_nl_mcast_get_dumpit,
 		.policy		= rclink_mcast_get_nl_policy,
-		.maxattr	= RCLINK_A_GROUP,
+		.maxattr	= RCLINK_A_MCAST_GROUP,
 	},
 	{
 		.cmd		= RCLINK_CMD_MCAST_SET,
 		.doit		= rclink_nl_mcast_set_doit,
 		.policy		= rclink_mcast_set_nl_policy,
-		.maxattr	= RCLINK_A_OWNER_NETNS_FD,
+		.maxattr	= RCLINK_A_MCAST_OWNER_NETNS_FD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

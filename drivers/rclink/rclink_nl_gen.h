@@ -17,19 +17,19 @@ extern const struct nla_policy rclink_bank_nl_policy[RCLINK_A_BANK_VC + 1];
 
 extern const struct nla_policy rclink_dev_get_nl_policy[RCLINK_A_DEV_NAME + 1];
 
-extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_BANK + 1];
+extern const struct nla_policy rclink_dev_set_nl_policy[RCLINK_A_DEV_BANK + 1];
 
-extern const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1];
+extern const struct nla_policy rclink_qp_new_nl_policy[RCLINK_A_QP_OWNER_NETNS_FD + 1];
 
-extern const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_RATE + 1];
+extern const struct nla_policy rclink_qp_set_nl_policy[RCLINK_A_QP_RATE + 1];
 
-extern const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QPN + 1];
+extern const struct nla_policy rclink_qp_get_nl_policy[RCLINK_A_QP_QPN + 1];
 
-extern const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QPN + 1];
+extern const struct nla_policy rclink_qp_del_nl_policy[RCLINK_A_QP_QPN + 1];
 
-extern const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_GROUP + 1];
+extern const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_MCAST_GROUP + 1];
 
-extern const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_OWNER_NETNS_FD + 1];
+extern const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_MCAST_OWNER_NETNS_FD + 1];
 
 /* Ops table for rclink */
 extern const struct genl_ops rclink_nl_ops[8];

@@ -915,13 +915,13 @@ static void dev_cb(struct nlattr *head, int len, void *arg)
 	nla_for_each(a, head, len) {
 		d = (char *)a + NLA_HDRLEN;
 		switch (a->nla_type & NLA_TYPE_MASK) {
-		case RCLINK_A_QP_NUM:
+		case RCLINK_A_DEV_QP_NUM:
 			b->qp_num = *(uint32_t *)d;
 			break;
-		case RCLINK_A_IP:
+		case RCLINK_A_DEV_IP:
 			b->ip = *(uint32_t *)d;
 			break;
-		case RCLINK_A_MAC:
+		case RCLINK_A_DEV_MAC:
 			memcpy(b->mac, d, 6);
 			break;
 		}
@@ -946,11 +946,11 @@ static int qp_add(struct nl *nl, struct board *b, const struct board *peer,
 	struct nlreq r;
 
 	nl_init(&r, nl->family, RCLINK_CMD_QP_NEW, RCLINK_FAMILY_VERSION);
-	nl_put_str(&r, RCLINK_A_DEV_NAME, b->name);
-	nl_put_u32(&r, RCLINK_A_QPN, qpn);
-	nl_put_u32(&r, RCLINK_A_DQPN, qpn);
-	nl_put_u32(&r, RCLINK_A_DIP, peer->ip);
-	nl_put(&r, RCLINK_A_DMAC, peer->mac, 6);
+	nl_put_str(&r, RCLINK_A_QP_DEV_NAME, b->name);
+	nl_put_u32(&r, RCLINK_A_QP_QPN, qpn);
+	nl_put_u32(&r, RCLINK_A_QP_DQPN, qpn);
+	nl_put_u32(&r, RCLINK_A_QP_DIP, peer->ip);
+	nl_put(&r, RCLINK_A_QP_DMAC, peer->mac, 6);
 	return nl_talk(nl, &r, NULL, NULL);
 }
 
@@ -959,8 +959,8 @@ static int qp_del(struct nl *nl, struct board *b, uint32_t qpn)
 	struct nlreq r;
 
 	nl_init(&r, nl->family, RCLINK_CMD_QP_DEL, RCLINK_FAMILY_VERSION);
-	nl_put_str(&r, RCLINK_A_DEV_NAME, b->name);
-	nl_put_u32(&r, RCLINK_A_QPN, qpn);
+	nl_put_str(&r, RCLINK_A_QP_DEV_NAME, b->name);
+	nl_put_u32(&r, RCLINK_A_QP_QPN, qpn);
 	return nl_talk(nl, &r, NULL, NULL);
 }
 

@@ -430,33 +430,67 @@ static void rcl_close(struct rcl_nl *nl)
 }
 
 /* The tool's word for an attribute of a request (the kernel names it) */
-static const char *const attr_words[RCLINK_A_MAX + 1] = {
-	[RCLINK_A_DEV_INDEX] = "dev", [RCLINK_A_DEV_NAME] = "dev",
-	[RCLINK_A_MAC] = "mac", [RCLINK_A_IP] = "ip", [RCLINK_A_TTL] = "ttl",
-	[RCLINK_A_IP_ID] = "ip_id", [RCLINK_A_TC] = "tc",
-	[RCLINK_A_ACK_TC] = "ack_tc", [RCLINK_A_FORMAT] = "format",
-	[RCLINK_A_RETRY_TIMER] = "retry_timer",
-	[RCLINK_A_RETRY_CNT] = "retry_cnt",
-	[RCLINK_A_RNR_RETRY_CNT] = "rnr_retry_cnt",
-	[RCLINK_A_ACK_TIMESTAMP] = "ack_timestamp", [RCLINK_A_ICRC] = "icrc",
-	[RCLINK_A_QPN] = "qpn", [RCLINK_A_DQPN] = "dqpn", [RCLINK_A_DIP] = "dip",
-	[RCLINK_A_DMAC] = "dmac", [RCLINK_A_SPORT] = "sport",
-	[RCLINK_A_PKEY] = "pkey", [RCLINK_A_RX_PKEY] = "rx_pkey",
-	[RCLINK_A_SQ_PSN] = "sq_psn", [RCLINK_A_RQ_PSN] = "rq_psn",
-	[RCLINK_A_SPEED] = "speed", [RCLINK_A_STATE] = "state",
-	[RCLINK_A_VLAN_ID] = "vlan", [RCLINK_A_VLAN_PRI] = "vlan_pri",
-	[RCLINK_A_CC_WINDOW] = "cc_window", [RCLINK_A_RATE] = "rate",
-	[RCLINK_A_GROUP] = "group", [RCLINK_A_BANK_RR] = "bank_rr",
-	[RCLINK_A_JOIN] = "join", [RCLINK_A_T2_RATE] = "t2_rate",
-	[RCLINK_A_CNP_MERGE] = "cnp_merge",
-	[RCLINK_A_CNP_WINDOW_US] = "cnp_window", [RCLINK_A_NOCNP_US] = "nocnp",
-	[RCLINK_A_CBFC_SIZE] = "cbfc_size", [RCLINK_A_CBFC_LIMIT] = "cbfc_limit",
-	[RCLINK_A_CBFC_UF_TYPE1] = "cbfc_uf type1",
-	[RCLINK_A_CBFC_UF_TYPE2] = "cbfc_uf type2",
-	[RCLINK_A_CBFC_UF_TYPE3] = "cbfc_uf type3",
-	[RCLINK_A_CBFC_UF_ACK] = "cbfc_uf ack", [RCLINK_A_CBFC_DYN] = "cbfc_dyn",
-	[RCLINK_A_VC_STATUS] = "vc_status", [RCLINK_A_BANK] = "bank",
-	[RCLINK_A_OWNER_UID] = "owner", [RCLINK_A_OWNER_NETNS_FD] = "netns",
+static const char *const dev_words[RCLINK_A_DEV_MAX + 1] = {
+	[RCLINK_A_DEV_INDEX] = "dev",
+	[RCLINK_A_DEV_NAME] = "dev",
+	[RCLINK_A_DEV_MAC] = "mac",
+	[RCLINK_A_DEV_IP] = "ip",
+	[RCLINK_A_DEV_TTL] = "ttl",
+	[RCLINK_A_DEV_IP_ID] = "ip_id",
+	[RCLINK_A_DEV_TC] = "tc",
+	[RCLINK_A_DEV_ACK_TC] = "ack_tc",
+	[RCLINK_A_DEV_FORMAT] = "format",
+	[RCLINK_A_DEV_RETRY_TIMER] = "retry_timer",
+	[RCLINK_A_DEV_RETRY_CNT] = "retry_cnt",
+	[RCLINK_A_DEV_RNR_RETRY_CNT] = "rnr_retry_cnt",
+	[RCLINK_A_DEV_ACK_TIMESTAMP] = "ack_timestamp",
+	[RCLINK_A_DEV_ICRC] = "icrc",
+	[RCLINK_A_DEV_VLAN_ID] = "vlan",
+	[RCLINK_A_DEV_VLAN_PRI] = "vlan_pri",
+	[RCLINK_A_DEV_CC_WINDOW] = "cc_window",
+	[RCLINK_A_DEV_BANK_RR] = "bank_rr",
+	[RCLINK_A_DEV_T2_RATE] = "t2_rate",
+	[RCLINK_A_DEV_CNP_MERGE] = "cnp_merge",
+	[RCLINK_A_DEV_CNP_WINDOW_US] = "cnp_window",
+	[RCLINK_A_DEV_NOCNP_US] = "nocnp",
+	[RCLINK_A_DEV_CBFC_SIZE] = "cbfc_size",
+	[RCLINK_A_DEV_CBFC_LIMIT] = "cbfc_limit",
+	[RCLINK_A_DEV_CBFC_UF_TYPE1] = "cbfc_uf type1",
+	[RCLINK_A_DEV_CBFC_UF_TYPE2] = "cbfc_uf type2",
+	[RCLINK_A_DEV_CBFC_UF_TYPE3] = "cbfc_uf type3",
+	[RCLINK_A_DEV_CBFC_UF_ACK] = "cbfc_uf ack",
+	[RCLINK_A_DEV_CBFC_DYN] = "cbfc_dyn",
+	[RCLINK_A_DEV_VC_STATUS] = "vc_status",
+	[RCLINK_A_DEV_BANK] = "bank",
+};
+
+static const char *const qp_words[RCLINK_A_QP_MAX + 1] = {
+	[RCLINK_A_QP_DEV_INDEX] = "dev",
+	[RCLINK_A_QP_DEV_NAME] = "dev",
+	[RCLINK_A_QP_QPN] = "qpn",
+	[RCLINK_A_QP_DQPN] = "dqpn",
+	[RCLINK_A_QP_DIP] = "dip",
+	[RCLINK_A_QP_DMAC] = "dmac",
+	[RCLINK_A_QP_SPORT] = "sport",
+	[RCLINK_A_QP_PKEY] = "pkey",
+	[RCLINK_A_QP_RX_PKEY] = "rx_pkey",
+	[RCLINK_A_QP_SQ_PSN] = "sq_psn",
+	[RCLINK_A_QP_RQ_PSN] = "rq_psn",
+	[RCLINK_A_QP_SPEED] = "speed",
+	[RCLINK_A_QP_STATE] = "state",
+	[RCLINK_A_QP_RATE] = "rate",
+	[RCLINK_A_QP_OWNER_UID] = "owner",
+	[RCLINK_A_QP_OWNER_NETNS_FD] = "netns",
+};
+
+static const char *const mcast_words[RCLINK_A_MCAST_MAX + 1] = {
+	[RCLINK_A_MCAST_DEV_INDEX] = "dev",
+	[RCLINK_A_MCAST_DEV_NAME] = "dev",
+	[RCLINK_A_MCAST_DMAC] = "dmac",
+	[RCLINK_A_MCAST_GROUP] = "group",
+	[RCLINK_A_MCAST_JOIN] = "join",
+	[RCLINK_A_MCAST_OWNER_UID] = "owner",
+	[RCLINK_A_MCAST_OWNER_NETNS_FD] = "netns",
 };
 
 /*
@@ -468,11 +502,13 @@ static const char *ext_ack_attr_word(const struct nlmsghdr *req, uint32_t offs)
 {
 	const char *base = (const char *)req;
 	const struct nlattr *a;
+	uint8_t cmd;
 	int rem;
 
 	if (req->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ||
 	    offs >= req->nlmsg_len)
 		return NULL;
+	cmd = ((const struct genlmsghdr *)NLMSG_DATA(req))->cmd;
 	a = (const struct nlattr *)(base + NLMSG_HDRLEN + GENL_HDRLEN);
 	rem = (int)req->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
 	for (; nla_ok(a, rem); a = nla_next(a, &rem)) {
@@ -481,7 +517,22 @@ static const char *ext_ack_attr_word(const struct nlmsghdr *req, uint32_t offs)
 
 		if (offs < start || offs >= start + a->nla_len)
 			continue;
-		return type <= RCLINK_A_MAX ? attr_words[type] : NULL;
+		switch (cmd) {
+		case RCLINK_CMD_DEV_SET:
+			return type <= RCLINK_A_DEV_MAX ? dev_words[type] : NULL;
+		case RCLINK_CMD_QP_NEW:
+		case RCLINK_CMD_QP_SET:
+		case RCLINK_CMD_QP_GET:
+		case RCLINK_CMD_QP_DEL:
+			return type <= RCLINK_A_QP_MAX ? qp_words[type] : NULL;
+		case RCLINK_CMD_MCAST_SET:
+		case RCLINK_CMD_MCAST_GET:
+			return type <= RCLINK_A_MCAST_MAX ?
+			       mcast_words[type] : NULL;
+		default:
+			/* dev-get: the board only, the same in every set */
+			return type <= RCLINK_A_DEV_NAME ? dev_words[type] : NULL;
+		}
 	}
 	return NULL;
 }
@@ -592,13 +643,19 @@ static int cb_finish(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/* The largest attribute of the three top-level sets: a reply's table */
+#define RCL_MAX2(a, b)	((int)(a) > (int)(b) ? (int)(a) : (int)(b))
+#define RCL_A_MAX	RCL_MAX2(RCLINK_A_DEV_MAX, \
+				 RCL_MAX2(RCLINK_A_QP_MAX, RCLINK_A_MCAST_MAX))
+
 static int cb_valid(struct nl_msg *msg, void *arg)
 {
-	struct nlattr *tb[RCLINK_A_MAX + 1];
+	struct nlattr *tb[RCL_A_MAX + 1];
 	struct req_ctx *ctx = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 
-	if (genlmsg_parse(nlh, 0, tb, RCLINK_A_MAX, NULL) < 0)
+	/* the parser knows the set of its reply (dev, qp or mcast) */
+	if (genlmsg_parse(nlh, 0, tb, RCL_A_MAX, NULL) < 0)
 		return NL_SKIP;
 	/* tb has the last of a multi-attr: a parser walks the message */
 	cur_nlh = nlh;
@@ -874,10 +931,10 @@ static const struct {
 	const char *name;
 	int attr;
 } cbfc_uf_classes[] = {
-	{ "type1", RCLINK_A_CBFC_UF_TYPE1 },
-	{ "type2", RCLINK_A_CBFC_UF_TYPE2 },
-	{ "type3", RCLINK_A_CBFC_UF_TYPE3 },
-	{ "ack", RCLINK_A_CBFC_UF_ACK },
+	{ "type1", RCLINK_A_DEV_CBFC_UF_TYPE1 },
+	{ "type2", RCLINK_A_DEV_CBFC_UF_TYPE2 },
+	{ "type3", RCLINK_A_DEV_CBFC_UF_TYPE3 },
+	{ "ack", RCLINK_A_DEV_CBFC_UF_ACK },
 };
 
 static const char * const state_names[] = {
@@ -1012,20 +1069,20 @@ static void dev_cbfc_settings(struct nlattr **tb)
 {
 	char buf[8];
 
-	out_attr_u(tb, RCLINK_A_CBFC_SIZE, "cbfc_size", 32);
-	out_attr_u(tb, RCLINK_A_CBFC_LIMIT, "cbfc_limit", 32);
-	out_attr_u(tb, RCLINK_A_CBFC_UF_TYPE1, "cbfc_uf_type1", 8);
-	out_attr_u(tb, RCLINK_A_CBFC_UF_TYPE2, "cbfc_uf_type2", 8);
-	out_attr_u(tb, RCLINK_A_CBFC_UF_TYPE3, "cbfc_uf_type3", 8);
-	out_attr_u(tb, RCLINK_A_CBFC_UF_ACK, "cbfc_uf_ack", 8);
-	out_attr_bool(tb, RCLINK_A_CBFC_DYN, "cbfc_dyn", "on", "off");
+	out_attr_u(tb, RCLINK_A_DEV_CBFC_SIZE, "cbfc_size", 32);
+	out_attr_u(tb, RCLINK_A_DEV_CBFC_LIMIT, "cbfc_limit", 32);
+	out_attr_u(tb, RCLINK_A_DEV_CBFC_UF_TYPE1, "cbfc_uf_type1", 8);
+	out_attr_u(tb, RCLINK_A_DEV_CBFC_UF_TYPE2, "cbfc_uf_type2", 8);
+	out_attr_u(tb, RCLINK_A_DEV_CBFC_UF_TYPE3, "cbfc_uf_type3", 8);
+	out_attr_u(tb, RCLINK_A_DEV_CBFC_UF_ACK, "cbfc_uf_ack", 8);
+	out_attr_bool(tb, RCLINK_A_DEV_CBFC_DYN, "cbfc_dyn", "on", "off");
 	/* vc_status: a number in JSON, hexadecimal in text */
-	if (tb[RCLINK_A_VC_STATUS]) {
+	if (tb[RCLINK_A_DEV_VC_STATUS]) {
 		if (opt_json) {
-			out_attr_u(tb, RCLINK_A_VC_STATUS, "vc_status", 8);
+			out_attr_u(tb, RCLINK_A_DEV_VC_STATUS, "vc_status", 8);
 		} else {
 			snprintf(buf, sizeof(buf), "0x%02x",
-				 nla_get_u8(tb[RCLINK_A_VC_STATUS]));
+				 nla_get_u8(tb[RCLINK_A_DEV_VC_STATUS]));
 			out_str("vc_status", buf);
 		}
 	}
@@ -1083,7 +1140,7 @@ static void dev_banks(void)
 	gnlh = nlmsg_data(cur_nlh);
 	nla_for_each_attr(pos, genlmsg_attrdata(gnlh, 0),
 			  genlmsg_attrlen(gnlh, 0), rem) {
-		if (nla_type(pos) != RCLINK_A_BANK ||
+		if (nla_type(pos) != RCLINK_A_DEV_BANK ||
 		    nla_parse_nested(b, RCLINK_A_BANK_MAX, pos, NULL) < 0)
 			continue;
 		if (!any)
@@ -1149,9 +1206,9 @@ static void dev_hw_disabled(struct nlattr **tb)
 	char num[16];
 	bool first = true;
 
-	if (!tb[RCLINK_A_HW_DISABLED])
+	if (!tb[RCLINK_A_DEV_HW_DISABLED])
 		return;
-	v = nla_get_u32(tb[RCLINK_A_HW_DISABLED]);
+	v = nla_get_u32(tb[RCLINK_A_DEV_HW_DISABLED]);
 	if (opt_json) {
 		json_key("hw_disabled");
 		json_open('[');
@@ -1194,58 +1251,58 @@ static int dev_parse(struct nlattr **tb, void *arg)
 		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
 	if (tb[RCLINK_A_DEV_HANDLE])
 		out_str("handle", nla_get_string(tb[RCLINK_A_DEV_HANDLE]));
-	out_attr_u(tb, RCLINK_A_QP_NUM, "qp_num", 32);
-	out_attr_u(tb, RCLINK_A_PKT_LEN, "pkt_len", 32);
-	out_attr_u(tb, RCLINK_A_OST, "ost", 32);
-	out_attr_u(tb, RCLINK_A_EPSN_W, "epsn_w", 32);
-	out_attr_u(tb, RCLINK_A_MAX_MSG, "max_msg", 32);
-	out_attr_mac(tb, RCLINK_A_MAC, "mac");
-	out_attr_ipv4(tb, RCLINK_A_IP, "ip");
-	out_attr_u(tb, RCLINK_A_TTL, "ttl", 8);
-	out_attr_u(tb, RCLINK_A_IP_ID, "ip_id", 16);
-	out_attr_u(tb, RCLINK_A_TC, "tc", 8);
-	out_attr_u(tb, RCLINK_A_ACK_TC, "ack_tc", 8);
-	if (tb[RCLINK_A_FORMAT])
+	out_attr_u(tb, RCLINK_A_DEV_QP_NUM, "qp_num", 32);
+	out_attr_u(tb, RCLINK_A_DEV_PKT_LEN, "pkt_len", 32);
+	out_attr_u(tb, RCLINK_A_DEV_OST, "ost", 32);
+	out_attr_u(tb, RCLINK_A_DEV_EPSN_W, "epsn_w", 32);
+	out_attr_u(tb, RCLINK_A_DEV_MAX_MSG, "max_msg", 32);
+	out_attr_mac(tb, RCLINK_A_DEV_MAC, "mac");
+	out_attr_ipv4(tb, RCLINK_A_DEV_IP, "ip");
+	out_attr_u(tb, RCLINK_A_DEV_TTL, "ttl", 8);
+	out_attr_u(tb, RCLINK_A_DEV_IP_ID, "ip_id", 16);
+	out_attr_u(tb, RCLINK_A_DEV_TC, "tc", 8);
+	out_attr_u(tb, RCLINK_A_DEV_ACK_TC, "ack_tc", 8);
+	if (tb[RCLINK_A_DEV_FORMAT])
 		out_str("format", name_of(format_names,
 					  ARRAY_SIZE(format_names),
-					  nla_get_u8(tb[RCLINK_A_FORMAT])));
-	out_attr_u(tb, RCLINK_A_RETRY_TIMER, "retry_timer", 32);
-	out_attr_u(tb, RCLINK_A_RETRY_CNT, "retry_cnt", 8);
-	out_attr_u(tb, RCLINK_A_RNR_RETRY_CNT, "rnr_retry_cnt", 8);
-	out_attr_bool(tb, RCLINK_A_ACK_TIMESTAMP, "ack_timestamp", "on", "off");
-	out_attr_bool(tb, RCLINK_A_ICRC, "icrc", "on", "off");
+					  nla_get_u8(tb[RCLINK_A_DEV_FORMAT])));
+	out_attr_u(tb, RCLINK_A_DEV_RETRY_TIMER, "retry_timer", 32);
+	out_attr_u(tb, RCLINK_A_DEV_RETRY_CNT, "retry_cnt", 8);
+	out_attr_u(tb, RCLINK_A_DEV_RNR_RETRY_CNT, "rnr_retry_cnt", 8);
+	out_attr_bool(tb, RCLINK_A_DEV_ACK_TIMESTAMP, "ack_timestamp", "on", "off");
+	out_attr_bool(tb, RCLINK_A_DEV_ICRC, "icrc", "on", "off");
 	/*
 	 * vlan: the VID; 0 (JSON) or "off" (text) untagged, "forced" (text)
 	 * when CBFC tags the frames with VID 0 (JSON: vlan_forced true)
 	 */
-	forced = tb[RCLINK_A_VLAN_FORCED] &&
-		 nla_get_u8(tb[RCLINK_A_VLAN_FORCED]);
-	if (tb[RCLINK_A_VLAN_ID]) {
-		if (!opt_json && !nla_get_u16(tb[RCLINK_A_VLAN_ID]))
+	forced = tb[RCLINK_A_DEV_VLAN_FORCED] &&
+		 nla_get_u8(tb[RCLINK_A_DEV_VLAN_FORCED]);
+	if (tb[RCLINK_A_DEV_VLAN_ID]) {
+		if (!opt_json && !nla_get_u16(tb[RCLINK_A_DEV_VLAN_ID]))
 			out_str("vlan", forced ? "forced" : "off");
 		else
-			out_attr_u(tb, RCLINK_A_VLAN_ID, "vlan", 16);
+			out_attr_u(tb, RCLINK_A_DEV_VLAN_ID, "vlan", 16);
 	}
 	if (opt_json)
-		out_attr_bool(tb, RCLINK_A_VLAN_FORCED, "vlan_forced", "yes",
+		out_attr_bool(tb, RCLINK_A_DEV_VLAN_FORCED, "vlan_forced", "yes",
 			      "no");
-	out_attr_u(tb, RCLINK_A_VLAN_PRI, "vlan_pri", 8);
-	out_attr_u(tb, RCLINK_A_CC_WINDOW, "cc_window", 32);
-	out_attr_bool(tb, RCLINK_A_BANK_RR, "bank_rr", "on", "off");
-	out_attr_rate(tb, RCLINK_A_T2_RATE, "t2_rate");
-	out_attr_bool(tb, RCLINK_A_CNP_MERGE, "cnp_merge", "on", "off");
-	out_attr_u(tb, RCLINK_A_CNP_WINDOW_US, "cnp_window_us", 32);
+	out_attr_u(tb, RCLINK_A_DEV_VLAN_PRI, "vlan_pri", 8);
+	out_attr_u(tb, RCLINK_A_DEV_CC_WINDOW, "cc_window", 32);
+	out_attr_bool(tb, RCLINK_A_DEV_BANK_RR, "bank_rr", "on", "off");
+	out_attr_rate(tb, RCLINK_A_DEV_T2_RATE, "t2_rate");
+	out_attr_bool(tb, RCLINK_A_DEV_CNP_MERGE, "cnp_merge", "on", "off");
+	out_attr_u(tb, RCLINK_A_DEV_CNP_WINDOW_US, "cnp_window_us", 32);
 	/* nocnp_us: the NOCNP period; 0 (JSON) or "off" (text) when off */
-	if (tb[RCLINK_A_NOCNP_US]) {
-		if (!opt_json && !nla_get_u32(tb[RCLINK_A_NOCNP_US]))
+	if (tb[RCLINK_A_DEV_NOCNP_US]) {
+		if (!opt_json && !nla_get_u32(tb[RCLINK_A_DEV_NOCNP_US]))
 			out_str("nocnp_us", "off");
 		else
-			out_attr_u(tb, RCLINK_A_NOCNP_US, "nocnp_us", 32);
+			out_attr_u(tb, RCLINK_A_DEV_NOCNP_US, "nocnp_us", 32);
 	}
-	if (tb[RCLINK_A_FLOW_CONTROL])
+	if (tb[RCLINK_A_DEV_FLOW_CONTROL])
 		out_str("flow_control",
 			name_of(fc_names, ARRAY_SIZE(fc_names),
-				nla_get_u8(tb[RCLINK_A_FLOW_CONTROL])));
+				nla_get_u8(tb[RCLINK_A_DEV_FLOW_CONTROL])));
 	dev_cbfc_settings(tb);
 	dev_hw_disabled(tb);
 	dev_banks();
@@ -1259,8 +1316,8 @@ static int dev_parse(struct nlattr **tb, void *arg)
 				out_attr_u(st, i, dev_stat_names[i], 64);
 		out_nest_end();
 	}
-	if (opt_stats && tb[RCLINK_A_CBFC_STATS])
-		dev_cbfc_stats(tb[RCLINK_A_CBFC_STATS]);
+	if (opt_stats && tb[RCLINK_A_DEV_CBFC_STATS])
+		dev_cbfc_stats(tb[RCLINK_A_DEV_CBFC_STATS]);
 	out_obj_end();
 	return 0;
 }
@@ -1327,7 +1384,7 @@ static int put_bank(struct nl_msg *msg, int *argc, char ***argv)
 	if (!keyword(**argv, "tc"))
 		usage_error("bank: \"%s\" is not \"tc\"", **argv);
 	tc = parse_num("tc", arg_value(argc, argv), UINT8_MAX);
-	nest = nla_nest_start(msg, RCLINK_A_BANK);
+	nest = nla_nest_start(msg, RCLINK_A_DEV_BANK);
 	if (!nest ||
 	    nla_put_u8(msg, RCLINK_A_BANK_ID, id) < 0 ||
 	    nla_put_u8(msg, RCLINK_A_BANK_TC, tc) < 0)
@@ -1353,99 +1410,99 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 
 			v = arg_value(&argc, &argv);
 			parse_mac(k, v, mac);
-			err = nla_put(msg, RCLINK_A_MAC, sizeof(mac), mac);
+			err = nla_put(msg, RCLINK_A_DEV_MAC, sizeof(mac), mac);
 		} else if (keyword(k, "ip")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_IP, parse_ipv4(k, v));
+			err = nla_put_u32(msg, RCLINK_A_DEV_IP, parse_ipv4(k, v));
 		} else if (keyword(k, "ttl")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_TTL,
+			err = nla_put_u8(msg, RCLINK_A_DEV_TTL,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "ip_id")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u16(msg, RCLINK_A_IP_ID,
+			err = nla_put_u16(msg, RCLINK_A_DEV_IP_ID,
 					  parse_num(k, v, UINT16_MAX));
 		} else if (keyword(k, "tc")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_TC,
+			err = nla_put_u8(msg, RCLINK_A_DEV_TC,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "ack_tc")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_ACK_TC,
+			err = nla_put_u8(msg, RCLINK_A_DEV_ACK_TC,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "format")) {
 			v = arg_value(&argc, &argv);
 			if (keyword(v, "std"))
 				v = format_names[RCLINK_FORMAT_STANDARD];
-			err = nla_put_u8(msg, RCLINK_A_FORMAT,
+			err = nla_put_u8(msg, RCLINK_A_DEV_FORMAT,
 					 parse_name(k, v, format_names,
 						    ARRAY_SIZE(format_names)));
 		} else if (keyword(k, "retry_timer")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_RETRY_TIMER,
+			err = nla_put_u32(msg, RCLINK_A_DEV_RETRY_TIMER,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "retry_cnt")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_RETRY_CNT,
+			err = nla_put_u8(msg, RCLINK_A_DEV_RETRY_CNT,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "rnr_retry_cnt")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_RNR_RETRY_CNT,
+			err = nla_put_u8(msg, RCLINK_A_DEV_RNR_RETRY_CNT,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "ack_timestamp")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_ACK_TIMESTAMP,
+			err = nla_put_u8(msg, RCLINK_A_DEV_ACK_TIMESTAMP,
 					 parse_on_off(k, v));
 		} else if (keyword(k, "icrc")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_ICRC,
+			err = nla_put_u8(msg, RCLINK_A_DEV_ICRC,
 					 parse_on_off(k, v));
 		} else if (keyword(k, "vlan")) {
 			/* the kernel checks the range: 1..4094 */
 			v = arg_value(&argc, &argv);
-			err = nla_put_u16(msg, RCLINK_A_VLAN_ID,
+			err = nla_put_u16(msg, RCLINK_A_DEV_VLAN_ID,
 					  keyword(v, "off") ? 0 :
 					  parse_num(k, v, UINT16_MAX));
 		} else if (keyword(k, "vlan_pri")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_VLAN_PRI,
+			err = nla_put_u8(msg, RCLINK_A_DEV_VLAN_PRI,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "bank_rr")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_BANK_RR, parse_on_off(k, v));
+			err = nla_put_u8(msg, RCLINK_A_DEV_BANK_RR, parse_on_off(k, v));
 		} else if (keyword(k, "cc_window")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_CC_WINDOW,
+			err = nla_put_u32(msg, RCLINK_A_DEV_CC_WINDOW,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "t2_rate")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u64(msg, RCLINK_A_T2_RATE,
+			err = nla_put_u64(msg, RCLINK_A_DEV_T2_RATE,
 					  keyword(v, "off") ? 0 :
 					  parse_rate(k, v));
 		} else if (keyword(k, "cnp_merge")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_CNP_MERGE,
+			err = nla_put_u8(msg, RCLINK_A_DEV_CNP_MERGE,
 					 parse_on_off(k, v));
 		} else if (keyword(k, "cnp_window")) {
 			/* the kernel checks the range: 0..65535 */
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_CNP_WINDOW_US,
+			err = nla_put_u32(msg, RCLINK_A_DEV_CNP_WINDOW_US,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "nocnp")) {
 			/* the kernel checks the range: 1..256, 0 is off */
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_NOCNP_US,
+			err = nla_put_u32(msg, RCLINK_A_DEV_NOCNP_US,
 					  keyword(v, "off") ? 0 :
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "cbfc_size")) {
 			/* the kernel checks it: 32, 64, 128, 256, 1024, 2048 */
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_CBFC_SIZE,
+			err = nla_put_u32(msg, RCLINK_A_DEV_CBFC_SIZE,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "cbfc_limit")) {
 			/* the kernel checks the range: 1..65535 */
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_CBFC_LIMIT,
+			err = nla_put_u32(msg, RCLINK_A_DEV_CBFC_LIMIT,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "cbfc_uf")) {
 			/* a class, then its limit (the kernel checks 1..7) */
@@ -1455,11 +1512,11 @@ static int cmd_dev_set(struct rcl_nl *nl, int argc, char **argv)
 			err = nla_put_u8(msg, attr, parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "cbfc_dyn")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_CBFC_DYN,
+			err = nla_put_u8(msg, RCLINK_A_DEV_CBFC_DYN,
 					 parse_on_off(k, v));
 		} else if (keyword(k, "vc_status")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_VC_STATUS,
+			err = nla_put_u8(msg, RCLINK_A_DEV_VC_STATUS,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "bank")) {
 			err = put_bank(msg, &argc, &argv);
@@ -1542,28 +1599,28 @@ static int qp_parse(struct nlattr **tb, void *arg)
 
 	(void)arg;
 	out_obj_start();
-	if (tb[RCLINK_A_DEV_NAME])
-		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
-	out_attr_u(tb, RCLINK_A_QPN, "qpn", 32);
-	out_attr_u(tb, RCLINK_A_DQPN, "dqpn", 32);
-	out_attr_ipv4(tb, RCLINK_A_DIP, "dip");
-	out_attr_mac(tb, RCLINK_A_DMAC, "dmac");
-	out_attr_u(tb, RCLINK_A_SPORT, "sport", 16);
-	out_attr_u(tb, RCLINK_A_PKEY, "pkey", 8);
-	out_attr_u(tb, RCLINK_A_RX_PKEY, "rx_pkey", 8);
-	out_attr_u(tb, RCLINK_A_SPEED, "speed", 32);
-	out_attr_rate(tb, RCLINK_A_RATE, "rate");
-	if (tb[RCLINK_A_STATE])
+	if (tb[RCLINK_A_QP_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_QP_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_QP_QPN, "qpn", 32);
+	out_attr_u(tb, RCLINK_A_QP_DQPN, "dqpn", 32);
+	out_attr_ipv4(tb, RCLINK_A_QP_DIP, "dip");
+	out_attr_mac(tb, RCLINK_A_QP_DMAC, "dmac");
+	out_attr_u(tb, RCLINK_A_QP_SPORT, "sport", 16);
+	out_attr_u(tb, RCLINK_A_QP_PKEY, "pkey", 8);
+	out_attr_u(tb, RCLINK_A_QP_RX_PKEY, "rx_pkey", 8);
+	out_attr_u(tb, RCLINK_A_QP_SPEED, "speed", 32);
+	out_attr_rate(tb, RCLINK_A_QP_RATE, "rate");
+	if (tb[RCLINK_A_QP_STATE])
 		out_str("state", name_of(state_names, ARRAY_SIZE(state_names),
-					 nla_get_u8(tb[RCLINK_A_STATE])));
-	out_attr_bool(tb, RCLINK_A_BOUND, "bound", "yes", "no");
-	out_attr_u(tb, RCLINK_A_OWNER_UID, "owner", 32);
-	out_attr_u(tb, RCLINK_A_OWNER_NETNS, "netns", 64);
-	out_attr_u(tb, RCLINK_A_SQ_PSN, "sq_psn", 32);
-	out_attr_u(tb, RCLINK_A_RQ_PSN, "rq_psn", 32);
+					 nla_get_u8(tb[RCLINK_A_QP_STATE])));
+	out_attr_bool(tb, RCLINK_A_QP_BOUND, "bound", "yes", "no");
+	out_attr_u(tb, RCLINK_A_QP_OWNER_UID, "owner", 32);
+	out_attr_u(tb, RCLINK_A_QP_OWNER_NETNS, "netns", 64);
+	out_attr_u(tb, RCLINK_A_QP_SQ_PSN, "sq_psn", 32);
+	out_attr_u(tb, RCLINK_A_QP_RQ_PSN, "rq_psn", 32);
 
-	if (opt_stats && tb[RCLINK_A_STATS] &&
-	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_STATS],
+	if (opt_stats && tb[RCLINK_A_QP_STATS] &&
+	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_QP_STATS],
 			     NULL) >= 0) {
 		out_nest_start("stats");
 		for (i = 0; i < ARRAY_SIZE(qp_stat_names); i++) {
@@ -1595,57 +1652,57 @@ static void qp_args(struct nl_msg *msg, const char *cmd, bool set, int argc,
 			put_dev(msg, arg_value(&argc, &argv));
 		} else if (keyword(k, "qpn")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_QPN,
+			err = nla_put_u32(msg, RCLINK_A_QP_QPN,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "dqpn")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_DQPN,
+			err = nla_put_u32(msg, RCLINK_A_QP_DQPN,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "dip")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_DIP, parse_ipv4(k, v));
+			err = nla_put_u32(msg, RCLINK_A_QP_DIP, parse_ipv4(k, v));
 		} else if (keyword(k, "dmac")) {
 			v = arg_value(&argc, &argv);
 			parse_mac(k, v, mac);
-			err = nla_put(msg, RCLINK_A_DMAC, sizeof(mac), mac);
+			err = nla_put(msg, RCLINK_A_QP_DMAC, sizeof(mac), mac);
 		} else if (keyword(k, "sport")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u16(msg, RCLINK_A_SPORT,
+			err = nla_put_u16(msg, RCLINK_A_QP_SPORT,
 					  parse_num(k, v, UINT16_MAX));
 		} else if (keyword(k, "pkey")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_PKEY,
+			err = nla_put_u8(msg, RCLINK_A_QP_PKEY,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "rx_pkey")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_RX_PKEY,
+			err = nla_put_u8(msg, RCLINK_A_QP_RX_PKEY,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "sq_psn")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_SQ_PSN,
+			err = nla_put_u32(msg, RCLINK_A_QP_SQ_PSN,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "rq_psn")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_RQ_PSN,
+			err = nla_put_u32(msg, RCLINK_A_QP_RQ_PSN,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "speed")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_SPEED,
+			err = nla_put_u32(msg, RCLINK_A_QP_SPEED,
 					  parse_num(k, v, UINT32_MAX));
 		} else if (keyword(k, "rate")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u64(msg, RCLINK_A_RATE, parse_rate(k, v));
+			err = nla_put_u64(msg, RCLINK_A_QP_RATE, parse_rate(k, v));
 		} else if (!set && keyword(k, "owner")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_OWNER_UID,
+			err = nla_put_u32(msg, RCLINK_A_QP_OWNER_UID,
 					  parse_user(k, v));
 		} else if (!set && keyword(k, "netns")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_OWNER_NETNS_FD,
+			err = nla_put_u32(msg, RCLINK_A_QP_OWNER_NETNS_FD,
 					  open_netns(k, v));
 		} else if (set && keyword(k, "state")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_STATE,
+			err = nla_put_u8(msg, RCLINK_A_QP_STATE,
 					 parse_name(k, v, state_names,
 						    ARRAY_SIZE(state_names)));
 		} else {
@@ -1700,7 +1757,7 @@ static int cmd_qp_show(struct rcl_nl *nl, int argc, char **argv)
 	msg = rcl_msg_new(nl, RCLINK_CMD_QP_GET, !qpn);
 	if (dev)
 		put_dev(msg, dev);
-	if (qpn && nla_put_u32(msg, RCLINK_A_QPN,
+	if (qpn && nla_put_u32(msg, RCLINK_A_QP_QPN,
 			       parse_num("qpn", qpn, UINT32_MAX)) < 0)
 		put_fail();
 	out_list_start();
@@ -1718,7 +1775,7 @@ static int cmd_qp_del(struct rcl_nl *nl, int argc, char **argv)
 	msg = rcl_msg_new(nl, RCLINK_CMD_QP_DEL, false);
 	if (dev)
 		put_dev(msg, dev);
-	if (qpn && nla_put_u32(msg, RCLINK_A_QPN,
+	if (qpn && nla_put_u32(msg, RCLINK_A_QP_QPN,
 			       parse_num("qpn", qpn, UINT32_MAX)) < 0)
 		put_fail();
 	return rcl_request(nl, msg, NULL, NULL);
@@ -1750,16 +1807,16 @@ static int mcast_parse(struct nlattr **tb, void *arg)
 
 	(void)arg;
 	out_obj_start();
-	if (tb[RCLINK_A_DEV_NAME])
-		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
-	out_attr_u(tb, RCLINK_A_GROUP, "group", 8);
-	out_attr_mac(tb, RCLINK_A_DMAC, "mac");
-	out_attr_bool(tb, RCLINK_A_JOIN, "join", "on", "off");
-	out_attr_bool(tb, RCLINK_A_BOUND, "bound", "yes", "no");
-	out_attr_u(tb, RCLINK_A_OWNER_UID, "owner", 32);
-	out_attr_u(tb, RCLINK_A_OWNER_NETNS, "netns", 64);
-	if (opt_stats && tb[RCLINK_A_STATS] &&
-	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_STATS],
+	if (tb[RCLINK_A_MCAST_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_MCAST_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_MCAST_GROUP, "group", 8);
+	out_attr_mac(tb, RCLINK_A_MCAST_DMAC, "mac");
+	out_attr_bool(tb, RCLINK_A_MCAST_JOIN, "join", "on", "off");
+	out_attr_bool(tb, RCLINK_A_MCAST_BOUND, "bound", "yes", "no");
+	out_attr_u(tb, RCLINK_A_MCAST_OWNER_UID, "owner", 32);
+	out_attr_u(tb, RCLINK_A_MCAST_OWNER_NETNS, "netns", 64);
+	if (opt_stats && tb[RCLINK_A_MCAST_STATS] &&
+	    nla_parse_nested(st, RCLINK_A_STATS_MAX, tb[RCLINK_A_MCAST_STATS],
 			     NULL) >= 0) {
 		out_nest_start("stats");
 		/* the driver's counters, as for a QP */
@@ -1794,7 +1851,7 @@ static int cmd_mcast_show(struct rcl_nl *nl, int argc, char **argv)
 	msg = rcl_msg_new(nl, RCLINK_CMD_MCAST_GET, !group);
 	if (dev)
 		put_dev(msg, dev);
-	if (group && nla_put_u8(msg, RCLINK_A_GROUP,
+	if (group && nla_put_u8(msg, RCLINK_A_MCAST_GROUP,
 				parse_num("group", group, UINT8_MAX)) < 0)
 		put_fail();
 	out_list_start();
@@ -1816,22 +1873,22 @@ static int cmd_mcast_set(struct rcl_nl *nl, int argc, char **argv)
 			put_dev(msg, arg_value(&argc, &argv));
 		} else if (keyword(k, "group")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_GROUP,
+			err = nla_put_u8(msg, RCLINK_A_MCAST_GROUP,
 					 parse_num(k, v, UINT8_MAX));
 		} else if (keyword(k, "mac")) {
 			v = arg_value(&argc, &argv);
 			parse_mac(k, v, mac);
-			err = nla_put(msg, RCLINK_A_DMAC, 6, mac);
+			err = nla_put(msg, RCLINK_A_MCAST_DMAC, 6, mac);
 		} else if (keyword(k, "join")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u8(msg, RCLINK_A_JOIN, parse_on_off(k, v));
+			err = nla_put_u8(msg, RCLINK_A_MCAST_JOIN, parse_on_off(k, v));
 		} else if (keyword(k, "owner")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_OWNER_UID,
+			err = nla_put_u32(msg, RCLINK_A_MCAST_OWNER_UID,
 					  parse_user(k, v));
 		} else if (keyword(k, "netns")) {
 			v = arg_value(&argc, &argv);
-			err = nla_put_u32(msg, RCLINK_A_OWNER_NETNS_FD,
+			err = nla_put_u32(msg, RCLINK_A_MCAST_OWNER_NETNS_FD,
 					  open_netns(k, v));
 		} else {
 			usage_error("mcast set: unknown argument \"%s\"", k);
@@ -1859,7 +1916,7 @@ static int cmd_mcast(struct rcl_nl *nl, int argc, char **argv)
 
 static int monitor_event(struct nl_msg *msg, void *arg)
 {
-	struct nlattr *tb[RCLINK_A_MAX + 1];
+	struct nlattr *tb[RCLINK_A_QP_MAX + 1];
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *gnlh = nlmsg_data(nlh);
 	const char *event;
@@ -1881,7 +1938,7 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 	default:
 		return NL_SKIP;
 	}
-	if (genlmsg_parse(nlh, 0, tb, RCLINK_A_MAX, NULL) < 0)
+	if (genlmsg_parse(nlh, 0, tb, RCLINK_A_QP_MAX, NULL) < 0)
 		return NL_SKIP;
 
 	if (opt_json) {
@@ -1893,10 +1950,10 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 		fputs(event, stdout);
 		out.text_first = false;
 	}
-	if (tb[RCLINK_A_DEV_NAME])
-		out_str("dev", nla_get_string(tb[RCLINK_A_DEV_NAME]));
-	out_attr_u(tb, RCLINK_A_QPN, "qpn", 32);
-	out_attr_u(tb, RCLINK_A_SQ_PSN, "sq_psn", 32);
+	if (tb[RCLINK_A_QP_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_QP_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_QP_QPN, "qpn", 32);
+	out_attr_u(tb, RCLINK_A_QP_SQ_PSN, "sq_psn", 32);
 	if (opt_json) {
 		out_obj_end();
 		putchar('\n');

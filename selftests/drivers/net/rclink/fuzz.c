@@ -191,7 +191,8 @@ static uint32_t nl_random_msg(struct nlsock *s, uint8_t *buf, size_t cap,
 	for (i = 0; i < nattr && off + 64 + NLA_HDRLEN < cap; i++) {
 		a = (struct nlattr *)(buf + off);
 		alen = rnd_below(4) ? rnd_below(9) : rnd_below(64);
-		a->nla_type = rnd_below(8) ? rnd_below(RCLINK_A_MAX + 4) :
+		/* the dev set is the largest of the three top-level sets */
+		a->nla_type = rnd_below(8) ? rnd_below(RCLINK_A_DEV_MAX + 4) :
 					     (uint16_t)rnd();
 		a->nla_len = NLA_HDRLEN + alen;
 		rnd_fill((uint8_t *)a + NLA_HDRLEN, alen);

@@ -6,7 +6,8 @@ schema, drives the family with no code of this project in between, and
 what it sees agrees with the rclink tool.  On the pair A, B.
 
   spec_loads      YnlFamily loads the spec (schema validation included)
-                  and resolves the family in the running kernel
+                  and resolves the family in the running kernel; the
+                  operations use the attribute sets dev, qp and mcast
   dev_dump        dev-get dump: the boards the tool lists, with the same
                   qp-num and mac, index N for rclinkN
   dev_handle      dev-get by the handle pci/BUS_ADDRESS names the same
@@ -79,35 +80,41 @@ class YnlTest(t1.PairTest):
     def test_spec_loads(self):
         check(self.ynl is not None, 'no family')
         check(os.path.exists(SCHEMA), 'no schema at %s' % SCHEMA)
+        sets = {op.name: op.attr_set.name
+                for op in self.ynl.msgs.values()}
+        want = {'dev-get': 'dev', 'dev-set': 'dev', 'qp-new': 'qp',
+                'qp-get': 'qp', 'mcast-get': 'mcast', 'mcast-set': 'mcast'}
+        bad = {k: sets.get(k) for k in want if sets.get(k) != want[k]}
+        check(not bad, 'attribute sets of the operations: %s' % bad)
 
     def test_dev_dump(self):
         devs = self.ynl.dump('dev-get', {})
-        names = sorted(d['dev-name'] for d in devs)
+        names = sorted(d['name'] for d in devs)
         want = sorted(t1.devices())
         check(names == want, 'YNL lists %s, the tool %s' % (names, want))
         for d in devs:
-            shown = t1.dev_show(d['dev-name'])
+            shown = t1.dev_show(d['name'])
             check(d['qp-num'] == shown['qp_num'], '%s qp-num: YNL %s, tool %s'
-                  % (d['dev-name'], d['qp-num'], shown['qp_num']))
-            check('rclink%d' % d['dev-index'] == d['dev-name'],
-                  'index %s of %s' % (d['dev-index'], d['dev-name']))
+                  % (d['name'], d['qp-num'], shown['qp_num']))
+            check('rclink%d' % d['index'] == d['name'],
+                  'index %s of %s' % (d['index'], d['name']))
             check(d['mac'] == shown['mac'], '%s mac: YNL %s, tool %s'
-                  % (d['dev-name'], d['mac'], shown['mac']))
+                  % (d['name'], d['mac'], shown['mac']))
 
     def test_dev_handle(self):
         for name in (self.a, self.b):
             handle = 'pci/' + t1.bdf_of(name)
-            got = self.ynl.do('dev-get', {'dev-name': handle})
-            check(got['dev-name'] == name and got['dev-handle'] == handle,
-                  'dev-get %s: %s, %s' % (handle, got['dev-name'],
-                                          got['dev-handle']))
+            got = self.ynl.do('dev-get', {'name': handle})
+            check(got['name'] == name and got['handle'] == handle,
+                  'dev-get %s: %s, %s' % (handle, got['name'],
+                                          got['handle']))
             by_name, by_handle = t1.dev_show(name), t1.dev_show(handle)
             check(by_name == by_handle, 'rclink dev show dev %s: %s, dev %s: %s'
                   % (name, by_name, handle, by_handle))
             check(by_name.get('handle') == handle, 'the tool shows handle %s'
                   % by_name.get('handle'))
         try:
-            self.ynl.do('dev-get', {'dev-name': 'pci/0000:ff:1f.7'})
+            self.ynl.do('dev-get', {'name': 'pci/0000:ff:1f.7'})
         except self.err as e:
             check(e.error == errno.ENODEV, 'unknown handle: errno %d' % e.error)
         else:
@@ -127,6 +134,10 @@ class YnlTest(t1.PairTest):
         self.qp_new(self.b, self.IP_A, ma)
         got = self.ynl.do('qp-get', {'dev-name': self.a, 'qpn': QPN})
         shown = t1.qp_show(self.a, QPN)
+        check(got['dev-name'] == self.a and
+              got['dev-handle'] == 'pci/' + t1.bdf_of(self.a),
+              'qp-get names the board %s, %s' % (got['dev-name'],
+                                                 got['dev-handle']))
         self.ktap.diag('qp-get: %s' % {k: got[k] for k in
                                         ('qpn', 'dqpn', 'dip', 'state')})
         check(got['dqpn'] == QPN and shown['dqpn'] == QPN,
@@ -147,7 +158,7 @@ class YnlTest(t1.PairTest):
     def refused(self, attr, value, lo, hi):
         before = t1.dev_show(self.a)
         try:
-            self.ynl.do('dev-set', {'dev-name': self.a, attr: value})
+            self.ynl.do('dev-set', {'name': self.a, attr: value})
         except self.err as e:
             text = str(e)
             ext = getattr(e.nl_msg, 'extack', None) or {}
@@ -175,6 +186,8 @@ class YnlTest(t1.PairTest):
     def test_mcast_dump(self):
         groups = [g for g in self.ynl.dump('mcast-get', {})
                   if g['dev-name'] == self.a]
+        check(all(g['dev-handle'] == 'pci/' + t1.bdf_of(self.a)
+                  for g in groups), 'mcast-get without the board handle')
         shown = t1.tool_json(['mcast', 'show', 'dev', self.a])
         check(sorted(g['group'] for g in groups) == list(range(8)),
               'groups of %s: %s' % (self.a, [g['group'] for g in groups]))
