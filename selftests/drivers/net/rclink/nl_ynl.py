@@ -81,7 +81,8 @@ class YnlTest(t1.PairTest):
         check(self.ynl is not None, 'no family')
         check(os.path.exists(SCHEMA), 'no schema at %s' % SCHEMA)
         sets = {op.name: op.attr_set.name
-                for op in self.ynl.msgs.values()}
+                for op in self.ynl.msgs.values()
+                if getattr(op, 'attr_set', None)}
         want = {'dev-get': 'dev', 'dev-set': 'dev', 'qp-new': 'qp',
                 'qp-get': 'qp', 'mcast-get': 'mcast', 'mcast-set': 'mcast'}
         bad = {k: sets.get(k) for k in want if sets.get(k) != want[k]}
