@@ -215,7 +215,9 @@ module rclink_sq #(
     wire [31:0] f_b = sq_prod - x_look;
     wire [31:0] f_c = size - xm;
     wire [31:0] f_ab = (f_a < f_b) ? f_a : f_b;
-    wire [2:0]  f_cnt = (f_ab < f_c) ? f_ab[2:0] : f_c[2:0];
+    wire [2:0]  f_cnt0 = (f_ab < f_c) ? f_ab[2:0] : f_c[2:0];
+    // at least the WQE asked for (DMAQ_SQ_PROD moved back by the host)
+    wire [2:0]  f_cnt = (f_cnt0 == 3'd0) ? 3'd1 : f_cnt0;
 
     // free slot
     reg [1:0] free_slot;
