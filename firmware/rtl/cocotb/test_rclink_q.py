@@ -342,7 +342,7 @@ async def test_q_sq_dma_err(dut):
 @cocotb.test()
 async def test_q_rx_bursts(dut):
     """Packets on RX_M into posted buffers at odd offsets, a message over
-    two buffers: the bytes land in host memory by burst writes (each at
+    three buffers: the bytes land in host memory by burst writes (each at
     most MPS, far fewer than one a word), the RECV CQEs tell FIRST, LAST,
     LEN and MSG_LEN; a packet padded to the 64-byte minimum is stripped by
     its own MSG_LEN."""
