@@ -5,8 +5,18 @@
 // Two producers (send completions, receive completions) hand over CQE
 // words 0 and 1; the writer waits for a free entry (the CQ is never
 // overrun: a producer is held until the host advances DMAQ_CQ_CONS),
-// writes words 0-2, then word 3 with SEQ and PHASE, advances
-// DMAQ_CQ_PROD and, once no further CQE is waiting, raises the CQ vector.
+// writes the 32-byte entry (words 0-2, word 3 with SEQ and PHASE) as one
+// burst of the DMA engine (one command, one data beat at the entry's
+// lanes), advances DMAQ_CQ_PROD once the beat is taken and the write
+// has left (wr_idle: no write of a command taken is left to send, so a
+// read of DMAQ_CQ_PROD never sees the entry before it is written) and, once no
+// further CQE is waiting, raises the CQ vector.  The engine sends the
+// command's write before it takes the next command or MSI-X message, and
+// a producer hands its CQE over only after its own data writes were
+// taken: the entry is never visible before the data it announces, the
+// vector never before the entry.  The data beat comes from a register
+// that only wrst (the hard reset) clears, so a CQ disable or SHIM_RESET
+// between the command and its beat leaves no command without its data.
 // While a_hold is set (the receive path delivers a TYPE2 packet into the
 // room it counted in free) producer a is not taken.
 `default_nettype none
@@ -34,16 +44,22 @@ module rclink_cq (
     input  wire [63:0] b_w1,
     output reg         raise,
     output wire [15:0] raise_vec,
-    output wire        dma_lock,
-    output reg         dma_valid,
-    input  wire        dma_ready,
-    output wire [63:0] dma_addr,
-    output reg  [63:0] dma_data
+    input  wire        wrst,
+    input  wire        wr_idle,         // no write taken is left to send
+    // DMA engine burst client (writes only)
+    output reg         dma_cmd_valid,
+    input  wire        dma_cmd_ready,
+    output wire [63:0] dma_cmd_addr,
+    output wire [12:0] dma_cmd_len,
+    output wire        dma_wd_valid,
+    input  wire        dma_wd_ready,
+    output wire [511:0] dma_wd_data
 );
-    localparam S_IDLE = 1'b0, S_WR = 1'b1;
-    reg        st;
-    reg [1:0]  word;
+    localparam S_IDLE = 2'd0, S_WR = 2'd1, S_SENT = 2'd2;
+    reg [1:0]  st;
     reg [63:0] w0, w1;
+    reg        wpend;                   // the entry's beat is due
+    reg [511:0] wbeat;
     reg        irq_pend;
     reg        turn;                    // round robin between a and b
     wire [31:0] size = 32'd1 << cq_order;
@@ -55,34 +71,42 @@ module rclink_cq (
 
     assign a_ready = take_a;
     assign b_ready = take_b;
-    assign dma_lock = st == S_WR;
-    assign dma_addr = entry + {59'd0, word, 3'd0};
+    assign dma_cmd_addr = entry;
+    assign dma_cmd_len = 13'd32;
+    assign dma_wd_valid = wpend;
+    assign dma_wd_data = wbeat;
+    wire [63:0] w3 = ({63'd0, phase} << `RCLINK_CQE_PHASE_LSB) |
+                     ({32'd0, cq_prod} << `RCLINK_CQE_SEQ_LSB);
+    wire [255:0] ent = {w3, 64'd0, w1, w0};
     assign raise_vec = cq_vector;
     assign cq_pending = cq_en && cq_prod != cq_cons;
     assign free = !cq_en ? 32'd0 :
-                  size - (cq_prod - cq_cons) - ((st == S_WR) ? 32'd1 : 32'd0);
+                  size - (cq_prod - cq_cons) - ((st != S_IDLE) ? 32'd1 : 32'd0);
 
-    always @* begin
-        case (word)
-        2'd0: dma_data = w0;
-        2'd1: dma_data = w1;
-        2'd2: dma_data = 64'd0;
-        default: dma_data = ({63'd0, phase} << `RCLINK_CQE_PHASE_LSB) |
-                            ({32'd0, cq_prod} << `RCLINK_CQE_SEQ_LSB);
-        endcase
+    always @(posedge clk) begin
+        if (wrst) begin
+            wpend <= 1'b0;
+            wbeat <= 512'd0;
+        end else begin
+            if (dma_cmd_valid && dma_cmd_ready) begin
+                wpend <= 1'b1;
+                wbeat <= entry[5] ? {ent, 256'd0} : {256'd0, ent};
+            end else if (wpend && dma_wd_ready) begin
+                wpend <= 1'b0;
+            end
+        end
     end
 
     always @(posedge clk) begin
         if (rst || cq_stop) begin
             st <= S_IDLE;
-            word <= 2'd0;
             w0 <= 64'd0;
             w1 <= 64'd0;
             irq_pend <= 1'b0;
             turn <= 1'b0;
             cq_prod <= 32'd0;
             raise <= 1'b0;
-            dma_valid <= 1'b0;
+            dma_cmd_valid <= 1'b0;
         end else begin
             raise <= 1'b0;
             case (st)
@@ -91,8 +115,7 @@ module rclink_cq (
                     w0 <= take_a ? a_w0 : b_w0;
                     w1 <= take_a ? a_w1 : b_w1;
                     turn <= take_a;
-                    word <= 2'd0;
-                    dma_valid <= 1'b1;
+                    dma_cmd_valid <= 1'b1;
                     st <= S_WR;
                 end else if (irq_pend && !a_valid && !b_valid) begin
                     irq_pend <= 1'b0;
@@ -103,16 +126,19 @@ module rclink_cq (
                     raise <= 1'b1;
                 end
             end
-            S_WR:
-                if (dma_ready) begin
-                    word <= word + 2'd1;
-                    if (word == 2'd3) begin
-                        dma_valid <= 1'b0;
-                        st <= S_IDLE;
-                        cq_prod <= cq_prod + 32'd1;
-                        irq_pend <= 1'b1;
-                    end
+            S_WR: begin
+                if (dma_cmd_valid && dma_cmd_ready)
+                    dma_cmd_valid <= 1'b0;
+                if (wpend && dma_wd_ready)
+                    st <= S_SENT;
+            end
+            S_SENT:
+                if (wr_idle) begin
+                    st <= S_IDLE;
+                    cq_prod <= cq_prod + 32'd1;
+                    irq_pend <= 1'b1;
                 end
+            default: st <= S_IDLE;
             endcase
         end
     end

@@ -14,6 +14,25 @@
 // the packet (DMAQ_T1_RX_DROP_MALFORMED) and flushes the QP's open
 // message (its buffer completes LAST, FLUSHED).
 //
+// DMA goes through the engine's burst interface: an RQE (both words) is
+// one 16-byte read, a TYPE2 dry run reads each RQE's size word; the
+// payload bytes bound for one buffer are gathered from RX_M's 64-bit
+// beats into a staging memory of 512-bit lines at their host lanes (the
+// 512-to-64-bit gearbox) and go out as one write burst when the buffer
+// is full, the packet's data ends or the staging memory is full.  A
+// buffer's CQE is handed to the CQ only after that burst's last beat was
+// taken: the engine keeps command order, so the CQE (and the MSI-X that
+// announces it) is never visible before the data.  The burst's beats
+// stream from the staging memory under wrst (the hard reset) only, so a
+// SHIM_RESET or an RQ disable between the command and its beats leaves
+// no command without its data.
+//
+// Disabling the RQ (rq_stop) takes effect once the engine waits for
+// something from outside (an RX_M beat, a posted RQE, CQ room) or is
+// idle, not in the middle of a write burst or a read: the packet being
+// written finishes and its QP's context is saved first, so the sweep
+// completes its open message FLUSHED.
+//
 // Nothing is dropped for want of space: RX_M_RDY stays low while no RQE
 // is posted or the CQ is full, and FLOW_STOP is raised while fewer than
 // two RQEs are posted, so the IP answers RNR.
@@ -67,17 +86,19 @@ module rclink_rx #(
     input  wire [1:0]  rx_etype,        // 0 TYPE1, 3 TYPE2
     input  wire [12:0] rx_len,          // TYPE1_W_RX_M_LEN_O: payload bytes
     output wire [3:0]  flow_stop,
-    // DMA client
-    output wire        dma_lock,
-    output reg         dma_valid,
-    input  wire        dma_ready,
-    output reg         dma_write,
-    output reg  [63:0] dma_addr,
-    output reg  [63:0] dma_data,
-    output reg  [7:0]  dma_be,
-    input  wire        rsp_valid,
-    input  wire [63:0] rsp_data,
-    input  wire        rsp_err,
+    // DMA engine burst client
+    input  wire        wrst,
+    output reg         dma_cmd_valid,
+    input  wire        dma_cmd_ready,
+    output reg         dma_cmd_write,
+    output reg  [63:0] dma_cmd_addr,
+    output reg  [12:0] dma_cmd_len,
+    output wire        dma_wd_valid,
+    input  wire        dma_wd_ready,
+    output wire [511:0] dma_wd_data,
+    input  wire        dma_rd_valid,
+    input  wire [511:0] dma_rd_data,
+    input  wire        dma_rd_err,
     // receive completions
     output reg         cqe_valid,
     input  wire        cqe_ready,
@@ -113,12 +134,17 @@ module rclink_rx #(
 
     localparam S_CLR = 5'd0, S_IDLE = 5'd1, S_HDR = 5'd2, S_CTX = 5'd3,
                S_CHK = 5'd4, S_DROP = 5'd5, S_BEAT = 5'd6, S_CHUNK = 5'd7,
-               S_RQE0 = 5'd8, S_RQE1 = 5'd9, S_WR = 5'd10, S_CQE = 5'd11,
+               S_RQE0 = 5'd8, S_FL0 = 5'd9, S_FL1 = 5'd10, S_CQE = 5'd11,
                S_END = 5'd12, S_WAIT = 5'd13, S_STRAY = 5'd14,
                S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18,
-               S_T2CHK = 5'd19, S_T2RQE = 5'd20, S_T2RQW = 5'd21;
+               S_T2CHK = 5'd19, S_T2RQE = 5'd20, S_T2RQW = 5'd21, S_FL2 = 5'd22,
+               S_FLC = 5'd23;
+    // staging memory: SL lines of 512 bits, the bytes at their host lanes
+    localparam SL = 32;
+    localparam integer SL_LAST_I = SL - 1;
+    localparam [4:0] SL_LAST = SL_LAST_I[4:0];
     localparam T2_DATA_MAX = T2_PKT_LEN - `RCLINK_SEG_BYTES;
-    reg [4:0]  st, ret;
+    reg [4:0]  st, ret, fret;
     reg        sweep_flush;   // RQ disabled: open messages complete FLUSHED
     reg [QP_AW-1:0] qpn;
     reg [QP_AW:0]   clr;
@@ -127,7 +153,6 @@ module rclink_rx #(
     reg [63:0] beat;          // host byte order: next byte in [7:0]
     reg [3:0]  beat_n;
     reg        beat_last;
-    reg        rqe_err;
     reg        msg_dead;      // DMA error: the rest of the message is dropped
     reg        t2;            // the packet is TYPE2 (qpn is its group)
     reg [31:0] t2_k;          // dry run: RQEs looked at
@@ -139,11 +164,55 @@ module rclink_rx #(
     wire [63:0] rqe_addr = rq_base + {32'd0, (rq_cons & (rq_size - 32'd1))} * 64'd16;
 
     assign flow_stop = (rq_en && posted >= 32'd2) ? 4'd0 : 4'hf;
-    assign dma_lock = dma_valid || st == S_RQE0 || st == S_RQE1 || st == S_T2RQW;
+    // ---- staging of a write burst -------------------------------------------
+    reg [511:0] sm [0:SL-1];
+    reg [511:0] ln;             // the line being filled
+    reg [4:0]   s_li;           // its index
+    reg [63:0]  s_addr;         // host address of the first staged byte
+    reg [12:0]  s_n;            // bytes staged
+    reg         sm_we;
+    reg [4:0]   sm_wa;
+    reg [511:0] sm_wd;
+    reg [511:0] sm_q;
+    // the streamer (under wrst): beats of the burst the engine took
+    reg         w_go;
+    reg [4:0]   w_ptr;
+    reg [5:0]   w_left;
+    wire        w_fire = w_go && dma_wd_ready;
+    wire [4:0]  sm_ra = w_fire ? w_ptr + 5'd1 : w_ptr;
+    assign dma_wd_valid = w_go;
+    assign dma_wd_data = sm_q;
+    always @(posedge clk) begin
+        if (sm_we)
+            sm[sm_wa] <= sm_wd;
+        sm_q <= sm[sm_ra];
+    end
+    always @(posedge clk) begin
+        if (wrst) begin
+            w_go <= 1'b0;
+            w_ptr <= 5'd0;
+            w_left <= 6'd0;
+        end else if (dma_cmd_valid && dma_cmd_ready && dma_cmd_write) begin
+            w_go <= 1'b1;
+            w_ptr <= 5'd0;
+            w_left <= {1'b0, s_li} + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+        end else if (w_fire) begin
+            w_ptr <= w_ptr + 5'd1;
+            w_left <= w_left - 6'd1;
+            if (w_left == 6'd1) begin
+                w_go <= 1'b0;
+                w_ptr <= 5'd0;
+            end
+        end
+    end
+    // the RQE or size word a read answers with
+    wire [63:0] rd_w0 = dma_rd_data[64 * dma_cmd_addr[5:3] +: 64];
+    wire [2:0]  rd_l1 = dma_cmd_addr[5:3] + 3'd1;
+    wire [63:0] rd_w1 = dma_rd_data[64 * rd_l1 +: 64];
     assign cq_hold = t2 && st != S_IDLE && st != S_HDR;
     wire [3:0] kind = t2 ? 4'd`RCLINK_CQE_KIND_RECV_MCAST : 4'd`RCLINK_CQE_KIND_RECV;
     wire [63:0] t2_rqe_addr = rq_base + {32'd0, ((rq_cons + t2_k) & (rq_size - 32'd1))} * 64'd16 + 64'd8;
-    wire [31:0] t2_take = (t2_need < rsp_data[31:0]) ? t2_need : rsp_data[31:0];
+    wire [31:0] t2_take = (t2_need < rd_w0[31:0]) ? t2_need : rd_w0[31:0];
     wire        t2_grp_ok = {{(32-QP_AW){1'b0}}, qpn} < `RCLINK_AFH_T2_GROUPS && t2_join[qpn[2:0]];
     wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
                             dlen != 32'd0 && dlen <= T2_DATA_MAX;
@@ -189,14 +258,15 @@ module rclink_rx #(
     wire        h_pad = (h_pos == `RCLINK_SEG_ONLY || h_pos == `RCLINK_SEG_LAST) &&
                         {19'd0, rx_len} == `RCLINK_SEG_PKT_MIN && h_off <= h_mlen &&
                         h_mlen - h_off < {19'd0, rx_len} - 32'd8;
-    // chunk: bytes of the beat that go into one host word of the buffer
+    // chunk: bytes of the beat that go into one 64-byte line of the buffer
     wire [63:0] dst = c_addr + {47'd0, c_fill};
-    wire [3:0]  w_room = 4'd8 - {1'b0, dst[2:0]};
+    wire [6:0]  l_room = 7'd64 - {1'b0, dst[5:0]};
     wire [16:0] b_room = c_size - c_fill;
-    wire [3:0]  n1 = (beat_n < w_room) ? beat_n : w_room;
+    wire [3:0]  n1 = ({3'd0, beat_n} < l_room) ? beat_n : l_room[3:0];
     wire [3:0]  chunk = ({13'd0, n1} < b_room) ? n1 : b_room[3:0];
-    wire [7:0]  chunk_be = ((8'd1 << chunk) - 8'd1) << dst[2:0];
-    wire [63:0] chunk_d = beat << {dst[2:0], 3'b000};
+    wire [63:0] chunk_m = (chunk == 4'd8) ? ~64'd0 : ~(~64'd0 << {chunk[2:0], 3'b000});
+    wire [511:0] chunk_d = {448'd0, beat & chunk_m} << {dst[5:0], 3'b000};
+    wire        s_full = s_li == SL_LAST;     // the last staging line in use
 
     task cqe;                 // completion of the current buffer
         input [7:0] status;
@@ -217,14 +287,36 @@ module rclink_rx #(
     reg [4:0] st_q;
     always @(posedge clk) begin
         st_q <= st;
+        if (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && c_buf && c_fill != c_size && !(s_n != 13'd0 && s_full))
+            $display("%t rx: push dst %h chunk %0d beat %h", $time, dst, chunk, beat);
+        if (sm_we)
+            $display("%t rx: sm[%0d] <= %h", $time, sm_wa, sm_wd[127:0]);
         if (st != st_q && st != S_CLR && st < S_SW1)
             $display("%t rx: state %0d -> %0d qpn %0d left %0d fill %0d", $time, st_q, st, qpn, left, c_fill);
     end
 `endif
 
+    // the RQ disable waits for a point where the engine waits for input
+    reg  stop_pend;
+    wire at_rest = st == S_IDLE || st == S_CLR || st == S_STRAY ||
+                   (st >= S_SW1 && st <= S_SW4) ||
+                   (st == S_BEAT && !rx_vld && left != 32'd0 && !beat_last) ||
+                   (st == S_DROP && !rx_vld && !beat_last) ||
+                   (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && !c_buf &&
+                    s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
+                   ((st == S_CQE || st == S_WAIT) && cqe_valid);
+    wire stop_now = (rq_stop || stop_pend) && at_rest;
+    always @(posedge clk) begin
+        if (rst || stop_now)
+            stop_pend <= 1'b0;
+        else if (rq_stop)
+            stop_pend <= 1'b1;
+    end
+
     always @(posedge clk) begin
         ctx_we <= 1'b0;
-        if (rst || rq_stop) begin
+        sm_we <= 1'b0;
+        if (rst || stop_now) begin
             st <= S_CLR;
             clr <= 0;
             sweep_flush <= !rst;
@@ -243,11 +335,17 @@ module rclink_rx #(
             t2_k <= 32'd0;
             t2_need <= 32'd0;
             t2_cqes <= 32'd0;
-            dma_valid <= 1'b0;
-            dma_write <= 1'b0;
-            dma_addr <= 64'd0;
-            dma_data <= 64'd0;
-            dma_be <= 8'd0;
+            dma_cmd_valid <= 1'b0;
+            dma_cmd_write <= 1'b0;
+            dma_cmd_addr <= 64'd0;
+            dma_cmd_len <= 13'd0;
+            ln <= 512'd0;
+            sm_wa <= 5'd0;
+            sm_wd <= 512'd0;
+            s_li <= 5'd0;
+            s_addr <= 64'd0;
+            s_n <= 13'd0;
+            fret <= S_IDLE;
             cqe_valid <= 1'b0;
             cqe_w0 <= 64'd0;
             cqe_w1 <= 64'd0;
@@ -270,14 +368,13 @@ module rclink_rx #(
             beat <= 64'd0;
             beat_n <= 4'd0;
             beat_last <= 1'b0;
-            rqe_err <= 1'b0;
             msg_dead <= 1'b0;
         end else begin
             t2_nobuf <= 1'b0;
             if (cqe_valid && cqe_ready)
                 cqe_valid <= 1'b0;
-            if (dma_valid && dma_ready)
-                dma_valid <= 1'b0;
+            if (dma_cmd_valid && dma_cmd_ready)
+                dma_cmd_valid <= 1'b0;
             case (st)
             S_CLR:                   // every context closed
                 if (!sweep_flush) begin
@@ -390,15 +487,16 @@ module rclink_rx #(
                     t2_nobuf <= 1'b1;
                     st <= S_DROP;
                 end else begin
-                    dma_valid <= 1'b1;
-                    dma_write <= 1'b0;
-                    dma_addr <= t2_rqe_addr;
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_write <= 1'b0;
+                    dma_cmd_addr <= t2_rqe_addr;
+                    dma_cmd_len <= 13'd8;
                     st <= S_T2RQW;
                 end
             S_T2RQW:                // word 1 of RQE t2_k: its size
-                if (rsp_valid) begin
+                if (dma_rd_valid) begin
                     t2_k <= t2_k + 32'd1;
-                    if (rsp_err || rsp_data[31:0] < 32'd64 || rsp_data[31:0] > 32'd65536) begin
+                    if (dma_rd_err || rd_w0[31:0] < 32'd64 || rd_w0[31:0] > 32'd65536) begin
                         t2_cqes <= t2_cqes + 32'd1;      // completed unused
                     end else begin
                         t2_need <= t2_need - t2_take;
@@ -454,6 +552,10 @@ module rclink_rx #(
                 end else if (msg_dead) begin
                     left <= left - {28'd0, beat_n};
                     beat_n <= 4'd0;
+                end else if (s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full)) begin
+                    // the staged bytes go out before the buffer completes
+                    fret <= S_CHUNK;
+                    st <= S_FL0;
                 end else if (!c_buf || c_fill == c_size) begin
                     if (c_buf) begin
                         cqe(ST_OK, 1'b0);
@@ -461,43 +563,75 @@ module rclink_rx #(
                         ret <= S_CHUNK;
                         st <= S_CQE;
                     end else if (posted != 32'd0 && posted <= rq_size) begin
-                        dma_valid <= 1'b1;
-                        dma_write <= 1'b0;
-                        dma_addr <= rqe_addr;
-                        rqe_err <= 1'b0;
+                        dma_cmd_valid <= 1'b1;
+                        dma_cmd_write <= 1'b0;
+                        dma_cmd_addr <= rqe_addr;
+                        dma_cmd_len <= 13'd16;
                         st <= S_RQE0;
                     end
                     // else no buffer is posted: wait (RX_M_RDY low, FLOW_STOP)
                 end else begin
-                    dma_valid <= 1'b1;
-                    dma_write <= 1'b1;
-                    dma_addr <= {dst[63:3], 3'b000};
-                    dma_data <= chunk_d;
-                    dma_be <= chunk_be;
-                    st <= S_WR;
+                    // into the line being staged; a full line to the memory
+                    if (s_n == 13'd0)
+                        s_addr <= dst;
+                    s_n <= s_n + {9'd0, chunk};
+                    c_fill <= c_fill + {13'd0, chunk};
+                    c_moff <= c_moff + {28'd0, chunk};
+                    left <= left - {28'd0, chunk};
+                    beat <= beat >> {chunk, 3'b000};
+                    beat_n <= beat_n - chunk;
+                    if ({3'd0, chunk} == l_room) begin
+                        sm_we <= 1'b1;
+                        sm_wa <= s_li;
+                        sm_wd <= ln | chunk_d;
+                        ln <= 512'd0;
+                        s_li <= s_li + 5'd1;
+                    end else begin
+                        ln <= ln | chunk_d;
+                    end
+                end
+            // ---- a write burst of the staged bytes ---------------------------------
+            S_FL0:                  // the partial line to the memory
+                if (!w_go) begin
+                    if (dst[5:0] != 6'd0) begin
+                        sm_we <= 1'b1;
+                        sm_wa <= s_li;
+                        sm_wd <= ln;
+                    end
+                    st <= S_FLC;
+                end
+            S_FLC: begin            // the command (the line is written now)
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_write <= 1'b1;
+                    dma_cmd_addr <= s_addr;
+                    dma_cmd_len <= s_n;
+                    st <= S_FL1;
+            end
+            S_FL1:                  // the command is taken: the beats stream
+                if (!dma_cmd_valid)
+                    st <= S_FL2;
+            S_FL2:
+                if (!w_go) begin
+                    ln <= 512'd0;
+                    s_li <= 5'd0;
+                    s_n <= 13'd0;
+                    st <= fret;
                 end
             S_RQE0:
-                if (rsp_valid) begin
-                    c_addr <= rsp_data;
-                    rqe_err <= rsp_err;
-                    dma_valid <= 1'b1;
-                    dma_addr <= rqe_addr + 64'd8;
-                    st <= S_RQE1;
-                end
-            S_RQE1:
-                if (rsp_valid) begin
+                if (dma_rd_valid) begin
                     rq_cons <= rq_cons + 32'd1;
                     c_idx <= rq_cons;
                     c_fill <= 17'd0;
                     c_first <= c_moff == 32'd0;
-                    c_size <= rsp_data[16:0];
-                    if (rqe_err || rsp_err) begin
+                    c_addr <= rd_w0;
+                    c_size <= rd_w1[16:0];
+                    if (dma_rd_err) begin
                         cqe(ST_DMA_ERR, 1'b1);
                         c_open <= 1'b0;
                         msg_dead <= 1'b1;
                         ret <= S_CHUNK;
                         st <= S_CQE;
-                    end else if (rsp_data[31:0] < 32'd64 || rsp_data[31:0] > 32'd65536) begin
+                    end else if (rd_w1[31:0] < 32'd64 || rd_w1[31:0] > 32'd65536) begin
                         // completed unused
                         cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                                   ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
@@ -511,20 +645,15 @@ module rclink_rx #(
                         st <= S_CHUNK;
                     end
                 end
-            S_WR:
-                if (!dma_valid) begin
-                    c_fill <= c_fill + {13'd0, chunk};
-                    c_moff <= c_moff + {28'd0, chunk};
-                    left <= left - {28'd0, chunk};
-                    beat <= beat >> {chunk, 3'b000};
-                    beat_n <= beat_n - chunk;
-                    st <= S_CHUNK;
-                end
             S_CQE:
                 if (!cqe_valid)
                     st <= ret;
             S_END: begin
-                if (p_ends && c_open && !msg_dead) begin
+                if (s_n != 13'd0) begin
+                    // the packet's staged bytes go out first
+                    fret <= S_END;
+                    st <= S_FL0;
+                end else if (p_ends && c_open && !msg_dead) begin
                     if (c_buf) begin
                         cqe(ST_OK, 1'b1);
                         c_buf <= 1'b0;
@@ -534,7 +663,7 @@ module rclink_rx #(
                 end else begin
                     st <= S_WAIT;
                 end
-                if (!beat_last)
+                if (!beat_last && s_n == 13'd0)
                     st <= S_DROP;    // more beats than RX_M_LEN said
             end
             S_WAIT:

@@ -6,11 +6,13 @@
 // engine (rclink_tlp_req: bursts as memory read/write TLPs split at
 // MRRS/MPS, 32 tags, completions reassembled in order, completion
 // timeout, MSI-X messages on the same stream) and the MSI-X table and
-// PBA (rclink_msix).  The engine has three burst ports: port 0 carries
-// the core's DMA words (rclink_dma_word), port 1 the TYPE3 bridge
-// (rclink_axi_dma: the IP's NONR_MD_AXI and NONR_DATA_AXI masters), port 2
-// (dma_*) is free for another burst user (tie dma_cmd_valid and
-// dma_wd_valid low when unused); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
+// PBA (rclink_msix).  The engine has four burst ports: port 0 carries
+// the core's DMA words (rclink_dma_word: the event ring, the self-test),
+// port 1 the TYPE3 bridge (rclink_axi_dma: the IP's NONR_MD_AXI and
+// NONR_DATA_AXI masters), port 2 (dma_*) is free for another burst user
+// (tie dma_cmd_valid and dma_wd_valid low when unused), port 3 the core's
+// queue engines (send queue, receive path, completion queue: the core's
+// q_* port, BURST 1); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
 // headers (first DW in [127:96]) with up to two DWs of payload; the
 // requester's 512-bit streams with the header beside the first beat
 // (payload from DW lane TX_OFF / RX_OFF of the first beat, the lanes
@@ -163,36 +165,48 @@ module rclink_shim_tlp #(
         .rd_valid(e_rd_valid && e_rd_id == 2'd1), .rd_data(e_rd_data),
         .rd_err(e_rd_err), .cnt_err(cnt_t3_dma_err));
 
-    // three ports (0 the core's words, 1 the TYPE3 bridge, 2 dma_*), one
-    // command at a time, round robin; write data from the port whose write
-    // command is running
-    wire [2:0] creq = {dma_cmd_valid, b_cmd_valid, w_cmd_valid};
+    // port 3: the core's queue engines
+    wire         q_cmd_valid, q_cmd_ready, q_cmd_write, q_wd_valid, q_wd_ready;
+    wire [63:0]  q_cmd_addr;
+    wire [12:0]  q_cmd_len;
+    wire [511:0] q_wd_data;
+
+    // four ports (0 the core's words, 1 the TYPE3 bridge, 2 dma_*, 3 the
+    // queue engines), one command at a time, round robin; write data from
+    // the port whose write command is running
+    wire [3:0] creq = {q_cmd_valid, dma_cmd_valid, b_cmd_valid, w_cmd_valid};
     reg  [1:0] lastp, wsel, sel;
+    reg  [2:0] rr;
+    integer pi;
     always @* begin
-        case (lastp)
-        2'd0:    sel = creq[1] ? 2'd1 : creq[2] ? 2'd2 : 2'd0;
-        2'd1:    sel = creq[2] ? 2'd2 : creq[0] ? 2'd0 : 2'd1;
-        default: sel = creq[0] ? 2'd0 : creq[1] ? 2'd1 : 2'd2;
-        endcase
+        sel = lastp;
+        for (pi = 4; pi >= 1; pi = pi - 1) begin
+            rr = {1'b0, lastp} + pi[2:0];
+            if (creq[rr[1:0]])
+                sel = rr[1:0];
+        end
     end
     assign e_cmd_valid   = |creq;
-    assign e_cmd_write   = sel == 2'd2 ? dma_cmd_write :
+    assign e_cmd_write   = sel == 2'd3 ? q_cmd_write : sel == 2'd2 ? dma_cmd_write :
                            sel == 2'd1 ? b_cmd_write : w_cmd_write;
-    assign e_cmd_addr    = sel == 2'd2 ? dma_cmd_addr :
+    assign e_cmd_addr    = sel == 2'd3 ? q_cmd_addr : sel == 2'd2 ? dma_cmd_addr :
                            sel == 2'd1 ? b_cmd_addr : w_cmd_addr;
-    assign e_cmd_len     = sel == 2'd2 ? dma_cmd_len :
+    assign e_cmd_len     = sel == 2'd3 ? q_cmd_len : sel == 2'd2 ? dma_cmd_len :
                            sel == 2'd1 ? b_cmd_len : w_cmd_len;
     assign e_cmd_id      = sel;
     assign w_cmd_ready   = e_cmd_ready && sel == 2'd0;
     assign b_cmd_ready   = e_cmd_ready && sel == 2'd1;
     assign dma_cmd_ready = e_cmd_ready && sel == 2'd2;
-    assign e_wd_valid    = e_wr_busy && (wsel == 2'd2 ? dma_wd_valid :
+    assign q_cmd_ready   = e_cmd_ready && sel == 2'd3;
+    assign e_wd_valid    = e_wr_busy && (wsel == 2'd3 ? q_wd_valid :
+                                         wsel == 2'd2 ? dma_wd_valid :
                                          wsel == 2'd1 ? b_wd_valid : w_wd_valid);
-    assign e_wd_data     = wsel == 2'd2 ? dma_wd_data :
+    assign e_wd_data     = wsel == 2'd3 ? q_wd_data : wsel == 2'd2 ? dma_wd_data :
                            wsel == 2'd1 ? b_wd_data : w_wd_data;
     assign w_wd_ready    = e_wr_busy && wsel == 2'd0 && e_wd_ready;
     assign b_wd_ready    = e_wr_busy && wsel == 2'd1 && e_wd_ready;
     assign dma_wd_ready  = e_wr_busy && wsel == 2'd2 && e_wd_ready;
+    assign q_wd_ready    = e_wr_busy && wsel == 2'd3 && e_wd_ready;
     always @(posedge clk) begin
         if (rst_q) begin
             lastp <= 2'd0;
@@ -250,7 +264,7 @@ module rclink_shim_tlp #(
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
-                      .IP_RST_CYCLES(IP_RST_CYCLES)) u_core (
+                      .IP_RST_CYCLES(IP_RST_CYCLES), .BURST(1)) u_core (
         .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
         .cfg_bus_master_en(cfg_bus_master_en), .cfg_msix_en(cfg_msix_en),
         .cfg_msi_en(cfg_msi_en),
@@ -263,6 +277,12 @@ module rclink_shim_tlp #(
         .dma_req_write(d_write), .dma_req_addr(d_addr),
         .dma_req_data(d_data), .dma_req_be(d_be),
         .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
+        .q_cmd_valid(q_cmd_valid), .q_cmd_ready(q_cmd_ready),
+        .q_cmd_write(q_cmd_write), .q_cmd_addr(q_cmd_addr), .q_cmd_len(q_cmd_len),
+        .q_wd_valid(q_wd_valid), .q_wd_ready(q_wd_ready), .q_wd_data(q_wd_data),
+        .q_rd_valid(e_rd_valid && e_rd_id == 2'd3), .q_rd_data(e_rd_data),
+        .q_rd_keep(e_rd_keep), .q_rd_last(e_rd_last), .q_rd_err(e_rd_err),
+        .q_wr_idle(e_posted_idle),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_t3_dma_err(cnt_t3_dma_err),

@@ -11,6 +11,13 @@
 // soft reset of the shim; either holds ip_rst_n low for IP_RST_CYCLES,
 // and BAR0 accesses to the RC and MAC windows wait meanwhile.  core_rst
 // is the shim's own reset (for the requester's flush).
+//
+// The queue engines (send queue, receive path, completion queue) move
+// their data in bursts (rclink_dma_barb): with BURST 1 on the q_* port,
+// which the TLP top connects to a port of the DMA engine (rclink_tlp_req);
+// with BURST 0 (the testbench, the co-simulation) through rclink_dma_b2w
+// as words on the dma_req/dma_rsp interface, beside the event ring and
+// the self-test.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_shim_top #(
@@ -19,7 +26,8 @@ module rclink_shim_top #(
     parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,
     parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
-    parameter IP_RST_CYCLES = 1024          // cycles ip_rst_n is held low
+    parameter IP_RST_CYCLES = 1024,         // cycles ip_rst_n is held low
+    parameter BURST = 0                     // 1: the queue engines on q_*
 ) (
     input  wire        clk,
     input  wire        rst_n,
@@ -50,6 +58,22 @@ module rclink_shim_top #(
     input  wire        dma_rsp_valid,
     input  wire [63:0] dma_rsp_data,
     input  wire        dma_rsp_err,
+    // ---- DMA engine: the queue engines' bursts (BURST 1; see
+    //      rclink_dma_ports.vh for the protocol)
+    output wire         q_cmd_valid,
+    input  wire         q_cmd_ready,
+    output wire         q_cmd_write,
+    output wire [63:0]  q_cmd_addr,
+    output wire [12:0]  q_cmd_len,
+    output wire         q_wd_valid,
+    input  wire         q_wd_ready,
+    output wire [511:0] q_wd_data,
+    input  wire         q_rd_valid,
+    input  wire [511:0] q_rd_data,
+    input  wire [63:0]  q_rd_keep,
+    input  wire         q_rd_last,
+    input  wire         q_rd_err,
+    input  wire         q_wr_idle,          // no write taken is left to send
     // ---- PCIe hard IP: interrupts
     output wire        msix_valid,
     output wire [15:0] msix_vector,
@@ -145,6 +169,9 @@ module rclink_shim_top #(
     reg  rst_q, srst_q;
     reg  [HW-1:0] ip_hold_n;
     wire rst = rst_q || srst_q;
+    // the write data of a burst the engine took still reaches it after a
+    // SHIM_RESET (BURST 1: the engine is not reset with the core)
+    wire wrst = BURST != 0 ? rst_q : rst;
     always @(posedge clk) begin
         rst_q <= !rst_n;
         srst_q <= soft_reset;
@@ -278,16 +305,16 @@ module rclink_shim_top #(
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
         .cnt_t3_dma_err(cnt_t3_dma_err));
 
-    // ---- DMA clients: 0 event ring, 1 self-test, 2 send queue, 3 completion
-    // queue, 4 receive path
-    localparam NC = 5;
+    // ---- DMA word clients: 0 event ring, 1 self-test, 2 the queue engines'
+    // bursts (BURST 0)
+    localparam NC = 3;
     wire [NC-1:0]    c_lock, c_valid, c_ready, c_write, c_rsp;
     wire [64*NC-1:0] c_addr, c_data;
     wire [8*NC-1:0]  c_be;
     wire [63:0]      rsp_data;
     wire             rsp_err;
 
-    rclink_dma_arb #(.N(NC), .OW(3)) u_arb (
+    rclink_dma_arb #(.N(NC), .OW(2)) u_arb (
         .clk(clk), .rst(rst), .bus_master_en(cfg_bus_master_en),
         .c_lock(c_lock), .c_req_valid(c_valid), .c_req_ready(c_ready),
         .c_req_write(c_write), .c_req_addr(c_addr), .c_req_data(c_data),
@@ -345,6 +372,82 @@ module rclink_shim_top #(
         .dma_data(c_data[64 +: 64]), .dma_be(c_be[8 +: 8]),
         .rsp_valid(c_rsp[1]), .rsp_data(rsp_data), .rsp_err(rsp_err));
 
+    // ---- the queue engines' bursts: 0 send queue, 1 completion queue, 2
+    // receive path
+    wire [2:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
+    wire [2:0]    b_rd_valid;
+    wire [191:0]  b_cmd_addr;
+    wire [38:0]   b_cmd_len;
+    wire [1535:0] b_wd_data;
+    wire [511:0]  b_rd_data;
+    wire [63:0]   b_rd_keep;
+    wire          b_rd_last, b_rd_err;
+    wire          m_cmd_valid, m_cmd_ready, m_cmd_write, m_wd_valid, m_wd_ready;
+    wire [63:0]   m_cmd_addr;
+    wire [12:0]   m_cmd_len;
+    wire [511:0]  m_wd_data;
+    wire          m_rd_valid, m_rd_last, m_rd_err;
+    wire [511:0]  m_rd_data;
+    wire [63:0]   m_rd_keep;
+    wire          m_wr_idle;            // the port has no write left to send
+
+    rclink_dma_barb #(.N(3), .OW(2)) u_barb (
+        .clk(clk), .rst(rst), .wrst(wrst), .bus_master_en(cfg_bus_master_en),
+        .c_cmd_valid(b_cmd_valid), .c_cmd_ready(b_cmd_ready),
+        .c_cmd_write(b_cmd_write), .c_cmd_addr(b_cmd_addr), .c_cmd_len(b_cmd_len),
+        .c_wd_valid(b_wd_valid), .c_wd_ready(b_wd_ready), .c_wd_data(b_wd_data),
+        .c_rd_valid(b_rd_valid), .c_rd_data(b_rd_data), .c_rd_keep(b_rd_keep),
+        .c_rd_last(b_rd_last), .c_rd_err(b_rd_err),
+        .m_cmd_valid(m_cmd_valid), .m_cmd_ready(m_cmd_ready),
+        .m_cmd_write(m_cmd_write), .m_cmd_addr(m_cmd_addr), .m_cmd_len(m_cmd_len),
+        .m_wd_valid(m_wd_valid), .m_wd_ready(m_wd_ready), .m_wd_data(m_wd_data),
+        .m_rd_valid(m_rd_valid), .m_rd_data(m_rd_data), .m_rd_keep(m_rd_keep),
+        .m_rd_last(m_rd_last), .m_rd_err(m_rd_err));
+
+    generate
+        if (BURST != 0) begin : g_burst
+            assign q_cmd_valid = m_cmd_valid;
+            assign m_cmd_ready = q_cmd_ready;
+            assign q_cmd_write = m_cmd_write;
+            assign q_cmd_addr = m_cmd_addr;
+            assign q_cmd_len = m_cmd_len;
+            assign q_wd_valid = m_wd_valid;
+            assign m_wd_ready = q_wd_ready;
+            assign q_wd_data = m_wd_data;
+            assign m_rd_valid = q_rd_valid;
+            assign m_rd_data = q_rd_data;
+            assign m_rd_keep = q_rd_keep;
+            assign m_rd_last = q_rd_last;
+            assign m_rd_err = q_rd_err;
+            assign m_wr_idle = q_wr_idle && !m_wd_valid;
+            assign c_lock[2] = 1'b0;
+            assign c_valid[2] = 1'b0;
+            assign c_write[2] = 1'b0;
+            assign c_addr[128 +: 64] = 64'd0;
+            assign c_data[128 +: 64] = 64'd0;
+            assign c_be[16 +: 8] = 8'd0;
+        end else begin : g_words
+            rclink_dma_b2w u_b2w (
+                .clk(clk), .rst(rst),
+                .cmd_valid(m_cmd_valid), .cmd_ready(m_cmd_ready),
+                .cmd_write(m_cmd_write), .cmd_addr(m_cmd_addr), .cmd_len(m_cmd_len),
+                .wd_valid(m_wd_valid), .wd_ready(m_wd_ready), .wd_data(m_wd_data),
+                .rd_valid(m_rd_valid), .rd_data(m_rd_data), .rd_keep(m_rd_keep),
+                .rd_last(m_rd_last), .rd_err(m_rd_err),
+                .w_lock(c_lock[2]), .w_valid(c_valid[2]), .w_ready(c_ready[2]),
+                .w_write(c_write[2]), .w_addr(c_addr[128 +: 64]),
+                .w_data(c_data[128 +: 64]), .w_be(c_be[16 +: 8]),
+                .w_rsp_valid(c_rsp[2]), .w_rsp_data(rsp_data), .w_rsp_err(rsp_err));
+            assign m_wr_idle = m_cmd_ready;
+            assign q_cmd_valid = 1'b0;
+            assign q_cmd_write = 1'b0;
+            assign q_cmd_addr = 64'd0;
+            assign q_cmd_len = 13'd0;
+            assign q_wd_valid = 1'b0;
+            assign q_wd_data = 512'd0;
+        end
+    endgenerate
+
     // ---- queue engine: send queue (seed 004 request state machine) ------------
     wire        cqe_s_valid, cqe_s_ready;
     wire [63:0] cqe_s_w0, cqe_s_w1;
@@ -359,9 +462,10 @@ module rclink_shim_top #(
         .cnt_drop_qp_off(cnt_tx_drop_qp_off),
         .cnt_t2_tx_pkts(cnt_t2_tx_pkts), .cnt_t2_tx_drop(cnt_t2_tx_drop),
         .t2_oversize(t2_oversize), .link_up(link_up),
-        .dma_lock(c_lock[2]), .dma_valid(c_valid[2]), .dma_ready(c_ready[2]),
-        .dma_addr(c_addr[128 +: 64]), .rsp_valid(c_rsp[2]),
-        .rsp_data(rsp_data), .rsp_err(rsp_err),
+        .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
+        .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
+        .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),
+        .dma_rd_keep(b_rd_keep), .dma_rd_last(b_rd_last), .dma_rd_err(b_rd_err),
         .tx_vld(tx_s_vld), .tx_fs(tx_s_fs), .tx_fe(tx_s_fe),
         .tx_dat(tx_s_dat), .tx_keep(tx_s_keep), .tx_qpid(tx_s_qpid),
         .tx_fack(tx_s_fack), .tx_etype(tx_s_etype), .tx_group(tx_s_t2_group),
@@ -369,9 +473,9 @@ module rclink_shim_top #(
         .crd_qpid_vld(tx_s_crd_qpid_vld),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
-    assign c_write[2] = 1'b0;
-    assign c_data[128 +: 64] = 64'd0;
-    assign c_be[16 +: 8] = 8'hff;
+    assign b_cmd_write[0] = 1'b0;
+    assign b_wd_valid[0] = 1'b0;
+    assign b_wd_data[0 +: 512] = 512'd0;
 
     // ---- queue engine: receive path ---------------------------------------------
     wire [31:0] cq_free;
@@ -388,10 +492,13 @@ module rclink_shim_top #(
         .rx_vld(rx_m_vld), .rx_rdy(rx_m_rdy), .rx_fs(rx_m_fs), .rx_fe(rx_m_fe),
         .rx_dat(rx_m_dat), .rx_keep(rx_m_keep), .rx_qpid(rx_m_qpid),
         .rx_etype(rx_m_etype), .rx_len(rx_m_len), .flow_stop(rx_flow_stop),
-        .dma_lock(c_lock[4]), .dma_valid(c_valid[4]), .dma_ready(c_ready[4]),
-        .dma_write(c_write[4]), .dma_addr(c_addr[256 +: 64]),
-        .dma_data(c_data[256 +: 64]), .dma_be(c_be[32 +: 8]),
-        .rsp_valid(c_rsp[4]), .rsp_data(rsp_data), .rsp_err(rsp_err),
+        .wrst(wrst),
+        .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
+        .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
+        .dma_cmd_len(b_cmd_len[26 +: 13]),
+        .dma_wd_valid(b_wd_valid[2]), .dma_wd_ready(b_wd_ready[2]),
+        .dma_wd_data(b_wd_data[1024 +: 512]),
+        .dma_rd_valid(b_rd_valid[2]), .dma_rd_data(b_rd_data), .dma_rd_err(b_rd_err),
         .cqe_valid(cqe_r_valid), .cqe_ready(cqe_r_ready),
         .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1));
 
@@ -407,10 +514,12 @@ module rclink_shim_top #(
         .a_valid(cqe_s_valid), .a_ready(cqe_s_ready), .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
         .b_valid(cqe_r_valid), .b_ready(cqe_r_ready), .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
         .raise(cq_raise), .raise_vec(cq_vec),
-        .dma_lock(c_lock[3]), .dma_valid(c_valid[3]), .dma_ready(c_ready[3]),
-        .dma_addr(c_addr[192 +: 64]), .dma_data(c_data[192 +: 64]));
-    assign c_write[3] = 1'b1;
-    assign c_be[24 +: 8] = 8'hff;
+        .wrst(wrst), .wr_idle(m_wr_idle),
+        .dma_cmd_valid(b_cmd_valid[1]), .dma_cmd_ready(b_cmd_ready[1]),
+        .dma_cmd_addr(b_cmd_addr[64 +: 64]), .dma_cmd_len(b_cmd_len[13 +: 13]),
+        .dma_wd_valid(b_wd_valid[1]), .dma_wd_ready(b_wd_ready[1]),
+        .dma_wd_data(b_wd_data[512 +: 512]));
+    assign b_cmd_write[1] = 1'b1;
 
     // ---- interrupts ---------------------------------------------------------------
     rclink_irq #(.NVEC(NVEC), .NSRC(3)) u_irq (

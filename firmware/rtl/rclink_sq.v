@@ -23,6 +23,18 @@
 //               bytes, and takes the token; more data: back to WRITE_HEAD.
 //   DONE        the message is submitted.
 //
+// DMA goes through the engine's burst interface.  WQEs are read a
+// 64-byte line at a time (up to four WQEs, none past DMAQ_SQ_PROD or the
+// ring's end) into a line cache that CHECK and SEND use, so a message of
+// one WQE costs one read or none.  A packet's payload is one read command
+// per piece (a WQE's part of the packet), issued back to back so that
+// several reads are outstanding; the address-aligned 512-bit beats are
+// packed behind the segment header into the packet buffer (512-bit rows)
+// as they come, and the emission reads the rows out as 64-bit TX_S words
+// (the 512-to-64-bit gearbox).  A beat flagged err (a bad or timed-out
+// completion, or bus mastering off) ends the message with DMA_ERR once
+// the packet's reads have all answered.
+//
 // A message completes (one SEND CQE) when the credits of all its packets
 // have returned: OK when each came back with TX_S_CRD_QPID_VLD_O (the
 // peer acknowledged it), FLUSHED when one came back without (dropped by
@@ -68,14 +80,16 @@ module rclink_sq #(
     output reg  [63:0] cnt_t2_tx_drop,
     output reg         t2_oversize,      // a TYPE2 chain over T2_PKT_LEN
     input  wire        link_up,
-    // DMA client (reads only, one at a time)
-    output wire        dma_lock,
-    output reg         dma_valid,
-    input  wire        dma_ready,
-    output reg  [63:0] dma_addr,
-    input  wire        rsp_valid,
-    input  wire [63:0] rsp_data,
-    input  wire        rsp_err,
+    // DMA engine burst client (reads only)
+    output reg         dma_cmd_valid,
+    input  wire        dma_cmd_ready,
+    output reg  [63:0] dma_cmd_addr,
+    output reg  [12:0] dma_cmd_len,
+    input  wire        dma_rd_valid,
+    input  wire [511:0] dma_rd_data,
+    input  wire [63:0] dma_rd_keep,
+    input  wire        dma_rd_last,
+    input  wire        dma_rd_err,
     // TX_S (64-bit; the first byte of the packet in [63:56])
     output reg         tx_vld,
     output reg         tx_fs,
@@ -100,7 +114,9 @@ module rclink_sq #(
     localparam DATA_MAX = PKT_LEN - SEG;           // 1336
     localparam T2_DATA_MAX = T2_PKT_LEN - SEG;     // 1336
     localparam PB_LEN = (T2_PKT_LEN > PKT_LEN) ? T2_PKT_LEN : PKT_LEN;
-    localparam PB_WORDS = (PB_LEN + 7) / 8;        // 168
+    localparam PB_ROWS = (PB_LEN + 63) / 64;       // 21 rows of 512 bits
+    localparam integer PB_LAST_I = PB_ROWS - 1;
+    localparam [4:0] PB_LAST = PB_LAST_I[4:0];
     localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR;
@@ -108,14 +124,14 @@ module rclink_sq #(
     // the states of seed 004 (IDLE, SEND, WRITE_HEAD, WRITE_DATA, DONE),
     // with the WQE checks before SEND and the error completion
     localparam S_IDLE            = 4'd0,
-               S_CHECK           = 4'd1,    // read word 0 of the next WQE
-               S_CHECK_WAIT      = 4'd2,
+               S_CHECK           = 4'd1,    // check the next WQE of the chain
+               S_FILL            = 4'd2,    // read a line of WQEs
                S_CHECK_END       = 4'd3,    // the message takes a slot
-               S_SEND            = 4'd4,    // read the next WQE (both words)
-               S_SEND_WAIT       = 4'd5,
+               S_SEND            = 4'd4,    // take the next WQE (both words)
+               S_FILL_WAIT       = 4'd5,
                S_WRITE_HEAD      = 4'd6,    // token, segment header
-               S_WRITE_DATA      = 4'd7,    // payload read of the piece
-               S_WRITE_DATA_WAIT = 4'd8,
+               S_WRITE_DATA      = 4'd7,    // payload reads of the packet
+               S_WRITE_DATA_WAIT = 4'd8,    // their beats all came
                S_WRITE_DATA_END  = 4'd9,    // packet complete: start TX_S
                S_WRITE_DATA_TX   = 4'd10,   // the burst on TX_S
                S_DONE            = 4'd11,
@@ -148,22 +164,27 @@ module rclink_sq #(
     assign t2_ost_free = t2_free;
     reg [1:0]  c_slot;
     reg [31:0] c_off;            // message bytes packed so far
-    reg        c_wword;          // WQE read: 0 word 0, 1 word 1
     reg [63:0] p_addr;           // current piece
     reg [31:0] p_rem;
-    reg [31:0] k_rem;            // bytes still to pack into this packet
+    reg [31:0] k_rem;            // bytes of this packet still to request
     reg [31:0] k_len;            // data bytes of this packet
-    reg [2:0]  r_so;             // byte offset of the read in its word
-    reg [3:0]  r_sc;             // bytes taken from the read
+    reg        c_derr;           // a payload beat came with err
     reg [15:0] tmo;
-    reg        rd_out;           // a read is outstanding
+    reg [5:0]  nrd;              // read commands not fully answered
     reg [1:0]  last_slot;        // slot of the last packet submitted
+    // WQE line cache: SQ indices [wl_lo, wl_lo + wl_n) of line wl
+    reg [511:0] wl;
+    reg [31:0]  wl_lo;
+    reg [2:0]   wl_n;
+    reg         f_chk;           // the fill is CHECK's (else SEND's)
+    reg [31:0]  f_x;
+    reg [2:0]   f_n;
 
     // ---- packet buffer and byte packer ---------------------------------------------
-    reg [63:0]  pbuf [0:PB_WORDS-1];
-    reg [7:0]   pb_w;            // words written
-    reg [127:0] acc;
-    reg [3:0]   acc_n;
+    reg [511:0] pbuf [0:PB_ROWS-1];
+    reg [4:0]   pb_w;            // rows written
+    reg [511:0] acc;             // bytes not yet in a row (acc_n of them)
+    reg [5:0]   acc_n;
     reg [7:0]   e_ptr;           // emission: next word to read
     reg [7:0]   e_words;         // words on TX_S (at least SEG.PKT_MIN bytes)
     reg [3:0]   e_lastb;         // bytes in the last word (1..8)
@@ -174,12 +195,29 @@ module rclink_sq #(
     reg         e_t2;
     reg         e_run;
     reg         e_first;
-    reg [63:0]  e_q;
+    reg [511:0] e_row;
+    reg [2:0]   e_lane;
+    wire [63:0] e_q = e_row[64 * e_lane +: 64];
     reg         e_q_v, e_q_last, e_q_first;
 
     wire [31:0] size = 32'd1 << sq_order;
-    wire [63:0] wqe_addr = sq_base + {32'd0, ((c_first + c_n) & (size - 32'd1))} * 64'd16;
-    wire [63:0] wqe2_addr = sq_base + {32'd0, (sq_cons & (size - 32'd1))} * 64'd16;
+    // the WQE CHECK looks at (xc) or SEND takes (sq_cons), in the cache?
+    wire [31:0] xc = c_first + c_n;
+    wire [31:0] x_look = (st == S_SEND || (st == S_FILL && !f_chk)) ? sq_cons : xc;
+    wire [31:0] xm = x_look & (size - 32'd1);
+    wire [31:0] x_rel = x_look - wl_lo;
+    wire        hit = x_rel < {29'd0, wl_n};
+    wire [63:0] cw0 = wl[128 * xm[1:0] +: 64];
+    wire [63:0] cw1 = wl[128 * xm[1:0] + 64 +: 64];
+    // a fill: the line of x_look, from it up to the line's, the ring's or
+    // the posted WQEs' end
+    wire [31:0] f_a = 32'd4 - {30'd0, xm[1:0]};
+    wire [31:0] f_b = sq_prod - x_look;
+    wire [31:0] f_c = size - xm;
+    wire [31:0] f_ab = (f_a < f_b) ? f_a : f_b;
+    wire [2:0]  f_cnt0 = (f_ab < f_c) ? f_ab[2:0] : f_c[2:0];
+    // at least the WQE asked for (DMAQ_SQ_PROD moved back by the host)
+    wire [2:0]  f_cnt = (f_cnt0 == 3'd0) ? 3'd1 : f_cnt0;
 
     // free slot
     reg [1:0] free_slot;
@@ -238,8 +276,6 @@ module rclink_sq #(
                     ({32'd0, m_len[done_slot]} << `RCLINK_CQE_LEN_LSB);
     assign cqe_w1 = {32'd0, m_idx[done_slot]};
 
-    assign dma_lock = dma_valid || rd_out;
-
     // a returning credit: the oldest message of its QP, or (no QPID: the
     // IP dropped the packet at submission) the last packet's message
     wire [1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
@@ -247,11 +283,11 @@ module rclink_sq #(
                                 (m_v[last_slot] && m_out[last_slot] != 10'd0));
 
     // WQE word 0 checks
-    wire [3:0]  w_op  = rsp_data[`RCLINK_WQE_OPCODE_MSB:`RCLINK_WQE_OPCODE_LSB];
-    wire [31:0] w_len = rsp_data[`RCLINK_WQE_LEN_MSB:`RCLINK_WQE_LEN_LSB];
-    wire [15:0] w_qpn = rsp_data[`RCLINK_WQE_QPN_MSB:`RCLINK_WQE_QPN_LSB];
-    wire        w_more = rsp_data[`RCLINK_WQE_MORE_LSB];
-    wire        w_fack = rsp_data[`RCLINK_WQE_FACK_LSB];
+    wire [3:0]  w_op  = cw0[`RCLINK_WQE_OPCODE_MSB:`RCLINK_WQE_OPCODE_LSB];
+    wire [31:0] w_len = cw0[`RCLINK_WQE_LEN_MSB:`RCLINK_WQE_LEN_LSB];
+    wire [15:0] w_qpn = cw0[`RCLINK_WQE_QPN_MSB:`RCLINK_WQE_QPN_LSB];
+    wire        w_more = cw0[`RCLINK_WQE_MORE_LSB];
+    wire        w_fack = cw0[`RCLINK_WQE_FACK_LSB];
     wire [32:0] w_total = {1'b0, c_total} + {1'b0, w_len};
     // the chain's opcode is its first WQE's (SEND or MCAST); the checks in
     // the model's order, so that oversize counts only as the first fault
@@ -265,17 +301,28 @@ module rclink_sq #(
     wire        w_bad = w_bad_op || w_bad_len || w_bad_grp || w_over || w_qpn >= QP_NUM ||
                         (c_n != 32'd0 && w_qpn != c_qpn) || {31'd0, w_total} > MAX_MSG;
 
-    // packer input: bytes of the response word
-    wire [63:0]  r_bytes = rsp_data >> {r_so, 3'b000};
-    wire [63:0]  r_mask = (r_sc == 4'd8) ? 64'hffffffffffffffff :
-                          ((64'd1 << {r_sc[2:0], 3'b000}) - 64'd1);
-    wire [127:0] acc_in = acc | ({64'd0, r_bytes & r_mask} << {acc_n, 3'b000});
-    wire [4:0]   acc_in_n = {1'b0, acc_n} + {1'b0, r_sc};
+    // packer input: the kept bytes of a payload beat (contiguous)
+    reg [5:0] k_fo;
+    reg [6:0] k_n;
+    integer kb;
+    always @* begin
+        k_fo = 6'd0;
+        k_n = 7'd0;
+        for (kb = 63; kb >= 0; kb = kb - 1)
+            if (dma_rd_keep[kb])
+                k_fo = kb[5:0];
+        for (kb = 0; kb < 64; kb = kb + 1)
+            k_n = k_n + {6'd0, dma_rd_keep[kb]};
+    end
+    wire [511:0]  r_bytes = dma_rd_data >> {k_fo, 3'b000};
+    wire [511:0]  r_mask = k_n[6] ? ~512'd0 : ~(~512'd0 << {k_n[5:0], 3'b000});
+    wire [1023:0] acc_in = {512'd0, acc} | ({512'd0, r_bytes & r_mask} << {acc_n, 3'b000});
+    wire [6:0]    acc_in_n = {1'b0, acc_n} + k_n;
+    // a payload beat (a fill's beat comes in S_FILL_WAIT)
+    wire          pack = dma_rd_valid && st != S_FILL_WAIT;
 
-    // the next read of the piece: offset in the word and byte count
-    wire [3:0]  nx_room = 4'd8 - {1'b0, p_addr[2:0]};
-    wire [31:0] nx_lim = (p_rem < k_rem) ? p_rem : k_rem;
-    wire [3:0]  nx_sc = ({28'd0, nx_room} < nx_lim) ? nx_room : nx_lim[3:0];
+    // the next read of the packet: the rest of the piece or of the packet
+    wire [31:0] nx_len = (p_rem < k_rem) ? p_rem : k_rem;
 
     // POS of the packet starting at c_off with k bytes
     function [1:0] pos_of;
@@ -308,7 +355,9 @@ module rclink_sq #(
 
     // the words of the packet just written, and the TX_S minimum in words
     localparam [7:0] PKT_MIN_WORDS = `RCLINK_SEG_PKT_MIN / 8;
-    wire [7:0] d_words = pb_w + ((acc_n != 4'd0) ? 8'd1 : 8'd0);
+    wire [31:0] pk_bytes = k_len + SEG;
+    wire [7:0]  d_words = pk_bytes[10:3] + ((pk_bytes[2:0] != 3'd0) ? 8'd1 : 8'd0);
+    wire [3:0]  d_lastb = (pk_bytes[2:0] != 3'd0) ? {1'b0, pk_bytes[2:0]} : 4'd8;
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     wire tok_ok = ost_free != 10'd0;
@@ -316,26 +365,21 @@ module rclink_sq #(
 
     always @(posedge clk) begin
         if (pb_write)
-            pbuf[pb_waddr] <= pb_wdata;
-        e_q <= pbuf[e_ptr];
+            pbuf[pb_w] <= pb_wdata;
+        e_row <= pbuf[e_ptr[7:3]];
+        e_lane <= e_ptr[2:0];
     end
 
-    reg        pb_write;
-    reg [7:0]  pb_waddr;
-    reg [63:0] pb_wdata;
+    reg         pb_write;
+    reg [511:0] pb_wdata;
     always @* begin
         pb_write = 1'b0;
-        pb_waddr = pb_w;
-        pb_wdata = acc_in[63:0];
-        if (st == S_WRITE_HEAD && sq_en && tok_cur && !e_run && !e_q_v) begin
+        pb_wdata = acc_in[511:0];
+        if (pack && acc_in_n[6] && pb_w <= PB_LAST) begin
             pb_write = 1'b1;
-            pb_waddr = 8'd0;
-            pb_wdata = seg_hdr;
-        end else if (st == S_WRITE_DATA_WAIT && rsp_valid && !rsp_err && acc_in_n >= 5'd8) begin
+        end else if (st == S_WRITE_DATA_END && acc_n != 6'd0 && pb_w <= PB_LAST) begin
             pb_write = 1'b1;
-        end else if (st == S_WRITE_DATA_END && acc_n != 4'd0) begin
-            pb_write = 1'b1;
-            pb_wdata = acc[63:0];
+            pb_wdata = acc;
         end
     end
 
@@ -362,8 +406,9 @@ module rclink_sq #(
             cnt_t2_tx_drop <= 64'd0;
             t2_oversize <= 1'b0;
             t2_free <= T2_OST_N;
-            dma_valid <= 1'b0;
-            dma_addr <= 64'd0;
+            dma_cmd_valid <= 1'b0;
+            dma_cmd_addr <= 64'd0;
+            dma_cmd_len <= 13'd0;
             tx_vld <= 1'b0;
             tx_fs <= 1'b0;
             tx_fe <= 1'b0;
@@ -384,19 +429,23 @@ module rclink_sq #(
             c_over <= 1'b0;
             c_slot <= 2'd0;
             c_off <= 32'd0;
-            c_wword <= 1'b0;
             p_addr <= 64'd0;
             p_rem <= 32'd0;
             k_rem <= 32'd0;
             k_len <= 32'd0;
-            r_so <= 3'd0;
-            r_sc <= 4'd0;
+            c_derr <= 1'b0;
             tmo <= 16'd0;
-            rd_out <= 1'b0;
+            nrd <= 6'd0;
             last_slot <= 2'd0;
-            pb_w <= 8'd0;
-            acc <= 128'd0;
-            acc_n <= 4'd0;
+            wl <= 512'd0;
+            wl_lo <= 32'd0;
+            wl_n <= 3'd0;
+            f_chk <= 1'b0;
+            f_x <= 32'd0;
+            f_n <= 3'd0;
+            pb_w <= 5'd0;
+            acc <= 512'd0;
+            acc_n <= 6'd0;
             e_ptr <= 8'd0;
             e_words <= 8'd0;
             e_lastb <= 4'd0;
@@ -454,14 +503,30 @@ module rclink_sq #(
                     e_run <= 1'b0;
             end
 
-            // ---- DMA handshake -------------------------------------------------------
-            if (dma_valid && dma_ready) begin
-                dma_valid <= 1'b0;
-                rd_out <= 1'b1;
+            // ---- DMA handshake, reads in flight, the packer ----------------------------
+            if (dma_cmd_valid && dma_cmd_ready)
+                dma_cmd_valid <= 1'b0;
+            nrd <= nrd + ((dma_cmd_valid && dma_cmd_ready) ? 6'd1 : 6'd0)
+                       - ((dma_rd_valid && dma_rd_last) ? 6'd1 : 6'd0);
+            if (dma_rd_valid || nrd == 6'd0)
                 tmo <= 16'd0;
+            else
+                tmo <= tmo + 16'd1;
+            if (pack) begin
+                if (dma_rd_err)
+                    c_derr <= 1'b1;
+                if (acc_in_n[6]) begin
+                    if (pb_w <= PB_LAST)
+                        pb_w <= pb_w + 5'd1;
+                    acc <= acc_in[1023:512];
+                    acc_n <= acc_in_n[5:0];
+                end else begin
+                    acc <= acc_in[511:0];
+                    acc_n <= acc_in_n[5:0];
+                end
             end
-            if (rsp_valid)
-                rd_out <= 1'b0;
+            if (!sq_en)
+                wl_n <= 3'd0;
 
             case (st)
             S_IDLE:
@@ -482,39 +547,59 @@ module rclink_sq #(
                 if (c_n == size) begin
                     c_bad <= 1'b1;
                     st <= S_CHECK_END;
-                end else if (c_first + c_n != sq_prod) begin
-                    dma_valid <= 1'b1;
-                    dma_addr <= wqe_addr;
-                    st <= S_CHECK_WAIT;
+                end else if (xc != sq_prod && !hit) begin
+                    f_chk <= 1'b1;
+                    st <= S_FILL;
+                end else if (xc != sq_prod) begin
+                    // word 0 of the WQE, from the cache
+                    c_n <= c_n + 32'd1;
+                    if (c_n == 32'd0) begin
+                        c_qpn <= w_qpn;
+                        c_t2 <= w_t2;
+                    end
+                    if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
+                        c_over <= 1'b1;
+                    c_total <= w_total[31:0];
+                    c_fack <= c_fack | w_fack;
+                    if (w_bad)
+                        c_bad <= 1'b1;
+                    st <= w_more ? S_CHECK : S_CHECK_END;
                 end else if (!sq_en) begin
                     st <= S_IDLE;
                 end
-            S_CHECK_WAIT:
-                if (rsp_valid) begin
-                    c_n <= c_n + 32'd1;
-                    if (rsp_err) begin
+            // ---- a line of WQEs into the cache ----------------------------------------------
+            S_FILL:
+                // after the payload reads of the packet (their beats first)
+                if (nrd == 6'd0 && !dma_cmd_valid) begin
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_addr <= sq_base + {32'd0, xm} * 64'd16;
+                    dma_cmd_len <= {6'd0, f_cnt, 4'd0};
+                    f_x <= x_look;
+                    f_n <= f_cnt;
+                    wl_n <= 3'd0;
+                    st <= S_FILL_WAIT;
+                end
+            S_FILL_WAIT:
+                if (dma_rd_valid) begin
+                    if (dma_rd_err) begin
                         c_status <= ST_DMA_ERR;
-                        st <= S_CHECK_END;
-                    end else begin
-                        if (c_n == 32'd0) begin
-                            c_qpn <= w_qpn;
-                            c_t2 <= w_t2;
+                        if (f_chk) begin
+                            c_n <= c_n + 32'd1;
+                            st <= S_CHECK_END;
+                        end else begin
+                            st <= S_ERROR;
                         end
-                        if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
-                            c_over <= 1'b1;
-                        c_total <= w_total[31:0];
-                        c_fack <= c_fack | w_fack;
-                        if (w_bad)
-                            c_bad <= 1'b1;
-                        st <= w_more ? S_CHECK : S_CHECK_END;
+                    end else begin
+                        wl <= dma_rd_data;
+                        wl_lo <= f_x;
+                        wl_n <= f_n;
+                        st <= f_chk ? S_CHECK : S_SEND;
                     end
-                end else if (rd_out) begin
-                    tmo <= tmo + 16'd1;
-                    if (tmo == TIMEOUT) begin
+                end else if (tmo == TIMEOUT) begin
+                    if (f_chk)
                         c_n <= c_n + 32'd1;
-                        c_status <= ST_DMA_ERR;
-                        st <= S_ERROR;
-                    end
+                    c_status <= ST_DMA_ERR;
+                    st <= S_ERROR;
                 end
             S_CHECK_END: begin
                 // the message takes its slot; a bad one is finished already
@@ -558,89 +643,62 @@ module rclink_sq #(
                     m_st[c_slot] <= ST_FLUSHED;
                     st <= S_IDLE;
                 end else if (tok_cur && !e_run && !e_q_v) begin
+                    // the segment header: the packet's first 8 bytes
                     k_len <= h_len;
                     k_rem <= h_len;
-                    pb_w <= 8'd1;
-                    acc <= 128'd0;
-                    acc_n <= 4'd0;
+                    pb_w <= 5'd0;
+                    acc <= {448'd0, seg_hdr};
+                    acc_n <= SEG;
+                    c_derr <= 1'b0;
                     st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
-                    c_wword <= 1'b0;
                 end
-            // read the next WQE of the chain (both words)
-            S_SEND: begin
-                dma_valid <= 1'b1;
-                dma_addr <= wqe2_addr + (c_wword ? 64'd8 : 64'd0);
-                st <= S_SEND_WAIT;
-            end
-            S_SEND_WAIT:
-                if (rsp_valid) begin
-                    if (rsp_err) begin
-                        c_status <= ST_DMA_ERR;
-                        st <= S_ERROR;
-                    end else if (!c_wword) begin
-                        p_rem <= w_len;
-                        c_wword <= 1'b1;
-                        st <= S_SEND;
-                    end else begin
-                        p_addr <= rsp_data;
-                        sq_cons <= sq_cons + 32'd1;
-                        st <= S_WRITE_DATA;
-                    end
-                end else if (rd_out) begin
-                    tmo <= tmo + 16'd1;
-                    if (tmo == TIMEOUT) begin
-                        c_status <= ST_DMA_ERR;
-                        st <= S_ERROR;
-                    end
+            // the next WQE of the chain (both words), from the cache
+            S_SEND:
+                if (hit) begin
+                    p_rem <= w_len;
+                    p_addr <= cw1;
+                    sq_cons <= sq_cons + 32'd1;
+                    st <= S_WRITE_DATA;
+                end else begin
+                    f_chk <= 1'b0;
+                    st <= S_FILL;
                 end
             // ---- WRITE_DATA: payload reads into the packet buffer ---------------------------
+            // one read per piece, back to back; the packer takes the beats
             S_WRITE_DATA:
-                if (k_rem == 32'd0) begin
-                    st <= S_WRITE_DATA_END;
+                if (dma_cmd_valid) begin
+                    // the last command is not taken yet
+                end else if (k_rem == 32'd0) begin
+                    st <= S_WRITE_DATA_WAIT;
                 end else if (p_rem == 32'd0) begin
-                    c_wword <= 1'b0;
                     st <= S_SEND;
                 end else begin
-                    dma_valid <= 1'b1;
-                    dma_addr <= {p_addr[63:3], 3'b000};
-                    r_so <= p_addr[2:0];
-                    r_sc <= nx_sc;
-                    st <= S_WRITE_DATA_WAIT;
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_addr <= p_addr;
+                    dma_cmd_len <= nx_len[12:0];
+                    p_addr <= p_addr + {32'd0, nx_len};
+                    p_rem <= p_rem - nx_len;
+                    k_rem <= k_rem - nx_len;
                 end
             S_WRITE_DATA_WAIT:
-                if (rsp_valid) begin
-                    if (rsp_err) begin
+                if (nrd == 6'd0 && !dma_cmd_valid) begin
+                    if (c_derr) begin
                         c_status <= ST_DMA_ERR;
                         st <= S_ERROR;
                     end else begin
-                        p_addr <= p_addr + {60'd0, r_sc};
-                        p_rem <= p_rem - {28'd0, r_sc};
-                        k_rem <= k_rem - {28'd0, r_sc};
-                        if (acc_in_n >= 5'd8) begin
-                            pb_w <= pb_w + 8'd1;
-                            acc <= {64'd0, acc_in[127:64]};
-                            acc_n <= acc_in_n[3:0] - 4'd8;
-                        end else begin
-                            acc <= acc_in;
-                            acc_n <= acc_in_n[3:0];
-                        end
-                        st <= S_WRITE_DATA;
+                        st <= S_WRITE_DATA_END;
                     end
-                end else if (rd_out) begin
-                    tmo <= tmo + 16'd1;
-                    if (tmo == TIMEOUT) begin
-                        c_status <= ST_DMA_ERR;
-                        st <= S_ERROR;
-                    end
+                end else if (tmo == TIMEOUT) begin
+                    c_status <= ST_DMA_ERR;
+                    st <= S_ERROR;
                 end
             S_WRITE_DATA_END: begin
-                // start the burst: words 0..pb_w (with the partial word),
-                // padded with zero bytes to the IP's TX_S minimum
+                // start the burst: the packet's words (the last one
+                // partial), padded with zero bytes to the IP's TX_S minimum
                 e_dwords <= d_words;
-                e_dlastb <= (acc_n != 4'd0) ? acc_n : 4'd8;
+                e_dlastb <= d_lastb;
                 e_words <= (d_words < PKT_MIN_WORDS) ? PKT_MIN_WORDS : d_words;
-                e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 :
-                           (acc_n != 4'd0) ? acc_n : 4'd8;
+                e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 : d_lastb;
                 e_ptr <= 8'd0;
                 e_run <= 1'b1;
                 e_first <= 1'b1;
@@ -677,8 +735,8 @@ module rclink_sq #(
                 st <= S_DRAIN;
             end
             S_DRAIN:
-                // a late answer to the read that timed out is dropped here
-                if (!rd_out && !dma_valid)
+                // late answers to reads that timed out are dropped here
+                if (nrd == 6'd0 && !dma_cmd_valid)
                     st <= S_IDLE;
             default: st <= S_IDLE;
             endcase
@@ -687,6 +745,7 @@ module rclink_sq #(
             // only return their tokens); indices back to 0
             if (sq_stop) begin
                 sq_cons <= 32'd0;
+                wl_n <= 3'd0;
                 for (i = 0; i < MSGS; i = i + 1)
                     if (m_v[i]) begin
                         m_all[i] <= 1'b1;

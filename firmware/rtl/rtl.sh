@@ -10,13 +10,15 @@
 #                  under cocotbext-pcie's root complex and hard IP model
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
 #                  on the DMA engine's burst port, test_rclink_t3 on the
-#                  TYPE3 bridge); RCLINK_COCOTB_SHORT=1 for the
+#                  TYPE3 bridge, test_rclink_q on the queue engines'
+#                  bursts); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check.  Needs the virtual environment
 #                  of .ci/deps.sh (skipped without it)
 #   rtl.sh bench   not a test: the DMA engine's read and write throughput
-#                  (4 KiB bursts) in the cocotb environment, MB/s at the
-#                  250 MHz cycle time (simulated cycles); one line
-#                  "rtl-bench: dma ..."
+#                  (4 KiB bursts) and the send queue's message rate (64 B
+#                  and 4 KiB messages) in the cocotb environment, at the
+#                  250 MHz cycle time (simulated cycles); the lines
+#                  "rtl-bench: dma ..." and "rtl-bench: sq ..."
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail
@@ -134,7 +136,7 @@ cocotb() {
 	fi
 	(
 		cd "$d" || exit 1
-		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3} \
+		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \
@@ -188,8 +190,8 @@ cocotb() {
 
 bench() {
 	local d=$out/cocotb
-	RCLINK_COCOTB_MODULE=test_rclink_dma TESTCASE=test_dma_bench RCLINK_BENCH=1 \
-		cocotb
+	RCLINK_COCOTB_MODULE=test_rclink_dma,test_rclink_q \
+		TESTCASE=test_dma_bench,test_q_bench RCLINK_BENCH=1 cocotb
 	[ -f "$d/bench.txt" ] && cat "$d/bench.txt"
 }
 

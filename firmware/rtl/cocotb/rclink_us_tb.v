@@ -3,7 +3,8 @@
 // with its PCIe ports brought out for cocotbext-pcie's UltraScale+ device
 // model, the IP stand-in (tb/rclink_ip_model.v) on the IP ports and the
 // MAC CSR stand-in of tb/rclink_tb.v (the contract's reset values and
-// masks).  Short timeouts: the completion timeout of the
+// masks); RX_M is driven by the tests (test_rclink_q plays the IP's
+// receive side; the others hold rx_m_vld low).  Short timeouts: the completion timeout of the
 // requester is CPL_TIMEOUT cycles.
 `timescale 1ns/1ps
 `default_nettype none
@@ -59,6 +60,16 @@ module rclink_us_tb #(
 `include "rclink_dma_ports.vh"
     // the IP's TYPE3 masters (test_rclink_t3 plays them with cocotbext-axi)
 `include "rclink_nonr_ports.vh"
+    // the IP's RX_M (test_rclink_q drives it)
+    input  wire         rx_m_vld,
+    output wire         rx_m_rdy,
+    input  wire         rx_m_fs,
+    input  wire         rx_m_fe,
+    input  wire [63:0]  rx_m_dat,
+    input  wire [7:0]   rx_m_keep,
+    input  wire [9:0]   rx_m_qpid,
+    input  wire [1:0]   rx_m_etype,
+    input  wire [12:0]  rx_m_len,
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo
@@ -87,7 +98,6 @@ module rclink_us_tb #(
     wire        ip_wait_crd, ip_mac_free, t2_rate_vld;
     wire [15:0] ip_t2_crd;
     wire [21:0] t2_rate_dat;
-    wire        rx_rdy;
     wire [3:0]  flow_stop;
     wire [11:0] mac_address;
     wire        mac_read, mac_write;
@@ -176,9 +186,9 @@ module rclink_us_tb #(
         .tx_s_keep(tx_keep), .tx_s_qpid(tx_qpid), .tx_s_fack(tx_fack),
         .tx_s_etype(tx_etype), .tx_s_t2_group(tx_group), .tx_s_crd(crd),
         .tx_s_crd_qpid(crd_qpid), .tx_s_crd_qpid_vld(crd_qpid_vld),
-        .rx_m_vld(1'b0), .rx_m_rdy(rx_rdy), .rx_m_fs(1'b0), .rx_m_fe(1'b0),
-        .rx_m_dat(64'd0), .rx_m_keep(8'd0), .rx_m_qpid({QP_AW{1'b0}}),
-        .rx_m_etype(2'd0), .rx_m_len(13'd0), .rx_flow_stop(flow_stop),
+        .rx_m_vld(rx_m_vld), .rx_m_rdy(rx_m_rdy), .rx_m_fs(rx_m_fs), .rx_m_fe(rx_m_fe),
+        .rx_m_dat(rx_m_dat), .rx_m_keep(rx_m_keep), .rx_m_qpid(rx_m_qpid),
+        .rx_m_etype(rx_m_etype), .rx_m_len(rx_m_len), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(mac_dead));
