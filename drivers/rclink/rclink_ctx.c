@@ -380,7 +380,7 @@ long rclink_ctx_create(struct file *file, struct rclink_file *rf,
 				 argp, &usize);
 	if (err)
 		return err;
-	if (p.flags)
+	if (p.flags || p.resv)
 		return -EINVAL;
 	if (!hw)
 		return -EOPNOTSUPP;
@@ -463,6 +463,7 @@ long rclink_ctx_create(struct file *file, struct rclink_file *rf,
 	p.area_off = RCLINK_CTX_MMAP_AREA;
 	p.dbrec_size = PAGE_SIZE;
 	p.max_msg = hw->max_msg;
+	p.ctx_num = hw->num - 1;
 	err = rclink_ioc_copy_out(argp, usize, &p, sizeof(p));
 	if (err)
 		goto err_destroy;

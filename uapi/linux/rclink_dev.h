@@ -227,9 +227,11 @@ struct rclink_ctx_create {
 	__u64 area_off;		/* out: ... and of the area */
 	__u32 dbrec_size;	/* out: bytes to mmap at dbrec_off */
 	__u32 max_msg;		/* out: largest message (DMAQ_CAP.max_msg) */
+	__u32 ctx_num;		/* out: user contexts of the board (all files) */
+	__u32 resv;		/* must be 0 */
 };
 
-#define RCLINK_CTX_CREATE_SIZE_VER0	96
+#define RCLINK_CTX_CREATE_SIZE_VER0	104
 
 #define RCLINK_CTX_MAX_AREA	(64U << 20)
 /* where the context's doorbell record lies in its page */
