@@ -25,7 +25,6 @@ if [ ! -x "$bin" ]; then
 	ktap_skip_all "no $bin (make selftests-build, or set RCLINK_T1_UCTX_BIN)"
 fi
 rcl_t1_setup
-rcl_t1_wire_used=1	# the program may have used the wire hooks
 
 export RCLINK_TOOL=$RCL_TOOL
 export RCLINK_T1_A=$RCL_T1_A RCLINK_T1_B=$RCL_T1_B
