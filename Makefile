@@ -218,9 +218,11 @@ bench-tools: $(RCLINK_BUILD)/tools/rclink-bench \
 
 $(RCLINK_BUILD)/tools/rclink-bench: tools/bench/rclink-bench.c \
 		tools/lib/rclink_ring.h uapi/linux/rclink_dev.h \
-		uapi/linux/rclink_nl.h
+		uapi/linux/rclink_nl.h tools/lib/librclink.h \
+		tools/lib/librclink.c
 	@mkdir -p $(dir $@)
-	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $< -lpthread
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $< \
+		tools/lib/librclink.c -lpthread
 
 $(RCLINK_BUILD)/bench-plugin/rclink-insn.so: tools/bench/plugin/rclink-insn.c
 	@test -f "$(RCLINK_QEMU_PLUGIN_INC)/qemu-plugin.h" || { echo \
