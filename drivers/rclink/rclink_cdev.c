@@ -59,8 +59,6 @@ static void rclink_file_free(struct kref *ref)
 
 	if (rf->ring)
 		rclink_ring_free(rf->ring);
-	if (rf->ctx)
-		rclink_ctx_free(rf->ctx);
 	put_device(&rf->cd->dev);
 	mutex_destroy(&rf->read_lock);
 	mutex_destroy(&rf->bind_lock);
@@ -234,9 +232,17 @@ static int rclink_fop_release(struct inode *inode, struct file *file)
 	down_read(&cd->rw);
 	if (!cd->dead)
 		rclink_file_unbind_locked(rf);
-	/* the stop handshake before its memory may go (with the file) */
-	if (rf->ctx)
+	/*
+	 * the stop handshake before the context's memory goes; no mapping
+	 * is left (each holds the file), no operation, and event records
+	 * find the context under RCU.  Here, not with the last reference a
+	 * message in flight may drop: unpinning sleeps.
+	 */
+	if (rf->ctx) {
 		rclink_ctx_kill(rf->ctx);
+		rclink_ctx_free(rf->ctx);
+		rf->ctx = NULL;
+	}
 	spin_lock(&cd->files_lock);
 	list_del_init(&rf->node);
 	spin_unlock(&cd->files_lock);

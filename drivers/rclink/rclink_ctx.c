@@ -97,7 +97,8 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 	/* a share of the outstanding slots, leaving the others theirs */
 	hw->ost_max = max_t(u32, rdev->params.type1_ost_n / 4, 1);
 	hw->db_phys = pci_resource_start(pdev, bar);
-	dq->ctx = hw;
+	/* the event records' handler may look already */
+	WRITE_ONCE(dq->ctx, hw);
 	dev_info(rdev->dev, "%u user contexts, doorbells in BAR%u\n", num - 1,
 		 bar);
 	return 0;
@@ -599,7 +600,7 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 	ctx->hw = NULL;
 }
 
-/* With the file: killed, or never on the board */
+/* At the file's release: killed, or never on the board */
 void rclink_ctx_free(struct rclink_ctx *ctx)
 {
 	if (WARN_ON_ONCE(ctx->hw) || ctx->life == RCLINK_CTX_LEAKED)
@@ -732,7 +733,7 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 
 	rcu_read_lock();
 	dq = READ_ONCE(rdev->t1.dmaq);
-	hw = dq ? dq->ctx : NULL;
+	hw = dq ? READ_ONCE(dq->ctx) : NULL;
 	ctx = hw ? xa_load(&hw->ctxs, id) : NULL;
 	if (ctx) {
 		spin_lock(&ctx->lock);
