@@ -15,6 +15,10 @@
  *                   refused (ENOMEM); under it its pages show in VmLck
  *                   and leave it with the file
  *   armed_cq        EPOLLIN after the CQ is armed, one event per arming
+ *   fork_child      a child inherits none of the context's mappings (a
+ *                   doorbell or area store: SIGSEGV); the parent's runs on
+ *   unmap_busy      unmap and close with messages in flight: stopped and
+ *                   freed; the board's contexts work on
  *   many            every context of the board (ctx_num), created and
  *                   torn down twice
  *   flr_busy        a function reset of A with a context busy: EPOLLERR,
@@ -587,6 +591,102 @@ TEST(armed_cq)
 	side_close(&a);
 	side_close(&b);
 	pair_del(QP_ARM);
+}
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* A store to p: 0, or the signal it raised */
+static int store_sig(volatile uint32_t *p, uint32_t v)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, ob, os;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &ob);
+	sigaction(SIGSEGV, &sa, &os);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (!sig)
+		*p = v;
+	sigaction(SIGBUS, &ob, NULL);
+	sigaction(SIGSEGV, &os, NULL);
+	return sig;
+}
+
+TEST(fork_child)
+{
+	struct side a = { .fd = -1 };
+	int st;
+	pid_t pid;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, side_open(&a, env.a, 16, BUF));
+	/* the parent's doorbell page is in, and works */
+	rclink_arm_cq(&a.c);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* none of the context's mappings is inherited */
+		close(a.fd);
+		_exit(store_sig((volatile uint32_t *)(a.c.db +
+						      RCLINK_U_DB_SQ_PROD),
+				17) == SIGSEGV &&
+		      store_sig((volatile uint32_t *)a.c.area, 1) == SIGSEGV ?
+		      0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	/* the child rang nothing: the parent's context still runs */
+	EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
+	side_close(&a);
+}
+
+/*
+ * Close with messages in flight after unmapping everything: the kernel
+ * stops the context before the pages go; the board is unhurt.
+ */
+TEST(unmap_busy)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 }, c = { .fd = -1 };
+	struct rclink_wc wc;
+	uint32_t i;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_FLR));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_FLR, 0));
+	/* B's context has the QP and no buffer: A's messages wait (RNR) */
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FLR, i * BUF, 1000, 0));
+	rclink_uctx_doorbell(&a.c);
+	rclink_uctx_close(&a.c);	/* every mapping, then the file */
+	close(a.fd);
+	side_close(&b);
+	pair_del(QP_FLR);
+
+	/* the board's contexts work on */
+	ASSERT_EQ(0, pair_add(QP_FLR));
+	ASSERT_EQ(0, side_open(&c, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&c.c, QP_FLR, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	msg_fill(rclink_uctx_area(&c.c, BUF), 5, 5, 300);
+	ASSERT_EQ(0, rclink_post_send(&c.c, QP_FLR, BUF, 300, 0));
+	rclink_uctx_doorbell(&c.c);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(300, wc.len);
+	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 5, 5, 300));
+	side_close(&c);
+	side_close(&b);
+	pair_del(QP_FLR);
 }
 
 #define MAX_CTX	1024
