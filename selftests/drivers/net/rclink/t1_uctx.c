@@ -15,6 +15,9 @@
  *                   refused (ENOMEM); under it its pages show in VmLck
  *                   and leave it with the file
  *   armed_cq        EPOLLIN after the CQ is armed, one event per arming
+ *   mcast_group     a TYPE2 group given to a context on each board: a
+ *                   MCAST message A -> B; a file cannot take the group; a
+ *                   group not given completes NOT_OWNER
  *   fork_child      a child inherits none of the context's mappings (a
  *                   doorbell or area store: SIGSEGV); the parent's runs on
  *   unmap_busy      unmap and close with messages in flight: stopped and
@@ -591,6 +594,56 @@ TEST(armed_cq)
 	side_close(&a);
 	side_close(&b);
 	pair_del(QP_ARM);
+}
+
+/* TYPE2: group 5 given to a context on each board; MCAST A -> B */
+TEST(mcast_group)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_wc wc;
+	const uint32_t grp = 5;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, sh("%s mcast set dev %s group %u join on", env.tool,
+			env.b, grp));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, grp, RCLINK_BIND_MCAST));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, grp, RCLINK_BIND_MCAST));
+	/* a file cannot take the context's group */
+	{
+		struct rclink_bind bb = { .size = sizeof(bb), .qpn = grp,
+					  .flags = RCLINK_BIND_MCAST };
+		int fd = dev_open(env.b);
+
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &bb));
+		EXPECT_EQ(EBUSY, errno);
+		close(fd);
+	}
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	msg_fill(rclink_uctx_area(&a.c, BUF), 9, 9, 200);
+	ASSERT_EQ(0, rclink_post_send(&a.c, grp, BUF, 200, RCLINK_SEND_MCAST));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_SEND_MCAST, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_RECV_MCAST, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(grp, wc.qpn);
+	EXPECT_EQ(200, wc.len);
+	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 9, 9, 200));
+	/* a group A's context was not given: NOT_OWNER */
+	ASSERT_EQ(0, rclink_post_send(&a.c, grp + 1, BUF, 200,
+				      RCLINK_SEND_MCAST));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	side_close(&a);
+	side_close(&b);
+	sh("%s mcast set dev %s group %u join off", env.tool, env.b, grp);
 }
 
 static sigjmp_buf fault_jmp;
