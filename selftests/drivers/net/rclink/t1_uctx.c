@@ -10,6 +10,7 @@
  *                   NOT_OWNER in its CQ; the context goes on
  *   bad_addr        a WQE beyond the area completes BAD_ADDR and puts the
  *                   context in error: EPOLLERR, cause BAD_ADDR
+ *   bad_wqe         a WQE of length 0: BAD_WQE, error BAD_WQE
  *   doorbell        an SQ producer beyond the ring: error DOORBELL
  *   memlock         without CAP_IPC_LOCK a context over RLIMIT_MEMLOCK is
  *                   refused (ENOMEM); under it its pages show in VmLck
@@ -445,6 +446,25 @@ TEST(bad_addr)
 	pair_del(QP_ADDR);
 }
 
+/* A WQE lying about its length (0 bytes) on an owned QP: BAD_WQE */
+TEST(bad_wqe)
+{
+	struct side a = { .fd = -1 };
+	struct rclink_wc wc;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_ADDR));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_ADDR, 0));
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_ADDR, 0, 0, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_BAD_WQE, wc.status);
+	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_BAD_WQE);
+	side_close(&a);
+	pair_del(QP_ADDR);
+}
+
 TEST(doorbell)
 {
 	struct side a = { .fd = -1 };
@@ -600,8 +620,11 @@ TEST(armed_cq)
 TEST(mcast_group)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
-	struct rclink_wc wc;
 	const uint32_t grp = 5;
+	struct rclink_bind bb = { .size = sizeof(bb), .qpn = grp,
+				  .flags = RCLINK_BIND_MCAST };
+	struct rclink_wc wc;
+	int fd;
 
 	NEED_BOARDS();
 	ASSERT_EQ(0, sh("%s mcast set dev %s group %u join on", env.tool,
@@ -611,16 +634,11 @@ TEST(mcast_group)
 	ASSERT_EQ(0, rclink_uctx_bind(&a.c, grp, RCLINK_BIND_MCAST));
 	ASSERT_EQ(0, rclink_uctx_bind(&b.c, grp, RCLINK_BIND_MCAST));
 	/* a file cannot take the context's group */
-	{
-		struct rclink_bind bb = { .size = sizeof(bb), .qpn = grp,
-					  .flags = RCLINK_BIND_MCAST };
-		int fd = dev_open(env.b);
-
-		ASSERT_LE(0, fd);
-		EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &bb));
-		EXPECT_EQ(EBUSY, errno);
-		close(fd);
-	}
+	fd = dev_open(env.b);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &bb));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
 	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
 	rclink_uctx_doorbell(&b.c);
 	msg_fill(rclink_uctx_area(&a.c, BUF), 9, 9, 200);
