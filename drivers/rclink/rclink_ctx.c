@@ -34,6 +34,7 @@
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
+#include <linux/io.h>
 #include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/pci.h>
@@ -97,6 +98,15 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 	/* a share of the outstanding slots, leaving the others theirs */
 	hw->ost_max = max_t(u32, rdev->params.type1_ost_n / 4, 1);
 	hw->db_phys = pci_resource_start(pdev, bar);
+	hw->db_len = (resource_size_t)num << shift;
+	/*
+	 * write-combining for the pages inserted at fault time: without a
+	 * reservation of the range x86's PAT inserts them uncached
+	 */
+	hw->db_wc = !arch_io_reserve_memtype_wc(hw->db_phys, hw->db_len);
+	if (!hw->db_wc)
+		dev_warn(rdev->dev, "doorbell BAR%u not write-combining\n",
+			 bar);
 	/* the event records' handler may look already */
 	WRITE_ONCE(dq->ctx, hw);
 	dev_info(rdev->dev, "%u user contexts, doorbells in BAR%u\n", num - 1,
@@ -112,6 +122,8 @@ void rclink_ctx_hw_fini(struct rclink_dmaq *dq)
 	if (!hw)
 		return;
 	WARN_ON_ONCE(!xa_empty(&hw->ctxs));
+	if (hw->db_wc)
+		arch_io_free_memtype_wc(hw->db_phys, hw->db_len);
 	xa_destroy(&hw->ctxs);
 	ida_destroy(&hw->ida);
 	mutex_destroy(&hw->sel_lock);

@@ -49,6 +49,8 @@ struct rclink_ctx_hw {
 	u32 max_msg;
 	u32 ost_max;			/* DMAQ_CTX_OST.max of every context */
 	phys_addr_t db_phys;		/* the doorbell BAR */
+	resource_size_t db_len;
+	bool db_wc;			/* its memory type reserved WC */
 };
 
 /* Pages of a context: one block of 2^order pages, mapped for the device */
