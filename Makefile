@@ -218,9 +218,11 @@ bench-tools: $(RCLINK_BUILD)/tools/rclink-bench \
 
 $(RCLINK_BUILD)/tools/rclink-bench: tools/bench/rclink-bench.c \
 		tools/lib/rclink_ring.h uapi/linux/rclink_dev.h \
-		uapi/linux/rclink_nl.h
+		uapi/linux/rclink_nl.h tools/lib/librclink.h \
+		tools/lib/librclink.c
 	@mkdir -p $(dir $@)
-	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $< -lpthread
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $< \
+		tools/lib/librclink.c -lpthread
 
 $(RCLINK_BUILD)/bench-plugin/rclink-insn.so: tools/bench/plugin/rclink-insn.c
 	@test -f "$(RCLINK_QEMU_PLUGIN_INC)/qemu-plugin.h" || { echo \
@@ -289,7 +291,9 @@ $(RCLINK_UPSTREAM_KSFT):
 #                   libnl-genl-3; see Documentation/uapi/rclink-tool.rst),
 #                   build/tools/rclink-msg, a TYPE1 message example, and
 #                   build/tools/rclink-ring, the same through the mmap'd
-#                   rings (tools/lib/rclink_ring.h)
+#                   rings (tools/lib/rclink_ring.h), build/tools/librclink.a
+#                   (kernel-bypass contexts, tools/lib/librclink.[ch3]) and
+#                   build/tools/rclink-uctx, its example
 #   make nl-gen     regenerate uapi/linux/rclink_nl.h and
 #                   drivers/rclink/rclink_nl_gen.[ch] from
 #                   Documentation/netlink/specs/rclink.yaml with the kernel's
@@ -306,7 +310,24 @@ rclink_libnl_libs := $(or $(shell pkg-config --libs libnl-genl-3.0 \
 
 .PHONY: tools nl-gen nl-check
 tools: $(RCLINK_BUILD)/tools/rclink $(RCLINK_BUILD)/tools/rclink-msg \
-	$(RCLINK_BUILD)/tools/rclink-ring
+	$(RCLINK_BUILD)/tools/rclink-ring $(RCLINK_BUILD)/tools/librclink.a \
+	$(RCLINK_BUILD)/tools/rclink-uctx
+
+# librclink: the kernel-bypass contexts (tools/lib/librclink.[ch], a static
+# library) and rclink-uctx, an example of it
+$(RCLINK_BUILD)/tools/librclink.o: tools/lib/librclink.c tools/lib/librclink.h \
+		uapi/linux/rclink_dev.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -c -o $@ $<
+
+$(RCLINK_BUILD)/tools/librclink.a: $(RCLINK_BUILD)/tools/librclink.o
+	$(AR) rcs $@ $^
+
+$(RCLINK_BUILD)/tools/rclink-uctx: tools/rclink/rclink-uctx.c \
+		tools/lib/librclink.h $(RCLINK_BUILD)/tools/librclink.a
+	@mkdir -p $(dir $@)
+	$(CC) $(RCLINK_TOOLS_CFLAGS) -Iuapi -Itools/lib -o $@ $< \
+		$(RCLINK_BUILD)/tools/librclink.a
 
 $(RCLINK_BUILD)/tools/rclink: tools/rclink/rclink.c uapi/linux/rclink_nl.h \
 		uapi/linux/rclink_dev.h VERSION

@@ -125,6 +125,11 @@ install -D -m 0755 build/tools/rclink "$d/usr/sbin/rclink"
 strip "$d/usr/sbin/rclink"
 install -d "$d/usr/share/man/man8"
 gzip -9n <tools/rclink/rclink.8 >"$d/usr/share/man/man8/rclink.8.gz"
+# librclink: the kernel-bypass contexts (static library, header, man page)
+install -D -m 0644 build/tools/librclink.a "$d/usr/lib/librclink.a"
+install -D -m 0644 tools/lib/librclink.h "$d/usr/include/librclink.h"
+install -d "$d/usr/share/man/man3"
+gzip -9n <tools/lib/librclink.3 >"$d/usr/share/man/man3/librclink.3.gz"
 install -D -m 0644 tools/rclink/rclink.bash-completion \
 	"$d/usr/share/bash-completion/completions/rclink"
 install -D -m 0644 Documentation/uapi/rclink-tool.rst \
@@ -169,7 +174,8 @@ for f in $files; do
 	install -D -m 0644 "$src/$f" "$base/drivers/net/rclink/$f"
 done
 chmod 0755 "$base"/drivers/net/rclink/lib/*.py
-install -m 0755 build/selftests/t1_msg "$base/drivers/net/rclink/"
+install -m 0755 build/selftests/t1_msg build/selftests/t1_uctx \
+	"$base/drivers/net/rclink/"
 for p in $progs; do
 	echo "drivers/net/rclink:$p"
 done >"$base/kselftest-list.txt"

@@ -43,6 +43,7 @@
 #include <net/net_namespace.h>
 
 #include "rclink_compat.h"
+#include "rclink_ctx.h"
 #include "rclink_dp.h"
 
 #define RCLINK_CDEV_MINORS	256
@@ -173,9 +174,7 @@ static void rclink_file_unbind_locked(struct rclink_file *rf)
 
 	if (!qp)
 		return;
-	spin_lock(&qp->lock);
-	qp->owner = NULL;
-	spin_unlock(&qp->lock);
+	rclink_file_give_qp(qp);
 	rf->qp = NULL;
 	/* the buffers lent to the QP's messages come back */
 	if (rf->ring)
@@ -233,6 +232,17 @@ static int rclink_fop_release(struct inode *inode, struct file *file)
 	down_read(&cd->rw);
 	if (!cd->dead)
 		rclink_file_unbind_locked(rf);
+	/*
+	 * the stop handshake before the context's memory goes; no mapping
+	 * is left (each holds the file), no operation, and event records
+	 * find the context under RCU.  Here, not with the last reference a
+	 * message in flight may drop: unpinning sleeps.
+	 */
+	if (rf->ctx) {
+		rclink_ctx_kill(rf->ctx);
+		rclink_ctx_free(rf->ctx);
+		rf->ctx = NULL;
+	}
 	spin_lock(&cd->files_lock);
 	list_del_init(&rf->node);
 	spin_unlock(&cd->files_lock);
@@ -423,10 +433,15 @@ static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
 	struct rclink_cdev *cd = rf->cd;
 	struct rclink_t1_qp *qp;
 	struct rclink_dmaq *dq;
+	struct rclink_ctx *ctx;
 	__poll_t mask = 0;
 
 	poll_wait(file, &rf->wq, pt);
 	poll_wait(file, &cd->wq, pt);
+	/* pairs with the release in rclink_ctx_create() */
+	ctx = smp_load_acquire(&rf->ctx);
+	if (ctx)
+		poll_wait(file, &ctx->wq, pt);
 
 	down_read(&cd->rw);
 	if (cd->dead) {
@@ -434,6 +449,11 @@ static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
 		goto out_cd;
 	}
 	dq = cd->rdev->t1.dmaq;
+	/* a context's file: its CQ events and errors */
+	if (ctx) {
+		mask = rclink_ctx_poll(ctx);
+		goto out_cd;
+	}
 	down_read(&rf->rw);
 	/* a ring's completions are readable whatever the binding */
 	if (rf->ring && rclink_ring_cq_ready(rf->ring))
@@ -523,6 +543,67 @@ static void rclink_file_rw_give(struct rclink_file *rf)
 	up_write(&rf->rw);
 }
 
+/*
+ * Take QP (or with RCLINK_BIND_MCAST TYPE2 group) @qpn for @rf: the file's
+ * opener may bind it and no file has it.  Shared by BIND and CTX_BIND.
+ */
+int rclink_file_take_qp(struct file *file, struct rclink_file *rf,
+			struct rclink_dev *rdev, u32 flags, u32 qpn,
+			struct rclink_t1_qp **qpp)
+{
+	struct rclink_t1_qp *qp;
+	int err;
+
+	if (qpn >= ((flags & RCLINK_BIND_MCAST) ? RCLINK_T2_GROUPS :
+		    rdev->params.qp_num))
+		return -ERANGE;
+	/*
+	 * the IP lacks a register TYPE2 needs (rclink_assumed.c), or its
+	 * TYPE2_PKT_LEN holds no message
+	 */
+	if ((flags & RCLINK_BIND_MCAST) &&
+	    (!rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2) ||
+	     !rclink_dp_t2_max_msg(rdev->t1.dmaq)))
+		return -EOPNOTSUPP;
+	/*
+	 * `rclink qp del` and mcast-set hold rclink_t1.lock: the QP and its
+	 * owner stay while it is held, and the capability check (which may
+	 * sleep in a security module) runs outside the RCU section
+	 */
+	err = -ENOENT;
+	mutex_lock(&rdev->t1.lock);
+	rcu_read_lock();
+	if (flags & RCLINK_BIND_MCAST)
+		qp = rdev->t1.groups[qpn];
+	else
+		qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	rcu_read_unlock();
+	if (qp && !rclink_file_may_bind(file, rf, &qp->user)) {
+		err = -EACCES;
+	} else if (qp) {
+		spin_lock(&qp->lock);
+		if (qp->owner) {
+			err = -EBUSY;
+		} else if (!qp->dp_released) {
+			qp->owner = rf;
+			err = 0;
+		}
+		spin_unlock(&qp->lock);
+	}
+	mutex_unlock(&rdev->t1.lock);
+	if (!err)
+		*qpp = qp;
+	return err;
+}
+
+/* Give back a QP taken by rclink_file_take_qp() */
+void rclink_file_give_qp(struct rclink_t1_qp *qp)
+{
+	spin_lock(&qp->lock);
+	qp->owner = NULL;
+	spin_unlock(&qp->lock);
+}
+
 static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 			    struct rclink_dev *rdev, void __user *argp)
 {
@@ -544,47 +625,7 @@ static long rclink_ioc_bind(struct file *file, struct rclink_file *rf,
 		err = -EINVAL;
 		goto out;
 	}
-	if (b.qpn >= ((b.flags & RCLINK_BIND_MCAST) ? RCLINK_T2_GROUPS :
-		      rdev->params.qp_num)) {
-		err = -ERANGE;
-		goto out;
-	}
-	/*
-	 * the IP lacks a register TYPE2 needs (rclink_assumed.c), or its
-	 * TYPE2_PKT_LEN holds no message
-	 */
-	if ((b.flags & RCLINK_BIND_MCAST) &&
-	    (!rclink_feat_ok(rdev, RCLINK_FEAT_TYPE2) ||
-	     !rclink_dp_t2_max_msg(rdev->t1.dmaq))) {
-		err = -EOPNOTSUPP;
-		goto out;
-	}
-	/*
-	 * `rclink qp del` and mcast-set hold rclink_t1.lock: the QP and its
-	 * owner stay while it is held, and the capability check (which may
-	 * sleep in a security module) runs outside the RCU section
-	 */
-	err = -ENOENT;
-	mutex_lock(&rdev->t1.lock);
-	rcu_read_lock();
-	if (b.flags & RCLINK_BIND_MCAST)
-		qp = rdev->t1.groups[b.qpn];
-	else
-		qp = rclink_t1_qp_lookup_rcu(rdev, b.qpn);
-	rcu_read_unlock();
-	if (qp && !rclink_file_may_bind(file, rf, &qp->user)) {
-		err = -EACCES;
-	} else if (qp) {
-		spin_lock(&qp->lock);
-		if (qp->owner) {
-			err = -EBUSY;
-		} else if (!qp->dp_released) {
-			qp->owner = rf;
-			err = 0;
-		}
-		spin_unlock(&qp->lock);
-	}
-	mutex_unlock(&rdev->t1.lock);
+	err = rclink_file_take_qp(file, rf, rdev, b.flags, b.qpn, &qp);
 	if (err)
 		goto out;
 
@@ -756,6 +797,25 @@ static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 		err = rclink_ring_setup(rf, rdev->t1.dmaq, argp);
 		mutex_unlock(&rf->bind_lock);
 		break;
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_CTX_CREATE):
+		if (mutex_lock_interruptible(&rf->bind_lock)) {
+			err = -ERESTARTSYS;
+			break;
+		}
+		err = rclink_ctx_create(file, rf, rdev->t1.dmaq, argp);
+		mutex_unlock(&rf->bind_lock);
+		break;
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_CTX_BIND):
+		if (mutex_lock_interruptible(&rf->bind_lock)) {
+			err = -ERESTARTSYS;
+			break;
+		}
+		err = rclink_ctx_bind(file, rf, rdev, argp);
+		mutex_unlock(&rf->bind_lock);
+		break;
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_CTX_EVENTS):
+		err = rclink_ctx_events(rf, argp);
+		break;
 	case RCLINK_IOC_NOSIZE(RCLINK_IOC_RING_ENTER):
 		err = rclink_ring_enter(rf, rdev->t1.dmaq, argp,
 					file->f_flags & O_NONBLOCK);
@@ -771,6 +831,10 @@ out:
 
 static int rclink_fop_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	if (off >= RCLINK_CTX_MMAP_SQ)
+		return rclink_ctx_mmap(file->private_data, vma);
 	return rclink_ring_mmap(file->private_data, vma);
 }
 
@@ -863,6 +927,13 @@ void rclink_cdev_remove(struct rclink_dev *rdev)
 	list_for_each_entry(rf, &cd->files, node)
 		rclink_file_unbind_locked(rf);
 	spin_unlock(&cd->files_lock);
+	/*
+	 * before the reset: doorbells revoked, contexts stopped and unmapped
+	 * (open and release wait for @rw: the list holds still)
+	 */
+	list_for_each_entry(rf, &cd->files, node)
+		if (rf->ctx)
+			rclink_ctx_kill(rf->ctx);
 	cd->rdev = NULL;
 	up_write(&cd->rw);
 

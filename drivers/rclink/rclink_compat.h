@@ -299,6 +299,16 @@ static inline void rclink_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
+static inline void rclink_vm_flags_clear(struct vm_area_struct *vma,
+					 unsigned long flags)
+{
+#if RCLINK_KERNEL_BEFORE(6, 3, 0)
+	vma->vm_flags &= ~flags;
+#else
+	vm_flags_clear(vma, flags);
+#endif
+}
+
 /* dcbnl_ops exist only in kernels built with CONFIG_DCB */
 static inline void rclink_set_dcbnl_ops(struct net_device *netdev,
 					const struct dcbnl_rtnl_ops *ops)

@@ -48,6 +48,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "rclink_ctx.h"
 #include "rclink_dp.h"
 
 static const char * const rclink_dp_cnt_names[RCLINK_DP_CNT_NUM] = {
@@ -1029,6 +1030,7 @@ static void rclink_dmaq_free(struct rclink_dmaq *dq)
 			      dq->rq_dma);
 	rclink_dmaq_ring_free(dq, dq->cq_order, sizeof(*dq->cq), dq->cq,
 			      dq->cq_dma);
+	rclink_ctx_hw_fini(dq);
 	mutex_destroy(&dq->cq_lock);
 	mutex_destroy(&dq->rq_lock);
 	kfree(dq);
@@ -1232,6 +1234,9 @@ int rclink_dp_init(struct rclink_dev *rdev)
 		goto err_hw_stop;
 	rclink_dmaq_rq_refill(dq);
 	rclink_dmaq_rnr_enable(rdev);
+	err = rclink_ctx_hw_init(dq);
+	if (err)
+		goto err_hw_stop;
 
 	err = rclink_cdev_create(rdev);
 	if (err)

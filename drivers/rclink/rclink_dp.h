@@ -9,6 +9,7 @@
  *   rclink_file.rw      read: read/write/poll/ioctl; write: bind/unbind
  *   rclink_file.read_lock   one reader of a file at a time
  *   rclink_t1.lock      (bind only: QP lookup against `qp del`)
+ *   rclink_ctx_hw.sel_lock  the context selector registers (rclink_ctx.c)
  *   rclink_dmaq.cq_lock     the CQ consumer (irq thread, teardown)
  *   rclink_dmaq.rq_lock     RQ producer, receive buffers (mutex)
  *   rclink_ring.submit_lock one RING_ENTER of a file at a time (mutex;
@@ -38,6 +39,9 @@
 #include <linux/workqueue.h>
 
 #include "rclink.h"
+
+struct rclink_ctx_hw;
+struct rclink_ctx;
 
 /* Queue orders we ask for (clamped to DMAQ_CAP.max_order) */
 #define RCLINK_DP_SQ_ORDER	12	/* 4096 WQEs, 64 KiB */
@@ -193,6 +197,8 @@ struct rclink_dmaq {
 	bool cq_enabled;
 
 	atomic64_t cnt[RCLINK_DP_CNT_NUM];
+
+	struct rclink_ctx_hw *ctx;	/* user contexts, or NULL (none) */
 };
 
 /*
@@ -287,6 +293,7 @@ struct rclink_file {
 	u64 tx_flushed;
 
 	struct rclink_ring *ring;	/* set once (bind_lock), then fixed */
+	struct rclink_ctx *ctx;		/* set once (bind_lock), then fixed */
 };
 
 static inline void rclink_dp_cnt_add(struct rclink_dmaq *dq,
@@ -329,6 +336,10 @@ int rclink_file_wait_window(struct rclink_file *rf, struct rclink_t1_qp *qp);
 int rclink_file_wait_sq(struct rclink_file *rf, struct rclink_t1_qp *qp,
 			struct rclink_dmaq *dq, u32 n);
 void rclink_cdev_rings_unmap(struct rclink_dev *rdev);
+int rclink_file_take_qp(struct file *file, struct rclink_file *rf,
+			struct rclink_dev *rdev, u32 flags, u32 qpn,
+			struct rclink_t1_qp **qpp);
+void rclink_file_give_qp(struct rclink_t1_qp *qp);
 int rclink_ioc_copy_in(void *karg, size_t ksize, size_t minsize,
 		       const void __user *uarg, u32 *usize);
 int rclink_ioc_copy_out(void __user *uarg, u32 usize, const void *karg,

@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "rclink.h"
+#include "rclink_ctx.h"
 
 /* Counter names: the debugfs "events" file prints them in this order */
 #define RCLINK_CNT_NAME(pfx, prefix, name, ...) \
@@ -403,6 +404,11 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 		break;
 	case RCLINK_EVT_SRC_RETRY_TMO:
 		rclink_evt_retry_tmo(rdev, info);
+		break;
+	case RCLINK_EVT_SRC_CTX_CQ:
+	case RCLINK_EVT_SRC_CTX_ERR:
+		/* a user context's CQ event or error: its pollers */
+		rclink_ctx_event(rdev, source, info);
 		break;
 	default:
 		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);

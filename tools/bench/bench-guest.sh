@@ -196,7 +196,7 @@ sleep 1
 # (throughput), l_med, l_p99 (round trip, us), l_insn (latency run).
 declare -A m_rate=() m_mbps=() m_insn=() m_kinsn=() m_irq=() l_med=() l_p99=() l_insn=()
 declare -A note=() tag=()
-paths="rw ring rxe udp"
+paths="rw ring uctx rxe udp"
 
 # Instructions per message of a tool that runs on its own (perftest,
 # sockperf) in its steady state: once the message counter moves, a window
@@ -249,10 +249,15 @@ ring_msg=""
 if [ -n "$t1_ok" ]; then
 	log "rclink TYPE1: $t1_a <-> $t1_b, QP $t1_qpn"
 	for s in $sizes; do
-		for p in rw ring; do
+		for p in rw ring uctx; do
 			o=$("$rb" tput -p "$p" -s "$s" -n "$msgs" -b 32 -W 256 \
 				"$t1_a" "$t1_qpn" "$t1_b" "$t1_qpn" 2>"$tmp/err")
 			r=$?
+			if [ "$r" = 3 ] && [ "$p" = uctx ]; then
+				note[uctx]="uctx path: $o"
+				log "$o"
+				continue
+			fi
 			if [ "$r" = 3 ]; then
 				ring_msg=$o
 				log "$o"
@@ -593,6 +598,7 @@ name_of() {
 	case $1 in
 	rw) echo "rclink write/read" ;;
 	ring) echo "rclink ring b32" ;;
+	uctx) echo "rclink uctx b32" ;;
 	rxe) echo "rxe RC SEND l32" ;;
 	udp) echo "UDP virtio-net" ;;
 	esac
@@ -653,6 +659,14 @@ command -v iperf3 >/dev/null && tcp_tool=iperf3
 	verdict() { case $1 in 1.00) echo met ;; 0.00) echo "not met" ;; *) echo "not measured" ;; esac; }
 	echo "goal, $s0 B: ring <= 300 insn/msg at batch 32: $(verdict "$g1") ($ri);" \
 		"10x fewer than rxe: $(verdict "$g2"); 10x fewer than UDP: $(verdict "$g3")"
+	# the kernel-bypass contexts (issue 24): one CQ event per 128 messages
+	ui=$(v "${m_insn[uctx:$s0]:-}")
+	echo "fastpath: $ui guest instructions per $s0 B message"
+	g4=$(calc '{0} <= 200' "$ui")
+	g5=$(calc '{0} >= 50 * {1}' "$(v "${m_insn[rxe:$s0]:-}")" "$ui")
+	g6=$(calc '{0} >= 50 * {1}' "$(v "${m_insn[udp:$s0]:-}")" "$ui")
+	echo "goal, $s0 B: uctx <= 200 insn/msg at batch 32: $(verdict "$g4") ($ui);" \
+		"50x fewer than rxe: $(verdict "$g5"); 50x fewer than UDP: $(verdict "$g6")"
 	if [ -n "$profile_txt" ]; then
 		echo
 		echo "3b. Kernel profile of the ring path, $s0 B, batch 32 (plugin profile; per message)"

@@ -32,7 +32,12 @@
  * for comparison with a QP's configured rate (make bench, part 5).
  *
  * Paths: "rw" is write()/read() of one message per call; "ring" is the
- * mmap'd rings (RCLINK_IOC_RING_SETUP): BATCH SQEs per RCLINK_IOC_RING_ENTER.
+ * mmap'd rings (RCLINK_IOC_RING_SETUP): BATCH SQEs per RCLINK_IOC_RING_ENTER;
+ * "uctx" is a kernel-bypass context per side (librclink): one doorbell
+ * store per BATCH messages, completions polled from memory, and a side
+ * with nothing to do arms its CQ and sleeps in poll() until EVENT (-e,
+ * default 128) completions are there (or 2 ms after the first); lat
+ * busy-polls.
  *
  * Guest instructions: when $RCLINK_INSN_LOG names the output file of the
  * rclink-insn TCG plugin (tools/bench/plugin), the measured window is
@@ -69,6 +74,7 @@
 #include <linux/rclink_nl.h>
 
 #include "rclink_ring.h"
+#include "librclink.h"
 
 /* TYPE1 data bytes per packet: TYPE1_PKT_LEN less the segment header */
 #define RCLINK_SEG_BYTES	8
@@ -89,7 +95,9 @@ static struct {
 	const char *out;
 	double secs;
 	bool mcast;
-} opt = { .size = 64, .window = 256 };
+	bool uctx;
+	uint32_t event;
+} opt = { .size = 64, .window = 256, .event = 128 };
 
 static void __attribute__((format(printf, 1, 2))) die(const char *fmt, ...)
 {
@@ -778,6 +786,293 @@ static int do_lat(char **argv)
 	return 0;
 }
 
+/* ---- kernel-bypass contexts (librclink) ------------------------------------ */
+
+/*
+ * One side: a context with the QP, nslots message slots of slot bytes in
+ * its area, the first half lent as receive buffers, the second for sends.
+ */
+struct uside {
+	int fd;
+	struct rclink_uctx c;
+	uint32_t qpn;
+	uint32_t slot;
+	uint32_t nslots;
+	uint64_t sent, acked, recvd, posted;
+	uint64_t sleeps;
+};
+
+static struct uside ua, ub;
+
+static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
+		      uint32_t nslots, uint32_t event)
+{
+	struct rclink_uctx_attr a = { 0 };
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	u->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (u->fd < 0)
+		die("%s: %s", path, strerror(errno));
+	u->qpn = qpn;
+	u->nslots = pow2(nslots < 16 ? 16 : nslots);
+	u->slot = opt.size < 64 ? 64 : (opt.size + 63) & ~63u;
+	a.sq_entries = u->nslots;
+	a.rq_entries = u->nslots;
+	a.cq_entries = 2 * u->nslots;
+	a.area_size = (2 * u->nslots * u->slot + 4095) & ~4095u;
+	a.mod_count = event;
+	a.mod_usec = event > 1 ? 2000 : 0;
+	if (rclink_uctx_open(&u->c, u->fd, &a)) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP) {
+			printf("uctx path: not supported by this driver or board\n");
+			exit(EXIT_NORING);
+		}
+		die("%s: context: %s", path, strerror(errno));
+	}
+	if (rclink_uctx_bind(&u->c, qpn, 0))
+		die("%s: context QP %u: %s", path, qpn, strerror(errno));
+}
+
+static void uctx_close(struct uside *u)
+{
+	rclink_uctx_close(&u->c);
+	close(u->fd);
+}
+
+static uint64_t uctx_rx_off(struct uside *u, uint64_t i)
+{
+	return (i % u->nslots) * u->slot;
+}
+
+static uint64_t uctx_tx_off(struct uside *u, uint64_t i)
+{
+	return (u->nslots + i % u->nslots) * u->slot;
+}
+
+static void uctx_post_recvs(struct uside *u)
+{
+	while (u->posted - u->recvd < u->nslots &&
+	       !rclink_post_recv(&u->c, uctx_rx_off(u, u->posted), u->slot))
+		u->posted++;
+	rclink_uctx_doorbell(&u->c);
+}
+
+/* Nothing to do: arm, look once more, sleep until the CQ event */
+static void uctx_sleep(struct uside *u)
+{
+	struct rclink_ctx_events ev;
+
+	rclink_arm_cq(&u->c);
+	if (rclink_uctx_wait(&u->c, 0) == 0) {
+		u->sleeps++;
+		if (rclink_uctx_wait(&u->c, 10000) <= 0)
+			die("context %u: no CQ event in 10 s", u->c.id);
+	}
+	if (rclink_uctx_events(&u->c, &ev) ||
+	    ev.state != RCLINK_CTX_STATE_RUNNING)
+		die("context %u: state %u cause %u", u->c.id, ev.state,
+		    ev.cause);
+}
+
+/* Reap the CQ; false when it was empty */
+static bool uctx_reap(struct uside *u)
+{
+	struct rclink_wc wc[32];
+	int i, n;
+
+	n = rclink_poll_cq(&u->c, wc, 32);
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != RCLINK_WC_OK)
+			die("context %u: %s status %u", u->c.id,
+			    wc[i].kind == RCLINK_WC_SEND ? "SEND" : "RECV",
+			    wc[i].status);
+		if (wc[i].kind == RCLINK_WC_SEND)
+			u->acked++;
+		else
+			u->recvd++;
+	}
+	return n > 0;
+}
+
+static void *uctx_sender(void *p)
+{
+	uint64_t count = *(uint64_t *)p, end = ua.sent + count;
+	uint32_t k;
+
+	while (ua.acked < end) {
+		for (k = 0; ua.sent < end && ua.sent - ua.acked < ua.nslots;
+		     k++) {
+			if (rclink_post_send(&ua.c, ua.qpn,
+					     uctx_tx_off(&ua, ua.sent),
+					     opt.size, 0))
+				break;
+			ua.sent++;
+			if (k + 1 == opt.batch) {
+				rclink_uctx_doorbell(&ua.c);
+				k = 0;
+			}
+		}
+		rclink_uctx_doorbell(&ua.c);
+		if (!uctx_reap(&ua) && ua.acked < end)
+			uctx_sleep(&ua);
+	}
+	return NULL;
+}
+
+static void *uctx_receiver(void *p)
+{
+	uint64_t count = *(uint64_t *)p, end = ub.recvd + count;
+
+	while (ub.recvd < end) {
+		uctx_post_recvs(&ub);
+		if (!uctx_reap(&ub) && ub.recvd < end)
+			uctx_sleep(&ub);
+	}
+	uctx_post_recvs(&ub);
+	return NULL;
+}
+
+static double uctx_tput_run(uint64_t count)
+{
+	pthread_t ts, tr;
+	double t0 = now();
+
+	if (pthread_create(&tr, NULL, uctx_receiver, &count) ||
+	    pthread_create(&ts, NULL, uctx_sender, &count))
+		die("pthread_create failed");
+	pthread_join(ts, NULL);
+	pthread_join(tr, NULL);
+	return now() - t0;
+}
+
+static int uctx_tput(char **argv)
+{
+	uint64_t irqs, sleeps;
+	double secs;
+
+	if (opt.mcast || opt.size > 65536)
+		die("uctx: TYPE1 messages of at most 65536 bytes");
+	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), opt.window,
+		  opt.event);
+	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), opt.window,
+		  opt.event);
+	uctx_post_recvs(&ub);
+	if (opt.warmup)
+		uctx_tput_run(opt.warmup);
+	sleeps = ua.sleeps + ub.sleeps;
+	irqs = board_irqs();
+	insn_begin();
+	secs = uctx_tput_run(opt.count);
+	insn_end();
+	irqs = board_irqs() - irqs;
+	sleeps = ua.sleeps + ub.sleeps - sleeps;
+	printf("test=tput path=uctx size=%u batch=%u msgs=%" PRIu64
+	       " secs=%.3f msg_per_s=%.0f MBps=%.3f event=%u",
+	       opt.size, opt.batch, opt.count, secs, opt.count / secs,
+	       opt.count * (double)opt.size / secs / 1e6, opt.event);
+	printf(" irq_per_msg=%.2f sleeps_per_msg=%.4f",
+	       (double)irqs / opt.count, (double)sleeps / opt.count);
+	print_insns(opt.count);
+	printf("\n");
+	uctx_close(&ua);
+	uctx_close(&ub);
+	return 0;
+}
+
+/* Busy-polled ping-pong: B sends back what it receives */
+static volatile bool uctx_lat_stop;
+
+static void *uctx_echo(void *p)
+{
+	struct rclink_wc wc;
+
+	(void)p;
+	uctx_post_recvs(&ub);
+	while (!uctx_lat_stop) {
+		if (!rclink_poll_cq(&ub.c, &wc, 1))
+			continue;
+		if (wc.status != RCLINK_WC_OK)
+			die("echo: status %u", wc.status);
+		if (wc.kind != RCLINK_WC_RECV)
+			continue;
+		ub.recvd++;
+		if (rclink_post_send(&ub.c, ub.qpn, uctx_rx_off(&ub, wc.idx),
+				     wc.len, 0))
+			die("echo: SQ full");
+		/* one at a time: the slot is sent before it is lent again */
+		uctx_post_recvs(&ub);
+	}
+	return NULL;
+}
+
+static void uctx_ping(uint64_t count, double *rtt)
+{
+	struct rclink_wc wc;
+	uint64_t i, want;
+	double t0;
+
+	for (i = 0; i < count; i++) {
+		uctx_post_recvs(&ua);
+		want = ua.recvd + 1;
+		t0 = now();
+		if (rclink_post_send(&ua.c, ua.qpn, uctx_tx_off(&ua, i),
+				     opt.size, 0))
+			die("ping: SQ full");
+		rclink_uctx_doorbell(&ua.c);
+		while (ua.recvd < want) {
+			if (!rclink_poll_cq(&ua.c, &wc, 1))
+				continue;
+			if (wc.status != RCLINK_WC_OK)
+				die("ping: status %u", wc.status);
+			if (wc.kind == RCLINK_WC_RECV)
+				ua.recvd++;
+		}
+		if (rtt)
+			rtt[i] = now() - t0;
+	}
+}
+
+static int uctx_lat(char **argv)
+{
+	uint64_t i, n = opt.count, irqs;
+	double secs, *rtt, sum = 0, t0;
+	pthread_t te;
+
+	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 16, 1);
+	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16, 1);
+	rtt = calloc(n, sizeof(*rtt));
+	if (!rtt)
+		die("out of memory");
+	if (pthread_create(&te, NULL, uctx_echo, NULL))
+		die("pthread_create failed");
+	if (opt.warmup)
+		uctx_ping(opt.warmup, NULL);
+	irqs = board_irqs();
+	insn_begin();
+	t0 = now();
+	uctx_ping(n, rtt);
+	secs = now() - t0;
+	insn_end();
+	irqs = board_irqs() - irqs;
+	uctx_lat_stop = true;
+	pthread_join(te, NULL);
+	for (i = 0; i < n; i++)
+		sum += rtt[i];
+	qsort(rtt, n, sizeof(*rtt), cmp_double);
+	printf("test=lat path=uctx size=%u batch=1 msgs=%" PRIu64
+	       " secs=%.3f rtt_med_us=%.1f rtt_p99_us=%.1f rtt_avg_us=%.1f",
+	       opt.size, 2 * n, secs, rtt[n / 2] * 1e6,
+	       rtt[(n * 99) / 100] * 1e6, sum / n * 1e6);
+	printf(" irq_per_msg=%.2f", (double)irqs / (2 * n));
+	print_insns(2 * n);
+	printf("\n");
+	free(rtt);
+	uctx_close(&ua);
+	uctx_close(&ub);
+	return 0;
+}
+
 /* ---- generic netlink: QPs ------------------------------------------------ */
 
 struct nl {
@@ -1161,7 +1456,8 @@ static int usage(void)
 		"       rclink-bench qps [-n COUNT] DEV_A DEV_B\n"
 		"       rclink-bench mark [-o FILE] -- COMMAND [ARG...]\n"
 		"       rclink-bench mark [-o FILE] -t SECONDS\n"
-		"OPTS: -s SIZE -n COUNT -p rw|ring -b BATCH -w WINDOW -W WARMUP\n");
+		"OPTS: -s SIZE -n COUNT -p rw|ring|uctx -b BATCH -w WINDOW -W WARMUP\n"
+		"      -e EVENT (uctx: completions per CQ event, 128)\n");
 	return EXIT_USAGE;
 }
 
@@ -1175,7 +1471,7 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	argv++;
 	argc--;
-	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:m")) != -1) {
+	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:me:")) != -1) {
 		switch (c) {
 		case 'm':
 			opt.mcast = true;
@@ -1189,11 +1485,16 @@ int main(int argc, char **argv)
 		case 'p':
 			if (!strcmp(optarg, "ring"))
 				opt.ring = true;
+			else if (!strcmp(optarg, "uctx"))
+				opt.uctx = true;
 			else if (strcmp(optarg, "rw"))
 				return usage();
 			break;
 		case 'b':
 			opt.batch = strtoul(optarg, NULL, 0);
+			break;
+		case 'e':
+			opt.event = strtoul(optarg, NULL, 0);
 			break;
 		case 'w':
 			opt.window = strtoul(optarg, NULL, 0);
@@ -1228,13 +1529,13 @@ int main(int argc, char **argv)
 			opt.batch = 32;
 		if (opt.window < 2 * opt.batch)
 			opt.window = 2 * opt.batch;
-		return do_tput(argv);
+		return opt.uctx ? uctx_tput(argv) : do_tput(argv);
 	}
 	if (!strcmp(mode, "lat")) {
 		if (!opt.count)
 			opt.count = 200;
 		opt.batch = 1;
-		return do_lat(argv);
+		return opt.uctx ? uctx_lat(argv) : do_lat(argv);
 	}
 	return usage();
 }

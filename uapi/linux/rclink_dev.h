@@ -193,4 +193,90 @@ struct rclink_ring_enter {
 #define RCLINK_IOC_RING_ENTER	_IOWR(RCLINK_DEV_IOC_MAGIC, 7, \
 				      struct rclink_ring_enter)
 
+/*
+ * Kernel-bypass contexts (Documentation/uapi/rclink-dev.rst, "Contexts").
+ *
+ * RCLINK_IOC_CTX_CREATE gives the file one context of the board's shim:
+ * a send queue (SQ) of 16-byte WQEs, a receive queue (RQ) of 16-byte
+ * RQEs, a completion queue (CQ) of 32-byte CQEs, a doorbell record the
+ * board writes its SQ and RQ consumer indexes (and an error) into, a
+ * registered area of area_size bytes, and the context's doorbell page.
+ * The formats are those of include/rclink_hw.h (WQE, RQE, CQE, DBREC, DB);
+ * a WQE's or RQE's ADDR is an offset into the area.  mmap() each at the
+ * offset returned (MAP_SHARED; the doorbell record read-only), or use
+ * librclink (tools/lib/librclink.h).  The queues, the record and the area
+ * are charged to the caller's memory cgroup and their pages to its
+ * RLIMIT_MEMLOCK (ENOMEM beyond it, unless CAP_IPC_LOCK).
+ */
+struct rclink_ctx_create {
+	__u32 size;		/* in: sizeof(struct rclink_ctx_create) */
+	__u32 flags;		/* in: must be 0 */
+	__u32 sq_entries;	/* in: power of 2, 16..max (DMAQ_CAP.max_order) */
+	__u32 rq_entries;	/* in: power of 2, 16..max */
+	__u32 cq_entries;	/* in: power of 2, 16..max */
+	__u32 area_size;	/* in: bytes, page multiple, ..RCLINK_CTX_MAX_AREA */
+	__u32 mod_count;	/* in: CQ event after this many CQEs (0, 1: at once) */
+	__u32 mod_usec;		/* in: ... or this long after the first (0: never) */
+	__u32 ctx_id;		/* out: the shim's context number (1..) */
+	__u32 db_size;		/* out: bytes to mmap at db_off */
+	__u64 db_off;		/* out: mmap offset of the doorbell page */
+	__u64 sq_off;		/* out: mmap offsets of the queues ... */
+	__u64 rq_off;
+	__u64 cq_off;
+	__u64 dbrec_off;	/* out: ... of the doorbell record (PROT_READ) */
+	__u64 area_off;		/* out: ... and of the area */
+	__u32 dbrec_size;	/* out: bytes to mmap at dbrec_off */
+	__u32 max_msg;		/* out: largest message (DMAQ_CAP.max_msg) */
+	__u32 ctx_num;		/* out: user contexts of the board (all files) */
+	__u32 resv;		/* must be 0 */
+};
+
+#define RCLINK_CTX_CREATE_SIZE_VER0	104
+
+#define RCLINK_CTX_MAX_AREA	(64U << 20)
+/* where the context's doorbell record lies in its page */
+#define RCLINK_CTX_DBREC_OFFSET	0
+
+/* RCLINK_IOC_CTX_BIND: give a QP (or with RCLINK_BIND_MCAST a TYPE2 group) to
+ * the file's context; the rules of RCLINK_IOC_BIND (ownership, one owner)
+ */
+struct rclink_ctx_bind {
+	__u32 size;		/* sizeof(struct rclink_ctx_bind) */
+	__u32 flags;		/* 0 or RCLINK_BIND_MCAST */
+	__u32 qpn;		/* local QP number, or the group */
+};
+
+#define RCLINK_CTX_BIND_SIZE_VER0	12
+
+enum rclink_ctx_state {
+	RCLINK_CTX_STATE_RUNNING = 0,
+	RCLINK_CTX_STATE_ERROR = 1,	/* the board stopped it: see cause */
+	RCLINK_CTX_STATE_DEAD = 2,	/* reset or removal: close the file */
+};
+
+/*
+ * RCLINK_IOC_CTX_EVENTS: the context's state and its CQ events.  events is
+ * the count of CQ events (one per arming of the CQ) since the last call;
+ * the call clears EPOLLIN of poll() until the next event.  poll() reports
+ * EPOLLERR once the context is in error or dead.
+ */
+struct rclink_ctx_events {
+	__u32 size;		/* in: sizeof(struct rclink_ctx_events) */
+	__u32 flags;		/* in: must be 0 */
+	__u32 events;		/* out: CQ events since the last call */
+	__u32 state;		/* out: enum rclink_ctx_state */
+	__u32 cause;		/* out: RCLINK_CTX_EVT_CAUSE_* of the error, or 0 */
+	__u32 resv;
+	__u64 err_info;		/* out: DMAQ_CTX_ERR_INFO of the error */
+};
+
+#define RCLINK_CTX_EVENTS_SIZE_VER0	32
+
+#define RCLINK_IOC_CTX_CREATE	_IOWR(RCLINK_DEV_IOC_MAGIC, 8, \
+				      struct rclink_ctx_create)
+#define RCLINK_IOC_CTX_BIND	_IOW(RCLINK_DEV_IOC_MAGIC, 9, \
+				     struct rclink_ctx_bind)
+#define RCLINK_IOC_CTX_EVENTS	_IOWR(RCLINK_DEV_IOC_MAGIC, 10, \
+				      struct rclink_ctx_events)
+
 #endif /* _UAPI_LINUX_RCLINK_DEV_H */

@@ -9,7 +9,8 @@
  *       5 s, every refusal is an errno the kernel may return (no
  *       EINVAL-free crash), and nobody is refused with EPERM for what
  *       changes state
- *   cdev_root, cdev_user  RCLINK_FUZZ_N random calls on /dev/rclinkN:
+ *   cdev_root, cdev_user  RCLINK_FUZZ_N random calls on /dev/rclinkN
+ *                   (the contexts' ioctls and mmap offsets included):
  *       ioctls (the driver's and random numbers, arguments valid, NULL, bad
  *       and kernel pointers), reads and writes of random sizes at random
  *       pointers, mmap/munmap of random offsets, sizes and flags, ring
@@ -431,8 +432,24 @@ static void *bad_ptr(void *good)
 static const unsigned long cdev_cmds[] = {
 	RCLINK_IOC_BIND, RCLINK_IOC_UNBIND, RCLINK_IOC_INFO,
 	RCLINK_IOC_SET_WINDOW, FIONREAD, RCLINK_IOC_RING_SETUP,
-	RCLINK_IOC_RING_ENTER, RCLINK_IOC_INFO,
+	RCLINK_IOC_RING_ENTER, RCLINK_IOC_INFO, RCLINK_IOC_CTX_CREATE,
+	RCLINK_IOC_CTX_BIND, RCLINK_IOC_CTX_EVENTS,
 };
+
+#define NCMDS	(sizeof(cdev_cmds) / sizeof(cdev_cmds[0]))
+
+/* mmap offsets: the rings', the contexts' and a doorbell page's */
+static off_t cdev_off(void)
+{
+	static const off_t offs[] = {
+		RCLINK_RING_OFF_RINGS, RCLINK_RING_OFF_AREA, 0x80000000,
+		0x81000000, 0x82000000, 0x83000000, 0x84000000,
+	};
+
+	if (!rnd_below(4))
+		return 0x100000000LL + ((off_t)rnd_below(70) << 16);
+	return offs[rnd_below(sizeof(offs) / sizeof(offs[0]))];
+}
 
 static int cdev_job(void *arg)
 {
@@ -466,8 +483,9 @@ static int cdev_job(void *arg)
 		op = rnd_below(100);
 		errno = 0;
 		if (op < 45) {
-			unsigned long cmd = rnd_below(4) ? cdev_cmds[rnd_below(8)] :
-						(unsigned long)rnd();
+			unsigned long cmd = rnd_below(4) ?
+					    cdev_cmds[rnd_below(NCMDS)] :
+					    (unsigned long)rnd();
 
 			/*
 			 * sane sizes mostly, so the checks behind are reached:
@@ -489,6 +507,18 @@ static int cdev_job(void *arg)
 				p->sq_entries = 1U << rnd_below(14);
 				p->area_size = rnd_below(3) ? 65536 : (uint32_t)rnd();
 			}
+			if (cmd == RCLINK_IOC_CTX_CREATE && rnd_below(2)) {
+				struct rclink_ctx_create *p = (void *)buf;
+
+				memset(p, 0, sizeof(*p));
+				p->size = sizeof(*p);
+				p->sq_entries = 8U << rnd_below(5);
+				p->rq_entries = 16U << rnd_below(3);
+				p->cq_entries = 16U << rnd_below(3);
+				p->area_size = rnd_below(3) ? 4096U << rnd_below(6) :
+					       (uint32_t)rnd();
+				p->mod_count = rnd_below(4);
+			}
 			if (cmd == RCLINK_IOC_DRAIN)
 				continue;
 			if (cmd == RCLINK_IOC_RING_ENTER) {
@@ -505,8 +535,8 @@ static int cdev_job(void *arg)
 		} else if (op < 90) {
 			size_t len = rnd_below(3) ? 4096 * (1 + rnd_below(32)) :
 					(size_t)rnd_below(1 << 30);
-			off_t off = rnd_below(3) ? (rnd_below(2) ? RCLINK_RING_OFF_AREA :
-					RCLINK_RING_OFF_RINGS) : (off_t)(rnd() & ~0xfffULL);
+			off_t off = rnd_below(3) ? cdev_off() :
+					(off_t)(rnd() & ~0xfffULL);
 			int prot = rnd_below(4) ? PROT_READ | PROT_WRITE : (int)rnd_below(8);
 			int flags = rnd_below(4) ? MAP_SHARED : MAP_PRIVATE;
 

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rclink: kernel-bypass contexts of /dev/rclinkN (rclink_ctx.c,
+ * Documentation/uapi/rclink-dev.rst "Contexts", Documentation/hw/shim.rst
+ * "Contexts").
+ */
+#ifndef _RCLINK_CTX_H_
+#define _RCLINK_CTX_H_
+
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/rclink_dev.h>
+
+struct rclink_dev;
+struct rclink_dmaq;
+struct rclink_file;
+struct rclink_t1_qp;
+struct vm_area_struct;
+struct file;
+
+/* mmap offsets of a context's memory (the doorbell page: + id << 16) */
+#define RCLINK_CTX_MMAP_SQ	0x80000000ULL
+#define RCLINK_CTX_MMAP_RQ	0x81000000ULL
+#define RCLINK_CTX_MMAP_CQ	0x82000000ULL
+#define RCLINK_CTX_MMAP_DBREC	0x83000000ULL
+#define RCLINK_CTX_MMAP_AREA	0x84000000ULL
+#define RCLINK_CTX_MMAP_DB	0x100000000ULL
+#define RCLINK_CTX_MMAP_DB_SHIFT	16
+
+/* The contexts of one board's shim (rclink_dmaq.ctx) */
+struct rclink_ctx_hw {
+	struct rclink_dev *rdev;
+	struct device *dev;
+	/* DMAQ_CTX_SEL and DMAQ_QP_OWNER_SEL, and what they select */
+	struct mutex sel_lock;
+	struct ida ida;			/* context numbers 1..num - 1 */
+	struct xarray ctxs;		/* number -> context, for the events */
+	u32 num;			/* DMAQ_CTX_CAP.num, with context 0 */
+	u32 db_shift;
+	u32 max_chunks;
+	u32 chunk_min;
+	u32 chunk_max;
+	u32 max_order;			/* DMAQ_CAP.max_order */
+	u32 max_msg;
+	u32 ost_max;			/* DMAQ_CTX_OST.max of every context */
+	phys_addr_t db_phys;		/* the doorbell BAR */
+	resource_size_t db_len;
+	bool db_wc;			/* its memory type reserved WC */
+};
+
+/* Pages of a context: one block of 2^order pages, mapped for the device */
+struct rclink_ctx_mem {
+	struct page *page;
+	dma_addr_t dma;
+	u32 order;
+};
+
+enum rclink_ctx_life {
+	RCLINK_CTX_LIVE,		/* enabled on the board */
+	RCLINK_CTX_DEAD,		/* stopped, disabled, DMA unmapped */
+	RCLINK_CTX_LEAKED,		/* did not stop: memory never freed */
+};
+
+/* The context of an open file (rclink_file.ctx), freed with the file */
+struct rclink_ctx {
+	struct rclink_ctx_hw *hw;	/* until killed */
+	u32 id;
+	u32 sq_order;
+	u32 rq_order;
+	u32 cq_order;
+	u32 area_size;
+	u32 chunk_shift;
+	u32 nchunks;
+	struct rclink_ctx_mem sq;
+	struct rclink_ctx_mem rq;
+	struct rclink_ctx_mem cq;
+	struct rclink_ctx_mem rec;	/* the doorbell record's page */
+	struct rclink_ctx_mem tbl;	/* the area table (the shim's only) */
+	struct rclink_ctx_mem *chunks;
+	unsigned long pinned;		/* pages charged to RLIMIT_MEMLOCK */
+	struct mm_struct *mm;		/* ... of this mm */
+	enum rclink_ctx_life life;	/* under the file's bind_lock/cd rw */
+
+	/* QPs and groups given to the context (owner tables) */
+	struct xarray qps;		/* qpn -> rclink_t1_qp */
+	struct rclink_t1_qp *groups[RCLINK_T2_GROUPS];
+
+	/* the doorbell page: inserted at fault time, revoked by a zap */
+	struct address_space *mapping;
+	u64 db_off;
+	phys_addr_t db_phys;
+	struct mutex db_lock;		/* the fault against the revocation */
+	bool db_revoked;
+
+	/* events, under @lock */
+	wait_queue_head_t wq;
+	spinlock_t lock;		/* the four below */
+	u32 events;			/* CQ events not yet reported */
+	bool error;			/* CTX_ERR, or dead */
+	bool dead;
+	u32 cause;
+	struct rcu_head rcu;
+};
+
+int rclink_ctx_hw_init(struct rclink_dmaq *dq);
+void rclink_ctx_hw_fini(struct rclink_dmaq *dq);
+long rclink_ctx_create(struct file *file, struct rclink_file *rf,
+		       struct rclink_dmaq *dq, void __user *argp);
+long rclink_ctx_bind(struct file *file, struct rclink_file *rf,
+		     struct rclink_dev *rdev, void __user *argp);
+long rclink_ctx_events(struct rclink_file *rf, void __user *argp);
+int rclink_ctx_mmap(struct rclink_file *rf, struct vm_area_struct *vma);
+__poll_t rclink_ctx_poll(struct rclink_ctx *ctx);
+void rclink_ctx_kill(struct rclink_ctx *ctx);
+void rclink_ctx_free(struct rclink_ctx *ctx);
+void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info);
+
+#endif /* _RCLINK_CTX_H_ */

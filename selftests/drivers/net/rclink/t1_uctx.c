@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-bypass contexts through /dev/rclinkN and librclink
+ * (Documentation/uapi/rclink-dev.rst, "Contexts"; tools/lib/librclink.h)
+ * between two wired boards A and B:
+ *
+ *   messages        RCLINK_T1_UCTX_MSGS messages each way on one QP pair,
+ *                   of lengths 1..4000, checked byte-exact and in order
+ *   not_owner       a WQE for a QP the context was not given completes
+ *                   NOT_OWNER in its CQ; the context goes on
+ *   bad_addr        a WQE beyond the area completes BAD_ADDR and puts the
+ *                   context in error: EPOLLERR, cause BAD_ADDR
+ *   bad_wqe         a WQE of length 0: BAD_WQE, error BAD_WQE
+ *   doorbell        an SQ producer beyond the ring: error DOORBELL
+ *   memlock         without CAP_IPC_LOCK a context over RLIMIT_MEMLOCK is
+ *                   refused (ENOMEM); under it its pages show in VmLck
+ *                   and leave it with the file
+ *   armed_cq        EPOLLIN after the CQ is armed, one event per arming
+ *   mcast_group     a TYPE2 group given to a context on each board: a
+ *                   MCAST message A -> B; a file cannot take the group; a
+ *                   group not given completes NOT_OWNER
+ *   fork_child      a child inherits none of the context's mappings (a
+ *                   doorbell or area store: SIGSEGV); the parent's runs on
+ *   unmap_busy      unmap and close with messages in flight: stopped and
+ *                   freed; the board's contexts work on
+ *   many            every context of the board (ctx_num), created and
+ *                   torn down twice
+ *   flr_busy        a function reset of A with a context busy: EPOLLERR,
+ *                   the doorbell page revoked (a store gets SIGBUS)
+ *
+ * Run by t1_uctx.sh, which picks the boards and passes them as t1_msg.sh
+ * does (RCLINK_TOOL, RCLINK_T1_A/_B, RCLINK_T1_IP_A/_B, RCLINK_T1_MAC_A/_B,
+ * RCLINK_T1_QP_NUM); RCLINK_T1_UCTX_MSGS (default 2000), RCLINK_T1_STALL
+ * (seconds without progress that fail, default 60).  Each test adds the
+ * QPs it uses and deletes them.  Without the boards every test is skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include <linux/rclink_dev.h>
+
+#include "rclink_hw.h"
+#include "librclink.h"
+#include "librclink.c"
+
+#include "kselftest_harness.h"
+
+/* librclink's formats are the contract's */
+_Static_assert(RCLINK_U_WQE_OP_SEND == RCLINK_WQE_OP_SEND, "WQE");
+_Static_assert(RCLINK_U_WQE_MORE == RCLINK_WQE_MORE, "WQE");
+_Static_assert(RCLINK_U_CQE_PHASE == RCLINK_CQE_PHASE, "CQE");
+_Static_assert(RCLINK_U_DB_SQ_PROD == RCLINK_DB_OFF_SQ_PROD, "DB");
+_Static_assert(RCLINK_U_DB_RQ_PROD == RCLINK_DB_OFF_RQ_PROD, "DB");
+_Static_assert(RCLINK_U_DB_CQ_CONS == RCLINK_DB_OFF_CQ_CONS, "DB");
+_Static_assert(RCLINK_U_DB_CQ_ARM == RCLINK_DB_OFF_CQ_ARM, "DB");
+_Static_assert(RCLINK_WC_NOT_OWNER == RCLINK_CQE_ST_NOT_OWNER, "CQE");
+_Static_assert(RCLINK_WC_BAD_ADDR == RCLINK_CQE_ST_BAD_ADDR, "CQE");
+
+#define BUF		4096u		/* a receive buffer, a send slot */
+#define ENTRIES		64u
+#define AREA		(2 * ENTRIES * BUF)	/* RX slots, then TX slots */
+#define TX_BASE		(ENTRIES * BUF)
+#define MAX_LEN		4000u
+
+#define QP_MSG		201
+#define QP_OWN		210
+#define QP_FOREIGN	211
+#define QP_ADDR		212
+#define QP_ARM		213
+#define QP_FLR		214
+
+struct t1env {
+	const char *tool, *a, *b, *ip_a, *ip_b, *mac_a, *mac_b;
+	uint32_t msgs;
+	unsigned int stall;
+};
+
+static struct t1env env;
+
+static bool env_load(void)
+{
+	const char *m = getenv("RCLINK_T1_UCTX_MSGS");
+	const char *st = getenv("RCLINK_T1_STALL");
+
+	env.tool = getenv("RCLINK_TOOL");
+	env.a = getenv("RCLINK_T1_A");
+	env.b = getenv("RCLINK_T1_B");
+	env.ip_a = getenv("RCLINK_T1_IP_A");
+	env.ip_b = getenv("RCLINK_T1_IP_B");
+	env.mac_a = getenv("RCLINK_T1_MAC_A");
+	env.mac_b = getenv("RCLINK_T1_MAC_B");
+	env.msgs = m && *m ? strtoul(m, NULL, 0) : 2000;
+	env.stall = st && *st ? strtoul(st, NULL, 0) : 60;
+	if (!env.msgs)
+		env.msgs = 1;
+	return env.tool && env.a && env.b && env.ip_a && env.ip_b &&
+	       env.mac_a && env.mac_b;
+}
+
+#define NEED_BOARDS() do {						\
+	if (!env_load())						\
+		SKIP(return, "no boards (run by t1_uctx.sh)");		\
+} while (0)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " >/dev/null 2>&1");
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* `rclink qp add` of a pair: A's qpn <-> B's qpn */
+static int pair_add(uint32_t qpn)
+{
+	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
+	       env.a, qpn, qpn, env.ip_b, env.mac_b))
+		return -1;
+	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
+	       env.b, qpn, qpn, env.ip_a, env.mac_a)) {
+		sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
+		return -1;
+	}
+	return 0;
+}
+
+static void pair_del(uint32_t qpn)
+{
+	sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
+	sh("%s qp del dev %s qpn %u", env.tool, env.b, qpn);
+}
+
+static int dev_open(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+struct side {
+	int fd;
+	struct rclink_uctx c;
+};
+
+static int side_open(struct side *s, const char *name, uint32_t entries,
+		     uint32_t area)
+{
+	struct rclink_uctx_attr a = {
+		.sq_entries = entries, .rq_entries = entries,
+		.cq_entries = 4 * entries, .area_size = area,
+	};
+
+	s->fd = dev_open(name);
+	if (s->fd < 0)
+		return -1;
+	if (rclink_uctx_open(&s->c, s->fd, &a)) {
+		int err = errno;
+
+		close(s->fd);
+		s->fd = -1;
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static void side_close(struct side *s)
+{
+	if (s->fd < 0)
+		return;
+	rclink_uctx_close(&s->c);
+	close(s->fd);
+	s->fd = -1;
+}
+
+/* The next CQE, spinning; false after RCLINK_T1_STALL seconds */
+static bool wait_wc(struct side *s, struct rclink_wc *wc)
+{
+	double end = now_s() + env.stall;
+
+	while (!rclink_poll_cq(&s->c, wc, 1)) {
+		if (now_s() > end)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/* Message seq of direction dir: its length and bytes */
+static uint32_t msg_len(uint32_t dir, uint32_t seq)
+{
+	return 1 + (seq * 977u + dir * 131u) % MAX_LEN;
+}
+
+static void msg_fill(uint8_t *p, uint32_t dir, uint32_t seq, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(seq * 31u + i * 7u + dir * 101u + (i >> 8));
+}
+
+static bool msg_ok(const uint8_t *p, uint32_t dir, uint32_t seq, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != (uint8_t)(seq * 31u + i * 7u + dir * 101u + (i >> 8)))
+			return false;
+	return true;
+}
+
+/* One direction's progress */
+struct flow {
+	struct side *tx, *rx;
+	uint32_t dir;
+	uint32_t sent, acked, recvd, posted;
+	uint32_t errors;
+};
+
+/* Both sides' CQs carry SENDs of one flow and RECVs of the other */
+static void side_poll(struct __test_metadata *_metadata, struct side *s,
+		      struct flow *out, struct flow *in, uint32_t qpn,
+		      bool *moved)
+{
+	struct rclink_wc wc;
+	uint32_t slot, len;
+	const uint8_t *p;
+
+	while (rclink_poll_cq(&s->c, &wc, 1)) {
+		*moved = true;
+		if (wc.kind == RCLINK_WC_SEND) {
+			if (wc.status != RCLINK_WC_OK ||
+			    wc.len != msg_len(out->dir, out->acked)) {
+				if (out->errors++ < 5)
+					TH_LOG("dir %u SEND %u: status %u len %u",
+					       out->dir, out->acked, wc.status,
+					       wc.len);
+			}
+			out->acked++;
+			continue;
+		}
+		len = msg_len(in->dir, in->recvd);
+		slot = wc.idx % ENTRIES;
+		p = rclink_uctx_area(&s->c, (uint64_t)slot * BUF);
+		if (wc.kind != RCLINK_WC_RECV || wc.status != RCLINK_WC_OK ||
+		    wc.qpn != qpn || !wc.first || !wc.last ||
+		    wc.len != len || wc.msg_len != len ||
+		    slot != in->recvd % ENTRIES ||
+		    !msg_ok(p, in->dir, in->recvd, len)) {
+			if (in->errors++ < 5)
+				TH_LOG("dir %u RECV %u: kind %u status %u qpn %u len %u/%u (want %u) slot %u %s",
+				       in->dir, in->recvd, wc.kind, wc.status,
+				       wc.qpn, wc.len, wc.msg_len, len, slot,
+				       msg_ok(p, in->dir, in->recvd, len) ?
+				       "" : "bytes differ");
+		}
+		in->recvd++;
+	}
+}
+
+static void flow_post(struct flow *f, uint32_t qpn)
+{
+	uint32_t len;
+
+	while (f->posted - f->recvd < ENTRIES &&
+	       !rclink_post_recv(&f->rx->c,
+				 (uint64_t)(f->posted % ENTRIES) * BUF, BUF))
+		f->posted++;
+	rclink_uctx_doorbell(&f->rx->c);
+	while (f->sent < env.msgs && f->sent - f->acked < ENTRIES) {
+		uint64_t off = TX_BASE + (uint64_t)(f->sent % ENTRIES) * BUF;
+
+		len = msg_len(f->dir, f->sent);
+		msg_fill(rclink_uctx_area(&f->tx->c, off), f->dir, f->sent,
+			 len);
+		if (rclink_post_send(&f->tx->c, qpn, off, len, 0))
+			break;
+		f->sent++;
+	}
+	rclink_uctx_doorbell(&f->tx->c);
+}
+
+TEST(messages)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct flow ab = { .tx = &a, .rx = &b, .dir = 0 };
+	struct flow ba = { .tx = &b, .rx = &a, .dir = 1 };
+	double last;
+	bool moved;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_MSG));
+	ASSERT_EQ(0, side_open(&a, env.a, ENTRIES, AREA)) TH_LOG("%s: %m", env.a);
+	ASSERT_EQ(0, side_open(&b, env.b, ENTRIES, AREA)) TH_LOG("%s: %m", env.b);
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_MSG, 0)) TH_LOG("bind: %m");
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_MSG, 0)) TH_LOG("bind: %m");
+	TH_LOG("contexts %u (A) and %u (B) of %u, %u messages each way",
+	       a.c.id, b.c.id, a.c.create.ctx_num, env.msgs);
+
+	last = now_s();
+	while (ab.recvd < env.msgs || ba.recvd < env.msgs ||
+	       ab.acked < env.msgs || ba.acked < env.msgs) {
+		moved = false;
+		flow_post(&ab, QP_MSG);
+		flow_post(&ba, QP_MSG);
+		side_poll(_metadata, &a, &ab, &ba, QP_MSG, &moved);
+		side_poll(_metadata, &b, &ba, &ab, QP_MSG, &moved);
+		if (moved)
+			last = now_s();
+		else if (now_s() - last > env.stall)
+			break;
+		else
+			sched_yield();
+	}
+	EXPECT_EQ(env.msgs, ab.recvd);
+	EXPECT_EQ(env.msgs, ba.recvd);
+	EXPECT_EQ(env.msgs, ab.acked);
+	EXPECT_EQ(env.msgs, ba.acked);
+	EXPECT_EQ(0, ab.errors);
+	EXPECT_EQ(0, ba.errors);
+	EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&b.c, NULL));
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_MSG);
+}
+
+TEST(not_owner)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_ctx_events ev;
+	struct rclink_wc wc;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_OWN));
+	ASSERT_EQ(0, pair_add(QP_FOREIGN));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_OWN, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_OWN, 0));
+	/* a QP a context has already: taken, not shared */
+	EXPECT_EQ(-1, rclink_uctx_bind(&b.c, QP_OWN, 0));
+	EXPECT_EQ(EBUSY, errno);
+
+	/* QP_FOREIGN exists but is not the context's */
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_FOREIGN, 0, 64, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	EXPECT_EQ(QP_FOREIGN, wc.qpn);
+
+	/* the context goes on: a message on its own QP */
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	msg_fill(rclink_uctx_area(&a.c, BUF), 7, 7, 100);
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_OWN, BUF, 100, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(100, wc.len);
+	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 7, 7, 100));
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_SEND, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	ASSERT_EQ(0, rclink_uctx_events(&a.c, &ev));
+	EXPECT_EQ(RCLINK_CTX_STATE_RUNNING, ev.state);
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_OWN);
+	pair_del(QP_FOREIGN);
+}
+
+/* EPOLLERR of the context's file, then its cause */
+static void expect_error(struct __test_metadata *_metadata, struct side *s,
+			 uint32_t cause)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+	struct rclink_ctx_events ev;
+	uint32_t rec_cause = 0;
+
+	ASSERT_EQ(1, poll(&pfd, 1, env.stall * 1000));
+	EXPECT_TRUE(pfd.revents & POLLERR);
+	ASSERT_EQ(0, rclink_uctx_events(&s->c, &ev));
+	EXPECT_EQ(RCLINK_CTX_STATE_ERROR, ev.state);
+	EXPECT_EQ(cause, ev.cause);
+	EXPECT_TRUE(rclink_uctx_error(&s->c, &rec_cause));
+	EXPECT_EQ(cause, rec_cause);
+	TH_LOG("context %u: cause %u, info 0x%" PRIx64, s->c.id, ev.cause,
+	       (uint64_t)ev.err_info);
+}
+
+TEST(bad_addr)
+{
+	struct side a = { .fd = -1 };
+	struct rclink_wc wc;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_ADDR));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_ADDR, 0));
+	/* 100 bytes from 16 before the end of the area */
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_ADDR, 4 * BUF - 16, 100, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_BAD_ADDR, wc.status);
+	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_BAD_ADDR);
+	/* in error: no further QP */
+	EXPECT_EQ(-1, rclink_uctx_bind(&a.c, QP_ADDR + 100, 0));
+	side_close(&a);
+	pair_del(QP_ADDR);
+}
+
+/* A WQE lying about its length (0 bytes) on an owned QP: BAD_WQE */
+TEST(bad_wqe)
+{
+	struct side a = { .fd = -1 };
+	struct rclink_wc wc;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_ADDR));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_ADDR, 0));
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_ADDR, 0, 0, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_BAD_WQE, wc.status);
+	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_BAD_WQE);
+	side_close(&a);
+	pair_del(QP_ADDR);
+}
+
+TEST(doorbell)
+{
+	struct side a = { .fd = -1 };
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, side_open(&a, env.a, 16, BUF));
+	/* 17 WQEs posted in a ring of 16, by the doorbell's word */
+	rclink_uctx_db_write(&a.c, RCLINK_U_DB_SQ_PROD, 17);
+	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_DOORBELL);
+	side_close(&a);
+}
+
+/* VmLck of this process, kB */
+static long vm_locked_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK counts */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+static int memlock_child(void)
+{
+	struct rlimit rl = { 64 << 10, 64 << 10 };
+	struct side s = { .fd = -1 };
+	long before, during, after;
+
+	if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	before = vm_locked_kb();
+	/* 1 MiB of area over a 64 KiB limit */
+	if (!side_open(&s, env.a, 16, 1 << 20))
+		return 11;
+	if (errno != ENOMEM)
+		return 12;
+	/* 16-entry queues, record, table, one page of area: 6 pages */
+	if (side_open(&s, env.a, 16, BUF))
+		return 13;
+	during = vm_locked_kb();
+	if (during - before != 6 * (long)sysconf(_SC_PAGESIZE) / 1024)
+		return 14;
+	side_close(&s);
+	after = vm_locked_kb();
+	if (after != before)
+		return 15;
+	return 0;
+}
+
+TEST(memlock)
+{
+	int st;
+	pid_t pid;
+
+	NEED_BOARDS();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(memlock_child());
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	/* 10 capset, 11 not refused, 12 another errno, 13 a small one refused,
+	 * 14 VmLck not its pages, 15 VmLck not back after close
+	 */
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+static void send_one(struct __test_metadata *_metadata, struct side *tx,
+		     uint32_t qpn, uint32_t seq)
+{
+	struct rclink_wc wc;
+
+	msg_fill(rclink_uctx_area(&tx->c, BUF), 3, seq, 64);
+	ASSERT_EQ(0, rclink_post_send(&tx->c, qpn, BUF, 64, 0));
+	rclink_uctx_doorbell(&tx->c);
+	ASSERT_TRUE(wait_wc(tx, &wc));
+	ASSERT_EQ(RCLINK_WC_OK, wc.status);
+}
+
+TEST(armed_cq)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct epoll_event e = { .events = EPOLLIN }, got;
+	struct rclink_ctx_events ev;
+	struct rclink_wc wc;
+	int ep;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_ARM));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_ARM, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_ARM, 0));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, b.fd, &e));
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	ASSERT_EQ(0, rclink_post_recv(&b.c, BUF, BUF));
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 2 * BUF, BUF));
+	rclink_uctx_doorbell(&b.c);
+
+	/* armed, nothing arrived: nothing to report */
+	rclink_arm_cq(&b.c);
+	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0));
+	send_one(_metadata, &a, QP_ARM, 1);
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, env.stall * 1000));
+	EXPECT_TRUE(got.events & EPOLLIN);
+	EXPECT_FALSE(got.events & EPOLLERR);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+	ASSERT_EQ(0, rclink_uctx_events(&b.c, &ev));
+	EXPECT_EQ(1, ev.events);
+	/* reported: readable no more */
+	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0));
+
+	/* one shot: the next message, not armed, posts no event ... */
+	send_one(_metadata, &a, QP_ARM, 2);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	/* ... and an arming after it waits for the third */
+	rclink_arm_cq(&b.c);
+	send_one(_metadata, &a, QP_ARM, 3);
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, env.stall * 1000));
+	ASSERT_EQ(0, rclink_uctx_events(&b.c, &ev));
+	EXPECT_EQ(1, ev.events);
+	EXPECT_EQ(RCLINK_CTX_STATE_RUNNING, ev.state);
+	close(ep);
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_ARM);
+}
+
+/* TYPE2: group 5 given to a context on each board; MCAST A -> B */
+TEST(mcast_group)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	const uint32_t grp = 5;
+	struct rclink_bind bb = { .size = sizeof(bb), .qpn = grp,
+				  .flags = RCLINK_BIND_MCAST };
+	struct rclink_wc wc;
+	int fd;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, sh("%s mcast set dev %s group %u join on", env.tool,
+			env.b, grp));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, grp, RCLINK_BIND_MCAST));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, grp, RCLINK_BIND_MCAST));
+	/* a file cannot take the context's group */
+	fd = dev_open(env.b);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, RCLINK_IOC_BIND, &bb));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	msg_fill(rclink_uctx_area(&a.c, BUF), 9, 9, 200);
+	ASSERT_EQ(0, rclink_post_send(&a.c, grp, BUF, 200, RCLINK_SEND_MCAST));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_SEND_MCAST, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_RECV_MCAST, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(grp, wc.qpn);
+	EXPECT_EQ(200, wc.len);
+	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 9, 9, 200));
+	/* a group A's context was not given: NOT_OWNER */
+	ASSERT_EQ(0, rclink_post_send(&a.c, grp + 1, BUF, 200,
+				      RCLINK_SEND_MCAST));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	side_close(&a);
+	side_close(&b);
+	sh("%s mcast set dev %s group %u join off", env.tool, env.b, grp);
+}
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* A store to p: 0, or the signal it raised */
+static int store_sig(volatile uint32_t *p, uint32_t v)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, ob, os;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &ob);
+	sigaction(SIGSEGV, &sa, &os);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (!sig)
+		*p = v;
+	sigaction(SIGBUS, &ob, NULL);
+	sigaction(SIGSEGV, &os, NULL);
+	return sig;
+}
+
+TEST(fork_child)
+{
+	struct side a = { .fd = -1 };
+	int st;
+	pid_t pid;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, side_open(&a, env.a, 16, BUF));
+	/* the parent's doorbell page is in, and works */
+	rclink_arm_cq(&a.c);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* none of the context's mappings is inherited */
+		close(a.fd);
+		_exit(store_sig((volatile uint32_t *)(a.c.db +
+						      RCLINK_U_DB_SQ_PROD),
+				17) == SIGSEGV &&
+		      store_sig((volatile uint32_t *)a.c.area, 1) == SIGSEGV ?
+		      0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	/* the child rang nothing: the parent's context still runs */
+	EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
+	side_close(&a);
+}
+
+/*
+ * Close with messages in flight after unmapping everything: the kernel
+ * stops the context before the pages go; the board is unhurt.
+ */
+TEST(unmap_busy)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 }, c = { .fd = -1 };
+	struct rclink_wc wc;
+	uint32_t i;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_FLR));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_FLR, 0));
+	/* B's context has the QP and no buffer: A's messages wait (RNR) */
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FLR, i * BUF, 1000, 0));
+	rclink_uctx_doorbell(&a.c);
+	rclink_uctx_close(&a.c);	/* every mapping, then the file */
+	close(a.fd);
+	side_close(&b);
+	pair_del(QP_FLR);
+
+	/* the board's contexts work on */
+	ASSERT_EQ(0, pair_add(QP_FLR));
+	ASSERT_EQ(0, side_open(&c, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&c.c, QP_FLR, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	msg_fill(rclink_uctx_area(&c.c, BUF), 5, 5, 300);
+	ASSERT_EQ(0, rclink_post_send(&c.c, QP_FLR, BUF, 300, 0));
+	rclink_uctx_doorbell(&c.c);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(300, wc.len);
+	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 5, 5, 300));
+	side_close(&c);
+	side_close(&b);
+	pair_del(QP_FLR);
+}
+
+#define MAX_CTX	1024
+
+TEST(many)
+{
+	static struct side s[MAX_CTX + 1];
+	uint32_t n, round, i, num = 0;
+	bool seen[MAX_CTX + 1];
+
+	NEED_BOARDS();
+	for (round = 0; round < 2; round++) {
+		memset(seen, 0, sizeof(seen));
+		for (n = 0; n <= MAX_CTX; n++) {
+			if (side_open(&s[n], env.a, 16, BUF))
+				break;
+			num = s[n].c.create.ctx_num;
+			EXPECT_LE(1, s[n].c.id);
+			EXPECT_GE(num, s[n].c.id);
+			if (s[n].c.id <= MAX_CTX) {
+				EXPECT_FALSE(seen[s[n].c.id]);
+				seen[s[n].c.id] = true;
+			}
+		}
+		/* every context the board has, then none */
+		EXPECT_EQ(EBUSY, errno);
+		EXPECT_EQ(num, n);
+		TH_LOG("round %u: %u contexts", round, n);
+		for (i = 0; i < n; i++)
+			side_close(&s[i]);
+	}
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, sig);
+}
+
+TEST(flr_busy)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	struct pollfd pfd;
+	struct rclink_ctx_events ev;
+	char path[256];
+	uint32_t i;
+	int fd, sig;
+
+	NEED_BOARDS();
+	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device/reset",
+		 env.a);
+	if (access(path, W_OK))
+		SKIP(return, "no function reset for %s", env.a);
+	ASSERT_EQ(0, pair_add(QP_FLR));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_FLR, 0));
+	/* B's context has the QP and no buffer: A's messages wait (RNR) */
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FLR, i * BUF, 1000, 0));
+	ASSERT_EQ(0, rclink_post_recv(&a.c, 8 * BUF, BUF));
+	rclink_uctx_doorbell(&a.c);	/* the doorbell page is in */
+
+	fd = open(path, O_WRONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "1", 1)) TH_LOG("reset: %m");
+	close(fd);
+
+	pfd.fd = a.fd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLERR);
+	EXPECT_EQ(-1, rclink_uctx_events(&a.c, &ev));
+	EXPECT_EQ(ENODEV, errno);
+
+	/* the doorbell page was revoked: a store gets SIGBUS */
+	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
+	sig = sigsetjmp(bus_jmp, 1);
+	if (!sig)
+		*(volatile uint32_t *)(a.c.db + RCLINK_U_DB_SQ_PROD) = 9;
+	sigaction(SIGBUS, &old, NULL);
+	EXPECT_EQ(SIGBUS, sig);
+	/* the rest of the mappings stay harmless pages */
+	EXPECT_EQ(1000, (uint32_t)(a.c.sq[0] >> 32));
+
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_FLR);
+}
+
+int main(int argc, char **argv)
+{
+	/* no boards: the whole program is skipped (exit 4) */
+	if (!env_load()) {
+		ksft_print_header();
+		ksft_exit_skip("no boards (run by t1_uctx.sh)\n");
+	}
+	return test_harness_run(argc, argv);
+}
