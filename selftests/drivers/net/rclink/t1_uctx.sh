@@ -26,31 +26,4 @@ if [ ! -x "$bin" ]; then
 fi
 rcl_t1_setup
 
-export RCLINK_TOOL=$RCL_TOOL
-export RCLINK_T1_A=$RCL_T1_A RCLINK_T1_B=$RCL_T1_B
-export RCLINK_T1_IP_A=$RCL_T1_IP_A RCLINK_T1_IP_B=$RCL_T1_IP_B
-export RCLINK_T1_MAC_A=$RCL_T1_MAC_A RCLINK_T1_MAC_B=$RCL_T1_MAC_B
-export RCLINK_T1_QP_NUM=$RCL_T1_QP_NUM
-mark=$(rcl_kmsg_mark t1_uctx)
-
-# The program prints its own KTAP header.
-"$bin" "$@" 2>&1 | sed -u '/^TAP version/d'
-rc=${PIPESTATUS[0]}
-
-leaked=""
-for side in A B; do
-	q=$(rcl_t1_del_new_qps "$side" | tr '\n' ' ')
-	[ -z "$q" ] || leaked+="$(rcl_t1_name $side): $q"
-done
-if [ -n "$leaked" ]; then
-	ktap_diag "QPs left behind by $bin (deleted now): $leaked"
-	[ "$rc" -eq 0 ] && rc=1
-fi
-bad=$(rcl_kmsg_since "$mark" | rcl_splats)
-if [ -n "$bad" ]; then
-	ktap_diag "kernel log: $bad"
-	if [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; then
-		rc=1
-	fi
-fi
-exit "$rc"
+rcl_t1_run_prog "$bin" t1_uctx "$@"

@@ -714,6 +714,43 @@ rcl_t1_del_new_qps() { # side
 	done
 }
 
+# Run the kselftest_harness program $1 (a path) on the pair picked by
+# rcl_t1_setup, with the boards in the environment; its KTAP is the test's
+# output.  A QP it leaves behind or a kernel splat fails it.  Exits with
+# its status.  Arguments after $2 (the name for the kernel log mark) go to
+# the program.
+rcl_t1_run_prog() { # bin name [args...]
+	local bin=$1 name=$2 mark rc leaked="" side q bad
+	shift 2
+	export RCLINK_TOOL=$RCL_TOOL
+	export RCLINK_T1_A=$RCL_T1_A RCLINK_T1_B=$RCL_T1_B
+	export RCLINK_T1_IP_A=$RCL_T1_IP_A RCLINK_T1_IP_B=$RCL_T1_IP_B
+	export RCLINK_T1_MAC_A=$RCL_T1_MAC_A RCLINK_T1_MAC_B=$RCL_T1_MAC_B
+	export RCLINK_T1_QP_NUM=$RCL_T1_QP_NUM
+	mark=$(rcl_kmsg_mark "$name")
+
+	# The program prints its own KTAP header.
+	"$bin" "$@" 2>&1 | sed -u '/^TAP version/d'
+	rc=${PIPESTATUS[0]}
+
+	for side in A B; do
+		q=$(rcl_t1_del_new_qps "$side" | tr '\n' ' ')
+		[ -z "$q" ] || leaked+="$(rcl_t1_name $side): $q"
+	done
+	if [ -n "$leaked" ]; then
+		ktap_diag "QPs left behind by $bin (deleted now): $leaked"
+		[ "$rc" -eq 0 ] && rc=1
+	fi
+	bad=$(rcl_kmsg_since "$mark" | rcl_splats)
+	if [ -n "$bad" ]; then
+		ktap_diag "kernel log: $bad"
+		if [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; then
+			rc=1
+		fi
+	fi
+	exit "$rc"
+}
+
 # A test's own cleanup, run first by rcl_t1_cleanup (a function name).
 rcl_t1_cleanup_hook=""
 rcl_t1_cleanup() {
