@@ -1,6 +1,7 @@
 #!/bin/bash
 # Print the QEMU arguments of a board set, one per line, for run-guest.sh
-# (--qemu-arg each).  Usage: boards.sh pair|check|hub|faults|rtl [RESULTS_DIR]
+# (--qemu-arg each).
+# Usage: boards.sh pair|check|hub|faults|rtl|rtl-pair [RESULTS_DIR]
 #
 #   pair   two boards wired back to back through a QEMU hub (the wire);
 #          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap:
@@ -28,7 +29,15 @@
 #          (firmware/rtl/cosim, built here, cached) started here in the
 #          background; it serves one QEMU and ends when QEMU goes.  Its
 #          log is RESULTS_DIR/cosim0.log (or in a temporary directory).
-#          No wire: the board has no peer.
+#          No wire: the board has no peer.  The simulator's stand-ins
+#          serve the shim's IP side.
+#   rtl-pair  an RTL board and a model board wired back to back through a
+#          QEMU hub, as the pair: the RTL board (rtl=SOCKET,rtl-bridge=on)
+#          bridges its shim's IP side into its QEMU device's model of the
+#          IP and wire (simulator --ip-bridge), so the RTL's shim sends and
+#          receives through the model's IP, as a board of its own.  The RTL
+#          board is at PCI address 00:10.0 ($RCLINK_RTL_BDF), the model
+#          board after it.
 # shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
 
@@ -46,17 +55,19 @@ board() { # rclink device options
 	fi
 }
 
-if [ "$set_" = rtl ]; then
+# start_sim EXTRA_OPTION...: start the RTL simulator of board 0 in the
+# background; sets sock to its socket
+start_sim() {
+	local here sim dir i vopt=()
 	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	sim=$("$here/../../firmware/rtl/cosim/build.sh" </dev/null | tail -n 1)
 	dir=${results:-$(mktemp -d "${TMPDIR:-/tmp}/rclink-cosim.XXXXXX")}
 	sock=$dir/rtl0.sock
 	rm -f "$sock"
-	vopt=()
 	[ -n "${RCLINK_COSIM_VERBOSE:-}" ] && vopt=(--verbose)
 	{
 		"$sim" --socket "$sock" --serial 5243025243000201 \
-			--mac 025243000201 "${vopt[@]}"
+			--mac 025243000201 "${vopt[@]}" "$@"
 		echo "rclink-cosim: exit status $?"
 	} </dev/null >"$dir/cosim0.log" 2>&1 &
 	for ((i = 0; i < 100; i++)); do
@@ -64,7 +75,18 @@ if [ "$set_" = rtl ]; then
 		sleep 0.1
 	done
 	[ -S "$sock" ] || { echo "boards.sh: the RTL simulator did not start" >&2; exit 1; }
+}
+
+if [ "$set_" = rtl ]; then
+	start_sim
 	printf '%s\n' -device "rclink,rtl=$sock,mac=02:52:43:00:02:01"
+	exit 0
+fi
+if [ "$set_" = rtl-pair ]; then
+	start_sim --ip-bridge
+	printf '%s\n' -netdev hubport,id=w0,hubid=0 -netdev hubport,id=w1,hubid=0 \
+		-device "rclink,rtl=$sock,rtl-bridge=on,netdev=w0,addr=0x10,mac=02:52:43:00:02:01" \
+		-device "rclink,netdev=w1,addr=0x11,mac=02:52:43:00:00:02"
 	exit 0
 fi
 
@@ -101,7 +123,7 @@ check)
 	board type2-pkt-len=4,mac=02:52:43:00:01:06
 	;;
 *)
-	echo "usage: $0 pair|check|hub|faults|rtl [RESULTS_DIR]" >&2
+	echo "usage: $0 pair|check|hub|faults|rtl|rtl-pair [RESULTS_DIR]" >&2
 	exit 2
 	;;
 esac
