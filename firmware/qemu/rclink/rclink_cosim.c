@@ -172,7 +172,8 @@ void rclink_cosim_ip_levels(RclinkCosim *c)
     v[1] = (dfx & RCLINK_DMAQ_DFX_RX_IDLE ? 1 : 0) |
            (dfx & RCLINK_DMAQ_DFX_TX_IDLE ? 2 : 0) |
            (dfx & RCLINK_DMAQ_DFX_TX_WAIT_MAC_CRD ? 4 : 0) |
-           (dfx & RCLINK_DMAQ_DFX_TX_MAC_FREE ? 8 : 0);
+           (dfx & RCLINK_DMAQ_DFX_TX_MAC_FREE ? 8 : 0) |
+           (core->carrier ? 16 : 0);
     v[2] = core->t1 ? core->t1->t2.crd : RCLINK_PARAM_TYPE2_CRD_RST_NUM_DEFAULT;
     if (c->levels_sent && !memcmp(v, c->levels, sizeof(v))) {
         return;
@@ -454,6 +455,21 @@ static void rclink_cosim_readable(void *opaque)
     rclink_cosim_pump(opaque, false);
 }
 
+/*
+ * The bridge: the test hooks of the model's wire and IP that the RTL does
+ * not have (Documentation/hw/rtl.rst, "Not in the RTL"): the wire fault
+ * injector, its counters and queue, SHIM_CC_TEST.  The wire is the
+ * model's, so are they: BAR0 accesses to them go to the model directly.
+ */
+static bool rclink_cosim_model_reg(RclinkCosim *c, hwaddr addr)
+{
+    return c->core &&
+           ((addr >= RCLINK_SHIM_WIRE_FAULT_SEED &&
+             addr < RCLINK_SHIM_HOSTILE_SEED) ||
+            (addr >= RCLINK_SHIM_CC_TEST &&
+             addr < RCLINK_SHIM_WIRE_QUEUE_MARKED + 8));
+}
+
 uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
 {
     unsigned sh = (addr & 7) * 8;
@@ -464,6 +480,9 @@ uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 read of %u bytes at "
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return MAKE_64BIT_MASK(0, size * 8);
+    }
+    if (rclink_cosim_model_reg(c, addr)) {
+        return rclink_core_read(c->core, addr, size);
     }
     c->read_pending = true;
     c->cpl_ready = false;
@@ -492,6 +511,18 @@ void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 write of %u bytes at "
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return;
+    }
+    if (rclink_cosim_model_reg(c, addr)) {
+        rclink_core_write(c->core, addr, val, size);
+        rclink_cosim_ip_levels(c);  /* SHIM_CC_TEST.t2_crd_hold */
+        return;
+    }
+    if (c->core && (addr & ~7ULL) == RCLINK_SHIM_LINK) {
+        /*
+         * SHIM_LINK.force_down takes the RTL shim's link down and, on a
+         * board, the MAC's: here the model's wire, which stops sending
+         */
+        rclink_core_write(c->core, addr, val, size);
     }
     if (c->fd < 0) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 write at 0x%"

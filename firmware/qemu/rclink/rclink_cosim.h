@@ -45,8 +45,8 @@
  *               TX_S_CRD_QPID_VLD_O: one cycle of the credit port
  *   IP_IRQ      data = IRQ_INFO_O: one cycle of IRQ_VLD_O
  *   IP_LEVELS   be = RC_INTR_O, addr = RCLINK_IDLE_O | TX_WAIT_MAC_CRD_O
- *               << 2 | TX_MAC_FREE_O << 3, data = the multicast credit
- *               level
+ *               << 2 | TX_MAC_FREE_O << 3 | the wire's carrier << 4,
+ *               data = the multicast credit level
  *   RX_DATA     be = bytes (1..8), data: the next bytes of an RX_M packet
  *   RX_END      addr = RX_M_QPID_O, be = RX_M_ETYPE_O, data = length
  *

@@ -438,6 +438,7 @@ int main(int argc, char **argv)
 				top->x_wait_crd = (levels.addr >> 2) & 1;
 				top->x_mac_free = (levels.addr >> 3) & 1;
 				top->x_t2_crd = levels.data & 0xffff;
+				top->x_carrier = (levels.addr >> 4) & 1;
 			} else {
 				// the IP's levels after reset
 				top->x_rc_intr = 0;
@@ -445,6 +446,7 @@ int main(int argc, char **argv)
 				top->x_wait_crd = 0;
 				top->x_mac_free = 1;
 				top->x_t2_crd = T2_CRD_RST_NUM;
+				top->x_carrier = 1;
 			}
 			top->x_rx_vld = !rx_q.empty() && !in_rst;
 			if (!rx_q.empty()) {

@@ -47,6 +47,7 @@ module rclink_cosim_top (
     input  wire [47:0] board_mac,
     // ---- the bridge to the QEMU model's IP (ip_ext high)
     input  wire        ip_ext,
+    input  wire        x_carrier,       // the model's wire: its carrier
     output wire        x_ip_rst_n,
     output wire        x_awvalid,
     output wire [13:0] x_awaddr,
@@ -221,7 +222,7 @@ module rclink_cosim_top (
         .msix_valid(msix_valid), .msix_vector(msix_vector), .msix_ready(1'b1),
         .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx),
         .board_serial(board_serial), .board_mac(board_mac),
-        .link_carrier(1'b1),
+        .link_carrier(ip_ext ? x_carrier : 1'b1),
         .ip_rst_n(ip_rst_n),
         .ip_awvalid(awvalid), .ip_awready(awready), .ip_awaddr(awaddr),
         .ip_wvalid(wvalid), .ip_wready(wready), .ip_wdata(wdata), .ip_wstrb(wstrb),
