@@ -460,14 +460,22 @@ static void rclink_cosim_readable(void *opaque)
  * not have (Documentation/hw/rtl.rst, "Not in the RTL"): the wire fault
  * injector, its counters and queue, SHIM_CC_TEST.  The wire is the
  * model's, so are they: BAR0 accesses to them go to the model directly.
+ * So do reads of the per-QP counters DMAQ_QPS_*, which the RTL leaves to
+ * the IP's DFX counters: the model's IP has them (their selector
+ * DMAQ_QP_STAT_SEL is written to both).
  */
-static bool rclink_cosim_model_reg(RclinkCosim *c, hwaddr addr)
+static bool rclink_cosim_model_reg(RclinkCosim *c, hwaddr addr, bool read)
 {
+    addr &= ~7ULL;
     return c->core &&
            ((addr >= RCLINK_SHIM_WIRE_FAULT_SEED &&
              addr < RCLINK_SHIM_HOSTILE_SEED) ||
             (addr >= RCLINK_SHIM_CC_TEST &&
-             addr < RCLINK_SHIM_WIRE_QUEUE_MARKED + 8));
+             addr <= RCLINK_SHIM_WIRE_QUEUE_MARKED) ||
+            (read && ((addr >= RCLINK_DMAQ_QPS_TX_PKTS &&
+                       addr <= RCLINK_DMAQ_QPS_ACK_RX) ||
+                      addr == RCLINK_DMAQ_QPS_ECN_RX ||
+                      addr == RCLINK_DMAQ_QPS_CNP_RX)));
 }
 
 uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
@@ -481,7 +489,7 @@ uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return MAKE_64BIT_MASK(0, size * 8);
     }
-    if (rclink_cosim_model_reg(c, addr)) {
+    if (rclink_cosim_model_reg(c, addr, true)) {
         return rclink_core_read(c->core, addr, size);
     }
     c->read_pending = true;
@@ -512,15 +520,17 @@ void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return;
     }
-    if (rclink_cosim_model_reg(c, addr)) {
+    if (rclink_cosim_model_reg(c, addr, false)) {
         rclink_core_write(c->core, addr, val, size);
         rclink_cosim_ip_levels(c);  /* SHIM_CC_TEST.t2_crd_hold */
         return;
     }
-    if (c->core && (addr & ~7ULL) == RCLINK_SHIM_LINK) {
+    if (c->core && ((addr & ~7ULL) == RCLINK_SHIM_LINK ||
+                    (addr & ~7ULL) == RCLINK_DMAQ_QP_STAT_SEL)) {
         /*
          * SHIM_LINK.force_down takes the RTL shim's link down and, on a
-         * board, the MAC's: here the model's wire, which stops sending
+         * board, the MAC's: here the model's wire, which stops sending;
+         * DMAQ_QP_STAT_SEL selects the model's QP counters too
          */
         rclink_core_write(c->core, addr, val, size);
     }
