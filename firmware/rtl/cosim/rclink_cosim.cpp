@@ -379,6 +379,12 @@ int main(int argc, char **argv)
 			if (verbose)
 				fprintf(stderr, "rclink-cosim: idle at cycle %" PRIu64 "\n",
 					cycle);
+			if (!rx_q.empty())
+				// the shim holds RX_M_RDY low (no RQE, CQ full)
+				fprintf(stderr, "rclink-cosim: idle at cycle %" PRIu64
+					" with %zu RX_M packets waiting (%zu bytes of "
+					"the first taken), FLOW_STOP 0x%x\n", cycle,
+					rx_q.size(), rx_off, flow_stop);
 			receive(true);
 			busy = true;
 		} else if ((cycle & 15) == 0 && receive(false)) {
