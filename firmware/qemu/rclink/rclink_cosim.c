@@ -52,6 +52,12 @@
 #include "trace.h"
 
 #define RCLINK_COSIM_TIMEOUT_MS 10000
+/*
+ * RX_M packets the bridge hands to the shim before it has taken them: the
+ * IP's receive buffer (16 packets of TYPE1_PKT_LEN); beyond it the model
+ * refuses a packet as for want of room (RNR or a counted drop)
+ */
+#define RCLINK_COSIM_RX_MAX 16
 #define RCLINK_COSIM_CONNECT_MS 10000
 
 static void rclink_cosim_dead(RclinkCosim *c, const char *why)
@@ -206,15 +212,21 @@ void rclink_cosim_ip_event(RclinkCosim *c, unsigned source, uint64_t info)
     rclink_cosim_ip_levels(c);
 }
 
-/* An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up. */
+/*
+ * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up, or
+ * while the IP's receive buffer holds RCLINK_COSIM_RX_MAX packets the
+ * shim has not taken yet.
+ */
 bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
                         const uint8_t *pl, size_t len, bool dry_run)
 {
     size_t o;
 
     if (dry_run) {
-        return etype == 3 || !(c->flow_stop & BIT(qpid & 3));
+        return c->rx_pending < RCLINK_COSIM_RX_MAX &&
+               (etype == 3 || !(c->flow_stop & BIT(qpid & 3)));
     }
+    c->rx_pending++;
     trace_rclink_cosim_ip_rx(qpid, etype, len);
     for (o = 0; o < len; o += 8) {
         uint8_t b[8] = { 0 };
@@ -298,6 +310,7 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
         break;
     case RCLINK_COSIM_IP_RESET:
         c->epoch++;
+        c->rx_pending = 0;
         c->levels_sent = false;
         c->txlen = 0;
         c->tx_bad = false;
@@ -305,6 +318,14 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
         break;
     case RCLINK_COSIM_FLOW_STOP:
         c->flow_stop = m->be;
+        rclink_cbfc_rx_drain(core);
+        break;
+    case RCLINK_COSIM_RX_TAKEN:
+        if (c->rx_pending) {
+            c->rx_pending--;
+        }
+        /* room again: what waits in the model's buffers may go now */
+        rclink_cbfc_rx_drain(core);
         break;
     }
     rclink_cosim_ip_levels(c);
@@ -385,7 +406,7 @@ static void rclink_cosim_handle(RclinkCosim *c,
         c->intx = m->be & 1;
         pci_set_irq(c->pdev, c->intx);
         break;
-    case RCLINK_COSIM_IP_WRITE ... RCLINK_COSIM_FLOW_STOP:
+    case RCLINK_COSIM_IP_WRITE ... RCLINK_COSIM_RX_TAKEN:
         if (!c->core) {
             rclink_cosim_dead(c, "a bridge message, but rtl-bridge is off");
             break;
@@ -593,6 +614,7 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->core = core;
     c->epoch = 0;
     c->flow_stop = 0xf;
+    c->rx_pending = 0;
     c->levels_sent = false;
     c->txlen = 0;
     c->tx_bad = false;

@@ -39,6 +39,7 @@
  *               data = length: the packet is whole
  *   IP_RESET    ip_rst_n fell: the IP and the MAC reset, epoch + 1
  *   FLOW_STOP   be = the shim's FLOW_STOP bits
+ *   RX_TAKEN    the shim took the last beat of an RX_M packet
  * QEMU -> simulator
  *   IP_RDATA    data: the answer to the oldest IP_READ / MAC_READ
  *   IP_CRD      be = TX_S_CRD_O, addr = TX_S_CRD_QPID_O, data =
@@ -86,6 +87,7 @@ enum rclink_cosim_type {
     RCLINK_COSIM_TX_END = 0x95,
     RCLINK_COSIM_IP_RESET = 0x96,
     RCLINK_COSIM_FLOW_STOP = 0x97,
+    RCLINK_COSIM_RX_TAKEN = 0x98,
 };
 
 #define RCLINK_COSIM_CFG_BME  1u

@@ -652,6 +652,7 @@ int main(int argc, char **argv)
 				if (rx_off >= rx_q.front().data.size()) {
 					rx_q.pop_front();
 					rx_off = 0;
+					send_msg(RCLINK_COSIM_RX_TAKEN, 0, 0, 0);
 				}
 				busy = true;
 			}
