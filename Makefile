@@ -181,13 +181,28 @@ rtl-bench:
 #   make check-rtl   one 6.12 guest with the RTL board of boards.sh rtl (the
 #                    QEMU device with rtl=SOCKET, BAR0/DMA/interrupts in the
 #                    Verilated shim core of firmware/rtl/cosim): the
-#                    kselftests of RCLINK_RTL_TESTS against it
+#                    kselftests of RCLINK_RTL_TESTS against it; then one with
+#                    boards.sh rtl-pair (that RTL board's IP side bridged into
+#                    the model's IP and wire, wired to a model board): the
+#                    kselftests of RCLINK_RTL_PAIR_TESTS, t1_msg.sh limited to
+#                    the cases of RCLINK_RTL_T1_MSG_ARGS
 RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
 	rebind.sh
+RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh
+RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
+	-t rx_queued_unbound -t one_qp -t faults -t rx_flow_control \
+	-t window_full -t signal_read -t signal_write -t signal_storm \
+	-t ring_setup -t ring_bad_sqes -t ring_transfer -t ring_mixed -t ring_mcast
 
 .PHONY: check-rtl
 check-rtl: deps
-	@RCLINK_BOARDS=rtl selftests/vm/run-tests.sh $(RCLINK_RTL_TESTS)
+	@rc=0; \
+	RCLINK_BOARDS=rtl selftests/vm/run-tests.sh $(RCLINK_RTL_TESTS) || rc=1; \
+	RCLINK_BOARDS=rtl-pair RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-pair \
+		selftests/vm/run-tests.sh RCLINK_T1_MSGS=200 \
+		"RCLINK_T1_MSG_ARGS=$(RCLINK_RTL_T1_MSG_ARGS)" \
+		$(RCLINK_RTL_PAIR_TESTS) || rc=1; \
+	exit $$rc
 
 # ===========================================================================
 # Benchmark -- target: bench (not part of check)

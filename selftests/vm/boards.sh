@@ -1,6 +1,7 @@
 #!/bin/bash
 # Print the QEMU arguments of a board set, one per line, for run-guest.sh
-# (--qemu-arg each).  Usage: boards.sh pair|check|hub|faults|rtl [RESULTS_DIR]
+# (--qemu-arg each).
+# Usage: boards.sh pair|check|hub|faults|rtl|rtl-pair|rtl-rtl [RESULTS_DIR]
 #
 #   pair   two boards wired back to back through a QEMU hub (the wire);
 #          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap:
@@ -28,7 +29,16 @@
 #          (firmware/rtl/cosim, built here, cached) started here in the
 #          background; it serves one QEMU and ends when QEMU goes.  Its
 #          log is RESULTS_DIR/cosim0.log (or in a temporary directory).
-#          No wire: the board has no peer.
+#          No wire: the board has no peer.  The simulator's stand-ins
+#          serve the shim's IP side.
+#   rtl-pair  an RTL board and a model board wired back to back through a
+#          QEMU hub, as the pair: the RTL board (rtl=SOCKET,rtl-bridge=on)
+#          bridges its shim's IP side into its QEMU device's model of the
+#          IP and wire (simulator --ip-bridge), so the RTL's shim sends and
+#          receives through the model's IP, as a board of its own.  The RTL
+#          board is at PCI address 00:10.0, the model board at 00:11.0.
+#   rtl-rtl  the same with two RTL boards (00:10.0 and 00:11.0), each with
+#          its own simulator (logs cosim0.log, cosim1.log).
 # shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
 
@@ -46,25 +56,47 @@ board() { # rclink device options
 	fi
 }
 
-if [ "$set_" = rtl ]; then
+# start_sim N EXTRA_OPTION...: start the RTL simulator of board N in the
+# background; sets sock to its socket
+start_sim() {
+	local n=$1 here sim dir i vopt=()
+	shift
 	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	sim=$("$here/../../firmware/rtl/cosim/build.sh" </dev/null | tail -n 1)
 	dir=${results:-$(mktemp -d "${TMPDIR:-/tmp}/rclink-cosim.XXXXXX")}
-	sock=$dir/rtl0.sock
+	sock=$dir/rtl$n.sock
 	rm -f "$sock"
-	vopt=()
 	[ -n "${RCLINK_COSIM_VERBOSE:-}" ] && vopt=(--verbose)
 	{
-		"$sim" --socket "$sock" --serial 5243025243000201 \
-			--mac 025243000201 "${vopt[@]}"
+		"$sim" --socket "$sock" --serial "524302524300020$((n + 1))" \
+			--mac "02524300020$((n + 1))" "${vopt[@]}" "$@"
 		echo "rclink-cosim: exit status $?"
-	} </dev/null >"$dir/cosim0.log" 2>&1 &
+	} </dev/null >"$dir/cosim$n.log" 2>&1 &
 	for ((i = 0; i < 100; i++)); do
 		[ -S "$sock" ] && break
 		sleep 0.1
 	done
 	[ -S "$sock" ] || { echo "boards.sh: the RTL simulator did not start" >&2; exit 1; }
+}
+
+if [ "$set_" = rtl ]; then
+	start_sim 0
 	printf '%s\n' -device "rclink,rtl=$sock,mac=02:52:43:00:02:01"
+	exit 0
+fi
+if [ "$set_" = rtl-pair ]; then
+	start_sim 0 --ip-bridge
+	printf '%s\n' -netdev hubport,id=w0,hubid=0 -netdev hubport,id=w1,hubid=0 \
+		-device "rclink,rtl=$sock,rtl-bridge=on,netdev=w0,addr=0x10,mac=02:52:43:00:02:01" \
+		-device "rclink,netdev=w1,addr=0x11,mac=02:52:43:00:00:02"
+	exit 0
+fi
+if [ "$set_" = rtl-rtl ]; then
+	start_sim 0 --ip-bridge
+	printf '%s\n' -netdev hubport,id=w0,hubid=0 -netdev hubport,id=w1,hubid=0 \
+		-device "rclink,rtl=$sock,rtl-bridge=on,netdev=w0,addr=0x10,mac=02:52:43:00:02:01"
+	start_sim 1 --ip-bridge
+	printf '%s\n' -device "rclink,rtl=$sock,rtl-bridge=on,netdev=w1,addr=0x11,mac=02:52:43:00:02:02"
 	exit 0
 fi
 
@@ -101,7 +133,7 @@ check)
 	board type2-pkt-len=4,mac=02:52:43:00:01:06
 	;;
 *)
-	echo "usage: $0 pair|check|hub|faults|rtl [RESULTS_DIR]" >&2
+	echo "usage: $0 pair|check|hub|faults|rtl|rtl-pair|rtl-rtl [RESULTS_DIR]" >&2
 	exit 2
 	;;
 esac

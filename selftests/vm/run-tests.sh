@@ -26,6 +26,10 @@ done
 [ $# -gt 0 ] || { echo "usage: $0 [NAME=VALUE...] TEST..." >&2; exit 2; }
 # the rtl set: every board is an RTL board (lib/rclinktest.py is_rtl)
 [ "${RCLINK_BOARDS:-check}" = rtl ] && envs+=(RCLINK_RTL_DEVS=all)
+# rtl-pair: the RTL board is at 00:10.0, rtl-rtl: both (boards.sh)
+[ "${RCLINK_BOARDS:-check}" = rtl-pair ] && envs+=(RCLINK_RTL_DEVS=0000:00:10.0)
+[ "${RCLINK_BOARDS:-check}" = rtl-rtl ] &&
+	envs+=("RCLINK_RTL_DEVS=0000:00:10.0 0000:00:11.0")
 
 # shellcheck disable=SC1091
 . "$cache/kernels.env"

@@ -79,6 +79,9 @@ void rclink_update_intx(RclinkCore *c)
 {
     int level = 0;
 
+    if (c->bridge) {
+        return;                 /* the RTL shim's */
+    }
     if (!msix_enabled(c->pci) && !msi_enabled(c->pci)) {
         if (rclink_get(c, RCLINK_SHIM_EVT_CTRL) & RCLINK_SHIM_EVT_CTRL_ENABLE) {
             uint32_t cons = rclink_get(c, RCLINK_SHIM_EVT_CONS);
@@ -95,6 +98,9 @@ void rclink_update_intx(RclinkCore *c)
 
 void rclink_irq_raise(RclinkCore *c, unsigned vector)
 {
+    if (c->bridge) {
+        return;                 /* the RTL shim's */
+    }
     if (msix_enabled(c->pci)) {
         if (vector >= c->num_vectors) {
             qemu_log_mask(LOG_GUEST_ERROR,
@@ -158,6 +164,11 @@ static void rclink_event_write(RclinkCore *c, unsigned source, uint64_t info);
  */
 void rclink_event(RclinkCore *c, unsigned source, uint64_t info)
 {
+    if (c->bridge) {
+        /* the IP's output to the RTL shim, which writes the record */
+        rclink_cosim_ip_event(c->bridge, source, info);
+        return;
+    }
     rclink_event_write(c, source, info);
     if (rclink_hostile(c, RCLINK_SHIM_HOSTILE_CTRL_EVT)) {
         uint64_t r = rclink_hostile_rand(c);
@@ -419,7 +430,11 @@ void rclink_core_reset(RclinkCore *c)
     c->dma_status = 0;
     c->inject_lo = 0;
     rclink_hostile_reseed(c);
-    pci_set_irq(c->pci, 0);
+    if (c->bridge) {
+        rclink_cosim_ip_levels(c->bridge);
+    } else {
+        pci_set_irq(c->pci, 0);
+    }
 }
 
 void rclink_core_set_link(RclinkCore *c, bool carrier)

@@ -182,6 +182,13 @@ typedef struct RclinkCore {
     uint32_t mac_static[RCLINK_MAC_STATIC_N];
 
     RclinkCbfc cbfc;
+
+    /*
+     * The bridge (rtl-bridge=on, rclink_cosim.c): the shim is an RTL
+     * simulation's, this model is its IP, MAC and wire.  The model's own
+     * shim (event ring, interrupts, queue engine) is idle then.
+     */
+    struct RclinkCosim *bridge;
 } RclinkCore;
 
 void rclink_core_init(RclinkCore *core, PCIDevice *pci);
@@ -320,7 +327,20 @@ void rclink_t2_reset(RclinkCore *c);
 void rclink_t2_join(RclinkCore *c, uint64_t old, uint64_t val);
 void rclink_t1_cc_test(RclinkCore *c, uint64_t val, uint64_t old);
 
+/* rclink_cosim.c: the IP's outputs to the RTL shim (the bridge) */
+void rclink_cosim_ip_credit(struct RclinkCosim *x, unsigned crd,
+                            uint32_t qpid, bool qpid_vld);
+void rclink_cosim_ip_event(struct RclinkCosim *x, unsigned source,
+                           uint64_t info);
+bool rclink_cosim_ip_rx(struct RclinkCosim *x, uint32_t qpid,
+                        unsigned etype, const uint8_t *pl, size_t len,
+                        bool dry_run);
+void rclink_cosim_ip_levels(struct RclinkCosim *x);
+
 /* rclink_dmaq.c: the shim's queue engine (DMAQ window) */
+/* the bridge: a TX_S packet of the RTL shim */
+void rclink_dmaq_bridge_tx(RclinkCore *c, uint32_t qpn, unsigned flags,
+                           const uint8_t *pkt, size_t len);
 void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                        hwaddr elem, uint64_t *p, uint64_t old,
                        uint64_t wval);

@@ -19,6 +19,18 @@
  * dead: reads return all ones, writes are dropped, each logged as a guest
  * error, and the device never waits for it again.
  *
+ * The bridge (rtl-bridge=on, simulator --ip-bridge): the shim's IP side
+ * comes here too, to this device's model of the IP, MAC and wire, in
+ * place of the simulator's stand-ins.  AXI4-Lite and MAC CSR requests are
+ * register accesses of the model (reads answered at once: the simulator's
+ * clock stands still meanwhile); a TX_S packet enters the model's IP as
+ * its own engine's would (rclink_dmaq_bridge_tx); the IP's outputs come
+ * back as messages: TX_S credits, IRQ_INFO records, RX_M packets (handed
+ * over when FLOW_STOP allows, else refused as the model's engine would),
+ * RC_INTR and the status levels.  The model's own shim stays idle.  An
+ * IP_RESET (ip_rst_n fell) resets the model; what the model sent before
+ * it carries the old epoch and is dropped by the simulator.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -36,9 +48,16 @@
 #include <poll.h>
 #include "rclink_cosim.h"
 #include "rclink_cosim_dev.h"
+#include "rclink_type1.h"
 #include "trace.h"
 
 #define RCLINK_COSIM_TIMEOUT_MS 10000
+/*
+ * RX_M packets the bridge hands to the shim before it has taken them: the
+ * IP's receive buffer (16 packets of TYPE1_PKT_LEN); beyond it the model
+ * refuses a packet as for want of room (RNR or a counted drop)
+ */
+#define RCLINK_COSIM_RX_MAX 16
 #define RCLINK_COSIM_CONNECT_MS 10000
 
 static void rclink_cosim_dead(RclinkCosim *c, const char *why)
@@ -87,11 +106,11 @@ static bool rclink_cosim_take(RclinkCosim *c)
     return true;
 }
 
-static bool rclink_cosim_send(RclinkCosim *c, uint32_t type, uint32_t be,
-                              uint64_t addr, uint64_t data)
+static bool rclink_cosim_send_ep(RclinkCosim *c, uint32_t type, uint32_t be,
+                                 uint64_t addr, uint64_t data, uint64_t ep)
 {
     struct rclink_cosim_msg m = {
-        .type = type, .be = be, .addr = addr, .data = data,
+        .type = type, .be = be, .addr = addr, .data = data, .rsvd = ep,
     };
     const uint8_t *p = (const uint8_t *)&m;
     size_t left = sizeof(m);
@@ -129,6 +148,187 @@ static bool rclink_cosim_send(RclinkCosim *c, uint32_t type, uint32_t be,
         left -= n;
     }
     return true;
+}
+
+static bool rclink_cosim_send(RclinkCosim *c, uint32_t type, uint32_t be,
+                              uint64_t addr, uint64_t data)
+{
+    return rclink_cosim_send_ep(c, type, be, addr, data, 0);
+}
+
+/* A message of the IP (the bridge): of the current IP epoch */
+static void rclink_cosim_send_ip(RclinkCosim *c, uint32_t type, uint32_t be,
+                                 uint64_t addr, uint64_t data)
+{
+    rclink_cosim_send_ep(c, type, be, addr, data, c->epoch);
+}
+
+/* ------------------------------------------------ the bridge: IP outputs */
+
+void rclink_cosim_ip_levels(RclinkCosim *c)
+{
+    RclinkCore *core = c->core;
+    uint64_t dfx, v[3];
+
+    if (!core || c->fd < 0) {
+        return;
+    }
+    dfx = rclink_get(core, RCLINK_DMAQ_DFX);
+    v[0] = rclink_get(core, RCLINK_INTR_STATUS) & 0xffff;
+    v[1] = (dfx & RCLINK_DMAQ_DFX_RX_IDLE ? 1 : 0) |
+           (dfx & RCLINK_DMAQ_DFX_TX_IDLE ? 2 : 0) |
+           (dfx & RCLINK_DMAQ_DFX_TX_WAIT_MAC_CRD ? 4 : 0) |
+           (dfx & RCLINK_DMAQ_DFX_TX_MAC_FREE ? 8 : 0) |
+           (core->carrier ? 16 : 0);
+    v[2] = core->t1 ? core->t1->t2.crd : RCLINK_PARAM_TYPE2_CRD_RST_NUM_DEFAULT;
+    if (c->levels_sent && !memcmp(v, c->levels, sizeof(v))) {
+        return;
+    }
+    memcpy(c->levels, v, sizeof(v));
+    c->levels_sent = true;
+    rclink_cosim_send_ip(c, RCLINK_COSIM_IP_LEVELS, v[0], v[1], v[2]);
+}
+
+void rclink_cosim_ip_credit(RclinkCosim *c, unsigned crd, uint32_t qpid,
+                            bool qpid_vld)
+{
+    trace_rclink_cosim_ip_credit(crd, qpid, qpid_vld);
+    rclink_cosim_send_ip(c, RCLINK_COSIM_IP_CRD, crd, qpid, qpid_vld);
+    rclink_cosim_ip_levels(c);
+}
+
+/*
+ * An event of the model's IP: IRQ_INFO goes to the shim's IRQ_VLD_O /
+ * IRQ_INFO_O, RC_INTR is the INTR_STATUS level (RC_INTR_O).  RECV_ACK,
+ * RETRY_TMO, the CC events and the link are not bridged: the RTL board's
+ * shim does not see them (Documentation/testing.rst).
+ */
+void rclink_cosim_ip_event(RclinkCosim *c, unsigned source, uint64_t info)
+{
+    trace_rclink_cosim_ip_event(source, info);
+    if (source == RCLINK_EVT_SRC_IRQ_INFO) {
+        rclink_cosim_send_ip(c, RCLINK_COSIM_IP_IRQ, 0, 0, info);
+    }
+    rclink_cosim_ip_levels(c);
+}
+
+/*
+ * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up, or
+ * while the IP's receive buffer holds RCLINK_COSIM_RX_MAX packets the
+ * shim has not taken yet.
+ */
+bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
+                        const uint8_t *pl, size_t len, bool dry_run)
+{
+    size_t o;
+
+    if (dry_run) {
+        return c->rx_pending < RCLINK_COSIM_RX_MAX &&
+               (etype == 3 || !(c->flow_stop & BIT(qpid & 3)));
+    }
+    c->rx_pending++;
+    trace_rclink_cosim_ip_rx(qpid, etype, len);
+    for (o = 0; o < len; o += 8) {
+        uint8_t b[8] = { 0 };
+        size_t k = MIN(len - o, 8);
+
+        memcpy(b, pl + o, k);
+        rclink_cosim_send_ip(c, RCLINK_COSIM_RX_DATA, k, 0, ldq_le_p(b));
+    }
+    rclink_cosim_send_ip(c, RCLINK_COSIM_RX_END, etype, qpid, len);
+    return true;
+}
+
+/* ------------------------------------------------- the bridge: IP inputs */
+
+/* An AXI4-Lite write: each run of strobed bytes, as a register access. */
+static void rclink_cosim_ip_write(RclinkCosim *c, uint64_t addr, uint8_t be,
+                                  uint64_t data)
+{
+    unsigned i = 0, j;
+
+    addr &= (RCLINK_WIN_RC_SIZE - 1) & ~7ULL;
+    while (i < 8) {
+        if (!(be & BIT(i))) {
+            i++;
+            continue;
+        }
+        for (j = i; j < 8 && (be & BIT(j)); j++) {
+        }
+        rclink_core_write(c->core, addr + i,
+                          j - i == 8 ? data : extract64(data, i * 8,
+                                                        (j - i) * 8),
+                          j - i);
+        i = j;
+    }
+}
+
+static void rclink_cosim_ip_msg(RclinkCosim *c,
+                                const struct rclink_cosim_msg *m)
+{
+    RclinkCore *core = c->core;
+    uint64_t v;
+
+    switch (m->type) {
+    case RCLINK_COSIM_IP_WRITE:
+        rclink_cosim_ip_write(c, m->addr, m->be, m->data);
+        break;
+    case RCLINK_COSIM_IP_READ:
+        v = rclink_core_read(core, m->addr & (RCLINK_WIN_RC_SIZE - 8), 8);
+        rclink_cosim_send_ip(c, RCLINK_COSIM_IP_RDATA, 0, m->addr, v);
+        break;
+    case RCLINK_COSIM_MAC_WRITE:
+        rclink_core_write(core, RCLINK_WIN_MAC_BASE +
+                          (m->addr & 0xfff) * 4, (uint32_t)m->data, 4);
+        break;
+    case RCLINK_COSIM_MAC_READ:
+        v = rclink_core_read(core, RCLINK_WIN_MAC_BASE +
+                             (m->addr & 0xfff) * 4, 4);
+        rclink_cosim_send_ip(c, RCLINK_COSIM_IP_RDATA, 0, m->addr, v);
+        break;
+    case RCLINK_COSIM_TX_DATA:
+        if (m->be > 8 || c->txlen + m->be > sizeof(c->txbuf)) {
+            c->tx_bad = true;
+            break;
+        }
+        stq_le_p(c->txbuf + c->txlen, m->data);
+        c->txlen += m->be;
+        break;
+    case RCLINK_COSIM_TX_END:
+        if (c->tx_bad || m->data != c->txlen) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: RTL TX_S packet of %zu "
+                          "bytes (announced %" PRIu64 "): dropped\n",
+                          c->txlen, m->data);
+            rclink_cosim_ip_credit(c, (m->be >> 1 & 3) == 3 ? BIT(3) : BIT(0),
+                                   m->addr, false);
+        } else {
+            trace_rclink_cosim_ip_tx(m->addr, m->be, c->txlen);
+            rclink_dmaq_bridge_tx(core, m->addr, m->be, c->txbuf, c->txlen);
+        }
+        c->txlen = 0;
+        c->tx_bad = false;
+        break;
+    case RCLINK_COSIM_IP_RESET:
+        c->epoch++;
+        c->rx_pending = 0;
+        c->levels_sent = false;
+        c->txlen = 0;
+        c->tx_bad = false;
+        rclink_core_reset(core);
+        break;
+    case RCLINK_COSIM_FLOW_STOP:
+        c->flow_stop = m->be;
+        rclink_cbfc_rx_drain(core);
+        break;
+    case RCLINK_COSIM_RX_TAKEN:
+        if (c->rx_pending) {
+            c->rx_pending--;
+        }
+        /* room again: what waits in the model's buffers may go now */
+        rclink_cbfc_rx_drain(core);
+        break;
+    }
+    rclink_cosim_ip_levels(c);
 }
 
 static void rclink_cosim_dma_write(RclinkCosim *c, uint64_t addr, uint8_t be,
@@ -206,6 +406,13 @@ static void rclink_cosim_handle(RclinkCosim *c,
         c->intx = m->be & 1;
         pci_set_irq(c->pdev, c->intx);
         break;
+    case RCLINK_COSIM_IP_WRITE ... RCLINK_COSIM_RX_TAKEN:
+        if (!c->core) {
+            rclink_cosim_dead(c, "a bridge message, but rtl-bridge is off");
+            break;
+        }
+        rclink_cosim_ip_msg(c, m);
+        break;
     default:
         rclink_cosim_dead(c, "unknown message");
         break;
@@ -269,6 +476,29 @@ static void rclink_cosim_readable(void *opaque)
     rclink_cosim_pump(opaque, false);
 }
 
+/*
+ * The bridge: the test hooks of the model's wire and IP that the RTL does
+ * not have (Documentation/hw/rtl.rst, "Not in the RTL"): the wire fault
+ * injector, its counters and queue, SHIM_CC_TEST.  The wire is the
+ * model's, so are they: BAR0 accesses to them go to the model directly.
+ * So do reads of the per-QP counters DMAQ_QPS_*, which the RTL leaves to
+ * the IP's DFX counters: the model's IP has them (their selector
+ * DMAQ_QP_STAT_SEL is written to both).
+ */
+static bool rclink_cosim_model_reg(RclinkCosim *c, hwaddr addr, bool read)
+{
+    addr &= ~7ULL;
+    return c->core &&
+           ((addr >= RCLINK_SHIM_WIRE_FAULT_SEED &&
+             addr < RCLINK_SHIM_HOSTILE_SEED) ||
+            (addr >= RCLINK_SHIM_CC_TEST &&
+             addr <= RCLINK_SHIM_WIRE_QUEUE_MARKED) ||
+            (read && ((addr >= RCLINK_DMAQ_QPS_TX_PKTS &&
+                       addr <= RCLINK_DMAQ_QPS_ACK_RX) ||
+                      addr == RCLINK_DMAQ_QPS_ECN_RX ||
+                      addr == RCLINK_DMAQ_QPS_CNP_RX)));
+}
+
 uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
 {
     unsigned sh = (addr & 7) * 8;
@@ -279,6 +509,9 @@ uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size)
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 read of %u bytes at "
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return MAKE_64BIT_MASK(0, size * 8);
+    }
+    if (rclink_cosim_model_reg(c, addr, true)) {
+        return rclink_core_read(c->core, addr, size);
     }
     c->read_pending = true;
     c->cpl_ready = false;
@@ -307,6 +540,20 @@ void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 write of %u bytes at "
                       "0x%" HWADDR_PRIx " crosses a quad word\n", size, addr);
         return;
+    }
+    if (rclink_cosim_model_reg(c, addr, false)) {
+        rclink_core_write(c->core, addr, val, size);
+        rclink_cosim_ip_levels(c);  /* SHIM_CC_TEST.t2_crd_hold */
+        return;
+    }
+    if (c->core && ((addr & ~7ULL) == RCLINK_SHIM_LINK ||
+                    (addr & ~7ULL) == RCLINK_DMAQ_QP_STAT_SEL)) {
+        /*
+         * SHIM_LINK.force_down takes the RTL shim's link down and, on a
+         * board, the MAC's: here the model's wire, which stops sending;
+         * DMAQ_QP_STAT_SEL selects the model's QP counters too
+         */
+        rclink_core_write(c->core, addr, val, size);
     }
     if (c->fd < 0) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 write at 0x%"
@@ -350,7 +597,7 @@ void rclink_cosim_reset(RclinkCosim *c)
 }
 
 void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
-                       unsigned num_vectors)
+                       unsigned num_vectors, RclinkCore *core)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
@@ -364,6 +611,13 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->inoff = 0;
     c->inlen = 0;
     c->cfg = ~0u;
+    c->core = core;
+    c->epoch = 0;
+    c->flow_stop = 0xf;
+    c->rx_pending = 0;
+    c->levels_sent = false;
+    c->txlen = 0;
+    c->tx_bad = false;
     c->bh = qemu_bh_new(rclink_cosim_readable, c);
     if (strlen(path) >= sizeof(sa.sun_path)) {
         error_report("rclink: rtl=%s: path too long", path);
@@ -389,6 +643,7 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->fd = fd;
     qemu_set_fd_handler(fd, rclink_cosim_readable, NULL, c);
     rclink_cosim_config(c);
+    rclink_cosim_ip_levels(c);
 }
 
 void rclink_cosim_fini(RclinkCosim *c)

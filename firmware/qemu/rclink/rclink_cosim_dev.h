@@ -7,6 +7,10 @@
 #define RCLINK_COSIM_DEV_H
 
 #include "hw/pci/pci_device.h"
+#include "rclink_core.h"
+
+/* the TX_S packet the bridge takes: at most TYPE1_PKT_LEN */
+#define RCLINK_T1_PKT_MAX RCLINK_PARAM_TYPE1_PKT_LEN_DEFAULT
 
 typedef struct RclinkCosim {
     PCIDevice *pdev;
@@ -19,12 +23,23 @@ typedef struct RclinkCosim {
     bool cpl_ready;         /* ... and it came: cpl */
     uint64_t cpl;
     QEMUBH *bh;             /* handles what a blocked send took in */
+    /* the bridge (rtl-bridge=on): this model's IP behind the RTL shim */
+    RclinkCore *core;       /* NULL: the simulator's stand-ins */
+    uint64_t epoch;         /* IP_RESETs taken */
+    uint8_t flow_stop;      /* the shim's FLOW_STOP */
+    unsigned rx_pending;    /* RX_M packets handed over, not yet taken */
+    bool levels_sent;
+    uint64_t levels[3];     /* the IP_LEVELS last sent */
+    size_t txlen;           /* the TX_S packet being taken */
+    bool tx_bad;
+    uint8_t txbuf[(RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT > RCLINK_T1_PKT_MAX ?
+                  RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT : RCLINK_T1_PKT_MAX) + 8];
     size_t inoff, inlen;    /* the messages not handled: inbuf[inoff..inlen) */
     uint8_t inbuf[65536];
 } RclinkCosim;
 
 void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
-                       unsigned num_vectors);
+                       unsigned num_vectors, RclinkCore *core);
 void rclink_cosim_fini(RclinkCosim *c);
 uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size);
 void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,

@@ -183,6 +183,9 @@ bool rclink_dmaq_cq_pending(RclinkCore *c)
 {
     RclinkCtx *x = ctx0(c);
 
+    if (c->bridge) {
+        return false;
+    }
     return dmaq_size(x, &dmaq_cq) &&
            dq_get(x, &dmaq_cq, DQ_PROD) != dq_get(x, &dmaq_cq, DQ_CONS);
 }
@@ -373,7 +376,7 @@ void rclink_dmaq_irq(RclinkCore *c)
 {
     RclinkCtx *x = ctx0(c);
 
-    if (!x->irq_pending) {
+    if (c->bridge || !x->irq_pending) {
         return;
     }
     x->irq_pending = false;
@@ -426,6 +429,12 @@ static void dmaq_msg_status(RclinkDmaqMsg *m, uint8_t status)
 /* A packet's credit returns: acknowledged (ok) or released/dropped. */
 void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok)
 {
+    if (c->bridge) {
+        /* the RTL shim's packet: its TX_S_CRD_O token, QPID when acked */
+        rclink_cosim_ip_credit(c->bridge, BIT(0), m->qpn, ok);
+        g_free(m);
+        return;
+    }
     if (m->outstanding) {
         m->outstanding--;
         m->ctx->ost_used--;
@@ -712,6 +721,13 @@ static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
  */
 static void dmaq_t2_done(RclinkCore *c, RclinkDmaqMsg *m, uint8_t status)
 {
+    if (c->bridge) {
+        /* the RTL shim's packet left: its TX_S_CRD_O[3] token */
+        rclink_cosim_ip_credit(c->bridge, BIT(3), 0, false);
+        g_free(m->t2_pl);
+        g_free(m);
+        return;
+    }
     trace_rclink_dmaq_msg_done(m->qpn, m->sq_idx, m->len, status);
     dmaq_cqe_send(m->ctx, RCLINK_CQE_KIND_SEND_MCAST, m->qpn, status, m->len,
                   m->sq_idx);
@@ -780,6 +796,72 @@ static bool dmaq_t2_admit(RclinkCore *c, RclinkDmaqMsg *m)
 }
 
 /*
+ * The bridge (rtl-bridge=on, rclink_cosim.c): a TX_S packet of the RTL
+ * shim comes to this model's IP as this model's engine would hand it over:
+ * a TYPE1 packet into an outstanding slot (its credit returns through
+ * rclink_dmaq_credit), a TYPE2 packet into a TYPE2 buffer.  What the IP
+ * does with a packet it cannot take is the IP's: a disabled QP's packet
+ * is dropped with IRQ_INFO TYPE1 code 4 and its credit returns without
+ * QPID.
+ */
+void rclink_dmaq_bridge_tx(RclinkCore *c, uint32_t qpn, unsigned flags,
+                           const uint8_t *pkt, size_t len)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkDmaqMsg *m;
+    RclinkT1Slot *sl;
+    int s;
+
+    if ((flags >> 1 & 3) == 3) {
+        RclinkDmaq *q = &t1->q;
+
+        if (len > RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT ||
+            q->t2_nost >= RCLINK_PARAM_TYPE2_OST_N_DEFAULT) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: RTL TYPE2 packet of %zu "
+                          "bytes, %u buffers taken: dropped\n", len,
+                          q->t2_nost);
+            rclink_cosim_ip_credit(c->bridge, BIT(3), 0, false);
+            return;
+        }
+        m = g_new0(RclinkDmaqMsg, 1);
+        m->qpn = flags >> 3 & 7;
+        m->mcast = true;
+        m->t2_pl = g_memdup2(pkt, len);
+        m->t2_plen = len;
+        QSIMPLEQ_INSERT_TAIL(&q->t2_ost, m, next);
+        q->t2_nost++;
+        dmaq_t2_run(c);
+        return;
+    }
+    if (qpn >= c->qp_num || len < RCLINK_SEG_BYTES ||
+        len > RCLINK_T1_PKT_LEN || !t1->nfree) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: RTL TYPE1 packet of QP %u, "
+                      "%zu bytes, %u slots free: dropped\n", qpn, len,
+                      t1->nfree);
+        rclink_cosim_ip_credit(c->bridge, BIT(0), qpn, false);
+        return;
+    }
+    if (!rclink_t1_qp_enabled(c, qpn)) {
+        trace_rclink_dmaq_tx_qp_off(qpn, 0);
+        rclink_t1_irq_info(c, RCLINK_IRQ_TYPE1_TX_QP_DISABLED, qpn,
+                           RCLINK_INTR_STATUS_T1_TX_QP_DISABLED);
+        rclink_cosim_ip_credit(c->bridge, BIT(0), qpn, false);
+        return;
+    }
+    s = rclink_t1_slot_alloc(c);
+    sl = &t1->slots[s];
+    memcpy(sl->payload, pkt, len);
+    sl->qpn = qpn;
+    sl->len = len;
+    sl->fack = flags & 1;
+    m = g_new0(RclinkDmaqMsg, 1);
+    m->qpn = qpn;
+    sl->msg = m;
+    rclink_t1_submit(c, s);
+    rclink_t1_kick(c);
+}
+
+/*
  * CC_TYPE1_QP_EN_SET_O / CLR_O (seed 000, 速率控制接口): while the IP's
  * rate control masks a QP, its messages would only fill the shared slots
  * and stop every other QP.  The engine sets them aside instead (the one
@@ -825,6 +907,9 @@ void rclink_dmaq_cc_qp_en(RclinkCore *c, uint32_t qpn, bool en)
 {
     RclinkT1Qp *qp = &c->t1->qps[qpn];
 
+    if (c->bridge) {
+        return;         /* the RTL shim has no CC_TYPE1_QP_EN_* inputs */
+    }
     qp->eng_off = !en;
     if (en && qp->nparked && !qp->in_ready) {
         /* the set-aside messages' context serves the QP */
@@ -961,6 +1046,10 @@ void rclink_dmaq_run(RclinkCore *c)
     RclinkT1 *t1 = c->t1;
     uint32_t i, n = RCLINK_CTX_NUM - 1;
 
+    if (c->bridge) {
+        dmaq_t2_run(c);         /* the RTL shim's TYPE2 packets */
+        return;
+    }
     dmaq_cq_flush_held(ctx0(c));
     dmaq_t2_run(c);
     dmaq_sq_run(ctx0(c));
@@ -1114,6 +1203,9 @@ void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn)
 {
     DmaqRxTo to = dmaq_rx_qp(c, qpn);
 
+    if (c->bridge) {
+        return;         /* the RTL shim keeps its own receive state */
+    }
     dmaq_rx_flush(c, &to);
 }
 
@@ -1302,6 +1394,9 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
 {
     DmaqRxTo to = dmaq_rx_qp(c, qpn);
 
+    if (c->bridge) {
+        return rclink_cosim_ip_rx(c->bridge, qpn, 0, pl, len, dry_run);
+    }
     return dmaq_rx_accept(c, &to, pl, len, dry_run);
 }
 
@@ -1311,6 +1406,9 @@ bool rclink_dmaq_t2_accept(RclinkCore *c, unsigned g, const uint8_t *pl,
 {
     DmaqRxTo to = dmaq_rx_group(c, g);
 
+    if (c->bridge) {
+        return rclink_cosim_ip_rx(c->bridge, g, 3, pl, len, dry_run);
+    }
     return dmaq_rx_accept(c, &to, pl, len, dry_run);
 }
 

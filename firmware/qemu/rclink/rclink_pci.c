@@ -48,6 +48,7 @@ struct RclinkState {
     bool msi;
     /* the RTL variant: BAR0, DMA and interrupts of a simulator's socket */
     char *rtl;
+    bool rtl_bridge;        /* ... with this model's IP behind its shim */
     RclinkCosim cosim;
 };
 
@@ -152,6 +153,10 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     uint8_t *mac;
     unsigned v;
 
+    if (s->rtl_bridge && !s->rtl) {
+        error_setg(errp, "rclink: rtl-bridge needs rtl=SOCKET");
+        return;
+    }
     if (s->qp_num < 4 || s->qp_num > RCLINK_QP_NUM_MAX ||
         !is_power_of_2(s->qp_num)) {
         error_setg(errp, "rclink: qp-num must be a power of two in 4..%u",
@@ -170,14 +175,17 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
                           "rclink-bar0", RCLINK_BAR0_SIZE);
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
-    memory_region_init_io(&s->db, OBJECT(s), &rclink_db_ops, s,
-                          "rclink-doorbells",
-                          (uint64_t)RCLINK_CTX_NUM << RCLINK_CTX_DB_SHIFT);
-    pci_register_bar(pdev, RF_GET(RCLINK_DMAQ_CTX_CAP_DB_BAR,
-                                  RCLINK_DMAQ_CTX_CAP_RSTVAL),
-                     PCI_BASE_ADDRESS_SPACE_MEMORY |
-                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->db);
+    if (!s->rtl) {
+        /* the RTL's shim has context 0 only (DMAQ_CTX_CAP.num 1): no BAR4 */
+        memory_region_init_io(&s->db, OBJECT(s), &rclink_db_ops, s,
+                              "rclink-doorbells",
+                              (uint64_t)RCLINK_CTX_NUM << RCLINK_CTX_DB_SHIFT);
+        pci_register_bar(pdev, RF_GET(RCLINK_DMAQ_CTX_CAP_DB_BAR,
+                                      RCLINK_DMAQ_CTX_CAP_RSTVAL),
+                         PCI_BASE_ADDRESS_SPACE_MEMORY |
+                         PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                         PCI_BASE_ADDRESS_MEM_PREFETCH, &s->db);
+    }
 
     if (pcie_endpoint_cap_init(pdev, RCLINK_PCIE_CAP_OFFSET) < 0) {
         error_setg(errp, "rclink: PCIe capability init failed");
@@ -240,8 +248,15 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     rclink_core_init(&s->core, pdev);
     rclink_core_reset(&s->core);
     if (s->rtl) {
-        /* the model's core stays idle: BAR0 never reaches it */
-        rclink_cosim_init(&s->cosim, pdev, s->rtl, RCLINK_MSIX_VECTORS);
+        /*
+         * BAR0 never reaches the model's core: it stays idle, or (the
+         * bridge) serves as the IP, MAC and wire behind the RTL's shim
+         */
+        rclink_cosim_init(&s->cosim, pdev, s->rtl, RCLINK_MSIX_VECTORS,
+                          s->rtl_bridge ? &s->core : NULL);
+        if (s->rtl_bridge) {
+            s->core.bridge = &s->cosim;
+        }
     }
 }
 
@@ -321,6 +336,8 @@ static const Property rclink_properties[] = {
     DEFINE_PROP_BOOL("assumed-regs", RclinkState, assumed_regs, true),
     /* UNIX socket of an RTL simulator (firmware/rtl/cosim): BAR0 is its */
     DEFINE_PROP_STRING("rtl", RclinkState, rtl),
+    /* on: the simulator's IP side is this model's IP and wire (--ip-bridge) */
+    DEFINE_PROP_BOOL("rtl-bridge", RclinkState, rtl_bridge, false),
 };
 
 static const VMStateDescription rclink_vmstate = {

@@ -2049,6 +2049,9 @@ void rclink_t1_reset(RclinkCore *c)
     t1->free_head = RCLINK_T1_NIL;
     t1->nfree = 0;
     for (i = RCLINK_T1_OST_N; i-- > 0;) {
+        if (c->bridge && t1->slots[i].state != RCLINK_SLOT_EMPTY) {
+            g_free(t1->slots[i].msg);       /* the bridge's, per packet */
+        }
         rclink_t1_slot_put(c, i);
     }
     t1->ghead = t1->gtail = RCLINK_T1_NIL;

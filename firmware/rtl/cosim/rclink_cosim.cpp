@@ -3,7 +3,14 @@
 // process serving one QEMU rclink device (rtl=PATH) over a UNIX socket, in
 // the messages of firmware/qemu/rclink/rclink_cosim.h.
 //
-//   rclink-cosim --socket PATH [--serial HEX] [--mac HEX] [--verbose]
+//   rclink-cosim --socket PATH [--serial HEX] [--mac HEX] [--ip-bridge]
+//                [--verbose]
+//
+// With --ip-bridge the IP side of the shim goes to the QEMU device's model
+// of the IP and wire (rtl-bridge=on) instead of the stand-ins: AXI4-Lite
+// and MAC CSR requests, TX_S packets and ip_rst_n go out as messages; the
+// model's credits, IRQ_INFO records, RX_M packets and levels come back.
+// Time stops while an IP register read waits for the model, as for DMA.
 //
 // It listens on PATH, takes one connection, and runs until the peer goes
 // away.  Time is free running: the clock ticks as fast as the simulation
@@ -40,6 +47,9 @@ namespace {
 
 constexpr uint64_t IDLE_CYCLES = 200000;
 constexpr int RESET_CYCLES = 8;
+// TYPE2_CRD_RST_NUM (firmware/regs/rclink.yaml): the multicast credit
+// level of the IP after reset, until the model says otherwise
+constexpr uint16_t T2_CRD_RST_NUM = 2048;
 
 int fd = -1;
 bool verbose;
@@ -61,6 +71,27 @@ unsigned mmio_reads;            // MMIO_READs taken, not yet completed
 int wr_gap;                     // cycles before the request after a write
 uint32_t cfg;
 int reset_left;
+
+// the bridge (--ip-bridge)
+bool bridge;
+uint64_t ip_epoch;              // IP_RESETs sent
+bool ip_rst_was = true;         // ip_rst_n, last cycle
+enum { IPW_NONE, IPW_AXI, IPW_MAC } ip_wait;    // a register read waits
+std::deque<rclink_cosim_msg> ip_rsp_q;  // IP_RDATA not yet given
+std::deque<rclink_cosim_msg> crd_q;     // IP_CRD, one a cycle
+std::deque<rclink_cosim_msg> irq_q;     // IP_IRQ, one a cycle
+rclink_cosim_msg levels;                // IP_LEVELS, the last
+bool levels_set;
+struct RxPkt {
+	std::vector<uint8_t> data;
+	uint32_t qpid, etype;
+};
+std::deque<RxPkt> rx_q;         // whole RX_M packets
+std::vector<uint8_t> rx_cur;    // RX_DATA of the packet being received
+size_t rx_off;                  // bytes of rx_q.front() given to RX_M
+std::vector<uint8_t> tx_cur;    // the TX_S packet being taken
+uint32_t tx_qpid, tx_flags;
+uint8_t flow_stop = 0xff;
 
 // statistics, printed when the peer goes
 uint64_t cycle, busy_cycles, msgs_in, msgs_out;
@@ -96,16 +127,30 @@ void send_msg(uint32_t type, uint32_t be, uint64_t addr, uint64_t data)
 	msgs_out++;
 }
 
+bool receive(bool block);
+
+// Send what outq holds.  While the socket is full, take in what QEMU sends
+// (it may itself be waiting for room to send to us).
 void flush()
 {
-	const uint8_t *p = reinterpret_cast<const uint8_t *>(outq.data());
-	size_t left = outq.size() * sizeof(rclink_cosim_msg);
+	std::vector<rclink_cosim_msg> q;
+
+	q.swap(outq);
+	const uint8_t *p = reinterpret_cast<const uint8_t *>(q.data());
+	size_t left = q.size() * sizeof(rclink_cosim_msg);
 
 	while (left) {
-		ssize_t n = write(fd, p, left);
+		ssize_t n = send(fd, p, left, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = { fd, POLLIN | POLLOUT, 0 };
+
+			if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLIN))
+				receive(false);
+			continue;
+		}
 		if (n <= 0) {
 			fprintf(stderr, "rclink-cosim: peer gone (write)\n");
 			stats();
@@ -114,8 +159,8 @@ void flush()
 		p += n;
 		left -= n;
 	}
-	outq.clear();
 }
+
 
 void handle(const rclink_cosim_msg &m)
 {
@@ -143,6 +188,41 @@ void handle(const rclink_cosim_msg &m)
 		break;
 	case RCLINK_COSIM_RESET:
 		reset_left = RESET_CYCLES;
+		break;
+	case RCLINK_COSIM_IP_RDATA:
+		// an answer is never stale: the clock stopped while it was owed
+		ip_rsp_q.push_back(m);
+		break;
+	case RCLINK_COSIM_IP_CRD:
+		if (m.rsvd == ip_epoch)
+			crd_q.push_back(m);
+		break;
+	case RCLINK_COSIM_IP_IRQ:
+		if (m.rsvd == ip_epoch)
+			irq_q.push_back(m);
+		break;
+	case RCLINK_COSIM_IP_LEVELS:
+		if (m.rsvd == ip_epoch) {
+			levels = m;
+			levels_set = true;
+		}
+		break;
+	case RCLINK_COSIM_RX_DATA:
+		if (m.rsvd != ip_epoch)
+			break;
+		for (unsigned i = 0; i < m.be && i < 8; i++)
+			rx_cur.push_back(static_cast<uint8_t>(m.data >> (8 * i)));
+		break;
+	case RCLINK_COSIM_RX_END:
+		if (m.rsvd != ip_epoch)
+			break;
+		if (rx_cur.size() != m.data || rx_cur.empty())
+			fprintf(stderr, "rclink-cosim: RX_M packet of %zu bytes, "
+				"announced %" PRIu64 ": dropped\n", rx_cur.size(), m.data);
+		else
+			rx_q.push_back({rx_cur, static_cast<uint32_t>(m.addr),
+					m.be & 3});
+		rx_cur.clear();
 		break;
 	default:
 		fprintf(stderr, "rclink-cosim: unknown message %u\n", m.type);
@@ -235,11 +315,13 @@ int main(int argc, char **argv)
 			mac = strtoull(argv[++i], nullptr, 16);
 		else if (a == "--verbose")
 			verbose = true;
+		else if (a == "--ip-bridge")
+			bridge = true;
 		else if (a.rfind("+verilator", 0) == 0)
 			continue;
 		else {
 			fprintf(stderr, "usage: %s --socket PATH [--serial HEX] "
-				"[--mac HEX] [--verbose]\n", argv[0]);
+				"[--mac HEX] [--ip-bridge] [--verbose]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -266,6 +348,7 @@ int main(int argc, char **argv)
 	top->board_serial = serial;
 	top->board_mac = mac & 0xffffffffffffULL;
 	top->dma_req_ready = 1;
+	top->ip_ext = bridge;
 	top->clk = 0;
 	top->rst_n = 0;
 	top->eval();
@@ -285,12 +368,23 @@ int main(int argc, char **argv)
 			while (rsp_q.empty() && dma_out > dma_drop)
 				receive(true);
 			busy = true;
+		} else if (ip_wait != IPW_NONE && ip_rsp_q.empty()) {
+			flush();
+			while (ip_rsp_q.empty())
+				receive(true);
+			busy = true;
 		} else if (quiet >= IDLE_CYCLES && tgt_q.empty() && rsp_q.empty() &&
-			   !reset_left) {
+			   crd_q.empty() && irq_q.empty() && !reset_left) {
 			flush();
 			if (verbose)
 				fprintf(stderr, "rclink-cosim: idle at cycle %" PRIu64 "\n",
 					cycle);
+			if (!rx_q.empty())
+				// the shim holds RX_M_RDY low (no RQE, CQ full)
+				fprintf(stderr, "rclink-cosim: idle at cycle %" PRIu64
+					" with %zu RX_M packets waiting (%zu bytes of "
+					"the first taken), FLOW_STOP 0x%x\n", cycle,
+					rx_q.size(), rx_off, flow_stop);
 			receive(true);
 			busy = true;
 		} else if ((cycle & 15) == 0 && receive(false)) {
@@ -322,8 +416,108 @@ int main(int argc, char **argv)
 			top->dma_rsp_data = rsp_q.front().data;
 			top->dma_rsp_err = rsp_q.front().be & 1;
 		}
+		bool ip_rsp = false, in_rst = false;
+
+		if (bridge) {
+			in_rst = !top->x_ip_rst_n;
+
+			ip_rsp = ip_wait != IPW_NONE && !ip_rsp_q.empty();
+			top->x_rvalid = ip_rsp && ip_wait == IPW_AXI;
+			top->x_mac_readdatavalid = ip_rsp && ip_wait == IPW_MAC;
+			if (ip_rsp) {
+				top->x_rdata = ip_rsp_q.front().data;
+				top->x_mac_readdata = static_cast<uint32_t>(ip_rsp_q.front().data);
+			}
+			top->x_crd = 0;
+			top->x_crd_qpid_vld = 0;
+			if (!crd_q.empty() && !in_rst) {
+				top->x_crd = crd_q.front().be & 0xf;
+				top->x_crd_qpid = crd_q.front().addr & 0x3ff;
+				top->x_crd_qpid_vld = crd_q.front().data & 1;
+			}
+			top->x_irq_vld = !irq_q.empty() && !in_rst;
+			if (!irq_q.empty())
+				top->x_irq_info = irq_q.front().data;
+			if (levels_set && !in_rst) {
+				top->x_rc_intr = levels.be & 0xffff;
+				top->x_idle = levels.addr & 3;
+				top->x_wait_crd = (levels.addr >> 2) & 1;
+				top->x_mac_free = (levels.addr >> 3) & 1;
+				top->x_t2_crd = levels.data & 0xffff;
+				top->x_carrier = (levels.addr >> 4) & 1;
+			} else {
+				// the IP's levels after reset
+				top->x_rc_intr = 0;
+				top->x_idle = 3;
+				top->x_wait_crd = 0;
+				top->x_mac_free = 1;
+				top->x_t2_crd = T2_CRD_RST_NUM;
+				top->x_carrier = 1;
+			}
+			top->x_rx_vld = !rx_q.empty() && !in_rst;
+			if (!rx_q.empty()) {
+				const RxPkt &r = rx_q.front();
+				uint64_t d = 0;
+				unsigned k = 0;
+
+				for (; k < 8 && rx_off + k < r.data.size(); k++)
+					d |= static_cast<uint64_t>(r.data[rx_off + k]) << (56 - 8 * k);
+				top->x_rx_dat = d;
+				top->x_rx_keep = static_cast<uint8_t>(0xff00 >> k);
+				top->x_rx_fs = rx_off == 0;
+				top->x_rx_fe = rx_off + 8 >= r.data.size();
+				top->x_rx_qpid = r.qpid & 0x3ff;
+				top->x_rx_etype = r.etype;
+				top->x_rx_len = r.data.size() & 0x1fff;
+			}
+		}
 		top->clk = 0;
 		top->eval();
+
+		// the bridge's handshakes of this edge
+		bool x_aw = false, x_ar = false, x_mw = false, x_mr = false;
+		bool x_tx = false, x_txfe = false, x_rx = false, x_rst = false;
+		uint64_t x_a = 0, x_d = 0;
+		uint8_t x_s = 0, x_fs = 0;
+
+		if (bridge) {
+			x_rst = !top->x_ip_rst_n && ip_rst_was;
+			ip_rst_was = top->x_ip_rst_n;
+			if (top->x_awvalid) {
+				x_aw = true;
+				x_a = top->x_awaddr;
+				x_d = top->x_wdata;
+				x_s = top->x_wstrb;
+			} else if (top->x_arvalid) {
+				x_ar = true;
+				x_a = top->x_araddr;
+			}
+			if (top->x_mac_write) {
+				x_mw = true;
+				x_a = top->x_mac_address;
+				x_d = top->x_mac_writedata;
+			} else if (top->x_mac_read) {
+				x_mr = true;
+				x_a = top->x_mac_address;
+			}
+			if (top->x_tx_vld) {
+				x_tx = true;
+				if (top->x_tx_fs) {
+					tx_cur.clear();
+					tx_qpid = top->x_tx_qpid;
+				}
+				for (int i = 7; i >= 0; i--)
+					if (top->x_tx_keep & (1u << i))
+						tx_cur.push_back(static_cast<uint8_t>(top->x_tx_dat >> (8 * i)));
+				x_txfe = top->x_tx_fe;
+				if (x_txfe)
+					tx_flags = (top->x_tx_fack & 1) |
+						   ((top->x_tx_etype & 3) << 1) |
+						   ((top->x_tx_group & 7) << 3);
+			}
+			x_rx = top->x_rx_vld && top->x_rx_rdy;
+			x_fs = top->x_flow_stop;
+		}
 
 		// the handshakes of this edge
 		bool tgt_fire = top->tgt_req_valid && top->tgt_req_ready;
@@ -401,6 +595,72 @@ int main(int argc, char **argv)
 					send_msg(RCLINK_COSIM_MMIO_CPL, 0, 0, ~0ULL);
 			}
 			busy = true;
+		}
+		if (bridge) {
+			if (x_rst) {
+				// the IP resets: what the model sent before is stale
+				send_msg(RCLINK_COSIM_IP_RESET, 0, 0, 0);
+				ip_epoch++;
+				crd_q.clear();
+				irq_q.clear();
+				rx_q.clear();
+				rx_cur.clear();
+				rx_off = 0;
+				levels_set = false;
+				busy = true;
+			}
+			if (ip_rsp) {
+				ip_rsp_q.pop_front();
+				ip_wait = IPW_NONE;
+				busy = true;
+			}
+			if (x_aw)
+				send_msg(RCLINK_COSIM_IP_WRITE, x_s, x_a, x_d);
+			if (x_ar) {
+				send_msg(RCLINK_COSIM_IP_READ, 0, x_a, 0);
+				ip_wait = IPW_AXI;
+			}
+			if (x_mw)
+				send_msg(RCLINK_COSIM_MAC_WRITE, 0, x_a, x_d);
+			if (x_mr) {
+				send_msg(RCLINK_COSIM_MAC_READ, 0, x_a, 0);
+				ip_wait = IPW_MAC;
+			}
+			if (x_txfe) {
+				for (size_t o = 0; o < tx_cur.size(); o += 8) {
+					uint64_t d = 0;
+					unsigned k = 0;
+
+					for (; k < 8 && o + k < tx_cur.size(); k++)
+						d |= static_cast<uint64_t>(tx_cur[o + k]) << (8 * k);
+					send_msg(RCLINK_COSIM_TX_DATA, k, 0, d);
+				}
+				send_msg(RCLINK_COSIM_TX_END, tx_flags, tx_qpid,
+					 tx_cur.size());
+				tx_cur.clear();
+			}
+			if (!crd_q.empty() && !in_rst) {
+				crd_q.pop_front();
+				busy = true;
+			}
+			if (!irq_q.empty() && !in_rst) {
+				irq_q.pop_front();
+				busy = true;
+			}
+			if (x_rx) {
+				rx_off += 8;
+				if (rx_off >= rx_q.front().data.size()) {
+					rx_q.pop_front();
+					rx_off = 0;
+					send_msg(RCLINK_COSIM_RX_TAKEN, 0, 0, 0);
+				}
+				busy = true;
+			}
+			if (x_fs != flow_stop) {
+				flow_stop = x_fs;
+				send_msg(RCLINK_COSIM_FLOW_STOP, flow_stop, 0, 0);
+			}
+			busy |= x_aw || x_ar || x_mw || x_mr || x_tx;
 		}
 		quiet = busy ? 0 : quiet + 1;
 		busy_cycles += busy;

@@ -14,7 +14,9 @@
 # RCLINK_T1_MSGS (messages per transfer, default 10000),
 # RCLINK_T1_FAULT_MSGS (the transfer over the faulty wire, default
 # RCLINK_T1_MSGS), RCLINK_T1_SEED, RCLINK_T1_STALL, RCLINK_T1_CHURN_QPS
-# (see t1_msg.c).  Extra arguments go to the program (e.g. -t one_qp).
+# (see t1_msg.c), RCLINK_T1_MSG_ARGS (options of the program before the
+# extra arguments, e.g. "-t one_qp -t ring_transfer": make check-rtl's
+# subset).  Extra arguments go to the program (e.g. -t one_qp).
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
@@ -30,4 +32,5 @@ fi
 rcl_t1_setup
 rcl_t1_wire_used=1	# the program may have used the wire hooks
 
-rcl_t1_run_prog "$bin" t1_msg "$@"
+# shellcheck disable=SC2086 # options, split
+rcl_t1_run_prog "$bin" t1_msg ${RCLINK_T1_MSG_ARGS:-} "$@"
