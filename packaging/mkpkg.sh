@@ -10,7 +10,9 @@
 #          rclink-dkms       the module's source for DKMS (built and
 #                            installed for the running kernel when its
 #                            headers are there, and on every new kernel)
-#          rclink-tools      /usr/sbin/rclink, rclink(8), bash completion
+#          rclink-tools      /usr/sbin/rclink, rclink(8), bash completion,
+#                            librclink (.a, .h, librclink(3)) and the uAPI
+#                            headers linux/rclink_dev.h, linux/rclink_nl.h
 #          rclink-selftests  the kselftests as an installed collection:
 #                            /usr/lib/rclink/kselftest/run_kselftest.sh,
 #                            kselftest-list.txt, drivers/net/rclink/
@@ -128,6 +130,9 @@ gzip -9n <tools/rclink/rclink.8 >"$d/usr/share/man/man8/rclink.8.gz"
 # librclink: the kernel-bypass contexts (static library, header, man page)
 install -D -m 0644 build/tools/librclink.a "$d/usr/lib/librclink.a"
 install -D -m 0644 tools/lib/librclink.h "$d/usr/include/librclink.h"
+# the uAPI headers librclink.h and programs of the netlink family need
+install -D -m 0644 uapi/linux/rclink_dev.h "$d/usr/include/linux/rclink_dev.h"
+install -D -m 0644 uapi/linux/rclink_nl.h "$d/usr/include/linux/rclink_nl.h"
 install -d "$d/usr/share/man/man3"
 gzip -9n <tools/lib/librclink.3 >"$d/usr/share/man/man3/librclink.3.gz"
 install -D -m 0644 tools/rclink/rclink.bash-completion \
