@@ -161,7 +161,7 @@ class NetKept:
             self.t3.__exit__(None, None, None)
             self.t3 = None
 
-    def setup(self):
+    def setup(self, diag):
         """Settings other than the defaults; the state to compare with."""
         if not self.t3:
             return None
@@ -169,8 +169,7 @@ class NetKept:
         a.set_mtu(T3_MTU)
         a.nsx(['ethtool', '-G', a.dev, 'rx', str(T3_RINGS[0]), 'tx',
                str(T3_RINGS[1])])
-        a.nsx(['dcb', 'pfc', 'set', 'dev', a.dev, 'prio-pfc',
-               '%d:on' % T3_PRIO])
+        a.dcb_pfc_set(['prio-pfc', '%d:on' % T3_PRIO], diag)
         st = self.state()
         rt.check(st['mtu'] == T3_MTU and st['rings'] == T3_RINGS and
                  st['pfc'] == [T3_PRIO], 'setting up A: %s' % st)
@@ -478,7 +477,7 @@ def case(pair, ktap, name, fault, recover=None, teardown=True,
         why = precondition() if precondition else None
         if why:
             raise rt.SkipTest(why)
-        net_before = net.setup() if net else None
+        net_before = net.setup(ktap.diag) if net else None
         bdf = pair.bdf['A']
         pair.qp_fresh()
         t1k = T1Kept(pair, kept if teardown else None, both)
