@@ -672,6 +672,13 @@
 #define RCLINK_SHIM_EVT_INJECT_SRC_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_EVT_INJECT_SRC_SOURCE	GENMASK_ULL(7, 0)
 
+/* the TYPE3 interrupt on an MSI-X vector of its own: with enable 1 and MSI-X enabled, an IRQ_INFO TYPE3 (the IP's, or one SHIM_INTR_INJECT.nonr_st0/st1 makes; not SHIM_EVT_INJECT) writes no event record and raises vector instead, on the request stream behind the writes it announces. The causes stay in DMA_INTR_ST0/ST1 for the host to read and clear. With enable 0, MSI or INTx the record is written as before. A shim without the register reads 0 (enable does not stick): the host keeps the event ring */
+#define RCLINK_SHIM_T3_IRQ	0x4188
+#define RCLINK_SHIM_T3_IRQ_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_T3_IRQ_VECTOR	GENMASK_ULL(15, 0)
+#define   RCLINK_SHIM_T3_IRQ_ENABLE	BIT_ULL(16)
+#define   RCLINK_SHIM_T3_IRQ_COUNT	GENMASK_ULL(63, 32)
+
 /* VC n's CBFC configuration of the MAC (初始化阶段: CREDIT_SIZE, CREDIT_LIMIT, PKT_OVHD_LEN); the IP takes it when SHIM_CBFC_CTRL.load has bit n. The same values size VC n's receive buffer (credit_limit credits of credit_size bytes): both ends of a link use one configuration (配置约束) */
 #define RCLINK_SHIM_CBFC_VC_CFG(n)	(0x4300 + (n) * 8)
 #define RCLINK_SHIM_CBFC_VC_CFG_COUNT	8

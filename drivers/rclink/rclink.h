@@ -99,6 +99,7 @@ enum rclink_cnt {
 	RCLINK_NONR_ST1_BITS(RCLINK_CNT_NONR_ST1_ENUM)
 	RCLINK_CNT_SELFTEST_IRQ,	/* self-test interrupts received */
 	RCLINK_CNT_NONR_SOFT_RESET,	/* soft resets of the non-RDMA path */
+	RCLINK_CNT_T3_VECTOR,		/* TYPE3 interrupts on their vector */
 	RCLINK_CNT_QP_FATAL,		/* QPs that went fatal (retry over) */
 	RCLINK_CNT_QP_RECOVERED,
 	RCLINK_CNT_QP_RECOVERY_FAILED,
@@ -157,6 +158,7 @@ enum rclink_irq_mode {
 /* Vector plan (shim.rst): 0 = event ring, 1 = TYPE1 CQ, 2.. reserved */
 #define RCLINK_VEC_EVT		0
 #define RCLINK_VEC_CQ		1
+#define RCLINK_VEC_T3		2
 
 struct rclink_vec {
 	struct rclink_dev *rdev;
@@ -417,6 +419,7 @@ void rclink_irq_free(struct rclink_dev *rdev);
 const char *rclink_irq_mode_name(enum rclink_irq_mode mode);
 void rclink_irq_sync(struct rclink_dev *rdev);
 bool rclink_irq_cq_shared(struct rclink_dev *rdev);
+bool rclink_irq_t3_own(struct rclink_dev *rdev);
 
 /* rclink_events.c */
 int rclink_evt_ring_alloc(struct rclink_dev *rdev);
@@ -425,6 +428,7 @@ int rclink_evt_ring_enable(struct rclink_dev *rdev);
 void rclink_evt_ring_disable(struct rclink_dev *rdev);
 bool rclink_evt_pending(struct rclink_dev *rdev);
 void rclink_evt_drain(struct rclink_dev *rdev);
+bool rclink_t3_causes(struct rclink_dev *rdev);
 
 /* rclink_qp.c */
 void rclink_qp_early_init(struct rclink_dev *rdev);
@@ -482,6 +486,7 @@ void rclink_netdev_detach(struct rclink_dev *rdev);
 void rclink_netdev_set_ring_sizes(struct rclink_dev *rdev, u32 tx, u32 rx);
 bool rclink_netdev_present(struct rclink_dev *rdev);
 void rclink_netdev_t3_event(struct rclink_dev *rdev);
+void rclink_netdev_t3_irq(struct rclink_dev *rdev);
 void rclink_netdev_link_event(struct rclink_dev *rdev);
 bool rclink_netdev_t3_reset(struct rclink_dev *rdev);
 int rclink_netdev_t3_fault(struct rclink_dev *rdev, unsigned int fault);

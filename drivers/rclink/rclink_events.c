@@ -44,6 +44,7 @@ const char * const rclink_cnt_names[RCLINK_CNT_NUM] = {
 	RCLINK_NONR_ST1_BITS(RCLINK_NONR_ST1_NAME)
 	[RCLINK_CNT_SELFTEST_IRQ] = "selftest_irq",
 	[RCLINK_CNT_NONR_SOFT_RESET] = "nonr_soft_reset",
+	[RCLINK_CNT_T3_VECTOR] = "t3_irq_vector",
 	[RCLINK_CNT_QP_FATAL] = "qp_fatal",
 	[RCLINK_CNT_QP_RECOVERED] = "qp_recovered",
 	[RCLINK_CNT_QP_RECOVERY_FAILED] = "qp_recovery_failed",
@@ -76,6 +77,7 @@ static const bool rclink_cnt_netdev_tab[RCLINK_CNT_NUM] = {
 	RCLINK_NONR_ST0_BITS(RCLINK_NONR_ST0_NETDEV)
 	RCLINK_NONR_ST1_BITS(RCLINK_NONR_ST1_NETDEV)
 	[RCLINK_CNT_NONR_SOFT_RESET] = true,
+	[RCLINK_CNT_T3_VECTOR] = true,
 	[RCLINK_CNT_LINK_UP] = true,
 	[RCLINK_CNT_LINK_DOWN] = true,
 };
@@ -204,29 +206,34 @@ static void rclink_evt_count_bits(struct rclink_dev *rdev,
 	}
 }
 
-/* TYPE3 code 1: the causes are in DMA_INTR_ST0 and DMA_INTR_ST1 (W1C) */
-static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
+/*
+ * The causes of a TYPE3 interrupt, in DMA_INTR_ST0 and DMA_INTR_ST1 (W1C):
+ * count, clear, and hand the faults to the type3 reporter.  The event
+ * thread calls it for an IRQ_INFO TYPE3 record, NAPI for an interrupt on
+ * the TYPE3 vector (softirq: nothing here sleeps).  Returns whether there
+ * were any (DMA_INTR_ST0 is never 0 when the IP raised TYPE3).
+ */
+bool rclink_t3_causes(struct rclink_dev *rdev)
 {
-	u64 st0, st1, faults;
-
-	dev_dbg(rdev->dev, "TYPE3 interrupt: tx md tail %llu, rx md tail %llu\n",
-		FIELD_GET(RCLINK_IRQ_INFO_T3_TX_TAIL, info),
-		FIELD_GET(RCLINK_IRQ_INFO_T3_RX_TAIL, info));
+	u64 st0, st1 = 0, faults;
 
 	/*
 	 * ST0 first: a fault latched in ST1 after we cleared ST0 sets
-	 * ST0.abnormal anew and so raises another TYPE3 event.
+	 * ST0.abnormal anew and so raises another TYPE3 event.  Without
+	 * abnormal ST1 holds nothing: one read less per interrupt.
 	 */
 	st0 = rclink_rd64(rdev, RCLINK_DMA_INTR_ST0);
 	if (rclink_gone(rdev))
-		return;
+		return false;
 	if (st0)
 		rclink_wr64(rdev, RCLINK_DMA_INTR_ST0, st0);
-	st1 = rclink_rd64(rdev, RCLINK_DMA_INTR_ST1);
-	if (rclink_gone(rdev))
-		return;
-	if (st1)
-		rclink_wr64(rdev, RCLINK_DMA_INTR_ST1, st1);
+	if (st0 & RCLINK_DMA_INTR_ST0_ABNORMAL) {
+		st1 = rclink_rd64(rdev, RCLINK_DMA_INTR_ST1);
+		if (rclink_gone(rdev))
+			return false;
+		if (st1)
+			rclink_wr64(rdev, RCLINK_DMA_INTR_ST1, st1);
+	}
 
 	rclink_evt_count_bits(rdev, rclink_nonr_st0_bits,
 			      ARRAY_SIZE(rclink_nonr_st0_bits), st0,
@@ -243,6 +250,16 @@ static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
 	faults = st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK;
 	if (faults)
 		rclink_health_t3_fault(rdev, faults);
+	return st0 || st1;
+}
+
+/* IRQ_INFO TYPE3 code 1 in the event ring (no vector of its own) */
+static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
+{
+	dev_dbg(rdev->dev, "TYPE3 interrupt: tx md tail %llu, rx md tail %llu\n",
+		FIELD_GET(RCLINK_IRQ_INFO_T3_TX_TAIL, info),
+		FIELD_GET(RCLINK_IRQ_INFO_T3_RX_TAIL, info));
+	rclink_t3_causes(rdev);
 	/* tails moved (tail up), RX MDs ran out: NAPI cleans and refills */
 	rclink_netdev_t3_event(rdev);
 }

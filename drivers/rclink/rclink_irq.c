@@ -2,9 +2,11 @@
 /*
  * rclink: interrupt vectors.  MSI-X with up to SHIM_CAP3.num_vectors vectors,
  * else one MSI, else INTx (shared).  Vector 0 carries the event ring,
- * vector 1 the TYPE1 completion queue; the others are reserved and only see
- * the self-test.  With one vector (MSI, INTx, a single MSI-X vector) the
- * event ring's handler serves the completion queue as well.
+ * vector 1 the TYPE1 completion queue, vector 2 the TYPE3 netdev's NAPI
+ * (SHIM_T3_IRQ, while the interface is up); the others are reserved and
+ * only see the self-test.  With one vector (MSI, INTx, a single MSI-X
+ * vector) the event ring's handler serves the completion queue as well, and
+ * without vector 2 TYPE3 interrupts come as event records.
  */
 
 #include <linux/interrupt.h>
@@ -133,7 +135,29 @@ static irqreturn_t rclink_cq_thread(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* Vectors 2..: reserved (MSI-X only) */
+/* Whether TYPE3 may have vector 2 (MSI-X with at least three vectors) */
+bool rclink_irq_t3_own(struct rclink_dev *rdev)
+{
+	return rdev->irq_mode == RCLINK_IRQ_MSIX &&
+	       rdev->num_vecs > RCLINK_VEC_T3 &&
+	       rdev->vecs[RCLINK_VEC_T3].requested;
+}
+
+/* Vector 2 (MSI-X): TYPE3, straight to NAPI; and its self-test */
+static irqreturn_t rclink_t3_irq(int irq, void *data)
+{
+	struct rclink_vec *vec = data;
+	struct rclink_dev *rdev = vec->rdev;
+
+	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
+	if (rclink_selftest_irq_seen(rdev, vec->idx))
+		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
+	/* a self-test interrupt only costs NAPI a look at DMA_INTR_ST0 */
+	rclink_netdev_t3_irq(rdev);
+	return IRQ_HANDLED;
+}
+
+/* Vectors 3..: reserved (MSI-X only) */
 static irqreturn_t rclink_queue_irq(int irq, void *data)
 {
 	struct rclink_vec *vec = data;
@@ -183,6 +207,11 @@ int rclink_irq_request(struct rclink_dev *rdev)
 			err = request_threaded_irq(vec->irq, rclink_cq_irq,
 						   rclink_cq_thread, 0,
 						   vec->name, vec);
+		} else if (i == RCLINK_VEC_T3) {
+			snprintf(vec->name, sizeof(vec->name), "%s-%s-t3",
+				 KBUILD_MODNAME, pci);
+			err = request_irq(vec->irq, rclink_t3_irq, 0,
+					  vec->name, vec);
 		} else {
 			snprintf(vec->name, sizeof(vec->name), "%s-%s-q%u",
 				 KBUILD_MODNAME, pci, i);

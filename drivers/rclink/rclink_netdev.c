@@ -94,6 +94,43 @@ void rclink_netdev_t3_event(struct rclink_dev *rdev)
 	local_bh_enable();
 }
 
+/*
+ * Vector 2 (hard interrupt): TYPE3 raised it instead of writing an event
+ * record.  NAPI reads and clears the causes before it cleans.
+ */
+void rclink_netdev_t3_irq(struct rclink_dev *rdev)
+{
+	struct rclink_net *net = READ_ONCE(rdev->net);
+
+	if (!net)
+		return;
+	atomic_set(&net->t3_irq, 1);
+	napi_schedule_irqoff(&net->napi);
+}
+
+/*
+ * TYPE3 interrupts on vector 2 while NAPI runs (MSI-X), else as event
+ * records.  A shim without SHIM_T3_IRQ keeps enable 0: the event ring then.
+ */
+static void rclink_net_irq_own(struct rclink_net *net, bool on)
+{
+	struct rclink_dev *rdev = net->rdev;
+	u64 cfg = 0;
+
+	if (!rclink_irq_t3_own(rdev))
+		return;
+	if (on)
+		cfg = RCLINK_SHIM_T3_IRQ_ENABLE |
+		      FIELD_PREP(RCLINK_SHIM_T3_IRQ_VECTOR, RCLINK_VEC_T3);
+	rclink_wr64(rdev, RCLINK_SHIM_T3_IRQ, cfg);
+	/* flush; an old shim reads 0 */
+	cfg = rclink_rd64(rdev, RCLINK_SHIM_T3_IRQ);
+	net->irq_own = on && !rclink_gone(rdev) &&
+		       (cfg & RCLINK_SHIM_T3_IRQ_ENABLE);
+	if (on && !net->irq_own)
+		netdev_dbg(net->netdev, "TYPE3 interrupts stay in the event ring\n");
+}
+
 /* ---- up / down ----------------------------------------------------------- */
 
 /* Rings allocated: start the path, NAPI, the queue (rtnl) */
@@ -101,6 +138,7 @@ static void rclink_net_up(struct rclink_net *net, bool poison_rx)
 {
 	rclink_t3_hw_start(net, poison_rx);
 	napi_enable(&net->napi);
+	rclink_net_irq_own(net, true);
 	netif_tx_wake_all_queues(net->netdev);
 	/* frames may have landed before NAPI could be scheduled */
 	local_bh_disable();
@@ -115,7 +153,11 @@ static void rclink_net_up(struct rclink_net *net, bool poison_rx)
 static void rclink_net_down(struct rclink_net *net, bool fault)
 {
 	netif_tx_disable(net->netdev);
+	rclink_net_irq_own(net, false);
 	napi_disable(&net->napi);
+	/* causes raised on the vector that NAPI did not get to */
+	if (atomic_xchg(&net->t3_irq, 0))
+		rclink_t3_causes(net->rdev);
 	rclink_t3_hw_stop(net, fault);
 }
 

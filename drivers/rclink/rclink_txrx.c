@@ -618,6 +618,11 @@ int rclink_napi_poll(struct napi_struct *napi, int budget)
 	u32 rx_tail, tx_tail;
 	int done;
 
+	/* vector 2 fired: the causes first (counted, cleared, faults) */
+	if (atomic_xchg(&net->t3_irq, 0) && rclink_t3_causes(net->rdev)) {
+		rclink_cnt_inc(net->rdev, RCLINK_CNT_T3_nonr);
+		rclink_cnt_inc(net->rdev, RCLINK_CNT_T3_VECTOR);
+	}
 	rclink_tx_clean(net, budget);
 	done = rclink_rx_clean(net, budget);
 	if (done >= budget)

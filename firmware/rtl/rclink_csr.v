@@ -81,7 +81,9 @@ module rclink_csr #(
     input  wire        ip_tx_wait_mac_crd, // TX_WAIT_MAC_CRD_O
     input  wire        ip_tx_mac_free,     // TX_MAC_FREE_O
     input  wire [15:0] ip_t2_crd,          // the multicast credit level
-    input  wire [63:0] cnt_t3_dma_err      // SHIM_T3_DMA_ERR
+    input  wire [63:0] cnt_t3_dma_err,     // SHIM_T3_DMA_ERR
+    output reg  [31:0] t3_irq,             // SHIM_T3_IRQ {enable, vector}
+    input  wire [31:0] t3_irq_cnt          // SHIM_T3_IRQ.count
 );
 `include "rclink_regtab.vh"
 
@@ -189,6 +191,7 @@ module rclink_csr #(
         `RCLINK_DMAQ_T2_OST_FREE:     rv = {54'd0, t2_ost_free};
         `RCLINK_DMAQ_T2_CRD:          rv = {48'd0, t2_crd};
         `RCLINK_SHIM_CBFC_TIMING:     rv = cbfc_timing;
+        `RCLINK_SHIM_T3_IRQ:          rv = {t3_irq_cnt, t3_irq};
         default:                      rv = a_cbfc_cfg ? cbfc_cfg[addr[5:3]] : 64'd0;
         endcase
         rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
@@ -237,6 +240,7 @@ module rclink_csr #(
     wire [63:0] n_ctx_sel64 = wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
     wire [63:0] n_owner_sel64 = wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
     wire [63:0] n_t2_join64 = wmerge(`RCLINK_DMAQ_T2_JOIN, {56'd0, t2_join}, wdata, wmask);
+    wire [63:0] n_t3_irq64 = wmerge(`RCLINK_SHIM_T3_IRQ, {32'd0, t3_irq}, wdata, wmask);
     wire [31:0] n_sq_prod = n_sq_prod64[31:0];
     wire [31:0] n_rq_prod = n_rq_prod64[31:0];
     wire [31:0] n_cq_cons = n_cq_cons64[31:0];
@@ -251,6 +255,7 @@ module rclink_csr #(
             dmatest_addr <= `RCLINK_SHIM_TEST_DMA_ADDR_RSTVAL;
             evt_base <= `RCLINK_SHIM_EVT_BASE_RSTVAL;
             evt_ctrl <= `RCLINK_SHIM_EVT_CTRL_RSTVAL;
+            t3_irq <= 32'd0;
             evt_en_set <= 1'b0;
             evt_cons <= 32'd0;
             evt_inj <= 1'b0;
@@ -312,6 +317,8 @@ module rclink_csr #(
                 case (addr)
                 `RCLINK_SHIM_SCRATCH:
                     scratch <= wmerge(addr, scratch, wdata, wmask);
+                `RCLINK_SHIM_T3_IRQ:
+                    t3_irq <= n_t3_irq64[31:0];
                 `RCLINK_SHIM_TEST_ECHO:
                     echo <= wmerge(addr, echo, wdata, wmask);
                 `RCLINK_SHIM_TEST_IRQ: begin

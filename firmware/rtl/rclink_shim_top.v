@@ -269,6 +269,8 @@ module rclink_shim_top #(
     wire [63:0] cnt_t2_tx_pkts, cnt_t2_tx_drop, cnt_t2_rx_pkts;
     wire [63:0] cnt_t2_nogroup, cnt_t2_nobuf, cnt_t2_malformed;
 
+    wire [31:0] t3irq_cfg;              // SHIM_T3_IRQ {enable, vector}
+    reg  [31:0] t3irq_cnt;              // SHIM_T3_IRQ.count
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
         .wr(csr_wr), .rd(csr_rd), .addr(csr_addr), .wdata(csr_wdata),
@@ -303,7 +305,8 @@ module rclink_shim_top #(
         .t2_ost_free(t2_ost_free),
         .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
-        .cnt_t3_dma_err(cnt_t3_dma_err));
+        .cnt_t3_dma_err(cnt_t3_dma_err),
+        .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt));
 
     // ---- DMA word clients: 0 event ring, 1 self-test, 2 the queue engines'
     // bursts (BURST 0)
@@ -326,6 +329,21 @@ module rclink_shim_top #(
         .m_rsp_valid(dma_rsp_valid), .m_rsp_data(dma_rsp_data),
         .m_rsp_err(dma_rsp_err));
 
+    // ---- TYPE3 on a vector of its own (SHIM_T3_IRQ, MSI-X only): an
+    // IRQ_INFO TYPE3 of the IP or of SHIM_INTR_INJECT raises the vector and
+    // writes no record; it follows the IP's write-backs on the request
+    // stream as a record's interrupt would
+    wire        t3irq_on = t3irq_cfg[`RCLINK_SHIM_T3_IRQ_ENABLE_LSB] && cfg_msix_en;
+    wire        ip_irq_t3 = ip_irq_info[`RCLINK_IRQ_INFO_TYPE_MSB:`RCLINK_IRQ_INFO_TYPE_LSB] ==
+                            2'd`RCLINK_IRQ_TYPE3;
+    wire        t3irq_ip = t3irq_on && ip_irq_vld && ip_irq_t3;
+    wire        t3irq_raise = t3irq_ip || (t3irq_on && t3_vld);
+    always @(posedge clk)
+        if (rst)
+            t3irq_cnt <= 32'd0;
+        else if (t3irq_raise)
+            t3irq_cnt <= t3irq_cnt + 32'd1;
+
     // ---- event ring -----------------------------------------------------------
     wire        evt_raise, evt_pending;
     wire [15:0] evt_vec;
@@ -346,9 +364,9 @@ module rclink_shim_top #(
         .ring_vector(evt_ctrl[`RCLINK_SHIM_EVT_CTRL_VECTOR_MSB:`RCLINK_SHIM_EVT_CTRL_VECTOR_LSB]),
         .ring_prod(evt_prod), .ring_drops(evt_drops),
         .ring_pending(evt_pending),
-        .ip_irq_vld(ip_irq_vld), .ip_irq_info(ip_irq_info),
+        .ip_irq_vld(ip_irq_vld && !t3irq_ip), .ip_irq_info(ip_irq_info),
         .inj_vld(evt_inj), .inj_info(evt_inj_info),
-        .rc_level(rc_level), .t3_vld(t3_vld), .t3_info(t3_info),
+        .rc_level(rc_level), .t3_vld(t3_vld && !t3irq_on), .t3_info(t3_info),
         .st_vld(test_irq && !cfg_msix_en), .st_vector(test_irq_vec),
         .link_vld(link_chg), .link_up(link_up),
         .ack_vld(ip_recv_ack_vld), .ack_info(ack_info),
@@ -522,10 +540,11 @@ module rclink_shim_top #(
     assign b_cmd_write[1] = 1'b1;
 
     // ---- interrupts ---------------------------------------------------------------
-    rclink_irq #(.NVEC(NVEC), .NSRC(3)) u_irq (
+    rclink_irq #(.NVEC(NVEC), .NSRC(4)) u_irq (
         .clk(clk), .rst(rst), .msix_en(cfg_msix_en), .msi_en(cfg_msi_en),
-        .raise({cq_raise, test_irq && cfg_msix_en, evt_raise}),
-        .raise_vec({cq_vec, test_irq_vec, evt_vec}),
+        .raise({t3irq_raise, cq_raise, test_irq && cfg_msix_en, evt_raise}),
+        .raise_vec({t3irq_cfg[`RCLINK_SHIM_T3_IRQ_VECTOR_MSB:`RCLINK_SHIM_T3_IRQ_VECTOR_LSB],
+                    cq_vec, test_irq_vec, evt_vec}),
         .intx_level(evt_pending || cq_pending),
         .msix_valid(msix_valid), .msix_vector(msix_vector),
         .msix_ready(msix_ready), .msi_valid(msi_valid), .msi_ready(msi_ready),

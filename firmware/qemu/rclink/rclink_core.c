@@ -299,6 +299,29 @@ static uint64_t rclink_md_tails(RclinkCore *c)
 }
 
 /*
+ * An IRQ_INFO TYPE3 of the IP: a record in the event ring, or under MSI-X
+ * with SHIM_T3_IRQ.enable the TYPE3 vector alone (counted in its count).
+ * Bridged, the IP's output goes to the RTL shim, which decides.
+ */
+static void rclink_t3_irq(RclinkCore *c, uint64_t info)
+{
+    uint64_t cfg = rclink_get(c, RCLINK_SHIM_T3_IRQ);
+    unsigned vector = RF_GET(RCLINK_SHIM_T3_IRQ_VECTOR, cfg);
+    uint32_t n;
+
+    if (c->bridge || !(cfg & RCLINK_SHIM_T3_IRQ_ENABLE) ||
+        !msix_enabled(c->pci)) {
+        rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, info);
+        return;
+    }
+    n = RF_GET(RCLINK_SHIM_T3_IRQ_COUNT, cfg) + 1;
+    rclink_set(c, RCLINK_SHIM_T3_IRQ,
+               RF_SET(RCLINK_SHIM_T3_IRQ_COUNT, cfg, n));
+    trace_rclink_t3_irq(vector, info);
+    rclink_irq_raise(c, vector);
+}
+
+/*
  * Level causes raised by the IP (or by the test hook): new INTR_STATUS bits
  * make an RC_INTR record, new DMA_INTR_ST0/ST1 bits an IRQ_INFO TYPE3 code 1
  * with the current MD tails (any ST1 bit also sets ST0.abnormal).
@@ -330,7 +353,7 @@ void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
 
             info = RF_SET(RCLINK_IRQ_INFO_TYPE, info, RCLINK_IRQ_TYPE3);
             info = RF_SET(RCLINK_IRQ_INFO_CODE, info, RCLINK_IRQ_TYPE3_NONR);
-            rclink_event(c, RCLINK_EVT_SRC_IRQ_INFO, info);
+            rclink_t3_irq(c, info);
         }
     }
 }

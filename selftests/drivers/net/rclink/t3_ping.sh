@@ -7,7 +7,10 @@
 # (frames span RX MDs), 3000, 4077 and 4078 (the maximum), with the largest
 # payload that fits (MTU - 28) and DF set; one byte more does not leave
 # the host (local "message too long").  MTU 4079 and 67 are refused with a
-# message.  The devices go back as found (namespace, MTU, admin state).
+# message.  Under MSI-X every TYPE3 interrupt of the run came on the TYPE3
+# vector (SHIM_T3_IRQ): ethtool -S t3_irq_vector moved as t3_nonr did and
+# the board's "-t3" line of /proc/interrupts counted.  The devices go back
+# as found (namespace, MTU, admin state).
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
@@ -47,11 +50,47 @@ ping_over() { # side mtu
 	return 0
 }
 
+# "t3_nonr t3_irq_vector hard-interrupts-of-the-t3-vector" of a side
+t3_irq_snap() { # side
+	local name
+	name="rclink-$(rcl_bdf "$1")-t3"
+	echo "$(rcl_ethtool_stat "$1" t3_nonr) $(rcl_ethtool_stat "$1" t3_irq_vector)" \
+		"$(awk -v n="$name" '$NF == n {
+			s = 0
+			for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++)
+				s += $i
+			print s }' /proc/interrupts)"
+}
+
+# TYPE3 interrupts since the snapshot: all on the vector, and some
+t3_irq_check() { # side snapshot
+	local m0 v0 i0 m1 v1 i1
+	read -r m0 v0 i0 <<<"$2"
+	read -r m1 v1 i1 <<<"$(t3_irq_snap "$1")"
+	if [ -z "$i1" ]; then
+		echo "$1: no -t3 line in /proc/interrupts"
+		return 1
+	fi
+	if [ $((v1 - v0)) -le 0 ] || [ $((i1 - i0)) -le 0 ] ||
+	   [ $((m1 - m0)) -ne $((v1 - v0)) ]; then
+		echo "$1: t3_nonr +$((m1 - m0)), t3_irq_vector +$((v1 - v0))," \
+			"-t3 hard interrupts +$((i1 - i0))"
+		return 1
+	fi
+	echo "$1: $((v1 - v0)) TYPE3 interrupts, all on the TYPE3 vector"
+	return 0
+}
+
 n=0
 for m in $MTUS; do
 	n=$((n + 1))
 done
-ktap_plan $((n + 3))
+ktap_plan $((n + 4))
+
+declare -A irq_snap=()
+for side in A B; do
+	irq_snap[$side]=$(t3_irq_snap $side)
+done
 
 for m in $MTUS; do
 	errs=""
@@ -88,6 +127,26 @@ for m in $((RCL_T3_MTU_MAX + 1)) $((RCL_T3_MTU_MIN - 1)); do
 	[ "$after" = "$before" ] || errs+="mtu $before -> $after; "
 	ktap_result "mtu_${m}_refused" "$([ -z "$errs" ]; echo $?)" "$errs"
 done
+
+errs=""
+why=""
+for side in A B; do
+	mode=$(rcl_irq_mode "$(rcl_bdf $side)")
+	if [ "${mode%% *}" != msix ] || [ "${mode##* }" -lt 3 ]; then
+		why+="$side: interrupts '$mode', no TYPE3 vector; "
+		continue
+	fi
+	if out=$(t3_irq_check $side "${irq_snap[$side]}"); then
+		ktap_diag "$out"
+	else
+		errs+="$out; "
+	fi
+done
+if [ -n "$why" ] && [ -z "$errs" ]; then
+	ktap_skip irq_vector "$why"
+else
+	ktap_result irq_vector "$([ -z "$errs" ]; echo $?)" "$errs$why"
+fi
 
 bad=$(rcl_kmsg_since "$mark" | rcl_splats)
 ktap_result kernel_log_clean "$([ -z "$bad" ]; echo $?)" "$bad"
