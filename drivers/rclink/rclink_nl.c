@@ -160,12 +160,93 @@ static int rclink_nl_put_owner(struct sk_buff *skb, struct user_namespace *ns,
 	return 0;
 }
 
-/* The QP fields of qp-new and qp-set, checked against the board */
-static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
-			    struct nlattr **attrs, struct rclink_t1_qp_cfg *cfg,
-			    u32 *given, struct netlink_ext_ack *extack)
+/*
+ * Plain request fields: a netlink attribute copied into a member of the
+ * request's configuration struct, its RCLINK_*_F_* bit noted.  The member's
+ * C type is named in the table and checked at build time; the attribute's
+ * type and range are the generated policy's.
+ */
+enum rclink_nl_kind {
+	RCLINK_NL_KIND_u8,
+	RCLINK_NL_KIND_bool,
+	RCLINK_NL_KIND_u16,
+	RCLINK_NL_KIND_u32,
+	RCLINK_NL_KIND_u64,
+};
+
+struct rclink_nl_field {
+	u16 attr;
+	u8 kind;
+	u16 off;
+	u32 flag;
+};
+
+#define RCLINK_NL_FIELD(type, a, member, ctype, f) {			\
+	.attr = (a),							\
+	.kind = RCLINK_NL_KIND_##ctype,					\
+	.off = offsetof(type, member) +					\
+	       BUILD_BUG_ON_ZERO(!__same_type(((type *)NULL)->member,	\
+					      ctype)),			\
+	.flag = (f),							\
+}
+
+static void rclink_nl_fields(struct nlattr **attrs,
+			     const struct rclink_nl_field *f, unsigned int n,
+			     void *cfg, u32 *given)
 {
-	u32 psn_mask = rclink_t1_psn_mask(rdev);
+	const struct nlattr *attr;
+	void *dst;
+
+	for (; n; n--, f++) {
+		attr = attrs[f->attr];
+		if (!attr)
+			continue;
+		dst = cfg + f->off;
+		switch (f->kind) {
+		case RCLINK_NL_KIND_u8:
+			*(u8 *)dst = nla_get_u8(attr);
+			break;
+		case RCLINK_NL_KIND_bool:
+			*(bool *)dst = nla_get_u8(attr);
+			break;
+		case RCLINK_NL_KIND_u16:
+			*(u16 *)dst = nla_get_u16(attr);
+			break;
+		case RCLINK_NL_KIND_u32:
+			*(u32 *)dst = nla_get_u32(attr);
+			break;
+		case RCLINK_NL_KIND_u64:
+			*(u64 *)dst = nla_get_u64(attr);
+			break;
+		}
+		*given |= f->flag;
+	}
+}
+
+#define RCLINK_QP_FIELD(a, member, ctype) \
+	RCLINK_NL_FIELD(struct rclink_t1_qp_cfg, RCLINK_A_QP_##a, member, \
+			ctype, RCLINK_QP_F_##a)
+
+static const struct rclink_nl_field rclink_nl_qp_fields[] = {
+	RCLINK_QP_FIELD(SPORT, sport, u16),
+	RCLINK_QP_FIELD(PKEY, pkey, u8),
+	RCLINK_QP_FIELD(RX_PKEY, rx_pkey, u8),
+	RCLINK_QP_FIELD(SPEED, speed, u32),
+};
+
+/* A PSN of qp-new / qp-set; whether it fits EPSN_W bits (@mask) */
+static bool rclink_nl_psn(const struct nlattr *attr, u32 mask, u32 *psn)
+{
+	*psn = nla_get_u32(attr);
+	return !(*psn & ~mask);
+}
+
+/* The QP's peer: its QP number, IPv4 and MAC addresses */
+static int rclink_nl_qp_peer(struct rclink_dev *rdev, u32 qpn,
+			     struct nlattr **attrs,
+			     struct rclink_t1_qp_cfg *cfg, u32 *given,
+			     struct netlink_ext_ack *extack)
+{
 	struct nlattr *attr;
 
 	attr = attrs[RCLINK_A_QP_DQPN];
@@ -206,29 +287,25 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		}
 		*given |= RCLINK_QP_F_DMAC;
 	}
+	return 0;
+}
 
-	attr = attrs[RCLINK_A_QP_SPORT];
-	if (attr) {
-		cfg->sport = nla_get_u16(attr);
-		*given |= RCLINK_QP_F_SPORT;
-	}
+/* The QP fields of qp-new and qp-set, checked against the board */
+static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
+			    struct nlattr **attrs, struct rclink_t1_qp_cfg *cfg,
+			    u32 *given, struct netlink_ext_ack *extack)
+{
+	u32 psn_mask = rclink_t1_psn_mask(rdev);
+	struct nlattr *attr;
+	int err;
 
-	attr = attrs[RCLINK_A_QP_PKEY];
-	if (attr) {
-		cfg->pkey = nla_get_u8(attr);
-		*given |= RCLINK_QP_F_PKEY;
-	}
-
-	attr = attrs[RCLINK_A_QP_RX_PKEY];
-	if (attr) {
-		cfg->rx_pkey = nla_get_u8(attr);
-		*given |= RCLINK_QP_F_RX_PKEY;
-	}
+	err = rclink_nl_qp_peer(rdev, qpn, attrs, cfg, given, extack);
+	if (err)
+		return err;
 
 	attr = attrs[RCLINK_A_QP_SQ_PSN];
 	if (attr) {
-		cfg->sq_psn = nla_get_u32(attr);
-		if (cfg->sq_psn & ~psn_mask) {
+		if (!rclink_nl_psn(attr, psn_mask, &cfg->sq_psn)) {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "sq_psn: wider than EPSN_W bits");
 			return -ERANGE;
@@ -238,8 +315,7 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 
 	attr = attrs[RCLINK_A_QP_RQ_PSN];
 	if (attr) {
-		cfg->rq_psn = nla_get_u32(attr);
-		if (cfg->rq_psn & ~psn_mask) {
+		if (!rclink_nl_psn(attr, psn_mask, &cfg->rq_psn)) {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "rq_psn: wider than EPSN_W bits");
 			return -ERANGE;
@@ -258,11 +334,8 @@ static int rclink_nl_qp_cfg(struct rclink_dev *rdev, u32 qpn,
 		*given |= RCLINK_QP_F_RATE;
 	}
 
-	attr = attrs[RCLINK_A_QP_SPEED];
-	if (attr) {
-		cfg->speed = nla_get_u32(attr);
-		*given |= RCLINK_QP_F_SPEED;
-	}
+	rclink_nl_fields(attrs, rclink_nl_qp_fields,
+			 ARRAY_SIZE(rclink_nl_qp_fields), cfg, given);
 	return 0;
 }
 
@@ -649,67 +722,6 @@ int rclink_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return rclink_nl_dump_ret(skb, err);
 }
 
-/* The CBFC settings of dev-set (the mode is rclink_cbfc_check()'s) */
-static int rclink_nl_dev_cbfc(struct nlattr **attrs,
-			      struct rclink_t1_dev_cfg *cfg, u32 *given,
-			      struct netlink_ext_ack *extack)
-{
-	static const struct {
-		int attr;
-		u32 flag;
-	} ufs[RCLINK_FC_UF_NUM] = {
-		[RCLINK_FC_UF_TYPE1] = { RCLINK_A_DEV_CBFC_UF_TYPE1,
-					 RCLINK_DEV_F_CBFC_UF_TYPE1 },
-		[RCLINK_FC_UF_TYPE2] = { RCLINK_A_DEV_CBFC_UF_TYPE2,
-					 RCLINK_DEV_F_CBFC_UF_TYPE2 },
-		[RCLINK_FC_UF_TYPE3] = { RCLINK_A_DEV_CBFC_UF_TYPE3,
-					 RCLINK_DEV_F_CBFC_UF_TYPE3 },
-		[RCLINK_FC_UF_ACK] = { RCLINK_A_DEV_CBFC_UF_ACK,
-				       RCLINK_DEV_F_CBFC_UF_ACK },
-	};
-	struct nlattr *attr;
-	unsigned int c;
-
-	attr = attrs[RCLINK_A_DEV_CBFC_SIZE];
-	if (attr) {
-		cfg->cbfc_size = nla_get_u32(attr);
-		if (rclink_cbfc_size_code(cfg->cbfc_size) < 0) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "cbfc_size: 32, 64, 128, 256, 1024 or 2048");
-			return -EINVAL;
-		}
-		*given |= RCLINK_DEV_F_CBFC_SIZE;
-	}
-
-	attr = attrs[RCLINK_A_DEV_CBFC_LIMIT];
-	if (attr) {
-		cfg->cbfc_limit = nla_get_u32(attr);
-		*given |= RCLINK_DEV_F_CBFC_LIMIT;
-	}
-
-	for (c = 0; c < RCLINK_FC_UF_NUM; c++) {
-		attr = attrs[ufs[c].attr];
-		if (!attr)
-			continue;
-		/* 0 would disable the flow's CBFC (seed): the policy's 1.. */
-		cfg->cbfc_uf[c] = nla_get_u8(attr);
-		*given |= ufs[c].flag;
-	}
-
-	attr = attrs[RCLINK_A_DEV_CBFC_DYN];
-	if (attr) {
-		cfg->cbfc_dyn = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_CBFC_DYN;
-	}
-
-	attr = attrs[RCLINK_A_DEV_VC_STATUS];
-	if (attr) {
-		cfg->vc_status = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_VC_STATUS;
-	}
-	return 0;
-}
-
 /*
  * The banks of dev-set, "bank N tc T": every RCLINK_A_DEV_BANK of the request
  * (a multi-attr: info->attrs holds the last one only), each bank at most
@@ -754,47 +766,48 @@ static int rclink_nl_dev_banks(struct genl_info *info,
 	return 0;
 }
 
-static int rclink_nl_dev_cfg(struct nlattr **attrs,
-			     struct rclink_t1_dev_cfg *cfg, u32 *given,
-			     struct netlink_ext_ack *extack)
+#define RCLINK_DEV_FIELD(a, member, ctype, f) \
+	RCLINK_NL_FIELD(struct rclink_t1_dev_cfg, RCLINK_A_DEV_##a, member, \
+			ctype, RCLINK_DEV_F_##f)
+
+static const struct rclink_nl_field rclink_nl_dev_fields[] = {
+	RCLINK_DEV_FIELD(FORMAT, format, u8, FORMAT),
+	RCLINK_DEV_FIELD(BANK_RR, bank_rr, bool, BANK_RR),
+	RCLINK_DEV_FIELD(T2_RATE, t2_rate, u64, T2_RATE),
+	RCLINK_DEV_FIELD(CNP_MERGE, cnp_merge, bool, CNP_MERGE),
+	RCLINK_DEV_FIELD(CNP_WINDOW_US, cnp_window_us, u32, CNP_WINDOW),
+	RCLINK_DEV_FIELD(NOCNP_US, nocnp_us, u32, NOCNP),
+	RCLINK_DEV_FIELD(TTL, ttl, u8, TTL),
+	RCLINK_DEV_FIELD(IP_ID, ip_id, u16, IP_ID),
+	RCLINK_DEV_FIELD(TC, tc, u8, TC),
+	RCLINK_DEV_FIELD(ACK_TC, ack_tc, u8, ACK_TC),
+	RCLINK_DEV_FIELD(RETRY_TIMER, retry_timer_us, u32, RETRY_TIMER),
+	RCLINK_DEV_FIELD(RETRY_CNT, retry_cnt, u8, RETRY_CNT),
+	RCLINK_DEV_FIELD(RNR_RETRY_CNT, rnr_retry_cnt, u8, RNR_RETRY_CNT),
+	RCLINK_DEV_FIELD(ACK_TIMESTAMP, ack_timestamp, bool, ACK_TIMESTAMP),
+	RCLINK_DEV_FIELD(ICRC, icrc, bool, ICRC),
+	RCLINK_DEV_FIELD(VLAN_ID, vlan_id, u16, VLAN_ID),
+	RCLINK_DEV_FIELD(VLAN_PRI, vlan_pri, u8, VLAN_PRI),
+	RCLINK_DEV_FIELD(CBFC_LIMIT, cbfc_limit, u32, CBFC_LIMIT),
+	/* 0 would disable the flow's CBFC (seed): the policy's 1.. */
+	RCLINK_DEV_FIELD(CBFC_UF_TYPE1, cbfc_uf[RCLINK_FC_UF_TYPE1], u8,
+			 CBFC_UF_TYPE1),
+	RCLINK_DEV_FIELD(CBFC_UF_TYPE2, cbfc_uf[RCLINK_FC_UF_TYPE2], u8,
+			 CBFC_UF_TYPE2),
+	RCLINK_DEV_FIELD(CBFC_UF_TYPE3, cbfc_uf[RCLINK_FC_UF_TYPE3], u8,
+			 CBFC_UF_TYPE3),
+	RCLINK_DEV_FIELD(CBFC_UF_ACK, cbfc_uf[RCLINK_FC_UF_ACK], u8,
+			 CBFC_UF_ACK),
+	RCLINK_DEV_FIELD(CBFC_DYN, cbfc_dyn, bool, CBFC_DYN),
+	RCLINK_DEV_FIELD(VC_STATUS, vc_status, u8, VC_STATUS),
+};
+
+/* The fields of dev-set the policy cannot check alone */
+static int rclink_nl_dev_checked(struct nlattr **attrs,
+				 struct rclink_t1_dev_cfg *cfg, u32 *given,
+				 struct netlink_ext_ack *extack)
 {
 	struct nlattr *attr;
-
-	attr = attrs[RCLINK_A_DEV_FORMAT];
-	if (attr) {
-		cfg->format = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_FORMAT;
-	}
-
-	attr = attrs[RCLINK_A_DEV_BANK_RR];
-	if (attr) {
-		cfg->bank_rr = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_BANK_RR;
-	}
-
-	attr = attrs[RCLINK_A_DEV_T2_RATE];
-	if (attr) {
-		cfg->t2_rate = nla_get_u64(attr);
-		*given |= RCLINK_DEV_F_T2_RATE;
-	}
-
-	attr = attrs[RCLINK_A_DEV_CNP_MERGE];
-	if (attr) {
-		cfg->cnp_merge = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_CNP_MERGE;
-	}
-
-	attr = attrs[RCLINK_A_DEV_CNP_WINDOW_US];
-	if (attr) {
-		cfg->cnp_window_us = nla_get_u32(attr);
-		*given |= RCLINK_DEV_F_CNP_WINDOW;
-	}
-
-	attr = attrs[RCLINK_A_DEV_NOCNP_US];
-	if (attr) {
-		cfg->nocnp_us = nla_get_u32(attr);
-		*given |= RCLINK_DEV_F_NOCNP;
-	}
 
 	attr = attrs[RCLINK_A_DEV_CC_WINDOW];
 	if (attr) {
@@ -830,72 +843,32 @@ static int rclink_nl_dev_cfg(struct nlattr **attrs,
 		*given |= RCLINK_DEV_F_IP;
 	}
 
-	attr = attrs[RCLINK_A_DEV_TTL];
+	/* the CBFC mode is rclink_cbfc_check()'s */
+	attr = attrs[RCLINK_A_DEV_CBFC_SIZE];
 	if (attr) {
-		cfg->ttl = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_TTL;
+		cfg->cbfc_size = nla_get_u32(attr);
+		if (rclink_cbfc_size_code(cfg->cbfc_size) < 0) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "cbfc_size: 32, 64, 128, 256, 1024 or 2048");
+			return -EINVAL;
+		}
+		*given |= RCLINK_DEV_F_CBFC_SIZE;
 	}
+	return 0;
+}
 
-	attr = attrs[RCLINK_A_DEV_IP_ID];
-	if (attr) {
-		cfg->ip_id = nla_get_u16(attr);
-		*given |= RCLINK_DEV_F_IP_ID;
-	}
+static int rclink_nl_dev_cfg(struct nlattr **attrs,
+			     struct rclink_t1_dev_cfg *cfg, u32 *given,
+			     struct netlink_ext_ack *extack)
+{
+	int err;
 
-	attr = attrs[RCLINK_A_DEV_TC];
-	if (attr) {
-		cfg->tc = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_TC;
-	}
-
-	attr = attrs[RCLINK_A_DEV_ACK_TC];
-	if (attr) {
-		cfg->ack_tc = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_ACK_TC;
-	}
-
-	attr = attrs[RCLINK_A_DEV_RETRY_TIMER];
-	if (attr) {
-		cfg->retry_timer_us = nla_get_u32(attr);
-		*given |= RCLINK_DEV_F_RETRY_TIMER;
-	}
-
-	attr = attrs[RCLINK_A_DEV_RETRY_CNT];
-	if (attr) {
-		cfg->retry_cnt = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_RETRY_CNT;
-	}
-
-	attr = attrs[RCLINK_A_DEV_RNR_RETRY_CNT];
-	if (attr) {
-		cfg->rnr_retry_cnt = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_RNR_RETRY_CNT;
-	}
-
-	attr = attrs[RCLINK_A_DEV_ACK_TIMESTAMP];
-	if (attr) {
-		cfg->ack_timestamp = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_ACK_TIMESTAMP;
-	}
-
-	attr = attrs[RCLINK_A_DEV_ICRC];
-	if (attr) {
-		cfg->icrc = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_ICRC;
-	}
-
-	attr = attrs[RCLINK_A_DEV_VLAN_ID];
-	if (attr) {
-		cfg->vlan_id = nla_get_u16(attr);
-		*given |= RCLINK_DEV_F_VLAN_ID;
-	}
-
-	attr = attrs[RCLINK_A_DEV_VLAN_PRI];
-	if (attr) {
-		cfg->vlan_pri = nla_get_u8(attr);
-		*given |= RCLINK_DEV_F_VLAN_PRI;
-	}
-	return rclink_nl_dev_cbfc(attrs, cfg, given, extack);
+	err = rclink_nl_dev_checked(attrs, cfg, given, extack);
+	if (err)
+		return err;
+	rclink_nl_fields(attrs, rclink_nl_dev_fields,
+			 ARRAY_SIZE(rclink_nl_dev_fields), cfg, given);
+	return 0;
 }
 
 int rclink_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)

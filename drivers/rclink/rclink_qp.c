@@ -931,6 +931,120 @@ unlock:
 	return err;
 }
 
+/* The QP's configuration @new with the fields @given of a qp-set request */
+static int rclink_t1_qp_merge(struct rclink_t1 *t1,
+			      struct rclink_t1_qp_cfg *new,
+			      const struct rclink_t1_qp_cfg *cfg, u32 *given,
+			      struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (*given & RCLINK_QP_F_DQPN)
+		new->dqpn = cfg->dqpn;
+	if (*given & RCLINK_QP_F_DIP)
+		new->dip = cfg->dip;
+	if (*given & RCLINK_QP_F_DMAC)
+		ether_addr_copy(new->dmac, cfg->dmac);
+	if (*given & RCLINK_QP_F_SPORT)
+		new->sport = cfg->sport;
+	if (*given & RCLINK_QP_F_PKEY)
+		new->pkey = cfg->pkey;
+	if (*given & RCLINK_QP_F_RX_PKEY)
+		new->rx_pkey = cfg->rx_pkey;
+	if (*given & RCLINK_QP_F_SQ_PSN)
+		new->sq_psn = cfg->sq_psn;
+	if (*given & RCLINK_QP_F_RQ_PSN)
+		new->rq_psn = cfg->rq_psn;
+	if (*given & RCLINK_QP_F_SPEED) {
+		new->speed = cfg->speed;
+		new->rate = 0;
+	}
+	if (*given & RCLINK_QP_F_RATE) {
+		err = rclink_t1_rate_speed(t1, cfg->rate, &new->speed, extack);
+		if (err)
+			return err;
+		new->rate = cfg->rate;
+		*given |= RCLINK_QP_F_SPEED;
+	}
+	return 0;
+}
+
+/*
+ * A FATAL QP: "state ready" re-arms it, steps 3-8 again, the first PSN
+ * after the one the recovery read (seed 000, "TX retry times over").  The
+ * receive PSNs stay unless given: the responder side did not fail.
+ * Without "state ready" the fields are only stored (*what 0).
+ */
+static int rclink_t1_qp_rearm_what(struct rclink_dev *rdev,
+				   struct rclink_t1_qp *qp,
+				   struct rclink_t1_qp_cfg *new, u32 given,
+				   u32 *what, struct netlink_ext_ack *extack)
+{
+	const u32 both = RCLINK_QP_F_SQ_PSN | RCLINK_QP_F_RQ_PSN;
+
+	*what = 0;
+	if (!(given & RCLINK_QP_F_READY))
+		return 0;
+	if (qp->reset_fatal && (given & both) != both) {
+		/* the board's PSNs were reset, the peer's were not */
+		NL_SET_ERR_MSG(extack,
+			       "state ready: the board was reset, give sq_psn and rq_psn agreed with the peer");
+		return -EINVAL;
+	}
+	if (!(given & RCLINK_QP_F_SQ_PSN))
+		new->sq_psn = (qp->fatal_psn + 1) & rclink_t1_psn_mask(rdev);
+	*what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_INIT;
+	if (!(given & RCLINK_QP_F_RQ_PSN))
+		*what &= ~RCLINK_T1_W_RX_PSN;
+	return 0;
+}
+
+/* What qp-set writes of a QP that is not FATAL */
+static u32 rclink_t1_qp_set_what(u32 given)
+{
+	u32 what;
+
+	if (!(given & ~(RCLINK_QP_F_SPEED | RCLINK_QP_F_RATE))) {
+		/*
+		 * Only the rate: TX_SPEED_MEM (and acc_cnt, step 5) of a
+		 * running QP, as the congestion-control loop writes it.
+		 * Disabling the QP for it would flush what it has in flight,
+		 * and the messages the engine set aside while the old rate
+		 * masked the QP would be taken up (CC_TYPE1_QP_EN_SET) into
+		 * a disabled QP and flushed.
+		 */
+		return RCLINK_T1_W_SPEED;
+	}
+	/* a running QP: disable, write what changed, enable */
+	what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_ENABLE;
+	if (given & RCLINK_QP_F_SQ_PSN)
+		what |= RCLINK_T1_W_TX_PSN;
+	if (given & RCLINK_QP_F_RQ_PSN)
+		what |= RCLINK_T1_W_RX_PSN;
+	if (given & RCLINK_QP_F_SPEED)
+		what |= RCLINK_T1_W_SPEED;
+	if (given & (RCLINK_QP_F_DQPN | RCLINK_QP_F_DIP |
+		     RCLINK_QP_F_DMAC | RCLINK_QP_F_SPORT |
+		     RCLINK_QP_F_PKEY | RCLINK_QP_F_RX_PKEY))
+		what |= RCLINK_T1_W_HDR;
+	return what;
+}
+
+/* A re-armed QP is READY again: its data path, listeners, the log */
+static void rclink_t1_qp_rearmed(struct rclink_t1_qp *qp)
+{
+	unsigned long flags;
+
+	qp->reset_fatal = false;
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->state = RCLINK_QP_STATE_READY;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	rclink_dp_qp_state_changed(qp);
+	rclink_nl_notify_qp(qp, RCLINK_CMD_QP_READY_NTF);
+	dev_info(qp->rdev->dev, "qp %u re-armed, next psn %u\n", qp->qpn,
+		 qp->cfg.sq_psn);
+}
+
 int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		     const struct rclink_t1_qp_cfg *cfg, u32 given,
 		     struct netlink_ext_ack *extack)
@@ -940,8 +1054,8 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 	struct rclink_t1_qp *qp;
 	unsigned long flags;
 	bool rearm = false;
-	u32 what = 0;
-	int err = 0;
+	u32 what;
+	int err;
 
 	mutex_lock(&t1->lock);
 	qp = rclink_t1_qp_get_locked(rdev, qpn);
@@ -952,82 +1066,17 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 	}
 
 	new = qp->cfg;
-	if (given & RCLINK_QP_F_DQPN)
-		new.dqpn = cfg->dqpn;
-	if (given & RCLINK_QP_F_DIP)
-		new.dip = cfg->dip;
-	if (given & RCLINK_QP_F_DMAC)
-		ether_addr_copy(new.dmac, cfg->dmac);
-	if (given & RCLINK_QP_F_SPORT)
-		new.sport = cfg->sport;
-	if (given & RCLINK_QP_F_PKEY)
-		new.pkey = cfg->pkey;
-	if (given & RCLINK_QP_F_RX_PKEY)
-		new.rx_pkey = cfg->rx_pkey;
-	if (given & RCLINK_QP_F_SQ_PSN)
-		new.sq_psn = cfg->sq_psn;
-	if (given & RCLINK_QP_F_RQ_PSN)
-		new.rq_psn = cfg->rq_psn;
-	if (given & RCLINK_QP_F_SPEED) {
-		new.speed = cfg->speed;
-		new.rate = 0;
-	}
-	if (given & RCLINK_QP_F_RATE) {
-		err = rclink_t1_rate_speed(t1, cfg->rate, &new.speed, extack);
+	err = rclink_t1_qp_merge(t1, &new, cfg, &given, extack);
+	if (err)
+		goto unlock;
+	if (qp->state == RCLINK_QP_STATE_FATAL) {
+		err = rclink_t1_qp_rearm_what(rdev, qp, &new, given, &what,
+					      extack);
 		if (err)
 			goto unlock;
-		new.rate = cfg->rate;
-		given |= RCLINK_QP_F_SPEED;
-	}
-
-	if (qp->state == RCLINK_QP_STATE_FATAL) {
-		/*
-		 * Re-arm: steps 3-8 again, the first PSN after the one the
-		 * recovery read (seed 000, "TX retry times over").  The
-		 * receive PSNs stay unless given: the responder side did not
-		 * fail.  Without "state ready" the fields are only stored.
-		 */
-		if ((given & RCLINK_QP_F_READY) && qp->reset_fatal &&
-		    (given & (RCLINK_QP_F_SQ_PSN | RCLINK_QP_F_RQ_PSN)) !=
-		    (RCLINK_QP_F_SQ_PSN | RCLINK_QP_F_RQ_PSN)) {
-			/* the board's PSNs were reset, the peer's were not */
-			NL_SET_ERR_MSG(extack,
-				       "state ready: the board was reset, give sq_psn and rq_psn agreed with the peer");
-			err = -EINVAL;
-			goto unlock;
-		}
-		if (given & RCLINK_QP_F_READY) {
-			rearm = true;
-			if (!(given & RCLINK_QP_F_SQ_PSN))
-				new.sq_psn = (qp->fatal_psn + 1) &
-					     rclink_t1_psn_mask(rdev);
-			what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_INIT;
-			if (!(given & RCLINK_QP_F_RQ_PSN))
-				what &= ~RCLINK_T1_W_RX_PSN;
-		}
-	} else if (!(given & ~(RCLINK_QP_F_SPEED | RCLINK_QP_F_RATE))) {
-		/*
-		 * Only the rate: TX_SPEED_MEM (and acc_cnt, step 5) of a
-		 * running QP, as the congestion-control loop writes it.
-		 * Disabling the QP for it would flush what it has in flight,
-		 * and the messages the engine set aside while the old rate
-		 * masked the QP would be taken up (CC_TYPE1_QP_EN_SET) into
-		 * a disabled QP and flushed.
-		 */
-		what = RCLINK_T1_W_SPEED;
+		rearm = what != 0;
 	} else {
-		/* a running QP: disable, write what changed, enable */
-		what = RCLINK_T1_W_DISABLE | RCLINK_T1_W_ENABLE;
-		if (given & RCLINK_QP_F_SQ_PSN)
-			what |= RCLINK_T1_W_TX_PSN;
-		if (given & RCLINK_QP_F_RQ_PSN)
-			what |= RCLINK_T1_W_RX_PSN;
-		if (given & RCLINK_QP_F_SPEED)
-			what |= RCLINK_T1_W_SPEED;
-		if (given & (RCLINK_QP_F_DQPN | RCLINK_QP_F_DIP |
-			     RCLINK_QP_F_DMAC | RCLINK_QP_F_SPORT |
-			     RCLINK_QP_F_PKEY | RCLINK_QP_F_RX_PKEY))
-			what |= RCLINK_T1_W_HDR;
+		what = rclink_t1_qp_set_what(given);
 	}
 
 	if (what) {
@@ -1046,17 +1095,8 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		rclink_cc_qp_reset(&qp->cc, new.speed);
 		spin_unlock_irqrestore(&qp->lock, flags);
 	}
-
-	if (rearm) {
-		qp->reset_fatal = false;
-		spin_lock_irqsave(&qp->lock, flags);
-		qp->state = RCLINK_QP_STATE_READY;
-		spin_unlock_irqrestore(&qp->lock, flags);
-		rclink_dp_qp_state_changed(qp);
-		rclink_nl_notify_qp(qp, RCLINK_CMD_QP_READY_NTF);
-		dev_info(rdev->dev, "qp %u re-armed, next psn %u\n", qpn,
-			 new.sq_psn);
-	}
+	if (rearm)
+		rclink_t1_qp_rearmed(qp);
 unlock:
 	mutex_unlock(&t1->lock);
 	return err;
@@ -1344,8 +1384,11 @@ static void rclink_t1_defaults(struct rclink_dev *rdev)
 	t1->t2_join = 0;
 }
 
-/* A kept QP or group gets its data path back (nothing is bound to it) */
-static void rclink_t1_qp_revive(struct rclink_t1_qp *qp)
+/*
+ * A kept QP or group gets its data path back (nothing is bound to it); a QP
+ * also starts its congestion control afresh (@cc_reset)
+ */
+static void rclink_t1_qp_revive(struct rclink_t1_qp *qp, bool cc_reset)
 {
 	spin_lock_irq(&qp->lock);
 	WARN_ON_ONCE(qp->owner || !list_empty(&qp->rx_msgs) ||
@@ -1354,6 +1397,8 @@ static void rclink_t1_qp_revive(struct rclink_t1_qp *qp)
 	qp->rx_discard = false;
 	/* what was in flight completed flushed without the QP */
 	qp->tx_inflight = 0;
+	if (cc_reset)
+		rclink_cc_qp_reset(&qp->cc, qp->cfg.speed);
 	spin_unlock_irq(&qp->lock);
 }
 
@@ -1391,10 +1436,7 @@ static void rclink_t1_qps_restore(struct rclink_dev *rdev)
 		rclink_t1_qp_write(rdev, qpn, &qp->cfg,
 				   RCLINK_T1_W_INIT & ~RCLINK_T1_W_ENABLE);
 		mutex_unlock(&rdev->qp_lock);
-		rclink_t1_qp_revive(qp);
-		spin_lock_irq(&qp->lock);
-		rclink_cc_qp_reset(&qp->cc, qp->cfg.speed);
-		spin_unlock_irq(&qp->lock);
+		rclink_t1_qp_revive(qp, true);
 		/* the PSN a re-arm would take is meaningless now */
 		qp->reset_fatal = true;
 		rclink_t1_qp_went_fatal(qp, (qp->cfg.sq_psn - 1) & mask);
@@ -1525,7 +1567,7 @@ int rclink_t1_init(struct rclink_dev *rdev)
 	rclink_t1_write_global(rdev);
 	rclink_t1_qps_restore(rdev);
 	for (g = 0; g < RCLINK_AFH_T2_GROUPS; g++)
-		rclink_t1_qp_revive(t1->groups[g]);
+		rclink_t1_qp_revive(t1->groups[g], false);
 	t1->configured = true;
 	t1->qps_up = true;
 	mutex_unlock(&t1->lock);
