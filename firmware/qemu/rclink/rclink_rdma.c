@@ -1,0 +1,674 @@
+/*
+ * rclink board model: one-sided RDMA WRITE and READ of the shim's queue
+ * engine (Documentation/hw/shim.rst, "RDMA WRITE and READ"; seed 004's
+ * WRITE_HEAD / WRITE_DATA and READ request states), carried in TYPE1
+ * packets whose segment header has an RDMA KIND and an RDMA header (RDMAH)
+ * after it.
+ *
+ * Requester: a WRITE or READ of a user context's SQ (two WQEs, the second
+ * REMOTE) is a message of its QP (rclink_dmaq.c reads it); it is cut here
+ * into WRITE packets (data from the context's area) or one READ_REQ packet.
+ * When every packet is acknowledged it waits for its response (WRITE_RESP,
+ * READ_RESP with the data) on a list in acknowledgement order, with a
+ * deadline DMAQ_RDMA_CFG.timeout_us later; the response (its TAG is the
+ * operation's) completes it, or the deadline does (REM_TIMEOUT) and a
+ * response that comes later matches nothing and is dropped (RX_LATE).
+ *
+ * Responder: the registration table (DMAQ_MR_*) is checked (key, owner,
+ * access, bounds) before any memory is touched; a WRITE's data is written
+ * into the owner context's area by DMA with no CQE and no interrupt; a READ
+ * is read at once and answered with READ_RESP messages the engine sends on
+ * the same QP (they are the shim's own: no CQE at either end, no SQ).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "qemu/timer.h"
+#include "rclink_type1.h"
+#include "trace.h"
+
+#define RDMA_MR_NUM         256
+/* responses waiting to be cut beyond which requests are refused (RNR) */
+#define RDMA_OUT_MAX        256
+#define RDMA_HDR            (RCLINK_SEG_BYTES + RCLINK_RDMAH_BYTES)
+
+typedef struct RclinkMr {
+    uint64_t base;
+    uint32_t len;
+    uint64_t ctrl;             /* DMAQ_MR_CTRL as written (no busy) */
+} RclinkMr;
+
+/* The responder's state of a QP's WRITE being received */
+typedef struct RclinkRdmaQp {
+    uint16_t tx_tag;           /* requester: the next operation's TAG */
+    uint16_t rx_tag;
+    bool rx_open;
+    bool rx_failed;            /* refused: its other packets are dropped */
+} RclinkRdmaQp;
+
+typedef QTAILQ_HEAD(, RclinkDmaqMsg) RclinkMsgList;
+
+struct RclinkRdma {
+    RclinkMr mr[RDMA_MR_NUM];
+    RclinkRdmaQp *qp;
+    RclinkMsgList out;         /* responses to cut into packets */
+    RclinkMsgList sent;        /* ... cut, their packets in flight */
+    uint32_t nout;
+    RclinkMsgList wait;        /* requests acknowledged, no response yet */
+    QEMUTimer timer;
+};
+
+static uint64_t rdma_timeout_ns(RclinkCore *c)
+{
+    uint64_t us = RF_GET(RCLINK_DMAQ_RDMA_CFG_TIMEOUT_US,
+                         rclink_get(c, RCLINK_DMAQ_RDMA_CFG));
+
+    return (us ? us : 100000) * SCALE_US;
+}
+
+static unsigned rdma_cqe_kind(const RclinkDmaqMsg *m)
+{
+    return m->rdma == RCLINK_SEG_KIND_WRITE ? RCLINK_CQE_KIND_WRITE :
+                                             RCLINK_CQE_KIND_READ;
+}
+
+/* A requester's operation completes: its CQE, then it is freed. */
+static void rdma_complete(RclinkCore *c, RclinkDmaqMsg *m, uint8_t status)
+{
+    if (status >= RCLINK_CQE_ST_REM_KEY && status <= RCLINK_CQE_ST_REM_BOUNDS) {
+        rclink_count(c, RCLINK_DMAQ_RDMA_REM_ERR);
+    } else if (status == RCLINK_CQE_ST_REM_TIMEOUT) {
+        rclink_count(c, RCLINK_DMAQ_RDMA_TIMEOUT);
+    } else if (status == RCLINK_CQE_ST_DMA_ERR && m->responded) {
+        rclink_count(c, RCLINK_DMAQ_RDMA_REM_ERR);
+    }
+    trace_rclink_rdma_done(m->ctx->id, m->qpn, m->tag, m->rdma, status);
+    rclink_dmaq_cqe(m->ctx, rdma_cqe_kind(m), m->qpn, status, m->len,
+                    m->sq_idx);
+    g_free(m);
+}
+
+static void rdma_timer_arm(RclinkRdma *r)
+{
+    RclinkDmaqMsg *m = QTAILQ_FIRST(&r->wait);
+
+    if (m) {
+        timer_mod(&r->timer, m->deadline_ns);
+    } else {
+        timer_del(&r->timer);
+    }
+}
+
+static void rdma_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+    RclinkRdma *r = c->t1->rdma;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    RclinkDmaqMsg *m;
+
+    while ((m = QTAILQ_FIRST(&r->wait)) && m->deadline_ns <= now) {
+        QTAILQ_REMOVE(&r->wait, m, wait_link);
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u QP %u: %s tag %u "
+                      "got no response: REM_TIMEOUT\n", m->ctx->id, m->qpn,
+                      m->rdma == RCLINK_SEG_KIND_WRITE ? "WRITE" : "READ",
+                      m->tag);
+        rdma_complete(c, m, RCLINK_CQE_ST_REM_TIMEOUT);
+    }
+    rdma_timer_arm(r);
+}
+
+/*
+ * The engine is done with a message of an RDMA kind (every packet
+ * acknowledged, or flushed): a request waits for its response unless it
+ * failed or the response came first.
+ */
+void rclink_rdma_msg_done(RclinkCore *c, RclinkDmaqMsg *m)
+{
+    RclinkRdma *r = c->t1->rdma;
+
+    if (m->status != RCLINK_CQE_ST_OK) {
+        rdma_complete(c, m, m->status);
+        return;
+    }
+    if (m->responded) {
+        rdma_complete(c, m, m->rstatus);
+        return;
+    }
+    m->deadline_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                     rdma_timeout_ns(c);
+    QTAILQ_INSERT_TAIL(&r->wait, m, wait_link);
+    if (QTAILQ_FIRST(&r->wait) == m) {
+        rdma_timer_arm(r);
+    }
+}
+
+/* The TAG of a new request of the QP. */
+uint16_t rclink_rdma_tag(RclinkCore *c, uint32_t qpn)
+{
+    return c->t1->rdma->qp[qpn].tx_tag++;
+}
+
+uint32_t rclink_rdma_max_len(RclinkCore *c)
+{
+    return RF_GET(RCLINK_DMAQ_CAP_MAX_MSG, rclink_get(c, RCLINK_DMAQ_CAP));
+}
+
+/*
+ * Cut an RDMA message into packets while slots are free (as
+ * dmaq_msg_cut() does a SEND).  WRITE and READ_RESP carry up to
+ * RDMAH_PKT_DATA bytes each; READ_REQ and WRITE_RESP are one packet.
+ */
+bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
+{
+    RclinkT1 *t1 = c->t1;
+    bool data = m->rdma == RCLINK_SEG_KIND_WRITE ||
+                m->rdma == RCLINK_SEG_KIND_READ_RESP;
+
+    while (!m->npkts || (data && m->off < m->len)) {
+        uint32_t dlen = data ? MIN(RCLINK_RDMAH_PKT_DATA, m->len - m->off) : 0;
+        bool first = !m->npkts, last = !data || m->off + dlen == m->len;
+        RclinkT1Slot *sl;
+        uint64_t seg, w0;
+        int s;
+
+        if (!rclink_t1_active(c) || !rclink_t1_qp_enabled(c, m->qpn)) {
+            /* not sent: the operation (response) is flushed */
+            m->status = MAX(m->status, RCLINK_CQE_ST_FLUSHED);
+            break;
+        }
+        if (!t1->nfree) {
+            return false;
+        }
+        if (m->ctx->ost_max && m->ctx->ost_used >= m->ctx->ost_max) {
+            return false;
+        }
+        s = rclink_t1_slot_alloc(c);
+        sl = &t1->slots[s];
+        if (dlen) {
+            if (m->data) {
+                memcpy(sl->payload + RDMA_HDR, m->data + m->off, dlen);
+            } else if (!rclink_ctx_dma(m->ctx, m->pieces[0].addr + m->off,
+                                       sl->payload + RDMA_HDR, dlen, false)) {
+                rclink_t1_slot_put(c, s);
+                m->status = MAX(m->status, RCLINK_CQE_ST_DMA_ERR);
+                break;
+            }
+        }
+        seg = RF_SET(RCLINK_SEG_POS, 0,
+                     first ? (last ? RCLINK_SEG_ONLY : RCLINK_SEG_FIRST)
+                           : (last ? RCLINK_SEG_LAST : RCLINK_SEG_MIDDLE));
+        seg = RF_SET(RCLINK_SEG_KIND, seg, m->rdma);
+        seg = RF_SET(RCLINK_SEG_OFFSET, seg, m->off);
+        seg = RF_SET(RCLINK_SEG_MSG_LEN, seg, m->len);
+        w0 = RF_SET(RCLINK_RDMAH_KEY, 0, m->rkey);
+        w0 = RF_SET(RCLINK_RDMAH_TAG, w0, m->tag);
+        w0 = RF_SET(RCLINK_RDMAH_STATUS, w0, m->rstatus);
+        stq_le_p(sl->payload, seg);
+        stq_le_p(sl->payload + RCLINK_SEG_BYTES, w0);
+        stq_le_p(sl->payload + RCLINK_SEG_BYTES + 8, m->raddr);
+        sl->qpn = m->qpn;
+        sl->len = RDMA_HDR + dlen;
+        if (sl->len < RCLINK_SEG_PKT_MIN) {
+            memset(sl->payload + sl->len, 0, RCLINK_SEG_PKT_MIN - sl->len);
+            sl->len = RCLINK_SEG_PKT_MIN;
+        }
+        /*
+         * The last packet of a request is acknowledged at once; a
+         * response's is not: a FACK'd packet's ACK echoes its timestamp,
+         * which makes a RECV_ACK event record (an interrupt) at the
+         * responder, whose CPU must do nothing per operation.
+         */
+        sl->fack = last && !m->internal;
+        sl->msg = m;
+        m->outstanding++;
+        m->ctx->ost_used++;
+        m->off += dlen;
+        m->npkts++;
+        trace_rclink_rdma_pkt(m->qpn, m->rdma, m->tag, m->off - dlen, dlen);
+        rclink_t1_submit(c, s);
+    }
+    m->all_submitted = true;
+    if (!m->outstanding) {
+        if (m->internal) {
+            QTAILQ_REMOVE(&c->t1->rdma->sent, m, wait_link);
+            g_free(m);
+        } else {
+            rclink_dmaq_qp_complete(c, m->qpn);
+        }
+    }
+    return true;
+}
+
+/* A credit of one of the responder's messages returned. */
+void rclink_rdma_credit(RclinkCore *c, RclinkDmaqMsg *m)
+{
+    if (m->all_submitted && !m->outstanding) {
+        QTAILQ_REMOVE(&c->t1->rdma->sent, m, wait_link);
+        g_free(m);
+    }
+}
+
+/* The engine's turn: cut the responses waiting, oldest first. */
+void rclink_rdma_run(RclinkCore *c)
+{
+    RclinkRdma *r = c->t1->rdma;
+    RclinkDmaqMsg *m;
+
+    while ((m = QTAILQ_FIRST(&r->out))) {
+        if (c->t1->qps[m->qpn].eng_off) {
+            return;             /* the rate control masked the QP: waits */
+        }
+        QTAILQ_REMOVE(&r->out, m, wait_link);
+        QTAILQ_INSERT_TAIL(&r->sent, m, wait_link);
+        if (!rclink_rdma_cut(c, m)) {
+            /* no slot: first again */
+            QTAILQ_REMOVE(&r->sent, m, wait_link);
+            QTAILQ_INSERT_HEAD(&r->out, m, wait_link);
+            return;
+        }
+        r->nout--;
+    }
+}
+
+/* Queue a response of the shim on the QP (data: READ_RESP's, or NULL). */
+static RclinkDmaqMsg *rdma_respond(RclinkCore *c, uint32_t qpn, unsigned kind,
+                                   uint16_t tag, uint8_t status, uint32_t len)
+{
+    RclinkRdma *r = c->t1->rdma;
+    RclinkDmaqMsg *m = g_malloc0(sizeof(*m) + sizeof(m->pieces[0]) + len);
+
+    m->ctx = &c->t1->ctx[0];
+    m->qpn = qpn;
+    m->len = len;
+    m->rdma = kind;
+    m->internal = true;
+    m->tag = tag;
+    m->rstatus = status;
+    m->data = len ? (uint8_t *)(m->pieces + 1) : NULL;
+    QTAILQ_INSERT_TAIL(&r->out, m, wait_link);
+    r->nout++;
+    trace_rclink_rdma_respond(qpn, kind, tag, status, len);
+    rclink_t1_kick(c);
+    return m;
+}
+
+/*
+ * The responder's checks of a request on QP qpn for [raddr, raddr + len)
+ * of the registration key names: OK with the owner context and the area
+ * offset of raddr, or the status it is refused with (counted).
+ */
+static uint8_t rdma_check(RclinkCore *c, uint32_t qpn, uint32_t key,
+                          uint64_t raddr, uint64_t len, bool write,
+                          RclinkCtx **px, uint64_t *off)
+{
+    RclinkRdma *r = c->t1->rdma;
+    uint32_t idx = RF_GET(RCLINK_MR_KEY_INDEX, key);
+    RclinkMr *mr = idx < RDMA_MR_NUM ? &r->mr[idx] : NULL;
+    RclinkCtx *x = NULL;
+    const char *why = NULL;
+    uint8_t st = RCLINK_CQE_ST_REM_KEY;
+    hwaddr counter = RCLINK_DMAQ_RDMA_RX_BAD_KEY;
+
+    if (!mr || !(mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID)) {
+        why = "no such registration";
+    } else if (RF_GET(RCLINK_DMAQ_MR_CTRL_GEN, mr->ctrl) !=
+               RF_GET(RCLINK_MR_KEY_GEN, key)) {
+        why = "stale key (generation)";
+    } else if (RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) !=
+               c->t1->qp_owner[qpn] ||
+               RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) == 0 ||
+               RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) >= RCLINK_CTX_NUM) {
+        why = "registration of another context than the QP's";
+    } else {
+        x = &c->t1->ctx[RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl)];
+        if (!x->running) {
+            why = "owner context not running";
+        } else if (!(mr->ctrl & (write ? RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE :
+                                         RCLINK_DMAQ_MR_CTRL_REMOTE_READ))) {
+            why = write ? "no remote write right" : "no remote read right";
+            st = RCLINK_CQE_ST_REM_ACCESS;
+            counter = RCLINK_DMAQ_RDMA_RX_ACCESS;
+        } else if (raddr > mr->len || len > mr->len - raddr ||
+                   mr->base > x->area_size ||
+                   mr->len > x->area_size - mr->base) {
+            why = "range outside the registration";
+            st = RCLINK_CQE_ST_REM_BOUNDS;
+            counter = RCLINK_DMAQ_RDMA_RX_BOUNDS;
+        }
+    }
+    if (why) {
+        rclink_count(c, counter);
+        trace_rclink_rdma_refused(qpn, key, raddr, len, why);
+        return st;
+    }
+    *px = x;
+    *off = mr->base + raddr;
+    return RCLINK_CQE_ST_OK;
+}
+
+/* The requester's operation a response of the QP is for: the oldest open. */
+static RclinkDmaqMsg *rdma_find(RclinkCore *c, uint32_t qpn, bool *waiting)
+{
+    RclinkDmaqMsg *m;
+
+    QTAILQ_FOREACH(m, &c->t1->rdma->wait, wait_link) {
+        if (m->qpn == qpn) {
+            *waiting = true;
+            return m;
+        }
+    }
+    *waiting = false;
+    QSIMPLEQ_FOREACH(m, &c->t1->qps[qpn].msgs, next) {
+        if (m->rdma && !m->responded) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+static void rdma_rx_resp(RclinkCore *c, uint32_t qpn, unsigned kind,
+                         unsigned pos, uint32_t off, uint32_t mlen,
+                         uint16_t tag, uint8_t status, const uint8_t *data,
+                         uint32_t dlen)
+{
+    RclinkRdma *r = c->t1->rdma;
+    bool waiting, ends = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_LAST;
+    RclinkDmaqMsg *m = rdma_find(c, qpn, &waiting);
+
+    if (!m || m->tag != tag ||
+        (kind == RCLINK_SEG_KIND_WRITE_RESP) !=
+        (m->rdma == RCLINK_SEG_KIND_WRITE)) {
+        rclink_count(c, RCLINK_DMAQ_RDMA_RX_LATE);
+        trace_rclink_rdma_late(qpn, kind, tag);
+        return;
+    }
+    if (kind == RCLINK_SEG_KIND_READ_RESP && status == RCLINK_CQE_ST_OK) {
+        if (mlen != m->len || off != m->piece_off || dlen > mlen - off ||
+            (ends && off + dlen != mlen)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: READ_RESP tag %u "
+                          "offset %u length %u of %u does not fit the READ "
+                          "of %u: DMA_ERR\n", qpn, tag, off, dlen, mlen,
+                          m->len);
+            status = RCLINK_CQE_ST_DMA_ERR;
+        } else if (dlen && (!m->ctx->running ||
+                            !rclink_ctx_dma(m->ctx, m->pieces[0].addr + off,
+                                            (void *)data, dlen, true))) {
+            status = RCLINK_CQE_ST_DMA_ERR;
+        } else {
+            m->piece_off += dlen;
+            if (!ends) {
+                return;
+            }
+        }
+    }
+    m->responded = true;
+    m->rstatus = status;
+    if (waiting) {
+        QTAILQ_REMOVE(&r->wait, m, wait_link);
+        rdma_complete(c, m, status);
+        rdma_timer_arm(r);
+    }
+}
+
+/*
+ * An in-order TYPE1 packet of an RDMA kind on QP qpn (the engine's receive
+ * side; dry_run: only whether it can be taken).
+ */
+bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                    size_t len, bool dry_run)
+{
+    RclinkRdma *r = c->t1->rdma;
+    RclinkRdmaQp *q = &r->qp[qpn];
+    uint64_t seg = ldq_le_p(pl);
+    unsigned kind = RF_GET(RCLINK_SEG_KIND, seg);
+    unsigned pos = RF_GET(RCLINK_SEG_POS, seg);
+    uint32_t off = RF_GET(RCLINK_SEG_OFFSET, seg);
+    uint32_t mlen = RF_GET(RCLINK_SEG_MSG_LEN, seg);
+    uint64_t w0, raddr;
+    uint32_t key, dlen;
+    uint16_t tag;
+    uint8_t st;
+    bool start = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_FIRST;
+    bool ends = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_LAST;
+    RclinkCtx *x = NULL;
+    uint64_t aoff = 0;
+
+    if (dry_run) {
+        /* a request may need a response queued */
+        return kind == RCLINK_SEG_KIND_READ_RESP ||
+               kind == RCLINK_SEG_KIND_WRITE_RESP || r->nout < RDMA_OUT_MAX;
+    }
+    if (len < RDMA_HDR || kind > RCLINK_SEG_KIND_WRITE_RESP ||
+        off > mlen) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: RDMA packet kind %u "
+                      "of %zu bytes malformed: dropped\n", qpn, kind, len);
+        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
+        return true;
+    }
+    w0 = ldq_le_p(pl + RCLINK_SEG_BYTES);
+    raddr = ldq_le_p(pl + RCLINK_SEG_BYTES + 8);
+    key = RF_GET(RCLINK_RDMAH_KEY, w0);
+    tag = RF_GET(RCLINK_RDMAH_TAG, w0);
+    st = RF_GET(RCLINK_RDMAH_STATUS, w0);
+    dlen = MIN(len - RDMA_HDR, mlen - off);
+    trace_rclink_rdma_rx(qpn, kind, pos, tag, off, dlen);
+
+    switch (kind) {
+    case RCLINK_SEG_KIND_READ_RESP:
+    case RCLINK_SEG_KIND_WRITE_RESP:
+        rdma_rx_resp(c, qpn, kind, pos, off, mlen, tag, st,
+                     pl + RDMA_HDR, kind == RCLINK_SEG_KIND_READ_RESP ?
+                     dlen : 0);
+        return true;
+    case RCLINK_SEG_KIND_READ_REQ:
+        if (rclink_get(c, RCLINK_DMAQ_RDMA_CFG) &
+            RCLINK_DMAQ_RDMA_CFG_RESP_SILENT) {
+            rclink_count(c, RCLINK_DMAQ_RDMA_RX_SILENT);
+            return true;
+        }
+        if (mlen > rclink_rdma_max_len(c)) {
+            st = RCLINK_CQE_ST_REM_BOUNDS;
+            rclink_count(c, RCLINK_DMAQ_RDMA_RX_BOUNDS);
+        } else {
+            st = rdma_check(c, qpn, key, raddr, mlen, false, &x, &aoff);
+        }
+        if (st == RCLINK_CQE_ST_OK) {
+            RclinkDmaqMsg *m = rdma_respond(c, qpn, RCLINK_SEG_KIND_READ_RESP,
+                                            tag, st, mlen);
+
+            if (!rclink_ctx_dma(x, aoff, (uint8_t *)(m->pieces + 1), mlen,
+                                false)) {
+                /* the data could not be read: the READ fails, no data */
+                m->rstatus = RCLINK_CQE_ST_DMA_ERR;
+                m->len = 0;
+                m->data = NULL;
+                return true;
+            }
+            rclink_count(c, RCLINK_DMAQ_RDMA_RX_READ);
+        } else {
+            rdma_respond(c, qpn, RCLINK_SEG_KIND_READ_RESP, tag, st, 0);
+        }
+        return true;
+    default:        /* WRITE */
+        if (rclink_get(c, RCLINK_DMAQ_RDMA_CFG) &
+            RCLINK_DMAQ_RDMA_CFG_RESP_SILENT) {
+            rclink_count(c, RCLINK_DMAQ_RDMA_RX_SILENT);
+            return true;
+        }
+        if (start) {
+            q->rx_open = true;
+            q->rx_failed = false;
+            q->rx_tag = tag;
+        } else if (!q->rx_open || q->rx_tag != tag) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: WRITE packet tag "
+                          "%u pos %u outside a WRITE: dropped\n", qpn, tag,
+                          pos);
+            rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
+            return true;
+        }
+        if (!q->rx_failed) {
+            if (mlen > rclink_rdma_max_len(c)) {
+                st = RCLINK_CQE_ST_REM_BOUNDS;
+                rclink_count(c, RCLINK_DMAQ_RDMA_RX_BOUNDS);
+            } else {
+                st = rdma_check(c, qpn, key, raddr, mlen, true, &x, &aoff);
+            }
+            if (st == RCLINK_CQE_ST_OK && dlen &&
+                !rclink_ctx_dma(x, aoff + off, (void *)(pl + RDMA_HDR), dlen,
+                                true)) {
+                st = RCLINK_CQE_ST_DMA_ERR;
+            }
+            if (st != RCLINK_CQE_ST_OK) {
+                q->rx_failed = true;
+                rdma_respond(c, qpn, RCLINK_SEG_KIND_WRITE_RESP, tag, st, 0);
+            } else if (ends) {
+                rclink_count(c, RCLINK_DMAQ_RDMA_RX_WRITE);
+                rdma_respond(c, qpn, RCLINK_SEG_KIND_WRITE_RESP, tag, st, 0);
+            }
+        }
+        if (ends) {
+            q->rx_open = false;
+        }
+        return true;
+    }
+}
+
+/* A user context stops: its requests waiting for a response go, no CQE. */
+void rclink_rdma_ctx_stop(RclinkCtx *x)
+{
+    RclinkRdma *r = x->c->t1->rdma;
+    RclinkDmaqMsg *m, *n;
+
+    QTAILQ_FOREACH_SAFE(m, &r->wait, wait_link, n) {
+        if (m->ctx == x) {
+            QTAILQ_REMOVE(&r->wait, m, wait_link);
+            g_free(m);
+        }
+    }
+    rdma_timer_arm(r);
+}
+
+/* ----------------------------------------------------------- registers */
+
+static void rdma_mr_mirror(RclinkCore *c)
+{
+    uint32_t idx = RF_GET(RCLINK_DMAQ_MR_SEL_IDX,
+                          rclink_get(c, RCLINK_DMAQ_MR_SEL));
+    RclinkMr *mr = idx < RDMA_MR_NUM ? &c->t1->rdma->mr[idx] : NULL;
+
+    rclink_set(c, RCLINK_DMAQ_MR_BASE, mr ? mr->base : 0);
+    rclink_set(c, RCLINK_DMAQ_MR_LEN, mr ? mr->len : 0);
+    rclink_set(c, RCLINK_DMAQ_MR_CTRL, mr ? mr->ctrl : 0);
+}
+
+/* A write of a DMAQ_MR_* register (*p as written, old before). */
+bool rclink_rdma_reg_write(RclinkCore *c, hwaddr reg, uint64_t *p,
+                           uint64_t old)
+{
+    uint32_t idx = RF_GET(RCLINK_DMAQ_MR_SEL_IDX,
+                          rclink_get(c, RCLINK_DMAQ_MR_SEL));
+    RclinkMr *mr = idx < RDMA_MR_NUM ? &c->t1->rdma->mr[idx] : NULL;
+
+    switch (reg) {
+    case RCLINK_DMAQ_MR_CAP:
+        *p = old;
+        return true;
+    case RCLINK_DMAQ_MR_SEL:
+        rdma_mr_mirror(c);
+        return true;
+    case RCLINK_DMAQ_MR_BASE:
+    case RCLINK_DMAQ_MR_LEN:
+        if (!mr || (mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ_MR_%s of entry %u "
+                          "written while %s: dropped\n",
+                          reg == RCLINK_DMAQ_MR_BASE ? "BASE" : "LEN", idx,
+                          mr ? "valid" : "beyond DMAQ_MR_CAP.num");
+            *p = old;
+            return true;
+        }
+        if (reg == RCLINK_DMAQ_MR_BASE) {
+            mr->base = *p;
+        } else {
+            mr->len = *p & RCLINK_DMAQ_MR_LEN_LEN;
+        }
+        return true;
+    case RCLINK_DMAQ_MR_CTRL:
+        if (!mr) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ_MR_CTRL of entry %u "
+                          "beyond DMAQ_MR_CAP.num: dropped\n", idx);
+            *p = 0;
+            return true;
+        }
+        mr->ctrl = *p & ~RCLINK_DMAQ_MR_CTRL_BUSY;
+        if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) && !mr->len) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration %u made "
+                          "valid with length 0: not valid\n", idx);
+            mr->ctrl &= ~RCLINK_DMAQ_MR_CTRL_VALID;
+        }
+        trace_rclink_rdma_mr(idx, mr->base, mr->len, mr->ctrl);
+        /* busy: the model serves a request at once, never after */
+        *p = mr->ctrl;
+        return true;
+    }
+    return false;
+}
+
+bool rclink_rdma_reg_read(RclinkCore *c, hwaddr reg, uint64_t *v)
+{
+    if (reg == RCLINK_DMAQ_MR_CAP) {
+        *v = RF_SET(RCLINK_DMAQ_MR_CAP_NUM, 0, RDMA_MR_NUM);
+        *v = RF_SET(RCLINK_DMAQ_MR_CAP_MAX_LEN, *v, rclink_rdma_max_len(c));
+        return true;
+    }
+    return false;
+}
+
+/* --------------------------------------------------------------- setup */
+
+void rclink_rdma_init(RclinkCore *c)
+{
+    RclinkRdma *r = g_new0(RclinkRdma, 1);
+
+    r->qp = g_new0(RclinkRdmaQp, c->qp_num);
+    QTAILQ_INIT(&r->out);
+    QTAILQ_INIT(&r->sent);
+    QTAILQ_INIT(&r->wait);
+    timer_init_ns(&r->timer, QEMU_CLOCK_VIRTUAL, rdma_timer, c);
+    c->t1->rdma = r;
+}
+
+static void rdma_free_list(RclinkMsgList *l)
+{
+    RclinkDmaqMsg *m;
+
+    while ((m = QTAILQ_FIRST(l))) {
+        QTAILQ_REMOVE(l, m, wait_link);
+        g_free(m);
+    }
+}
+
+/* SHIM_RESET (after the slots were emptied): everything is forgotten. */
+void rclink_rdma_reset(RclinkCore *c)
+{
+    RclinkRdma *r = c->t1->rdma;
+
+    timer_del(&r->timer);
+    rdma_free_list(&r->out);
+    rdma_free_list(&r->sent);
+    rdma_free_list(&r->wait);
+    r->nout = 0;
+    memset(r->mr, 0, sizeof(r->mr));
+    memset(r->qp, 0, sizeof(r->qp[0]) * c->qp_num);
+}
+
+void rclink_rdma_fini(RclinkCore *c)
+{
+    RclinkRdma *r = c->t1->rdma;
+
+    rclink_rdma_reset(c);
+    g_free(r->qp);
+    g_free(r);
+    c->t1->rdma = NULL;
+}
