@@ -30,6 +30,9 @@
 #include "trace.h"
 
 #define RDMA_MR_NUM         256
+/* largest page table of a registration of host memory (1 GiB) */
+#define RDMA_MAX_PAGES      65535
+#define RDMA_PAGE           4096
 /* responses waiting to be cut beyond which requests are refused (RNR) */
 #define RDMA_OUT_MAX        256
 #define RDMA_HDR            (RCLINK_SEG_BYTES + RCLINK_RDMAH_BYTES)
@@ -38,6 +41,9 @@ typedef struct RclinkMr {
     uint64_t base;
     uint32_t len;
     uint64_t ctrl;             /* DMAQ_MR_CTRL as written (no busy) */
+    uint64_t tbl;              /* DMAQ_MR_TBL */
+    uint64_t *pages;           /* pages: the table, read when made valid */
+    uint32_t npages;
 } RclinkMr;
 
 /* The responder's state of a QP's WRITE being received */
@@ -301,7 +307,7 @@ static RclinkDmaqMsg *rdma_respond(RclinkCore *c, uint32_t qpn, unsigned kind,
  */
 static uint8_t rdma_check(RclinkCore *c, uint32_t qpn, uint32_t key,
                           uint64_t raddr, uint64_t len, bool write,
-                          RclinkCtx **px, uint64_t *off)
+                          RclinkCtx **px, RclinkMr **pmr)
 {
     RclinkRdma *r = c->t1->rdma;
     uint32_t idx = RF_GET(RCLINK_MR_KEY_INDEX, key);
@@ -331,8 +337,8 @@ static uint8_t rdma_check(RclinkCore *c, uint32_t qpn, uint32_t key,
             st = RCLINK_CQE_ST_REM_ACCESS;
             counter = RCLINK_DMAQ_RDMA_RX_ACCESS;
         } else if (raddr > mr->len || len > mr->len - raddr ||
-                   mr->base > x->area_size ||
-                   mr->len > x->area_size - mr->base) {
+                   (!mr->pages && (mr->base > x->area_size ||
+                                   mr->len > x->area_size - mr->base))) {
             why = "range outside the registration";
             st = RCLINK_CQE_ST_REM_BOUNDS;
             counter = RCLINK_DMAQ_RDMA_RX_BOUNDS;
@@ -344,8 +350,38 @@ static uint8_t rdma_check(RclinkCore *c, uint32_t qpn, uint32_t key,
         return st;
     }
     *px = x;
-    *off = mr->base + raddr;
+    *pmr = mr;
     return RCLINK_CQE_ST_OK;
+}
+
+/*
+ * DMA of [off, off + len) of a registration (checked): its owner's area,
+ * or its pages.  A failure of a page's DMA fails the operation only.
+ */
+static bool rdma_mr_dma(RclinkCore *c, RclinkCtx *x, RclinkMr *mr,
+                        uint64_t off, uint8_t *buf, uint64_t len, bool write)
+{
+    uint64_t a = mr->base + off;
+
+    if (!mr->pages) {
+        return rclink_ctx_dma(x, a, buf, len, write);
+    }
+    while (len) {
+        uint64_t in = a & (RDMA_PAGE - 1);
+        uint64_t n = MIN(len, RDMA_PAGE - in);
+        dma_addr_t bus = mr->pages[a / RDMA_PAGE] + in;
+
+        if ((write ? pci_dma_write(c->pci, bus, buf, n)
+                   : pci_dma_read(c->pci, bus, buf, n)) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration page DMA "
+                          "at 0x%" PRIx64 " failed\n", (uint64_t)bus);
+            return false;
+        }
+        a += n;
+        buf += n;
+        len -= n;
+    }
+    return true;
 }
 
 /* The requester's operation a response of the QP is for: the oldest open. */
@@ -433,7 +469,7 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     bool start = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_FIRST;
     bool ends = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_LAST;
     RclinkCtx *x = NULL;
-    uint64_t aoff = 0;
+    RclinkMr *mr = NULL;
 
     if (dry_run) {
         /* a request may need a response queued */
@@ -472,14 +508,14 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
             st = RCLINK_CQE_ST_REM_BOUNDS;
             rclink_count(c, RCLINK_DMAQ_RDMA_RX_BOUNDS);
         } else {
-            st = rdma_check(c, qpn, key, raddr, mlen, false, &x, &aoff);
+            st = rdma_check(c, qpn, key, raddr, mlen, false, &x, &mr);
         }
         if (st == RCLINK_CQE_ST_OK) {
             RclinkDmaqMsg *m = rdma_respond(c, qpn, RCLINK_SEG_KIND_READ_RESP,
                                             tag, st, mlen);
 
-            if (!rclink_ctx_dma(x, aoff, (uint8_t *)(m->pieces + 1), mlen,
-                                false)) {
+            if (!rdma_mr_dma(c, x, mr, raddr, (uint8_t *)(m->pieces + 1),
+                             mlen, false)) {
                 /* the data could not be read: the READ fails, no data */
                 m->rstatus = RCLINK_CQE_ST_DMA_ERR;
                 m->len = 0;
@@ -513,11 +549,11 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                 st = RCLINK_CQE_ST_REM_BOUNDS;
                 rclink_count(c, RCLINK_DMAQ_RDMA_RX_BOUNDS);
             } else {
-                st = rdma_check(c, qpn, key, raddr, mlen, true, &x, &aoff);
+                st = rdma_check(c, qpn, key, raddr, mlen, true, &x, &mr);
             }
             if (st == RCLINK_CQE_ST_OK && dlen &&
-                !rclink_ctx_dma(x, aoff + off, (void *)(pl + RDMA_HDR), dlen,
-                                true)) {
+                !rdma_mr_dma(c, x, mr, raddr + off, (uint8_t *)(pl + RDMA_HDR),
+                             dlen, true)) {
                 st = RCLINK_CQE_ST_DMA_ERR;
             }
             if (st != RCLINK_CQE_ST_OK) {
@@ -561,6 +597,52 @@ static void rdma_mr_mirror(RclinkCore *c)
     rclink_set(c, RCLINK_DMAQ_MR_BASE, mr ? mr->base : 0);
     rclink_set(c, RCLINK_DMAQ_MR_LEN, mr ? mr->len : 0);
     rclink_set(c, RCLINK_DMAQ_MR_CTRL, mr ? mr->ctrl : 0);
+    rclink_set(c, RCLINK_DMAQ_MR_TBL, mr ? mr->tbl : 0);
+}
+
+static void rdma_mr_pages_free(RclinkMr *mr)
+{
+    g_free(mr->pages);
+    mr->pages = NULL;
+    mr->npages = 0;
+}
+
+/* valid written 1 with pages: the page table, read now; false if bad */
+static bool rdma_mr_pages_read(RclinkCore *c, uint32_t idx, RclinkMr *mr)
+{
+    uint64_t n = (mr->base + mr->len + RDMA_PAGE - 1) / RDMA_PAGE;
+    const char *why = NULL;
+    uint32_t i;
+
+    if (mr->base >= RDMA_PAGE) {
+        why = "BASE beyond the first page";
+    } else if (n > RDMA_MAX_PAGES) {
+        why = "more pages than DMAQ_MR_CAP.max_pages";
+    } else if (mr->tbl & (RDMA_PAGE - 1)) {
+        why = "page table not 4 KiB aligned";
+    } else {
+        mr->pages = g_new(uint64_t, n);
+        mr->npages = n;
+        if (pci_dma_read(c->pci, mr->tbl, mr->pages,
+                         n * sizeof(uint64_t)) != MEMTX_OK) {
+            why = "page table unreadable";
+        }
+        for (i = 0; !why && i < n; i++) {
+            mr->pages[i] = le64_to_cpu(mr->pages[i]);
+            if (mr->pages[i] & (RDMA_PAGE - 1)) {
+                why = "page not 4 KiB aligned";
+            }
+        }
+    }
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration %u of host "
+                      "memory (table 0x%" PRIx64 ", %u bytes at %" PRIu64
+                      "): %s: not valid\n", idx, mr->tbl, mr->len, mr->base,
+                      why);
+        rdma_mr_pages_free(mr);
+        return false;
+    }
+    return true;
 }
 
 /* A write of a DMAQ_MR_* register (*p as written, old before). */
@@ -580,18 +662,22 @@ bool rclink_rdma_reg_write(RclinkCore *c, hwaddr reg, uint64_t *p,
         return true;
     case RCLINK_DMAQ_MR_BASE:
     case RCLINK_DMAQ_MR_LEN:
+    case RCLINK_DMAQ_MR_TBL:
         if (!mr || (mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID)) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: DMAQ_MR_%s of entry %u "
                           "written while %s: dropped\n",
-                          reg == RCLINK_DMAQ_MR_BASE ? "BASE" : "LEN", idx,
+                          reg == RCLINK_DMAQ_MR_BASE ? "BASE" :
+                          reg == RCLINK_DMAQ_MR_LEN ? "LEN" : "TBL", idx,
                           mr ? "valid" : "beyond DMAQ_MR_CAP.num");
             *p = old;
             return true;
         }
         if (reg == RCLINK_DMAQ_MR_BASE) {
             mr->base = *p;
-        } else {
+        } else if (reg == RCLINK_DMAQ_MR_LEN) {
             mr->len = *p & RCLINK_DMAQ_MR_LEN_LEN;
+        } else {
+            mr->tbl = *p;
         }
         return true;
     case RCLINK_DMAQ_MR_CTRL:
@@ -601,10 +687,16 @@ bool rclink_rdma_reg_write(RclinkCore *c, hwaddr reg, uint64_t *p,
             *p = 0;
             return true;
         }
+        rdma_mr_pages_free(mr);
         mr->ctrl = *p & ~RCLINK_DMAQ_MR_CTRL_BUSY;
         if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) && !mr->len) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration %u made "
                           "valid with length 0: not valid\n", idx);
+            mr->ctrl &= ~RCLINK_DMAQ_MR_CTRL_VALID;
+        }
+        if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) &&
+            (mr->ctrl & RCLINK_DMAQ_MR_CTRL_PAGES) &&
+            !rdma_mr_pages_read(c, idx, mr)) {
             mr->ctrl &= ~RCLINK_DMAQ_MR_CTRL_VALID;
         }
         trace_rclink_rdma_mr(idx, mr->base, mr->len, mr->ctrl);
@@ -620,6 +712,7 @@ bool rclink_rdma_reg_read(RclinkCore *c, hwaddr reg, uint64_t *v)
     if (reg == RCLINK_DMAQ_MR_CAP) {
         *v = RF_SET(RCLINK_DMAQ_MR_CAP_NUM, 0, RDMA_MR_NUM);
         *v = RF_SET(RCLINK_DMAQ_MR_CAP_MAX_LEN, *v, rclink_rdma_max_len(c));
+        *v = RF_SET(RCLINK_DMAQ_MR_CAP_MAX_PAGES, *v, RDMA_MAX_PAGES);
         return true;
     }
     return false;
@@ -653,12 +746,16 @@ static void rdma_free_list(RclinkMsgList *l)
 void rclink_rdma_reset(RclinkCore *c)
 {
     RclinkRdma *r = c->t1->rdma;
+    uint32_t i;
 
     timer_del(&r->timer);
     rdma_free_list(&r->out);
     rdma_free_list(&r->sent);
     rdma_free_list(&r->wait);
     r->nout = 0;
+    for (i = 0; i < RDMA_MR_NUM; i++) {
+        rdma_mr_pages_free(&r->mr[i]);
+    }
     memset(r->mr, 0, sizeof(r->mr));
     memset(r->qp, 0, sizeof(r->qp[0]) * c->qp_num);
 }

@@ -66,7 +66,7 @@ RW_EXCLUDE = {
 # CTRL.valid only with a length): t1_rdma.
 RW_SPECIAL = ('SHIM_TEST_ECHO', 'DMAQ_CQ_CONS', 'DMAQ_QP_OWNER',
               'DMAQ_T2_OWNER', 'DMAQ_MR_BASE', 'DMAQ_MR_LEN',
-              'DMAQ_MR_CTRL') + tuple(
+              'DMAQ_MR_CTRL', 'DMAQ_MR_TBL') + tuple(
                   n for n in hw.REGS if n.startswith('DMAQ_CTX_') and
                   n not in ('DMAQ_CTX_CAP', 'DMAQ_CTX_SEL'))
 WIN_MAC = 0x8000
