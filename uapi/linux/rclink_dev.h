@@ -289,20 +289,30 @@ struct rclink_ctx_events {
  * and an address counted from the registration's start; it is served only
  * on a QP given to this context.  lkey is the same key (for later use: the
  * local side of a WRITE or READ is an area offset).  ENOSPC when the table
- * is full; ENODEV when the board has no registration table.
+ * is full; EOPNOTSUPP when the board has no registration table.
+ *
+ * With RCLINK_MR_REG_USER, [addr, addr + length) of the caller's own
+ * memory is registered instead (offset must be 0): its pages are pinned
+ * (pin_user_pages(), FOLL_LONGTERM) and charged to RLIMIT_MEMLOCK (ENOMEM
+ * beyond it, unless CAP_IPC_LOCK) until the registration goes; at most
+ * DMAQ_MR_CAP.max_pages 4 KiB pages (EINVAL beyond).
  */
 struct rclink_mr_reg {
 	__u32 size;		/* in: sizeof(struct rclink_mr_reg) */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: 0 or RCLINK_MR_REG_USER */
 	__u64 offset;		/* in: start in the context's area */
 	__u64 length;		/* in: bytes, 1..area_size - offset */
 	__u32 access;		/* in: RCLINK_MR_REMOTE_WRITE | _READ */
 	__u32 lkey;		/* out */
 	__u32 rkey;		/* out */
 	__u32 resv;		/* must be 0 */
+	__u64 addr;		/* in: RCLINK_MR_REG_USER: user address */
 };
 
 #define RCLINK_MR_REG_SIZE_VER0		40
+#define RCLINK_MR_REG_SIZE_VER1		48	/* addr */
+
+#define RCLINK_MR_REG_USER		(1U << 0)
 
 #define RCLINK_MR_REMOTE_WRITE		(1U << 0)
 #define RCLINK_MR_REMOTE_READ		(1U << 1)
