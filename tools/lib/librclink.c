@@ -231,6 +231,23 @@ int rclink_mr_reg(struct rclink_uctx *c, uint64_t off, uint64_t len,
 	return 0;
 }
 
+int rclink_mr_reg_user(struct rclink_uctx *c, void *addr, uint64_t len,
+		       uint32_t access, uint32_t *lkey, uint32_t *rkey)
+{
+	struct rclink_mr_reg r = {
+		.size = sizeof(r), .flags = RCLINK_MR_REG_USER,
+		.addr = (uintptr_t)addr, .length = len, .access = access,
+	};
+
+	if (ioctl(c->fd, RCLINK_IOC_MR_REG, &r))
+		return -1;
+	if (lkey)
+		*lkey = r.lkey;
+	if (rkey)
+		*rkey = r.rkey;
+	return 0;
+}
+
 int rclink_mr_dereg(struct rclink_uctx *c, uint32_t key)
 {
 	struct rclink_mr_dereg d = { .size = sizeof(d), .key = key };

@@ -145,9 +145,14 @@ void rclink_uctx_db_write(struct rclink_uctx *c, uint32_t off, uint32_t val);
  * into area[off, off + len).  Each takes two SQ entries; its completion
  * (RCLINK_WC_WRITE, RCLINK_WC_READ) comes when the peer's shim answered.
  * The area range is the board's from the post until that completion.
+ * rclink_mr_reg_user() registers the caller's own memory [addr, addr +
+ * len) instead (pinned and charged to RLIMIT_MEMLOCK until deregistered)
+ * as the target of the peer's WRITE and READ.
  */
 int rclink_mr_reg(struct rclink_uctx *c, uint64_t off, uint64_t len,
 		  uint32_t access, uint32_t *lkey, uint32_t *rkey);
+int rclink_mr_reg_user(struct rclink_uctx *c, void *addr, uint64_t len,
+		       uint32_t access, uint32_t *lkey, uint32_t *rkey);
 int rclink_mr_dereg(struct rclink_uctx *c, uint32_t key);
 int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		      uint32_t len, uint32_t rkey, uint64_t raddr);
