@@ -25,6 +25,12 @@
  *   dereg_busy   deregistration of a registration and the context's end
  *                with WRITEs in flight: every WRITE completes (OK or
  *                REM_KEY), nothing is written outside the registration
+ *   user_memory  B registers ordinary memory of its own (pinned pages, an
+ *                odd start): WRITE and READ of 1 B .. 1 MiB at its start
+ *                and end, guards untouched; after deregistration REM_KEY
+ *   user_memlock without CAP_IPC_LOCK a registration of user memory over
+ *                RLIMIT_MEMLOCK fails ENOMEM; one under it shows its pages
+ *                in VmLck until deregistered
  *
  * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
  * sysfs resource0 for the counters and the test hooks.  Without the boards,
@@ -44,10 +50,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/capability.h>
 
 #include <linux/rclink_dev.h>
 
@@ -84,6 +93,7 @@ _Static_assert(RCLINK_WC_REM_TIMEOUT == RCLINK_CQE_ST_REM_TIMEOUT, "CQE");
 #define QP_LOSS		222
 #define QP_XCHG		223
 #define QP_BUSY		224
+#define QP_USER		225
 #define ENTRIES		64u
 
 struct t1env {
@@ -732,6 +742,179 @@ TEST(dereg_busy)
 	EXPECT_EQ(0, other);
 	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
 	rig_down(&r);
+}
+
+/* B's own memory: guard, the registration (an odd start), guard */
+#define U_SIZE		(MIB + 4 * GUARD)
+#define U_START		(GUARD + 5)
+
+static void user_one(struct __test_metadata *_metadata, struct rig *r,
+		     uint8_t *buf, uint32_t ukey, uint32_t len,
+		     uint64_t raddr, uint32_t seed)
+{
+	uint8_t *a = rclink_uctx_area(&r->a.c, 0);
+	struct rclink_wc wc;
+	int64_t bad;
+
+	fill(a + A_SRC, seed, len);
+	memset(buf, GUARD_BYTE, U_SIZE);
+	ASSERT_EQ(RCLINK_WC_OK, op(&r->a, true, r->qpn, A_SRC, len, ukey,
+				   raddr, &wc)) TH_LOG("WRITE %u", len);
+	bad = check(buf + U_START + raddr, seed, len);
+	EXPECT_EQ(-1, bad) TH_LOG("WRITE %u at %" PRIu64 ": byte %" PRId64,
+				  len, raddr, bad);
+	EXPECT_EQ(-1, check_byte(buf, GUARD_BYTE, U_START + raddr));
+	EXPECT_EQ(-1, check_byte(buf + U_START + raddr + len, GUARD_BYTE,
+				 U_SIZE - U_START - raddr - len));
+	fill(buf + U_START + raddr, seed + 1, len);
+	memset(a + A_DST, GUARD_BYTE, len);
+	ASSERT_EQ(RCLINK_WC_OK, op(&r->a, false, r->qpn, A_DST, len, ukey,
+				   raddr, &wc)) TH_LOG("READ %u", len);
+	bad = check(a + A_DST, seed + 1, len);
+	EXPECT_EQ(-1, bad) TH_LOG("READ %u at %" PRIu64 ": byte %" PRId64,
+				  len, raddr, bad);
+}
+
+TEST(user_memory)
+{
+	static const uint32_t usizes[] = { 1, 1321, 4095, 4097, 65537, MIB };
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t ukey;
+	unsigned int i;
+	uint8_t *buf;
+
+	RIG_UP(&r, QP_USER, RCLINK_MR_REMOTE_WRITE);
+	if (!(rd(&r.bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
+		SKIP(goto out, "no registrations of host memory");
+	buf = mmap(NULL, U_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, GUARD_BYTE, U_SIZE);
+	ASSERT_EQ(0, rclink_mr_reg_user(&r.b.c, buf + U_START, MR_LEN,
+					RCLINK_MR_REMOTE_WRITE |
+					RCLINK_MR_REMOTE_READ, NULL, &ukey))
+		TH_LOG("%m");
+	for (i = 0; i < sizeof(usizes) / sizeof(usizes[0]); i++) {
+		user_one(_metadata, &r, buf, ukey, usizes[i], 0, i);
+		user_one(_metadata, &r, buf, ukey, usizes[i],
+			 MR_LEN - usizes[i], i + 30);
+	}
+	/* bounds as for the area's registrations */
+	EXPECT_EQ(RCLINK_WC_REM_BOUNDS, op(&r.a, true, r.qpn, A_SRC, 2, ukey,
+					   MR_LEN - 1, &wc));
+	/* not the caller's memory, or offset with it: refused */
+	EXPECT_EQ(-1, rclink_mr_reg_user(&r.b.c, (void *)8, 64,
+					 RCLINK_MR_REMOTE_WRITE, NULL, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, rclink_mr_dereg(&r.b.c, ukey));
+	memset(buf, GUARD_BYTE, U_SIZE);
+	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&r.a, true, r.qpn, A_SRC, 100, ukey, 0,
+					&wc));
+	EXPECT_EQ(-1, check_byte(buf, GUARD_BYTE, U_SIZE));
+	/* the memory is the process's again */
+	munmap(buf, U_SIZE);
+out:
+	rig_down(&r);
+}
+
+static long vm_locked_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+/* 10 capset, 11 context, 12 big one not refused, 13 another errno,
+ * 14 small one refused, 15 VmLck not its pages, 16 not back after dereg
+ */
+static int memlock_child(void)
+{
+	struct side s = { .fd = -1 };
+	long base, during, after;
+	struct rlimit rl;
+	uint32_t key;
+	uint8_t *p;
+
+	if (drop_ipc_lock())
+		return 10;
+	if (side_open(&s, env.b, 64 * 1024))
+		return 11;
+	p = mmap(NULL, 2 * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 11;
+	memset(p, 0, 2 * MIB);
+	base = vm_locked_kb();
+	rl.rlim_cur = rl.rlim_max = (base + 32) * 1024;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	if (!rclink_mr_reg_user(&s.c, p, MIB, RCLINK_MR_REMOTE_WRITE, NULL,
+				&key))
+		return 12;
+	if (errno != ENOMEM)
+		return 13;
+	/* 16 KiB, page aligned: 4 pages of 4 KiB */
+	if (rclink_mr_reg_user(&s.c, p, 16 * 1024, RCLINK_MR_REMOTE_WRITE,
+			       NULL, &key))
+		return 14;
+	during = vm_locked_kb();
+	if (during - base != 16)
+		return 15;
+	if (rclink_mr_dereg(&s.c, key))
+		return 16;
+	after = vm_locked_kb();
+	if (after != base)
+		return 16;
+	side_close(&s);
+	return 0;
+}
+
+TEST(user_memlock)
+{
+	struct bar bb = { 0 };
+	pid_t pid;
+	int st;
+
+	if (!env_load())
+		SKIP(return, "no boards (run by t1_rdma.sh)");
+	if (bar_open(&bb, env.b))
+		SKIP(return, "no BAR0 through sysfs resource0: %m");
+	if (!(rd(&bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES)) {
+		bar_close(&bb);
+		SKIP(return, "no registrations of host memory");
+	}
+	bar_close(&bb);
+	if (sysconf(_SC_PAGESIZE) != 4096)
+		SKIP(return, "the VmLck sums assume 4 KiB pages");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(memlock_child());
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
 TEST_HARNESS_MAIN
