@@ -25,6 +25,9 @@
  *   dereg_busy   deregistration of a registration and the context's end
  *                with WRITEs in flight: every WRITE completes (OK or
  *                REM_KEY), nothing is written outside the registration
+ *   requester_exit  A's context ends with WRITEs and READs in flight:
+ *                the responses that come later are dropped (RX_LATE or
+ *                flushed), a new context of A works at once
  *   user_memory  B registers ordinary memory of its own (pinned pages, an
  *                odd start): WRITE and READ of 1 B .. 1 MiB at its start
  *                and end, guards untouched; after deregistration REM_KEY
@@ -450,12 +453,14 @@ static const uint32_t all_sizes[] = {
 TEST(sizes)
 {
 	struct rig r = { 0 };
-	uint64_t wr0, rr0, ib0, ib1;
+	uint64_t wr0, rr0, tw0, tr0, ib0, ib1;
 	unsigned int i, n = 0;
 
 	RIG_UP(&r, QP_RDMA, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
 	wr0 = rd(&r.bb, RCLINK_DMAQ_RDMA_RX_WRITE);
 	rr0 = rd(&r.bb, RCLINK_DMAQ_RDMA_RX_READ);
+	tw0 = rd(&r.ba, RCLINK_DMAQ_RDMA_TX_WRITE);
+	tr0 = rd(&r.ba, RCLINK_DMAQ_RDMA_TX_READ);
 	ib0 = irqs(&r.bb);
 	for (i = 0; i < sizeof(all_sizes) / sizeof(all_sizes[0]); i++) {
 		uint32_t len = all_sizes[i];
@@ -468,6 +473,8 @@ TEST(sizes)
 	ib1 = irqs(&r.bb);
 	EXPECT_EQ(n, rd(&r.bb, RCLINK_DMAQ_RDMA_RX_WRITE) - wr0);
 	EXPECT_EQ(n, rd(&r.bb, RCLINK_DMAQ_RDMA_RX_READ) - rr0);
+	EXPECT_EQ(n, rd(&r.ba, RCLINK_DMAQ_RDMA_TX_WRITE) - tw0);
+	EXPECT_EQ(n, rd(&r.ba, RCLINK_DMAQ_RDMA_TX_READ) - tr0);
 	/* B's CPUs ran nothing for these: not one interrupt of B */
 	EXPECT_EQ(ib0, ib1) TH_LOG("B took %" PRIu64 " interrupts", ib1 - ib0);
 	TH_LOG("%u WRITEs and %u READs; B's interrupts %" PRIu64 " -> %" PRIu64,
@@ -741,6 +748,38 @@ TEST(dereg_busy)
 	EXPECT_EQ(16, done);
 	EXPECT_EQ(0, other);
 	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
+	rig_down(&r);
+}
+
+TEST(requester_exit)
+{
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t i;
+
+	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, rclink_post_read(&r.a.c, QP_BUSY, A_DST, 65536,
+					      r.rkey, (uint64_t)i * 65536));
+		ASSERT_EQ(0, rclink_post_write(&r.a.c, QP_BUSY, A_SRC, 65536,
+					       r.rkey, (uint64_t)i * 65536));
+	}
+	rclink_uctx_doorbell(&r.a.c);
+	side_close(&r.a);
+	/* a new context of A on the same QP works at once */
+	ASSERT_EQ(0, side_open(&r.a, env.a, A_AREA));
+	ASSERT_EQ(0, rclink_uctx_bind(&r.a.c, QP_BUSY, 0));
+	memset(rclink_uctx_area(&r.a.c, 0), GUARD_BYTE, A_AREA);
+	fill(rclink_uctx_area(&r.b.c, B_MR), 44, 4096);
+	EXPECT_EQ(RCLINK_WC_OK, op(&r.a, false, QP_BUSY, A_DST, 4096, r.rkey,
+				   0, &wc));
+	EXPECT_EQ(-1, check(rclink_uctx_area(&r.a.c, A_DST), 44, 4096));
+	/* nothing else of the old context's landed in the new area */
+	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r.a.c, A_DST + 4096),
+				 GUARD_BYTE, MIB - 4096));
+	EXPECT_EQ(0, rclink_poll_cq(&r.a.c, &wc, 1));
+	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&r.b.c, NULL));
 	rig_down(&r);
 }
 
