@@ -33,8 +33,13 @@
 /* largest page table of a registration of host memory (1 GiB) */
 #define RDMA_MAX_PAGES      65535
 #define RDMA_PAGE           4096
-/* responses waiting to be cut beyond which requests are refused (RNR) */
+/*
+ * Responses waiting to be cut, and bytes of READ data held by the
+ * responses until acknowledged, beyond which requests are refused as for
+ * want of receive buffers (the requester's transport sends them again).
+ */
 #define RDMA_OUT_MAX        256
+#define RDMA_OUT_BYTES      (16u << 20)
 #define RDMA_HDR            (RCLINK_SEG_BYTES + RCLINK_RDMAH_BYTES)
 
 typedef struct RclinkMr {
@@ -62,6 +67,7 @@ struct RclinkRdma {
     RclinkMsgList out;         /* responses to cut into packets */
     RclinkMsgList sent;        /* ... cut, their packets in flight */
     uint32_t nout;
+    uint64_t out_bytes;        /* READ data held by responses */
     RclinkMsgList wait;        /* requests acknowledged, no response yet */
     QEMUTimer timer;
 };
@@ -161,6 +167,14 @@ uint32_t rclink_rdma_max_len(RclinkCore *c)
     return RF_GET(RCLINK_DMAQ_CAP_MAX_MSG, rclink_get(c, RCLINK_DMAQ_CAP));
 }
 
+/* A response of the shim's is done: every packet acknowledged or flushed */
+static void rdma_internal_free(RclinkRdma *r, RclinkDmaqMsg *m)
+{
+    QTAILQ_REMOVE(&r->sent, m, wait_link);
+    r->out_bytes -= m->len;
+    g_free(m);
+}
+
 /*
  * Cut an RDMA message into packets while slots are free (as
  * dmaq_msg_cut() does a SEND).  WRITE and READ_RESP carry up to
@@ -238,8 +252,7 @@ bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
     m->all_submitted = true;
     if (!m->outstanding) {
         if (m->internal) {
-            QTAILQ_REMOVE(&c->t1->rdma->sent, m, wait_link);
-            g_free(m);
+            rdma_internal_free(c->t1->rdma, m);
         } else {
             rclink_dmaq_qp_complete(c, m->qpn);
         }
@@ -251,8 +264,7 @@ bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
 void rclink_rdma_credit(RclinkCore *c, RclinkDmaqMsg *m)
 {
     if (m->all_submitted && !m->outstanding) {
-        QTAILQ_REMOVE(&c->t1->rdma->sent, m, wait_link);
-        g_free(m);
+        rdma_internal_free(c->t1->rdma, m);
     }
 }
 
@@ -295,6 +307,7 @@ static RclinkDmaqMsg *rdma_respond(RclinkCore *c, uint32_t qpn, unsigned kind,
     m->data = len ? (uint8_t *)(m->pieces + 1) : NULL;
     QTAILQ_INSERT_TAIL(&r->out, m, wait_link);
     r->nout++;
+    r->out_bytes += len;
     trace_rclink_rdma_respond(qpn, kind, tag, status, len);
     rclink_t1_kick(c);
     return m;
@@ -472,9 +485,14 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     RclinkMr *mr = NULL;
 
     if (dry_run) {
-        /* a request may need a response queued */
-        return kind == RCLINK_SEG_KIND_READ_RESP ||
-               kind == RCLINK_SEG_KIND_WRITE_RESP || r->nout < RDMA_OUT_MAX;
+        /* a request may need a response queued (a READ, its data too) */
+        if (kind == RCLINK_SEG_KIND_READ_RESP ||
+            kind == RCLINK_SEG_KIND_WRITE_RESP) {
+            return true;
+        }
+        return r->nout < RDMA_OUT_MAX &&
+               (kind != RCLINK_SEG_KIND_READ_REQ || !r->out_bytes ||
+                r->out_bytes + mlen <= RDMA_OUT_BYTES);
     }
     if (len < RDMA_HDR || kind > RCLINK_SEG_KIND_WRITE_RESP ||
         off > mlen) {
@@ -518,6 +536,7 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                              mlen, false)) {
                 /* the data could not be read: the READ fails, no data */
                 m->rstatus = RCLINK_CQE_ST_DMA_ERR;
+                r->out_bytes -= m->len;
                 m->len = 0;
                 m->data = NULL;
                 return true;
@@ -753,6 +772,7 @@ void rclink_rdma_reset(RclinkCore *c)
     rdma_free_list(&r->sent);
     rdma_free_list(&r->wait);
     r->nout = 0;
+    r->out_bytes = 0;
     for (i = 0; i < RDMA_MR_NUM; i++) {
         rdma_mr_pages_free(&r->mr[i]);
     }
