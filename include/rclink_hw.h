@@ -1470,6 +1470,7 @@
 #define RCLINK_SEG_KIND_READ_REQ	0x2
 #define RCLINK_SEG_KIND_READ_RESP	0x3
 #define RCLINK_SEG_KIND_WRITE_RESP	0x4
+#define RCLINK_SEG_KIND_IMM	0x5
 /* RDMA header: the 16 bytes after the segment header in every packet of an RDMA kind (Documentation/hw/shim.rst, RDMA WRITE and READ); the data, if any, follows it. Model only */
 #define RCLINK_RDMAH_BYTES	16
 #define RCLINK_RDMAH_KEY	GENMASK_ULL(31, 0)
@@ -1495,6 +1496,7 @@
 #define RCLINK_WQE_OP_WRITE	0x3
 #define RCLINK_WQE_OP_READ	0x4
 #define RCLINK_WQE_OP_REMOTE	0x5
+#define RCLINK_WQE_OP_IMM	0x6
 #define RCLINK_WQE_MAX_PIECE	0x10000
 /* receive queue entry (16 bytes): one host buffer */
 #define RCLINK_RQE_BYTES	16
@@ -1510,6 +1512,7 @@
 #define RCLINK_CQE_LEN	GENMASK_ULL(63, 32)
 #define RCLINK_CQE_IDX	GENMASK_ULL(31, 0)
 #define RCLINK_CQE_MSG_LEN	GENMASK_ULL(63, 32)
+#define RCLINK_CQE_IMM	GENMASK_ULL(31, 0)
 #define RCLINK_CQE_SEQ	GENMASK_ULL(47, 16)
 #define RCLINK_CQE_PHASE	BIT_ULL(63)
 #define RCLINK_CQE_KIND_SEND	0x1
@@ -1518,6 +1521,7 @@
 #define RCLINK_CQE_KIND_RECV_MCAST	0x4
 #define RCLINK_CQE_KIND_WRITE	0x5
 #define RCLINK_CQE_KIND_READ	0x6
+#define RCLINK_CQE_KIND_RECV_IMM	0x7
 #define RCLINK_CQE_ST_OK	0x0
 #define RCLINK_CQE_ST_FLUSHED	0x1
 #define RCLINK_CQE_ST_BAD_WQE	0x2

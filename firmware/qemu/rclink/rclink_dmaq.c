@@ -320,9 +320,10 @@ static void dmaq_cq_lie(RclinkCtx *x)
     dmaq_cq_write(x, w);
 }
 
-static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
+static void dmaq_cq_post3(RclinkCtx *x, uint64_t w0, uint64_t w1,
+                          uint64_t w2)
 {
-    uint64_t w[3] = { w0, w1, 0 };
+    uint64_t w[3] = { w0, w1, w2 };
 
     if (x->id && !dmaq_size(x, &dmaq_cq)) {
         /* a stopped user context: nothing more is written for it */
@@ -346,6 +347,11 @@ static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
         x->nheld++;
         trace_rclink_dmaq_cqe_held(x->nheld);
     }
+}
+
+static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
+{
+    dmaq_cq_post3(x, w0, w1, 0);
 }
 
 static void dmaq_cq_flush_held(RclinkCtx *x)
@@ -479,7 +485,7 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
     uint8_t status = RCLINK_CQE_ST_OK;
     const char *why = NULL;
     bool fack = false, have_qpn = false, mcast = false, t2_oversize = false;
-    bool bad_addr = false, not_owner = false, rdma = false;
+    bool bad_addr = false, not_owner = false, rdma = false, imm = false;
     unsigned op = 0;
     RclinkDmaqMsg *m;
 
@@ -537,10 +543,25 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
                 }
                 continue;
             }
-            if (!why && RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_REMOTE) {
-                why = "opcode (REMOTE expected)";
+            if (n == 2) {
+                if (RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_REMOTE) {
+                    why = why ? why : "opcode (REMOTE expected)";
+                    break;
+                }
+                if (!(w0 & RCLINK_WQE_MORE)) {
+                    break;
+                }
+                /* an IMM WQE follows: a WRITE with immediate data */
+                imm = true;
+                if (!why && op != RCLINK_WQE_OP_WRITE) {
+                    why = "READ with immediate data";
+                }
+                continue;
+            }
+            if (!why && RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_IMM) {
+                why = "opcode (IMM expected)";
             } else if (!why && (w0 & RCLINK_WQE_MORE)) {
-                why = "REMOTE WQE with MORE";
+                why = "IMM WQE with MORE";
             }
             break;
         }
@@ -643,6 +664,8 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
                                               RCLINK_SEG_KIND_READ_REQ;
         m->rkey = RF_GET(RCLINK_WQE_RKEY, q->wqe[1][0]);
         m->raddr = q->wqe[1][1];
+        m->has_imm = imm;
+        m->imm = imm ? (uint32_t)q->wqe[2][1] : 0;
         m->tag = rclink_rdma_tag(c, qpn);
         rclink_count(c, op == RCLINK_WQE_OP_WRITE ? RCLINK_DMAQ_RDMA_TX_WRITE :
                      RCLINK_DMAQ_RDMA_TX_READ);
@@ -1147,6 +1170,49 @@ void rclink_dmaq_cqe(RclinkCtx *x, unsigned kind, uint32_t qpn,
 void rclink_dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
 {
     dmaq_qp_complete(c, qpn);
+}
+
+static bool dmaq_rqe(RclinkCtx *x, uint32_t k, uint32_t *idx);
+
+/*
+ * The immediate data of a WRITE on QP qpn (rclink_rdma.c): the owner's
+ * next RQE is taken unused and a RECV_IMM CQE written.  With dry_run,
+ * whether there is an RQE and CQ room.
+ */
+bool rclink_dmaq_rx_imm(RclinkCore *c, uint32_t qpn, uint32_t imm,
+                        uint32_t len, bool dry_run)
+{
+    RclinkCtx *x = &c->t1->ctx[c->t1->qp_owner[qpn]];
+    uint32_t cons, ci;
+    uint8_t st;
+    uint64_t w0, w1;
+
+    if (!dmaq_size(x, &dmaq_rq) || !dmaq_size(x, &dmaq_cq) ||
+        (x->id && !x->running) || !dmaq_rqe(x, 0, &ci) ||
+        dmaq_cq_room(x) < 1) {
+        return false;
+    }
+    if (dry_run) {
+        return true;
+    }
+    cons = dq_get(x, &dmaq_rq, DQ_CONS);
+    dq_set(x, &dmaq_rq, DQ_CONS, cons + 1);
+    x->rq_cached--;
+    st = x->rqe[ci].status;
+    w0 = RF_SET(RCLINK_CQE_KIND, 0, RCLINK_CQE_KIND_RECV_IMM);
+    w0 = RF_SET(RCLINK_CQE_STATUS, w0, st);
+    w0 = RF_SET(RCLINK_CQE_QPN, w0, qpn) | RCLINK_CQE_FIRST | RCLINK_CQE_LAST;
+    w1 = RF_SET(RCLINK_CQE_IDX, 0, cons);
+    w1 = RF_SET(RCLINK_CQE_MSG_LEN, w1, len);
+    dmaq_cq_post3(x, w0, w1, RF_SET(RCLINK_CQE_IMM, 0, imm));
+    if (st != RCLINK_CQE_ST_OK && x->id) {
+        /* a user context's bad RQE: the context goes into error */
+        ctx_fail(x, st == RCLINK_CQE_ST_BAD_ADDR ?
+                 RCLINK_CTX_EVT_CAUSE_BAD_ADDR :
+                 st == RCLINK_CQE_ST_DMA_ERR ? RCLINK_CTX_EVT_CAUSE_DMA :
+                 RCLINK_CTX_EVT_CAUSE_BAD_RQE, cons);
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------- receive */

@@ -57,6 +57,7 @@ typedef struct RclinkRdmaQp {
     uint16_t rx_tag;
     bool rx_open;
     bool rx_failed;            /* refused: its other packets are dropped */
+    bool rx_done;              /* written in full: its IMM may come */
 } RclinkRdmaQp;
 
 typedef QTAILQ_HEAD(, RclinkDmaqMsg) RclinkMsgList;
@@ -186,9 +187,14 @@ bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
     bool data = m->rdma == RCLINK_SEG_KIND_WRITE ||
                 m->rdma == RCLINK_SEG_KIND_READ_RESP;
 
-    while (!m->npkts || (data && m->off < m->len)) {
-        uint32_t dlen = data ? MIN(RCLINK_RDMAH_PKT_DATA, m->len - m->off) : 0;
-        bool first = !m->npkts, last = !data || m->off + dlen == m->len;
+    while (!m->npkts || (data && m->off < m->len) ||
+           (m->has_imm && !m->imm_sent)) {
+        /* a WRITE with immediate data: one IMM packet after the data */
+        bool imm = m->npkts && m->off == m->len && m->has_imm;
+        uint32_t dlen = data && !imm ?
+                        MIN(RCLINK_RDMAH_PKT_DATA, m->len - m->off) : 0;
+        bool first = !m->npkts || imm;
+        bool last = !data || imm || m->off + dlen == m->len;
         RclinkT1Slot *sl;
         uint64_t seg, w0;
         int s;
@@ -219,10 +225,10 @@ bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
         seg = RF_SET(RCLINK_SEG_POS, 0,
                      first ? (last ? RCLINK_SEG_ONLY : RCLINK_SEG_FIRST)
                            : (last ? RCLINK_SEG_LAST : RCLINK_SEG_MIDDLE));
-        seg = RF_SET(RCLINK_SEG_KIND, seg, m->rdma);
-        seg = RF_SET(RCLINK_SEG_OFFSET, seg, m->off);
+        seg = RF_SET(RCLINK_SEG_KIND, seg, imm ? RCLINK_SEG_KIND_IMM : m->rdma);
+        seg = RF_SET(RCLINK_SEG_OFFSET, seg, imm ? 0 : m->off);
         seg = RF_SET(RCLINK_SEG_MSG_LEN, seg, m->len);
-        w0 = RF_SET(RCLINK_RDMAH_KEY, 0, m->rkey);
+        w0 = RF_SET(RCLINK_RDMAH_KEY, 0, imm ? m->imm : m->rkey);
         w0 = RF_SET(RCLINK_RDMAH_TAG, w0, m->tag);
         w0 = RF_SET(RCLINK_RDMAH_STATUS, w0, m->rstatus);
         stq_le_p(sl->payload, seg);
@@ -240,13 +246,15 @@ bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
          * which makes a RECV_ACK event record (an interrupt) at the
          * responder, whose CPU must do nothing per operation.
          */
-        sl->fack = last && !m->internal;
+        sl->fack = last && !m->internal && (imm || !m->has_imm);
         sl->msg = m;
         m->outstanding++;
         m->ctx->ost_used++;
         m->off += dlen;
         m->npkts++;
-        trace_rclink_rdma_pkt(m->qpn, m->rdma, m->tag, m->off - dlen, dlen);
+        m->imm_sent |= imm;
+        trace_rclink_rdma_pkt(m->qpn, imm ? RCLINK_SEG_KIND_IMM : m->rdma,
+                              m->tag, m->off - dlen, dlen);
         rclink_t1_submit(c, s);
     }
     m->all_submitted = true;
@@ -397,13 +405,18 @@ static bool rdma_mr_dma(RclinkCore *c, RclinkCtx *x, RclinkMr *mr,
     return true;
 }
 
-/* The requester's operation a response of the QP is for: the oldest open. */
-static RclinkDmaqMsg *rdma_find(RclinkCore *c, uint32_t qpn, bool *waiting)
+/*
+ * The requester's operation a response of the QP with this TAG is for:
+ * waiting for it (the wait list is in deadline order, not the QP's), or
+ * the oldest not answered of those still sending.
+ */
+static RclinkDmaqMsg *rdma_find(RclinkCore *c, uint32_t qpn, uint16_t tag,
+                                bool *waiting)
 {
     RclinkDmaqMsg *m;
 
     QTAILQ_FOREACH(m, &c->t1->rdma->wait, wait_link) {
-        if (m->qpn == qpn) {
+        if (m->qpn == qpn && m->tag == tag) {
             *waiting = true;
             return m;
         }
@@ -424,7 +437,7 @@ static void rdma_rx_resp(RclinkCore *c, uint32_t qpn, unsigned kind,
 {
     RclinkRdma *r = c->t1->rdma;
     bool waiting, ends = pos == RCLINK_SEG_ONLY || pos == RCLINK_SEG_LAST;
-    RclinkDmaqMsg *m = rdma_find(c, qpn, &waiting);
+    RclinkDmaqMsg *m = rdma_find(c, qpn, tag, &waiting);
 
     if (!m || m->tag != tag ||
         (kind == RCLINK_SEG_KIND_WRITE_RESP) !=
@@ -448,6 +461,14 @@ static void rdma_rx_resp(RclinkCore *c, uint32_t qpn, unsigned kind,
         } else {
             m->piece_off += dlen;
             if (!ends) {
+                if (waiting) {
+                    /* progress: the timeout counts from this packet */
+                    QTAILQ_REMOVE(&r->wait, m, wait_link);
+                    m->deadline_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                     rdma_timeout_ns(c);
+                    QTAILQ_INSERT_TAIL(&r->wait, m, wait_link);
+                    rdma_timer_arm(r);
+                }
                 return;
             }
         }
@@ -490,11 +511,19 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
             kind == RCLINK_SEG_KIND_WRITE_RESP) {
             return true;
         }
+        if (kind == RCLINK_SEG_KIND_IMM) {
+            /* delivered (an RQE and a CQE) only after its WRITE */
+            uint64_t h = len >= RDMA_HDR ? ldq_le_p(pl + RCLINK_SEG_BYTES) : 0;
+
+            return !(q->rx_done && q->rx_tag == RF_GET(RCLINK_RDMAH_TAG, h) &&
+                     c->t1->qp_owner[qpn]) ||
+                   rclink_dmaq_rx_imm(c, qpn, 0, 0, true);
+        }
         return r->nout < RDMA_OUT_MAX &&
                (kind != RCLINK_SEG_KIND_READ_REQ || !r->out_bytes ||
                 r->out_bytes + mlen <= RDMA_OUT_BYTES);
     }
-    if (len < RDMA_HDR || kind > RCLINK_SEG_KIND_WRITE_RESP ||
+    if (len < RDMA_HDR || kind > RCLINK_SEG_KIND_IMM ||
         off > mlen) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: RDMA packet kind %u "
                       "of %zu bytes malformed: dropped\n", qpn, kind, len);
@@ -510,6 +539,18 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     trace_rclink_rdma_rx(qpn, kind, pos, tag, off, dlen);
 
     switch (kind) {
+    case RCLINK_SEG_KIND_IMM:
+        if (!q->rx_done || q->rx_tag != tag || !c->t1->qp_owner[qpn]) {
+            /*
+             * its WRITE was refused (or never came), or the QP is the
+             * kernel's again (its context went): no completion
+             */
+            trace_rclink_rdma_late(qpn, kind, tag);
+            return true;
+        }
+        q->rx_done = false;
+        rclink_dmaq_rx_imm(c, qpn, key, mlen, false);
+        return true;
     case RCLINK_SEG_KIND_READ_RESP:
     case RCLINK_SEG_KIND_WRITE_RESP:
         rdma_rx_resp(c, qpn, kind, pos, off, mlen, tag, st,
@@ -555,6 +596,7 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
         if (start) {
             q->rx_open = true;
             q->rx_failed = false;
+            q->rx_done = false;
             q->rx_tag = tag;
         } else if (!q->rx_open || q->rx_tag != tag) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: QP %u: WRITE packet tag "
@@ -581,6 +623,7 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
             } else if (ends) {
                 rclink_count(c, RCLINK_DMAQ_RDMA_RX_WRITE);
                 rdma_respond(c, qpn, RCLINK_SEG_KIND_WRITE_RESP, tag, st, 0);
+                q->rx_done = true;
             }
         }
         if (ends) {
@@ -593,9 +636,20 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
 /* A user context stops: its requests waiting for a response go, no CQE. */
 void rclink_rdma_ctx_stop(RclinkCtx *x)
 {
-    RclinkRdma *r = x->c->t1->rdma;
+    RclinkCore *c = x->c;
+    RclinkRdma *r = c->t1->rdma;
     RclinkDmaqMsg *m, *n;
+    uint32_t i;
 
+    /*
+     * the IMM of a WRITE its QPs received makes no completion any more
+     * (a WRITE still arriving is refused by the key checks: REM_KEY)
+     */
+    for (i = 0; i < c->qp_num; i++) {
+        if (c->t1->qp_owner[i] == x->id) {
+            r->qp[i].rx_done = false;
+        }
+    }
     QTAILQ_FOREACH_SAFE(m, &r->wait, wait_link, n) {
         if (m->ctx == x) {
             QTAILQ_REMOVE(&r->wait, m, wait_link);

@@ -111,6 +111,8 @@ typedef struct RclinkDmaqMsg {
     uint32_t rkey;
     uint64_t raddr;
     uint32_t npkts;                       /* packets cut */
+    bool has_imm, imm_sent;               /* WRITE with immediate data */
+    uint32_t imm;
     int64_t deadline_ns;                  /* waiting for its response */
     const uint8_t *data;                  /* READ_RESP: the data read */
     QTAILQ_ENTRY(RclinkDmaqMsg) wait_link;
@@ -405,6 +407,8 @@ bool rclink_ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,
 void rclink_dmaq_cqe(RclinkCtx *x, unsigned kind, uint32_t qpn,
                      uint8_t status, uint32_t len, uint32_t sq_idx);
 void rclink_dmaq_qp_complete(RclinkCore *c, uint32_t qpn);
+bool rclink_dmaq_rx_imm(RclinkCore *c, uint32_t qpn, uint32_t imm,
+                        uint32_t len, bool dry_run);
 
 /* rclink_rdma.c: RDMA WRITE and READ (Documentation/hw/shim.rst) */
 void rclink_rdma_init(RclinkCore *c);
