@@ -214,6 +214,29 @@ int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 				raddr);
 }
 
+int rclink_post_write_imm(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+			  uint32_t len, uint32_t rkey, uint64_t raddr,
+			  uint32_t imm)
+{
+	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
+	uint64_t *wqe;
+
+	/* three entries: WRITE, REMOTE (MORE), IMM */
+	if (c->sq_prod + 2 - cons > c->sq_mask) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
+			     raddr))
+		return -1;
+	c->sq[2 * ((c->sq_prod - 1) & c->sq_mask)] |= RCLINK_U_WQE_MORE;
+	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
+	wqe[0] = RCLINK_U_WQE_OP_IMM;
+	wqe[1] = imm;
+	c->sq_prod++;
+	return 0;
+}
+
 int rclink_mr_reg(struct rclink_uctx *c, uint64_t off, uint64_t len,
 		  uint32_t access, uint32_t *lkey, uint32_t *rkey)
 {
@@ -366,6 +389,7 @@ int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc, int n)
 		wc[got].len = w0 >> 32;
 		wc[got].idx = (uint32_t)w1;
 		wc[got].msg_len = w1 >> 32;
+		wc[got].imm = (uint32_t)cqe[2];
 		c->cq_cons++;
 		got++;
 	}

@@ -54,6 +54,7 @@
 #define RCLINK_U_WQE_OP_WRITE	3u
 #define RCLINK_U_WQE_OP_READ	4u
 #define RCLINK_U_WQE_OP_REMOTE	5u
+#define RCLINK_U_WQE_OP_IMM	6u
 #define RCLINK_U_WQE_MORE	(1ull << 5)
 #define RCLINK_U_CQE_PHASE	(1ull << 63)
 #define RCLINK_U_DB_SQ_PROD	0x00
@@ -68,6 +69,9 @@ enum rclink_wc_kind {
 	RCLINK_WC_RECV_MCAST = 4,
 	RCLINK_WC_WRITE = 5,		/* RDMA WRITE done */
 	RCLINK_WC_READ = 6,		/* RDMA READ done: the data is here */
+	RCLINK_WC_RECV_IMM = 7,		/* a peer's WRITE with immediate data
+					 * landed: idx the RQE it used, msg_len
+					 * the WRITE's length, imm */
 };
 
 enum rclink_wc_status {
@@ -94,6 +98,7 @@ struct rclink_wc {
 	uint32_t len;		/* SEND: message bytes; RECV: bytes in buffer */
 	uint32_t idx;		/* SEND: SQ index of its last WQE; RECV: RQ index */
 	uint32_t msg_len;	/* RECV: the whole message's length */
+	uint32_t imm;		/* RECV_IMM: the immediate data */
 };
 
 struct rclink_uctx_attr {
@@ -158,6 +163,14 @@ int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		      uint32_t len, uint32_t rkey, uint64_t raddr);
 int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		     uint32_t len, uint32_t rkey, uint64_t raddr);
+/*
+ * A WRITE with immediate data (three SQ entries): once the data is in
+ * place the peer's next RQE is taken (unused) and a RECV_IMM completion
+ * with imm is written there; the WRITE completes after that.
+ */
+int rclink_post_write_imm(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+			  uint32_t len, uint32_t rkey, uint64_t raddr,
+			  uint32_t imm);
 
 /*
  * The optional exchange message (seed 004: a SEND of "local IP, MAC,
