@@ -1107,6 +1107,90 @@
 #define RCLINK_DMAQ_T2_OWNER_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_T2_OWNER_CTX	GENMASK_ULL(15, 0)
 
+/* the shim's registration table. The reset values are those of a shim without one (num 0: no RDMA WRITE or READ); a shim with one reports its own num */
+#define RCLINK_DMAQ_MR_CAP	0x5600
+#define RCLINK_DMAQ_MR_CAP_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_MR_CAP_NUM	GENMASK_ULL(15, 0)
+#define   RCLINK_DMAQ_MR_CAP_MAX_LEN	GENMASK_ULL(47, 16)
+#define   RCLINK_DMAQ_MR_CAP_MAX_PAGES	GENMASK_ULL(63, 48)
+
+/* selects the entry DMAQ_MR_BASE .. DMAQ_MR_CTRL show; an index >= num selects nothing (reads 0, writes dropped) */
+#define RCLINK_DMAQ_MR_SEL	0x5608
+#define RCLINK_DMAQ_MR_SEL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_MR_SEL_IDX	GENMASK_ULL(15, 0)
+
+#define RCLINK_DMAQ_MR_BASE	0x5610
+#define RCLINK_DMAQ_MR_BASE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_MR_BASE_OFFSET	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_MR_LEN	0x5618
+#define RCLINK_DMAQ_MR_LEN_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_MR_LEN_LEN	GENMASK_ULL(31, 0)
+
+/* the selected entry. Writing valid 1 makes it usable with the given gen, ctx and rights (BASE and LEN as written before); writing valid 0 invalidates it: a request naming it from then on is refused BAD_KEY */
+#define RCLINK_DMAQ_MR_CTRL	0x5620
+#define RCLINK_DMAQ_MR_CTRL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_MR_CTRL_VALID	BIT_ULL(0)
+#define   RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE	BIT_ULL(1)
+#define   RCLINK_DMAQ_MR_CTRL_REMOTE_READ	BIT_ULL(2)
+#define   RCLINK_DMAQ_MR_CTRL_BUSY	BIT_ULL(3)
+#define   RCLINK_DMAQ_MR_CTRL_PAGES	BIT_ULL(4)
+#define   RCLINK_DMAQ_MR_CTRL_GEN	GENMASK_ULL(15, 8)
+#define   RCLINK_DMAQ_MR_CTRL_CTX	GENMASK_ULL(31, 16)
+
+#define RCLINK_DMAQ_MR_TBL	0x5688
+#define RCLINK_DMAQ_MR_TBL_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_MR_TBL_ADDR	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_CFG	0x5628
+#define RCLINK_DMAQ_RDMA_CFG_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_CFG_TIMEOUT_US	GENMASK_ULL(31, 0)
+#define   RCLINK_DMAQ_RDMA_CFG_RESP_SILENT	BIT_ULL(32)
+
+#define RCLINK_DMAQ_RDMA_TX_WRITE	0x5630
+#define RCLINK_DMAQ_RDMA_TX_WRITE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_TX_WRITE_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_TX_READ	0x5638
+#define RCLINK_DMAQ_RDMA_TX_READ_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_TX_READ_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_WRITE	0x5640
+#define RCLINK_DMAQ_RDMA_RX_WRITE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_WRITE_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_READ	0x5648
+#define RCLINK_DMAQ_RDMA_RX_READ_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_READ_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_BAD_KEY	0x5650
+#define RCLINK_DMAQ_RDMA_RX_BAD_KEY_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_BAD_KEY_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_ACCESS	0x5658
+#define RCLINK_DMAQ_RDMA_RX_ACCESS_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_ACCESS_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_BOUNDS	0x5660
+#define RCLINK_DMAQ_RDMA_RX_BOUNDS_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_BOUNDS_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_SILENT	0x5668
+#define RCLINK_DMAQ_RDMA_RX_SILENT_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_SILENT_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_REM_ERR	0x5670
+#define RCLINK_DMAQ_RDMA_REM_ERR_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_REM_ERR_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_TIMEOUT	0x5678
+#define RCLINK_DMAQ_RDMA_TIMEOUT_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_TIMEOUT_COUNT	GENMASK_ULL(63, 0)
+
+#define RCLINK_DMAQ_RDMA_RX_LATE	0x5680
+#define RCLINK_DMAQ_RDMA_RX_LATE_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_RDMA_RX_LATE_COUNT	GENMASK_ULL(63, 0)
+
 /* ---- MAC: LL 100G MAC CSRs of seed 003 (word address N at byte offset 4*N) ---- */
 
 #define RCLINK_PHY_CONFIG	0x8c40
@@ -1380,6 +1464,7 @@
 /* segment header: the first 8 bytes of every TYPE1 and TYPE2 packet payload, written by the sending queue engine and read by the receiving one (seed 004: FIRST/MIDDLE/LAST/ONLY).  A packet (header and data) shorter than PKT_MIN bytes, the IP's TX_S minimum (seed 000, TX_S), is padded with zero bytes to PKT_MIN; the receiver takes the data of a LAST or ONLY packet as MSG_LEN - OFFSET bytes and drops the padding */
 #define RCLINK_SEG_BYTES	8
 #define RCLINK_SEG_POS	GENMASK_ULL(1, 0)
+#define RCLINK_SEG_KIND	GENMASK_ULL(4, 2)
 #define RCLINK_SEG_OFFSET	GENMASK_ULL(31, 8)
 #define RCLINK_SEG_MSG_LEN	GENMASK_ULL(63, 32)
 #define RCLINK_SEG_MIDDLE	0x0
@@ -1387,6 +1472,23 @@
 #define RCLINK_SEG_LAST	0x2
 #define RCLINK_SEG_ONLY	0x3
 #define RCLINK_SEG_PKT_MIN	0x40
+#define RCLINK_SEG_KIND_SEND	0x0
+#define RCLINK_SEG_KIND_WRITE	0x1
+#define RCLINK_SEG_KIND_READ_REQ	0x2
+#define RCLINK_SEG_KIND_READ_RESP	0x3
+#define RCLINK_SEG_KIND_WRITE_RESP	0x4
+#define RCLINK_SEG_KIND_IMM	0x5
+/* RDMA header: the 16 bytes after the segment header in every packet of an RDMA kind (Documentation/hw/shim.rst, RDMA WRITE and READ); the data, if any, follows it. Model only */
+#define RCLINK_RDMAH_BYTES	16
+#define RCLINK_RDMAH_KEY	GENMASK_ULL(31, 0)
+#define RCLINK_RDMAH_TAG	GENMASK_ULL(47, 32)
+#define RCLINK_RDMAH_STATUS	GENMASK_ULL(55, 48)
+#define RCLINK_RDMAH_ADDR	GENMASK_ULL(63, 0)
+#define RCLINK_RDMAH_PKT_DATA	0x528
+/* a local or remote key of the registration table (DMAQ_MR_*). Model only */
+#define RCLINK_MR_KEY_BYTES	4
+#define RCLINK_MR_KEY_INDEX	GENMASK_ULL(15, 0)
+#define RCLINK_MR_KEY_GEN	GENMASK_ULL(23, 16)
 /* send queue entry (16 bytes): one contiguous piece of a message; a message is one WQE or a chain of WQEs with MORE set on all but the last */
 #define RCLINK_WQE_BYTES	16
 #define RCLINK_WQE_OPCODE	GENMASK_ULL(3, 0)
@@ -1395,8 +1497,13 @@
 #define RCLINK_WQE_QPN	GENMASK_ULL(31, 16)
 #define RCLINK_WQE_LEN	GENMASK_ULL(63, 32)
 #define RCLINK_WQE_ADDR	GENMASK_ULL(63, 0)
+#define RCLINK_WQE_RKEY	GENMASK_ULL(63, 32)
 #define RCLINK_WQE_OP_SEND	0x1
 #define RCLINK_WQE_OP_MCAST	0x2
+#define RCLINK_WQE_OP_WRITE	0x3
+#define RCLINK_WQE_OP_READ	0x4
+#define RCLINK_WQE_OP_REMOTE	0x5
+#define RCLINK_WQE_OP_IMM	0x6
 #define RCLINK_WQE_MAX_PIECE	0x10000
 /* receive queue entry (16 bytes): one host buffer */
 #define RCLINK_RQE_BYTES	16
@@ -1412,18 +1519,26 @@
 #define RCLINK_CQE_LEN	GENMASK_ULL(63, 32)
 #define RCLINK_CQE_IDX	GENMASK_ULL(31, 0)
 #define RCLINK_CQE_MSG_LEN	GENMASK_ULL(63, 32)
+#define RCLINK_CQE_IMM	GENMASK_ULL(31, 0)
 #define RCLINK_CQE_SEQ	GENMASK_ULL(47, 16)
 #define RCLINK_CQE_PHASE	BIT_ULL(63)
 #define RCLINK_CQE_KIND_SEND	0x1
 #define RCLINK_CQE_KIND_RECV	0x2
 #define RCLINK_CQE_KIND_SEND_MCAST	0x3
 #define RCLINK_CQE_KIND_RECV_MCAST	0x4
+#define RCLINK_CQE_KIND_WRITE	0x5
+#define RCLINK_CQE_KIND_READ	0x6
+#define RCLINK_CQE_KIND_RECV_IMM	0x7
 #define RCLINK_CQE_ST_OK	0x0
 #define RCLINK_CQE_ST_FLUSHED	0x1
 #define RCLINK_CQE_ST_BAD_WQE	0x2
 #define RCLINK_CQE_ST_DMA_ERR	0x3
 #define RCLINK_CQE_ST_NOT_OWNER	0x4
 #define RCLINK_CQE_ST_BAD_ADDR	0x5
+#define RCLINK_CQE_ST_REM_KEY	0x6
+#define RCLINK_CQE_ST_REM_ACCESS	0x7
+#define RCLINK_CQE_ST_REM_BOUNDS	0x8
+#define RCLINK_CQE_ST_REM_TIMEOUT	0x9
 /* Key_words of the AFH_GEN2_16b MAC header, in MAC_SA[47:40] (seed 000, MAC 报文头), and the Ethernet types of the AFH formats (Documentation/hw/formats.rst) */
 #define RCLINK_AFH_BYTES	1
 #define RCLINK_AFH_KW_W	BIT_ULL(7)

@@ -180,7 +180,7 @@ for f in $files; do
 done
 chmod 0755 "$base"/drivers/net/rclink/lib/*.py
 install -m 0755 build/selftests/t1_msg build/selftests/t1_uctx \
-	"$base/drivers/net/rclink/"
+	build/selftests/t1_rdma "$base/drivers/net/rclink/"
 for p in $progs; do
 	echo "drivers/net/rclink:$p"
 done >"$base/kselftest-list.txt"

@@ -816,6 +816,12 @@ static long rclink_fop_ioctl(struct file *file, unsigned int cmd,
 	case RCLINK_IOC_NOSIZE(RCLINK_IOC_CTX_EVENTS):
 		err = rclink_ctx_events(rf, argp);
 		break;
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_MR_REG):
+		err = rclink_mr_reg(rf, argp);
+		break;
+	case RCLINK_IOC_NOSIZE(RCLINK_IOC_MR_DEREG):
+		err = rclink_mr_dereg(rf, argp);
+		break;
 	case RCLINK_IOC_NOSIZE(RCLINK_IOC_RING_ENTER):
 		err = rclink_ring_enter(rf, rdev->t1.dmaq, argp,
 					file->f_flags & O_NONBLOCK);

@@ -107,6 +107,7 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 	if (!hw->db_wc)
 		dev_warn(rdev->dev, "doorbell BAR%u not write-combining\n",
 			 bar);
+	rclink_mr_hw_init(hw);
 	/* the event records' handler may look already */
 	WRITE_ONCE(dq->ctx, hw);
 	dev_info(rdev->dev, "%u user contexts, doorbells in BAR%u\n", num - 1,
@@ -122,6 +123,7 @@ void rclink_ctx_hw_fini(struct rclink_dmaq *dq)
 	if (!hw)
 		return;
 	WARN_ON_ONCE(!xa_empty(&hw->ctxs));
+	rclink_mr_hw_fini(hw);
 	if (hw->db_wc)
 		arch_io_free_memtype_wc(hw->db_phys, hw->db_len);
 	xa_destroy(&hw->ctxs);
@@ -576,6 +578,8 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 
 	if (!hw)
 		return;
+	/* no peer's WRITE or READ reaches the area from here on */
+	rclink_mr_ctx_kill(hw, ctx);
 	mutex_lock(&ctx->db_lock);
 	ctx->db_revoked = true;
 	mutex_unlock(&ctx->db_lock);

@@ -22,6 +22,7 @@ struct rclink_file;
 struct rclink_t1_qp;
 struct vm_area_struct;
 struct file;
+struct rclink_mr_hw;
 
 /* mmap offsets of a context's memory (the doorbell page: + id << 16) */
 #define RCLINK_CTX_MMAP_SQ	0x80000000ULL
@@ -51,6 +52,7 @@ struct rclink_ctx_hw {
 	phys_addr_t db_phys;		/* the doorbell BAR */
 	resource_size_t db_len;
 	bool db_wc;			/* its memory type reserved WC */
+	struct rclink_mr_hw *mr;	/* registration table (rclink_mr.c) */
 };
 
 /* Pages of a context: one block of 2^order pages, mapped for the device */
@@ -119,5 +121,12 @@ __poll_t rclink_ctx_poll(struct rclink_ctx *ctx);
 void rclink_ctx_kill(struct rclink_ctx *ctx);
 void rclink_ctx_free(struct rclink_ctx *ctx);
 void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info);
+
+/* rclink_mr.c: the registration table of RDMA WRITE and READ */
+void rclink_mr_hw_init(struct rclink_ctx_hw *hw);
+void rclink_mr_hw_fini(struct rclink_ctx_hw *hw);
+void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx);
+long rclink_mr_reg(struct rclink_file *rf, void __user *argp);
+long rclink_mr_dereg(struct rclink_file *rf, void __user *argp);
 
 #endif /* _RCLINK_CTX_H_ */

@@ -177,6 +177,159 @@ int rclink_post_send(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 	return 0;
 }
 
+static int rclink_post_rdma(struct rclink_uctx *c, uint32_t op, uint32_t qpn,
+			    uint64_t off, uint32_t len, uint32_t rkey,
+			    uint64_t raddr)
+{
+	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
+	uint64_t *wqe;
+
+	/* two entries: the operation, then REMOTE */
+	if (c->sq_prod + 1 - cons > c->sq_mask) {
+		errno = EAGAIN;
+		return -1;
+	}
+	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
+	wqe[0] = op | RCLINK_U_WQE_MORE | ((uint64_t)(qpn & 0xffff) << 16) |
+		 ((uint64_t)len << 32);
+	wqe[1] = off;
+	wqe = c->sq + 2 * ((c->sq_prod + 1) & c->sq_mask);
+	wqe[0] = RCLINK_U_WQE_OP_REMOTE | ((uint64_t)rkey << 32);
+	wqe[1] = raddr;
+	c->sq_prod += 2;
+	return 0;
+}
+
+int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+		      uint32_t len, uint32_t rkey, uint64_t raddr)
+{
+	return rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
+				raddr);
+}
+
+int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+		     uint32_t len, uint32_t rkey, uint64_t raddr)
+{
+	return rclink_post_rdma(c, RCLINK_U_WQE_OP_READ, qpn, off, len, rkey,
+				raddr);
+}
+
+int rclink_post_write_imm(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+			  uint32_t len, uint32_t rkey, uint64_t raddr,
+			  uint32_t imm)
+{
+	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
+	uint64_t *wqe;
+
+	/* three entries: WRITE, REMOTE (MORE), IMM */
+	if (c->sq_prod + 2 - cons > c->sq_mask) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
+			     raddr))
+		return -1;
+	c->sq[2 * ((c->sq_prod - 1) & c->sq_mask)] |= RCLINK_U_WQE_MORE;
+	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
+	wqe[0] = RCLINK_U_WQE_OP_IMM;
+	wqe[1] = imm;
+	c->sq_prod++;
+	return 0;
+}
+
+int rclink_mr_reg(struct rclink_uctx *c, uint64_t off, uint64_t len,
+		  uint32_t access, uint32_t *lkey, uint32_t *rkey)
+{
+	struct rclink_mr_reg r = {
+		.size = sizeof(r), .offset = off, .length = len,
+		.access = access,
+	};
+
+	if (ioctl(c->fd, RCLINK_IOC_MR_REG, &r))
+		return -1;
+	if (lkey)
+		*lkey = r.lkey;
+	if (rkey)
+		*rkey = r.rkey;
+	return 0;
+}
+
+int rclink_mr_reg_user(struct rclink_uctx *c, void *addr, uint64_t len,
+		       uint32_t access, uint32_t *lkey, uint32_t *rkey)
+{
+	struct rclink_mr_reg r = {
+		.size = sizeof(r), .flags = RCLINK_MR_REG_USER,
+		.addr = (uintptr_t)addr, .length = len, .access = access,
+	};
+
+	if (ioctl(c->fd, RCLINK_IOC_MR_REG, &r))
+		return -1;
+	if (lkey)
+		*lkey = r.lkey;
+	if (rkey)
+		*rkey = r.rkey;
+	return 0;
+}
+
+int rclink_mr_dereg(struct rclink_uctx *c, uint32_t key)
+{
+	struct rclink_mr_dereg d = { .size = sizeof(d), .key = key };
+
+	return ioctl(c->fd, RCLINK_IOC_MR_DEREG, &d);
+}
+
+static void rclink_put_le(uint8_t *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t rclink_get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/*
+ * Layout: magic (4), IPv4 (4), MAC (6), QP (2), start (8), size (8),
+ * rkey (4), reserved zero (4).
+ */
+void rclink_xchg_pack(const struct rclink_xchg *x, uint8_t *buf)
+{
+	memset(buf, 0, RCLINK_XCHG_BYTES);
+	rclink_put_le(buf, RCLINK_XCHG_MAGIC, 4);
+	rclink_put_le(buf + 4, x->ip, 4);
+	memcpy(buf + 8, x->mac, 6);
+	rclink_put_le(buf + 14, x->qpn, 2);
+	rclink_put_le(buf + 16, x->start, 8);
+	rclink_put_le(buf + 24, x->size, 8);
+	rclink_put_le(buf + 32, x->rkey, 4);
+}
+
+int rclink_xchg_unpack(struct rclink_xchg *x, const uint8_t *buf,
+		       size_t len)
+{
+	if (len < RCLINK_XCHG_BYTES ||
+	    rclink_get_le(buf, 4) != RCLINK_XCHG_MAGIC ||
+	    rclink_get_le(buf + 36, 4)) {
+		errno = EINVAL;
+		return -1;
+	}
+	x->ip = (uint32_t)rclink_get_le(buf + 4, 4);
+	memcpy(x->mac, buf + 8, 6);
+	x->qpn = (uint16_t)rclink_get_le(buf + 14, 2);
+	x->start = rclink_get_le(buf + 16, 8);
+	x->size = rclink_get_le(buf + 24, 8);
+	x->rkey = (uint32_t)rclink_get_le(buf + 32, 4);
+	return 0;
+}
+
 int rclink_post_recv(struct rclink_uctx *c, uint64_t off, uint32_t len)
 {
 	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 1);
@@ -236,6 +389,7 @@ int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc, int n)
 		wc[got].len = w0 >> 32;
 		wc[got].idx = (uint32_t)w1;
 		wc[got].msg_len = w1 >> 32;
+		wc[got].imm = (uint32_t)cqe[2];
 		c->cq_cons++;
 		got++;
 	}

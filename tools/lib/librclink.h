@@ -51,6 +51,10 @@
 /* Queue formats (include/rclink_hw.h: WQE, RQE, CQE, DBREC, DB) */
 #define RCLINK_U_WQE_OP_SEND	1u
 #define RCLINK_U_WQE_OP_MCAST	2u
+#define RCLINK_U_WQE_OP_WRITE	3u
+#define RCLINK_U_WQE_OP_READ	4u
+#define RCLINK_U_WQE_OP_REMOTE	5u
+#define RCLINK_U_WQE_OP_IMM	6u
 #define RCLINK_U_WQE_MORE	(1ull << 5)
 #define RCLINK_U_CQE_PHASE	(1ull << 63)
 #define RCLINK_U_DB_SQ_PROD	0x00
@@ -63,6 +67,11 @@ enum rclink_wc_kind {
 	RCLINK_WC_RECV = 2,
 	RCLINK_WC_SEND_MCAST = 3,
 	RCLINK_WC_RECV_MCAST = 4,
+	RCLINK_WC_WRITE = 5,		/* RDMA WRITE done */
+	RCLINK_WC_READ = 6,		/* RDMA READ done: the data is here */
+	RCLINK_WC_RECV_IMM = 7,		/* a peer's WRITE with immediate data
+					 * landed: idx the RQE it used, msg_len
+					 * the WRITE's length, imm */
 };
 
 enum rclink_wc_status {
@@ -72,6 +81,11 @@ enum rclink_wc_status {
 	RCLINK_WC_DMA_ERR = 3,
 	RCLINK_WC_NOT_OWNER = 4,	/* a QP or group not ours */
 	RCLINK_WC_BAD_ADDR = 5,		/* outside the area */
+	/* WRITE and READ: the responder refused it, nothing written */
+	RCLINK_WC_REM_KEY = 6,		/* no such registration (or stale) */
+	RCLINK_WC_REM_ACCESS = 7,	/* the registration forbids it */
+	RCLINK_WC_REM_BOUNDS = 8,	/* outside the registration */
+	RCLINK_WC_REM_TIMEOUT = 9,	/* no response in time */
 };
 
 /* One completion */
@@ -84,6 +98,7 @@ struct rclink_wc {
 	uint32_t len;		/* SEND: message bytes; RECV: bytes in buffer */
 	uint32_t idx;		/* SEND: SQ index of its last WQE; RECV: RQ index */
 	uint32_t msg_len;	/* RECV: the whole message's length */
+	uint32_t imm;		/* RECV_IMM: the immediate data */
 };
 
 struct rclink_uctx_attr {
@@ -127,6 +142,58 @@ int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc, int n);
 void rclink_arm_cq(struct rclink_uctx *c);
 bool rclink_uctx_error(const struct rclink_uctx *c, uint32_t *cause);
 void rclink_uctx_db_write(struct rclink_uctx *c, uint32_t off, uint32_t val);
+
+/*
+ * One-sided RDMA (librclink(3), "RDMA WRITE and READ"): register a range
+ * of the area for the peer, then WRITE area[off, off + len) to the peer's
+ * registration rkey at raddr (counted from its start), or READ from there
+ * into area[off, off + len).  Each takes two SQ entries; its completion
+ * (RCLINK_WC_WRITE, RCLINK_WC_READ) comes when the peer's shim answered.
+ * The area range is the board's from the post until that completion.
+ * rclink_mr_reg_user() registers the caller's own memory [addr, addr +
+ * len) instead (pinned and charged to RLIMIT_MEMLOCK until deregistered)
+ * as the target of the peer's WRITE and READ.
+ */
+int rclink_mr_reg(struct rclink_uctx *c, uint64_t off, uint64_t len,
+		  uint32_t access, uint32_t *lkey, uint32_t *rkey);
+int rclink_mr_reg_user(struct rclink_uctx *c, void *addr, uint64_t len,
+		       uint32_t access, uint32_t *lkey, uint32_t *rkey);
+int rclink_mr_dereg(struct rclink_uctx *c, uint32_t key);
+int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+		      uint32_t len, uint32_t rkey, uint64_t raddr);
+int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+		     uint32_t len, uint32_t rkey, uint64_t raddr);
+/*
+ * A WRITE with immediate data (three SQ entries): once the data is in
+ * place the peer's next RQE is taken (unused) and a RECV_IMM completion
+ * with imm is written there; the WRITE completes after that.
+ */
+int rclink_post_write_imm(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
+			  uint32_t len, uint32_t rkey, uint64_t raddr,
+			  uint32_t imm);
+
+/*
+ * The optional exchange message (seed 004: a SEND of "local IP, MAC,
+ * memory start, size and remote key"): what a peer needs to WRITE and
+ * READ a registration, packed into RCLINK_XCHG_BYTES little-endian bytes
+ * to be sent by any means (a SEND on the QP, a socket).  start is the
+ * first remote address to use (0: the registration's start).
+ */
+#define RCLINK_XCHG_MAGIC	0x52444d41u	/* "RDMA" */
+#define RCLINK_XCHG_BYTES	40
+
+struct rclink_xchg {
+	uint32_t ip;		/* IPv4, host order */
+	uint8_t mac[6];
+	uint16_t qpn;		/* the QP the peer's requests must come to */
+	uint64_t start;
+	uint64_t size;
+	uint32_t rkey;
+};
+
+void rclink_xchg_pack(const struct rclink_xchg *x, uint8_t *buf);
+int rclink_xchg_unpack(struct rclink_xchg *x, const uint8_t *buf,
+		       size_t len);
 
 /* rclink_post_send() flags */
 #define RCLINK_SEND_MCAST	(1u << 0)	/* qpn is a TYPE2 group */

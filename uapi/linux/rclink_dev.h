@@ -279,4 +279,63 @@ struct rclink_ctx_events {
 #define RCLINK_IOC_CTX_EVENTS	_IOWR(RCLINK_DEV_IOC_MAGIC, 10, \
 				      struct rclink_ctx_events)
 
+/*
+ * One-sided RDMA WRITE and READ (Documentation/uapi/rclink-dev.rst,
+ * "RDMA WRITE and READ").
+ *
+ * RCLINK_IOC_MR_REG registers [offset, offset + length) of the file's
+ * context's area in the board's registration table with the remote rights
+ * in access, and returns its keys.  A peer's WRITE or READ names the rkey
+ * and an address counted from the registration's start; it is served only
+ * on a QP given to this context.  lkey is the same key (for later use: the
+ * local side of a WRITE or READ is an area offset).  ENOSPC when the table
+ * is full; EOPNOTSUPP when the board has no registration table.
+ *
+ * With RCLINK_MR_REG_USER, [addr, addr + length) of the caller's own
+ * memory is registered instead (offset must be 0): its pages are pinned
+ * (pin_user_pages(), FOLL_LONGTERM) and charged to RLIMIT_MEMLOCK (ENOMEM
+ * beyond it, unless CAP_IPC_LOCK) until the registration goes; at most
+ * DMAQ_MR_CAP.max_pages 4 KiB pages (EINVAL beyond).
+ */
+struct rclink_mr_reg {
+	__u32 size;		/* in: sizeof(struct rclink_mr_reg) */
+	__u32 flags;		/* in: 0 or RCLINK_MR_REG_USER */
+	__u64 offset;		/* in: start in the context's area */
+	__u64 length;		/* in: bytes, 1..area_size - offset */
+	__u32 access;		/* in: RCLINK_MR_REMOTE_WRITE | _READ */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+	__u32 resv;		/* must be 0 */
+	__u64 addr;		/* in: RCLINK_MR_REG_USER: user address */
+};
+
+#define RCLINK_MR_REG_SIZE_VER0		40
+#define RCLINK_MR_REG_SIZE_VER1		48	/* addr */
+
+#define RCLINK_MR_REG_USER		(1U << 0)
+
+#define RCLINK_MR_REMOTE_WRITE		(1U << 0)
+#define RCLINK_MR_REMOTE_READ		(1U << 1)
+
+/*
+ * RCLINK_IOC_MR_DEREG: invalidate a registration of the file's context.
+ * From the return on, a request naming the key completes REM_KEY at the
+ * peer; the call waits until the board serves no request of it any more
+ * (EBUSY if it did not stop: the entry stays taken until the context
+ * goes).  A later registration of the entry has another key (generation).
+ */
+struct rclink_mr_dereg {
+	__u32 size;		/* in: sizeof(struct rclink_mr_dereg) */
+	__u32 flags;		/* in: must be 0 */
+	__u32 key;		/* in: the lkey or rkey */
+	__u32 resv;		/* must be 0 */
+};
+
+#define RCLINK_MR_DEREG_SIZE_VER0	16
+
+#define RCLINK_IOC_MR_REG	_IOWR(RCLINK_DEV_IOC_MAGIC, 11, \
+				      struct rclink_mr_reg)
+#define RCLINK_IOC_MR_DEREG	_IOW(RCLINK_DEV_IOC_MAGIC, 12, \
+				     struct rclink_mr_dereg)
+
 #endif /* _UAPI_LINUX_RCLINK_DEV_H */

@@ -320,9 +320,10 @@ static void dmaq_cq_lie(RclinkCtx *x)
     dmaq_cq_write(x, w);
 }
 
-static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
+static void dmaq_cq_post3(RclinkCtx *x, uint64_t w0, uint64_t w1,
+                          uint64_t w2)
 {
-    uint64_t w[3] = { w0, w1, 0 };
+    uint64_t w[3] = { w0, w1, w2 };
 
     if (x->id && !dmaq_size(x, &dmaq_cq)) {
         /* a stopped user context: nothing more is written for it */
@@ -346,6 +347,11 @@ static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
         x->nheld++;
         trace_rclink_dmaq_cqe_held(x->nheld);
     }
+}
+
+static void dmaq_cq_post(RclinkCtx *x, uint64_t w0, uint64_t w1)
+{
+    dmaq_cq_post3(x, w0, w1, 0);
 }
 
 static void dmaq_cq_flush_held(RclinkCtx *x)
@@ -412,6 +418,11 @@ static void dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
     while ((m = QSIMPLEQ_FIRST(&q->msgs)) && m->all_submitted &&
            !m->outstanding) {
         QSIMPLEQ_REMOVE_HEAD(&q->msgs, next);
+        if (m->rdma) {
+            /* a WRITE or READ waits for its response */
+            rclink_rdma_msg_done(c, m);
+            continue;
+        }
         trace_rclink_dmaq_msg_done(qpn, m->sq_idx, m->len, m->status);
         dmaq_send_cqe(m->ctx, qpn, m->status, m->len, m->sq_idx);
         g_free(m);
@@ -442,6 +453,10 @@ void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok)
     if (!ok) {
         dmaq_msg_status(m, RCLINK_CQE_ST_FLUSHED);
     }
+    if (m->internal) {
+        rclink_rdma_credit(c, m);
+        return;
+    }
     if (m->all_submitted && !m->outstanding) {
         dmaq_qp_complete(c, m->qpn);
     }
@@ -470,7 +485,7 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
     uint8_t status = RCLINK_CQE_ST_OK;
     const char *why = NULL;
     bool fack = false, have_qpn = false, mcast = false, t2_oversize = false;
-    bool bad_addr = false, not_owner = false;
+    bool bad_addr = false, not_owner = false, rdma = false, imm = false;
     unsigned op = 0;
     RclinkDmaqMsg *m;
 
@@ -506,6 +521,49 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
             have_qpn = true;
             op = RF_GET(RCLINK_WQE_OPCODE, w0);
             mcast = op == RCLINK_WQE_OP_MCAST;
+            rdma = op == RCLINK_WQE_OP_WRITE || op == RCLINK_WQE_OP_READ;
+        }
+        if (rdma) {
+            /* WRITE or READ: this WQE and a REMOTE one (rclink_rdma.c) */
+            if (n == 1) {
+                total = len;
+                if (!(w0 & RCLINK_WQE_MORE)) {
+                    why = "WRITE or READ without its REMOTE WQE";
+                    break;
+                }
+                if (!x->id) {
+                    why = "WRITE or READ on context 0";
+                } else if (!len || len > rclink_rdma_max_len(c)) {
+                    why = "length";
+                } else if (wq >= c->qp_num) {
+                    why = "qp number";
+                } else if (!ctx_in_area(x, q->wqe[0][1], len)) {
+                    why = "address outside the context's area";
+                    bad_addr = true;
+                }
+                continue;
+            }
+            if (n == 2) {
+                if (RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_REMOTE) {
+                    why = why ? why : "opcode (REMOTE expected)";
+                    break;
+                }
+                if (!(w0 & RCLINK_WQE_MORE)) {
+                    break;
+                }
+                /* an IMM WQE follows: a WRITE with immediate data */
+                imm = true;
+                if (!why && op != RCLINK_WQE_OP_WRITE) {
+                    why = "READ with immediate data";
+                }
+                continue;
+            }
+            if (!why && RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_IMM) {
+                why = "opcode (IMM expected)";
+            } else if (!why && (w0 & RCLINK_WQE_MORE)) {
+                why = "IMM WQE with MORE";
+            }
+            break;
         }
         total += len;
         fack |= !!(w0 & RCLINK_WQE_FACK);
@@ -573,6 +631,11 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
                       cons + n - 1);
         return DMAQ_READ_DONE;
     }
+    if (rdma && status != RCLINK_CQE_ST_OK) {
+        dmaq_cqe_send(x, op == RCLINK_WQE_OP_WRITE ? RCLINK_CQE_KIND_WRITE :
+                      RCLINK_CQE_KIND_READ, qpn, status, total, cons + n - 1);
+        return DMAQ_READ_DONE;
+    }
     if (status != RCLINK_CQE_ST_OK &&
         (!have_qpn || qpn >= c->qp_num || not_owner || x->id)) {
         /*
@@ -594,6 +657,18 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
     for (i = 0; i < n; i++) {
         m->pieces[i].addr = q->wqe[i][1];
         m->pieces[i].len = RF_GET(RCLINK_WQE_LEN, q->wqe[i][0]);
+    }
+    if (rdma) {
+        m->npieces = 1;
+        m->rdma = op == RCLINK_WQE_OP_WRITE ? RCLINK_SEG_KIND_WRITE :
+                                              RCLINK_SEG_KIND_READ_REQ;
+        m->rkey = RF_GET(RCLINK_WQE_RKEY, q->wqe[1][0]);
+        m->raddr = q->wqe[1][1];
+        m->has_imm = imm;
+        m->imm = imm ? (uint32_t)q->wqe[2][1] : 0;
+        m->tag = rclink_rdma_tag(c, qpn);
+        rclink_count(c, op == RCLINK_WQE_OP_WRITE ? RCLINK_DMAQ_RDMA_TX_WRITE :
+                     RCLINK_DMAQ_RDMA_TX_READ);
     }
     if (mcast) {
         *out = m;
@@ -643,6 +718,10 @@ static bool dmaq_msg_copy(RclinkCore *c, RclinkDmaqMsg *m, uint8_t *buf,
 static bool dmaq_msg_cut(RclinkCore *c, RclinkDmaqMsg *m)
 {
     RclinkT1 *t1 = c->t1;
+
+    if (m->rdma) {
+        return rclink_rdma_cut(c, m);
+    }
 
     while (m->off < m->len) {
         uint32_t dlen = MIN(RCLINK_T1_SEG_DATA, m->len - m->off);
@@ -1052,6 +1131,7 @@ void rclink_dmaq_run(RclinkCore *c)
     }
     dmaq_cq_flush_held(ctx0(c));
     dmaq_t2_run(c);
+    rclink_rdma_run(c);
     dmaq_sq_run(ctx0(c));
     for (i = 0; i < n; i++) {
         RclinkCtx *x = &t1->ctx[1 + (t1->q.rr + i) % n];
@@ -1072,6 +1152,67 @@ void rclink_dmaq_run(RclinkCore *c)
         ctx_dbrec(x);
     }
     t1->q.rr = (t1->q.rr + 1) % n;
+}
+
+/* rclink_rdma.c's way into the engine */
+bool rclink_ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,
+                    bool write)
+{
+    return ctx_in_area(x, a, len) && ctx_dma(x, a, buf, len, write);
+}
+
+void rclink_dmaq_cqe(RclinkCtx *x, unsigned kind, uint32_t qpn,
+                     uint8_t status, uint32_t len, uint32_t sq_idx)
+{
+    dmaq_cqe_send(x, kind, qpn, status, len, sq_idx);
+}
+
+void rclink_dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
+{
+    dmaq_qp_complete(c, qpn);
+}
+
+static bool dmaq_rqe(RclinkCtx *x, uint32_t k, uint32_t *idx);
+
+/*
+ * The immediate data of a WRITE on QP qpn (rclink_rdma.c): the owner's
+ * next RQE is taken unused and a RECV_IMM CQE written.  With dry_run,
+ * whether there is an RQE and CQ room.
+ */
+bool rclink_dmaq_rx_imm(RclinkCore *c, uint32_t qpn, uint32_t imm,
+                        uint32_t len, bool dry_run)
+{
+    RclinkCtx *x = &c->t1->ctx[c->t1->qp_owner[qpn]];
+    uint32_t cons, ci;
+    uint8_t st;
+    uint64_t w0, w1;
+
+    if (!dmaq_size(x, &dmaq_rq) || !dmaq_size(x, &dmaq_cq) ||
+        (x->id && !x->running) || !dmaq_rqe(x, 0, &ci) ||
+        dmaq_cq_room(x) < 1) {
+        return false;
+    }
+    if (dry_run) {
+        return true;
+    }
+    cons = dq_get(x, &dmaq_rq, DQ_CONS);
+    dq_set(x, &dmaq_rq, DQ_CONS, cons + 1);
+    x->rq_cached--;
+    st = x->rqe[ci].status;
+    w0 = RF_SET(RCLINK_CQE_KIND, 0, RCLINK_CQE_KIND_RECV_IMM);
+    w0 = RF_SET(RCLINK_CQE_STATUS, w0, st);
+    w0 = RF_SET(RCLINK_CQE_QPN, w0, qpn) | RCLINK_CQE_FIRST | RCLINK_CQE_LAST;
+    w1 = RF_SET(RCLINK_CQE_IDX, 0, cons);
+    w1 = RF_SET(RCLINK_CQE_MSG_LEN, w1, len);
+    dmaq_cq_post3(x, w0, w1, RF_SET(RCLINK_CQE_IMM, 0, imm));
+    if (st != RCLINK_CQE_ST_OK && x->id) {
+        /* a user context's bad RQE: the context goes into error */
+        ctx_fail(x, st == RCLINK_CQE_ST_BAD_ADDR ?
+                 RCLINK_CTX_EVT_CAUSE_BAD_ADDR :
+                 st == RCLINK_CQE_ST_DMA_ERR ? RCLINK_CTX_EVT_CAUSE_DMA :
+                 RCLINK_CTX_EVT_CAUSE_BAD_RQE, cons);
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------- receive */
@@ -1397,6 +1538,10 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     if (c->bridge) {
         return rclink_cosim_ip_rx(c->bridge, qpn, 0, pl, len, dry_run);
     }
+    if (RF_GET(RCLINK_SEG_KIND, ldq_le_p(pl)) != RCLINK_SEG_KIND_SEND) {
+        /* WRITE, READ and their responses: the shim's, no RQE */
+        return rclink_rdma_rx(c, qpn, pl, len, dry_run);
+    }
     return dmaq_rx_accept(c, &to, pl, len, dry_run);
 }
 
@@ -1456,6 +1601,9 @@ static void dmaq_sq_stop(RclinkCtx *x)
         x->t2_parked = NULL;
     }
     dmaq_park_flush(x);
+    if (x->id) {
+        rclink_rdma_ctx_stop(x);
+    }
     /* In-flight messages complete FLUSHED first (m may go with them). */
     if (!x->id) {
         rclink_t1_release_all(c);
@@ -2045,6 +2193,9 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                        hwaddr elem, uint64_t *p, uint64_t old,
                        uint64_t wval)
 {
+    if (rclink_rdma_reg_write(c, d->offset, p, old)) {
+        return;
+    }
     if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
         d->offset <= RCLINK_DMAQ_CTX_OST) {
         ctx_write(c, d->offset, *p, wval);
@@ -2151,6 +2302,9 @@ uint64_t rclink_dmaq_read(RclinkCore *c, const struct rclink_regdesc *d,
                           rclink_get(c, RCLINK_DMAQ_QP_STAT_SEL));
     int i = -1;
 
+    if (rclink_rdma_reg_read(c, d->offset, &v)) {
+        return v;
+    }
     if (d->offset >= RCLINK_DMAQ_CTX_CTRL &&
         d->offset <= RCLINK_DMAQ_CTX_OST) {
         return ctx_read(c, d->offset);
@@ -2204,6 +2358,7 @@ void rclink_dmaq_init(RclinkCore *c)
     for (i = 0; i < c->qp_num; i++) {
         QSIMPLEQ_INIT(&c->t1->qps[i].msgs);
     }
+    rclink_rdma_init(c);
 }
 
 static void dmaq_free_msgs(RclinkCore *c)
@@ -2248,6 +2403,7 @@ void rclink_dmaq_fini(RclinkCore *c)
     uint32_t i;
 
     dmaq_free_msgs(c);
+    rclink_rdma_fini(c);
     for (i = 0; i < RCLINK_CTX_NUM; i++) {
         RclinkCtx *x = &c->t1->ctx[i];
 
@@ -2266,6 +2422,7 @@ void rclink_dmaq_reset(RclinkCore *c)
     uint32_t i;
 
     dmaq_free_msgs(c);
+    rclink_rdma_reset(c);
     for (i = 0; i < RCLINK_CTX_NUM; i++) {
         RclinkCtx *x = &c->t1->ctx[i];
 

@@ -22,6 +22,7 @@
 #define RCLINK_DMAQ_RING_MAX    4096
 #define RCLINK_T1_NIL           (-1)
 typedef struct RclinkCtx RclinkCtx;
+typedef struct RclinkRdma RclinkRdma;
 
 /* Outstanding slot states (seed 000, TYPE1 发送仲裁); no WAIT_CRD yet */
 enum {
@@ -101,6 +102,20 @@ typedef struct RclinkDmaqMsg {
     uint32_t npieces;
     uint8_t *t2_pl;                       /* TYPE2: its packet in the IP */
     uint32_t t2_plen;
+    /* RDMA (rclink_rdma.c): RCLINK_SEG_KIND_* of its packets, 0 SEND */
+    uint8_t rdma;
+    bool internal;                        /* a response of the shim's */
+    bool responded;                       /* request: its response came */
+    uint8_t rstatus;                      /* ... with this status */
+    uint16_t tag;
+    uint32_t rkey;
+    uint64_t raddr;
+    uint32_t npkts;                       /* packets cut */
+    bool has_imm, imm_sent;               /* WRITE with immediate data */
+    uint32_t imm;
+    int64_t deadline_ns;                  /* waiting for its response */
+    const uint8_t *data;                  /* READ_RESP: the data read */
+    QTAILQ_ENTRY(RclinkDmaqMsg) wait_link;
     RclinkDmaqPiece pieces[];
 } RclinkDmaqMsg;
 
@@ -304,6 +319,7 @@ struct RclinkT1 {
     RclinkCtx *ctx;            /* RCLINK_CTX_NUM; [0] the kernel's */
     uint16_t *qp_owner;        /* DMAQ_QP_OWNER, per QP */
     uint16_t t2_owner[RCLINK_AFH_T2_GROUPS];
+    RclinkRdma *rdma;          /* rclink_rdma.c */
 };
 
 static inline uint64_t *rclink_qreg(RclinkCore *c, uint32_t qpn, unsigned col)
@@ -384,5 +400,31 @@ bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn);
 void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn);
 void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g);
 void rclink_t1_release_qp(RclinkCore *c, uint32_t qpn);
+
+/* rclink_dmaq.c, for rclink_rdma.c */
+bool rclink_ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,
+                    bool write);
+void rclink_dmaq_cqe(RclinkCtx *x, unsigned kind, uint32_t qpn,
+                     uint8_t status, uint32_t len, uint32_t sq_idx);
+void rclink_dmaq_qp_complete(RclinkCore *c, uint32_t qpn);
+bool rclink_dmaq_rx_imm(RclinkCore *c, uint32_t qpn, uint32_t imm,
+                        uint32_t len, bool dry_run);
+
+/* rclink_rdma.c: RDMA WRITE and READ (Documentation/hw/shim.rst) */
+void rclink_rdma_init(RclinkCore *c);
+void rclink_rdma_reset(RclinkCore *c);
+void rclink_rdma_fini(RclinkCore *c);
+void rclink_rdma_run(RclinkCore *c);
+bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m);
+void rclink_rdma_credit(RclinkCore *c, RclinkDmaqMsg *m);
+void rclink_rdma_msg_done(RclinkCore *c, RclinkDmaqMsg *m);
+bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                    size_t len, bool dry_run);
+void rclink_rdma_ctx_stop(RclinkCtx *x);
+uint16_t rclink_rdma_tag(RclinkCore *c, uint32_t qpn);
+uint32_t rclink_rdma_max_len(RclinkCore *c);
+bool rclink_rdma_reg_write(RclinkCore *c, hwaddr reg, uint64_t *p,
+                           uint64_t old);
+bool rclink_rdma_reg_read(RclinkCore *c, hwaddr reg, uint64_t *v);
 
 #endif

@@ -47,7 +47,10 @@ function [2:0] rclink_reg_kind;
         16'h5458, 16'h5460, 16'h5468, 16'h5470, 16'h5478, 16'h5480,
         16'h5488, 16'h5490, 16'h5498, 16'h54a0, 16'h54a8, 16'h54c0,
         16'h54c8, 16'h54d0, 16'h54d8, 16'h54e0, 16'h54e8, 16'h54f0,
-        16'h54f8:
+        16'h54f8, 16'h5600, 16'h5608, 16'h5610, 16'h5618, 16'h5620,
+        16'h5688, 16'h5628, 16'h5630, 16'h5638, 16'h5640, 16'h5648,
+        16'h5650, 16'h5658, 16'h5660, 16'h5668, 16'h5670, 16'h5678,
+        16'h5680:
             rclink_reg_kind = 3'h3;
         16'h2008, 16'h2010, 16'h2018, 16'h2028, 16'h2030, 16'h2038,
         16'h2040, 16'h2048, 16'h2050, 16'h2058, 16'h2060, 16'h2070,
@@ -146,7 +149,7 @@ function [63:0] rclink_reg_rwmask;
         16'h10, 16'h18, 16'h118, 16'h230, 16'h1080, 16'h10c0,
         16'h4038, 16'h4040, 16'h4050, 16'h4080, 16'h4100, 16'h4140,
         16'h5010, 16'h5030, 16'h5050, 16'h5428, 16'h5430, 16'h5438,
-        16'h5448, 16'h5450:
+        16'h5448, 16'h5450, 16'h5610, 16'h5688:
             rclink_reg_rwmask = 64'hffffffffffffffff;
         16'h20, 16'h2008:
             rclink_reg_rwmask = 64'hffffffffffffff;
@@ -157,8 +160,8 @@ function [63:0] rclink_reg_rwmask;
         16'h110:
             rclink_reg_rwmask = 64'hffff0000ffffffff;
         16'h120, 16'h1190, 16'h2050, 16'h2088, 16'h4098, 16'h5020,
-        16'h5040, 16'h5068, 16'h5460, 16'h9804, 16'h9834, 16'h983c,
-        16'h9c04, 16'h9c1c:
+        16'h5040, 16'h5068, 16'h5460, 16'h5618, 16'h9804, 16'h9834,
+        16'h983c, 16'h9c04, 16'h9c1c:
             rclink_reg_rwmask = 64'hffffffff;
         16'h160:
             rclink_reg_rwmask = 64'hfffffff7ffffffff;
@@ -175,10 +178,10 @@ function [63:0] rclink_reg_rwmask;
             rclink_reg_rwmask = 64'h1ffffff;
         16'h1000, 16'h1020, 16'h5078, 16'h5408, 16'h5498, 16'h54a0,
         16'h54a8, 16'h54c0, 16'h54c8, 16'h54d0, 16'h54d8, 16'h54e0,
-        16'h54e8, 16'h54f0, 16'h54f8, 16'h9838, 16'h9840, 16'h9880,
-        16'h9884, 16'h9888, 16'h988c, 16'h9890, 16'h9894, 16'h9898,
-        16'h989c, 16'h98a0, 16'h98a4, 16'h98a8, 16'h98ac, 16'h98b0,
-        16'h98b4, 16'h98b8, 16'h98bc, 16'h9c20:
+        16'h54e8, 16'h54f0, 16'h54f8, 16'h5608, 16'h9838, 16'h9840,
+        16'h9880, 16'h9884, 16'h9888, 16'h988c, 16'h9890, 16'h9894,
+        16'h9898, 16'h989c, 16'h98a0, 16'h98a4, 16'h98a8, 16'h98ac,
+        16'h98b0, 16'h98b4, 16'h98b8, 16'h98bc, 16'h9c20:
             rclink_reg_rwmask = 64'hffff;
         16'h1100, 16'h1120, 16'h2030, 16'h2038, 16'h2040, 16'h2058,
         16'h2078, 16'h2080:
@@ -224,6 +227,10 @@ function [63:0] rclink_reg_rwmask;
             rclink_reg_rwmask = 64'hf0f0f;
         16'h5458:
             rclink_reg_rwmask = 64'h3f0fffff;
+        16'h5620:
+            rclink_reg_rwmask = 64'hffffff17;
+        16'h5628:
+            rclink_reg_rwmask = 64'h1ffffffff;
         16'h9818:
             rclink_reg_rwmask = 64'hff00ff;
         16'h9904:
@@ -266,7 +273,9 @@ function [63:0] rclink_reg_romask;
         16'h5148, 16'h5158, 16'h5160, 16'h5168, 16'h5170, 16'h5178,
         16'h5180, 16'h5188, 16'h5190, 16'h51b0, 16'h51b8, 16'h51c0,
         16'h51c8, 16'h51d8, 16'h5150, 16'h5420, 16'h5468, 16'h5470,
-        16'h5478, 16'h5480, 16'h5488, 16'h5490:
+        16'h5478, 16'h5480, 16'h5488, 16'h5490, 16'h5600, 16'h5630,
+        16'h5638, 16'h5640, 16'h5648, 16'h5650, 16'h5658, 16'h5660,
+        16'h5668, 16'h5670, 16'h5678, 16'h5680:
             rclink_reg_romask = 64'hffffffffffffffff;
         16'h4018:
             rclink_reg_romask = 64'h1ffffffffffffff;
@@ -296,6 +305,8 @@ function [63:0] rclink_reg_romask;
             rclink_reg_romask = 64'hff0f;
         16'h5498:
             rclink_reg_romask = 64'hffff0000;
+        16'h5620:
+            rclink_reg_romask = 64'h8;
         default: rclink_reg_romask = 64'h0;
         endcase
     end

@@ -10,7 +10,8 @@
  *       EINVAL-free crash), and nobody is refused with EPERM for what
  *       changes state
  *   cdev_root, cdev_user  RCLINK_FUZZ_N random calls on /dev/rclinkN
- *                   (the contexts' ioctls and mmap offsets included):
+ *                   (the contexts' ioctls and mmap offsets included,
+ *                   and the registrations of RDMA WRITE and READ):
  *       ioctls (the driver's and random numbers, arguments valid, NULL, bad
  *       and kernel pointers), reads and writes of random sizes at random
  *       pointers, mmap/munmap of random offsets, sizes and flags, ring
@@ -433,7 +434,8 @@ static const unsigned long cdev_cmds[] = {
 	RCLINK_IOC_BIND, RCLINK_IOC_UNBIND, RCLINK_IOC_INFO,
 	RCLINK_IOC_SET_WINDOW, FIONREAD, RCLINK_IOC_RING_SETUP,
 	RCLINK_IOC_RING_ENTER, RCLINK_IOC_INFO, RCLINK_IOC_CTX_CREATE,
-	RCLINK_IOC_CTX_BIND, RCLINK_IOC_CTX_EVENTS,
+	RCLINK_IOC_CTX_BIND, RCLINK_IOC_CTX_EVENTS, RCLINK_IOC_MR_REG,
+	RCLINK_IOC_MR_DEREG,
 };
 
 #define NCMDS	(sizeof(cdev_cmds) / sizeof(cdev_cmds[0]))
@@ -518,6 +520,32 @@ static int cdev_job(void *arg)
 				p->area_size = rnd_below(3) ? 4096U << rnd_below(6) :
 					       (uint32_t)rnd();
 				p->mod_count = rnd_below(4);
+			}
+			if (cmd == RCLINK_IOC_MR_REG && rnd_below(2)) {
+				struct rclink_mr_reg *p = (void *)buf;
+
+				/* the area, or some of the fuzzer's own memory */
+				memset(p, 0, sizeof(*p));
+				p->size = sizeof(*p);
+				p->length = 1 + rnd_below(1 << 20);
+				p->access = rnd_below(4);
+				if (rnd_below(2)) {
+					p->flags = RCLINK_MR_REG_USER;
+					p->addr = (uintptr_t)buf +
+						  rnd_below(64);
+					p->length = 1 + rnd_below(64);
+				} else {
+					p->offset = rnd_below(1 << 16);
+				}
+			}
+			if (cmd == RCLINK_IOC_MR_DEREG && rnd_below(2)) {
+				struct rclink_mr_dereg *p = (void *)buf;
+
+				memset(p, 0, sizeof(*p));
+				p->size = sizeof(*p);
+				p->key = rnd_below(4) ? (uint32_t)rnd_below(8) |
+					 (uint32_t)rnd_below(4) << 16 :
+					 (uint32_t)rnd();
 			}
 			if (cmd == RCLINK_IOC_DRAIN)
 				continue;

@@ -36,7 +36,9 @@ COUNTERS += tuple(n for n in hw.REGS
                                    'SHIM_WIRE_REORDERED',
                                    'SHIM_WIRE_DUPLICATED', 'DMAQ_QPS_',
                                    'DMAQ_T1_RX_DROP_', 'DMAQ_T1_TX_DROP_',
-                                   'DMAQ_BAD_WQE')))
+                                   'DMAQ_BAD_WQE', 'DMAQ_RDMA_TX_',
+                                   'DMAQ_RDMA_RX_', 'DMAQ_RDMA_REM_ERR',
+                                   'DMAQ_RDMA_TIMEOUT')))
 # Registers whose value is not a constant after reset (SHIM_LINK.up is the
 # wire's carrier, SHIM_MAC the board's own address; the queue engine's
 # indices and free slots follow its queues).
@@ -44,7 +46,7 @@ VARYING = ('SHIM_SERIAL', 'SHIM_LINK', 'SHIM_MAC', 'SHIM_CAP0', 'SHIM_CAP1',
            'SHIM_CAP2', 'SHIM_CAP3', 'SHIM_TEST_DMA_STATUS',
            'DMAQ_SQ_PROD', 'DMAQ_SQ_CONS', 'DMAQ_RQ_PROD', 'DMAQ_RQ_CONS',
            'DMAQ_CQ_PROD', 'DMAQ_CQ_CONS', 'DMAQ_T1_OST_FREE',
-           'DMAQ_CTX_CAP') + COUNTERS
+           'DMAQ_CTX_CAP', 'DMAQ_MR_CAP') + COUNTERS
 # RW bits not to set in the RW test: they start something (the queue
 # engine's enables start DMA from the queue bases; the hostile mode's dead
 # bit takes the board off the bus until a PCI reset).
@@ -59,9 +61,12 @@ RW_EXCLUDE = {
 # Tested on their own (DMAQ_CQ_CONS cannot pass DMAQ_CQ_PROD: test_cq_cons).
 # The registers of a context (DMAQ_CTX_SEL selects it; after reset it
 # selects nothing, so they read 0 and drop writes) and the owner tables
-# (an owner must be a context the shim has): the vector "contexts".
+# (an owner must be a context the shim has): the vector "contexts".  The
+# registration table's selected entry (BASE and LEN only while not valid,
+# CTRL.valid only with a length): t1_rdma.
 RW_SPECIAL = ('SHIM_TEST_ECHO', 'DMAQ_CQ_CONS', 'DMAQ_QP_OWNER',
-              'DMAQ_T2_OWNER') + tuple(
+              'DMAQ_T2_OWNER', 'DMAQ_MR_BASE', 'DMAQ_MR_LEN',
+              'DMAQ_MR_CTRL', 'DMAQ_MR_TBL') + tuple(
                   n for n in hw.REGS if n.startswith('DMAQ_CTX_') and
                   n not in ('DMAQ_CTX_CAP', 'DMAQ_CTX_SEL'))
 WIN_MAC = 0x8000

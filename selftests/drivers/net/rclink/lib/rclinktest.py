@@ -192,7 +192,8 @@ def pci_path(bdf, name=''):
 # writes are ignored): the model's test hooks, Documentation/hw/rtl.rst,
 # "Not in the RTL".  Name prefixes.
 RTL_ABSENT = ('SHIM_WIRE_FAULT_', 'SHIM_HOSTILE_', 'SHIM_CC_TEST',
-              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC')
+              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC', 'DMAQ_MR_',
+              'DMAQ_RDMA_')
 
 
 def is_rtl(bdf):

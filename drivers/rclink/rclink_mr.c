@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rclink: the registration table of one-sided RDMA WRITE and READ
+ * (uapi/linux/rclink_dev.h RCLINK_IOC_MR_*, Documentation/uapi/rclink-dev.rst
+ * "RDMA WRITE and READ"; the device side is Documentation/hw/shim.rst "RDMA
+ * WRITE and READ").
+ *
+ * A file with a context registers a range of its context's area: the
+ * kernel takes a free entry of the shim's table (DMAQ_MR_CAP.num), bumps
+ * its generation, writes DMAQ_MR_BASE and DMAQ_MR_LEN while the entry is
+ * not valid, then DMAQ_MR_CTRL with valid, the rights, the generation and
+ * the owner context.  The key is the entry's index and generation, so a
+ * key of an earlier registration of the entry is refused by the shim.
+ * Deregistration writes valid 0 and waits for DMAQ_MR_CTRL.busy to clear;
+ * the context's kill deregisters what is left before the context stops.
+ *
+ * A registration of the caller's own memory (RCLINK_MR_REG_USER) pins its
+ * pages (pin_user_pages_fast(), FOLL_LONGTERM), charges them to
+ * RLIMIT_MEMLOCK (account_locked_vm()), maps them for the device and
+ * gives the shim a table of their 4 KiB pieces (DMAQ_MR_TBL,
+ * DMAQ_MR_CTRL.pages); it all goes when the registration does, after the
+ * shim let go of the entry.
+ *
+ * Locks: rclink_mr_hw.lock (the selector DMAQ_MR_SEL and the table); the
+ * ioctls run under the board's rclink_cdev.rw (read), the kill under it
+ * or at the file's release, so rclink_ctx.hw holds.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "rclink_compat.h"
+#include "rclink_dp.h"
+#include "rclink_ctx.h"
+
+/* A request the shim is serving when valid goes 0: far below this */
+#define RCLINK_MR_BUSY_US	USEC_PER_SEC
+#define RCLINK_MR_ACCESS	(RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ)
+
+/* A registration of user memory: its pinned pages and their table */
+struct rclink_mr_user {
+	struct page **pages;
+	dma_addr_t *dma;
+	unsigned long npages;		/* pinned and charged */
+	unsigned long nmapped;
+	__le64 *tbl;			/* 4 KiB pieces, DMAQ_MR_TBL */
+	dma_addr_t tbl_dma;
+	size_t tbl_size;
+	struct mm_struct *mm;		/* charged to its locked_vm */
+};
+
+struct rclink_mr_ent {
+	struct rclink_ctx *owner;	/* NULL: free */
+	struct rclink_mr_user *user;	/* RCLINK_MR_REG_USER, or NULL */
+	u8 gen;
+	bool busy;			/* invalid, the shim did not let go */
+};
+
+struct rclink_mr_hw {
+	struct mutex lock;		/* DMAQ_MR_SEL and the entries */
+	u32 num;
+	u32 max_len;
+	u32 max_pages;			/* 4 KiB pieces of a user MR */
+	struct rclink_mr_ent *ent;
+};
+
+void rclink_mr_hw_init(struct rclink_ctx_hw *hw)
+{
+	struct rclink_dev *rdev = hw->rdev;
+	struct rclink_mr_hw *mr;
+	u64 cap;
+
+	cap = rclink_rd64(rdev, RCLINK_DMAQ_MR_CAP);
+	if (rclink_gone(rdev) || !FIELD_GET(RCLINK_DMAQ_MR_CAP_NUM, cap))
+		return;			/* no RDMA WRITE or READ */
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return;
+	mr->num = FIELD_GET(RCLINK_DMAQ_MR_CAP_NUM, cap);
+	mr->max_len = FIELD_GET(RCLINK_DMAQ_MR_CAP_MAX_LEN, cap);
+	mr->max_pages = FIELD_GET(RCLINK_DMAQ_MR_CAP_MAX_PAGES, cap);
+	mr->ent = kcalloc(mr->num, sizeof(*mr->ent), GFP_KERNEL);
+	if (!mr->ent) {
+		kfree(mr);
+		return;
+	}
+	mutex_init(&mr->lock);
+	hw->mr = mr;
+	dev_info(rdev->dev, "%u registrations for RDMA WRITE and READ\n",
+		 mr->num);
+}
+
+void rclink_mr_hw_fini(struct rclink_ctx_hw *hw)
+{
+	struct rclink_mr_hw *mr = hw->mr;
+
+	if (!mr)
+		return;
+	mutex_destroy(&mr->lock);
+	kfree(mr->ent);
+	kfree(mr);
+	hw->mr = NULL;
+}
+
+static void rclink_mr_user_free(struct device *dev, struct rclink_mr_user *u)
+{
+	unsigned long i;
+
+	if (!u)
+		return;
+	if (u->tbl)
+		dma_free_coherent(dev, PAGE_ALIGN(u->tbl_size), u->tbl,
+				  u->tbl_dma);
+	for (i = 0; i < u->nmapped; i++)
+		dma_unmap_page(dev, u->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (u->npages) {
+		unpin_user_pages_dirty_lock(u->pages, u->npages, true);
+		/* an mm that is gone took its locked_vm with it */
+		if (mmget_not_zero(u->mm)) {
+			account_locked_vm(u->mm, u->npages, false);
+			mmput(u->mm);
+		}
+	}
+	if (u->mm)
+		mmdrop(u->mm);
+	kvfree(u->dma);
+	kvfree(u->pages);
+	kfree(u);
+}
+
+/*
+ * Pin [addr, addr + len) of the caller, map it, and build the table of
+ * its 4 KiB pieces from the one holding addr; *base is addr's offset in
+ * that piece.
+ */
+static struct rclink_mr_user *rclink_mr_user_pin(struct device *dev,
+						 u32 max_pages, u64 addr,
+						 u64 len, u64 *base)
+{
+	u64 first = addr & PAGE_MASK, first4k = addr & ~(u64)(SZ_4K - 1);
+	struct rclink_mr_user *u;
+	unsigned long n4k, j;
+	long pinned;
+	u64 end;
+	int err;
+
+	if (check_add_overflow(addr, len, &end) || end > TASK_SIZE)
+		return ERR_PTR(-EINVAL);
+	n4k = DIV_ROUND_UP(end - first4k, SZ_4K);
+	if (n4k > max_pages)
+		return ERR_PTR(-EINVAL);
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	u->tbl_size = array_size(n4k, sizeof(*u->tbl));
+	u->pages = kvcalloc((PAGE_ALIGN(end) - first) >> PAGE_SHIFT,
+			    sizeof(*u->pages), GFP_KERNEL_ACCOUNT);
+	u->dma = kvcalloc((PAGE_ALIGN(end) - first) >> PAGE_SHIFT,
+			  sizeof(*u->dma), GFP_KERNEL_ACCOUNT);
+	if (!u->pages || !u->dma) {
+		err = -ENOMEM;
+		goto err;
+	}
+	if (account_locked_vm(current->mm,
+			      (PAGE_ALIGN(end) - first) >> PAGE_SHIFT, true)) {
+		err = -ENOMEM;
+		goto err;
+	}
+	u->mm = current->mm;
+	mmgrab(u->mm);
+	pinned = pin_user_pages_fast(first, (PAGE_ALIGN(end) - first) >>
+				     PAGE_SHIFT, FOLL_WRITE | FOLL_LONGTERM,
+				     u->pages);
+	if (pinned != (long)((PAGE_ALIGN(end) - first) >> PAGE_SHIFT)) {
+		if (pinned > 0)
+			unpin_user_pages(u->pages, pinned);
+		if (mmget_not_zero(u->mm)) {
+			account_locked_vm(u->mm, (PAGE_ALIGN(end) - first) >>
+					  PAGE_SHIFT, false);
+			mmput(u->mm);
+		}
+		err = pinned < 0 ? pinned : -EFAULT;
+		goto err;
+	}
+	u->npages = pinned;
+	for (; u->nmapped < u->npages; u->nmapped++) {
+		dma_addr_t d = dma_map_page(dev, u->pages[u->nmapped], 0,
+					    PAGE_SIZE, DMA_BIDIRECTIONAL);
+
+		if (dma_mapping_error(dev, d)) {
+			err = -ENOMEM;
+			goto err;
+		}
+		u->dma[u->nmapped] = d;
+	}
+	u->tbl = dma_alloc_coherent(dev, PAGE_ALIGN(u->tbl_size), &u->tbl_dma,
+				    GFP_KERNEL);
+	if (!u->tbl) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (j = 0; j < n4k; j++) {
+		u64 off = first4k - first + (u64)j * SZ_4K;
+
+		u->tbl[j] = cpu_to_le64(u->dma[off >> PAGE_SHIFT] +
+					(off & ~PAGE_MASK));
+	}
+	*base = addr - first4k;
+	return u;
+
+err:
+	rclink_mr_user_free(dev, u);
+	return ERR_PTR(err);
+}
+
+static void rclink_mr_sel(struct rclink_ctx_hw *hw, u32 idx)
+{
+	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_SEL,
+		    FIELD_PREP(RCLINK_DMAQ_MR_SEL_IDX, idx));
+}
+
+/* Entry idx not valid any more; false when the shim stays busy with it */
+static bool rclink_mr_invalidate_locked(struct rclink_ctx_hw *hw, u32 idx)
+{
+	struct rclink_mr_ent *e = &hw->mr->ent[idx];
+	struct rclink_dev *rdev = hw->rdev;
+	u64 ctrl;
+	int err;
+
+	rclink_mr_sel(hw, idx);
+	rclink_wr64(rdev, RCLINK_DMAQ_MR_CTRL,
+		    FIELD_PREP(RCLINK_DMAQ_MR_CTRL_GEN, e->gen));
+	if (rclink_gone(rdev))
+		return true;		/* no board, no DMA */
+	err = read_poll_timeout(rclink_rd64, ctrl,
+				!(ctrl & RCLINK_DMAQ_MR_CTRL_BUSY) ||
+				rclink_gone(rdev), 10, RCLINK_MR_BUSY_US,
+				false, rdev, RCLINK_DMAQ_MR_CTRL);
+	if (err) {
+		dev_err(hw->dev, "registration %u stays busy after invalidation\n",
+			idx);
+		e->busy = true;
+		return false;
+	}
+	return true;
+}
+
+/* Before the context stops: its registrations go (busy ones too) */
+void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx)
+{
+	struct rclink_mr_hw *mr = hw->mr;
+	u32 i;
+
+	if (!mr)
+		return;
+	mutex_lock(&mr->lock);
+	for (i = 0; i < mr->num; i++) {
+		if (mr->ent[i].owner != ctx)
+			continue;
+		if (!mr->ent[i].busy &&
+		    rclink_mr_invalidate_locked(hw, i)) {
+			rclink_mr_user_free(hw->dev, mr->ent[i].user);
+		} else if (mr->ent[i].user) {
+			/* the board may still use the pages: never freed */
+			dev_err(hw->dev, "registration %u: its pages are left pinned\n",
+				i);
+		}
+		mr->ent[i].user = NULL;
+		mr->ent[i].owner = NULL;
+		mr->ent[i].busy = false;
+	}
+	mutex_unlock(&mr->lock);
+}
+
+static struct rclink_ctx *rclink_mr_ctx(struct rclink_file *rf,
+					struct rclink_mr_hw **pmr)
+{
+	/* pairs with the release in rclink_ctx_create() */
+	struct rclink_ctx *ctx = smp_load_acquire(&rf->ctx);
+
+	if (!ctx)
+		return ERR_PTR(-EINVAL);
+	if (!ctx->hw)
+		return ERR_PTR(-ENODEV);	/* killed: reset or removal */
+	if (!ctx->hw->mr)
+		return ERR_PTR(-EOPNOTSUPP);
+	*pmr = ctx->hw->mr;
+	return ctx;
+}
+
+long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
+{
+	struct rclink_mr_user *user = NULL;
+	struct rclink_mr_reg r;
+	struct rclink_mr_hw *mr;
+	struct rclink_ctx_hw *hw;
+	struct rclink_ctx *ctx;
+	u32 usize, idx, key;
+	u64 ctrl, base;
+	int err;
+
+	err = rclink_ioc_copy_in(&r, sizeof(r), RCLINK_MR_REG_SIZE_VER0, argp,
+				 &usize);
+	if (err)
+		return err;
+	if ((r.flags & ~RCLINK_MR_REG_USER) || r.resv ||
+	    (r.access & ~RCLINK_MR_ACCESS))
+		return -EINVAL;
+	ctx = rclink_mr_ctx(rf, &mr);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	hw = ctx->hw;
+	if (!r.length || r.length > FIELD_MAX(RCLINK_DMAQ_MR_LEN_LEN))
+		return -EINVAL;
+	if (r.flags & RCLINK_MR_REG_USER) {
+		if (r.offset || !r.addr || !mr->max_pages)
+			return -EINVAL;
+		user = rclink_mr_user_pin(hw->dev, mr->max_pages, r.addr,
+					  r.length, &base);
+		if (IS_ERR(user))
+			return PTR_ERR(user);
+	} else {
+		if (r.addr || r.offset > ctx->area_size ||
+		    r.length > ctx->area_size - r.offset)
+			return -EINVAL;
+		base = r.offset;
+	}
+
+	mutex_lock(&mr->lock);
+	for (idx = 0; idx < mr->num; idx++)
+		if (!mr->ent[idx].owner)
+			break;
+	if (idx == mr->num) {
+		mutex_unlock(&mr->lock);
+		rclink_mr_user_free(hw->dev, user);
+		return -ENOSPC;
+	}
+	mr->ent[idx].owner = ctx;
+	mr->ent[idx].user = user;
+	mr->ent[idx].gen++;
+	rclink_mr_sel(hw, idx);
+	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_BASE, base);
+	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_LEN,
+		    FIELD_PREP(RCLINK_DMAQ_MR_LEN_LEN, r.length));
+	if (user)
+		rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_TBL, user->tbl_dma);
+	ctrl = RCLINK_DMAQ_MR_CTRL_VALID |
+	       FIELD_PREP(RCLINK_DMAQ_MR_CTRL_GEN, mr->ent[idx].gen) |
+	       FIELD_PREP(RCLINK_DMAQ_MR_CTRL_CTX, ctx->id);
+	if (r.access & RCLINK_MR_REMOTE_WRITE)
+		ctrl |= RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE;
+	if (r.access & RCLINK_MR_REMOTE_READ)
+		ctrl |= RCLINK_DMAQ_MR_CTRL_REMOTE_READ;
+	if (user)
+		ctrl |= RCLINK_DMAQ_MR_CTRL_PAGES;
+	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_CTRL, ctrl);
+	/* the shim refuses a table it cannot use: the entry stays invalid */
+	if (user && !(rclink_rd64(hw->rdev, RCLINK_DMAQ_MR_CTRL) &
+		      RCLINK_DMAQ_MR_CTRL_VALID)) {
+		mr->ent[idx].owner = NULL;
+		mr->ent[idx].user = NULL;
+		mutex_unlock(&mr->lock);
+		rclink_mr_user_free(hw->dev, user);
+		return -EIO;
+	}
+	key = FIELD_PREP(RCLINK_MR_KEY_INDEX, idx) |
+	      FIELD_PREP(RCLINK_MR_KEY_GEN, mr->ent[idx].gen);
+	mutex_unlock(&mr->lock);
+
+	r.lkey = key;
+	r.rkey = key;
+	r.size = usize;
+	err = rclink_ioc_copy_out(argp, usize, &r, sizeof(r));
+	if (err) {
+		/* the caller never learnt the key: the entry goes again */
+		mutex_lock(&mr->lock);
+		if (rclink_mr_invalidate_locked(hw, idx)) {
+			rclink_mr_user_free(hw->dev, mr->ent[idx].user);
+			mr->ent[idx].user = NULL;
+			mr->ent[idx].owner = NULL;
+		}
+		mutex_unlock(&mr->lock);
+	}
+	return err;
+}
+
+long rclink_mr_dereg(struct rclink_file *rf, void __user *argp)
+{
+	struct rclink_mr_user *user;
+	struct rclink_mr_dereg d;
+	struct rclink_mr_hw *mr;
+	struct rclink_ctx *ctx;
+	struct rclink_mr_ent *e;
+	u32 usize, idx;
+	int err;
+
+	err = rclink_ioc_copy_in(&d, sizeof(d), RCLINK_MR_DEREG_SIZE_VER0, argp,
+				 &usize);
+	if (err)
+		return err;
+	if (d.flags || d.resv)
+		return -EINVAL;
+	ctx = rclink_mr_ctx(rf, &mr);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	idx = FIELD_GET(RCLINK_MR_KEY_INDEX, d.key);
+	if (idx >= mr->num ||
+	    (d.key & ~(RCLINK_MR_KEY_INDEX | RCLINK_MR_KEY_GEN)))
+		return -EINVAL;
+
+	mutex_lock(&mr->lock);
+	e = &mr->ent[idx];
+	/* not this context's registration; a previous call left it busy */
+	if (e->owner != ctx || e->gen != FIELD_GET(RCLINK_MR_KEY_GEN, d.key))
+		err = -EINVAL;
+	else if (e->busy || !rclink_mr_invalidate_locked(ctx->hw, idx))
+		err = -EBUSY;
+	else
+		e->owner = NULL;
+	user = err ? NULL : e->user;
+	if (!err)
+		e->user = NULL;
+	mutex_unlock(&mr->lock);
+	/* the shim let go: the pages may go */
+	rclink_mr_user_free(ctx->hw->dev, user);
+	return err;
+}

@@ -1,0 +1,1091 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One-sided RDMA WRITE and READ between the kernel-bypass contexts of two
+ * wired boards A and B (Documentation/uapi/rclink-dev.rst, "RDMA WRITE and
+ * READ"; librclink(3)).  A is the requester, B the responder: B registers
+ * a range of its area between two guard ranges.
+ *
+ *   sizes        WRITE then READ back of 1 B .. 1 MiB at the registration's
+ *                start, an odd offset and its end: the bytes at B (WRITE)
+ *                and at A (READ) are checked, and the guards around B's
+ *                registration and A's READ target are untouched; B's
+ *                interrupts do not move (no driver code per operation)
+ *   errors       a key never given, a stale key (deregistered, the entry
+ *                registered again), a WRITE to a read-only and a READ of a
+ *                write-only registration, a range beyond the registration:
+ *                REM_KEY, REM_ACCESS, REM_BOUNDS at A, nothing written at
+ *                B; a READ B does not answer (DMAQ_RDMA_CFG.resp_silent):
+ *                REM_TIMEOUT, nothing written at A; the counters of both
+ *                boards; the QP and the contexts run on (an operation
+ *                after each error succeeds)
+ *   loss         WRITE and READ of 1 B .. 256 KiB with 5 % loss, 1 %
+ *                duplication and 1 % reordering on both boards' wire
+ *   exchange     B sends its registration to A in the exchange message
+ *                (rclink_xchg_pack) as a SEND; A unpacks it and WRITEs
+ *   dereg_busy   deregistration of a registration and the context's end
+ *                with WRITEs in flight: every WRITE completes (OK or
+ *                REM_KEY), nothing is written outside the registration
+ *   write_imm    a WRITE with immediate data: the data at B, then B's
+ *                next RQE taken with a RECV_IMM completion (immediate,
+ *                length); refused (bad key): no completion at B; without
+ *                an RQE at B it waits, and completes once one is posted
+ *   requester_exit  A's context ends with WRITEs and READs in flight:
+ *                a new context of A works at once (on another QP), and
+ *                nothing of the old operations lands in its area
+ *   user_memory  B registers ordinary memory of its own (pinned pages, an
+ *                odd start): WRITE and READ of 1 B .. 1 MiB at its start
+ *                and end, guards untouched; after deregistration REM_KEY
+ *   user_memlock without CAP_IPC_LOCK a registration of user memory over
+ *                RLIMIT_MEMLOCK fails ENOMEM; one under it shows its pages
+ *                in VmLck until deregistered
+ *
+ * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
+ * sysfs resource0 for the counters and the test hooks.  Without the boards,
+ * or a board without a registration table, every test is skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/capability.h>
+
+#include <linux/rclink_dev.h>
+
+#include "rclink_hw.h"
+#include "librclink.h"
+#include "librclink.c"
+
+#include "kselftest_harness.h"
+
+/* librclink's formats are the contract's */
+_Static_assert(RCLINK_U_WQE_OP_WRITE == RCLINK_WQE_OP_WRITE, "WQE");
+_Static_assert(RCLINK_U_WQE_OP_READ == RCLINK_WQE_OP_READ, "WQE");
+_Static_assert(RCLINK_U_WQE_OP_REMOTE == RCLINK_WQE_OP_REMOTE, "WQE");
+_Static_assert(RCLINK_WC_WRITE == RCLINK_CQE_KIND_WRITE, "CQE");
+_Static_assert(RCLINK_WC_READ == RCLINK_CQE_KIND_READ, "CQE");
+_Static_assert(RCLINK_WC_REM_KEY == RCLINK_CQE_ST_REM_KEY, "CQE");
+_Static_assert(RCLINK_WC_REM_ACCESS == RCLINK_CQE_ST_REM_ACCESS, "CQE");
+_Static_assert(RCLINK_WC_REM_BOUNDS == RCLINK_CQE_ST_REM_BOUNDS, "CQE");
+_Static_assert(RCLINK_WC_REM_TIMEOUT == RCLINK_CQE_ST_REM_TIMEOUT, "CQE");
+_Static_assert(RCLINK_U_WQE_OP_IMM == RCLINK_WQE_OP_IMM, "WQE");
+_Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
+
+#define MIB		(1u << 20)
+#define GUARD		(64u * 1024)
+#define MR_LEN		(MIB + 3)	/* an odd length, to test its end */
+/* B: guard, registration, guard; A: source, guard, READ target, guard */
+#define B_AREA		(4 * MIB)
+#define B_MR		GUARD
+#define A_AREA		(4 * MIB)
+#define A_SRC		0
+#define A_DST		(MIB + 2 * GUARD)
+#define GUARD_BYTE	0xa5
+
+#define QP_RDMA		220
+#define QP_ERR		221
+#define QP_LOSS		222
+#define QP_XCHG		223
+#define QP_BUSY		224
+#define QP_USER		225
+#define QP_IMM		226
+#define QP_EXIT2	227
+#define ENTRIES		64u
+
+struct t1env {
+	const char *tool, *a, *b, *ip_a, *ip_b, *mac_a, *mac_b;
+	unsigned int stall;
+};
+
+static struct t1env env;
+
+static bool env_load(void)
+{
+	const char *st = getenv("RCLINK_T1_STALL");
+
+	env.tool = getenv("RCLINK_TOOL");
+	env.a = getenv("RCLINK_T1_A");
+	env.b = getenv("RCLINK_T1_B");
+	env.ip_a = getenv("RCLINK_T1_IP_A");
+	env.ip_b = getenv("RCLINK_T1_IP_B");
+	env.mac_a = getenv("RCLINK_T1_MAC_A");
+	env.mac_b = getenv("RCLINK_T1_MAC_B");
+	env.stall = st && *st ? strtoul(st, NULL, 0) : 60;
+	return env.tool && env.a && env.b && env.ip_a && env.ip_b &&
+	       env.mac_a && env.mac_b;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " >/dev/null 2>&1");
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int pair_add(uint32_t qpn)
+{
+	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
+	       env.a, qpn, qpn, env.ip_b, env.mac_b))
+		return -1;
+	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
+	       env.b, qpn, qpn, env.ip_a, env.mac_a)) {
+		sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
+		return -1;
+	}
+	return 0;
+}
+
+static void pair_del(uint32_t qpn)
+{
+	sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
+	sh("%s qp del dev %s qpn %u", env.tool, env.b, qpn);
+}
+
+/* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
+
+struct bar {
+	char bdf[64];
+	volatile uint8_t *p;
+};
+
+static int bar_open(struct bar *b, const char *dev)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	void *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device", dev);
+	if (!realpath(path, link))
+		return -1;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (strlen(base) >= sizeof(b->bdf))
+		return -1;
+	strcpy(b->bdf, base);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0",
+		 b->bdf);
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, RCLINK_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	b->p = p;
+	return 0;
+}
+
+static void bar_close(struct bar *b)
+{
+	if (b->p)
+		munmap((void *)b->p, RCLINK_BAR0_SIZE);
+	b->p = NULL;
+}
+
+static uint64_t rd(struct bar *b, uint32_t reg)
+{
+	return *(volatile uint64_t *)(b->p + reg);
+}
+
+static void wr(struct bar *b, uint32_t reg, uint64_t v)
+{
+	*(volatile uint64_t *)(b->p + reg) = v;
+}
+
+/* Interrupts of the board's vectors (/proc/interrupts, rclink-BDF-*) */
+static uint64_t irqs(const struct bar *b)
+{
+	char line[4096], name[96];
+	uint64_t sum = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return 0;
+	snprintf(name, sizeof(name), "rclink-%s-", b->bdf);
+	while (fgets(line, sizeof(line), f)) {
+		char *s = strchr(line, ':'), *e;
+
+		if (!s || !strstr(line, name))
+			continue;
+		for (s++;; s = e) {
+			unsigned long long v = strtoull(s, &e, 10);
+
+			if (e == s)
+				break;
+			sum += v;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/* ---- the two sides ---------------------------------------------------- */
+
+struct side {
+	int fd;
+	struct rclink_uctx c;
+};
+
+static int side_open(struct side *s, const char *name, uint32_t area)
+{
+	struct rclink_uctx_attr a = {
+		.sq_entries = ENTRIES, .rq_entries = 16,
+		.cq_entries = 4 * ENTRIES, .area_size = area,
+	};
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	s->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->fd < 0)
+		return -1;
+	if (rclink_uctx_open(&s->c, s->fd, &a)) {
+		int err = errno;
+
+		close(s->fd);
+		s->fd = -1;
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static void side_close(struct side *s)
+{
+	if (s->fd < 0)
+		return;
+	rclink_uctx_close(&s->c);
+	close(s->fd);
+	s->fd = -1;
+}
+
+static bool wait_wc(struct side *s, struct rclink_wc *wc)
+{
+	double end = now_s() + env.stall;
+
+	while (!rclink_poll_cq(&s->c, wc, 1)) {
+		if (now_s() > end)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static uint8_t pat(uint32_t seed, uint64_t i)
+{
+	return (uint8_t)(seed * 131u + i * 7u + (i >> 9) * 13u + 1u);
+}
+
+static void fill(uint8_t *p, uint32_t seed, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pat(seed, i);
+}
+
+/* Offset of the first byte that differs from the pattern, or -1 */
+static int64_t check(const uint8_t *p, uint32_t seed, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pat(seed, i))
+			return (int64_t)i;
+	return -1;
+}
+
+static int64_t check_byte(const uint8_t *p, uint8_t v, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return (int64_t)i;
+	return -1;
+}
+
+/* A pair of contexts on QP qpn, B's registration between guards */
+struct rig {
+	struct side a, b;
+	struct bar ba, bb;
+	uint32_t qpn;
+	uint32_t rkey;
+	bool up;
+};
+
+static void rig_down(struct rig *r)
+{
+	side_close(&r->a);
+	side_close(&r->b);
+	bar_close(&r->ba);
+	bar_close(&r->bb);
+	if (r->up)
+		pair_del(r->qpn);
+	r->up = false;
+}
+
+#define RIG_UP(r, q, access) do {					\
+	if (!env_load())						\
+		SKIP(return, "no boards (run by t1_rdma.sh)");		\
+	(r)->a.fd = (r)->b.fd = -1;					\
+	(r)->qpn = (q);							\
+	if (bar_open(&(r)->ba, env.a) || bar_open(&(r)->bb, env.b))	\
+		SKIP(return, "no BAR0 through sysfs resource0: %m");	\
+	if (!FIELD_MR_NUM(rd(&(r)->bb, RCLINK_DMAQ_MR_CAP)))		\
+		SKIP(return, "board without a registration table");	\
+	ASSERT_EQ(0, pair_add(q));					\
+	(r)->up = true;							\
+	ASSERT_EQ(0, side_open(&(r)->a, env.a, A_AREA)) TH_LOG("%m");	\
+	ASSERT_EQ(0, side_open(&(r)->b, env.b, B_AREA)) TH_LOG("%m");	\
+	ASSERT_EQ(0, rclink_uctx_bind(&(r)->a.c, q, 0));		\
+	ASSERT_EQ(0, rclink_uctx_bind(&(r)->b.c, q, 0));		\
+	memset(rclink_uctx_area(&(r)->b.c, 0), GUARD_BYTE, B_AREA);	\
+	memset(rclink_uctx_area(&(r)->a.c, 0), GUARD_BYTE, A_AREA);	\
+	ASSERT_EQ(0, rclink_mr_reg(&(r)->b.c, B_MR, MR_LEN, (access),	\
+				   NULL, &(r)->rkey)) TH_LOG("%m");	\
+} while (0)
+
+#define FIELD_MR_NUM(v)	((v) & RCLINK_DMAQ_MR_CAP_NUM)
+
+/* Post one operation and wait for its completion; the WC's status */
+static int op(struct side *s, bool write, uint32_t qpn, uint64_t off,
+	      uint32_t len, uint32_t rkey, uint64_t raddr,
+	      struct rclink_wc *wc)
+{
+	int err = write ? rclink_post_write(&s->c, qpn, off, len, rkey, raddr)
+			: rclink_post_read(&s->c, qpn, off, len, rkey, raddr);
+
+	if (err)
+		return -1;
+	rclink_uctx_doorbell(&s->c);
+	if (!wait_wc(s, wc))
+		return -2;
+	return wc->status;
+}
+
+/* B's guards untouched, the registration's bytes outside [lo, hi) too */
+static int64_t b_outside(struct rig *r, uint64_t lo, uint64_t hi,
+			 uint8_t inside)
+{
+	const uint8_t *p = rclink_uctx_area(&r->b.c, 0);
+	int64_t bad;
+
+	bad = check_byte(p, GUARD_BYTE, B_MR + lo);
+	if (bad >= 0)
+		return bad;
+	bad = check_byte(p + B_MR + hi, GUARD_BYTE, B_AREA - B_MR - hi);
+	if (bad >= 0)
+		return B_MR + hi + bad;
+	(void)inside;
+	return -1;
+}
+
+static void one_size(struct __test_metadata *_metadata, struct rig *r,
+		     uint32_t len, uint64_t raddr, uint32_t seed)
+{
+	uint8_t *a = rclink_uctx_area(&r->a.c, 0);
+	uint8_t *b = rclink_uctx_area(&r->b.c, 0);
+	struct rclink_wc wc;
+	int64_t bad;
+
+	/* WRITE: A's source to B's registration at raddr */
+	fill(a + A_SRC, seed, len);
+	memset(b, GUARD_BYTE, B_AREA);
+	ASSERT_EQ(RCLINK_WC_OK, op(&r->a, true, r->qpn, A_SRC, len, r->rkey,
+				   raddr, &wc)) TH_LOG("WRITE %u at %" PRIu64,
+						       len, raddr);
+	EXPECT_EQ(RCLINK_WC_WRITE, wc.kind);
+	EXPECT_EQ(len, wc.len);
+	EXPECT_EQ(r->qpn, wc.qpn);
+	bad = check(b + B_MR + raddr, seed, len);
+	EXPECT_EQ(-1, bad) TH_LOG("WRITE %u at %" PRIu64 ": byte %" PRId64
+				  " differs", len, raddr, bad);
+	bad = b_outside(r, raddr, raddr + len, 0);
+	EXPECT_EQ(-1, bad) TH_LOG("WRITE %u at %" PRIu64
+				  ": B's byte %" PRId64 " outside touched",
+				  len, raddr, bad);
+
+	/* READ: B's registration at raddr (new bytes) into A's target */
+	fill(b + B_MR + raddr, seed + 1, len);
+	memset(a + A_DST - GUARD, GUARD_BYTE, MIB + 2 * GUARD);
+	ASSERT_EQ(RCLINK_WC_OK, op(&r->a, false, r->qpn, A_DST, len, r->rkey,
+				   raddr, &wc)) TH_LOG("READ %u at %" PRIu64,
+						       len, raddr);
+	EXPECT_EQ(RCLINK_WC_READ, wc.kind);
+	EXPECT_EQ(len, wc.len);
+	bad = check(a + A_DST, seed + 1, len);
+	EXPECT_EQ(-1, bad) TH_LOG("READ %u at %" PRIu64 ": byte %" PRId64
+				  " differs", len, raddr, bad);
+	EXPECT_EQ(-1, check_byte(a + A_DST - GUARD, GUARD_BYTE, GUARD));
+	EXPECT_EQ(-1, check_byte(a + A_DST + len, GUARD_BYTE,
+				 MIB + GUARD - len));
+}
+
+static const uint32_t all_sizes[] = {
+	1, 2, 7, 64, 1319, 1320, 1321, 4096, 4097, 65536, 65537, 262144,
+	MIB,
+};
+
+TEST(sizes)
+{
+	struct rig r = { 0 };
+	uint64_t wr0, rr0, tw0, tr0, ib0, ib1;
+	unsigned int i, n = 0;
+
+	RIG_UP(&r, QP_RDMA, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	wr0 = rd(&r.bb, RCLINK_DMAQ_RDMA_RX_WRITE);
+	rr0 = rd(&r.bb, RCLINK_DMAQ_RDMA_RX_READ);
+	tw0 = rd(&r.ba, RCLINK_DMAQ_RDMA_TX_WRITE);
+	tr0 = rd(&r.ba, RCLINK_DMAQ_RDMA_TX_READ);
+	ib0 = irqs(&r.bb);
+	for (i = 0; i < sizeof(all_sizes) / sizeof(all_sizes[0]); i++) {
+		uint32_t len = all_sizes[i];
+
+		one_size(_metadata, &r, len, 0, i);
+		one_size(_metadata, &r, len, 3, i + 50);
+		one_size(_metadata, &r, len, MR_LEN - len, i + 100);
+		n += 3;
+	}
+	ib1 = irqs(&r.bb);
+	EXPECT_EQ(n, rd(&r.bb, RCLINK_DMAQ_RDMA_RX_WRITE) - wr0);
+	EXPECT_EQ(n, rd(&r.bb, RCLINK_DMAQ_RDMA_RX_READ) - rr0);
+	EXPECT_EQ(n, rd(&r.ba, RCLINK_DMAQ_RDMA_TX_WRITE) - tw0);
+	EXPECT_EQ(n, rd(&r.ba, RCLINK_DMAQ_RDMA_TX_READ) - tr0);
+	/* B's CPUs ran nothing for these: not one interrupt of B */
+	EXPECT_EQ(ib0, ib1) TH_LOG("B took %" PRIu64 " interrupts", ib1 - ib0);
+	TH_LOG("%u WRITEs and %u READs; B's interrupts %" PRIu64 " -> %" PRIu64,
+	       n, n, ib0, ib1);
+	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&r.b.c, NULL));
+	rig_down(&r);
+}
+
+struct counters {
+	uint64_t rem_err, timeout, bad_key, access, bounds, silent;
+};
+
+static void counters(struct rig *r, struct counters *c)
+{
+	c->rem_err = rd(&r->ba, RCLINK_DMAQ_RDMA_REM_ERR);
+	c->timeout = rd(&r->ba, RCLINK_DMAQ_RDMA_TIMEOUT);
+	c->bad_key = rd(&r->bb, RCLINK_DMAQ_RDMA_RX_BAD_KEY);
+	c->access = rd(&r->bb, RCLINK_DMAQ_RDMA_RX_ACCESS);
+	c->bounds = rd(&r->bb, RCLINK_DMAQ_RDMA_RX_BOUNDS);
+	c->silent = rd(&r->bb, RCLINK_DMAQ_RDMA_RX_SILENT);
+}
+
+/* An error cause of both kinds of operation, B untouched after each */
+static void expect_refused(struct __test_metadata *_metadata, struct rig *r,
+			   bool write, uint32_t rkey, uint64_t raddr,
+			   uint32_t len, int status)
+{
+	struct rclink_wc wc;
+
+	fill(rclink_uctx_area(&r->a.c, A_SRC), 9, len);
+	memset(rclink_uctx_area(&r->a.c, A_DST), GUARD_BYTE, len);
+	EXPECT_EQ(status, op(&r->a, write, r->qpn, write ? A_SRC : A_DST, len,
+			     rkey, raddr, &wc))
+		TH_LOG("%s key 0x%x at %" PRIu64 " len %u", write ? "WRITE" :
+		       "READ", rkey, raddr, len);
+	EXPECT_EQ(write ? RCLINK_WC_WRITE : RCLINK_WC_READ, wc.kind);
+	EXPECT_EQ(-1, b_outside(r, 0, 0, 0)) TH_LOG("B written");
+	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r->b.c, B_MR), GUARD_BYTE,
+				 MR_LEN));
+	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r->a.c, A_DST), GUARD_BYTE,
+				 len)) TH_LOG("A's READ target written");
+}
+
+/* The QP and both contexts still work: a WRITE that succeeds */
+static void expect_alive(struct __test_metadata *_metadata, struct rig *r,
+			 uint32_t rkey)
+{
+	struct rclink_wc wc;
+	uint8_t *b = rclink_uctx_area(&r->b.c, B_MR);
+
+	fill(rclink_uctx_area(&r->a.c, A_SRC), 77, 100);
+	EXPECT_EQ(RCLINK_WC_OK, op(&r->a, true, r->qpn, A_SRC, 100, rkey, 0,
+				   &wc));
+	EXPECT_EQ(-1, check(b, 77, 100));
+	memset(b, GUARD_BYTE, 100);
+	EXPECT_FALSE(rclink_uctx_error(&r->a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&r->b.c, NULL));
+}
+
+TEST(errors)
+{
+	struct rig r = { 0 };
+	struct counters c0, c1;
+	uint32_t ro, wo, stale, rkey2, never;
+	uint64_t cfg;
+
+	RIG_UP(&r, QP_ERR, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, MR_LEN, RCLINK_MR_REMOTE_READ,
+				   NULL, &ro));
+	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, MR_LEN,
+				   RCLINK_MR_REMOTE_WRITE, NULL, &wo));
+	/* a stale key: registered, deregistered, its entry taken again */
+	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, 64, RCLINK_MR_REMOTE_WRITE,
+				   NULL, &stale));
+	ASSERT_EQ(0, rclink_mr_dereg(&r.b.c, stale));
+	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, 64, RCLINK_MR_REMOTE_WRITE,
+				   NULL, &rkey2));
+	EXPECT_EQ(stale & 0xffff, rkey2 & 0xffff);
+	EXPECT_NE(stale, rkey2);
+	/* dereg of a key not ours, or already gone: EINVAL */
+	EXPECT_EQ(-1, rclink_mr_dereg(&r.b.c, stale));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, rclink_mr_dereg(&r.a.c, rkey2));
+	EXPECT_EQ(EINVAL, errno);
+	/* bad arguments */
+	EXPECT_EQ(-1, rclink_mr_reg(&r.b.c, B_AREA - 10, 11,
+				    RCLINK_MR_REMOTE_READ, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, rclink_mr_reg(&r.b.c, 0, 64, 1u << 7, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	never = 0x00ff00f0;		/* index 240, generation 255 */
+
+	counters(&r, &c0);
+	expect_refused(_metadata, &r, true, never, 0, 100, RCLINK_WC_REM_KEY);
+	expect_refused(_metadata, &r, false, never, 0, 100, RCLINK_WC_REM_KEY);
+	expect_refused(_metadata, &r, true, stale, 0, 10, RCLINK_WC_REM_KEY);
+	expect_refused(_metadata, &r, true, ro, 0, 5000, RCLINK_WC_REM_ACCESS);
+	expect_refused(_metadata, &r, false, wo, 0, 100, RCLINK_WC_REM_ACCESS);
+	expect_refused(_metadata, &r, true, r.rkey, MR_LEN - 99, 100,
+		       RCLINK_WC_REM_BOUNDS);
+	expect_refused(_metadata, &r, false, r.rkey, MR_LEN + 1, 1,
+		       RCLINK_WC_REM_BOUNDS);
+	expect_refused(_metadata, &r, true, rkey2, 0, 65, RCLINK_WC_REM_BOUNDS);
+	counters(&r, &c1);
+	EXPECT_EQ(3, c1.bad_key - c0.bad_key);
+	EXPECT_EQ(2, c1.access - c0.access);
+	EXPECT_EQ(3, c1.bounds - c0.bounds);
+	EXPECT_EQ(8, c1.rem_err - c0.rem_err);
+	expect_alive(_metadata, &r, r.rkey);
+
+	/* B answers nothing: A's READ and WRITE time out, nothing written */
+	cfg = rd(&r.ba, RCLINK_DMAQ_RDMA_CFG);
+	wr(&r.ba, RCLINK_DMAQ_RDMA_CFG, 20000);		/* 20 ms */
+	wr(&r.bb, RCLINK_DMAQ_RDMA_CFG, rd(&r.bb, RCLINK_DMAQ_RDMA_CFG) |
+	   RCLINK_DMAQ_RDMA_CFG_RESP_SILENT);
+	counters(&r, &c0);
+	expect_refused(_metadata, &r, false, r.rkey, 0, 3000,
+		       RCLINK_WC_REM_TIMEOUT);
+	expect_refused(_metadata, &r, true, r.rkey, 0, 3000,
+		       RCLINK_WC_REM_TIMEOUT);
+	counters(&r, &c1);
+	wr(&r.bb, RCLINK_DMAQ_RDMA_CFG, rd(&r.bb, RCLINK_DMAQ_RDMA_CFG) &
+	   ~RCLINK_DMAQ_RDMA_CFG_RESP_SILENT);
+	wr(&r.ba, RCLINK_DMAQ_RDMA_CFG, cfg);
+	EXPECT_EQ(2, c1.timeout - c0.timeout);
+	EXPECT_EQ(0, c1.rem_err - c0.rem_err);
+	EXPECT_LE(2, c1.silent - c0.silent);
+	expect_alive(_metadata, &r, r.rkey);
+	/* nothing came later into A's READ target either */
+	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r.a.c, A_DST), GUARD_BYTE,
+				 3000));
+	rig_down(&r);
+}
+
+static void set_faults(struct bar *b, uint32_t loss, uint32_t dup,
+		       uint32_t reorder)
+{
+	wr(b, RCLINK_SHIM_WIRE_FAULT_RATE0, loss);
+	wr(b, RCLINK_SHIM_WIRE_FAULT_RATE1, reorder | (uint64_t)dup << 32);
+}
+
+TEST(loss)
+{
+	static const uint32_t lsizes[] = { 1, 1321, 4096, 65537, 262144 };
+	struct rig r = { 0 };
+	uint64_t lost0;
+	unsigned int i, k;
+
+	RIG_UP(&r, QP_LOSS, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	lost0 = rd(&r.ba, RCLINK_SHIM_WIRE_LOST) +
+		rd(&r.bb, RCLINK_SHIM_WIRE_LOST);
+	set_faults(&r.ba, 50000, 10000, 10000);
+	set_faults(&r.bb, 50000, 10000, 10000);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < sizeof(lsizes) / sizeof(lsizes[0]); i++)
+			one_size(_metadata, &r, lsizes[i], k * 11,
+				 i + 10 * k);
+	set_faults(&r.ba, 0, 0, 0);
+	set_faults(&r.bb, 0, 0, 0);
+	TH_LOG("%" PRIu64 " frames lost on the way",
+	       rd(&r.ba, RCLINK_SHIM_WIRE_LOST) +
+	       rd(&r.bb, RCLINK_SHIM_WIRE_LOST) - lost0);
+	EXPECT_LT(lost0, rd(&r.ba, RCLINK_SHIM_WIRE_LOST) +
+		  rd(&r.bb, RCLINK_SHIM_WIRE_LOST));
+	rig_down(&r);
+}
+
+TEST(exchange)
+{
+	struct rig r = { 0 };
+	struct rclink_xchg x = { 0 }, y;
+	struct rclink_wc wc;
+	uint8_t *msg;
+	unsigned int mac[6], i;
+
+	RIG_UP(&r, QP_XCHG, RCLINK_MR_REMOTE_WRITE);
+	/* B: its address, its registration, sent to A as a SEND */
+	x.ip = ntohl(inet_addr(env.ip_b));
+	ASSERT_EQ(6, sscanf(env.mac_b, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
+			    &mac[2], &mac[3], &mac[4], &mac[5]));
+	for (i = 0; i < 6; i++)
+		x.mac[i] = mac[i];
+	x.qpn = QP_XCHG;
+	x.start = 0;
+	x.size = MR_LEN;
+	x.rkey = r.rkey;
+	ASSERT_EQ(0, rclink_post_recv(&r.a.c, A_DST, 4096));
+	rclink_uctx_doorbell(&r.a.c);
+	msg = rclink_uctx_area(&r.b.c, 0);
+	rclink_xchg_pack(&x, msg);
+	ASSERT_EQ(0, rclink_post_send(&r.b.c, QP_XCHG, 0, RCLINK_XCHG_BYTES,
+				      0));
+	rclink_uctx_doorbell(&r.b.c);
+	ASSERT_TRUE(wait_wc(&r.b, &wc));
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	memset(msg, GUARD_BYTE, RCLINK_XCHG_BYTES);
+	ASSERT_TRUE(wait_wc(&r.a, &wc));
+	ASSERT_EQ(RCLINK_WC_RECV, wc.kind);
+	ASSERT_EQ(RCLINK_XCHG_BYTES, wc.len);
+	ASSERT_EQ(0, rclink_xchg_unpack(&y, rclink_uctx_area(&r.a.c, A_DST),
+					wc.len));
+	EXPECT_EQ(x.ip, y.ip);
+	EXPECT_EQ(0, memcmp(x.mac, y.mac, 6));
+	EXPECT_EQ(x.qpn, y.qpn);
+	EXPECT_EQ(x.size, y.size);
+	EXPECT_EQ(x.rkey, y.rkey);
+	/* a message that is not one */
+	EXPECT_EQ(-1, rclink_xchg_unpack(&y, msg, RCLINK_XCHG_BYTES));
+	/* A writes the last 64 bytes of what it was told */
+	fill(rclink_uctx_area(&r.a.c, A_SRC), 5, 64);
+	EXPECT_EQ(RCLINK_WC_OK, op(&r.a, true, y.qpn, A_SRC, 64, y.rkey,
+				   y.start + y.size - 64, &wc));
+	EXPECT_EQ(-1, check(rclink_uctx_area(&r.b.c, B_MR + MR_LEN - 64), 5,
+			    64));
+	rig_down(&r);
+}
+
+/*
+ * Deregistration with WRITEs in flight: each completes OK (before) or
+ * REM_KEY (after); B's bytes outside the registration stay; then B's
+ * context goes with more in flight: A's complete REM_KEY.
+ */
+TEST(dereg_busy)
+{
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t i, posted = 0, done = 0, ok = 0, refused = 0, other = 0;
+	double end;
+
+	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE);
+	fill(rclink_uctx_area(&r.a.c, A_SRC), 3, 65536);
+	for (i = 0; i < 16; i++) {
+		ASSERT_EQ(0, rclink_post_write(&r.a.c, QP_BUSY, A_SRC, 65536,
+					       r.rkey, (uint64_t)i * 65536));
+		posted++;
+	}
+	rclink_uctx_doorbell(&r.a.c);
+	ASSERT_EQ(0, rclink_mr_dereg(&r.b.c, r.rkey));
+	end = now_s() + env.stall;
+	while (done < posted && now_s() < end) {
+		if (!rclink_poll_cq(&r.a.c, &wc, 1)) {
+			sched_yield();
+			continue;
+		}
+		done++;
+		if (wc.status == RCLINK_WC_OK)
+			ok++;
+		else if (wc.status == RCLINK_WC_REM_KEY)
+			refused++;
+		else
+			other++;
+	}
+	EXPECT_EQ(posted, done);
+	EXPECT_EQ(0, other);
+	/* once refused, refused on: the OKs come first */
+	TH_LOG("%u OK, %u REM_KEY", ok, refused);
+	EXPECT_EQ(-1, b_outside(&r, 0, MR_LEN, 0));
+
+	/* B's context ends while A's WRITEs are in flight */
+	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, MR_LEN,
+				   RCLINK_MR_REMOTE_WRITE, NULL, &r.rkey));
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(0, rclink_post_write(&r.a.c, QP_BUSY, A_SRC, 65536,
+					       r.rkey, (uint64_t)i * 65536));
+	rclink_uctx_doorbell(&r.a.c);
+	side_close(&r.b);
+	for (done = 0, other = 0; done < 16 && wait_wc(&r.a, &wc); done++)
+		if (wc.status != RCLINK_WC_OK && wc.status != RCLINK_WC_REM_KEY)
+			other++;
+	EXPECT_EQ(16, done);
+	EXPECT_EQ(0, other);
+	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
+	rig_down(&r);
+}
+
+/* A counter of `rclink -j -s qp show dev D qpn N` (the driver's view) */
+static uint64_t qp_stat(const char *dev, uint32_t qpn, const char *name)
+{
+	char cmd[512], key[64], buf[16384];
+	uint64_t v = 0;
+	size_t n;
+	char *p;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s -j -s qp show dev %s qpn %u 2>/dev/null",
+		 env.tool, dev, qpn);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	pclose(f);
+	buf[n] = 0;
+	snprintf(key, sizeof(key), "\"%s\"", name);
+	p = strstr(buf, key);
+	if (p && (p = strchr(p, ':')))
+		v = strtoull(p + 1, NULL, 10);
+	return v;
+}
+
+/* B's refusals of QP_IMM's packets for want of an RQE: RNR or dropped */
+static uint64_t b_refusals(struct rig *r)
+{
+	return rd(&r->bb, RCLINK_DMAQ_T1_RX_DROP_NOBUF) +
+	       qp_stat(env.b, r->qpn, "rnr_tx");
+}
+
+static int op_imm(struct side *s, uint32_t qpn, uint64_t off, uint32_t len,
+		  uint32_t rkey, uint64_t raddr, uint32_t imm,
+		  struct rclink_wc *wc)
+{
+	if (rclink_post_write_imm(&s->c, qpn, off, len, rkey, raddr, imm))
+		return -1;
+	rclink_uctx_doorbell(&s->c);
+	if (!wait_wc(s, wc))
+		return -2;
+	return wc->status;
+}
+
+TEST(write_imm)
+{
+	struct rig r = { 0 };
+	struct rclink_wc wc, bw;
+	uint64_t nobuf;
+	double end;
+	int got;
+
+	RIG_UP(&r, QP_IMM, RCLINK_MR_REMOTE_WRITE);
+	/* B lends one buffer (the WRITE does not use its bytes) */
+	ASSERT_EQ(0, rclink_post_recv(&r.b.c, B_AREA - 4096, 4096));
+	rclink_uctx_doorbell(&r.b.c);
+	fill(rclink_uctx_area(&r.a.c, A_SRC), 61, 5000);
+	ASSERT_EQ(RCLINK_WC_OK, op_imm(&r.a, QP_IMM, A_SRC, 5000, r.rkey,
+					  100, 0xc0ffee01, &wc));
+	EXPECT_EQ(RCLINK_WC_WRITE, wc.kind);
+	EXPECT_EQ(5000, wc.len);
+	/* B's completion is there already: A's came after it */
+	ASSERT_EQ(1, rclink_poll_cq(&r.b.c, &bw, 1));
+	EXPECT_EQ(RCLINK_WC_RECV_IMM, bw.kind);
+	EXPECT_EQ(RCLINK_WC_OK, bw.status);
+	EXPECT_EQ(0xc0ffee01, bw.imm);
+	EXPECT_EQ(5000, bw.msg_len);
+	EXPECT_EQ(QP_IMM, bw.qpn);
+	EXPECT_EQ(0, bw.idx);
+	EXPECT_EQ(-1, check(rclink_uctx_area(&r.b.c, B_MR + 100), 61, 5000));
+	EXPECT_EQ(-1, b_outside(&r, 100, 5100, 0));
+	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r.b.c, B_AREA - 4096),
+				 GUARD_BYTE, 4096)) TH_LOG("the RQE's bytes");
+
+	/* refused: the requester's error, no completion at B */
+	ASSERT_EQ(0, rclink_post_recv(&r.b.c, B_AREA - 4096, 4096));
+	rclink_uctx_doorbell(&r.b.c);
+	EXPECT_EQ(RCLINK_WC_REM_KEY, op_imm(&r.a, QP_IMM, A_SRC, 64,
+					       0x00ff00f0, 0, 7, &wc));
+	EXPECT_EQ(0, rclink_poll_cq(&r.b.c, &bw, 1));
+
+	/* the RQE posted above is still B's: this one takes it */
+	ASSERT_EQ(RCLINK_WC_OK, op_imm(&r.a, QP_IMM, A_SRC, 1, r.rkey, 0,
+					  8, &wc));
+	ASSERT_EQ(1, rclink_poll_cq(&r.b.c, &bw, 1));
+	EXPECT_EQ(8, bw.imm);
+	EXPECT_EQ(1, bw.idx);
+
+	/*
+	 * no RQE at B: B refuses the IMM packet (RNR, or dropped) and the
+	 * WRITE does not complete; once an RQE is posted the retransmission
+	 * goes through
+	 */
+	nobuf = b_refusals(&r);
+	ASSERT_EQ(0, rclink_post_write_imm(&r.a.c, QP_IMM, A_SRC, 64, r.rkey,
+					   0, 9));
+	rclink_uctx_doorbell(&r.a.c);
+	end = now_s() + 20;
+	got = 0;
+	while (!got && b_refusals(&r) == nobuf && now_s() < end)
+		got = rclink_poll_cq(&r.a.c, &wc, 1);
+	EXPECT_LT(nobuf, b_refusals(&r));
+	got += rclink_poll_cq(&r.a.c, &wc, 1);
+	EXPECT_EQ(0, got) TH_LOG("completed status %u without an RQE",
+				 wc.status);
+	ASSERT_EQ(0, rclink_post_recv(&r.b.c, B_AREA - 4096, 4096));
+	rclink_uctx_doorbell(&r.b.c);
+	if (!got)
+		ASSERT_TRUE(wait_wc(&r.a, &wc));
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	ASSERT_EQ(1, rclink_poll_cq(&r.b.c, &bw, 1));
+	EXPECT_EQ(9, bw.imm);
+	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&r.b.c, NULL));
+	rig_down(&r);
+}
+
+TEST(requester_exit)
+{
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t i;
+
+	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, rclink_post_read(&r.a.c, QP_BUSY, A_DST, 65536,
+					      r.rkey, (uint64_t)i * 65536));
+		ASSERT_EQ(0, rclink_post_write(&r.a.c, QP_BUSY, A_SRC, 65536,
+					       r.rkey, (uint64_t)i * 65536));
+	}
+	rclink_uctx_doorbell(&r.a.c);
+	side_close(&r.a);
+	/*
+	 * a new context of A works at once, on another QP of B's context
+	 * (QP_BUSY's sequence has the hole the kill left: see the report)
+	 */
+	ASSERT_EQ(0, pair_add(QP_EXIT2));
+	ASSERT_EQ(0, side_open(&r.a, env.a, A_AREA));
+	ASSERT_EQ(0, rclink_uctx_bind(&r.a.c, QP_EXIT2, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&r.b.c, QP_EXIT2, 0));
+	memset(rclink_uctx_area(&r.a.c, 0), GUARD_BYTE, A_AREA);
+	fill(rclink_uctx_area(&r.b.c, B_MR), 44, 4096);
+	EXPECT_EQ(RCLINK_WC_OK, op(&r.a, false, QP_EXIT2, A_DST, 4096, r.rkey,
+				   0, &wc));
+	EXPECT_EQ(-1, check(rclink_uctx_area(&r.a.c, A_DST), 44, 4096));
+	/* nothing else of the old context's landed in the new area */
+	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r.a.c, A_DST + 4096),
+				 GUARD_BYTE, MIB - 4096));
+	EXPECT_EQ(0, rclink_poll_cq(&r.a.c, &wc, 1));
+	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&r.b.c, NULL));
+	side_close(&r.a);
+	side_close(&r.b);
+	pair_del(QP_EXIT2);
+	rig_down(&r);
+}
+
+/* B's own memory: guard, the registration (an odd start), guard */
+#define U_SIZE		(MIB + 4 * GUARD)
+#define U_START		(GUARD + 5)
+
+static void user_one(struct __test_metadata *_metadata, struct rig *r,
+		     uint8_t *buf, uint32_t ukey, uint32_t len,
+		     uint64_t raddr, uint32_t seed)
+{
+	uint8_t *a = rclink_uctx_area(&r->a.c, 0);
+	struct rclink_wc wc;
+	int64_t bad;
+
+	fill(a + A_SRC, seed, len);
+	memset(buf, GUARD_BYTE, U_SIZE);
+	ASSERT_EQ(RCLINK_WC_OK, op(&r->a, true, r->qpn, A_SRC, len, ukey,
+				   raddr, &wc)) TH_LOG("WRITE %u", len);
+	bad = check(buf + U_START + raddr, seed, len);
+	EXPECT_EQ(-1, bad) TH_LOG("WRITE %u at %" PRIu64 ": byte %" PRId64,
+				  len, raddr, bad);
+	EXPECT_EQ(-1, check_byte(buf, GUARD_BYTE, U_START + raddr));
+	EXPECT_EQ(-1, check_byte(buf + U_START + raddr + len, GUARD_BYTE,
+				 U_SIZE - U_START - raddr - len));
+	fill(buf + U_START + raddr, seed + 1, len);
+	memset(a + A_DST, GUARD_BYTE, len);
+	ASSERT_EQ(RCLINK_WC_OK, op(&r->a, false, r->qpn, A_DST, len, ukey,
+				   raddr, &wc)) TH_LOG("READ %u", len);
+	bad = check(a + A_DST, seed + 1, len);
+	EXPECT_EQ(-1, bad) TH_LOG("READ %u at %" PRIu64 ": byte %" PRId64,
+				  len, raddr, bad);
+}
+
+TEST(user_memory)
+{
+	static const uint32_t usizes[] = { 1, 1321, 4095, 4097, 65537, MIB };
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t ukey;
+	unsigned int i;
+	uint8_t *buf;
+
+	RIG_UP(&r, QP_USER, RCLINK_MR_REMOTE_WRITE);
+	if (!(rd(&r.bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
+		SKIP(goto out, "no registrations of host memory");
+	buf = mmap(NULL, U_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, GUARD_BYTE, U_SIZE);
+	ASSERT_EQ(0, rclink_mr_reg_user(&r.b.c, buf + U_START, MR_LEN,
+					RCLINK_MR_REMOTE_WRITE |
+					RCLINK_MR_REMOTE_READ, NULL, &ukey))
+		TH_LOG("%m");
+	for (i = 0; i < sizeof(usizes) / sizeof(usizes[0]); i++) {
+		user_one(_metadata, &r, buf, ukey, usizes[i], 0, i);
+		user_one(_metadata, &r, buf, ukey, usizes[i],
+			 MR_LEN - usizes[i], i + 30);
+	}
+	/* bounds as for the area's registrations */
+	EXPECT_EQ(RCLINK_WC_REM_BOUNDS, op(&r.a, true, r.qpn, A_SRC, 2, ukey,
+					   MR_LEN - 1, &wc));
+	/* not the caller's memory, or offset with it: refused */
+	EXPECT_EQ(-1, rclink_mr_reg_user(&r.b.c, (void *)8, 64,
+					 RCLINK_MR_REMOTE_WRITE, NULL, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, rclink_mr_dereg(&r.b.c, ukey));
+	memset(buf, GUARD_BYTE, U_SIZE);
+	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&r.a, true, r.qpn, A_SRC, 100, ukey, 0,
+					&wc));
+	EXPECT_EQ(-1, check_byte(buf, GUARD_BYTE, U_SIZE));
+	/* the memory is the process's again */
+	munmap(buf, U_SIZE);
+out:
+	rig_down(&r);
+}
+
+static long vm_locked_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+/* 10 capset, 11 context, 12 big one not refused, 13 another errno,
+ * 14 small one refused, 15 VmLck not its pages, 16 not back after dereg
+ */
+static int memlock_child(void)
+{
+	struct side s = { .fd = -1 };
+	long base, during, after;
+	struct rlimit rl;
+	uint32_t key;
+	uint8_t *p;
+
+	if (drop_ipc_lock())
+		return 10;
+	if (side_open(&s, env.b, 64 * 1024))
+		return 11;
+	p = mmap(NULL, 2 * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 11;
+	memset(p, 0, 2 * MIB);
+	base = vm_locked_kb();
+	rl.rlim_cur = rl.rlim_max = (base + 32) * 1024;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	if (!rclink_mr_reg_user(&s.c, p, MIB, RCLINK_MR_REMOTE_WRITE, NULL,
+				&key))
+		return 12;
+	if (errno != ENOMEM)
+		return 13;
+	/* 16 KiB, page aligned: 4 pages of 4 KiB */
+	if (rclink_mr_reg_user(&s.c, p, 16 * 1024, RCLINK_MR_REMOTE_WRITE,
+			       NULL, &key))
+		return 14;
+	during = vm_locked_kb();
+	if (during - base != 16)
+		return 15;
+	if (rclink_mr_dereg(&s.c, key))
+		return 16;
+	after = vm_locked_kb();
+	if (after != base)
+		return 16;
+	side_close(&s);
+	return 0;
+}
+
+TEST(user_memlock)
+{
+	struct bar bb = { 0 };
+	pid_t pid;
+	int st;
+
+	if (!env_load())
+		SKIP(return, "no boards (run by t1_rdma.sh)");
+	if (bar_open(&bb, env.b))
+		SKIP(return, "no BAR0 through sysfs resource0: %m");
+	if (!(rd(&bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES)) {
+		bar_close(&bb);
+		SKIP(return, "no registrations of host memory");
+	}
+	bar_close(&bb);
+	if (sysconf(_SC_PAGESIZE) != 4096)
+		SKIP(return, "the VmLck sums assume 4 KiB pages");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(memlock_child());
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+TEST_HARNESS_MAIN
