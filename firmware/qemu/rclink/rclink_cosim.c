@@ -422,7 +422,12 @@ static void rclink_cosim_handle(RclinkCosim *c,
 /*
  * Handle what the socket holds; with wait_cpl, until the completion of the
  * pending read came (then true, its data in c->cpl).  Without it, never
- * blocks.
+ * blocks.  The messages taken in behind the completion are handled by the
+ * bottom half: the socket may have nothing more to wake the fd handler
+ * (an idle simulator waits for QEMU), and left in the buffer they would
+ * wait for the next BAR0 read (a DMA write, an MSI-X message, an RX_M
+ * packet taken: the driver would wait for an interrupt that never comes,
+ * the IP's receive buffer would stay full).
  */
 static bool rclink_cosim_pump(RclinkCosim *c, bool wait_cpl)
 {
@@ -444,6 +449,9 @@ static bool rclink_cosim_pump(RclinkCosim *c, bool wait_cpl)
             }
             if (wait_cpl && c->cpl_ready) {
                 c->cpl_ready = false;
+                if (c->inlen - c->inoff >= sizeof(struct rclink_cosim_msg)) {
+                    qemu_bh_schedule(c->bh);
+                }
                 return true;
             }
         }
