@@ -189,14 +189,20 @@ rtl-bench:
 #                    boards.sh rtl-pair (that RTL board's IP side bridged into
 #                    the model's IP and wire, wired to a model board): the
 #                    kselftests of RCLINK_RTL_PAIR_TESTS, t1_msg.sh limited to
-#                    the cases of RCLINK_RTL_T1_MSG_ARGS
+#                    the cases of RCLINK_RTL_T1_MSG_ARGS; then one with
+#                    boards.sh rtl-rtl (two bridged RTL boards wired to
+#                    each other): RCLINK_RTL_RTL_TESTS, t1_msg.sh limited to
+#                    RCLINK_RTL_RTL_T1_MSG_ARGS
 RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
 	rebind.sh
-RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh
+RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh t2_mcast.py
 RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
-	-t rx_queued_unbound -t one_qp -t faults -t rx_flow_control \
+	-t rx_queued_unbound -t one_qp -t one_qp_back -t qp64 -t faults \
+	-t rx_flow_control \
 	-t window_full -t signal_read -t signal_write -t signal_storm \
 	-t ring_setup -t ring_bad_sqes -t ring_transfer -t ring_mixed -t ring_mcast
+RCLINK_RTL_RTL_TESTS ?= t1_msg.sh t1_fatal.sh
+RCLINK_RTL_RTL_T1_MSG_ARGS ?= -t one_qp -t one_qp_back -t qp64
 
 .PHONY: check-rtl
 check-rtl: deps
@@ -206,6 +212,10 @@ check-rtl: deps
 		selftests/vm/run-tests.sh RCLINK_T1_MSGS=200 \
 		"RCLINK_T1_MSG_ARGS=$(RCLINK_RTL_T1_MSG_ARGS)" \
 		$(RCLINK_RTL_PAIR_TESTS) || rc=1; \
+	RCLINK_BOARDS=rtl-rtl RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-rtl \
+		selftests/vm/run-tests.sh RCLINK_T1_MSGS=200 \
+		"RCLINK_T1_MSG_ARGS=$(RCLINK_RTL_RTL_T1_MSG_ARGS)" \
+		$(RCLINK_RTL_RTL_TESTS) || rc=1; \
 	exit $$rc
 
 # ===========================================================================

@@ -268,15 +268,15 @@ done
 # The RTL board of the co-simulation wired to a model board (boards.sh
 # rtl-pair: the Verilated shim core behind the QEMU device, its IP side
 # bridged into the model's IP and wire): probe, registers and the shared
-# vectors against the RTL and one TYPE1 exchange from it to the model
-# board, the short subset of make check-rtl (Documentation/testing.rst,
-# "RTL boards")
+# vectors against the RTL and one TYPE1 exchange each way between it and
+# the model board, the short subset of make check-rtl
+# (Documentation/testing.rst, "RTL boards")
 [ "$mode" = all ] && BOARDS=rtl-pair guest "rtl-$newest" "$newest" \
 	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
 	--append "iomem=relaxed loglevel=3" -- \
 	env RCLINK_RTL_DEVS=0000:00:10.0 RCLINK_T1_MSGS=100 \
-	RCLINK_T1_MSG_ARGS="-t one_qp" "$suite" probe.py regs.py vectors.py \
-	t1_msg.sh
+	RCLINK_T1_MSG_ARGS="-t one_qp -t one_qp_back" "$suite" probe.py \
+	regs.py vectors.py t1_msg.sh
 
 # Eight boards on one hub (a switch that floods): TYPE3 and TYPE1 between
 # every pair, TYPE2 to the members of a group, two TYPE1 senders with the

@@ -45,8 +45,14 @@
 // (segment header ONLY) of at most T2_PKT_LEN bytes, sent on TX_S with
 // TX_S_ETYPE_I = 3 and the group on TX_S_TYPE2_GROUP_INDEX_I once a
 // TYPE2 token (TX_S_CRD_O[3], T2_OST_N of them) is held.  It completes
-// (SEND_MCAST CQE, OK) as soon as it has left on TX_S, as in the model:
-// nothing acknowledges TYPE2.  A group >= 8 completes BAD_WQE; a chain
+// (SEND_MCAST CQE) when the IP gives its token back, that is when the
+// packet has left the IP's TYPE2 buffer (Documentation/hw/shim.rst,
+// TYPE2): nothing acknowledges TYPE2, the buffer is all the IP tells.
+// Leaving TX_S the message frees its slot and waits in a queue of
+// T2_OST_N completions (so up to T2_OST_N TYPE2 messages are in the IP
+// while MSGS others are sent); the tokens come back in order, each
+// completing the oldest: OK, or FLUSHED when the link is down by then (the
+// IP dropped it).  A group >= 8 completes BAD_WQE; a chain
 // over T2_PKT_LEN - 8 bytes completes BAD_WQE and counts in
 // DMAQ_T2_TX_DROP (t2_oversize pulses); with the link down the message
 // completes FLUSHED, counted in DMAQ_T2_TX_DROP.  TYPE2 messages are
@@ -162,6 +168,31 @@ module rclink_sq #(
     reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
     reg [9:0]  t2_free;          // TYPE2 tokens held
     assign t2_ost_free = t2_free;
+    // TYPE2 messages in the IP: [q_rp, q_tp) have their token back (status
+    // known), [q_tp, q_wp) wait for it; q_skip tokens of messages the SQ
+    // disable completed already
+    localparam T2Q = 16;
+    reg [2:0]  q_grp [0:T2Q-1];
+    reg [31:0] q_len [0:T2Q-1];
+    reg [31:0] q_idx [0:T2Q-1];
+    reg [7:0]  q_st  [0:T2Q-1];
+    reg [4:0]  q_wp, q_tp, q_rp;
+    reg [9:0]  q_skip;
+    wire [4:0] q_n = q_wp - q_rp;
+    wire [4:0] q_nw = q_wp - q_tp;             // waiting for their token
+    wire       q_rdy = q_rp != q_tp;
+    // the entries waiting for their token
+    reg [T2Q-1:0] q_wait;
+    reg [3:0]     q_o;
+    integer       qi;
+    always @* begin
+        for (qi = 0; qi < T2Q; qi = qi + 1) begin
+            q_o = qi[3:0] - q_tp[3:0];
+            q_wait[qi] = {1'b0, q_o} < q_nw;
+        end
+    end
+    // a token that completes (or is skipped) this cycle
+    wire       q_tok = crd_t2 && (q_skip != 10'd0 || q_nw != 5'd0);
     reg [1:0]  c_slot;
     reg [31:0] c_off;            // message bytes packed so far
     reg [63:0] p_addr;           // current piece
@@ -267,14 +298,21 @@ module rclink_sq #(
             end
         end
     end
-    assign cqe_valid = done_hit;
+    // the TYPE2 queue's head first (it left before what the slots hold)
+    assign cqe_valid = q_rdy || done_hit;
     wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
                                              4'd`RCLINK_CQE_KIND_SEND;
-    assign cqe_w0 = ({60'd0, done_kind} << `RCLINK_CQE_KIND_LSB) |
-                    ({56'd0, m_st[done_slot]} << `RCLINK_CQE_STATUS_LSB) |
-                    ({48'd0, m_qpn[done_slot]} << `RCLINK_CQE_QPN_LSB) |
-                    ({32'd0, m_len[done_slot]} << `RCLINK_CQE_LEN_LSB);
-    assign cqe_w1 = {32'd0, m_idx[done_slot]};
+    wire [3:0]  q_h = q_rp[3:0];
+    wire [3:0]  o_kind = q_rdy ? 4'd`RCLINK_CQE_KIND_SEND_MCAST : done_kind;
+    wire [7:0]  o_st = q_rdy ? q_st[q_h] : m_st[done_slot];
+    wire [15:0] o_qpn = q_rdy ? {13'd0, q_grp[q_h]} : m_qpn[done_slot];
+    wire [31:0] o_len = q_rdy ? q_len[q_h] : m_len[done_slot];
+    wire [31:0] o_idx = q_rdy ? q_idx[q_h] : m_idx[done_slot];
+    assign cqe_w0 = ({60'd0, o_kind} << `RCLINK_CQE_KIND_LSB) |
+                    ({56'd0, o_st} << `RCLINK_CQE_STATUS_LSB) |
+                    ({48'd0, o_qpn} << `RCLINK_CQE_QPN_LSB) |
+                    ({32'd0, o_len} << `RCLINK_CQE_LEN_LSB);
+    assign cqe_w1 = {32'd0, o_idx};
 
     // a returning credit: the oldest message of its QP, or (no QPID: the
     // IP dropped the packet at submission) the last packet's message
@@ -361,7 +399,8 @@ module rclink_sq #(
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     wire tok_ok = ost_free != 10'd0;
-    wire tok_cur = c_t2 ? (t2_free != 10'd0) : tok_ok;   // the message's kind
+    // the message's kind; TYPE2 also wants room in its completion queue
+    wire tok_cur = c_t2 ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : tok_ok;
 
     always @(posedge clk) begin
         if (pb_write)
@@ -406,6 +445,16 @@ module rclink_sq #(
             cnt_t2_tx_drop <= 64'd0;
             t2_oversize <= 1'b0;
             t2_free <= T2_OST_N;
+            q_wp <= 5'd0;
+            q_tp <= 5'd0;
+            q_rp <= 5'd0;
+            q_skip <= 10'd0;
+            for (i = 0; i < T2Q; i = i + 1) begin
+                q_grp[i] <= 3'd0;
+                q_len[i] <= 32'd0;
+                q_idx[i] <= 32'd0;
+                q_st[i] <= 8'd0;
+            end
             dma_cmd_valid <= 1'b0;
             dma_cmd_addr <= 64'd0;
             dma_cmd_len <= 13'd0;
@@ -477,8 +526,26 @@ module rclink_sq #(
                 else
                     m_out[i] <= m_out[i] + ((submit && !e_t2 && c_slot == i[1:0]) ? 10'd1 : 10'd0)
                                          - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
-            if (cqe_valid && cqe_ready)
+            if (cqe_valid && cqe_ready && !q_rdy)
                 m_v[done_slot] <= 1'b0;
+            // ---- the TYPE2 completion queue ------------------------------------------
+            if (submit && e_t2) begin
+                q_grp[q_wp[3:0]] <= c_qpn[2:0];
+                q_len[q_wp[3:0]] <= c_total;
+                q_idx[q_wp[3:0]] <= m_idx[c_slot];
+                q_st[q_wp[3:0]] <= ST_OK;
+                q_wp <= q_wp + 5'd1;
+            end
+            if (crd_t2) begin
+                if (q_skip != 10'd0) begin
+                    q_skip <= q_skip - 10'd1;
+                end else if (q_tp != q_wp) begin
+                    q_st[q_tp[3:0]] <= link_up ? ST_OK : ST_FLUSHED;
+                    q_tp <= q_tp + 5'd1;
+                end
+            end
+            if (cqe_valid && cqe_ready && q_rdy)
+                q_rp <= q_rp + 5'd1;
 
             // ---- emission (registered read of the packet buffer) -------------------------
             tx_vld <= e_q_v;
@@ -713,7 +780,11 @@ module rclink_sq #(
                 if (!e_run && !e_q_v)
                     st <= (c_off == c_total) ? S_DONE : S_WRITE_HEAD;
             S_DONE: begin
-                m_all[c_slot] <= 1'b1;
+                // TYPE2: on to the completion queue, the slot is free
+                if (c_t2)
+                    m_v[c_slot] <= 1'b0;
+                else
+                    m_all[c_slot] <= 1'b1;
                 st <= S_IDLE;
             end
             // ---- timeout or bus error: DMA_ERR completion -----------------------------------------
@@ -746,6 +817,13 @@ module rclink_sq #(
             if (sq_stop) begin
                 sq_cons <= 32'd0;
                 wl_n <= 3'd0;
+                // the TYPE2 messages in the IP too; their tokens, when
+                // they come, only return
+                for (i = 0; i < T2Q; i = i + 1)
+                    if (q_wait[i])
+                        q_st[i] <= ST_FLUSHED;
+                q_tp <= q_wp;
+                q_skip <= q_skip + {5'd0, q_nw} - (q_tok ? 10'd1 : 10'd0);
                 for (i = 0; i < MSGS; i = i + 1)
                     if (m_v[i]) begin
                         m_all[i] <= 1'b1;

@@ -783,7 +783,17 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
         rclink_cbfc_cfg_changed(c);
         break;
     case RCLINK_AFH_CFG_EN:
-        if (rclink_t1_format(c) == RCLINK_T1_FMT_NONE) {
+        /*
+         * No format at all is the reset value (and what the driver's
+         * probe of the assumed fields writes back): an error only while
+         * TYPE1 is enabled.  Several formats always are.
+         */
+        if (rclink_t1_format(c) == RCLINK_T1_FMT_NONE &&
+            (ctpop64(*p & (RCLINK_AFH_CFG_EN_STANDARD_EN |
+                           RCLINK_AFH_CFG_EN_AFH_GEN1_EN |
+                           RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN |
+                           RCLINK_AFH_CFG_EN_AFH_LITE_EN)) > 1 ||
+             (rclink_get(c, RCLINK_RDMA_EN) & RCLINK_RDMA_EN_TYPE1_EN))) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: AFH_CFG_EN 0x%" PRIx64
                           ": not exactly one header format, TYPE1 stops\n",
                           *p);

@@ -422,7 +422,12 @@ static void rclink_cosim_handle(RclinkCosim *c,
 /*
  * Handle what the socket holds; with wait_cpl, until the completion of the
  * pending read came (then true, its data in c->cpl).  Without it, never
- * blocks.
+ * blocks.  The messages taken in behind the completion are handled by the
+ * bottom half: the socket may have nothing more to wake the fd handler
+ * (an idle simulator waits for QEMU), and left in the buffer they would
+ * wait for the next BAR0 read (a DMA write, an MSI-X message, an RX_M
+ * packet taken: the driver would wait for an interrupt that never comes,
+ * the IP's receive buffer would stay full).
  */
 static bool rclink_cosim_pump(RclinkCosim *c, bool wait_cpl)
 {
@@ -444,6 +449,9 @@ static bool rclink_cosim_pump(RclinkCosim *c, bool wait_cpl)
             }
             if (wait_cpl && c->cpl_ready) {
                 c->cpl_ready = false;
+                if (c->inlen - c->inoff >= sizeof(struct rclink_cosim_msg)) {
+                    qemu_bh_schedule(c->bh);
+                }
                 return true;
             }
         }
@@ -546,22 +554,33 @@ void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
         rclink_cosim_ip_levels(c);  /* SHIM_CC_TEST.t2_crd_hold */
         return;
     }
-    if (c->core && ((addr & ~7ULL) == RCLINK_SHIM_LINK ||
-                    (addr & ~7ULL) == RCLINK_DMAQ_QP_STAT_SEL)) {
-        /*
-         * SHIM_LINK.force_down takes the RTL shim's link down and, on a
-         * board, the MAC's: here the model's wire, which stops sending;
-         * DMAQ_QP_STAT_SEL selects the model's QP counters too
-         */
+    if (c->core && (addr & ~7ULL) == RCLINK_DMAQ_QP_STAT_SEL) {
+        /* DMAQ_QP_STAT_SEL selects the model's QP counters too */
         rclink_core_write(c->core, addr, val, size);
     }
     if (c->fd < 0) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: BAR0 write at 0x%"
                       HWADDR_PRIx ": no RTL simulator, dropped\n", addr);
+        if (c->core && (addr & ~7ULL) == RCLINK_SHIM_LINK) {
+            rclink_core_write(c->core, addr, val, size);
+        }
         return;
     }
     rclink_cosim_send(c, RCLINK_COSIM_MMIO_WRITE, be, addr & ~7ULL,
                       size == 8 ? val : val << ((addr & 7) * 8));
+    if (c->core && (addr & ~7ULL) == RCLINK_SHIM_LINK) {
+        /*
+         * SHIM_LINK.force_down takes the RTL shim's link down and, on a
+         * board, the MAC's (the shim drives it): here the model's wire,
+         * which stops sending, and the model's IP flushes what it holds.
+         * The shim knows first, as on a board: a read of SHIM_LINK after
+         * the write, before the model takes it, so that the TYPE2 tokens
+         * the flush returns find the shim's link down (their messages
+         * complete FLUSHED, not OK).
+         */
+        rclink_cosim_read(c, RCLINK_SHIM_LINK, 8);
+        rclink_core_write(c->core, addr, val, size);
+    }
 }
 
 /* The configuration state the core sees, after a config space write. */

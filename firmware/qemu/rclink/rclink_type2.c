@@ -235,7 +235,12 @@ static RclinkT2Src *rclink_t2_src(RclinkT2 *t2, unsigned g, uint64_t sa)
     return s;
 }
 
-/* The joined group whose TYPE2_DA_n the frame's DA is, or T2_GROUPS */
+/*
+ * The joined group whose TYPE2_DA_n the frame's DA is, or T2_GROUPS.  On
+ * a bridged RTL board DMAQ_T2_JOIN is the RTL shim's (the model's copy
+ * stays 0): the IP hands the frame over with the group of its DA and the
+ * shim checks the join (seed 000: the IP does not check a TYPE2 DA).
+ */
 static unsigned rclink_t2_group(RclinkCore *c, uint64_t da, unsigned fmt)
 {
     uint64_t join = RF_GET(RCLINK_DMAQ_T2_JOIN_JOIN,
@@ -245,7 +250,7 @@ static unsigned rclink_t2_group(RclinkCore *c, uint64_t da, unsigned fmt)
     for (g = 0; g < T2_GROUPS; g++) {
         uint64_t gda = rclink_t2_da(c, g);
 
-        if (!(join & (1u << g))) {
+        if (!c->bridge && !(join & (1u << g))) {
             continue;
         }
         /* AFH_GEN2_16b and AFH_Lite carry Dest Addr[15:0] only */

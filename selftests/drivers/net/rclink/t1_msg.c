@@ -23,6 +23,8 @@
  *   RCLINK_T1_MSGS       messages per transfer test (default 10000)
  *   RCLINK_T1_FAULT_MSGS messages of the test with wire faults (default
  *                        RCLINK_T1_MSGS)
+ *   RCLINK_T1_BACK_MSGS  messages of one_qp_back (default RCLINK_T1_MSGS,
+ *                        at most 1000)
  *   RCLINK_T1_SEED       the seed (default 0x52434c31)
  *   RCLINK_T1_STALL      seconds without progress that fail a transfer
  *                        (default 60)
@@ -82,7 +84,7 @@
 struct t1env {
 	const char *tool, *a, *b, *ip_a, *ip_b, *mac_a, *mac_b;
 	uint32_t qp_num;
-	uint32_t msgs, fault_msgs;
+	uint32_t msgs, fault_msgs, back_msgs;
 	uint64_t seed;
 	unsigned int stall;
 };
@@ -125,12 +127,16 @@ static bool env_load(struct t1env *e)
 	e->qp_num = env_u64("RCLINK_T1_QP_NUM", 0);
 	e->msgs = env_u64("RCLINK_T1_MSGS", 10000);
 	e->fault_msgs = env_u64("RCLINK_T1_FAULT_MSGS", e->msgs);
+	e->back_msgs = env_u64("RCLINK_T1_BACK_MSGS",
+			       e->msgs < 1000 ? e->msgs : 1000);
 	e->seed = env_u64("RCLINK_T1_SEED", 0x52434c31);
 	e->stall = env_u64("RCLINK_T1_STALL", 60);
 	if (!e->msgs)
 		e->msgs = 1;
 	if (!e->fault_msgs)
 		e->fault_msgs = 1;
+	if (!e->back_msgs)
+		e->back_msgs = 1;
 	return e->tool && e->a && e->b && e->ip_a && e->ip_b && e->mac_a &&
 	       e->mac_b && e->qp_num;
 }
@@ -1541,23 +1547,27 @@ static void stats_check(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, v);
 }
 
-/* RCLINK_T1_MSGS messages A -> B on one QP, blocking threads */
+/*
+ * @total messages on QP_ONE from A to B, or with @back from B to A (a
+ * board that only sends in one_qp receives here), blocking threads
+ */
 static void one_qp(struct __test_metadata *_metadata, FIXTURE_DATA(t1) *self,
-		   uint32_t total, const char *what)
+		   uint32_t total, const char *what, bool back)
 {
 	const struct t1env *e = &self->env;
+	const char *tx = back ? e->b : e->a, *rx = back ? e->a : e->b;
 	struct rclink_info info;
 	struct flow f;
 	double secs = 0;
-	int fa, fb;
+	int ft, fr;
 
-	fa = open_bound(self, e->a, QP_ONE, 0);
-	ASSERT_LE(0, fa) TH_LOG("bind A: %s", strerror(errno));
-	fb = open_bound(self, e->b, QP_ONE, 0);
-	ASSERT_LE(0, fb) TH_LOG("bind B: %s", strerror(errno));
-	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, e->a, fa, e->b, fb, total));
-	ksft_print_msg("%s: %u messages on QP %u, seed 0x%" PRIx64 " (RCLINK_T1_SEED)\n",
-		       what, total, QP_ONE, e->seed);
+	ft = open_bound(self, tx, QP_ONE, 0);
+	ASSERT_LE(0, ft) TH_LOG("bind %s: %s", tx, strerror(errno));
+	fr = open_bound(self, rx, QP_ONE, 0);
+	ASSERT_LE(0, fr) TH_LOG("bind %s: %s", rx, strerror(errno));
+	ASSERT_TRUE(flow_init(&f, e, _metadata, QP_ONE, tx, ft, rx, fr, total));
+	ksft_print_msg("%s: %u messages on QP %u from %s to %s, seed 0x%" PRIx64
+		       " (RCLINK_T1_SEED)\n", what, total, QP_ONE, tx, rx, e->seed);
 	EXPECT_TRUE(transfer_threads(&f, 0, 0, &secs));
 	flow_report(&f, secs);
 	EXPECT_TRUE(flow_ok(&f));
@@ -1566,13 +1576,13 @@ static void one_qp(struct __test_metadata *_metadata, FIXTURE_DATA(t1) *self,
 	EXPECT_EQ(0, f.corrupt);
 	EXPECT_EQ(total, f.recvd);
 	if (flow_ok(&f)) {
-		EXPECT_EQ(0, ioctl(fa, RCLINK_IOC_DRAIN)) TH_LOG("drain: %s", strerror(errno));
-		EXPECT_EQ(0, get_info(fa, &info));
+		EXPECT_EQ(0, ioctl(ft, RCLINK_IOC_DRAIN)) TH_LOG("drain: %s", strerror(errno));
+		EXPECT_EQ(0, get_info(ft, &info));
 		EXPECT_EQ(0, info.tx_inflight);
 		EXPECT_EQ(0, info.tx_flushed);
-		EXPECT_EQ(0, get_info(fb, &info));
+		EXPECT_EQ(0, get_info(fr, &info));
 		EXPECT_EQ(0, info.rx_queued);
-		EXPECT_EQ(0, expect_empty(_metadata, fb));
+		EXPECT_EQ(0, expect_empty(_metadata, fr));
 		stats_check(_metadata, e, &f);
 	}
 	qp_log(e, e->a, QP_ONE);
@@ -1583,7 +1593,14 @@ static void one_qp(struct __test_metadata *_metadata, FIXTURE_DATA(t1) *self,
 TEST_F_TIMEOUT(t1, one_qp, 3600)
 {
 	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
-	one_qp(_metadata, self, self->env.msgs, "one_qp");
+	one_qp(_metadata, self, self->env.msgs, "one_qp", false);
+}
+
+/* The other way: RCLINK_T1_BACK_MSGS messages from B to A */
+TEST_F_TIMEOUT(t1, one_qp_back, 3600)
+{
+	ASSERT_EQ(0, add_pair(_metadata, self, QP_ONE));
+	one_qp(_metadata, self, self->env.back_msgs, "one_qp_back", true);
 }
 
 /* 64 QPs at once, half A -> B and half B -> A, non-blocking with epoll */
@@ -1799,7 +1816,7 @@ TEST_F_TIMEOUT(t1, faults, 3600)
 	ASSERT_EQ(0, wire(e, e->b, "show", wb0, sizeof(wb0)));
 	WIRE(e->a, "seed=1 loss=50000 corrupt=10000 reorder=10000 dup=2000");
 	WIRE(e->b, "seed=2 loss=50000 corrupt=10000 reorder=10000 dup=2000");
-	one_qp(_metadata, self, e->fault_msgs, "faults");
+	one_qp(_metadata, self, e->fault_msgs, "faults", false);
 	ASSERT_EQ(0, wire(e, e->a, "off show", wa, sizeof(wa)));
 	ASSERT_EQ(0, wire(e, e->b, "off show", wb, sizeof(wb)));
 	ksft_print_msg("wire A: %s", wa);

@@ -13,7 +13,8 @@
 # Environment: RCLINK_TOOL, RCLINK_T1_DEVS="rclinkA rclinkB",
 # RCLINK_T1_MSGS (messages per transfer, default 10000),
 # RCLINK_T1_FAULT_MSGS (the transfer over the faulty wire, default
-# RCLINK_T1_MSGS), RCLINK_T1_SEED, RCLINK_T1_STALL, RCLINK_T1_CHURN_QPS
+# RCLINK_T1_MSGS), RCLINK_T1_BACK_MSGS (one_qp_back, B to A), RCLINK_T1_SEED,
+# RCLINK_T1_STALL, RCLINK_T1_CHURN_QPS
 # (see t1_msg.c), RCLINK_T1_MSG_ARGS (options of the program before the
 # extra arguments, e.g. "-t one_qp -t ring_transfer": make check-rtl's
 # subset).  Extra arguments go to the program (e.g. -t one_qp).
