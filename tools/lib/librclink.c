@@ -214,37 +214,41 @@ void rclink_uctx_doorbell(struct rclink_uctx *c)
 
 int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc, int n)
 {
-	int got = 0;
+	/* locals: the stores to wc[] cannot alias them (no reloads) */
+	const uint64_t *cq = c->cq;
+	const uint32_t mask = c->cq_mask, order = c->cq_order;
+	uint32_t cons = c->cq_cons;
+	int got;
 
-	while (got < n) {
-		uint64_t *cqe = c->cq + 4 * (c->cq_cons & c->cq_mask);
+	for (got = 0; got < n; got++, cons++) {
+		const uint64_t *cqe = cq + 4 * (cons & mask);
 		uint64_t w3 = __atomic_load_n(&cqe[3], __ATOMIC_ACQUIRE);
-		uint64_t phase = ((c->cq_cons >> c->cq_order) & 1) ? 0 :
-				 RCLINK_U_CQE_PHASE;
+		/* word 3 of the CQE numbered cons: its phase and SEQ */
+		uint64_t want = ((cons >> order) & 1 ? 0 : RCLINK_U_CQE_PHASE) |
+				(uint64_t)cons << 16;
 		uint64_t w0, w1;
 
-		if ((w3 & RCLINK_U_CQE_PHASE) != phase ||
-		    (uint32_t)FIELD(w3, 47, 16) != c->cq_cons)
+		if ((w3 & (RCLINK_U_CQE_PHASE | 0xffffffff0000ull)) != want)
 			break;
 		w0 = cqe[0];
 		w1 = cqe[1];
-		wc[got].kind = FIELD(w0, 3, 0);
-		wc[got].status = FIELD(w0, 11, 4);
-		wc[got].first = FIELD(w0, 12, 12);
-		wc[got].last = FIELD(w0, 13, 13);
-		wc[got].qpn = FIELD(w0, 31, 16);
-		wc[got].len = w0 >> 32;
-		wc[got].idx = (uint32_t)w1;
-		wc[got].msg_len = w1 >> 32;
-		c->cq_cons++;
-		got++;
+		wc[got] = (struct rclink_wc){
+			.kind = FIELD(w0, 3, 0),
+			.status = FIELD(w0, 11, 4),
+			.first = FIELD(w0, 12, 12),
+			.last = FIELD(w0, 13, 13),
+			.qpn = FIELD(w0, 31, 16),
+			.len = w0 >> 32,
+			.idx = (uint32_t)w1,
+			.msg_len = w1 >> 32,
+		};
 	}
 	if (got) {
+		c->cq_cons = cons;
 		/* the entries are read before the board may reuse them */
 		rclink_wmb();
-		*(volatile uint32_t *)(c->db + RCLINK_U_DB_CQ_CONS) =
-			c->cq_cons;
-		c->cq_rung = c->cq_cons;
+		*(volatile uint32_t *)(c->db + RCLINK_U_DB_CQ_CONS) = cons;
+		c->cq_rung = cons;
 		rclink_wc_flush();
 	}
 	return got;
