@@ -436,12 +436,15 @@ static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
 	struct rclink_ctx *ctx;
 	__poll_t mask = 0;
 
-	poll_wait(file, &rf->wq, pt);
-	poll_wait(file, &cd->wq, pt);
 	/* pairs with the release in rclink_ctx_create() */
 	ctx = smp_load_acquire(&rf->ctx);
-	if (ctx)
+	if (ctx) {
+		/* its events, errors and death (removal kills it) only */
 		poll_wait(file, &ctx->wq, pt);
+	} else {
+		poll_wait(file, &rf->wq, pt);
+		poll_wait(file, &cd->wq, pt);
+	}
 
 	down_read(&cd->rw);
 	if (cd->dead) {
