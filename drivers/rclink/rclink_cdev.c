@@ -90,7 +90,9 @@ void rclink_file_tx_done(struct rclink_file *rf,
 	spin_unlock(&rf->lock);
 	if (msg->ring)
 		rclink_ring_tx_done(rf->ring, msg->user_data, res);
-	wake_up_all(&rf->wq);
+	/* a window slot (writers), a ring's CQE (its pollers) */
+	wake_up_poll(&rf->wq, EPOLLOUT | EPOLLWRNORM |
+		     (msg->ring ? EPOLLIN | EPOLLRDNORM : 0));
 	rclink_file_put(rf);
 }
 
@@ -112,7 +114,7 @@ void rclink_file_unreserve(struct rclink_file *rf)
 	spin_lock(&rf->lock);
 	rf->tx_inflight--;
 	spin_unlock(&rf->lock);
-	wake_up_all(&rf->wq);
+	wake_up_poll(&rf->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
 /* Sleepers of a bound file leave for these (error code, or 0) */
@@ -973,13 +975,19 @@ void rclink_cdev_put(struct rclink_dev *rdev)
 	put_device(&cd->dev);
 }
 
-/* SEND completions freed SQ entries: wake the writers waiting for them */
+/*
+ * SEND completions freed SQ entries: wake the writers waiting for them.
+ * Keyed EPOLLOUT: of the epoll and poll entries every file of the board
+ * has here, only those waiting to write are woken, not the readers
+ * (sleepers in write() are woken whatever the key).
+ */
 void rclink_cdev_wake_tx(struct rclink_dev *rdev)
 {
 	struct rclink_cdev *cd = READ_ONCE(rdev->t1.cdev);
 
-	if (cd)
-		wake_up_all(&cd->wq);
+	/* the full barrier pairs with the one of adding a waiter */
+	if (cd && wq_has_sleeper(&cd->wq))
+		wake_up_poll(&cd->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
 /* The QP's state changed (FATAL, READY again): its file looks again */
