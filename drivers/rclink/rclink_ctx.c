@@ -80,10 +80,19 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 		return 0;
 	}
 
+	/* ours alone: no other driver (or /dev/mem user) maps the doorbells */
+	if (pci_request_region(pdev, bar, KBUILD_MODNAME "-doorbells")) {
+		dev_warn(rdev->dev, "doorbell BAR%u is taken: no user contexts\n",
+			 bar);
+		return 0;
+	}
 	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
-	if (!hw)
+	if (!hw) {
+		pci_release_region(pdev, bar);
 		return -ENOMEM;
+	}
 	hw->rdev = rdev;
+	hw->db_bar = bar;
 	hw->dev = rdev->dev;
 	mutex_init(&hw->sel_lock);
 	ida_init(&hw->ida);
@@ -124,6 +133,7 @@ void rclink_ctx_hw_fini(struct rclink_dmaq *dq)
 	WARN_ON_ONCE(!xa_empty(&hw->ctxs));
 	if (hw->db_wc)
 		arch_io_free_memtype_wc(hw->db_phys, hw->db_len);
+	pci_release_region(hw->rdev->pdev, hw->db_bar);
 	xa_destroy(&hw->ctxs);
 	ida_destroy(&hw->ida);
 	mutex_destroy(&hw->sel_lock);
