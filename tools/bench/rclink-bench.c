@@ -865,18 +865,19 @@ static void uctx_post_recvs(struct uside *u)
 /* Reap the CQ; false when it was empty */
 static bool uctx_reap(struct uside *u)
 {
-	struct rclink_wc wc[32];
+	struct rclink_wc wc;
 	uint64_t acked = 0;
-	int i, n;
+	int n;
 
-	n = rclink_poll_cq(&u->c, wc, 32);
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != RCLINK_WC_OK)
+	/* one at a time: only kind and status are decoded */
+	for (n = 0; n < 32 && rclink_cq_next(&u->c, &wc); n++) {
+		if (wc.status != RCLINK_WC_OK)
 			die("context %u: %s status %u", u->c.id,
-			    wc[i].kind == RCLINK_WC_SEND ? "SEND" : "RECV",
-			    wc[i].status);
-		acked += wc[i].kind == RCLINK_WC_SEND;
+			    wc.kind == RCLINK_WC_SEND ? "SEND" : "RECV",
+			    wc.status);
+		acked += wc.kind == RCLINK_WC_SEND;
 	}
+	rclink_cq_done(&u->c);
 	u->acked += acked;
 	u->recvd += n - acked;
 	return n > 0;
