@@ -178,7 +178,13 @@ struct rclink_evt_ring {
 	struct rclink_evt_rec *recs;
 	dma_addr_t dma;
 	unsigned int order;
-	u32 cons;		/* free running, owned by the irq thread */
+	/*
+	 * cons: free running; the irq thread and (MSI-X) the hard handler
+	 * consume records under @lock, interrupts off
+	 */
+	spinlock_t lock;
+	u32 cons;
+	bool fast_full;		/* the hard handler consumed a full ring */
 	bool enabled;
 };
 
@@ -425,6 +431,7 @@ int rclink_evt_ring_enable(struct rclink_dev *rdev);
 void rclink_evt_ring_disable(struct rclink_dev *rdev);
 bool rclink_evt_pending(struct rclink_dev *rdev);
 void rclink_evt_drain(struct rclink_dev *rdev);
+bool rclink_evt_fast(struct rclink_dev *rdev);
 
 /* rclink_qp.c */
 void rclink_qp_early_init(struct rclink_dev *rdev);
