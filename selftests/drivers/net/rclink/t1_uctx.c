@@ -32,6 +32,9 @@
  *   aer_busy        the same for an uncorrectable non-fatal AER error
  *                   (aer_inject; skipped without it or a root port above
  *                   the board: RCLINK_BOARDS=faults)
+ *   dead_busy       the same for A leaving the bus (the model's hostile
+ *                   "dead" mode: all ones, as a surprise removal), then a
+ *                   PCI reset (skipped without BAR0 access)
  *   unbind_busy     the same for the driver unbound from A (as removal
  *                   does), which is then bound again
  *
@@ -902,6 +905,35 @@ static int fault_unbind(const char *bdf, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * The board leaves the bus (the model's hostile "dead" mode: every read
+ * all ones, as after a surprise removal) and the driver notices at its
+ * next register read; a PCI reset brings it back afterwards.  Needs BAR0
+ * access (iomem=relaxed) and the model: else skipped.
+ */
+static int fault_dead(const char *bdf, char *why, size_t len)
+{
+	const char *hostile = getenv("RCLINK_T1_HOSTILE");
+	char cmd[1024];
+	int st;
+
+	if (!hostile || !*hostile) {
+		snprintf(why, len, "no RCLINK_T1_HOSTILE (run by t1_uctx.sh)");
+		return 1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s %s dead >/dev/null 2>&1", hostile,
+		 bdf);
+	st = system(cmd);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, len, "rclink_hostile.py %s dead: exit %d", bdf,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return WIFEXITED(st) && WEXITSTATUS(st) == 4 ? 1 : -1;
+	}
+	/* the next register read tells the driver */
+	sh("%s dev show dev %s >/dev/null 2>&1", env.tool, env.a);
+	return 0;
+}
+
 /* Whether board NAME takes a context again within @secs (it is back up) */
 static bool board_back(const char *name, unsigned int secs)
 {
@@ -924,8 +956,10 @@ static bool board_back(const char *name, unsigned int secs)
  * events ENODEV, a later doorbell store gets SIGBUS, the other mappings
  * stay harmless pages, and closing it gives back every locked page.
  */
+enum after { AFTER_NOTHING, AFTER_BIND, AFTER_RESET };
+
 static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
-		       bool rebind)
+		       enum after after)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
 	struct rclink_ctx_events ev;
@@ -982,9 +1016,16 @@ static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
 	/* the context's pages went with its file: none leaked */
 	lck = vm_locked_kb();
 	EXPECT_EQ(lck0, lck);
-	if (rebind)
+	if (after == AFTER_BIND) {
 		EXPECT_EQ(0, sysfs_write("/sys/bus/pci/drivers/rclink/bind",
 					 bdf));
+	} else if (after == AFTER_RESET) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset",
+			 bdf);
+		EXPECT_EQ(0, sysfs_write(path, "1"));
+	}
 	/* the board is back (the same name: the lowest free after a bind) */
 	EXPECT_TRUE(board_back(env.a, 30));
 	pair_del(QP_FLR);
@@ -1030,18 +1071,23 @@ TEST(db_bar_requested)
 
 TEST(flr_busy)
 {
-	busy_fault(_metadata, fault_flr, false);
+	busy_fault(_metadata, fault_flr, AFTER_NOTHING);
 }
 
 TEST(aer_busy)
 {
-	busy_fault(_metadata, fault_aer, false);
+	busy_fault(_metadata, fault_aer, AFTER_NOTHING);
+}
+
+TEST(dead_busy)
+{
+	busy_fault(_metadata, fault_dead, AFTER_RESET);
 }
 
 /* last: the board is probed anew (its QPs and settings are gone) */
 TEST(unbind_busy)
 {
-	busy_fault(_metadata, fault_unbind, true);
+	busy_fault(_metadata, fault_unbind, AFTER_BIND);
 }
 
 int main(int argc, char **argv)
