@@ -979,14 +979,15 @@ void rclink_cdev_put(struct rclink_dev *rdev)
  * SEND completions freed SQ entries: wake the writers waiting for them.
  * Keyed EPOLLOUT: of the epoll and poll entries every file of the board
  * has here, only those waiting to write are woken, not the readers
- * (sleepers in write() are woken whatever the key).
+ * (sleepers in write() are woken whatever the key).  Always under the
+ * queue's lock: poll() adds its entry with no full barrier before it
+ * tests the SQ room, so a lockless look at the queue could miss it.
  */
 void rclink_cdev_wake_tx(struct rclink_dev *rdev)
 {
 	struct rclink_cdev *cd = READ_ONCE(rdev->t1.cdev);
 
-	/* the full barrier pairs with the one of adding a waiter */
-	if (cd && wq_has_sleeper(&cd->wq))
+	if (cd)
 		wake_up_poll(&cd->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
