@@ -184,6 +184,7 @@ struct rclink_evt_ring {
 	 */
 	spinlock_t lock;
 	u32 cons;
+	u32 told;		/* the cons last written to SHIM_EVT_CONS */
 	bool fast_full;		/* the hard handler consumed a full ring */
 	bool enabled;
 };

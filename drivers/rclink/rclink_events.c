@@ -474,6 +474,7 @@ int rclink_evt_ring_enable(struct rclink_dev *rdev)
 	u64 ctrl;
 
 	ring->cons = 0;
+	WRITE_ONCE(ring->told, 0);
 	rclink_wr64(rdev, RCLINK_SHIM_EVT_BASE, ring->dma);
 	rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, 0);
 	ctrl = RCLINK_SHIM_EVT_CTRL_ENABLE |
@@ -553,15 +554,19 @@ static bool rclink_evt_peek(struct rclink_dev *rdev, u32 cons, u64 *info,
 	return true;
 }
 
-/* Records up to @cons consumed: tell the shim (@ring->lock held) */
+/*
+ * Records up to @cons consumed: tell the shim, unless it was told
+ * (@ring->lock held; the thread claims records before it tells)
+ */
 static void rclink_evt_consumed(struct rclink_dev *rdev, u32 cons)
 {
 	struct rclink_evt_ring *ring = &rdev->evt;
 
 	lockdep_assert_held(&ring->lock);
-	if (cons == ring->cons)
+	if (cons == ring->told)
 		return;
 	WRITE_ONCE(ring->cons, cons);
+	WRITE_ONCE(ring->told, cons);
 	rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, cons);
 }
 
@@ -641,8 +646,7 @@ void rclink_evt_drain(struct rclink_dev *rdev)
 	}
 
 	spin_lock_irq(&ring->lock);
-	if (n)
-		rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, ring->cons);
+	rclink_evt_consumed(rdev, ring->cons);
 	full = ring->fast_full;
 	ring->fast_full = false;
 	spin_unlock_irq(&ring->lock);
