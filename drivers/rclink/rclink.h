@@ -180,7 +180,14 @@ struct rclink_evt_ring {
 	struct rclink_evt_rec *recs;
 	dma_addr_t dma;
 	unsigned int order;
-	u32 cons;		/* free running, owned by the irq thread */
+	/*
+	 * cons: free running; the irq thread and (MSI-X) the hard handler
+	 * consume records under @lock, interrupts off
+	 */
+	spinlock_t lock;
+	u32 cons;
+	u32 told;		/* the cons last written to SHIM_EVT_CONS */
+	bool fast_full;		/* the hard handler consumed a full ring */
 	bool enabled;
 };
 
@@ -429,6 +436,7 @@ void rclink_evt_ring_disable(struct rclink_dev *rdev);
 bool rclink_evt_pending(struct rclink_dev *rdev);
 void rclink_evt_drain(struct rclink_dev *rdev);
 bool rclink_t3_causes(struct rclink_dev *rdev);
+bool rclink_evt_fast(struct rclink_dev *rdev);
 
 /* rclink_qp.c */
 void rclink_qp_early_init(struct rclink_dev *rdev);

@@ -90,7 +90,9 @@ void rclink_file_tx_done(struct rclink_file *rf,
 	spin_unlock(&rf->lock);
 	if (msg->ring)
 		rclink_ring_tx_done(rf->ring, msg->user_data, res);
-	wake_up_all(&rf->wq);
+	/* a window slot (writers), a ring's CQE (its pollers) */
+	wake_up_poll(&rf->wq, EPOLLOUT | EPOLLWRNORM |
+		     (msg->ring ? EPOLLIN | EPOLLRDNORM : 0));
 	rclink_file_put(rf);
 }
 
@@ -112,7 +114,7 @@ void rclink_file_unreserve(struct rclink_file *rf)
 	spin_lock(&rf->lock);
 	rf->tx_inflight--;
 	spin_unlock(&rf->lock);
-	wake_up_all(&rf->wq);
+	wake_up_poll(&rf->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
 /* Sleepers of a bound file leave for these (error code, or 0) */
@@ -436,12 +438,15 @@ static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
 	struct rclink_ctx *ctx;
 	__poll_t mask = 0;
 
-	poll_wait(file, &rf->wq, pt);
-	poll_wait(file, &cd->wq, pt);
 	/* pairs with the release in rclink_ctx_create() */
 	ctx = smp_load_acquire(&rf->ctx);
-	if (ctx)
+	if (ctx) {
+		/* its events, errors and death (removal kills it) only */
 		poll_wait(file, &ctx->wq, pt);
+	} else {
+		poll_wait(file, &rf->wq, pt);
+		poll_wait(file, &cd->wq, pt);
+	}
 
 	down_read(&cd->rw);
 	if (cd->dead) {
@@ -976,13 +981,20 @@ void rclink_cdev_put(struct rclink_dev *rdev)
 	put_device(&cd->dev);
 }
 
-/* SEND completions freed SQ entries: wake the writers waiting for them */
+/*
+ * SEND completions freed SQ entries: wake the writers waiting for them.
+ * Keyed EPOLLOUT: of the epoll and poll entries every file of the board
+ * has here, only those waiting to write are woken, not the readers
+ * (sleepers in write() are woken whatever the key).  Always under the
+ * queue's lock: poll() adds its entry with no full barrier before it
+ * tests the SQ room, so a lockless look at the queue could miss it.
+ */
 void rclink_cdev_wake_tx(struct rclink_dev *rdev)
 {
 	struct rclink_cdev *cd = READ_ONCE(rdev->t1.cdev);
 
 	if (cd)
-		wake_up_all(&cd->wq);
+		wake_up_poll(&cd->wq, EPOLLOUT | EPOLLWRNORM);
 }
 
 /* The QP's state changed (FATAL, READY again): its file looks again */

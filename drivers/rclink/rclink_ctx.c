@@ -26,9 +26,9 @@
  * rclink_cdev.rw (every file operation reads it, removal writes it)
  * serialize create, bind, events and kill; rclink_ctx_hw.sel_lock the
  * selector registers; rclink_ctx.db_lock the doorbell's fault against its
- * revocation; rclink_ctx.lock the event state.  Event records find a
- * context in rclink_ctx_hw.ctxs under RCU (contexts are freed with
- * kfree_rcu()).
+ * revocation; rclink_ctx.lock the event state, with interrupts off (the
+ * event ring's hard handler takes it).  Event records find a context in
+ * rclink_ctx_hw.ctxs under RCU (contexts are freed with kfree_rcu()).
  */
 
 #include <linux/bitfield.h>
@@ -80,10 +80,19 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 		return 0;
 	}
 
+	/* ours alone: no other driver (or /dev/mem user) maps the doorbells */
+	if (pci_request_region(pdev, bar, KBUILD_MODNAME "-doorbells")) {
+		dev_warn(rdev->dev, "doorbell BAR%u is taken: no user contexts\n",
+			 bar);
+		return 0;
+	}
 	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
-	if (!hw)
+	if (!hw) {
+		pci_release_region(pdev, bar);
 		return -ENOMEM;
+	}
 	hw->rdev = rdev;
+	hw->db_bar = bar;
 	hw->dev = rdev->dev;
 	mutex_init(&hw->sel_lock);
 	ida_init(&hw->ida);
@@ -126,6 +135,7 @@ void rclink_ctx_hw_fini(struct rclink_dmaq *dq)
 	rclink_mr_hw_fini(hw);
 	if (hw->db_wc)
 		arch_io_free_memtype_wc(hw->db_phys, hw->db_len);
+	pci_release_region(hw->rdev->pdev, hw->db_bar);
 	xa_destroy(&hw->ctxs);
 	ida_destroy(&hw->ida);
 	mutex_destroy(&hw->sel_lock);
@@ -586,10 +596,10 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 	if (ctx->mapping)
 		unmap_mapping_range(ctx->mapping, ctx->db_off, PAGE_SIZE, 1);
 
-	spin_lock(&ctx->lock);
+	spin_lock_irq(&ctx->lock);
 	ctx->dead = true;
 	ctx->error = true;
-	spin_unlock(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
 	wake_up_all(&ctx->wq);
 
 	mutex_lock(&hw->sel_lock);
@@ -729,22 +739,26 @@ __poll_t rclink_ctx_poll(struct rclink_ctx *ctx)
 {
 	__poll_t mask = 0;
 
-	spin_lock(&ctx->lock);
+	spin_lock_irq(&ctx->lock);
 	if (ctx->events)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (ctx->error)
 		mask |= EPOLLERR;
-	spin_unlock(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
 	return mask;
 }
 
-/* A CTX_CQ or CTX_ERR record (the event ring's thread) */
+/*
+ * A CTX_CQ or CTX_ERR record: the event ring's hard interrupt handler
+ * (MSI-X), or its thread
+ */
 void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 {
 	u32 id = FIELD_GET(RCLINK_CTX_EVT_CTX, info);
 	struct rclink_ctx_hw *hw;
 	struct rclink_dmaq *dq;
 	struct rclink_ctx *ctx;
+	unsigned long flags;
 	__poll_t mask;
 
 	rcu_read_lock();
@@ -752,7 +766,7 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 	hw = dq ? READ_ONCE(dq->ctx) : NULL;
 	ctx = hw ? xa_load(&hw->ctxs, id) : NULL;
 	if (ctx) {
-		spin_lock(&ctx->lock);
+		spin_lock_irqsave(&ctx->lock, flags);
 		if (source == RCLINK_EVT_SRC_CTX_CQ) {
 			ctx->events++;
 			mask = EPOLLIN | EPOLLRDNORM;
@@ -761,7 +775,7 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 			ctx->cause = FIELD_GET(RCLINK_CTX_EVT_CAUSE, info);
 			mask = EPOLLERR;
 		}
-		spin_unlock(&ctx->lock);
+		spin_unlock_irqrestore(&ctx->lock, flags);
 		wake_up_poll(&ctx->wq, mask);
 	}
 	rcu_read_unlock();
@@ -805,7 +819,7 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 		mutex_unlock(&hw->sel_lock);
 	}
 
-	spin_lock(&ctx->lock);
+	spin_lock_irq(&ctx->lock);
 	/* CONFIG errors post no event; an error is one all the same */
 	if (st & RCLINK_DMAQ_CTX_STATUS_ERROR) {
 		ctx->error = true;
@@ -821,7 +835,7 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 		ev.state = RCLINK_CTX_STATE_ERROR;
 	else
 		ev.state = RCLINK_CTX_STATE_RUNNING;
-	spin_unlock(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
 
 	return rclink_ioc_copy_out(argp, usize, &ev, sizeof(ev));
 }

@@ -49,6 +49,7 @@ struct rclink_ctx_hw {
 	u32 max_order;			/* DMAQ_CAP.max_order */
 	u32 max_msg;
 	u32 ost_max;			/* DMAQ_CTX_OST.max of every context */
+	u32 db_bar;			/* requested (pci_request_region) */
 	phys_addr_t db_phys;		/* the doorbell BAR */
 	resource_size_t db_len;
 	bool db_wc;			/* its memory type reserved WC */

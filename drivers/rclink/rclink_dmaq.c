@@ -43,6 +43,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -698,8 +699,9 @@ static void rclink_dmaq_rx_deliver(struct rclink_dmaq *dq,
 	qp->rx_queued++;
 	qp->rx_queued_bytes += m->size;
 	atomic64_add(m->size, &dq->rx_queued_bytes);
+	/* the bound file's readers, not its writers' pollers */
 	if (qp->owner)
-		wake_up_all(&qp->owner->wq);
+		wake_up_poll(&qp->owner->wq, EPOLLIN | EPOLLRDNORM);
 	wake_up_all(&qp->wq);
 }
 

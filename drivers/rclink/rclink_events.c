@@ -453,6 +453,7 @@ int rclink_evt_ring_alloc(struct rclink_dev *rdev)
 			max);
 		return -EINVAL;
 	}
+	spin_lock_init(&ring->lock);
 	ring->order = min(rdev->cfg.evt_ring_order, max);
 	/* coherent memory is zeroed and at least page aligned */
 	ring->recs = dma_alloc_coherent(rdev->dev,
@@ -490,6 +491,7 @@ int rclink_evt_ring_enable(struct rclink_dev *rdev)
 	u64 ctrl;
 
 	ring->cons = 0;
+	WRITE_ONCE(ring->told, 0);
 	rclink_wr64(rdev, RCLINK_SHIM_EVT_BASE, ring->dma);
 	rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, 0);
 	ctrl = RCLINK_SHIM_EVT_CTRL_ENABLE |
@@ -543,45 +545,129 @@ bool rclink_evt_pending(struct rclink_dev *rdev)
 	return !!(meta & RCLINK_EVT_META_PHASE) == rclink_evt_phase(ring, cons);
 }
 
-/* Consume every valid record, then tell the shim (threaded irq context) */
+/*
+ * The record at the consumer index, when valid: its INFO and META (read
+ * in that order), @ring->lock held
+ */
+static bool rclink_evt_peek(struct rclink_dev *rdev, u32 cons, u64 *info,
+			    u64 *meta)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+	struct rclink_evt_rec *rec = rclink_evt_rec(ring, cons);
+	u32 seq;
+
+	lockdep_assert_held(&ring->lock);
+	*meta = le64_to_cpu(READ_ONCE(rec->meta));
+	if (!!(*meta & RCLINK_EVT_META_PHASE) != rclink_evt_phase(ring, cons))
+		return false;
+	/* read INFO only after META said the record is complete */
+	dma_rmb();
+	*info = le64_to_cpu(READ_ONCE(rec->info));
+	seq = FIELD_GET(RCLINK_EVT_META_SEQ, *meta);
+	if (seq != cons)
+		dev_warn_ratelimited(rdev->dev,
+				     "event ring: record %u has sequence %u\n",
+				     cons, seq);
+	return true;
+}
+
+/*
+ * Records up to @cons consumed: tell the shim, unless it was told
+ * (@ring->lock held; the thread claims records before it tells)
+ */
+static void rclink_evt_consumed(struct rclink_dev *rdev, u32 cons)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+
+	lockdep_assert_held(&ring->lock);
+	if (cons == ring->told)
+		return;
+	WRITE_ONCE(ring->cons, cons);
+	WRITE_ONCE(ring->told, cons);
+	rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, cons);
+}
+
+static bool rclink_evt_src_fast(u64 meta)
+{
+	u32 source = FIELD_GET(RCLINK_EVT_META_SOURCE, meta);
+
+	return source == RCLINK_EVT_SRC_CTX_CQ ||
+	       source == RCLINK_EVT_SRC_CTX_ERR;
+}
+
+/*
+ * Hard interrupt (MSI-X): the records at the head of the ring that only
+ * wake a context's pollers (CTX_CQ, CTX_ERR), without the thread's wake-up
+ * and two context switches per CQ event of a sleeping process.  True when
+ * other records wait for the thread.
+ */
+bool rclink_evt_fast(struct rclink_dev *rdev)
+{
+	struct rclink_evt_ring *ring = &rdev->evt;
+	u32 budget = 1U << ring->order;
+	bool more = false;
+	u64 info, meta;
+	u32 cons;
+
+	if (!ring->recs)
+		return false;
+	spin_lock(&ring->lock);
+	cons = ring->cons;
+	while (budget--) {
+		if (!rclink_evt_peek(rdev, cons, &info, &meta))
+			break;
+		if (!rclink_evt_src_fast(meta)) {
+			more = true;
+			break;
+		}
+		rclink_cnt_inc(rdev, RCLINK_CNT_EVT_RECORDS);
+		rclink_ctx_event(rdev, FIELD_GET(RCLINK_EVT_META_SOURCE, meta),
+				 info);
+		cons++;
+	}
+	/* a full ring: the thread reports it */
+	if (budget == U32_MAX) {
+		ring->fast_full = true;
+		more = true;
+	}
+	rclink_evt_consumed(rdev, cons);
+	spin_unlock(&ring->lock);
+	return more;
+}
+
+/*
+ * Consume every valid record, then tell the shim (threaded irq context):
+ * each record is taken under the lock and handled outside it
+ */
 void rclink_evt_drain(struct rclink_dev *rdev)
 {
 	struct rclink_evt_ring *ring = &rdev->evt;
-	u32 cons = ring->cons;
-	u32 budget = 1U << ring->order;
-	struct rclink_evt_rec *rec;
+	u32 budget = 1U << ring->order, n = 0;
+	bool valid, full;
 	u64 info, meta;
-	u32 seq;
 
 	if (!ring->recs)
 		return;
 
 	while (budget--) {
-		rec = rclink_evt_rec(ring, cons);
-		meta = le64_to_cpu(READ_ONCE(rec->meta));
-		if (!!(meta & RCLINK_EVT_META_PHASE) !=
-		    rclink_evt_phase(ring, cons))
+		spin_lock_irq(&ring->lock);
+		valid = rclink_evt_peek(rdev, ring->cons, &info, &meta);
+		if (valid)
+			WRITE_ONCE(ring->cons, ring->cons + 1);
+		spin_unlock_irq(&ring->lock);
+		if (!valid)
 			break;
-		/* read INFO only after META said the record is complete */
-		dma_rmb();
-		info = le64_to_cpu(READ_ONCE(rec->info));
-
-		seq = FIELD_GET(RCLINK_EVT_META_SEQ, meta);
-		if (seq != cons)
-			dev_warn_ratelimited(rdev->dev,
-					     "event ring: record %u has sequence %u\n",
-					     cons, seq);
-
 		rclink_cnt_inc(rdev, RCLINK_CNT_EVT_RECORDS);
 		rclink_evt_handle(rdev, info, meta);
-		cons++;
+		n++;
 	}
 
+	spin_lock_irq(&ring->lock);
+	rclink_evt_consumed(rdev, ring->cons);
+	full = ring->fast_full;
+	ring->fast_full = false;
+	spin_unlock_irq(&ring->lock);
 	/* a full ring: the shim may have dropped records (devlink health) */
-	if (cons - ring->cons == 1U << ring->order)
+	if (full || n == 1U << ring->order)
 		rclink_health_evt_ring_full(rdev);
-	if (cons != ring->cons) {
-		WRITE_ONCE(ring->cons, cons);
-		rclink_wr64(rdev, RCLINK_SHIM_EVT_CONS, cons);
-	}
 }

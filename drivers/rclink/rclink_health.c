@@ -431,7 +431,8 @@ static int rclink_evt_check(struct rclink_dev *rdev,
 		NL_SET_ERR_MSG_MOD(extack, "the event ring is disabled");
 		return -EIO;
 	}
-	if ((u32)cons != READ_ONCE(rdev->evt.cons)) {
+	/* what the driver last wrote (records it handles may follow) */
+	if ((u32)cons != READ_ONCE(rdev->evt.told)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "SHIM_EVT_CONS is not the driver's consumer index");
 		return -EIO;

@@ -94,6 +94,13 @@ static irqreturn_t rclink_evt_irq(int irq, void *data)
 	if (rdev->irq_mode == RCLINK_IRQ_MSIX &&
 	    rclink_selftest_irq_seen(rdev, RCLINK_VEC_EVT))
 		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
+	/*
+	 * MSI-X, the CQ on a vector of its own: the contexts' CQ events are
+	 * handled here, the thread runs only for the other records
+	 */
+	if (rdev->irq_mode == RCLINK_IRQ_MSIX && !rclink_irq_cq_shared(rdev) &&
+	    !rclink_evt_fast(rdev))
+		return IRQ_HANDLED;
 	return IRQ_WAKE_THREAD;
 }
 

@@ -27,6 +27,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -378,7 +379,7 @@ void rclink_ring_rx_fill(struct rclink_msg *m)
 	rclink_ring_cq_fill(ring, m->rx_slot, m->size);
 	spin_unlock(&ring->lock);
 	m->rx_rf = NULL;
-	wake_up_all(&rf->wq);
+	wake_up_poll(&rf->wq, EPOLLIN | EPOLLRDNORM);
 	rclink_file_put(rf);
 }
 

@@ -840,79 +840,90 @@ static void uctx_close(struct uside *u)
 	close(u->fd);
 }
 
+/* nslots is a power of 2 */
 static uint64_t uctx_rx_off(struct uside *u, uint64_t i)
 {
-	return (i % u->nslots) * u->slot;
+	return (i & (u->nslots - 1)) * u->slot;
 }
 
 static uint64_t uctx_tx_off(struct uside *u, uint64_t i)
 {
-	return (u->nslots + i % u->nslots) * u->slot;
+	return (u->nslots + (i & (u->nslots - 1))) * u->slot;
 }
 
 static void uctx_post_recvs(struct uside *u)
 {
-	while (u->posted - u->recvd < u->nslots &&
-	       !rclink_post_recv(&u->c, uctx_rx_off(u, u->posted), u->slot))
-		u->posted++;
+	uint64_t posted = u->posted, end = u->recvd + u->nslots;
+
+	while (posted < end &&
+	       !rclink_post_recv(&u->c, uctx_rx_off(u, posted), u->slot))
+		posted++;
+	u->posted = posted;
 	rclink_uctx_doorbell(&u->c);
 }
 
-/* Nothing to do: arm, look once more, sleep until the CQ event */
+/* Reap the CQ; false when it was empty */
+static bool uctx_reap(struct uside *u)
+{
+	struct rclink_wc wc;
+	uint64_t acked = 0;
+	int n;
+
+	/* one at a time: only kind and status are decoded */
+	for (n = 0; n < 32 && rclink_cq_next(&u->c, &wc); n++) {
+		if (wc.status != RCLINK_WC_OK)
+			die("context %u: %s status %u", u->c.id,
+			    wc.kind == RCLINK_WC_SEND ? "SEND" : "RECV",
+			    wc.status);
+		acked += wc.kind == RCLINK_WC_SEND;
+	}
+	rclink_cq_done(&u->c);
+	u->acked += acked;
+	u->recvd += n - acked;
+	return n > 0;
+}
+
+/*
+ * Nothing to do: arm, look at the CQ once more (memory, no system call:
+ * a CQE written before the arm took effect), else sleep until the CQ
+ * event.  An event of an arm that found work is taken by the next sleep.
+ */
 static void uctx_sleep(struct uside *u)
 {
 	struct rclink_ctx_events ev;
 
 	rclink_arm_cq(&u->c);
-	if (rclink_uctx_wait(&u->c, 0) == 0) {
-		u->sleeps++;
-		if (rclink_uctx_wait(&u->c, 10000) <= 0)
-			die("context %u: no CQ event in 10 s", u->c.id);
-	}
+	if (uctx_reap(u))
+		return;
+	u->sleeps++;
+	if (rclink_uctx_wait(&u->c, 10000) <= 0)
+		die("context %u: no CQ event in 10 s", u->c.id);
 	if (rclink_uctx_events(&u->c, &ev) ||
 	    ev.state != RCLINK_CTX_STATE_RUNNING)
 		die("context %u: state %u cause %u", u->c.id, ev.state,
 		    ev.cause);
 }
 
-/* Reap the CQ; false when it was empty */
-static bool uctx_reap(struct uside *u)
-{
-	struct rclink_wc wc[32];
-	int i, n;
-
-	n = rclink_poll_cq(&u->c, wc, 32);
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != RCLINK_WC_OK)
-			die("context %u: %s status %u", u->c.id,
-			    wc[i].kind == RCLINK_WC_SEND ? "SEND" : "RECV",
-			    wc[i].status);
-		if (wc[i].kind == RCLINK_WC_SEND)
-			u->acked++;
-		else
-			u->recvd++;
-	}
-	return n > 0;
-}
-
 static void *uctx_sender(void *p)
 {
-	uint64_t count = *(uint64_t *)p, end = ua.sent + count;
+	uint64_t count = *(uint64_t *)p, end = ua.sent + count, sent, stop;
+	const uint32_t size = opt.size, batch = opt.batch;
 	uint32_t k;
 
 	while (ua.acked < end) {
-		for (k = 0; ua.sent < end && ua.sent - ua.acked < ua.nslots;
-		     k++) {
+		/* locals: the library's calls cannot change them */
+		sent = ua.sent;
+		stop = ua.acked + ua.nslots < end ? ua.acked + ua.nslots : end;
+		for (k = 0; sent < stop; sent++) {
 			if (rclink_post_send(&ua.c, ua.qpn,
-					     uctx_tx_off(&ua, ua.sent),
-					     opt.size, 0))
+					     uctx_tx_off(&ua, sent), size, 0))
 				break;
-			ua.sent++;
-			if (k + 1 == opt.batch) {
+			if (++k == batch) {
 				rclink_uctx_doorbell(&ua.c);
 				k = 0;
 			}
 		}
+		ua.sent = sent;
 		rclink_uctx_doorbell(&ua.c);
 		if (!uctx_reap(&ua) && ua.acked < end)
 			uctx_sleep(&ua);

@@ -11,24 +11,6 @@
 
 #include "librclink.h"
 
-#define FIELD(v, hi, lo)	(((v) >> (lo)) & ((1ull << ((hi) - (lo) + 1)) - 1))
-
-/* Entries (write-back memory) before the doorbell (write-combining) */
-static inline void rclink_wmb(void)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-/* The write-combining buffer out at once */
-static inline void rclink_wc_flush(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("sfence" ::: "memory");
-#else
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-}
-
 static void *rclink_map(int fd, uint64_t off, size_t len, int prot)
 {
 	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)off);
@@ -133,48 +115,14 @@ int rclink_uctx_wait(struct rclink_uctx *c, int timeout_ms)
 	return 1;
 }
 
-static inline uint32_t rclink_load_acquire32(const uint64_t *w, int hi)
-{
-	uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-
-	return hi ? (uint32_t)(v >> 32) : (uint32_t)v;
-}
-
 /* The board's error, from the doorbell record (no system call) */
 bool rclink_uctx_error(const struct rclink_uctx *c, uint32_t *cause)
 {
 	uint64_t w = __atomic_load_n(&c->dbrec[1], __ATOMIC_ACQUIRE);
 
 	if (cause)
-		*cause = FIELD(w, 15, 8);
+		*cause = RCLINK_U_FIELD(w, 15, 8);
 	return w & 1;
-}
-
-void rclink_uctx_db_write(struct rclink_uctx *c, uint32_t off, uint32_t val)
-{
-	rclink_wmb();
-	*(volatile uint32_t *)(c->db + off) = val;
-	rclink_wc_flush();
-}
-
-int rclink_post_send(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
-		     uint32_t len, uint32_t flags)
-{
-	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
-	uint64_t *wqe;
-
-	if (c->sq_prod - cons > c->sq_mask) {
-		errno = EAGAIN;
-		return -1;
-	}
-	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
-	wqe[0] = ((flags & RCLINK_SEND_MCAST) ? RCLINK_U_WQE_OP_MCAST :
-		  RCLINK_U_WQE_OP_SEND) |
-		 ((flags & RCLINK_SEND_MORE) ? RCLINK_U_WQE_MORE : 0) |
-		 ((uint64_t)(qpn & 0xffff) << 16) | ((uint64_t)len << 32);
-	wqe[1] = off;
-	c->sq_prod++;
-	return 0;
 }
 
 static int rclink_post_rdma(struct rclink_uctx *c, uint32_t op, uint32_t qpn,
@@ -328,87 +276,4 @@ int rclink_xchg_unpack(struct rclink_xchg *x, const uint8_t *buf,
 	x->size = rclink_get_le(buf + 24, 8);
 	x->rkey = (uint32_t)rclink_get_le(buf + 32, 4);
 	return 0;
-}
-
-int rclink_post_recv(struct rclink_uctx *c, uint64_t off, uint32_t len)
-{
-	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 1);
-	uint64_t *rqe;
-
-	if (c->rq_prod - cons > c->rq_mask) {
-		errno = EAGAIN;
-		return -1;
-	}
-	rqe = c->rq + 2 * (c->rq_prod & c->rq_mask);
-	rqe[0] = off;
-	rqe[1] = len;
-	c->rq_prod++;
-	return 0;
-}
-
-/* Publish what was posted: one doorbell store per queue that moved */
-void rclink_uctx_doorbell(struct rclink_uctx *c)
-{
-	if (c->sq_prod == c->sq_rung && c->rq_prod == c->rq_rung)
-		return;
-	rclink_wmb();
-	if (c->rq_prod != c->rq_rung) {
-		*(volatile uint32_t *)(c->db + RCLINK_U_DB_RQ_PROD) =
-			c->rq_prod;
-		c->rq_rung = c->rq_prod;
-	}
-	if (c->sq_prod != c->sq_rung) {
-		*(volatile uint32_t *)(c->db + RCLINK_U_DB_SQ_PROD) =
-			c->sq_prod;
-		c->sq_rung = c->sq_prod;
-	}
-	rclink_wc_flush();
-}
-
-int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc, int n)
-{
-	int got = 0;
-
-	while (got < n) {
-		uint64_t *cqe = c->cq + 4 * (c->cq_cons & c->cq_mask);
-		uint64_t w3 = __atomic_load_n(&cqe[3], __ATOMIC_ACQUIRE);
-		uint64_t phase = ((c->cq_cons >> c->cq_order) & 1) ? 0 :
-				 RCLINK_U_CQE_PHASE;
-		uint64_t w0, w1;
-
-		if ((w3 & RCLINK_U_CQE_PHASE) != phase ||
-		    (uint32_t)FIELD(w3, 47, 16) != c->cq_cons)
-			break;
-		w0 = cqe[0];
-		w1 = cqe[1];
-		wc[got].kind = FIELD(w0, 3, 0);
-		wc[got].status = FIELD(w0, 11, 4);
-		wc[got].first = FIELD(w0, 12, 12);
-		wc[got].last = FIELD(w0, 13, 13);
-		wc[got].qpn = FIELD(w0, 31, 16);
-		wc[got].len = w0 >> 32;
-		wc[got].idx = (uint32_t)w1;
-		wc[got].msg_len = w1 >> 32;
-		wc[got].imm = (uint32_t)cqe[2];
-		c->cq_cons++;
-		got++;
-	}
-	if (got) {
-		/* the entries are read before the board may reuse them */
-		rclink_wmb();
-		*(volatile uint32_t *)(c->db + RCLINK_U_DB_CQ_CONS) =
-			c->cq_cons;
-		c->cq_rung = c->cq_cons;
-		rclink_wc_flush();
-	}
-	return got;
-}
-
-/*
- * One CQ event (POLLIN of the file) for the next CQE from cq_cons on:
- * at once when it is already written.  One shot: arm again after it.
- */
-void rclink_arm_cq(struct rclink_uctx *c)
-{
-	rclink_uctx_db_write(c, RCLINK_U_DB_CQ_ARM, c->cq_cons);
 }

@@ -42,6 +42,7 @@
 #ifndef LIBRCLINK_H
 #define LIBRCLINK_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,14 +135,7 @@ int rclink_uctx_bind(struct rclink_uctx *c, uint32_t qpn, uint32_t flags);
 int rclink_uctx_events(struct rclink_uctx *c, struct rclink_ctx_events *ev);
 int rclink_uctx_wait(struct rclink_uctx *c, int timeout_ms);
 
-int rclink_post_send(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
-		     uint32_t len, uint32_t flags);
-int rclink_post_recv(struct rclink_uctx *c, uint64_t off, uint32_t len);
-void rclink_uctx_doorbell(struct rclink_uctx *c);
-int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc, int n);
-void rclink_arm_cq(struct rclink_uctx *c);
 bool rclink_uctx_error(const struct rclink_uctx *c, uint32_t *cause);
-void rclink_uctx_db_write(struct rclink_uctx *c, uint32_t off, uint32_t val);
 
 /*
  * One-sided RDMA (librclink(3), "RDMA WRITE and READ"): register a range
@@ -202,6 +196,197 @@ int rclink_xchg_unpack(struct rclink_xchg *x, const uint8_t *buf,
 static inline void *rclink_uctx_area(struct rclink_uctx *c, uint64_t off)
 {
 	return c->area + off;
+}
+
+/*
+ * The data path, inline (as rdma-core's direct verbs): a few instructions
+ * per entry, and the compiler drops what the caller does not read of a
+ * completion.
+ */
+
+#define RCLINK_U_FIELD(v, hi, lo) \
+	(((v) >> (lo)) & ((1ull << ((hi) - (lo) + 1)) - 1))
+
+/* Entries (write-back memory) before the doorbell (write-combining) */
+static inline void rclink_wmb(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The write-combining buffer out at once */
+static inline void rclink_wc_flush(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("sfence" ::: "memory");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+static inline uint32_t rclink_load_acquire32(const uint64_t *w, int hi)
+{
+	uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+	return hi ? (uint32_t)(v >> 32) : (uint32_t)v;
+}
+
+static inline void rclink_uctx_db_write(struct rclink_uctx *c, uint32_t off,
+					uint32_t val)
+{
+	rclink_wmb();
+	*(volatile uint32_t *)(c->db + off) = val;
+	rclink_wc_flush();
+}
+
+/* A SEND (or with RCLINK_SEND_MCAST a TYPE2 MCAST) of area[off, off + len) */
+static inline int rclink_post_send(struct rclink_uctx *c, uint32_t qpn,
+				   uint64_t off, uint32_t len, uint32_t flags)
+{
+	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
+	uint64_t *wqe;
+
+	if (c->sq_prod - cons > c->sq_mask) {
+		errno = EAGAIN;
+		return -1;
+	}
+	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
+	wqe[0] = ((flags & RCLINK_SEND_MCAST) ? RCLINK_U_WQE_OP_MCAST :
+		  RCLINK_U_WQE_OP_SEND) |
+		 ((flags & RCLINK_SEND_MORE) ? RCLINK_U_WQE_MORE : 0) |
+		 ((uint64_t)(qpn & 0xffff) << 16) | ((uint64_t)len << 32);
+	wqe[1] = off;
+	c->sq_prod++;
+	return 0;
+}
+
+/* Lend the board area[off, off + len) for the next message */
+static inline int rclink_post_recv(struct rclink_uctx *c, uint64_t off,
+				   uint32_t len)
+{
+	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 1);
+	uint64_t *rqe;
+
+	if (c->rq_prod - cons > c->rq_mask) {
+		errno = EAGAIN;
+		return -1;
+	}
+	rqe = c->rq + 2 * (c->rq_prod & c->rq_mask);
+	rqe[0] = off;
+	rqe[1] = len;
+	c->rq_prod++;
+	return 0;
+}
+
+/* Publish what was posted: one doorbell store per queue that moved */
+static inline void rclink_uctx_doorbell(struct rclink_uctx *c)
+{
+	if (c->sq_prod == c->sq_rung && c->rq_prod == c->rq_rung)
+		return;
+	rclink_wmb();
+	if (c->rq_prod != c->rq_rung) {
+		*(volatile uint32_t *)(c->db + RCLINK_U_DB_RQ_PROD) =
+			c->rq_prod;
+		c->rq_rung = c->rq_prod;
+	}
+	if (c->sq_prod != c->sq_rung) {
+		*(volatile uint32_t *)(c->db + RCLINK_U_DB_SQ_PROD) =
+			c->sq_prod;
+		c->sq_rung = c->sq_prod;
+	}
+	rclink_wc_flush();
+}
+
+/* The CQE numbered cons when the board has written it, else NULL */
+static inline const uint64_t *rclink_cqe_ready(const uint64_t *cq,
+					       uint32_t mask, uint32_t order,
+					       uint32_t cons)
+{
+	const uint64_t *cqe = cq + 4 * (cons & mask);
+	uint64_t w3 = __atomic_load_n(&cqe[3], __ATOMIC_ACQUIRE);
+	/* word 3 of the CQE numbered cons: its phase and SEQ */
+	uint64_t want = ((cons >> order) & 1 ? 0 : RCLINK_U_CQE_PHASE) |
+			(uint64_t)cons << 16;
+
+	return (w3 & (RCLINK_U_CQE_PHASE | 0xffffffff0000ull)) == want ?
+	       cqe : NULL;
+}
+
+static inline void rclink_wc_decode(struct rclink_wc *wc, const uint64_t *cqe)
+{
+	uint64_t w0 = cqe[0], w1 = cqe[1];
+
+	*wc = (struct rclink_wc){
+		.kind = RCLINK_U_FIELD(w0, 3, 0),
+		.status = RCLINK_U_FIELD(w0, 11, 4),
+		.first = RCLINK_U_FIELD(w0, 12, 12),
+		.last = RCLINK_U_FIELD(w0, 13, 13),
+		.qpn = RCLINK_U_FIELD(w0, 31, 16),
+		.len = w0 >> 32,
+		.idx = (uint32_t)w1,
+		.msg_len = w1 >> 32,
+		.imm = (uint32_t)cqe[2],
+	};
+}
+
+/*
+ * Tell the board what was reaped (rclink_cq_next()): one doorbell store.
+ * The entries were read before it may reuse them.
+ */
+static inline void rclink_cq_done(struct rclink_uctx *c)
+{
+	if (c->cq_cons == c->cq_rung)
+		return;
+	rclink_wmb();
+	*(volatile uint32_t *)(c->db + RCLINK_U_DB_CQ_CONS) = c->cq_cons;
+	c->cq_rung = c->cq_cons;
+	rclink_wc_flush();
+}
+
+/*
+ * The next completion into *wc, false when there is none; the board learns
+ * at rclink_cq_done().  One at a time into the caller's variable: the
+ * compiler keeps only what the caller reads of it.
+ */
+static inline bool rclink_cq_next(struct rclink_uctx *c, struct rclink_wc *wc)
+{
+	const uint64_t *cqe = rclink_cqe_ready(c->cq, c->cq_mask, c->cq_order,
+					       c->cq_cons);
+
+	if (!cqe)
+		return false;
+	rclink_wc_decode(wc, cqe);
+	c->cq_cons++;
+	return true;
+}
+
+/* Reap up to n completions into wc[] and tell the board; how many */
+static inline int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc,
+				 int n)
+{
+	/* locals: the stores to wc[] cannot alias them (no reloads) */
+	const uint64_t *cq = c->cq, *cqe;
+	const uint32_t mask = c->cq_mask, order = c->cq_order;
+	uint32_t cons = c->cq_cons;
+	int got;
+
+	for (got = 0; got < n; got++, cons++) {
+		cqe = rclink_cqe_ready(cq, mask, order, cons);
+		if (!cqe)
+			break;
+		rclink_wc_decode(&wc[got], cqe);
+	}
+	c->cq_cons = cons;
+	rclink_cq_done(c);
+	return got;
+}
+
+/*
+ * One CQ event (POLLIN of the file) for the next CQE from cq_cons on:
+ * at once when it is already written.  One shot: arm again after it.
+ */
+static inline void rclink_arm_cq(struct rclink_uctx *c)
+{
+	rclink_uctx_db_write(c, RCLINK_U_DB_CQ_ARM, c->cq_cons);
 }
 
 #endif /* LIBRCLINK_H */

@@ -13,7 +13,7 @@
  * messages and read the two lines back: instructions per message =
  * (TOTAL_after - TOTAL_before) / N.
  *
- *   -plugin rclink-insn.so,out=FILE[,mode=tb|insn][,profile=PFILE]
+ *   -plugin rclink-insn.so,out=FILE[,mode=tb|insn][,profile=PFILE[,user=1]]
  *
  * mode=tb (default) adds a translation block's instruction count when the
  * block starts; a block left early by an exception is counted whole (the
@@ -25,7 +25,9 @@
  * opening marker (even TAG) and appends "TAG VADDR INSNS" for every block
  * that ran to PFILE at each closing marker (odd TAG), for a per-function
  * profile of the window (tools/bench/bench-guest.sh resolves the
- * addresses with the guest's /proc/kallsyms).
+ * addresses with the guest's /proc/kallsyms).  With user=1 the blocks at
+ * user addresses are counted too (resolve them with the symbols of the
+ * program measured, its load address fixed by turning off ASLR).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -59,6 +61,7 @@ struct tb_rec {
 	uint64_t hits;		/* executions since the last opening marker */
 };
 static FILE *prof;
+static bool prof_user;		/* profile=: user blocks too */
 static GHashTable *recs;	/* vaddr -> struct tb_rec */
 static GMutex recs_lock;
 
@@ -185,7 +188,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	bool kernel = qemu_plugin_tb_vaddr(tb) >> 63;
 
 	(void)id;
-	if (prof && kernel)
+	if (prof && (kernel || prof_user))
 		qemu_plugin_register_vcpu_tb_exec_cb(
 			tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS,
 			tb_rec_get(qemu_plugin_tb_vaddr(tb), n));
@@ -246,6 +249,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			path = argv[i] + 4;
 		} else if (!strncmp(argv[i], "profile=", 8)) {
 			ppath = argv[i] + 8;
+		} else if (!strcmp(argv[i], "user=1")) {
+			prof_user = true;
 		} else if (!strcmp(argv[i], "mode=tb")) {
 			per_insn = false;
 		} else if (!strcmp(argv[i], "mode=insn")) {

@@ -25,8 +25,18 @@
  *                   freed; the board's contexts work on
  *   many            every context of the board (ctx_num), created and
  *                   torn down twice
+ *   db_bar_requested  the doorbell BAR is requested as rclink-doorbells
  *   flr_busy        a function reset of A with a context busy: EPOLLERR,
- *                   the doorbell page revoked (a store gets SIGBUS)
+ *                   ENODEV, the doorbell page revoked (a store gets
+ *                   SIGBUS), the other mappings harmless, no page leaked
+ *   aer_busy        the same for an uncorrectable non-fatal AER error
+ *                   (aer_inject; skipped without it or a root port above
+ *                   the board: RCLINK_BOARDS=faults)
+ *   dead_busy       the same for A leaving the bus (the model's hostile
+ *                   "dead" mode: all ones, as a surprise removal), then a
+ *                   PCI reset (skipped without BAR0 access)
+ *   unbind_busy     the same for the driver unbound from A (as removal
+ *                   does), which is then bound again
  *
  * Run by t1_uctx.sh, which picks the boards and passes them as t1_msg.sh
  * does (RCLINK_TOOL, RCLINK_T1_A/_B, RCLINK_T1_IP_A/_B, RCLINK_T1_MAC_A/_B,
@@ -791,28 +801,177 @@ TEST(many)
 	}
 }
 
-static sigjmp_buf bus_jmp;
+/* ---- faults of board A with a context busy ---------------------------- */
 
-static void on_sigbus(int sig)
+static int sysfs_write(const char *path, const char *val)
 {
-	siglongjmp(bus_jmp, sig);
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
 }
 
-TEST(flr_busy)
+/* A's PCI address, from its class device */
+static bool a_bdf(char *bdf, size_t len)
+{
+	char path[256], link[256];
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device", env.a);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	p = strrchr(link, '/');
+	snprintf(bdf, len, "%s", p ? p + 1 : link);
+	return true;
+}
+
+/* 0 done, 1 skip (the message in why), -1 failed (why) */
+typedef int (*fault_fn)(const char *bdf, char *why, size_t len);
+
+static int fault_flr(const char *bdf, char *why, size_t len)
+{
+	char path[256];
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", bdf);
+	if (access(path, W_OK)) {
+		snprintf(why, len, "no function reset for %s", bdf);
+		return 1;
+	}
+	err = sysfs_write(path, "1");
+	snprintf(why, len, "reset: %s", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/*
+ * An uncorrectable non-fatal error (a completion timeout) through
+ * aer_inject, as pci_faults.py injects it: error_detected, slot_reset,
+ * resume.  Needs the board behind a root port (RCLINK_BOARDS=faults).
+ */
+static int fault_aer(const char *bdf, char *why, size_t len)
+{
+	struct {
+		uint8_t bus, dev, fn, pad;
+		uint32_t uncor, cor, hdr[4], domain;
+	} rec = { .uncor = 0x00004000 };
+	unsigned int dom, bus, dev, fn;
+	ssize_t n;
+	int fd;
+
+	if (sscanf(bdf, "%x:%x:%x.%u", &dom, &bus, &dev, &fn) != 4) {
+		snprintf(why, len, "PCI address %s", bdf);
+		return -1;
+	}
+	/* the module, when it is not loaded yet: the open below says */
+	if (access("/dev/aer_inject", W_OK))
+		n = system("modprobe aer_inject >/dev/null 2>&1");
+	fd = open("/dev/aer_inject", O_WRONLY);
+	if (fd < 0) {
+		snprintf(why, len, "no aer_inject: %s", strerror(errno));
+		return 1;
+	}
+	rec.bus = bus;
+	rec.dev = dev;
+	rec.fn = fn;
+	rec.domain = dom;
+	n = write(fd, &rec, sizeof(rec));
+	close(fd);
+	if (n != (ssize_t)sizeof(rec)) {
+		/* no root port with AER above the board: not this board set */
+		snprintf(why, len, "aer_inject refuses %s: %s", bdf,
+			 strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The driver unbound from A (what removal does to it), then bound again */
+static int fault_unbind(const char *bdf, char *why, size_t len)
+{
+	int err;
+
+	err = sysfs_write("/sys/bus/pci/drivers/rclink/unbind", bdf);
+	if (err) {
+		snprintf(why, len, "unbind %s: %s", bdf, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The board leaves the bus (the model's hostile "dead" mode: every read
+ * all ones, as after a surprise removal) and the driver notices at its
+ * next register read; a PCI reset brings it back afterwards.  Needs BAR0
+ * access (iomem=relaxed) and the model: else skipped.
+ */
+static int fault_dead(const char *bdf, char *why, size_t len)
+{
+	const char *hostile = getenv("RCLINK_T1_HOSTILE");
+	char cmd[1024];
+	int st;
+
+	if (!hostile || !*hostile) {
+		snprintf(why, len, "no RCLINK_T1_HOSTILE (run by t1_uctx.sh)");
+		return 1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s %s dead >/dev/null 2>&1", hostile,
+		 bdf);
+	st = system(cmd);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, len, "rclink_hostile.py %s dead: exit %d", bdf,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return WIFEXITED(st) && WEXITSTATUS(st) == 4 ? 1 : -1;
+	}
+	/* the next register read tells the driver */
+	sh("%s dev show dev %s >/dev/null 2>&1", env.tool, env.a);
+	return 0;
+}
+
+/* Whether board NAME takes a context again within @secs (it is back up) */
+static bool board_back(const char *name, unsigned int secs)
+{
+	struct side s = { .fd = -1 };
+	unsigned int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (!side_open(&s, name, 16, BUF)) {
+			side_close(&s);
+			return true;
+		}
+		usleep(100000);
+	}
+	return false;
+}
+
+/*
+ * A's context busy (SENDs waiting for B's RNR, a RECV posted, the
+ * doorbell page in), then @fault: the context's file reports EPOLLERR, its
+ * events ENODEV, a later doorbell store gets SIGBUS, the other mappings
+ * stay harmless pages, and closing it gives back every locked page.
+ */
+enum after { AFTER_NOTHING, AFTER_BIND, AFTER_RESET };
+
+static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
+		       enum after after)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
-	struct sigaction sa = { .sa_handler = on_sigbus }, old;
-	struct pollfd pfd;
 	struct rclink_ctx_events ev;
-	char path[256];
+	struct pollfd pfd;
+	char bdf[256], why[256] = "";
+	long lck0, lck;
 	uint32_t i;
-	int fd, sig;
+	int r;
 
 	NEED_BOARDS();
-	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device/reset",
-		 env.a);
-	if (access(path, W_OK))
-		SKIP(return, "no function reset for %s", env.a);
+	ASSERT_TRUE(a_bdf(bdf, sizeof(bdf)));
+	lck0 = vm_locked_kb();
 	ASSERT_EQ(0, pair_add(QP_FLR));
 	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
 	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
@@ -823,32 +982,112 @@ TEST(flr_busy)
 		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FLR, i * BUF, 1000, 0));
 	ASSERT_EQ(0, rclink_post_recv(&a.c, 8 * BUF, BUF));
 	rclink_uctx_doorbell(&a.c);	/* the doorbell page is in */
+	rclink_arm_cq(&a.c);
+	EXPECT_LT(lck0, vm_locked_kb());
 
-	fd = open(path, O_WRONLY);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, write(fd, "1", 1)) TH_LOG("reset: %m");
-	close(fd);
+	r = fault(bdf, why, sizeof(why));
+	if (r) {
+		side_close(&a);
+		side_close(&b);
+		pair_del(QP_FLR);
+		if (r > 0)
+			SKIP(return, "%s", why);
+		ASSERT_EQ(0, r) TH_LOG("%s", why);
+	}
 
+	/* at once for a reset; AER recovery runs in the AER driver's work */
 	pfd.fd = a.fd;
 	pfd.events = POLLIN;
-	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	ASSERT_EQ(1, poll(&pfd, 1, 30000));
 	EXPECT_TRUE(pfd.revents & POLLERR);
 	EXPECT_EQ(-1, rclink_uctx_events(&a.c, &ev));
 	EXPECT_EQ(ENODEV, errno);
 
 	/* the doorbell page was revoked: a store gets SIGBUS */
-	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
-	sig = sigsetjmp(bus_jmp, 1);
-	if (!sig)
-		*(volatile uint32_t *)(a.c.db + RCLINK_U_DB_SQ_PROD) = 9;
-	sigaction(SIGBUS, &old, NULL);
-	EXPECT_EQ(SIGBUS, sig);
+	EXPECT_EQ(SIGBUS, store_sig((volatile uint32_t *)(a.c.db +
+							  RCLINK_U_DB_SQ_PROD),
+				    9));
 	/* the rest of the mappings stay harmless pages */
 	EXPECT_EQ(1000, (uint32_t)(a.c.sq[0] >> 32));
+	a.c.area[0] = 1;
 
 	side_close(&a);
 	side_close(&b);
+	/* the context's pages went with its file: none leaked */
+	lck = vm_locked_kb();
+	EXPECT_EQ(lck0, lck);
+	if (after == AFTER_BIND) {
+		EXPECT_EQ(0, sysfs_write("/sys/bus/pci/drivers/rclink/bind",
+					 bdf));
+	} else if (after == AFTER_RESET) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset",
+			 bdf);
+		EXPECT_EQ(0, sysfs_write(path, "1"));
+	}
+	/* the board is back (the same name: the lowest free after a bind) */
+	EXPECT_TRUE(board_back(env.a, 30));
 	pair_del(QP_FLR);
+}
+
+/*
+ * The doorbell BAR is the driver's: requested under its name, so that no
+ * other driver (nor a /dev/mem user under CONFIG_IO_STRICT_DEVMEM) maps it
+ */
+TEST(db_bar_requested)
+{
+	struct side a = { .fd = -1 };
+	unsigned long long start = 0, end, flags, s, e;
+	char bdf[256], path[512], line[512], name[256];
+	bool found = false;
+	unsigned int i;
+	FILE *f;
+
+	NEED_BOARDS();
+	ASSERT_TRUE(a_bdf(bdf, sizeof(bdf)));
+	if (side_open(&a, env.a, 16, BUF))
+		SKIP(return, "no contexts on %s: %s", env.a, strerror(errno));
+	side_close(&a);
+	/* DMAQ_CTX_CAP.db_bar: BAR4 on the model */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	for (i = 0; i <= 4 && fgets(line, sizeof(line), f); i++)
+		ASSERT_EQ(3, sscanf(line, "%llx %llx %llx", &start, &end,
+				    &flags));
+	fclose(f);
+	ASSERT_NE(0, start);
+	f = fopen("/proc/iomem", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %llx-%llx : %255[^\n]", &s, &e, name) == 3 &&
+		    s == start && !strcmp(name, "rclink-doorbells"))
+			found = true;
+	fclose(f);
+	EXPECT_TRUE(found) TH_LOG("no rclink-doorbells region at 0x%llx in /proc/iomem",
+				  start);
+}
+
+TEST(flr_busy)
+{
+	busy_fault(_metadata, fault_flr, AFTER_NOTHING);
+}
+
+TEST(aer_busy)
+{
+	busy_fault(_metadata, fault_aer, AFTER_NOTHING);
+}
+
+TEST(dead_busy)
+{
+	busy_fault(_metadata, fault_dead, AFTER_RESET);
+}
+
+/* last: the board is probed anew (its QPs and settings are gone) */
+TEST(unbind_busy)
+{
+	busy_fault(_metadata, fault_unbind, AFTER_BIND);
 }
 
 int main(int argc, char **argv)

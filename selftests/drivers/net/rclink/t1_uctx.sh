@@ -25,5 +25,8 @@ if [ ! -x "$bin" ]; then
 	ktap_skip_all "no $bin (make selftests-build, or set RCLINK_T1_UCTX_BIN)"
 fi
 rcl_t1_setup
+# dead_busy: the board leaves the bus through the model's hostile mode
+RCLINK_T1_HOSTILE="$(cd "$lib_dir" && pwd)/rclink_hostile.py"
+export RCLINK_T1_HOSTILE
 
 rcl_t1_run_prog "$bin" t1_uctx "$@"
