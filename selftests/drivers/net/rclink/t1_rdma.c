@@ -72,6 +72,7 @@
 #include "librclink.c"
 
 #include "kselftest_harness.h"
+#include "t1_pair.h"
 
 /* librclink's formats are the contract's */
 _Static_assert(RCLINK_U_WQE_OP_WRITE == RCLINK_WQE_OP_WRITE, "WQE");
@@ -106,70 +107,6 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_IMM		226
 #define QP_EXIT2	227
 #define ENTRIES		64u
-
-struct t1env {
-	const char *tool, *a, *b, *ip_a, *ip_b, *mac_a, *mac_b;
-	unsigned int stall;
-};
-
-static struct t1env env;
-
-static bool env_load(void)
-{
-	const char *st = getenv("RCLINK_T1_STALL");
-
-	env.tool = getenv("RCLINK_TOOL");
-	env.a = getenv("RCLINK_T1_A");
-	env.b = getenv("RCLINK_T1_B");
-	env.ip_a = getenv("RCLINK_T1_IP_A");
-	env.ip_b = getenv("RCLINK_T1_IP_B");
-	env.mac_a = getenv("RCLINK_T1_MAC_A");
-	env.mac_b = getenv("RCLINK_T1_MAC_B");
-	env.stall = st && *st ? strtoul(st, NULL, 0) : 60;
-	return env.tool && env.a && env.b && env.ip_a && env.ip_b &&
-	       env.mac_a && env.mac_b;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
-	va_end(ap);
-	strcat(cmd, " >/dev/null 2>&1");
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static int pair_add(uint32_t qpn)
-{
-	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
-	       env.a, qpn, qpn, env.ip_b, env.mac_b))
-		return -1;
-	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
-	       env.b, qpn, qpn, env.ip_a, env.mac_a)) {
-		sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
-		return -1;
-	}
-	return 0;
-}
-
-static void pair_del(uint32_t qpn)
-{
-	sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
-	sh("%s qp del dev %s qpn %u", env.tool, env.b, qpn);
-}
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
 
@@ -987,34 +924,6 @@ TEST(user_memory)
 	munmap(buf, U_SIZE);
 out:
 	rig_down(&r);
-}
-
-static long vm_locked_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
-	return syscall(SYS_capset, &h, d);
 }
 
 /* 10 capset, 11 context, 12 big one not refused, 13 another errno,

@@ -74,6 +74,7 @@
 #include "librclink.c"
 
 #include "kselftest_harness.h"
+#include "t1_pair.h"
 
 /* librclink's formats are the contract's */
 _Static_assert(RCLINK_U_WQE_OP_SEND == RCLINK_WQE_OP_SEND, "WQE");
@@ -99,80 +100,23 @@ _Static_assert(RCLINK_WC_BAD_ADDR == RCLINK_CQE_ST_BAD_ADDR, "CQE");
 #define QP_ARM		213
 #define QP_FLR		214
 
-struct t1env {
-	const char *tool, *a, *b, *ip_a, *ip_b, *mac_a, *mac_b;
-	uint32_t msgs;
-	unsigned int stall;
-};
+/* messages per direction of the transfer cases (RCLINK_T1_UCTX_MSGS) */
+static uint32_t uctx_msgs;
 
-static struct t1env env;
-
-static bool env_load(void)
+static bool uctx_env_load(void)
 {
 	const char *m = getenv("RCLINK_T1_UCTX_MSGS");
-	const char *st = getenv("RCLINK_T1_STALL");
 
-	env.tool = getenv("RCLINK_TOOL");
-	env.a = getenv("RCLINK_T1_A");
-	env.b = getenv("RCLINK_T1_B");
-	env.ip_a = getenv("RCLINK_T1_IP_A");
-	env.ip_b = getenv("RCLINK_T1_IP_B");
-	env.mac_a = getenv("RCLINK_T1_MAC_A");
-	env.mac_b = getenv("RCLINK_T1_MAC_B");
-	env.msgs = m && *m ? strtoul(m, NULL, 0) : 2000;
-	env.stall = st && *st ? strtoul(st, NULL, 0) : 60;
-	if (!env.msgs)
-		env.msgs = 1;
-	return env.tool && env.a && env.b && env.ip_a && env.ip_b &&
-	       env.mac_a && env.mac_b;
+	uctx_msgs = m && *m ? strtoul(m, NULL, 0) : 2000;
+	if (!uctx_msgs)
+		uctx_msgs = 1;
+	return env_load();
 }
 
 #define NEED_BOARDS() do {						\
-	if (!env_load())						\
+	if (!uctx_env_load())						\
 		SKIP(return, "no boards (run by t1_uctx.sh)");		\
 } while (0)
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
-	va_end(ap);
-	strcat(cmd, " >/dev/null 2>&1");
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* `rclink qp add` of a pair: A's qpn <-> B's qpn */
-static int pair_add(uint32_t qpn)
-{
-	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
-	       env.a, qpn, qpn, env.ip_b, env.mac_b))
-		return -1;
-	if (sh("%s qp add dev %s qpn %u dqpn %u dip %s dmac %s", env.tool,
-	       env.b, qpn, qpn, env.ip_a, env.mac_a)) {
-		sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
-		return -1;
-	}
-	return 0;
-}
-
-static void pair_del(uint32_t qpn)
-{
-	sh("%s qp del dev %s qpn %u", env.tool, env.a, qpn);
-	sh("%s qp del dev %s qpn %u", env.tool, env.b, qpn);
-}
 
 static int dev_open(const char *name)
 {
@@ -313,7 +257,7 @@ static void flow_post(struct flow *f, uint32_t qpn)
 				 (uint64_t)(f->posted % ENTRIES) * BUF, BUF))
 		f->posted++;
 	rclink_uctx_doorbell(&f->rx->c);
-	while (f->sent < env.msgs && f->sent - f->acked < ENTRIES) {
+	while (f->sent < uctx_msgs && f->sent - f->acked < ENTRIES) {
 		uint64_t off = TX_BASE + (uint64_t)(f->sent % ENTRIES) * BUF;
 
 		len = msg_len(f->dir, f->sent);
@@ -341,11 +285,11 @@ TEST(messages)
 	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_MSG, 0)) TH_LOG("bind: %m");
 	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_MSG, 0)) TH_LOG("bind: %m");
 	TH_LOG("contexts %u (A) and %u (B) of %u, %u messages each way",
-	       a.c.id, b.c.id, a.c.create.ctx_num, env.msgs);
+	       a.c.id, b.c.id, a.c.create.ctx_num, uctx_msgs);
 
 	last = now_s();
-	while (ab.recvd < env.msgs || ba.recvd < env.msgs ||
-	       ab.acked < env.msgs || ba.acked < env.msgs) {
+	while (ab.recvd < uctx_msgs || ba.recvd < uctx_msgs ||
+	       ab.acked < uctx_msgs || ba.acked < uctx_msgs) {
 		moved = false;
 		flow_post(&ab, QP_MSG);
 		flow_post(&ba, QP_MSG);
@@ -358,10 +302,10 @@ TEST(messages)
 		else
 			sched_yield();
 	}
-	EXPECT_EQ(env.msgs, ab.recvd);
-	EXPECT_EQ(env.msgs, ba.recvd);
-	EXPECT_EQ(env.msgs, ab.acked);
-	EXPECT_EQ(env.msgs, ba.acked);
+	EXPECT_EQ(uctx_msgs, ab.recvd);
+	EXPECT_EQ(uctx_msgs, ba.recvd);
+	EXPECT_EQ(uctx_msgs, ab.acked);
+	EXPECT_EQ(uctx_msgs, ba.acked);
 	EXPECT_EQ(0, ab.errors);
 	EXPECT_EQ(0, ba.errors);
 	EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
@@ -485,36 +429,6 @@ TEST(doorbell)
 	rclink_uctx_db_write(&a.c, RCLINK_U_DB_SQ_PROD, 17);
 	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_DOORBELL);
 	side_close(&a);
-}
-
-/* VmLck of this process, kB */
-static long vm_locked_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK counts */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
-	return syscall(SYS_capset, &h, d);
 }
 
 static int memlock_child(void)
