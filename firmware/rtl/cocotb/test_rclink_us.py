@@ -780,11 +780,13 @@ async def run_vector(tb, drv, v):
 
 
 def vector_files():
-    """The vectors this bench can replay: not sim_only, plain ops only."""
+    """The vectors this bench can replay: not sim_only, not of a function
+    the RTL does not have yet (model_only), plain ops only."""
     out = []
     for path in vl.all_files():
         v = vl.load(path)
-        if v.get("sim_only") or any(o[0] not in PLAIN for o in v["ops"]):
+        if v.get("sim_only") or v.get("model_only") or \
+                any(o[0] not in PLAIN for o in v["ops"]):
             continue
         out.append((os.path.basename(path)[:-5], path))
     return out
