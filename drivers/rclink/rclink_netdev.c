@@ -125,9 +125,7 @@ static void rclink_net_irq_own(struct rclink_net *net, bool on)
 	rclink_wr64(rdev, RCLINK_SHIM_T3_IRQ, cfg);
 	/* flush; an old shim reads 0 */
 	cfg = rclink_rd64(rdev, RCLINK_SHIM_T3_IRQ);
-	net->irq_own = on && !rclink_gone(rdev) &&
-		       (cfg & RCLINK_SHIM_T3_IRQ_ENABLE);
-	if (on && !net->irq_own)
+	if (on && (rclink_gone(rdev) || !(cfg & RCLINK_SHIM_T3_IRQ_ENABLE)))
 		netdev_dbg(net->netdev, "TYPE3 interrupts stay in the event ring\n");
 }
 

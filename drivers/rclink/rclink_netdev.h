@@ -159,8 +159,7 @@ struct rclink_net {
 	spinlock_t carrier_lock;
 	bool up;
 
-	/* TYPE3 on vector 2 (SHIM_T3_IRQ); its hard interrupt sets t3_irq */
-	bool irq_own;
+	/* TYPE3 on vector 2 (SHIM_T3_IRQ): its hard interrupt sets t3_irq */
 	atomic_t t3_irq;
 
 	/* TAIL_UP_CFG holds both directions: xmit and NAPI share it */
