@@ -13,8 +13,6 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/completion.h>
-#include <linux/io.h>
-#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
@@ -24,6 +22,7 @@
 #include <rclink_hw.h>
 
 #include "../../uapi/linux/rclink_nl.h"
+#include "rclink_regs.h"
 #include "rclink_t1.h"
 
 struct dentry;
@@ -206,7 +205,6 @@ enum rclink_selftest_result {
 
 /* rclink_dev.flags */
 enum {
-	RCLINK_FLAG_GONE,		/* device fell off the bus: no access */
 	RCLINK_FLAG_UP,			/* rclink_up() done, not yet down */
 };
 
@@ -325,10 +323,10 @@ struct rclink_health {
 struct rclink_dev {
 	struct pci_dev *pdev;
 	struct device *dev;
-	void __iomem *bar0;
+	/* BAR0 and the gone state; its gone_work takes the board down */
+	struct rclink_regs regs;
 	unsigned long flags;
 	struct rclink_pci_stats pci_stats;	/* under the device lock */
-	struct delayed_work gone_work;	/* down after the board vanished */
 
 	struct rclink_params params;
 
@@ -380,34 +378,39 @@ struct rclink_dev {
 	struct rclink_cbfc cbfc;	/* rclink_cbfc.c, under t1.lock */
 };
 
-/* rclink_main.c: register access */
-bool rclink_gone(struct rclink_dev *rdev);
-void rclink_mark_gone(struct rclink_dev *rdev);
-void rclink_dma_fence(struct rclink_dev *rdev);	/* gone: bus master off */
-bool rclink_is_up(struct rclink_dev *rdev);
-u64 rclink_rd64(struct rclink_dev *rdev, u32 reg);
+/* Register access: the board's rclink_regs (rclink_regs.h) */
+static inline bool rclink_gone(struct rclink_dev *rdev)
+{
+	return rclink_regs_gone(&rdev->regs);
+}
+
+static inline void rclink_dma_fence(struct rclink_dev *rdev)
+{
+	rclink_regs_dma_fence(&rdev->regs);
+}
+
+static inline u64 rclink_rd64(struct rclink_dev *rdev, u32 reg)
+{
+	return rclink_regs_rd64(&rdev->regs, reg);
+}
 
 static inline void rclink_wr64(struct rclink_dev *rdev, u32 reg, u64 val)
 {
-	if (unlikely(rclink_gone(rdev)))
-		return;
-	writeq(val, rdev->bar0 + reg);
+	rclink_regs_wr64(&rdev->regs, reg, val);
 }
 
 /* MAC window: 32-bit accesses only */
 static inline u32 rclink_rd32(struct rclink_dev *rdev, u32 reg)
 {
-	if (unlikely(rclink_gone(rdev)))
-		return ~0U;
-	return readl(rdev->bar0 + reg);
+	return rclink_regs_rd32(&rdev->regs, reg);
 }
 
 static inline void rclink_wr32(struct rclink_dev *rdev, u32 reg, u32 val)
 {
-	if (unlikely(rclink_gone(rdev)))
-		return;
-	writel(val, rdev->bar0 + reg);
+	rclink_regs_wr32(&rdev->regs, reg, val);
 }
+
+bool rclink_is_up(struct rclink_dev *rdev);
 
 static inline void rclink_cnt_inc(struct rclink_dev *rdev, enum rclink_cnt c)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rclink: PCI driver, probe/remove, identity and register access.
+ * rclink: PCI driver, probe/remove, identity, the board's life cycle.
  */
 
 #include <linux/bitfield.h>
@@ -10,36 +10,6 @@
 
 #include "rclink.h"
 #include "rclink_compat.h"
-
-#define RCLINK_BAR0	0
-
-bool rclink_gone(struct rclink_dev *rdev)
-{
-	return test_bit(RCLINK_FLAG_GONE, &rdev->flags);
-}
-
-void rclink_mark_gone(struct rclink_dev *rdev)
-{
-	if (!test_and_set_bit(RCLINK_FLAG_GONE, &rdev->flags)) {
-		dev_err(rdev->dev,
-			"device gone (SHIM_ID reads all ones), no further access; a PCI reset may bring it back\n");
-		schedule_delayed_work(&rdev->gone_work, 0);
-	}
-}
-
-/*
- * Before memory the board may DMA into is freed or unmapped: a board that is
- * gone (all ones, an AER error) is not stopped by the register writes of
- * the teardown, which are skipped, so its bus mastering goes off first and
- * nothing it still has in flight reaches the host.  A live board is stopped
- * through its registers and keeps bus mastering until rclink_down() ends,
- * so the flushes of what it has in flight still land.
- */
-void rclink_dma_fence(struct rclink_dev *rdev)
-{
-	if (rclink_gone(rdev))
-		pci_clear_master(rdev->pdev);
-}
 
 /* The lifecycle lock (rclink_up()): the devlink instance lock */
 static void rclink_lock(struct rclink_dev *rdev)
@@ -61,11 +31,13 @@ static void rclink_unlock(struct rclink_dev *rdev)
  */
 static void rclink_gone_work(struct work_struct *work)
 {
-	struct rclink_dev *rdev = container_of(to_delayed_work(work),
-					       struct rclink_dev, gone_work);
+	struct rclink_dev *rdev;
+
+	rdev = container_of(to_delayed_work(work), struct rclink_dev,
+			    regs.gone_work);
 
 	if (!device_trylock(rdev->dev)) {
-		schedule_delayed_work(&rdev->gone_work, HZ / 10);
+		schedule_delayed_work(&rdev->regs.gone_work, HZ / 10);
 		return;
 	}
 	rclink_lock(rdev);
@@ -75,25 +47,6 @@ static void rclink_gone_work(struct work_struct *work)
 	}
 	rclink_unlock(rdev);
 	device_unlock(rdev->dev);
-}
-
-/*
- * 64-bit read of the RC or SHIM window.  An all-ones value may mean the
- * device left the bus: SHIM_ID tells (it never reads all ones on a live
- * board), and once the device is gone every access is skipped.
- */
-u64 rclink_rd64(struct rclink_dev *rdev, u32 reg)
-{
-	u64 val;
-
-	if (unlikely(rclink_gone(rdev)))
-		return ~0ULL;
-	val = readq(rdev->bar0 + reg);
-	if (unlikely(val == ~0ULL) &&
-	    (reg == RCLINK_SHIM_ID ||
-	     readq(rdev->bar0 + RCLINK_SHIM_ID) == ~0ULL))
-		rclink_mark_gone(rdev);
-	return val;
 }
 
 static void rclink_read_params(struct rclink_dev *rdev, u64 ver)
@@ -183,27 +136,6 @@ static int rclink_reset(struct rclink_dev *rdev)
 	/* flush the posted write */
 	rclink_rd64(rdev, RCLINK_SHIM_ID);
 	return rclink_gone(rdev) ? -ENODEV : 0;
-}
-
-static int rclink_map_bar0(struct rclink_dev *rdev)
-{
-	struct pci_dev *pdev = rdev->pdev;
-	void __iomem *bar;
-
-	if (!(pci_resource_flags(pdev, RCLINK_BAR0) & IORESOURCE_MEM) ||
-	    pci_resource_len(pdev, RCLINK_BAR0) < RCLINK_BAR0_SIZE) {
-		dev_err(rdev->dev, "BAR0 is not a memory BAR of %#x bytes\n",
-			RCLINK_BAR0_SIZE);
-		return -ENODEV;
-	}
-
-	bar = rclink_pcim_iomap_bar(pdev, RCLINK_BAR0, KBUILD_MODNAME);
-	if (IS_ERR(bar)) {
-		dev_err(rdev->dev, "cannot map BAR0: %pe\n", bar);
-		return PTR_ERR(bar);
-	}
-	rdev->bar0 = bar;
-	return 0;
 }
 
 /*
@@ -353,7 +285,7 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rdev->dev = &pdev->dev;
 	atomic_set(&rdev->st_irq_vec, -1);
 	init_completion(&rdev->st_irq_done);
-	INIT_DELAYED_WORK(&rdev->gone_work, rclink_gone_work);
+	rclink_regs_init(&rdev->regs, pdev, rclink_gone_work);
 	rclink_cc_init(rdev);
 	rclink_qp_early_init(rdev);
 	pci_set_drvdata(pdev, rdev);
@@ -367,7 +299,7 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(rdev->dev, "cannot enable PCI device: %d\n", err);
 		goto err_t1_remove;
 	}
-	err = rclink_map_bar0(rdev);
+	err = rclink_regs_map(&rdev->regs);
 	if (err)
 		goto err_t1_remove;
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
@@ -396,7 +328,7 @@ err_unlock:
 err_t1_remove:
 	rclink_t1_remove(rdev);
 err_devlink_free:
-	cancel_delayed_work_sync(&rdev->gone_work);
+	cancel_delayed_work_sync(&rdev->regs.gone_work);
 	rclink_devlink_free(rdev);
 	return err;
 }
@@ -412,7 +344,7 @@ static void rclink_remove(struct pci_dev *pdev)
 	rclink_netdev_unregister(rdev);
 	rclink_down(rdev);
 	rclink_unlock(rdev);
-	cancel_delayed_work_sync(&rdev->gone_work);
+	cancel_delayed_work_sync(&rdev->regs.gone_work);
 	rclink_t1_remove(rdev);
 	rclink_devlink_free(rdev);
 }
@@ -439,7 +371,7 @@ static void rclink_reup(struct rclink_dev *rdev, const char *why)
 {
 	int err;
 
-	clear_bit(RCLINK_FLAG_GONE, &rdev->flags);
+	rclink_regs_revive(&rdev->regs);
 	err = rclink_up(rdev);
 	if (err) {
 		rdev->pci_stats.up_failed++;
@@ -463,7 +395,7 @@ static pci_ers_result_t rclink_pci_error_detected(struct pci_dev *pdev,
 	rdev->pci_stats.err_detected++;
 	dev_err(rdev->dev, "PCI error detected (channel state %d)\n", state);
 	rclink_lock(rdev);
-	set_bit(RCLINK_FLAG_GONE, &rdev->flags);
+	rclink_regs_block(&rdev->regs);
 	rclink_down(rdev);
 	rclink_unlock(rdev);
 	if (state == pci_channel_io_perm_failure) {
@@ -477,7 +409,7 @@ static pci_ers_result_t rclink_pci_error_detected(struct pci_dev *pdev,
 static pci_ers_result_t rclink_pci_slot_reset(struct pci_dev *pdev)
 {
 	struct rclink_dev *rdev = pci_get_drvdata(pdev);
-	u64 id;
+	bool answers;
 
 	rdev->pci_stats.slot_resets++;
 	if (pci_enable_device(pdev)) {
@@ -488,9 +420,9 @@ static pci_ers_result_t rclink_pci_slot_reset(struct pci_dev *pdev)
 	pci_restore_state(pdev);
 	pci_save_state(pdev);
 	rclink_lock(rdev);
-	id = readq(rdev->bar0 + RCLINK_SHIM_ID);
+	answers = rclink_regs_answers(&rdev->regs);
 	rclink_unlock(rdev);
-	if (id == ~0ULL) {
+	if (!answers) {
 		rdev->pci_stats.slot_reset_failed++;
 		dev_err(rdev->dev, "board does not answer after the reset\n");
 		return PCI_ERS_RESULT_DISCONNECT;
