@@ -64,7 +64,7 @@ done
 # ---- host ------------------------------------------------------------------
 [ "$mode" = all ] && {
 	echo "TAP version 13"
-	echo "1..8"
+	echo "1..9"
 	if "$py" firmware/regs/gen.py --check >"$out/gen.log" 2>&1; then
 		echo "ok 1 generated_files_fresh"
 	else
@@ -128,6 +128,13 @@ done
 	else
 		sed 's/^/# /' "$out/uapi.ktap"
 		echo "not ok 8 uapi_rules"
+	fi
+	# the driver's layers: BAR0 in rclink_regs only, calls go down
+	if "$py" selftests/host/layers.py >"$out/layers.ktap" 2>&1; then
+		echo "ok 9 driver_layers"
+	else
+		sed 's/^/# /' "$out/layers.ktap"
+		echo "not ok 9 driver_layers"
 	fi
 } >"$out/host.ktap"
 [ "$mode" = all ] && cat "$out/host.ktap"

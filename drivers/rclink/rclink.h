@@ -12,7 +12,6 @@
 #include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/bits.h>
-#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
@@ -22,41 +21,17 @@
 #include <rclink_hw.h>
 
 #include "../../uapi/linux/rclink_nl.h"
+#include "rclink_assumed.h"
+#include "rclink_events.h"
+#include "rclink_fc.h"
+#include "rclink_health.h"
+#include "rclink_irq.h"
 #include "rclink_regs.h"
+#include "rclink_selftest.h"
 #include "rclink_t1.h"
 
 struct dentry;
-struct devlink_health_reporter;
-struct netlink_ext_ack;
 struct rclink_net;
-struct rclink_t1_dev_cfg;
-struct seq_file;
-
-/* The fields whose place rclink assumed, by index (rclink_assumed.c) */
-#define RCLINK_ASM_ENUM(r, f, ...)	RCLINK_ASM_##r##_##f,
-enum rclink_asm {
-	RCLINK_ASSUMED_FIELDS(RCLINK_ASM_ENUM)
-	RCLINK_ASM_NUM
-};
-
-/*
- * What the driver disables when the IP lacks an assumed field it needs;
- * BIT(n) is enum rclink_hw_feature of the uAPI (dev-get hw-disabled)
- */
-enum rclink_feat {
-	RCLINK_FEAT_TYPE1,	/* QPs, dev set */
-	RCLINK_FEAT_TYPE2,	/* multicast groups, t2_rate */
-	RCLINK_FEAT_GEN2,	/* header format gen2 */
-	RCLINK_FEAT_LITE,	/* header format lite */
-	RCLINK_FEAT_CBFC,	/* flow control cbfc */
-	RCLINK_FEAT_RNR_LIMIT,	/* rnr_retry_cnt other than 0 */
-	RCLINK_FEAT_ACK_TS,	/* ack_timestamp 1 */
-	RCLINK_FEAT_BANK_RR,	/* bank_rr 1 */
-	RCLINK_FEAT_NO_ICRC,	/* icrc 0 */
-	RCLINK_FEAT_CNP_MERGE,	/* cnp_merge 1, cnp_window */
-	RCLINK_FEAT_NOCNP,	/* nocnp, cc_algorithm dcqcn */
-	RCLINK_FEAT_NUM
-};
 
 /* DMA_INTR_ST1 faults after which the non-RDMA path needs a soft reset */
 #define RCLINK_NONR_ST1_SOFT_RESET_MASK				\
@@ -147,62 +122,6 @@ struct rclink_params {
 	u32 evt_ring_max_order;
 };
 
-enum rclink_irq_mode {
-	RCLINK_IRQ_NONE,
-	RCLINK_IRQ_MSIX,
-	RCLINK_IRQ_MSI,
-	RCLINK_IRQ_INTX,
-};
-
-/* Vector plan (shim.rst): 0 = event ring, 1 = TYPE1 CQ, 2.. reserved */
-#define RCLINK_VEC_EVT		0
-#define RCLINK_VEC_CQ		1
-#define RCLINK_VEC_T3		2
-
-struct rclink_vec {
-	struct rclink_dev *rdev;
-	unsigned int idx;
-	int irq;
-	bool requested;
-	char name[32];
-};
-
-/* One event ring record (Documentation/hw/registers.rst, Event records) */
-struct rclink_evt_rec {
-	__le64 info;
-	__le64 meta;
-};
-
-#define RCLINK_EVT_RING_ORDER	8
-
-struct rclink_evt_ring {
-	struct rclink_evt_rec *recs;
-	dma_addr_t dma;
-	unsigned int order;
-	/*
-	 * cons: free running; the irq thread and (MSI-X) the hard handler
-	 * consume records under @lock, interrupts off
-	 */
-	spinlock_t lock;
-	u32 cons;
-	u32 told;		/* the cons last written to SHIM_EVT_CONS */
-	bool fast_full;		/* the hard handler consumed a full ring */
-	bool enabled;
-};
-
-enum rclink_selftest_step {
-	RCLINK_ST_REGISTER,
-	RCLINK_ST_IRQ,
-	RCLINK_ST_DMA,
-	RCLINK_ST_NUM
-};
-
-enum rclink_selftest_result {
-	RCLINK_ST_NOT_RUN,
-	RCLINK_ST_OK,
-	RCLINK_ST_FAILED,
-};
-
 /* rclink_dev.flags */
 enum {
 	RCLINK_FLAG_UP,			/* rclink_up() done, not yet down */
@@ -245,81 +164,6 @@ struct rclink_cfg {
 	u8 flow_control;		/* enum rclink_flow_control */
 };
 
-/* The classes of AFH_CFG_EN.*_credit_uf_limit_cbfc */
-enum rclink_fc_uf {
-	RCLINK_FC_UF_TYPE1,
-	RCLINK_FC_UF_TYPE2,
-	RCLINK_FC_UF_TYPE3,
-	RCLINK_FC_UF_ACK,
-	RCLINK_FC_UF_NUM
-};
-
-/*
- * The CBFC settings of `rclink dev set` (rclink_cbfc.c), under
- * rclink_t1.lock; back to the defaults at every rclink_up().
- */
-struct rclink_cbfc {
-	u32 size;			/* credit size in bytes */
-	u32 limit;			/* credit limit of every VC */
-	u8 uf[RCLINK_FC_UF_NUM];	/* credit_uf_limit, maximum frames */
-	bool dyn;			/* type1_dyn_uf_limit_cbfc_en */
-	u8 vc_status;			/* software_ctrl_cbfc_vc_status */
-};
-
-/* A snapshot of the board's CBFC state for dev-get */
-/*
- * One of the IP's seven physical flows (seed 000, CBFC: TYPE1 REQ banks
- * 0..3, ACK/CNP, TYPE2, TYPE3, in DFX_CBFC_CF_O order): where its VC (CBFC)
- * or priority (PFC), its credits and its PFC enables are
- */
-struct rclink_fc_flow {
-	u64 vc;		/* AFH_CFG_EN field */
-	u32 cf_reg;	/* DMAQ_DFX_CBFC_CF0 or CF1 */
-	u64 cf;		/* its field there */
-	u64 pfc_rx;	/* XON_THR_RDMA: stops while its priority is paused */
-	u64 pfc_tx;	/* XON_THR_RDMA: asks for XOFF of its priority */
-};
-
-extern const struct rclink_fc_flow rclink_fc_flows[RCLINK_CBFC_FLOWS];
-
-/* A field of @val by a mask known only at run time */
-static inline u32 rclink_fc_field(u64 val, u64 mask)
-{
-	return (val & mask) >> __ffs64(mask);
-}
-
-struct rclink_cbfc_info {
-	u8 vc[RCLINK_CBFC_FLOWS];	/* each flow's VC (AFH_CFG_EN) */
-	u16 credits[RCLINK_CBFC_FLOWS];	/* DMAQ_DFX_CBFC_CF0/CF1 */
-	u8 vc_on;			/* SHIM_CBFC_STATUS */
-	u8 loaded;
-	u32 rx_buf[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_BUF(n) */
-	u64 rx_drop[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_DROP(n) */
-	u64 tx_blocked[RCLINK_CBFC_VCS];	/* SHIM_CBFC_TX_BLOCKED(n) */
-	u64 upd_tx;			/* SHIM_CBFC_UPD_TX */
-	u64 upd_rx;			/* SHIM_CBFC_UPD_RX */
-	u64 recovered;			/* SHIM_CBFC_RECOVERED */
-	u64 resync;			/* SHIM_CBFC_RESYNC */
-	u64 mac_ctrl_drop;		/* SHIM_MAC_CTRL_DROP */
-};
-
-/* devlink health reporters "type1" and "events" (rclink_health.c) */
-struct rclink_health {
-	struct devlink_health_reporter *t1;
-	struct devlink_health_reporter *evt;
-	spinlock_t lock;		/* the fields below */
-	u32 t1_last_qpn;		/* the last QP that went fatal */
-	u32 t1_last_psn;
-	int t1_last_err;		/* its recovery: 0 or -errno */
-	u64 t1_reports;
-	u32 evt_drops_reported;		/* SHIM_EVT_DROPS at the last report */
-	u64 evt_reports;
-	bool t1_pending;		/* a "type1" report to make */
-	bool evt_pending;		/* SHIM_EVT_DROPS to look at */
-	bool registered;		/* devlink registered: report */
-	struct work_struct report_work;	/* makes both reports */
-};
-
 struct rclink_dev {
 	struct pci_dev *pdev;
 	struct device *dev;
@@ -335,18 +179,13 @@ struct rclink_dev {
 	struct rclink_vec *vecs;
 
 	struct rclink_evt_ring evt;
+	/* who gets what interrupts and event records say (rclink_main.c) */
+	const struct rclink_evt_ops *evt_ops;
 
 	atomic64_t cnt[RCLINK_CNT_NUM];
 
-	/* interrupt self-test: vector expected next, -1 when none */
-	atomic_t st_irq_vec;
-	struct completion st_irq_done;
-	u8 st_result[RCLINK_ST_NUM];
-	/* assumed fields the IP lacks (BIT(enum rclink_asm)), and so the
-	 * features disabled (BIT(enum rclink_feat)): rclink_assumed.c
-	 */
-	u32 asm_missing;
-	u32 feat_off;
+	struct rclink_selftest st;	/* rclink_selftest.c */
+	struct rclink_assumed assumed;	/* rclink_assumed.c */
 
 	/* QP_ID_SET and every per-QP ("MEM") register access */
 	struct mutex qp_lock;
@@ -355,18 +194,10 @@ struct rclink_dev {
 
 	/* TYPE3 netdev; written under rtnl, read by the event thread */
 	struct rclink_net *net;
-
-	/* devlink health reporter "type3" (rclink_health.c) */
-	struct devlink_health_reporter *t3_reporter;
-	struct work_struct t3_fault_work;
-	spinlock_t t3_fault_lock;	/* the pending and last faults */
-	u64 t3_pending_faults;		/* DMA_INTR_ST1 bits to report */
-	bool t3_pending_tx_timeout;
-	bool t3_report;			/* devlink registered: report */
 	u32 t3_ring_alloc_fail;		/* test hook: RX rings to fail */
-	u64 t3_last_faults;		/* bits of the last report */
-	u64 t3_fault_reports;
-	struct rclink_health health;	/* "type1", "events" */
+
+	struct rclink_health health;	/* rclink_health.c */
+	const struct rclink_health_ops *health_ops;	/* rclink_main.c */
 
 	struct rclink_cfg cfg;		/* devlink driverinit params */
 
@@ -374,8 +205,9 @@ struct rclink_dev {
 
 	/* TYPE1: QPs, netlink, queue engine, /dev/rclinkN (rclink_t1.h) */
 	struct rclink_t1 t1;
-	u8 pfc_en;			/* dcbnl PFC priorities (rclink_dcb) */
-	struct rclink_cbfc cbfc;	/* rclink_cbfc.c, under t1.lock */
+	/* flow control (rclink_fc.h), written to the board under t1.lock */
+	u8 pfc_en;			/* PFC priorities, set by dcbnl */
+	struct rclink_cbfc cbfc;	/* the CBFC settings of dev set */
 };
 
 /* Register access: the board's rclink_regs (rclink_regs.h) */
@@ -410,7 +242,11 @@ static inline void rclink_wr32(struct rclink_dev *rdev, u32 reg, u32 val)
 	rclink_regs_wr32(&rdev->regs, reg, val);
 }
 
-bool rclink_is_up(struct rclink_dev *rdev);
+/* rclink_up() done, rclink_down() not yet begun */
+static inline bool rclink_is_up(struct rclink_dev *rdev)
+{
+	return test_bit(RCLINK_FLAG_UP, &rdev->flags);
+}
 
 static inline void rclink_cnt_inc(struct rclink_dev *rdev, enum rclink_cnt c)
 {
@@ -421,26 +257,6 @@ u64 rclink_cnt_read(struct rclink_dev *rdev, enum rclink_cnt c);
 bool rclink_cnt_netdev(enum rclink_cnt c);
 unsigned int rclink_cnt_netdev_num(void);
 
-/* rclink_irq.c */
-int rclink_irq_alloc_vectors(struct rclink_dev *rdev);
-void rclink_irq_free_vectors(struct rclink_dev *rdev);
-int rclink_irq_request(struct rclink_dev *rdev);
-void rclink_irq_free(struct rclink_dev *rdev);
-const char *rclink_irq_mode_name(enum rclink_irq_mode mode);
-void rclink_irq_sync(struct rclink_dev *rdev);
-bool rclink_irq_cq_shared(struct rclink_dev *rdev);
-bool rclink_irq_t3_own(struct rclink_dev *rdev);
-
-/* rclink_events.c */
-int rclink_evt_ring_alloc(struct rclink_dev *rdev);
-void rclink_evt_ring_free(struct rclink_dev *rdev);
-int rclink_evt_ring_enable(struct rclink_dev *rdev);
-void rclink_evt_ring_disable(struct rclink_dev *rdev);
-bool rclink_evt_pending(struct rclink_dev *rdev);
-void rclink_evt_drain(struct rclink_dev *rdev);
-bool rclink_t3_causes(struct rclink_dev *rdev);
-bool rclink_evt_fast(struct rclink_dev *rdev);
-
 /* rclink_qp.c */
 void rclink_qp_early_init(struct rclink_dev *rdev);
 int rclink_qp_init(struct rclink_dev *rdev);
@@ -448,46 +264,10 @@ void rclink_qp_stop(struct rclink_dev *rdev);
 void rclink_qp_fini(struct rclink_dev *rdev);
 void rclink_qp_fatal(struct rclink_dev *rdev, u32 qpid);
 
-/*
- * rclink_cbfc.c: the board's flow control, CBFC or PFC (devlink param
- * flow_control, rdev->cfg.flow_control).  rclink_cbfc_init() sets the
- * defaults (@fresh) and the MAC side at rclink_t1_init(); rclink_cbfc_afh() is
- * AFH_CFG_EN's flow control part, for every writer of AFH_CFG_EN.  All
- * but rclink_fc_parse() and rclink_cbfc_on() with rclink_t1.lock held.
- */
-extern const char * const rclink_fc_names[RCLINK_FLOW_CONTROL_MAX + 1];
-int rclink_fc_parse(const char *name);
-int rclink_cbfc_size_code(u32 bytes);
-void rclink_cbfc_init(struct rclink_dev *rdev, bool fresh);
-u64 rclink_cbfc_afh(struct rclink_dev *rdev, u64 afh);
-bool rclink_cbfc_vlan_forced(struct rclink_dev *rdev);
-int rclink_cbfc_check(struct rclink_dev *rdev,
-		      const struct rclink_t1_dev_cfg *cfg, u32 given,
-		      struct netlink_ext_ack *extack);
-bool rclink_cbfc_set(struct rclink_dev *rdev,
-		     const struct rclink_t1_dev_cfg *cfg, u32 given);
-void rclink_cbfc_load(struct rclink_dev *rdev);
-void rclink_cbfc_get(struct rclink_dev *rdev, struct rclink_t1_dev_cfg *cfg);
-void rclink_cbfc_info(struct rclink_dev *rdev, struct rclink_cbfc_info *info);
-
 static inline bool rclink_cbfc_on(const struct rclink_dev *rdev)
 {
 	return rdev->cfg.flow_control == RCLINK_FLOW_CONTROL_CBFC;
 }
-
-/* rclink_assumed.c: the registers whose place rclink assumed */
-int rclink_assumed_probe(struct rclink_dev *rdev);
-bool rclink_feat_ok(struct rclink_dev *rdev, enum rclink_feat feat);
-int rclink_feat_need(struct rclink_dev *rdev, enum rclink_feat feat,
-		     struct netlink_ext_ack *extack);
-void rclink_assumed_show(struct seq_file *s, struct rclink_dev *rdev);
-
-/* rclink_selftest.c */
-extern const char * const rclink_selftest_step_names[RCLINK_ST_NUM];
-int rclink_selftest_regs(struct rclink_dev *rdev);
-int rclink_selftest_irq(struct rclink_dev *rdev);
-int rclink_selftest_dma(struct rclink_dev *rdev);
-bool rclink_selftest_irq_seen(struct rclink_dev *rdev, u64 vec);
 
 /* rclink_netdev.c: the TYPE3 Ethernet netdev */
 int rclink_netdev_register(struct rclink_dev *rdev);
@@ -502,19 +282,6 @@ void rclink_netdev_link_event(struct rclink_dev *rdev);
 bool rclink_netdev_t3_reset(struct rclink_dev *rdev);
 int rclink_netdev_t3_fault(struct rclink_dev *rdev, unsigned int fault);
 void rclink_netdev_shutdown(struct rclink_dev *rdev);
-
-/* rclink_health.c: devlink health reporters "type3", "type1", "events" */
-int rclink_health_create(struct rclink_dev *rdev);
-void rclink_health_destroy(struct rclink_dev *rdev);
-void rclink_health_t1_fatal(struct rclink_dev *rdev, u32 qpn, u32 psn,
-			    int err);
-void rclink_health_evt_ring_full(struct rclink_dev *rdev);
-int rclink_health_init(struct rclink_dev *rdev);
-void rclink_health_start(struct rclink_dev *rdev);
-void rclink_health_stop(struct rclink_dev *rdev);
-void rclink_health_fini(struct rclink_dev *rdev);
-void rclink_health_t3_fault(struct rclink_dev *rdev, u64 faults);
-void rclink_health_t3_tx_timeout(struct rclink_dev *rdev);
 
 /* rclink_main.c: the board behind its PCI function (devlink reload too) */
 int rclink_up(struct rclink_dev *rdev);

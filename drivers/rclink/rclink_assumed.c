@@ -113,7 +113,7 @@ static_assert(RCLINK_FEAT_NUM == 11);
 
 bool rclink_feat_ok(struct rclink_dev *rdev, enum rclink_feat feat)
 {
-	return !(rdev->feat_off & BIT(feat));
+	return !(rdev->assumed.feat_off & BIT(feat));
 }
 
 /* 0, or -EOPNOTSUPP with the feature's message when it is disabled */
@@ -217,8 +217,8 @@ int rclink_assumed_probe(struct rclink_dev *rdev)
 	for (f = 0; f < RCLINK_FEAT_NUM; f++)
 		if (rclink_feats[f].needs & missing)
 			off |= BIT(f);
-	rdev->asm_missing = missing;
-	rdev->feat_off = off;
+	rdev->assumed.missing = missing;
+	rdev->assumed.feat_off = off;
 
 	for (i = 0; i < RCLINK_ASM_NUM; i++) {
 		if (!(missing & BIT(i)))
@@ -244,10 +244,10 @@ void rclink_assumed_show(struct seq_file *s, struct rclink_dev *rdev)
 
 	for (i = 0; i < RCLINK_ASM_NUM; i++)
 		seq_printf(s, "%s %s\n", rclink_asm_fields[i].name,
-			   rdev->asm_missing & BIT(i) ? "missing" : "ok");
+			   rdev->assumed.missing & BIT(i) ? "missing" : "ok");
 	seq_puts(s, "disabled:");
 	for (i = 0; i < RCLINK_FEAT_NUM; i++) {
-		if (rdev->feat_off & BIT(i)) {
+		if (rdev->assumed.feat_off & BIT(i)) {
 			seq_printf(s, "%s%s", any ? ", " : " ",
 				   rclink_feats[i].name);
 			any = true;

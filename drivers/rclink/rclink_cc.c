@@ -24,6 +24,7 @@
 #include <linux/workqueue.h>
 
 #include "rclink.h"
+#include "rclink_dp.h"
 #include "rclink_qp.h"
 #include "rclink_nl_gen.h"
 
@@ -145,4 +146,90 @@ void rclink_cc_init(struct rclink_dev *rdev)
 void rclink_cc_fini(struct rclink_dev *rdev)
 {
 	cancel_work_sync(&rdev->t1.cc_work);
+}
+
+/* ---- the IP's per-QP records: RTT, CNPs, retry timer --------------------- */
+
+/*
+ * A timed ACK/NAK of a QP (RECV_ACK event): its round trip time.  False
+ * when the QP number names no QP.
+ */
+bool rclink_cc_recv_ack(struct rclink_dev *rdev, u64 info)
+{
+	u32 qpn = FIELD_GET(RCLINK_RECV_ACK_QPID, info);
+	u32 rtt = FIELD_GET(RCLINK_RECV_ACK_RTT, info);
+	struct rclink_t1_qp_stats *st;
+	struct rclink_t1_qp *qp;
+	bool found = false;
+
+	if (qpn >= rdev->params.qp_num)
+		return false;
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		st = &qp->stats;
+		if (!st->rtt_samples || rtt < st->rtt_min_us)
+			st->rtt_min_us = rtt;
+		if (rtt > st->rtt_max_us)
+			st->rtt_max_us = rtt;
+		st->rtt_last_us = rtt;
+		st->rtt_samples++;
+		spin_unlock(&qp->lock);
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * A CC_INFO word of a QP (RECV_CNP event when @cnp, else NOCNP): its
+ * counters.  False when the QP number names no QP.
+ */
+bool rclink_cc_info(struct rclink_dev *rdev, u64 info, bool cnp)
+{
+	u32 qpn = FIELD_GET(RCLINK_CC_INFO_QPID, info);
+	u32 bytes = FIELD_GET(RCLINK_CC_INFO_BYTE_CNT, info);
+	struct rclink_t1_qp_stats *st;
+	struct rclink_t1_qp *qp;
+	bool found = false, kick = false;
+
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		st = &qp->stats;
+		if (cnp) {
+			st->cnp++;
+		} else {
+			st->nocnp_reports++;
+			st->nocnp_bytes += bytes;
+		}
+		kick = rclink_cc_event(rdev, qp, cnp);
+		spin_unlock(&qp->lock);
+		found = true;
+	}
+	/* inside the section: a teardown that found the QP gone waits */
+	if (kick)
+		rclink_cc_kick(rdev);
+	rcu_read_unlock();
+	return found;
+}
+
+/* A RETRY_TMO record of QP @qpn.  False when the number names no QP. */
+bool rclink_cc_retry_tmo(struct rclink_dev *rdev, u32 qpn)
+{
+	struct rclink_t1_qp *qp;
+	bool found = false;
+
+	rcu_read_lock();
+	qp = rclink_t1_qp_lookup_rcu(rdev, qpn);
+	if (qp) {
+		spin_lock(&qp->lock);
+		qp->stats.retry_tmo++;
+		spin_unlock(&qp->lock);
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
 }

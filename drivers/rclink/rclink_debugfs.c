@@ -67,7 +67,7 @@ static int rclink_dbg_selftest_show(struct seq_file *s, void *unused)
 
 	for (i = 0; i < RCLINK_ST_NUM; i++)
 		seq_printf(s, "%s %s\n", rclink_selftest_step_names[i],
-			   result[rdev->st_result[i]]);
+			   result[rdev->st.result[i]]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rclink_dbg_selftest);

@@ -580,6 +580,6 @@ void rclink_devlink_unregister(struct rclink_dev *rdev)
 {
 	WRITE_ONCE(rdev->health.registered, false);
 	flush_work(&rdev->health.report_work);
-	flush_work(&rdev->t3_fault_work);
+	flush_work(&rdev->health.t3_work);
 	devlink_unregister(priv_to_devlink(rdev));
 }

@@ -30,6 +30,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -39,6 +40,22 @@
 #include <linux/workqueue.h>
 
 #include "rclink.h"
+
+/*
+ * The data path's lookup of a QP in the table rclink_qp.c keeps
+ * (rclink_t1.qps): under rcu_read_lock().  The QP stays in memory until
+ * rcu_read_unlock(); whether it is still in use is
+ * rclink_t1_qp.dp_released, under its lock.
+ */
+static inline struct rclink_t1_qp *
+rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev, u32 qpn)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "QP lookup outside an RCU read-side section");
+	if (qpn >= rdev->params.qp_num)
+		return NULL;
+	return xa_load(&rdev->t1.qps, qpn);
+}
 
 struct rclink_ctx_hw;
 struct rclink_ctx;

@@ -210,7 +210,7 @@ static void rclink_get_pause_stats(struct net_device *netdev,
 	u64 tx[IEEE_8021QAZ_MAX_TCS], rx[IEEE_8021QAZ_MAX_TCS];
 	unsigned int i;
 
-	rclink_dcb_pfc_frames(net->rdev, tx, rx);
+	rclink_pfc_frames(net->rdev, tx, rx);
 	if (rclink_gone(net->rdev))
 		return;
 	stats->tx_pause_frames = 0;

@@ -14,7 +14,6 @@
 #include <linux/string.h>
 
 #include "rclink.h"
-#include "rclink_ctx.h"
 
 /* Counter names: the debugfs "events" file prints them in this order */
 #define RCLINK_CNT_NAME(pfx, prefix, name, ...) \
@@ -249,7 +248,7 @@ bool rclink_t3_causes(struct rclink_dev *rdev)
 	 */
 	faults = st1 & RCLINK_NONR_ST1_SOFT_RESET_MASK;
 	if (faults)
-		rclink_health_t3_fault(rdev, faults);
+		rdev->evt_ops->t3_fault(rdev, faults);
 	return st0 || st1;
 }
 
@@ -261,7 +260,7 @@ static void rclink_evt_nonr(struct rclink_dev *rdev, u64 info)
 		FIELD_GET(RCLINK_IRQ_INFO_T3_RX_TAIL, info));
 	rclink_t3_causes(rdev);
 	/* tails moved (tail up), RX MDs ran out: NAPI cleans and refills */
-	rclink_netdev_t3_event(rdev);
+	rdev->evt_ops->t3_event(rdev);
 }
 
 static void rclink_evt_irq_info(struct rclink_dev *rdev, u64 info)
@@ -287,7 +286,7 @@ static void rclink_evt_irq_info(struct rclink_dev *rdev, u64 info)
 		if (code == RCLINK_IRQ_TYPE1_RETRY_TIMEOUT) {
 			dev_err_ratelimited(rdev->dev, "qp %u: TYPE1 %s: %s\n",
 					    qpid, ec->name, ec->desc);
-			rclink_qp_fatal(rdev, qpid);
+			rdev->evt_ops->qp_fatal(rdev, qpid);
 		} else {
 			dev_warn_ratelimited(rdev->dev,
 					     "qp %u: TYPE1 %s: %s\n",
@@ -318,7 +317,7 @@ static void rclink_evt_rc_intr(struct rclink_dev *rdev, u64 bits)
 static void rclink_evt_selftest(struct rclink_dev *rdev, u64 info)
 {
 	rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
-	if (!rclink_selftest_irq_seen(rdev, info))
+	if (!rdev->evt_ops->selftest_irq(rdev, info))
 		dev_dbg(rdev->dev, "self-test interrupt %llu (not armed)\n",
 			info);
 }
@@ -328,7 +327,7 @@ static void rclink_evt_link(struct rclink_dev *rdev, u64 info)
 {
 	rclink_cnt_inc(rdev, info & RCLINK_SHIM_LINK_UP ? RCLINK_CNT_LINK_UP :
 			     RCLINK_CNT_LINK_DOWN);
-	rclink_netdev_link_event(rdev);
+	rdev->evt_ops->link(rdev);
 }
 
 /*
@@ -349,7 +348,7 @@ static void rclink_evt_cc(struct rclink_dev *rdev, u64 info, bool cnp)
 				     what, qpn, rdev->params.qp_num);
 		return;
 	}
-	if (!rclink_dp_cc_info(rdev, info, cnp)) {
+	if (!rdev->evt_ops->cc_info(rdev, info, cnp)) {
 		/* a QP deleted with CNPs on the way, a peer's stale QPN */
 		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
 		dev_dbg_ratelimited(rdev->dev,
@@ -358,7 +357,7 @@ static void rclink_evt_cc(struct rclink_dev *rdev, u64 info, bool cnp)
 		return;
 	}
 	if (cnp)
-		rclink_nl_notify_qp_event(rdev, qpn, RCLINK_CMD_QP_CNP_NTF);
+		rdev->evt_ops->qp_notify(rdev, qpn, RCLINK_CMD_QP_CNP_NTF);
 }
 
 /*
@@ -379,7 +378,7 @@ static void rclink_evt_retry_tmo(struct rclink_dev *rdev, u64 info)
 				     qpn, rdev->params.qp_num);
 		return;
 	}
-	if (!rclink_dp_retry_tmo(rdev, qpn)) {
+	if (!rdev->evt_ops->retry_tmo(rdev, qpn)) {
 		/* a QP deleted while its timer ran out */
 		rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
 		dev_dbg_ratelimited(rdev->dev,
@@ -387,7 +386,7 @@ static void rclink_evt_retry_tmo(struct rclink_dev *rdev, u64 info)
 				    qpn);
 		return;
 	}
-	rclink_nl_notify_qp_event(rdev, qpn, RCLINK_CMD_QP_RETRY_TMO_NTF);
+	rdev->evt_ops->qp_notify(rdev, qpn, RCLINK_CMD_QP_RETRY_TMO_NTF);
 }
 
 static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
@@ -410,7 +409,7 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 	case RCLINK_EVT_SRC_RECV_ACK:
 		/* an ACK/NAK with a timestamp: the RTT sample of a QP */
 		rclink_cnt_inc(rdev, RCLINK_CNT_RECV_ACK);
-		if (!rclink_dp_recv_ack(rdev, info))
+		if (!rdev->evt_ops->recv_ack(rdev, info))
 			rclink_cnt_inc(rdev, RCLINK_CNT_CC_DROP_NOQP);
 		break;
 	case RCLINK_EVT_SRC_RECV_CNP:
@@ -425,7 +424,7 @@ static void rclink_evt_handle(struct rclink_dev *rdev, u64 info, u64 meta)
 	case RCLINK_EVT_SRC_CTX_CQ:
 	case RCLINK_EVT_SRC_CTX_ERR:
 		/* a user context's CQ event or error: its pollers */
-		rclink_ctx_event(rdev, source, info);
+		rdev->evt_ops->ctx_event(rdev, source, info);
 		break;
 	default:
 		rclink_cnt_inc(rdev, RCLINK_CNT_UNKNOWN);
@@ -606,8 +605,8 @@ bool rclink_evt_fast(struct rclink_dev *rdev)
 	struct rclink_evt_ring *ring = &rdev->evt;
 	u32 budget = 1U << ring->order;
 	bool more = false;
+	u32 cons, source;
 	u64 info, meta;
-	u32 cons;
 
 	if (!ring->recs)
 		return false;
@@ -621,8 +620,8 @@ bool rclink_evt_fast(struct rclink_dev *rdev)
 			break;
 		}
 		rclink_cnt_inc(rdev, RCLINK_CNT_EVT_RECORDS);
-		rclink_ctx_event(rdev, FIELD_GET(RCLINK_EVT_META_SOURCE, meta),
-				 info);
+		source = FIELD_GET(RCLINK_EVT_META_SOURCE, meta);
+		rdev->evt_ops->ctx_event(rdev, source, info);
 		cons++;
 	}
 	/* a full ring: the thread reports it */
@@ -669,5 +668,5 @@ void rclink_evt_drain(struct rclink_dev *rdev)
 	spin_unlock_irq(&ring->lock);
 	/* a full ring: the shim may have dropped records (devlink health) */
 	if (full || n == 1U << ring->order)
-		rclink_health_evt_ring_full(rdev);
+		rdev->evt_ops->ring_full(rdev);
 }

@@ -86,8 +86,8 @@ static int rclink_t3_soft_reset(struct rclink_dev *rdev)
 	bool done = false;
 
 	rtnl_lock();
-	if (rclink_netdev_present(rdev)) {
-		if (!rclink_netdev_t3_reset(rdev))
+	if (rdev->health_ops->t3_present(rdev)) {
+		if (!rdev->health_ops->t3_reset(rdev))
 			rclink_nonr_soft_reset(rdev);
 		done = true;
 	}
@@ -145,7 +145,7 @@ static void rclink_t3_rings_put(struct rclink_dev *rdev,
 	up = net && net->up;
 	devlink_fmsg_bool_pair_put(fmsg, "interface_up", up);
 	/* no register access while the board is down (rtnl held) */
-	board_up = rclink_netdev_present(rdev);
+	board_up = rdev->health_ops->t3_present(rdev);
 	devlink_fmsg_bool_pair_put(fmsg, "board_up", board_up);
 	if (!board_up) {
 		rtnl_unlock();
@@ -191,10 +191,10 @@ static int rclink_t3_diagnose(struct devlink_health_reporter *reporter,
 	u64 last, reports;
 	char names[160];
 
-	spin_lock_irq(&rdev->t3_fault_lock);
-	last = rdev->t3_last_faults;
-	reports = rdev->t3_fault_reports;
-	spin_unlock_irq(&rdev->t3_fault_lock);
+	spin_lock_irq(&rdev->health.t3_lock);
+	last = rdev->health.t3_last_faults;
+	reports = rdev->health.t3_fault_reports;
+	spin_unlock_irq(&rdev->health.t3_lock);
 	rclink_st1_names_put(names, sizeof(names), last);
 
 	devlink_fmsg_u64_pair_put(fmsg, "last_faults", last);
@@ -244,20 +244,20 @@ static const struct devlink_health_reporter_ops rclink_t3_reporter_ops = {
 static void rclink_t3_fault_work(struct work_struct *work)
 {
 	struct rclink_dev *rdev = container_of(work, struct rclink_dev,
-					       t3_fault_work);
+					       health.t3_work);
 	struct rclink_t3_ctx ctx;
 	char names[160], msg[200];
 
-	spin_lock_irq(&rdev->t3_fault_lock);
-	ctx.faults = rdev->t3_pending_faults;
-	ctx.tx_timeout = rdev->t3_pending_tx_timeout;
-	rdev->t3_pending_faults = 0;
-	rdev->t3_pending_tx_timeout = false;
+	spin_lock_irq(&rdev->health.t3_lock);
+	ctx.faults = rdev->health.t3_pending_faults;
+	ctx.tx_timeout = rdev->health.t3_pending_tx_timeout;
+	rdev->health.t3_pending_faults = 0;
+	rdev->health.t3_pending_tx_timeout = false;
 	if (ctx.faults)
-		rdev->t3_last_faults = ctx.faults;
+		rdev->health.t3_last_faults = ctx.faults;
 	if (ctx.faults || ctx.tx_timeout)
-		rdev->t3_fault_reports++;
-	spin_unlock_irq(&rdev->t3_fault_lock);
+		rdev->health.t3_fault_reports++;
+	spin_unlock_irq(&rdev->health.t3_lock);
 	if (!ctx.faults && !ctx.tx_timeout)
 		return;
 
@@ -269,8 +269,8 @@ static void rclink_t3_fault_work(struct work_struct *work)
 			     msg);
 
 	/* reports only while devlink is registered (no recovery without) */
-	if (READ_ONCE(rdev->t3_report) && READ_ONCE(rdev->health.registered))
-		devlink_health_report(rdev->t3_reporter, msg, &ctx);
+	if (READ_ONCE(rdev->health.up) && READ_ONCE(rdev->health.registered))
+		devlink_health_report(rdev->health.t3, msg, &ctx);
 	else
 		rclink_t3_soft_reset(rdev);
 }
@@ -280,10 +280,10 @@ void rclink_health_t3_fault(struct rclink_dev *rdev, u64 faults)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&rdev->t3_fault_lock, flags);
-	rdev->t3_pending_faults |= faults;
-	spin_unlock_irqrestore(&rdev->t3_fault_lock, flags);
-	schedule_work(&rdev->t3_fault_work);
+	spin_lock_irqsave(&rdev->health.t3_lock, flags);
+	rdev->health.t3_pending_faults |= faults;
+	spin_unlock_irqrestore(&rdev->health.t3_lock, flags);
+	schedule_work(&rdev->health.t3_work);
 }
 
 /* ndo_tx_timeout: the TX path stopped sending (an AXI error halts it) */
@@ -291,10 +291,10 @@ void rclink_health_t3_tx_timeout(struct rclink_dev *rdev)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&rdev->t3_fault_lock, flags);
-	rdev->t3_pending_tx_timeout = true;
-	spin_unlock_irqrestore(&rdev->t3_fault_lock, flags);
-	schedule_work(&rdev->t3_fault_work);
+	spin_lock_irqsave(&rdev->health.t3_lock, flags);
+	rdev->health.t3_pending_tx_timeout = true;
+	spin_unlock_irqrestore(&rdev->health.t3_lock, flags);
+	schedule_work(&rdev->health.t3_work);
 }
 
 /* ---- "type1" ------------------------------------------------------------- */
@@ -615,15 +615,15 @@ int rclink_health_create(struct rclink_dev *rdev)
 {
 	struct devlink_health_reporter *rep;
 
-	spin_lock_init(&rdev->t3_fault_lock);
-	INIT_WORK(&rdev->t3_fault_work, rclink_t3_fault_work);
+	spin_lock_init(&rdev->health.t3_lock);
+	INIT_WORK(&rdev->health.t3_work, rclink_t3_fault_work);
 	spin_lock_init(&rdev->health.lock);
 	INIT_WORK(&rdev->health.report_work, rclink_health_report_work);
 
 	rep = rclink_reporter_create(rdev, &rclink_t3_reporter_ops);
 	if (IS_ERR(rep))
 		goto err;
-	rdev->t3_reporter = rep;
+	rdev->health.t3 = rep;
 	rep = rclink_reporter_create(rdev, &rclink_t1_reporter_ops);
 	if (IS_ERR(rep))
 		goto err;
@@ -642,17 +642,17 @@ err:
 /* Before devlink_free(), with devlink unregistered */
 void rclink_health_destroy(struct rclink_dev *rdev)
 {
-	cancel_work_sync(&rdev->t3_fault_work);
+	cancel_work_sync(&rdev->health.t3_work);
 	cancel_work_sync(&rdev->health.report_work);
 	if (rdev->health.evt)
 		devlink_health_reporter_destroy(rdev->health.evt);
 	if (rdev->health.t1)
 		devlink_health_reporter_destroy(rdev->health.t1);
-	if (rdev->t3_reporter)
-		devlink_health_reporter_destroy(rdev->t3_reporter);
+	if (rdev->health.t3)
+		devlink_health_reporter_destroy(rdev->health.t3);
 	rdev->health.evt = NULL;
 	rdev->health.t1 = NULL;
-	rdev->t3_reporter = NULL;
+	rdev->health.t3 = NULL;
 }
 
 /* The board comes up (a shim reset cleared SHIM_EVT_DROPS) */
@@ -664,10 +664,10 @@ int rclink_health_init(struct rclink_dev *rdev)
 	return 0;
 }
 
-/* devlink is registered: faults go through the reporter */
+/* The board is up: TYPE3 faults go through the reporter */
 void rclink_health_start(struct rclink_dev *rdev)
 {
-	WRITE_ONCE(rdev->t3_report, true);
+	WRITE_ONCE(rdev->health.up, true);
 }
 
 /*
@@ -678,7 +678,7 @@ void rclink_health_start(struct rclink_dev *rdev)
  */
 void rclink_health_stop(struct rclink_dev *rdev)
 {
-	WRITE_ONCE(rdev->t3_report, false);
+	WRITE_ONCE(rdev->health.up, false);
 }
 
 void rclink_health_fini(struct rclink_dev *rdev)

@@ -87,12 +87,12 @@ static irqreturn_t rclink_evt_irq(int irq, void *data)
 
 	/* INTx may be shared: claim it only when the ring or the CQ has work */
 	if (rdev->irq_mode == RCLINK_IRQ_INTX && !rclink_evt_pending(rdev) &&
-	    !rclink_dp_cq_pending(rdev))
+	    !rdev->evt_ops->cq_pending(rdev))
 		return IRQ_NONE;
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
 	if (rdev->irq_mode == RCLINK_IRQ_MSIX &&
-	    rclink_selftest_irq_seen(rdev, RCLINK_VEC_EVT))
+	    rdev->evt_ops->selftest_irq(rdev, RCLINK_VEC_EVT))
 		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
 	/*
 	 * MSI-X, the CQ on a vector of its own: the contexts' CQ events are
@@ -110,7 +110,7 @@ static irqreturn_t rclink_evt_thread(int irq, void *data)
 
 	rclink_evt_drain(vec->rdev);
 	if (rclink_irq_cq_shared(vec->rdev))
-		rclink_dp_cq_irq(vec->rdev);
+		vec->rdev->evt_ops->cq_irq(vec->rdev);
 	return IRQ_HANDLED;
 }
 
@@ -128,7 +128,7 @@ static irqreturn_t rclink_cq_irq(int irq, void *data)
 	struct rclink_dev *rdev = vec->rdev;
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
-	if (rclink_selftest_irq_seen(rdev, vec->idx))
+	if (rdev->evt_ops->selftest_irq(rdev, vec->idx))
 		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
 	return IRQ_WAKE_THREAD;
 }
@@ -138,7 +138,7 @@ static irqreturn_t rclink_cq_thread(int irq, void *data)
 {
 	struct rclink_vec *vec = data;
 
-	rclink_dp_cq_irq(vec->rdev);
+	vec->rdev->evt_ops->cq_irq(vec->rdev);
 	return IRQ_HANDLED;
 }
 
@@ -157,10 +157,10 @@ static irqreturn_t rclink_t3_irq(int irq, void *data)
 	struct rclink_dev *rdev = vec->rdev;
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
-	if (rclink_selftest_irq_seen(rdev, vec->idx))
+	if (rdev->evt_ops->selftest_irq(rdev, vec->idx))
 		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
 	/* a self-test interrupt only costs NAPI a look at DMA_INTR_ST0 */
-	rclink_netdev_t3_irq(rdev);
+	rdev->evt_ops->t3_irq(rdev);
 	return IRQ_HANDLED;
 }
 
@@ -171,7 +171,7 @@ static irqreturn_t rclink_queue_irq(int irq, void *data)
 	struct rclink_dev *rdev = vec->rdev;
 
 	rclink_cnt_inc(rdev, RCLINK_CNT_IRQ_TOTAL);
-	if (rclink_selftest_irq_seen(rdev, vec->idx))
+	if (rdev->evt_ops->selftest_irq(rdev, vec->idx))
 		rclink_cnt_inc(rdev, RCLINK_CNT_SELFTEST_IRQ);
 	return IRQ_HANDLED;
 }

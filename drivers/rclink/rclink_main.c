@@ -10,6 +10,7 @@
 
 #include "rclink.h"
 #include "rclink_compat.h"
+#include "rclink_ctx.h"
 
 /* The lifecycle lock (rclink_up()): the devlink instance lock */
 static void rclink_lock(struct rclink_dev *rdev)
@@ -268,10 +269,32 @@ void rclink_down(struct rclink_dev *rdev)
 	pci_clear_master(rdev->pdev);
 }
 
-bool rclink_is_up(struct rclink_dev *rdev)
-{
-	return test_bit(RCLINK_FLAG_UP, &rdev->flags);
-}
+/*
+ * Who gets what the board's interrupts and event records say: the event
+ * and interrupt layers call up only through this table (rclink_events.h).
+ */
+static const struct rclink_evt_ops rclink_evt_consumers = {
+	.selftest_irq	= rclink_selftest_irq_seen,
+	.cq_pending	= rclink_dp_cq_pending,
+	.cq_irq		= rclink_dp_cq_irq,
+	.t3_irq		= rclink_netdev_t3_irq,
+	.t3_event	= rclink_netdev_t3_event,
+	.t3_fault	= rclink_health_t3_fault,
+	.qp_fatal	= rclink_qp_fatal,
+	.link		= rclink_netdev_link_event,
+	.recv_ack	= rclink_cc_recv_ack,
+	.cc_info	= rclink_cc_info,
+	.retry_tmo	= rclink_cc_retry_tmo,
+	.qp_notify	= rclink_nl_notify_qp_event,
+	.ctx_event	= rclink_ctx_event,
+	.ring_full	= rclink_health_evt_ring_full,
+};
+
+/* What the "type3" health reporter asks of the netdev */
+static const struct rclink_health_ops rclink_health_consumers = {
+	.t3_present	= rclink_netdev_present,
+	.t3_reset	= rclink_netdev_t3_reset,
+};
 
 static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -283,8 +306,10 @@ static int rclink_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	rdev->pdev = pdev;
 	rdev->dev = &pdev->dev;
-	atomic_set(&rdev->st_irq_vec, -1);
-	init_completion(&rdev->st_irq_done);
+	rdev->evt_ops = &rclink_evt_consumers;
+	rdev->health_ops = &rclink_health_consumers;
+	atomic_set(&rdev->st.irq_vec, -1);
+	init_completion(&rdev->st.irq_done);
 	rclink_regs_init(&rdev->regs, pdev, rclink_gone_work);
 	rclink_cc_init(rdev);
 	rclink_qp_early_init(rdev);

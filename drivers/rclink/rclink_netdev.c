@@ -506,7 +506,7 @@ int rclink_netdev_register(struct rclink_dev *rdev)
 	netif_napi_add(netdev, &net->napi, rclink_napi_poll);
 	netif_carrier_off(netdev);
 
-	rclink_dcb_apply(rdev);
+	rclink_pfc_apply(rdev);
 	/* events reach the netdev from here on (NAPI disabled, no carrier) */
 	WRITE_ONCE(rdev->net, net);
 	err = register_netdev(netdev);
@@ -583,7 +583,7 @@ int rclink_netdev_attach(struct rclink_dev *rdev)
 	if (!net)
 		return 0;
 	rtnl_lock();
-	rclink_dcb_apply(rdev);
+	rclink_pfc_apply(rdev);
 	if (netif_running(net->netdev))
 		err = rclink_net_rings_up(net);
 	if (!err)

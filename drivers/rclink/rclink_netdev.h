@@ -140,9 +140,6 @@ extern const char * const rclink_t3_fault_names[RCLINK_T3_FAULT_NUM];
 
 /* rclink_dcb.c: PFC through dcbnl */
 void rclink_dcb_init(struct net_device *netdev);
-void __rclink_dcb_apply(struct rclink_dev *rdev);
-void rclink_dcb_apply(struct rclink_dev *rdev);
-void rclink_dcb_pfc_frames(struct rclink_dev *rdev, u64 *tx, u64 *rx);
 
 struct rclink_net {
 	struct net_device *netdev;

@@ -537,7 +537,7 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	    nla_put_u32(skb, RCLINK_A_DEV_NOCNP_US, cfg->nocnp_us) ||
 	    nla_put_u8(skb, RCLINK_A_DEV_FLOW_CONTROL, cfg->flow_control) ||
 	    nla_put_u8(skb, RCLINK_A_DEV_VLAN_FORCED, cfg->vlan_forced) ||
-	    nla_put_u32(skb, RCLINK_A_DEV_HW_DISABLED, rdev->feat_off))
+	    nla_put_u32(skb, RCLINK_A_DEV_HW_DISABLED, rdev->assumed.feat_off))
 		goto err_cancel;
 	if (cfg->flow_control == RCLINK_FLOW_CONTROL_CBFC &&
 	    rclink_nl_put_cbfc(skb, &info))

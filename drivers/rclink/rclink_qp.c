@@ -160,20 +160,6 @@ struct rclink_dev *rclink_t1_dev_next(unsigned long *index)
 
 /* ---- QP objects ---------------------------------------------------------- */
 
-/*
- * The data path's lookup: under rcu_read_lock().  The QP stays in memory
- * until rcu_read_unlock(); whether it is still in use is
- * rclink_t1_qp.dp_released, under its lock.
- */
-struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev, u32 qpn)
-{
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
-			 "QP lookup outside an RCU read-side section");
-	if (qpn >= rdev->params.qp_num)
-		return NULL;
-	return xa_load(&rdev->t1.qps, qpn);
-}
-
 static struct rclink_t1_qp *rclink_t1_qp_get_locked(struct rclink_dev *rdev,
 						    u32 qpn)
 {
@@ -396,7 +382,7 @@ static void rclink_t1_write_global(struct rclink_dev *rdev)
 		val |= RCLINK_AFH_CFG_EN_TX_VLAN_TAG_SEL_EN;
 	rclink_wr64(rdev, RCLINK_AFH_CFG_EN, rclink_cbfc_afh(rdev, val));
 	/* the IP's PFC enables follow the flows' priorities */
-	__rclink_dcb_apply(rdev);
+	__rclink_pfc_apply(rdev);
 
 	/* VLAN: vid (0 when forced), TPID 0x8100, CFI 0 (vlan_flag stays 0) */
 	val = 0;

@@ -38,10 +38,10 @@ static int rclink_selftest_result(struct rclink_dev *rdev,
 				  enum rclink_selftest_step step, int err)
 {
 	if (!err) {
-		rdev->st_result[step] = RCLINK_ST_OK;
+		rdev->st.result[step] = RCLINK_ST_OK;
 		return 0;
 	}
-	rdev->st_result[step] = RCLINK_ST_FAILED;
+	rdev->st.result[step] = RCLINK_ST_FAILED;
 	if (rclink_gone(rdev))
 		err = -ENODEV;
 	dev_err(rdev->dev, "self-test failed at step %s: %d\n",
@@ -105,13 +105,13 @@ int rclink_selftest_regs(struct rclink_dev *rdev)
  */
 bool rclink_selftest_irq_seen(struct rclink_dev *rdev, u64 vec)
 {
-	int want = atomic_read(&rdev->st_irq_vec);
+	int want = atomic_read(&rdev->st.irq_vec);
 
 	if (want < 0 || vec != (u64)want)
 		return false;
-	if (atomic_cmpxchg(&rdev->st_irq_vec, want, -1) != want)
+	if (atomic_cmpxchg(&rdev->st.irq_vec, want, -1) != want)
 		return false;
-	complete(&rdev->st_irq_done);
+	complete(&rdev->st.irq_done);
 	return true;
 }
 
@@ -127,12 +127,12 @@ int rclink_selftest_irq(struct rclink_dev *rdev)
 	int err = 0;
 
 	for (vec = 0; vec < rdev->num_vecs; vec++) {
-		reinit_completion(&rdev->st_irq_done);
-		atomic_set(&rdev->st_irq_vec, vec);
+		reinit_completion(&rdev->st.irq_done);
+		atomic_set(&rdev->st.irq_vec, vec);
 		rclink_wr64(rdev, RCLINK_SHIM_TEST_IRQ,
 			    FIELD_PREP(RCLINK_SHIM_TEST_IRQ_VECTOR, vec));
-		if (!wait_for_completion_timeout(&rdev->st_irq_done, tmo)) {
-			atomic_set(&rdev->st_irq_vec, -1);
+		if (!wait_for_completion_timeout(&rdev->st.irq_done, tmo)) {
+			atomic_set(&rdev->st.irq_vec, -1);
 			dev_err(rdev->dev,
 				"interrupt self-test: no interrupt on vector %u (%s) within %u ms\n",
 				vec, rclink_irq_mode_name(rdev->irq_mode),

@@ -221,6 +221,10 @@ void rclink_cc_qp_reset(struct rclink_t1_qp_cc *cc, u32 speed);
 bool rclink_cc_event(struct rclink_dev *rdev, struct rclink_t1_qp *qp,
 		     bool cnp);
 void rclink_cc_kick(struct rclink_dev *rdev);
+/* the IP's per-QP records (event thread): false when no such QP */
+bool rclink_cc_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
+bool rclink_cc_info(struct rclink_dev *rdev, u64 info, bool cnp);
+bool rclink_cc_retry_tmo(struct rclink_dev *rdev, u32 qpn);
 void rclink_cc_init(struct rclink_dev *rdev);
 void rclink_cc_fini(struct rclink_dev *rdev);
 
@@ -248,8 +252,6 @@ struct rclink_dev *rclink_t1_dev_get(int index);	/* NULL: none */
 #define RCLINK_DEV_HANDLE_BUS	"pci/"
 
 struct rclink_dev *rclink_t1_dev_by_name(const char *name);
-struct rclink_t1_qp *rclink_t1_qp_lookup_rcu(struct rclink_dev *rdev,
-					     u32 qpn);
 
 /* rclink_nl.c: generic netlink family "rclink" */
 int rclink_nl_init(void);
@@ -307,11 +309,6 @@ bool rclink_dp_cq_pending(struct rclink_dev *rdev);	/* INTx claim */
 void rclink_dp_qp_init(struct rclink_t1_qp *qp);
 u32 rclink_dp_qp_release(struct rclink_t1_qp *qp);	/* frees rx_msgs */
 void rclink_dp_qp_state_changed(struct rclink_t1_qp *qp);	/* wake */
-bool rclink_dp_recv_ack(struct rclink_dev *rdev, u64 info);	/* RTT */
-/* RECV_CNP (@cnp) or NOCNP: false when its QP number names no QP */
-bool rclink_dp_cc_info(struct rclink_dev *rdev, u64 info, bool cnp);
-/* RETRY_TMO: false when qpn names no QP */
-bool rclink_dp_retry_tmo(struct rclink_dev *rdev, u32 qpn);
 void rclink_dp_stats_read(struct rclink_dev *rdev,
 			  struct rclink_t1_dp_stats *st);
 void rclink_dp_debugfs_init(struct rclink_dev *rdev, struct dentry *dir);
