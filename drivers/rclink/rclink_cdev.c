@@ -438,15 +438,17 @@ static __poll_t rclink_fop_poll(struct file *file, poll_table *pt)
 	struct rclink_ctx *ctx;
 	__poll_t mask = 0;
 
-	/* pairs with the release in rclink_ctx_create() */
+	/*
+	 * The file's queue carries a context's events, errors and death
+	 * (removal kills it) too: an epoll added before the context was
+	 * created keeps only the queues it was given then.  The board's
+	 * queue only without a context (its SQ room is not a context's).
+	 * Pairs with the release in rclink_ctx_create().
+	 */
 	ctx = smp_load_acquire(&rf->ctx);
-	if (ctx) {
-		/* its events, errors and death (removal kills it) only */
-		poll_wait(file, &ctx->wq, pt);
-	} else {
-		poll_wait(file, &rf->wq, pt);
+	poll_wait(file, &rf->wq, pt);
+	if (!ctx)
 		poll_wait(file, &cd->wq, pt);
-	}
 
 	down_read(&cd->rw);
 	if (cd->dead) {

@@ -108,6 +108,13 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 	hw->ost_max = max_t(u32, rdev->params.type1_ost_n / 4, 1);
 	hw->db_phys = pci_resource_start(pdev, bar);
 	hw->db_len = (resource_size_t)num << shift;
+	/* the registration table: a board without memory for it is not up */
+	if (rclink_mr_hw_init(hw)) {
+		mutex_destroy(&hw->sel_lock);
+		pci_release_region(pdev, bar);
+		kfree(hw);
+		return -ENOMEM;
+	}
 	/*
 	 * write-combining for the pages inserted at fault time: without a
 	 * reservation of the range x86's PAT inserts them uncached
@@ -116,7 +123,6 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 	if (!hw->db_wc)
 		dev_warn(rdev->dev, "doorbell BAR%u not write-combining\n",
 			 bar);
-	rclink_mr_hw_init(hw);
 	/* the event records' handler may look already */
 	WRITE_ONCE(dq->ctx, hw);
 	dev_info(rdev->dev, "%u user contexts, doorbells in BAR%u\n", num - 1,
@@ -429,7 +435,7 @@ long rclink_ctx_create(struct file *file, struct rclink_file *rf,
 		return -ENOMEM;
 	mutex_init(&ctx->db_lock);
 	spin_lock_init(&ctx->lock);
-	init_waitqueue_head(&ctx->wq);
+	ctx->wq = &rf->wq;
 	xa_init(&ctx->qps);
 	ctx->life = RCLINK_CTX_DEAD;	/* nothing on the board yet */
 	ctx->area_size = p.area_size;
@@ -600,7 +606,7 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 	ctx->dead = true;
 	ctx->error = true;
 	spin_unlock_irq(&ctx->lock);
-	wake_up_all(&ctx->wq);
+	wake_up_all(ctx->wq);
 
 	mutex_lock(&hw->sel_lock);
 	if (ctx->life == RCLINK_CTX_LIVE)
@@ -775,8 +781,13 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 			ctx->cause = FIELD_GET(RCLINK_CTX_EVT_CAUSE, info);
 			mask = EPOLLERR;
 		}
+		/*
+		 * Under the lock: the queue is the file's, which is freed
+		 * (without RCU) after rclink_ctx_kill() set dead
+		 */
+		if (!ctx->dead)
+			wake_up_poll(ctx->wq, mask);
 		spin_unlock_irqrestore(&ctx->lock, flags);
-		wake_up_poll(&ctx->wq, mask);
 	}
 	rcu_read_unlock();
 	/* a context destroyed after it armed its CQ, or no such context */

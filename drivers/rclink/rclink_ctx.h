@@ -100,8 +100,12 @@ struct rclink_ctx {
 	struct mutex db_lock;		/* the fault against the revocation */
 	bool db_revoked;
 
-	/* events, under @lock */
-	wait_queue_head_t wq;
+	/*
+	 * events, under @lock; their pollers wait on the file's queue
+	 * (rclink_file.wq), so that an epoll that took the file before the
+	 * context existed sees them too
+	 */
+	wait_queue_head_t *wq;
 	spinlock_t lock;		/* the four below */
 	u32 events;			/* CQ events not yet reported */
 	bool error;			/* CTX_ERR, or dead */
@@ -124,7 +128,7 @@ void rclink_ctx_free(struct rclink_ctx *ctx);
 void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info);
 
 /* rclink_mr.c: the registration table of RDMA WRITE and READ */
-void rclink_mr_hw_init(struct rclink_ctx_hw *hw);
+int rclink_mr_hw_init(struct rclink_ctx_hw *hw);
 void rclink_mr_hw_fini(struct rclink_ctx_hw *hw);
 void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx);
 long rclink_mr_reg(struct rclink_file *rf, void __user *argp);

@@ -72,7 +72,7 @@ struct rclink_mr_hw {
 	struct rclink_mr_ent *ent;
 };
 
-void rclink_mr_hw_init(struct rclink_ctx_hw *hw)
+int rclink_mr_hw_init(struct rclink_ctx_hw *hw)
 {
 	struct rclink_dev *rdev = hw->rdev;
 	struct rclink_mr_hw *mr;
@@ -80,22 +80,23 @@ void rclink_mr_hw_init(struct rclink_ctx_hw *hw)
 
 	cap = rclink_rd64(rdev, RCLINK_DMAQ_MR_CAP);
 	if (rclink_gone(rdev) || !FIELD_GET(RCLINK_DMAQ_MR_CAP_NUM, cap))
-		return;			/* no RDMA WRITE or READ */
+		return 0;		/* no RDMA WRITE or READ */
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
-		return;
+		return -ENOMEM;
 	mr->num = FIELD_GET(RCLINK_DMAQ_MR_CAP_NUM, cap);
 	mr->max_len = FIELD_GET(RCLINK_DMAQ_MR_CAP_MAX_LEN, cap);
 	mr->max_pages = FIELD_GET(RCLINK_DMAQ_MR_CAP_MAX_PAGES, cap);
 	mr->ent = kcalloc(mr->num, sizeof(*mr->ent), GFP_KERNEL);
 	if (!mr->ent) {
 		kfree(mr);
-		return;
+		return -ENOMEM;
 	}
 	mutex_init(&mr->lock);
 	hw->mr = mr;
 	dev_info(rdev->dev, "%u registrations for RDMA WRITE and READ\n",
 		 mr->num);
+	return 0;
 }
 
 void rclink_mr_hw_fini(struct rclink_ctx_hw *hw)

@@ -540,6 +540,48 @@ TEST(armed_cq)
 	pair_del(QP_ARM);
 }
 
+/*
+ * An epoll that took the file before the context existed: it keeps the
+ * wait queues the file gave it then, and still sees the armed CQ's event
+ */
+TEST(epoll_before_ctx)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct epoll_event e = { .events = EPOLLIN }, got;
+	struct rclink_uctx_attr attr = {
+		.sq_entries = 16, .rq_entries = 16,
+		.cq_entries = 64, .area_size = 4 * BUF,
+	};
+	struct rclink_wc wc;
+	int ep;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_ARM));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	b.fd = dev_open(env.b);
+	ASSERT_LE(0, b.fd);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, b.fd, &e));
+	ASSERT_EQ(0, rclink_uctx_open(&b.c, b.fd, &attr));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_ARM, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_ARM, 0));
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	rclink_arm_cq(&b.c);
+	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0));
+	send_one(_metadata, &a, QP_ARM, 1);
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, env.stall * 1000));
+	EXPECT_TRUE(got.events & EPOLLIN);
+	EXPECT_FALSE(got.events & EPOLLERR);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+	close(ep);
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_ARM);
+}
+
 /* TYPE2: group 5 given to a context on each board; MCAST A -> B */
 TEST(mcast_group)
 {
