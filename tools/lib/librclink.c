@@ -125,15 +125,18 @@ bool rclink_uctx_error(const struct rclink_uctx *c, uint32_t *cause)
 	return w & 1;
 }
 
+/*
+ * The operation and its REMOTE entry, with room checked for @extra more
+ * entries that the caller writes after them (REMOTE then carries MORE)
+ */
 static int rclink_post_rdma(struct rclink_uctx *c, uint32_t op, uint32_t qpn,
 			    uint64_t off, uint32_t len, uint32_t rkey,
-			    uint64_t raddr)
+			    uint64_t raddr, uint32_t extra)
 {
 	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
 	uint64_t *wqe;
 
-	/* two entries: the operation, then REMOTE */
-	if (c->sq_prod + 1 - cons > c->sq_mask) {
+	if (c->sq_prod + 1 + extra - cons > c->sq_mask) {
 		errno = EAGAIN;
 		return -1;
 	}
@@ -142,7 +145,8 @@ static int rclink_post_rdma(struct rclink_uctx *c, uint32_t op, uint32_t qpn,
 		 ((uint64_t)len << 32);
 	wqe[1] = off;
 	wqe = c->sq + 2 * ((c->sq_prod + 1) & c->sq_mask);
-	wqe[0] = RCLINK_U_WQE_OP_REMOTE | ((uint64_t)rkey << 32);
+	wqe[0] = RCLINK_U_WQE_OP_REMOTE | ((uint64_t)rkey << 32) |
+		 (extra ? RCLINK_U_WQE_MORE : 0);
 	wqe[1] = raddr;
 	c->sq_prod += 2;
 	return 0;
@@ -152,32 +156,26 @@ int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		      uint32_t len, uint32_t rkey, uint64_t raddr)
 {
 	return rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
-				raddr);
+				raddr, 0);
 }
 
 int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		     uint32_t len, uint32_t rkey, uint64_t raddr)
 {
 	return rclink_post_rdma(c, RCLINK_U_WQE_OP_READ, qpn, off, len, rkey,
-				raddr);
+				raddr, 0);
 }
 
+/* Three entries: WRITE, REMOTE (MORE), IMM */
 int rclink_post_write_imm(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 			  uint32_t len, uint32_t rkey, uint64_t raddr,
 			  uint32_t imm)
 {
-	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
 	uint64_t *wqe;
 
-	/* three entries: WRITE, REMOTE (MORE), IMM */
-	if (c->sq_prod + 2 - cons > c->sq_mask) {
-		errno = EAGAIN;
-		return -1;
-	}
 	if (rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
-			     raddr))
+			     raddr, 1))
 		return -1;
-	c->sq[2 * ((c->sq_prod - 1) & c->sq_mask)] |= RCLINK_U_WQE_MORE;
 	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
 	wqe[0] = RCLINK_U_WQE_OP_IMM;
 	wqe[1] = imm;
