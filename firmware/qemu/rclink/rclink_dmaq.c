@@ -409,7 +409,12 @@ static void dmaq_send_cqe(RclinkCtx *x, uint32_t qpn, uint8_t status,
     dmaq_cqe_send(x, RCLINK_CQE_KIND_SEND, qpn, status, len, sq_idx);
 }
 
-/* Complete the QP's finished messages, oldest first, in order. */
+/*
+ * Complete the QP's finished messages, oldest first, in order.  A WRITE or
+ * READ whose packets are all acknowledged waits for its response; the
+ * messages after it are done sending but wait in q->done for their CQEs,
+ * so that a QP's CQEs come in the order of its WQEs.
+ */
 static void dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
 {
     RclinkT1Qp *q = &c->t1->qps[qpn];
@@ -419,8 +424,17 @@ static void dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
            !m->outstanding) {
         QSIMPLEQ_REMOVE_HEAD(&q->msgs, next);
         if (m->rdma) {
-            /* a WRITE or READ waits for its response */
+            /* decided now, or when its response or deadline comes */
             rclink_rdma_msg_done(c, m);
+        } else {
+            m->decided = true;
+        }
+        QSIMPLEQ_INSERT_TAIL(&q->done, m, next);
+    }
+    while ((m = QSIMPLEQ_FIRST(&q->done)) && m->decided) {
+        QSIMPLEQ_REMOVE_HEAD(&q->done, next);
+        if (m->rdma) {
+            rclink_rdma_cqe(c, m);
             continue;
         }
         trace_rclink_dmaq_msg_done(qpn, m->sq_idx, m->len, m->status);
@@ -2357,6 +2371,7 @@ void rclink_dmaq_init(RclinkCore *c)
     }
     for (i = 0; i < c->qp_num; i++) {
         QSIMPLEQ_INIT(&c->t1->qps[i].msgs);
+        QSIMPLEQ_INIT(&c->t1->qps[i].done);
     }
     rclink_rdma_init(c);
 }
@@ -2371,6 +2386,11 @@ static void dmaq_free_msgs(RclinkCore *c)
 
         while ((m = QSIMPLEQ_FIRST(&qp->msgs))) {
             QSIMPLEQ_REMOVE_HEAD(&qp->msgs, next);
+            g_free(m);
+        }
+        /* the WRITEs and READs waiting for a response among them */
+        while ((m = QSIMPLEQ_FIRST(&qp->done))) {
+            QSIMPLEQ_REMOVE_HEAD(&qp->done, next);
             g_free(m);
         }
         qp->nparked = 0;

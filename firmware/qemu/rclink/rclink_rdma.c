@@ -87,9 +87,21 @@ static unsigned rdma_cqe_kind(const RclinkDmaqMsg *m)
                                              RCLINK_CQE_KIND_READ;
 }
 
-/* A requester's operation completes: its CQE, then it is freed. */
-static void rdma_complete(RclinkCore *c, RclinkDmaqMsg *m, uint8_t status)
+/*
+ * A requester's operation is decided (out of any list but its QP's done
+ * list): its CQE comes when the QP's older messages have theirs.
+ */
+static void rdma_decide(RclinkDmaqMsg *m, uint8_t status)
 {
+    m->decided = true;
+    m->rstatus = status;
+}
+
+/* Its CQE (rclink_dmaq.c, in the QP's order), then it is freed. */
+void rclink_rdma_cqe(RclinkCore *c, RclinkDmaqMsg *m)
+{
+    uint8_t status = m->rstatus;
+
     if (status >= RCLINK_CQE_ST_REM_KEY && status <= RCLINK_CQE_ST_REM_BOUNDS) {
         rclink_count(c, RCLINK_DMAQ_RDMA_REM_ERR);
     } else if (status == RCLINK_CQE_ST_REM_TIMEOUT) {
@@ -127,7 +139,8 @@ static void rdma_timer(void *opaque)
                       "got no response: REM_TIMEOUT\n", m->ctx->id, m->qpn,
                       m->rdma == RCLINK_SEG_KIND_WRITE ? "WRITE" : "READ",
                       m->tag);
-        rdma_complete(c, m, RCLINK_CQE_ST_REM_TIMEOUT);
+        rdma_decide(m, RCLINK_CQE_ST_REM_TIMEOUT);
+        rclink_dmaq_qp_complete(c, m->qpn);
     }
     rdma_timer_arm(r);
 }
@@ -135,18 +148,19 @@ static void rdma_timer(void *opaque)
 /*
  * The engine is done with a message of an RDMA kind (every packet
  * acknowledged, or flushed): a request waits for its response unless it
- * failed or the response came first.
+ * failed or the response came first.  The caller puts it on its QP's done
+ * list and writes the CQEs that are due.
  */
 void rclink_rdma_msg_done(RclinkCore *c, RclinkDmaqMsg *m)
 {
     RclinkRdma *r = c->t1->rdma;
 
     if (m->status != RCLINK_CQE_ST_OK) {
-        rdma_complete(c, m, m->status);
+        rdma_decide(m, m->status);
         return;
     }
     if (m->responded) {
-        rdma_complete(c, m, m->rstatus);
+        rdma_decide(m, m->rstatus);
         return;
     }
     m->deadline_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
@@ -477,8 +491,9 @@ static void rdma_rx_resp(RclinkCore *c, uint32_t qpn, unsigned kind,
     m->rstatus = status;
     if (waiting) {
         QTAILQ_REMOVE(&r->wait, m, wait_link);
-        rdma_complete(c, m, status);
+        rdma_decide(m, status);
         rdma_timer_arm(r);
+        rclink_dmaq_qp_complete(c, qpn);
     }
 }
 
@@ -633,7 +648,10 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
     }
 }
 
-/* A user context stops: its requests waiting for a response go, no CQE. */
+/*
+ * A user context stops: its requests waiting for a response are decided
+ * FLUSHED, with the messages behind them (a stopped context gets no CQE).
+ */
 void rclink_rdma_ctx_stop(RclinkCtx *x)
 {
     RclinkCore *c = x->c;
@@ -653,7 +671,9 @@ void rclink_rdma_ctx_stop(RclinkCtx *x)
     QTAILQ_FOREACH_SAFE(m, &r->wait, wait_link, n) {
         if (m->ctx == x) {
             QTAILQ_REMOVE(&r->wait, m, wait_link);
-            g_free(m);
+            rdma_decide(m, RCLINK_CQE_ST_FLUSHED);
+            /* frees only decided messages: none still on the wait list */
+            rclink_dmaq_qp_complete(c, m->qpn);
         }
     }
     rdma_timer_arm(r);
@@ -824,7 +844,8 @@ void rclink_rdma_reset(RclinkCore *c)
     timer_del(&r->timer);
     rdma_free_list(&r->out);
     rdma_free_list(&r->sent);
-    rdma_free_list(&r->wait);
+    /* on their QPs' done lists too: freed there (rclink_dmaq.c) */
+    QTAILQ_INIT(&r->wait);
     r->nout = 0;
     r->out_bytes = 0;
     for (i = 0; i < RDMA_MR_NUM; i++) {

@@ -106,6 +106,7 @@ typedef struct RclinkDmaqMsg {
     uint8_t rdma;
     bool internal;                        /* a response of the shim's */
     bool responded;                       /* request: its response came */
+    bool decided;                         /* its CQE's status is known */
     uint8_t rstatus;                      /* ... with this status */
     uint16_t tag;
     uint32_t rkey;
@@ -186,6 +187,12 @@ typedef struct RclinkT1Qp {
 
     /* queue engine */
     QSIMPLEQ_HEAD(, RclinkDmaqMsg) msgs;
+    /*
+     * Messages done sending whose CQE waits, in SQ order: behind a WRITE
+     * or READ that waits for its response, later messages of the QP
+     * complete only after it (rclink_dmaq.c, dmaq_qp_complete()).
+     */
+    QSIMPLEQ_HEAD(, RclinkDmaqMsg) done;
     /*
      * The engine's copy of CC_TYPE1_QP_EN (false after a CLR), and the
      * messages it set aside meanwhile: park_head and the nparked - 1
@@ -418,6 +425,7 @@ void rclink_rdma_run(RclinkCore *c);
 bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m);
 void rclink_rdma_credit(RclinkCore *c, RclinkDmaqMsg *m);
 void rclink_rdma_msg_done(RclinkCore *c, RclinkDmaqMsg *m);
+void rclink_rdma_cqe(RclinkCore *c, RclinkDmaqMsg *m);
 bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                     size_t len, bool dry_run);
 void rclink_rdma_ctx_stop(RclinkCtx *x);

@@ -106,6 +106,7 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_USER		225
 #define QP_IMM		226
 #define QP_EXIT2	227
+#define QP_ORDER	228
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -809,6 +810,65 @@ TEST(write_imm)
 	EXPECT_EQ(9, bw.imm);
 	EXPECT_FALSE(rclink_uctx_error(&r.a.c, NULL));
 	EXPECT_FALSE(rclink_uctx_error(&r.b.c, NULL));
+	rig_down(&r);
+}
+
+/*
+ * A QP's completions come in the order of its work requests: a SEND
+ * acknowledged while an older READ's data is still coming back (or an
+ * older WRITE waits for its response) completes after it
+ */
+TEST(order)
+{
+	static const struct {
+		int kind;		/* RCLINK_WC_* */
+		uint32_t len;
+	} ops[] = {
+		{ RCLINK_WC_READ, MIB }, { RCLINK_WC_SEND, 64 },
+		{ RCLINK_WC_WRITE, 65536 }, { RCLINK_WC_SEND, 64 },
+		{ RCLINK_WC_READ, 64 }, { RCLINK_WC_SEND, 1 },
+	};
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t i, nsend = 0;
+	int err;
+
+	RIG_UP(&r, QP_ORDER, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	/* B's receive buffers for the SENDs, past its registration */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, rclink_post_recv(&r.b.c, B_AREA - (i + 1) * 4096,
+					      4096));
+	rclink_uctx_doorbell(&r.b.c);
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		switch (ops[i].kind) {
+		case RCLINK_WC_READ:
+			err = rclink_post_read(&r.a.c, QP_ORDER, A_DST,
+					       ops[i].len, r.rkey, 0);
+			break;
+		case RCLINK_WC_WRITE:
+			err = rclink_post_write(&r.a.c, QP_ORDER, A_SRC,
+						ops[i].len, r.rkey, 0);
+			break;
+		default:
+			err = rclink_post_send(&r.a.c, QP_ORDER, A_SRC,
+					       ops[i].len, 0);
+			nsend++;
+			break;
+		}
+		ASSERT_EQ(0, err) TH_LOG("post %u: %m", i);
+	}
+	rclink_uctx_doorbell(&r.a.c);
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		ASSERT_TRUE(wait_wc(&r.a, &wc)) TH_LOG("completion %u", i);
+		EXPECT_EQ(ops[i].kind, wc.kind) TH_LOG("completion %u", i);
+		EXPECT_EQ(RCLINK_WC_OK, wc.status) TH_LOG("completion %u", i);
+		EXPECT_EQ(ops[i].len, wc.len) TH_LOG("completion %u", i);
+	}
+	/* and B got the SENDs */
+	for (i = 0; i < nsend; i++) {
+		ASSERT_TRUE(wait_wc(&r.b, &wc));
+		EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+	}
 	rig_down(&r);
 }
 
