@@ -195,13 +195,15 @@ rtl-bench:
 #                    RCLINK_RTL_RTL_T1_MSG_ARGS
 RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
 	rebind.sh
-RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh t2_mcast.py
+RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh t2_mcast.py \
+	t3_ping.sh
 RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
 	-t rx_queued_unbound -t one_qp -t one_qp_back -t qp64 -t faults \
 	-t rx_flow_control \
 	-t window_full -t signal_read -t signal_write -t signal_storm \
-	-t ring_setup -t ring_bad_sqes -t ring_transfer -t ring_mixed -t ring_mcast
-RCLINK_RTL_RTL_TESTS ?= t1_msg.sh t1_fatal.sh
+	-t ring_setup -t ring_bad_sqes -t ring_transfer -t ring_mixed -t ring_mcast \
+	-t ring_unmap_inflight -t ring_bind_while_waiting -t qp_churn
+RCLINK_RTL_RTL_TESTS ?= vectors.py t1_msg.sh t1_fatal.sh t2_mcast.py
 RCLINK_RTL_RTL_T1_MSG_ARGS ?= -t one_qp -t one_qp_back -t qp64
 
 .PHONY: check-rtl

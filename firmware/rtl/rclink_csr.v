@@ -67,7 +67,7 @@ module rclink_csr #(
     input  wire [63:0] cnt_tx_drop_qp_off,
     input  wire [63:0] cnt_rx_drop_malformed,
     input  wire [63:0] cnt_rx_drop_nobuf,
-    // TYPE2 (DMAQ_T2_RX_LOST and _DROP_OLD read 0: rtl.rst)
+    // TYPE2
     output reg  [7:0]  t2_join,
     input  wire [63:0] cnt_t2_tx_pkts,
     input  wire [63:0] cnt_t2_tx_drop,
@@ -75,6 +75,8 @@ module rclink_csr #(
     input  wire [63:0] cnt_t2_rx_drop_nogroup,
     input  wire [63:0] cnt_t2_rx_drop_nobuf,
     input  wire [63:0] cnt_t2_rx_drop_malformed,
+    input  wire [63:0] cnt_t2_rx_lost,
+    input  wire [63:0] cnt_t2_rx_drop_old,
     input  wire [9:0]  t2_ost_free,        // TYPE2 tokens held (rclink_sq)
     // the IP's status levels (registered here: DMAQ_DFX, DMAQ_T2_CRD)
     input  wire [1:0]  ip_idle,            // RCLINK_IDLE_O: [1] TX, [0] RX
@@ -187,6 +189,8 @@ module rclink_csr #(
         `RCLINK_DMAQ_T2_RX_DROP_NOGROUP: rv = cnt_t2_rx_drop_nogroup;
         `RCLINK_DMAQ_T2_RX_DROP_NOBUF: rv = cnt_t2_rx_drop_nobuf;
         `RCLINK_DMAQ_T2_RX_DROP_MALFORMED: rv = cnt_t2_rx_drop_malformed;
+        `RCLINK_DMAQ_T2_RX_LOST:      rv = cnt_t2_rx_lost;
+        `RCLINK_DMAQ_T2_RX_DROP_OLD:  rv = cnt_t2_rx_drop_old;
         `RCLINK_DMAQ_DFX:             rv = {60'd0, dfx};
         `RCLINK_DMAQ_T2_OST_FREE:     rv = {54'd0, t2_ost_free};
         `RCLINK_DMAQ_T2_CRD:          rv = {48'd0, t2_crd};

@@ -59,6 +59,8 @@
         .rx_m_qpid(rx_m_qpid),
         .rx_m_etype(rx_m_etype),
         .rx_m_len(rx_m_len),
+        .rx_m_sa(rx_m_sa),
+        .rx_m_psn(rx_m_psn),
         .rx_flow_stop(rx_flow_stop),
         .mac_address(mac_address),
         .mac_read(mac_read),

@@ -70,6 +70,8 @@
     input  wire [QP_AW-1:0] rx_m_qpid,
     input  wire [1:0]  rx_m_etype,
     input  wire [12:0] rx_m_len,            // TYPE1_W_RX_M_LEN_O
+    input  wire [9:0]  rx_m_sa,             // TYPE1_2_RX_M_SA_O (TYPE2 sender)
+    input  wire [11:0] rx_m_psn,            // the RH's PSN (TYPE2; rtl.rst)
     output wire [3:0]  rx_flow_stop,        // FLOW_STOP (per TYPE1 bank)
     // ---- MAC CSRs (Avalon-MM, word addresses of seed 003)
     output wire [11:0] mac_address,

@@ -47,6 +47,15 @@
 // the buffers (RECV_MCAST CQEs, QPN = the group; DMAQ_T2_RX_PKTS) while
 // the CQ takes no send completion (cq_hold), so the room stays.  TYPE2
 // keeps no context: each packet is a whole message.
+//
+// Before the room is looked at, the packet's sender is followed as in the
+// model: per group T2_SRCS senders, told apart by RX_M_SA (the low 10 bits
+// of the source MAC), each with the PSN it expects next (RX_M_PSN, the
+// RH's).  A PSN ahead adds the gap to DMAQ_T2_RX_LOST, a PSN behind drops
+// the packet (DMAQ_T2_RX_DROP_OLD); a new sender takes a free entry or
+// replaces the group's entries in turn.  A group joined (its DMAQ_T2_JOIN
+// bit rising) starts its senders afresh.  The table is searched one entry
+// a cycle while the header beat is held.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -74,6 +83,8 @@ module rclink_rx #(
     output reg  [63:0] cnt_t2_nogroup,
     output reg  [63:0] cnt_t2_nobuf,
     output reg  [63:0] cnt_t2_malformed,
+    output reg  [63:0] cnt_t2_lost,     // DMAQ_T2_RX_LOST
+    output reg  [63:0] cnt_t2_old,      // DMAQ_T2_RX_DROP_OLD
     output reg         t2_nobuf,        // a TYPE2 packet dropped for want of room
     // RX_M
     input  wire        rx_vld,
@@ -85,6 +96,8 @@ module rclink_rx #(
     input  wire [QP_AW-1:0] rx_qpid,
     input  wire [1:0]  rx_etype,        // 0 TYPE1, 3 TYPE2
     input  wire [12:0] rx_len,          // TYPE1_W_RX_M_LEN_O: payload bytes
+    input  wire [9:0]  rx_sa,           // TYPE1_2_RX_M_SA_O (TYPE2 sender)
+    input  wire [11:0] rx_psn,          // the RH's PSN (TYPE2)
     output wire [3:0]  flow_stop,
     // DMA engine burst client
     input  wire        wrst,
@@ -138,7 +151,7 @@ module rclink_rx #(
                S_END = 5'd12, S_WAIT = 5'd13, S_STRAY = 5'd14,
                S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18,
                S_T2CHK = 5'd19, S_T2RQE = 5'd20, S_T2RQW = 5'd21, S_FL2 = 5'd22,
-               S_FLC = 5'd23;
+               S_FLC = 5'd23, S_T2SRC = 5'd24, S_T2PSN = 5'd25, S_T2NB = 5'd26;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
@@ -158,6 +171,32 @@ module rclink_rx #(
     reg [31:0] t2_k;          // dry run: RQEs looked at
     reg [31:0] t2_need;       //          bytes still without a buffer
     reg [31:0] t2_cqes;       //          CQEs the packet will make
+    // TYPE2 senders: entry {group, i} = {sa, next psn}, its used bit
+    localparam T2_SRCS = 16;
+    localparam T2_SE = 8 * T2_SRCS;
+    localparam [3:0] T2_LAST = 4'd15;
+    integer gi;
+    reg [21:0] t2s_mem [0:T2_SE-1];
+    reg [T2_SE-1:0] t2s_used;
+    reg        t2s_we;
+    reg [6:0]  t2s_wa;
+    reg [21:0] t2s_wd;
+    reg [31:0] t2s_victim;    // 4 bits a group: the entry replaced next
+    reg [7:0]  t2_join_q;
+    reg [9:0]  h_sa;          // the packet's sender and PSN
+    reg [11:0] h_psn;
+    reg [3:0]  t2_i;          // search: the entry looked at
+    reg        t2_free;       //         a free entry seen, t2_fi
+    reg [3:0]  t2_fi;
+    wire [6:0]  t2_ea = {qpn[2:0], t2_i};
+    wire [21:0] t2_e = t2s_mem[t2_ea];
+    wire        t2_hit = t2s_used[t2_ea] && t2_e[21:12] == h_sa;
+    wire [11:0] t2_d = h_psn - t2_e[11:0];    // PSN ahead of the expected
+    wire [3:0]  t2_vi = t2s_victim[4 * qpn[2:0] +: 4];
+    wire [3:0]  t2_new = t2_free ? t2_fi : (!t2s_used[t2_ea] ? t2_i : t2_vi);
+    always @(posedge clk)
+        if (t2s_we)
+            t2s_mem[t2s_wa] <= t2s_wd;
 
     wire [31:0] rq_size = 32'd1 << rq_order;
     wire [31:0] posted = rq_prod - rq_cons;
@@ -329,8 +368,20 @@ module rclink_rx #(
                 cnt_t2_nogroup <= 64'd0;
                 cnt_t2_nobuf <= 64'd0;
                 cnt_t2_malformed <= 64'd0;
+                cnt_t2_lost <= 64'd0;
+                cnt_t2_old <= 64'd0;
+                t2s_used <= {T2_SE{1'b0}};
+                t2s_victim <= 32'd0;
             end
             t2_nobuf <= 1'b0;
+            t2s_we <= 1'b0;
+            t2s_wa <= 7'd0;
+            t2s_wd <= 22'd0;
+            h_sa <= 10'd0;
+            h_psn <= 12'd0;
+            t2_i <= 4'd0;
+            t2_free <= 1'b0;
+            t2_fi <= 4'd0;
             t2 <= 1'b0;
             t2_k <= 32'd0;
             t2_need <= 32'd0;
@@ -371,6 +422,7 @@ module rclink_rx #(
             msg_dead <= 1'b0;
         end else begin
             t2_nobuf <= 1'b0;
+            t2s_we <= 1'b0;
             if (cqe_valid && cqe_ready)
                 cqe_valid <= 1'b0;
             if (dma_cmd_valid && dma_cmd_ready)
@@ -438,6 +490,8 @@ module rclink_rx #(
                 dlen <= h_pad ? h_mlen - h_off : {19'd0, rx_len} - 32'd8;
                 beat_last <= rx_fe;
                 t2 <= rx_etype == 2'd3;
+                h_sa <= rx_sa;
+                h_psn <= rx_psn;
                 st <= S_CTX;
             end
             S_CTX: begin            // the context is read
@@ -460,17 +514,54 @@ module rclink_rx #(
                 t2_k <= 32'd0;
                 t2_need <= dlen;
                 t2_cqes <= 32'd1;
+                t2_i <= 4'd0;
+                t2_free <= 1'b0;
                 st <= S_DROP;
                 if (!t2_grp_ok)
                     cnt_t2_nogroup <= cnt_t2_nogroup + 64'd1;
                 else if (!t2_seg_ok)
                     cnt_t2_malformed <= cnt_t2_malformed + 64'd1;
-                else if (!rq_en || !cq_en || posted == 32'd0 || posted > rq_size) begin
+                else
+                    st <= S_T2SRC;
+            end
+            S_T2SRC:                // the sender's entry, one a cycle
+                if (t2_hit) begin
+                    st <= S_T2PSN;
+                end else if (t2_i == T2_LAST) begin
+                    // a new sender: a free entry, else the group's next
+                    t2s_we <= 1'b1;
+                    t2s_wa <= {qpn[2:0], t2_new};
+                    t2s_wd <= {h_sa, h_psn + 12'd1};
+                    t2s_used[{qpn[2:0], t2_new}] <= 1'b1;
+                    if (!t2_free && t2s_used[t2_ea])
+                        t2s_victim[4 * qpn[2:0] +: 4] <= t2_vi + 4'd1;
+                    st <= S_T2NB;
+                end else begin
+                    if (!t2_free && !t2s_used[t2_ea]) begin
+                        t2_free <= 1'b1;
+                        t2_fi <= t2_i;
+                    end
+                    t2_i <= t2_i + 4'd1;
+                end
+            S_T2PSN:                // ahead: a gap; behind: old
+                if (t2_d[11]) begin
+                    cnt_t2_old <= cnt_t2_old + 64'd1;
+                    st <= S_DROP;
+                end else begin
+                    cnt_t2_lost <= cnt_t2_lost + {52'd0, t2_d};
+                    t2s_we <= 1'b1;
+                    t2s_wa <= t2_ea;
+                    t2s_wd <= {h_sa, h_psn + 12'd1};
+                    st <= S_T2NB;
+                end
+            S_T2NB:                 // the room: RQ and CQ on, RQEs posted
+                if (!rq_en || !cq_en || posted == 32'd0 || posted > rq_size) begin
                     cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
                     t2_nobuf <= 1'b1;
-                end else
+                    st <= S_DROP;
+                end else begin
                     st <= S_T2RQE;
-            end
+                end
             S_T2RQE:
                 if (t2_need == 32'd0) begin
                     if (cq_free >= t2_cqes) begin
@@ -676,6 +767,13 @@ module rclink_rx #(
             default: st <= S_IDLE;
             endcase
         end
+        // a group joined now: its senders start afresh
+        if (!rst)
+            for (gi = 0; gi < 8; gi = gi + 1)
+                if (t2_join[gi] && !t2_join_q[gi])
+                    t2s_used[T2_SRCS * gi +: T2_SRCS] <= {T2_SRCS{1'b0}};
     end
+    always @(posedge clk)
+        t2_join_q <= rst ? 8'd0 : t2_join;
 endmodule
 `default_nettype wire

@@ -150,6 +150,8 @@ module rclink_shim_top #(
     input  wire [QP_AW-1:0] rx_m_qpid,
     input  wire [1:0]  rx_m_etype,
     input  wire [12:0] rx_m_len,            // TYPE1_W_RX_M_LEN_O
+    input  wire [9:0]  rx_m_sa,             // TYPE1_2_RX_M_SA_O (TYPE2 sender)
+    input  wire [11:0] rx_m_psn,            // the RH's PSN (TYPE2; rtl.rst)
     output wire [3:0]  rx_flow_stop,        // FLOW_STOP (per TYPE1 bank)
     // ---- MAC CSRs (Avalon-MM, word addresses of seed 003)
     output wire [11:0] mac_address,
@@ -268,6 +270,7 @@ module rclink_shim_top #(
     wire [7:0]  t2_join;
     wire [63:0] cnt_t2_tx_pkts, cnt_t2_tx_drop, cnt_t2_rx_pkts;
     wire [63:0] cnt_t2_nogroup, cnt_t2_nobuf, cnt_t2_malformed;
+    wire [63:0] cnt_t2_lost, cnt_t2_old;
 
     wire [31:0] t3irq_cfg;              // SHIM_T3_IRQ {enable, vector}
     reg  [31:0] t3irq_cnt;              // SHIM_T3_IRQ.count
@@ -302,6 +305,7 @@ module rclink_shim_top #(
         .cnt_t2_rx_drop_nogroup(cnt_t2_nogroup),
         .cnt_t2_rx_drop_nobuf(cnt_t2_nobuf),
         .cnt_t2_rx_drop_malformed(cnt_t2_malformed),
+        .cnt_t2_rx_lost(cnt_t2_lost), .cnt_t2_rx_drop_old(cnt_t2_old),
         .t2_ost_free(t2_ost_free),
         .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
@@ -506,10 +510,12 @@ module rclink_shim_top #(
         .t2_join(t2_join), .cq_free(cq_free), .cq_hold(cq_hold),
         .cnt_t2_pkts(cnt_t2_rx_pkts), .cnt_t2_nogroup(cnt_t2_nogroup),
         .cnt_t2_nobuf(cnt_t2_nobuf), .cnt_t2_malformed(cnt_t2_malformed),
+        .cnt_t2_lost(cnt_t2_lost), .cnt_t2_old(cnt_t2_old),
         .t2_nobuf(t2_nobuf),
         .rx_vld(rx_m_vld), .rx_rdy(rx_m_rdy), .rx_fs(rx_m_fs), .rx_fe(rx_m_fe),
         .rx_dat(rx_m_dat), .rx_keep(rx_m_keep), .rx_qpid(rx_m_qpid),
-        .rx_etype(rx_m_etype), .rx_len(rx_m_len), .flow_stop(rx_flow_stop),
+        .rx_etype(rx_m_etype), .rx_len(rx_m_len), .rx_sa(rx_m_sa),
+        .rx_psn(rx_m_psn), .flow_stop(rx_flow_stop),
         .wrst(wrst),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),

@@ -215,7 +215,8 @@ void rclink_cosim_ip_event(RclinkCosim *c, unsigned source, uint64_t info)
 /*
  * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up, or
  * while the IP's receive buffer holds RCLINK_COSIM_RX_MAX packets the
- * shim has not taken yet.
+ * shim has not taken yet.  etype is RX_END's be: RX_M_ETYPE_O, for TYPE2
+ * with TYPE1_2_RX_M_SA_O and the RH's PSN above it.
  */
 bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
                         const uint8_t *pl, size_t len, bool dry_run)
@@ -224,10 +225,10 @@ bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
 
     if (dry_run) {
         return c->rx_pending < RCLINK_COSIM_RX_MAX &&
-               (etype == 3 || !(c->flow_stop & BIT(qpid & 3)));
+               ((etype & 3) == 3 || !(c->flow_stop & BIT(qpid & 3)));
     }
     c->rx_pending++;
-    trace_rclink_cosim_ip_rx(qpid, etype, len);
+    trace_rclink_cosim_ip_rx(qpid, etype & 3, len);
     for (o = 0; o < len; o += 8) {
         uint8_t b[8] = { 0 };
         size_t k = MIN(len - o, 8);

@@ -49,7 +49,8 @@
  *               << 2 | TX_MAC_FREE_O << 3 | the wire's carrier << 4,
  *               data = the multicast credit level
  *   RX_DATA     be = bytes (1..8), data: the next bytes of an RX_M packet
- *   RX_END      addr = RX_M_QPID_O, be = RX_M_ETYPE_O, data = length
+ *   RX_END      addr = RX_M_QPID_O, be = RX_M_ETYPE_O | RX_M_SA_O << 2 |
+ *               the RH's PSN << 12 (TYPE2), data = length
  *
  * SPDX-License-Identifier: GPL-2.0-or-later OR MIT
  */

@@ -1563,11 +1563,14 @@ bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
 bool rclink_dmaq_t2_accept(RclinkCore *c, unsigned g, const uint8_t *pl,
                            size_t len, bool dry_run)
 {
-    DmaqRxTo to = dmaq_rx_group(c, g);
+    DmaqRxTo to;
 
     if (c->bridge) {
-        return rclink_cosim_ip_rx(c->bridge, g, 3, pl, len, dry_run);
+        /* g is RCLINK_T2_RXM(): the group, the sender and the PSN */
+        return rclink_cosim_ip_rx(c->bridge, g & 15, 3 | (g >> 4) << 2, pl,
+                                  len, dry_run);
     }
+    to = dmaq_rx_group(c, g);
     return dmaq_rx_accept(c, &to, pl, len, dry_run);
 }
 

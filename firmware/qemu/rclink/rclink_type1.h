@@ -215,6 +215,16 @@ typedef struct RclinkT2Src {
 } RclinkT2Src;
 
 #define RCLINK_T2_SRCS          16      /* senders tracked per group */
+/* a sender is told apart by the low bits of its MAC, TYPE1_2_RX_M_SA_O[9:0] */
+#define RCLINK_T2_SA_MASK       0x3ffu
+/*
+ * The id of a TYPE2 packet on a bridged RTL board (rclink_dmaq_t2_accept):
+ * what the IP hands the shim beside the data on RX_M, the group of the DA
+ * (RCLINK_AFH_T2_GROUPS: none) in bits 3:0, TYPE1_2_RX_M_SA_O in 13:4 and
+ * the RH's PSN in 25:14.
+ */
+#define RCLINK_T2_RXM(g, sa, psn) \
+    ((g) | ((sa) & RCLINK_T2_SA_MASK) << 4 | (uint32_t)(psn) << 14)
 
 typedef struct RclinkT2 {
     uint16_t tx_psn[RCLINK_AFH_T2_GROUPS];

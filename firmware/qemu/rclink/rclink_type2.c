@@ -10,6 +10,10 @@
  * group, no ICRC.  A TYPE2 frame from the wire goes to the joined group whose
  * TYPE2_DA_n is its DA (DMAQ_T2_JOIN), as one RECV_MCAST message; the PSNs
  * of each (group, sender) show what was lost.  Nothing is retransmitted.
+ * A sender is the low 10 bits of its MAC, what the IP tells the shim
+ * (TYPE1_2_RX_M_SA_O[9:0]).  On a bridged RTL board the RTL shim checks
+ * the join and follows the senders: the IP hands it the group of the DA
+ * (RCLINK_AFH_T2_GROUPS for none), the sender and the PSN.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -216,6 +220,7 @@ static RclinkT2Src *rclink_t2_src(RclinkT2 *t2, unsigned g, uint64_t sa)
     RclinkT2Src *s;
     unsigned i;
 
+    sa &= RCLINK_T2_SA_MASK;
     for (i = 0; i < RCLINK_T2_SRCS; i++) {
         s = &t2->src[g][i];
         if (s->used && s->sa == sa) {
@@ -262,6 +267,32 @@ static unsigned rclink_t2_group(RclinkCore *c, uint64_t da, unsigned fmt)
     return T2_GROUPS;
 }
 
+/*
+ * A bridged RTL board: the packet goes to the RTL shim on RX_M with the
+ * group (none: RCLINK_AFH_T2_GROUPS), the sender and the PSN; the shim
+ * counts what it drops.  CBFC holds it as for the model's own shim.
+ */
+static void rclink_t2_bridge_rx(RclinkCore *c, unsigned g, uint64_t sa,
+                                uint32_t psn, const uint8_t *pl, size_t plen,
+                                size_t len)
+{
+    uint32_t id = RCLINK_T2_RXM(g, sa, psn);
+    bool room = rclink_dmaq_t2_accept(c, id, pl, plen, true);
+    int cbfc = g < T2_GROUPS && c->t1->t2_owner[g] ? RCLINK_CBFC_DIRECT :
+               rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, id, pl, plen, room);
+
+    if (cbfc == RCLINK_CBFC_DIRECT && !room) {
+        /* the IP's receive buffer is full: its RX buffer overflow */
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOBUF, "no buffer", len);
+        rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERFLOW, 1, 0);
+        return;
+    }
+    if (cbfc == RCLINK_CBFC_DIRECT) {
+        rclink_dmaq_t2_accept(c, id, pl, plen, false);
+    }
+    trace_rclink_t2_rx(g, psn, plen);
+}
+
 /* A frame the classifier found to be TYPE2. */
 void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 {
@@ -300,7 +331,7 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     da = ldq_be_p(buf) >> 16;
     sa = ldq_be_p(buf + 6) >> 16;
     g = rclink_t2_group(c, da, fmt);
-    if (g == T2_GROUPS) {
+    if (g == T2_GROUPS && !c->bridge) {
         rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOGROUP, "no group", len);
         return;
     }
@@ -339,8 +370,13 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
 
-    /* the sender's sequence: gaps are losses, a PSN behind is old */
     psn = RF_GET(RCLINK_RH_PSN, rh);
+    if (c->bridge) {
+        rclink_t2_bridge_rx(c, g, sa, psn, buf + rh_at + RCLINK_RH_BYTES,
+                            plen - pad, len);
+        return;
+    }
+    /* the sender's sequence: gaps are losses, a PSN behind is old */
     src = rclink_t2_src(&c->t1->t2, g, sa);
     if (src->used) {
         d = rclink_psn_diff(psn, src->next);

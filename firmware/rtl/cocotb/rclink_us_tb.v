@@ -70,6 +70,8 @@ module rclink_us_tb #(
     input  wire [9:0]   rx_m_qpid,
     input  wire [1:0]   rx_m_etype,
     input  wire [12:0]  rx_m_len,
+    input  wire [9:0]   rx_m_sa,
+    input  wire [11:0]  rx_m_psn,
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo
@@ -188,7 +190,8 @@ module rclink_us_tb #(
         .tx_s_crd_qpid(crd_qpid), .tx_s_crd_qpid_vld(crd_qpid_vld),
         .rx_m_vld(rx_m_vld), .rx_m_rdy(rx_m_rdy), .rx_m_fs(rx_m_fs), .rx_m_fe(rx_m_fe),
         .rx_m_dat(rx_m_dat), .rx_m_keep(rx_m_keep), .rx_m_qpid(rx_m_qpid),
-        .rx_m_etype(rx_m_etype), .rx_m_len(rx_m_len), .rx_flow_stop(flow_stop),
+        .rx_m_etype(rx_m_etype), .rx_m_len(rx_m_len), .rx_m_sa(rx_m_sa),
+        .rx_m_psn(rx_m_psn), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(mac_dead));

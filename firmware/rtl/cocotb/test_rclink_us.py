@@ -134,7 +134,8 @@ class TB:
         dut.dma_cmd_valid.value = 0
         dut.dma_wd_valid.value = 0
         # RX_M idles unless a test_q_* plays the IP's receive side
-        for sig in ("vld", "fs", "fe", "dat", "keep", "qpid", "etype", "len"):
+        for sig in ("vld", "fs", "fe", "dat", "keep", "qpid", "etype", "len",
+                    "sa", "psn"):
             getattr(dut, "rx_m_" + sig).value = 0
         # the IP's TYPE3 masters idle unless a test_t3_* plays them
         for m in ("nonr_md", "nonr_data"):

@@ -84,7 +84,7 @@ rclink_cosim_msg levels;                // IP_LEVELS, the last
 bool levels_set;
 struct RxPkt {
 	std::vector<uint8_t> data;
-	uint32_t qpid, etype;
+	uint32_t qpid, etype, sa, psn;
 };
 std::deque<RxPkt> rx_q;         // whole RX_M packets
 std::vector<uint8_t> rx_cur;    // RX_DATA of the packet being received
@@ -221,7 +221,8 @@ void handle(const rclink_cosim_msg &m)
 				"announced %" PRIu64 ": dropped\n", rx_cur.size(), m.data);
 		else
 			rx_q.push_back({rx_cur, static_cast<uint32_t>(m.addr),
-					m.be & 3});
+					m.be & 3, (m.be >> 2) & 0x3ff,
+					(m.be >> 12) & 0xfff});
 		rx_cur.clear();
 		break;
 	default:
@@ -468,6 +469,8 @@ int main(int argc, char **argv)
 				top->x_rx_fe = rx_off + 8 >= r.data.size();
 				top->x_rx_qpid = r.qpid & 0x3ff;
 				top->x_rx_etype = r.etype;
+				top->x_rx_sa = r.sa;
+				top->x_rx_psn = r.psn;
 				top->x_rx_len = r.data.size() & 0x1fff;
 			}
 		}

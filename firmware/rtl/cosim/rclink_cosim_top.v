@@ -92,6 +92,8 @@ module rclink_cosim_top (
     input  wire [9:0]  x_rx_qpid,
     input  wire [1:0]  x_rx_etype,
     input  wire [12:0] x_rx_len,
+    input  wire [9:0]  x_rx_sa,
+    input  wire [11:0] x_rx_psn,
     output wire [3:0]  x_flow_stop
 );
     localparam QP_AW = 10;
@@ -243,7 +245,8 @@ module rclink_cosim_top (
         .rx_m_vld(ip_ext && x_rx_vld), .rx_m_rdy(rx_rdy),
         .rx_m_fs(x_rx_fs), .rx_m_fe(x_rx_fe),
         .rx_m_dat(x_rx_dat), .rx_m_keep(x_rx_keep), .rx_m_qpid(x_rx_qpid),
-        .rx_m_etype(x_rx_etype), .rx_m_len(x_rx_len), .rx_flow_stop(flow_stop),
+        .rx_m_etype(x_rx_etype), .rx_m_len(x_rx_len), .rx_m_sa(x_rx_sa),
+        .rx_m_psn(x_rx_psn), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));

@@ -79,6 +79,8 @@ module rclink_tb #(
     reg  [QP_AW-1:0] rx_qpid = 0;
     reg  [1:0]  rx_etype = 2'd0;
     reg  [12:0] rx_len = 13'd0;
+    reg  [9:0]  rx_sa = 10'd0;
+    reg  [11:0] rx_psn = 12'd0;
     wire        rx_rdy;
     wire [3:0]  flow_stop;
     reg         ip_irq_vld_tb = 1'b0;
@@ -133,7 +135,8 @@ module rclink_tb #(
         .ip_set_type2_rate_vld(t2_rate_vld), .ip_set_type2_rate_dat(t2_rate_dat),
         .rx_m_vld(rx_vld), .rx_m_rdy(rx_rdy), .rx_m_fs(rx_fs), .rx_m_fe(rx_fe),
         .rx_m_dat(rx_dat), .rx_m_keep(rx_keep), .rx_m_qpid(rx_qpid),
-        .rx_m_etype(rx_etype), .rx_m_len(rx_len), .rx_flow_stop(flow_stop),
+        .rx_m_etype(rx_etype), .rx_m_len(rx_len), .rx_m_sa(rx_sa),
+        .rx_m_psn(rx_psn), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(1'b0));
@@ -353,6 +356,8 @@ module rclink_tb #(
                 rx_qpid = b[QP_AW-1:0];
                 rx_etype = b[21:20];
                 rx_len = pl[12:0];
+                rx_psn = c[63:52];
+                rx_sa = c[51:42];
                 n = (i2 == nb - 1) ? (pl - 8 * i2) : 8;
                 rx_keep = ~(8'hff >> n);
                 @(posedge clk);

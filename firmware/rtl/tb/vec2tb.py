@@ -43,6 +43,7 @@ def convert(v):
         bases[name] = HBASE + PAGE * (i + 1)
     out = []
     mem = {}                      # host memory image the vectors build
+    t2_psn = {}                   # TYPE2: the next PSN of each group
 
     def memw(addr, data, mask=M64):
         out.append(cmd('memw', addr, data, mask))
@@ -156,11 +157,19 @@ def convert(v):
                                vl.value(op[5]) << 32,
                                vl.addr(op[4], bases)))
             elif w == 'rx2':
-                # ["sim", "rx2", group, seg, data addr, data bytes]: a
-                # TYPE2 packet on RX_M (ETYPE 3, the group on QPID)
+                # ["sim", "rx2", group, seg, data addr, data bytes, psn?,
+                # sa?]: a TYPE2 packet on RX_M (ETYPE 3, the group on
+                # QPID, the sender's RH PSN and TYPE1_2_RX_M_SA_O); without
+                # psn the group's next one, as one sender numbers its
+                # packets to a group; sa 0 when not given
+                g = vl.value(op[2])
+                psn = vl.value(op[6]) if len(op) > 6 else t2_psn.get(g, 0)
+                sa = vl.value(op[7]) if len(op) > 7 else 0
+                t2_psn[g] = (psn + 1) & 0xfff
                 out.append(cmd('rx', vl.value(op[3]),
-                               vl.value(op[2]) | 3 << 20 | vl.value(op[5]) << 32,
-                               vl.addr(op[4], bases)))
+                               g | 3 << 20 | vl.value(op[5]) << 32,
+                               vl.addr(op[4], bases),
+                               (psn & 0xfff) << 44 | (sa & 0x3ff) << 34))
             elif w == 'ack':
                 # ["sim", "ack", qpid, rtt, num_acked, nak]: RECV_ACK_*
                 out.append(cmd('ack', vl.value(op[2]) | vl.value(op[4]) << 16 |

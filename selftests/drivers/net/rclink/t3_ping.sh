@@ -25,9 +25,13 @@ rcl_t3_setup
 mark=$(rcl_kmsg_mark t3_ping)
 
 # ping from a side with COUNT full-size DF packets; all must come back.
+# -w: iputils ping waits for all COUNT replies until the deadline; without
+# it, once a reply came, it waits only twice the longest RTT seen (at least
+# the interval) after the last request, and a slower reply counts as lost
+# (on the co-simulated RTL board RTTs vary from 2 to 50 ms).
 ping_full() { # side mtu
 	local out got
-	out=$(rcl_ping "$1" -c "$COUNT" -i 0.02 -W 2 -M "do" -s $(($2 - 28)) -q 2>&1)
+	out=$(rcl_ping "$1" -c "$COUNT" -i 0.02 -W 2 -w 10 -M "do" -s $(($2 - 28)) -q 2>&1)
 	got=$(rcl_ping_received <<<"$out")
 	if [ "${got:-0}" -ne "$COUNT" ]; then
 		echo "$1 -> peer, mtu $2, -s $(($2 - 28)): ${got:-0}/$COUNT replies"

@@ -748,9 +748,10 @@ def socket_in_netns(netns, *args):
 
 
 def ping(dst, count=1, size=56, pmtudisc='do', interval=1.0, timeout=2.0,
-         quiet=False, out=None, netns=None):
+         quiet=False, out=None, netns=None, deadline=None):
     """Send count ICMP echo requests of size payload bytes to dst, waiting
-    up to timeout for each reply; every reply's payload must equal the
+    up to timeout for each reply (and no longer than deadline seconds in
+    all, iputils' -w); every reply's payload must equal the
     request's.  Prints iputils style lines through out (default: stdout).
     netns: the network namespace to ping from (default: this one).
     Returns (transmitted, received, corrupted, errors, rtts_ms)."""
@@ -781,9 +782,11 @@ def ping(dst, count=1, size=56, pmtudisc='do', interval=1.0, timeout=2.0,
                 out('ping: local error: %s' % e.strerror)
                 time.sleep(max(0, interval - (time.monotonic() - t0)))
                 continue
-            deadline = t0 + timeout
+            until = t0 + timeout
+            if deadline is not None:
+                until = min(until, t_start + deadline)
             while True:
-                left = deadline - time.monotonic()
+                left = until - time.monotonic()
                 if left <= 0:
                     break
                 r, _, _ = select.select([sock], [], [], left)
@@ -838,7 +841,7 @@ def _ping_cli(args):
             'timeout': 2.0, 'quiet': False}
     keys = {'-c': ('count', int), '-s': ('size', int),
             '-M': ('pmtudisc', str), '-i': ('interval', float),
-            '-W': ('timeout', float)}
+            '-W': ('timeout', float), '-w': ('deadline', float)}
     dst = None
     i = 0
     while i < len(args):
