@@ -411,9 +411,12 @@ module rclink_shim_top #(
     wire [15:0] own_qp_ctx, own_grp_ctx;
     wire [QP_AW-1:0] own_qpn;
     wire [2:0]  own_grp;
-    // the send engine does not ask the owner tables yet (rtl.rst)
-    assign own_qpn = {QP_AW{1'b0}};
-    assign own_grp = 3'd0;
+    // the send engine's message: context 0 is held to the owner tables
+    wire [15:0] sq_own_q;
+    wire        sq_own_t2;
+    assign own_qpn = sq_own_q[QP_AW-1:0];
+    assign own_grp = sq_own_q[2:0];
+    wire        sq_own_other = (sq_own_t2 ? own_grp_ctx : own_qp_ctx) != 16'd0;
     generate
         if (NCTX > 1) begin : g_ctx
             localparam CW = $clog2(NCTX);
@@ -537,6 +540,7 @@ module rclink_shim_top #(
         .cnt_drop_qp_off(cnt_tx_drop_qp_off),
         .cnt_t2_tx_pkts(cnt_t2_tx_pkts), .cnt_t2_tx_drop(cnt_t2_tx_drop),
         .t2_oversize(t2_oversize), .link_up(link_up),
+        .own_q(sq_own_q), .own_t2(sq_own_t2), .own_other(sq_own_other),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
         .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
         .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),
