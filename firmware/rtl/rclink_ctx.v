@@ -33,7 +33,9 @@ module rclink_ctx #(
     parameter NCTX = 8,             // 2..65535 (1: the tops leave this out)
     parameter CW = 3,               // clog2(NCTX)
     parameter QP_AW = 10,
-    parameter QP_NUM = `RCLINK_PARAM_QP_NUM
+    parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
+    parameter MAXCH = 16,           // DMAQ_CTX_CAP.max_chunks (translation memory)
+    parameter MW = 4                // clog2(MAXCH)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -44,6 +46,7 @@ module rclink_ctx #(
     input  wire [63:0] wmask,
     output reg  [63:0] rdata,
     output reg         hit,             // addr is one of this block's
+    output wire        hold,            // an area table is being read: BAR0 waits
     // doorbell BAR writes (byte offset in the BAR, quad-word aligned)
     input  wire        db_wr,
     input  wire [CW+15:0] db_addr,
@@ -63,8 +66,12 @@ module rclink_ctx #(
     output wire        dma_lock,
     output reg         dma_valid,
     input  wire        dma_ready,
+    output wire        dma_write,
     output wire [63:0] dma_addr,
-    output wire [63:0] dma_data
+    output wire [63:0] dma_data,
+    input  wire        dma_rsp_valid,
+    input  wire [63:0] dma_rsp_data,
+    input  wire        dma_rsp_err
 );
 `include "rclink_regtab.vh"
 
@@ -82,10 +89,10 @@ module rclink_ctx #(
 
     localparam [15:0] N16 = NCTX[15:0];
     localparam [63:0] CAP_RST = `RCLINK_DMAQ_CTX_CAP_RSTVAL;
-    localparam [63:0] CAP = {CAP_RST[63:16], NCTX[15:0]};
+    localparam [63:0] CAP = {CAP_RST[63:48], MAXCH[15:0], CAP_RST[31:16], NCTX[15:0]};
     localparam [5:0]  CH_MIN = CAP_RST[`RCLINK_DMAQ_CTX_CAP_CHUNK_MIN_LSB +: 6];
     localparam [5:0]  CH_MAX = CAP_RST[`RCLINK_DMAQ_CTX_CAP_CHUNK_MAX_LSB +: 6];
-    localparam [19:0] MAX_CHUNKS = {4'd0, CAP_RST[`RCLINK_DMAQ_CTX_CAP_MAX_CHUNKS_MSB:`RCLINK_DMAQ_CTX_CAP_MAX_CHUNKS_LSB]};
+    localparam [19:0] MAX_CHUNKS = MAXCH[19:0];
     localparam [63:0] DMAQ_CAP_VAL = `RCLINK_DMAQ_CAP_RSTVAL;
     localparam [3:0]  Q_MAX_ORDER =
         DMAQ_CAP_VAL[`RCLINK_DMAQ_CAP_MAX_ORDER_MSB:`RCLINK_DMAQ_CAP_MAX_ORDER_LSB];
@@ -113,9 +120,18 @@ module rclink_ctx #(
     reg [NCTX-1:0] rec_p;           // the doorbell record is to be written
     reg [NCTX-1:0] rec_ev;          // ... and then the CTX_ERR event posted
     reg [NCTX-1:0] ev_err_p, ev_cq_p;
+    reg [NCTX-1:0] ld_p;            // enabled: the area table is to be read
+    reg [NCTX-1:0] rec_first;       // a record BAR0 waits for (enable, disable)
+    // the translation memory: chunk i of context c at {c, i} (for the data
+    // path, which is not in the RTL yet)
+    reg [63:0] tmem [0:NCTX*MAXCH-1];
     // the data path's indexes (not in the RTL yet: rtl.rst)
     wire [31:0] sq_cons = 32'd0, rq_cons = 32'd0, cq_prod = 32'd0;
 
+    // the record writer and table reader's state (below)
+    localparam W_IDLE = 3'd0, W_W0 = 3'd1, W_W1 = 3'd2, W_RD = 3'd3, W_RSP = 3'd4;
+    reg [2:0]    w_st;
+    reg [CW-1:0] w_c;
     reg [15:0] ctx_sel, owner_sel;
     wire       sel_ok = ctx_sel != 16'd0 && ctx_sel < N16;
     wire [CW-1:0] s = ctx_sel[CW-1:0];
@@ -230,8 +246,10 @@ module rclink_ctx #(
     wire [CW-1:0] d = db_addr[CW+15:16];
     wire [15:0]   d_off = db_addr[15:0];
     wire [31:0]   d_v = db_data[31:0];
+    // a context whose table is being read (enable) takes its doorbells too
+    wire          d_load = ld_p[d] || ((w_st == W_RD || w_st == W_RSP) && w_c == d);
     wire          d_ok = db_wr && db_be[3:0] != 4'd0 && d != {CW{1'b0}} &&
-                         {{(16-CW){1'b0}}, d} < N16 && run[d];
+                         {{(16-CW){1'b0}}, d} < N16 && (run[d] || d_load);
     wire [31:0]   d_sqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB]);
     wire [31:0]   d_rqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_LSB]);
     wire [31:0]   d_cqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
@@ -259,13 +277,32 @@ module rclink_ctx #(
                 r_any = 1'b1;
             end
     end
-    localparam W_IDLE = 2'd0, W_W0 = 2'd1, W_W1 = 2'd2;
-    reg [1:0]    w_st;
-    reg [CW-1:0] w_c;
+    // ... and the area table's reader (enable), which shares the client
+    reg [CW-1:0] l_pick;
+    reg          l_any;
+    integer      li;
+    always @* begin
+        l_pick = {CW{1'b0}};
+        l_any = 1'b0;
+        for (li = NCTX - 1; li >= 1; li = li - 1)
+            if (ld_p[li]) begin
+                l_pick = li[CW-1:0];
+                l_any = 1'b1;
+            end
+    end
     reg [63:0]   w_addr, w_d0, w_d1;
+    reg [MW:0]   l_i;                // table words read
+    wire [19:0]  l_n = acfg[w_c][19:0];
+    wire [5:0]   l_sh = acfg[w_c][29:24];
+    wire [63:0]  l_mask = (64'd1 << l_sh) - 64'd1;
     assign dma_lock = w_st != W_IDLE;
-    assign dma_addr = w_st == W_W1 ? w_addr + 64'd8 : w_addr;
+    assign dma_write = w_st == W_W0 || w_st == W_W1;
+    assign dma_addr = w_st == W_W1 ? w_addr + 64'd8 :
+                      (w_st == W_RD || w_st == W_RSP) ? w_addr + {{(60-MW){1'b0}}, l_i, 3'd0} :
+                      w_addr;
     assign dma_data = w_st == W_W1 ? w_d1 : w_d0;
+    assign hold = ld_p != {NCTX{1'b0}} || w_st == W_RD || w_st == W_RSP ||
+                  rec_first != {NCTX{1'b0}};
 
     // ---- events ---------------------------------------------------------------
     reg [CW-1:0] e_pick;
@@ -322,6 +359,9 @@ module rclink_ctx #(
             w_addr <= 64'd0;
             w_d0 <= 64'd0;
             w_d1 <= 64'd0;
+            l_i <= {(MW+1){1'b0}};
+            ld_p <= {NCTX{1'b0}};
+            rec_first <= {NCTX{1'b0}};
             dma_valid <= 1'b0;
             ev_valid <= 1'b0;
             ev_src <= 8'd0;
@@ -332,7 +372,15 @@ module rclink_ctx #(
             // ---- the doorbell record: {SQ_CONS, RQ_CONS}, {ERROR, CAUSE}
             case (w_st)
             W_IDLE:
-                if (r_any) begin
+                if (l_any) begin
+                    // enable: read the area table into the translation memory
+                    w_c <= l_pick;
+                    w_addr <= tbl[l_pick];
+                    l_i <= {(MW+1){1'b0}};
+                    ld_p[l_pick] <= 1'b0;
+                    dma_valid <= 1'b1;
+                    w_st <= W_RD;
+                end else if (r_any) begin
                     w_c <= r_pick;
                     w_addr <= dbrec[r_pick];
                     w_d0 <= {rq_cons, sq_cons};
@@ -347,12 +395,44 @@ module rclink_ctx #(
                 if (dma_ready) begin
                     dma_valid <= 1'b0;
                     w_st <= W_IDLE;
+                    rec_first[w_c] <= 1'b0;
                     // written a last time: nothing more is read or written
                     if (!run[w_c] && !rec_p[w_c])
                         act[w_c] <= 1'b0;
                     if (rec_ev[w_c]) begin
                         rec_ev[w_c] <= 1'b0;
                         ev_err_p[w_c] <= 1'b1;
+                    end
+                end
+            W_RD:
+                if (dma_ready) begin
+                    dma_valid <= 1'b0;
+                    w_st <= W_RSP;
+                end
+            W_RSP:
+                if (dma_rsp_valid) begin
+                    if (dma_rsp_err || (dma_rsp_data & l_mask) != 64'd0) begin
+                        // unreadable table (its address), a chunk not
+                        // aligned to its size (its index): CONFIG
+                        err[w_c] <= 1'b1;
+                        cause[w_c] <= C_CONFIG;
+                        einfo[w_c] <= dma_rsp_err ? tbl[w_c] : {{(63-MW){1'b0}}, l_i};
+                        act[w_c] <= 1'b0;
+                        w_st <= W_IDLE;
+                    end else begin
+                        tmem[{w_c, l_i[MW-1:0]}] <= dma_rsp_data;
+                        if ({{(19-MW){1'b0}}, l_i} + 20'd1 == l_n) begin
+                            // the context runs
+                            run[w_c] <= en[w_c];
+                            act[w_c] <= en[w_c];
+                            rec_p[w_c] <= en[w_c];
+                            rec_first[w_c] <= en[w_c];
+                            w_st <= W_IDLE;
+                        end else begin
+                            l_i <= l_i + 1'b1;
+                            dma_valid <= 1'b1;
+                            w_st <= W_RD;
+                        end
                     end
                 end
             default: w_st <= W_IDLE;
@@ -406,12 +486,13 @@ module rclink_ctx #(
                                 cause[s] <= C_CONFIG;
                                 einfo[s] <= c_info;
                             end else begin
-                                run[s] <= 1'b1;
+                                // the table first (BAR0 waits: hold), then
+                                // the record, then it runs
                                 act[s] <= 1'b1;
                                 err[s] <= 1'b0;
                                 cause[s] <= 8'd0;
                                 einfo[s] <= 64'd0;
-                                rec_p[s] <= 1'b1;
+                                ld_p[s] <= 1'b1;
                                 rec_ev[s] <= 1'b0;
                             end
                         end else if (!n_ctrl[0] && en[s]) begin
@@ -428,8 +509,12 @@ module rclink_ctx #(
                             cq_cons[s] <= 32'd0;
                             rec_ev[s] <= 1'b0;
                             ev_err_p[s] <= 1'b0;
-                            if (run[s])
+                            if (run[s]) begin
+                                // BAR0 waits for the last record, so that
+                                // the next read sees the context stopped
                                 rec_p[s] <= 1'b1;
+                                rec_first[s] <= 1'b1;
+                            end
                         end
                     end
                 `RCLINK_DMAQ_CTX_MOD: if (sel_ok) mod[s] <= n_reg;

@@ -190,6 +190,7 @@ module rclink_shim_top #(
             ip_hold_n <= ip_hold_n - 1'b1;
     end
     wire ip_hold = rst || ip_hold_n != {HW{1'b0}};
+    wire ctx_hold;                  // rclink_ctx reads an area table: BAR0 waits
     assign ip_rst_n = !ip_hold;
     assign core_rst = rst;
 
@@ -221,7 +222,7 @@ module rclink_shim_top #(
         .req_be(tgt_req_be), .req_data(tgt_req_data), .req_tag(tgt_req_tag),
         .cpl_valid(tgt_cpl_valid), .cpl_ready(tgt_cpl_ready),
         .cpl_data(tgt_cpl_data), .cpl_tag(tgt_cpl_tag),
-        .bad_access(bad_access), .ip_hold(ip_hold),
+        .bad_access(bad_access), .ip_hold(ip_hold), .csr_hold(ctx_hold),
         .csr_wr(csr_wr), .csr_rd(csr_rd), .csr_addr(csr_addr),
         .csr_wdata(csr_wdata), .csr_wmask(csr_wmask), .csr_rdata(csr_rdata),
         .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
@@ -430,9 +431,12 @@ module rclink_shim_top #(
                 .own_grp(own_grp), .own_grp_ctx(own_grp_ctx),
                 .ev_valid(ctx_ev_valid), .ev_src(ctx_ev_src),
                 .ev_info(ctx_ev_info), .ev_take(ctx_ev_take),
+                .hold(ctx_hold),
                 .dma_lock(c_lock[3]), .dma_valid(c_valid[3]),
-                .dma_ready(c_ready[3]), .dma_addr(c_addr[192 +: 64]),
-                .dma_data(c_data[192 +: 64]));
+                .dma_ready(c_ready[3]), .dma_write(c_write[3]),
+                .dma_addr(c_addr[192 +: 64]), .dma_data(c_data[192 +: 64]),
+                .dma_rsp_valid(c_rsp[3]), .dma_rsp_data(rsp_data),
+                .dma_rsp_err(rsp_err));
         end else begin : g_noctx
             assign ctx_hit = 1'b0;
             assign ctx_rdata = 64'd0;
@@ -441,13 +445,14 @@ module rclink_shim_top #(
             assign ctx_ev_info = 64'd0;
             assign own_qp_ctx = 16'd0;
             assign own_grp_ctx = 16'd0;
+            assign ctx_hold = 1'b0;
+            assign c_write[3] = 1'b1;
             assign c_lock[3] = 1'b0;
             assign c_valid[3] = 1'b0;
             assign c_addr[192 +: 64] = 64'd0;
             assign c_data[192 +: 64] = 64'd0;
         end
     endgenerate
-    assign c_write[3] = 1'b1;
     assign c_be[24 +: 8] = 8'hff;
 
     // ---- the queue engines' bursts: 0 send queue, 1 completion queue, 2
