@@ -12,21 +12,23 @@
 //   bitmap, so the table itself is a plain memory) and DMAQ_T2_OWNER, with
 //   lookup ports for the send engine;
 //   the lifecycle: enable checks the configuration (CONFIG, without an
-//   event), resets the indices, writes the doorbell record and runs the
-//   context; stop writes the record a last time and then clears active;
+//   event), resets the indices, reads the area table into the translation
+//   memory (CONFIG for an unreadable table or a misaligned chunk), writes
+//   the doorbell record and runs the context, BAR0 waiting meanwhile
+//   (hold); stop writes the record a last time and then clears active;
 //   disable forgets indices and error;
 //   the doorbell pages (BAR4, page n at n << 16): SQ_PROD, RQ_PROD, CQ_CONS
 //   with the DOORBELL checks, CQ_ARM (one shot, an event at once when CQEs
 //   from the armed index on are written);
 //   errors: running ends, cause and info, the record gets ERROR and CAUSE,
 //   then one CTX_ERR event record;
-//   the doorbell record writer (a word client of rclink_dma_arb) and the
-//   CTX_CQ / CTX_ERR event source of rclink_evt.
+//   the doorbell record writer and table reader (a word client of
+//   rclink_dma_arb) and the CTX_CQ / CTX_ERR event source of rclink_evt.
 //
-// The data path of user contexts (their WQEs, RQEs and CQEs, the area
-// table's translation) is not here yet: the consumer and CQ producer
-// indexes stay 0, so the shim's tops keep NCTX = 1 (no user contexts, no
-// doorbell BAR) until it is (rtl.rst).
+// The data path of user contexts (their WQEs, RQEs and CQEs, the
+// translation of area offsets through the memory) is not in the RTL yet:
+// the consumer and CQ producer indexes stay 0, so the shim's tops keep
+// NCTX = 1 (no user contexts, no doorbell BAR) until it is (rtl.rst).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
