@@ -40,6 +40,7 @@ module rclink_bar0 (
     output reg  [9:0]  cpl_tag,
     output reg  [31:0] bad_access,
     input  wire        ip_hold,        // the IP (and MAC CSRs) in reset: wait
+    input  wire        csr_hold,       // a user context reads its area table: wait
     // shim registers
     output reg         csr_wr,
     output reg         csr_rd,
@@ -92,7 +93,8 @@ module rclink_bar0 (
     reg        t3_pend;
 
     wire win_port;
-    assign req_ready = (st == S_IDLE) && !cpl_valid && !(ip_hold && win_port);
+    assign req_ready = (st == S_IDLE) && !cpl_valid && !(ip_hold && win_port) &&
+                       !csr_hold;
     assign rc_level = ip_rc_intr | rc_inj;
 
     wire [63:0] lanes = {{8{req_be[7]}}, {8{req_be[6]}}, {8{req_be[5]}},

@@ -85,7 +85,10 @@ module rclink_csr #(
     input  wire [15:0] ip_t2_crd,          // the multicast credit level
     input  wire [63:0] cnt_t3_dma_err,     // SHIM_T3_DMA_ERR
     output reg  [31:0] t3_irq,             // SHIM_T3_IRQ {enable, vector}
-    input  wire [31:0] t3_irq_cnt          // SHIM_T3_IRQ.count
+    input  wire [31:0] t3_irq_cnt,         // SHIM_T3_IRQ.count
+    // user contexts (rclink_ctx, NCTX > 1): its registers read from there
+    input  wire        ctx_hit,
+    input  wire [63:0] ctx_rdata
 );
 `include "rclink_regtab.vh"
 
@@ -125,9 +128,10 @@ module rclink_csr #(
     wire       a_cbfc_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
     integer    ci;
     reg [15:0] stat_qpn;
-    // No user contexts (DMAQ_CTX_CAP.num 1, shim.rst "Contexts"): the two
-    // selectors are plain registers, every selected register and owner
-    // entry reads 0 (selector 0 selects nothing, no context >= 1 exists)
+    // Without user contexts (NCTX 1: DMAQ_CTX_CAP.num 1, shim.rst
+    // "Contexts") the two selectors are plain registers, every selected
+    // register and owner entry reads 0 (selector 0 selects nothing, no
+    // context >= 1 exists); with them rclink_ctx answers (ctx_hit)
     reg [15:0] ctx_sel, owner_sel;
     reg        settled;             // the first cycle after reset is quiet
     // DMAQ_DFX {tx_mac_free, tx_wait_mac_crd, tx_idle, rx_idle}: the IP's
@@ -198,6 +202,8 @@ module rclink_csr #(
         `RCLINK_SHIM_T3_IRQ:          rv = {t3_irq_cnt, t3_irq};
         default:                      rv = a_cbfc_cfg ? cbfc_cfg[addr[5:3]] : 64'd0;
         endcase
+        if (ctx_hit)
+            rv = ctx_rdata;
         rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
                       rclink_reg_w1cmask(addr));
     end

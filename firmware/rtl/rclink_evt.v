@@ -4,7 +4,8 @@
 //
 // Sources: IRQ_VLD_O/IRQ_INFO_O of the IP (and SHIM_EVT_INJECT), new bits
 // of the RC_INTR_O level, the TYPE3 causes the shim injects, the
-// interrupt self-test, link changes, RECV_ACK, RETRY_TMO and the TYPE2
+// interrupt self-test, link changes, RECV_ACK, RETRY_TMO, the user
+// contexts' CTX_CQ and CTX_ERR records (rclink_ctx) and the TYPE2
 // records the
 // shim makes in the IP's name (IRQ_INFO TYPE2 code 1, TX oversize; code
 // 4 sub type 1, RX buffer overflow).  IP pulses enter a
@@ -48,6 +49,10 @@ module rclink_evt #(
     input  wire [63:0] tmo_info,
     input  wire        t2_tx_over,      // a TYPE2 chain over TYPE2_PKT_LEN
     input  wire        t2_rx_nobuf,     // a TYPE2 packet without room
+    input  wire        ctx_vld,         // a user context's record (held)
+    input  wire [7:0]  ctx_src,         // CTX_CQ or CTX_ERR
+    input  wire [63:0] ctx_info,
+    output wire        ctx_take,
     // interrupt
     output reg         raise,
     output wire [15:0] raise_vec,
@@ -81,12 +86,12 @@ module rclink_evt #(
     reg               push;
     reg  [71:0]       push_d;
     reg               pop;
-    reg  [8:0]        take;       // which pending source is pushed
+    reg  [9:0]        take;       // which pending source is pushed
 
     always @* begin
         push = 1'b0;
         push_d = 72'd0;
-        take = 9'd0;
+        take = 10'd0;
         if (ip_irq_vld) begin
             push = 1'b1;
             push_d = {8'd`RCLINK_EVT_SRC_IRQ_INFO, ip_irq_info};
@@ -126,8 +131,13 @@ module rclink_evt #(
             push = 1'b1;
             take[8] = 1'b1;
             push_d = {8'd`RCLINK_EVT_SRC_RETRY_TMO, tmo_i};
+        end else if (ctx_vld) begin
+            push = 1'b1;
+            take[9] = 1'b1;
+            push_d = {ctx_src, ctx_info};
         end
     end
+    assign ctx_take = take[9];
 
     // ---- writer -------------------------------------------------------------
     localparam S_IDLE = 2'd0, S_INFO = 2'd1, S_META = 2'd2;

@@ -33,7 +33,8 @@ module rclink_shim_tlp #(
     parameter TX_OFF = 4,                   // DW lanes of the adapter's RQ descriptor
     parameter RX_OFF = 3,                   // first payload DW lane of a completion
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
-    parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
+    parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
+    parameter NCTX = 1                      // contexts (rtl.rst "Contexts"); > 1: BAR4
 ) (
     input  wire         clk,
     input  wire         rst_n,
@@ -103,7 +104,11 @@ module rclink_shim_tlp #(
     wire [63:0] x_wdata, x_rdata;
     wire [9:0]  t_cpl_tag;
 
-    rclink_tlp_cpl u_cpl (
+    wire        db_wr;
+    wire [23:0] db_addr;
+    wire [7:0]  db_be;
+    wire [63:0] db_data;
+    rclink_tlp_cpl #(.DB_BAR(NCTX > 1)) u_cpl (
         .clk(clk), .rst(rst_q), .completer_id(function_id),
         .req_valid(cq_valid), .req_ready(cq_ready), .req_hdr(cq_hdr),
         .req_bar(cq_bar), .req_data(cq_data), .req_bad(cq_bad),
@@ -114,7 +119,8 @@ module rclink_shim_tlp #(
         .t_cpl_valid(t_cpl_valid), .t_cpl_ready(t_cpl_ready),
         .t_cpl_data(t_cpl_data),
         .x_wr(x_wr), .x_rd(x_rd), .x_addr(x_addr), .x_be(x_be),
-        .x_wdata(x_wdata), .x_rdata(x_rdata));
+        .x_wdata(x_wdata), .x_rdata(x_rdata),
+        .d_wr(db_wr), .d_addr(db_addr), .d_be(db_be), .d_data(db_data));
 
     // ---- requester --------------------------------------------------------
     wire        d_valid, d_ready, d_write, r_valid, r_err;
@@ -264,7 +270,7 @@ module rclink_shim_tlp #(
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
-                      .IP_RST_CYCLES(IP_RST_CYCLES), .BURST(1)) u_core (
+                      .IP_RST_CYCLES(IP_RST_CYCLES), .BURST(1), .NCTX(NCTX)) u_core (
         .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
         .cfg_bus_master_en(cfg_bus_master_en), .cfg_msix_en(cfg_msix_en),
         .cfg_msi_en(cfg_msi_en),
@@ -273,6 +279,7 @@ module rclink_shim_tlp #(
         .tgt_req_data(t_data), .tgt_req_tag(10'd0),
         .tgt_cpl_valid(t_cpl_valid), .tgt_cpl_ready(t_cpl_ready),
         .tgt_cpl_data(t_cpl_data), .tgt_cpl_tag(t_cpl_tag),
+        .db_wr(db_wr), .db_addr(db_addr), .db_be(db_be), .db_data(db_data),
         .dma_req_valid(d_valid), .dma_req_ready(d_ready),
         .dma_req_write(d_write), .dma_req_addr(d_addr),
         .dma_req_data(d_data), .dma_req_be(d_be),

@@ -27,7 +27,10 @@ module rclink_shim_top #(
     parameter DMA_TIMEOUT = 4096,           // cycles a payload read may take
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles ip_rst_n is held low
-    parameter BURST = 0                     // 1: the queue engines on q_*
+    parameter BURST = 0,                    // 1: the queue engines on q_*
+    // contexts, context 0 included (DMAQ_CTX_CAP.num; rtl.rst "Contexts"):
+    // 1, no user contexts and no doorbell BAR, until their data path is in
+    parameter NCTX = 1
 ) (
     input  wire        clk,
     input  wire        rst_n,
@@ -48,6 +51,12 @@ module rclink_shim_top #(
     input  wire        tgt_cpl_ready,
     output wire [63:0] tgt_cpl_data,
     output wire [9:0]  tgt_cpl_tag,
+    // ---- PCIe hard IP: doorbell BAR (BAR4, NCTX > 1) writes: the byte
+    //      offset in the BAR (quad word), byte enables, lane-aligned data
+    input  wire        db_wr,
+    input  wire [23:0] db_addr,
+    input  wire [7:0]  db_be,
+    input  wire [63:0] db_data,
     // ---- PCIe hard IP: DMA requester (64-bit words, in-order responses)
     output wire        dma_req_valid,
     input  wire        dma_req_ready,
@@ -183,6 +192,7 @@ module rclink_shim_top #(
             ip_hold_n <= ip_hold_n - 1'b1;
     end
     wire ip_hold = rst || ip_hold_n != {HW{1'b0}};
+    wire ctx_hold;                  // rclink_ctx reads an area table: BAR0 waits
     assign ip_rst_n = !ip_hold;
     assign core_rst = rst;
 
@@ -214,7 +224,7 @@ module rclink_shim_top #(
         .req_be(tgt_req_be), .req_data(tgt_req_data), .req_tag(tgt_req_tag),
         .cpl_valid(tgt_cpl_valid), .cpl_ready(tgt_cpl_ready),
         .cpl_data(tgt_cpl_data), .cpl_tag(tgt_cpl_tag),
-        .bad_access(bad_access), .ip_hold(ip_hold),
+        .bad_access(bad_access), .ip_hold(ip_hold), .csr_hold(ctx_hold),
         .csr_wr(csr_wr), .csr_rd(csr_rd), .csr_addr(csr_addr),
         .csr_wdata(csr_wdata), .csr_wmask(csr_wmask), .csr_rdata(csr_rdata),
         .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
@@ -310,11 +320,12 @@ module rclink_shim_top #(
         .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
         .cnt_t3_dma_err(cnt_t3_dma_err),
-        .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt));
+        .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
+        .ctx_hit(ctx_hit), .ctx_rdata(ctx_rdata));
 
     // ---- DMA word clients: 0 event ring, 1 self-test, 2 the queue engines'
-    // bursts (BURST 0)
-    localparam NC = 3;
+    // bursts (BURST 0), 3 the user contexts' doorbell records
+    localparam NC = 4;
     wire [NC-1:0]    c_lock, c_valid, c_ready, c_write, c_rsp;
     wire [64*NC-1:0] c_addr, c_data;
     wire [8*NC-1:0]  c_be;
@@ -376,6 +387,8 @@ module rclink_shim_top #(
         .ack_vld(ip_recv_ack_vld), .ack_info(ack_info),
         .tmo_vld(ip_retry_tmo_vld), .tmo_info(tmo_info),
         .t2_tx_over(t2_oversize), .t2_rx_nobuf(t2_nobuf),
+        .ctx_vld(ctx_ev_valid), .ctx_src(ctx_ev_src), .ctx_info(ctx_ev_info),
+        .ctx_take(ctx_ev_take),
         .raise(evt_raise), .raise_vec(evt_vec),
         .dma_lock(c_lock[0]), .dma_valid(c_valid[0]), .dma_ready(c_ready[0]),
         .dma_addr(c_addr[0 +: 64]), .dma_data(c_data[0 +: 64]));
@@ -393,6 +406,58 @@ module rclink_shim_top #(
         .dma_write(c_write[1]), .dma_addr(c_addr[64 +: 64]),
         .dma_data(c_data[64 +: 64]), .dma_be(c_be[8 +: 8]),
         .rsp_valid(c_rsp[1]), .rsp_data(rsp_data), .rsp_err(rsp_err));
+
+    // ---- user contexts (rtl.rst "Contexts") ---------------------------------
+    wire        ctx_hit;
+    wire [63:0] ctx_rdata;
+    wire        ctx_ev_valid, ctx_ev_take;
+    wire [7:0]  ctx_ev_src;
+    wire [63:0] ctx_ev_info;
+    wire [15:0] own_qp_ctx, own_grp_ctx;
+    wire [QP_AW-1:0] own_qpn;
+    wire [2:0]  own_grp;
+    // the send engine's message: context 0 is held to the owner tables
+    wire [15:0] sq_own_q;
+    wire        sq_own_t2;
+    assign own_qpn = sq_own_q[QP_AW-1:0];
+    assign own_grp = sq_own_q[2:0];
+    wire        sq_own_other = (sq_own_t2 ? own_grp_ctx : own_qp_ctx) != 16'd0;
+    generate
+        if (NCTX > 1) begin : g_ctx
+            localparam CW = $clog2(NCTX);
+            rclink_ctx #(.NCTX(NCTX), .CW(CW), .QP_AW(QP_AW)) u_ctx (
+                .clk(clk), .rst(rst),
+                .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata),
+                .wmask(csr_wmask), .rdata(ctx_rdata), .hit(ctx_hit),
+                .db_wr(db_wr), .db_addr(db_addr[CW+15:0]), .db_be(db_be),
+                .db_data(db_data),
+                .own_qpn(own_qpn), .own_qp_ctx(own_qp_ctx),
+                .own_grp(own_grp), .own_grp_ctx(own_grp_ctx),
+                .ev_valid(ctx_ev_valid), .ev_src(ctx_ev_src),
+                .ev_info(ctx_ev_info), .ev_take(ctx_ev_take),
+                .hold(ctx_hold),
+                .dma_lock(c_lock[3]), .dma_valid(c_valid[3]),
+                .dma_ready(c_ready[3]), .dma_write(c_write[3]),
+                .dma_addr(c_addr[192 +: 64]), .dma_data(c_data[192 +: 64]),
+                .dma_rsp_valid(c_rsp[3]), .dma_rsp_data(rsp_data),
+                .dma_rsp_err(rsp_err));
+        end else begin : g_noctx
+            assign ctx_hit = 1'b0;
+            assign ctx_rdata = 64'd0;
+            assign ctx_ev_valid = 1'b0;
+            assign ctx_ev_src = 8'd0;
+            assign ctx_ev_info = 64'd0;
+            assign own_qp_ctx = 16'd0;
+            assign own_grp_ctx = 16'd0;
+            assign ctx_hold = 1'b0;
+            assign c_write[3] = 1'b1;
+            assign c_lock[3] = 1'b0;
+            assign c_valid[3] = 1'b0;
+            assign c_addr[192 +: 64] = 64'd0;
+            assign c_data[192 +: 64] = 64'd0;
+        end
+    endgenerate
+    assign c_be[24 +: 8] = 8'hff;
 
     // ---- the queue engines' bursts: 0 send queue, 1 completion queue, 2
     // receive path
@@ -484,6 +549,7 @@ module rclink_shim_top #(
         .cnt_drop_qp_off(cnt_tx_drop_qp_off),
         .cnt_t2_tx_pkts(cnt_t2_tx_pkts), .cnt_t2_tx_drop(cnt_t2_tx_drop),
         .t2_oversize(t2_oversize), .link_up(link_up),
+        .own_q(sq_own_q), .own_t2(sq_own_t2), .own_other(sq_own_other),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
         .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
         .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),

@@ -23,7 +23,8 @@ module rclink_shim_us #(
     parameter CPL_TIMEOUT = 24'd12500000,   // 50 ms at 250 MHz
     parameter MAX_RD = 512,                 // largest read request (bytes)
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
-    parameter IP_RST_CYCLES = 1024          // cycles SHIM_RESET holds the IP's reset
+    parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
+    parameter NCTX = 1                      // contexts (rtl.rst "Contexts"); > 1: BAR4
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -188,7 +189,7 @@ module rclink_shim_us #(
                       .DMA_TIMEOUT(DMA_TIMEOUT), .TAGS(TAGS),
                       .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
                       .MAX_RD(MAX_RD), .TX_OFF(4), .RX_OFF(3),
-                      .IP_RST_CYCLES(IP_RST_CYCLES)) u_tlp (
+                      .IP_RST_CYCLES(IP_RST_CYCLES), .NCTX(NCTX)) u_tlp (
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
         .cfg_bus_master_en(cfg_function_status[2]),

@@ -86,6 +86,11 @@ module rclink_sq #(
     output reg  [63:0] cnt_t2_tx_drop,
     output reg         t2_oversize,      // a TYPE2 chain over T2_PKT_LEN
     input  wire        link_up,
+    // the owner tables (rclink_ctx): the message's QP (group) and whether
+    // another context than 0 owns it (then it completes NOT_OWNER)
+    output wire [15:0] own_q,
+    output wire        own_t2,
+    input  wire        own_other,
     // DMA engine burst client (reads only)
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
@@ -125,7 +130,8 @@ module rclink_sq #(
     localparam [4:0] PB_LAST = PB_LAST_I[4:0];
     localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
-                     ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR;
+                     ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
+                     ST_NOT_OWNER = `RCLINK_CQE_ST_NOT_OWNER;
 
     // the states of seed 004 (IDLE, SEND, WRITE_HEAD, WRITE_DATA, DONE),
     // with the WQE checks before SEND and the error completion
@@ -167,6 +173,8 @@ module rclink_sq #(
     reg        c_t2;             // opcode MCAST
     reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
     reg [9:0]  t2_free;          // TYPE2 tokens held
+    assign own_q = c_qpn;
+    assign own_t2 = c_t2;
     assign t2_ost_free = t2_free;
     // TYPE2 messages in the IP: [q_rp, q_tp) have their token back (status
     // known), [q_tp, q_wp) wait for it; q_skip tokens of messages the SQ
@@ -687,6 +695,13 @@ module rclink_sq #(
                     m_st[c_slot] <= c_status != ST_OK ? c_status : ST_BAD_WQE;
                     if (c_status == ST_OK)
                         cnt_bad_wqe <= cnt_bad_wqe + 64'd1;
+                    sq_cons <= c_first + c_n;
+                    st <= S_IDLE;
+                end else if (own_other) begin
+                    // isolation: the QP (group) is a user context's; not
+                    // sent, and the queue goes on
+                    m_all[c_slot] <= 1'b1;
+                    m_st[c_slot] <= ST_NOT_OWNER;
                     sq_cons <= c_first + c_n;
                     st <= S_IDLE;
                 end else if (c_t2 && !link_up) begin

@@ -9,6 +9,8 @@
 //
 //   BAR0  the shim's register file (rclink_shim_top's tgt_req/tgt_cpl)
 //   BAR2  the MSI-X table and PBA (rclink_msix)
+//   BAR4  the user contexts' doorbell pages (DB_BAR 1, rclink_shim_top's
+//         db_*): a write is passed on at once, a read completes with 0
 //
 // A memory read or write of 1 or 2 DWs inside one aligned quad word, with
 // any byte enables, goes to its BAR as one quad-word access with byte
@@ -26,7 +28,8 @@
 // the driver flushes the reset with).
 `default_nettype none
 module rclink_tlp_cpl #(
-    parameter WR_GAP = 8
+    parameter WR_GAP = 8,
+    parameter DB_BAR = 0            // 1: BAR4 is the doorbell BAR
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -60,7 +63,12 @@ module rclink_tlp_cpl #(
     output wire [11:0]  x_addr,
     output wire [7:0]   x_be,
     output wire [63:0]  x_wdata,
-    input  wire [63:0]  x_rdata
+    input  wire [63:0]  x_rdata,
+    // BAR4: doorbell writes (byte offset in the BAR, quad word)
+    output wire         d_wr,
+    output wire [23:0]  d_addr,
+    output wire [7:0]   d_be,
+    output wire [63:0]  d_data
 );
     localparam [2:0] S_IDLE = 3'd0, S_BAR0 = 3'd1, S_WAIT = 3'd2, S_CPL = 3'd3,
                      S_GAP = 3'd4;
@@ -86,7 +94,8 @@ module rclink_tlp_cpl #(
     wire fits    = !req_bad && (len == 10'd1 || (len == 10'd2 && !alo[2]));
     wire bar0    = req_bar == 3'd0;
     wire bar2    = req_bar == 3'd2;
-    wire good    = (is_rd || is_wr) && fits && (bar0 || bar2);
+    wire bar4    = DB_BAR != 0 && req_bar == 3'd4;
+    wire good    = (is_rd || is_wr) && fits && (bar0 || bar2 || bar4);
     wire [7:0]  qbe  = (len == 10'd2) ? {lbe, fbe} :
                        alo[2] ? {fbe, 4'd0} : {4'd0, fbe};
     wire [63:0] qdat = (len == 10'd1 && alo[2]) ? {req_data[31:0], 32'd0} : req_data;
@@ -123,6 +132,10 @@ module rclink_tlp_cpl #(
     assign x_addr  = {alo[11:3], 3'd0};
     assign x_be    = qbe;
     assign x_wdata = qdat;
+    assign d_wr    = take && good && bar4 && is_wr;
+    assign d_addr  = {alo[23:3], 3'd0};
+    assign d_be    = qbe;
+    assign d_data  = qdat;
 
     // completion header: fmt/type CplD (or Cpl without data), TC, attr,
     // length; completer, status, byte count; requester, tag, lower address
@@ -190,6 +203,10 @@ module rclink_tlp_cpl #(
                     t_be <= qbe;
                     t_data <= qdat;
                     st <= S_BAR0;
+                end else if (is_rd && bar4) begin
+                    // doorbell BAR: reads return 0
+                    cpl_data <= 64'd0;
+                    st <= S_CPL;
                 end else if (is_rd) begin
                     // BAR2 read: the table answers now
                     cpl_data <= (len == 10'd1 && alo[2]) ? {32'd0, x_rdata[63:32]} : x_rdata;

@@ -34,7 +34,7 @@ srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
       rclink_dma_word.v rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
-      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v)
+      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v)
 n=0
 rc=0
 
@@ -52,11 +52,14 @@ result() { # NAME STATUS LOG
 lint() {
 	local top st=0
 	: >"$out/lint.log"
-	# the word-level core alone, and the UltraScale+ top around it
+	# the word-level core alone, and the UltraScale+ top around it; both
+	# also with user contexts (NCTX 8: rclink_ctx, the doorbell BAR)
 	for top in rclink_shim_top rclink_shim_us; do
-		verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM \
-			-Igen -I. --top-module "$top" "${srcs[@]}" \
-			>>"$out/lint.log" 2>&1 || st=1
+		for g in -GNCTX=1 -GNCTX=8; do
+			verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM \
+				"$g" -Igen -I. --top-module "$top" "${srcs[@]}" \
+				>>"$out/lint.log" 2>&1 || st=1
+		done
 	done
 	result rtl_lint $st "$out/lint.log"
 }
@@ -116,6 +119,10 @@ synth() {
 	fi
 	[ -f "$out/resources.txt" ] && sed 's/^/# /' "$out/resources.txt"
 	result rtl_synth $st "$out/synth.log"
+	# the user contexts' block, which the tops leave out while NCTX is 1
+	st=1
+	yosys -q -l "$out/synth_ctx.log" -p "script synth/ctx.ys" >/dev/null 2>&1 && st=0
+	result rtl_synth_ctx $st "$out/synth_ctx.log"
 }
 
 cocotb() {

@@ -42,6 +42,8 @@ import vecload as vl  # noqa: E402
 
 SHORT = os.environ.get("RCLINK_COCOTB_SHORT", "0") != "0"
 NVEC = hw.MSIX_VECTORS
+NCTX = 8                    # rclink_us_tb.v: contexts, BAR4 of NCTX pages
+DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
 STEP = 0x9E3779B9
 OP_FILL, OP_CHECK = 1, 2
 ST_DONE, ST_OK, ST_ERR = 1 << 1, 1 << 2, 1 << 3
@@ -124,6 +126,8 @@ class TB:
         f.class_code = 0x020000
         f.configure_bar(0, hw.BAR0_SIZE, ext=True, prefetch=False)
         f.configure_bar(2, 0x1000, ext=False, prefetch=False)
+        # the doorbell BAR of the bench's NCTX contexts (rclink_us_tb.v)
+        f.configure_bar(4, NCTX << DB_SHIFT, ext=True, prefetch=True)
 
         self.rc.make_port().connect(self.dev)
 
@@ -167,6 +171,7 @@ class Driver:
         self.pdev = None
         self.bar0 = None
         self.bar2 = None
+        self.bar4 = None
         self.irqs = [0] * NVEC
         self.on_irq = []            # callbacks run with each message
 
@@ -178,6 +183,7 @@ class Driver:
         await self.pdev.set_master()
         self.bar0 = self.pdev.bar_window[0]
         self.bar2 = self.pdev.bar_window[2]
+        self.bar4 = self.pdev.bar_window[4]
         magic = await self.bar0.read_qword(reg("SHIM_ID"))
         assert magic & 0xFFFFFFFF == hw.MAGIC, hex(magic)
         ver = await self.bar0.read_qword(reg("SHIM_VERSION"))
@@ -689,7 +695,7 @@ async def test_flr_during_dma(dut):
 # ---- the shared test vectors ---------------------------------------------
 
 PLAIN = {"w64", "w32", "r64", "r32", "wbuf", "poll", "memw", "memr", "fill",
-         "memeq", "wqe", "rqe"}
+         "memeq", "wqe", "rqe", "db"}
 M64 = (1 << 64) - 1
 
 
@@ -741,6 +747,10 @@ async def run_vector(tb, drv, v):
         elif k == "wbuf":
             off, _ = vl.reg(op[1])
             await bar0.write_qword(off, vl.addr(op[2], bases))
+        elif k == "db":
+            await drv.bar4.write_qword(
+                vl.value(op[1]) << DB_SHIFT | hw.FORMATS["DB"][2]["OFF_" + op[2]],
+                vl.value(op[3]) & 0xFFFFFFFF)
         elif k == "poll":
             off, _ = vl.reg(op[1])
             mask = vl.value(op[3]) if len(op) > 3 else M64
@@ -778,6 +788,42 @@ async def run_vector(tb, drv, v):
         else:
             raise AssertionError("op %r is not a plain op" % (op,))
     return fails
+
+
+@cocotb.test()
+async def test_ctx_doorbell_bar(dut):
+    """The doorbell BAR through the PCIe top: DMAQ_CTX_CAP names it, a
+    32-bit write of a register's low half counts, one of the high half
+    alone and one to the reserved rest of the page do nothing, reads
+    return 0, and none of it is a bad request."""
+    tb, drv = await bring_up(dut)
+    bar0, bar4 = drv.bar0, drv.bar4
+    cap = await bar0.read_qword(reg("DMAQ_CTX_CAP"))
+    assert cap & 0xFFFF == NCTX
+    assert (cap >> 16) & 0xFF == DB_SHIFT
+    assert (cap >> 24) & 0xF == 4
+    ctx = 5
+    page = ctx << DB_SHIFT
+    off = hw.FORMATS["DB"][2]
+    await bar0.write_qword(reg("DMAQ_CTX_SEL"), ctx)
+    for r in ("SQ_BASE", "RQ_BASE", "CQ_BASE", "DBREC", "AREA_TBL"):
+        addr, _ = tb.rc.alloc_region(0x1000)
+        await bar0.write_qword(reg("DMAQ_CTX_" + r), addr)
+    await bar0.write_qword(reg("DMAQ_CTX_QCFG"), 0x40404)
+    await bar0.write_qword(reg("DMAQ_CTX_AREA_CFG"), 12 << 24 | 1)
+    await bar0.write_qword(reg("DMAQ_CTX_CTRL"), 1)
+    assert await bar0.read_qword(reg("DMAQ_CTX_STATUS")) == 3
+    await bar4.write_dword(page + off["OFF_RQ_PROD"], 5)
+    assert await bar0.read_qword(reg("DMAQ_CTX_RQ_IDX")) == 5
+    await bar4.write_dword(page + off["OFF_RQ_PROD"] + 4, 7)
+    await bar4.write_qword(page + 0x100, 9)
+    await bar4.write_qword(page + off["OFF_SQ_PROD"], 0xFFFFFFFF00000003)
+    assert await bar0.read_qword(reg("DMAQ_CTX_RQ_IDX")) == 5
+    assert await bar0.read_qword(reg("DMAQ_CTX_SQ_IDX")) == 3
+    assert await bar4.read_qword(page + off["OFF_RQ_PROD"]) == 0
+    assert await bar4.read_dword(page + off["OFF_SQ_PROD"]) == 0
+    assert await bar0.read_qword(reg("DMAQ_CTX_STATUS")) == 3
+    assert int(dut.cnt_bad_req.value) == 0
 
 
 def vector_files():

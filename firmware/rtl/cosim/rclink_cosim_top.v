@@ -216,6 +216,7 @@ module rclink_cosim_top (
         .tgt_req_be(tgt_req_be), .tgt_req_data(tgt_req_data),
         .tgt_req_tag(10'd0), .tgt_cpl_valid(tgt_cpl_valid),
         .tgt_cpl_ready(1'b1), .tgt_cpl_data(tgt_cpl_data), .tgt_cpl_tag(),
+        .db_wr(1'b0), .db_addr(24'd0), .db_be(8'd0), .db_data(64'd0),
         .dma_req_valid(dma_req_valid), .dma_req_ready(dma_req_ready),
         .dma_req_write(dma_req_write), .dma_req_addr(dma_req_addr),
         .dma_req_data(dma_req_data), .dma_req_be(dma_req_be),

@@ -12,7 +12,8 @@
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_tb #(
-    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N     // iverilog -P to shrink
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N,    // iverilog -P to shrink
+    parameter NCTX = 8                              // user contexts' control plane
 );
     localparam QP_AW = 10;
     localparam [63:0] HBASE = 64'h10000000;
@@ -34,6 +35,11 @@ module rclink_tb #(
     reg  [7:0]  t_be = 8'd0;
     reg  [63:0] t_data = 64'd0;
     reg  [9:0]  t_tag = 10'd0;
+    // ---- doorbell BAR writes --------------------------------------------------
+    reg         db_wr = 1'b0;
+    reg  [23:0] db_addr = 24'd0;
+    reg  [7:0]  db_be = 8'd0;
+    reg  [63:0] db_data = 64'd0;
     wire        c_valid;
     wire [63:0] c_data;
     wire [9:0]  c_tag;
@@ -99,7 +105,7 @@ module rclink_tb #(
     wire [31:0] mac_readdata;
     wire        mac_readdatavalid;
 
-    rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N)) dut (
+    rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N), .NCTX(NCTX)) dut (
         .clk(clk), .rst_n(rst_n), .core_rst(),
         .cfg_bus_master_en(cfg_bm), .cfg_msix_en(cfg_msix), .cfg_msi_en(cfg_msi),
         .cnt_t3_dma_err(64'd0),
@@ -107,6 +113,7 @@ module rclink_tb #(
         .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
         .tgt_req_tag(t_tag), .tgt_cpl_valid(c_valid), .tgt_cpl_ready(1'b1),
         .tgt_cpl_data(c_data), .tgt_cpl_tag(c_tag),
+        .db_wr(db_wr), .db_addr(db_addr), .db_be(db_be), .db_data(db_data),
         .dma_req_valid(d_valid), .dma_req_ready(d_ready), .dma_req_write(d_write),
         .dma_req_addr(d_addr), .dma_req_data(d_data), .dma_req_be(d_be),
         .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
@@ -244,6 +251,16 @@ module rclink_tb #(
             @(negedge clk);
             t_valid = 1'b0;
             // let a posted write take effect before the next request
+            repeat (4) @(posedge clk);
+        end
+    endtask
+
+    task db_w(input [23:0] addr, input [63:0] data, input [7:0] be);
+        begin
+            @(negedge clk);
+            db_wr = 1'b1; db_addr = addr; db_be = be; db_data = data;
+            @(negedge clk);
+            db_wr = 1'b0;
             repeat (4) @(posedge clk);
         end
     endtask
@@ -536,6 +553,7 @@ module rclink_tb #(
                 v = ip.t2_rate_n;
                 if (ip.t2_rate_n != b) fail("SET_TYPE2_RATE_VLD_I pulses");
             end
+            8'd23: db_w(a[23:0], b, c[15:8]);
             8'd18: begin
                 checks = checks + 1;
                 for (k = 0; k < m; k = k + 1) begin

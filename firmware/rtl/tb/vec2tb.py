@@ -17,11 +17,12 @@ import vecload as vl  # noqa: E402  pylint: disable=wrong-import-position
 
 HBASE = 0x10000000          # host memory of the testbench (rclink_tb.v)
 PAGE = 4096
+DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
 
 OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
           nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
           wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21,
-          tmo=22)
+          tmo=22, db=23)
 M64 = (1 << 64) - 1
 
 
@@ -60,7 +61,7 @@ def convert(v):
         mem.clear()
 
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
-             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2')
+             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db')
     # ops of the model's peer board are not for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] != 'peer']
@@ -108,6 +109,10 @@ def convert(v):
             out.append(cmd('tx', vl.value(op[2]),
                            3 << 20 | vl.value(op[1]) << 24 |
                            sum(n for _, n in pieces) << 32, pieces[0][0]))
+        elif k == 'db':
+            # a doorbell of user context op[1] (the doorbell BAR, format DB)
+            off = vl.value(op[1]) << DB_SHIFT | vl._hw().FORMATS['DB'][2]['OFF_' + op[2]]
+            out.append(cmd('db', off, vl.value(op[3]) & 0xffffffff, 0, 0xff))
         elif k == 'memeq':
             out.append(cmd('memeq', vl.addr(op[1], bases), vl.addr(op[2], bases),
                            vl.value(op[3])))
