@@ -137,6 +137,12 @@ typedef struct RclinkCore {
      * they read zero and writes to them are ignored.
      */
     bool assumed_regs;
+    /*
+     * Property ip-internal-counters: the board counts the events inside
+     * the IP that no IP port reports (SHIM_CAP3.ip_counters).  Off, it is
+     * a shim beside the real IP: those counters read zero.
+     */
+    bool ip_counters;
     uint32_t qp_num;
     uint32_t t2_pkt_len;               /* SHIM_CAP1.type2_pkt_len */
     uint64_t serial;
