@@ -311,10 +311,17 @@ def matches(bar, needs):
     return True
 
 
-def board_for(v, devs):
+def board_for(v, devs, opened):
     """The first board of the known identity (wired or not) whose
-    registers are as the vector needs, or None."""
+    registers are as the vector needs, or None.  The boards already opened
+    are read through their own BAR0: Bar0(enable=True) would switch
+    their decode, and with it bus mastering, off again at its end."""
+    for b in opened:
+        if matches(b.bar, v['needs']):
+            return b.bdf
     for bdf in devs:
+        if bdf in [b.bdf for b in opened]:
+            continue
         with rt.Bar0(bdf, enable=True) as bar:
             if (bar.rfield('SHIM_ID', 'magic') == hw.MAGIC and
                     bar.rfield('SHIM_VERSION', 'major') ==
@@ -326,7 +333,7 @@ def board_for(v, devs):
 def run_needs(ktap, v, devs, vl, opened):
     """A vector of a board of one kind, on such a board (one already
     opened, or one of its own)."""
-    bdf = board_for(v, devs)
+    bdf = board_for(v, devs, opened)
     if not bdf:
         ktap.skip(v['name'], 'no board with %s (the model: see the '
                   'vector\'s desc)' % v['needs'])
