@@ -233,6 +233,18 @@ static inline void rclink_count(RclinkCore *c, hwaddr off)
     *rclink_reg_ptr(c, off) += 1;
 }
 
+/*
+ * A drop the IP's own checks make, in a counter a shim beside the real IP
+ * counts only in part (count_partial in the contract): without the
+ * property ip-internal-counters the board does not see it.
+ */
+static inline void rclink_count_ip(RclinkCore *c, hwaddr off)
+{
+    if (c->ip_counters) {
+        rclink_count(c, off);
+    }
+}
+
 /* rclink_core.c, for the engines */
 void rclink_event(RclinkCore *c, unsigned source, uint64_t info);
 void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
