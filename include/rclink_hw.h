@@ -448,6 +448,7 @@
 #define   RCLINK_SHIM_CAP3_MAC_DW	GENMASK_ULL(31, 16)
 #define   RCLINK_SHIM_CAP3_NUM_VECTORS	GENMASK_ULL(39, 32)
 #define   RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER	GENMASK_ULL(47, 40)
+#define   RCLINK_SHIM_CAP3_IP_COUNTERS	BIT_ULL(48)
 
 #define RCLINK_SHIM_SERIAL	0x4030
 #define RCLINK_SHIM_SERIAL_RSTVAL	0x0ULL
@@ -1405,6 +1406,71 @@
 	X(CNP_CFG, TIMER_THR_US, "CNP_CFG.timer_thr_us") \
 	X(CNP_CFG, NOCNP_INTERVAL, "CNP_CFG.nocnp_interval") \
 	X(CNP_CFG, NOCNP_EN, "CNP_CFG.nocnp_en")
+
+/*
+ * Counters of events inside the IP that no IP port or register reports
+ * (count_source ip_internal): a board without SHIM_CAP3.ip_counters reads
+ * them 0, meaning "not counted".  X(offset of the first, count, stride);
+ * RCLINK_IS_IP_INTERNAL_COUNTER(off): off is (an element of) one of them.
+ */
+#define RCLINK_IP_INTERNAL_COUNTERS(X) \
+	X(RCLINK_SHIM_RX_DROP_NOMD, 1, 8) \
+	X(RCLINK_SHIM_RX_DROP_OFF, 1, 8) \
+	X(RCLINK_SHIM_RX_DROP_T12, 1, 8) \
+	X(RCLINK_SHIM_RX_DROP_ERR, 1, 8) \
+	X(RCLINK_SHIM_CBFC_RX_DROP(0), 8, 8) \
+	X(RCLINK_DMAQ_QPS_TX_PKTS, 1, 8) \
+	X(RCLINK_DMAQ_QPS_TX_BYTES, 1, 8) \
+	X(RCLINK_DMAQ_QPS_RETX_PKTS, 1, 8) \
+	X(RCLINK_DMAQ_QPS_NAK_RX, 1, 8) \
+	X(RCLINK_DMAQ_QPS_NAK_TX, 1, 8) \
+	X(RCLINK_DMAQ_QPS_RNR_RX, 1, 8) \
+	X(RCLINK_DMAQ_QPS_RNR_TX, 1, 8) \
+	X(RCLINK_DMAQ_QPS_RX_DUP, 1, 8) \
+	X(RCLINK_DMAQ_QPS_RX_OOS, 1, 8) \
+	X(RCLINK_DMAQ_QPS_ACK_TX, 1, 8) \
+	X(RCLINK_DMAQ_QPS_ACK_RX, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_DA, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_CSUM, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_ICRC, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_PKEY, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_BADQP, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_NOBUF, 1, 8) \
+	X(RCLINK_DMAQ_T2_RX_LOST, 1, 8) \
+	X(RCLINK_DMAQ_T2_RX_DROP_OLD, 1, 8) \
+	X(RCLINK_DMAQ_QPS_ECN_RX, 1, 8) \
+	X(RCLINK_DMAQ_QPS_CNP_RX, 1, 8) \
+	X(RCLINK_DMAQ_T1_CNP_MERGED, 1, 8) \
+	X(RCLINK_DMAQ_T1_RX_DROP_FORMAT, 1, 8)
+#define RCLINK_IS_IP_INTERNAL_COUNTER(off) ( \
+	(off) == RCLINK_SHIM_RX_DROP_NOMD || \
+	(off) == RCLINK_SHIM_RX_DROP_OFF || \
+	(off) == RCLINK_SHIM_RX_DROP_T12 || \
+	(off) == RCLINK_SHIM_RX_DROP_ERR || \
+	((off) >= RCLINK_SHIM_CBFC_RX_DROP(0) && (off) < RCLINK_SHIM_CBFC_RX_DROP(8)) || \
+	(off) == RCLINK_DMAQ_QPS_TX_PKTS || \
+	(off) == RCLINK_DMAQ_QPS_TX_BYTES || \
+	(off) == RCLINK_DMAQ_QPS_RETX_PKTS || \
+	(off) == RCLINK_DMAQ_QPS_NAK_RX || \
+	(off) == RCLINK_DMAQ_QPS_NAK_TX || \
+	(off) == RCLINK_DMAQ_QPS_RNR_RX || \
+	(off) == RCLINK_DMAQ_QPS_RNR_TX || \
+	(off) == RCLINK_DMAQ_QPS_RX_DUP || \
+	(off) == RCLINK_DMAQ_QPS_RX_OOS || \
+	(off) == RCLINK_DMAQ_QPS_ACK_TX || \
+	(off) == RCLINK_DMAQ_QPS_ACK_RX || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_DA || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_CSUM || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_ICRC || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_PKEY || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_BADQP || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_NOBUF || \
+	(off) == RCLINK_DMAQ_T2_RX_LOST || \
+	(off) == RCLINK_DMAQ_T2_RX_DROP_OLD || \
+	(off) == RCLINK_DMAQ_QPS_ECN_RX || \
+	(off) == RCLINK_DMAQ_QPS_CNP_RX || \
+	(off) == RCLINK_DMAQ_T1_CNP_MERGED || \
+	(off) == RCLINK_DMAQ_T1_RX_DROP_FORMAT)
 
 /* ---- Event ring records (DESIGN.md 3.3) ---- */
 #define RCLINK_EVT_RECORD_BYTES	16

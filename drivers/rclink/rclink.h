@@ -120,6 +120,8 @@ struct rclink_params {
 	u32 mac_dw;
 	u32 num_vectors;
 	u32 evt_ring_max_order;
+	/* SHIM_CAP3.ip_counters: the IP's internal events are counted */
+	bool ip_counters;
 };
 
 /* rclink_dev.flags */
@@ -211,6 +213,16 @@ struct rclink_dev {
 };
 
 /* Register access: the board's rclink_regs (rclink_regs.h) */
+/*
+ * The board counts what counter register reg counts: a board without
+ * SHIM_CAP3.ip_counters reads the counters of events inside the IP
+ * (RCLINK_IS_IP_INTERNAL_COUNTER) as 0, meaning "not counted"
+ */
+static inline bool rclink_counted(const struct rclink_dev *rdev, u32 reg)
+{
+	return rdev->params.ip_counters || !RCLINK_IS_IP_INTERNAL_COUNTER(reg);
+}
+
 static inline bool rclink_gone(struct rclink_dev *rdev)
 {
 	return rclink_regs_gone(&rdev->regs);

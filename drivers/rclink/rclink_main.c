@@ -88,6 +88,7 @@ static void rclink_read_params(struct rclink_dev *rdev, u64 ver)
 	p->num_vectors = FIELD_GET(RCLINK_SHIM_CAP3_NUM_VECTORS, cap);
 	p->evt_ring_max_order = FIELD_GET(RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER,
 					  cap);
+	p->ip_counters = FIELD_GET(RCLINK_SHIM_CAP3_IP_COUNTERS, cap);
 }
 
 /* Refuse anything but an RCLINK shim of the major version we know */

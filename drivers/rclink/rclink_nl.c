@@ -378,7 +378,10 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T2_OST_FREE,
 			      info->t2_ost_free, RCLINK_A_DEV_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_T2_CRD,
-			      info->t2_crd, RCLINK_A_DEV_STATS_PAD) ||
+			      info->t2_crd, RCLINK_A_DEV_STATS_PAD))
+		return -EMSGSIZE;
+	/* a counter the board does not count is absent, not 0 */
+	if (!info->cnp_merged_absent &&
 	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_CNP_MERGED,
 			      info->cnp_merged, RCLINK_A_DEV_STATS_PAD))
 		return -EMSGSIZE;
@@ -549,7 +552,8 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	if (!nest)
 		goto err_cancel;
 	for (i = 0; i < RCLINK_T1_DEV_NUM; i++)
-		if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_RX_DROP_DA + i,
+		if (!(info.absent & BIT(i)) &&
+		    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_RX_DROP_DA + i,
 				      info.stats[i], RCLINK_A_DEV_STATS_PAD))
 			goto err_cancel;
 	if (rclink_nl_put_dfx(skb, &info))
@@ -584,9 +588,6 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 		{ RCLINK_A_STATS_NOCNP_REPORTS, s->nocnp_reports },
 		{ RCLINK_A_STATS_NOCNP_BYTES, s->nocnp_bytes },
 		{ RCLINK_A_STATS_RETRY_TMO, s->retry_tmo },
-		/* the board's, but not next to DMAQ_QPS_ACK_RX */
-		{ RCLINK_A_STATS_ECN_RX, info->ecn_rx },
-		{ RCLINK_A_STATS_CNP_RX, info->cnp_rx },
 	};
 	struct nlattr *nest;
 	unsigned int i;
@@ -602,10 +603,20 @@ static int rclink_nl_qp_stats_fill(struct sk_buff *skb,
 		if (nla_put_u64_64bit(skb, sw[i].attr, sw[i].val,
 				      RCLINK_A_STATS_PAD))
 			return -EMSGSIZE;
+	/* a counter the board does not count is absent, not 0 */
 	for (i = 0; i < RCLINK_T1_HW_NUM; i++)
-		if (nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_PKTS + i,
+		if (!(info->hw_absent & BIT(i)) &&
+		    nla_put_u64_64bit(skb, RCLINK_A_STATS_TX_PKTS + i,
 				      info->hw[i], RCLINK_A_STATS_PAD))
 			return -EMSGSIZE;
+	/* the board's, but not next to DMAQ_QPS_ACK_RX */
+	if ((!info->ecn_rx_absent &&
+	     nla_put_u64_64bit(skb, RCLINK_A_STATS_ECN_RX, info->ecn_rx,
+			       RCLINK_A_STATS_PAD)) ||
+	    (!info->cnp_rx_absent &&
+	     nla_put_u64_64bit(skb, RCLINK_A_STATS_CNP_RX, info->cnp_rx,
+			       RCLINK_A_STATS_PAD)))
+		return -EMSGSIZE;
 	if (nla_put_u64_64bit(skb, RCLINK_A_STATS_CC_ACC,
 			      FIELD_GET(RCLINK_TX_CC_BYTE_CNT_MEM_BYTE_COUNTER,
 					info->cc), RCLINK_A_STATS_PAD) ||

@@ -688,8 +688,12 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	val = rclink_rd64(rdev, RCLINK_DMAQ_CAP);
 	info->max_msg = rclink_gone(rdev) ? 0 :
 			FIELD_GET(RCLINK_DMAQ_CAP_MAX_MSG, val);
-	for (i = 0; i < RCLINK_T1_DEV_NUM; i++)
+	info->absent = 0;
+	for (i = 0; i < RCLINK_T1_DEV_NUM; i++) {
 		info->stats[i] = rclink_rd64(rdev, rclink_t1_dev_regs[i]);
+		if (!rclink_counted(rdev, rclink_t1_dev_regs[i]))
+			info->absent |= BIT(i);
+	}
 	info->ost_free = FIELD_GET(RCLINK_DMAQ_T1_OST_FREE_FREE,
 				   rclink_rd64(rdev, RCLINK_DMAQ_T1_OST_FREE));
 	info->dfx = rclink_rd64(rdev, RCLINK_DMAQ_DFX);
@@ -698,6 +702,8 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	info->t2_crd = FIELD_GET(RCLINK_DMAQ_T2_CRD_CELLS,
 				 rclink_rd64(rdev, RCLINK_DMAQ_T2_CRD));
 	info->cnp_merged = rclink_rd64(rdev, RCLINK_DMAQ_T1_CNP_MERGED);
+	info->cnp_merged_absent = !rclink_counted(rdev,
+						  RCLINK_DMAQ_T1_CNP_MERGED);
 	if (rclink_cbfc_on(rdev))
 		rclink_cbfc_info(rdev, &info->cbfc);
 	mutex_unlock(&rdev->qp_lock);
@@ -1182,10 +1188,16 @@ int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
 	info->cfg.rq_psn = FIELD_GET(RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN, val);
 	rclink_wr64(rdev, RCLINK_DMAQ_QP_STAT_SEL,
 		    FIELD_PREP(RCLINK_DMAQ_QP_STAT_SEL_QPN, qpn));
-	for (i = 0; i < RCLINK_T1_HW_NUM; i++)
+	info->hw_absent = 0;
+	for (i = 0; i < RCLINK_T1_HW_NUM; i++) {
 		info->hw[i] = rclink_rd64(rdev, rclink_t1_hw_regs[i]);
+		if (!rclink_counted(rdev, rclink_t1_hw_regs[i]))
+			info->hw_absent |= BIT(i);
+	}
 	info->ecn_rx = rclink_rd64(rdev, RCLINK_DMAQ_QPS_ECN_RX);
 	info->cnp_rx = rclink_rd64(rdev, RCLINK_DMAQ_QPS_CNP_RX);
+	info->ecn_rx_absent = !rclink_counted(rdev, RCLINK_DMAQ_QPS_ECN_RX);
+	info->cnp_rx_absent = !rclink_counted(rdev, RCLINK_DMAQ_QPS_CNP_RX);
 	info->cc = rclink_rd64(rdev, RCLINK_TX_CC_BYTE_CNT_MEM);
 	mutex_unlock(&rdev->qp_lock);
 	if (rclink_gone(rdev))

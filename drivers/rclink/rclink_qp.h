@@ -160,11 +160,13 @@ struct rclink_t1_dev_info {
 	struct rclink_t1_dev_cfg cfg;
 	u32 max_msg;
 	u64 stats[RCLINK_T1_DEV_NUM];
+	u32 absent;			/* bit i: stats[i] not counted */
 	u64 ost_free;			/* DMAQ_T1_OST_FREE */
 	u64 dfx;			/* DMAQ_DFX */
 	u64 t2_ost_free;		/* DMAQ_T2_OST_FREE */
 	u64 t2_crd;			/* DMAQ_T2_CRD */
 	u64 cnp_merged;			/* DMAQ_T1_CNP_MERGED */
+	bool cnp_merged_absent;		/* not counted */
 	struct rclink_cbfc_info cbfc;	/* cbfc mode only */
 };
 
@@ -176,8 +178,10 @@ struct rclink_t1_qp_info {
 	struct rclink_owner user;
 	struct rclink_t1_qp_stats stats;
 	u64 hw[RCLINK_T1_HW_NUM];
+	u32 hw_absent;			/* bit i: hw[i] not counted */
 	u64 ecn_rx;			/* DMAQ_QPS_ECN_RX */
 	u64 cnp_rx;			/* DMAQ_QPS_CNP_RX */
+	bool ecn_rx_absent, cnp_rx_absent;	/* not counted */
 	u64 cc;				/* TX_CC_BYTE_CNT_MEM */
 	struct rclink_t1_qp_cc cc_state;	/* the CC loop (rclink_cc.c) */
 };

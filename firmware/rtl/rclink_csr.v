@@ -108,8 +108,13 @@ module rclink_csr #(
     localparam [63:0] CAP0 = `RCLINK_SHIM_CAP0_RSTVAL;
     localparam [63:0] CAP1 = `RCLINK_SHIM_CAP1_RSTVAL;
     localparam [63:0] CAP2 = `RCLINK_SHIM_CAP2_RSTVAL;
+    // ip_counters 0: this shim sits beside the real IP and sees only its
+    // ports, so the ip_internal counters (DMAQ_QPS_TX_PKTS, the IP's
+    // receive drops, ...: shim.rst, "What a shim can count") read 0 and
+    // mean "not counted"
     localparam [63:0] CAP3 = (`RCLINK_SHIM_CAP3_RSTVAL &
-        ~(64'hff << `RCLINK_SHIM_CAP3_NUM_VECTORS_LSB)) |
+        ~(64'hff << `RCLINK_SHIM_CAP3_NUM_VECTORS_LSB) &
+        ~(64'd1 << `RCLINK_SHIM_CAP3_IP_COUNTERS_LSB)) |
         (NVEC << `RCLINK_SHIM_CAP3_NUM_VECTORS_LSB);
     localparam [7:0] EVT_MAX_ORDER =
         CAP3[`RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER_MSB:`RCLINK_SHIM_CAP3_EVT_RING_MAX_ORDER_LSB];

@@ -9,6 +9,10 @@ Documentation/hw/rtl.rst, "Shared test vectors".
 A vector file is {"name", "desc", "buffers": {name: bytes}, "ops": [...]}.
 "model_only": "why" marks a vector of a function the RTL does not have
 yet: the testbench skips it, saying why (Documentation/hw/rtl.rst).
+"needs": {REGISTER: {field: value}} marks a vector of a board of one kind
+(a capability): the model's selftest runs it on a board whose fields hold
+those values (one of the board set, wired or not), or skips it; the
+testbench runs it (the RTL is that kind of board, or the vector fails).
 Each op is a list; registers are named as in rclink.yaml ("NAME",
 "NAME[i]" for arrays, "NAME+4" for the upper half of a 64-bit register)
 or given as a BAR0 offset; host addresses are "buffer+offset" strings or

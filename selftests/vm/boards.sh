@@ -13,7 +13,10 @@
 #          one without the registers whose place rclink assumed
 #          (assumed-regs=off: bound, TYPE1/TYPE2 disabled, assumed.py),
 #          one whose TYPE2_PKT_LEN holds no message (type2-pkt-len=4:
-#          bound, TYPE2 groups refused, t2_pkt_len.py)
+#          bound, TYPE2 groups refused, t2_pkt_len.py), one that does
+#          not count the IP's internal events, as a shim beside the real
+#          IP (ip-internal-counters=off: bound, those counters absent,
+#          probe.py, vectors.py ip_counters)
 #   hub    $RCLINK_HUB_BOARDS boards (default 8, at least 2) on one QEMU hub:
 #          a switch that floods, the pair being its first two ports
 #   faults the pair, each board behind a PCIe root port of its own (no hot
@@ -131,6 +134,7 @@ check)
 	board shim-major=2,mac=02:52:43:00:01:04
 	board assumed-regs=off,mac=02:52:43:00:01:05
 	board type2-pkt-len=4,mac=02:52:43:00:01:06
+	board ip-internal-counters=off,mac=02:52:43:00:01:07
 	;;
 *)
 	echo "usage: $0 pair|check|hub|faults|rtl|rtl-pair|rtl-rtl [RESULTS_DIR]" >&2

@@ -436,8 +436,9 @@ void rclink_core_reset(RclinkCore *c)
     rclink_set(c, RCLINK_SHIM_CAP1, RF_SET(RCLINK_SHIM_CAP1_TYPE2_PKT_LEN, v,
                                            c->t2_pkt_len));
     v = rclink_get(c, RCLINK_SHIM_CAP3);
-    rclink_set(c, RCLINK_SHIM_CAP3, RF_SET(RCLINK_SHIM_CAP3_NUM_VECTORS, v,
-                                           c->num_vectors));
+    v = RF_SET(RCLINK_SHIM_CAP3_NUM_VECTORS, v, c->num_vectors);
+    rclink_set(c, RCLINK_SHIM_CAP3, RF_SET(RCLINK_SHIM_CAP3_IP_COUNTERS, v,
+                                           c->ip_counters));
     /* ECHO holds the last value written; reads return its inverse. */
     rclink_set(c, RCLINK_SHIM_TEST_ECHO, ~RCLINK_SHIM_TEST_ECHO_RSTVAL);
     rclink_set(c, RCLINK_SHIM_SERIAL, c->serial);
@@ -638,6 +639,10 @@ uint64_t rclink_core_read(RclinkCore *c, hwaddr addr, unsigned size)
                        d->offset < RCLINK_WIN_DMAQ_BASE +
                        RCLINK_WIN_DMAQ_SIZE) {
                 v = rclink_dmaq_read(c, d, elem, v);
+            }
+            if (!c->ip_counters && RCLINK_IS_IP_INTERNAL_COUNTER(elem)) {
+                /* a shim beside the real IP does not see these events */
+                v = 0;
             }
             v &= d->rw | d->ro | d->w1c;
             if ((rclink_get(c, RCLINK_SHIM_HOSTILE_CTRL) &

@@ -41,6 +41,7 @@ struct RclinkState {
     uint32_t magic;
     uint16_t shim_major;
     bool assumed_regs;
+    bool ip_counters;
     uint32_t qp_num;
     uint32_t t2_pkt_len;
     uint64_t serial;
@@ -234,6 +235,7 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
     s->core.magic = s->magic;
     s->core.shim_major = s->shim_major;
     s->core.assumed_regs = s->assumed_regs;
+    s->core.ip_counters = s->ip_counters;
     s->core.qp_num = s->qp_num;
     s->core.t2_pkt_len = s->t2_pkt_len;
     s->core.num_vectors = RCLINK_MSIX_VECTORS;
@@ -334,6 +336,13 @@ static const Property rclink_properties[] = {
     DEFINE_PROP_BOOL("msi", RclinkState, msi, true),
     /* off: the bits whose place rclink assumed are absent (read 0) */
     DEFINE_PROP_BOOL("assumed-regs", RclinkState, assumed_regs, true),
+    /*
+     * off: the counters of events inside the IP that no IP port or
+     * register reports read 0 and SHIM_CAP3.ip_counters is 0, as on a
+     * shim beside the real IP (shim.rst, "What a shim can count")
+     */
+    DEFINE_PROP_BOOL("ip-internal-counters", RclinkState, ip_counters,
+                     true),
     /* UNIX socket of an RTL simulator (firmware/rtl/cosim): BAR0 is its */
     DEFINE_PROP_STRING("rtl", RclinkState, rtl),
     /* on: the simulator's IP side is this model's IP and wire (--ip-bridge) */

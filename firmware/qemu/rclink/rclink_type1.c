@@ -1339,7 +1339,7 @@ static void rclink_t1_rx_ack(RclinkCore *c, RclinkT1Qp *q, uint64_t rh)
         break;
     case RCLINK_SYN_NAK:
         if (RF_GET(RCLINK_SYN_VALUE, syn) != RCLINK_SYN_NAK_PSN_SEQ) {
-            rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
+            rclink_count_ip(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
             trace_rclink_t1_rx_drop("unsupported NAK code", q->qpn);
             return;
         }
@@ -1353,7 +1353,7 @@ static void rclink_t1_rx_ack(RclinkCore *c, RclinkT1Qp *q, uint64_t rh)
         nak = true;
         break;
     default:
-        rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
+        rclink_count_ip(c, RCLINK_DMAQ_T1_RX_DROP_MALFORMED);
         trace_rclink_t1_rx_drop("reserved syndrome", q->qpn);
         return;
     }
@@ -1590,7 +1590,12 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
 
 static void rclink_t1_rx_drop(RclinkCore *c, hwaddr counter, const char *why)
 {
-    rclink_count(c, counter);
+    /* the frame checks are the IP's: its MALFORMED drops too */
+    if (counter == RCLINK_DMAQ_T1_RX_DROP_MALFORMED) {
+        rclink_count_ip(c, counter);
+    } else {
+        rclink_count(c, counter);
+    }
     trace_rclink_t1_rx_drop(why, 0);
 }
 

@@ -214,6 +214,14 @@ static void rclink_t2_drop(RclinkCore *c, hwaddr counter, const char *why,
     trace_rclink_t2_rx_drop(why, len);
 }
 
+/* A drop of the IP's own checks (rclink_count_ip()) */
+static void rclink_t2_drop_ip(RclinkCore *c, hwaddr counter, const char *why,
+                              size_t len)
+{
+    rclink_count_ip(c, counter);
+    trace_rclink_t2_rx_drop(why, len);
+}
+
 /* The sender sa of group g: its entry, or a new one (oldest replaced) */
 static RclinkT2Src *rclink_t2_src(RclinkT2 *t2, unsigned g, uint64_t sa)
 {
@@ -312,7 +320,8 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         return;
     }
     if (len < 14) {
-        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "runt", len);
+        rclink_t2_drop_ip(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "runt",
+                          len);
         return;
     }
     type = lduw_be_p(buf + 12);
@@ -325,7 +334,8 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         (fmt == RCLINK_T1_FMT_GEN2 &&
          (kw & (RCLINK_AFH_KW_W | RCLINK_AFH_KW_M)) !=
          (RCLINK_AFH_KW_W | RCLINK_AFH_KW_M))) {
-        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "format", len);
+        rclink_t2_drop_ip(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "format",
+                          len);
         return;
     }
     da = ldq_be_p(buf) >> 16;
@@ -338,7 +348,8 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     if (fmt == RCLINK_T1_FMT_STD
         ? rclink_parse_ipv4_udp(buf, len, off, 0, &rh_at, &body)
         : (rh_at = off, rclink_parse_afh_len(buf, len, off, 0, &body))) {
-        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "length", len);
+        rclink_t2_drop_ip(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "length",
+                          len);
         return;
     }
     rh = ldq_be_p(buf + rh_at);
@@ -349,7 +360,8 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
         plen < pad + RCLINK_SEG_BYTES + 1 ||
         RF_GET(RCLINK_RH_PKT_LEN, rh) !=
         (pkt <= T2_RH_PKT_LEN_MAX ? pkt : 0)) {
-        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "rh", len);
+        rclink_t2_drop_ip(c, RCLINK_DMAQ_T2_RX_DROP_MALFORMED, "rh",
+                          len);
         return;
     }
     if (plen - pad > c->t2_pkt_len) {

@@ -255,7 +255,7 @@ function [63:0] rclink_reg_romask;
         16'h5048, 16'h5060, 16'h9800, 16'h9808, 16'h980c, 16'h9810,
         16'h9c00, 16'h9c08, 16'h9c0c, 16'h9c10:
             rclink_reg_romask = 64'hffffffff;
-        16'h4008, 16'h4028, 16'h40c0, 16'h51d0:
+        16'h4008, 16'h40c0, 16'h51d0:
             rclink_reg_romask = 64'hffffffffffff;
         16'h4010, 16'h4030, 16'h4070, 16'h40c8, 16'h40d0, 16'h40d8,
         16'h40e0, 16'h40e8, 16'h40f0, 16'h40f8, 16'h41f8, 16'h4120,
@@ -281,6 +281,8 @@ function [63:0] rclink_reg_romask;
             rclink_reg_romask = 64'h1ffffffffffffff;
         16'h4020:
             rclink_reg_romask = 64'hffffffffffffff;
+        16'h4028:
+            rclink_reg_romask = 64'h1ffffffffffff;
         16'h4060:
             rclink_reg_romask = 64'hffffffff0000000f;
         16'h40b8:

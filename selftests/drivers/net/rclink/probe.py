@@ -4,6 +4,15 @@
 self-test, its register ports never timed out (debugfs reg_timeout),
 devlink info reports the board, the kernel log is clean.
 
+counters (each board): the device statistics of `rclink -s dev show` hold
+the board's counters of events inside the IP (count_source ip_internal)
+when its SHIM_CAP3.ip_counters is 1 and leave them out when it is 0 (not
+counted, Documentation/hw/shim.rst "What a shim can count"); the others
+are always there.  qp_not_counted: on a board with ip_counters 0 (the
+model's ip-internal-counters=off in the board set of make check), a QP's
+`rclink -s qp show` leaves out its ip_internal counters and shows the
+others; skipped without such a board.
+
 A board that is not bound must be one the driver has to refuse (wrong
 magic or shim major, see bad_board.sh); a board bound to another driver is
 left alone.
@@ -18,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 'lib'))
 import rclinktest as rt  # noqa: E402  pylint: disable=wrong-import-position
 from rclinktest import hw, check  # noqa: E402  pylint: disable=C0413
+import rclink_t1 as t1  # noqa: E402  pylint: disable=C0413
 
 IRQ_MODE_RE = re.compile(r'^(msix [1-9][0-9]*|msi 1|intx 1)$')
 
@@ -65,6 +75,97 @@ def test_devlink_info(bdf):
     return serial
 
 
+# The board's counters in the tool's statistics: register -> key
+DEV_KEYS = {
+    'DMAQ_T1_RX_DROP_DA': 'rx_drop_da', 'DMAQ_T1_RX_DROP_CSUM': 'rx_drop_csum',
+    'DMAQ_T1_RX_DROP_ICRC': 'rx_drop_icrc',
+    'DMAQ_T1_RX_DROP_PKEY': 'rx_drop_pkey',
+    'DMAQ_T1_RX_DROP_BADQP': 'rx_drop_badqp',
+    'DMAQ_T1_RX_DROP_QP_OFF': 'rx_drop_qp_off',
+    'DMAQ_T1_RX_DROP_NOBUF': 'rx_drop_nobuf',
+    'DMAQ_T1_RX_DROP_MALFORMED': 'rx_drop_malformed',
+    'DMAQ_T1_TX_DROP_QP_OFF': 'tx_drop_qp_off', 'DMAQ_BAD_WQE': 'bad_wqe',
+    'DMAQ_T1_RX_DROP_FORMAT': 'rx_drop_format',
+    'DMAQ_T2_TX_PKTS': 't2_tx_pkts', 'DMAQ_T2_TX_DROP': 't2_tx_drop',
+    'DMAQ_T2_RX_PKTS': 't2_rx_pkts',
+    'DMAQ_T2_RX_DROP_NOGROUP': 't2_rx_drop_nogroup',
+    'DMAQ_T2_RX_DROP_NOBUF': 't2_rx_drop_nobuf',
+    'DMAQ_T2_RX_DROP_MALFORMED': 't2_rx_drop_malformed',
+    'DMAQ_T2_RX_LOST': 't2_rx_lost', 'DMAQ_T2_RX_DROP_OLD': 't2_rx_drop_old',
+    'DMAQ_T1_CNP_MERGED': 'cnp_merged',
+}
+QP_KEYS = {
+    'DMAQ_QPS_TX_PKTS': 'tx_pkts', 'DMAQ_QPS_TX_BYTES': 'tx_pkt_bytes',
+    'DMAQ_QPS_RX_PKTS': 'rx_pkts', 'DMAQ_QPS_RX_BYTES': 'rx_pkt_bytes',
+    'DMAQ_QPS_RETX_PKTS': 'retx_pkts', 'DMAQ_QPS_NAK_RX': 'nak_rx',
+    'DMAQ_QPS_NAK_TX': 'nak_tx', 'DMAQ_QPS_RNR_RX': 'rnr_rx',
+    'DMAQ_QPS_RNR_TX': 'rnr_tx', 'DMAQ_QPS_TIMEOUTS': 'timeouts',
+    'DMAQ_QPS_RX_DUP': 'rx_dup', 'DMAQ_QPS_RX_OOS': 'rx_oos',
+    'DMAQ_QPS_ACK_TX': 'ack_tx', 'DMAQ_QPS_ACK_RX': 'ack_rx',
+    'DMAQ_QPS_ECN_RX': 'ecn_rx', 'DMAQ_QPS_CNP_RX': 'cnp_rx',
+}
+NOT_COUNTED_QP = 7
+
+
+def name_of(bdf):
+    """The tool's name of the board at bdf."""
+    for n in t1.devices():
+        if t1.bdf_of(n) == bdf:
+            return n
+    raise rt.TestFailed('no rclink dev with PCI address %s' % bdf)
+
+
+def ip_counters(bdf):
+    """SHIM_CAP3.ip_counters of the board, from BAR0."""
+    with rt.Bar0(bdf) as bar:
+        return bar.rfield('SHIM_CAP3', 'ip_counters')
+
+
+def stats_as_counted(keys, stats, counted):
+    """Errors: a key of an ip_internal counter present on a board that does
+    not count it, or any key missing that should be there."""
+    errs = []
+    for reg, key in sorted(keys.items()):
+        want = counted or reg not in hw.IP_INTERNAL
+        if (key in stats) != want:
+            errs.append('%s (%s): %s with ip_counters %d'
+                        % (key, reg, 'present' if key in stats else 'absent',
+                           counted))
+    return errs
+
+
+def test_counters(bdf):
+    if not os.access(t1.tool_path(), os.X_OK):
+        raise rt.SkipTest('no rclink tool %s' % t1.tool_path())
+    counted = ip_counters(bdf)
+    name = name_of(bdf)
+    stats = t1.dev_show(name, stats=True).get('stats', {})
+    errs = stats_as_counted(DEV_KEYS, stats, counted)
+    check(not errs, '\n'.join(errs))
+
+
+def test_qp_not_counted(bound):
+    if not os.access(t1.tool_path(), os.X_OK):
+        raise rt.SkipTest('no rclink tool %s' % t1.tool_path())
+    bdfs = [b for b in bound if not ip_counters(b)]
+    if not bdfs:
+        raise rt.SkipTest('no board with SHIM_CAP3.ip_counters 0 (the '
+                          'model: ip-internal-counters=off)')
+    name = name_of(bdfs[0])
+    t1.tool(['qp', 'add', 'dev', name, 'qpn', NOT_COUNTED_QP, 'dqpn',
+             NOT_COUNTED_QP, 'dip', '10.0.0.2', 'dmac', '02:52:43:00:00:02'])
+    try:
+        st = t1.qp_show(name, NOT_COUNTED_QP, stats=True).get('stats', {})
+    finally:
+        t1.tool(['qp', 'del', 'dev', name, 'qpn', NOT_COUNTED_QP],
+                check=False)
+    errs = stats_as_counted(QP_KEYS, st, 0)
+    for key in ('tx_msgs', 'rx_msgs', 'rx_pkts', 'timeouts'):
+        if key not in st:
+            errs.append('%s absent' % key)
+    check(not errs, '\n'.join(errs))
+
+
 def test_serial_matches(bdf, serial):
     if serial is None:
         raise rt.SkipTest('no devlink serial')
@@ -95,8 +196,8 @@ def main():
         load_err = str(e)
 
     bound = rt.bound_devices() if load_err is None else []
-    per_board = 6
-    ktap.plan(3 + per_board * len(bound) + 1)
+    per_board = 7
+    ktap.plan(4 + per_board * len(bound) + 1)
 
     ktap.result('module_load', load_err is None,
                 load_err or ('already loaded' if preloaded else None))
@@ -150,6 +251,8 @@ def main():
         bad = rt.kmsg_problems(recs, bdfs=[bdf], exclude=refused,
                                errors=not preloaded)
         ktap.result('%s.kernel_log_clean' % bdf, not bad, '\n'.join(bad))
+        ktap.run('%s.counters' % bdf, test_counters, bdf)
+    ktap.run('qp_not_counted', test_qp_not_counted, bound)
 
     # Unload when this test loaded the module: no splat on the way out.
     if load_err is None and not preloaded:

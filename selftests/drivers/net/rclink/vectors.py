@@ -13,7 +13,9 @@ t1_model.py does; the test skips behind an IOMMU).  Memory decode and bus
 mastering are on, INTx is masked (no MSI-X: the interrupt self-test
 writes SELFTEST records, as the vectors expect).  Vector files marked
 sim_only and ops marked "sim" (stimulus of the IP stand-in) are left to
-the testbench.  A "sent" op (a TYPE1 packet the testbench sees on TX_S,
+the testbench.  A vector that "needs" register fields (a board of one
+kind: SHIM_CAP3.ip_counters 0, the model's ip-internal-counters=off) runs
+on the first board of the set that has them, wired or not, or is skipped.  A "sent" op (a TYPE1 packet the testbench sees on TX_S,
 padded with zero bytes to SEG.PKT_MIN)
 is looked up here among the frames of the wire capture of the pair
 ($RCLINK_RESULTS/wire.pcap, as boards.sh check writes it; a vector with
@@ -300,6 +302,54 @@ def has_mr(bar):
     return bar.r64(hw.reg('DMAQ_MR_CAP')) & 0xffff > 0
 
 
+def matches(bar, needs):
+    """The board's registers hold the fields a vector needs ("needs")."""
+    for reg, fields in needs.items():
+        for f, want in fields.items():
+            if bar.rfield(reg, f) != want:
+                return False
+    return True
+
+
+def board_for(v, devs, opened):
+    """The first board of the known identity (wired or not) whose
+    registers are as the vector needs, or None.  The boards already opened
+    are read through their own BAR0: Bar0(enable=True) would switch
+    their decode, and with it bus mastering, off again at its end."""
+    for b in opened:
+        if matches(b.bar, v['needs']):
+            return b.bdf
+    for bdf in devs:
+        if bdf in [b.bdf for b in opened]:
+            continue
+        with rt.Bar0(bdf, enable=True) as bar:
+            if (bar.rfield('SHIM_ID', 'magic') == hw.MAGIC and
+                    bar.rfield('SHIM_VERSION', 'major') ==
+                    hw.SHIM_VERSION_MAJOR and matches(bar, v['needs'])):
+                return bdf
+    return None
+
+
+def run_needs(ktap, v, devs, vl, opened):
+    """A vector of a board of one kind, on such a board (one already
+    opened, or one of its own)."""
+    bdf = board_for(v, devs, opened)
+    if not bdf:
+        ktap.skip(v['name'], 'no board with %s (the model: see the '
+                  'vector\'s desc)' % v['needs'])
+        return
+    for b in opened:
+        if b.bdf == bdf:
+            ktap.run(v['name'], b.runner.run, v, None)
+            return
+    b = Board(bdf, vl)
+    try:
+        b.open()
+        ktap.run(v['name'], b.runner.run, v, None)
+    finally:
+        b.close(ktap)
+
+
 def usable(bdf):
     """A board of the known identity with a carrier (the vectors expect a
     wired board; the selftests' board set also holds boards the driver
@@ -367,6 +417,7 @@ def main():
             os.listdir('/sys/kernel/iommu_groups'):
         ktap.skip_all('an IOMMU translates DMA: user-space buffers unusable')
     devs = rt.all_devices()
+    every = list(devs)
     if not os.environ.get('RCLINK_DEVS'):
         # in the order of their place in the PCI hierarchy (root port
         # first): the order the boards were plugged in, where the bus
@@ -385,6 +436,9 @@ def main():
             boards[1].open()
         ktap.plan(len(vecs))
         for v in vecs:
+            if v.get('needs'):
+                run_needs(ktap, v, every, vl, boards)
+                continue
             if any(op[0] == 'peer' for op in v['ops']) and len(boards) < 2:
                 ktap.skip(v['name'], 'needs the wired pair')
                 continue

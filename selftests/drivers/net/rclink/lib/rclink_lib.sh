@@ -593,6 +593,18 @@ rcl_t1_qpns() { # dev
 # 0 when the board has the QP.
 rcl_t1_has_qp() { rcl_tool qp show dev "$1" qpn "$2" >/dev/null 2>&1; }
 
+# 1 when the board at bdf counts the events inside the IP that no IP port
+# reports (SHIM_CAP3.ip_counters), else 0: the driver then leaves those
+# counters out of `rclink -s qp/dev show` (Documentation/hw/shim.rst,
+# "What a shim can count")
+rcl_ip_counters() { # bdf
+	"$RCL_PY" -S -c 'import sys
+sys.path.insert(0, sys.argv[1])
+import rclinktest as rt
+with rt.Bar0(sys.argv[2]) as bar:
+    print(bar.rfield("SHIM_CAP3", "ip_counters"))' "$RCL_LIB" "$1"
+}
+
 # PCI address of a board (rclinkN).
 rcl_t1_bdf() {
 	local l=/sys/class/rclink/$1/device
