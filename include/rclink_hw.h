@@ -1101,6 +1101,7 @@
 #define RCLINK_DMAQ_QP_OWNER	0x54a8
 #define RCLINK_DMAQ_QP_OWNER_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_QP_OWNER_CTX	GENMASK_ULL(15, 0)
+#define   RCLINK_DMAQ_QP_OWNER_FLUSHED	BIT_ULL(16)
 
 /* TYPE2 group n's owner: the context that may send MCAST to group n and whose RQ and CQ receive the group's packets (reset 0, the kernel); a context >= DMAQ_CTX_CAP.num is not written */
 #define RCLINK_DMAQ_T2_OWNER(n)	(0x54c0 + (n) * 8)

@@ -46,6 +46,7 @@
 #include "rclink_compat.h"
 #include "rclink_dp.h"
 #include "rclink_ctx.h"
+#include "rclink_qp.h"
 
 /* Area chunks of at most 64 KiB (fewer and larger when the shim allows) */
 #define RCLINK_CTX_CHUNK_ORDER	4
@@ -556,16 +557,28 @@ long rclink_ctx_bind(struct file *file, struct rclink_file *rf,
 	return 0;
 }
 
-/* Owner tables back to context 0; the QPs and groups back to the files */
+/*
+ * Owner tables back to context 0; the QPs and groups back to the files,
+ * but for the QPs whose packets in flight the stop dropped
+ * (DMAQ_QP_OWNER.flushed, which the owner's write clears): they stay in
+ * ctx->qps for rclink_ctx_give_back_flushed().
+ */
 static void rclink_ctx_give_back_locked(struct rclink_ctx_hw *hw,
 					struct rclink_ctx *ctx)
 {
 	struct rclink_t1_qp *qp;
 	unsigned long qpn;
+	bool flushed;
 	u32 n;
 
 	xa_for_each(&ctx->qps, qpn, qp) {
+		rclink_wr64(hw->rdev, RCLINK_DMAQ_QP_OWNER_SEL,
+			    FIELD_PREP(RCLINK_DMAQ_QP_OWNER_SEL_QPN, qpn));
+		flushed = rclink_rd64(hw->rdev, RCLINK_DMAQ_QP_OWNER) &
+			  RCLINK_DMAQ_QP_OWNER_FLUSHED;
 		rclink_ctx_qp_owner(hw, qpn, 0);
+		if (flushed && !rclink_gone(hw->rdev))
+			continue;
 		rclink_file_give_qp(qp);
 		xa_erase(&ctx->qps, qpn);
 	}
@@ -575,6 +588,24 @@ static void rclink_ctx_give_back_locked(struct rclink_ctx_hw *hw,
 		rclink_wr64(hw->rdev, RCLINK_DMAQ_T2_OWNER(n), 0);
 		rclink_file_give_qp(ctx->groups[n]);
 		ctx->groups[n] = NULL;
+	}
+}
+
+/*
+ * The QPs left by rclink_ctx_give_back_locked(): their PSN sequence has a
+ * hole, they go FATAL (rclink_t1_qp_flushed()) before a file or another
+ * context can take them.  Without the selector lock: it takes the QPs'.
+ */
+static void rclink_ctx_give_back_flushed(struct rclink_ctx_hw *hw,
+					 struct rclink_ctx *ctx)
+{
+	struct rclink_t1_qp *qp;
+	unsigned long qpn;
+
+	xa_for_each(&ctx->qps, qpn, qp) {
+		rclink_t1_qp_flushed(hw->rdev, qpn);
+		rclink_file_give_qp(qp);
+		xa_erase(&ctx->qps, qpn);
 	}
 }
 
@@ -617,6 +648,7 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 		rclink_wr64(hw->rdev, RCLINK_DMAQ_CTX_CTRL, 0);
 	}
 	mutex_unlock(&hw->sel_lock);
+	rclink_ctx_give_back_flushed(hw, ctx);
 	xa_erase(&hw->ctxs, ctx->id);
 
 	if (stopped) {

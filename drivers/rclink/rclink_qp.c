@@ -650,6 +650,40 @@ static void rclink_qp_recover(struct rclink_dev *rdev, u32 qpid)
 			     qpid, psn);
 }
 
+/*
+ * A user context stopped while QP @qpn had packets in flight: the shim
+ * released their slots unacknowledged (DMAQ_QP_OWNER.flushed), so the PSN
+ * sequence the peer expects has a hole no retry fills.  The QP is disabled
+ * and FATAL as after a reset, until `rclink qp set ... state ready` gives
+ * both PSNs agreed with the peer.
+ */
+void rclink_t1_qp_flushed(struct rclink_dev *rdev, u32 qpn)
+{
+	struct rclink_t1 *t1 = &rdev->t1;
+	struct rclink_t1_qp *qp;
+	u32 psn;
+	u64 val;
+
+	mutex_lock(&t1->lock);
+	qp = rclink_t1_qp_get_locked(rdev, qpn);
+	if (!qp) {
+		mutex_unlock(&t1->lock);
+		return;
+	}
+	mutex_lock(&rdev->qp_lock);
+	rclink_t1_qp_write(rdev, qpn, &qp->cfg, RCLINK_T1_W_DISABLE);
+	val = rclink_rd64(rdev, RCLINK_TX_EPSN_MEM);
+	mutex_unlock(&rdev->qp_lock);
+	psn = FIELD_GET(RCLINK_TX_EPSN_MEM_TX_PSN, val);
+	qp->reset_fatal = true;
+	if (READ_ONCE(qp->state) != RCLINK_QP_STATE_FATAL)
+		rclink_t1_qp_went_fatal(qp, psn);
+	mutex_unlock(&t1->lock);
+	dev_warn_ratelimited(rdev->dev,
+			     "qp %u fatal: a context stopped with its packets in flight, re-arm with sq_psn and rq_psn\n",
+			     qpn);
+}
+
 /* ---- board: step 1 ------------------------------------------------------- */
 
 void rclink_t1_dev_info(struct rclink_dev *rdev,
@@ -978,9 +1012,9 @@ static int rclink_t1_qp_rearm_what(struct rclink_dev *rdev,
 	if (!(given & RCLINK_QP_F_READY))
 		return 0;
 	if (qp->reset_fatal && (given & both) != both) {
-		/* the board's PSNs were reset, the peer's were not */
+		/* the board's PSNs were reset or have a hole, the peer's not */
 		NL_SET_ERR_MSG(extack,
-			       "state ready: the board was reset, give sq_psn and rq_psn agreed with the peer");
+			       "state ready: the PSNs were lost (board reset, or a context stopped with packets in flight), give sq_psn and rq_psn agreed with the peer");
 		return -EINVAL;
 	}
 	if (!(given & RCLINK_QP_F_SQ_PSN))

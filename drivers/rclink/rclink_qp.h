@@ -229,6 +229,7 @@ int rclink_t1_qp_set(struct rclink_dev *rdev, u32 qpn,
 		     struct netlink_ext_ack *extack);
 int rclink_t1_qp_del(struct rclink_dev *rdev, u32 qpn,
 		     struct netlink_ext_ack *extack);
+void rclink_t1_qp_flushed(struct rclink_dev *rdev, u32 qpn);
 int rclink_t1_qp_info(struct rclink_dev *rdev, u32 qpn,
 		      struct rclink_t1_qp_info *info);
 bool rclink_t1_qp_next(struct rclink_dev *rdev, u32 *qpn);

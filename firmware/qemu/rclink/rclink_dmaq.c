@@ -1630,7 +1630,11 @@ static void dmaq_sq_stop(RclinkCtx *x)
 
             QSIMPLEQ_FOREACH(k, &c->t1->qps[i].msgs, next) {
                 if (k->ctx == x) {
-                    rclink_t1_release_qp(c, i);
+                    if (rclink_t1_release_qp(c, i)) {
+                        /* DMAQ_QP_OWNER.flushed: the PSNs have a hole */
+                        c->t1->qp_flushed[i] = true;
+                        trace_rclink_ctx_qp_flushed(x->id, i);
+                    }
                     break;
                 }
             }
@@ -2194,7 +2198,11 @@ static uint64_t qp_owner_read(RclinkCore *c)
     uint32_t qpn = RF_GET(RCLINK_DMAQ_QP_OWNER_SEL_QPN,
                           rclink_get(c, RCLINK_DMAQ_QP_OWNER_SEL));
 
-    return qpn < c->qp_num ? c->t1->qp_owner[qpn] : 0;
+    if (qpn >= c->qp_num) {
+        return 0;
+    }
+    return RF_SET(RCLINK_DMAQ_QP_OWNER_FLUSHED, c->t1->qp_owner[qpn],
+                  c->t1->qp_flushed[qpn]);
 }
 
 static void ctx_mirror(RclinkCore *c)
@@ -2238,6 +2246,8 @@ void rclink_dmaq_write(RclinkCore *c, const struct rclink_regdesc *d,
                           ">= QP_NUM: dropped\n", qpn);
         } else {
             ctx_owner_write(c, &c->t1->qp_owner[qpn], *p, qpn, -1);
+            /* any write clears flushed: the kernel has seen it */
+            c->t1->qp_flushed[qpn] = false;
         }
         *p = qp_owner_read(c);
         break;
@@ -2362,6 +2372,7 @@ void rclink_dmaq_init(RclinkCore *c)
     QSIMPLEQ_INIT(&t1->q.t2_ost);
     t1->ctx = g_new0(RclinkCtx, RCLINK_CTX_NUM);
     t1->qp_owner = g_new0(uint16_t, c->qp_num);
+    t1->qp_flushed = g_new0(bool, c->qp_num);
     for (i = 0; i < RCLINK_CTX_NUM; i++) {
         RclinkCtx *x = &t1->ctx[i];
 
@@ -2437,6 +2448,7 @@ void rclink_dmaq_fini(RclinkCore *c)
     }
     g_free(c->t1->ctx);
     g_free(c->t1->qp_owner);
+    g_free(c->t1->qp_flushed);
 }
 
 /* SHIM_RESET: the queues stop, every message and counter is forgotten. */
@@ -2465,6 +2477,7 @@ void rclink_dmaq_reset(RclinkCore *c)
         x->ost_max = x->ost_used = 0;
     }
     memset(c->t1->qp_owner, 0, sizeof(uint16_t) * c->qp_num);
+    memset(c->t1->qp_flushed, 0, sizeof(bool) * c->qp_num);
     memset(c->t1->t2_owner, 0, sizeof(c->t1->t2_owner));
     c->t1->q.rr = 0;
     for (i = 0; i < c->qp_num; i++) {

@@ -1884,12 +1884,18 @@ static void rclink_t1_free_buf(RclinkCore *c, RclinkT1Qp *q)
     trace_rclink_t1_free_buf(q->qpn, n);
 }
 
-/* A user context stops: the slots of its QP are released (FLUSHED). */
-void rclink_t1_release_qp(RclinkCore *c, uint32_t qpn)
+/*
+ * A user context stops: the slots of its QP are released (FLUSHED).  True
+ * when there were any: their PSNs were never acknowledged, the sequence
+ * the peer expects has a hole.
+ */
+bool rclink_t1_release_qp(RclinkCore *c, uint32_t qpn)
 {
-    if (c->t1->qps[qpn].nslots) {
-        rclink_t1_free_buf(c, &c->t1->qps[qpn]);
+    if (!c->t1->qps[qpn].nslots) {
+        return false;
     }
+    rclink_t1_free_buf(c, &c->t1->qps[qpn]);
+    return true;
 }
 
 void rclink_t1_release_all(RclinkCore *c)

@@ -335,6 +335,7 @@ struct RclinkT1 {
     RclinkDmaq q;
     RclinkCtx *ctx;            /* RCLINK_CTX_NUM; [0] the kernel's */
     uint16_t *qp_owner;        /* DMAQ_QP_OWNER, per QP */
+    bool *qp_flushed;          /* DMAQ_QP_OWNER.flushed, per QP */
     uint16_t t2_owner[RCLINK_AFH_T2_GROUPS];
     RclinkRdma *rdma;          /* rclink_rdma.c */
 };
@@ -416,7 +417,7 @@ bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn);
 /* a packet of the QP was refused for want of room: counted */
 void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn);
 void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g);
-void rclink_t1_release_qp(RclinkCore *c, uint32_t qpn);
+bool rclink_t1_release_qp(RclinkCore *c, uint32_t qpn);
 
 /* rclink_dmaq.c, for rclink_rdma.c */
 bool rclink_ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,

@@ -307,6 +307,8 @@ function [63:0] rclink_reg_romask;
             rclink_reg_romask = 64'hff0f;
         16'h5498:
             rclink_reg_romask = 64'hffff0000;
+        16'h54a8:
+            rclink_reg_romask = 64'h10000;
         16'h5620:
             rclink_reg_romask = 64'h8;
         default: rclink_reg_romask = 64'h0;

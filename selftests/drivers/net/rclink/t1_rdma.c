@@ -889,7 +889,8 @@ TEST(requester_exit)
 	side_close(&r.a);
 	/*
 	 * a new context of A works at once, on another QP of B's context
-	 * (QP_BUSY's sequence has the hole the kill left: see the report)
+	 * (QP_BUSY, with packets in flight at the kill, is fatal until
+	 * re-armed with both PSNs: t1_uctx.c exit_busy_qp)
 	 */
 	ASSERT_EQ(0, pair_add(QP_EXIT2));
 	ASSERT_EQ(0, side_open(&r.a, env.a, A_AREA));

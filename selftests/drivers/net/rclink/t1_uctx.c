@@ -23,6 +23,11 @@
  *                   doorbell or area store: SIGSEGV); the parent's runs on
  *   unmap_busy      unmap and close with messages in flight: stopped and
  *                   freed; the board's contexts work on
+ *   exit_busy_qp    a context's end leaves its QP usable when nothing was
+ *                   in flight; with messages in flight the QP is fatal
+ *                   (its PSNs have a hole): FLUSHED for the next context,
+ *                   re-armed with both PSNs it carries traffic to B's
+ *                   context, bound all along
  *   many            every context of the board (ctx_num), created and
  *                   torn down twice
  *   db_bar_requested  the doorbell BAR is requested as rclink-doorbells
@@ -99,6 +104,7 @@ _Static_assert(RCLINK_WC_BAD_ADDR == RCLINK_CQE_ST_BAD_ADDR, "CQE");
 #define QP_ADDR		212
 #define QP_ARM		213
 #define QP_FLR		214
+#define QP_EXIT		215
 
 /* messages per direction of the transfer cases (RCLINK_T1_UCTX_MSGS) */
 static uint32_t uctx_msgs;
@@ -755,6 +761,136 @@ TEST(unmap_busy)
 	side_close(&c);
 	side_close(&b);
 	pair_del(QP_FLR);
+}
+
+/* The SQ consumer index of the doorbell record reaches n */
+static bool sq_read(struct side *s, uint32_t n)
+{
+	double end = now_s() + env.stall;
+
+	while (rclink_load_acquire32(&s->c.dbrec[0], 0) != n) {
+		if (now_s() > end)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/* `rclink qp show` of the board's QP_EXIT says fatal */
+static bool exit_qp_fatal(const char *dev)
+{
+	return !sh("%s qp show dev %s qpn %u | grep -qw fatal", env.tool, dev,
+		   QP_EXIT);
+}
+
+/*
+ * One message each way between a and b on QP_EXIT (receive buffer at 0,
+ * send slot at BUF): each side sees its SEND and its RECV complete OK,
+ * the bytes right
+ */
+static void exchange(struct __test_metadata *_metadata, struct side *a,
+		     struct side *b, uint32_t seq)
+{
+	struct side *s[2] = { a, b };
+	struct rclink_wc wc;
+	uint32_t i, n, len;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rclink_post_recv(&s[i]->c, 0, BUF));
+		rclink_uctx_doorbell(&s[i]->c);
+	}
+	for (i = 0; i < 2; i++) {
+		len = 100 + 200 * i;
+		msg_fill(rclink_uctx_area(&s[i]->c, BUF), i, seq, len);
+		ASSERT_EQ(0, rclink_post_send(&s[i]->c, QP_EXIT, BUF, len, 0));
+		rclink_uctx_doorbell(&s[i]->c);
+	}
+	for (i = 0; i < 2; i++) {
+		len = 100 + 200 * !i;	/* what the other side sent */
+		for (n = 0; n < 2; n++) {
+			ASSERT_TRUE(wait_wc(s[i], &wc))
+				TH_LOG("side %u, message %u: no completion",
+				       i, seq);
+			EXPECT_EQ(RCLINK_WC_OK, wc.status)
+				TH_LOG("side %u, message %u: kind %u", i, seq,
+				       wc.kind);
+			if (wc.kind != RCLINK_WC_RECV)
+				continue;
+			EXPECT_EQ(len, wc.len);
+			EXPECT_TRUE(msg_ok(rclink_uctx_area(&s[i]->c, 0), !i,
+					   seq, len));
+		}
+	}
+}
+
+static int exit_side(struct side *s)
+{
+	if (side_open(s, env.a, 16, 16 * BUF))
+		return -1;
+	return rclink_uctx_bind(&s->c, QP_EXIT, 0);
+}
+
+/*
+ * A's context ends, first with nothing in flight: the QP goes on with the
+ * next context.  Then with messages in flight (B gave no buffer: they
+ * wait, RNR): the board dropped them unacknowledged, so the QP comes back
+ * fatal and disabled; a context bound to it gets FLUSHED; re-armed with
+ * both PSNs (the peer's set to match) it carries traffic again, with B's
+ * context bound all along.
+ */
+TEST(exit_busy_qp)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_wc wc = { 0 };
+	uint32_t i, base;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_EXIT));
+	ASSERT_EQ(0, exit_side(&a)) TH_LOG("%s: %m", env.a);
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_EXIT, 0));
+	exchange(_metadata, &a, &b, 1);
+
+	/* a clean exit costs nothing */
+	side_close(&a);
+	EXPECT_FALSE(exit_qp_fatal(env.a));
+	ASSERT_EQ(0, exit_side(&a));
+	exchange(_metadata, &a, &b, 2);
+
+	/* an exit with messages in flight */
+	base = rclink_load_acquire32(&a.c.dbrec[0], 0);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_EXIT, i * BUF, 1000, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(sq_read(&a, base + 8));
+	side_close(&a);
+	EXPECT_TRUE(exit_qp_fatal(env.a));
+	EXPECT_FALSE(exit_qp_fatal(env.b));
+
+	/* bound to the fatal QP, a context's message is not sent */
+	ASSERT_EQ(0, exit_side(&a));
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_EXIT, BUF, 100, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_FLUSHED, wc.status);
+	side_close(&a);
+
+	/* the re-arm needs both PSNs, then the pair works again */
+	EXPECT_NE(0, sh("%s qp set dev %s qpn %u state ready", env.tool, env.a,
+			QP_EXIT));
+	EXPECT_TRUE(exit_qp_fatal(env.a));
+	ASSERT_EQ(0, sh("%s qp set dev %s qpn %u state ready sq_psn 300 rq_psn 700",
+			env.tool, env.a, QP_EXIT));
+	ASSERT_EQ(0, sh("%s qp set dev %s qpn %u sq_psn 700 rq_psn 300",
+			env.tool, env.b, QP_EXIT));
+	EXPECT_FALSE(exit_qp_fatal(env.a));
+	ASSERT_EQ(0, exit_side(&a));
+	exchange(_metadata, &a, &b, 3);
+	EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&b.c, NULL));
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_EXIT);
 }
 
 #define MAX_CTX	1024
