@@ -593,7 +593,7 @@ static void rclink_ctx_give_back_locked(struct rclink_ctx_hw *hw,
 
 /*
  * The QPs left by rclink_ctx_give_back_locked(): their PSN sequence has a
- * hole, they go FATAL (rclink_t1_qp_flushed()) before a file or another
+ * hole, they go FATAL (rclink_evt_ops.qp_flushed) before a file or another
  * context can take them.  Without the selector lock: it takes the QPs'.
  */
 static void rclink_ctx_give_back_flushed(struct rclink_ctx_hw *hw,
@@ -603,7 +603,7 @@ static void rclink_ctx_give_back_flushed(struct rclink_ctx_hw *hw,
 	unsigned long qpn;
 
 	xa_for_each(&ctx->qps, qpn, qp) {
-		rclink_t1_qp_flushed(hw->rdev, qpn);
+		hw->rdev->evt_ops->qp_flushed(hw->rdev, qpn);
 		rclink_file_give_qp(qp);
 		xa_erase(&ctx->qps, qpn);
 	}

@@ -16,9 +16,10 @@
 struct rclink_dev;
 
 /*
- * The consumers of interrupts and event records.  All are called from
- * interrupt context (hard irq or the event thread, see each) and none
- * sleeps; the ones returning bool say whether the object they name
+ * The consumers of interrupts and event records, and of what the board
+ * says when a user context stops.  All but the last are called from
+ * interrupt context (hard irq or the event thread, see each) and none of
+ * them sleeps; the ones returning bool say whether the object they name
  * exists (false: the event layer counts a drop).
  */
 struct rclink_evt_ops {
@@ -45,6 +46,13 @@ struct rclink_evt_ops {
 	void (*ctx_event)(struct rclink_dev *rdev, u32 source, u64 info);
 	/* the ring was full: the shim may have dropped records */
 	void (*ring_full)(struct rclink_dev *rdev);
+
+	/*
+	 * Process context, may sleep: a stopped user context's QP whose
+	 * unacknowledged packets the shim dropped (DMAQ_QP_OWNER.flushed),
+	 * read by the data path's kill of the context
+	 */
+	void (*qp_flushed)(struct rclink_dev *rdev, u32 qpn);
 };
 
 /* One event ring record (Documentation/hw/registers.rst, Event records) */

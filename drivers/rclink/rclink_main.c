@@ -11,6 +11,7 @@
 #include "rclink.h"
 #include "rclink_compat.h"
 #include "rclink_ctx.h"
+#include "rclink_qp.h"
 
 /* The lifecycle lock (rclink_up()): the devlink instance lock */
 static void rclink_lock(struct rclink_dev *rdev)
@@ -289,6 +290,7 @@ static const struct rclink_evt_ops rclink_evt_consumers = {
 	.qp_notify	= rclink_nl_notify_qp_event,
 	.ctx_event	= rclink_ctx_event,
 	.ring_full	= rclink_health_evt_ring_full,
+	.qp_flushed	= rclink_t1_qp_flushed,
 };
 
 /* What the "type3" health reporter asks of the netdev */
