@@ -118,7 +118,11 @@ struct rclink_t1_qp {
 	struct rclink_t1_qp_cfg cfg;
 	struct rclink_owner user;	/* who may bind it */
 	u32 fatal_psn;		/* TX_EPSN_MEM read by the recovery */
-	bool reset_fatal;	/* FATAL by a board reset: re-arm with PSNs */
+	/*
+	 * FATAL with its PSNs lost (a board reset, or a context stopped with
+	 * its packets in flight): re-armed only with both PSNs
+	 */
+	bool reset_fatal;
 
 	/* both halves: written under @lock, read locklessly for reports */
 	enum rclink_qp_state state;
