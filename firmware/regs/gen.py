@@ -819,6 +819,20 @@ def gen_vh_regtab(desc, regs):
         o.append("        endcase")
         o.append("    end")
         o.append("endfunction")
+    o.append("")
+    o.append("// A write of d under byte-lane mask m to register off, whose value is")
+    o.append("// old: its RW bits take the write, the others keep old.")
+    o.append("function [63:0] rclink_reg_wmerge;")
+    o.append("    input [15:0] off;")
+    o.append("    input [63:0] old;")
+    o.append("    input [63:0] d;")
+    o.append("    input [63:0] m;")
+    o.append("    reg   [63:0] rw;")
+    o.append("    begin")
+    o.append("        rw = rclink_reg_rwmask(off) & m;")
+    o.append("        rclink_reg_wmerge = (old & ~rw) | (d & rw);")
+    o.append("    end")
+    o.append("endfunction")
     return "\n".join(o) + "\n"
 
 

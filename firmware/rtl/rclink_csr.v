@@ -92,18 +92,6 @@ module rclink_csr #(
 );
 `include "rclink_regtab.vh"
 
-    function [63:0] wmerge;           // RW bits of register a take the write
-        input [15:0] a;
-        input [63:0] old;
-        input [63:0] d;
-        input [63:0] m;
-        reg   [63:0] rw;
-        begin
-            rw = rclink_reg_rwmask(a) & m;
-            wmerge = (old & ~rw) | (d & rw);
-        end
-    endfunction
-
     localparam [63:0] SHIM_VERSION_VAL = `RCLINK_SHIM_VERSION_RSTVAL;
     localparam [63:0] CAP0 = `RCLINK_SHIM_CAP0_RSTVAL;
     localparam [63:0] CAP1 = `RCLINK_SHIM_CAP1_RSTVAL;
@@ -214,7 +202,7 @@ module rclink_csr #(
     end
 
     // ---- writes ---------------------------------------------------------
-    wire [63:0] n_evt_ctrl = wmerge(`RCLINK_SHIM_EVT_CTRL, evt_ctrl, wdata, wmask);
+    wire [63:0] n_evt_ctrl = rclink_reg_wmerge(`RCLINK_SHIM_EVT_CTRL, evt_ctrl, wdata, wmask);
     wire [4:0]  n_evt_order = n_evt_ctrl[`RCLINK_SHIM_EVT_CTRL_ORDER_MSB:`RCLINK_SHIM_EVT_CTRL_ORDER_LSB];
     wire        n_evt_bad = n_evt_ctrl[0] && (n_evt_order < 5'd4 || {3'd0, n_evt_order} > EVT_MAX_ORDER);
     wire        n_link_up = carrier && !link_reg[`RCLINK_SHIM_LINK_FORCE_DOWN_LSB];
@@ -229,7 +217,7 @@ module rclink_csr #(
         input [63:0] m;
         reg   [63:0] n;
         begin
-            n = wmerge(a, old, d, m);
+            n = rclink_reg_wmerge(a, old, d, m);
             qcfg = {1'b0, n};
             if (n[8] && !old[8]) begin
                 if (n[3:0] < 4'd4 || n[3:0] > Q_MAX_ORDER || base[11:0] != 12'd0)
@@ -247,15 +235,15 @@ module rclink_csr #(
     wire [64:0] n_cq = qcfg(`RCLINK_DMAQ_CQ_CFG, cq_cfg, cq_base, wdata, wmask);
     wire [31:0] sq_size = sq_cfg[8] ? (32'd1 << sq_cfg[3:0]) : 32'd0;
     wire [31:0] rq_size = rq_cfg[8] ? (32'd1 << rq_cfg[3:0]) : 32'd0;
-    wire [63:0] n_sq_prod64 = wmerge(`RCLINK_DMAQ_SQ_PROD, {32'd0, sq_prod}, wdata, wmask);
-    wire [63:0] n_rq_prod64 = wmerge(`RCLINK_DMAQ_RQ_PROD, {32'd0, rq_prod}, wdata, wmask);
-    wire [63:0] n_cq_cons64 = wmerge(`RCLINK_DMAQ_CQ_CONS, {32'd0, cq_cons}, wdata, wmask);
-    wire [63:0] n_evt_cons64 = wmerge(`RCLINK_SHIM_EVT_CONS, {32'd0, evt_cons}, wdata, wmask);
-    wire [63:0] n_stat_sel64 = wmerge(`RCLINK_DMAQ_QP_STAT_SEL, {48'd0, stat_qpn}, wdata, wmask);
-    wire [63:0] n_ctx_sel64 = wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
-    wire [63:0] n_owner_sel64 = wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
-    wire [63:0] n_t2_join64 = wmerge(`RCLINK_DMAQ_T2_JOIN, {56'd0, t2_join}, wdata, wmask);
-    wire [63:0] n_t3_irq64 = wmerge(`RCLINK_SHIM_T3_IRQ, {32'd0, t3_irq}, wdata, wmask);
+    wire [63:0] n_sq_prod64 = rclink_reg_wmerge(`RCLINK_DMAQ_SQ_PROD, {32'd0, sq_prod}, wdata, wmask);
+    wire [63:0] n_rq_prod64 = rclink_reg_wmerge(`RCLINK_DMAQ_RQ_PROD, {32'd0, rq_prod}, wdata, wmask);
+    wire [63:0] n_cq_cons64 = rclink_reg_wmerge(`RCLINK_DMAQ_CQ_CONS, {32'd0, cq_cons}, wdata, wmask);
+    wire [63:0] n_evt_cons64 = rclink_reg_wmerge(`RCLINK_SHIM_EVT_CONS, {32'd0, evt_cons}, wdata, wmask);
+    wire [63:0] n_stat_sel64 = rclink_reg_wmerge(`RCLINK_DMAQ_QP_STAT_SEL, {48'd0, stat_qpn}, wdata, wmask);
+    wire [63:0] n_ctx_sel64 = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
+    wire [63:0] n_owner_sel64 = rclink_reg_wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
+    wire [63:0] n_t2_join64 = rclink_reg_wmerge(`RCLINK_DMAQ_T2_JOIN, {56'd0, t2_join}, wdata, wmask);
+    wire [63:0] n_t3_irq64 = rclink_reg_wmerge(`RCLINK_SHIM_T3_IRQ, {32'd0, t3_irq}, wdata, wmask);
     wire [31:0] n_sq_prod = n_sq_prod64[31:0];
     wire [31:0] n_rq_prod = n_rq_prod64[31:0];
     wire [31:0] n_cq_cons = n_cq_cons64[31:0];
@@ -331,11 +319,11 @@ module rclink_csr #(
             if (wr) begin
                 case (addr)
                 `RCLINK_SHIM_SCRATCH:
-                    scratch <= wmerge(addr, scratch, wdata, wmask);
+                    scratch <= rclink_reg_wmerge(addr, scratch, wdata, wmask);
                 `RCLINK_SHIM_T3_IRQ:
                     t3_irq <= n_t3_irq64[31:0];
                 `RCLINK_SHIM_TEST_ECHO:
-                    echo <= wmerge(addr, echo, wdata, wmask);
+                    echo <= rclink_reg_wmerge(addr, echo, wdata, wmask);
                 `RCLINK_SHIM_TEST_IRQ: begin
                     if (wmask[15:0] != 16'd0) begin
                         test_irq <= 1'b1;
@@ -343,9 +331,9 @@ module rclink_csr #(
                     end
                 end
                 `RCLINK_SHIM_TEST_DMA_ADDR:
-                    dmatest_addr <= wmerge(addr, dmatest_addr, wdata, wmask);
+                    dmatest_addr <= rclink_reg_wmerge(addr, dmatest_addr, wdata, wmask);
                 `RCLINK_SHIM_TEST_DMA_CTRL: begin
-                    dmatest_ctrl <= wmerge(addr, dmatest_ctrl, wdata, wmask);
+                    dmatest_ctrl <= rclink_reg_wmerge(addr, dmatest_ctrl, wdata, wmask);
                     if (wmask[25:24] != 2'd0 && wdata[25:24] != 2'd0)
                         dmatest_start <= 1'b1;
                 end
@@ -353,7 +341,7 @@ module rclink_csr #(
                     if (wmask[0] && wdata[0])
                         soft_reset <= 1'b1;
                 `RCLINK_SHIM_EVT_BASE:
-                    evt_base <= wmerge(addr, evt_base, wdata, wmask);
+                    evt_base <= rclink_reg_wmerge(addr, evt_base, wdata, wmask);
                 `RCLINK_SHIM_EVT_CTRL: begin
                     evt_ctrl <= n_evt_bad ? (n_evt_ctrl & ~64'd1) : n_evt_ctrl;
                     if (!evt_ctrl[0] && n_evt_ctrl[0] && !n_evt_bad)
@@ -376,13 +364,13 @@ module rclink_csr #(
                     intr_inj_val <= wdata & wmask;
                 end
                 `RCLINK_SHIM_LINK:
-                    link_reg <= wmerge(addr, link_reg, wdata, wmask);
+                    link_reg <= rclink_reg_wmerge(addr, link_reg, wdata, wmask);
                 `RCLINK_DMAQ_SQ_BASE:
-                    if (!sq_cfg[8]) sq_base <= wmerge(addr, sq_base, wdata, wmask);
+                    if (!sq_cfg[8]) sq_base <= rclink_reg_wmerge(addr, sq_base, wdata, wmask);
                 `RCLINK_DMAQ_RQ_BASE:
-                    if (!rq_cfg[8]) rq_base <= wmerge(addr, rq_base, wdata, wmask);
+                    if (!rq_cfg[8]) rq_base <= rclink_reg_wmerge(addr, rq_base, wdata, wmask);
                 `RCLINK_DMAQ_CQ_BASE:
-                    if (!cq_cfg[8]) cq_base <= wmerge(addr, cq_base, wdata, wmask);
+                    if (!cq_cfg[8]) cq_base <= rclink_reg_wmerge(addr, cq_base, wdata, wmask);
                 `RCLINK_DMAQ_SQ_CFG: begin
                     sq_cfg <= n_sq[63:0];
                     sq_stop <= n_sq[64];
@@ -413,10 +401,10 @@ module rclink_csr #(
                 `RCLINK_DMAQ_T2_JOIN:
                     t2_join <= n_t2_join64[7:0];
                 `RCLINK_SHIM_CBFC_TIMING:
-                    cbfc_timing <= wmerge(addr, cbfc_timing, wdata, wmask);
+                    cbfc_timing <= rclink_reg_wmerge(addr, cbfc_timing, wdata, wmask);
                 default:
                     if (a_cbfc_cfg)
-                        cbfc_cfg[addr[5:3]] <= wmerge(addr, cbfc_cfg[addr[5:3]], wdata, wmask);
+                        cbfc_cfg[addr[5:3]] <= rclink_reg_wmerge(addr, cbfc_cfg[addr[5:3]], wdata, wmask);
                 endcase
             end
         end

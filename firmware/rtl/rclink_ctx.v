@@ -77,18 +77,6 @@ module rclink_ctx #(
 );
 `include "rclink_regtab.vh"
 
-    function [63:0] wmerge;
-        input [15:0] a;
-        input [63:0] old;
-        input [63:0] d;
-        input [63:0] m;
-        reg   [63:0] rw;
-        begin
-            rw = rclink_reg_rwmask(a) & m;
-            wmerge = (old & ~rw) | (d & rw);
-        end
-    endfunction
-
     localparam [15:0] N16 = NCTX[15:0];
     localparam [63:0] CAP_RST = `RCLINK_DMAQ_CTX_CAP_RSTVAL;
     localparam [63:0] CAP = {CAP_RST[63:48], MAXCH[15:0], CAP_RST[31:16], NCTX[15:0]};
@@ -192,14 +180,14 @@ module rclink_ctx #(
     end
 
     // ---- register writes ------------------------------------------------------
-    wire [63:0] n_sel64  = wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
-    wire [63:0] n_osel64 = wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
-    wire [63:0] n_own64  = wmerge(`RCLINK_DMAQ_QP_OWNER, {48'd0, own_sel_ctx}, wdata, wmask);
-    wire [63:0] n_town64 = wmerge(addr, {{(64-CW){1'b0}}, town[addr[5:3]]}, wdata, wmask);
-    wire [63:0] n_ctrl   = wmerge(`RCLINK_DMAQ_CTX_CTRL, {63'd0, en[s]}, wdata, wmask) |
+    wire [63:0] n_sel64  = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
+    wire [63:0] n_osel64 = rclink_reg_wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
+    wire [63:0] n_own64  = rclink_reg_wmerge(`RCLINK_DMAQ_QP_OWNER, {48'd0, own_sel_ctx}, wdata, wmask);
+    wire [63:0] n_town64 = rclink_reg_wmerge(addr, {{(64-CW){1'b0}}, town[addr[5:3]]}, wdata, wmask);
+    wire [63:0] n_ctrl   = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_CTRL, {63'd0, en[s]}, wdata, wmask) |
                            (wdata & wmask & (64'd1 << `RCLINK_DMAQ_CTX_CTRL_STOP_LSB));
     // the value a write gives the selected register (reads as 0 otherwise)
-    wire [63:0] n_reg    = wmerge(addr, rdata, wdata, wmask);
+    wire [63:0] n_reg    = rclink_reg_wmerge(addr, rdata, wdata, wmask);
     wire        cfg_reg  = addr == `RCLINK_DMAQ_CTX_SQ_BASE || addr == `RCLINK_DMAQ_CTX_RQ_BASE ||
                            addr == `RCLINK_DMAQ_CTX_CQ_BASE || addr == `RCLINK_DMAQ_CTX_QCFG ||
                            addr == `RCLINK_DMAQ_CTX_DBREC || addr == `RCLINK_DMAQ_CTX_AREA_TBL ||

@@ -353,3 +353,17 @@ function [63:0] rclink_reg_womask;
         endcase
     end
 endfunction
+
+// A write of d under byte-lane mask m to register off, whose value is
+// old: its RW bits take the write, the others keep old.
+function [63:0] rclink_reg_wmerge;
+    input [15:0] off;
+    input [63:0] old;
+    input [63:0] d;
+    input [63:0] m;
+    reg   [63:0] rw;
+    begin
+        rw = rclink_reg_rwmask(off) & m;
+        rclink_reg_wmerge = (old & ~rw) | (d & rw);
+    end
+endfunction
