@@ -89,7 +89,7 @@ void rclink_file_tx_done(struct rclink_file *rf,
 		rf->tx_flushed++;
 	spin_unlock(&rf->lock);
 	if (msg->ring)
-		rclink_ring_tx_done(rf->ring, msg->user_data, res);
+		rclink_ring_tx_done(rf->ring, msg, res);
 	/* a window slot (writers), a ring's CQE (its pollers) */
 	wake_up_poll(&rf->wq, EPOLLOUT | EPOLLWRNORM |
 		     (msg->ring ? EPOLLIN | EPOLLRDNORM : 0));

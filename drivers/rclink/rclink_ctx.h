@@ -130,6 +130,7 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info);
 /* rclink_mr.c: the registration table of RDMA WRITE and READ */
 int rclink_mr_hw_init(struct rclink_ctx_hw *hw);
 void rclink_mr_hw_fini(struct rclink_ctx_hw *hw);
+u32 rclink_mr_max_len(const struct rclink_ctx_hw *hw);
 void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx);
 long rclink_mr_reg(struct rclink_file *rf, void __user *argp);
 long rclink_mr_dereg(struct rclink_file *rf, void __user *argp);

@@ -70,6 +70,7 @@ static const char * const rclink_dp_cnt_names[RCLINK_DP_CNT_NUM] = {
 	[RCLINK_DP_CQ_IRQS] = "cq_runs",
 	[RCLINK_DP_CQES] = "cqes",
 	[RCLINK_DP_RING_SENDS] = "ring_sends",
+	[RCLINK_DP_RING_RDMA] = "ring_rdma",
 	[RCLINK_DP_RING_RECVS] = "ring_recvs",
 	[RCLINK_DP_RING_SQE_ERRORS] = "ring_sqe_errors",
 	[RCLINK_DP_RING_BAD_INDEX] = "ring_bad_index",
@@ -250,7 +251,7 @@ int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
 			struct rclink_t1_qp *qp, struct rclink_file *rf,
 			bool doorbell)
 {
-	u32 mask = rclink_dp_mask(dq->sq_order), idx, i;
+	u32 mask = rclink_dp_mask(dq->sq_order), idx, i, nwqe;
 	struct rclink_dp_wqe *wqe;
 	int err = 0;
 	u64 ctrl;
@@ -260,7 +261,8 @@ int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
 		err = -ENODEV;
 		goto out;
 	}
-	if (rclink_dmaq_sq_free_locked(dq, msg->npieces) < msg->npieces) {
+	nwqe = msg->npieces + (msg->rdma ? 1 : 0);
+	if (rclink_dmaq_sq_free_locked(dq, nwqe) < nwqe) {
 		err = -ENOSPC;
 		goto out;
 	}
@@ -275,21 +277,36 @@ int rclink_dmaq_tx_post(struct rclink_dmaq *dq, struct rclink_tx_msg *msg,
 
 	/*
 	 * FACK on every piece: the engine takes it from the message.  A
-	 * TYPE2 group's message is one MCAST packet (no ACK, no FACK).
+	 * TYPE2 group's message is one MCAST packet (no ACK, no FACK).  A
+	 * WRITE's or READ's pieces are its local memory, then a REMOTE WQE.
 	 */
 	idx = dq->sq_prod;
 	for (i = 0; i < msg->npieces; i++, idx++) {
-		ctrl = (qp->group ?
-			FIELD_PREP(RCLINK_WQE_OPCODE, RCLINK_WQE_OP_MCAST) :
-			FIELD_PREP(RCLINK_WQE_OPCODE, RCLINK_WQE_OP_SEND) |
-			RCLINK_WQE_FACK) |
-		       FIELD_PREP(RCLINK_WQE_QPN, qp->qpn) |
-		       FIELD_PREP(RCLINK_WQE_LEN, msg->piece[i].len);
-		if (i + 1 < msg->npieces)
+		if (msg->rdma)
+			ctrl = FIELD_PREP(RCLINK_WQE_OPCODE, msg->rdma);
+		else if (qp->group)
+			ctrl = FIELD_PREP(RCLINK_WQE_OPCODE,
+					  RCLINK_WQE_OP_MCAST);
+		else
+			ctrl = FIELD_PREP(RCLINK_WQE_OPCODE,
+					  RCLINK_WQE_OP_SEND) |
+			       RCLINK_WQE_FACK;
+		ctrl |= FIELD_PREP(RCLINK_WQE_QPN, qp->qpn) |
+			FIELD_PREP(RCLINK_WQE_LEN, msg->piece[i].len);
+		if (i + 1 < nwqe)
 			ctrl |= RCLINK_WQE_MORE;
 		wqe = &dq->sq[idx & mask];
 		wqe->addr = cpu_to_le64(msg->piece[i].dma);
 		wqe->ctrl = cpu_to_le64(ctrl);
+	}
+	if (msg->rdma) {
+		wqe = &dq->sq[idx++ & mask];
+		wqe->addr = cpu_to_le64(msg->raddr);
+		wqe->ctrl = cpu_to_le64(FIELD_PREP(RCLINK_WQE_OPCODE,
+						   RCLINK_WQE_OP_REMOTE) |
+					FIELD_PREP(RCLINK_WQE_QPN, qp->qpn) |
+					FIELD_PREP(RCLINK_WQE_RKEY,
+						   msg->rkey));
 	}
 	msg->last_idx = idx - 1;
 	msg->qpn = qp->qpn;
@@ -377,9 +394,49 @@ static void rclink_dmaq_tx_finish(struct rclink_dmaq *dq,
 	rclink_dmaq_tx_free(dq, msg);
 }
 
-static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
-				 bool mcast)
+/* The WQE opcode of the messages a send-side CQE kind completes */
+static u8 rclink_dmaq_cqe_rdma(u32 kind)
 {
+	switch (kind) {
+	case RCLINK_CQE_KIND_WRITE:
+		return RCLINK_WQE_OP_WRITE;
+	case RCLINK_CQE_KIND_READ:
+		return RCLINK_WQE_OP_READ;
+	}
+	return 0;
+}
+
+/* A WRITE's or READ's status as the ring's CQE says it */
+static int rclink_dmaq_rdma_res(u32 status)
+{
+	switch (status) {
+	case RCLINK_CQE_ST_REM_KEY:
+		return -ENOKEY;
+	case RCLINK_CQE_ST_REM_ACCESS:
+		return -EACCES;
+	case RCLINK_CQE_ST_REM_BOUNDS:
+		return -ERANGE;
+	case RCLINK_CQE_ST_REM_TIMEOUT:
+		return -ETIMEDOUT;
+	}
+	return -EIO;
+}
+
+/* A READ's data is in its pieces: the CPU's view of them */
+static void rclink_dmaq_read_sync(struct rclink_dmaq *dq,
+				  const struct rclink_tx_msg *msg)
+{
+	u32 i;
+
+	for (i = 0; i < msg->npieces; i++)
+		dma_sync_single_for_cpu(dq->dev, msg->piece[i].dma,
+					msg->piece[i].len, DMA_BIDIRECTIONAL);
+}
+
+static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
+				 u32 kind)
+{
+	bool mcast = kind == RCLINK_CQE_KIND_SEND_MCAST;
 	u32 status = FIELD_GET(RCLINK_CQE_STATUS, w0);
 	u32 qpn = FIELD_GET(RCLINK_CQE_QPN, w0);
 	u32 len = FIELD_GET(RCLINK_CQE_LEN, w0);
@@ -390,7 +447,8 @@ static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 
 	spin_lock(&dq->sq_lock);
 	msg = rclink_dmaq_tx_find(dq, qpn, idx, mcast);
-	if (msg && msg->qp && msg->qp->group != mcast)
+	if (msg && ((msg->qp && msg->qp->group != mcast) ||
+		    msg->rdma != rclink_dmaq_cqe_rdma(kind)))
 		msg = NULL;			/* a CQE of the wrong kind */
 	if (msg)
 		rclink_dmaq_tx_unlink(dq, msg, ok);
@@ -412,11 +470,21 @@ static void rclink_dmaq_send_cqe(struct rclink_dmaq *dq, u64 w0, u64 w1,
 	case RCLINK_CQE_ST_OK:
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_MSGS);
 		rclink_dp_cnt_add(dq, RCLINK_DP_TX_BYTES, msg->len);
+		if (msg->rdma == RCLINK_WQE_OP_READ)
+			rclink_dmaq_read_sync(dq, msg);
 		res = msg->len;
 		break;
 	case RCLINK_CQE_ST_FLUSHED:
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_FLUSHED);
 		res = -ECONNRESET;
+		break;
+	case RCLINK_CQE_ST_REM_KEY:
+	case RCLINK_CQE_ST_REM_ACCESS:
+	case RCLINK_CQE_ST_REM_BOUNDS:
+	case RCLINK_CQE_ST_REM_TIMEOUT:
+		/* the peer refused it or never answered (the board counts) */
+		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_ERRORS);
+		res = rclink_dmaq_rdma_res(status);
 		break;
 	default:
 		rclink_dp_cnt_inc(dq, RCLINK_DP_TX_ERRORS);
@@ -911,9 +979,10 @@ static u32 rclink_dmaq_cq_batch(struct rclink_dmaq *dq)
 		switch (FIELD_GET(RCLINK_CQE_KIND, w0)) {
 		case RCLINK_CQE_KIND_SEND:
 		case RCLINK_CQE_KIND_SEND_MCAST:
+		case RCLINK_CQE_KIND_WRITE:
+		case RCLINK_CQE_KIND_READ:
 			rclink_dmaq_send_cqe(dq, w0, w1,
-					     FIELD_GET(RCLINK_CQE_KIND, w0) ==
-					     RCLINK_CQE_KIND_SEND_MCAST);
+					     FIELD_GET(RCLINK_CQE_KIND, w0));
 			sent = true;
 			break;
 		case RCLINK_CQE_KIND_RECV:

@@ -102,6 +102,7 @@ enum rclink_dp_cnt {
 	RCLINK_DP_CQ_IRQS,		/* CQ processing runs */
 	RCLINK_DP_CQES,			/* CQEs consumed */
 	RCLINK_DP_RING_SENDS,		/* SENDs posted from a ring */
+	RCLINK_DP_RING_RDMA,		/* WRITEs, READs posted from a ring */
 	RCLINK_DP_RING_RECVS,		/* messages received into a ring */
 	RCLINK_DP_RING_SQE_ERRORS,	/* SQEs completed with an error */
 	RCLINK_DP_RING_BAD_INDEX,	/* RING_ENTER refused: SQ tail insane */
@@ -147,6 +148,9 @@ struct rclink_tx_msg {
 	u32 last_idx;			/* SQ index of the last WQE */
 	u32 npieces;
 	bool ring;			/* a ring SEND: completes as a CQE */
+	u8 rdma;			/* 0 SEND, RCLINK_WQE_OP_WRITE, _READ */
+	u32 rkey;			/* WRITE, READ: the REMOTE WQE */
+	u64 raddr;
 	u64 user_data;			/* of the ring's SQE */
 	struct rclink_tx_piece piece[];
 };
@@ -372,7 +376,8 @@ void rclink_ring_free(struct rclink_ring *ring);
 void rclink_ring_dma_unmap(struct rclink_ring *ring);
 void rclink_ring_unbind(struct rclink_ring *ring, int err);
 bool rclink_ring_cq_ready(struct rclink_ring *ring);
-void rclink_ring_tx_done(struct rclink_ring *ring, u64 user_data, int res);
+void rclink_ring_tx_done(struct rclink_ring *ring,
+			 const struct rclink_tx_msg *msg, int res);
 void rclink_ring_rx_fill(struct rclink_msg *m);
 bool rclink_ring_rx_direct(struct rclink_ring *ring, struct rclink_t1_qp *qp,
 			   struct rclink_msg *m);

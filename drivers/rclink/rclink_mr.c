@@ -99,6 +99,12 @@ int rclink_mr_hw_init(struct rclink_ctx_hw *hw)
 	return 0;
 }
 
+/* The largest WRITE or READ; 0 when the board has no registration table */
+u32 rclink_mr_max_len(const struct rclink_ctx_hw *hw)
+{
+	return hw->mr ? hw->mr->max_len : 0;
+}
+
 void rclink_mr_hw_fini(struct rclink_ctx_hw *hw)
 {
 	struct rclink_mr_hw *mr = hw->mr;

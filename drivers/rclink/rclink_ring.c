@@ -33,6 +33,7 @@
 #include <linux/vmalloc.h>
 
 #include "rclink_compat.h"
+#include "rclink_ctx.h"
 #include "rclink_dp.h"
 
 #define RCLINK_RING_CHUNK	RCLINK_WQE_MAX_PIECE
@@ -54,7 +55,7 @@ void rclink_ring_dma_unmap(struct rclink_ring *ring)
 		return;
 	for (i = 0; i < ring->nchunks; i++)
 		dma_unmap_page(ring->dev, ring->chunks[i].dma,
-			       ring->chunks[i].len, DMA_TO_DEVICE);
+			       ring->chunks[i].len, DMA_BIDIRECTIONAL);
 	ring->dev = NULL;
 }
 
@@ -99,12 +100,13 @@ static int rclink_ring_area_alloc(struct rclink_ring *ring,
 	}
 	for (i = 0; i < n; i++) {
 		c = &ring->chunks[i];
-		c->dma = dma_map_page(dev, c->page, 0, c->len, DMA_TO_DEVICE);
+		c->dma = dma_map_page(dev, c->page, 0, c->len,
+				      DMA_BIDIRECTIONAL);
 		if (dma_mapping_error(dev, c->dma)) {
 			while (i--)
 				dma_unmap_page(dev, ring->chunks[i].dma,
 					       ring->chunks[i].len,
-					       DMA_TO_DEVICE);
+					       DMA_BIDIRECTIONAL);
 			return -ENOMEM;
 		}
 	}
@@ -324,12 +326,19 @@ static void rclink_ring_post_error(struct rclink_ring *ring,
 	rclink_ring_post(ring, sqe->user_data, err, sqe->opcode);
 }
 
-/* A ring SEND completed (from the CQ handler or the removal) */
-void rclink_ring_tx_done(struct rclink_ring *ring, u64 user_data, int res)
+/* A ring SEND, WRITE or READ completed (the CQ handler or the removal) */
+void rclink_ring_tx_done(struct rclink_ring *ring,
+			 const struct rclink_tx_msg *msg, int res)
 {
+	u8 op = RCLINK_OP_SEND;
+
+	if (msg->rdma == RCLINK_WQE_OP_WRITE)
+		op = RCLINK_OP_WRITE;
+	else if (msg->rdma == RCLINK_WQE_OP_READ)
+		op = RCLINK_OP_READ;
 	spin_lock(&ring->lock);
 	ring->cq_reserved--;
-	rclink_ring_post(ring, user_data, res, RCLINK_OP_SEND);
+	rclink_ring_post(ring, msg->user_data, res, op);
 	spin_unlock(&ring->lock);
 }
 
@@ -450,6 +459,7 @@ static struct rclink_tx_msg *rclink_ring_tx_msg(struct rclink_ring *ring,
 	msg->len = len;
 	msg->npieces = 0;
 	msg->ring = true;
+	msg->rdma = 0;
 	msg->qp = NULL;
 	msg->rf = NULL;
 	for (c = first; len; c++) {
@@ -461,7 +471,7 @@ static struct rclink_tx_msg *rclink_ring_tx_msg(struct rclink_ring *ring,
 		p->dma = ring->chunks[c].dma + off;
 		p->len = n;
 		dma_sync_single_range_for_device(dq->dev, ring->chunks[c].dma,
-						 off, n, DMA_TO_DEVICE);
+						 off, n, DMA_BIDIRECTIONAL);
 		addr += n;
 		len -= n;
 	}
@@ -502,16 +512,26 @@ static void rclink_ring_complete(struct rclink_ring *ring,
 	spin_unlock(&ring->lock);
 }
 
+/*
+ * A SEND, or a WRITE or READ with its REMOTE SQE @rem (RCLINK_OP_REMOTE
+ * checked by the caller)
+ */
 static enum rclink_ring_take
 rclink_ring_send(struct rclink_ring *ring, struct rclink_file *rf,
 		 struct rclink_t1_qp *qp, struct rclink_dmaq *dq,
-		 const struct rclink_sqe *sqe, bool *doorbell)
+		 const struct rclink_sqe *sqe, const struct rclink_sqe *rem,
+		 bool *doorbell)
 {
+	u32 max_rdma = dq->ctx ? rclink_mr_max_len(dq->ctx) : 0;
 	struct rclink_tx_msg *msg;
 	int err;
 
-	if (sqe->len > dq->max_msg ||
-	    (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq)))
+	if (rem && (!max_rdma || (qp && qp->group)))
+		err = -EOPNOTSUPP;	/* no registration table; TYPE2 */
+	else if (rem && (rem->flags || rem->resv))
+		err = -EINVAL;
+	else if (rem ? sqe->len > max_rdma : sqe->len > dq->max_msg ||
+		 (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq)))
 		err = -EMSGSIZE;
 	else if (!rclink_ring_in_area(ring, sqe->addr, sqe->len))
 		err = -EFAULT;
@@ -535,10 +555,17 @@ rclink_ring_send(struct rclink_ring *ring, struct rclink_file *rf,
 		goto complete;
 	}
 	msg->user_data = sqe->user_data;
+	if (rem) {
+		msg->rdma = sqe->opcode == RCLINK_OP_WRITE ?
+			    RCLINK_WQE_OP_WRITE : RCLINK_WQE_OP_READ;
+		msg->rkey = rem->len;
+		msg->raddr = rem->addr;
+	}
 	err = rclink_dmaq_tx_post(dq, msg, qp, rf, false);
 	if (!err) {
 		*doorbell = true;
-		rclink_dp_cnt_inc(dq, RCLINK_DP_RING_SENDS);
+		rclink_dp_cnt_inc(dq, rem ? RCLINK_DP_RING_RDMA :
+				  RCLINK_DP_RING_SENDS);
 		return RCLINK_RING_TAKEN;
 	}
 	kfree(msg);
@@ -589,12 +616,18 @@ static void rclink_ring_recv(struct rclink_ring *ring,
 	spin_unlock(&ring->lock);
 }
 
-/* One SQE, copied out of the shared ring */
+/*
+ * One SQE, copied out of the shared ring, and a copy of the next one if it
+ * was submitted too (@next, or NULL); *@used: the SQEs it took (2 for a
+ * WRITE or READ with its REMOTE SQE)
+ */
 static enum rclink_ring_take
 rclink_ring_take(struct rclink_ring *ring, struct rclink_file *rf,
 		 struct rclink_t1_qp *qp, struct rclink_dmaq *dq,
-		 const struct rclink_sqe *sqe, bool *doorbell)
+		 const struct rclink_sqe *sqe, const struct rclink_sqe *next,
+		 u32 *used, bool *doorbell)
 {
+	*used = 1;
 	if (!rclink_ring_reserve(ring))
 		return RCLINK_RING_CQ_FULL;
 	if (sqe->flags || sqe->resv) {
@@ -609,7 +642,14 @@ rclink_ring_take(struct rclink_ring *ring, struct rclink_file *rf,
 	case RCLINK_OP_SEND:
 		if (!sqe->len)
 			break;
-		return rclink_ring_send(ring, rf, qp, dq, sqe, doorbell);
+		return rclink_ring_send(ring, rf, qp, dq, sqe, NULL, doorbell);
+	case RCLINK_OP_WRITE:
+	case RCLINK_OP_READ:
+		/* without its REMOTE SQE in the same submission: EINVAL */
+		if (!sqe->len || !next || next->opcode != RCLINK_OP_REMOTE)
+			break;
+		*used = 2;
+		return rclink_ring_send(ring, rf, qp, dq, sqe, next, doorbell);
 	case RCLINK_OP_RECV:
 		rclink_ring_recv(ring, qp, dq, sqe);
 		return RCLINK_RING_TAKEN;
@@ -629,20 +669,24 @@ static int rclink_ring_submit(struct rclink_ring *ring, struct rclink_file *rf,
 			      u32 want, bool nonblock)
 {
 	enum rclink_ring_take t = RCLINK_RING_TAKEN;
+	u32 mask = ring->sq_entries - 1, done = 0, used;
+	struct rclink_sqe sqe[2];
 	bool doorbell = false;
-	struct rclink_sqe sqe;
-	u32 done = 0;
 	int err = 0;
 
 	while (done < want) {
-		/* a copy: user space may change the SQE while we look */
-		memcpy(&sqe,
-		       &ring->sqes[ring->sq_head & (ring->sq_entries - 1)],
-		       sizeof(sqe));
-		t = rclink_ring_take(ring, rf, qp, dq, &sqe, &doorbell);
+		/* copies: user space may change the SQEs while we look */
+		memcpy(&sqe[0], &ring->sqes[ring->sq_head & mask],
+		       sizeof(sqe[0]));
+		if (done + 1 < want)
+			memcpy(&sqe[1], &ring->sqes[(ring->sq_head + 1) & mask],
+			       sizeof(sqe[1]));
+		t = rclink_ring_take(ring, rf, qp, dq, &sqe[0],
+				     done + 1 < want ? &sqe[1] : NULL, &used,
+				     &doorbell);
 		if (t == RCLINK_RING_TAKEN) {
-			ring->sq_head++;
-			done++;
+			ring->sq_head += used;
+			done += used;
 			continue;
 		}
 		if (done || nonblock || t == RCLINK_RING_CQ_FULL || !qp)

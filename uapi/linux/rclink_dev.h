@@ -152,7 +152,22 @@ enum rclink_ring_op {
 	RCLINK_OP_NOP = 0,	/* completes with res 0 */
 	RCLINK_OP_SEND = 1,	/* send area[addr, addr + len) as one message */
 	RCLINK_OP_RECV = 2,	/* receive the next message into area[addr..+len) */
+	RCLINK_OP_WRITE = 3,	/* RDMA WRITE of area[addr, addr + len) */
+	RCLINK_OP_READ = 4,	/* RDMA READ into area[addr, addr + len) */
+	RCLINK_OP_REMOTE = 5,	/* the SQE after a WRITE or READ: its remote side */
 };
+
+/*
+ * One-sided RDMA WRITE and READ on the bound TYPE1 QP (a board with a
+ * registration table, RCLINK_IOC_MR_REG): a WRITE or READ SQE is followed
+ * by a RCLINK_OP_REMOTE SQE in the same submission, whose addr is the
+ * remote address (counted from the start of the peer's registration) and
+ * whose len is the peer's rkey; its user_data is not used.  One CQE for
+ * the pair: res is len, or -ENOKEY (the peer knows no such key),
+ * -EACCES (the key does not allow it), -ERANGE (outside the
+ * registration), -ETIMEDOUT (no response in time), -ECONNRESET
+ * (flushed), -EIO; nothing is written into the area after a READ's error.
+ */
 
 struct rclink_sqe {
 	__u8 opcode;		/* enum rclink_ring_op */

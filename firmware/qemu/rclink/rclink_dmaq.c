@@ -500,6 +500,7 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
     const char *why = NULL;
     bool fack = false, have_qpn = false, mcast = false, t2_oversize = false;
     bool bad_addr = false, not_owner = false, rdma = false, imm = false;
+    uint32_t nlocal = 0, nremote = 0;
     unsigned op = 0;
     RclinkDmaqMsg *m;
 
@@ -538,26 +539,39 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
             rdma = op == RCLINK_WQE_OP_WRITE || op == RCLINK_WQE_OP_READ;
         }
         if (rdma) {
-            /* WRITE or READ: this WQE and a REMOTE one (rclink_rdma.c) */
-            if (n == 1) {
-                total = len;
+            /*
+             * WRITE or READ: its local WQEs (one in a user context, a
+             * chain of bus address pieces on context 0), a REMOTE WQE,
+             * perhaps an IMM WQE (rclink_rdma.c)
+             */
+            if (!nremote && RF_GET(RCLINK_WQE_OPCODE, w0) == op) {
+                nlocal++;
+                total += len;
                 if (!(w0 & RCLINK_WQE_MORE)) {
-                    why = "WRITE or READ without its REMOTE WQE";
+                    why = why ? why : "WRITE or READ without its REMOTE WQE";
                     break;
                 }
-                if (!x->id) {
-                    why = "WRITE or READ on context 0";
-                } else if (!len || len > rclink_rdma_max_len(c)) {
+                if (why) {
+                    continue;
+                }
+                if (x->id && nlocal > 1) {
+                    why = "a user context's WRITE or READ of more than one "
+                          "WQE";
+                } else if (!len || (!x->id && len > RCLINK_WQE_MAX_PIECE) ||
+                           total > rclink_rdma_max_len(c)) {
                     why = "length";
                 } else if (wq >= c->qp_num) {
                     why = "qp number";
-                } else if (!ctx_in_area(x, q->wqe[0][1], len)) {
+                } else if (wq != qpn) {
+                    why = "qp number differs within the chain";
+                } else if (x->id && !ctx_in_area(x, q->wqe[0][1], len)) {
                     why = "address outside the context's area";
                     bad_addr = true;
                 }
                 continue;
             }
-            if (n == 2) {
+            if (!nremote) {
+                nremote = n;
                 if (RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_REMOTE) {
                     why = why ? why : "opcode (REMOTE expected)";
                     break;
@@ -673,13 +687,13 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
         m->pieces[i].len = RF_GET(RCLINK_WQE_LEN, q->wqe[i][0]);
     }
     if (rdma) {
-        m->npieces = 1;
+        m->npieces = nlocal;
         m->rdma = op == RCLINK_WQE_OP_WRITE ? RCLINK_SEG_KIND_WRITE :
                                               RCLINK_SEG_KIND_READ_REQ;
-        m->rkey = RF_GET(RCLINK_WQE_RKEY, q->wqe[1][0]);
-        m->raddr = q->wqe[1][1];
+        m->rkey = RF_GET(RCLINK_WQE_RKEY, q->wqe[nlocal][0]);
+        m->raddr = q->wqe[nlocal][1];
         m->has_imm = imm;
-        m->imm = imm ? (uint32_t)q->wqe[2][1] : 0;
+        m->imm = imm ? (uint32_t)q->wqe[nlocal + 1][1] : 0;
         m->tag = rclink_rdma_tag(c, qpn);
         rclink_count(c, op == RCLINK_WQE_OP_WRITE ? RCLINK_DMAQ_RDMA_TX_WRITE :
                      RCLINK_DMAQ_RDMA_TX_READ);

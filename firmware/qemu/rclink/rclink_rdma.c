@@ -182,6 +182,34 @@ uint32_t rclink_rdma_max_len(RclinkCore *c)
     return RF_GET(RCLINK_DMAQ_CAP_MAX_MSG, rclink_get(c, RCLINK_DMAQ_CAP));
 }
 
+/*
+ * DMA of [off, off + len) of a request's local memory: its WQE pieces (a
+ * user context's one area range, or context 0's bus address pieces).
+ */
+static bool rdma_local_dma(RclinkDmaqMsg *m, uint64_t off, uint8_t *buf,
+                           uint64_t len, bool write)
+{
+    uint32_t i;
+
+    for (i = 0; i < m->npieces && len; i++) {
+        RclinkDmaqPiece *p = &m->pieces[i];
+        uint64_t n;
+
+        if (off >= p->len) {
+            off -= p->len;
+            continue;
+        }
+        n = MIN(len, p->len - off);
+        if (!rclink_ctx_dma(m->ctx, p->addr + off, buf, n, write)) {
+            return false;
+        }
+        buf += n;
+        len -= n;
+        off = 0;
+    }
+    return !len;
+}
+
 /* A response of the shim's is done: every packet acknowledged or flushed */
 static void rdma_internal_free(RclinkRdma *r, RclinkDmaqMsg *m)
 {
@@ -229,8 +257,8 @@ bool rclink_rdma_cut(RclinkCore *c, RclinkDmaqMsg *m)
         if (dlen) {
             if (m->data) {
                 memcpy(sl->payload + RDMA_HDR, m->data + m->off, dlen);
-            } else if (!rclink_ctx_dma(m->ctx, m->pieces[0].addr + m->off,
-                                       sl->payload + RDMA_HDR, dlen, false)) {
+            } else if (!rdma_local_dma(m, m->off, sl->payload + RDMA_HDR,
+                                       dlen, false)) {
                 rclink_t1_slot_put(c, s);
                 m->status = MAX(m->status, RCLINK_CQE_ST_DMA_ERR);
                 break;
@@ -468,9 +496,9 @@ static void rdma_rx_resp(RclinkCore *c, uint32_t qpn, unsigned kind,
                           "of %u: DMA_ERR\n", qpn, tag, off, dlen, mlen,
                           m->len);
             status = RCLINK_CQE_ST_DMA_ERR;
-        } else if (dlen && (!m->ctx->running ||
-                            !rclink_ctx_dma(m->ctx, m->pieces[0].addr + off,
-                                            (void *)data, dlen, true))) {
+        } else if (dlen && ((m->ctx->id && !m->ctx->running) ||
+                            !rdma_local_dma(m, off, (uint8_t *)data, dlen,
+                                            true))) {
             status = RCLINK_CQE_ST_DMA_ERR;
         } else {
             m->piece_off += dlen;

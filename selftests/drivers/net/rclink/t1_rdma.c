@@ -38,6 +38,15 @@
  *   user_memlock without CAP_IPC_LOCK a registration of user memory over
  *                RLIMIT_MEMLOCK fails ENOMEM; one under it shows its pages
  *                in VmLck until deregistered
+ *   kernel_ring  the kernel path: A's QP stays the kernel's (context 0), a
+ *                file bound to it WRITEs and READs through its mmap'd rings
+ *                (RCLINK_OP_WRITE/READ + RCLINK_OP_REMOTE SQEs): 1 B ..
+ *                1 MiB at odd area offsets, the bytes at B and at A and the
+ *                guards checked; a bad key (-ENOKEY), a read-only
+ *                registration (-EACCES), a range beyond it (-ERANGE), a
+ *                WRITE without its REMOTE SQE (-EINVAL), too long
+ *                (-EMSGSIZE) and outside the area (-EFAULT), nothing
+ *                written at B; then a WRITE that succeeds
  *
  * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
  * sysfs resource0 for the counters and the test hooks.  Without the boards,
@@ -107,6 +116,7 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_IMM		226
 #define QP_EXIT2	227
 #define QP_ORDER	228
+#define QP_KRING	229
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -1056,6 +1066,208 @@ TEST(user_memlock)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+
+/* ---- the kernel path: a ring file on a QP of context 0 ------------------ */
+
+#define K_AREA		(4 * MIB)
+#define K_SRC		(GUARD + 1)		/* odd: pieces cross chunks */
+#define K_DST		(2 * MIB + GUARD + 3)
+
+struct kring {
+	int fd;
+	struct rclink_ring_setup s;
+	uint8_t *rings, *area;
+	struct rclink_ring_hdr *hdr;
+	struct rclink_sqe *sqes;
+	struct rclink_cqe *cqes;
+};
+
+static int kring_open(struct kring *k, const char *name, uint32_t qpn)
+{
+	struct rclink_bind b = { .size = sizeof(b), .qpn = qpn };
+	char path[128];
+
+	memset(&k->s, 0, sizeof(k->s));
+	k->s.size = sizeof(k->s);
+	k->s.sq_entries = 64;
+	k->s.area_size = K_AREA;
+	k->rings = k->area = MAP_FAILED;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	k->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (k->fd < 0 || ioctl(k->fd, RCLINK_IOC_BIND, &b) ||
+	    ioctl(k->fd, RCLINK_IOC_RING_SETUP, &k->s))
+		return -1;
+	k->rings = mmap(NULL, k->s.rings_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED, k->fd, RCLINK_RING_OFF_RINGS);
+	k->area = mmap(NULL, K_AREA, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd,
+		       RCLINK_RING_OFF_AREA);
+	if (k->rings == MAP_FAILED || k->area == MAP_FAILED)
+		return -1;
+	k->hdr = (struct rclink_ring_hdr *)k->rings;
+	k->sqes = (struct rclink_sqe *)(k->rings + k->s.sq_off);
+	k->cqes = (struct rclink_cqe *)(k->rings + k->s.cq_off);
+	return 0;
+}
+
+static void kring_close(struct kring *k)
+{
+	if (k->area != MAP_FAILED)
+		munmap(k->area, K_AREA);
+	if (k->rings != MAP_FAILED)
+		munmap(k->rings, k->s.rings_size);
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+}
+
+/* Queue one SQE (not yet submitted) */
+static void kring_sqe(struct kring *k, uint8_t opcode, uint64_t addr,
+		      uint32_t len, uint64_t user_data)
+{
+	uint32_t t = k->hdr->sq_tail;
+	struct rclink_sqe *e = &k->sqes[t & k->hdr->sq_mask];
+
+	memset(e, 0, sizeof(*e));
+	e->opcode = opcode;
+	e->addr = addr;
+	e->len = len;
+	e->user_data = user_data;
+	__atomic_store_n(&k->hdr->sq_tail, t + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Submit what is queued, wait for one CQE and take it: its res, or
+ * INT32_MIN when RING_ENTER failed or no CQE came
+ */
+static int32_t kring_run(struct kring *k, uint32_t n, struct rclink_cqe *out)
+{
+	struct rclink_ring_enter e = {
+		.size = sizeof(e), .to_submit = n, .min_complete = 1,
+	};
+	uint32_t h = k->hdr->cq_head;
+
+	if (ioctl(k->fd, RCLINK_IOC_RING_ENTER, &e) || e.submitted != n)
+		return INT32_MIN;
+	if (__atomic_load_n(&k->hdr->cq_tail, __ATOMIC_ACQUIRE) == h)
+		return INT32_MIN;
+	*out = k->cqes[h & k->hdr->cq_mask];
+	__atomic_store_n(&k->hdr->cq_head, h + 1, __ATOMIC_RELEASE);
+	return out->res;
+}
+
+/* A WRITE or READ of the ring and its REMOTE SQE; the CQE's res */
+static int32_t kring_op(struct kring *k, bool write, uint64_t off,
+			uint32_t len, uint32_t rkey, uint64_t raddr,
+			struct rclink_cqe *cqe)
+{
+	kring_sqe(k, write ? RCLINK_OP_WRITE : RCLINK_OP_READ, off, len,
+		  0x1000 + len);
+	kring_sqe(k, RCLINK_OP_REMOTE, raddr, rkey, 0);
+	return kring_run(k, 2, cqe);
+}
+
+TEST(kernel_ring)
+{
+	uint8_t *b = NULL;
+	struct bar ba = { 0 }, bb = { 0 };
+	struct kring k = { .fd = -1 };
+	struct side sb = { .fd = -1 };
+	uint32_t rkey, ro, never = 0x00ff00f0;
+	struct rclink_cqe cqe;
+	unsigned int i, n = 0;
+	uint64_t tw0, rr0;
+	int64_t bad;
+
+	if (!env_load())
+		SKIP(return, "no boards (run by t1_rdma.sh)");
+	if (bar_open(&ba, env.a) || bar_open(&bb, env.b))
+		SKIP(return, "no BAR0 through sysfs resource0: %m");
+	if (!FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)) ||
+	    !FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)))
+		SKIP(return, "board without a registration table");
+	ASSERT_EQ(0, pair_add(QP_KRING));
+	ASSERT_EQ(0, side_open(&sb, env.b, B_AREA)) TH_LOG("%m");
+	ASSERT_EQ(0, rclink_uctx_bind(&sb.c, QP_KRING, 0));
+	b = rclink_uctx_area(&sb.c, 0);
+	memset(b, GUARD_BYTE, B_AREA);
+	ASSERT_EQ(0, rclink_mr_reg(&sb.c, B_MR, MR_LEN, RCLINK_MR_REMOTE_WRITE |
+				   RCLINK_MR_REMOTE_READ, NULL, &rkey));
+	ASSERT_EQ(0, rclink_mr_reg(&sb.c, B_MR, MR_LEN, RCLINK_MR_REMOTE_READ,
+				   NULL, &ro));
+	ASSERT_EQ(0, kring_open(&k, env.a, QP_KRING)) TH_LOG("%m");
+	memset(k.area, GUARD_BYTE, K_AREA);
+
+	tw0 = rd(&ba, RCLINK_DMAQ_RDMA_TX_WRITE);
+	rr0 = rd(&bb, RCLINK_DMAQ_RDMA_RX_READ);
+	for (i = 0; i < sizeof(all_sizes) / sizeof(all_sizes[0]); i++) {
+		uint32_t len = all_sizes[i];
+		uint64_t raddr = i & 1 || len + 5 > MR_LEN ? MR_LEN - len : 5;
+
+		fill(k.area + K_SRC, i + 200, len);
+		memset(b, GUARD_BYTE, B_AREA);
+		ASSERT_EQ((int32_t)len, kring_op(&k, true, K_SRC, len, rkey,
+						 raddr, &cqe))
+			TH_LOG("ring WRITE %u", len);
+		EXPECT_EQ(RCLINK_OP_WRITE, RCLINK_CQE_OP(cqe.flags));
+		EXPECT_EQ(0x1000 + len, cqe.user_data);
+		bad = check(b + B_MR + raddr, i + 200, len);
+		EXPECT_EQ(-1, bad) TH_LOG("ring WRITE %u: B's byte %" PRId64
+					  " differs", len, bad);
+		EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_MR + raddr));
+		EXPECT_EQ(-1, check_byte(b + B_MR + raddr + len, GUARD_BYTE,
+					 B_AREA - B_MR - raddr - len));
+
+		fill(b + B_MR + raddr, i + 300, len);
+		memset(k.area + K_DST - GUARD, GUARD_BYTE, MIB + 2 * GUARD);
+		ASSERT_EQ((int32_t)len, kring_op(&k, false, K_DST, len, rkey,
+						 raddr, &cqe))
+			TH_LOG("ring READ %u", len);
+		EXPECT_EQ(RCLINK_OP_READ, RCLINK_CQE_OP(cqe.flags));
+		bad = check(k.area + K_DST, i + 300, len);
+		EXPECT_EQ(-1, bad) TH_LOG("ring READ %u: byte %" PRId64
+					  " differs", len, bad);
+		EXPECT_EQ(-1, check_byte(k.area + K_DST - GUARD, GUARD_BYTE,
+					 GUARD));
+		EXPECT_EQ(-1, check_byte(k.area + K_DST + len, GUARD_BYTE,
+					 MIB + GUARD - len));
+		n++;
+	}
+	EXPECT_EQ(n, rd(&ba, RCLINK_DMAQ_RDMA_TX_WRITE) - tw0);
+	EXPECT_EQ(n, rd(&bb, RCLINK_DMAQ_RDMA_RX_READ) - rr0);
+
+	/* refusals: nothing written at B, nothing into A's READ target */
+	memset(b, GUARD_BYTE, B_AREA);
+	memset(k.area + K_DST, GUARD_BYTE, 100);
+	EXPECT_EQ(-ENOKEY, kring_op(&k, true, K_SRC, 100, never, 0, &cqe));
+	EXPECT_EQ(-ENOKEY, kring_op(&k, false, K_DST, 100, never, 0, &cqe));
+	EXPECT_EQ(-EACCES, kring_op(&k, true, K_SRC, 100, ro, 0, &cqe));
+	EXPECT_EQ(-ERANGE, kring_op(&k, true, K_SRC, 100, rkey, MR_LEN - 99,
+				    &cqe));
+	EXPECT_EQ(-ERANGE, kring_op(&k, false, K_DST, 100, rkey, MR_LEN,
+				    &cqe));
+	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_AREA)) TH_LOG("B written");
+	EXPECT_EQ(-1, check_byte(k.area + K_DST, GUARD_BYTE, 100));
+	/* checked by the kernel: the SQE completes at once */
+	kring_sqe(&k, RCLINK_OP_WRITE, K_SRC, 100, 1);
+	EXPECT_EQ(-EINVAL, kring_run(&k, 1, &cqe)) TH_LOG("no REMOTE SQE");
+	kring_sqe(&k, RCLINK_OP_REMOTE, 0, rkey, 2);
+	EXPECT_EQ(-EINVAL, kring_run(&k, 1, &cqe)) TH_LOG("REMOTE alone");
+	EXPECT_EQ(-EMSGSIZE, kring_op(&k, true, 0, K_AREA, rkey, 0, &cqe));
+	EXPECT_EQ(-EFAULT, kring_op(&k, false, K_AREA - 10, 11, rkey, 0,
+				    &cqe));
+	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_AREA));
+	/* and the QP runs on */
+	fill(k.area + K_SRC, 9, 300);
+	EXPECT_EQ(300, kring_op(&k, true, K_SRC, 300, rkey, 0, &cqe));
+	EXPECT_EQ(-1, check(b + B_MR, 9, 300));
+
+	kring_close(&k);
+	side_close(&sb);
+	bar_close(&ba);
+	bar_close(&bb);
+	pair_del(QP_KRING);
 }
 
 TEST_HARNESS_MAIN
