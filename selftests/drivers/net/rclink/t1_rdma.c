@@ -47,6 +47,11 @@
  *                WRITE without its REMOTE SQE (-EINVAL), too long
  *                (-EMSGSIZE) and outside the area (-EFAULT), nothing
  *                written at B; then a WRITE that succeeds
+ *   formats      each TYPE1 header format (Standard with VLAN and without
+ *                ICRC, AFH_GEN1, AFH_GEN1 with TC and VLAN, AFH_GEN2_16b,
+ *                AFH_Lite) set on both boards: WRITE and READ of 1 B,
+ *                1321 B and 64 KiB + 3 arrive intact, then a refused key
+ *                (REM_KEY); Standard again after
  *
  * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
  * sysfs resource0 for the counters and the test hooks.  Without the boards,
@@ -117,6 +122,7 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_EXIT2	227
 #define QP_ORDER	228
 #define QP_KRING	229
+#define QP_FMT		230
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -1268,6 +1274,79 @@ TEST(kernel_ring)
 	bar_close(&ba);
 	bar_close(&bb);
 	pair_del(QP_KRING);
+}
+
+/* ---- header formats ----------------------------------------------------- */
+
+/* `rclink dev set` of both boards' TYPE1 header format */
+static int set_format(const char *fmt, const char *vlan, unsigned int pri,
+		      bool icrc)
+{
+	const char *devs[] = { env.a, env.b };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (sh("%s dev set dev %s format %s vlan %s vlan_pri %u icrc %s",
+		       env.tool, devs[i], fmt, vlan, pri, icrc ? "on" : "off"))
+			return -1;
+	return 0;
+}
+
+static const struct {
+	const char *name, *fmt, *vlan;
+	unsigned int pri;
+	bool icrc;
+} fmts[] = {
+	{ "std_vlan_noicrc", "std", "100", 5, false },
+	{ "gen1", "gen1", "off", 0, true },
+	{ "gen1_tc_vlan", "gen1-tc", "7", 3, true },
+	{ "gen2", "gen2", "off", 0, true },
+	{ "lite", "lite", "off", 0, false },
+};
+
+TEST(formats)
+{
+	static const uint32_t lens[] = { 1, 1321, 65536 + 3 };
+	unsigned int f, i;
+
+	if (!env_load())
+		SKIP(return, "no boards (run by t1_rdma.sh)");
+	for (f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+		struct rig r = { 0 };
+		struct rclink_wc wc;
+		uint8_t *a, *b;
+
+		ASSERT_EQ(0, set_format(fmts[f].fmt, fmts[f].vlan,
+					fmts[f].pri, fmts[f].icrc))
+			TH_LOG("format %s", fmts[f].name);
+		RIG_UP(&r, QP_FMT, RCLINK_MR_REMOTE_WRITE |
+		       RCLINK_MR_REMOTE_READ);
+		a = rclink_uctx_area(&r.a.c, 0);
+		b = rclink_uctx_area(&r.b.c, 0);
+		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			uint32_t len = lens[i];
+
+			fill(a + A_SRC, f * 10 + i, len);
+			EXPECT_EQ(RCLINK_WC_OK, op(&r.a, true, r.qpn, A_SRC,
+						   len, r.rkey, 7, &wc))
+				TH_LOG("%s: WRITE %u", fmts[f].name, len);
+			EXPECT_EQ(-1, check(b + B_MR + 7, f * 10 + i, len))
+				TH_LOG("%s: WRITE %u differs", fmts[f].name,
+				       len);
+			fill(b + B_MR + 11, f * 10 + i + 5, len);
+			EXPECT_EQ(RCLINK_WC_OK, op(&r.a, false, r.qpn, A_DST,
+						   len, r.rkey, 11, &wc))
+				TH_LOG("%s: READ %u", fmts[f].name, len);
+			EXPECT_EQ(-1, check(a + A_DST, f * 10 + i + 5, len))
+				TH_LOG("%s: READ %u differs", fmts[f].name,
+				       len);
+		}
+		EXPECT_EQ(RCLINK_WC_REM_KEY, op(&r.a, true, r.qpn, A_SRC, 10,
+						0x00ff00f0, 0, &wc))
+			TH_LOG("%s: a bad key", fmts[f].name);
+		rig_down(&r);
+	}
+	EXPECT_EQ(0, set_format("std", "off", 0, true));
 }
 
 TEST_HARNESS_MAIN
