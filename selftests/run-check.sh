@@ -300,9 +300,10 @@ done
 
 # The debug kernel: KASAN, lockdep, kmemleak, UBSAN, DEBUG_NET.  Everything
 # is several times slower there: the asynchronous waits of the tests get
-# more time, the TYPE1 transfers fewer messages and cycles.sh does 10
+# more time, the TYPE1 transfers fewer messages, cycles.sh does 10
 # cycles of each kind, not 50 (about 35 s per module reload there; the
-# point is the splats).
+# point is the splats), and rebind.sh 10 unbind/bind cycles, not 100
+# (100 took more than its 1200 s there).
 # Within make check the long robustness tests are left out (as in the older
 # kernel's guest); make check-debug runs them.
 # debug_guest NAME SPLATS TITLE [VAR=VALUE...] PROGRAM...: programs in a
@@ -317,7 +318,8 @@ debug_guest() {
 		selftests/vm/guest-watch.sh -- \
 		env RCLINK_TEST_TIMEOUT="${RCLINK_DEBUG_TEST_TIMEOUT:-30}" \
 		RCLINK_T1_MSGS="${RCLINK_DEBUG_T1_MSGS:-2000}" \
-		RCLINK_CYCLES="${RCLINK_DEBUG_CYCLES:-10}" "$@"
+		RCLINK_CYCLES="${RCLINK_DEBUG_CYCLES:-10}" \
+		RCLINK_REBIND_CYCLES="${RCLINK_DEBUG_CYCLES:-10}" "$@"
 	"$py" selftests/vm/splat-check.py --kmemleak --name "$title" \
 		"$out/$name" | tee "$out/$splats.ktap"
 }
