@@ -183,6 +183,19 @@ static void rclink_file_unbind_locked(struct rclink_file *rf)
 		rclink_ring_unbind(rf->ring, -ENOTCONN);
 }
 
+/*
+ * The registrations of @rf's ring go with its QP (bind_lock or the
+ * board's rw for writing held; sleeps)
+ */
+static void rclink_file_mr_kill(struct rclink_file *rf)
+{
+	struct rclink_dev *rdev = rf->cd->rdev;
+	struct rclink_dmaq *dq = rdev ? READ_ONCE(rdev->t1.dmaq) : NULL;
+
+	if (rf->ring && dq)
+		rclink_mr_file_kill(READ_ONCE(dq->ctx), rf);
+}
+
 /* ---- file operations ----------------------------------------------------- */
 
 static int rclink_fop_open(struct inode *inode, struct file *file)
@@ -232,8 +245,10 @@ static int rclink_fop_release(struct inode *inode, struct file *file)
 
 	/* no other operation of this file runs; removal unbound it already */
 	down_read(&cd->rw);
-	if (!cd->dead)
+	if (!cd->dead) {
+		rclink_file_mr_kill(rf);
 		rclink_file_unbind_locked(rf);
+	}
 	/*
 	 * the stop handshake before the context's memory goes; no mapping
 	 * is left (each holds the file), no operation, and event records
@@ -660,6 +675,8 @@ static long rclink_ioc_unbind(struct rclink_file *rf)
 		goto out;
 	}
 	rclink_file_rw_take(rf);
+	/* before the QP is given back: a ring's registrations are its */
+	rclink_file_mr_kill(rf);
 	rclink_file_unbind_locked(rf);
 	rclink_file_rw_give(rf);
 out:
@@ -944,9 +961,11 @@ void rclink_cdev_remove(struct rclink_dev *rdev)
 	 * before the reset: doorbells revoked, contexts stopped and unmapped
 	 * (open and release wait for @rw: the list holds still)
 	 */
-	list_for_each_entry(rf, &cd->files, node)
+	list_for_each_entry(rf, &cd->files, node) {
 		if (rf->ctx)
 			rclink_ctx_kill(rf->ctx);
+		rclink_file_mr_kill(rf);
+	}
 	cd->rdev = NULL;
 	up_write(&cd->rw);
 

@@ -132,6 +132,7 @@ int rclink_mr_hw_init(struct rclink_ctx_hw *hw);
 void rclink_mr_hw_fini(struct rclink_ctx_hw *hw);
 u32 rclink_mr_max_len(const struct rclink_ctx_hw *hw);
 void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx);
+void rclink_mr_file_kill(struct rclink_ctx_hw *hw, struct rclink_file *rf);
 long rclink_mr_reg(struct rclink_file *rf, void __user *argp);
 long rclink_mr_dereg(struct rclink_file *rf, void __user *argp);
 

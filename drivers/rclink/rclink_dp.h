@@ -279,6 +279,7 @@ struct rclink_ring {
 	struct rclink_cqe *cqes;
 	struct rclink_ring_chunk *chunks;
 	u32 nchunks;
+	bool board_holds;		/* a registration the board kept */
 
 	struct mutex submit_lock;	/* the SQ consumer */
 	u32 sq_head;			/* our copy */

@@ -21,9 +21,18 @@
  * DMAQ_MR_CTRL.pages); it all goes when the registration does, after the
  * shim let go of the entry.
  *
+ * A file without a context registers a range of its rings' area instead
+ * (the kernel path): the entry belongs to context 0, which has no area, so
+ * the shim gets the table of the area's 4 KiB pieces (DMAQ_MR_CTRL.pages)
+ * and serves it only to requests on the file's bound QP (qp_only, qpn):
+ * every QP of the kernel's is context 0's, and the files must not reach
+ * each other's areas.  The registrations go when the file is unbound,
+ * closed, or its board removed.
+ *
  * Locks: rclink_mr_hw.lock (the selector DMAQ_MR_SEL and the table); the
  * ioctls run under the board's rclink_cdev.rw (read), the kill under it
- * or at the file's release, so rclink_ctx.hw holds.
+ * or at the file's release, so rclink_ctx.hw holds; a ring registration
+ * holds the file's rw (read), so that the bound QP holds.
  */
 
 #include <linux/bitfield.h>
@@ -58,7 +67,7 @@ struct rclink_mr_user {
 };
 
 struct rclink_mr_ent {
-	struct rclink_ctx *owner;	/* NULL: free */
+	const void *owner;		/* context, or ring file; NULL: free */
 	struct rclink_mr_user *user;	/* RCLINK_MR_REG_USER, or NULL */
 	u8 gen;
 	bool busy;			/* invalid, the shim did not let go */
@@ -260,56 +269,156 @@ static bool rclink_mr_invalidate_locked(struct rclink_ctx_hw *hw, u32 idx)
 	return true;
 }
 
-/* Before the context stops: its registrations go (busy ones too) */
-void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx)
+/*
+ * Every registration of @owner goes (busy ones too); false when the board
+ * kept one busy: the memory under it must never be freed
+ */
+static bool rclink_mr_owner_kill(struct rclink_ctx_hw *hw, const void *owner)
 {
 	struct rclink_mr_hw *mr = hw->mr;
+	bool let_go = true;
 	u32 i;
 
 	if (!mr)
-		return;
+		return true;
 	mutex_lock(&mr->lock);
 	for (i = 0; i < mr->num; i++) {
-		if (mr->ent[i].owner != ctx)
+		if (mr->ent[i].owner != owner)
 			continue;
 		if (!mr->ent[i].busy &&
 		    rclink_mr_invalidate_locked(hw, i)) {
 			rclink_mr_user_free(hw->dev, mr->ent[i].user);
-		} else if (mr->ent[i].user) {
+		} else {
+			let_go = false;
 			/* the board may still use the pages: never freed */
-			dev_err(hw->dev, "registration %u: its pages are left pinned\n",
-				i);
+			if (mr->ent[i].user)
+				dev_err(hw->dev, "registration %u: its pages are left pinned\n",
+					i);
 		}
 		mr->ent[i].user = NULL;
 		mr->ent[i].owner = NULL;
 		mr->ent[i].busy = false;
 	}
 	mutex_unlock(&mr->lock);
+	return let_go;
 }
 
-static struct rclink_ctx *rclink_mr_ctx(struct rclink_file *rf,
-					struct rclink_mr_hw **pmr)
+/* Before the context stops: its registrations go (busy ones too) */
+void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx)
 {
-	/* pairs with the release in rclink_ctx_create() */
-	struct rclink_ctx *ctx = smp_load_acquire(&rf->ctx);
+	rclink_mr_owner_kill(hw, ctx);
+}
 
-	if (!ctx)
+/*
+ * The ring file @rf is unbound, closed or its board removed: its
+ * registrations go.  One the board would not let go keeps the ring's
+ * area from being freed.
+ */
+void rclink_mr_file_kill(struct rclink_ctx_hw *hw, struct rclink_file *rf)
+{
+	if (!hw || !rf->ring || rclink_mr_owner_kill(hw, rf))
+		return;
+	dev_err(hw->dev, "a ring's area stays allocated: the board did not let go of its registration\n");
+	rf->ring->board_holds = true;
+}
+
+/*
+ * The table of the 4 KiB pieces of [offset, offset + len) of @ring's area
+ * (checked by the caller), from the piece holding offset; *base is
+ * offset's place in it.  The area's pages are the ring's until the file
+ * goes, after its registrations.
+ */
+static struct rclink_mr_user *rclink_mr_ring_table(struct device *dev,
+						   u32 max_pages,
+						   struct rclink_ring *ring,
+						   u64 offset, u64 len,
+						   u64 *base)
+{
+	u64 first4k = offset & ~(u64)(SZ_4K - 1), a;
+	struct rclink_mr_user *u;
+	unsigned long n4k, j;
+	u32 c;
+
+	n4k = DIV_ROUND_UP(offset + len - first4k, SZ_4K);
+	if (n4k > max_pages)
 		return ERR_PTR(-EINVAL);
-	if (!ctx->hw)
-		return ERR_PTR(-ENODEV);	/* killed: reset or removal */
-	if (!ctx->hw->mr)
-		return ERR_PTR(-EOPNOTSUPP);
-	*pmr = ctx->hw->mr;
-	return ctx;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	u->tbl_size = array_size(n4k, sizeof(*u->tbl));
+	u->tbl = dma_alloc_coherent(dev, PAGE_ALIGN(u->tbl_size), &u->tbl_dma,
+				    GFP_KERNEL);
+	if (!u->tbl) {
+		kfree(u);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (j = 0; j < n4k; j++) {
+		a = first4k + (u64)j * SZ_4K;
+		c = a / RCLINK_WQE_MAX_PIECE;
+		u->tbl[j] = cpu_to_le64(ring->chunks[c].dma +
+					a % RCLINK_WQE_MAX_PIECE);
+	}
+	*base = offset - first4k;
+	return u;
+}
+
+/* Who registers for @rf: its context, or the file itself for its ring */
+struct rclink_mr_who {
+	const void *owner;
+	struct rclink_ctx_hw *hw;
+	u32 ctx;			/* DMAQ_MR_CTRL.ctx */
+	u64 area_size;
+	struct rclink_ring *ring;	/* a ring's registration */
+	u32 qpn;			/* ... on this QP only */
+};
+
+static int rclink_mr_who(struct rclink_file *rf, struct rclink_mr_who *w)
+{
+	struct rclink_dev *rdev = rf->cd->rdev;
+	struct rclink_ring *ring;
+	struct rclink_ctx *ctx;
+	struct rclink_dmaq *dq;
+
+	/* pairs with the release in rclink_ctx_create() */
+	ctx = smp_load_acquire(&rf->ctx);
+	/* pairs with the release in rclink_ring_setup() */
+	ring = smp_load_acquire(&rf->ring);
+	memset(w, 0, sizeof(*w));
+	if (ctx) {
+		if (!ctx->hw)
+			return -ENODEV;	/* killed: reset or removal */
+		w->owner = ctx;
+		w->hw = ctx->hw;
+		w->ctx = ctx->id;
+		w->area_size = ctx->area_size;
+	} else if (ring) {
+		lockdep_assert_held(&rf->rw);
+		/* a TYPE2 group has no WRITE or READ */
+		if (!rf->qp || rf->qp->group)
+			return -ENOTCONN;
+		dq = rdev ? READ_ONCE(rdev->t1.dmaq) : NULL;
+		w->hw = dq ? READ_ONCE(dq->ctx) : NULL;
+		if (!w->hw)
+			return -EOPNOTSUPP;
+		if (!ring->dev)
+			return -ENODEV;	/* the board went */
+		w->owner = rf;
+		w->area_size = ring->area_size;
+		w->ring = ring;
+		w->qpn = rf->qp->qpn;
+	} else {
+		return -EINVAL;
+	}
+	return w->hw->mr ? 0 : -EOPNOTSUPP;
 }
 
 long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 {
 	struct rclink_mr_user *user = NULL;
 	struct rclink_mr_reg r;
+	struct rclink_mr_who w;
 	struct rclink_mr_hw *mr;
 	struct rclink_ctx_hw *hw;
-	struct rclink_ctx *ctx;
 	u32 usize, idx, key;
 	u64 ctrl, base;
 	int err;
@@ -321,24 +430,35 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 	if ((r.flags & ~RCLINK_MR_REG_USER) || r.resv ||
 	    (r.access & ~RCLINK_MR_ACCESS))
 		return -EINVAL;
-	ctx = rclink_mr_ctx(rf, &mr);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	hw = ctx->hw;
+	/* a ring's registration: the bound QP holds until it is done */
+	down_read(&rf->rw);
+	err = rclink_mr_who(rf, &w);
+	if (err)
+		goto out_rw;
+	hw = w.hw;
+	mr = hw->mr;
+	err = -EINVAL;
 	if (!r.length || r.length > FIELD_MAX(RCLINK_DMAQ_MR_LEN_LEN))
-		return -EINVAL;
+		goto out_rw;
 	if (r.flags & RCLINK_MR_REG_USER) {
 		if (r.offset || !r.addr || !mr->max_pages)
-			return -EINVAL;
+			goto out_rw;
 		user = rclink_mr_user_pin(hw->dev, mr->max_pages, r.addr,
 					  r.length, &base);
-		if (IS_ERR(user))
-			return PTR_ERR(user);
 	} else {
-		if (r.addr || r.offset > ctx->area_size ||
-		    r.length > ctx->area_size - r.offset)
-			return -EINVAL;
+		if (r.addr || r.offset > w.area_size ||
+		    r.length > w.area_size - r.offset)
+			goto out_rw;
 		base = r.offset;
+		/* context 0 has no area: the shim gets the ring's pieces */
+		if (w.ring)
+			user = rclink_mr_ring_table(hw->dev, mr->max_pages,
+						    w.ring, r.offset, r.length,
+						    &base);
+	}
+	if (IS_ERR(user)) {
+		err = PTR_ERR(user);
+		goto out_rw;
 	}
 
 	mutex_lock(&mr->lock);
@@ -348,9 +468,10 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 	if (idx == mr->num) {
 		mutex_unlock(&mr->lock);
 		rclink_mr_user_free(hw->dev, user);
-		return -ENOSPC;
+		err = -ENOSPC;
+		goto out_rw;
 	}
-	mr->ent[idx].owner = ctx;
+	mr->ent[idx].owner = w.owner;
 	mr->ent[idx].user = user;
 	mr->ent[idx].gen++;
 	rclink_mr_sel(hw, idx);
@@ -361,7 +482,10 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 		rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_TBL, user->tbl_dma);
 	ctrl = RCLINK_DMAQ_MR_CTRL_VALID |
 	       FIELD_PREP(RCLINK_DMAQ_MR_CTRL_GEN, mr->ent[idx].gen) |
-	       FIELD_PREP(RCLINK_DMAQ_MR_CTRL_CTX, ctx->id);
+	       FIELD_PREP(RCLINK_DMAQ_MR_CTRL_CTX, w.ctx);
+	if (w.ring)
+		ctrl |= RCLINK_DMAQ_MR_CTRL_QP_ONLY |
+			FIELD_PREP(RCLINK_DMAQ_MR_CTRL_QPN, w.qpn);
 	if (r.access & RCLINK_MR_REMOTE_WRITE)
 		ctrl |= RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE;
 	if (r.access & RCLINK_MR_REMOTE_READ)
@@ -376,7 +500,8 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 		mr->ent[idx].user = NULL;
 		mutex_unlock(&mr->lock);
 		rclink_mr_user_free(hw->dev, user);
-		return -EIO;
+		err = -EIO;
+		goto out_rw;
 	}
 	key = FIELD_PREP(RCLINK_MR_KEY_INDEX, idx) |
 	      FIELD_PREP(RCLINK_MR_KEY_GEN, mr->ent[idx].gen);
@@ -396,6 +521,8 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 		}
 		mutex_unlock(&mr->lock);
 	}
+out_rw:
+	up_read(&rf->rw);
 	return err;
 }
 
@@ -403,8 +530,8 @@ long rclink_mr_dereg(struct rclink_file *rf, void __user *argp)
 {
 	struct rclink_mr_user *user;
 	struct rclink_mr_dereg d;
+	struct rclink_mr_who w;
 	struct rclink_mr_hw *mr;
-	struct rclink_ctx *ctx;
 	struct rclink_mr_ent *e;
 	u32 usize, idx;
 	int err;
@@ -415,28 +542,36 @@ long rclink_mr_dereg(struct rclink_file *rf, void __user *argp)
 		return err;
 	if (d.flags || d.resv)
 		return -EINVAL;
-	ctx = rclink_mr_ctx(rf, &mr);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
+	down_read(&rf->rw);
+	err = rclink_mr_who(rf, &w);
+	if (err)
+		goto out_rw;
+	mr = w.hw->mr;
 	idx = FIELD_GET(RCLINK_MR_KEY_INDEX, d.key);
+	err = -EINVAL;
 	if (idx >= mr->num ||
 	    (d.key & ~(RCLINK_MR_KEY_INDEX | RCLINK_MR_KEY_GEN)))
-		return -EINVAL;
+		goto out_rw;
 
 	mutex_lock(&mr->lock);
 	e = &mr->ent[idx];
-	/* not this context's registration; a previous call left it busy */
-	if (e->owner != ctx || e->gen != FIELD_GET(RCLINK_MR_KEY_GEN, d.key))
+	/* not this owner's registration; a previous call left it busy */
+	if (e->owner != w.owner ||
+	    e->gen != FIELD_GET(RCLINK_MR_KEY_GEN, d.key))
 		err = -EINVAL;
-	else if (e->busy || !rclink_mr_invalidate_locked(ctx->hw, idx))
+	else if (e->busy || !rclink_mr_invalidate_locked(w.hw, idx))
 		err = -EBUSY;
 	else
+		err = 0;
+	if (!err)
 		e->owner = NULL;
 	user = err ? NULL : e->user;
 	if (!err)
 		e->user = NULL;
 	mutex_unlock(&mr->lock);
 	/* the shim let go: the pages may go */
-	rclink_mr_user_free(ctx->hw->dev, user);
+	rclink_mr_user_free(w.hw->dev, user);
+out_rw:
+	up_read(&rf->rw);
 	return err;
 }

@@ -65,10 +65,13 @@ void rclink_ring_free(struct rclink_ring *ring)
 	struct rclink_ring_chunk *c;
 	u32 i;
 
-	rclink_ring_dma_unmap(ring);
-	for (i = 0; i < ring->nchunks; i++) {
-		c = &ring->chunks[i];
-		__free_pages(c->page, get_order(c->len));
+	/* the board may still write into the area: leave it be */
+	if (!ring->board_holds) {
+		rclink_ring_dma_unmap(ring);
+		for (i = 0; i < ring->nchunks; i++) {
+			c = &ring->chunks[i];
+			__free_pages(c->page, get_order(c->len));
+		}
 	}
 	kvfree(ring->chunks);
 	kvfree(ring->rbufs);

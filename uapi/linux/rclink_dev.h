@@ -306,6 +306,10 @@ struct rclink_ctx_events {
  * local side of a WRITE or READ is an area offset).  ENOSPC when the table
  * is full; EOPNOTSUPP when the board has no registration table.
  *
+ * A file without a context registers a range of its rings' area instead
+ * (RCLINK_IOC_RING_SETUP): served only on the file's bound TYPE1 QP
+ * (ENOTCONN when unbound), gone when the file is unbound or closed.
+ *
  * With RCLINK_MR_REG_USER, [addr, addr + length) of the caller's own
  * memory is registered instead (offset must be 0): its pages are pinned
  * (pin_user_pages(), FOLL_LONGTERM) and charged to RLIMIT_MEMLOCK (ENOMEM
@@ -315,7 +319,7 @@ struct rclink_ctx_events {
 struct rclink_mr_reg {
 	__u32 size;		/* in: sizeof(struct rclink_mr_reg) */
 	__u32 flags;		/* in: 0 or RCLINK_MR_REG_USER */
-	__u64 offset;		/* in: start in the context's area */
+	__u64 offset;		/* in: start in the context's (rings') area */
 	__u64 length;		/* in: bytes, 1..area_size - offset */
 	__u32 access;		/* in: RCLINK_MR_REMOTE_WRITE | _READ */
 	__u32 lkey;		/* out */

@@ -387,12 +387,14 @@ static uint8_t rdma_check(RclinkCore *c, uint32_t qpn, uint32_t key,
         why = "stale key (generation)";
     } else if (RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) !=
                c->t1->qp_owner[qpn] ||
-               RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) == 0 ||
                RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) >= RCLINK_CTX_NUM) {
         why = "registration of another context than the QP's";
+    } else if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_QP_ONLY) &&
+               RF_GET(RCLINK_DMAQ_MR_CTRL_QPN, mr->ctrl) != qpn) {
+        why = "registration of another QP";
     } else {
         x = &c->t1->ctx[RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl)];
-        if (!x->running) {
+        if (x->id && !x->running) {
             why = "owner context not running";
         } else if (!(mr->ctrl & (write ? RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE :
                                          RCLINK_DMAQ_MR_CTRL_REMOTE_READ))) {
@@ -813,6 +815,16 @@ bool rclink_rdma_reg_write(RclinkCore *c, hwaddr reg, uint64_t *p,
         if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) && !mr->len) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration %u made "
                           "valid with length 0: not valid\n", idx);
+            mr->ctrl &= ~RCLINK_DMAQ_MR_CTRL_VALID;
+        }
+        if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) &&
+            !RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) &&
+            (!(mr->ctrl & RCLINK_DMAQ_MR_CTRL_PAGES) ||
+             !(mr->ctrl & RCLINK_DMAQ_MR_CTRL_QP_ONLY))) {
+            /* context 0 has no area, and owns every kernel QP */
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration %u of "
+                          "context 0 without pages and qp_only: not "
+                          "valid\n", idx);
             mr->ctrl &= ~RCLINK_DMAQ_MR_CTRL_VALID;
         }
         if ((mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) &&

@@ -228,7 +228,7 @@ function [63:0] rclink_reg_rwmask;
         16'h5458:
             rclink_reg_rwmask = 64'h3f0fffff;
         16'h5620:
-            rclink_reg_rwmask = 64'hffffff17;
+            rclink_reg_rwmask = 64'hffffffffff37;
         16'h5628:
             rclink_reg_rwmask = 64'h1ffffffff;
         16'h9818:

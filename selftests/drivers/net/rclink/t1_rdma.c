@@ -47,6 +47,15 @@
  *                WRITE without its REMOTE SQE (-EINVAL), too long
  *                (-EMSGSIZE) and outside the area (-EFAULT), nothing
  *                written at B; then a WRITE that succeeds
+ *   ring_target  the kernel path as the target: a file of B bound to a
+ *                kernel QP registers a range of its rings' area; A's
+ *                context WRITEs and READs it (1 B .. 1 MiB), the bytes and
+ *                guards in B's mapping checked and not one interrupt of
+ *                B; a read-only registration refuses a WRITE (REM_ACCESS);
+ *                the same key on another kernel QP of B (another file's)
+ *                is refused (REM_KEY); after B's file is unbound, its key
+ *                is refused (REM_KEY); registration errors (outside the
+ *                area, an unbound file)
  *   formats      each TYPE1 header format (Standard with VLAN and without
  *                ICRC, AFH_GEN1, AFH_GEN1 with TC and VLAN, AFH_GEN2_16b,
  *                AFH_Lite) set on both boards: WRITE and READ of 1 B,
@@ -123,6 +132,8 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_ORDER	228
 #define QP_KRING	229
 #define QP_FMT		230
+#define QP_RT		231
+#define QP_RT2		232
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -1274,6 +1285,121 @@ TEST(kernel_ring)
 	bar_close(&ba);
 	bar_close(&bb);
 	pair_del(QP_KRING);
+}
+
+/* Register [off, off + len) of a ring file's area; the rkey, or 0 */
+static uint32_t kring_mr(struct kring *k, uint64_t off, uint64_t len,
+			 uint32_t access)
+{
+	struct rclink_mr_reg r = {
+		.size = sizeof(r), .offset = off, .length = len,
+		.access = access,
+	};
+
+	if (ioctl(k->fd, RCLINK_IOC_MR_REG, &r))
+		return 0;
+	return r.rkey;
+}
+
+#define RT_OFF		(GUARD + 5)
+
+TEST(ring_target)
+{
+	struct bar ba = { 0 }, bb = { 0 };
+	struct kring k = { .fd = -1 }, k2 = { .fd = -1 };
+	struct side sa = { .fd = -1 };
+	struct rclink_mr_reg bad = { .size = sizeof(bad) };
+	uint32_t rkey, ro;
+	struct rclink_wc wc;
+	uint64_t ib0, ib1;
+	unsigned int i;
+	uint8_t *a, *b;
+	int64_t w;
+
+	if (!env_load())
+		SKIP(return, "no boards (run by t1_rdma.sh)");
+	if (bar_open(&ba, env.a) || bar_open(&bb, env.b))
+		SKIP(return, "no BAR0 through sysfs resource0: %m");
+	if (!FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)))
+		SKIP(return, "board without a registration table");
+	ASSERT_EQ(0, pair_add(QP_RT));
+	ASSERT_EQ(0, pair_add(QP_RT2));
+	ASSERT_EQ(0, side_open(&sa, env.a, A_AREA)) TH_LOG("%m");
+	ASSERT_EQ(0, rclink_uctx_bind(&sa.c, QP_RT, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&sa.c, QP_RT2, 0));
+	ASSERT_EQ(0, kring_open(&k, env.b, QP_RT)) TH_LOG("%m");
+	ASSERT_EQ(0, kring_open(&k2, env.b, QP_RT2)) TH_LOG("%m");
+	a = rclink_uctx_area(&sa.c, 0);
+	b = k.area;
+	memset(b, GUARD_BYTE, K_AREA);
+	rkey = kring_mr(&k, RT_OFF, MR_LEN, RCLINK_MR_REMOTE_WRITE |
+			RCLINK_MR_REMOTE_READ);
+	ASSERT_NE(0, rkey) TH_LOG("MR_REG of a ring: %m");
+	ro = kring_mr(&k, RT_OFF, MR_LEN, RCLINK_MR_REMOTE_READ);
+	ASSERT_NE(0, ro) TH_LOG("MR_REG of a ring: %m");
+	/* registration errors */
+	bad.offset = K_AREA - 10;
+	bad.length = 11;
+	bad.access = RCLINK_MR_REMOTE_READ;
+	EXPECT_EQ(-1, ioctl(k2.fd, RCLINK_IOC_MR_REG, &bad));
+	EXPECT_EQ(EINVAL, errno);
+
+	ib0 = irqs(&bb);
+	for (i = 0; i < sizeof(all_sizes) / sizeof(all_sizes[0]); i++) {
+		uint32_t len = all_sizes[i];
+		uint64_t raddr = i & 1 ? MR_LEN - len : 0;
+
+		fill(a + A_SRC, i + 400, len);
+		memset(b, GUARD_BYTE, K_AREA);
+		ASSERT_EQ(RCLINK_WC_OK, op(&sa, true, QP_RT, A_SRC, len, rkey,
+					   raddr, &wc))
+			TH_LOG("WRITE %u into a ring", len);
+		w = check(b + RT_OFF + raddr, i + 400, len);
+		EXPECT_EQ(-1, w) TH_LOG("WRITE %u: byte %" PRId64 " differs",
+					len, w);
+		EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, RT_OFF + raddr));
+		EXPECT_EQ(-1, check_byte(b + RT_OFF + raddr + len, GUARD_BYTE,
+					 K_AREA - RT_OFF - raddr - len));
+		fill(b + RT_OFF + raddr, i + 500, len);
+		memset(a + A_DST, GUARD_BYTE, len);
+		ASSERT_EQ(RCLINK_WC_OK, op(&sa, false, QP_RT, A_DST, len, rkey,
+					   raddr, &wc))
+			TH_LOG("READ %u of a ring", len);
+		w = check(a + A_DST, i + 500, len);
+		EXPECT_EQ(-1, w) TH_LOG("READ %u: byte %" PRId64 " differs",
+					len, w);
+	}
+	ib1 = irqs(&bb);
+	/* B's CPUs ran nothing for these: not one interrupt of B */
+	EXPECT_EQ(ib0, ib1) TH_LOG("B took %" PRIu64 " interrupts", ib1 - ib0);
+
+	memset(b, GUARD_BYTE, K_AREA);
+	fill(a + A_SRC, 3, 100);
+	EXPECT_EQ(RCLINK_WC_REM_ACCESS, op(&sa, true, QP_RT, A_SRC, 100, ro, 0,
+					   &wc));
+	/* another file's QP of B: the key is not its */
+	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&sa, true, QP_RT2, A_SRC, 100, rkey, 0,
+					&wc));
+	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&sa, false, QP_RT2, A_DST, 100, rkey,
+					0, &wc));
+	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, K_AREA)) TH_LOG("B written");
+	/* unbound: the registrations went */
+	EXPECT_EQ(0, ioctl(k.fd, RCLINK_IOC_UNBIND));
+	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&sa, true, QP_RT, A_SRC, 100, rkey, 0,
+					&wc));
+	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, K_AREA)) TH_LOG("B written");
+	bad.offset = 0;
+	bad.length = 100;
+	EXPECT_EQ(-1, ioctl(k.fd, RCLINK_IOC_MR_REG, &bad));
+	EXPECT_EQ(ENOTCONN, errno);
+
+	kring_close(&k);
+	kring_close(&k2);
+	side_close(&sa);
+	bar_close(&ba);
+	bar_close(&bb);
+	pair_del(QP_RT);
+	pair_del(QP_RT2);
 }
 
 /* ---- header formats ----------------------------------------------------- */
