@@ -31,6 +31,13 @@
 # 5. TYPE2 multicast messages/s beside TYPE1's, and the rate control: the
 #    bit rate a QP limited to $BENCH_RATES achieves against the configured
 #    one.
+# 6. One-sided RDMA WRITE and READ of $BENCH_RDMA_SIZES (64, 4 KiB, 64 KiB)
+#    bytes: rclink between two contexts (rclink-bench write/read, 64 in
+#    flight, A busy-polls; one at a time for the latency: post to
+#    completion) beside rdma_rxe's ib_write_bw / ib_read_bw (post lists
+#    of 32) and ib_write_lat / ib_read_lat over the rclink netdevs: ops/s,
+#    MB/s, latency, instructions per operation (rxe: its whole client run,
+#    connection setup included, over its iterations).
 # With BENCH_PROFILE=1 (run-bench.sh: the plugin's profile, in
 # $RCLINK_INSN_PROFILE) also the kernel functions of the ring path's
 # instructions per message.
@@ -58,6 +65,8 @@ msgs=${BENCH_MSGS:-20000}
 rtts=${BENCH_RTTS:-1000}
 udp_secs=${BENCH_UDP_SECS:-8}
 res=${RCLINK_RESULTS:-/tmp}
+rsizes=${BENCH_RDMA_SIZES:-64 4096 65536}
+rops=${BENCH_RDMA_OPS:-2048}
 out=$res/bench.txt
 kinds="rclink e1000e virtio_net"
 tmp=$(mktemp -d)
@@ -196,6 +205,8 @@ sleep 1
 # (throughput), l_med, l_p99 (round trip, us), l_insn (latency run).
 declare -A m_rate=() m_mbps=() m_insn=() m_kinsn=() m_irq=() l_med=() l_p99=() l_insn=()
 declare -A note=() tag=()
+# 6.: per "kind_op:size" (rc_write, rc_read, rxe_write, rxe_read)
+declare -A x_rate=() x_mbps=() x_insn=() x_irq=() x_lat=()
 paths="rw ring uctx rxe udp"
 
 # Instructions per message of a tool that runs on its own (perftest,
@@ -280,6 +291,30 @@ if [ -n "$t1_ok" ]; then
 			l_p99[$p:$s]=$(kv "$o" rtt_p99_us)
 			l_insn[$p:$s]=$(kv "$o" insn_per_msg)
 			log "$o"
+		done
+	done
+	# 6. one-sided WRITE and READ between two contexts of the QP
+	for s in $rsizes; do
+		for op in write read; do
+			o=$("$rb" "$op" -s "$s" -n "$rops" -w 64 \
+				"$t1_a" "$t1_qpn" "$t1_b" "$t1_qpn" 2>"$tmp/err")
+			r=$?
+			if [ "$r" = 3 ]; then
+				note[rdma]="rclink WRITE/READ: $o"
+				break 2
+			fi
+			[ "$r" = 0 ] || { log "rclink $op $s: $(cat "$tmp/err")"; rc=1; continue; }
+			log "$o"
+			x_rate[rc_$op:$s]=$(kv "$o" op_per_s)
+			x_mbps[rc_$op:$s]=$(kv "$o" MBps)
+			x_insn[rc_$op:$s]=$(kv "$o" insn_per_msg)
+			x_irq[rc_$op:$s]=$(kv "$o" irq_b_per_op)
+			o=$("$rb" "$op" -l -s "$s" -n 200 \
+				"$t1_a" "$t1_qpn" "$t1_b" "$t1_qpn" 2>"$tmp/err")
+			r=$?
+			[ "$r" = 0 ] || { log "rclink $op -l $s: $(cat "$tmp/err")"; rc=1; continue; }
+			log "$o"
+			x_lat[rc_$op:$s]=$(kv "$o" med_us)
 		done
 	done
 	"$tool" qp del dev "$t1_a" qpn "$t1_qpn"
@@ -478,6 +513,40 @@ if [ -n "$rxe_ok" ]; then
 			log "rxe ib_send_lat $s: $(tail -n 3 "$tmp/cl.out" | tr '\n' ' ')"
 			rc=1
 		fi
+	done
+	# 6. rxe's RDMA WRITE and READ (perftest), counted over the whole client
+	for s in $rsizes; do
+		for op in write read; do
+			"ib_${op}_bw" -d rxe1 -x "$gid_b" -F -l 32 -s "$s" -n "$rops" >"$tmp/srv.out" 2>&1 &
+			perf_srv=$!
+			sleep 1
+			"$rb" mark -o "$tmp/mw" -- timeout 300 "ib_${op}_bw" -d rxe0 -x "$gid_a" -F -l 32 \
+				-s "$s" -n "$rops" "$rxe_b" >"$tmp/cl.out" 2>&1 &
+			perf_pid=$!
+			if perf_end; then
+				# "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
+				read -r _ _ _ avg mpps < <(awk -v s="$s" '$1 == s && NF >= 5' "$tmp/cl.out" | tail -n 1)
+				x_mbps[rxe_$op:$s]=${avg:--}
+				x_rate[rxe_$op:$s]=$(calc '{0} * 1e6' "${mpps:--}")
+				x_insn[rxe_$op:$s]=$(calc '{0} / {1}' "$(kv "$(cat "$tmp/mw" 2>/dev/null)" insns)" "$rops")
+			else
+				log "rxe ib_${op}_bw $s: $(tail -n 3 "$tmp/cl.out" | tr '\n' ' ')"
+				rc=1
+			fi
+			perf "ib_${op}_lat" -s "$s" -n 200
+			if perf_end; then
+				read -r _ _ _ _ typ _ < <(awk -v s="$s" '$1 == s && NF >= 8' "$tmp/cl.out" | tail -n 1)
+				# write_lat is a ping-pong of WRITEs: half a round trip
+				if [ "$op" = write ]; then
+					x_lat[rxe_$op:$s]=$(calc '{0} * 2' "${typ:--}")
+				else
+					x_lat[rxe_$op:$s]=${typ:--}
+				fi
+			else
+				log "rxe ib_${op}_lat $s: $(tail -n 3 "$tmp/cl.out" | tr '\n' ' ')"
+				rc=1
+			fi
+		done
 	done
 fi
 [ ${#class_saved[@]} -gt 0 ] && rxe_cleanup
@@ -692,6 +761,22 @@ command -v iperf3 >/dev/null && tcp_tool=iperf3
 			"$(calc '100 * ({0} / {1} - 1)' "$(v "${r_bps[$r]:-}")" "$rbits")" \
 			"$(calc '100 * ({0} / {1} - 1)' "$(v "${r_bps[$r]:-}")" "$ex")"
 	done
+	echo
+	echo "6. One-sided RDMA WRITE and READ, $rops operations a run: rclink between two contexts (64 in"
+	echo "   flight, A busy-polls), rxe ib_write_bw/ib_read_bw (post lists of 32); latency: rclink one at"
+	echo "   a time, post to completion; rxe ib_write_lat x 2 (it reports half its ping-pong), ib_read_lat;"
+	echo "   insn/op: rclink the loop's (A busy-polls: its spinning counts), rxe the whole client run"
+	echo "   (connection setup included); B irq/op: interrupts of the responder's board per operation"
+	printf '%-14s %6s %10s %9s %10s %8s %10s\n' kind size "op/s" "MB/s" "insn/op" "B irq/op" "lat us"
+	for s in $rsizes; do
+		for k in rc_write rxe_write rc_read rxe_read; do
+			printf '%-14s %6s %10s %9s %10s %8s %10s\n' "${k/rc_/rclink }" "$s" \
+				"$(v "${x_rate[$k:$s]:-}")" "$(v "${x_mbps[$k:$s]:-}")" \
+				"$(v "${x_insn[$k:$s]:-}")" "$(v "${x_irq[$k:$s]:-}")" \
+				"$(v "${x_lat[$k:$s]:-}")"
+		done
+	done
+	[ -n "${note[rdma]:-}" ] && echo "note: ${note[rdma]}"
 	echo
 	echo "4. QPs created and bound at once (both boards; memory per QP = delta / QPs)"
 	if [ -n "$qps_line" ]; then

@@ -14,6 +14,16 @@
  *	add QP q on both boards (A q <-> B q) for q below QP_NUM (or -n),
  *	bind a file to each, then unbind and delete them all: time per QP
  *	and kernel memory per QP (/proc/meminfo before and after)
+ *   rclink-bench write|read [-s SIZE] [-n COUNT] [-w WINDOW] [-l] DEV_A
+ *		QPN_A DEV_B QPN_B
+ *	COUNT one-sided RDMA WRITEs (READs) of SIZE bytes from A's context
+ *	into (out of) a registration of B's context, WINDOW operations in
+ *	flight, A busy-polling: operations/s, MB/s, interrupts per operation
+ *	(both boards, and B's alone: B's CPU should take none; A's are
+ *	the transport's RTT samples) and instructions per
+ *	operation; with -l one at a time: median and p99 of an operation's
+ *	time (post to completion).  Exit 3 on a board without contexts or a
+ *	registration table.
  *   rclink-bench mark [-o FILE] -- COMMAND [ARG...]
  *	run COMMAND between two instruction-count markers, write the guest
  *	instructions it took (all of the guest) to FILE (default stdout)
@@ -96,6 +106,7 @@ static struct {
 	double secs;
 	bool mcast;
 	bool uctx;
+	bool lat;
 	uint32_t event;
 } opt = { .size = 64, .window = 256, .event = 128 };
 
@@ -197,18 +208,22 @@ static void print_insns(uint64_t msgs)
 		       d, k, (double)d / msgs, (double)k / msgs, insn_tag | 1);
 }
 
-/* Interrupts of the boards so far: the rclink lines of /proc/interrupts */
-static uint64_t board_irqs(void)
+/*
+ * Interrupts so far of the boards (@pci NULL), or of the board at PCI
+ * address @pci: the rclink lines of /proc/interrupts ("rclink-PCI-...")
+ */
+static uint64_t irqs_of(const char *pci)
 {
-	char line[1024], *p, *end;
+	char line[1024], want[96], *p, *end;
 	uint64_t sum = 0;
 	unsigned long v;
 	FILE *f = fopen("/proc/interrupts", "r");
 
 	if (!f)
 		return 0;
+	snprintf(want, sizeof(want), "rclink-%s-", pci ? pci : "");
 	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "rclink"))
+		if (!strstr(line, pci ? want : "rclink"))
 			continue;
 		p = strchr(line, ':');
 		if (!p)
@@ -222,6 +237,29 @@ static uint64_t board_irqs(void)
 	}
 	fclose(f);
 	return sum;
+}
+
+static uint64_t board_irqs(void)
+{
+	return irqs_of(NULL);
+}
+
+/* The PCI address of board @dev ("" when unknown) */
+static void board_pci(const char *dev, char *pci, size_t len)
+{
+	char path[256], link[512];
+	const char *b;
+
+	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device", dev);
+	if (!realpath(path, link)) {
+		snprintf(pci, len, "unknown");
+		return;
+	}
+	b = strrchr(link, '/');
+	b = b ? b + 1 : link;
+	if (strlen(b) >= len)
+		b = "unknown";
+	memcpy(pci, b, strlen(b) + 1);
 }
 
 /* ---- the character device ---------------------------------------------- */
@@ -1460,10 +1498,154 @@ report:
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* ---- one-sided WRITE and READ between two contexts -------------------- */
+
+/* A's operations completed so far; dies on an error completion */
+static uint64_t rdma_reap(struct uside *u, bool write)
+{
+	struct rclink_wc wc;
+	uint64_t n = 0;
+
+	while (rclink_cq_next(&u->c, &wc)) {
+		if (wc.status != RCLINK_WC_OK ||
+		    wc.kind != (write ? RCLINK_WC_WRITE : RCLINK_WC_READ))
+			die("context %u: %s completion kind %u status %u",
+			    u->c.id, write ? "WRITE" : "READ", wc.kind,
+			    wc.status);
+		n++;
+	}
+	rclink_cq_done(&u->c);
+	return n;
+}
+
+/* A context with sq_entries SQ entries and an area of one operation */
+static void rdma_open(struct uside *u, const char *dev, uint32_t qpn,
+		      uint32_t sq_entries)
+{
+	struct rclink_uctx_attr a = { 0 };
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	u->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (u->fd < 0)
+		die("%s: %s", path, strerror(errno));
+	u->qpn = qpn;
+	u->nslots = pow2(sq_entries < 16 ? 16 : sq_entries);
+	u->slot = (opt.size + 4095) & ~4095u;
+	a.sq_entries = u->nslots;
+	a.rq_entries = 16;
+	a.cq_entries = u->nslots;
+	a.area_size = u->slot;
+	if (rclink_uctx_open(&u->c, u->fd, &a)) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP) {
+			printf("rdma: no contexts on this driver or board\n");
+			exit(EXIT_NORING);
+		}
+		die("%s: context: %s", path, strerror(errno));
+	}
+	if (rclink_uctx_bind(&u->c, qpn, 0))
+		die("%s: context QP %u: %s", path, qpn, strerror(errno));
+}
+
+static int do_rdma(char **argv, bool write)
+{
+	uint64_t posted = 0, done = 0, irqs, irqs_b, i;
+	uint32_t rkey, window, slots;
+	char pci_b[64];
+	double t0, secs, *t = NULL;
+	int err;
+
+	if (opt.size > 1u << 20)
+		die("%s: at most 1 MiB per operation", write ? "WRITE" : "READ");
+	/* each operation takes two SQ entries */
+	slots = opt.lat ? 1 : opt.window;
+	rdma_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 2 * slots);
+	rdma_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16);
+	window = opt.lat ? 1 : ua.nslots / 2;
+	if (rclink_mr_reg(&ub.c, 0, ub.slot, RCLINK_MR_REMOTE_WRITE |
+			  RCLINK_MR_REMOTE_READ, NULL, &rkey)) {
+		if (errno == EOPNOTSUPP) {
+			printf("rdma: the board has no registration table\n");
+			exit(EXIT_NORING);
+		}
+		die("registration: %s", strerror(errno));
+	}
+	fill(rclink_uctx_area(&ua.c, 0), opt.size, 1);
+	if (opt.lat) {
+		t = calloc(opt.count, sizeof(*t));
+		if (!t)
+			die("out of memory");
+	}
+	board_pci(argv[2], pci_b, sizeof(pci_b));
+	irqs = board_irqs();
+	irqs_b = irqs_of(pci_b);
+	insn_begin();
+	t0 = now();
+	if (opt.lat) {
+		for (i = 0; i < opt.count; i++) {
+			double s = now();
+
+			err = write ? rclink_post_write(&ua.c, ua.qpn, 0,
+							opt.size, rkey, 0) :
+				      rclink_post_read(&ua.c, ua.qpn, 0,
+						       opt.size, rkey, 0);
+			if (err)
+				die("post: %s", strerror(errno));
+			rclink_uctx_doorbell(&ua.c);
+			while (!rdma_reap(&ua, write))
+				;
+			t[i] = now() - s;
+		}
+		done = opt.count;
+	} else {
+		while (done < opt.count) {
+			while (posted < opt.count && posted - done < window) {
+				err = write ?
+				      rclink_post_write(&ua.c, ua.qpn, 0,
+							opt.size, rkey, 0) :
+				      rclink_post_read(&ua.c, ua.qpn, 0,
+						       opt.size, rkey, 0);
+				if (err)
+					break;
+				posted++;
+			}
+			rclink_uctx_doorbell(&ua.c);
+			done += rdma_reap(&ua, write);
+		}
+	}
+	secs = now() - t0;
+	insn_end();
+	irqs = board_irqs() - irqs;
+	irqs_b = irqs_of(pci_b) - irqs_b;
+	if (opt.lat) {
+		qsort(t, opt.count, sizeof(*t), cmp_double);
+		printf("test=%s_lat size=%u ops=%" PRIu64
+		       " med_us=%.1f p99_us=%.1f",
+		       write ? "write" : "read", opt.size, opt.count,
+		       t[opt.count / 2] * 1e6,
+		       t[(opt.count * 99) / 100] * 1e6);
+		free(t);
+	} else {
+		printf("test=%s size=%u window=%u ops=%" PRIu64
+		       " secs=%.3f op_per_s=%.0f MBps=%.3f",
+		       write ? "write" : "read", opt.size, window, done, secs,
+		       done / secs, done * (double)opt.size / secs / 1e6);
+	}
+	printf(" irq_per_op=%.3f irq_b_per_op=%.3f", (double)irqs / done,
+	       (double)irqs_b / done);
+	print_insns(done);
+	printf("\n");
+	uctx_close(&ua);
+	uctx_close(&ub);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: rclink-bench tput|lat [OPTS] DEV_A QPN_A DEV_B QPN_B\n"
+		"       rclink-bench write|read [-s SIZE] [-n COUNT] [-w WINDOW] [-l]\n"
+		"                    DEV_A QPN_A DEV_B QPN_B\n"
 		"       rclink-bench qps [-n COUNT] DEV_A DEV_B\n"
 		"       rclink-bench mark [-o FILE] -- COMMAND [ARG...]\n"
 		"       rclink-bench mark [-o FILE] -t SECONDS\n"
@@ -1482,10 +1664,13 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	argv++;
 	argc--;
-	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:me:")) != -1) {
+	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:me:l")) != -1) {
 		switch (c) {
 		case 'm':
 			opt.mcast = true;
+			break;
+		case 'l':
+			opt.lat = true;
 			break;
 		case 's':
 			opt.size = strtoul(optarg, NULL, 0);
@@ -1541,6 +1726,13 @@ int main(int argc, char **argv)
 		if (opt.window < 2 * opt.batch)
 			opt.window = 2 * opt.batch;
 		return opt.uctx ? uctx_tput(argv) : do_tput(argv);
+	}
+	if (!strcmp(mode, "write") || !strcmp(mode, "read")) {
+		if (!opt.count)
+			opt.count = opt.lat ? 200 : 2000;
+		if (opt.window > 512)
+			opt.window = 512;
+		return do_rdma(argv, !strcmp(mode, "write"));
 	}
 	if (!strcmp(mode, "lat")) {
 		if (!opt.count)

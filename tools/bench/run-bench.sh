@@ -18,7 +18,8 @@
 # BENCH_INSN_MODE (tb or insn, the plugin's counting; default tb),
 # BENCH_PROFILE=1 (also a kernel profile of the ring path: slower), and,
 # passed to the guest: BENCH_SECONDS, BENCH_PINGS, BENCH_SIZES, BENCH_MSGS,
-# BENCH_RTTS, BENCH_UDP_SECS, BENCH_QPS (see bench-guest.sh); BENCH_CC=0
+# BENCH_RTTS, BENCH_UDP_SECS, BENCH_QPS, BENCH_RDMA_SIZES, BENCH_RDMA_OPS
+# (see bench-guest.sh); BENCH_CC=0
 # leaves out the congestion-control figures (a second guest: three boards
 # on a hub, t1_cc_fair.py for BENCH_CC_SECONDS per case, default 20).
 set -uo pipefail
@@ -88,7 +89,8 @@ pings=${BENCH_PINGS:-100}
 echo "bench: booting $krel with the rclink, e1000e and virtio-net pairs"
 genv=(BENCH_SECONDS="$secs" BENCH_PINGS="$pings" RCLINK_INSN_LOG="$insn_log"
 	RCLINK_INSN_PROFILE="$prof_log")
-for v in BENCH_SIZES BENCH_MSGS BENCH_RTTS BENCH_UDP_SECS BENCH_QPS; do
+for v in BENCH_SIZES BENCH_MSGS BENCH_RTTS BENCH_UDP_SECS BENCH_QPS \
+	BENCH_RDMA_SIZES BENCH_RDMA_OPS; do
 	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
 done
 # iomem=relaxed: the rxe part rewrites one classifier register of BAR0
