@@ -585,11 +585,18 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
 
     switch (kind) {
     case RCLINK_SEG_KIND_IMM:
-        if (!q->rx_done || q->rx_tag != tag || !c->t1->qp_owner[qpn]) {
+        if (!q->rx_done || q->rx_tag != tag) {
+            /* its WRITE was refused (or never came): no completion */
+            trace_rclink_rdma_late(qpn, kind, tag);
+            return true;
+        }
+        if (!c->t1->qp_owner[qpn]) {
             /*
-             * its WRITE was refused (or never came), or the QP is the
-             * kernel's again (its context went): no completion
+             * the kernel's QP (a ring's registration, or its context
+             * went): context 0 takes no RECV_IMM; the data stays
              */
+            q->rx_done = false;
+            rclink_count(c, RCLINK_DMAQ_RDMA_RX_IMM_DROP);
             trace_rclink_rdma_late(qpn, kind, tag);
             return true;
         }

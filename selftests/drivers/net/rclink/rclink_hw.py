@@ -252,6 +252,7 @@ REGS = {
     'DMAQ_RDMA_REM_ERR': (0x5670, 64, False, 1, 8, 0x0, 0x0, 0xffffffffffffffff, 0x0, 0x0, 0x0, {'count': (63, 0, 'RO', 0x0)}),
     'DMAQ_RDMA_TIMEOUT': (0x5678, 64, False, 1, 8, 0x0, 0x0, 0xffffffffffffffff, 0x0, 0x0, 0x0, {'count': (63, 0, 'RO', 0x0)}),
     'DMAQ_RDMA_RX_LATE': (0x5680, 64, False, 1, 8, 0x0, 0x0, 0xffffffffffffffff, 0x0, 0x0, 0x0, {'count': (63, 0, 'RO', 0x0)}),
+    'DMAQ_RDMA_RX_IMM_DROP': (0x5690, 64, False, 1, 8, 0x0, 0x0, 0xffffffffffffffff, 0x0, 0x0, 0x0, {'count': (63, 0, 'RO', 0x0)}),
     'PHY_CONFIG': (0x8c40, 32, False, 1, 4, 0x0, 0x1, 0x0, 0x0, 0x0, 0x0, {'soft_reset': (0, 0, 'RW', 0x0)}),
     'TX_FC_REVISION_ID': (0x9800, 32, False, 1, 4, 0x8092017, 0x0, 0xffffffff, 0x0, 0x0, 0x0, {'revision': (31, 0, 'RO', 0x8092017)}),
     'TX_FC_SCRATCH': (0x9804, 32, False, 1, 4, 0x0, 0xffffffff, 0x0, 0x0, 0x0, 0x0, {'scratch': (31, 0, 'RW', 0x0)}),
@@ -371,6 +372,7 @@ COUNT_SOURCE = {
     'DMAQ_RDMA_REM_ERR': ('shim', "the shim's RDMA engine (its segment and RDMA headers on TX_S and RX_M)", None),
     'DMAQ_RDMA_TIMEOUT': ('shim', "the shim's RDMA engine (its segment and RDMA headers on TX_S and RX_M)", None),
     'DMAQ_RDMA_RX_LATE': ('shim', "the shim's RDMA engine (its segment and RDMA headers on TX_S and RX_M)", None),
+    'DMAQ_RDMA_RX_IMM_DROP': ('shim', "the shim's RDMA engine (its segment and RDMA headers on TX_S and RX_M)", None),
 }
 IP_INTERNAL = tuple(n for n, v in COUNT_SOURCE.items() if v[0] == 'ip_internal')
 

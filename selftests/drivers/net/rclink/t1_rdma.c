@@ -53,7 +53,10 @@
  *                guards in B's mapping checked and not one interrupt of
  *                B; a read-only registration refuses a WRITE (REM_ACCESS);
  *                the same key on another kernel QP of B (another file's)
- *                is refused (REM_KEY); after B's file is unbound, its key
+ *                is refused (REM_KEY); a WRITE with immediate data lands
+ *                and its immediate is counted (DMAQ_RDMA_RX_IMM_DROP: the
+ *                kernel's queues take no RECV_IMM); after B's file is
+ *                unbound, its key
  *                is refused (REM_KEY); registration errors (outside the
  *                area, an unbound file)
  *   formats      each TYPE1 header format (Standard with VLAN and without
@@ -1311,7 +1314,7 @@ TEST(ring_target)
 	struct rclink_mr_reg bad = { .size = sizeof(bad) };
 	uint32_t rkey, ro;
 	struct rclink_wc wc;
-	uint64_t ib0, ib1;
+	uint64_t ib0, ib1, imm0;
 	unsigned int i;
 	uint8_t *a, *b;
 	int64_t w;
@@ -1383,6 +1386,14 @@ TEST(ring_target)
 	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&sa, false, QP_RT2, A_DST, 100, rkey,
 					0, &wc));
 	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, K_AREA)) TH_LOG("B written");
+	/* immediate data: the data lands, the immediate is counted dropped */
+	imm0 = rd(&bb, RCLINK_DMAQ_RDMA_RX_IMM_DROP);
+	fill(a + A_SRC, 6, 200);
+	EXPECT_EQ(RCLINK_WC_OK, op_imm(&sa, QP_RT, A_SRC, 200, rkey, 0, 0x1234,
+				       &wc));
+	EXPECT_EQ(-1, check(b + RT_OFF, 6, 200));
+	EXPECT_EQ(1, rd(&bb, RCLINK_DMAQ_RDMA_RX_IMM_DROP) - imm0);
+	memset(b, GUARD_BYTE, K_AREA);
 	/* unbound: the registrations went */
 	EXPECT_EQ(0, ioctl(k.fd, RCLINK_IOC_UNBIND));
 	EXPECT_EQ(RCLINK_WC_REM_KEY, op(&sa, true, QP_RT, A_SRC, 100, rkey, 0,
