@@ -255,31 +255,21 @@ module rclink_ctx #(
     end
 
     // ---- doorbell record writer -----------------------------------------------
-    reg [CW-1:0] r_pick;
-    reg          r_any;
-    integer      ri;
-    always @* begin
-        r_pick = {CW{1'b0}};
-        r_any = 1'b0;
-        for (ri = NCTX - 1; ri >= 1; ri = ri - 1)
-            if (rec_p[ri]) begin
-                r_pick = ri[CW-1:0];
-                r_any = 1'b1;
-            end
-    end
+    // the lowest user context (1..NCTX-1) whose bit is set in m: {any, index}
+    function [CW:0] lowest(input [NCTX-1:0] m);
+        integer k;
+        begin
+            lowest = {(CW+1){1'b0}};
+            for (k = NCTX - 1; k >= 1; k = k - 1)
+                if (m[k])
+                    lowest = {1'b1, k[CW-1:0]};
+        end
+    endfunction
+    wire [CW-1:0] r_pick, l_pick;
+    wire          r_any, l_any;
+    assign {r_any, r_pick} = lowest(rec_p);
     // ... and the area table's reader (enable), which shares the client
-    reg [CW-1:0] l_pick;
-    reg          l_any;
-    integer      li;
-    always @* begin
-        l_pick = {CW{1'b0}};
-        l_any = 1'b0;
-        for (li = NCTX - 1; li >= 1; li = li - 1)
-            if (ld_p[li]) begin
-                l_pick = li[CW-1:0];
-                l_any = 1'b1;
-            end
-    end
+    assign {l_any, l_pick} = lowest(ld_p);
     reg [63:0]   w_addr, w_d0, w_d1;
     reg [MW:0]   l_i;                // table words read
     wire [19:0]  l_n = acfg[w_c][19:0];
@@ -295,20 +285,10 @@ module rclink_ctx #(
                   rec_first != {NCTX{1'b0}};
 
     // ---- events ---------------------------------------------------------------
-    reg [CW-1:0] e_pick;
-    reg          e_any, e_err;
-    integer      ei;
-    always @* begin
-        e_pick = {CW{1'b0}};
-        e_any = 1'b0;
-        e_err = 1'b0;
-        for (ei = NCTX - 1; ei >= 1; ei = ei - 1)
-            if (ev_err_p[ei] || ev_cq_p[ei]) begin
-                e_pick = ei[CW-1:0];
-                e_any = 1'b1;
-                e_err = ev_err_p[ei];
-            end
-    end
+    wire [CW-1:0] e_pick;
+    wire          e_any;
+    assign {e_any, e_pick} = lowest(ev_err_p | ev_cq_p);
+    wire          e_err = ev_err_p[e_pick];
 
     integer i;
     always @(posedge clk) begin
