@@ -34,10 +34,13 @@
 //   the word client of rclink_dma_arb (doorbell records, CQEs, the area
 //   table) and the CTX_CQ / CTX_ERR event source of rclink_evt.
 //
+// DMAQ_QP_OWNER.flushed: set for a QP whose packets a stop left
+// unacknowledged (the send engine's fl_v), cleared by a write of the entry.
+//
 // Not yet (rtl.rst): the receive path into user contexts' RQs and CQs
-// (RQ_CONS stays 0), the moderation timer (MOD.usec), the OST share, the
-// release of the IP's slots at a stop and DMAQ_QP_OWNER.flushed; so the
-// shim's tops keep NCTX = 1.
+// (RQ_CONS stays 0), the moderation timer (MOD.usec), the OST share and
+// the release of the IP's slots at a stop; so the shim's tops keep
+// NCTX = 1.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
@@ -46,7 +49,8 @@ module rclink_ctx #(
     parameter QP_AW = 10,
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
     parameter MAXCH = 16,           // DMAQ_CTX_CAP.max_chunks (translation memory)
-    parameter MW = 4                // clog2(MAXCH)
+    parameter MW = 4,               // clog2(MAXCH)
+    parameter FL_N = 4              // the send engine's message slots
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -93,6 +97,8 @@ module rclink_ctx #(
     input  wire        x_fail,
     input  wire [7:0]  x_cause,
     input  wire [63:0] x_info,
+    input  wire [FL_N-1:0] fl_v,        // a stop flushed packets of these QPs
+    input  wire [FL_N*QP_AW-1:0] fl_qpn,
     // the send engine's completions of user contexts, into their CQs
     input  wire        cqe_valid,
     input  wire [CW-1:0] cqe_ctx,
@@ -182,6 +188,7 @@ module rclink_ctx #(
     // ---- owner tables -------------------------------------------------------
     reg [CW-1:0]     qown [0:QP_NUM-1];
     reg [QP_NUM-1:0] qown_v;            // entry written since reset
+    reg [QP_NUM-1:0] qflushed;          // DMAQ_QP_OWNER.flushed
     reg [CW-1:0]     town [0:7];
     wire             osel_ok = owner_sel < QP_NUM;
     // a context's SQ consumer index, the engine's while it serves it
@@ -204,7 +211,8 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_CAP:       rdata = CAP;
         `RCLINK_DMAQ_CTX_SEL:       rdata = {48'd0, ctx_sel};
         `RCLINK_DMAQ_QP_OWNER_SEL:  rdata = {48'd0, owner_sel};
-        `RCLINK_DMAQ_QP_OWNER:      rdata = {48'd0, own_sel_ctx};
+        `RCLINK_DMAQ_QP_OWNER:
+            rdata = {47'd0, osel_ok && qflushed[oq], own_sel_ctx};
         `RCLINK_DMAQ_CTX_CTRL:      if (sel_ok) rdata = {63'd0, en[s]};
         `RCLINK_DMAQ_CTX_STATUS:
             if (sel_ok)
@@ -433,6 +441,7 @@ module rclink_ctx #(
             ctx_sel <= 16'd0;
             owner_sel <= 16'd0;
             qown_v <= {QP_NUM{1'b0}};
+            qflushed <= {QP_NUM{1'b0}};
             for (i = 0; i < 8; i = i + 1)
                 town[i] <= {CW{1'b0}};
             for (i = 0; i < NCTX; i = i + 1) begin
@@ -604,13 +613,16 @@ module rclink_ctx #(
                 case (addr)
                 `RCLINK_DMAQ_CTX_SEL:      ctx_sel <= n_sel64[15:0];
                 `RCLINK_DMAQ_QP_OWNER_SEL: owner_sel <= n_osel64[15:0];
-                `RCLINK_DMAQ_QP_OWNER:
+                `RCLINK_DMAQ_QP_OWNER: begin
                     // a QP >= QP_NUM selects nothing, an owner >= NCTX is
-                    // not written
+                    // not written; any write clears flushed
                     if (osel_ok && n_own64[15:0] < N16) begin
                         qown[oq] <= n_own64[CW-1:0];
                         qown_v[oq] <= 1'b1;
                     end
+                    if (osel_ok)
+                        qflushed[oq] <= 1'b0;
+                end
                 `RCLINK_DMAQ_CTX_CTRL:
                     if (sel_ok) begin
                         if (n_ctrl[`RCLINK_DMAQ_CTX_CTRL_STOP_LSB] && run[s]) begin
@@ -735,6 +747,11 @@ module rclink_ctx #(
                 stop_p[x_ctx] <= 1'b1;
                 rec_ev[x_ctx] <= 1'b1;
             end
+            // a stop flushed unacknowledged packets of a QP: the PSN
+            // sequence has a hole (DMAQ_QP_OWNER.flushed)
+            for (i = 0; i < FL_N; i = i + 1)
+                if (fl_v[i])
+                    qflushed[fl_qpn[QP_AW*i +: QP_AW]] <= 1'b1;
             // a stopping context: the last record once nothing is in flight
             for (i = 1; i < NCTX; i = i + 1)
                 if (stop_p[i] && !bsy[i]) begin

@@ -436,6 +436,8 @@ module rclink_shim_top #(
     wire        x_new, x_not_owner, x_fail;
     wire [7:0]  x_cause;
     wire        cqe_u_ready;
+    wire [3:0]  fl_v;
+    wire [4*QP_AW-1:0] fl_qpn;
     generate
         if (NCTX > 1) begin : g_ctx
             rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW)) u_ctx (
@@ -456,6 +458,7 @@ module rclink_shim_top #(
                 .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
                 .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
                 .x_cause(x_cause), .x_info(x_info),
+                .fl_v(fl_v), .fl_qpn(fl_qpn),
                 .cqe_valid(cqe_s_valid && cqe_s_ctx != {SCW{1'b0}}),
                 .cqe_ctx(cqe_s_ctx), .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1),
                 .cqe_ready(cqe_u_ready),
@@ -599,6 +602,7 @@ module rclink_shim_top #(
         .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),
         .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
         .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
+        .fl_v(fl_v), .fl_qpn(fl_qpn),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
         .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
         .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),

@@ -134,6 +134,8 @@ module rclink_sq #(
     output reg  [7:0]  x_cause,
     output reg  [63:0] x_info,
     input  wire        k_room,           // context 0's CQ takes a CQE
+    output reg  [MSGS-1:0] fl_v,         // a stop flushed the slot's unacknowledged
+    output reg  [MSGS*QP_AW-1:0] fl_qpn, // packets of this QP (DMAQ_QP_OWNER.flushed)
     output wire [CW-1:0] cqe_ctx,        // the CQE's context
     // DMA engine burst client (reads only)
     output reg         dma_cmd_valid,
@@ -330,6 +332,11 @@ module rclink_sq #(
         for (uf = 0; uf < MSGS; uf = uf + 1)
             u_flush[uf] = m_v[uf] && m_ctx[uf] != {CW{1'b0}} && !u_runs[m_ctx[uf]] &&
                           !(st != S_IDLE && c_slot == uf[1:0]);
+        // ... those with packets not acknowledged yet (once: m_out clears)
+        for (uf = 0; uf < MSGS; uf = uf + 1) begin
+            fl_v[uf] = u_flush[uf] && !m_t2[uf] && m_out[uf] != 10'd0;
+            fl_qpn[QP_AW*uf +: QP_AW] = m_qpn[uf][QP_AW-1:0];
+        end
     end
 
     // free slot
