@@ -28,7 +28,8 @@
 //   offsets through the memory (chunk by chunk), the SQ consumer indexes,
 //   NOT_OWNER counts and the engine's errors (BAD_WQE, BAD_ADDR, DMA);
 //   the CQ writer of user contexts (the send engine's CQEs, 4 words, word
-//   3 last) with the armed CQ's event after DMAQ_CTX_MOD.count CQEs;
+//   3 last) with the armed CQ's event after DMAQ_CTX_MOD.count CQEs or
+//   usec microseconds (ticks of US_CYCLES cycles) after the first;
 //   errors: running ends, cause and info, the record gets ERROR and CAUSE,
 //   then one CTX_ERR event record;
 //   the word client of rclink_dma_arb (doorbell records, CQEs, the area
@@ -38,9 +39,8 @@
 // unacknowledged (the send engine's fl_v), cleared by a write of the entry.
 //
 // Not yet (rtl.rst): the receive path into user contexts' RQs and CQs
-// (RQ_CONS stays 0), the moderation timer (MOD.usec), the OST share and
-// the release of the IP's slots at a stop; so the shim's tops keep
-// NCTX = 1.
+// (RQ_CONS stays 0), the OST share and the release of the IP's slots at
+// a stop; so the shim's tops keep NCTX = 1.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
@@ -50,7 +50,8 @@ module rclink_ctx #(
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
     parameter MAXCH = 16,           // DMAQ_CTX_CAP.max_chunks (translation memory)
     parameter MW = 4,               // clog2(MAXCH)
-    parameter FL_N = 4              // the send engine's message slots
+    parameter FL_N = 4,             // the send engine's message slots
+    parameter US_CYCLES = 250       // clock cycles a microsecond (MOD.usec)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -171,6 +172,11 @@ module rclink_ctx #(
     reg [63:0] n_not_owner [0:NCTX-1];
     reg [NCTX-1:0] stop_p;          // stopping: the last record once nothing is in flight
     reg [CW-1:0]   rr;              // the user context served last
+    // DMAQ_CTX_MOD.usec: a microsecond tick, a timer per context (its
+    // microseconds left, 0: off) started by the first CQE after the arm
+    reg [15:0]     us_pre;
+    wire           us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
+    reg [16:0]     tm_left [0:NCTX-1];
     // the receive side is not in the RTL yet (rtl.rst)
     wire [31:0] rq_cons = 32'd0;
 
@@ -425,6 +431,7 @@ module rclink_ctx #(
     wire [31:0]   w_p1 = cq_prod[w_c] + 32'd1;
     wire [15:0]   w_cnt = mod[w_c][`RCLINK_DMAQ_CTX_MOD_COUNT_MSB:`RCLINK_DMAQ_CTX_MOD_COUNT_LSB];
     wire [31:0]   w_need = (w_cnt == 16'd0) ? 32'd1 : {16'd0, w_cnt};
+    wire [15:0]   w_usec = mod[w_c][`RCLINK_DMAQ_CTX_MOD_USEC_MSB:`RCLINK_DMAQ_CTX_MOD_USEC_LSB];
     wire          w_cqe_done = w_st == W_C3 && dma_ready;
     assign hold = ld_p != {NCTX{1'b0}} || w_st == W_RD || w_st == W_RSP ||
                   rec_first != {NCTX{1'b0}};
@@ -469,6 +476,9 @@ module rclink_ctx #(
             end
             stop_p <= {NCTX{1'b0}};
             rr <= NCTX[CW-1:0] - 1'b1;
+            us_pre <= 16'd0;
+            for (i = 0; i < NCTX; i = i + 1)
+                tm_left[i] <= 17'd0;
             w_fin <= 1'b0;
             w_c1 <= 64'd0;
             en <= {NCTX{1'b0}};
@@ -555,6 +565,10 @@ module rclink_ctx #(
                     if (armed[w_c] && w_p1 - arm_idx[w_c] >= w_need) begin
                         armed[w_c] <= 1'b0;
                         ev_cq_p[w_c] <= 1'b1;
+                    end else if (armed[w_c] && w_usec != 16'd0 && tm_left[w_c] == 17'd0) begin
+                        // the timer: usec after this CQE (one more tick,
+                        // since the tick's phase is not this CQE's)
+                        tm_left[w_c] <= {1'b0, w_usec} + 17'd1;
                     end
                 end
             W_RD:
@@ -726,6 +740,21 @@ module rclink_ctx #(
                     endcase
                 end
             end
+
+            // ---- the moderation timers: the event when one runs out
+            us_pre <= us_tick ? 16'd0 : us_pre + 16'd1;
+            for (i = 1; i < NCTX; i = i + 1)
+                if (!armed[i] || (d_ok && !d_bad && d_off == `RCLINK_DB_OFF_CQ_ARM &&
+                                  d == i[CW-1:0])) begin
+                    // disarmed, or armed anew: no timer
+                    tm_left[i] <= 17'd0;
+                end else if (us_tick && tm_left[i] != 17'd0) begin
+                    tm_left[i] <= tm_left[i] - 17'd1;
+                    if (tm_left[i] == 17'd1) begin
+                        armed[i] <= 1'b0;
+                        ev_cq_p[i] <= 1'b1;
+                    end
+                end
 
             // ---- the send engine's reports
             if (u_cons_we && q_ctx != {CW{1'b0}})

@@ -28,6 +28,7 @@ module rclink_shim_top #(
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles ip_rst_n is held low
     parameter BURST = 0,                    // 1: the queue engines on q_*
+    parameter US_CYCLES = 250,              // clock cycles a microsecond
     // contexts, context 0 included (DMAQ_CTX_CAP.num; rtl.rst "Contexts"):
     // 1, no user contexts and no doorbell BAR, until their data path is in
     parameter NCTX = 1
@@ -440,7 +441,7 @@ module rclink_shim_top #(
     wire [4*QP_AW-1:0] fl_qpn;
     generate
         if (NCTX > 1) begin : g_ctx
-            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW)) u_ctx (
+            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES)) u_ctx (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata),
                 .wmask(csr_wmask), .rdata(ctx_rdata), .hit(ctx_hit),
