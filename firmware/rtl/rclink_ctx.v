@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// rclink PCIe shim: user contexts, control plane (Documentation/hw/shim.rst,
-// "Contexts"; Documentation/hw/rtl.rst, "Contexts").
+// rclink PCIe shim: user contexts (Documentation/hw/shim.rst, "Contexts";
+// Documentation/hw/rtl.rst, "Contexts").
 //
 // NCTX contexts, context 0 being the kernel's queues of rclink_csr.  This
-// block holds what the contract asks of a context besides its data path:
+// block holds:
 //
 //   DMAQ_CTX_CAP (num = NCTX), DMAQ_CTX_SEL and the selected register file
 //   (configuration written while disabled, MOD and OST at any time, 32-bit
@@ -15,20 +15,32 @@
 //   event), resets the indices, reads the area table into the translation
 //   memory (CONFIG for an unreadable table or a misaligned chunk), writes
 //   the doorbell record and runs the context, BAR0 waiting meanwhile
-//   (hold); stop writes the record a last time and then clears active;
-//   disable forgets indices and error;
+//   (hold); stop (and an error) lets the send engine flush what it has of
+//   the context, writes the record a last time once nothing is in flight
+//   and then clears active; disable forgets indices and error;
 //   the doorbell pages (BAR4, page n at n << 16): SQ_PROD, RQ_PROD, CQ_CONS
 //   with the DOORBELL checks, CQ_ARM (one shot, an event at once when CQEs
 //   from the armed index on are written);
+//   the send engine's side (rclink_sq serves one context at a time): the
+//   round robin choice of the next running context with a WQE posted and
+//   room in its CQ for one more message than it has in flight, the SQ of
+//   the context served, its area size and the translation of its area
+//   offsets through the memory (chunk by chunk), the SQ consumer indexes,
+//   NOT_OWNER counts and the engine's errors (BAD_WQE, BAD_ADDR, DMA);
+//   the CQ writer of user contexts (the send engine's CQEs, 4 words, word
+//   3 last) with the armed CQ's event after DMAQ_CTX_MOD.count CQEs or
+//   usec microseconds (ticks of US_CYCLES cycles) after the first;
 //   errors: running ends, cause and info, the record gets ERROR and CAUSE,
 //   then one CTX_ERR event record;
-//   the doorbell record writer and table reader (a word client of
-//   rclink_dma_arb) and the CTX_CQ / CTX_ERR event source of rclink_evt.
+//   the word client of rclink_dma_arb (doorbell records, CQEs, the area
+//   table) and the CTX_CQ / CTX_ERR event source of rclink_evt.
 //
-// The data path of user contexts (their WQEs, RQEs and CQEs, the
-// translation of area offsets through the memory) is not in the RTL yet:
-// the consumer and CQ producer indexes stay 0, so the shim's tops keep
-// NCTX = 1 (no user contexts, no doorbell BAR) until it is (rtl.rst).
+// DMAQ_QP_OWNER.flushed: set for a QP whose packets a stop left
+// unacknowledged (the send engine's fl_v), cleared by a write of the entry.
+//
+// Not yet (rtl.rst): the receive path into user contexts' RQs and CQs
+// (RQ_CONS stays 0), the OST share and the release of the IP's slots at
+// a stop; so the shim's tops keep NCTX = 1.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
@@ -37,7 +49,9 @@ module rclink_ctx #(
     parameter QP_AW = 10,
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
     parameter MAXCH = 16,           // DMAQ_CTX_CAP.max_chunks (translation memory)
-    parameter MW = 4                // clog2(MAXCH)
+    parameter MW = 4,               // clog2(MAXCH)
+    parameter FL_N = 4,             // the send engine's message slots
+    parameter US_CYCLES = 250       // clock cycles a microsecond (MOD.usec)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -59,6 +73,39 @@ module rclink_ctx #(
     output wire [15:0] own_qp_ctx,
     input  wire [2:0]  own_grp,
     output wire [15:0] own_grp_ctx,
+    // the send engine (rclink_sq): the context it serves (q_ctx) and that
+    // one's ring, area and translation; the next user context to serve
+    input  wire [CW-1:0] q_ctx,
+    input  wire        q_busy,
+    output wire [63:0] q_base,
+    output wire [3:0]  q_order,
+    output wire        q_run,
+    output wire [31:0] q_prod,
+    output wire [63:0] q_area,
+    output wire [NCTX-1:0] runs,
+    input  wire [63:0] tr_off,
+    output wire [63:0] tr_bus,
+    output wire [31:0] tr_rem,
+    output reg         u_any,
+    output reg  [CW-1:0] u_pick,
+    output wire [31:0] u_pick_cons,
+    input  wire        u_take,
+    input  wire        u_cons_we,
+    input  wire [31:0] u_cons,
+    input  wire [CW-1:0] x_ctx,
+    input  wire        x_new,
+    input  wire        x_not_owner,
+    input  wire        x_fail,
+    input  wire [7:0]  x_cause,
+    input  wire [63:0] x_info,
+    input  wire [FL_N-1:0] fl_v,        // a stop flushed packets of these QPs
+    input  wire [FL_N*QP_AW-1:0] fl_qpn,
+    // the send engine's completions of user contexts, into their CQs
+    input  wire        cqe_valid,
+    input  wire [CW-1:0] cqe_ctx,
+    input  wire [63:0] cqe_w0,
+    input  wire [63:0] cqe_w1,
+    output wire        cqe_ready,
     // event source (rclink_evt): held until taken
     output reg         ev_valid,
     output reg  [7:0]  ev_src,
@@ -112,16 +159,34 @@ module rclink_ctx #(
     reg [NCTX-1:0] ev_err_p, ev_cq_p;
     reg [NCTX-1:0] ld_p;            // enabled: the area table is to be read
     reg [NCTX-1:0] rec_first;       // a record BAR0 waits for (enable, disable)
-    // the translation memory: chunk i of context c at {c, i} (for the data
-    // path, which is not in the RTL yet)
+    // the translation memory: chunk i of context c at {c, i}
     reg [63:0] tmem [0:NCTX*MAXCH-1];
-    // the data path's indexes (not in the RTL yet: rtl.rst)
-    wire [31:0] sq_cons = 32'd0, rq_cons = 32'd0, cq_prod = 32'd0;
+    // the send side's indexes: the SQ consumer (the engine's own while it
+    // serves the context: u_cons), the CQ producer, the armed index, the
+    // consumer in the doorbell record, the messages whose CQE is to come
+    reg [31:0] sqc_m   [0:NCTX-1];
+    reg [31:0] cq_prod [0:NCTX-1];
+    reg [31:0] arm_idx [0:NCTX-1];
+    reg [31:0] rec_sq  [0:NCTX-1];
+    reg [5:0]  held    [0:NCTX-1];
+    reg [63:0] n_not_owner [0:NCTX-1];
+    reg [NCTX-1:0] stop_p;          // stopping: the last record once nothing is in flight
+    reg [CW-1:0]   rr;              // the user context served last
+    // DMAQ_CTX_MOD.usec: a microsecond tick, a timer per context (its
+    // microseconds left, 0: off) started by the first CQE after the arm
+    reg [15:0]     us_pre;
+    wire           us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
+    reg [16:0]     tm_left [0:NCTX-1];
+    // the receive side is not in the RTL yet (rtl.rst)
+    wire [31:0] rq_cons = 32'd0;
 
     // the record writer and table reader's state (below)
-    localparam W_IDLE = 3'd0, W_W0 = 3'd1, W_W1 = 3'd2, W_RD = 3'd3, W_RSP = 3'd4;
-    reg [2:0]    w_st;
+    localparam W_IDLE = 4'd0, W_W0 = 4'd1, W_W1 = 4'd2, W_RD = 4'd3, W_RSP = 4'd4,
+               W_C0 = 4'd5, W_C1 = 4'd6, W_C2 = 4'd7, W_C3 = 4'd8;
+    reg [3:0]    w_st;
     reg [CW-1:0] w_c;
+    reg          w_fin;             // the record is the last one of a stop
+    reg [63:0]   w_c1;              // CQE word 1
     reg [15:0] ctx_sel, owner_sel;
     wire       sel_ok = ctx_sel != 16'd0 && ctx_sel < N16;
     wire [CW-1:0] s = ctx_sel[CW-1:0];
@@ -129,8 +194,11 @@ module rclink_ctx #(
     // ---- owner tables -------------------------------------------------------
     reg [CW-1:0]     qown [0:QP_NUM-1];
     reg [QP_NUM-1:0] qown_v;            // entry written since reset
+    reg [QP_NUM-1:0] qflushed;          // DMAQ_QP_OWNER.flushed
     reg [CW-1:0]     town [0:7];
     wire             osel_ok = owner_sel < QP_NUM;
+    // a context's SQ consumer index, the engine's while it serves it
+    wire [31:0]      s_cons = (u_cons_we && q_ctx == s) ? u_cons : sqc_m[s];
     wire [QP_AW-1:0] oq = owner_sel[QP_AW-1:0];
     wire [15:0]      own_sel_ctx = (osel_ok && qown_v[oq]) ? {{(16-CW){1'b0}}, qown[oq]} : 16'd0;
     assign own_qp_ctx  = qown_v[own_qpn] ? {{(16-CW){1'b0}}, qown[own_qpn]} : 16'd0;
@@ -149,7 +217,8 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_CAP:       rdata = CAP;
         `RCLINK_DMAQ_CTX_SEL:       rdata = {48'd0, ctx_sel};
         `RCLINK_DMAQ_QP_OWNER_SEL:  rdata = {48'd0, owner_sel};
-        `RCLINK_DMAQ_QP_OWNER:      rdata = {48'd0, own_sel_ctx};
+        `RCLINK_DMAQ_QP_OWNER:
+            rdata = {47'd0, osel_ok && qflushed[oq], own_sel_ctx};
         `RCLINK_DMAQ_CTX_CTRL:      if (sel_ok) rdata = {63'd0, en[s]};
         `RCLINK_DMAQ_CTX_STATUS:
             if (sel_ok)
@@ -164,11 +233,11 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_AREA_TBL:  if (sel_ok) rdata = tbl[s];
         `RCLINK_DMAQ_CTX_AREA_CFG:  if (sel_ok) rdata = acfg[s];
         `RCLINK_DMAQ_CTX_MOD:       if (sel_ok) rdata = mod[s];
-        `RCLINK_DMAQ_CTX_SQ_IDX:    if (sel_ok) rdata = {sq_cons, sq_prod[s]};
+        `RCLINK_DMAQ_CTX_SQ_IDX:    if (sel_ok && en[s]) rdata = {s_cons, sq_prod[s]};
         `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok) rdata = {rq_cons, rq_prod[s]};
-        `RCLINK_DMAQ_CTX_CQ_IDX:    if (sel_ok) rdata = {cq_cons[s], cq_prod};
+        `RCLINK_DMAQ_CTX_CQ_IDX:    if (sel_ok && en[s]) rdata = {cq_cons[s], cq_prod[s]};
         `RCLINK_DMAQ_CTX_RX_NOBUF:  rdata = 64'd0;
-        `RCLINK_DMAQ_CTX_NOT_OWNER: rdata = 64'd0;
+        `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rdata = n_not_owner[s];
         `RCLINK_DMAQ_CTX_EVENTS:    if (sel_ok) rdata = n_events[s];
         `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {48'd0, ost_max[s]};
         default: begin
@@ -243,72 +312,135 @@ module rclink_ctx #(
     wire [31:0]   d_sqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB]);
     wire [31:0]   d_rqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_LSB]);
     wire [31:0]   d_cqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
+    wire [31:0]   d_cons = (u_cons_we && q_ctx == d) ? u_cons : sqc_m[d];
     reg           d_bad;
     always @* begin
         d_bad = 1'b0;
         case (d_off)
-        `RCLINK_DB_OFF_SQ_PROD: d_bad = d_v - sq_cons > d_sqsz;
+        `RCLINK_DB_OFF_SQ_PROD: d_bad = d_v - d_cons > d_sqsz;
         `RCLINK_DB_OFF_RQ_PROD: d_bad = d_v - rq_cons > d_rqsz;
-        `RCLINK_DB_OFF_CQ_CONS: d_bad = d_v - cq_cons[d] > cq_prod - cq_cons[d];
+        `RCLINK_DB_OFF_CQ_CONS: d_bad = d_v - cq_cons[d] > cq_prod[d] - cq_cons[d];
         default:                d_bad = 1'b0;
         endcase
     end
 
     // ---- doorbell record writer -----------------------------------------------
-    reg [CW-1:0] r_pick;
-    reg          r_any;
-    integer      ri;
-    always @* begin
-        r_pick = {CW{1'b0}};
-        r_any = 1'b0;
-        for (ri = NCTX - 1; ri >= 1; ri = ri - 1)
-            if (rec_p[ri]) begin
-                r_pick = ri[CW-1:0];
-                r_any = 1'b1;
-            end
-    end
+    // the lowest user context (1..NCTX-1) whose bit is set in m: {any, index}
+    function [CW:0] lowest(input [NCTX-1:0] m);
+        integer k;
+        begin
+            lowest = {(CW+1){1'b0}};
+            for (k = NCTX - 1; k >= 1; k = k - 1)
+                if (m[k])
+                    lowest = {1'b1, k[CW-1:0]};
+        end
+    endfunction
+    wire [CW-1:0] r_pick, l_pick;
+    wire          r_any, l_any;
+    assign {r_any, r_pick} = lowest(rec_p);
     // ... and the area table's reader (enable), which shares the client
-    reg [CW-1:0] l_pick;
-    reg          l_any;
-    integer      li;
-    always @* begin
-        l_pick = {CW{1'b0}};
-        l_any = 1'b0;
-        for (li = NCTX - 1; li >= 1; li = li - 1)
-            if (ld_p[li]) begin
-                l_pick = li[CW-1:0];
-                l_any = 1'b1;
-            end
-    end
+    assign {l_any, l_pick} = lowest(ld_p);
     reg [63:0]   w_addr, w_d0, w_d1;
     reg [MW:0]   l_i;                // table words read
     wire [19:0]  l_n = acfg[w_c][19:0];
     wire [5:0]   l_sh = acfg[w_c][29:24];
     wire [63:0]  l_mask = (64'd1 << l_sh) - 64'd1;
     assign dma_lock = w_st != W_IDLE;
-    assign dma_write = w_st == W_W0 || w_st == W_W1;
-    assign dma_addr = w_st == W_W1 ? w_addr + 64'd8 :
+    assign dma_write = w_st != W_RD && w_st != W_RSP;
+    assign dma_addr = (w_st == W_W1 || w_st == W_C1) ? w_addr + 64'd8 :
+                      w_st == W_C2 ? w_addr + 64'd16 :
+                      w_st == W_C3 ? w_addr + 64'd24 :
                       (w_st == W_RD || w_st == W_RSP) ? w_addr + {{(60-MW){1'b0}}, l_i, 3'd0} :
                       w_addr;
-    assign dma_data = w_st == W_W1 ? w_d1 : w_d0;
+    assign dma_data = (w_st == W_W1 || w_st == W_C3) ? w_d1 :
+                      w_st == W_C1 ? w_c1 : w_st == W_C2 ? 64'd0 : w_d0;
+
+    // ---- the send engine's side ----------------------------------------------
+    wire [5:0]  q_sh = acfg[q_ctx][29:24];
+    wire [63:0] q_cmask = (64'd1 << q_sh) - 64'd1;
+    wire [63:0] q_ci = tr_off >> q_sh;
+    wire [63:0] q_crem = (64'd1 << q_sh) - (tr_off & q_cmask);
+    assign q_base = sq_base[q_ctx];
+    assign q_order = qcfg[q_ctx][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB];
+    assign q_run = run[q_ctx];
+    assign q_prod = sq_prod[q_ctx];
+    assign q_area = {44'd0, acfg[q_ctx][19:0]} << q_sh;
+    assign runs = run;
+    // an area offset of q_ctx through its chunk table (the engine checked
+    // the piece against the area when it read the WQE)
+    assign tr_bus = tmem[{q_ctx, q_ci[MW-1:0]}] + (tr_off & q_cmask);
+    assign tr_rem = q_crem[31:0];
+
+    // per context: ready to be served (running, a WQE posted, room in its
+    // CQ for one more message than it has in flight), in flight (the
+    // stop waits), a record to write first (its SQ consumer moved)
+    reg [NCTX-1:0] rdy, bsy, dirty;
+    reg [31:0]     t_cons, t_room;
+    integer        ui;
+    always @* begin
+        rdy = {NCTX{1'b0}};
+        bsy = {NCTX{1'b0}};
+        dirty = {NCTX{1'b0}};
+        for (ui = 1; ui < NCTX; ui = ui + 1) begin
+            t_cons = (u_cons_we && q_ctx == ui[CW-1:0]) ? u_cons : sqc_m[ui];
+            t_room = qsize(qcfg[ui][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
+                     (cq_prod[ui] - cq_cons[ui]);
+            rdy[ui] = run[ui] && t_cons != sq_prod[ui] &&
+                      t_room > {26'd0, held[ui]} + ((x_new && x_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0);
+            bsy[ui] = held[ui] != 6'd0 || (x_new && x_ctx == ui[CW-1:0]) ||
+                      (q_busy && q_ctx == ui[CW-1:0]) ||
+                      ((w_st == W_C0 || w_st == W_C1 || w_st == W_C2 || w_st == W_C3) &&
+                       w_c == ui[CW-1:0]);
+            dirty[ui] = rec_sq[ui] != t_cons;
+        end
+    end
+    // round robin from the one after the last served
+    integer uk, ut;
+    always @* begin
+        u_any = 1'b0;
+        u_pick = {CW{1'b0}};
+        for (uk = NCTX - 1; uk >= 1; uk = uk - 1) begin
+            ut = {{(32-CW){1'b0}}, rr} + uk;
+            if (ut >= NCTX)
+                ut = ut - (NCTX - 1);
+            if (rdy[ut]) begin
+                u_any = 1'b1;
+                u_pick = ut[CW-1:0];
+            end
+        end
+    end
+    assign u_pick_cons = (u_cons_we && q_ctx == u_pick) ? u_cons : sqc_m[u_pick];
+
+    // the writer's next job: a record before a CQE of a context whose
+    // consumer moved, the record of a stop (or enable), the CQE, a record
+    // of a running context whose consumer moved
+    wire [CW-1:0] d_pick;
+    wire          d_any;
+    assign {d_any, d_pick} = lowest(dirty & run);
+    wire          c_rec = cqe_valid && dirty[cqe_ctx];
+    wire          w_rec = c_rec || r_any || (!cqe_valid && d_any);
+    wire [CW-1:0] rec_c = c_rec ? cqe_ctx : r_any ? r_pick : d_pick;
+    wire [31:0]   rec_cons = (u_cons_we && q_ctx == rec_c) ? u_cons : sqc_m[rec_c];
+    assign cqe_ready = w_st == W_IDLE && !l_any && cqe_valid && !c_rec && !r_any;
+    wire [31:0]   c_size = qsize(qcfg[cqe_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
+    wire [31:0]   c_prod = cq_prod[cqe_ctx];
+    wire [63:0]   c_w3 = ({63'd0, (c_prod & c_size) == 32'd0} << `RCLINK_CQE_PHASE_LSB) |
+                         ({32'd0, c_prod} << `RCLINK_CQE_SEQ_LSB);
+    // a CQE written: the armed CQ's event once DMAQ_CTX_MOD.count CQEs
+    // from the armed index are there
+    wire [31:0]   w_p1 = cq_prod[w_c] + 32'd1;
+    wire [15:0]   w_cnt = mod[w_c][`RCLINK_DMAQ_CTX_MOD_COUNT_MSB:`RCLINK_DMAQ_CTX_MOD_COUNT_LSB];
+    wire [31:0]   w_need = (w_cnt == 16'd0) ? 32'd1 : {16'd0, w_cnt};
+    wire [15:0]   w_usec = mod[w_c][`RCLINK_DMAQ_CTX_MOD_USEC_MSB:`RCLINK_DMAQ_CTX_MOD_USEC_LSB];
+    wire          w_cqe_done = w_st == W_C3 && dma_ready;
     assign hold = ld_p != {NCTX{1'b0}} || w_st == W_RD || w_st == W_RSP ||
                   rec_first != {NCTX{1'b0}};
 
     // ---- events ---------------------------------------------------------------
-    reg [CW-1:0] e_pick;
-    reg          e_any, e_err;
-    integer      ei;
-    always @* begin
-        e_pick = {CW{1'b0}};
-        e_any = 1'b0;
-        e_err = 1'b0;
-        for (ei = NCTX - 1; ei >= 1; ei = ei - 1)
-            if (ev_err_p[ei] || ev_cq_p[ei]) begin
-                e_pick = ei[CW-1:0];
-                e_any = 1'b1;
-                e_err = ev_err_p[ei];
-            end
-    end
+    wire [CW-1:0] e_pick;
+    wire          e_any;
+    assign {e_any, e_pick} = lowest(ev_err_p | ev_cq_p);
+    wire          e_err = ev_err_p[e_pick];
 
     integer i;
     always @(posedge clk) begin
@@ -316,6 +448,7 @@ module rclink_ctx #(
             ctx_sel <= 16'd0;
             owner_sel <= 16'd0;
             qown_v <= {QP_NUM{1'b0}};
+            qflushed <= {QP_NUM{1'b0}};
             for (i = 0; i < 8; i = i + 1)
                 town[i] <= {CW{1'b0}};
             for (i = 0; i < NCTX; i = i + 1) begin
@@ -334,7 +467,20 @@ module rclink_ctx #(
                 rq_prod[i] <= 32'd0;
                 cq_cons[i] <= 32'd0;
                 n_events[i] <= 64'd0;
+                sqc_m[i] <= 32'd0;
+                cq_prod[i] <= 32'd0;
+                arm_idx[i] <= 32'd0;
+                rec_sq[i] <= 32'd0;
+                held[i] <= 6'd0;
+                n_not_owner[i] <= 64'd0;
             end
+            stop_p <= {NCTX{1'b0}};
+            rr <= NCTX[CW-1:0] - 1'b1;
+            us_pre <= 16'd0;
+            for (i = 0; i < NCTX; i = i + 1)
+                tm_left[i] <= 17'd0;
+            w_fin <= 1'b0;
+            w_c1 <= 64'd0;
             en <= {NCTX{1'b0}};
             run <= {NCTX{1'b0}};
             act <= {NCTX{1'b0}};
@@ -370,14 +516,26 @@ module rclink_ctx #(
                     ld_p[l_pick] <= 1'b0;
                     dma_valid <= 1'b1;
                     w_st <= W_RD;
-                end else if (r_any) begin
-                    w_c <= r_pick;
-                    w_addr <= dbrec[r_pick];
-                    w_d0 <= {rq_cons, sq_cons};
-                    w_d1 <= {48'd0, err[r_pick] ? cause[r_pick] : 8'd0, 7'd0, err[r_pick]};
-                    rec_p[r_pick] <= 1'b0;
+                end else if (w_rec) begin
+                    w_c <= rec_c;
+                    w_addr <= dbrec[rec_c];
+                    w_d0 <= {rq_cons, rec_cons};
+                    w_d1 <= {48'd0, err[rec_c] ? cause[rec_c] : 8'd0, 7'd0, err[rec_c]};
+                    rec_sq[rec_c] <= rec_cons;
+                    w_fin <= !c_rec && r_any;
+                    if (!c_rec && r_any)
+                        rec_p[r_pick] <= 1'b0;
                     dma_valid <= 1'b1;
                     w_st <= W_W0;
+                end else if (cqe_valid) begin
+                    // a CQE: words 0-2, then word 3 (SEQ, PHASE)
+                    w_c <= cqe_ctx;
+                    w_addr <= cq_base[cqe_ctx] + {27'd0, c_prod & (c_size - 32'd1), 5'd0};
+                    w_d0 <= cqe_w0;
+                    w_c1 <= cqe_w1;
+                    w_d1 <= c_w3;
+                    dma_valid <= 1'b1;
+                    w_st <= W_C0;
                 end
             W_W0:
                 if (dma_ready) w_st <= W_W1;
@@ -385,13 +543,32 @@ module rclink_ctx #(
                 if (dma_ready) begin
                     dma_valid <= 1'b0;
                     w_st <= W_IDLE;
-                    rec_first[w_c] <= 1'b0;
-                    // written a last time: nothing more is read or written
-                    if (!run[w_c] && !rec_p[w_c])
-                        act[w_c] <= 1'b0;
-                    if (rec_ev[w_c]) begin
-                        rec_ev[w_c] <= 1'b0;
-                        ev_err_p[w_c] <= 1'b1;
+                    if (w_fin) begin
+                        rec_first[w_c] <= 1'b0;
+                        // written a last time: nothing more is read or written
+                        if (!run[w_c] && !rec_p[w_c] && !stop_p[w_c])
+                            act[w_c] <= 1'b0;
+                        if (rec_ev[w_c]) begin
+                            rec_ev[w_c] <= 1'b0;
+                            ev_err_p[w_c] <= 1'b1;
+                        end
+                    end
+                end
+            W_C0: if (dma_ready) w_st <= W_C1;
+            W_C1: if (dma_ready) w_st <= W_C2;
+            W_C2: if (dma_ready) w_st <= W_C3;
+            W_C3:
+                if (dma_ready) begin
+                    dma_valid <= 1'b0;
+                    w_st <= W_IDLE;
+                    cq_prod[w_c] <= w_p1;
+                    if (armed[w_c] && w_p1 - arm_idx[w_c] >= w_need) begin
+                        armed[w_c] <= 1'b0;
+                        ev_cq_p[w_c] <= 1'b1;
+                    end else if (armed[w_c] && w_usec != 16'd0 && tm_left[w_c] == 17'd0) begin
+                        // the timer: usec after this CQE (one more tick,
+                        // since the tick's phase is not this CQE's)
+                        tm_left[w_c] <= {1'b0, w_usec} + 17'd1;
                     end
                 end
             W_RD:
@@ -437,7 +614,7 @@ module rclink_ctx #(
                 ev_src <= e_err ? 8'd`RCLINK_EVT_SRC_CTX_ERR : 8'd`RCLINK_EVT_SRC_CTX_CQ;
                 ev_info <= e_err ?
                     {40'd0, cause[e_pick], {(16-CW){1'b0}}, e_pick} :
-                    {cq_prod, 16'd0, {(16-CW){1'b0}}, e_pick};
+                    {cq_prod[e_pick], 16'd0, {(16-CW){1'b0}}, e_pick};
                 if (e_err) begin
                     ev_err_p[e_pick] <= 1'b0;
                 end else begin
@@ -450,26 +627,32 @@ module rclink_ctx #(
                 case (addr)
                 `RCLINK_DMAQ_CTX_SEL:      ctx_sel <= n_sel64[15:0];
                 `RCLINK_DMAQ_QP_OWNER_SEL: owner_sel <= n_osel64[15:0];
-                `RCLINK_DMAQ_QP_OWNER:
+                `RCLINK_DMAQ_QP_OWNER: begin
                     // a QP >= QP_NUM selects nothing, an owner >= NCTX is
-                    // not written
+                    // not written; any write clears flushed
                     if (osel_ok && n_own64[15:0] < N16) begin
                         qown[oq] <= n_own64[CW-1:0];
                         qown_v[oq] <= 1'b1;
                     end
+                    if (osel_ok)
+                        qflushed[oq] <= 1'b0;
+                end
                 `RCLINK_DMAQ_CTX_CTRL:
                     if (sel_ok) begin
                         if (n_ctrl[`RCLINK_DMAQ_CTX_CTRL_STOP_LSB] && run[s]) begin
                             // stop: the last record, then active clears
                             run[s] <= 1'b0;
                             armed[s] <= 1'b0;
-                            rec_p[s] <= 1'b1;
+                            stop_p[s] <= 1'b1;
                         end
                         if (n_ctrl[0] && !en[s]) begin
                             en[s] <= 1'b1;
                             sq_prod[s] <= 32'd0;
                             rq_prod[s] <= 32'd0;
                             cq_cons[s] <= 32'd0;
+                            sqc_m[s] <= 32'd0;
+                            cq_prod[s] <= 32'd0;
+                            rec_sq[s] <= 32'd0;
                             armed[s] <= 1'b0;
                             if (c_bad) begin
                                 err[s] <= 1'b1;
@@ -502,7 +685,7 @@ module rclink_ctx #(
                             if (run[s]) begin
                                 // BAR0 waits for the last record, so that
                                 // the next read sees the context stopped
-                                rec_p[s] <= 1'b1;
+                                stop_p[s] <= 1'b1;
                                 rec_first[s] <= 1'b1;
                             end
                         end
@@ -536,7 +719,7 @@ module rclink_ctx #(
                     err[d] <= 1'b1;
                     cause[d] <= C_DOORBELL;
                     einfo[d] <= {32'd0, d_v};
-                    rec_p[d] <= 1'b1;
+                    stop_p[d] <= 1'b1;
                     rec_ev[d] <= 1'b1;
                 end else begin
                     case (d_off)
@@ -546,17 +729,64 @@ module rclink_ctx #(
                     `RCLINK_DB_OFF_CQ_ARM:
                         // one shot; CQEs from d_v on already written: the
                         // event at once
-                        if (cq_prod - d_v - 32'd1 < d_cqsz) begin
+                        if (cq_prod[d] - d_v - 32'd1 < d_cqsz) begin
                             armed[d] <= 1'b0;
                             ev_cq_p[d] <= 1'b1;
                         end else begin
                             armed[d] <= 1'b1;
+                            arm_idx[d] <= d_v;
                         end
                     default: ;
                     endcase
                 end
             end
 
+            // ---- the moderation timers: the event when one runs out
+            us_pre <= us_tick ? 16'd0 : us_pre + 16'd1;
+            for (i = 1; i < NCTX; i = i + 1)
+                if (!armed[i] || (d_ok && !d_bad && d_off == `RCLINK_DB_OFF_CQ_ARM &&
+                                  d == i[CW-1:0])) begin
+                    // disarmed, or armed anew: no timer
+                    tm_left[i] <= 17'd0;
+                end else if (us_tick && tm_left[i] != 17'd0) begin
+                    tm_left[i] <= tm_left[i] - 17'd1;
+                    if (tm_left[i] == 17'd1) begin
+                        armed[i] <= 1'b0;
+                        ev_cq_p[i] <= 1'b1;
+                    end
+                end
+
+            // ---- the send engine's reports
+            if (u_cons_we && q_ctx != {CW{1'b0}})
+                sqc_m[q_ctx] <= u_cons;
+            if (u_take)
+                rr <= u_pick;
+            for (i = 1; i < NCTX; i = i + 1)
+                held[i] <= held[i] + ((x_new && x_ctx == i[CW-1:0]) ? 6'd1 : 6'd0) -
+                           ((w_cqe_done && w_c == i[CW-1:0]) ? 6'd1 : 6'd0);
+            if (x_not_owner && x_ctx != {CW{1'b0}})
+                n_not_owner[x_ctx] <= n_not_owner[x_ctx] + 64'd1;
+            if (x_fail && en[x_ctx] && !err[x_ctx] && run[x_ctx]) begin
+                // the data path's error: stop, then the record and the event
+                run[x_ctx] <= 1'b0;
+                armed[x_ctx] <= 1'b0;
+                err[x_ctx] <= 1'b1;
+                cause[x_ctx] <= x_cause;
+                einfo[x_ctx] <= x_info;
+                stop_p[x_ctx] <= 1'b1;
+                rec_ev[x_ctx] <= 1'b1;
+            end
+            // a stop flushed unacknowledged packets of a QP: the PSN
+            // sequence has a hole (DMAQ_QP_OWNER.flushed)
+            for (i = 0; i < FL_N; i = i + 1)
+                if (fl_v[i])
+                    qflushed[fl_qpn[QP_AW*i +: QP_AW]] <= 1'b1;
+            // a stopping context: the last record once nothing is in flight
+            for (i = 1; i < NCTX; i = i + 1)
+                if (stop_p[i] && !bsy[i]) begin
+                    stop_p[i] <= 1'b0;
+                    rec_p[i] <= 1'b1;
+                end
         end
     end
 endmodule

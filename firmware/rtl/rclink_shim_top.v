@@ -28,6 +28,7 @@ module rclink_shim_top #(
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles ip_rst_n is held low
     parameter BURST = 0,                    // 1: the queue engines on q_*
+    parameter US_CYCLES = 250,              // clock cycles a microsecond
     // contexts, context 0 included (DMAQ_CTX_CAP.num; rtl.rst "Contexts"):
     // 1, no user contexts and no doorbell BAR, until their data path is in
     parameter NCTX = 1
@@ -176,6 +177,7 @@ module rclink_shim_top #(
     // IP_RST_CYCLES (rtl.rst: Clocks and resets), during which BAR0
     // accesses to the RC and MAC windows wait (ip_hold).
     localparam HW = $clog2(IP_RST_CYCLES + 1);
+    localparam SCW = (NCTX > 1) ? $clog2(NCTX) : 1;    // context number width
     wire soft_reset;
     reg  rst_q, srst_q;
     reg  [HW-1:0] ip_hold_n;
@@ -416,25 +418,51 @@ module rclink_shim_top #(
     wire [15:0] own_qp_ctx, own_grp_ctx;
     wire [QP_AW-1:0] own_qpn;
     wire [2:0]  own_grp;
-    // the send engine's message: context 0 is held to the owner tables
+    // the send engine's message: every context, 0 too, is held to the
+    // owner tables
     wire [15:0] sq_own_q;
     wire        sq_own_t2;
+    wire [SCW-1:0] sq_ctx;
     assign own_qpn = sq_own_q[QP_AW-1:0];
     assign own_grp = sq_own_q[2:0];
-    wire        sq_own_other = (sq_own_t2 ? own_grp_ctx : own_qp_ctx) != 16'd0;
+    wire        sq_own_other = (sq_own_t2 ? own_grp_ctx : own_qp_ctx) !=
+                               {{(16-SCW){1'b0}}, sq_ctx};
+    // the send engine and the user contexts (rclink_ctx)
+    wire        sq_busy, u_any, u_take, u_cons_we, u_run;
+    wire [SCW-1:0] u_pick, x_ctx, cqe_s_ctx;
+    wire [31:0] u_pick_cons, u_prod, u_cons, tr_rem;
+    wire [63:0] u_base, u_area, tr_off, tr_bus, x_info;
+    wire [3:0]  u_order;
+    wire [NCTX-1:0] u_runs;
+    wire        x_new, x_not_owner, x_fail;
+    wire [7:0]  x_cause;
+    wire        cqe_u_ready;
+    wire [3:0]  fl_v;
+    wire [4*QP_AW-1:0] fl_qpn;
     generate
         if (NCTX > 1) begin : g_ctx
-            localparam CW = $clog2(NCTX);
-            rclink_ctx #(.NCTX(NCTX), .CW(CW), .QP_AW(QP_AW)) u_ctx (
+            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES)) u_ctx (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata),
                 .wmask(csr_wmask), .rdata(ctx_rdata), .hit(ctx_hit),
-                .db_wr(db_wr), .db_addr(db_addr[CW+15:0]), .db_be(db_be),
+                .db_wr(db_wr), .db_addr(db_addr[SCW+15:0]), .db_be(db_be),
                 .db_data(db_data),
                 .own_qpn(own_qpn), .own_qp_ctx(own_qp_ctx),
                 .own_grp(own_grp), .own_grp_ctx(own_grp_ctx),
                 .ev_valid(ctx_ev_valid), .ev_src(ctx_ev_src),
                 .ev_info(ctx_ev_info), .ev_take(ctx_ev_take),
+                .q_ctx(sq_ctx), .q_busy(sq_busy), .q_base(u_base),
+                .q_order(u_order), .q_run(u_run), .q_prod(u_prod),
+                .q_area(u_area), .runs(u_runs), .tr_off(tr_off),
+                .tr_bus(tr_bus), .tr_rem(tr_rem), .u_any(u_any),
+                .u_pick(u_pick), .u_pick_cons(u_pick_cons), .u_take(u_take),
+                .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
+                .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
+                .x_cause(x_cause), .x_info(x_info),
+                .fl_v(fl_v), .fl_qpn(fl_qpn),
+                .cqe_valid(cqe_s_valid && cqe_s_ctx != {SCW{1'b0}}),
+                .cqe_ctx(cqe_s_ctx), .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1),
+                .cqe_ready(cqe_u_ready),
                 .hold(ctx_hold),
                 .dma_lock(c_lock[3]), .dma_valid(c_valid[3]),
                 .dma_ready(c_ready[3]), .dma_write(c_write[3]),
@@ -450,6 +478,18 @@ module rclink_shim_top #(
             assign own_qp_ctx = 16'd0;
             assign own_grp_ctx = 16'd0;
             assign ctx_hold = 1'b0;
+            assign u_base = 64'd0;
+            assign u_order = 4'd0;
+            assign u_run = 1'b0;
+            assign u_prod = 32'd0;
+            assign u_area = 64'd0;
+            assign u_runs = {NCTX{1'b0}};
+            assign tr_bus = 64'd0;
+            assign tr_rem = 32'd0;
+            assign u_any = 1'b0;
+            assign u_pick = {SCW{1'b0}};
+            assign u_pick_cons = 32'd0;
+            assign cqe_u_ready = 1'b0;
             assign c_write[3] = 1'b1;
             assign c_lock[3] = 1'b0;
             assign c_valid[3] = 1'b0;
@@ -540,8 +580,14 @@ module rclink_shim_top #(
     wire [63:0] cqe_s_w0, cqe_s_w1;
     wire        cqe_r_valid, cqe_r_ready;
     wire [63:0] cqe_r_w0, cqe_r_w1;
+    // a send completion goes to its context's CQ
+    wire        cqe_k_ready;
+    wire [31:0] cq_free;
+    wire        cq_hold;
+    assign cqe_s_ready = (cqe_s_ctx == {SCW{1'b0}}) ? cqe_k_ready : cqe_u_ready;
 
-    rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT)) u_sq (
+    rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
+                .CW(SCW)) u_sq (
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
@@ -550,6 +596,14 @@ module rclink_shim_top #(
         .cnt_t2_tx_pkts(cnt_t2_tx_pkts), .cnt_t2_tx_drop(cnt_t2_tx_drop),
         .t2_oversize(t2_oversize), .link_up(link_up),
         .own_q(sq_own_q), .own_t2(sq_own_t2), .own_other(sq_own_other),
+        .q_ctx(sq_ctx), .q_busy(sq_busy), .u_any(u_any), .u_pick(u_pick),
+        .u_pick_cons(u_pick_cons), .u_take(u_take), .u_base(u_base),
+        .u_order(u_order), .u_run(u_run), .u_prod(u_prod), .u_area(u_area),
+        .u_runs(u_runs), .tr_off(tr_off), .tr_bus(tr_bus), .tr_rem(tr_rem),
+        .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),
+        .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
+        .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
+        .fl_v(fl_v), .fl_qpn(fl_qpn),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
         .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
         .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),
@@ -566,8 +620,6 @@ module rclink_shim_top #(
     assign b_wd_data[0 +: 512] = 512'd0;
 
     // ---- queue engine: receive path ---------------------------------------------
-    wire [31:0] cq_free;
-    wire        cq_hold;
     rclink_rx #(.QP_AW(QP_AW)) u_rx (
         .clk(clk), .rst(rst),
         .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
@@ -601,7 +653,8 @@ module rclink_shim_top #(
         .cq_vector({12'd0, cq_cfg[`RCLINK_DMAQ_CQ_CFG_VECTOR_MSB:`RCLINK_DMAQ_CQ_CFG_VECTOR_LSB]}),
         .cq_stop(cq_stop), .cq_cons(cq_cons), .cq_prod(cq_prod),
         .cq_pending(cq_pending), .free(cq_free), .a_hold(cq_hold),
-        .a_valid(cqe_s_valid), .a_ready(cqe_s_ready), .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
+        .a_valid(cqe_s_valid && cqe_s_ctx == {SCW{1'b0}}), .a_ready(cqe_k_ready),
+        .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
         .b_valid(cqe_r_valid), .b_ready(cqe_r_ready), .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
         .raise(cq_raise), .raise_vec(cq_vec),
         .wrst(wrst), .wr_idle(m_wr_idle),

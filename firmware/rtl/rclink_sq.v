@@ -57,6 +57,21 @@
 // DMAQ_T2_TX_DROP (t2_oversize pulses); with the link down the message
 // completes FLUSHED, counted in DMAQ_T2_TX_DROP.  TYPE2 messages are
 // ordered among themselves, not with the TYPE1 QP of the same number.
+//
+// User contexts (NCTX > 1, rclink_ctx; shim.rst "Contexts"): the engine
+// serves one context's SQ at a time (q_ctx): context 0's first, else the
+// user context rclink_ctx picks (round robin among the running ones with
+// a WQE posted and room in their CQ).  A user context's WQE addresses are
+// offsets into its area: CHECK completes a piece outside it BAD_ADDR (after
+// the other checks), and every payload read goes through the translation
+// port, cut at chunk ends.  Every context, 0 too, is held to the owner
+// tables (NOT_OWNER).  A user context's BAD_WQE, BAD_ADDR or DMA_ERR
+// message puts it in error (x_fail: the SQ index of the chain, or the bus
+// address of the failed read, kept for the PA_N payload reads in flight).
+// Each message slot keeps its context; its CQE goes to that context's CQ
+// (cqe_ctx), and a context-0 CQE waiting for room does not hold the
+// others'.  When a user context stops, its messages in flight complete
+// FLUSHED and a chain being checked is dropped unread.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -68,7 +83,9 @@ module rclink_sq #(
     parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN,
     parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
     parameter TIMEOUT = 4096,
-    parameter MSGS = 4
+    parameter MSGS = 4,
+    parameter NCTX = 1,             // contexts (rclink_ctx: 1..NCTX-1 user ones)
+    parameter CW = 1                // max(1, clog2(NCTX))
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -77,7 +94,7 @@ module rclink_sq #(
     input  wire        sq_en,
     input  wire        sq_stop,
     input  wire [31:0] sq_prod,
-    output reg  [31:0] sq_cons,
+    output wire [31:0] sq_cons,
     output reg  [9:0]  ost_free,
     output wire [9:0]  t2_ost_free,      // TYPE2 tokens held (DMAQ_T2_OST_FREE)
     output reg  [63:0] cnt_bad_wqe,
@@ -91,6 +108,35 @@ module rclink_sq #(
     output wire [15:0] own_q,
     output wire        own_t2,
     input  wire        own_other,
+    // user contexts (rclink_ctx, NCTX > 1): the context the engine serves
+    // (q_ctx) and its ring, area and translation
+    output reg  [CW-1:0] q_ctx,
+    output wire        q_busy,           // working for q_ctx
+    input  wire        u_any,            // a user context's SQ holds a WQE
+    input  wire [CW-1:0] u_pick,         // ... the next of them (round robin)
+    input  wire [31:0] u_pick_cons,      // ... and its consumer index
+    output wire        u_take,           // the engine takes u_pick now
+    input  wire [63:0] u_base,           // q_ctx's SQ
+    input  wire [3:0]  u_order,
+    input  wire        u_run,
+    input  wire [31:0] u_prod,
+    input  wire [63:0] u_area,           // q_ctx's area size in bytes
+    input  wire [NCTX-1:0] u_runs,       // running contexts
+    output wire [63:0] tr_off,           // an area offset of q_ctx ...
+    input  wire [63:0] tr_bus,           // ... its bus address
+    input  wire [31:0] tr_rem,           // ... and the bytes to its chunk's end
+    output wire        u_cons_we,        // u_cons is q_ctx's consumer index
+    output wire [31:0] u_cons,
+    output reg  [CW-1:0] x_ctx,          // the context of the pulses below
+    output reg         x_new,            // a message takes a slot (a CQE to come)
+    output reg         x_not_owner,      // ... completes NOT_OWNER
+    output reg         x_fail,           // ... puts the context in error
+    output reg  [7:0]  x_cause,
+    output reg  [63:0] x_info,
+    input  wire        k_room,           // context 0's CQ takes a CQE
+    output reg  [MSGS-1:0] fl_v,         // a stop flushed the slot's unacknowledged
+    output reg  [MSGS*QP_AW-1:0] fl_qpn, // packets of this QP (DMAQ_QP_OWNER.flushed)
+    output wire [CW-1:0] cqe_ctx,        // the CQE's context
     // DMA engine burst client (reads only)
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
@@ -131,7 +177,8 @@ module rclink_sq #(
     localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
-                     ST_NOT_OWNER = `RCLINK_CQE_ST_NOT_OWNER;
+                     ST_NOT_OWNER = `RCLINK_CQE_ST_NOT_OWNER,
+                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR;
 
     // the states of seed 004 (IDLE, SEND, WRITE_HEAD, WRITE_DATA, DONE),
     // with the WQE checks before SEND and the error completion
@@ -150,10 +197,25 @@ module rclink_sq #(
                S_ERROR           = 4'd12,   // DMA_ERR completion
                S_DRAIN           = 4'd13;   // a late read answer
     reg [3:0] st;
+    reg       was_busy;          // st left S_IDLE or came back the last cycle
+
+    // ---- the ring served: context 0's or q_ctx's --------------------------------------
+    wire        uq = q_ctx != {CW{1'b0}};
+    reg  [31:0] x_cons;          // the ring's consumer index
+    reg  [31:0] k_cons;          // context 0's while a user context is served
+    wire [63:0] r_base  = uq ? u_base : sq_base;
+    wire [3:0]  r_order = uq ? u_order : sq_order;
+    wire        r_en    = uq ? u_run : sq_en;
+    wire [31:0] r_prod  = uq ? u_prod : sq_prod;
+    assign sq_cons = uq ? k_cons : x_cons;
+    assign u_cons = x_cons;
+    assign q_busy = st != S_IDLE || was_busy;
+    assign u_cons_we = uq && q_busy;
 
     // ---- message slots -------------------------------------------------------
     reg [MSGS-1:0] m_v, m_all;
     reg [MSGS-1:0] m_t2;         // a TYPE2 message: m_qpn is its group
+    reg [CW-1:0]   m_ctx   [0:MSGS-1];
     reg [15:0]     m_qpn   [0:MSGS-1];
     reg [31:0]     m_len   [0:MSGS-1];
     reg [31:0]     m_idx   [0:MSGS-1];
@@ -172,6 +234,8 @@ module rclink_sq #(
     reg        c_bad;
     reg        c_t2;             // opcode MCAST
     reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
+    reg        c_oob;            // a user context's address outside its area (first fault)
+    reg [63:0] c_einfo;          // the bus address of a failed read
     reg [9:0]  t2_free;          // TYPE2 tokens held
     assign own_q = c_qpn;
     assign own_t2 = c_t2;
@@ -184,11 +248,14 @@ module rclink_sq #(
     reg [31:0] q_len [0:T2Q-1];
     reg [31:0] q_idx [0:T2Q-1];
     reg [7:0]  q_st  [0:T2Q-1];
+    reg [CW-1:0] q_cx [0:T2Q-1];
     reg [4:0]  q_wp, q_tp, q_rp;
     reg [9:0]  q_skip;
     wire [4:0] q_n = q_wp - q_rp;
     wire [4:0] q_nw = q_wp - q_tp;             // waiting for their token
     wire       q_rdy = q_rp != q_tp;
+    // the head goes on unless it waits for room in context 0's CQ
+    wire       q_go = q_rdy && (q_cx[q_rp[3:0]] != {CW{1'b0}} || k_room);
     // the entries waiting for their token
     reg [T2Q-1:0] q_wait;
     reg [3:0]     q_o;
@@ -239,10 +306,10 @@ module rclink_sq #(
     wire [63:0] e_q = e_row[64 * e_lane +: 64];
     reg         e_q_v, e_q_last, e_q_first;
 
-    wire [31:0] size = 32'd1 << sq_order;
-    // the WQE CHECK looks at (xc) or SEND takes (sq_cons), in the cache?
+    wire [31:0] size = 32'd1 << r_order;
+    // the WQE CHECK looks at (xc) or SEND takes (x_cons), in the cache?
     wire [31:0] xc = c_first + c_n;
-    wire [31:0] x_look = (st == S_SEND || (st == S_FILL && !f_chk)) ? sq_cons : xc;
+    wire [31:0] x_look = (st == S_SEND || (st == S_FILL && !f_chk)) ? x_cons : xc;
     wire [31:0] xm = x_look & (size - 32'd1);
     wire [31:0] x_rel = x_look - wl_lo;
     wire        hit = x_rel < {29'd0, wl_n};
@@ -251,12 +318,26 @@ module rclink_sq #(
     // a fill: the line of x_look, from it up to the line's, the ring's or
     // the posted WQEs' end
     wire [31:0] f_a = 32'd4 - {30'd0, xm[1:0]};
-    wire [31:0] f_b = sq_prod - x_look;
+    wire [31:0] f_b = r_prod - x_look;
     wire [31:0] f_c = size - xm;
     wire [31:0] f_ab = (f_a < f_b) ? f_a : f_b;
     wire [2:0]  f_cnt0 = (f_ab < f_c) ? f_ab[2:0] : f_c[2:0];
     // at least the WQE asked for (DMAQ_SQ_PROD moved back by the host)
     wire [2:0]  f_cnt = (f_cnt0 == 3'd0) ? 3'd1 : f_cnt0;
+
+    // the slots of user contexts that stopped (not the one being cut)
+    reg [MSGS-1:0] u_flush;
+    integer uf;
+    always @* begin
+        for (uf = 0; uf < MSGS; uf = uf + 1)
+            u_flush[uf] = m_v[uf] && m_ctx[uf] != {CW{1'b0}} && !u_runs[m_ctx[uf]] &&
+                          !(st != S_IDLE && c_slot == uf[1:0]);
+        // ... those with packets not acknowledged yet (once: m_out clears)
+        for (uf = 0; uf < MSGS; uf = uf + 1) begin
+            fl_v[uf] = u_flush[uf] && !m_t2[uf] && m_out[uf] != 10'd0;
+            fl_qpn[QP_AW*uf +: QP_AW] = m_qpn[uf][QP_AW-1:0];
+        end
+    end
 
     // free slot
     reg [1:0] free_slot;
@@ -300,22 +381,24 @@ module rclink_sq #(
                 if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] && m_t2[j] == m_t2[h] &&
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
-            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older) begin
+            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
+                (m_ctx[h] != {CW{1'b0}} || k_room)) begin
                 done_slot = h[1:0];
                 done_hit = 1'b1;
             end
         end
     end
     // the TYPE2 queue's head first (it left before what the slots hold)
-    assign cqe_valid = q_rdy || done_hit;
+    assign cqe_valid = q_go || done_hit;
+    assign cqe_ctx = q_go ? q_cx[q_rp[3:0]] : m_ctx[done_slot];
     wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
                                              4'd`RCLINK_CQE_KIND_SEND;
     wire [3:0]  q_h = q_rp[3:0];
-    wire [3:0]  o_kind = q_rdy ? 4'd`RCLINK_CQE_KIND_SEND_MCAST : done_kind;
-    wire [7:0]  o_st = q_rdy ? q_st[q_h] : m_st[done_slot];
-    wire [15:0] o_qpn = q_rdy ? {13'd0, q_grp[q_h]} : m_qpn[done_slot];
-    wire [31:0] o_len = q_rdy ? q_len[q_h] : m_len[done_slot];
-    wire [31:0] o_idx = q_rdy ? q_idx[q_h] : m_idx[done_slot];
+    wire [3:0]  o_kind = q_go ? 4'd`RCLINK_CQE_KIND_SEND_MCAST : done_kind;
+    wire [7:0]  o_st = q_go ? q_st[q_h] : m_st[done_slot];
+    wire [15:0] o_qpn = q_go ? {13'd0, q_grp[q_h]} : m_qpn[done_slot];
+    wire [31:0] o_len = q_go ? q_len[q_h] : m_len[done_slot];
+    wire [31:0] o_idx = q_go ? q_idx[q_h] : m_idx[done_slot];
     assign cqe_w0 = ({60'd0, o_kind} << `RCLINK_CQE_KIND_LSB) |
                     ({56'd0, o_st} << `RCLINK_CQE_STATUS_LSB) |
                     ({48'd0, o_qpn} << `RCLINK_CQE_QPN_LSB) |
@@ -346,6 +429,8 @@ module rclink_sq #(
     wire        w_over = w_t2 && w_total > T2_DATA_MAX;
     wire        w_bad = w_bad_op || w_bad_len || w_bad_grp || w_over || w_qpn >= QP_NUM ||
                         (c_n != 32'd0 && w_qpn != c_qpn) || {31'd0, w_total} > MAX_MSG;
+    // a user context's piece must lie in its area (ADDR an offset there)
+    wire        w_oob = uq && (cw1 > u_area || {32'd0, w_len} > u_area - cw1);
 
     // packer input: the kept bytes of a payload beat (contiguous)
     reg [5:0] k_fo;
@@ -368,7 +453,16 @@ module rclink_sq #(
     wire          pack = dma_rd_valid && st != S_FILL_WAIT;
 
     // the next read of the packet: the rest of the piece or of the packet
-    wire [31:0] nx_len = (p_rem < k_rem) ? p_rem : k_rem;
+    wire [31:0] nx_len0 = (p_rem < k_rem) ? p_rem : k_rem;
+    // a user context's read stops at its chunk's end (tr_rem >= 1)
+    wire [31:0] nx_len = (uq && tr_rem < nx_len0) ? tr_rem : nx_len0;
+    assign tr_off = p_addr;
+    // the bus addresses of the payload reads in flight (at most PA_N), for
+    // a failed one's DMAQ_CTX_ERR_INFO
+    localparam PA_N = 8;
+    reg [63:0] pa_q [0:PA_N-1];
+    reg [2:0]  pa_wp, pa_rp;
+    reg        f_cmd;            // the last command is a fill (not payload)
 
     // POS of the packet starting at c_off with k bytes
     function [1:0] pos_of;
@@ -406,6 +500,14 @@ module rclink_sq #(
     wire [3:0]  d_lastb = (pk_bytes[2:0] != 3'd0) ? {1'b0, pk_bytes[2:0]} : 4'd8;
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
+    // the next message: context 0's SQ first, then a user context's
+    wire can_start = tok_ok && have_free && !e_run && !e_q_v;
+    wire k_has = sq_en && sq_prod != sq_cons;
+    wire k_go = k_has && can_start;
+    wire u_go = !k_has && u_any && can_start;
+    assign u_take = st == S_IDLE && u_go;
+    wire [31:0] n_cons = k_go ? sq_cons : u_pick_cons;
+    wire [CW-1:0] n_ctx = k_go ? {CW{1'b0}} : u_pick;
     wire tok_ok = ost_free != 10'd0;
     // the message's kind; TYPE2 also wants room in its completion queue
     wire tok_cur = c_t2 ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : tok_ok;
@@ -443,9 +545,24 @@ module rclink_sq #(
                 m_st[i] <= 8'd0;
                 m_out[i] <= 10'd0;
                 m_age[i] <= 8'd0;
+                m_ctx[i] <= {CW{1'b0}};
             end
             age_next <= 8'd0;
-            sq_cons <= 32'd0;
+            x_cons <= 32'd0;
+            k_cons <= 32'd0;
+            q_ctx <= {CW{1'b0}};
+            was_busy <= 1'b0;
+            x_ctx <= {CW{1'b0}};
+            x_new <= 1'b0;
+            x_not_owner <= 1'b0;
+            x_fail <= 1'b0;
+            x_cause <= 8'd0;
+            x_info <= 64'd0;
+            c_oob <= 1'b0;
+            c_einfo <= 64'd0;
+            pa_wp <= 3'd0;
+            pa_rp <= 3'd0;
+            f_cmd <= 1'b0;
             ost_free <= OST_N;
             cnt_bad_wqe <= 64'd0;
             cnt_drop_qp_off <= 64'd0;
@@ -462,6 +579,7 @@ module rclink_sq #(
                 q_len[i] <= 32'd0;
                 q_idx[i] <= 32'd0;
                 q_st[i] <= 8'd0;
+                q_cx[i] <= {CW{1'b0}};
             end
             dma_cmd_valid <= 1'b0;
             dma_cmd_addr <= 64'd0;
@@ -517,6 +635,10 @@ module rclink_sq #(
             e_q_last <= 1'b0;
             e_q_first <= 1'b0;
         end else begin
+            x_new <= 1'b0;
+            x_not_owner <= 1'b0;
+            x_fail <= 1'b0;
+            was_busy <= st != S_IDLE;
             // ---- tokens and credits ------------------------------------------------
             ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - ((submit && !e_t2) ? 10'd1 : 10'd0);
             t2_free <= t2_free + (crd_t2 ? 10'd1 : 10'd0) - ((submit && e_t2) ? 10'd1 : 10'd0);
@@ -529,12 +651,12 @@ module rclink_sq #(
                     m_st[last_slot] <= ST_FLUSHED;
             end
             for (i = 0; i < MSGS; i = i + 1)
-                if (sq_stop)
+                if ((sq_stop && m_ctx[i] == {CW{1'b0}}) || u_flush[i])
                     m_out[i] <= 10'd0;
                 else
                     m_out[i] <= m_out[i] + ((submit && !e_t2 && c_slot == i[1:0]) ? 10'd1 : 10'd0)
                                          - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
-            if (cqe_valid && cqe_ready && !q_rdy)
+            if (cqe_valid && cqe_ready && !q_go)
                 m_v[done_slot] <= 1'b0;
             // ---- the TYPE2 completion queue ------------------------------------------
             if (submit && e_t2) begin
@@ -542,6 +664,7 @@ module rclink_sq #(
                 q_len[q_wp[3:0]] <= c_total;
                 q_idx[q_wp[3:0]] <= m_idx[c_slot];
                 q_st[q_wp[3:0]] <= ST_OK;
+                q_cx[q_wp[3:0]] <= q_ctx;
                 q_wp <= q_wp + 5'd1;
             end
             if (crd_t2) begin
@@ -552,7 +675,7 @@ module rclink_sq #(
                     q_tp <= q_tp + 5'd1;
                 end
             end
-            if (cqe_valid && cqe_ready && q_rdy)
+            if (cqe_valid && cqe_ready && q_go)
                 q_rp <= q_rp + 5'd1;
 
             // ---- emission (registered read of the packet buffer) -------------------------
@@ -587,7 +710,15 @@ module rclink_sq #(
                 tmo <= 16'd0;
             else
                 tmo <= tmo + 16'd1;
+            if (dma_cmd_valid && dma_cmd_ready && !f_cmd) begin
+                pa_q[pa_wp] <= dma_cmd_addr;
+                pa_wp <= pa_wp + 3'd1;
+            end
+            if (pack && dma_rd_last)
+                pa_rp <= pa_rp + 3'd1;
             if (pack) begin
+                if (dma_rd_err && !c_derr)
+                    c_einfo <= pa_q[pa_rp];
                 if (dma_rd_err)
                     c_derr <= 1'b1;
                 if (acc_in_n[6]) begin
@@ -600,13 +731,21 @@ module rclink_sq #(
                     acc_n <= acc_in_n[5:0];
                 end
             end
-            if (!sq_en)
+            if (!r_en)
                 wl_n <= 3'd0;
 
             case (st)
             S_IDLE:
-                if (sq_en && sq_prod != sq_cons && tok_ok && have_free && !e_run && !e_q_v) begin
-                    c_first <= sq_cons;
+                if (k_go || u_go) begin
+                    // context 0 first, then the user contexts round robin
+                    c_first <= n_cons;
+                    x_cons <= n_cons;
+                    if (!uq && u_go)
+                        k_cons <= x_cons;
+                    q_ctx <= n_ctx;
+                    if (n_ctx != q_ctx)
+                        wl_n <= 3'd0;
+                    c_oob <= 1'b0;
                     c_n <= 32'd0;
                     c_total <= 32'd0;
                     c_fack <= 1'b0;
@@ -619,13 +758,16 @@ module rclink_sq #(
                 end
             // ---- CHECK: read word 0 of each WQE of the chain -------------------------
             S_CHECK:
-                if (c_n == size) begin
+                if (uq && !u_run) begin
+                    // the user context stopped: the chain is not read
+                    st <= S_IDLE;
+                end else if (c_n == size) begin
                     c_bad <= 1'b1;
                     st <= S_CHECK_END;
-                end else if (xc != sq_prod && !hit) begin
+                end else if (xc != r_prod && !hit) begin
                     f_chk <= 1'b1;
                     st <= S_FILL;
-                end else if (xc != sq_prod) begin
+                end else if (xc != r_prod) begin
                     // word 0 of the WQE, from the cache
                     c_n <= c_n + 32'd1;
                     if (c_n == 32'd0) begin
@@ -636,10 +778,12 @@ module rclink_sq #(
                         c_over <= 1'b1;
                     c_total <= w_total[31:0];
                     c_fack <= c_fack | w_fack;
-                    if (w_bad)
+                    if (!c_bad && !w_bad && w_oob)
+                        c_oob <= 1'b1;
+                    if (w_bad || w_oob)
                         c_bad <= 1'b1;
                     st <= w_more ? S_CHECK : S_CHECK_END;
-                end else if (!sq_en) begin
+                end else if (!r_en) begin
                     st <= S_IDLE;
                 end
             // ---- a line of WQEs into the cache ----------------------------------------------
@@ -647,8 +791,9 @@ module rclink_sq #(
                 // after the payload reads of the packet (their beats first)
                 if (nrd == 6'd0 && !dma_cmd_valid) begin
                     dma_cmd_valid <= 1'b1;
-                    dma_cmd_addr <= sq_base + {32'd0, xm} * 64'd16;
+                    dma_cmd_addr <= r_base + {32'd0, xm} * 64'd16;
                     dma_cmd_len <= {6'd0, f_cnt, 4'd0};
+                    f_cmd <= 1'b1;
                     f_x <= x_look;
                     f_n <= f_cnt;
                     wl_n <= 3'd0;
@@ -658,6 +803,7 @@ module rclink_sq #(
                 if (dma_rd_valid) begin
                     if (dma_rd_err) begin
                         c_status <= ST_DMA_ERR;
+                        c_einfo <= dma_cmd_addr;
                         if (f_chk) begin
                             c_n <= c_n + 32'd1;
                             st <= S_CHECK_END;
@@ -674,18 +820,22 @@ module rclink_sq #(
                     if (f_chk)
                         c_n <= c_n + 32'd1;
                     c_status <= ST_DMA_ERR;
+                    c_einfo <= dma_cmd_addr;
                     st <= S_ERROR;
                 end
             S_CHECK_END: begin
                 // the message takes its slot; a bad one is finished already
                 m_v[c_slot] <= 1'b1;
                 m_t2[c_slot] <= c_t2;
+                m_ctx[c_slot] <= q_ctx;
                 m_qpn[c_slot] <= c_qpn;
                 m_len[c_slot] <= c_total;
                 m_idx[c_slot] <= c_first + c_n - 32'd1;
                 m_age[c_slot] <= age_next;
                 age_next <= age_next + 8'd1;
                 c_off <= 32'd0;
+                x_ctx <= q_ctx;
+                x_new <= uq;
                 if (c_over) begin
                     cnt_t2_tx_drop <= cnt_t2_tx_drop + 64'd1;
                     t2_oversize <= 1'b1;
@@ -695,21 +845,32 @@ module rclink_sq #(
                     m_st[c_slot] <= c_status != ST_OK ? c_status : ST_BAD_WQE;
                     if (c_status == ST_OK)
                         cnt_bad_wqe <= cnt_bad_wqe + 64'd1;
-                    sq_cons <= c_first + c_n;
+                    // a user context goes into error: an unreadable WQE
+                    // (DMA, its address), a bad one (BAD_WQE or BAD_ADDR,
+                    // the SQ index of the chain)
+                    x_fail <= uq;
+                    x_cause <= c_status != ST_OK ? 8'd`RCLINK_CTX_EVT_CAUSE_DMA :
+                               c_oob ? 8'd`RCLINK_CTX_EVT_CAUSE_BAD_ADDR :
+                                       8'd`RCLINK_CTX_EVT_CAUSE_BAD_WQE;
+                    x_info <= c_status != ST_OK ? c_einfo : {32'd0, c_first};
+                    if (c_oob)
+                        m_st[c_slot] <= ST_BAD_ADDR;
+                    x_cons <= c_first + c_n;
                     st <= S_IDLE;
                 end else if (own_other) begin
                     // isolation: the QP (group) is a user context's; not
                     // sent, and the queue goes on
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_NOT_OWNER;
-                    sq_cons <= c_first + c_n;
+                    x_not_owner <= 1'b1;
+                    x_cons <= c_first + c_n;
                     st <= S_IDLE;
                 end else if (c_t2 && !link_up) begin
                     // TYPE2 cannot send: FLUSHED at once, as the model
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_FLUSHED;
                     cnt_t2_tx_drop <= cnt_t2_tx_drop + 64'd1;
-                    sq_cons <= c_first + c_n;
+                    x_cons <= c_first + c_n;
                     st <= S_IDLE;
                 end else begin
                     m_all[c_slot] <= 1'b0;
@@ -720,7 +881,7 @@ module rclink_sq #(
             end
             // ---- SEND / WRITE_HEAD --------------------------------------------------------
             S_WRITE_HEAD:
-                if (!sq_en) begin
+                if (!r_en) begin
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_FLUSHED;
                     st <= S_IDLE;
@@ -739,7 +900,7 @@ module rclink_sq #(
                 if (hit) begin
                     p_rem <= w_len;
                     p_addr <= cw1;
-                    sq_cons <= sq_cons + 32'd1;
+                    x_cons <= x_cons + 32'd1;
                     st <= S_WRITE_DATA;
                 end else begin
                     f_chk <= 1'b0;
@@ -754,10 +915,11 @@ module rclink_sq #(
                     st <= S_WRITE_DATA_WAIT;
                 end else if (p_rem == 32'd0) begin
                     st <= S_SEND;
-                end else begin
+                end else if (nrd < PA_N) begin
                     dma_cmd_valid <= 1'b1;
-                    dma_cmd_addr <= p_addr;
+                    dma_cmd_addr <= uq ? tr_bus : p_addr;
                     dma_cmd_len <= nx_len[12:0];
+                    f_cmd <= 1'b0;
                     p_addr <= p_addr + {32'd0, nx_len};
                     p_rem <= p_rem - nx_len;
                     k_rem <= k_rem - nx_len;
@@ -772,6 +934,8 @@ module rclink_sq #(
                     end
                 end else if (tmo == TIMEOUT) begin
                     c_status <= ST_DMA_ERR;
+                    if (!c_derr)
+                        c_einfo <= pa_q[pa_rp];
                     st <= S_ERROR;
                 end
             S_WRITE_DATA_END: begin
@@ -814,10 +978,17 @@ module rclink_sq #(
                     m_idx[c_slot] <= c_first + c_n - 32'd1;
                     m_age[c_slot] <= age_next;
                     age_next <= age_next + 8'd1;
+                    m_ctx[c_slot] <= q_ctx;
+                    x_new <= uq;
                 end
                 m_all[c_slot] <= 1'b1;
                 m_st[c_slot] <= ST_DMA_ERR;
-                sq_cons <= c_first + c_n;
+                // a user context goes into error (DMA, the bus address)
+                x_ctx <= q_ctx;
+                x_fail <= uq;
+                x_cause <= 8'd`RCLINK_CTX_EVT_CAUSE_DMA;
+                x_info <= c_einfo;
+                x_cons <= c_first + c_n;
                 st <= S_DRAIN;
             end
             S_DRAIN:
@@ -830,8 +1001,14 @@ module rclink_sq #(
             // flight complete FLUSHED now (credits that come back later
             // only return their tokens); indices back to 0
             if (sq_stop) begin
-                sq_cons <= 32'd0;
-                wl_n <= 3'd0;
+                // (context 0's: a user context's message being cut goes on)
+                if (uq) begin
+                    k_cons <= 32'd0;
+                end else begin
+                    x_cons <= 32'd0;
+                    wl_n <= 3'd0;
+                    st <= S_DRAIN;
+                end
                 // the TYPE2 messages in the IP too; their tokens, when
                 // they come, only return
                 for (i = 0; i < T2Q; i = i + 1)
@@ -840,13 +1017,20 @@ module rclink_sq #(
                 q_tp <= q_wp;
                 q_skip <= q_skip + {5'd0, q_nw} - (q_tok ? 10'd1 : 10'd0);
                 for (i = 0; i < MSGS; i = i + 1)
-                    if (m_v[i]) begin
+                    if (m_v[i] && m_ctx[i] == {CW{1'b0}}) begin
                         m_all[i] <= 1'b1;
                         if (m_st[i] == ST_OK)
                             m_st[i] <= ST_FLUSHED;
                     end
-                st <= S_DRAIN;
             end
+            // a user context stopped: its messages in flight complete
+            // FLUSHED now (the one being cut when the engine gets to it)
+            for (i = 0; i < MSGS; i = i + 1)
+                if (u_flush[i]) begin
+                    m_all[i] <= 1'b1;
+                    if (m_st[i] == ST_OK)
+                        m_st[i] <= ST_FLUSHED;
+                end
         end
     end
 endmodule

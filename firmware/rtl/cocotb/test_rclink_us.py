@@ -795,7 +795,8 @@ async def test_ctx_doorbell_bar(dut):
     """The doorbell BAR through the PCIe top: DMAQ_CTX_CAP names it, a
     32-bit write of a register's low half counts, one of the high half
     alone and one to the reserved rest of the page do nothing, reads
-    return 0, and none of it is a bad request."""
+    return 0, and none of it is a bad request.  The three WQEs the SQ
+    producer posts name a QP of context 0: NOT_OWNER, the context runs on."""
     tb, drv = await bring_up(dut)
     bar0, bar4 = drv.bar0, drv.bar4
     cap = await bar0.read_qword(reg("DMAQ_CTX_CAP"))
@@ -806,9 +807,13 @@ async def test_ctx_doorbell_bar(dut):
     page = ctx << DB_SHIFT
     off = hw.FORMATS["DB"][2]
     await bar0.write_qword(reg("DMAQ_CTX_SEL"), ctx)
+    mems = {}
     for r in ("SQ_BASE", "RQ_BASE", "CQ_BASE", "DBREC", "AREA_TBL"):
-        addr, _ = tb.rc.alloc_region(0x1000)
+        addr, mems[r] = tb.rc.alloc_region(0x1000)
         await bar0.write_qword(reg("DMAQ_CTX_" + r), addr)
+    for i in range(3):
+        mems["SQ_BASE"][16 * i:16 * i + 16] = struct.pack(
+            "<QQ", vl.fmt("WQE", OPCODE=1, QPN=0, LEN=64), 0)
     await bar0.write_qword(reg("DMAQ_CTX_QCFG"), 0x40404)
     await bar0.write_qword(reg("DMAQ_CTX_AREA_CFG"), 12 << 24 | 1)
     await bar0.write_qword(reg("DMAQ_CTX_CTRL"), 1)
@@ -819,7 +824,12 @@ async def test_ctx_doorbell_bar(dut):
     await bar4.write_qword(page + 0x100, 9)
     await bar4.write_qword(page + off["OFF_SQ_PROD"], 0xFFFFFFFF00000003)
     assert await bar0.read_qword(reg("DMAQ_CTX_RQ_IDX")) == 5
-    assert await bar0.read_qword(reg("DMAQ_CTX_SQ_IDX")) == 3
+    for _ in range(100):
+        if await bar0.read_qword(reg("DMAQ_CTX_CQ_IDX")) & 0xFFFFFFFF == 3:
+            break
+        await Timer(100, "ns")
+    assert await bar0.read_qword(reg("DMAQ_CTX_SQ_IDX")) == 0x300000003
+    assert await bar0.read_qword(reg("DMAQ_CTX_NOT_OWNER")) == 3
     assert await bar4.read_qword(page + off["OFF_RQ_PROD"]) == 0
     assert await bar4.read_dword(page + off["OFF_SQ_PROD"]) == 0
     assert await bar0.read_qword(reg("DMAQ_CTX_STATUS")) == 3
