@@ -186,34 +186,48 @@ rtl-bench:
 #                    QEMU device with rtl=SOCKET, BAR0/DMA/interrupts in the
 #                    Verilated shim core of firmware/rtl/cosim): the
 #                    kselftests of RCLINK_RTL_TESTS against it; then one with
-#                    boards.sh rtl-pair (that RTL board's IP side bridged into
-#                    the model's IP and wire, wired to a model board): the
-#                    kselftests of RCLINK_RTL_PAIR_TESTS, t1_msg.sh limited to
-#                    the cases of RCLINK_RTL_T1_MSG_ARGS; then one with
-#                    boards.sh rtl-rtl (two bridged RTL boards wired to
-#                    each other): RCLINK_RTL_RTL_TESTS, t1_msg.sh limited to
-#                    RCLINK_RTL_RTL_T1_MSG_ARGS
+#                    boards.sh rtl-irq (an RTL board on MSI, one on INTx):
+#                    RCLINK_RTL_IRQ_TESTS; then one with boards.sh rtl-pair
+#                    (that RTL board's IP side bridged into the model's IP
+#                    and wire, wired to a model board): the kselftests of
+#                    RCLINK_RTL_PAIR_TESTS, t1_msg.sh limited to the cases
+#                    of RCLINK_RTL_T1_MSG_ARGS, fuzz.sh to those of
+#                    RCLINK_RTL_FUZZ_ARGS (the character device's); then
+#                    one with boards.sh rtl-faults (the same pair behind
+#                    PCIe root ports): RCLINK_RTL_FAULTS_TESTS; then one
+#                    with boards.sh rtl-rtl (two bridged RTL boards wired
+#                    to each other): RCLINK_RTL_RTL_TESTS, t1_msg.sh
+#                    limited to RCLINK_RTL_RTL_T1_MSG_ARGS
 RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
 	rebind.sh
+RCLINK_RTL_IRQ_TESTS ?= irq_fallback.sh
 RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh t2_mcast.py \
-	t3_ping.sh
+	t3_ping.sh t3_ethtool.sh t3_tcp.py fuzz.sh
 RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
 	-t rx_queued_unbound -t one_qp -t one_qp_back -t qp64 -t faults \
 	-t rx_flow_control \
 	-t window_full -t signal_read -t signal_write -t signal_storm \
 	-t ring_setup -t ring_bad_sqes -t ring_transfer -t ring_mixed -t ring_mcast \
 	-t ring_unmap_inflight -t ring_bind_while_waiting -t qp_churn
+RCLINK_RTL_FUZZ_ARGS ?= -t cdev_root -t cdev_user
+RCLINK_RTL_FAULTS_TESTS ?= pci_faults.py
 RCLINK_RTL_RTL_TESTS ?= vectors.py t1_msg.sh t1_fatal.sh t2_mcast.py
 RCLINK_RTL_RTL_T1_MSG_ARGS ?= -t one_qp -t one_qp_back -t qp64
 
+# one guest at a time: each runs its simulators beside QEMU
 .PHONY: check-rtl
 check-rtl: deps
 	@rc=0; \
 	RCLINK_BOARDS=rtl selftests/vm/run-tests.sh $(RCLINK_RTL_TESTS) || rc=1; \
+	RCLINK_BOARDS=rtl-irq RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-irq \
+		selftests/vm/run-tests.sh $(RCLINK_RTL_IRQ_TESTS) || rc=1; \
 	RCLINK_BOARDS=rtl-pair RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-pair \
 		selftests/vm/run-tests.sh RCLINK_T1_MSGS=200 \
 		"RCLINK_T1_MSG_ARGS=$(RCLINK_RTL_T1_MSG_ARGS)" \
+		"RCLINK_FUZZ_ARGS=$(RCLINK_RTL_FUZZ_ARGS)" \
 		$(RCLINK_RTL_PAIR_TESTS) || rc=1; \
+	RCLINK_BOARDS=rtl-faults RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-faults \
+		selftests/vm/run-tests.sh $(RCLINK_RTL_FAULTS_TESTS) || rc=1; \
 	RCLINK_BOARDS=rtl-rtl RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-rtl \
 		selftests/vm/run-tests.sh RCLINK_T1_MSGS=200 \
 		"RCLINK_T1_MSG_ARGS=$(RCLINK_RTL_RTL_T1_MSG_ARGS)" \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Print the QEMU arguments of a board set, one per line, for run-guest.sh
 # (--qemu-arg each).
-# Usage: boards.sh pair|check|hub|faults|rtl|rtl-pair|rtl-rtl [RESULTS_DIR]
+# Usage: boards.sh pair|check|hub|faults|rtl|rtl-irq|rtl-pair|rtl-faults|rtl-rtl [RESULTS_DIR]
 #
 #   pair   two boards wired back to back through a QEMU hub (the wire);
 #          with RESULTS_DIR the wire is also dumped to RESULTS_DIR/wire.pcap:
@@ -34,13 +34,20 @@
 #          log is RESULTS_DIR/cosim0.log (or in a temporary directory).
 #          No wire: the board has no peer.  The simulator's stand-ins
 #          serve the shim's IP side.
+#   rtl-irq  two RTL boards as rtl, each with its own simulator (logs
+#          cosim0.log, cosim1.log): one without MSI-X (msix=off: MSI), one
+#          without MSI-X and MSI (INTx), for irq_fallback.sh
 #   rtl-pair  an RTL board and a model board wired back to back through a
 #          QEMU hub, as the pair: the RTL board (rtl=SOCKET,rtl-bridge=on)
 #          bridges its shim's IP side into its QEMU device's model of the
 #          IP and wire (simulator --ip-bridge), so the RTL's shim sends and
 #          receives through the model's IP, as a board of its own.  The RTL
 #          board is at PCI address 00:10.0, the model board at 00:11.0.
-#   rtl-rtl  the same with two RTL boards (00:10.0 and 00:11.0), each with
+#   rtl-faults  rtl-pair with each board behind a PCIe root port of its
+#          own, as the faults set (AER reaches the driver through the port:
+#          pci_faults.py); the RTL board's port first, so the RTL board is
+#          probed and named first
+#   rtl-rtl  rtl-pair with two RTL boards (00:10.0 and 00:11.0), each with
 #          its own simulator (logs cosim0.log, cosim1.log).
 # shellcheck disable=SC2054 # QEMU options are comma separated
 set -euo pipefail
@@ -87,11 +94,27 @@ if [ "$set_" = rtl ]; then
 	printf '%s\n' -device "rclink,rtl=$sock,mac=02:52:43:00:02:01"
 	exit 0
 fi
+if [ "$set_" = rtl-irq ]; then
+	start_sim 0
+	printf '%s\n' -device "rclink,rtl=$sock,msix=off,mac=02:52:43:00:02:01"
+	start_sim 1
+	printf '%s\n' -device "rclink,rtl=$sock,msix=off,msi=off,mac=02:52:43:00:02:02"
+	exit 0
+fi
 if [ "$set_" = rtl-pair ]; then
 	start_sim 0 --ip-bridge
 	printf '%s\n' -netdev hubport,id=w0,hubid=0 -netdev hubport,id=w1,hubid=0 \
 		-device "rclink,rtl=$sock,rtl-bridge=on,netdev=w0,addr=0x10,mac=02:52:43:00:02:01" \
 		-device "rclink,netdev=w1,addr=0x11,mac=02:52:43:00:00:02"
+	exit 0
+fi
+if [ "$set_" = rtl-faults ]; then
+	start_sim 0 --ip-bridge
+	printf '%s\n' -netdev hubport,id=w0,hubid=0 -netdev hubport,id=w1,hubid=0 \
+		-device pcie-root-port,id=rp1,chassis=1,slot=1,hotplug=off,x-speed=2_5 \
+		-device "rclink,bus=rp1,rtl=$sock,rtl-bridge=on,netdev=w0,mac=02:52:43:00:02:01" \
+		-device pcie-root-port,id=rp2,chassis=2,slot=2,hotplug=off,x-speed=2_5 \
+		-device "rclink,bus=rp2,netdev=w1,mac=02:52:43:00:00:02"
 	exit 0
 fi
 if [ "$set_" = rtl-rtl ]; then
@@ -137,7 +160,7 @@ check)
 	board ip-internal-counters=off,mac=02:52:43:00:01:07
 	;;
 *)
-	echo "usage: $0 pair|check|hub|faults|rtl|rtl-pair|rtl-rtl [RESULTS_DIR]" >&2
+	echo "usage: $0 pair|check|hub|faults|rtl|rtl-irq|rtl-pair|rtl-faults|rtl-rtl [RESULTS_DIR]" >&2
 	exit 2
 	;;
 esac

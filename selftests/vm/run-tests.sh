@@ -7,9 +7,9 @@
 #
 # usage: run-tests.sh [NAME=VALUE...] TEST...
 #   e.g. run-tests.sh RCLINK_FUZZ_N=100000 fuzz.sh      (make fuzz)
-# RCLINK_BOARDS picks another set of boards.sh (faults for pci_faults.py,
-# whose guest also gets run-guest.sh --sleep-safe; rtl for the RTL board of
-# the co-simulation, whose tests get RCLINK_RTL_DEVS=all).
+# RCLINK_BOARDS picks another set of boards.sh (faults and rtl-faults for
+# pci_faults.py, whose guest also gets run-guest.sh --sleep-safe; rtl for
+# the RTL board of the co-simulation, whose tests get RCLINK_RTL_DEVS=all).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,10 +24,16 @@ while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
 	shift
 done
 [ $# -gt 0 ] || { echo "usage: $0 [NAME=VALUE...] TEST..." >&2; exit 2; }
-# the rtl set: every board is an RTL board (lib/rclinktest.py is_rtl)
-[ "${RCLINK_BOARDS:-check}" = rtl ] && envs+=(RCLINK_RTL_DEVS=all)
+# the rtl and rtl-irq sets: every board is an RTL board (lib/rclinktest.py
+# is_rtl)
+case ${RCLINK_BOARDS:-check} in
+rtl | rtl-irq) envs+=(RCLINK_RTL_DEVS=all) ;;
+esac
 # rtl-pair: the RTL board is at 00:10.0, rtl-rtl: both (boards.sh)
 [ "${RCLINK_BOARDS:-check}" = rtl-pair ] && envs+=(RCLINK_RTL_DEVS=0000:00:10.0)
+# rtl-faults: its RTL board is the first device behind a root port, after
+# the two of run-guest.sh --sleep-safe (buses 1 and 2)
+[ "${RCLINK_BOARDS:-check}" = rtl-faults ] && envs+=(RCLINK_RTL_DEVS=0000:03:00.0)
 [ "${RCLINK_BOARDS:-check}" = rtl-rtl ] &&
 	envs+=("RCLINK_RTL_DEVS=0000:00:10.0 0000:00:11.0")
 
@@ -43,7 +49,9 @@ while IFS= read -r a; do
 	qargs+=(--qemu-arg "$a")
 done < <(selftests/vm/boards.sh "${RCLINK_BOARDS:-check}" "$out")
 gopts=()
-[ "${RCLINK_BOARDS:-check}" = faults ] && gopts=(--sleep-safe)
+case ${RCLINK_BOARDS:-check} in
+faults | rtl-faults) gopts=(--sleep-safe) ;;
+esac
 selftests/vm/run-guest.sh --kernel "$krel" --qemu "$qemu" \
 	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" --results "$out" \
 	--append "iomem=relaxed loglevel=3" "${gopts[@]}" "${qargs[@]}" -- \

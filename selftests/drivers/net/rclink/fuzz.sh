@@ -12,7 +12,9 @@
 #
 # Environment: RCLINK_FUZZ_N (calls per test, default 2000; `make fuzz`
 # runs 100000), RCLINK_FUZZ_FRAMES (default 20000; `make fuzz`: 100000),
-# RCLINK_FUZZ_SEED.
+# RCLINK_FUZZ_SEED, RCLINK_FUZZ_ARGS (options of the program before the
+# script's own, e.g. "-t cdev_root -t cdev_user": only the character
+# device's part, as make check-rtl runs it).
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
@@ -45,7 +47,8 @@ export RCLINK_IF_A=$if_a
 mark=$(rcl_kmsg_mark fuzz)
 
 # The program prints its own KTAP header.
-"$bin" "$@" 2>&1 | sed -u '/^TAP version/d'
+# shellcheck disable=SC2086 # a list of options
+"$bin" ${RCLINK_FUZZ_ARGS:-} "$@" 2>&1 | sed -u '/^TAP version/d'
 rc=${PIPESTATUS[0]}
 
 # Put back what the netlink fuzzing changed, then a message must get through.

@@ -14,6 +14,9 @@ Documentation/hw/shim.rst, "TYPE2: multicast"):
                   A sent, exactly (unreliability visible, not hidden)
   duplicates      every frame twice on the wire: each message once, the
                   copies counted in t2_rx_drop_old
+                  (on a B that does not count t2_rx_lost or t2_rx_drop_old,
+                  SHIM_CAP3.ip_counters 0 as on the RTL, that assertion
+                  is skipped, saying so)
   formats         the same in AFH_GEN1 with and without TC, AFH_GEN2_16b
                   (Key_words M = 1) and AFH_Lite (TYPE2's VC 5 in the TC);
                   with the wire capture ($RCLINK_RESULTS/wire.pcap) tshark
@@ -229,8 +232,12 @@ class McastTest:
         db = self.delta(self.b, sb)
         self.ktap.diag('%d of %d arrived, B %s' % (got, n, db))
         check(0 < got < n, '%d of %d arrived at 30%% loss' % (got, n))
-        check(db.get('t2_rx_lost', 0) == n - got, 't2_rx_lost +%s, want %d'
-              % (db.get('t2_rx_lost'), n - got))
+        if t1.counted(sb, 't2_rx_lost'):
+            check(db.get('t2_rx_lost', 0) == n - got, 't2_rx_lost +%s, '
+                  'want %d' % (db.get('t2_rx_lost'), n - got))
+        else:
+            t1.not_counted(self.ktap, 'lost = sent - received',
+                           ['t2_rx_lost'])
         check(db.get('t2_rx_pkts') == got + 1, 't2_rx_pkts +%s, want %d'
               % (db.get('t2_rx_pkts'), got + 1))
 
@@ -248,8 +255,13 @@ class McastTest:
             check(cb.poll(select.POLLIN, 0.5) == 0, 'a copy was delivered')
             w.set(dup=0)
         db = self.delta(self.b, sb)
-        check(db == {'t2_rx_pkts': n, 't2_rx_drop_old': n}, 'B %s, want '
-              't2_rx_pkts +%d t2_rx_drop_old +%d' % (db, n, n))
+        want = {'t2_rx_pkts': n, 't2_rx_drop_old': n}
+        if not t1.counted(sb, 't2_rx_drop_old'):
+            t1.not_counted(self.ktap, 'each copy counted',
+                           ['t2_rx_drop_old'])
+            del want['t2_rx_drop_old']
+        check(db == want, 'B %s, want %s' % (db, ' '.join(
+            '%s +%d' % kv for kv in sorted(want.items()))))
 
     def test_formats(self):
         self.join(self.b, G)
