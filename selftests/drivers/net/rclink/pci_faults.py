@@ -41,6 +41,9 @@ wait unread: debugfs t1_rx_queued_max), so A's messages stay in flight.  After i
     ping to B answered; but for remove_rescan, which removes the device;
   * the kernel log has no splat.
 
+RCLINK_PCI_FAULTS_CASES="flr ..." runs only the cases named (the others
+skip): make check's RTL pair runs flr alone.
+
 Needs the pair on PCIe root ports for AER (selftests/vm/boards.sh faults;
 make check runs it in a guest of its own), the aer_inject module for the
 aer_* cases, BAR0 access for all_ones (boot
@@ -477,6 +480,9 @@ def case(pair, ktap, name, fault, recover=None, teardown=True,
     netdev must survive it; kept: what becomes of the TYPE1 state (T1Kept:
     'kept', 'forgotten', 'new', or None when nothing is reset)."""
     def body():
+        only = os.environ.get('RCLINK_PCI_FAULTS_CASES', '').split()
+        if only and name not in only:
+            raise rt.SkipTest('not in RCLINK_PCI_FAULTS_CASES')
         why = precondition() if precondition else None
         if why:
             raise rt.SkipTest(why)
