@@ -842,10 +842,10 @@ struct uside {
 
 static struct uside ua, ub;
 
-static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
-		      uint32_t nslots, uint32_t event)
+/* A context of @a on board @dev with QP @qpn; @what names the path */
+static void ctx_open(struct uside *u, const char *dev, uint32_t qpn,
+		     struct rclink_uctx_attr *a, const char *what)
 {
-	struct rclink_uctx_attr a = { 0 };
 	char path[128];
 
 	snprintf(path, sizeof(path), "/dev/%s", dev);
@@ -853,6 +853,23 @@ static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
 	if (u->fd < 0)
 		die("%s: %s", path, strerror(errno));
 	u->qpn = qpn;
+	if (rclink_uctx_open(&u->c, u->fd, a)) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP) {
+			printf("%s: not supported by this driver or board\n",
+			       what);
+			exit(EXIT_NORING);
+		}
+		die("%s: context: %s", path, strerror(errno));
+	}
+	if (rclink_uctx_bind(&u->c, qpn, 0))
+		die("%s: context QP %u: %s", path, qpn, strerror(errno));
+}
+
+static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
+		      uint32_t nslots, uint32_t event)
+{
+	struct rclink_uctx_attr a = { 0 };
+
 	u->nslots = pow2(nslots < 16 ? 16 : nslots);
 	u->slot = opt.size < 64 ? 64 : (opt.size + 63) & ~63u;
 	a.sq_entries = u->nslots;
@@ -861,15 +878,7 @@ static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
 	a.area_size = (2 * u->nslots * u->slot + 4095) & ~4095u;
 	a.mod_count = event;
 	a.mod_usec = event > 1 ? 2000 : 0;
-	if (rclink_uctx_open(&u->c, u->fd, &a)) {
-		if (errno == ENOTTY || errno == EOPNOTSUPP) {
-			printf("uctx path: not supported by this driver or board\n");
-			exit(EXIT_NORING);
-		}
-		die("%s: context: %s", path, strerror(errno));
-	}
-	if (rclink_uctx_bind(&u->c, qpn, 0))
-		die("%s: context QP %u: %s", path, qpn, strerror(errno));
+	ctx_open(u, dev, qpn, &a, "uctx path");
 }
 
 static void uctx_close(struct uside *u)
@@ -1523,28 +1532,14 @@ static void rdma_open(struct uside *u, const char *dev, uint32_t qpn,
 		      uint32_t sq_entries)
 {
 	struct rclink_uctx_attr a = { 0 };
-	char path[128];
 
-	snprintf(path, sizeof(path), "/dev/%s", dev);
-	u->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (u->fd < 0)
-		die("%s: %s", path, strerror(errno));
-	u->qpn = qpn;
 	u->nslots = pow2(sq_entries < 16 ? 16 : sq_entries);
 	u->slot = (opt.size + 4095) & ~4095u;
 	a.sq_entries = u->nslots;
 	a.rq_entries = 16;
 	a.cq_entries = u->nslots;
 	a.area_size = u->slot;
-	if (rclink_uctx_open(&u->c, u->fd, &a)) {
-		if (errno == ENOTTY || errno == EOPNOTSUPP) {
-			printf("rdma: no contexts on this driver or board\n");
-			exit(EXIT_NORING);
-		}
-		die("%s: context: %s", path, strerror(errno));
-	}
-	if (rclink_uctx_bind(&u->c, qpn, 0))
-		die("%s: context QP %u: %s", path, qpn, strerror(errno));
+	ctx_open(u, dev, qpn, &a, "rdma (contexts)");
 }
 
 static int do_rdma(char **argv, bool write)
