@@ -525,7 +525,8 @@ rclink_ring_send(struct rclink_ring *ring, struct rclink_file *rf,
 		 const struct rclink_sqe *sqe, const struct rclink_sqe *rem,
 		 bool *doorbell)
 {
-	u32 max_rdma = dq->ctx ? rclink_mr_max_len(dq->ctx) : 0;
+	struct rclink_ctx_hw *hw = READ_ONCE(dq->ctx);
+	u32 max_rdma = rem && hw ? rclink_mr_max_len(hw) : 0;
 	struct rclink_tx_msg *msg;
 	int err;
 
@@ -533,8 +534,9 @@ rclink_ring_send(struct rclink_ring *ring, struct rclink_file *rf,
 		err = -EOPNOTSUPP;	/* no registration table; TYPE2 */
 	else if (rem && (rem->flags || rem->resv))
 		err = -EINVAL;
-	else if (rem ? sqe->len > max_rdma : sqe->len > dq->max_msg ||
-		 (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq)))
+	else if (rem ? sqe->len > max_rdma :
+		 (sqe->len > dq->max_msg ||
+		  (qp && qp->group && sqe->len > rclink_dp_t2_max_msg(dq))))
 		err = -EMSGSIZE;
 	else if (!rclink_ring_in_area(ring, sqe->addr, sqe->len))
 		err = -EFAULT;
@@ -673,7 +675,7 @@ static int rclink_ring_submit(struct rclink_ring *ring, struct rclink_file *rf,
 {
 	enum rclink_ring_take t = RCLINK_RING_TAKEN;
 	u32 mask = ring->sq_entries - 1, done = 0, used;
-	struct rclink_sqe sqe[2];
+	struct rclink_sqe sqe[2], *next;
 	bool doorbell = false;
 	int err = 0;
 
@@ -681,11 +683,15 @@ static int rclink_ring_submit(struct rclink_ring *ring, struct rclink_file *rf,
 		/* copies: user space may change the SQEs while we look */
 		memcpy(&sqe[0], &ring->sqes[ring->sq_head & mask],
 		       sizeof(sqe[0]));
-		if (done + 1 < want)
+		/* a WRITE's or READ's REMOTE SQE, if it was submitted too */
+		next = NULL;
+		if ((sqe[0].opcode == RCLINK_OP_WRITE ||
+		     sqe[0].opcode == RCLINK_OP_READ) && done + 1 < want) {
 			memcpy(&sqe[1], &ring->sqes[(ring->sq_head + 1) & mask],
 			       sizeof(sqe[1]));
-		t = rclink_ring_take(ring, rf, qp, dq, &sqe[0],
-				     done + 1 < want ? &sqe[1] : NULL, &used,
+			next = &sqe[1];
+		}
+		t = rclink_ring_take(ring, rf, qp, dq, &sqe[0], next, &used,
 				     &doorbell);
 		if (t == RCLINK_RING_TAKEN) {
 			ring->sq_head += used;
