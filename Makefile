@@ -202,7 +202,7 @@ RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
 	rebind.sh
 RCLINK_RTL_IRQ_TESTS ?= irq_fallback.sh
 RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh t2_mcast.py \
-	t3_ping.sh t3_ethtool.sh t3_tcp.py fuzz.sh
+	t1_rdma.sh t3_ping.sh t3_ethtool.sh t3_tcp.py fuzz.sh
 RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
 	-t rx_queued_unbound -t one_qp -t one_qp_back -t qp64 -t faults \
 	-t rx_flow_control \

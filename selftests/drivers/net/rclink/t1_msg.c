@@ -2205,6 +2205,25 @@ static int ring_op(struct rclink_ring *r, uint8_t op, uint64_t addr,
 	return ring_wait_cqe(r, cqe, 10000);
 }
 
+/* Submit a WRITE or READ of 64 bytes at area offset 0 and its REMOTE SQE
+ * (remote address 0, key 1); reap the CQE */
+static int ring_rdma_op(struct rclink_ring *r, uint8_t op,
+			struct rclink_cqe *cqe)
+{
+	struct rclink_sqe *sqe = rclink_ring_get_sqe(r);
+	struct rclink_sqe *rem = rclink_ring_get_sqe(r);
+
+	if (!sqe || !rem)
+		return -1;
+	sqe->opcode = op;
+	sqe->len = 64;
+	rem->opcode = RCLINK_OP_REMOTE;
+	rem->len = 1;
+	if (rclink_ring_submit(r, 0) != 2)
+		return -1;
+	return ring_wait_cqe(r, cqe, 10000);
+}
+
 /* Setup limits, mmap rules, what a fresh ring shows */
 TEST_F(t1, ring_setup)
 {
@@ -2656,7 +2675,8 @@ TEST_F(t1, ring_mixed)
  * The rings on a TYPE2 group (RCLINK_BIND_MCAST): B joins group 6, A sends
  * 16 messages of up to TYPE2_PKT_LEN - 8 bytes from its area, B receives
  * them into its own, whole and in order; a SEND over the group's limit
- * completes EMSGSIZE.  B leaves the group again.
+ * completes EMSGSIZE, a WRITE or READ EOPNOTSUPP, and a registration of
+ * the ring's area fails ENOTCONN.  B leaves the group again.
  */
 TEST_F(t1, ring_mcast)
 {
@@ -2664,6 +2684,8 @@ TEST_F(t1, ring_mcast)
 	uint8_t *want = malloc(MAX_SIZE);
 	struct rclink_bind b = { .size = sizeof(b), .qpn = 6,
 				 .flags = RCLINK_BIND_MCAST };
+	struct rclink_mr_reg mr = { .size = sizeof(mr), .length = 4096,
+				    .access = RCLINK_MR_REMOTE_WRITE };
 	struct rclink_ring ra, rb;
 	struct rclink_sqe *sqe;
 	struct rclink_cqe cqe;
@@ -2708,6 +2730,13 @@ TEST_F(t1, ring_mcast)
 	/* one packet at most */
 	ASSERT_EQ(0, ring_op(&ra, RCLINK_OP_SEND, 0, max + 1, 99, &cqe));
 	EXPECT_EQ(-EMSGSIZE, cqe.res);
+	/* TYPE2 is unreliable: no WRITE or READ, no registration */
+	ASSERT_EQ(0, ring_rdma_op(&ra, RCLINK_OP_WRITE, &cqe));
+	EXPECT_EQ(-EOPNOTSUPP, cqe.res);
+	ASSERT_EQ(0, ring_rdma_op(&ra, RCLINK_OP_READ, &cqe));
+	EXPECT_EQ(-EOPNOTSUPP, cqe.res);
+	EXPECT_EQ(-1, ioctl(fa, RCLINK_IOC_MR_REG, &mr));
+	EXPECT_EQ(ENOTCONN, errno);
 	rclink_ring_exit(&ra);
 	rclink_ring_exit(&rb);
 	EXPECT_EQ(0, run(out, sizeof(out), "%s mcast set dev %s group 6 join off",

@@ -64,6 +64,10 @@
  *                AFH_Lite) set on both boards: WRITE and READ of 1 B,
  *                1321 B and 64 KiB + 3 arrive intact, then a refused key
  *                (REM_KEY); Standard again after
+ *   no_table     board A without a registration table (DMAQ_MR_CAP.num
+ *                0, the RTL board): a ring WRITE or READ completes
+ *                -EOPNOTSUPP at once, RCLINK_IOC_MR_REG on the ring file
+ *                fails EOPNOTSUPP, and a SEND on the same ring still works
  *
  * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
  * sysfs resource0 for the counters and the test hooks.  Without the boards,
@@ -137,6 +141,7 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_FMT		230
 #define QP_RT		231
 #define QP_RT2		232
+#define QP_NOTAB	233
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -331,8 +336,11 @@ static void rig_down(struct rig *r)
 	(r)->qpn = (q);							\
 	if (bar_open(&(r)->ba, env.a) || bar_open(&(r)->bb, env.b))	\
 		SKIP(return, "no BAR0 through sysfs resource0: %m");	\
-	if (!FIELD_MR_NUM(rd(&(r)->bb, RCLINK_DMAQ_MR_CAP)))		\
+	if (!FIELD_MR_NUM(rd(&(r)->ba, RCLINK_DMAQ_MR_CAP)) ||		\
+	    !FIELD_MR_NUM(rd(&(r)->bb, RCLINK_DMAQ_MR_CAP))) {		\
+		rig_down(r);						\
 		SKIP(return, "board without a registration table");	\
+	}								\
 	ASSERT_EQ(0, pair_add(q));					\
 	(r)->up = true;							\
 	ASSERT_EQ(0, side_open(&(r)->a, env.a, A_AREA)) TH_LOG("%m");	\
@@ -1304,6 +1312,43 @@ static uint32_t kring_mr(struct kring *k, uint64_t off, uint64_t len,
 	return r.rkey;
 }
 
+TEST(no_table)
+{
+	struct bar ba = { 0 };
+	struct kring k = { .fd = -1 };
+	struct rclink_cqe cqe;
+	uint64_t bad0;
+
+	if (!env_load())
+		SKIP(return, "no boards (run by t1_rdma.sh)");
+	if (bar_open(&ba, env.a))
+		SKIP(return, "no BAR0 through sysfs resource0: %m");
+	if (FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP))) {
+		bar_close(&ba);
+		SKIP(return, "board A has a registration table");
+	}
+	ASSERT_EQ(0, pair_add(QP_NOTAB));
+	ASSERT_EQ(0, kring_open(&k, env.a, QP_NOTAB)) TH_LOG("%m");
+	bad0 = rd(&ba, RCLINK_DMAQ_BAD_WQE);
+	memset(k.area, 0x5a, 64);
+	EXPECT_EQ(-EOPNOTSUPP, kring_op(&k, true, 0, 64, 1, 0, &cqe));
+	EXPECT_EQ(RCLINK_OP_WRITE, RCLINK_CQE_OP(cqe.flags));
+	EXPECT_EQ(-EOPNOTSUPP, kring_op(&k, false, 0, 64, 1, 0, &cqe));
+	EXPECT_EQ(RCLINK_OP_READ, RCLINK_CQE_OP(cqe.flags));
+	/* refused by the kernel: nothing reached the board */
+	EXPECT_EQ(bad0, rd(&ba, RCLINK_DMAQ_BAD_WQE));
+	errno = 0;
+	EXPECT_EQ(0, kring_mr(&k, 0, 4096, RCLINK_MR_REMOTE_WRITE));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* the ring runs on: a SEND goes out and completes */
+	kring_sqe(&k, RCLINK_OP_SEND, 0, 64, 7);
+	EXPECT_EQ(64, kring_run(&k, 1, &cqe));
+	EXPECT_EQ(7, cqe.user_data);
+	kring_close(&k);
+	bar_close(&ba);
+	pair_del(QP_NOTAB);
+}
+
 #define RT_OFF		(GUARD + 5)
 
 TEST(ring_target)
@@ -1323,7 +1368,8 @@ TEST(ring_target)
 		SKIP(return, "no boards (run by t1_rdma.sh)");
 	if (bar_open(&ba, env.a) || bar_open(&bb, env.b))
 		SKIP(return, "no BAR0 through sysfs resource0: %m");
-	if (!FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)))
+	if (!FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)) ||
+	    !FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)))
 		SKIP(return, "board without a registration table");
 	ASSERT_EQ(0, pair_add(QP_RT));
 	ASSERT_EQ(0, pair_add(QP_RT2));
@@ -1444,10 +1490,20 @@ static const struct {
 TEST(formats)
 {
 	static const uint32_t lens[] = { 1, 1321, 65536 + 3 };
+	struct bar ba = { 0 }, bb = { 0 };
 	unsigned int f, i;
+	bool tables;
 
 	if (!env_load())
 		SKIP(return, "no boards (run by t1_rdma.sh)");
+	if (bar_open(&ba, env.a) || bar_open(&bb, env.b))
+		SKIP(return, "no BAR0 through sysfs resource0: %m");
+	tables = FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)) &&
+		 FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP));
+	bar_close(&ba);
+	bar_close(&bb);
+	if (!tables)
+		SKIP(return, "board without a registration table");
 	for (f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
 		struct rig r = { 0 };
 		struct rclink_wc wc;
