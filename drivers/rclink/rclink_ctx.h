@@ -128,6 +128,22 @@ void rclink_ctx_free(struct rclink_ctx *ctx);
 void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info);
 
 /* rclink_mr.c: the registration table of RDMA WRITE and READ */
+
+/* A registration in use, for netlink's mr-get */
+struct rclink_mr_info {
+	u32 key;
+	u32 ctx;			/* DMAQ_MR_CTRL.ctx */
+	u32 qpn;			/* qp_only: the QP it is served on */
+	bool qp_only;
+	bool user;			/* RCLINK_MR_REG_USER */
+	bool busy;			/* the board did not let go */
+	u32 access;			/* RCLINK_MR_REMOTE_* */
+	u64 offset;			/* in the area; 0 for user memory */
+	u64 length;
+	u32 pages;			/* 4 KiB pieces of its table, or 0 */
+	u32 pid;			/* in the caller's PID namespace */
+};
+
 int rclink_mr_hw_init(struct rclink_ctx_hw *hw);
 void rclink_mr_hw_fini(struct rclink_ctx_hw *hw);
 u32 rclink_mr_max_len(const struct rclink_ctx_hw *hw);
@@ -135,5 +151,7 @@ void rclink_mr_ctx_kill(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx);
 void rclink_mr_file_kill(struct rclink_ctx_hw *hw, struct rclink_file *rf);
 long rclink_mr_reg(struct rclink_file *rf, void __user *argp);
 long rclink_mr_dereg(struct rclink_file *rf, void __user *argp);
+int rclink_mr_info(struct rclink_dev *rdev, u32 *idx,
+		   struct rclink_mr_info *mi);
 
 #endif /* _RCLINK_CTX_H_ */

@@ -41,6 +41,8 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -71,6 +73,15 @@ struct rclink_mr_ent {
 	struct rclink_mr_user *user;	/* RCLINK_MR_REG_USER, or NULL */
 	u8 gen;
 	bool busy;			/* invalid, the shim did not let go */
+	/* what mr-get shows: the registration's request */
+	u32 ctx;
+	u32 qpn;
+	bool qp_only;
+	bool umem;			/* RCLINK_MR_REG_USER */
+	u32 access;
+	u64 offset;
+	u64 length;
+	struct pid *pid;		/* the registering process */
 };
 
 struct rclink_mr_hw {
@@ -237,6 +248,16 @@ err:
 	return ERR_PTR(err);
 }
 
+/* Entry @e is free again (its memory is the caller's to free) */
+static void rclink_mr_ent_clear(struct rclink_mr_ent *e)
+{
+	e->owner = NULL;
+	e->user = NULL;
+	e->busy = false;
+	put_pid(e->pid);
+	e->pid = NULL;
+}
+
 static void rclink_mr_sel(struct rclink_ctx_hw *hw, u32 idx)
 {
 	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_SEL,
@@ -295,9 +316,7 @@ static bool rclink_mr_owner_kill(struct rclink_ctx_hw *hw, const void *owner)
 				dev_err(hw->dev, "registration %u: its pages are left pinned\n",
 					i);
 		}
-		mr->ent[i].user = NULL;
-		mr->ent[i].owner = NULL;
-		mr->ent[i].busy = false;
+		rclink_mr_ent_clear(&mr->ent[i]);
 	}
 	mutex_unlock(&mr->lock);
 	return let_go;
@@ -474,6 +493,14 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 	mr->ent[idx].owner = w.owner;
 	mr->ent[idx].user = user;
 	mr->ent[idx].gen++;
+	mr->ent[idx].ctx = w.ctx;
+	mr->ent[idx].qp_only = !!w.ring;
+	mr->ent[idx].qpn = w.qpn;
+	mr->ent[idx].umem = !!(r.flags & RCLINK_MR_REG_USER);
+	mr->ent[idx].access = r.access;
+	mr->ent[idx].offset = r.offset;
+	mr->ent[idx].length = r.length;
+	mr->ent[idx].pid = get_pid(task_tgid(current));
 	rclink_mr_sel(hw, idx);
 	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_BASE, base);
 	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_LEN,
@@ -496,8 +523,7 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 	/* the shim refuses a table it cannot use: the entry stays invalid */
 	if (user && !(rclink_rd64(hw->rdev, RCLINK_DMAQ_MR_CTRL) &
 		      RCLINK_DMAQ_MR_CTRL_VALID)) {
-		mr->ent[idx].owner = NULL;
-		mr->ent[idx].user = NULL;
+		rclink_mr_ent_clear(&mr->ent[idx]);
 		mutex_unlock(&mr->lock);
 		rclink_mr_user_free(hw->dev, user);
 		err = -EIO;
@@ -516,8 +542,7 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 		mutex_lock(&mr->lock);
 		if (rclink_mr_invalidate_locked(hw, idx)) {
 			rclink_mr_user_free(hw->dev, mr->ent[idx].user);
-			mr->ent[idx].user = NULL;
-			mr->ent[idx].owner = NULL;
+			rclink_mr_ent_clear(&mr->ent[idx]);
 		}
 		mutex_unlock(&mr->lock);
 	}
@@ -563,15 +588,58 @@ long rclink_mr_dereg(struct rclink_file *rf, void __user *argp)
 		err = -EBUSY;
 	else
 		err = 0;
-	if (!err)
-		e->owner = NULL;
 	user = err ? NULL : e->user;
 	if (!err)
-		e->user = NULL;
+		rclink_mr_ent_clear(e);
 	mutex_unlock(&mr->lock);
 	/* the shim let go: the pages may go */
 	rclink_mr_user_free(w.hw->dev, user);
 out_rw:
 	up_read(&rf->rw);
+	return err;
+}
+
+/*
+ * The registration in use at entry *idx or the next one after it (*idx
+ * moves there): 0 and @mi; -ENOENT when there is none from *idx on,
+ * -EOPNOTSUPP on a board without a registration table.  The caller holds
+ * rclink_t1_devs_lock, which keeps the queue engine, and with it the
+ * table, published.
+ */
+int rclink_mr_info(struct rclink_dev *rdev, u32 *idx,
+		   struct rclink_mr_info *mi)
+{
+	struct rclink_dmaq *dq = READ_ONCE(rdev->t1.dmaq);
+	struct rclink_ctx_hw *hw = dq ? READ_ONCE(dq->ctx) : NULL;
+	struct rclink_mr_hw *mr = hw ? hw->mr : NULL;
+	const struct rclink_mr_ent *e;
+	int err = -ENOENT;
+
+	lockdep_assert_held(&rclink_t1_devs_lock);
+	if (!mr)
+		return -EOPNOTSUPP;
+	mutex_lock(&mr->lock);
+	for (; *idx < mr->num; (*idx)++) {
+		e = &mr->ent[*idx];
+		if (!e->owner)
+			continue;
+		memset(mi, 0, sizeof(*mi));
+		mi->key = FIELD_PREP(RCLINK_MR_KEY_INDEX, *idx) |
+			  FIELD_PREP(RCLINK_MR_KEY_GEN, e->gen);
+		mi->ctx = e->ctx;
+		mi->qp_only = e->qp_only;
+		mi->qpn = e->qpn;
+		mi->user = e->umem;
+		mi->busy = e->busy;
+		mi->access = e->access;
+		mi->offset = e->offset;
+		mi->length = e->length;
+		if (e->user)
+			mi->pages = e->user->tbl_size / sizeof(*e->user->tbl);
+		mi->pid = e->pid ? pid_vnr(e->pid) : 0;
+		err = 0;
+		break;
+	}
+	mutex_unlock(&mr->lock);
 	return err;
 }

@@ -22,6 +22,7 @@
 #include "rclink.h"
 #include "rclink_compat.h"
 #include "rclink_qp.h"
+#include "rclink_ctx.h"
 #include "rclink_nl_gen.h"
 
 #define RCLINK_NL_SPORT_BASE	49152	/* default UDP source port + qpn */
@@ -390,6 +391,10 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 				      !!(info->dfx & bits[i].bit),
 				      RCLINK_A_DEV_STATS_PAD))
 			return -EMSGSIZE;
+	for (i = 0; i < RCLINK_T1_RDMA_NUM && !info->rdma_absent; i++)
+		if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_RDMA_TX_WRITE + i,
+				      info->rdma[i], RCLINK_A_DEV_STATS_PAD))
+			return -EMSGSIZE;
 	return 0;
 }
 
@@ -504,6 +509,9 @@ static int rclink_nl_dev_fill(struct sk_buff *skb, struct rclink_dev *rdev,
 	BUILD_BUG_ON(RCLINK_A_DEV_STATS_T2_RX_DROP_OLD -
 		     RCLINK_A_DEV_STATS_RX_DROP_DA !=
 		     RCLINK_T1_DEV_T2_RX_DROP_OLD - RCLINK_T1_DEV_RX_DROP_DA);
+	BUILD_BUG_ON(RCLINK_A_DEV_STATS_RDMA_RX_IMM_DROP -
+		     RCLINK_A_DEV_STATS_RDMA_TX_WRITE !=
+		     RCLINK_T1_RDMA_RX_IMM_DROP - RCLINK_T1_RDMA_TX_WRITE);
 
 	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
 			  RCLINK_CMD_DEV_GET);
@@ -1115,6 +1123,130 @@ int rclink_nl_qp_del_doit(struct sk_buff *skb, struct genl_info *info)
 unlock:
 	mutex_unlock(&rclink_t1_devs_lock);
 	return err;
+}
+
+/* ---- mr: registrations of RDMA WRITE and READ ---------------------------- */
+
+static int rclink_nl_mr_fill(struct sk_buff *skb, struct rclink_dev *rdev,
+			     const struct rclink_mr_info *mi, u32 portid,
+			     u32 seq, int flags)
+{
+	void *hdr;
+
+	BUILD_BUG_ON((int)RCLINK_A_MR_DEV_INDEX != (int)RCLINK_A_DEV_INDEX ||
+		     (int)RCLINK_A_MR_DEV_NAME != (int)RCLINK_A_DEV_NAME);
+	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
+			  RCLINK_CMD_MR_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, RCLINK_A_MR_DEV_INDEX, rdev->t1.index) ||
+	    nla_put_string(skb, RCLINK_A_MR_DEV_NAME, rdev->t1.name) ||
+	    nla_put_u32(skb, RCLINK_A_MR_KEY, mi->key) ||
+	    nla_put_u32(skb, RCLINK_A_MR_CTX, mi->ctx) ||
+	    (mi->qp_only && nla_put_u32(skb, RCLINK_A_MR_QPN, mi->qpn)) ||
+	    (!mi->user && nla_put_u64_64bit(skb, RCLINK_A_MR_OFFSET,
+					    mi->offset, RCLINK_A_MR_PAD)) ||
+	    nla_put_u64_64bit(skb, RCLINK_A_MR_LENGTH, mi->length,
+			      RCLINK_A_MR_PAD) ||
+	    ((mi->access & RCLINK_MR_REMOTE_WRITE) &&
+	     nla_put_flag(skb, RCLINK_A_MR_REMOTE_WRITE)) ||
+	    ((mi->access & RCLINK_MR_REMOTE_READ) &&
+	     nla_put_flag(skb, RCLINK_A_MR_REMOTE_READ)) ||
+	    (mi->user && nla_put_flag(skb, RCLINK_A_MR_USER)) ||
+	    (mi->pages && nla_put_u32(skb, RCLINK_A_MR_PAGES, mi->pages)) ||
+	    nla_put_u32(skb, RCLINK_A_MR_PID, mi->pid) ||
+	    (mi->busy && nla_put_flag(skb, RCLINK_A_MR_BUSY))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int rclink_nl_mr_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[RCLINK_A_MR_KEY];
+	struct rclink_mr_info mi;
+	struct rclink_dev *rdev;
+	struct sk_buff *msg;
+	u32 idx;
+	int err;
+
+	if (!attr) {
+		NL_SET_ERR_MSG(info->extack,
+			       "key: a registration's key is required");
+		return -EINVAL;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, info->extack);
+	err = IS_ERR(rdev) ? PTR_ERR(rdev) : 0;
+	idx = FIELD_GET(RCLINK_MR_KEY_INDEX, nla_get_u32(attr));
+	if (!err) {
+		err = rclink_mr_info(rdev, &idx, &mi);
+		if (err == -EOPNOTSUPP)
+			NL_SET_ERR_MSG(info->extack,
+				       "dev: the board has no registration table");
+		else if (!err && mi.key != nla_get_u32(attr))
+			err = -ENOENT;
+	}
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "key: no such registration");
+	if (!err)
+		err = rclink_nl_mr_fill(msg, rdev, &mi, info->snd_portid,
+					info->snd_seq, 0);
+	mutex_unlock(&rclink_t1_devs_lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int rclink_nl_mr_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = rclink_genl_dump_attrs(cb);
+	unsigned long index = cb->args[0];
+	u32 portid = NETLINK_CB(cb->skb).portid;
+	u32 seq = cb->nlh->nlmsg_seq;
+	struct rclink_dev *rdev, *only = NULL;
+	struct rclink_mr_info mi;
+	u32 idx = cb->args[1];
+	int err = 0;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	if (attrs && (attrs[RCLINK_A_MR_DEV_INDEX] ||
+		      attrs[RCLINK_A_MR_DEV_NAME])) {
+		only = rclink_nl_dev(attrs, cb->extack);
+		if (IS_ERR(only)) {
+			err = PTR_ERR(only);
+			goto unlock;
+		}
+	}
+	while ((rdev = rclink_t1_dev_next(&index))) {
+		while (!only || rdev == only) {
+			err = rclink_mr_info(rdev, &idx, &mi);
+			if (err) {
+				err = 0;	/* no more, or no table */
+				break;
+			}
+			err = rclink_nl_mr_fill(skb, rdev, &mi, portid, seq,
+						NLM_F_MULTI);
+			if (err)
+				goto unlock;
+			idx++;
+		}
+		index++;
+		idx = 0;
+	}
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	cb->args[0] = index;
+	cb->args[1] = idx;
+	return rclink_nl_dump_ret(skb, err);
 }
 
 /* ---- mcast: TYPE2 groups ------------------------------------------------ */

@@ -144,8 +144,15 @@ const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_MCAST_OWNER_NETNS_FD
 	[RCLINK_A_MCAST_OWNER_NETNS_FD] = { .type = NLA_U32, },
 };
 
+/* RCLINK_CMD_MR_GET - do */
+const struct nla_policy rclink_mr_get_nl_policy[RCLINK_A_MR_KEY + 1] = {
+	[RCLINK_A_MR_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_MR_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_MR_KEY] = { .type = NLA_U32, },
+};
+
 /* Ops table for rclink */
-const struct genl_ops rclink_nl_ops[8] = {
+const struct genl_ops rclink_nl_ops[9] = {
 	{
 		.cmd		= RCLINK_CMD_DEV_GET,
 		.doit		= rclink_nl_dev_get_doit,
@@ -201,6 +208,13 @@ const struct genl_ops rclink_nl_ops[8] = {
 		.policy		= rclink_mcast_set_nl_policy,
 		.maxattr	= RCLINK_A_MCAST_OWNER_NETNS_FD,
 		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RCLINK_CMD_MR_GET,
+		.doit		= rclink_nl_mr_get_doit,
+		.dumpit		= rclink_nl_mr_get_dumpit,
+		.policy		= rclink_mr_get_nl_policy,
+		.maxattr	= RCLINK_A_MR_KEY,
 	},
 };
 

@@ -31,8 +31,10 @@ extern const struct nla_policy rclink_mcast_get_nl_policy[RCLINK_A_MCAST_GROUP +
 
 extern const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_MCAST_OWNER_NETNS_FD + 1];
 
+extern const struct nla_policy rclink_mr_get_nl_policy[RCLINK_A_MR_KEY + 1];
+
 /* Ops table for rclink */
-extern const struct genl_ops rclink_nl_ops[8];
+extern const struct genl_ops rclink_nl_ops[9];
 
 int rclink_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -46,6 +48,8 @@ int rclink_nl_mcast_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
 int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info);
+int rclink_nl_mr_get_doit(struct sk_buff *skb, struct genl_info *info);
+int rclink_nl_mr_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 enum {
 	RCLINK_NLGRP_EVENTS,

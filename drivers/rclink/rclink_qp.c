@@ -100,6 +100,22 @@ static const u32 rclink_t1_dev_regs[RCLINK_T1_DEV_NUM] = {
 	[RCLINK_T1_DEV_T2_RX_DROP_OLD]	  = RCLINK_DMAQ_T2_RX_DROP_OLD,
 };
 
+/* The board's RDMA WRITE and READ counters */
+static const u32 rclink_t1_rdma_regs[RCLINK_T1_RDMA_NUM] = {
+	[RCLINK_T1_RDMA_TX_WRITE]	= RCLINK_DMAQ_RDMA_TX_WRITE,
+	[RCLINK_T1_RDMA_TX_READ]	= RCLINK_DMAQ_RDMA_TX_READ,
+	[RCLINK_T1_RDMA_RX_WRITE]	= RCLINK_DMAQ_RDMA_RX_WRITE,
+	[RCLINK_T1_RDMA_RX_READ]	= RCLINK_DMAQ_RDMA_RX_READ,
+	[RCLINK_T1_RDMA_RX_BAD_KEY]	= RCLINK_DMAQ_RDMA_RX_BAD_KEY,
+	[RCLINK_T1_RDMA_RX_ACCESS]	= RCLINK_DMAQ_RDMA_RX_ACCESS,
+	[RCLINK_T1_RDMA_RX_BOUNDS]	= RCLINK_DMAQ_RDMA_RX_BOUNDS,
+	[RCLINK_T1_RDMA_RX_SILENT]	= RCLINK_DMAQ_RDMA_RX_SILENT,
+	[RCLINK_T1_RDMA_REM_ERR]	= RCLINK_DMAQ_RDMA_REM_ERR,
+	[RCLINK_T1_RDMA_TIMEOUT]	= RCLINK_DMAQ_RDMA_TIMEOUT,
+	[RCLINK_T1_RDMA_RX_LATE]	= RCLINK_DMAQ_RDMA_RX_LATE,
+	[RCLINK_T1_RDMA_RX_IMM_DROP]	= RCLINK_DMAQ_RDMA_RX_IMM_DROP,
+};
+
 /* ---- limits -------------------------------------------------------------- */
 
 /* PSNs are EPSN_W bits wide (and the PSN fields 12) */
@@ -738,6 +754,11 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 	info->cnp_merged = rclink_rd64(rdev, RCLINK_DMAQ_T1_CNP_MERGED);
 	info->cnp_merged_absent = !rclink_counted(rdev,
 						  RCLINK_DMAQ_T1_CNP_MERGED);
+	/* a board without a registration table has no RDMA counters */
+	info->rdma_absent = !FIELD_GET(RCLINK_DMAQ_MR_CAP_NUM,
+				       rclink_rd64(rdev, RCLINK_DMAQ_MR_CAP));
+	for (i = 0; i < RCLINK_T1_RDMA_NUM && !info->rdma_absent; i++)
+		info->rdma[i] = rclink_rd64(rdev, rclink_t1_rdma_regs[i]);
 	if (rclink_cbfc_on(rdev))
 		rclink_cbfc_info(rdev, &info->cbfc);
 	mutex_unlock(&rdev->qp_lock);

@@ -155,6 +155,23 @@ enum rclink_t1_dev_stat {
 	RCLINK_T1_DEV_NUM
 };
 
+/* The board's RDMA WRITE and READ counters, in netlink attribute order */
+enum rclink_t1_rdma_stat {
+	RCLINK_T1_RDMA_TX_WRITE,
+	RCLINK_T1_RDMA_TX_READ,
+	RCLINK_T1_RDMA_RX_WRITE,
+	RCLINK_T1_RDMA_RX_READ,
+	RCLINK_T1_RDMA_RX_BAD_KEY,
+	RCLINK_T1_RDMA_RX_ACCESS,
+	RCLINK_T1_RDMA_RX_BOUNDS,
+	RCLINK_T1_RDMA_RX_SILENT,
+	RCLINK_T1_RDMA_REM_ERR,
+	RCLINK_T1_RDMA_TIMEOUT,
+	RCLINK_T1_RDMA_RX_LATE,
+	RCLINK_T1_RDMA_RX_IMM_DROP,
+	RCLINK_T1_RDMA_NUM
+};
+
 /* A snapshot of a board for dev-get */
 struct rclink_t1_dev_info {
 	struct rclink_t1_dev_cfg cfg;
@@ -167,6 +184,8 @@ struct rclink_t1_dev_info {
 	u64 t2_crd;			/* DMAQ_T2_CRD */
 	u64 cnp_merged;			/* DMAQ_T1_CNP_MERGED */
 	bool cnp_merged_absent;		/* not counted */
+	u64 rdma[RCLINK_T1_RDMA_NUM];	/* DMAQ_RDMA_* */
+	bool rdma_absent;		/* no registration table */
 	struct rclink_cbfc_info cbfc;	/* cbfc mode only */
 };
 

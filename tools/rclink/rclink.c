@@ -345,6 +345,7 @@ static void usage(FILE *f)
 	      "       rclink mcast show [ dev NAME [ group N ] ]\n"
 	      "       rclink mcast set dev NAME group N [ mac MAC ] [ join on|off ]\n"
 	      "                        [ owner USER ] [ netns NAME|PATH ]\n"
+	      "       rclink mr show [ dev NAME [ key N ] ]\n"
 	      "       rclink monitor\n"
 	      "Options: -j, --json     JSON output\n"
 	      "         -p, --pretty   pretty JSON (implies -j)\n"
@@ -643,9 +644,9 @@ static int cb_finish(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-/* The largest attribute of the three top-level sets: a reply's table */
+/* The largest attribute of the top-level sets: a reply's table */
 #define RCL_MAX2(a, b)	((int)(a) > (int)(b) ? (int)(a) : (int)(b))
-#define RCL_A_MAX	RCL_MAX2(RCLINK_A_DEV_MAX, \
+#define RCL_A_MAX	RCL_MAX2(RCL_MAX2(RCLINK_A_DEV_MAX, RCLINK_A_MR_MAX), \
 				 RCL_MAX2(RCLINK_A_QP_MAX, RCLINK_A_MCAST_MAX))
 
 static int cb_valid(struct nl_msg *msg, void *arg)
@@ -991,6 +992,18 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_T2_OST_FREE] = "t2_ost_free",
 	[RCLINK_A_DEV_STATS_T2_CRD] = "t2_crd",
 	[RCLINK_A_DEV_STATS_CNP_MERGED] = "cnp_merged",
+	[RCLINK_A_DEV_STATS_RDMA_TX_WRITE] = "rdma_tx_write",
+	[RCLINK_A_DEV_STATS_RDMA_TX_READ] = "rdma_tx_read",
+	[RCLINK_A_DEV_STATS_RDMA_RX_WRITE] = "rdma_rx_write",
+	[RCLINK_A_DEV_STATS_RDMA_RX_READ] = "rdma_rx_read",
+	[RCLINK_A_DEV_STATS_RDMA_RX_BAD_KEY] = "rdma_rx_bad_key",
+	[RCLINK_A_DEV_STATS_RDMA_RX_ACCESS] = "rdma_rx_access",
+	[RCLINK_A_DEV_STATS_RDMA_RX_BOUNDS] = "rdma_rx_bounds",
+	[RCLINK_A_DEV_STATS_RDMA_RX_SILENT] = "rdma_rx_silent",
+	[RCLINK_A_DEV_STATS_RDMA_REM_ERR] = "rdma_rem_err",
+	[RCLINK_A_DEV_STATS_RDMA_TIMEOUT] = "rdma_timeout",
+	[RCLINK_A_DEV_STATS_RDMA_RX_LATE] = "rdma_rx_late",
+	[RCLINK_A_DEV_STATS_RDMA_RX_IMM_DROP] = "rdma_rx_imm_drop",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
@@ -1912,6 +1925,90 @@ static int cmd_mcast(struct rcl_nl *nl, int argc, char **argv)
 	usage_error("mcast: unknown command \"%s\"", *argv);
 }
 
+/* ---- mr: registrations of RDMA WRITE and READ ---------------------------------- */
+
+static int mr_parse(struct nlattr **tb, void *arg)
+{
+	bool wr = !!tb[RCLINK_A_MR_REMOTE_WRITE];
+	bool rd = !!tb[RCLINK_A_MR_REMOTE_READ];
+
+	(void)arg;
+	out_obj_start();
+	if (tb[RCLINK_A_MR_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_MR_DEV_NAME]));
+	if (tb[RCLINK_A_MR_KEY]) {
+		if (opt_json) {
+			out_u64("key", nla_get_u32(tb[RCLINK_A_MR_KEY]));
+		} else {
+			char k[16];
+
+			snprintf(k, sizeof(k), "0x%x",
+				 nla_get_u32(tb[RCLINK_A_MR_KEY]));
+			out_str("key", k);
+		}
+	}
+	out_attr_u(tb, RCLINK_A_MR_CTX, "ctx", 32);
+	out_attr_u(tb, RCLINK_A_MR_QPN, "qpn", 32);
+	out_attr_u(tb, RCLINK_A_MR_PID, "pid", 32);
+	out_attr_u(tb, RCLINK_A_MR_OFFSET, "offset", 64);
+	out_attr_u(tb, RCLINK_A_MR_LENGTH, "length", 64);
+	if (opt_json) {
+		out_bool("remote_write", wr, "", "");
+		out_bool("remote_read", rd, "", "");
+		out_bool("user", !!tb[RCLINK_A_MR_USER], "", "");
+		out_bool("busy", !!tb[RCLINK_A_MR_BUSY], "", "");
+	} else {
+		out_str("access", wr && rd ? "write,read" : wr ? "write" :
+				  rd ? "read" : "none");
+		if (tb[RCLINK_A_MR_USER])
+			out_str("memory", "user");
+		if (tb[RCLINK_A_MR_BUSY])
+			out_str("state", "busy");
+	}
+	out_attr_u(tb, RCLINK_A_MR_PAGES, "pages", 32);
+	out_obj_end();
+	return 0;
+}
+
+static int cmd_mr_show(struct rcl_nl *nl, int argc, char **argv)
+{
+	const char *dev = NULL, *key = NULL;
+	struct nl_msg *msg;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		if (keyword(*argv, "dev"))
+			dev = arg_value(&argc, &argv);
+		else if (keyword(*argv, "key"))
+			key = arg_value(&argc, &argv);
+		else
+			usage_error("mr show: unknown argument \"%s\"", *argv);
+	}
+	if (key && !dev)
+		usage_error("mr show: key needs dev");
+	msg = rcl_msg_new(nl, RCLINK_CMD_MR_GET, !key);
+	if (dev)
+		put_dev(msg, dev);
+	if (key && nla_put_u32(msg, RCLINK_A_MR_KEY,
+			       parse_num("key", key, UINT32_MAX)) < 0)
+		put_fail();
+	out_list_start();
+	ret = rcl_request(nl, msg, mr_parse, NULL);
+	out_list_end(!ret);
+	return ret;
+}
+
+static int cmd_mr(struct rcl_nl *nl, int argc, char **argv)
+{
+	if (argc == 0 || keyword(*argv, "show") || keyword(*argv, "list"))
+		return cmd_mr_show(nl, argc ? argc - 1 : 0, argv + 1);
+	if (keyword(*argv, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	usage_error("mr: unknown command \"%s\"", *argv);
+}
+
 /* ---- monitor ------------------------------------------------------------------- */
 
 static int monitor_event(struct nl_msg *msg, void *arg)
@@ -2087,7 +2184,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!keyword(obj, "dev") && !keyword(obj, "qp") &&
-	    !keyword(obj, "mcast") && !keyword(obj, "monitor")) {
+	    !keyword(obj, "mcast") && !keyword(obj, "mr") &&
+	    !keyword(obj, "monitor")) {
 		usage(stderr);
 		usage_error("unknown object \"%s\"", obj);
 	}
@@ -2098,6 +2196,8 @@ int main(int argc, char **argv)
 		ret = cmd_qp(&nl, argc, argv);
 	else if (keyword(obj, "mcast"))
 		ret = cmd_mcast(&nl, argc, argv);
+	else if (keyword(obj, "mr"))
+		ret = cmd_mr(&nl, argc, argv);
 	else
 		ret = cmd_monitor(&nl, argc, argv);
 	rcl_close(&nl);

@@ -21,6 +21,10 @@ what it sees agrees with the rclink tool.  On the pair A, B.
                   named and the policy's range in the extended ack; the
                   board keeps its values
   mcast_dump      mcast-get: the eight TYPE2 groups of A, as the tool
+  mr_get          mr-get: the dump lists what `rclink mr show` lists (no
+                  registrations when no process holds one), mr-get of a
+                  key no registration has: ENOENT (EOPNOTSUPP on a board
+                  without a registration table)
 
 Environment: RCLINK_YNL, the directory of YNL's cli.py and lib/ (default
 build/linux-ksft/tools/net/ynl of the tree, the kernel's tools that make
@@ -84,7 +88,8 @@ class YnlTest(t1.PairTest):
                 for op in self.ynl.msgs.values()
                 if getattr(op, 'attr_set', None)}
         want = {'dev-get': 'dev', 'dev-set': 'dev', 'qp-new': 'qp',
-                'qp-get': 'qp', 'mcast-get': 'mcast', 'mcast-set': 'mcast'}
+                'qp-get': 'qp', 'mcast-get': 'mcast', 'mcast-set': 'mcast',
+                'mr-get': 'mr'}
         bad = {k: sets.get(k) for k in want if sets.get(k) != want[k]}
         check(not bad, 'attribute sets of the operations: %s' % bad)
 
@@ -196,6 +201,23 @@ class YnlTest(t1.PairTest):
               % (len(shown), len(groups)))
 
 
+    def test_mr_get(self):
+        regs = self.ynl.dump('mr-get', {})
+        shown = t1.tool_json(['mr', 'show'])
+        check(sorted((r['dev-name'], r['key']) for r in regs) ==
+              sorted((r['dev'], r['key']) for r in shown),
+              'YNL %s, the tool %s' % (regs, shown))
+        keys = {r['key'] for r in regs if r['dev-name'] == self.a}
+        key = next(k for k in range(0x10000, 0x20000) if k not in keys)
+        try:
+            self.ynl.do('mr-get', {'dev-name': self.a, 'key': key})
+        except self.err as e:
+            check(e.error in (errno.ENOENT, errno.EOPNOTSUPP),
+                  'mr-get of key 0x%x: %s' % (key, e))
+        else:
+            raise rt.TestFailed('mr-get of key 0x%x, which no registration '
+                                'has, answered' % key)
+
 def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
@@ -206,7 +228,8 @@ def main():
         ('dev_handle', t.test_dev_handle),
         ('qp_lifecycle', t.test_qp_lifecycle),
         ('policy_refused', t.test_policy_refused),
-        ('mcast_dump', t.test_mcast_dump)), 'nl_ynl')
+        ('mcast_dump', t.test_mcast_dump), ('mr_get', t.test_mr_get)),
+        'nl_ynl')
 
 
 if __name__ == '__main__':

@@ -64,6 +64,12 @@
  *                AFH_Lite) set on both boards: WRITE and READ of 1 B,
  *                1321 B and 64 KiB + 3 arrive intact, then a refused key
  *                (REM_KEY); Standard again after
+ *   tool         what `rclink mr show` and `rclink -s dev show` say: B's
+ *                registrations (context, offset, length, rights, pid; a
+ *                read-only one; one of user memory with its pages), one by
+ *                key; after a WRITE and a READ the RDMA counters of both
+ *                boards as BAR0 has them; a deregistered key and the
+ *                context's end take the entries off the list
  *   no_table     board A without a registration table (DMAQ_MR_CAP.num
  *                0, the RTL board): a ring WRITE or READ completes
  *                -EOPNOTSUPP at once, RCLINK_IOC_MR_REG on the ring file
@@ -142,6 +148,7 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_RT		231
 #define QP_RT2		232
 #define QP_NOTAB	233
+#define QP_TOOL		234
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -1312,6 +1319,193 @@ static uint32_t kring_mr(struct kring *k, uint64_t off, uint64_t len,
 	return r.rkey;
 }
 
+/* `rclink ARGS` (printf-style) into buf; the tool's exit status */
+static int __attribute__((format(printf, 3, 4)))
+tool_out(char *buf, size_t size, const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	size_t n;
+	FILE *f;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>/dev/null");
+	buf[0] = 0;
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The object of `rclink -j mr show`'s output @buf whose key is @key, cut
+ * out of @buf into @obj; false when there is none
+ */
+static bool mr_obj(const char *buf, uint32_t key, char *obj, size_t size)
+{
+	const char *p, *e;
+	char pat[32];
+
+	snprintf(pat, sizeof(pat), "\"key\": %u,", key);
+	p = strstr(buf, pat);
+	if (!p)
+		return false;
+	e = strchr(p, '}');
+	while (p > buf && *p != '{')
+		p--;
+	if (!e || (size_t)(e - p) >= size)
+		return false;
+	memcpy(obj, p, e - p);
+	obj[e - p] = 0;
+	return true;
+}
+
+/* Where the value of "name" starts in a JSON object's text, or NULL */
+static const char *jval(const char *obj, const char *name)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", name);
+	p = strstr(obj, pat);
+	return p ? p + strlen(pat) : NULL;
+}
+
+/* "name": N of a JSON object's text; -1 when absent */
+static int64_t jnum(const char *obj, const char *name)
+{
+	const char *v = jval(obj, name);
+
+	return v ? (int64_t)strtoull(v, NULL, 10) : -1;
+}
+
+/* "name": true/false of a JSON object's text: 1, 0, or -1 when absent */
+static int jbool(const char *obj, const char *name)
+{
+	const char *v = jval(obj, name);
+
+	return v ? !strncmp(v, "true", 4) : -1;
+}
+
+TEST(tool)
+{
+	static const struct {
+		uint32_t reg;
+		const char *name;
+	} rdma_cnt[] = {
+		{ RCLINK_DMAQ_RDMA_TX_WRITE, "rdma_tx_write" },
+		{ RCLINK_DMAQ_RDMA_TX_READ, "rdma_tx_read" },
+		{ RCLINK_DMAQ_RDMA_RX_WRITE, "rdma_rx_write" },
+		{ RCLINK_DMAQ_RDMA_RX_READ, "rdma_rx_read" },
+		{ RCLINK_DMAQ_RDMA_RX_BAD_KEY, "rdma_rx_bad_key" },
+		{ RCLINK_DMAQ_RDMA_RX_ACCESS, "rdma_rx_access" },
+		{ RCLINK_DMAQ_RDMA_RX_BOUNDS, "rdma_rx_bounds" },
+		{ RCLINK_DMAQ_RDMA_RX_SILENT, "rdma_rx_silent" },
+		{ RCLINK_DMAQ_RDMA_REM_ERR, "rdma_rem_err" },
+		{ RCLINK_DMAQ_RDMA_TIMEOUT, "rdma_timeout" },
+		{ RCLINK_DMAQ_RDMA_RX_LATE, "rdma_rx_late" },
+		{ RCLINK_DMAQ_RDMA_RX_IMM_DROP, "rdma_rx_imm_drop" },
+	};
+	static char out[65536];
+	unsigned int side, i;
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint32_t ro, ukey, lkey;
+	char obj[1024];
+	uint8_t *ubuf = MAP_FAILED;
+	int64_t pid = getpid();
+
+	RIG_UP(&r, QP_TOOL, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, 4096, RCLINK_MR_REMOTE_READ,
+				   NULL, &ro));
+
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show dev %s",
+			      env.tool, env.b));
+	ASSERT_TRUE(mr_obj(out, r.rkey, obj, sizeof(obj))) TH_LOG("%s", out);
+	EXPECT_EQ(r.b.c.id, jnum(obj, "ctx"));
+	EXPECT_EQ(B_MR, jnum(obj, "offset"));
+	EXPECT_EQ(MR_LEN, jnum(obj, "length"));
+	EXPECT_EQ(pid, jnum(obj, "pid"));
+	EXPECT_EQ(1, jbool(obj, "remote_write"));
+	EXPECT_EQ(1, jbool(obj, "remote_read"));
+	EXPECT_EQ(0, jbool(obj, "user"));
+	EXPECT_EQ(0, jbool(obj, "busy"));
+	EXPECT_EQ(-1, jnum(obj, "qpn")) TH_LOG("a context's registration");
+	ASSERT_TRUE(mr_obj(out, ro, obj, sizeof(obj)));
+	EXPECT_EQ(0, jbool(obj, "remote_write"));
+	EXPECT_EQ(1, jbool(obj, "remote_read"));
+	EXPECT_EQ(4096, jnum(obj, "length"));
+	/* one by key */
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show dev %s key %u",
+			      env.tool, env.b, ro));
+	EXPECT_TRUE(mr_obj(out, ro, obj, sizeof(obj)));
+	EXPECT_FALSE(mr_obj(out, r.rkey, obj, sizeof(obj))) TH_LOG("%s", out);
+	/* B's keys are not A's */
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show dev %s",
+			      env.tool, env.a));
+	EXPECT_FALSE(mr_obj(out, r.rkey, obj, sizeof(obj))) TH_LOG("%s", out);
+
+	/* user memory: its pages (4 KiB pieces from an odd start) */
+	if (rd(&r.bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES) {
+		ubuf = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, ubuf);
+		memset(ubuf, 0, 4 * 4096);
+		ASSERT_EQ(0, rclink_mr_reg_user(&r.b.c, ubuf + 100, 2 * 4096,
+						RCLINK_MR_REMOTE_WRITE, &lkey,
+						&ukey)) TH_LOG("%m");
+		ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show dev %s",
+				      env.tool, env.b));
+		ASSERT_TRUE(mr_obj(out, ukey, obj, sizeof(obj)));
+		EXPECT_EQ(1, jbool(obj, "user"));
+		EXPECT_EQ(3, jnum(obj, "pages"));
+		EXPECT_EQ(2 * 4096, jnum(obj, "length"));
+		EXPECT_EQ(-1, jnum(obj, "offset"));
+		EXPECT_EQ(0, rclink_mr_dereg(&r.b.c, ukey));
+	}
+
+	/* the counters the tool shows are the board's */
+	ASSERT_EQ(RCLINK_WC_OK, op(&r.a, true, QP_TOOL, A_SRC, 1000, r.rkey, 0,
+				   &wc));
+	ASSERT_EQ(RCLINK_WC_OK, op(&r.a, false, QP_TOOL, A_DST, 1000, r.rkey,
+				   0, &wc));
+	for (side = 0; side < 2; side++) {
+		struct bar *bar = side ? &r.bb : &r.ba;
+
+		ASSERT_EQ(0, tool_out(out, sizeof(out),
+				      "%s -j -s dev show dev %s", env.tool,
+				      side ? env.b : env.a));
+		for (i = 0; i < sizeof(rdma_cnt) / sizeof(rdma_cnt[0]); i++)
+			EXPECT_EQ(rd(bar, rdma_cnt[i].reg),
+				  jnum(out, rdma_cnt[i].name))
+				TH_LOG("counter %u of board %c", i,
+				       side ? 'B' : 'A');
+		EXPECT_LT(0, jnum(out, side ? "rdma_rx_write" :
+					      "rdma_tx_read"));
+	}
+
+	/* deregistered: gone from the list, and by key an error */
+	EXPECT_EQ(0, rclink_mr_dereg(&r.b.c, ro));
+	EXPECT_EQ(1, tool_out(out, sizeof(out), "%s -j mr show dev %s key %u",
+			      env.tool, env.b, ro));
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show dev %s",
+			      env.tool, env.b));
+	EXPECT_FALSE(mr_obj(out, ro, obj, sizeof(obj)));
+	EXPECT_TRUE(mr_obj(out, r.rkey, obj, sizeof(obj)));
+	/* the context's end takes the rest */
+	rig_down(&r);
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show", env.tool));
+	EXPECT_FALSE(mr_obj(out, r.rkey, obj, sizeof(obj))) TH_LOG("%s", out);
+	if (ubuf != MAP_FAILED)
+		munmap(ubuf, 4 * 4096);
+}
+
 TEST(no_table)
 {
 	struct bar ba = { 0 };
@@ -1353,6 +1547,8 @@ TEST(no_table)
 
 TEST(ring_target)
 {
+	static char out[65536];
+	char obj[1024];
 	struct bar ba = { 0 }, bb = { 0 };
 	struct kring k = { .fd = -1 }, k2 = { .fd = -1 };
 	struct side sa = { .fd = -1 };
@@ -1386,6 +1582,17 @@ TEST(ring_target)
 	ASSERT_NE(0, rkey) TH_LOG("MR_REG of a ring: %m");
 	ro = kring_mr(&k, RT_OFF, MR_LEN, RCLINK_MR_REMOTE_READ);
 	ASSERT_NE(0, ro) TH_LOG("MR_REG of a ring: %m");
+	/* `rclink mr show`: context 0, served on the file's QP only */
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j mr show dev %s",
+			      env.tool, env.b));
+	ASSERT_TRUE(mr_obj(out, rkey, obj, sizeof(obj))) TH_LOG("%s", out);
+	EXPECT_EQ(0, jnum(obj, "ctx"));
+	EXPECT_EQ(QP_RT, jnum(obj, "qpn"));
+	EXPECT_EQ(RT_OFF, jnum(obj, "offset"));
+	EXPECT_EQ(MR_LEN, jnum(obj, "length"));
+	EXPECT_EQ(((RT_OFF & 4095) + MR_LEN + 4095) / 4096, jnum(obj, "pages"));
+	EXPECT_EQ(0, jbool(obj, "user"));
+	EXPECT_EQ(getpid(), jnum(obj, "pid"));
 	/* registration errors */
 	bad.offset = K_AREA - 10;
 	bad.length = 11;
