@@ -127,11 +127,12 @@ bool rclink_uctx_error(const struct rclink_uctx *c, uint32_t *cause)
 
 /*
  * The operation and its REMOTE entry, with room checked for @extra more
- * entries that the caller writes after them (REMOTE then carries MORE)
+ * entries that the caller writes after them (REMOTE then carries MORE);
+ * @lkey_bits: a REMOTE's LKEY_EN and LKEY, or 0 (off is in the area)
  */
 static int rclink_post_rdma(struct rclink_uctx *c, uint32_t op, uint32_t qpn,
 			    uint64_t off, uint32_t len, uint32_t rkey,
-			    uint64_t raddr, uint32_t extra)
+			    uint64_t raddr, uint32_t extra, uint64_t lkey_bits)
 {
 	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
 	uint64_t *wqe;
@@ -146,7 +147,7 @@ static int rclink_post_rdma(struct rclink_uctx *c, uint32_t op, uint32_t qpn,
 	wqe[1] = off;
 	wqe = c->sq + 2 * ((c->sq_prod + 1) & c->sq_mask);
 	wqe[0] = RCLINK_U_WQE_OP_REMOTE | ((uint64_t)rkey << 32) |
-		 (extra ? RCLINK_U_WQE_MORE : 0);
+		 (extra ? RCLINK_U_WQE_MORE : 0) | lkey_bits;
 	wqe[1] = raddr;
 	c->sq_prod += 2;
 	return 0;
@@ -156,14 +157,36 @@ int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		      uint32_t len, uint32_t rkey, uint64_t raddr)
 {
 	return rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
-				raddr, 0);
+				raddr, 0, 0);
 }
 
 int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		     uint32_t len, uint32_t rkey, uint64_t raddr)
 {
 	return rclink_post_rdma(c, RCLINK_U_WQE_OP_READ, qpn, off, len, rkey,
-				raddr, 0);
+				raddr, 0, 0);
+}
+
+static uint64_t rclink_lkey_bits(uint32_t lkey)
+{
+	return RCLINK_U_WQE_LKEY_EN |
+	       ((uint64_t)(lkey & 0xffffff) << RCLINK_U_WQE_LKEY_SHIFT);
+}
+
+int rclink_post_write_lkey(struct rclink_uctx *c, uint32_t qpn, uint32_t lkey,
+			   uint64_t loff, uint32_t len, uint32_t rkey,
+			   uint64_t raddr)
+{
+	return rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, loff, len, rkey,
+				raddr, 0, rclink_lkey_bits(lkey));
+}
+
+int rclink_post_read_lkey(struct rclink_uctx *c, uint32_t qpn, uint32_t lkey,
+			  uint64_t loff, uint32_t len, uint32_t rkey,
+			  uint64_t raddr)
+{
+	return rclink_post_rdma(c, RCLINK_U_WQE_OP_READ, qpn, loff, len, rkey,
+				raddr, 0, rclink_lkey_bits(lkey));
 }
 
 /* Three entries: WRITE, REMOTE (MORE), IMM */
@@ -174,7 +197,7 @@ int rclink_post_write_imm(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 	uint64_t *wqe;
 
 	if (rclink_post_rdma(c, RCLINK_U_WQE_OP_WRITE, qpn, off, len, rkey,
-			     raddr, 1))
+			     raddr, 1, 0))
 		return -1;
 	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
 	wqe[0] = RCLINK_U_WQE_OP_IMM;

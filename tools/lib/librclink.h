@@ -57,6 +57,8 @@
 #define RCLINK_U_WQE_OP_REMOTE	5u
 #define RCLINK_U_WQE_OP_IMM	6u
 #define RCLINK_U_WQE_MORE	(1ull << 5)
+#define RCLINK_U_WQE_LKEY_EN	(1ull << 6)	/* REMOTE: local side in LKEY */
+#define RCLINK_U_WQE_LKEY_SHIFT	8		/* REMOTE: bits 31:8 */
 #define RCLINK_U_CQE_PHASE	(1ull << 63)
 #define RCLINK_U_DB_SQ_PROD	0x00
 #define RCLINK_U_DB_RQ_PROD	0x08
@@ -157,6 +159,20 @@ int rclink_post_write(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		      uint32_t len, uint32_t rkey, uint64_t raddr);
 int rclink_post_read(struct rclink_uctx *c, uint32_t qpn, uint64_t off,
 		     uint32_t len, uint32_t rkey, uint64_t raddr);
+/*
+ * The same with the local side in the context's own registration lkey
+ * (rclink_mr_reg() or rclink_mr_reg_user(), any access rights): WRITE
+ * its [loff, loff + len) or READ into it, so that ordinary memory of the
+ * process is sent from and read into without a copy through the area.
+ * An lkey that is not the context's, or a range outside it, completes
+ * RCLINK_WC_BAD_ADDR and puts the context in error.
+ */
+int rclink_post_write_lkey(struct rclink_uctx *c, uint32_t qpn, uint32_t lkey,
+			   uint64_t loff, uint32_t len, uint32_t rkey,
+			   uint64_t raddr);
+int rclink_post_read_lkey(struct rclink_uctx *c, uint32_t qpn, uint32_t lkey,
+			  uint64_t loff, uint32_t len, uint32_t rkey,
+			  uint64_t raddr);
 /*
  * A WRITE with immediate data (three SQ entries): once the data is in
  * place the peer's next RQE is taken (unused) and a RECV_IMM completion

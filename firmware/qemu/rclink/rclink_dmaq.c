@@ -564,9 +564,6 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
                     why = "qp number";
                 } else if (wq != qpn) {
                     why = "qp number differs within the chain";
-                } else if (x->id && !ctx_in_area(x, q->wqe[0][1], len)) {
-                    why = "address outside the context's area";
-                    bad_addr = true;
                 }
                 continue;
             }
@@ -575,6 +572,25 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
                 if (RF_GET(RCLINK_WQE_OPCODE, w0) != RCLINK_WQE_OP_REMOTE) {
                     why = why ? why : "opcode (REMOTE expected)";
                     break;
+                }
+                /*
+                 * the local side: an area range, or with LKEY_EN (user
+                 * contexts only) a range of the context's registration
+                 */
+                if (!why && (w0 & RCLINK_WQE_LKEY_EN)) {
+                    if (!x->id) {
+                        why = "a local key on context 0";
+                    } else if (!rclink_rdma_lkey_ok(c, x,
+                                                    RF_GET(RCLINK_WQE_LKEY, w0),
+                                                    q->wqe[0][1], total)) {
+                        why = "local key, or the range outside its "
+                              "registration";
+                        bad_addr = true;
+                    }
+                } else if (!why && x->id &&
+                           !ctx_in_area(x, q->wqe[0][1], total)) {
+                    why = "address outside the context's area";
+                    bad_addr = true;
                 }
                 if (!(w0 & RCLINK_WQE_MORE)) {
                     break;
@@ -692,6 +708,8 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
                                               RCLINK_SEG_KIND_READ_REQ;
         m->rkey = RF_GET(RCLINK_WQE_RKEY, q->wqe[nlocal][0]);
         m->raddr = q->wqe[nlocal][1];
+        m->lkey_en = !!(q->wqe[nlocal][0] & RCLINK_WQE_LKEY_EN);
+        m->lkey = RF_GET(RCLINK_WQE_LKEY, q->wqe[nlocal][0]);
         m->has_imm = imm;
         m->imm = imm ? (uint32_t)q->wqe[nlocal + 1][1] : 0;
         m->tag = rclink_rdma_tag(c, qpn);

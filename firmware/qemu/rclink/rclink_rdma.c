@@ -182,14 +182,66 @@ uint32_t rclink_rdma_max_len(RclinkCore *c)
     return RF_GET(RCLINK_DMAQ_CAP_MAX_MSG, rclink_get(c, RCLINK_DMAQ_CAP));
 }
 
+static bool rdma_mr_dma(RclinkCore *c, RclinkCtx *x, RclinkMr *mr,
+                        uint64_t off, uint8_t *buf, uint64_t len, bool write);
+
+/*
+ * Context x's own registration lkey, valid (any rights: local access
+ * needs none), or NULL
+ */
+static RclinkMr *rdma_lkey_mr(RclinkCore *c, RclinkCtx *x, uint32_t lkey)
+{
+    uint32_t idx = RF_GET(RCLINK_MR_KEY_INDEX, lkey);
+    RclinkMr *mr = idx < RDMA_MR_NUM ? &c->t1->rdma->mr[idx] : NULL;
+
+    if (!x->id || !mr || !(mr->ctrl & RCLINK_DMAQ_MR_CTRL_VALID) ||
+        RF_GET(RCLINK_DMAQ_MR_CTRL_GEN, mr->ctrl) !=
+        RF_GET(RCLINK_MR_KEY_GEN, lkey) ||
+        RF_GET(RCLINK_DMAQ_MR_CTRL_CTX, mr->ctrl) != x->id ||
+        (!mr->pages && (mr->base > x->area_size ||
+                        mr->len > x->area_size - mr->base))) {
+        return NULL;
+    }
+    return mr;
+}
+
+/*
+ * A WRITE's or READ's local range [off, off + len) in context x's
+ * registration lkey (the WQE checks of rclink_dmaq.c)
+ */
+bool rclink_rdma_lkey_ok(RclinkCore *c, RclinkCtx *x, uint32_t lkey,
+                         uint64_t off, uint64_t len)
+{
+    RclinkMr *mr = rdma_lkey_mr(c, x, lkey);
+
+    return mr && off <= mr->len && len <= mr->len - off;
+}
+
 /*
  * DMA of [off, off + len) of a request's local memory: its WQE pieces (a
- * user context's one area range, or context 0's bus address pieces).
+ * user context's one area range, or context 0's bus address pieces), or
+ * with a local key the range of that registration, which must still be
+ * there: invalidated meanwhile, nothing more is read or written.
  */
 static bool rdma_local_dma(RclinkDmaqMsg *m, uint64_t off, uint8_t *buf,
                            uint64_t len, bool write)
 {
     uint32_t i;
+
+    if (m->lkey_en) {
+        RclinkCore *c = m->ctx->c;
+        RclinkMr *mr = rdma_lkey_mr(c, m->ctx, m->lkey);
+
+        if (!mr || !rclink_rdma_lkey_ok(c, m->ctx, m->lkey,
+                                        m->pieces[0].addr + off, len)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: local "
+                          "registration 0x%x of a WRITE or READ went "
+                          "away\n", m->ctx->id, m->lkey);
+            return false;
+        }
+        return rdma_mr_dma(c, m->ctx, mr, m->pieces[0].addr + off, buf, len,
+                           write);
+    }
 
     for (i = 0; i < m->npieces && len; i++) {
         RclinkDmaqPiece *p = &m->pieces[i];

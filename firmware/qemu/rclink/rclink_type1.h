@@ -111,6 +111,8 @@ typedef struct RclinkDmaqMsg {
     uint16_t tag;
     uint32_t rkey;
     uint64_t raddr;
+    bool lkey_en;                         /* local side: registration lkey */
+    uint32_t lkey;
     uint32_t npkts;                       /* packets cut */
     bool has_imm, imm_sent;               /* WRITE with immediate data */
     uint32_t imm;
@@ -442,6 +444,8 @@ bool rclink_rdma_rx(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
 void rclink_rdma_ctx_stop(RclinkCtx *x);
 uint16_t rclink_rdma_tag(RclinkCore *c, uint32_t qpn);
 uint32_t rclink_rdma_max_len(RclinkCore *c);
+bool rclink_rdma_lkey_ok(RclinkCore *c, RclinkCtx *x, uint32_t lkey,
+                         uint64_t off, uint64_t len);
 bool rclink_rdma_reg_write(RclinkCore *c, hwaddr reg, uint64_t *p,
                            uint64_t old);
 bool rclink_rdma_reg_read(RclinkCore *c, hwaddr reg, uint64_t *v);

@@ -70,6 +70,13 @@
  *                key; after a WRITE and a READ the RDMA counters of both
  *                boards as BAR0 has them; a deregistered key and the
  *                context's end take the entries off the list
+ *   local_key    the local side in a registration of A's context (its
+ *                lkey) instead of its area: WRITE from and READ into
+ *                pinned user memory of A at odd offsets (1 B .. 1 MiB),
+ *                bytes and guards checked on both sides; an lkey of A's
+ *                area without rights works too; another context's lkey
+ *                and a range beyond the registration complete BAD_ADDR,
+ *                put the context in error and write nothing at B
  *   no_table     board A without a registration table (DMAQ_MR_CAP.num
  *                0, the RTL board): a ring WRITE or READ completes
  *                -EOPNOTSUPP at once, RCLINK_IOC_MR_REG on the ring file
@@ -149,6 +156,7 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_RT2		232
 #define QP_NOTAB	233
 #define QP_TOOL		234
+#define QP_LKEY		235
 #define ENTRIES		64u
 
 /* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
@@ -362,20 +370,26 @@ static void rig_down(struct rig *r)
 
 #define FIELD_MR_NUM(v)	((v) & RCLINK_DMAQ_MR_CAP_NUM)
 
-/* Post one operation and wait for its completion; the WC's status */
-static int op(struct side *s, bool write, uint32_t qpn, uint64_t off,
-	      uint32_t len, uint32_t rkey, uint64_t raddr,
-	      struct rclink_wc *wc)
+/* An operation posted (err: the post's result): ring, wait, its status */
+static int op_done(struct side *s, int err, struct rclink_wc *wc)
 {
-	int err = write ? rclink_post_write(&s->c, qpn, off, len, rkey, raddr)
-			: rclink_post_read(&s->c, qpn, off, len, rkey, raddr);
-
 	if (err)
 		return -1;
 	rclink_uctx_doorbell(&s->c);
 	if (!wait_wc(s, wc))
 		return -2;
 	return wc->status;
+}
+
+/* Post one operation and wait for its completion; the WC's status */
+static int op(struct side *s, bool write, uint32_t qpn, uint64_t off,
+	      uint32_t len, uint32_t rkey, uint64_t raddr,
+	      struct rclink_wc *wc)
+{
+	return op_done(s, write ? rclink_post_write(&s->c, qpn, off, len, rkey,
+						    raddr)
+				: rclink_post_read(&s->c, qpn, off, len, rkey,
+						   raddr), wc);
 }
 
 /* B's guards untouched, the registration's bytes outside [lo, hi) too */
@@ -1504,6 +1518,100 @@ TEST(tool)
 	EXPECT_FALSE(mr_obj(out, r.rkey, obj, sizeof(obj))) TH_LOG("%s", out);
 	if (ubuf != MAP_FAILED)
 		munmap(ubuf, 4 * 4096);
+}
+
+/* A WRITE or READ whose local side is registration lkey; the WC status */
+static int op_lkey(struct side *s, bool write, uint32_t qpn, uint32_t lkey,
+		   uint64_t loff, uint32_t len, uint32_t rkey, uint64_t raddr,
+		   struct rclink_wc *wc)
+{
+	return op_done(s, write ? rclink_post_write_lkey(&s->c, qpn, lkey, loff,
+							 len, rkey, raddr)
+				: rclink_post_read_lkey(&s->c, qpn, lkey, loff,
+							len, rkey, raddr), wc);
+}
+
+#define LK_OFF		(4096 + 7)	/* the registration in the mapping */
+#define LK_LEN		(MIB + 5)
+#define LK_MAP		(2 * MIB)
+
+TEST(local_key)
+{
+	static const uint32_t lsizes[] = { 1, 1321, 4097, 65537, MIB };
+	struct side a2 = { .fd = -1 };
+	uint32_t lk, lk_area, k2, unused, cause = 0;
+	struct rig r = { 0 };
+	struct rclink_wc wc;
+	uint8_t *u = MAP_FAILED, *b, *a;
+	unsigned int i;
+	int64_t bad;
+
+	RIG_UP(&r, QP_LKEY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	if (!(rd(&r.ba, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
+		SKIP(goto out, "no registrations of host memory");
+	u = mmap(NULL, LK_MAP, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, u);
+	memset(u, GUARD_BYTE, LK_MAP);
+	/* local access needs no rights */
+	ASSERT_EQ(0, rclink_mr_reg_user(&r.a.c, u + LK_OFF, LK_LEN, 0, &lk,
+					&unused)) TH_LOG("%m");
+	b = rclink_uctx_area(&r.b.c, 0);
+	for (i = 0; i < sizeof(lsizes) / sizeof(lsizes[0]); i++) {
+		uint32_t len = lsizes[i];
+		uint64_t ra = len + 5 > MR_LEN ? MR_LEN - len : 5;
+
+		/* WRITE from the user memory at its offset 3 */
+		fill(u + LK_OFF + 3, i + 400, len);
+		memset(b, GUARD_BYTE, B_AREA);
+		ASSERT_EQ(RCLINK_WC_OK, op_lkey(&r.a, true, QP_LKEY, lk, 3, len,
+						r.rkey, ra, &wc))
+			TH_LOG("WRITE %u from the lkey", len);
+		bad = check(b + B_MR + ra, i + 400, len);
+		EXPECT_EQ(-1, bad) TH_LOG("WRITE %u: B's byte %" PRId64, len,
+					  bad);
+		EXPECT_EQ(-1, b_outside(&r, ra, ra + len, 0));
+		/* READ into the registration's end */
+		fill(b + B_MR + ra, i + 500, len);
+		memset(u, GUARD_BYTE, LK_MAP);
+		ASSERT_EQ(RCLINK_WC_OK, op_lkey(&r.a, false, QP_LKEY, lk,
+						LK_LEN - len, len, r.rkey, ra,
+						&wc))
+			TH_LOG("READ %u into the lkey", len);
+		bad = check(u + LK_OFF + LK_LEN - len, i + 500, len);
+		EXPECT_EQ(-1, bad) TH_LOG("READ %u: byte %" PRId64, len, bad);
+		EXPECT_EQ(-1, check_byte(u, GUARD_BYTE, LK_OFF + LK_LEN - len));
+		EXPECT_EQ(-1, check_byte(u + LK_OFF + LK_LEN, GUARD_BYTE,
+					 LK_MAP - LK_OFF - LK_LEN));
+	}
+	/* an lkey of a range of the area */
+	a = rclink_uctx_area(&r.a.c, 0);
+	ASSERT_EQ(0, rclink_mr_reg(&r.a.c, A_SRC, 4096, 0, &lk_area, &unused));
+	fill(a + A_SRC + 10, 77, 100);
+	EXPECT_EQ(RCLINK_WC_OK, op_lkey(&r.a, true, QP_LKEY, lk_area, 10, 100,
+					r.rkey, 0, &wc));
+	EXPECT_EQ(-1, check(b + B_MR, 77, 100));
+
+	/* another context's registration: BAD_ADDR, the context in error */
+	ASSERT_EQ(0, side_open(&a2, env.a, A_AREA)) TH_LOG("%m");
+	ASSERT_EQ(0, rclink_mr_reg(&a2.c, 0, 4096, 0, &k2, &unused));
+	memset(b, GUARD_BYTE, B_AREA);
+	EXPECT_EQ(RCLINK_WC_BAD_ADDR, op_lkey(&r.a, true, QP_LKEY, k2, 0, 100,
+					      r.rkey, 0, &wc));
+	EXPECT_TRUE(rclink_uctx_error(&r.a.c, &cause));
+	EXPECT_EQ(2, cause) TH_LOG("cause BAD_ADDR");
+	/* the QP goes to a2: a range beyond its registration, the same */
+	side_close(&r.a);
+	ASSERT_EQ(0, rclink_uctx_bind(&a2.c, QP_LKEY, 0)) TH_LOG("%m");
+	EXPECT_EQ(RCLINK_WC_BAD_ADDR, op_lkey(&a2, false, QP_LKEY, k2, 4000,
+					      100, r.rkey, 0, &wc));
+	EXPECT_TRUE(rclink_uctx_error(&a2.c, &cause));
+	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_AREA)) TH_LOG("B written");
+out:
+	side_close(&a2);
+	rig_down(&r);
+	if (u != MAP_FAILED)
+		munmap(u, LK_MAP);
 }
 
 TEST(no_table)
