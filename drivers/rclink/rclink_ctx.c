@@ -828,6 +828,35 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 				    source, id, info);
 }
 
+/* Something to report: a CQ event, an error, the context's or file's end */
+static bool rclink_ctx_events_ready(struct rclink_file *rf,
+				    struct rclink_ctx *ctx)
+{
+	bool ready;
+
+	spin_lock_irq(&ctx->lock);
+	ready = ctx->events || ctx->error || ctx->dead;
+	spin_unlock_irq(&ctx->lock);
+	return ready || rclink_file_gone(rf);
+}
+
+/*
+ * RCLINK_CTX_EVENTS_WAIT: sleep on the file's queue, where the event ring's
+ * handler wakes the context's pollers (rclink_ctx_event()) and removal
+ * wakes every sleeper before it takes the board's rw for writing
+ */
+static int rclink_ctx_events_wait(struct rclink_file *rf,
+				  struct rclink_ctx *ctx, u32 timeout_ms)
+{
+	long t = timeout_ms ? msecs_to_jiffies(timeout_ms) :
+			      MAX_SCHEDULE_TIMEOUT;
+
+	t = wait_event_interruptible_timeout(rf->wq,
+					     rclink_ctx_events_ready(rf, ctx),
+					     t);
+	return t < 0 ? -EINTR : 0;
+}
+
 long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 {
 	/* pairs with the release in rclink_ctx_create() */
@@ -843,10 +872,15 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 				 argp, &usize);
 	if (err)
 		return err;
-	if (ev.flags)
+	if (ev.flags & ~RCLINK_CTX_EVENTS_WAIT)
 		return -EINVAL;
 	if (!ctx)
 		return -EINVAL;
+	if (ev.flags & RCLINK_CTX_EVENTS_WAIT) {
+		err = rclink_ctx_events_wait(rf, ctx, ev.timeout_ms);
+		if (err)
+			return err;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.size = usize;
 

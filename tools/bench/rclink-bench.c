@@ -933,7 +933,8 @@ static bool uctx_reap(struct uside *u)
 /*
  * Nothing to do: arm, look at the CQ once more (memory, no system call:
  * a CQE written before the arm took effect), else sleep until the CQ
- * event.  An event of an arm that found work is taken by the next sleep.
+ * event.  An event of an arm that found work is taken by the next sleep
+ * (which then returns at once).
  */
 static void uctx_sleep(struct uside *u)
 {
@@ -943,12 +944,13 @@ static void uctx_sleep(struct uside *u)
 	if (uctx_reap(u))
 		return;
 	u->sleeps++;
-	if (rclink_uctx_wait(&u->c, 10000) <= 0)
-		die("context %u: no CQ event in 10 s", u->c.id);
-	if (rclink_uctx_events(&u->c, &ev) ||
+	/* one system call: sleep and take the report */
+	if (rclink_uctx_wait_events(&u->c, &ev, 10000) ||
 	    ev.state != RCLINK_CTX_STATE_RUNNING)
 		die("context %u: state %u cause %u", u->c.id, ev.state,
 		    ev.cause);
+	if (!ev.events)
+		die("context %u: no CQ event in 10 s", u->c.id);
 }
 
 static void *uctx_sender(void *p)

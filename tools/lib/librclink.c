@@ -97,6 +97,31 @@ int rclink_uctx_events(struct rclink_uctx *c, struct rclink_ctx_events *ev)
 	return ioctl(c->fd, RCLINK_IOC_CTX_EVENTS, ev);
 }
 
+/*
+ * Sleep until a CQ event, an error or the timeout, and take the report:
+ * one system call (RCLINK_CTX_EVENTS_WAIT); on a kernel without it,
+ * poll() and then the report.  ev->events is 0 after the timeout.
+ */
+int rclink_uctx_wait_events(struct rclink_uctx *c,
+			    struct rclink_ctx_events *ev, int timeout_ms)
+{
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->flags = RCLINK_CTX_EVENTS_WAIT;
+	ev->timeout_ms = timeout_ms > 0 ? (uint32_t)timeout_ms : 0;
+	do {
+		err = ioctl(c->fd, RCLINK_IOC_CTX_EVENTS, ev);
+	} while (err && errno == EINTR);
+	if (!err || errno != EINVAL)
+		return err;
+	/* an older kernel: no RCLINK_CTX_EVENTS_WAIT */
+	if (rclink_uctx_wait(c, timeout_ms) < 0 && errno != EIO)
+		return -1;
+	return rclink_uctx_events(c, ev);
+}
+
 /* Sleep until a CQ event (1), an error (-1, EIO) or the timeout (0) */
 int rclink_uctx_wait(struct rclink_uctx *c, int timeout_ms)
 {

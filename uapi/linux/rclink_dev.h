@@ -277,13 +277,22 @@ enum rclink_ctx_state {
  */
 struct rclink_ctx_events {
 	__u32 size;		/* in: sizeof(struct rclink_ctx_events) */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: 0 or RCLINK_CTX_EVENTS_WAIT */
 	__u32 events;		/* out: CQ events since the last call */
 	__u32 state;		/* out: enum rclink_ctx_state */
 	__u32 cause;		/* out: RCLINK_CTX_EVT_CAUSE_* of the error, or 0 */
-	__u32 resv;
+	__u32 timeout_ms;	/* in: RCLINK_CTX_EVENTS_WAIT: at most this
+				 * long (0: no limit) */
 	__u64 err_info;		/* out: DMAQ_CTX_ERR_INFO of the error */
 };
+
+/*
+ * RCLINK_CTX_EVENTS_WAIT: sleep until there is a CQ event, the context is
+ * in error or dead, or timeout_ms passed (then events is 0), and report as
+ * without the flag: one system call instead of poll() and the report.
+ * EINTR (a signal) takes no event.
+ */
+#define RCLINK_CTX_EVENTS_WAIT		(1U << 0)
 
 #define RCLINK_CTX_EVENTS_SIZE_VER0	32
 

@@ -15,7 +15,10 @@
  *   memlock         without CAP_IPC_LOCK a context over RLIMIT_MEMLOCK is
  *                   refused (ENOMEM); under it its pages show in VmLck
  *                   and leave it with the file
- *   armed_cq        EPOLLIN after the CQ is armed, one event per arming
+ *   armed_cq        EPOLLIN after the CQ is armed, one event per arming;
+ *                   RCLINK_CTX_EVENTS_WAIT sleeps until the event (and
+ *                   takes it), returns with none after its timeout, and
+ *                   returns at once for an error (state ERROR)
  *   mcast_group     a TYPE2 group given to a context on each board: a
  *                   MCAST message A -> B; a file cannot take the group; a
  *                   group not given completes NOT_OWNER
@@ -407,7 +410,8 @@ static void expect_error(struct __test_metadata *_metadata, struct side *s,
 
 	ASSERT_EQ(1, poll(&pfd, 1, env.stall * 1000));
 	EXPECT_TRUE(pfd.revents & POLLERR);
-	ASSERT_EQ(0, rclink_uctx_events(&s->c, &ev));
+	/* a sleep for events returns at once: the context is in error */
+	ASSERT_EQ(0, rclink_uctx_wait_events(&s->c, &ev, env.stall * 1000));
 	EXPECT_EQ(RCLINK_CTX_STATE_ERROR, ev.state);
 	EXPECT_EQ(cause, ev.cause);
 	EXPECT_TRUE(rclink_uctx_error(&s->c, &rec_cause));
@@ -531,6 +535,7 @@ TEST(armed_cq)
 	struct epoll_event e = { .events = EPOLLIN }, got;
 	struct rclink_ctx_events ev;
 	struct rclink_wc wc;
+	double t0;
 	int ep;
 
 	NEED_BOARDS();
@@ -571,6 +576,31 @@ TEST(armed_cq)
 	ASSERT_EQ(0, rclink_uctx_events(&b.c, &ev));
 	EXPECT_EQ(1, ev.events);
 	EXPECT_EQ(RCLINK_CTX_STATE_RUNNING, ev.state);
+	ASSERT_TRUE(wait_wc(&b, &wc));
+
+	/* one call sleeps and takes the event: nothing yet, the timeout */
+	memset(&ev, 0, sizeof(ev));
+	ev.size = sizeof(ev);
+	ev.flags = RCLINK_CTX_EVENTS_WAIT;
+	ev.timeout_ms = 100;
+	t0 = now_s();
+	ASSERT_EQ(0, ioctl(b.fd, RCLINK_IOC_CTX_EVENTS, &ev));
+	EXPECT_EQ(0, ev.events);
+	EXPECT_LE(0.09, now_s() - t0) TH_LOG("returned before its timeout");
+	EXPECT_EQ(RCLINK_CTX_STATE_RUNNING, ev.state);
+	/* armed: the next message ends the sleep */
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 3 * BUF, BUF));
+	rclink_uctx_doorbell(&b.c);
+	rclink_arm_cq(&b.c);
+	send_one(_metadata, &a, QP_ARM, 4);
+	ASSERT_EQ(0, rclink_uctx_wait_events(&b.c, &ev, env.stall * 1000));
+	EXPECT_EQ(1, ev.events);
+	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0)) TH_LOG("taken: not readable");
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	/* unknown flags */
+	ev.flags = 2;
+	EXPECT_EQ(-1, ioctl(b.fd, RCLINK_IOC_CTX_EVENTS, &ev));
+	EXPECT_EQ(EINVAL, errno);
 	close(ep);
 	side_close(&a);
 	side_close(&b);
