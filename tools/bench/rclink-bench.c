@@ -108,7 +108,8 @@ static struct {
 	bool uctx;
 	bool lat;
 	uint32_t event;
-} opt = { .size = 64, .window = 256, .event = 128 };
+	bool quiet;			/* uctx: one signaled SEND per batch */
+} opt = { .size = 64, .window = 256, .event = 128, .quiet = true };
 
 static void __attribute__((format(printf, 1, 2))) die(const char *fmt, ...)
 {
@@ -837,6 +838,7 @@ struct uside {
 	uint32_t slot;
 	uint32_t nslots;
 	uint64_t sent, acked, recvd, posted;
+	uint32_t sq0;			/* SQ index of message 0 */
 	uint64_t sleeps;
 };
 
@@ -879,6 +881,7 @@ static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
 	a.mod_count = event;
 	a.mod_usec = event > 1 ? 2000 : 0;
 	ctx_open(u, dev, qpn, &a, "uctx path");
+	u->sq0 = u->c.sq_prod;
 }
 
 static void uctx_close(struct uside *u)
@@ -912,8 +915,8 @@ static void uctx_post_recvs(struct uside *u)
 /* Reap the CQ; false when it was empty */
 static bool uctx_reap(struct uside *u)
 {
+	uint64_t acked, recvd = 0;
 	struct rclink_wc wc;
-	uint64_t acked = 0;
 	int n;
 
 	/* one at a time: only kind and status are decoded */
@@ -922,11 +925,18 @@ static bool uctx_reap(struct uside *u)
 			die("context %u: %s status %u", u->c.id,
 			    wc.kind == RCLINK_WC_SEND ? "SEND" : "RECV",
 			    wc.status);
-		acked += wc.kind == RCLINK_WC_SEND;
+		if (wc.kind != RCLINK_WC_SEND) {
+			recvd++;
+			continue;
+		}
+		/* one message per WQE: the CQE's SQ index says how many are
+		 * done, the QUIET ones before it included */
+		acked = (uint32_t)(wc.idx + 1 - u->sq0) -
+			(uint32_t)u->acked;
+		u->acked += acked;
 	}
 	rclink_cq_done(&u->c);
-	u->acked += acked;
-	u->recvd += n - acked;
+	u->recvd += recvd;
 	return n > 0;
 }
 
@@ -957,21 +967,34 @@ static void *uctx_sender(void *p)
 {
 	uint64_t count = *(uint64_t *)p, end = ua.sent + count, sent, stop;
 	const uint32_t size = opt.size, batch = opt.batch;
+	bool quiet, last_quiet;
 	uint32_t k;
 
 	while (ua.acked < end) {
 		/* locals: the library's calls cannot change them */
 		sent = ua.sent;
 		stop = ua.acked + ua.nslots < end ? ua.acked + ua.nslots : end;
+		/*
+		 * a completion per batch: the last SEND of each (and the last
+		 * before the window closes) is signaled, the others QUIET
+		 */
+		last_quiet = false;
 		for (k = 0; sent < stop; sent++) {
+			quiet = opt.quiet && k + 1 < batch && sent + 1 < stop;
 			if (rclink_post_send(&ua.c, ua.qpn,
-					     uctx_tx_off(&ua, sent), size, 0))
+					     uctx_tx_off(&ua, sent), size,
+					     quiet ? RCLINK_SEND_QUIET : 0))
 				break;
+			last_quiet = quiet;
 			if (++k == batch) {
 				rclink_uctx_doorbell(&ua.c);
 				k = 0;
 			}
 		}
+		/* the SQ was full: the last one posted (not rung) signals */
+		if (last_quiet && k)
+			ua.c.sq[2 * ((ua.c.sq_prod - 1) & ua.c.sq_mask)] &=
+				~RCLINK_U_WQE_QUIET;
 		ua.sent = sent;
 		rclink_uctx_doorbell(&ua.c);
 		if (!uctx_reap(&ua) && ua.acked < end)
@@ -1647,7 +1670,8 @@ static int usage(void)
 		"       rclink-bench mark [-o FILE] -- COMMAND [ARG...]\n"
 		"       rclink-bench mark [-o FILE] -t SECONDS\n"
 		"OPTS: -s SIZE -n COUNT -p rw|ring|uctx -b BATCH -w WINDOW -W WARMUP\n"
-		"      -e EVENT (uctx: completions per CQ event, 128)\n");
+		"      -e EVENT (uctx: completions per CQ event, 128)\n"
+		"      -S (uctx: every SEND signaled; default: the last of a batch)\n");
 	return EXIT_USAGE;
 }
 
@@ -1661,7 +1685,7 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	argv++;
 	argc--;
-	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:me:l")) != -1) {
+	while ((c = getopt(argc, argv, "+s:n:p:b:w:W:o:t:me:lS")) != -1) {
 		switch (c) {
 		case 'm':
 			opt.mcast = true;
@@ -1688,6 +1712,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			opt.event = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			opt.quiet = false;
 			break;
 		case 'w':
 			opt.window = strtoul(optarg, NULL, 0);

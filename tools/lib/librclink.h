@@ -58,6 +58,7 @@
 #define RCLINK_U_WQE_OP_IMM	6u
 #define RCLINK_U_WQE_MORE	(1ull << 5)
 #define RCLINK_U_WQE_LKEY_EN	(1ull << 6)	/* REMOTE: local side in LKEY */
+#define RCLINK_U_WQE_QUIET	(1ull << 7)	/* SEND: no CQE when OK */
 #define RCLINK_U_WQE_LKEY_SHIFT	8		/* REMOTE: bits 31:8 */
 #define RCLINK_U_CQE_PHASE	(1ull << 63)
 #define RCLINK_U_DB_SQ_PROD	0x00
@@ -210,6 +211,12 @@ int rclink_xchg_unpack(struct rclink_xchg *x, const uint8_t *buf,
 /* rclink_post_send() flags */
 #define RCLINK_SEND_MCAST	(1u << 0)	/* qpn is a TYPE2 group */
 #define RCLINK_SEND_MORE	(1u << 1)	/* the next piece continues it */
+/*
+ * No completion when the SEND succeeds (one with an error is written); a
+ * later SEND's completion on the same QP says it is done too: signal the
+ * last of a batch (verbs' unsignaled sends).  On the message's first piece.
+ */
+#define RCLINK_SEND_QUIET	(1u << 2)
 
 static inline void *rclink_uctx_area(struct rclink_uctx *c, uint64_t off)
 {
@@ -271,6 +278,7 @@ static inline int rclink_post_send(struct rclink_uctx *c, uint32_t qpn,
 	wqe[0] = ((flags & RCLINK_SEND_MCAST) ? RCLINK_U_WQE_OP_MCAST :
 		  RCLINK_U_WQE_OP_SEND) |
 		 ((flags & RCLINK_SEND_MORE) ? RCLINK_U_WQE_MORE : 0) |
+		 ((flags & RCLINK_SEND_QUIET) ? RCLINK_U_WQE_QUIET : 0) |
 		 ((uint64_t)(qpn & 0xffff) << 16) | ((uint64_t)len << 32);
 	wqe[1] = off;
 	c->sq_prod++;

@@ -438,7 +438,10 @@ static void dmaq_qp_complete(RclinkCore *c, uint32_t qpn)
             continue;
         }
         trace_rclink_dmaq_msg_done(qpn, m->sq_idx, m->len, m->status);
-        dmaq_send_cqe(m->ctx, qpn, m->status, m->len, m->sq_idx);
+        /* a QUIET SEND's CQE only says what went wrong */
+        if (!m->quiet || m->status != RCLINK_CQE_ST_OK) {
+            dmaq_send_cqe(m->ctx, qpn, m->status, m->len, m->sq_idx);
+        }
         g_free(m);
     }
 }
@@ -695,6 +698,7 @@ static int dmaq_read_msg(RclinkCtx *x, uint32_t size, RclinkDmaqMsg **out)
     m->len = total;
     m->sq_idx = cons + n - 1;
     m->fack = fack;
+    m->quiet = op == RCLINK_WQE_OP_SEND && (q->wqe[0][0] & RCLINK_WQE_QUIET);
     m->status = status;
     m->npieces = n;
     m->mcast = mcast;

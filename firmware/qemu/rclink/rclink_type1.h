@@ -93,6 +93,7 @@ typedef struct RclinkDmaqMsg {
     uint32_t len;
     uint32_t sq_idx;                      /* SQ index of the last WQE */
     bool fack;
+    bool quiet;                           /* SEND: no CQE when it is OK */
     bool mcast;                           /* TYPE2: qpn is the group */
     bool all_submitted;                   /* no more packets will be cut */
     uint8_t status;                       /* RCLINK_CQE_ST_* */

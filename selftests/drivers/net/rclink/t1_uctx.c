@@ -8,6 +8,10 @@
  *                   of lengths 1..4000, checked byte-exact and in order
  *   not_owner       a WQE for a QP the context was not given completes
  *                   NOT_OWNER in its CQ; the context goes on
+ *   quiet           SENDs with RCLINK_SEND_QUIET complete without a CQE:
+ *                   of 8 SENDs, 7 quiet, A's CQ gets one CQE (the 8th's
+ *                   SQ index), B receives all 8 in order; a quiet SEND
+ *                   that fails (a QP not the context's) has its CQE
  *   bad_addr        a WQE beyond the area completes BAD_ADDR and puts the
  *                   context in error: EPOLLERR, cause BAD_ADDR
  *   bad_wqe         a WQE of length 0: BAD_WQE, error BAD_WQE
@@ -108,6 +112,7 @@ _Static_assert(RCLINK_WC_BAD_ADDR == RCLINK_CQE_ST_BAD_ADDR, "CQE");
 #define QP_ARM		213
 #define QP_FLR		214
 #define QP_EXIT		215
+#define QP_QUIET	216
 
 /* messages per direction of the transfer cases (RCLINK_T1_UCTX_MSGS) */
 static uint32_t uctx_msgs;
@@ -353,6 +358,59 @@ TEST(messages)
 	side_close(&a);
 	side_close(&b);
 	pair_del(QP_MSG);
+}
+
+TEST(quiet)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_wc wc;
+	uint32_t i, idx0;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_QUIET));
+	ASSERT_EQ(0, pair_add(QP_FOREIGN));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_QUIET, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_QUIET, 0));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, rclink_post_recv(&b.c, (uint64_t)i * BUF, BUF));
+	rclink_uctx_doorbell(&b.c);
+	idx0 = a.c.sq_prod;
+	for (i = 0; i < 8; i++) {
+		msg_fill(rclink_uctx_area(&a.c, (8 + i) * BUF), 9, i, 100 + i);
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_QUIET, (8 + i) * BUF,
+					      100 + i,
+					      i < 7 ? RCLINK_SEND_QUIET : 0));
+	}
+	rclink_uctx_doorbell(&a.c);
+	for (i = 0; i < 8; i++) {
+		ASSERT_TRUE(wait_wc(&b, &wc)) TH_LOG("message %u", i);
+		EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+		EXPECT_EQ(100 + i, wc.len);
+		EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, (uint64_t)i * BUF), 9,
+				   i, 100 + i));
+	}
+	/* the signaled one's CQE, and no other */
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_SEND, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(idx0 + 7, wc.idx);
+	EXPECT_EQ(107, wc.len);
+	usleep(100 * 1000);
+	EXPECT_EQ(0, rclink_poll_cq(&a.c, &wc, 1)) TH_LOG("a CQE of a quiet SEND");
+
+	/* a quiet SEND that fails: its CQE says so */
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_FOREIGN, 0, 64,
+				      RCLINK_SEND_QUIET));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	EXPECT_EQ(idx0 + 8, wc.idx);
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_QUIET);
+	pair_del(QP_FOREIGN);
 }
 
 TEST(not_owner)
