@@ -47,8 +47,8 @@
 // without room, is dropped).  An owner change is reported (own_chg) so
 // that the receive path ends the old owner's open message.
 //
-// Not yet (rtl.rst): the OST share, the release of the IP's slots at a
-// stop and the FLUSHED completion of open receives at a stop; so the
+// Not yet (rtl.rst): the OST share and the release of the IP's slots at
+// a stop; so the
 // shim's tops keep NCTX = 1.
 `default_nettype none
 `include "rclink_regs.vh"
@@ -91,6 +91,7 @@ module rclink_ctx #(
     output reg  [QP_AW-1:0] own_chg_qpn,
     input  wire [CW-1:0] r_ctx,
     input  wire        r_busy,
+    input  wire [NCTX-1:0] r_flushing,  // their open receives are being flushed
     output wire        r_run,
     output wire [63:0] r_rq_base,
     output wire [3:0]  r_rq_order,
@@ -459,7 +460,7 @@ module rclink_ctx #(
                                ((w_cq && w_rx && w_c == ui[CW-1:0]) ? 32'd1 : 32'd0);
             bsy[ui] = held[ui] != 6'd0 || (x_new && x_ctx == ui[CW-1:0]) ||
                       (q_busy && q_ctx == ui[CW-1:0]) ||
-                      (r_busy && r_ctx == ui[CW-1:0]) ||
+                      (r_busy && r_ctx == ui[CW-1:0]) || r_flushing[ui] ||
                       (rcqe_valid && rcqe_ctx == ui[CW-1:0]) ||
                       (w_cq && w_c == ui[CW-1:0]);
             dirty[ui] = rec_sq[ui] != t_cons || rec_rq[ui] != rq_cons[ui];

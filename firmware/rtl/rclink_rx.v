@@ -70,7 +70,10 @@
 // (a staged burst ends at a chunk's end).  The context RAM keeps the
 // context a message is received for; a change of the QP's owner
 // (own_chg) completes that message FLUSHED there, as does disabling
-// context 0's RQ for context 0's messages only.
+// context 0's RQ for context 0's messages only, and a user context that
+// stops running (u_runs falls: stop, disable, error) for its messages: a
+// scan of every QP (about 4 cycles a QP) that the context's stop waits
+// for (u_flushing).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -78,7 +81,8 @@ module rclink_rx #(
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
     parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
     parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN,
-    parameter UW = 1                    // context number width (rclink_ctx)
+    parameter UW = 1,                   // context number width (rclink_ctx)
+    parameter NCTX = 1                  // contexts (rclink_ctx)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -121,6 +125,8 @@ module rclink_rx #(
     input  wire [UW-1:0] own_grp,
     input  wire        own_chg,         // the owner of QP own_chg_qpn changed
     input  wire [QP_AW-1:0] own_chg_qpn,
+    input  wire [NCTX-1:0] u_runs,      // the running contexts
+    output wire [NCTX-1:0] u_flushing,  // their open receives are being flushed
     output reg  [UW-1:0] u_ctx,
     output wire        u_busy,          // a packet of u_ctx is being received
     input  wire        u_run,
@@ -255,6 +261,11 @@ module rclink_rx #(
     reg  [QP_NUM-1:0] ofl;
     reg  [QP_AW-1:0]  ofi;
     wire        ofl_any = ofl != {QP_NUM{1'b0}};
+    // contexts that stopped: a scan of every QP flushes their messages
+    reg  [NCTX-1:0] run_q, sfl, sc_mask;
+    reg         sc_on, of_hit;
+    wire [NCTX-1:0] run_fell = run_q & ~u_runs;
+    assign u_flushing = run_fell | sfl | (sc_on ? sc_mask : {NCTX{1'b0}});
 
     // FLOW_STOP is context 0's: a user context's packet never waits
     wire [31:0] k_posted = rq_prod - rq_cons;
@@ -422,7 +433,8 @@ module rclink_rx #(
     // the RQ disable waits for a point where the engine waits for input
     reg  stop_pend;
     wire at_rest = st == S_IDLE || st == S_CLR || st == S_STRAY ||
-                   (st >= S_SW1 && st <= S_SW4) || (!u && st != S_OF1 && (
+                   (st >= S_SW1 && st <= S_SW4) ||
+                   (!u && !(st == S_CQE && ret == S_OF4) && (
                    (st == S_BEAT && !rx_vld && left != 32'd0 && !beat_last) ||
                    (st == S_DROP && !rx_vld && !beat_last) ||
                    (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && !c_buf &&
@@ -568,6 +580,14 @@ module rclink_rx #(
             S_IDLE:
                 if (cqe_valid) begin
                     // the last completion is still on its way
+                end else if (sfl != {NCTX{1'b0}} && !sc_on) begin
+                    // contexts stopped: their open messages end (a scan)
+                    u_ctx <= {UW{1'b0}};
+                    sc_on <= 1'b1;
+                    sc_mask <= sfl;
+                    ofi <= {QP_AW{1'b0}};
+                    ctx_ra <= {QP_AW{1'b0}};
+                    st <= S_OF1;
                 end else if (ofl_any) begin
                     // an owner changed: the QP's open message, if any,
                     // completes FLUSHED for the old owner (one a cycle)
@@ -598,19 +618,28 @@ module rclink_rx #(
                 t2 <= 1'b0;
                 st <= S_OF3;
             end
-            S_OF3:
-                if (c_open && c_buf) begin
+            S_OF3: begin            // its owner changed, or it stopped
+                of_hit <= c_open && (ofl[ofi] || (sc_on && sc_mask[c_own]));
+                if (c_open && c_buf && (ofl[ofi] || (sc_on && sc_mask[c_own]))) begin
                     cqe(ST_FLUSHED, 1'b1);
                     ret <= S_OF4;
                     st <= S_CQE;
                 end else begin
                     st <= S_OF4;
                 end
+            end
             S_OF4: begin
-                ctx_we <= 1'b1;
+                ctx_we <= of_hit;
                 ctx_wa <= ofi;
                 ctx_wd <= {CW{1'b0}};
                 st <= S_IDLE;
+                if (sc_on && {{(32-QP_AW){1'b0}}, ofi} == QP_NUM - 1) begin
+                    sc_on <= 1'b0;
+                end else if (sc_on) begin
+                    ofi <= ofi + 1'b1;
+                    ctx_ra <= ofi + 1'b1;
+                    st <= S_OF1;
+                end
             end
             S_HDR: begin            // beat 0: the segment header (taken)
                 qpn <= rx_qpid;
@@ -954,7 +983,20 @@ module rclink_rx #(
             default: st <= S_IDLE;
             endcase
         end
-        // owner changes: the scan of S_IDLE takes them one by one
+        // owner changes: the scan of S_IDLE takes them one by one; stopped
+        // contexts: a whole scan
+        run_q <= rst ? {NCTX{1'b0}} : u_runs;
+        if (rst) begin
+            sfl <= {NCTX{1'b0}};
+            sc_mask <= {NCTX{1'b0}};
+            sc_on <= 1'b0;
+            of_hit <= 1'b0;
+        end else begin
+            if (st == S_IDLE && !stop_now && !cqe_valid && sfl != {NCTX{1'b0}} && !sc_on)
+                sfl <= run_fell;
+            else
+                sfl <= sfl | run_fell;
+        end
         if (rst) begin
             ofl <= {QP_NUM{1'b0}};
             ofi <= {QP_AW{1'b0}};

@@ -442,6 +442,7 @@ module rclink_shim_top #(
     // the receive path and the user contexts
     wire [SCW-1:0] rx_own_qp, rx_own_grp, r_ctx, rcqe_ctx;
     wire        own_chg, r_busy, r_run, r_cstart, r_take, r_nobuf, r_fail;
+    wire [NCTX-1:0] r_flushing;
     wire [QP_AW-1:0] own_chg_qpn;
     wire [63:0] r_rq_base, r_area, r_off, r_bus, r_info;
     wire [3:0]  r_rq_order;
@@ -476,7 +477,7 @@ module rclink_shim_top #(
                 .cqe_ready(cqe_u_ready),
                 .rx_qpn(rx_m_qpid), .rx_own_qp(rx_own_qp), .rx_own_grp(rx_own_grp),
                 .own_chg(own_chg), .own_chg_qpn(own_chg_qpn),
-                .r_ctx(r_ctx), .r_busy(r_busy), .r_run(r_run),
+                .r_ctx(r_ctx), .r_busy(r_busy), .r_flushing(r_flushing), .r_run(r_run),
                 .r_rq_base(r_rq_base), .r_rq_order(r_rq_order),
                 .r_rq_prod(r_rq_prod), .r_rq_cons(r_rq_cons), .r_room(r_room),
                 .r_area(r_area), .r_off(r_off), .r_bus(r_bus), .r_cstart(r_cstart),
@@ -654,7 +655,7 @@ module rclink_shim_top #(
     assign b_wd_data[0 +: 512] = 512'd0;
 
     // ---- queue engine: receive path ---------------------------------------------
-    rclink_rx #(.QP_AW(QP_AW), .UW(SCW)) u_rx (
+    rclink_rx #(.QP_AW(QP_AW), .UW(SCW), .NCTX(NCTX)) u_rx (
         .clk(clk), .rst(rst),
         .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
         .rq_stop(rq_stop), .cq_en(cq_cfg[8]), .rq_prod(rq_prod), .rq_cons(rq_cons),
@@ -669,7 +670,8 @@ module rclink_shim_top #(
         .rx_etype(rx_m_etype), .rx_len(rx_m_len), .rx_sa(rx_m_sa),
         .rx_psn(rx_m_psn), .flow_stop(rx_flow_stop),
         .own_qp(rx_own_qp), .own_grp(rx_own_grp), .own_chg(own_chg),
-        .own_chg_qpn(own_chg_qpn), .u_ctx(r_ctx), .u_busy(r_busy),
+        .own_chg_qpn(own_chg_qpn), .u_runs(u_runs), .u_flushing(r_flushing),
+        .u_ctx(r_ctx), .u_busy(r_busy),
         .u_run(r_run), .u_rq_base(r_rq_base), .u_rq_order(r_rq_order),
         .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room),
         .u_area(r_area), .u_off(r_off), .u_bus(r_bus), .u_cstart(r_cstart),
