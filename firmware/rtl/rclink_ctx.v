@@ -47,8 +47,11 @@
 // without room, is dropped).  An owner change is reported (own_chg) so
 // that the receive path ends the old owner's open message.
 //
-// Not yet (rtl.rst): the OST share and the release of the IP's slots at
-// a stop; so the
+// DMAQ_CTX_OST: used is the sum of the send engine's slots of the context
+// (ost_out, ost_ctx); a context at max is not picked and its packet is
+// not cut (q_ost_ok).
+//
+// Not yet (rtl.rst): the release of the IP's slots at a stop; so the
 // shim's tops keep NCTX = 1.
 `default_nettype none
 `include "rclink_regs.vh"
@@ -137,6 +140,9 @@ module rclink_ctx #(
     input  wire        x_fail,
     input  wire [7:0]  x_cause,
     input  wire [63:0] x_info,
+    input  wire [FL_N*10-1:0] ost_out,  // the send engine's slots: packets in the IP
+    input  wire [FL_N*CW-1:0] ost_ctx,  // ... and their contexts
+    output wire        q_ost_ok,        // q_ctx's share of the IP's slots has room
     input  wire [FL_N-1:0] fl_v,        // a stop flushed packets of these QPs
     input  wire [FL_N*QP_AW-1:0] fl_qpn,
     // the send engine's completions of user contexts, into their CQs
@@ -249,6 +255,27 @@ module rclink_ctx #(
     assign rx_own_grp  = town[rx_qpn[2:0]];
     wire a_t2own = {addr[15:6], 6'd0} == T2_OWN0;
 
+    // ---- DMAQ_CTX_OST: the slots a context's packets hold in the IP --------
+    // (a wire per context, so that the readers see every change)
+    wire [15:0]     o_used [0:NCTX-1];
+    wire [NCTX-1:0] o_room;
+    genvar          og;
+    generate
+        for (og = 0; og < NCTX; og = og + 1) begin : g_ost
+            reg [15:0] n;
+            integer k;
+            always @* begin
+                n = 16'd0;
+                for (k = 0; k < FL_N; k = k + 1)
+                    if (ost_ctx[CW*k +: CW] == og[CW-1:0])
+                        n = n + {6'd0, ost_out[10*k +: 10]};
+            end
+            assign o_used[og] = n;
+            assign o_room[og] = ost_max[og] == 16'd0 || n < ost_max[og];
+        end
+    endgenerate
+    assign q_ost_ok = q_ctx == {CW{1'b0}} || o_room[q_ctx];
+
     // ---- reads --------------------------------------------------------------
     function [31:0] qsize(input [3:0] o);
         qsize = 32'd1 << o;
@@ -283,7 +310,7 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_RX_NOBUF:  if (sel_ok) rdata = n_nobuf[s];
         `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rdata = n_not_owner[s];
         `RCLINK_DMAQ_CTX_EVENTS:    if (sel_ok) rdata = n_events[s];
-        `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {48'd0, ost_max[s]};
+        `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {32'd0, o_used[s], ost_max[s]};
         default: begin
             hit = a_t2own;
             if (a_t2own)
@@ -454,7 +481,7 @@ module rclink_ctx #(
                      (cq_prod[ui] - cq_cons[ui]);
             // (a receive CQE being written takes its entry; a packet being
             // received holds the room it counted)
-            rdy[ui] = run[ui] && t_cons != sq_prod[ui] &&
+            rdy[ui] = run[ui] && t_cons != sq_prod[ui] && o_room[ui] &&
                       !(r_busy && r_ctx == ui[CW-1:0]) &&
                       t_room > {26'd0, held[ui]} + ((x_new && x_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0) +
                                ((w_cq && w_rx && w_c == ui[CW-1:0]) ? 32'd1 : 32'd0);

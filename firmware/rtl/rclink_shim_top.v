@@ -439,6 +439,9 @@ module rclink_shim_top #(
     wire        cqe_u_ready;
     wire [3:0]  fl_v;
     wire [4*QP_AW-1:0] fl_qpn;
+    wire [39:0] ost_out;                // the send engine's slots: packets in the IP
+    wire [4*SCW-1:0] ost_ctx;
+    wire        q_ost_ok;
     // the receive path and the user contexts
     wire [SCW-1:0] rx_own_qp, rx_own_grp, r_ctx, rcqe_ctx;
     wire        own_chg, r_busy, r_run, r_cstart, r_take, r_nobuf, r_fail;
@@ -472,6 +475,7 @@ module rclink_shim_top #(
                 .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
                 .x_cause(x_cause), .x_info(x_info),
                 .fl_v(fl_v), .fl_qpn(fl_qpn),
+                .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
                 .cqe_valid(cqe_s_valid && cqe_s_ctx != {SCW{1'b0}}),
                 .cqe_ctx(cqe_s_ctx), .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1),
                 .cqe_ready(cqe_u_ready),
@@ -513,6 +517,7 @@ module rclink_shim_top #(
             assign u_pick = {SCW{1'b0}};
             assign u_pick_cons = 32'd0;
             assign cqe_u_ready = 1'b0;
+            assign q_ost_ok = 1'b1;
             assign rx_own_qp = {SCW{1'b0}};
             assign rx_own_grp = {SCW{1'b0}};
             assign own_chg = 1'b0;
@@ -639,6 +644,7 @@ module rclink_shim_top #(
         .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
         .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
         .fl_v(fl_v), .fl_qpn(fl_qpn),
+        .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
         .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
         .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),
