@@ -305,7 +305,7 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_AREA_CFG:  if (sel_ok) rdata = acfg[s];
         `RCLINK_DMAQ_CTX_MOD:       if (sel_ok) rdata = mod[s];
         `RCLINK_DMAQ_CTX_SQ_IDX:    if (sel_ok && en[s]) rdata = {s_cons, sq_prod[s]};
-        `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok) rdata = {rq_cons[s], rq_prod[s]};
+        `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok && en[s]) rdata = {rq_cons[s], rq_prod[s]};
         `RCLINK_DMAQ_CTX_CQ_IDX:    if (sel_ok && en[s]) rdata = {cq_cons[s], cq_prod[s]};
         `RCLINK_DMAQ_CTX_RX_NOBUF:  if (sel_ok) rdata = n_nobuf[s];
         `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rdata = n_not_owner[s];
