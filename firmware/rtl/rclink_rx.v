@@ -33,9 +33,10 @@
 // written finishes and its QP's context is saved first, so the sweep
 // completes its open message FLUSHED.
 //
-// Nothing is dropped for want of space: RX_M_RDY stays low while no RQE
-// is posted or the CQ is full, and FLOW_STOP is raised while fewer than
-// two RQEs are posted, so the IP answers RNR.
+// Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
+// while no RQE is posted or the CQ is full, and FLOW_STOP is raised while
+// fewer than two RQEs are posted, so the IP answers RNR.  (A user
+// context's packet is taken or refused at once, below.)
 //
 // TYPE2 (RX_M_ETYPE 3, the group on RX_M_QPID) never waits for the host:
 // a packet of a group DMAQ_T2_JOIN does not hold is consumed and counted
