@@ -259,7 +259,9 @@ module rclink_rx #(
     wire [63:0] rqe_addr = m_base + {32'd0, (m_cons & (rq_size - 32'd1))} * 64'd16;
     wire [31:0] m_cq_free = u ? u_room : cq_free;
     // owner changes to handle: a message open for the old owner ends
-    reg  [QP_NUM-1:0] ofl;
+    // (none without user contexts: NCTX 1 keeps no bitmap)
+    reg  [QP_NUM-1:0] ofl_r;
+    wire [QP_NUM-1:0] ofl = (NCTX > 1) ? ofl_r : {QP_NUM{1'b0}};
     reg  [QP_AW-1:0]  ofi;
     wire        ofl_any = ofl != {QP_NUM{1'b0}};
     // contexts that stopped: a scan of every QP flushes their messages
@@ -999,13 +1001,13 @@ module rclink_rx #(
                 sfl <= sfl | run_fell;
         end
         if (rst) begin
-            ofl <= {QP_NUM{1'b0}};
+            ofl_r <= {QP_NUM{1'b0}};
             ofi <= {QP_AW{1'b0}};
         end else begin
             if (st == S_OF4 && !stop_now)
-                ofl[ofi] <= 1'b0;
+                ofl_r[ofi] <= 1'b0;
             if (own_chg)
-                ofl[own_chg_qpn] <= 1'b1;
+                ofl_r[own_chg_qpn] <= 1'b1;
         end
         // a group joined now: its senders start afresh
         if (!rst)
