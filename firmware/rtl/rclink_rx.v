@@ -861,6 +861,11 @@ module rclink_rx #(
                         dma_cmd_addr <= rqe_addr;
                         dma_cmd_len <= 13'd16;
                         st <= S_RQE0;
+                    end else if (u) begin
+                        // the RQEs the dry run saw are gone (RQ_PROD moved
+                        // back: the context is in error): the rest goes
+                        msg_dead <= 1'b1;
+                        c_open <= 1'b0;
                     end
                     // else no buffer is posted: wait (RX_M_RDY low, FLOW_STOP)
                 end else begin
