@@ -38,9 +38,21 @@
 // DMAQ_QP_OWNER.flushed: set for a QP whose packets a stop left
 // unacknowledged (the send engine's fl_v), cleared by a write of the entry.
 //
-// Not yet (rtl.rst): the receive path into user contexts' RQs and CQs
-// (RQ_CONS stays 0), the OST share and the release of the IP's slots at
-// a stop; so the shim's tops keep NCTX = 1.
+// The receive path's side (rclink_rx receives one packet at a time): the
+// owners of the RX_M packet's QP and group, the packet context's RQ, CQ
+// room (less the send engine's messages in flight), area and translation,
+// its RQ consumer (in the doorbell record), DMAQ_CTX_RX_NOBUF, the
+// receive path's errors (BAD_RQE, BAD_ADDR, DMA) and its CQEs (the writer
+// takes the send engine's first; one for a context no longer active, or
+// without room, is dropped).  An owner change is reported (own_chg) so
+// that the receive path ends the old owner's open message.
+//
+// DMAQ_CTX_OST: used is the sum of the send engine's slots of the context
+// (ost_out, ost_ctx); a context at max is not picked and its packet is
+// not cut (q_ost_ok).
+//
+// Not yet (rtl.rst): the release of the IP's slots at a stop; so the
+// shim's tops keep NCTX = 1.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
@@ -73,6 +85,36 @@ module rclink_ctx #(
     output wire [15:0] own_qp_ctx,
     input  wire [2:0]  own_grp,
     output wire [15:0] own_grp_ctx,
+    // the receive path (rclink_rx): owners of the RX_M packet's QP and
+    // group (rx_qpn), owner changes, the packet's context r_ctx
+    input  wire [QP_AW-1:0] rx_qpn,
+    output wire [CW-1:0] rx_own_qp,
+    output wire [CW-1:0] rx_own_grp,
+    output reg         own_chg,
+    output reg  [QP_AW-1:0] own_chg_qpn,
+    input  wire [CW-1:0] r_ctx,
+    input  wire        r_busy,
+    input  wire [NCTX-1:0] r_flushing,  // their open receives are being flushed
+    output wire        r_run,
+    output wire [63:0] r_rq_base,
+    output wire [3:0]  r_rq_order,
+    output wire [31:0] r_rq_prod,
+    output wire [31:0] r_rq_cons,
+    output wire [31:0] r_room,
+    output wire [63:0] r_area,
+    input  wire [63:0] r_off,
+    output wire [63:0] r_bus,
+    output wire        r_cstart,
+    input  wire        r_take,
+    input  wire        r_nobuf,
+    input  wire        r_fail,
+    input  wire [7:0]  r_cause,
+    input  wire [63:0] r_info,
+    input  wire        rcqe_valid,
+    input  wire [CW-1:0] rcqe_ctx,
+    input  wire [63:0] rcqe_w0,
+    input  wire [63:0] rcqe_w1,
+    output wire        rcqe_ready,
     // the send engine (rclink_sq): the context it serves (q_ctx) and that
     // one's ring, area and translation; the next user context to serve
     input  wire [CW-1:0] q_ctx,
@@ -98,6 +140,9 @@ module rclink_ctx #(
     input  wire        x_fail,
     input  wire [7:0]  x_cause,
     input  wire [63:0] x_info,
+    input  wire [FL_N*10-1:0] ost_out,  // the send engine's slots: packets in the IP
+    input  wire [FL_N*CW-1:0] ost_ctx,  // ... and their contexts
+    output wire        q_ost_ok,        // q_ctx's share of the IP's slots has room
     input  wire [FL_N-1:0] fl_v,        // a stop flushed packets of these QPs
     input  wire [FL_N*QP_AW-1:0] fl_qpn,
     // the send engine's completions of user contexts, into their CQs
@@ -177,8 +222,10 @@ module rclink_ctx #(
     reg [15:0]     us_pre;
     wire           us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
     reg [16:0]     tm_left [0:NCTX-1];
-    // the receive side is not in the RTL yet (rtl.rst)
-    wire [31:0] rq_cons = 32'd0;
+    // the receive side: RQ consumer, the record's copy, refused packets
+    reg [31:0] rq_cons [0:NCTX-1];
+    reg [31:0] rec_rq  [0:NCTX-1];
+    reg [63:0] n_nobuf [0:NCTX-1];
 
     // the record writer and table reader's state (below)
     localparam W_IDLE = 4'd0, W_W0 = 4'd1, W_W1 = 4'd2, W_RD = 4'd3, W_RSP = 4'd4,
@@ -186,6 +233,7 @@ module rclink_ctx #(
     reg [3:0]    w_st;
     reg [CW-1:0] w_c;
     reg          w_fin;             // the record is the last one of a stop
+    reg          w_rx;              // the CQE is the receive path's
     reg [63:0]   w_c1;              // CQE word 1
     reg [15:0] ctx_sel, owner_sel;
     wire       sel_ok = ctx_sel != 16'd0 && ctx_sel < N16;
@@ -203,7 +251,30 @@ module rclink_ctx #(
     wire [15:0]      own_sel_ctx = (osel_ok && qown_v[oq]) ? {{(16-CW){1'b0}}, qown[oq]} : 16'd0;
     assign own_qp_ctx  = qown_v[own_qpn] ? {{(16-CW){1'b0}}, qown[own_qpn]} : 16'd0;
     assign own_grp_ctx = {{(16-CW){1'b0}}, town[own_grp]};
+    assign rx_own_qp   = qown_v[rx_qpn] ? qown[rx_qpn] : {CW{1'b0}};
+    assign rx_own_grp  = town[rx_qpn[2:0]];
     wire a_t2own = {addr[15:6], 6'd0} == T2_OWN0;
+
+    // ---- DMAQ_CTX_OST: the slots a context's packets hold in the IP --------
+    // (a wire per context, so that the readers see every change)
+    wire [15:0]     o_used [0:NCTX-1];
+    wire [NCTX-1:0] o_room;
+    genvar          og;
+    generate
+        for (og = 0; og < NCTX; og = og + 1) begin : g_ost
+            reg [15:0] n;
+            integer k;
+            always @* begin
+                n = 16'd0;
+                for (k = 0; k < FL_N; k = k + 1)
+                    if (ost_ctx[CW*k +: CW] == og[CW-1:0])
+                        n = n + {6'd0, ost_out[10*k +: 10]};
+            end
+            assign o_used[og] = n;
+            assign o_room[og] = ost_max[og] == 16'd0 || n < ost_max[og];
+        end
+    endgenerate
+    assign q_ost_ok = q_ctx == {CW{1'b0}} || o_room[q_ctx];
 
     // ---- reads --------------------------------------------------------------
     function [31:0] qsize(input [3:0] o);
@@ -234,12 +305,12 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_AREA_CFG:  if (sel_ok) rdata = acfg[s];
         `RCLINK_DMAQ_CTX_MOD:       if (sel_ok) rdata = mod[s];
         `RCLINK_DMAQ_CTX_SQ_IDX:    if (sel_ok && en[s]) rdata = {s_cons, sq_prod[s]};
-        `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok) rdata = {rq_cons, rq_prod[s]};
+        `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok && en[s]) rdata = {rq_cons[s], rq_prod[s]};
         `RCLINK_DMAQ_CTX_CQ_IDX:    if (sel_ok && en[s]) rdata = {cq_cons[s], cq_prod[s]};
-        `RCLINK_DMAQ_CTX_RX_NOBUF:  rdata = 64'd0;
+        `RCLINK_DMAQ_CTX_RX_NOBUF:  if (sel_ok) rdata = n_nobuf[s];
         `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rdata = n_not_owner[s];
         `RCLINK_DMAQ_CTX_EVENTS:    if (sel_ok) rdata = n_events[s];
-        `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {48'd0, ost_max[s]};
+        `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {32'd0, o_used[s], ost_max[s]};
         default: begin
             hit = a_t2own;
             if (a_t2own)
@@ -318,7 +389,7 @@ module rclink_ctx #(
         d_bad = 1'b0;
         case (d_off)
         `RCLINK_DB_OFF_SQ_PROD: d_bad = d_v - d_cons > d_sqsz;
-        `RCLINK_DB_OFF_RQ_PROD: d_bad = d_v - rq_cons > d_rqsz;
+        `RCLINK_DB_OFF_RQ_PROD: d_bad = d_v - rq_cons[d] > d_rqsz;
         `RCLINK_DB_OFF_CQ_CONS: d_bad = d_v - cq_cons[d] > cq_prod[d] - cq_cons[d];
         default:                d_bad = 1'b0;
         endcase
@@ -371,6 +442,29 @@ module rclink_ctx #(
     assign tr_bus = tmem[{q_ctx, q_ci[MW-1:0]}] + (tr_off & q_cmask);
     assign tr_rem = q_crem[31:0];
 
+    // ---- the receive path's side --------------------------------------------
+    wire [5:0]  r_sh = acfg[r_ctx][29:24];
+    wire [63:0] r_cmask = (64'd1 << r_sh) - 64'd1;
+    wire [63:0] r_ci = r_off >> r_sh;
+    assign r_bus = tmem[{r_ctx, r_ci[MW-1:0]}] + (r_off & r_cmask);
+    assign r_cstart = (r_off & r_cmask) == 64'd0;
+    assign r_run = run[r_ctx];
+    assign r_rq_base = rq_base[r_ctx];
+    assign r_rq_order = qcfg[r_ctx][`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_LSB];
+    assign r_rq_prod = rq_prod[r_ctx];
+    assign r_rq_cons = rq_cons[r_ctx];
+    assign r_area = {44'd0, acfg[r_ctx][19:0]} << r_sh;
+    // CQ room: free entries less the send engine's messages in flight (and
+    // one it may be reading) and a receive CQE being written
+    wire        w_cq = w_st == W_C0 || w_st == W_C1 || w_st == W_C2 || w_st == W_C3;
+    wire [31:0] r_free = qsize(qcfg[r_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
+                         (cq_prod[r_ctx] - cq_cons[r_ctx]);
+    wire [31:0] r_rsv = {26'd0, held[r_ctx]} +
+                        ((x_new && x_ctx == r_ctx) ? 32'd1 : 32'd0) +
+                        ((q_busy && q_ctx == r_ctx) ? 32'd1 : 32'd0) +
+                        ((w_cq && w_rx && w_c == r_ctx) ? 32'd1 : 32'd0);
+    assign r_room = (r_free > r_rsv) ? r_free - r_rsv : 32'd0;
+
     // per context: ready to be served (running, a WQE posted, room in its
     // CQ for one more message than it has in flight), in flight (the
     // stop waits), a record to write first (its SQ consumer moved)
@@ -385,13 +479,18 @@ module rclink_ctx #(
             t_cons = (u_cons_we && q_ctx == ui[CW-1:0]) ? u_cons : sqc_m[ui];
             t_room = qsize(qcfg[ui][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
                      (cq_prod[ui] - cq_cons[ui]);
-            rdy[ui] = run[ui] && t_cons != sq_prod[ui] &&
-                      t_room > {26'd0, held[ui]} + ((x_new && x_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0);
+            // (a receive CQE being written takes its entry; a packet being
+            // received holds the room it counted)
+            rdy[ui] = run[ui] && t_cons != sq_prod[ui] && o_room[ui] &&
+                      !(r_busy && r_ctx == ui[CW-1:0]) &&
+                      t_room > {26'd0, held[ui]} + ((x_new && x_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0) +
+                               ((w_cq && w_rx && w_c == ui[CW-1:0]) ? 32'd1 : 32'd0);
             bsy[ui] = held[ui] != 6'd0 || (x_new && x_ctx == ui[CW-1:0]) ||
                       (q_busy && q_ctx == ui[CW-1:0]) ||
-                      ((w_st == W_C0 || w_st == W_C1 || w_st == W_C2 || w_st == W_C3) &&
-                       w_c == ui[CW-1:0]);
-            dirty[ui] = rec_sq[ui] != t_cons;
+                      (r_busy && r_ctx == ui[CW-1:0]) || r_flushing[ui] ||
+                      (rcqe_valid && rcqe_ctx == ui[CW-1:0]) ||
+                      (w_cq && w_c == ui[CW-1:0]);
+            dirty[ui] = rec_sq[ui] != t_cons || rec_rq[ui] != rq_cons[ui];
         end
     end
     // round robin from the one after the last served
@@ -417,13 +516,22 @@ module rclink_ctx #(
     wire [CW-1:0] d_pick;
     wire          d_any;
     assign {d_any, d_pick} = lowest(dirty & run);
-    wire          c_rec = cqe_valid && dirty[cqe_ctx];
-    wire          w_rec = c_rec || r_any || (!cqe_valid && d_any);
-    wire [CW-1:0] rec_c = c_rec ? cqe_ctx : r_any ? r_pick : d_pick;
+    // the CQE: the send engine's first, else the receive path's (dropped
+    // for a context no longer active or without room for it)
+    wire [CW-1:0] k_ctx = cqe_valid ? cqe_ctx : rcqe_ctx;
+    wire [31:0]   c_size = qsize(qcfg[k_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
+    wire [31:0]   c_prod = cq_prod[k_ctx];
+    wire          k_drop = !cqe_valid && rcqe_valid &&
+                           (!act[rcqe_ctx] || c_size - (c_prod - cq_cons[rcqe_ctx]) <=
+                                              {26'd0, held[rcqe_ctx]});
+    wire          k_valid = cqe_valid || (rcqe_valid && !k_drop);
+    wire          c_rec = k_valid && dirty[k_ctx];
+    wire          w_rec = c_rec || r_any || (!k_valid && d_any);
+    wire [CW-1:0] rec_c = c_rec ? k_ctx : r_any ? r_pick : d_pick;
     wire [31:0]   rec_cons = (u_cons_we && q_ctx == rec_c) ? u_cons : sqc_m[rec_c];
     assign cqe_ready = w_st == W_IDLE && !l_any && cqe_valid && !c_rec && !r_any;
-    wire [31:0]   c_size = qsize(qcfg[cqe_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
-    wire [31:0]   c_prod = cq_prod[cqe_ctx];
+    assign rcqe_ready = w_st == W_IDLE && !l_any && !cqe_valid && rcqe_valid &&
+                        (k_drop || (!c_rec && !r_any));
     wire [63:0]   c_w3 = ({63'd0, (c_prod & c_size) == 32'd0} << `RCLINK_CQE_PHASE_LSB) |
                          ({32'd0, c_prod} << `RCLINK_CQE_SEQ_LSB);
     // a CQE written: the armed CQ's event once DMAQ_CTX_MOD.count CQEs
@@ -441,6 +549,25 @@ module rclink_ctx #(
     wire          e_any;
     assign {e_any, e_pick} = lowest(ev_err_p | ev_cq_p);
     wire          e_err = ev_err_p[e_pick];
+
+    // the data path's error (send engine, receive path): the context stops,
+    // then the record and the event
+    task fail;
+        input [CW-1:0] c;
+        input [7:0]    why;
+        input [63:0]   info;
+        begin
+            if (en[c] && !err[c] && run[c]) begin
+                run[c] <= 1'b0;
+                armed[c] <= 1'b0;
+                err[c] <= 1'b1;
+                cause[c] <= why;
+                einfo[c] <= info;
+                stop_p[c] <= 1'b1;
+                rec_ev[c] <= 1'b1;
+            end
+        end
+    endtask
 
     integer i;
     always @(posedge clk) begin
@@ -473,7 +600,13 @@ module rclink_ctx #(
                 rec_sq[i] <= 32'd0;
                 held[i] <= 6'd0;
                 n_not_owner[i] <= 64'd0;
+                rq_cons[i] <= 32'd0;
+                rec_rq[i] <= 32'd0;
+                n_nobuf[i] <= 64'd0;
             end
+            own_chg <= 1'b0;
+            own_chg_qpn <= {QP_AW{1'b0}};
+            w_rx <= 1'b0;
             stop_p <= {NCTX{1'b0}};
             rr <= NCTX[CW-1:0] - 1'b1;
             us_pre <= 16'd0;
@@ -503,6 +636,7 @@ module rclink_ctx #(
             ev_src <= 8'd0;
             ev_info <= 64'd0;
         end else begin
+            own_chg <= 1'b0;
             // the record writer and the event source first: a request
             // of the same cycle below wins over their clearing
             // ---- the doorbell record: {SQ_CONS, RQ_CONS}, {ERROR, CAUSE}
@@ -519,7 +653,8 @@ module rclink_ctx #(
                 end else if (w_rec) begin
                     w_c <= rec_c;
                     w_addr <= dbrec[rec_c];
-                    w_d0 <= {rq_cons, rec_cons};
+                    w_d0 <= {rq_cons[rec_c], rec_cons};
+                    rec_rq[rec_c] <= rq_cons[rec_c];
                     w_d1 <= {48'd0, err[rec_c] ? cause[rec_c] : 8'd0, 7'd0, err[rec_c]};
                     rec_sq[rec_c] <= rec_cons;
                     w_fin <= !c_rec && r_any;
@@ -527,12 +662,13 @@ module rclink_ctx #(
                         rec_p[r_pick] <= 1'b0;
                     dma_valid <= 1'b1;
                     w_st <= W_W0;
-                end else if (cqe_valid) begin
+                end else if (k_valid) begin
                     // a CQE: words 0-2, then word 3 (SEQ, PHASE)
-                    w_c <= cqe_ctx;
-                    w_addr <= cq_base[cqe_ctx] + {27'd0, c_prod & (c_size - 32'd1), 5'd0};
-                    w_d0 <= cqe_w0;
-                    w_c1 <= cqe_w1;
+                    w_c <= k_ctx;
+                    w_rx <= !cqe_valid;
+                    w_addr <= cq_base[k_ctx] + {27'd0, c_prod & (c_size - 32'd1), 5'd0};
+                    w_d0 <= cqe_valid ? cqe_w0 : rcqe_w0;
+                    w_c1 <= cqe_valid ? cqe_w1 : rcqe_w1;
                     w_d1 <= c_w3;
                     dma_valid <= 1'b1;
                     w_st <= W_C0;
@@ -633,6 +769,9 @@ module rclink_ctx #(
                     if (osel_ok && n_own64[15:0] < N16) begin
                         qown[oq] <= n_own64[CW-1:0];
                         qown_v[oq] <= 1'b1;
+                        // a new owner: the old one's open receive ends
+                        own_chg <= n_own64[15:0] != own_sel_ctx;
+                        own_chg_qpn <= oq;
                     end
                     if (osel_ok)
                         qflushed[oq] <= 1'b0;
@@ -653,6 +792,8 @@ module rclink_ctx #(
                             sqc_m[s] <= 32'd0;
                             cq_prod[s] <= 32'd0;
                             rec_sq[s] <= 32'd0;
+                            rq_cons[s] <= 32'd0;
+                            rec_rq[s] <= 32'd0;
                             armed[s] <= 1'b0;
                             if (c_bad) begin
                                 err[s] <= 1'b1;
@@ -763,19 +904,18 @@ module rclink_ctx #(
                 rr <= u_pick;
             for (i = 1; i < NCTX; i = i + 1)
                 held[i] <= held[i] + ((x_new && x_ctx == i[CW-1:0]) ? 6'd1 : 6'd0) -
-                           ((w_cqe_done && w_c == i[CW-1:0]) ? 6'd1 : 6'd0);
+                           ((w_cqe_done && !w_rx && w_c == i[CW-1:0]) ? 6'd1 : 6'd0);
+            // the receive path's reports
+            if (r_take)
+                rq_cons[r_ctx] <= rq_cons[r_ctx] + 32'd1;
+            if (r_nobuf)
+                n_nobuf[r_ctx] <= n_nobuf[r_ctx] + 64'd1;
+            if (r_fail)
+                fail(r_ctx, r_cause, r_info);
             if (x_not_owner && x_ctx != {CW{1'b0}})
                 n_not_owner[x_ctx] <= n_not_owner[x_ctx] + 64'd1;
-            if (x_fail && en[x_ctx] && !err[x_ctx] && run[x_ctx]) begin
-                // the data path's error: stop, then the record and the event
-                run[x_ctx] <= 1'b0;
-                armed[x_ctx] <= 1'b0;
-                err[x_ctx] <= 1'b1;
-                cause[x_ctx] <= x_cause;
-                einfo[x_ctx] <= x_info;
-                stop_p[x_ctx] <= 1'b1;
-                rec_ev[x_ctx] <= 1'b1;
-            end
+            if (x_fail)
+                fail(x_ctx, x_cause, x_info);
             // a stop flushed unacknowledged packets of a QP: the PSN
             // sequence has a hole (DMAQ_QP_OWNER.flushed)
             for (i = 0; i < FL_N; i = i + 1)

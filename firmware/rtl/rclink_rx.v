@@ -33,9 +33,10 @@
 // written finishes and its QP's context is saved first, so the sweep
 // completes its open message FLUSHED.
 //
-// Nothing is dropped for want of space: RX_M_RDY stays low while no RQE
-// is posted or the CQ is full, and FLOW_STOP is raised while fewer than
-// two RQEs are posted, so the IP answers RNR.
+// Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
+// while no RQE is posted or the CQ is full, and FLOW_STOP is raised while
+// fewer than two RQEs are posted, so the IP answers RNR.  (A user
+// context's packet is taken or refused at once, below.)
 //
 // TYPE2 (RX_M_ETYPE 3, the group on RX_M_QPID) never waits for the host:
 // a packet of a group DMAQ_T2_JOIN does not hold is consumed and counted
@@ -56,13 +57,33 @@
 // replaces the group's entries in turn.  A group joined (its DMAQ_T2_JOIN
 // bit rising) starts its senders afresh.  The table is searched one entry
 // a cycle while the header beat is held.
+//
+// User contexts (NCTX > 1, rclink_ctx; shim.rst "Contexts"): a packet of
+// a QP (group) whose owner is a user context goes to that context's RQ and
+// CQ.  It never waits: a dry run (the TYPE2 one, from the QP's open buffer
+// on) reads its RQEs ahead while the header beat is held, and without a
+// running context, enough RQEs or CQ room the packet is taken from RX_M
+// and dropped (DMAQ_CTX_RX_NOBUF; TYPE2 also DMAQ_T2_RX_DROP_NOBUF and its
+// IRQ_INFO record).  RQE addresses are offsets into the context's area:
+// checked when the RQE is taken (a size outside 64..65536 completes
+// BAD_WQE, cause BAD_RQE; outside the area BAD_ADDR, cause BAD_ADDR; an
+// unreadable RQE fails the context, cause DMA), translated chunk by chunk
+// (a staged burst ends at a chunk's end).  The context RAM keeps the
+// context a message is received for; a change of the QP's owner
+// (own_chg) completes that message FLUSHED there, as does disabling
+// context 0's RQ for context 0's messages only, and a user context that
+// stops running (u_runs falls: stop, disable, error) for its messages: a
+// scan of every QP (about 4 cycles a QP) that the context's stop waits
+// for (u_flushing).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
     parameter QP_AW = 10,
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
     parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
-    parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN
+    parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN,
+    parameter UW = 1,                   // context number width (rclink_ctx)
+    parameter NCTX = 1                  // contexts (rclink_ctx)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -99,6 +120,31 @@ module rclink_rx #(
     input  wire [9:0]  rx_sa,           // TYPE1_2_RX_M_SA_O (TYPE2 sender)
     input  wire [11:0] rx_psn,          // the RH's PSN (TYPE2)
     output wire [3:0]  flow_stop,
+    // user contexts (rclink_ctx): the owners of the RX_M packet's QP and
+    // group, the view of the packet's context u_ctx
+    input  wire [UW-1:0] own_qp,
+    input  wire [UW-1:0] own_grp,
+    input  wire        own_chg,         // the owner of QP own_chg_qpn changed
+    input  wire [QP_AW-1:0] own_chg_qpn,
+    input  wire [NCTX-1:0] u_runs,      // the running contexts
+    output wire [NCTX-1:0] u_flushing,  // their open receives are being flushed
+    output reg  [UW-1:0] u_ctx,
+    output wire        u_busy,          // a packet of u_ctx is being received
+    input  wire        u_run,
+    input  wire [63:0] u_rq_base,
+    input  wire [3:0]  u_rq_order,
+    input  wire [31:0] u_rq_prod,
+    input  wire [31:0] u_rq_cons,
+    input  wire [31:0] u_room,          // CQEs it may still take
+    input  wire [63:0] u_area,          // the area's size
+    output wire [63:0] u_off,           // area offset -> bus address
+    input  wire [63:0] u_bus,
+    input  wire        u_cstart,        // u_off is at a chunk's start
+    output reg         u_take,          // its RQ consumer advances
+    output reg         u_nobuf,         // a packet refused (DMAQ_CTX_RX_NOBUF)
+    output reg         u_fail,          // the context's error
+    output reg  [7:0]  u_cause,
+    output reg  [63:0] u_info,
     // DMA engine burst client
     input  wire        wrst,
     output reg         dma_cmd_valid,
@@ -116,13 +162,15 @@ module rclink_rx #(
     output reg         cqe_valid,
     input  wire        cqe_ready,
     output reg  [63:0] cqe_w0,
-    output reg  [63:0] cqe_w1
+    output reg  [63:0] cqe_w1,
+    output reg  [UW-1:0] cqe_ctx        // the context whose CQ takes it
 );
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR;
     // context: {open, buf, first, idx[31:0], addr[63:0], size[16:0],
     //           fill[16:0], msg_len[31:0], msg_off[31:0]}
-    localparam CW = 3 + 32 + 64 + 17 + 17 + 32 + 32;
+    //           own[UW-1:0]}: own is the context the message is for
+    localparam CW = 3 + 32 + 64 + 17 + 17 + 32 + 32 + UW;
     reg [CW-1:0] ctx_mem [0:QP_NUM-1];
     reg [CW-1:0] ctx_q;
     reg          ctx_we;
@@ -142,8 +190,9 @@ module rclink_rx #(
     reg [63:0] c_addr;
     reg [16:0] c_size, c_fill;
     reg [31:0] c_mlen, c_moff;
+    reg [UW-1:0] c_own;
     wire [CW-1:0] c_pack = {c_open, c_buf, c_first, c_idx, c_addr, c_size,
-                            c_fill, c_mlen, c_moff};
+                            c_fill, c_mlen, c_moff, c_own};
 
     localparam S_CLR = 5'd0, S_IDLE = 5'd1, S_HDR = 5'd2, S_CTX = 5'd3,
                S_CHK = 5'd4, S_DROP = 5'd5, S_BEAT = 5'd6, S_CHUNK = 5'd7,
@@ -151,7 +200,9 @@ module rclink_rx #(
                S_END = 5'd12, S_WAIT = 5'd13, S_STRAY = 5'd14,
                S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18,
                S_T2CHK = 5'd19, S_T2RQE = 5'd20, S_T2RQW = 5'd21, S_FL2 = 5'd22,
-               S_FLC = 5'd23, S_T2SRC = 5'd24, S_T2PSN = 5'd25, S_T2NB = 5'd26;
+               S_FLC = 5'd23, S_T2SRC = 5'd24, S_T2PSN = 5'd25, S_T2NB = 5'd26,
+               S_UCHK = 5'd27, S_OF1 = 5'd28, S_OF2 = 5'd29, S_OF3 = 5'd30,
+               S_OF4 = 5'd31;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
@@ -198,11 +249,30 @@ module rclink_rx #(
         if (t2s_we)
             t2s_mem[t2s_wa] <= t2s_wd;
 
-    wire [31:0] rq_size = 32'd1 << rq_order;
-    wire [31:0] posted = rq_prod - rq_cons;
-    wire [63:0] rqe_addr = rq_base + {32'd0, (rq_cons & (rq_size - 32'd1))} * 64'd16;
+    // the RQ of the packet's context: context 0's or a user context's
+    wire        u = u_ctx != {UW{1'b0}};
+    wire [63:0] m_base = u ? u_rq_base : rq_base;
+    wire [31:0] m_prod = u ? u_rq_prod : rq_prod;
+    wire [31:0] m_cons = u ? u_rq_cons : rq_cons;
+    wire [31:0] rq_size = 32'd1 << (u ? u_rq_order : rq_order);
+    wire [31:0] posted = m_prod - m_cons;
+    wire [63:0] rqe_addr = m_base + {32'd0, (m_cons & (rq_size - 32'd1))} * 64'd16;
+    wire [31:0] m_cq_free = u ? u_room : cq_free;
+    // owner changes to handle: a message open for the old owner ends
+    // (none without user contexts: NCTX 1 keeps no bitmap)
+    reg  [QP_NUM-1:0] ofl_r;
+    wire [QP_NUM-1:0] ofl = (NCTX > 1) ? ofl_r : {QP_NUM{1'b0}};
+    reg  [QP_AW-1:0]  ofi;
+    wire        ofl_any = ofl != {QP_NUM{1'b0}};
+    // contexts that stopped: a scan of every QP flushes their messages
+    reg  [NCTX-1:0] run_q, sfl, sc_mask;
+    reg         sc_on, of_hit;
+    wire [NCTX-1:0] run_fell = run_q & ~u_runs;
+    assign u_flushing = run_fell | sfl | (sc_on ? sc_mask : {NCTX{1'b0}});
 
-    assign flow_stop = (rq_en && posted >= 32'd2) ? 4'd0 : 4'hf;
+    // FLOW_STOP is context 0's: a user context's packet never waits
+    wire [31:0] k_posted = rq_prod - rq_cons;
+    assign flow_stop = (rq_en && k_posted >= 32'd2) ? 4'd0 : 4'hf;
     // ---- staging of a write burst -------------------------------------------
     reg [511:0] sm [0:SL-1];
     reg [511:0] ln;             // the line being filled
@@ -248,10 +318,14 @@ module rclink_rx #(
     wire [63:0] rd_w0 = dma_rd_data[64 * dma_cmd_addr[5:3] +: 64];
     wire [2:0]  rd_l1 = dma_cmd_addr[5:3] + 3'd1;
     wire [63:0] rd_w1 = dma_rd_data[64 * rd_l1 +: 64];
-    assign cq_hold = t2 && st != S_IDLE && st != S_HDR;
+    assign cq_hold = t2 && !u && st != S_IDLE && st != S_HDR;
+    assign u_busy = u && st != S_IDLE && st != S_CLR;
     wire [3:0] kind = t2 ? 4'd`RCLINK_CQE_KIND_RECV_MCAST : 4'd`RCLINK_CQE_KIND_RECV;
-    wire [63:0] t2_rqe_addr = rq_base + {32'd0, ((rq_cons + t2_k) & (rq_size - 32'd1))} * 64'd16 + 64'd8;
-    wire [31:0] t2_take = (t2_need < rd_w0[31:0]) ? t2_need : rd_w0[31:0];
+    // the dry run reads whole RQEs: {address, size}
+    wire [63:0] t2_rqe_addr = m_base + {32'd0, ((m_cons + t2_k) & (rq_size - 32'd1))} * 64'd16;
+    wire [31:0] t2_take = (t2_need < rd_w1[31:0]) ? t2_need : rd_w1[31:0];
+    wire        rqe_bad_size = rd_w1[31:0] < 32'd64 || rd_w1[31:0] > 32'd65536;
+    wire        rqe_bad_addr = u && !(rd_w0 <= u_area && {32'd0, rd_w1[31:0]} <= u_area - rd_w0);
     wire        t2_grp_ok = {{(32-QP_AW){1'b0}}, qpn} < `RCLINK_AFH_T2_GROUPS && t2_join[qpn[2:0]];
     wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
                             dlen != 32'd0 && dlen <= T2_DATA_MAX;
@@ -269,6 +343,8 @@ module rclink_rx #(
     wire p_flush = p_start ? c_open : (c_open && p_bad_cont);
     wire p_drop  = p_start ? p_bad_start : (!c_open || p_bad_cont);
     wire [3:0] kn = keep_n(rx_keep);
+    // the open buffer's room (a message going on), for the dry run
+    wire [31:0] u_sp = (!p_start && c_buf) ? {15'd0, c_size - c_fill} : 32'd0;
 
     function [63:0] bswap;
         input [63:0] v;
@@ -299,6 +375,7 @@ module rclink_rx #(
                         h_mlen - h_off < {19'd0, rx_len} - 32'd8;
     // chunk: bytes of the beat that go into one 64-byte line of the buffer
     wire [63:0] dst = c_addr + {47'd0, c_fill};
+    assign u_off = dst;
     wire [6:0]  l_room = 7'd64 - {1'b0, dst[5:0]};
     wire [16:0] b_room = c_size - c_fill;
     wire [3:0]  n1 = ({3'd0, beat_n} < l_room) ? beat_n : l_room[3:0];
@@ -319,6 +396,27 @@ module rclink_rx #(
                       ({47'd0, c_fill} << `RCLINK_CQE_LEN_LSB);
             cqe_w1 <= {c_mlen, c_idx};
             cqe_valid <= 1'b1;
+            cqe_ctx <= c_own;
+        end
+    endtask
+    task ucqe;                // an RQE completed unused
+        input [7:0] status;
+        begin
+            cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
+                      ({56'd0, status} << `RCLINK_CQE_STATUS_LSB) |
+                      ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
+            cqe_w1 <= {c_mlen, m_cons};
+            cqe_valid <= 1'b1;
+            cqe_ctx <= u_ctx;
+        end
+    endtask
+    task ufail;               // the packet's user context goes into error
+        input [7:0]  cause;
+        input [63:0] info;
+        begin
+            u_fail <= 1'b1;
+            u_cause <= cause;
+            u_info <= info;
         end
     endtask
 
@@ -339,11 +437,12 @@ module rclink_rx #(
     reg  stop_pend;
     wire at_rest = st == S_IDLE || st == S_CLR || st == S_STRAY ||
                    (st >= S_SW1 && st <= S_SW4) ||
+                   (!u && !(st == S_CQE && ret == S_OF4) && (
                    (st == S_BEAT && !rx_vld && left != 32'd0 && !beat_last) ||
                    (st == S_DROP && !rx_vld && !beat_last) ||
                    (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && !c_buf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
-                   ((st == S_CQE || st == S_WAIT) && cqe_valid);
+                   ((st == S_CQE || st == S_WAIT) && cqe_valid)));
     wire stop_now = (rq_stop || stop_pend) && at_rest;
     always @(posedge clk) begin
         if (rst || stop_now)
@@ -400,6 +499,14 @@ module rclink_rx #(
             cqe_valid <= 1'b0;
             cqe_w0 <= 64'd0;
             cqe_w1 <= 64'd0;
+            cqe_ctx <= {UW{1'b0}};
+            u_ctx <= {UW{1'b0}};
+            c_own <= {UW{1'b0}};
+            u_take <= 1'b0;
+            u_nobuf <= 1'b0;
+            u_fail <= 1'b0;
+            u_cause <= 8'd0;
+            u_info <= 64'd0;
             ctx_ra <= 0;
             ctx_wa <= 0;
             ctx_wd <= {CW{1'b0}};
@@ -423,6 +530,9 @@ module rclink_rx #(
         end else begin
             t2_nobuf <= 1'b0;
             t2s_we <= 1'b0;
+            u_take <= 1'b0;
+            u_nobuf <= 1'b0;
+            u_fail <= 1'b0;
             if (cqe_valid && cqe_ready)
                 cqe_valid <= 1'b0;
             if (dma_cmd_valid && dma_cmd_ready)
@@ -445,12 +555,12 @@ module rclink_rx #(
             S_SW1: st <= S_SW2;
             S_SW2: begin
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
-                 c_moff} <= ctx_q;
+                 c_moff, c_own} <= ctx_q;
                 qpn <= clr[QP_AW-1:0];
                 st <= S_SW3;
             end
             S_SW3:
-                if (c_open && c_buf && cq_en) begin
+                if (c_open && c_buf && cq_en && c_own == {UW{1'b0}}) begin
                     cqe(ST_FLUSHED, 1'b1);
                     ret <= S_SW4;
                     st <= S_CQE;
@@ -458,7 +568,8 @@ module rclink_rx #(
                     st <= S_SW4;
                 end
             S_SW4: begin
-                ctx_we <= 1'b1;
+                // a user context's message stays
+                ctx_we <= c_own == {UW{1'b0}};
                 ctx_wa <= clr[QP_AW-1:0];
                 ctx_wd <= {CW{1'b0}};
                 clr <= clr + 1'b1;
@@ -472,8 +583,28 @@ module rclink_rx #(
             S_IDLE:
                 if (cqe_valid) begin
                     // the last completion is still on its way
-                end else if (rx_vld && rx_fs && (rq_en || rx_etype == 2'd3)) begin
-                    // TYPE2 is taken even with the RQ off (and dropped)
+                end else if (sfl != {NCTX{1'b0}} && !sc_on) begin
+                    // contexts stopped: their open messages end (a scan)
+                    u_ctx <= {UW{1'b0}};
+                    sc_on <= 1'b1;
+                    sc_mask <= sfl;
+                    ofi <= {QP_AW{1'b0}};
+                    ctx_ra <= {QP_AW{1'b0}};
+                    st <= S_OF1;
+                end else if (ofl_any) begin
+                    // an owner changed: the QP's open message, if any,
+                    // completes FLUSHED for the old owner (one a cycle)
+                    u_ctx <= {UW{1'b0}};
+                    if (ofl[ofi]) begin
+                        ctx_ra <= ofi;
+                        st <= S_OF1;
+                    end else begin
+                        ofi <= ofi + 1'b1;
+                    end
+                end else if (rx_vld && rx_fs && (rq_en || rx_etype == 2'd3 ||
+                                                 own_qp != {UW{1'b0}})) begin
+                    // TYPE2 is taken even with the RQ off (and dropped),
+                    // a user context's packet too (it never waits)
                     ctx_ra <= rx_qpid;
                     st <= S_HDR;
                 end else if (rx_vld && !rx_fs) begin
@@ -482,6 +613,37 @@ module rclink_rx #(
             S_STRAY:
                 if (rx_vld && rx_fe)
                     st <= S_IDLE;
+            S_OF1: st <= S_OF2;
+            S_OF2: begin
+                {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
+                 c_moff, c_own} <= ctx_q;
+                qpn <= ofi;
+                t2 <= 1'b0;
+                st <= S_OF3;
+            end
+            S_OF3: begin            // its owner changed, or it stopped
+                of_hit <= c_open && (ofl[ofi] || (sc_on && sc_mask[c_own]));
+                if (c_open && c_buf && (ofl[ofi] || (sc_on && sc_mask[c_own]))) begin
+                    cqe(ST_FLUSHED, 1'b1);
+                    ret <= S_OF4;
+                    st <= S_CQE;
+                end else begin
+                    st <= S_OF4;
+                end
+            end
+            S_OF4: begin
+                ctx_we <= of_hit;
+                ctx_wa <= ofi;
+                ctx_wd <= {CW{1'b0}};
+                st <= S_IDLE;
+                if (sc_on && {{(32-QP_AW){1'b0}}, ofi} == QP_NUM - 1) begin
+                    sc_on <= 1'b0;
+                end else if (sc_on) begin
+                    ofi <= ofi + 1'b1;
+                    ctx_ra <= ofi + 1'b1;
+                    st <= S_OF1;
+                end
+            end
             S_HDR: begin            // beat 0: the segment header (taken)
                 qpn <= rx_qpid;
                 pos <= seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
@@ -490,20 +652,41 @@ module rclink_rx #(
                 dlen <= h_pad ? h_mlen - h_off : {19'd0, rx_len} - 32'd8;
                 beat_last <= rx_fe;
                 t2 <= rx_etype == 2'd3;
+                u_ctx <= (rx_etype == 2'd3) ? own_grp : own_qp;
                 h_sa <= rx_sa;
                 h_psn <= rx_psn;
                 st <= S_CTX;
             end
             S_CTX: begin            // the context is read
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
-                 c_moff} <= ctx_q;
-                st <= S_CHK;
+                 c_moff, c_own} <= ctx_q;
+                st <= u ? S_UCHK : S_CHK;
                 if (t2) begin       // TYPE2: no context, a fresh message
                     {c_open, c_buf, c_first} <= 3'd0;
                     c_fill <= 17'd0;
                     c_mlen <= smlen;
                     c_moff <= 32'd0;
+                    c_own <= u_ctx;
                     st <= S_T2CHK;
+                end
+            end
+            // ---- a user context's TYPE1 packet: room, or refused at once -------
+            S_UCHK: begin
+                msg_dead <= 1'b0;
+                left <= dlen;
+                beat_n <= 4'd0;
+                t2_k <= 32'd0;
+                if (!u_run || (p_flush && c_buf && u_room == 32'd0)) begin
+                    u_nobuf <= 1'b1;
+                    st <= S_DROP;
+                end else if (p_drop) begin
+                    st <= S_CHK;     // malformed: flushed and counted there
+                end else begin
+                    // the dry run from the open buffer's room on
+                    t2_need <= (dlen > u_sp) ? dlen - u_sp : 32'd0;
+                    t2_cqes <= {31'd0, p_flush && c_buf} + {31'd0, p_ends} +
+                               {31'd0, !p_start && c_buf && dlen > u_sp};
+                    st <= S_T2RQE;
                 end
             end
             // ---- TYPE2: group, segment header, then the dry run ----------------
@@ -555,39 +738,54 @@ module rclink_rx #(
                     st <= S_T2NB;
                 end
             S_T2NB:                 // the room: RQ and CQ on, RQEs posted
-                if (!rq_en || !cq_en || posted == 32'd0 || posted > rq_size) begin
+                if ((u ? !u_run : (!rq_en || !cq_en)) || posted == 32'd0 ||
+                    posted > rq_size) begin
                     cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
                     t2_nobuf <= 1'b1;
+                    u_nobuf <= u;
                     st <= S_DROP;
                 end else begin
                     st <= S_T2RQE;
                 end
-            S_T2RQE:
-                if (t2_need == 32'd0) begin
-                    if (cq_free >= t2_cqes) begin
+            S_T2RQE:                // (TYPE2, and a user context's TYPE1)
+                if (t2_need == 32'd0 && m_cq_free >= t2_cqes) begin
+                    if (!t2) begin
+                        st <= S_CHK;
+                    end else begin
                         c_open <= 1'b1;
                         cnt_t2_pkts <= cnt_t2_pkts + 64'd1;
                         st <= S_BEAT;
-                    end else begin
+                    end
+                end else if (t2_need == 32'd0 || t2_k == posted) begin
+                    // no room: dropped (TYPE1 of a user context: refused)
+                    if (t2) begin
                         cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
                         t2_nobuf <= 1'b1;
-                        st <= S_DROP;
                     end
-                end else if (t2_k == posted) begin
-                    cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
-                    t2_nobuf <= 1'b1;
+                    u_nobuf <= u;
                     st <= S_DROP;
                 end else begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
                     dma_cmd_addr <= t2_rqe_addr;
-                    dma_cmd_len <= 13'd8;
+                    dma_cmd_len <= 13'd16;
                     st <= S_T2RQW;
                 end
-            S_T2RQW:                // word 1 of RQE t2_k: its size
+            S_T2RQW:                // RQE t2_k: its address and size
                 if (dma_rd_valid) begin
                     t2_k <= t2_k + 32'd1;
-                    if (dma_rd_err || rd_w0[31:0] < 32'd64 || rd_w0[31:0] > 32'd65536) begin
+                    if (u && dma_rd_err) begin
+                        // a user context's unreadable RQE: its error, the
+                        // packet goes (as the model's dry run)
+                        ufail(`RCLINK_CTX_EVT_CAUSE_DMA, dma_cmd_addr);
+                        st <= S_DROP;
+                    end else if (u && (rqe_bad_size || rqe_bad_addr)) begin
+                        // taken, it completes unused and the context's
+                        // error ends the packet there
+                        t2_cqes <= t2_cqes + 32'd1 - {31'd0, t2 || p_ends};
+                        t2_need <= 32'd0;
+                        st <= S_T2RQE;
+                    end else if (dma_rd_err || rqe_bad_size) begin
                         t2_cqes <= t2_cqes + 32'd1;      // completed unused
                     end else begin
                         t2_need <= t2_need - t2_take;
@@ -600,6 +798,8 @@ module rclink_rx #(
                 msg_dead <= 1'b0;
                 left <= dlen;
                 beat_n <= 4'd0;
+                if (!p_drop && p_start)
+                    c_own <= u_ctx;
                 if (p_flush && c_buf) begin
                     cqe(ST_FLUSHED, 1'b1);
                     c_buf <= 1'b0;
@@ -643,7 +843,9 @@ module rclink_rx #(
                 end else if (msg_dead) begin
                     left <= left - {28'd0, beat_n};
                     beat_n <= 4'd0;
-                end else if (s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full)) begin
+                end else if (s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
+                                              (u && u_cstart))) begin
+                    // (a user context's staged bytes end at a chunk's end)
                     // the staged bytes go out before the buffer completes
                     fret <= S_CHUNK;
                     st <= S_FL0;
@@ -659,12 +861,17 @@ module rclink_rx #(
                         dma_cmd_addr <= rqe_addr;
                         dma_cmd_len <= 13'd16;
                         st <= S_RQE0;
+                    end else if (u) begin
+                        // the RQEs the dry run saw are gone (RQ_PROD moved
+                        // back: the context is in error): the rest goes
+                        msg_dead <= 1'b1;
+                        c_open <= 1'b0;
                     end
                     // else no buffer is posted: wait (RX_M_RDY low, FLOW_STOP)
                 end else begin
                     // into the line being staged; a full line to the memory
                     if (s_n == 13'd0)
-                        s_addr <= dst;
+                        s_addr <= u ? u_bus : dst;
                     s_n <= s_n + {9'd0, chunk};
                     c_fill <= c_fill + {13'd0, chunk};
                     c_moff <= c_moff + {28'd0, chunk};
@@ -710,13 +917,29 @@ module rclink_rx #(
                 end
             S_RQE0:
                 if (dma_rd_valid) begin
-                    rq_cons <= rq_cons + 32'd1;
-                    c_idx <= rq_cons;
+                    if (u)
+                        u_take <= 1'b1;
+                    else
+                        rq_cons <= rq_cons + 32'd1;
+                    c_idx <= m_cons;
                     c_fill <= 17'd0;
                     c_first <= c_moff == 32'd0;
                     c_addr <= rd_w0;
                     c_size <= rd_w1[16:0];
-                    if (dma_rd_err) begin
+                    if (u && (dma_rd_err || rqe_bad_size || rqe_bad_addr)) begin
+                        // a user context's bad RQE completes unused and
+                        // puts it in error; the rest of the packet is lost
+                        ucqe(dma_rd_err ? ST_DMA_ERR : rqe_bad_size ? ST_BAD_WQE :
+                             `RCLINK_CQE_ST_BAD_ADDR);
+                        ufail(dma_rd_err ? `RCLINK_CTX_EVT_CAUSE_DMA :
+                              rqe_bad_size ? `RCLINK_CTX_EVT_CAUSE_BAD_RQE :
+                              `RCLINK_CTX_EVT_CAUSE_BAD_ADDR,
+                              dma_rd_err ? dma_cmd_addr : {32'd0, m_cons});
+                        c_open <= 1'b0;
+                        msg_dead <= 1'b1;
+                        ret <= S_CHUNK;
+                        st <= S_CQE;
+                    end else if (dma_rd_err) begin
                         cqe(ST_DMA_ERR, 1'b1);
                         c_open <= 1'b0;
                         msg_dead <= 1'b1;
@@ -729,6 +952,7 @@ module rclink_rx #(
                                   ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
                         cqe_w1 <= {c_mlen, rq_cons};
                         cqe_valid <= 1'b1;
+                        cqe_ctx <= {UW{1'b0}};
                         ret <= S_CHUNK;
                         st <= S_CQE;
                     end else begin
@@ -766,6 +990,29 @@ module rclink_rx #(
                 end
             default: st <= S_IDLE;
             endcase
+        end
+        // owner changes: the scan of S_IDLE takes them one by one; stopped
+        // contexts: a whole scan
+        run_q <= rst ? {NCTX{1'b0}} : u_runs;
+        if (rst) begin
+            sfl <= {NCTX{1'b0}};
+            sc_mask <= {NCTX{1'b0}};
+            sc_on <= 1'b0;
+            of_hit <= 1'b0;
+        end else begin
+            if (st == S_IDLE && !stop_now && !cqe_valid && sfl != {NCTX{1'b0}} && !sc_on)
+                sfl <= run_fell;
+            else
+                sfl <= sfl | run_fell;
+        end
+        if (rst) begin
+            ofl_r <= {QP_NUM{1'b0}};
+            ofi <= {QP_AW{1'b0}};
+        end else begin
+            if (st == S_OF4 && !stop_now)
+                ofl_r[ofi] <= 1'b0;
+            if (own_chg)
+                ofl_r[own_chg_qpn] <= 1'b1;
         end
         // a group joined now: its senders start afresh
         if (!rst)

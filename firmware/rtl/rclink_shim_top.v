@@ -439,6 +439,21 @@ module rclink_shim_top #(
     wire        cqe_u_ready;
     wire [3:0]  fl_v;
     wire [4*QP_AW-1:0] fl_qpn;
+    wire [39:0] ost_out;                // the send engine's slots: packets in the IP
+    wire [4*SCW-1:0] ost_ctx;
+    wire        q_ost_ok;
+    // the receive path and the user contexts
+    wire [SCW-1:0] rx_own_qp, rx_own_grp, r_ctx, rcqe_ctx;
+    wire        own_chg, r_busy, r_run, r_cstart, r_take, r_nobuf, r_fail;
+    wire [NCTX-1:0] r_flushing;
+    wire [QP_AW-1:0] own_chg_qpn;
+    wire [63:0] r_rq_base, r_area, r_off, r_bus, r_info;
+    wire [3:0]  r_rq_order;
+    wire [31:0] r_rq_prod, r_rq_cons, r_room;
+    wire [7:0]  r_cause;
+    wire        cqe_r_valid, cqe_r_ready, cqe_rk_ready, cqe_ru_ready;
+    wire [63:0] cqe_r_w0, cqe_r_w1;
+    assign cqe_r_ready = (rcqe_ctx == {SCW{1'b0}}) ? cqe_rk_ready : cqe_ru_ready;
     generate
         if (NCTX > 1) begin : g_ctx
             rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES)) u_ctx (
@@ -460,9 +475,21 @@ module rclink_shim_top #(
                 .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
                 .x_cause(x_cause), .x_info(x_info),
                 .fl_v(fl_v), .fl_qpn(fl_qpn),
+                .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
                 .cqe_valid(cqe_s_valid && cqe_s_ctx != {SCW{1'b0}}),
                 .cqe_ctx(cqe_s_ctx), .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1),
                 .cqe_ready(cqe_u_ready),
+                .rx_qpn(rx_m_qpid), .rx_own_qp(rx_own_qp), .rx_own_grp(rx_own_grp),
+                .own_chg(own_chg), .own_chg_qpn(own_chg_qpn),
+                .r_ctx(r_ctx), .r_busy(r_busy), .r_flushing(r_flushing), .r_run(r_run),
+                .r_rq_base(r_rq_base), .r_rq_order(r_rq_order),
+                .r_rq_prod(r_rq_prod), .r_rq_cons(r_rq_cons), .r_room(r_room),
+                .r_area(r_area), .r_off(r_off), .r_bus(r_bus), .r_cstart(r_cstart),
+                .r_take(r_take), .r_nobuf(r_nobuf), .r_fail(r_fail),
+                .r_cause(r_cause), .r_info(r_info),
+                .rcqe_valid(cqe_r_valid && rcqe_ctx != {SCW{1'b0}}),
+                .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1),
+                .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
                 .dma_lock(c_lock[3]), .dma_valid(c_valid[3]),
                 .dma_ready(c_ready[3]), .dma_write(c_write[3]),
@@ -490,6 +517,21 @@ module rclink_shim_top #(
             assign u_pick = {SCW{1'b0}};
             assign u_pick_cons = 32'd0;
             assign cqe_u_ready = 1'b0;
+            assign q_ost_ok = 1'b1;
+            assign rx_own_qp = {SCW{1'b0}};
+            assign rx_own_grp = {SCW{1'b0}};
+            assign own_chg = 1'b0;
+            assign own_chg_qpn = {QP_AW{1'b0}};
+            assign r_run = 1'b0;
+            assign r_rq_base = 64'd0;
+            assign r_rq_order = 4'd0;
+            assign r_rq_prod = 32'd0;
+            assign r_rq_cons = 32'd0;
+            assign r_room = 32'd0;
+            assign r_area = 64'd0;
+            assign r_bus = 64'd0;
+            assign r_cstart = 1'b0;
+            assign cqe_ru_ready = 1'b0;
             assign c_write[3] = 1'b1;
             assign c_lock[3] = 1'b0;
             assign c_valid[3] = 1'b0;
@@ -578,8 +620,6 @@ module rclink_shim_top #(
     // ---- queue engine: send queue (seed 004 request state machine) ------------
     wire        cqe_s_valid, cqe_s_ready;
     wire [63:0] cqe_s_w0, cqe_s_w1;
-    wire        cqe_r_valid, cqe_r_ready;
-    wire [63:0] cqe_r_w0, cqe_r_w1;
     // a send completion goes to its context's CQ
     wire        cqe_k_ready;
     wire [31:0] cq_free;
@@ -604,6 +644,7 @@ module rclink_shim_top #(
         .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
         .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
         .fl_v(fl_v), .fl_qpn(fl_qpn),
+        .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),
         .dma_cmd_addr(b_cmd_addr[0 +: 64]), .dma_cmd_len(b_cmd_len[0 +: 13]),
         .dma_rd_valid(b_rd_valid[0]), .dma_rd_data(b_rd_data),
@@ -620,7 +661,7 @@ module rclink_shim_top #(
     assign b_wd_data[0 +: 512] = 512'd0;
 
     // ---- queue engine: receive path ---------------------------------------------
-    rclink_rx #(.QP_AW(QP_AW)) u_rx (
+    rclink_rx #(.QP_AW(QP_AW), .UW(SCW), .NCTX(NCTX)) u_rx (
         .clk(clk), .rst(rst),
         .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
         .rq_stop(rq_stop), .cq_en(cq_cfg[8]), .rq_prod(rq_prod), .rq_cons(rq_cons),
@@ -634,6 +675,14 @@ module rclink_shim_top #(
         .rx_dat(rx_m_dat), .rx_keep(rx_m_keep), .rx_qpid(rx_m_qpid),
         .rx_etype(rx_m_etype), .rx_len(rx_m_len), .rx_sa(rx_m_sa),
         .rx_psn(rx_m_psn), .flow_stop(rx_flow_stop),
+        .own_qp(rx_own_qp), .own_grp(rx_own_grp), .own_chg(own_chg),
+        .own_chg_qpn(own_chg_qpn), .u_runs(u_runs), .u_flushing(r_flushing),
+        .u_ctx(r_ctx), .u_busy(r_busy),
+        .u_run(r_run), .u_rq_base(r_rq_base), .u_rq_order(r_rq_order),
+        .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room),
+        .u_area(r_area), .u_off(r_off), .u_bus(r_bus), .u_cstart(r_cstart),
+        .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
+        .u_info(r_info),
         .wrst(wrst),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
@@ -642,7 +691,7 @@ module rclink_shim_top #(
         .dma_wd_data(b_wd_data[1024 +: 512]),
         .dma_rd_valid(b_rd_valid[2]), .dma_rd_data(b_rd_data), .dma_rd_err(b_rd_err),
         .cqe_valid(cqe_r_valid), .cqe_ready(cqe_r_ready),
-        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1));
+        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1), .cqe_ctx(rcqe_ctx));
 
     // ---- completion queue ---------------------------------------------------------
     wire        cq_raise, cq_pending;
@@ -655,7 +704,8 @@ module rclink_shim_top #(
         .cq_pending(cq_pending), .free(cq_free), .a_hold(cq_hold),
         .a_valid(cqe_s_valid && cqe_s_ctx == {SCW{1'b0}}), .a_ready(cqe_k_ready),
         .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
-        .b_valid(cqe_r_valid), .b_ready(cqe_r_ready), .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
+        .b_valid(cqe_r_valid && rcqe_ctx == {SCW{1'b0}}), .b_ready(cqe_rk_ready),
+        .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
         .raise(cq_raise), .raise_vec(cq_vec),
         .wrst(wrst), .wr_idle(m_wr_idle),
         .dma_cmd_valid(b_cmd_valid[1]), .dma_cmd_ready(b_cmd_ready[1]),

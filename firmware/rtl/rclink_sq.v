@@ -71,7 +71,13 @@
 // Each message slot keeps its context; its CQE goes to that context's CQ
 // (cqe_ctx), and a context-0 CQE waiting for room does not hold the
 // others'.  When a user context stops, its messages in flight complete
-// FLUSHED and a chain being checked is dropped unread.
+// FLUSHED and a chain being checked is dropped unread.  The packets each
+// slot holds in the IP (ost_out) and its context (ost_ctx) give
+// rclink_ctx the contexts' shares of the slots (DMAQ_CTX_OST.used); a
+// user context's packet is cut only while its share has room (q_ost_ok).
+// A message being cut waits for that room holding the engine (the model's
+// engine goes on with the other contexts meanwhile); a context at its
+// share is not picked for a new message.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -136,6 +142,9 @@ module rclink_sq #(
     input  wire        k_room,           // context 0's CQ takes a CQE
     output reg  [MSGS-1:0] fl_v,         // a stop flushed the slot's unacknowledged
     output reg  [MSGS*QP_AW-1:0] fl_qpn, // packets of this QP (DMAQ_QP_OWNER.flushed)
+    output wire [MSGS*10-1:0] ost_out,   // the slot's TYPE1 packets in the IP
+    output wire [MSGS*CW-1:0] ost_ctx,   // ... and its context
+    input  wire        q_ost_ok,         // q_ctx's share of the IP's slots has room
     output wire [CW-1:0] cqe_ctx,        // the CQE's context
     // DMA engine burst client (reads only)
     output reg         dma_cmd_valid,
@@ -223,6 +232,13 @@ module rclink_sq #(
     reg [9:0]      m_out   [0:MSGS-1];
     reg [7:0]      m_age   [0:MSGS-1];
     reg [7:0]      age_next;
+    genvar         og;
+    generate
+        for (og = 0; og < MSGS; og = og + 1) begin : g_ost
+            assign ost_out[10*og +: 10] = (m_v[og] && !m_t2[og]) ? m_out[og] : 10'd0;
+            assign ost_ctx[CW*og +: CW] = m_ctx[og];
+        end
+    endgenerate
 
     // ---- current message ---------------------------------------------------------
     reg [31:0] c_first;          // SQ index of the chain's first WQE
@@ -510,7 +526,7 @@ module rclink_sq #(
     wire [CW-1:0] n_ctx = k_go ? {CW{1'b0}} : u_pick;
     wire tok_ok = ost_free != 10'd0;
     // the message's kind; TYPE2 also wants room in its completion queue
-    wire tok_cur = c_t2 ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : tok_ok;
+    wire tok_cur = c_t2 ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : (tok_ok && q_ost_ok);
 
     always @(posedge clk) begin
         if (pb_write)

@@ -554,6 +554,17 @@ module rclink_tb #(
                 if (ip.t2_rate_n != b) fail("SET_TYPE2_RATE_VLD_I pulses");
             end
             8'd23: db_w(a[23:0], b, c[15:8]);
+            8'd24: begin               // read until the value is at least b
+                t = 0;
+                mmio_r(a[15:0], 8'hff, v);
+                while (v < b && t < 200) begin
+                    repeat (50) @(posedge clk);
+                    mmio_r(a[15:0], 8'hff, v);
+                    t = t + 1;
+                end
+                checks = checks + 1;
+                if (v < b) fail("rge");
+            end
             8'd18: begin
                 checks = checks + 1;
                 for (k = 0; k < m; k = k + 1) begin

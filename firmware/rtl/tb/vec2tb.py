@@ -22,7 +22,7 @@ DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
 OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
           nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
           wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21,
-          tmo=22, db=23)
+          tmo=22, db=23, rge=24)
 M64 = (1 << 64) - 1
 
 
@@ -61,7 +61,7 @@ def convert(v):
         mem.clear()
 
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
-             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db')
+             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'rge')
     # ops of the model's peer board are not for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] != 'peer']
@@ -85,6 +85,10 @@ def convert(v):
             off, _ = vl.reg(op[1])
             mask = vl.value(op[3]) if len(op) > 3 else M64
             out.append(cmd('poll', off, vl.value(op[2]), mask, 0xff))
+        elif k == 'rge':
+            # a 64-bit read until the value is at least op[2]
+            off, _ = vl.reg(op[1])
+            out.append(cmd('rge', off, vl.value(op[2]), 0, 0xff))
         elif k == 'memw':
             memw(vl.addr(op[1], bases), vl.value(op[2]))
         elif k == 'memr':

@@ -358,7 +358,7 @@ COUNT_SOURCE = {
     'DMAQ_T1_CNP_MERGED': ('ip_internal', 'the CNP merge (data_filter) filters inside the IP; only the CNPs it passes reach RECV_CNP_VLD_O', None),
     'DMAQ_T1_CC_PARKED': ('shim', "the shim's send queue engine, at CC_TYPE1_QP_EN_CLR_O", None),
     'DMAQ_T1_RX_DROP_FORMAT': ('ip_internal', "the IP's receive classification by header format (AFH_CFG_EN)", None),
-    'DMAQ_CTX_RX_NOBUF': ('port', 'TYPE2 packets on RX_M the shim drops for the context', 'TYPE1 requests the IP refuses under TYPE1_FLOW_STOP_I (answered RNR or dropped inside the IP)'),
+    'DMAQ_CTX_RX_NOBUF': ('port', 'RX_M packets the shim drops for the context (TYPE2; TYPE1 too on the RTL)', 'TYPE1 requests the IP refuses under TYPE1_FLOW_STOP_I (answered RNR or dropped inside the IP)'),
     'DMAQ_CTX_NOT_OWNER': ('shim', "the shim's send queue engine", None),
     'DMAQ_CTX_EVENTS': ('shim', "the shim's event ring", None),
     'DMAQ_RDMA_TX_WRITE': ('shim', "the shim's RDMA engine (its segment and RDMA headers on TX_S and RX_M)", None),
