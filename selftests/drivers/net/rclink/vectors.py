@@ -47,7 +47,7 @@ VEC_DIR = os.environ.get('RCLINK_VECTORS',
                          os.path.join(HERE, '..', '..', '..', '..',
                                       'firmware', 'vectors'))
 PAGE = 4096
-NPAGES = 16
+NPAGES = 64
 POLL_S = 5
 ROCE_PORT = 4791
 T2_PORT = 4792
