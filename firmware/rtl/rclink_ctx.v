@@ -136,6 +136,8 @@ module rclink_ctx #(
     input  wire [31:0] u_cons,
     input  wire [CW-1:0] x_ctx,
     input  wire        x_new,
+    input  wire        quiet_done,      // a message of quiet_ctx done with no CQE
+    input  wire [CW-1:0] quiet_ctx,
     input  wire        x_not_owner,
     input  wire        x_fail,
     input  wire [7:0]  x_cause,
@@ -904,7 +906,8 @@ module rclink_ctx #(
                 rr <= u_pick;
             for (i = 1; i < NCTX; i = i + 1)
                 held[i] <= held[i] + ((x_new && x_ctx == i[CW-1:0]) ? 6'd1 : 6'd0) -
-                           ((w_cqe_done && !w_rx && w_c == i[CW-1:0]) ? 6'd1 : 6'd0);
+                           ((w_cqe_done && !w_rx && w_c == i[CW-1:0]) ? 6'd1 : 6'd0) -
+                           ((quiet_done && quiet_ctx == i[CW-1:0]) ? 6'd1 : 6'd0);
             // the receive path's reports
             if (r_take)
                 rq_cons[r_ctx] <= rq_cons[r_ctx] + 32'd1;

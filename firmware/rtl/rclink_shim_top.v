@@ -435,6 +435,8 @@ module rclink_shim_top #(
     wire [3:0]  u_order;
     wire [NCTX-1:0] u_runs;
     wire        x_new, x_not_owner, x_fail;
+    wire        quiet_done;
+    wire [SCW-1:0] quiet_ctx;
     wire [7:0]  x_cause;
     wire        cqe_u_ready;
     wire [3:0]  fl_v;
@@ -474,6 +476,7 @@ module rclink_shim_top #(
                 .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
                 .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
                 .x_cause(x_cause), .x_info(x_info),
+                .quiet_done(quiet_done), .quiet_ctx(quiet_ctx),
                 .fl_v(fl_v), .fl_qpn(fl_qpn),
                 .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
                 .cqe_valid(cqe_s_valid && cqe_s_ctx != {SCW{1'b0}}),
@@ -643,6 +646,7 @@ module rclink_shim_top #(
         .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),
         .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
         .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
+        .quiet_done(quiet_done), .quiet_ctx(quiet_ctx),
         .fl_v(fl_v), .fl_qpn(fl_qpn),
         .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
         .dma_cmd_valid(b_cmd_valid[0]), .dma_cmd_ready(b_cmd_ready[0]),

@@ -171,6 +171,8 @@ module rclink_sq #(
     input  wire [QP_AW-1:0] crd_qpid,
     input  wire        crd_qpid_vld,
     // send completions
+    output wire        quiet_done,       // a QUIET SEND of quiet_ctx done OK: no CQE
+    output wire [CW-1:0] quiet_ctx,
     output wire        cqe_valid,
     input  wire        cqe_ready,
     output wire [63:0] cqe_w0,
@@ -246,6 +248,8 @@ module rclink_sq #(
     reg [15:0] c_qpn;
     reg [31:0] c_total;
     reg        c_fack;
+    reg        c_quiet;                 // a SEND with QUIET on its first WQE
+    reg [MSGS-1:0] m_quiet;
     reg [7:0]  c_status;
     reg        c_bad;
     reg        c_t2;             // opcode MCAST
@@ -404,8 +408,13 @@ module rclink_sq #(
             end
         end
     end
-    // the TYPE2 queue's head first (it left before what the slots hold)
-    assign cqe_valid = q_go || done_hit;
+    // a QUIET SEND done OK frees its slot with no CQE (any other status
+    // is written); the TYPE2 queue's head first (it left before what the
+    // slots hold)
+    wire done_quiet = done_hit && m_quiet[done_slot] && m_st[done_slot] == ST_OK;
+    assign quiet_done = done_quiet;
+    assign quiet_ctx = m_ctx[done_slot];
+    assign cqe_valid = q_go || (done_hit && !done_quiet);
     assign cqe_ctx = q_go ? q_cx[q_rp[3:0]] : m_ctx[done_slot];
     wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
                                              4'd`RCLINK_CQE_KIND_SEND;
@@ -433,6 +442,7 @@ module rclink_sq #(
     wire [15:0] w_qpn = cw0[`RCLINK_WQE_QPN_MSB:`RCLINK_WQE_QPN_LSB];
     wire        w_more = cw0[`RCLINK_WQE_MORE_LSB];
     wire        w_fack = cw0[`RCLINK_WQE_FACK_LSB];
+    wire        w_quiet = cw0[`RCLINK_WQE_QUIET_LSB];
     wire [32:0] w_total = {1'b0, c_total} + {1'b0, w_len};
     // the chain's opcode is its first WQE's (SEND or MCAST); the checks in
     // the model's order, so that oversize counts only as the first fault
@@ -553,6 +563,7 @@ module rclink_sq #(
             st <= S_IDLE;
             m_v <= {MSGS{1'b0}};
             m_all <= {MSGS{1'b0}};
+            m_quiet <= {MSGS{1'b0}};
             m_t2 <= {MSGS{1'b0}};
             for (i = 0; i < MSGS; i = i + 1) begin
                 m_qpn[i] <= 16'd0;
@@ -614,6 +625,7 @@ module rclink_sq #(
             c_qpn <= 16'd0;
             c_total <= 32'd0;
             c_fack <= 1'b0;
+            c_quiet <= 1'b0;
             c_status <= 8'd0;
             c_bad <= 1'b0;
             c_t2 <= 1'b0;
@@ -672,7 +684,7 @@ module rclink_sq #(
                 else
                     m_out[i] <= m_out[i] + ((submit && !e_t2 && c_slot == i[1:0]) ? 10'd1 : 10'd0)
                                          - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
-            if (cqe_valid && cqe_ready && !q_go)
+            if ((cqe_valid && cqe_ready && !q_go) || done_quiet)
                 m_v[done_slot] <= 1'b0;
             // ---- the TYPE2 completion queue ------------------------------------------
             if (submit && e_t2) begin
@@ -765,6 +777,7 @@ module rclink_sq #(
                     c_n <= 32'd0;
                     c_total <= 32'd0;
                     c_fack <= 1'b0;
+                    c_quiet <= 1'b0;
                     c_status <= ST_OK;
                     c_bad <= 1'b0;
                     c_t2 <= 1'b0;
@@ -789,6 +802,7 @@ module rclink_sq #(
                     if (c_n == 32'd0) begin
                         c_qpn <= w_qpn;
                         c_t2 <= w_t2;
+                        c_quiet <= w_quiet && !w_t2;
                     end
                     if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
                         c_over <= 1'b1;
@@ -843,6 +857,7 @@ module rclink_sq #(
                 // the message takes its slot; a bad one is finished already
                 m_v[c_slot] <= 1'b1;
                 m_t2[c_slot] <= c_t2;
+                m_quiet[c_slot] <= c_quiet;
                 m_ctx[c_slot] <= q_ctx;
                 m_qpn[c_slot] <= c_qpn;
                 m_len[c_slot] <= c_total;
@@ -989,6 +1004,7 @@ module rclink_sq #(
                 if (!m_v[c_slot]) begin
                     m_v[c_slot] <= 1'b1;
                     m_t2[c_slot] <= c_t2;
+                    m_quiet[c_slot] <= 1'b0;
                     m_qpn[c_slot] <= c_qpn;
                     m_len[c_slot] <= c_total;
                     m_idx[c_slot] <= c_first + c_n - 32'd1;
