@@ -88,7 +88,14 @@ module rclink_csr #(
     input  wire [31:0] t3_irq_cnt,         // SHIM_T3_IRQ.count
     // user contexts (rclink_ctx, NCTX > 1): its registers read from there
     input  wire        ctx_hit,
-    input  wire [63:0] ctx_rdata
+    input  wire [63:0] ctx_rdata,
+    // the per-QP counters the shim counts (rclink_qpstat)
+    output reg         stat_we,            // DMAQ_QP_STAT_SEL written
+    output reg         stat_clear,         // ... with clear
+    output wire [15:0] stat_sel,
+    input  wire [63:0] qps_rx_pkts,
+    input  wire [63:0] qps_rx_bytes,
+    input  wire [63:0] qps_timeouts
 );
 `include "rclink_regtab.vh"
 
@@ -121,6 +128,7 @@ module rclink_csr #(
     wire       a_cbfc_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
     integer    ci;
     reg [15:0] stat_qpn;
+    assign stat_sel = stat_qpn;
     // Without user contexts (NCTX 1: DMAQ_CTX_CAP.num 1, shim.rst
     // "Contexts") the two selectors are plain registers, every selected
     // register and owner entry reads 0 (selector 0 selects nothing, no
@@ -172,6 +180,9 @@ module rclink_csr #(
         `RCLINK_DMAQ_CQ_CONS:         rv = {32'd0, cq_cons};
         `RCLINK_DMAQ_T1_OST_FREE:     rv = {54'd0, ost_free};
         `RCLINK_DMAQ_QP_STAT_SEL:     rv = {48'd0, stat_qpn};
+        `RCLINK_DMAQ_QPS_RX_PKTS:     rv = qps_rx_pkts;
+        `RCLINK_DMAQ_QPS_RX_BYTES:    rv = qps_rx_bytes;
+        `RCLINK_DMAQ_QPS_TIMEOUTS:    rv = qps_timeouts;
         `RCLINK_DMAQ_CTX_CAP:         rv = `RCLINK_DMAQ_CTX_CAP_RSTVAL;
         `RCLINK_DMAQ_CTX_SEL:         rv = {48'd0, ctx_sel};
         `RCLINK_DMAQ_QP_OWNER_SEL:    rv = {48'd0, owner_sel};
@@ -275,6 +286,8 @@ module rclink_csr #(
             link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
             inj_lo <= 64'd0;
             stat_qpn <= 16'd0;
+            stat_we <= 1'b0;
+            stat_clear <= 1'b0;
             ctx_sel <= 16'd0;
             owner_sel <= 16'd0;
             t2_join <= 8'd0;
@@ -297,6 +310,8 @@ module rclink_csr #(
             soft_reset <= 1'b0;
             test_irq <= 1'b0;
             dmatest_start <= 1'b0;
+            stat_we <= 1'b0;
+            stat_clear <= 1'b0;
             evt_en_set <= 1'b0;
             evt_inj <= 1'b0;
             intr_inj <= 1'b0;
@@ -392,8 +407,12 @@ module rclink_csr #(
                 `RCLINK_DMAQ_CQ_CONS:
                     if (n_cq_cons - cq_cons <= cq_prod - cq_cons)
                         cq_cons <= n_cq_cons;
-                `RCLINK_DMAQ_QP_STAT_SEL:
+                `RCLINK_DMAQ_QP_STAT_SEL: begin
                     stat_qpn <= n_stat_sel64[15:0];
+                    stat_we <= 1'b1;
+                    stat_clear <= wdata[`RCLINK_DMAQ_QP_STAT_SEL_CLEAR_LSB] &&
+                                  wmask[`RCLINK_DMAQ_QP_STAT_SEL_CLEAR_LSB];
+                end
                 `RCLINK_DMAQ_CTX_SEL:
                     ctx_sel <= n_ctx_sel64[15:0];
                 `RCLINK_DMAQ_QP_OWNER_SEL:

@@ -226,7 +226,7 @@ module rclink_shim_top #(
         .req_be(tgt_req_be), .req_data(tgt_req_data), .req_tag(tgt_req_tag),
         .cpl_valid(tgt_cpl_valid), .cpl_ready(tgt_cpl_ready),
         .cpl_data(tgt_cpl_data), .cpl_tag(tgt_cpl_tag),
-        .bad_access(bad_access), .ip_hold(ip_hold), .csr_hold(ctx_hold),
+        .bad_access(bad_access), .ip_hold(ip_hold), .csr_hold(ctx_hold || qps_hold),
         .csr_wr(csr_wr), .csr_rd(csr_rd), .csr_addr(csr_addr),
         .csr_wdata(csr_wdata), .csr_wmask(csr_wmask), .csr_rdata(csr_rdata),
         .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
@@ -323,7 +323,30 @@ module rclink_shim_top #(
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
         .cnt_t3_dma_err(cnt_t3_dma_err),
         .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
-        .ctx_hit(ctx_hit), .ctx_rdata(ctx_rdata));
+        .ctx_hit(ctx_hit), .ctx_rdata(ctx_rdata),
+        .stat_we(stat_we), .stat_clear(stat_clear), .stat_sel(stat_sel),
+        .qps_rx_pkts(qps_rx_pkts), .qps_rx_bytes(qps_rx_bytes),
+        .qps_timeouts(qps_timeouts));
+
+    // ---- the per-QP counters the shim counts from the IP's ports
+    wire        stat_we, stat_clear, qps_hold;
+    wire [15:0] stat_sel;
+    wire [63:0] qps_rx_pkts, qps_rx_bytes, qps_timeouts;
+    wire        ip_irq_tmo = ip_irq_vld &&
+                             ip_irq_info[`RCLINK_IRQ_INFO_TYPE_MSB:`RCLINK_IRQ_INFO_TYPE_LSB] ==
+                             2'd`RCLINK_IRQ_TYPE1 &&
+                             ip_irq_info[`RCLINK_IRQ_INFO_CODE_MSB:`RCLINK_IRQ_INFO_CODE_LSB] ==
+                             5'd`RCLINK_IRQ_TYPE1_RETRY_TIMEOUT;
+    rclink_qpstat #(.QP_AW(QP_AW)) u_qpstat (
+        .clk(clk), .rst(rst),
+        .rx_pkt(rx_m_vld && rx_m_rdy && rx_m_fs && rx_m_etype == 2'd0),
+        .rx_qpn(rx_m_qpid), .rx_len(rx_m_len),
+        .tmo(ip_retry_tmo_vld), .tmo_qpn(ip_retry_tmo_qpid),
+        .tmo2(ip_irq_tmo),
+        .tmo2_qpn(ip_irq_info[`RCLINK_IRQ_INFO_T1_QPID_LSB +: QP_AW]),
+        .sel_we(stat_we), .sel_clear(stat_clear), .sel_qpn(stat_sel[QP_AW-1:0]),
+        .sel_rx_pkts(qps_rx_pkts), .sel_rx_bytes(qps_rx_bytes),
+        .sel_timeouts(qps_timeouts), .hold(qps_hold));
 
     // ---- DMA word clients: 0 event ring, 1 self-test, 2 the queue engines'
     // bursts (BURST 0), 3 the user contexts' doorbell records
