@@ -58,12 +58,14 @@ std::vector<rclink_cosim_msg> outq;
 
 struct Req {
 	bool write;
-	uint16_t addr;
+	bool db;                // a BAR4 (doorbell) write
+	uint32_t addr;
 	uint8_t be;
 	uint64_t data;
 };
 
-std::deque<Req> tgt_q;          // BAR0 requests not yet taken by the core
+// BAR0 requests and BAR4 writes not yet taken by the core, in order
+std::deque<Req> tgt_q;
 std::deque<rclink_cosim_msg> rsp_q;     // DMA answers not yet given
 unsigned dma_out;               // DMA_READs sent, not yet answered
 unsigned dma_drop;              // answers owed to reads a reset forgot
@@ -167,8 +169,13 @@ void handle(const rclink_cosim_msg &m)
 	switch (m.type) {
 	case RCLINK_COSIM_MMIO_WRITE:
 	case RCLINK_COSIM_MMIO_READ:
-		tgt_q.push_back({m.type == RCLINK_COSIM_MMIO_WRITE,
-				 static_cast<uint16_t>(m.addr & 0xfff8),
+		tgt_q.push_back({m.type == RCLINK_COSIM_MMIO_WRITE, false,
+				 static_cast<uint32_t>(m.addr & 0xfff8),
+				 static_cast<uint8_t>(m.be), m.data});
+		break;
+	case RCLINK_COSIM_DB_WRITE:
+		tgt_q.push_back({true, true,
+				 static_cast<uint32_t>(m.addr & 0xfffff8),
 				 static_cast<uint8_t>(m.be), m.data});
 		break;
 	case RCLINK_COSIM_DMA_RSP:
@@ -400,17 +407,29 @@ int main(int argc, char **argv)
 		// as rclink_tlp_cpl's WR_GAP: a write takes effect (SHIM_RESET
 		// resets the core a few cycles later) before the next request
 		// (and no request reaches a core in reset: it would be lost)
-		top->tgt_req_valid = !tgt_q.empty() && !reset_left && !wr_gap &&
-				     !top->core_rst;
+		// a doorbell write (db_wr, no handshake) is taken in the
+		// cycle it is offered, in its place among the BAR0 requests
+		bool req_ok = !tgt_q.empty() && !reset_left && !wr_gap &&
+			      !top->core_rst;
+		bool db_fire = req_ok && tgt_q.front().db;
+
+		top->tgt_req_valid = req_ok && !db_fire;
+		top->db_wr = db_fire;
 		if (wr_gap)
 			wr_gap--;
 		if (!tgt_q.empty()) {
 			const Req &r = tgt_q.front();
 
-			top->tgt_req_write = r.write;
-			top->tgt_req_addr = r.addr;
-			top->tgt_req_be = r.be;
-			top->tgt_req_data = r.data;
+			if (r.db) {
+				top->db_addr = r.addr;
+				top->db_be = r.be;
+				top->db_data = r.data;
+			} else {
+				top->tgt_req_write = r.write;
+				top->tgt_req_addr = r.addr;
+				top->tgt_req_be = r.be;
+				top->tgt_req_data = r.data;
+			}
 		}
 		top->dma_rsp_valid = !rsp_q.empty() && !reset_left;
 		if (!rsp_q.empty()) {
@@ -542,10 +561,10 @@ int main(int argc, char **argv)
 		if (verbose && (tgt_fire || cpl))
 			fprintf(stderr, "rclink-cosim: %" PRIu64 ": req %d cpl %d 0x%016" PRIx64 "\n",
 				cycle, tgt_fire, cpl, cpl_data);
-		if (tgt_fire) {
+		if (tgt_fire || db_fire) {
 			if (!tgt_q.front().write)
 				mmio_reads++;
-			else
+			else if (!db_fire)
 				wr_gap = 8;
 			tgt_q.pop_front();
 			busy = true;
