@@ -66,6 +66,7 @@ struct Req {
 
 // BAR0 requests and BAR4 writes not yet taken by the core, in order
 std::deque<Req> tgt_q;
+uint64_t tgt_in, tgt_out;       // requests queued, taken
 std::deque<rclink_cosim_msg> rsp_q;     // DMA answers not yet given
 unsigned dma_out;               // DMA_READs sent, not yet answered
 unsigned dma_drop;              // answers owed to reads a reset forgot
@@ -87,6 +88,7 @@ bool levels_set;
 struct RxPkt {
 	std::vector<uint8_t> data;
 	uint32_t qpid, etype, sa, psn;
+	uint64_t after;         // tgt_in when it came: offered once those are taken
 };
 std::deque<RxPkt> rx_q;         // whole RX_M packets
 std::vector<uint8_t> rx_cur;    // RX_DATA of the packet being received
@@ -169,11 +171,17 @@ void handle(const rclink_cosim_msg &m)
 	switch (m.type) {
 	case RCLINK_COSIM_MMIO_WRITE:
 	case RCLINK_COSIM_MMIO_READ:
+		tgt_in++;
 		tgt_q.push_back({m.type == RCLINK_COSIM_MMIO_WRITE, false,
 				 static_cast<uint32_t>(m.addr & 0xfff8),
 				 static_cast<uint8_t>(m.be), m.data});
 		break;
 	case RCLINK_COSIM_DB_WRITE:
+		if (verbose)
+			fprintf(stderr, "rclink-cosim: %" PRIu64 ": doorbell 0x%06" PRIx64
+				" be 0x%02x 0x%016" PRIx64 "\n", cycle, m.addr, m.be,
+				m.data);
+		tgt_in++;
 		tgt_q.push_back({true, true,
 				 static_cast<uint32_t>(m.addr & 0xfffff8),
 				 static_cast<uint8_t>(m.be), m.data});
@@ -226,10 +234,13 @@ void handle(const rclink_cosim_msg &m)
 		if (rx_cur.size() != m.data || rx_cur.empty())
 			fprintf(stderr, "rclink-cosim: RX_M packet of %zu bytes, "
 				"announced %" PRIu64 ": dropped\n", rx_cur.size(), m.data);
-		else
+		else if (verbose)
+			fprintf(stderr, "rclink-cosim: %" PRIu64 ": RX_M packet qp %"
+				PRIu64 " of %zu bytes\n", cycle, m.addr, rx_cur.size());
+		if (rx_cur.size() == m.data && !rx_cur.empty())
 			rx_q.push_back({rx_cur, static_cast<uint32_t>(m.addr),
 					m.be & 3, (m.be >> 2) & 0x3ff,
-					(m.be >> 12) & 0xfff});
+					(m.be >> 12) & 0xfff, tgt_in});
 		rx_cur.clear();
 		break;
 	default:
@@ -474,7 +485,14 @@ int main(int argc, char **argv)
 				top->x_t2_crd = T2_CRD_RST_NUM;
 				top->x_carrier = 1;
 			}
-			top->x_rx_vld = !rx_q.empty() && !in_rst;
+			/*
+			 * a packet QEMU sent after a doorbell or BAR0 write
+			 * waits until the core has taken it: the posted write
+			 * left the host first (a buffer posted, then the
+			 * peer's message into it, is not refused for want of it)
+			 */
+			top->x_rx_vld = !rx_q.empty() && !in_rst &&
+					(rx_off || tgt_out >= rx_q.front().after);
 			if (!rx_q.empty()) {
 				const RxPkt &r = rx_q.front();
 				uint64_t d = 0;
@@ -567,6 +585,7 @@ int main(int argc, char **argv)
 			else if (!db_fire)
 				wr_gap = 8;
 			tgt_q.pop_front();
+			tgt_out++;
 			busy = true;
 		}
 		if (rsp_fire) {
@@ -672,6 +691,10 @@ int main(int argc, char **argv)
 			if (x_rx) {
 				rx_off += 8;
 				if (rx_off >= rx_q.front().data.size()) {
+					if (verbose)
+						fprintf(stderr, "rclink-cosim: %" PRIu64
+							": RX_M packet qp %u taken\n",
+							cycle, rx_q.front().qpid);
 					rx_q.pop_front();
 					rx_off = 0;
 					send_msg(RCLINK_COSIM_RX_TAKEN, 0, 0, 0);
