@@ -192,7 +192,9 @@ rtl-bench:
 #                    and wire, wired to a model board): the kselftests of
 #                    RCLINK_RTL_PAIR_TESTS, t1_msg.sh limited to the cases
 #                    of RCLINK_RTL_T1_MSG_ARGS, fuzz.sh to those of
-#                    RCLINK_RTL_FUZZ_ARGS (the character device's); then
+#                    RCLINK_RTL_FUZZ_ARGS (the character device's),
+#                    t1_uctx.sh (the driver's user contexts on the RTL
+#                    board's 8) to RCLINK_RTL_T1_UCTX_ARGS; then
 #                    one with boards.sh rtl-faults (the same pair behind
 #                    PCIe root ports): RCLINK_RTL_FAULTS_TESTS; then one
 #                    with boards.sh rtl-rtl (two bridged RTL boards wired
@@ -202,7 +204,7 @@ RCLINK_RTL_TESTS ?= probe.py regs.py vectors.py irq_decode.py module_reload.sh \
 	rebind.sh
 RCLINK_RTL_IRQ_TESTS ?= irq_fallback.sh
 RCLINK_RTL_PAIR_TESTS ?= vectors.py t1_qp.sh t1_msg.sh t1_fatal.sh t2_mcast.py \
-	t1_rdma.sh t3_ping.sh t3_ethtool.sh t3_tcp.py fuzz.sh
+	t1_rdma.sh t3_ping.sh t3_ethtool.sh t3_tcp.py fuzz.sh t1_uctx.sh
 RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
 	-t rx_queued_unbound -t one_qp -t one_qp_back -t qp64 -t faults \
 	-t rx_flow_control \
@@ -210,6 +212,12 @@ RCLINK_RTL_T1_MSG_ARGS ?= -t bind -t limits -t ioctl_size -t emsgsize \
 	-t ring_setup -t ring_bad_sqes -t ring_transfer -t ring_mixed -t ring_mcast \
 	-t ring_unmap_inflight -t ring_bind_while_waiting -t qp_churn
 RCLINK_RTL_FUZZ_ARGS ?= -t cdev_root -t cdev_user
+# every case but aer_busy and dead_busy, which skip on the RTL board (no
+# root port in rtl-pair, no hostile mode; Documentation/testing.rst)
+RCLINK_RTL_T1_UCTX_ARGS ?= -t messages -t quiet -t not_owner -t bad_addr \
+	-t bad_wqe -t doorbell -t memlock -t armed_cq -t epoll_before_ctx \
+	-t mcast_group -t fork_child -t unmap_busy -t exit_busy_qp -t many \
+	-t db_bar_requested -t flr_busy -t unbind_busy
 RCLINK_RTL_FAULTS_TESTS ?= pci_faults.py
 RCLINK_RTL_RTL_TESTS ?= vectors.py t1_msg.sh t1_fatal.sh t2_mcast.py
 RCLINK_RTL_RTL_T1_MSG_ARGS ?= -t one_qp -t one_qp_back -t qp64
@@ -225,6 +233,8 @@ check-rtl: deps
 		selftests/vm/run-tests.sh RCLINK_T1_MSGS=200 \
 		"RCLINK_T1_MSG_ARGS=$(RCLINK_RTL_T1_MSG_ARGS)" \
 		"RCLINK_FUZZ_ARGS=$(RCLINK_RTL_FUZZ_ARGS)" \
+		RCLINK_T1_UCTX_MSGS=200 \
+		"RCLINK_T1_UCTX_ARGS=$(RCLINK_RTL_T1_UCTX_ARGS)" \
 		$(RCLINK_RTL_PAIR_TESTS) || rc=1; \
 	RCLINK_BOARDS=rtl-faults RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-faults \
 		selftests/vm/run-tests.sh $(RCLINK_RTL_FAULTS_TESTS) || rc=1; \

@@ -667,18 +667,23 @@ static void rclink_qp_recover(struct rclink_dev *rdev, u32 qpid)
 }
 
 /*
- * A user context stopped while QP @qpn had packets in flight: the shim
- * released their slots unacknowledged (DMAQ_QP_OWNER.flushed), so the PSN
- * sequence the peer expects has a hole no retry fills.  The QP is disabled
- * and FATAL as after a reset, until `rclink qp set ... state ready` gives
- * both PSNs agreed with the peer.
+ * A user context stopped while QP @qpn had packets in flight
+ * (DMAQ_QP_OWNER.flushed): the shim completed their messages FLUSHED but
+ * leaves the IP's slots of the unacknowledged packets to the kernel
+ * (Documentation/hw/shim.rst, "Contexts"), which releases them here with
+ * the recovery procedure (free_buf_set).  The PSN sequence the peer
+ * expects has a hole no retry fills: the QP is disabled and FATAL as
+ * after a reset, until `rclink qp set ... state ready` gives both PSNs
+ * agreed with the peer.
  */
 void rclink_t1_qp_flushed(struct rclink_dev *rdev, u32 qpn)
 {
+	const char *step = "selecting the QP";
 	struct rclink_t1 *t1 = &rdev->t1;
 	struct rclink_t1_qp *qp;
-	u32 psn;
+	u32 psn = 0;
 	u64 val;
+	int err;
 
 	mutex_lock(&t1->lock);
 	qp = rclink_t1_qp_get_locked(rdev, qpn);
@@ -687,14 +692,25 @@ void rclink_t1_qp_flushed(struct rclink_dev *rdev, u32 qpn)
 		return;
 	}
 	mutex_lock(&rdev->qp_lock);
-	rclink_t1_qp_write(rdev, qpn, &qp->cfg, RCLINK_T1_W_DISABLE);
-	val = rclink_rd64(rdev, RCLINK_TX_EPSN_MEM);
+	err = rclink_qp_recover_locked(rdev, qpn, &psn, &step);
+	if (err) {
+		val = rclink_rd64(rdev, RCLINK_TX_EPSN_MEM);
+		psn = FIELD_GET(RCLINK_TX_EPSN_MEM_TX_PSN, val);
+	}
 	mutex_unlock(&rdev->qp_lock);
-	psn = FIELD_GET(RCLINK_TX_EPSN_MEM_TX_PSN, val);
+	if (rclink_gone(rdev))
+		err = 0;	/* nothing left to release */
 	qp->reset_fatal = true;
 	if (READ_ONCE(qp->state) != RCLINK_QP_STATE_FATAL)
 		rclink_t1_qp_went_fatal(qp, psn);
 	mutex_unlock(&t1->lock);
+	if (err) {
+		rclink_cnt_inc(rdev, RCLINK_CNT_QP_RECOVERY_FAILED);
+		dev_err_ratelimited(rdev->dev,
+				    "qp %u fatal: a context stopped with its packets in flight, release failed %s: %d\n",
+				    qpn, step, err);
+		return;
+	}
 	dev_warn_ratelimited(rdev->dev,
 			     "qp %u fatal: a context stopped with its packets in flight, re-arm with sq_psn and rq_psn\n",
 			     qpn);

@@ -51,8 +51,11 @@
 // (ost_out, ost_ctx); a context at max is not picked and its packet is
 // not cut (q_ost_ok).
 //
-// Not yet (rtl.rst): the release of the IP's slots at a stop; so the
-// shim's tops keep NCTX = 1.
+// A stop leaves the IP's slots of unacknowledged packets taken: the
+// kernel releases them (free_buf_set) for each QP it finds flushed
+// (shim.rst "Contexts", Stop).  Not yet (rtl.rst "Contexts"), so the
+// board tops keep NCTX = 1 (the co-simulation's top has 8): a user
+// chain ending in MORE holds the engine; bus errors of posted writes.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(

@@ -584,6 +584,31 @@ void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
     }
 }
 
+/*
+ * A BAR4 (doorbell) write: to the simulator's doorbell port, in the same
+ * stream as the BAR0 writes, so that posted writes keep their order.
+ */
+void rclink_cosim_db_write(RclinkCosim *c, hwaddr addr, uint64_t val,
+                           unsigned size)
+{
+    uint8_t be = MAKE_64BIT_MASK(0, size) << (addr & 7);
+
+    trace_rclink_cosim_db_write(addr, size, val);
+    if ((addr & 7) + size > 8) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: doorbell write of %u bytes "
+                      "at 0x%" HWADDR_PRIx " crosses a quad word\n", size,
+                      addr);
+        return;
+    }
+    if (c->fd < 0) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: doorbell write at 0x%"
+                      HWADDR_PRIx ": no RTL simulator, dropped\n", addr);
+        return;
+    }
+    rclink_cosim_send(c, RCLINK_COSIM_DB_WRITE, be, addr & ~7ULL,
+                      size == 8 ? val : val << ((addr & 7) * 8));
+}
+
 /* The configuration state the core sees, after a config space write. */
 void rclink_cosim_config(RclinkCosim *c)
 {

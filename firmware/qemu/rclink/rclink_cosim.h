@@ -9,6 +9,9 @@
  * QEMU -> simulator
  *   MMIO_WRITE  addr (BAR0 offset, 8-byte aligned), be, data (lane aligned)
  *   MMIO_READ   addr, be; answered by exactly one MMIO_CPL
+ *   DB_WRITE    addr (BAR4 offset, 8-byte aligned), be, data (lane
+ *               aligned): a doorbell write, in order with MMIO_WRITEs
+ *               (posted writes keep their order)
  *   DMA_RSP     data, be = 1 for an unsuccessful read: the answer to the
  *               oldest DMA_READ not yet answered
  *   CFG         be: bit 0 bus master enable, 1 MSI-X enable, 2 MSI enable
@@ -67,6 +70,7 @@ enum rclink_cosim_type {
     RCLINK_COSIM_DMA_RSP = 3,
     RCLINK_COSIM_CFG = 4,
     RCLINK_COSIM_RESET = 5,
+    RCLINK_COSIM_DB_WRITE = 6,
     RCLINK_COSIM_IP_RDATA = 0x10,
     RCLINK_COSIM_IP_CRD = 0x11,
     RCLINK_COSIM_IP_IRQ = 0x12,
@@ -90,6 +94,12 @@ enum rclink_cosim_type {
     RCLINK_COSIM_FLOW_STOP = 0x97,
     RCLINK_COSIM_RX_TAKEN = 0x98,
 };
+
+/*
+ * The contexts of the simulated shim (its NCTX, DMAQ_CTX_CAP.num): BAR4
+ * has as many doorbell pages (build.sh passes this to the top)
+ */
+#define RCLINK_COSIM_NCTX 8
 
 #define RCLINK_COSIM_CFG_BME  1u
 #define RCLINK_COSIM_CFG_MSIX 2u

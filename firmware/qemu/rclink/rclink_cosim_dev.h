@@ -44,6 +44,8 @@ void rclink_cosim_fini(RclinkCosim *c);
 uint64_t rclink_cosim_read(RclinkCosim *c, hwaddr addr, unsigned size);
 void rclink_cosim_write(RclinkCosim *c, hwaddr addr, uint64_t val,
                         unsigned size);
+void rclink_cosim_db_write(RclinkCosim *c, hwaddr addr, uint64_t val,
+                           unsigned size);
 void rclink_cosim_config(RclinkCosim *c);
 void rclink_cosim_reset(RclinkCosim *c);
 

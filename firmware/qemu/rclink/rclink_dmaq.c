@@ -1666,8 +1666,11 @@ static void dmaq_sq_stop(RclinkCtx *x)
 
             QSIMPLEQ_FOREACH(k, &c->t1->qps[i].msgs, next) {
                 if (k->ctx == x) {
-                    if (rclink_t1_release_qp(c, i)) {
-                        /* DMAQ_QP_OWNER.flushed: the PSNs have a hole */
+                    if (rclink_t1_detach_qp(c, i)) {
+                        /*
+                         * DMAQ_QP_OWNER.flushed: the PSNs have a hole,
+                         * and the kernel releases the slots
+                         */
                         c->t1->qp_flushed[i] = true;
                         trace_rclink_ctx_qp_flushed(x->id, i);
                     }

@@ -17,6 +17,7 @@
 #include "net/net.h"
 #include "qom/object.h"
 #include "rclink_core.h"
+#include "rclink_cosim.h"
 #include "rclink_cosim_dev.h"
 #include "trace.h"
 
@@ -98,6 +99,10 @@ static void rclink_db_write(void *opaque, hwaddr addr, uint64_t val,
 {
     RclinkState *s = opaque;
 
+    if (s->rtl) {
+        rclink_cosim_db_write(&s->cosim, addr, val, size);
+        return;
+    }
     rclink_ctx_db_write(&s->core, addr, val, size);
 }
 
@@ -176,17 +181,19 @@ static void rclink_realize(PCIDevice *pdev, Error **errp)
                           "rclink-bar0", RCLINK_BAR0_SIZE);
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
-    if (!s->rtl) {
-        /* the RTL's shim has context 0 only (DMAQ_CTX_CAP.num 1): no BAR4 */
-        memory_region_init_io(&s->db, OBJECT(s), &rclink_db_ops, s,
-                              "rclink-doorbells",
-                              (uint64_t)RCLINK_CTX_NUM << RCLINK_CTX_DB_SHIFT);
-        pci_register_bar(pdev, RF_GET(RCLINK_DMAQ_CTX_CAP_DB_BAR,
-                                      RCLINK_DMAQ_CTX_CAP_RSTVAL),
-                         PCI_BASE_ADDRESS_SPACE_MEMORY |
-                         PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                         PCI_BASE_ADDRESS_MEM_PREFETCH, &s->db);
-    }
+    /*
+     * one doorbell page per context: the model's RCLINK_CTX_NUM, or the
+     * simulated shim's (its DMAQ_CTX_CAP.num), whose writes go to it
+     */
+    memory_region_init_io(&s->db, OBJECT(s), &rclink_db_ops, s,
+                          "rclink-doorbells",
+                          (uint64_t)(s->rtl ? RCLINK_COSIM_NCTX : RCLINK_CTX_NUM)
+                          << RCLINK_CTX_DB_SHIFT);
+    pci_register_bar(pdev, RF_GET(RCLINK_DMAQ_CTX_CAP_DB_BAR,
+                                  RCLINK_DMAQ_CTX_CAP_RSTVAL),
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->db);
 
     if (pcie_endpoint_cap_init(pdev, RCLINK_PCIE_CAP_OFFSET) < 0) {
         error_setg(errp, "rclink: PCIe capability init failed");

@@ -1885,16 +1885,36 @@ static void rclink_t1_free_buf(RclinkCore *c, RclinkT1Qp *q)
 }
 
 /*
- * A user context stops: the slots of its QP are released (FLUSHED).  True
- * when there were any: their PSNs were never acknowledged, the sequence
- * the peer expects has a hole.
+ * A user context stops: the messages of its QP's slots complete FLUSHED,
+ * but the slots stay the IP's (the shim does not release them: the
+ * kernel does, with free_buf_set, for a QP the stop left flushed); a
+ * credit that comes back for them later returns nothing to the engine.
+ * True when there were any: their PSNs were never acknowledged, the
+ * sequence the peer expects has a hole.
  */
-bool rclink_t1_release_qp(RclinkCore *c, uint32_t qpn)
+bool rclink_t1_detach_qp(RclinkCore *c, uint32_t qpn)
 {
-    if (!c->t1->qps[qpn].nslots) {
+    RclinkT1 *t1 = c->t1;
+    RclinkT1Qp *q = &t1->qps[qpn];
+    g_autoptr(GPtrArray) msgs = NULL;
+    int s;
+    guint i;
+
+    if (!q->nslots) {
         return false;
     }
-    rclink_t1_free_buf(c, &c->t1->qps[qpn]);
+    /* first off the slots: completing them may move the engine on */
+    msgs = g_ptr_array_new();
+    for (s = q->head; s != RCLINK_T1_NIL; s = t1->slots[s].qnext) {
+        if (t1->slots[s].msg) {
+            g_ptr_array_add(msgs, t1->slots[s].msg);
+            t1->slots[s].msg = NULL;
+        }
+    }
+    for (i = 0; i < msgs->len; i++) {
+        rclink_dmaq_credit(c, g_ptr_array_index(msgs, i), false);
+    }
+    trace_rclink_t1_detach_qp(qpn, q->nslots);
     return true;
 }
 

@@ -420,7 +420,7 @@ bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn);
 /* a packet of the QP was refused for want of room: counted */
 void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn);
 void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g);
-bool rclink_t1_release_qp(RclinkCore *c, uint32_t qpn);
+bool rclink_t1_detach_qp(RclinkCore *c, uint32_t qpn);
 
 /* rclink_dmaq.c, for rclink_rdma.c */
 bool rclink_ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,

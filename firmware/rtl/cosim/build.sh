@@ -41,6 +41,13 @@ if [ -x "$bin" ] && [ "${RCLINK_COSIM_REBUILD:-0}" != 1 ]; then
 	exit 0
 fi
 
+# the simulated shim's contexts: as many as the device's BAR4 has pages
+nctx=$(sed -n 's/^#define RCLINK_COSIM_NCTX \([0-9][0-9]*\).*/\1/p' "$proto")
+if [ -z "$nctx" ]; then
+	echo "cosim: no RCLINK_COSIM_NCTX in $proto" >&2
+	exit 1
+fi
+
 mkdir -p "$cache"
 obj=$cache/$key.obj
 rm -rf "$obj" "${cache:?}/$key"
@@ -51,7 +58,7 @@ if ! "$verilator" --cc --exe --build -j "${RCLINK_JOBS:-1}" \
 	-Wno-MULTIDRIVEN -Wno-INITIALDLY -Wno-UNOPTFLAT \
 	-O3 -CFLAGS "-O1 -I$top/firmware/qemu/rclink" \
 	-I"$rtl/gen" -I"$rtl" -I"$rtl/tb" \
-	--top-module rclink_cosim_top --Mdir "$obj" -o rclink-cosim \
+	-GNCTX="$nctx" --top-module rclink_cosim_top --Mdir "$obj" -o rclink-cosim \
 	"$here/rclink_cosim_top.v" "$rtl/tb/rclink_ip_model.v" \
 	"$rtl/tb/rclink_mac_model.v" \
 	"${srcs[@]/#/$rtl/}" "$here/rclink_cosim.cpp" \

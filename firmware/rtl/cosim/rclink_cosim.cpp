@@ -58,12 +58,15 @@ std::vector<rclink_cosim_msg> outq;
 
 struct Req {
 	bool write;
-	uint16_t addr;
+	bool db;                // a BAR4 (doorbell) write
+	uint32_t addr;
 	uint8_t be;
 	uint64_t data;
 };
 
-std::deque<Req> tgt_q;          // BAR0 requests not yet taken by the core
+// BAR0 requests and BAR4 writes not yet taken by the core, in order
+std::deque<Req> tgt_q;
+uint64_t tgt_in, tgt_out;       // requests queued, taken
 std::deque<rclink_cosim_msg> rsp_q;     // DMA answers not yet given
 unsigned dma_out;               // DMA_READs sent, not yet answered
 unsigned dma_drop;              // answers owed to reads a reset forgot
@@ -85,6 +88,7 @@ bool levels_set;
 struct RxPkt {
 	std::vector<uint8_t> data;
 	uint32_t qpid, etype, sa, psn;
+	uint64_t after;         // tgt_in when it came: offered once those are taken
 };
 std::deque<RxPkt> rx_q;         // whole RX_M packets
 std::vector<uint8_t> rx_cur;    // RX_DATA of the packet being received
@@ -167,8 +171,19 @@ void handle(const rclink_cosim_msg &m)
 	switch (m.type) {
 	case RCLINK_COSIM_MMIO_WRITE:
 	case RCLINK_COSIM_MMIO_READ:
-		tgt_q.push_back({m.type == RCLINK_COSIM_MMIO_WRITE,
-				 static_cast<uint16_t>(m.addr & 0xfff8),
+		tgt_in++;
+		tgt_q.push_back({m.type == RCLINK_COSIM_MMIO_WRITE, false,
+				 static_cast<uint32_t>(m.addr & 0xfff8),
+				 static_cast<uint8_t>(m.be), m.data});
+		break;
+	case RCLINK_COSIM_DB_WRITE:
+		if (verbose)
+			fprintf(stderr, "rclink-cosim: %" PRIu64 ": doorbell 0x%06" PRIx64
+				" be 0x%02x 0x%016" PRIx64 "\n", cycle, m.addr, m.be,
+				m.data);
+		tgt_in++;
+		tgt_q.push_back({true, true,
+				 static_cast<uint32_t>(m.addr & 0xfffff8),
 				 static_cast<uint8_t>(m.be), m.data});
 		break;
 	case RCLINK_COSIM_DMA_RSP:
@@ -219,10 +234,13 @@ void handle(const rclink_cosim_msg &m)
 		if (rx_cur.size() != m.data || rx_cur.empty())
 			fprintf(stderr, "rclink-cosim: RX_M packet of %zu bytes, "
 				"announced %" PRIu64 ": dropped\n", rx_cur.size(), m.data);
-		else
+		else if (verbose)
+			fprintf(stderr, "rclink-cosim: %" PRIu64 ": RX_M packet qp %"
+				PRIu64 " of %zu bytes\n", cycle, m.addr, rx_cur.size());
+		if (rx_cur.size() == m.data && !rx_cur.empty())
 			rx_q.push_back({rx_cur, static_cast<uint32_t>(m.addr),
 					m.be & 3, (m.be >> 2) & 0x3ff,
-					(m.be >> 12) & 0xfff});
+					(m.be >> 12) & 0xfff, tgt_in});
 		rx_cur.clear();
 		break;
 	default:
@@ -400,17 +418,29 @@ int main(int argc, char **argv)
 		// as rclink_tlp_cpl's WR_GAP: a write takes effect (SHIM_RESET
 		// resets the core a few cycles later) before the next request
 		// (and no request reaches a core in reset: it would be lost)
-		top->tgt_req_valid = !tgt_q.empty() && !reset_left && !wr_gap &&
-				     !top->core_rst;
+		// a doorbell write (db_wr, no handshake) is taken in the
+		// cycle it is offered, in its place among the BAR0 requests
+		bool req_ok = !tgt_q.empty() && !reset_left && !wr_gap &&
+			      !top->core_rst;
+		bool db_fire = req_ok && tgt_q.front().db;
+
+		top->tgt_req_valid = req_ok && !db_fire;
+		top->db_wr = db_fire;
 		if (wr_gap)
 			wr_gap--;
 		if (!tgt_q.empty()) {
 			const Req &r = tgt_q.front();
 
-			top->tgt_req_write = r.write;
-			top->tgt_req_addr = r.addr;
-			top->tgt_req_be = r.be;
-			top->tgt_req_data = r.data;
+			if (r.db) {
+				top->db_addr = r.addr;
+				top->db_be = r.be;
+				top->db_data = r.data;
+			} else {
+				top->tgt_req_write = r.write;
+				top->tgt_req_addr = r.addr;
+				top->tgt_req_be = r.be;
+				top->tgt_req_data = r.data;
+			}
 		}
 		top->dma_rsp_valid = !rsp_q.empty() && !reset_left;
 		if (!rsp_q.empty()) {
@@ -455,7 +485,14 @@ int main(int argc, char **argv)
 				top->x_t2_crd = T2_CRD_RST_NUM;
 				top->x_carrier = 1;
 			}
-			top->x_rx_vld = !rx_q.empty() && !in_rst;
+			/*
+			 * a packet QEMU sent after a doorbell or BAR0 write
+			 * waits until the core has taken it: the posted write
+			 * left the host first (a buffer posted, then the
+			 * peer's message into it, is not refused for want of it)
+			 */
+			top->x_rx_vld = !rx_q.empty() && !in_rst &&
+					(rx_off || tgt_out >= rx_q.front().after);
 			if (!rx_q.empty()) {
 				const RxPkt &r = rx_q.front();
 				uint64_t d = 0;
@@ -542,12 +579,13 @@ int main(int argc, char **argv)
 		if (verbose && (tgt_fire || cpl))
 			fprintf(stderr, "rclink-cosim: %" PRIu64 ": req %d cpl %d 0x%016" PRIx64 "\n",
 				cycle, tgt_fire, cpl, cpl_data);
-		if (tgt_fire) {
+		if (tgt_fire || db_fire) {
 			if (!tgt_q.front().write)
 				mmio_reads++;
-			else
+			else if (!db_fire)
 				wr_gap = 8;
 			tgt_q.pop_front();
+			tgt_out++;
 			busy = true;
 		}
 		if (rsp_fire) {
@@ -653,6 +691,10 @@ int main(int argc, char **argv)
 			if (x_rx) {
 				rx_off += 8;
 				if (rx_off >= rx_q.front().data.size()) {
+					if (verbose)
+						fprintf(stderr, "rclink-cosim: %" PRIu64
+							": RX_M packet qp %u taken\n",
+							cycle, rx_q.front().qpid);
 					rx_q.pop_front();
 					rx_off = 0;
 					send_msg(RCLINK_COSIM_RX_TAKEN, 0, 0, 0);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // Co-simulation top (Documentation/testing.rst, "RTL boards"): the shim's
-// vendor-neutral core (rclink_shim_top) with the testbench's IP stand-in
+// vendor-neutral core (rclink_shim_top, NCTX user contexts whose doorbell
+// writes come on db_*) with the testbench's IP stand-in
 // (tb/rclink_ip_model.v) and the MAC CSR stand-in (tb/rclink_mac_model.v)
 // behind it, one board.  The
 // host side (configuration state, BAR0 requests and completions, DMA words,
@@ -15,7 +16,11 @@
 `timescale 1ns/1ps
 `default_nettype none
 `include "rclink_regs.vh"
-module rclink_cosim_top (
+module rclink_cosim_top #(
+    // user contexts (DMAQ_CTX_CAP.num); build.sh sets it from the message
+    // header's RCLINK_COSIM_NCTX, the doorbell pages of the device's BAR4
+    parameter NCTX = 8
+) (
     input  wire        clk,
     input  wire        rst_n,
     output wire        core_rst,
@@ -30,6 +35,11 @@ module rclink_cosim_top (
     input  wire [63:0] tgt_req_data,
     output wire        tgt_cpl_valid,
     output wire [63:0] tgt_cpl_data,
+    // a BAR4 (doorbell) write, one cycle, in order with the BAR0 writes
+    input  wire        db_wr,
+    input  wire [23:0] db_addr,
+    input  wire [7:0]  db_be,
+    input  wire [63:0] db_data,
     output wire        dma_req_valid,
     input  wire        dma_req_ready,
     output wire        dma_req_write,
@@ -207,7 +217,7 @@ module rclink_cosim_top (
     assign x_rx_rdy = rx_rdy;
     assign x_flow_stop = flow_stop;
 
-    rclink_shim_top dut (
+    rclink_shim_top #(.NCTX(NCTX)) dut (
         .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
         .cfg_bus_master_en(cfg_bus_master_en), .cfg_msix_en(cfg_msix_en),
         .cfg_msi_en(cfg_msi_en),
@@ -216,7 +226,7 @@ module rclink_cosim_top (
         .tgt_req_be(tgt_req_be), .tgt_req_data(tgt_req_data),
         .tgt_req_tag(10'd0), .tgt_cpl_valid(tgt_cpl_valid),
         .tgt_cpl_ready(1'b1), .tgt_cpl_data(tgt_cpl_data), .tgt_cpl_tag(),
-        .db_wr(1'b0), .db_addr(24'd0), .db_be(8'd0), .db_data(64'd0),
+        .db_wr(db_wr), .db_addr(db_addr), .db_be(db_be), .db_data(db_data),
         .dma_req_valid(dma_req_valid), .dma_req_ready(dma_req_ready),
         .dma_req_write(dma_req_write), .dma_req_addr(dma_req_addr),
         .dma_req_data(dma_req_data), .dma_req_be(dma_req_be),

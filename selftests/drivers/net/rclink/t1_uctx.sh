@@ -11,7 +11,9 @@
 #
 # Environment: RCLINK_TOOL, RCLINK_T1_DEVS="rclinkA rclinkB",
 # RCLINK_T1_UCTX_MSGS (messages each way, default 2000), RCLINK_T1_STALL
-# (see t1_uctx.c).  Extra arguments go to the program (e.g. -t messages).
+# (see t1_uctx.c), RCLINK_T1_UCTX_ARGS (options of the program before the
+# extra arguments, e.g. "-t messages -t quiet": make check-rtl's subset).
+# Extra arguments go to the program (e.g. -t messages).
 
 lib_dir=$(dirname "$0")/lib
 # shellcheck source=lib/rclink_lib.sh
@@ -29,4 +31,5 @@ rcl_t1_setup
 RCLINK_T1_HOSTILE="$(cd "$lib_dir" && pwd)/rclink_hostile.py"
 export RCLINK_T1_HOSTILE
 
-rcl_t1_run_prog "$bin" t1_uctx "$@"
+# shellcheck disable=SC2086 # RCLINK_T1_UCTX_ARGS is a list of options
+rcl_t1_run_prog "$bin" t1_uctx ${RCLINK_T1_UCTX_ARGS:-} "$@"
