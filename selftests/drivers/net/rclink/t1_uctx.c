@@ -1013,7 +1013,7 @@ static int exit_side(struct side *s)
  * both PSNs (the peer's set to match) it carries traffic again, with B's
  * context bound all along.
  */
-TEST(exit_busy_qp)
+TEST_SLOW(exit_busy_qp)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
 	struct rclink_wc wc = { 0 };
