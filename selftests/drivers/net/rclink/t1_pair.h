@@ -9,6 +9,8 @@
 #ifndef RCLINK_T1_PAIR_H
 #define RCLINK_T1_PAIR_H
 
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -128,5 +131,98 @@ static inline int drop_ipc_lock(void)
 	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
 	return syscall(SYS_capset, &h, d);
 }
+
+/* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
+
+struct bar {
+	char bdf[64];
+	volatile uint8_t *p;
+};
+
+static inline int bar_open(struct bar *b, const char *dev)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	void *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device", dev);
+	if (!realpath(path, link))
+		return -1;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (strlen(base) >= sizeof(b->bdf))
+		return -1;
+	strcpy(b->bdf, base);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0",
+		 b->bdf);
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, RCLINK_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	b->p = p;
+	return 0;
+}
+
+static inline void bar_close(struct bar *b)
+{
+	if (b->p)
+		munmap((void *)b->p, RCLINK_BAR0_SIZE);
+	b->p = NULL;
+}
+
+static inline uint64_t rd(struct bar *b, uint32_t reg)
+{
+	return *(volatile uint64_t *)(b->p + reg);
+}
+
+static inline void wr(struct bar *b, uint32_t reg, uint64_t v)
+{
+	*(volatile uint64_t *)(b->p + reg) = v;
+}
+
+/*
+ * The wire model's faults of a board's transmit side (SHIM_WIRE_FAULT_*,
+ * parts per million): loss, duplication, reordering
+ */
+static inline void set_faults(struct bar *b, uint32_t loss, uint32_t dup,
+		       uint32_t reorder)
+{
+	wr(b, RCLINK_SHIM_WIRE_FAULT_RATE0, loss);
+	wr(b, RCLINK_SHIM_WIRE_FAULT_RATE1, reorder | (uint64_t)dup << 32);
+}
+
+
+/* ---- header formats ----------------------------------------------------- */
+
+/* `rclink dev set` of both boards' TYPE1 header format */
+static inline int set_format(const char *fmt, const char *vlan, unsigned int pri,
+		      bool icrc)
+{
+	const char *devs[] = { env.a, env.b };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (sh("%s dev set dev %s format %s vlan %s vlan_pri %u icrc %s",
+		       env.tool, devs[i], fmt, vlan, pri, icrc ? "on" : "off"))
+			return -1;
+	return 0;
+}
+
+static const struct {
+	const char *name, *fmt, *vlan;
+	unsigned int pri;
+	bool icrc;
+} fmts[] = {
+	{ "std_vlan_noicrc", "std", "100", 5, false },
+	{ "gen1", "gen1", "off", 0, true },
+	{ "gen1_tc_vlan", "gen1-tc", "7", 3, true },
+	{ "gen2", "gen2", "off", 0, true },
+	{ "lite", "lite", "off", 0, false },
+};
 
 #endif /* RCLINK_T1_PAIR_H */

@@ -159,59 +159,6 @@ _Static_assert(RCLINK_WC_RECV_IMM == RCLINK_CQE_KIND_RECV_IMM, "CQE");
 #define QP_LKEY		235
 #define ENTRIES		64u
 
-/* ---- BAR0 of a board (sysfs resource0), for counters and test hooks ---- */
-
-struct bar {
-	char bdf[64];
-	volatile uint8_t *p;
-};
-
-static int bar_open(struct bar *b, const char *dev)
-{
-	char path[PATH_MAX], link[PATH_MAX];
-	const char *base;
-	void *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/class/rclink/%s/device", dev);
-	if (!realpath(path, link))
-		return -1;
-	base = strrchr(link, '/');
-	base = base ? base + 1 : link;
-	if (strlen(base) >= sizeof(b->bdf))
-		return -1;
-	strcpy(b->bdf, base);
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0",
-		 b->bdf);
-	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	p = mmap(NULL, RCLINK_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -1;
-	b->p = p;
-	return 0;
-}
-
-static void bar_close(struct bar *b)
-{
-	if (b->p)
-		munmap((void *)b->p, RCLINK_BAR0_SIZE);
-	b->p = NULL;
-}
-
-static uint64_t rd(struct bar *b, uint32_t reg)
-{
-	return *(volatile uint64_t *)(b->p + reg);
-}
-
-static void wr(struct bar *b, uint32_t reg, uint64_t v)
-{
-	*(volatile uint64_t *)(b->p + reg) = v;
-}
-
 /* Interrupts of the board's vectors (/proc/interrupts, rclink-BDF-*) */
 static uint64_t irqs(const struct bar *b)
 {
@@ -613,13 +560,6 @@ TEST(errors)
 	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r.a.c, A_DST), GUARD_BYTE,
 				 3000));
 	rig_down(&r);
-}
-
-static void set_faults(struct bar *b, uint32_t loss, uint32_t dup,
-		       uint32_t reorder)
-{
-	wr(b, RCLINK_SHIM_WIRE_FAULT_RATE0, loss);
-	wr(b, RCLINK_SHIM_WIRE_FAULT_RATE1, reorder | (uint64_t)dup << 32);
 }
 
 TEST(loss)
@@ -1773,34 +1713,6 @@ TEST(ring_target)
 	pair_del(QP_RT);
 	pair_del(QP_RT2);
 }
-
-/* ---- header formats ----------------------------------------------------- */
-
-/* `rclink dev set` of both boards' TYPE1 header format */
-static int set_format(const char *fmt, const char *vlan, unsigned int pri,
-		      bool icrc)
-{
-	const char *devs[] = { env.a, env.b };
-	unsigned int i;
-
-	for (i = 0; i < 2; i++)
-		if (sh("%s dev set dev %s format %s vlan %s vlan_pri %u icrc %s",
-		       env.tool, devs[i], fmt, vlan, pri, icrc ? "on" : "off"))
-			return -1;
-	return 0;
-}
-
-static const struct {
-	const char *name, *fmt, *vlan;
-	unsigned int pri;
-	bool icrc;
-} fmts[] = {
-	{ "std_vlan_noicrc", "std", "100", 5, false },
-	{ "gen1", "gen1", "off", 0, true },
-	{ "gen1_tc_vlan", "gen1-tc", "7", 3, true },
-	{ "gen2", "gen2", "off", 0, true },
-	{ "lite", "lite", "off", 0, false },
-};
 
 TEST_SLOW(formats)
 {
