@@ -70,6 +70,7 @@ static const RclinkDmaqRing dmaq_cq = {
 };
 
 static void ctx_fail(RclinkCtx *x, uint8_t cause, uint64_t info);
+static void rx_hold_retry(RclinkCore *c);
 static void ctx_dbrec_write(RclinkCtx *x, bool force);
 
 static RclinkCtx *ctx0(RclinkCore *c)
@@ -1202,6 +1203,8 @@ void rclink_dmaq_run(RclinkCore *c)
         ctx_dbrec(x);
     }
     t1->q.rr = (t1->q.rr + 1) % n;
+    /* the shim's RDMA responses may have gone: a waiting packet may fit */
+    rx_hold_retry(c);
 }
 
 /* rclink_rdma.c's way into the engine */
