@@ -163,6 +163,9 @@ struct rclink_cfg {
 	u32 cc_ai_div;			/* DCQCN additive increase: speed/N */
 	u32 cc_fast_steps;		/* DCQCN fast recovery periods */
 	u32 cc_g_shift;			/* DCQCN alpha gain g = 2^-N */
+	u32 ctx_rx_hold_us;		/* DMAQ_CTX_RX_HOLD: a user context's
+					 * packet without room waits this long
+					 */
 	u8 flow_control;		/* enum rclink_flow_control */
 };
 

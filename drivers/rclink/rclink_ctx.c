@@ -81,6 +81,14 @@ int rclink_ctx_hw_init(struct rclink_dmaq *dq)
 		return 0;
 	}
 
+	/*
+	 * how long a context's TYPE1 packet without room may hold the receive
+	 * path of every context (Documentation/hw/shim.rst, "Contexts")
+	 */
+	rclink_wr64(rdev, RCLINK_DMAQ_CTX_RX_HOLD,
+		    FIELD_PREP(RCLINK_DMAQ_CTX_RX_HOLD_USEC,
+			       rdev->cfg.ctx_rx_hold_us));
+
 	/* ours alone: no other driver (or /dev/mem user) maps the doorbells */
 	if (pci_request_region(pdev, bar, KBUILD_MODNAME "-doorbells")) {
 		dev_warn(rdev->dev, "doorbell BAR%u is taken: no user contexts\n",

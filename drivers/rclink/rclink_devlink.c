@@ -125,6 +125,7 @@ enum rclink_dl_param_id {
 	RCLINK_DL_PARAM_ID_CC_FAST_STEPS,
 	RCLINK_DL_PARAM_ID_CC_G_SHIFT,
 	RCLINK_DL_PARAM_ID_FLOW_CONTROL,
+	RCLINK_DL_PARAM_ID_CTX_RX_HOLD_US,
 };
 
 /* The CC loop's tunables (rclink_cc.c): defaults and limits */
@@ -353,6 +354,8 @@ static const struct devlink_param rclink_dl_params[] = {
 	DEVLINK_PARAM_DRIVER(RCLINK_DL_PARAM_ID_FLOW_CONTROL, "flow_control",
 			     DEVLINK_PARAM_TYPE_STRING, RCLINK_DL_DRIVERINIT,
 			     NULL, NULL, rclink_dl_fc_validate),
+	/* any u32: DMAQ_CTX_RX_HOLD.usec, 0 (no wait) included */
+	RCLINK_DL_PARAM(CTX_RX_HOLD_US, "ctx_rx_hold_us", NULL),
 };
 
 /* Where each param's value lives in struct rclink_cfg; log2: an order */
@@ -379,6 +382,8 @@ static const struct {
 	  offsetof(struct rclink_cfg, cc_fast_steps), false },
 	{ RCLINK_DL_PARAM_ID_CC_G_SHIFT,
 	  offsetof(struct rclink_cfg, cc_g_shift), false },
+	{ RCLINK_DL_PARAM_ID_CTX_RX_HOLD_US,
+	  offsetof(struct rclink_cfg, ctx_rx_hold_us), false },
 };
 
 static u32 *rclink_cfg_field(struct rclink_cfg *cfg, unsigned int i)
@@ -400,6 +405,8 @@ static void rclink_cfg_defaults(struct rclink_cfg *cfg)
 	cfg->cc_fast_steps = RCLINK_CC_FAST_STEPS_DEF;
 	cfg->cc_g_shift = RCLINK_CC_G_SHIFT_DEF;
 	cfg->flow_control = RCLINK_FLOW_CONTROL_PFC;
+	cfg->ctx_rx_hold_us = FIELD_GET(RCLINK_DMAQ_CTX_RX_HOLD_USEC,
+					RCLINK_DMAQ_CTX_RX_HOLD_RSTVAL);
 }
 
 /* The defaults as the params' driverinit values (before registering) */

@@ -184,6 +184,8 @@ module rclink_csr #(
         `RCLINK_DMAQ_QPS_RX_BYTES:    rv = qps_rx_bytes;
         `RCLINK_DMAQ_QPS_TIMEOUTS:    rv = qps_timeouts;
         `RCLINK_DMAQ_CTX_CAP:         rv = `RCLINK_DMAQ_CTX_CAP_RSTVAL;
+        // (without user contexts nothing waits: the hold reads its reset value)
+        `RCLINK_DMAQ_CTX_RX_HOLD:     rv = `RCLINK_DMAQ_CTX_RX_HOLD_RSTVAL;
         `RCLINK_DMAQ_CTX_SEL:         rv = {48'd0, ctx_sel};
         `RCLINK_DMAQ_QP_OWNER_SEL:    rv = {48'd0, owner_sel};
         `RCLINK_DMAQ_BAD_WQE:         rv = cnt_bad_wqe;

@@ -78,6 +78,8 @@ module rclink_ctx #(
     output reg  [63:0] rdata,
     output reg         hit,             // addr is one of this block's
     output wire        hold,            // an area table is being read: BAR0 waits
+    output reg  [31:0] rx_hold,         // DMAQ_CTX_RX_HOLD.usec (rclink_rx)
+    output wire        us_tick,         // a microsecond (US_CYCLES cycles)
     // doorbell BAR writes (byte offset in the BAR, quad-word aligned)
     input  wire        db_wr,
     input  wire [CW+15:0] db_addr,
@@ -225,7 +227,8 @@ module rclink_ctx #(
     // DMAQ_CTX_MOD.usec: a microsecond tick, a timer per context (its
     // microseconds left, 0: off) started by the first CQE after the arm
     reg [15:0]     us_pre;
-    wire           us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
+    assign         us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
+    localparam [63:0] HOLD_RST = `RCLINK_DMAQ_CTX_RX_HOLD_RSTVAL;
     reg [16:0]     tm_left [0:NCTX-1];
     // the receive side: RQ consumer, the record's copy, refused packets
     reg [31:0] rq_cons [0:NCTX-1];
@@ -293,6 +296,7 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_CAP:       rdata = CAP;
         `RCLINK_DMAQ_CTX_SEL:       rdata = {48'd0, ctx_sel};
         `RCLINK_DMAQ_QP_OWNER_SEL:  rdata = {48'd0, owner_sel};
+        `RCLINK_DMAQ_CTX_RX_HOLD:   rdata = {32'd0, rx_hold};
         `RCLINK_DMAQ_QP_OWNER:
             rdata = {47'd0, osel_ok && qflushed[oq], own_sel_ctx};
         `RCLINK_DMAQ_CTX_CTRL:      if (sel_ok) rdata = {63'd0, en[s]};
@@ -327,6 +331,7 @@ module rclink_ctx #(
     // ---- register writes ------------------------------------------------------
     wire [63:0] n_sel64  = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_SEL, {48'd0, ctx_sel}, wdata, wmask);
     wire [63:0] n_osel64 = rclink_reg_wmerge(`RCLINK_DMAQ_QP_OWNER_SEL, {48'd0, owner_sel}, wdata, wmask);
+    wire [63:0] n_hold64 = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_RX_HOLD, {32'd0, rx_hold}, wdata, wmask);
     wire [63:0] n_own64  = rclink_reg_wmerge(`RCLINK_DMAQ_QP_OWNER, {48'd0, own_sel_ctx}, wdata, wmask);
     wire [63:0] n_town64 = rclink_reg_wmerge(addr, {{(64-CW){1'b0}}, town[addr[5:3]]}, wdata, wmask);
     wire [63:0] n_ctrl   = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_CTRL, {63'd0, en[s]}, wdata, wmask) |
@@ -579,6 +584,7 @@ module rclink_ctx #(
         if (rst) begin
             ctx_sel <= 16'd0;
             owner_sel <= 16'd0;
+            rx_hold <= HOLD_RST[31:0];
             qown_v <= {QP_NUM{1'b0}};
             qflushed <= {QP_NUM{1'b0}};
             for (i = 0; i < 8; i = i + 1)
@@ -768,6 +774,7 @@ module rclink_ctx #(
                 case (addr)
                 `RCLINK_DMAQ_CTX_SEL:      ctx_sel <= n_sel64[15:0];
                 `RCLINK_DMAQ_QP_OWNER_SEL: owner_sel <= n_osel64[15:0];
+                `RCLINK_DMAQ_CTX_RX_HOLD:  rx_hold <= n_hold64[31:0];
                 `RCLINK_DMAQ_QP_OWNER: begin
                     // a QP >= QP_NUM selects nothing, an owner >= NCTX is
                     // not written; any write clears flushed

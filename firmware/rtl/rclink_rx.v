@@ -145,6 +145,8 @@ module rclink_rx #(
     output reg         u_fail,          // the context's error
     output reg  [7:0]  u_cause,
     output reg  [63:0] u_info,
+    input  wire [31:0] u_hold_us,       // DMAQ_CTX_RX_HOLD.usec
+    input  wire        us_tick,         // a microsecond
     // DMA engine burst client
     input  wire        wrst,
     output reg         dma_cmd_valid,
@@ -194,21 +196,21 @@ module rclink_rx #(
     wire [CW-1:0] c_pack = {c_open, c_buf, c_first, c_idx, c_addr, c_size,
                             c_fill, c_mlen, c_moff, c_own};
 
-    localparam S_CLR = 5'd0, S_IDLE = 5'd1, S_HDR = 5'd2, S_CTX = 5'd3,
-               S_CHK = 5'd4, S_DROP = 5'd5, S_BEAT = 5'd6, S_CHUNK = 5'd7,
-               S_RQE0 = 5'd8, S_FL0 = 5'd9, S_FL1 = 5'd10, S_CQE = 5'd11,
-               S_END = 5'd12, S_WAIT = 5'd13, S_STRAY = 5'd14,
-               S_SW1 = 5'd15, S_SW2 = 5'd16, S_SW3 = 5'd17, S_SW4 = 5'd18,
-               S_T2CHK = 5'd19, S_T2RQE = 5'd20, S_T2RQW = 5'd21, S_FL2 = 5'd22,
-               S_FLC = 5'd23, S_T2SRC = 5'd24, S_T2PSN = 5'd25, S_T2NB = 5'd26,
-               S_UCHK = 5'd27, S_OF1 = 5'd28, S_OF2 = 5'd29, S_OF3 = 5'd30,
-               S_OF4 = 5'd31;
+    localparam S_CLR = 6'd0, S_IDLE = 6'd1, S_HDR = 6'd2, S_CTX = 6'd3,
+               S_CHK = 6'd4, S_DROP = 6'd5, S_BEAT = 6'd6, S_CHUNK = 6'd7,
+               S_RQE0 = 6'd8, S_FL0 = 6'd9, S_FL1 = 6'd10, S_CQE = 6'd11,
+               S_END = 6'd12, S_WAIT = 6'd13, S_STRAY = 6'd14,
+               S_SW1 = 6'd15, S_SW2 = 6'd16, S_SW3 = 6'd17, S_SW4 = 6'd18,
+               S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21, S_FL2 = 6'd22,
+               S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
+               S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
+               S_OF4 = 6'd31, S_UHOLD = 6'd32;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
     localparam [4:0] SL_LAST = SL_LAST_I[4:0];
     localparam T2_DATA_MAX = T2_PKT_LEN - `RCLINK_SEG_BYTES;
-    reg [4:0]  st, ret, fret;
+    reg [5:0]  st, ret, fret;
     reg        sweep_flush;   // RQ disabled: open messages complete FLUSHED
     reg [QP_AW-1:0] qpn;
     reg [QP_AW:0]   clr;
@@ -270,9 +272,15 @@ module rclink_rx #(
     wire [NCTX-1:0] run_fell = run_q & ~u_runs;
     assign u_flushing = run_fell | sfl | (sc_on ? sc_mask : {NCTX{1'b0}});
 
-    // FLOW_STOP is context 0's: a user context's packet never waits
+    // a user context's TYPE1 packet without room waits (DMAQ_CTX_RX_HOLD)
+    reg        held;          // it waits: its time runs (hold_left)
+    reg [31:0] hold_left;     // microseconds left
+    reg [31:0] h_prod, h_room;    // the room its last dry run saw
+    reg        h_ochg;        // its QP changed owner meanwhile
+    // FLOW_STOP: context 0's (fewer than two RQEs), on every bank while a
+    // user context's packet waits
     wire [31:0] k_posted = rq_prod - rq_cons;
-    assign flow_stop = (rq_en && k_posted >= 32'd2) ? 4'd0 : 4'hf;
+    assign flow_stop = (!held && rq_en && k_posted >= 32'd2) ? 4'd0 : 4'hf;
     // ---- staging of a write burst -------------------------------------------
     reg [511:0] sm [0:SL-1];
     reg [511:0] ln;             // the line being filled
@@ -345,6 +353,10 @@ module rclink_rx #(
     wire [3:0] kn = keep_n(rx_keep);
     // the open buffer's room (a message going on), for the dry run
     wire [31:0] u_sp = (!p_start && c_buf) ? {15'd0, c_size - c_fill} : 32'd0;
+    // what the dry run looks for: bytes without a buffer, CQEs
+    wire [31:0] u_need = (dlen > u_sp) ? dlen - u_sp : 32'd0;
+    wire [31:0] u_cqes = {31'd0, p_flush && c_buf} + {31'd0, p_ends} +
+                         {31'd0, !p_start && c_buf && dlen > u_sp};
 
     function [63:0] bswap;
         input [63:0] v;
@@ -421,7 +433,7 @@ module rclink_rx #(
     endtask
 
 `ifdef RCLINK_TRACE
-    reg [4:0] st_q;
+    reg [5:0] st_q;
     always @(posedge clk) begin
         st_q <= st;
         if (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && c_buf && c_fill != c_size && !(s_n != 13'd0 && s_full))
@@ -527,6 +539,10 @@ module rclink_rx #(
             beat_n <= 4'd0;
             beat_last <= 1'b0;
             msg_dead <= 1'b0;
+            held <= 1'b0;
+            hold_left <= 32'd0;
+            h_prod <= 32'd0;
+            h_room <= 32'd0;
         end else begin
             t2_nobuf <= 1'b0;
             t2s_we <= 1'b0;
@@ -537,6 +553,8 @@ module rclink_rx #(
                 cqe_valid <= 1'b0;
             if (dma_cmd_valid && dma_cmd_ready)
                 dma_cmd_valid <= 1'b0;
+            if (held && us_tick && hold_left != 32'd0)
+                hold_left <= hold_left - 32'd1;
             case (st)
             S_CLR:                   // every context closed
                 if (!sweep_flush) begin
@@ -670,25 +688,51 @@ module rclink_rx #(
                     st <= S_T2CHK;
                 end
             end
-            // ---- a user context's TYPE1 packet: room, or refused at once -------
+            // ---- a user context's TYPE1 packet: room, or it waits ---------------
             S_UCHK: begin
                 msg_dead <= 1'b0;
                 left <= dlen;
                 beat_n <= 4'd0;
                 t2_k <= 32'd0;
-                if (!u_run || (p_flush && c_buf && u_room == 32'd0)) begin
+                h_prod <= u_rq_prod;
+                h_room <= u_room;
+                if (!u_run) begin
+                    // not running: dropped at once
                     u_nobuf <= 1'b1;
+                    held <= 1'b0;
                     st <= S_DROP;
+                end else if (p_flush && c_buf && u_room == 32'd0) begin
+                    st <= S_UHOLD;   // no room for the flushed buffer's CQE
                 end else if (p_drop) begin
                     st <= S_CHK;     // malformed: flushed and counted there
                 end else begin
                     // the dry run from the open buffer's room on
-                    t2_need <= (dlen > u_sp) ? dlen - u_sp : 32'd0;
-                    t2_cqes <= {31'd0, p_flush && c_buf} + {31'd0, p_ends} +
-                               {31'd0, !p_start && c_buf && dlen > u_sp};
+                    t2_need <= u_need;
+                    t2_cqes <= u_cqes;
                     st <= S_T2RQE;
                 end
             end
+            // The IP has taken (and acknowledged) the packet: it waits on
+            // RX_M, FLOW_STOP on every bank, until its context's room
+            // changes (the dry run again) or DMAQ_CTX_RX_HOLD runs out.
+            // Dropped then, or when the context stops running or the QP
+            // changes owner (DMAQ_CTX_RX_NOBUF); a context still running
+            // goes into error (RX_NOBUF, the QPN).
+            S_UHOLD:
+                if (!u_run || h_ochg || (held ? hold_left == 32'd0 : u_hold_us == 32'd0)) begin
+                    u_nobuf <= 1'b1;
+                    if (u_run && !h_ochg)
+                        ufail(`RCLINK_CTX_EVT_CAUSE_RX_NOBUF, {{(64-QP_AW){1'b0}}, qpn});
+                    held <= 1'b0;
+                    st <= S_DROP;
+                end else begin
+                    if (!held) begin
+                        held <= 1'b1;
+                        hold_left <= u_hold_us;
+                    end
+                    if (u_rq_prod != h_prod || u_room != h_room)
+                        st <= S_UCHK;
+                end
             // ---- TYPE2: group, segment header, then the dry run ----------------
             S_T2CHK: begin
                 msg_dead <= 1'b0;
@@ -757,13 +801,15 @@ module rclink_rx #(
                         st <= S_BEAT;
                     end
                 end else if (t2_need == 32'd0 || t2_k == posted) begin
-                    // no room: dropped (TYPE1 of a user context: refused)
+                    // no room: TYPE2 dropped, a user context's TYPE1 waits
                     if (t2) begin
                         cnt_t2_nobuf <= cnt_t2_nobuf + 64'd1;
                         t2_nobuf <= 1'b1;
+                        u_nobuf <= u;
+                        st <= S_DROP;
+                    end else begin
+                        st <= S_UHOLD;
                     end
-                    u_nobuf <= u;
-                    st <= S_DROP;
                 end else begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
@@ -795,6 +841,7 @@ module rclink_rx #(
                     st <= S_T2RQE;
                 end
             S_CHK: begin
+                held <= 1'b0;
                 msg_dead <= 1'b0;
                 left <= dlen;
                 beat_n <= 4'd0;
@@ -820,7 +867,8 @@ module rclink_rx #(
                     c_moff <= 32'd0;
                 end
             end
-            S_DROP:                 // discard the rest of the packet
+            S_DROP: begin           // discard the rest of the packet
+                held <= 1'b0;
                 if (beat_last || (rx_vld && rx_fe)) begin
                     ctx_we <= !t2;
                     ctx_wa <= qpn;
@@ -828,6 +876,7 @@ module rclink_rx #(
                     beat_last <= 1'b0;
                     st <= S_IDLE;
                 end
+            end
             S_BEAT:
                 if (left == 32'd0 || beat_last) begin
                     st <= S_END;
@@ -1005,6 +1054,11 @@ module rclink_rx #(
             else
                 sfl <= sfl | run_fell;
         end
+        // the waiting packet's QP changed owner: it is dropped
+        if (rst || !held)
+            h_ochg <= 1'b0;
+        else if (own_chg && own_chg_qpn == qpn)
+            h_ochg <= 1'b1;
         if (rst) begin
             ofl_r <= {QP_NUM{1'b0}};
             ofi <= {QP_AW{1'b0}};

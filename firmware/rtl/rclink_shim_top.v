@@ -476,6 +476,8 @@ module rclink_shim_top #(
     wire [3:0]  r_rq_order;
     wire [31:0] r_rq_prod, r_rq_cons, r_room;
     wire [7:0]  r_cause;
+    wire [31:0] r_hold_us;
+    wire        r_us_tick;
     wire        cqe_r_valid, cqe_r_ready, cqe_rk_ready, cqe_ru_ready;
     wire [63:0] cqe_r_w0, cqe_r_w1;
     assign cqe_r_ready = (rcqe_ctx == {SCW{1'b0}}) ? cqe_rk_ready : cqe_ru_ready;
@@ -517,6 +519,7 @@ module rclink_shim_top #(
                 .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1),
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
+                .rx_hold(r_hold_us), .us_tick(r_us_tick),
                 .dma_lock(c_lock[3]), .dma_valid(c_valid[3]),
                 .dma_ready(c_ready[3]), .dma_write(c_write[3]),
                 .dma_addr(c_addr[192 +: 64]), .dma_data(c_data[192 +: 64]),
@@ -558,6 +561,8 @@ module rclink_shim_top #(
             assign r_bus = 64'd0;
             assign r_cstart = 1'b0;
             assign cqe_ru_ready = 1'b0;
+            assign r_hold_us = 32'd0;
+            assign r_us_tick = 1'b0;
             assign c_write[3] = 1'b1;
             assign c_lock[3] = 1'b0;
             assign c_valid[3] = 1'b0;
@@ -709,7 +714,7 @@ module rclink_shim_top #(
         .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room),
         .u_area(r_area), .u_off(r_off), .u_bus(r_bus), .u_cstart(r_cstart),
         .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
-        .u_info(r_info),
+        .u_info(r_info), .u_hold_us(r_hold_us), .us_tick(r_us_tick),
         .wrst(wrst),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),

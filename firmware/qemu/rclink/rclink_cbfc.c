@@ -688,7 +688,8 @@ void rclink_cbfc_rx_drain(RclinkCore *c)
     unsigned v, f;
     bool freed = false, moved = false;
 
-    if (b->replay) {
+    if (b->replay || rclink_dmaq_rx_held(c)) {
+        /* (behind a packet waiting on RX_M, nothing moves) */
         return;
     }
     for (f = 0; f < CBFC_FLOWS; f++) {

@@ -70,6 +70,7 @@ static const RclinkDmaqRing dmaq_cq = {
 };
 
 static void ctx_fail(RclinkCtx *x, uint8_t cause, uint64_t info);
+static void rx_hold_retry(RclinkCore *c);
 static void ctx_dbrec_write(RclinkCtx *x, bool force);
 
 static RclinkCtx *ctx0(RclinkCore *c)
@@ -1202,6 +1203,8 @@ void rclink_dmaq_run(RclinkCore *c)
         ctx_dbrec(x);
     }
     t1->q.rr = (t1->q.rr + 1) % n;
+    /* the shim's RDMA responses may have gone: a waiting packet may fit */
+    rx_hold_retry(c);
 }
 
 /* rclink_rdma.c's way into the engine */
@@ -1624,14 +1627,100 @@ bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn)
     return c->t1->qp_owner[qpn] != 0;
 }
 
-void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn)
-{
-    uint16_t o = c->t1->qp_owner[qpn];
+/* ------------------------------------------- a packet waiting on RX_M */
 
-    if (o) {
-        c->t1->ctx[o].rx_nobuf++;
-        trace_rclink_ctx_rx_nobuf(o, qpn);
+bool rclink_dmaq_rx_held(RclinkCore *c)
+{
+    return c->t1 && c->t1->hold.on;
+}
+
+/* RX_M moves again: what waits behind the held packet may follow. */
+static void rx_hold_release(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+
+    timer_del(&t1->hold.timer);
+    g_free(t1->hold.pl);
+    t1->hold.pl = NULL;
+    t1->hold.on = false;
+    rclink_cbfc_rx_drain(c);
+    rclink_t1_kick(c);
+}
+
+/*
+ * The held packet is dropped (its time ran out: fail; or its context
+ * stopped, or its QP changed owner): counted, and a context still running
+ * goes into error, since the IP acknowledged the packet.
+ */
+static void rx_hold_drop(RclinkCore *c, bool fail, const char *why)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkCtx *x = &t1->ctx[t1->hold.ctx];
+    uint32_t qpn = t1->hold.qpn;
+
+    x->rx_nobuf++;
+    trace_rclink_ctx_rx_hold(x->id, qpn, why);
+    rx_hold_release(c);
+    if (fail) {
+        ctx_fail(x, RCLINK_CTX_EVT_CAUSE_RX_NOBUF, qpn);
     }
+}
+
+static void rx_hold_timer(void *opaque)
+{
+    RclinkCore *c = opaque;
+
+    if (c->t1->hold.on) {
+        rx_hold_drop(c, true, "dropped: hold time over");
+    }
+}
+
+void rclink_dmaq_rx_hold(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                         size_t len)
+{
+    RclinkT1 *t1 = c->t1;
+    RclinkCtx *x = &t1->ctx[t1->qp_owner[qpn]];
+    uint32_t us = RF_GET(RCLINK_DMAQ_CTX_RX_HOLD_USEC,
+                         rclink_get(c, RCLINK_DMAQ_CTX_RX_HOLD));
+
+    if (!x->running) {
+        /* stopped, disabled or in error: nothing to wait for */
+        x->rx_nobuf++;
+        trace_rclink_ctx_rx_hold(x->id, qpn, "dropped: not running");
+        return;
+    }
+    if (!us) {
+        x->rx_nobuf++;
+        trace_rclink_ctx_rx_hold(x->id, qpn, "dropped: no hold time");
+        ctx_fail(x, RCLINK_CTX_EVT_CAUSE_RX_NOBUF, qpn);
+        return;
+    }
+    t1->hold.on = true;
+    t1->hold.ctx = x->id;
+    t1->hold.qpn = qpn;
+    t1->hold.pl = g_memdup2(pl, len);
+    t1->hold.len = len;
+    timer_mod(&t1->hold.timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+              (int64_t)us * SCALE_US);
+    trace_rclink_ctx_rx_hold(x->id, qpn, "held");
+}
+
+/* The held packet's context may have made room (a doorbell): try again. */
+static void rx_hold_retry(RclinkCore *c)
+{
+    RclinkT1 *t1 = c->t1;
+
+    if (!t1->hold.on) {
+        return;
+    }
+    if (!rclink_dmaq_rx_accept(c, t1->hold.qpn, t1->hold.pl, t1->hold.len,
+                               true)) {
+        return;
+    }
+    rclink_dmaq_rx_accept(c, t1->hold.qpn, t1->hold.pl, t1->hold.len, false);
+    trace_rclink_ctx_rx_hold(t1->hold.ctx, t1->hold.qpn, "delivered");
+    rclink_dmaq_irq(c);
+    rx_hold_release(c);
 }
 
 /* ----------------------------------------------------------- registers */
@@ -1867,6 +1956,9 @@ static void ctx_quiesce(RclinkCtx *x)
     };
 
     x->running = false;
+    if (x->c->t1->hold.on && x->c->t1->hold.ctx == x->id) {
+        rx_hold_drop(x->c, false, "dropped: context stopped");
+    }
     dmaq_sq_stop(x);
     dmaq_rq_stop(x);
     /* the indices stay for the record and the kernel's diagnostics */
@@ -2148,6 +2240,10 @@ static void ctx_owner_write(RclinkCore *c, uint16_t *owner, uint64_t v,
         return;
     }
     if (qpn >= 0) {
+        if (c->t1->hold.on && c->t1->hold.qpn == qpn) {
+            /* the packet was taken for the old owner */
+            rx_hold_drop(c, false, "dropped: owner changed");
+        }
         rclink_dmaq_rx_flush_qp(c, qpn);
     } else {
         dmaq_rx_flush_group(c, group);
@@ -2191,6 +2287,7 @@ void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
         }
         dq_set(x, r, DQ_PROD, v);
         if (r == &dmaq_rq) {
+            rx_hold_retry(c);
             rclink_cbfc_rx_drain(c);
         }
         break;
@@ -2207,6 +2304,7 @@ void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
             return;
         }
         dq_set(x, &dmaq_cq, DQ_CONS, v);
+        rx_hold_retry(c);
         rclink_cbfc_rx_drain(c);
         break;
     }
@@ -2422,6 +2520,7 @@ void rclink_dmaq_init(RclinkCore *c)
         QTAILQ_INIT(&x->ready);
         timer_init_ns(&x->mod_timer, QEMU_CLOCK_VIRTUAL, ctx_mod_timer, x);
     }
+    timer_init_ns(&t1->hold.timer, QEMU_CLOCK_VIRTUAL, rx_hold_timer, c);
     for (i = 0; i < c->qp_num; i++) {
         QSIMPLEQ_INIT(&c->t1->qps[i].msgs);
         QSIMPLEQ_INIT(&c->t1->qps[i].done);
@@ -2477,6 +2576,8 @@ void rclink_dmaq_fini(RclinkCore *c)
 
     dmaq_free_msgs(c);
     rclink_rdma_fini(c);
+    timer_del(&c->t1->hold.timer);
+    g_free(c->t1->hold.pl);
     for (i = 0; i < RCLINK_CTX_NUM; i++) {
         RclinkCtx *x = &c->t1->ctx[i];
 
@@ -2497,6 +2598,10 @@ void rclink_dmaq_reset(RclinkCore *c)
 
     dmaq_free_msgs(c);
     rclink_rdma_reset(c);
+    timer_del(&c->t1->hold.timer);
+    g_free(c->t1->hold.pl);
+    c->t1->hold.pl = NULL;
+    c->t1->hold.on = false;
     for (i = 0; i < RCLINK_CTX_NUM; i++) {
         RclinkCtx *x = &c->t1->ctx[i];
 

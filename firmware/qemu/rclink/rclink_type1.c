@@ -1445,7 +1445,7 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
-    bool room;
+    bool room, held, user;
     int cbfc;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
@@ -1477,26 +1477,32 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         }
         return;
     }
-    room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
     /*
-     * A user context's packet never waits in the shared receive buffer:
-     * without room it would hold every other context's packets of the VC
-     * (Documentation/hw/shim.rst, Contexts), and queued behind others it
-     * could find its context stopped when its turn comes.  None of its
-     * QP's packets is ever there, so going past the queue keeps the QP's
+     * A packet waiting on RX_M (a user context's, DMAQ_CTX_RX_HOLD) raises
+     * FLOW_STOP on every bank: nothing goes to the host meanwhile.
+     */
+    held = rclink_dmaq_rx_held(c);
+    user = rclink_dmaq_qp_user(c, qpn);
+    room = !held && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    /*
+     * A user context's packet does not wait in the shared receive buffer
+     * (Documentation/hw/shim.rst, Contexts): without room it waits on RX_M
+     * for a bounded time (rclink_dmaq_rx_hold), and none of its QP's
+     * packets is ever in the buffer, so going past it keeps the QP's
      * order.
      */
-    cbfc = rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
+    cbfc = user ? RCLINK_CBFC_DIRECT :
            rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT && !room) {
-        rclink_dmaq_ctx_nobuf(c, qpn);
+    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || !user)) {
         /*
-         * The engine raises FLOW_STOP (TYPE1_FLOW_STOP_I) of the QP's
-         * bank; it reaches the IP only with XON_THR_RDMA.flow_stop_en, and
-         * only then may the IP answer RNR (type1_flow_stop_send_rnr_en).
+         * The engine raises FLOW_STOP (TYPE1_FLOW_STOP_I): of the QP's
+         * bank for context 0's lack of room, of every bank while a packet
+         * waits on RX_M.  It reaches the IP only with
+         * XON_THR_RDMA.flow_stop_en, and only then may the IP answer RNR
+         * (type1_flow_stop_send_rnr_en).
          */
         unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
                               rclink_get(c, RCLINK_AFH_CFG_EN));
@@ -1516,8 +1522,11 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         }
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT) {
+    if (cbfc == RCLINK_CBFC_DIRECT && room) {
         rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    } else if (cbfc == RCLINK_CBFC_DIRECT) {
+        /* taken and acknowledged by the IP: it waits on RX_M */
+        rclink_dmaq_rx_hold(c, qpn, pl, plen);
     }
     trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "accepted");
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);
@@ -1552,7 +1561,7 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
-    bool room;
+    bool room, held, user;
     int cbfc;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
@@ -1563,14 +1572,15 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: old, dropped");
         return;
     }
-    room = rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
-    cbfc = rclink_dmaq_qp_user(c, qpn) ? RCLINK_CBFC_DIRECT :
+    held = rclink_dmaq_rx_held(c);
+    user = rclink_dmaq_qp_user(c, qpn);
+    room = !held && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    cbfc = user ? RCLINK_CBFC_DIRECT :
            rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT && !room) {
-        rclink_dmaq_ctx_nobuf(c, qpn);
+    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || !user)) {
         rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: no buffer");
         return;
@@ -1578,8 +1588,10 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     if (d) {
         rclink_qps_add(c, qpn, RCLINK_QPS_RX_OOS, d);
     }
-    if (cbfc == RCLINK_CBFC_DIRECT) {
+    if (cbfc == RCLINK_CBFC_DIRECT && room) {
         rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+    } else if (cbfc == RCLINK_CBFC_DIRECT) {
+        rclink_dmaq_rx_hold(c, qpn, pl, plen);
     }
     trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: accepted");
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);

@@ -341,6 +341,18 @@ struct RclinkT1 {
     bool *qp_flushed;          /* DMAQ_QP_OWNER.flushed, per QP */
     uint16_t t2_owner[RCLINK_AFH_T2_GROUPS];
     RclinkRdma *rdma;          /* rclink_rdma.c */
+    /*
+     * RX_M's head: a user context's TYPE1 request the IP took without room
+     * for it, waiting DMAQ_CTX_RX_HOLD (FLOW_STOP on every bank meanwhile)
+     */
+    struct {
+        bool on;
+        uint16_t ctx;
+        uint32_t qpn;
+        uint8_t *pl;
+        size_t len;
+        QEMUTimer timer;
+    } hold;
 };
 
 static inline uint64_t *rclink_qreg(RclinkCore *c, uint32_t qpn, unsigned col)
@@ -417,8 +429,14 @@ void rclink_dmaq_rx_flush_qp(RclinkCore *c, uint32_t qpn);
 void rclink_dmaq_irq(RclinkCore *c);
 /* the QP belongs to a user context (its refusals are the context's) */
 bool rclink_dmaq_qp_user(RclinkCore *c, uint32_t qpn);
-/* a packet of the QP was refused for want of room: counted */
-void rclink_dmaq_ctx_nobuf(RclinkCore *c, uint32_t qpn);
+/*
+ * A TYPE1 request of a user context's QP the IP took (and acknowledged)
+ * without room for it in the context: it waits on RX_M, or is dropped
+ */
+void rclink_dmaq_rx_hold(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                         size_t len);
+/* a packet waits on RX_M: FLOW_STOP on every bank, nothing else passes */
+bool rclink_dmaq_rx_held(RclinkCore *c);
 void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g);
 bool rclink_t1_detach_qp(RclinkCore *c, uint32_t qpn);
 

@@ -342,24 +342,29 @@ module rclink_tb #(
         end
     endtask
 
-    // a packet on RX_M: segment header a, data from host memory at m
+    // a packet on RX_M: segment header sr_a, data from host memory at sr_m
+    // (the command's a, b, c and m, copied: the sender may run in the
+    // background while the commands go on)
+    reg [63:0] sr_a, sr_b, sr_m;
+    reg [255:0] sr_c;
+    reg        sr_req = 1'b0;
     task send_rx;
-        integer i2, nb, dl, j2, pl;
+        integer i2, nb, dl, j2, pl, nn, tt;
         reg [7:0] hb;
         reg [63:0] w2, beat;
         begin
-            dl = b[63:32];
-            // b[28]: padded with zero bytes to the TX_S minimum
-            pl = (b[28] && 8 + dl < `RCLINK_SEG_PKT_MIN) ? `RCLINK_SEG_PKT_MIN : 8 + dl;
+            dl = sr_b[63:32];
+            // sr_b[28]: padded with zero bytes to the TX_S minimum
+            pl = (sr_b[28] && 8 + dl < `RCLINK_SEG_PKT_MIN) ? `RCLINK_SEG_PKT_MIN : 8 + dl;
             nb = (pl + 7) / 8;
             for (i2 = 0; i2 < nb; i2 = i2 + 1) begin
                 beat = 64'd0;
                 for (j2 = 0; j2 < 8; j2 = j2 + 1) begin
                     if (i2 == 0) begin
-                        hb = a[8*j2 +: 8];
+                        hb = sr_a[8*j2 +: 8];
                     end else if ((i2 - 1) * 8 + j2 < dl) begin
-                        w2 = hmem[(m + (i2 - 1) * 8 + j2 - HBASE) >> 3];
-                        hb = w2[8*((m + (i2 - 1) * 8 + j2) & 7) +: 8];
+                        w2 = hmem[(sr_m + (i2 - 1) * 8 + j2 - HBASE) >> 3];
+                        hb = w2[8*((sr_m + (i2 - 1) * 8 + j2) & 7) +: 8];
                     end else begin
                         hb = 8'd0;
                     end
@@ -370,18 +375,18 @@ module rclink_tb #(
                 rx_fs = i2 == 0;
                 rx_fe = i2 == nb - 1;
                 rx_dat = beat;
-                rx_qpid = b[QP_AW-1:0];
-                rx_etype = b[21:20];
+                rx_qpid = sr_b[QP_AW-1:0];
+                rx_etype = sr_b[21:20];
                 rx_len = pl[12:0];
-                rx_psn = c[63:52];
-                rx_sa = c[51:42];
-                n = (i2 == nb - 1) ? (pl - 8 * i2) : 8;
-                rx_keep = ~(8'hff >> n);
+                rx_psn = sr_c[63:52];
+                rx_sa = sr_c[51:42];
+                nn = (i2 == nb - 1) ? (pl - 8 * i2) : 8;
+                rx_keep = ~(8'hff >> nn);
                 @(posedge clk);
-                t = 0;
-                while (!rx_rdy && t < 20000) begin
+                tt = 0;
+                while (!rx_rdy && tt < 20000) begin
                     @(posedge clk);
-                    t = t + 1;
+                    tt = tt + 1;
                 end
                 if (!rx_rdy) begin
                     v = i2;
@@ -396,6 +401,12 @@ module rclink_tb #(
             rx_etype = 2'd0;
         end
     endtask
+    // the sender: one packet at a time
+    always @(posedge clk)
+        if (sr_req) begin
+            send_rx;
+            sr_req = 1'b0;
+        end
 
     initial begin
         if (!$value$plusargs("cmds=%s", file)) begin
@@ -505,8 +516,17 @@ module rclink_tb #(
                 slow = b;
             end
             8'd13: begin
+                // b[29]: in the background (a packet that waits on RX_M
+                // while the commands go on); the next one waits for it
                 checks = checks + 1;
-                send_rx;
+                while (sr_req) @(posedge clk);
+                sr_a = a;
+                sr_b = b;
+                sr_c = c;
+                sr_m = m;
+                sr_req = 1'b1;
+                if (!b[29])
+                    while (sr_req) @(posedge clk);
             end
             8'd14: begin
                 repeat (200) @(posedge clk);

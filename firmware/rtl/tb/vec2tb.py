@@ -157,12 +157,15 @@ def convert(v):
                                3 << 20 | vl.value(op[3]) << 24 |
                                vl.value(op[5]) << 32, vl.addr(op[4], bases)))
             elif w == 'rx':
-                # ["sim", "rx", qpn, seg, data addr, data bytes, "pad"?]:
-                # with "pad", zero bytes after the data up to the TX_S
-                # minimum (SEG.PKT_MIN), as a sending shim pads
-                pad = len(op) > 6 and op[6] == 'pad'
+                # ["sim", "rx", qpn, seg, data addr, data bytes, "pad"?,
+                # "bg"?]: with "pad", zero bytes after the data up to the
+                # TX_S minimum (SEG.PKT_MIN), as a sending shim pads; with
+                # "bg" the packet goes in the background (it may wait on
+                # RX_M while the next commands run; the next "rx" waits)
+                pad = 'pad' in op[6:]
+                bg = 'bg' in op[6:]
                 out.append(cmd('rx', vl.value(op[3]),
-                               vl.value(op[2]) | pad << 28 |
+                               vl.value(op[2]) | pad << 28 | bg << 29 |
                                vl.value(op[5]) << 32,
                                vl.addr(op[4], bases)))
             elif w == 'rx2':

@@ -73,11 +73,12 @@ print(json.dumps(json.load(sys.stdin)[sys.argv[1]].get(sys.argv[2]),
 params_all() { devlink -j dev param show | dl_json param "$dl"; }
 params_before=$(params_all)
 
-PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift flow_control"
+PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift flow_control ctx_rx_hold_us"
 declare -A DEFAULT=([event_eq_size]=256 [type1_sq_size]=4096
 	[type1_rq_size]=512 [type1_cq_size]=2048 [type3_tx_ring_size]=256
 	[type3_rx_ring_size]=256 [header_format]=std [cc_algorithm]=none
-	[cc_ai_div]=32 [cc_fast_steps]=5 [cc_g_shift]=4 [flow_control]=pfc)
+	[cc_ai_div]=32 [cc_fast_steps]=5 [cc_g_shift]=4 [flow_control]=pfc
+	[ctx_rx_hold_us]=500)
 
 # The driverinit value of a param
 param_get() {
@@ -199,7 +200,8 @@ errs=""
 declare -A NEW=([event_eq_size]=32 [type1_sq_size]=1024 [type1_rq_size]=128
 	[type1_cq_size]=256 [type3_tx_ring_size]=128 [type3_rx_ring_size]=512
 	[header_format]=gen2 [cc_algorithm]=dcqcn [cc_ai_div]=16
-	[cc_fast_steps]=3 [cc_g_shift]=5 [flow_control]=cbfc)
+	[cc_fast_steps]=3 [cc_g_shift]=5 [flow_control]=cbfc
+	[ctx_rx_hold_us]=2000)
 for p in $PARAMS; do
 	param_set "$p" "${NEW[$p]}" || errs+="setting $p failed; "
 done

@@ -233,6 +233,7 @@ REGS = {
     'DMAQ_CTX_OST': (0x5498, 64, False, 1, 8, 0x0, 0xffff, 0xffff0000, 0x0, 0x0, 0x0, {'max': (15, 0, 'RW', 0x0), 'used': (31, 16, 'RO', 0x0)}),
     'DMAQ_QP_OWNER_SEL': (0x54a0, 64, False, 1, 8, 0x0, 0xffff, 0x0, 0x0, 0x0, 0x0, {'qpn': (15, 0, 'RW', 0x0)}),
     'DMAQ_QP_OWNER': (0x54a8, 64, False, 1, 8, 0x0, 0xffff, 0x10000, 0x0, 0x0, 0x0, {'ctx': (15, 0, 'RW', 0x0), 'flushed': (16, 16, 'RO', 0x0)}),
+    'DMAQ_CTX_RX_HOLD': (0x54b0, 64, False, 1, 8, 0x1f4, 0xffffffff, 0x0, 0x0, 0x0, 0x0, {'usec': (31, 0, 'RW', 0x1f4)}),
     'DMAQ_T2_OWNER': (0x54c0, 64, False, 8, 8, 0x0, 0xffff, 0x0, 0x0, 0x0, 0x0, {'ctx': (15, 0, 'RW', 0x0)}),
     'DMAQ_MR_CAP': (0x5600, 64, False, 1, 8, 0x0, 0x0, 0xffffffffffffffff, 0x0, 0x0, 0x0, {'num': (15, 0, 'RO', 0x0), 'max_len': (47, 16, 'RO', 0x0), 'max_pages': (63, 48, 'RO', 0x0)}),
     'DMAQ_MR_SEL': (0x5608, 64, False, 1, 8, 0x0, 0xffff, 0x0, 0x0, 0x0, 0x0, {'idx': (15, 0, 'RW', 0x0)}),
@@ -358,7 +359,7 @@ COUNT_SOURCE = {
     'DMAQ_T1_CNP_MERGED': ('ip_internal', 'the CNP merge (data_filter) filters inside the IP; only the CNPs it passes reach RECV_CNP_VLD_O', None),
     'DMAQ_T1_CC_PARKED': ('shim', "the shim's send queue engine, at CC_TYPE1_QP_EN_CLR_O", None),
     'DMAQ_T1_RX_DROP_FORMAT': ('ip_internal', "the IP's receive classification by header format (AFH_CFG_EN)", None),
-    'DMAQ_CTX_RX_NOBUF': ('port', 'RX_M packets the shim drops for the context (TYPE2; TYPE1 too on the RTL)', 'TYPE1 requests the IP refuses under TYPE1_FLOW_STOP_I (answered RNR or dropped inside the IP)'),
+    'DMAQ_CTX_RX_NOBUF': ('port', 'RX_M packets the shim drops for the context', None),
     'DMAQ_CTX_NOT_OWNER': ('shim', "the shim's send queue engine", None),
     'DMAQ_CTX_EVENTS': ('shim', "the shim's event ring", None),
     'DMAQ_RDMA_TX_WRITE': ('shim', "the shim's RDMA engine (its segment and RDMA headers on TX_S and RX_M)", None),
@@ -407,7 +408,7 @@ FORMATS = {
     'CC_INFO': (8, {'BYTE_CNT': (0, 31, 0), 'QPID': (0, 47, 32)}, {}),
     'DB': (32, {'SQ_PROD': (0, 31, 0), 'RQ_PROD': (1, 31, 0), 'CQ_CONS': (2, 31, 0), 'CQ_ARM': (3, 31, 0)}, {'OFF_SQ_PROD': 0x0, 'OFF_RQ_PROD': 0x8, 'OFF_CQ_CONS': 0x10, 'OFF_CQ_ARM': 0x18}),
     'DBREC': (16, {'SQ_CONS': (0, 31, 0), 'RQ_CONS': (0, 63, 32), 'ERROR': (1, 0, 0), 'CAUSE': (1, 15, 8)}, {}),
-    'CTX_EVT': (8, {'CTX': (0, 15, 0), 'CAUSE': (0, 23, 16), 'CQ_PROD': (0, 63, 32)}, {'CAUSE_BAD_WQE': 0x1, 'CAUSE_BAD_ADDR': 0x2, 'CAUSE_BAD_RQE': 0x3, 'CAUSE_DMA': 0x4, 'CAUSE_DOORBELL': 0x5, 'CAUSE_CONFIG': 0x6}),
+    'CTX_EVT': (8, {'CTX': (0, 15, 0), 'CAUSE': (0, 23, 16), 'CQ_PROD': (0, 63, 32)}, {'CAUSE_BAD_WQE': 0x1, 'CAUSE_BAD_ADDR': 0x2, 'CAUSE_BAD_RQE': 0x3, 'CAUSE_DMA': 0x4, 'CAUSE_DOORBELL': 0x5, 'CAUSE_CONFIG': 0x6, 'CAUSE_RX_NOBUF': 0x7}),
 }
 
 

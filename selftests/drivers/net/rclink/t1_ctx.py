@@ -21,8 +21,13 @@ QPs of the two boards are paired):
     and puts context 7 alone in error (cause BAD_ADDR, CTX_ERR record);
     every other context sends and receives again;
   * a full CQ: board B's context 9 leaves its 16 CQEs unconsumed; the
-    17th message is refused (RNR, DMAQ_CTX_RX_NOBUF) while every other
-    context's messages go through, and lands once context 9 consumes;
+    17th message, which B's board acknowledged (A's SEND completes OK),
+    waits for room (DMAQ_CTX_RX_HOLD set long; nothing counted, nothing
+    written beyond the CQ) and lands once context 9 consumes; then every
+    other context's messages go through; with a hold of 2 ms and no
+    buffer posted the next message of context 9 is dropped and the
+    context is in error (cause RX_NOBUF, ERR_INFO the QP,
+    DMAQ_CTX_RX_NOBUF) while every other context's messages go through;
   * teardown: every context is stopped (the "active" handshake) and
     disabled; the owner table goes back to context 0 with SHIM_RESET.
 
@@ -50,6 +55,9 @@ REC = 64                        # the doorbell record's offset in its page
 # event record source (include/rclink_hw.h RCLINK_EVT_SRC_CTX_ERR)
 EVT_SRC_CTX_ERR = 10
 WAIT = float(os.environ.get('RCLINK_T1_WAIT', '120'))
+# DMAQ_CTX_RX_HOLD (us): longer than any step of a test, and short
+HOLD_LONG = 60000000
+HOLD_SHORT = 2000
 ST_RUNNING = rt.fval('DMAQ_CTX_STATUS', 'running', 1)
 ST_ACTIVE = rt.fval('DMAQ_CTX_STATUS', 'active', 1)
 ST_ERROR = rt.fval('DMAQ_CTX_STATUS', 'error', 1)
@@ -287,6 +295,9 @@ class CtxTest:
         a9, b9 = self.ca[8], self.cb[8]
         check(a9.n == 9, 'context numbering')
         depth = 1 << ORDER
+        hold0 = self.b.r('DMAQ_CTX_RX_HOLD')
+        # a packet without room waits as long as this test needs
+        self.b.w('DMAQ_CTX_RX_HOLD', HOLD_LONG)
         b9.sel()
         nobuf0 = self.b.r('DMAQ_CTX_RX_NOBUF')
         cq0 = b9.cq_cons
@@ -300,28 +311,54 @@ class CtxTest:
         idx = self.b.r('DMAQ_CTX_CQ_IDX')
         check(idx & 0xffffffff == cq0 + depth and idx >> 32 == cq0,
               'B context 9 CQ indices 0x%x' % idx)
-        # one more: B's RQ has room, its CQ none
+        # one more: B's RQ has room, its CQ none; B's board takes it (A's
+        # SEND completes OK) and holds it
         b9.post_rq(0, PAGE)
         a9.fill(0, t1.pattern(600, 64))
         a9.send(0, 64)
-        end = time.monotonic() + WAIT
-        while self.b.r('DMAQ_CTX_RX_NOBUF') == nobuf0:
-            check(time.monotonic() < end, 'no refusal counted')
-            time.sleep(0.01)
-        # the other contexts are not held
-        self.round(skip=(7, 9))
+        w = wait_cqes([a9], 'send of the waiting message')[9]
+        check(fget('CQE', 'STATUS', w) == CQE_C['ST_OK'],
+              'send of the waiting message: CQE %r' % [hex(x) for x in w])
+        time.sleep(0.1)
         b9.sel()
+        check(self.b.r('DMAQ_CTX_RX_NOBUF') == nobuf0,
+              'the waiting message was counted as dropped')
         check(self.b.r('DMAQ_CTX_CQ_IDX') & 0xffffffff == cq0 + depth,
               'B context 9 wrote beyond its full CQ')
+        check(b9.status() == ST_RUNNING | ST_ACTIVE,
+              'B context 9 status 0x%x while it waits' % b9.status())
         got = []
         for _ in range(depth):
             got.append(b9.cqe())
         check(all(got), 'B context 9: CQEs missing')
-        last = wait_cqes([b9], 'the refused message')[9]
+        last = wait_cqes([b9], 'the waiting message')[9]
         check((fget('CQE', 'STATUS', last), fget('CQE', 'LEN', last)) ==
               (CQE_C['ST_OK'], 64) and b9.area(0, 64) == t1.pattern(600, 64),
-              'the refused message: CQE %r' % [hex(x) for x in last])
-        wait_cqes([a9], 'send of the refused message')
+              'the waiting message: CQE %r' % [hex(x) for x in last])
+        # the other contexts waited behind it: they go on
+        self.round(skip=(7, 9))
+        # no buffer and a short hold: dropped, context 9 in error
+        self.b.w('DMAQ_CTX_RX_HOLD', HOLD_SHORT)
+        a9.fill(0, t1.pattern(700, 64))
+        a9.send(0, 64)
+        w = wait_cqes([a9], 'send of the dropped message')[9]
+        check(fget('CQE', 'STATUS', w) == CQE_C['ST_OK'],
+              'send of the dropped message: CQE %r' % [hex(x) for x in w])
+        end = time.monotonic() + WAIT
+        while b9.status() & ST_ACTIVE and time.monotonic() < end:
+            time.sleep(0.01)
+        st = b9.status()
+        check(st == ST_ERROR | rt.fval('DMAQ_CTX_STATUS', 'cause',
+                                       EVT[2]['CAUSE_RX_NOBUF']),
+              'B context 9 status 0x%x' % st)
+        check(self.b.r('DMAQ_CTX_ERR_INFO') == 9,
+              'B context 9 ERR_INFO 0x%x' % self.b.r('DMAQ_CTX_ERR_INFO'))
+        check(self.b.r('DMAQ_CTX_RX_NOBUF') == nobuf0 + 1,
+              'B context 9 DMAQ_CTX_RX_NOBUF %d, was %d'
+              % (self.b.r('DMAQ_CTX_RX_NOBUF'), nobuf0))
+        check(b9.cqe() is None, 'B context 9: a CQE of the dropped message')
+        self.round(skip=(7, 9))
+        self.b.w('DMAQ_CTX_RX_HOLD', hold0)
 
     def test_teardown(self):
         for c in self.ca + self.cb:

@@ -31,10 +31,16 @@
  *   unmap_busy      unmap and close with messages in flight: stopped and
  *                   freed; the board's contexts work on
  *   exit_busy_qp    a context's end leaves its QP usable when nothing was
- *                   in flight; with messages in flight the QP is fatal
- *                   (its PSNs have a hole): FLUSHED for the next context,
- *                   re-armed with both PSNs it carries traffic to B's
- *                   context, bound all along
+ *                   in flight; with messages in flight (A's wire losing
+ *                   every frame) the QP is fatal (its PSNs have a hole):
+ *                   FLUSHED for the next context, re-armed with both PSNs
+ *                   it carries traffic to B's context, bound all along
+ *   rx_hold_posted  B's context without a buffer: A's message, which B's
+ *                   board acknowledged, waits (B's DMAQ_CTX_RX_HOLD set
+ *                   long) and lands once B posts one; B stays running
+ *   rx_hold_never   B never posts: after the hold time (1 ms) the message
+ *                   is dropped and B's context is in error, cause
+ *                   RX_NOBUF, err_info the QP; A's SEND completed OK
  *   many            every context of the board (ctx_num), created and
  *                   torn down twice
  *   db_bar_requested  the doorbell BAR is requested as rclink-doorbells
@@ -113,6 +119,7 @@ _Static_assert(RCLINK_WC_BAD_ADDR == RCLINK_CQE_ST_BAD_ADDR, "CQE");
 #define QP_FLR		214
 #define QP_EXIT		215
 #define QP_QUIET	216
+#define QP_HOLD		217
 #define QP_CURSOR	219
 
 /* messages per direction of the transfer cases (RCLINK_T1_UCTX_MSGS) */
@@ -222,6 +229,55 @@ static void side_close(struct side *s)
 	s->fd = -1;
 }
 
+/*
+ * lib/NAME ARGS (RCLINK_T1_LIB, set by t1_uctx.sh): its exit status (4:
+ * it cannot reach BAR0, a skip), or -1 without the library
+ */
+static int __attribute__((format(printf, 2, 3)))
+lib_run(const char *name, const char *fmt, ...)
+{
+	const char *lib = getenv("RCLINK_T1_LIB");
+	char args[512];
+	va_list ap;
+
+	if (!lib || !*lib)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return sh("/usr/bin/python3 %s/%s %s", lib, name, args);
+}
+
+/*
+ * DMAQ_CTX_RX_HOLD of board dev set to us; *old gets what it was.  0, or
+ * KSFT_SKIP when BAR0 cannot be written, -1 on an error
+ */
+static int rx_hold_set(const char *dev, uint32_t us, uint32_t *old)
+{
+	const char *lib = getenv("RCLINK_T1_LIB");
+	char cmd[512];
+	unsigned long v;
+	FILE *f;
+	int st, n;
+
+	if (!lib || !*lib)
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 %s/rclink_rx_hold.py %s %u 2>/dev/null",
+		 lib, dev, us);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lu", &v);
+	st = pclose(f);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == KSFT_SKIP)
+		return KSFT_SKIP;
+	if (n != 1 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	*old = v;
+	return 0;
+}
+
 /* The next CQE, spinning; false after RCLINK_T1_STALL seconds */
 static bool wait_wc(struct side *s, struct rclink_wc *wc)
 {
@@ -318,7 +374,13 @@ static void flow_post(struct flow *f, uint32_t qpn)
 				 (uint64_t)(f->posted % ENTRIES) * BUF, BUF))
 		f->posted++;
 	rclink_uctx_doorbell(&f->rx->c);
-	while (f->sent < f->total && f->sent - f->acked < ENTRIES) {
+	/*
+	 * no message without a buffer posted for it: one that waits at the
+	 * receiver for longer than its board's DMAQ_CTX_RX_HOLD fails the
+	 * receiving context
+	 */
+	while (f->sent < f->total && f->sent - f->acked < ENTRIES &&
+	       f->sent < f->posted) {
 		uint64_t off = TX_BASE + (uint64_t)(f->sent % ENTRIES) * BUF;
 
 		len = msg_len(f->dir, f->sent);
@@ -862,7 +924,11 @@ TEST(unmap_busy)
 	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
 	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
 	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_FLR, 0));
-	/* B's context has the QP and no buffer: A's messages wait (RNR) */
+	/*
+	 * B's context has the QP and no buffer: A's messages wait (the first
+	 * at B for its DMAQ_CTX_RX_HOLD, the others RNR; then B's context is
+	 * in error)
+	 */
 	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
 	for (i = 0; i < 8; i++)
 		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FLR, i * BUF, 1000, 0));
@@ -964,8 +1030,8 @@ static int exit_side(struct side *s)
 
 /*
  * A's context ends, first with nothing in flight: the QP goes on with the
- * next context.  Then with messages in flight (B gave no buffer: they
- * wait, RNR): the board dropped them unacknowledged, so the QP comes back
+ * next context.  Then with messages in flight (A's wire loses them): the
+ * board dropped them unacknowledged, so the QP comes back
  * fatal and disabled; a context bound to it gets FLUSHED; re-armed with
  * both PSNs (the peer's set to match) it carries traffic again, with B's
  * context bound all along.
@@ -975,6 +1041,7 @@ TEST_SLOW(exit_busy_qp)
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
 	struct rclink_wc wc = { 0 };
 	uint32_t i, base;
+	int r;
 
 	NEED_BOARDS();
 	ASSERT_EQ(0, pair_add(QP_EXIT));
@@ -989,7 +1056,19 @@ TEST_SLOW(exit_busy_qp)
 	ASSERT_EQ(0, exit_side(&a));
 	exchange(_metadata, &a, &b, 2);
 
-	/* an exit with messages in flight */
+	/*
+	 * an exit with messages in flight: A's frames lost on the wire (B's
+	 * context without a buffer would hold one of them only for its
+	 * DMAQ_CTX_RX_HOLD, then go into error)
+	 */
+	r = lib_run("rclink_wire.py", "%s seed=1 loss=1000000", env.a);
+	if (r == KSFT_SKIP) {
+		side_close(&a);
+		side_close(&b);
+		pair_del(QP_EXIT);
+		SKIP(return, "no wire hooks on %s", env.a);
+	}
+	ASSERT_EQ(0, r);
 	base = rclink_load_acquire32(&a.c.dbrec[0], 0);
 	for (i = 0; i < 8; i++)
 		ASSERT_EQ(0, rclink_post_send(&a.c, QP_EXIT, i * BUF, 1000, 0));
@@ -1001,6 +1080,7 @@ TEST_SLOW(exit_busy_qp)
 	 */
 	ASSERT_TRUE(sq_read(&a, base + EXIT_MSGS_HELD));
 	side_close(&a);
+	EXPECT_EQ(0, lib_run("rclink_wire.py", "%s off", env.a));
 	EXPECT_TRUE(exit_qp_fatal(env.a));
 	EXPECT_FALSE(exit_qp_fatal(env.b));
 
@@ -1028,6 +1108,117 @@ TEST_SLOW(exit_busy_qp)
 	side_close(&a);
 	side_close(&b);
 	pair_del(QP_EXIT);
+}
+
+/*
+ * QP_HOLD between a context on A and one on B (no buffer posted); A sends
+ * len bytes (message seq of direction seq): true once A's SEND completed
+ * OK, as B's board acknowledged it
+ */
+static bool hold_send(struct __test_metadata *_metadata, struct side *a,
+		      struct side *b, uint32_t seq, uint32_t len)
+{
+	struct rclink_wc wc = { 0 };
+
+	if (pair_add(QP_HOLD) || side_open(a, env.a, 16, 4 * BUF) ||
+	    side_open(b, env.b, 16, 4 * BUF) ||
+	    rclink_uctx_bind(&a->c, QP_HOLD, 0) ||
+	    rclink_uctx_bind(&b->c, QP_HOLD, 0)) {
+		TH_LOG("QP %u between two contexts: %m", QP_HOLD);
+		return false;
+	}
+	msg_fill(rclink_uctx_area(&a->c, BUF), seq, seq, len);
+	if (rclink_post_send(&a->c, QP_HOLD, BUF, len, 0))
+		return false;
+	rclink_uctx_doorbell(&a->c);
+	if (!wait_wc(a, &wc)) {
+		TH_LOG("A's SEND did not complete");
+		return false;
+	}
+	EXPECT_EQ(RCLINK_WC_SEND, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	return wc.kind == RCLINK_WC_SEND && wc.status == RCLINK_WC_OK;
+}
+
+#define RX_HOLD_LONG	60000000u	/* us: longer than any test step */
+#define RX_HOLD_SHORT	1000u
+
+/*
+ * B's context has QP_HOLD and no buffer: A's message waits at B (its
+ * board acknowledged it: A's SEND completes OK) until B posts one
+ */
+TEST(rx_hold_posted)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_wc wc;
+	uint32_t old = 0;
+	bool ok;
+	int r;
+
+	NEED_BOARDS();
+	r = rx_hold_set(env.b, RX_HOLD_LONG, &old);
+	if (r == KSFT_SKIP)
+		SKIP(return, "cannot write DMAQ_CTX_RX_HOLD of %s (boot with iomem=relaxed)",
+		     env.b);
+	ASSERT_EQ(0, r);
+	/* (the board's hold goes back whatever happens below) */
+	ok = hold_send(_metadata, &a, &b, 7, 500);
+	EXPECT_TRUE(ok);
+	/* it waits at B: longer than the default hold, without an error */
+	if (ok)
+		usleep(200000);
+	EXPECT_FALSE(ok && rclink_poll_cq(&b.c, &wc, 1));
+	EXPECT_FALSE(ok && rclink_uctx_error(&b.c, NULL));
+	EXPECT_EQ(0, ok ? rclink_post_recv(&b.c, 0, BUF) : -1);
+	if (ok)
+		rclink_uctx_doorbell(&b.c);
+	memset(&wc, 0, sizeof(wc));
+	EXPECT_TRUE(ok && wait_wc(&b, &wc))
+		TH_LOG("the waiting message did not land");
+	EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(QP_HOLD, wc.qpn);
+	EXPECT_EQ(500, wc.len);
+	EXPECT_TRUE(ok && msg_ok(rclink_uctx_area(&b.c, 0), 7, 7, 500));
+	EXPECT_FALSE(ok && rclink_uctx_error(&b.c, NULL));
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_HOLD);
+	EXPECT_EQ(0, rx_hold_set(env.b, old, &old));
+}
+
+/*
+ * B's context never posts a buffer: the message is dropped after the hold
+ * time and B's context is in error (RX_NOBUF, the QP), although A's SEND
+ * completed OK
+ */
+TEST(rx_hold_never)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_ctx_events ev;
+	struct rclink_wc wc;
+	uint32_t old = 0;
+	int r;
+
+	NEED_BOARDS();
+	/* 1 ms rather than whatever the board has, where BAR0 can be written */
+	r = rx_hold_set(env.b, RX_HOLD_SHORT, &old);
+	ASSERT_TRUE(r == 0 || r == KSFT_SKIP);
+	if (hold_send(_metadata, &a, &b, 8, 300)) {
+		expect_error(_metadata, &b, RCLINK_CTX_EVT_CAUSE_RX_NOBUF);
+		EXPECT_EQ(0, rclink_uctx_events(&b.c, &ev));
+		EXPECT_EQ(QP_HOLD, ev.err_info);
+		EXPECT_FALSE(rclink_poll_cq(&b.c, &wc, 1));
+		/* only B's context is hurt */
+		EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
+	} else {
+		EXPECT_TRUE(false) TH_LOG("no message sent");
+	}
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_HOLD);
+	if (!r)
+		EXPECT_EQ(0, rx_hold_set(env.b, old, &old));
 }
 
 #define MAX_CTX	1024
@@ -1211,7 +1402,8 @@ static bool board_back(const char *name, unsigned int secs)
 }
 
 /*
- * A's context busy (SENDs waiting for B's RNR, a RECV posted, the
+ * A's context busy (SENDs waiting, lost on A's wire where it has the
+ * hooks, for B's buffers otherwise; a RECV posted, the
  * doorbell page in), then @fault: the context's file reports EPOLLERR, its
  * events ENODEV, a later doorbell store gets SIGBUS, the other mappings
  * stay harmless pages, and closing it gives back every locked page.
@@ -1226,6 +1418,8 @@ static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
 	struct pollfd pfd;
 	char bdf[256], why[256] = "";
 	long lck0, lck;
+	double end;
+	bool wired;
 	uint32_t i;
 	int r;
 
@@ -1236,8 +1430,13 @@ static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
 	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
 	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
 	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_FLR, 0));
-	/* B's context has the QP and no buffer: A's messages wait (RNR) */
+	/*
+	 * B's context has the QP and no buffer; A's messages are lost on A's
+	 * wire, so that none completes (an acknowledged one would raise A's
+	 * armed CQ before the fault)
+	 */
 	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_FLR, 0));
+	wired = !lib_run("rclink_wire.py", "%s seed=1 loss=1000000", env.a);
 	for (i = 0; i < 8; i++)
 		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FLR, i * BUF, 1000, 0));
 	ASSERT_EQ(0, rclink_post_recv(&a.c, 8 * BUF, BUF));
@@ -1250,15 +1449,29 @@ static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
 		side_close(&a);
 		side_close(&b);
 		pair_del(QP_FLR);
+		if (wired)
+			lib_run("rclink_wire.py", "%s off", env.a);
 		if (r > 0)
 			SKIP(return, "%s", why);
 		ASSERT_EQ(0, r) TH_LOG("%s", why);
 	}
 
-	/* at once for a reset; AER recovery runs in the AER driver's work */
+	/*
+	 * at once for a reset; AER recovery runs in the AER driver's work,
+	 * a board gone is found by the next access: CQ events of A's
+	 * messages (completed meanwhile, in error after their retries) or an
+	 * error of A's context may come first; the events are taken until
+	 * the context is dead
+	 */
 	pfd.fd = a.fd;
 	pfd.events = POLLIN;
-	ASSERT_EQ(1, poll(&pfd, 1, 30000));
+	end = now_s() + 30;
+	do {
+		ASSERT_EQ(1, poll(&pfd, 1, 30000));
+		if (rclink_uctx_events(&a.c, &ev) && errno == ENODEV)
+			break;
+		usleep(10000);
+	} while (now_s() < end);
 	EXPECT_TRUE(pfd.revents & POLLERR);
 	EXPECT_EQ(-1, rclink_uctx_events(&a.c, &ev));
 	EXPECT_EQ(ENODEV, errno);
@@ -1288,6 +1501,8 @@ static void busy_fault(struct __test_metadata *_metadata, fault_fn fault,
 	}
 	/* the board is back (the same name: the lowest free after a bind) */
 	EXPECT_TRUE(board_back(env.a, 30));
+	if (wired)
+		EXPECT_EQ(0, lib_run("rclink_wire.py", "%s off", env.a));
 	pair_del(QP_FLR);
 }
 

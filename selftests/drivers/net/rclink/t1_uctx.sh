@@ -30,6 +30,9 @@ rcl_t1_setup
 # dead_busy: the board leaves the bus through the model's hostile mode
 RCLINK_T1_HOSTILE="$(cd "$lib_dir" && pwd)/rclink_hostile.py"
 export RCLINK_T1_HOSTILE
+# rx_hold_*, exit_busy_qp: the boards' DMAQ_CTX_RX_HOLD and wire hooks
+RCLINK_T1_LIB="$(cd "$lib_dir" && pwd)"
+export RCLINK_T1_LIB
 
 # shellcheck disable=SC2086 # RCLINK_T1_UCTX_ARGS is a list of options
 rcl_t1_run_prog "$bin" t1_uctx ${RCLINK_T1_UCTX_ARGS:-} "$@"
