@@ -450,6 +450,59 @@ TEST(messages)
 	flows(_metadata, QP_MSG, uctx_msgs);
 }
 
+TEST(quiet)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_wc wc;
+	uint32_t i, idx0;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_QUIET));
+	ASSERT_EQ(0, pair_add(QP_FOREIGN));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 16 * BUF));
+	ASSERT_EQ(0, side_open(&b, env.b, 16, 16 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_QUIET, 0));
+	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_QUIET, 0));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, rclink_post_recv(&b.c, (uint64_t)i * BUF, BUF));
+	rclink_uctx_doorbell(&b.c);
+	idx0 = a.c.sq_prod;
+	for (i = 0; i < 8; i++) {
+		msg_fill(rclink_uctx_area(&a.c, (8 + i) * BUF), 9, i, 100 + i);
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_QUIET, (8 + i) * BUF,
+					      100 + i,
+					      i < 7 ? RCLINK_SEND_QUIET : 0));
+	}
+	rclink_uctx_doorbell(&a.c);
+	for (i = 0; i < 8; i++) {
+		ASSERT_TRUE(wait_wc(&b, &wc)) TH_LOG("message %u", i);
+		EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+		EXPECT_EQ(100 + i, wc.len);
+		EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, (uint64_t)i * BUF), 9,
+				   i, 100 + i));
+	}
+	/* the signaled one's CQE, and no other */
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_SEND, wc.kind);
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	EXPECT_EQ(idx0 + 7, wc.idx);
+	EXPECT_EQ(107, wc.len);
+	usleep(100 * 1000);
+	EXPECT_EQ(0, rclink_poll_cq(&a.c, &wc, 1)) TH_LOG("a CQE of a quiet SEND");
+
+	/* a quiet SEND that fails: its CQE says so */
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_FOREIGN, 0, 64,
+				      RCLINK_SEND_QUIET));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	EXPECT_EQ(idx0 + 8, wc.idx);
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_QUIET);
+	pair_del(QP_FOREIGN);
+}
+
 /* The batch cursors fill the queues exactly to their room and no further */
 TEST(cursors)
 {
