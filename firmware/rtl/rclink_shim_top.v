@@ -451,7 +451,7 @@ module rclink_shim_top #(
     wire        sq_own_other = (sq_own_t2 ? own_grp_ctx : own_qp_ctx) !=
                                {{(16-SCW){1'b0}}, sq_ctx};
     // the send engine and the user contexts (rclink_ctx)
-    wire        sq_busy, u_any, u_take, u_cons_we, u_run;
+    wire        sq_busy, u_any, u_take, u_park, u_cons_we, u_run;
     wire [SCW-1:0] u_pick, x_ctx, cqe_s_ctx;
     wire [31:0] u_pick_cons, u_prod, u_cons, tr_rem;
     wire [63:0] u_base, u_area, tr_off, tr_bus, x_info;
@@ -496,7 +496,7 @@ module rclink_shim_top #(
                 .q_area(u_area), .runs(u_runs), .tr_off(tr_off),
                 .tr_bus(tr_bus), .tr_rem(tr_rem), .u_any(u_any),
                 .u_pick(u_pick), .u_pick_cons(u_pick_cons), .u_take(u_take),
-                .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
+                .u_park(u_park), .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
                 .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
                 .x_cause(x_cause), .x_info(x_info),
                 .quiet_done(quiet_done), .quiet_ctx(quiet_ctx),
@@ -663,7 +663,7 @@ module rclink_shim_top #(
         .t2_oversize(t2_oversize), .link_up(link_up),
         .own_q(sq_own_q), .own_t2(sq_own_t2), .own_other(sq_own_other),
         .q_ctx(sq_ctx), .q_busy(sq_busy), .u_any(u_any), .u_pick(u_pick),
-        .u_pick_cons(u_pick_cons), .u_take(u_take), .u_base(u_base),
+        .u_pick_cons(u_pick_cons), .u_take(u_take), .u_park(u_park), .u_base(u_base),
         .u_order(u_order), .u_run(u_run), .u_prod(u_prod), .u_area(u_area),
         .u_runs(u_runs), .tr_off(tr_off), .tr_bus(tr_bus), .tr_rem(tr_rem),
         .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),

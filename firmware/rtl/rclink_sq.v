@@ -77,7 +77,12 @@
 // user context's packet is cut only while its share has room (q_ost_ok).
 // A message being cut waits for that room holding the engine (the model's
 // engine goes on with the other contexts meanwhile); a context at its
-// share is not picked for a new message.
+// share is not picked for a new message.  A user context's chain whose
+// end is not posted yet (its last WQE read has MORE and the next is at
+// its SQ_PROD) is dropped in CHECK, before anything is sent: the engine
+// goes on with the other contexts and rclink_ctx parks the context
+// (u_park) until its SQ_PROD moves, then the chain is read again from its
+// first WQE.  Context 0's chain waits in CHECK (the kernel's queue).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -122,6 +127,7 @@ module rclink_sq #(
     input  wire [CW-1:0] u_pick,         // ... the next of them (round robin)
     input  wire [31:0] u_pick_cons,      // ... and its consumer index
     output wire        u_take,           // the engine takes u_pick now
+    output wire        u_park,           // q_ctx's chain is unfinished at its SQ_PROD
     input  wire [63:0] u_base,           // q_ctx's SQ
     input  wire [3:0]  u_order,
     input  wire        u_run,
@@ -532,6 +538,8 @@ module rclink_sq #(
     wire k_go = k_has && can_start;
     wire u_go = !k_has && u_any && can_start;
     assign u_take = st == S_IDLE && u_go;
+    // CHECK reached SQ_PROD in the middle of a user context's chain
+    assign u_park = st == S_CHECK && uq && u_run && c_n != size && xc == r_prod;
     wire [31:0] n_cons = k_go ? sq_cons : u_pick_cons;
     wire [CW-1:0] n_ctx = k_go ? {CW{1'b0}} : u_pick;
     wire tok_ok = ost_free != 10'd0;
@@ -813,7 +821,11 @@ module rclink_sq #(
                     if (w_bad || w_oob)
                         c_bad <= 1'b1;
                     st <= w_more ? S_CHECK : S_CHECK_END;
-                end else if (!r_en) begin
+                end else if (!r_en || uq) begin
+                    // SQ disabled, or a user context's chain not posted to
+                    // its end: dropped (nothing is sent yet); the context
+                    // is parked (u_park) and read again from its first
+                    // WQE once its SQ_PROD moves.  Context 0's waits.
                     st <= S_IDLE;
                 end
             // ---- a line of WQEs into the cache ----------------------------------------------
