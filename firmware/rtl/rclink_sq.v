@@ -10,18 +10,21 @@
 //               counted; an unreadable WQE completes DMA_ERR.
 //   SEND        (the only request type, opcode SEND) read the message's
 //               WQEs again one by one, DMAQ_SQ_CONS advancing past each.
-//   WRITE_HEAD  wait for a token; build the segment header (POS
-//               FIRST/MIDDLE/LAST/ONLY, OFFSET, MSG_LEN) as the packet's
-//               first 8 bytes.
+//   WRITE_HEAD  build the segment header (POS FIRST/MIDDLE/LAST/ONLY,
+//               OFFSET, MSG_LEN) as the packet's first 8 bytes.
 //   WRITE_DATA  DMA the packet's data (at most TYPE1_PKT_LEN - 8 bytes)
-//               into the packet buffer; a read that fails or takes more
-//               than TIMEOUT cycles ends the message with a DMA_ERR
-//               completion (the packets already submitted stay), back to
-//               IDLE.  Then the packet goes out on TX_S in one burst
-//               (FS..FE, FACK on the message's last packet), padded with
-//               zero bytes to the IP's TX_S minimum of SEG.PKT_MIN (64)
-//               bytes, and takes the token; more data: back to WRITE_HEAD.
-//   DONE        the message is submitted.
+//               into a bank of the packet buffer; a read that fails or
+//               takes more than TIMEOUT cycles ends the message with a
+//               DMA_ERR completion (the packets already submitted stay),
+//               back to IDLE.  Then (WRITE_DATA_END) the packet waits for
+//               a token and for the previous packet to have left, and goes
+//               out on TX_S in one burst (FS..FE, FACK on the message's
+//               last packet), padded with zero bytes to the IP's TX_S
+//               minimum of SEG.PKT_MIN (64) bytes, taking the token.  The
+//               engine does not wait for the burst: the next packet (more
+//               data: back to WRITE_HEAD) or the next message (IDLE) is
+//               read into the other bank meanwhile.  The message is
+//               submitted (DONE) when its last packet takes its token.
 //
 // DMA goes through the engine's burst interface.  WQEs are read a
 // 64-byte line at a time (up to four WQEs, none past DMAQ_SQ_PROD or the
@@ -208,9 +211,7 @@ module rclink_sq #(
                S_WRITE_HEAD      = 4'd6,    // token, segment header
                S_WRITE_DATA      = 4'd7,    // payload reads of the packet
                S_WRITE_DATA_WAIT = 4'd8,    // their beats all came
-               S_WRITE_DATA_END  = 4'd9,    // packet complete: start TX_S
-               S_WRITE_DATA_TX   = 4'd10,   // the burst on TX_S
-               S_DONE            = 4'd11,
+               S_WRITE_DATA_END  = 4'd9,    // packet complete: token, start TX_S
                S_ERROR           = 4'd12,   // DMA_ERR completion
                S_DRAIN           = 4'd13;   // a late read answer
     reg [3:0] st;
@@ -313,7 +314,10 @@ module rclink_sq #(
     reg [2:0]   f_n;
 
     // ---- packet buffer and byte packer ---------------------------------------------
-    reg [511:0] pbuf [0:PB_ROWS-1];
+    // two banks of 32 rows: the front end packs a packet into bank pb_b
+    // while the emission sends the other one (e_bank)
+    reg [511:0] pbuf [0:63];
+    reg         pb_b;            // the bank being packed
     reg [4:0]   pb_w;            // rows written
     reg [511:0] acc;             // bytes not yet in a row (acc_n of them)
     reg [5:0]   acc_n;
@@ -325,12 +329,20 @@ module rclink_sq #(
     reg [63:0]  e_q_mask;        // the bytes of e_q that are the packet's
     reg         e_fack;
     reg         e_t2;
+    reg         e_bank;          // the packet being sent: its bank, slot,
+    reg [1:0]   e_slot;          // QP (group), message length, index,
+    reg [15:0]  e_qpn;           // context, and whether it is the message's
+    reg [31:0]  e_total;         // last packet (the message is then all
+    reg [31:0]  e_idx;           // submitted)
+    reg [CW-1:0] e_ctx;
+    reg         e_mlast;
     reg         e_run;
     reg         e_first;
     reg [511:0] e_row;
     reg [2:0]   e_lane;
     wire [63:0] e_q = e_row[64 * e_lane +: 64];
     reg         e_q_v, e_q_last, e_q_first;
+    wire        e_pend = e_run || e_q_v;       // a packet is being sent
 
     wire [31:0] size = 32'd1 << r_order;
     // the WQE CHECK looks at (xc) or SEND takes (x_cons), in the cache?
@@ -357,7 +369,8 @@ module rclink_sq #(
     always @* begin
         for (uf = 0; uf < MSGS; uf = uf + 1)
             u_flush[uf] = m_v[uf] && m_ctx[uf] != {CW{1'b0}} && !u_runs[m_ctx[uf]] &&
-                          !(st != S_IDLE && c_slot == uf[1:0]);
+                          !(st != S_IDLE && c_slot == uf[1:0]) &&
+                          !(e_pend && e_slot == uf[1:0]);
         // ... those with packets not acknowledged yet (once: m_out clears)
         for (uf = 0; uf < MSGS; uf = uf + 1) begin
             fl_v[uf] = u_flush[uf] && !m_t2[uf] && m_out[uf] != 10'd0;
@@ -408,6 +421,7 @@ module rclink_sq #(
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
             if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
+                !(e_pend && e_slot == h[1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
                 done_slot = h[1:0];
                 done_hit = 1'b1;
@@ -533,7 +547,7 @@ module rclink_sq #(
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     // the next message: context 0's SQ first, then a user context's
-    wire can_start = tok_ok && have_free && !e_run && !e_q_v;
+    wire can_start = tok_ok && have_free;
     wire k_has = sq_en && sq_prod != sq_cons;
     wire k_go = k_has && can_start;
     wire u_go = !k_has && u_any && can_start;
@@ -548,8 +562,8 @@ module rclink_sq #(
 
     always @(posedge clk) begin
         if (pb_write)
-            pbuf[pb_w] <= pb_wdata;
-        e_row <= pbuf[e_ptr[7:3]];
+            pbuf[{pb_b, pb_w}] <= pb_wdata;
+        e_row <= pbuf[{e_bank, e_ptr[7:3]}];
         e_lane <= e_ptr[2:0];
     end
 
@@ -665,6 +679,14 @@ module rclink_sq #(
             e_q_mask <= 64'd0;
             e_fack <= 1'b0;
             e_t2 <= 1'b0;
+            e_bank <= 1'b0;
+            e_slot <= 2'd0;
+            e_qpn <= 16'd0;
+            e_total <= 32'd0;
+            e_idx <= 32'd0;
+            e_ctx <= {CW{1'b0}};
+            e_mlast <= 1'b0;
+            pb_b <= 1'b0;
             e_run <= 1'b0;
             e_first <= 1'b0;
             e_q_v <= 1'b0;
@@ -690,18 +712,26 @@ module rclink_sq #(
                 if ((sq_stop && m_ctx[i] == {CW{1'b0}}) || u_flush[i])
                     m_out[i] <= 10'd0;
                 else
-                    m_out[i] <= m_out[i] + ((submit && !e_t2 && c_slot == i[1:0]) ? 10'd1 : 10'd0)
+                    m_out[i] <= m_out[i] + ((submit && !e_t2 && e_slot == i[1:0]) ? 10'd1 : 10'd0)
                                          - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
             if ((cqe_valid && cqe_ready && !q_go) || done_quiet)
                 m_v[done_slot] <= 1'b0;
             // ---- the TYPE2 completion queue ------------------------------------------
             if (submit && e_t2) begin
-                q_grp[q_wp[3:0]] <= c_qpn[2:0];
-                q_len[q_wp[3:0]] <= c_total;
-                q_idx[q_wp[3:0]] <= m_idx[c_slot];
+                q_grp[q_wp[3:0]] <= e_qpn[2:0];
+                q_len[q_wp[3:0]] <= e_total;
+                q_idx[q_wp[3:0]] <= e_idx;
                 q_st[q_wp[3:0]] <= ST_OK;
-                q_cx[q_wp[3:0]] <= q_ctx;
+                q_cx[q_wp[3:0]] <= e_ctx;
                 q_wp <= q_wp + 5'd1;
+            end
+            // the message's last packet submitted: TYPE2 goes on to the
+            // completion queue (the slot is free), TYPE1 waits for credits
+            if (submit && e_mlast) begin
+                if (e_t2)
+                    m_v[e_slot] <= 1'b0;
+                else
+                    m_all[e_slot] <= 1'b1;
             end
             if (crd_t2) begin
                 if (q_skip != 10'd0) begin
@@ -721,9 +751,9 @@ module rclink_sq #(
             tx_dat <= bswap(e_q & e_q_mask);    // padding: zero bytes
             tx_keep <= e_q_last ? ~(8'hff >> e_lastb) : 8'hff;
             tx_fack <= e_q_last && e_fack;
-            tx_qpid <= e_t2 ? {QP_AW{1'b0}} : c_qpn[QP_AW-1:0];
+            tx_qpid <= e_t2 ? {QP_AW{1'b0}} : e_qpn[QP_AW-1:0];
             tx_etype <= e_t2 ? 2'd3 : 2'd0;
-            tx_group <= e_t2 ? c_qpn[2:0] : 3'd0;
+            tx_group <= e_t2 ? e_qpn[2:0] : 3'd0;
             e_q_v <= e_run;
             e_q_mask <= (e_ptr >= e_dwords) ? 64'd0 :
                         (e_ptr + 8'd1 == e_dwords && e_dlastb != 4'd8) ?
@@ -928,7 +958,7 @@ module rclink_sq #(
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_FLUSHED;
                     st <= S_IDLE;
-                end else if (tok_cur && !e_run && !e_q_v) begin
+                end else begin
                     // the segment header: the packet's first 8 bytes
                     k_len <= h_len;
                     k_rem <= h_len;
@@ -981,38 +1011,42 @@ module rclink_sq #(
                         c_einfo <= pa_q[pa_rp];
                     st <= S_ERROR;
                 end
-            S_WRITE_DATA_END: begin
-                // start the burst: the packet's words (the last one
-                // partial), padded with zero bytes to the IP's TX_S minimum
-                e_dwords <= d_words;
-                e_dlastb <= d_lastb;
-                e_words <= (d_words < PKT_MIN_WORDS) ? PKT_MIN_WORDS : d_words;
-                e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 : d_lastb;
-                e_ptr <= 8'd0;
-                e_run <= 1'b1;
-                e_first <= 1'b1;
-                e_fack <= c_fack && !c_t2 && (c_off + k_len == c_total);
-                e_t2 <= c_t2;
-                if (!c_t2)
-                    last_slot <= c_slot;
-                c_off <= c_off + k_len;
-                st <= S_WRITE_DATA_TX;
-            end
-            S_WRITE_DATA_TX:
-                if (!e_run && !e_q_v)
-                    st <= (c_off == c_total) ? S_DONE : S_WRITE_HEAD;
-            S_DONE: begin
-                // TYPE2: on to the completion queue, the slot is free
-                if (c_t2)
-                    m_v[c_slot] <= 1'b0;
-                else
+            S_WRITE_DATA_END:
+                if (!r_en) begin
+                    // stopped while the packet waits for its token
                     m_all[c_slot] <= 1'b1;
-                st <= S_IDLE;
-            end
+                    m_st[c_slot] <= ST_FLUSHED;
+                    st <= S_IDLE;
+                end else if (tok_cur && !e_pend) begin
+                    // start the burst: the packet's words (the last one
+                    // partial), padded with zero bytes to the IP's TX_S minimum;
+                    // the next packet is packed into the other bank meanwhile
+                    e_bank <= pb_b;
+                    pb_b <= !pb_b;
+                    e_slot <= c_slot;
+                    e_qpn <= c_qpn;
+                    e_total <= c_total;
+                    e_idx <= m_idx[c_slot];
+                    e_ctx <= q_ctx;
+                    e_mlast <= c_off + k_len == c_total;
+                    e_dwords <= d_words;
+                    e_dlastb <= d_lastb;
+                    e_words <= (d_words < PKT_MIN_WORDS) ? PKT_MIN_WORDS : d_words;
+                    e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 : d_lastb;
+                    e_ptr <= 8'd0;
+                    e_run <= 1'b1;
+                    e_first <= 1'b1;
+                    e_fack <= c_fack && !c_t2 && (c_off + k_len == c_total);
+                    e_t2 <= c_t2;
+                    if (!c_t2)
+                        last_slot <= c_slot;
+                    c_off <= c_off + k_len;
+                    st <= (c_off + k_len == c_total) ? S_IDLE : S_WRITE_HEAD;
+                end
             // ---- timeout or bus error: DMA_ERR completion -----------------------------------------
-            S_ERROR: begin
-                // the message completes DMA_ERR now; the rest of its chain
-                // is skipped
+            S_ERROR: if (!e_pend) begin
+                // the message completes DMA_ERR now (once its packet being
+                // sent is submitted); the rest of its chain is skipped
                 if (!m_v[c_slot]) begin
                     m_v[c_slot] <= 1'b1;
                     m_t2[c_slot] <= c_t2;
