@@ -33,8 +33,9 @@
 // per piece (a WQE's part of the packet), issued back to back so that
 // several reads are outstanding; the address-aligned 512-bit beats are
 // packed behind the segment header into the packet buffer (512-bit rows)
-// as they come, and the emission reads the rows out as 64-bit TX_S words
-// (the 512-to-64-bit gearbox).  A beat flagged err (a bad or timed-out
+// as they come, and the emission sends the rows as 512-bit TX_S beats
+// (the seed IP's DW: the first byte in [511:504], tkeep contiguous from
+// the top, the last beat partial).  A beat flagged err (a bad or timed-out
 // completion, or bus mastering off) ends the message with DMA_ERR once
 // the packet's reads have all answered.
 //
@@ -165,12 +166,12 @@ module rclink_sq #(
     input  wire [63:0] dma_rd_keep,
     input  wire        dma_rd_last,
     input  wire        dma_rd_err,
-    // TX_S (64-bit; the first byte of the packet in [63:56])
+    // TX_S (512-bit; the first byte of the packet in [511:504])
     output reg         tx_vld,
     output reg         tx_fs,
     output reg         tx_fe,
-    output reg  [63:0] tx_dat,
-    output reg  [7:0]  tx_keep,
+    output reg  [511:0] tx_dat,
+    output reg  [63:0] tx_keep,
     output reg  [QP_AW-1:0] tx_qpid,
     output reg         tx_fack,
     output reg  [1:0]  tx_etype,         // 0 TYPE1, 3 TYPE2
@@ -321,12 +322,11 @@ module rclink_sq #(
     reg [4:0]   pb_w;            // rows written
     reg [511:0] acc;             // bytes not yet in a row (acc_n of them)
     reg [5:0]   acc_n;
-    reg [7:0]   e_ptr;           // emission: next word to read
-    reg [7:0]   e_words;         // words on TX_S (at least SEG.PKT_MIN bytes)
-    reg [3:0]   e_lastb;         // bytes in the last word (1..8)
-    reg [7:0]   e_dwords;        // words of the packet's own bytes
-    reg [3:0]   e_dlastb;        // its bytes in the last of them (1..8)
-    reg [63:0]  e_q_mask;        // the bytes of e_q that are the packet's
+    reg [4:0]   e_ptr;           // emission: next row (TX_S beat) to read
+    reg [4:0]   e_beats;         // beats on TX_S (at least SEG.PKT_MIN bytes)
+    reg [6:0]   e_lastb;         // bytes in the last beat (1..64)
+    reg [10:0]  e_pbytes;        // the packet's own bytes (the rest: padding)
+    reg [511:0] e_q_mask;        // the bytes of e_row that are the packet's
     reg         e_fack;
     reg         e_t2;
     reg         e_bank;          // the packet being sent: its bank, slot,
@@ -339,8 +339,6 @@ module rclink_sq #(
     reg         e_run;
     reg         e_first;
     reg [511:0] e_row;
-    reg [2:0]   e_lane;
-    wire [63:0] e_q = e_row[64 * e_lane +: 64];
     reg         e_q_v, e_q_last, e_q_first;
     wire        e_pend = e_run || e_q_v;       // a packet is being sent
 
@@ -529,21 +527,24 @@ module rclink_sq #(
                           ({32'd0, c_off} << `RCLINK_SEG_OFFSET_LSB) |
                           ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
 
-    // byte swap: host order (first byte in [7:0]) to TX_S order ([63:56])
-    function [63:0] bswap;
-        input [63:0] v;
+    // byte swap: host order (first byte in [7:0]) to TX_S order ([511:504])
+    function [511:0] bswap;
+        input [511:0] v;
         integer b;
         begin
-            for (b = 0; b < 8; b = b + 1)
-                bswap[8*b +: 8] = v[8*(7-b) +: 8];
+            for (b = 0; b < 64; b = b + 1)
+                bswap[8*b +: 8] = v[8*(63-b) +: 8];
         end
     endfunction
 
     // the words of the packet just written, and the TX_S minimum in words
-    localparam [7:0] PKT_MIN_WORDS = `RCLINK_SEG_PKT_MIN / 8;
+    localparam [10:0] PKT_MIN = `RCLINK_SEG_PKT_MIN;
     wire [31:0] pk_bytes = k_len + SEG;
-    wire [7:0]  d_words = pk_bytes[10:3] + ((pk_bytes[2:0] != 3'd0) ? 8'd1 : 8'd0);
-    wire [3:0]  d_lastb = (pk_bytes[2:0] != 3'd0) ? {1'b0, pk_bytes[2:0]} : 4'd8;
+    wire [10:0] t_bytes = (pk_bytes[10:0] < PKT_MIN) ? PKT_MIN : pk_bytes[10:0];
+    wire [4:0]  d_beats = t_bytes[10:6] + ((t_bytes[5:0] != 6'd0) ? 5'd1 : 5'd0);
+    wire [6:0]  d_lastb = (t_bytes[5:0] != 6'd0) ? {1'b0, t_bytes[5:0]} : 7'd64;
+    // the emission: the packet's bytes left from the row it reads
+    wire [10:0] e_left = e_pbytes - {e_ptr, 6'd0};
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     // the next message: context 0's SQ first, then a user context's
@@ -563,8 +564,7 @@ module rclink_sq #(
     always @(posedge clk) begin
         if (pb_write)
             pbuf[{pb_b, pb_w}] <= pb_wdata;
-        e_row <= pbuf[{e_bank, e_ptr[7:3]}];
-        e_lane <= e_ptr[2:0];
+        e_row <= pbuf[{e_bank, e_ptr}];
     end
 
     reg         pb_write;
@@ -636,8 +636,8 @@ module rclink_sq #(
             tx_vld <= 1'b0;
             tx_fs <= 1'b0;
             tx_fe <= 1'b0;
-            tx_dat <= 64'd0;
-            tx_keep <= 8'd0;
+            tx_dat <= 512'd0;
+            tx_keep <= 64'd0;
             tx_qpid <= {QP_AW{1'b0}};
             tx_fack <= 1'b0;
             tx_etype <= 2'd0;
@@ -671,12 +671,11 @@ module rclink_sq #(
             pb_w <= 5'd0;
             acc <= 512'd0;
             acc_n <= 6'd0;
-            e_ptr <= 8'd0;
-            e_words <= 8'd0;
-            e_lastb <= 4'd0;
-            e_dwords <= 8'd0;
-            e_dlastb <= 4'd0;
-            e_q_mask <= 64'd0;
+            e_ptr <= 5'd0;
+            e_beats <= 5'd0;
+            e_lastb <= 7'd0;
+            e_pbytes <= 11'd0;
+            e_q_mask <= 512'd0;
             e_fack <= 1'b0;
             e_t2 <= 1'b0;
             e_bank <= 1'b0;
@@ -748,22 +747,21 @@ module rclink_sq #(
             tx_vld <= e_q_v;
             tx_fs <= e_q_first;
             tx_fe <= e_q_last;
-            tx_dat <= bswap(e_q & e_q_mask);    // padding: zero bytes
-            tx_keep <= e_q_last ? ~(8'hff >> e_lastb) : 8'hff;
+            tx_dat <= bswap(e_row & e_q_mask);  // padding: zero bytes
+            tx_keep <= e_q_last ? ~(~64'd0 >> e_lastb) : ~64'd0;
             tx_fack <= e_q_last && e_fack;
             tx_qpid <= e_t2 ? {QP_AW{1'b0}} : e_qpn[QP_AW-1:0];
             tx_etype <= e_t2 ? 2'd3 : 2'd0;
             tx_group <= e_t2 ? e_qpn[2:0] : 3'd0;
             e_q_v <= e_run;
-            e_q_mask <= (e_ptr >= e_dwords) ? 64'd0 :
-                        (e_ptr + 8'd1 == e_dwords && e_dlastb != 4'd8) ?
-                            ~(~64'd0 << {e_dlastb[2:0], 3'b000}) : ~64'd0;
+            e_q_mask <= ({e_ptr, 6'd0} >= e_pbytes) ? 512'd0 :
+                        (e_left < 11'd64) ? ~(~512'd0 << {e_left[5:0], 3'b000}) : ~512'd0;
             e_q_first <= e_run && e_first;
-            e_q_last <= e_run && e_ptr + 8'd1 == e_words;
+            e_q_last <= e_run && e_ptr + 5'd1 == e_beats;
             if (e_run) begin
                 e_first <= 1'b0;
-                e_ptr <= e_ptr + 8'd1;
-                if (e_ptr + 8'd1 == e_words)
+                e_ptr <= e_ptr + 5'd1;
+                if (e_ptr + 5'd1 == e_beats)
                     e_run <= 1'b0;
             end
 
@@ -1029,11 +1027,10 @@ module rclink_sq #(
                     e_idx <= m_idx[c_slot];
                     e_ctx <= q_ctx;
                     e_mlast <= c_off + k_len == c_total;
-                    e_dwords <= d_words;
-                    e_dlastb <= d_lastb;
-                    e_words <= (d_words < PKT_MIN_WORDS) ? PKT_MIN_WORDS : d_words;
-                    e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 : d_lastb;
-                    e_ptr <= 8'd0;
+                    e_pbytes <= pk_bytes[10:0];
+                    e_beats <= d_beats;
+                    e_lastb <= d_lastb;
+                    e_ptr <= 5'd0;
                     e_run <= 1'b1;
                     e_first <= 1'b1;
                     e_fack <= c_fack && !c_t2 && (c_off + k_len == c_total);

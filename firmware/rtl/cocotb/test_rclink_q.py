@@ -67,7 +67,7 @@ class TxMon:
             if not int(dut.tx_vld.value):
                 continue
             keep = int(dut.tx_keep.value)
-            word = int(dut.tx_dat.value).to_bytes(8, "big")
+            word = int(dut.tx_dat.value).to_bytes(64, "big")
             if int(dut.tx_fs.value):
                 cur, start = bytearray(), self.cycle
             cur += word[:bin(keep).count("1")]
