@@ -10,21 +10,25 @@
 //               counted; an unreadable WQE completes DMA_ERR.
 //   SEND        (the only request type, opcode SEND) read the message's
 //               WQEs again one by one, DMAQ_SQ_CONS advancing past each.
-//   WRITE_HEAD  build the segment header (POS FIRST/MIDDLE/LAST/ONLY,
-//               OFFSET, MSG_LEN) as the packet's first 8 bytes.
-//   WRITE_DATA  DMA the packet's data (at most TYPE1_PKT_LEN - 8 bytes)
-//               into a bank of the packet buffer; a read that fails or
-//               takes more than TIMEOUT cycles ends the message with a
-//               DMA_ERR completion (the packets already submitted stay),
-//               back to IDLE.  Then (WRITE_DATA_END) the packet waits for
-//               a token and for the previous packet to have left, and goes
-//               out on TX_S in one burst (FS..FE, FACK on the message's
+//   WRITE_HEAD  take the next of the packet buffer's NB banks for the
+//               packet, with its segment header (POS FIRST/MIDDLE/LAST/
+//               ONLY, OFFSET, MSG_LEN) as its first 8 bytes.
+//   WRITE_DATA  issue the reads of the packet's data (at most
+//               TYPE1_PKT_LEN - 8 bytes) and go on with the next packet
+//               (WRITE_HEAD) or message (IDLE) without waiting for them:
+//               the packer fills the banks as the beats come, and the
+//               emission sends each packed bank in turn, once a token is
+//               held, on TX_S in one burst (FS..FE, FACK on the message's
 //               last packet), padded with zero bytes to the IP's TX_S
-//               minimum of SEG.PKT_MIN (64) bytes, taking the token.  The
-//               engine does not wait for the burst: the next packet (more
-//               data: back to WRITE_HEAD) or the next message (IDLE) is
-//               read into the other bank meanwhile.  The message is
-//               submitted (DONE) when its last packet takes its token.
+//               minimum of SEG.PKT_MIN (64) bytes, taking the token.  A
+//               read that fails ends the message with a DMA_ERR
+//               completion when the emission reaches its packet (the
+//               packets already submitted stay, the rest is not sent, the
+//               rest of the chain is skipped); one that takes more than
+//               TIMEOUT cycles fails the packets not yet packed the same
+//               way, and late answers are dropped.
+//   DONE        the message is submitted when its last packet takes its
+//               token.
 //
 // DMA goes through the engine's burst interface.  WQEs are read a
 // 64-byte line at a time (up to four WQEs, none past DMAQ_SQ_PROD or the
@@ -195,6 +199,7 @@ module rclink_sq #(
     localparam PB_ROWS = (PB_LEN + 63) / 64;       // 21 rows of 512 bits
     localparam integer PB_LAST_I = PB_ROWS - 1;
     localparam [4:0] PB_LAST = PB_LAST_I[4:0];
+    localparam [5:0] SEG6 = SEG;
     localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
@@ -211,8 +216,6 @@ module rclink_sq #(
                S_FILL_WAIT       = 4'd5,
                S_WRITE_HEAD      = 4'd6,    // token, segment header
                S_WRITE_DATA      = 4'd7,    // payload reads of the packet
-               S_WRITE_DATA_WAIT = 4'd8,    // their beats all came
-               S_WRITE_DATA_END  = 4'd9,    // packet complete: token, start TX_S
                S_ERROR           = 4'd12,   // DMA_ERR completion
                S_DRAIN           = 4'd13;   // a late read answer
     reg [3:0] st;
@@ -301,9 +304,8 @@ module rclink_sq #(
     reg [63:0] p_addr;           // current piece
     reg [31:0] p_rem;
     reg [31:0] k_rem;            // bytes of this packet still to request
-    reg [31:0] k_len;            // data bytes of this packet
-    reg        c_derr;           // a payload beat came with err
     reg [15:0] tmo;
+    wire       tmo_hit = tmo >= TIMEOUT;
     reg [5:0]  nrd;              // read commands not fully answered
     reg [1:0]  last_slot;        // slot of the last packet submitted
     // WQE line cache: SQ indices [wl_lo, wl_lo + wl_n) of line wl
@@ -314,14 +316,42 @@ module rclink_sq #(
     reg [31:0]  f_x;
     reg [2:0]   f_n;
 
-    // ---- packet buffer and byte packer ---------------------------------------------
-    // two banks of 32 rows: the front end packs a packet into bank pb_b
-    // while the emission sends the other one (e_bank)
-    reg [511:0] pbuf [0:63];
-    reg         pb_b;            // the bank being packed
-    reg [4:0]   pb_w;            // rows written
+    // ---- packet buffer: NB banks, the byte packer, the emission -----------------------
+    // The engine takes the banks in turn, one a packet, with the packet's
+    // descriptor (d_*), and issues its payload reads; the packer fills the
+    // banks from the payload beats as they come (each read is tagged with
+    // whether it is its packet's last), and the emission sends the packed
+    // banks in the same order, so that the reads of the next packets are
+    // in flight while one is sent.  Even banks are in pbuf0, odd ones in
+    // pbuf1: a packet's last row and the next packet's first one may be
+    // written in the same cycle.
+    localparam NB = 4;
+    reg [511:0] pbuf0 [0:63];
+    reg [511:0] pbuf1 [0:63];
+    reg [2:0]   fb;              // the next bank the engine takes (wrap bit on top)
+    reg [2:0]   pkb;             // the bank being packed
+    reg [2:0]   eh;              // the next bank to send
+    reg         pk_open;         // the packer has begun bank pkb
+    reg [4:0]   pb_w;            // its rows written
     reg [511:0] acc;             // bytes not yet in a row (acc_n of them)
     reg [5:0]   acc_n;
+    reg         fl_p;            // a packet's last row, written the next cycle
+    reg [1:0]   fl_b;
+    reg [4:0]   fl_r;
+    reg [511:0] fl_d;
+    reg         dr;              // a read timed out: beats are dropped until none is due
+    reg [63:0]  d_hdr    [0:NB-1];
+    reg [1:0]   d_slot   [0:NB-1];
+    reg [15:0]  d_qpn    [0:NB-1];
+    reg [31:0]  d_total  [0:NB-1];
+    reg [31:0]  d_idx    [0:NB-1];
+    reg [CW-1:0] d_ctx   [0:NB-1];
+    reg [10:0]  d_pbytes [0:NB-1];
+    reg [63:0]  d_einfo  [0:NB-1];
+    reg [NB-1:0] d_t2, d_fack, d_mlast, d_err, d_rdy, d_kill;
+    wire [2:0]  b_used = fb - eh;              // banks taken and not sent yet
+    wire [2:0]  b_pk = fb - pkb;               // ... not packed yet
+    reg [MSGS-1:0] m_fail;       // a packet of the message failed: no more are sent
     reg [4:0]   e_ptr;           // emission: next row (TX_S beat) to read
     reg [4:0]   e_beats;         // beats on TX_S (at least SEG.PKT_MIN bytes)
     reg [6:0]   e_lastb;         // bytes in the last beat (1..64)
@@ -329,7 +359,7 @@ module rclink_sq #(
     reg [511:0] e_q_mask;        // the bytes of e_row that are the packet's
     reg         e_fack;
     reg         e_t2;
-    reg         e_bank;          // the packet being sent: its bank, slot,
+    reg [1:0]   e_bank;          // the packet being sent: its bank, slot,
     reg [1:0]   e_slot;          // QP (group), message length, index,
     reg [15:0]  e_qpn;           // context, and whether it is the message's
     reg [31:0]  e_total;         // last packet (the message is then all
@@ -341,6 +371,22 @@ module rclink_sq #(
     reg [511:0] e_row;
     reg         e_q_v, e_q_last, e_q_first;
     wire        e_pend = e_run || e_q_v;       // a packet is being sent
+    wire        b_free = {1'b0, b_used} + (e_pend ? 4'd1 : 4'd0) < NB;
+    wire        pipe_empty = b_used == 3'd0 && !e_pend;
+    // the slots with a packet in a bank or being sent
+    reg [MSGS-1:0] s_pend;
+    reg [2:0]      bo;
+    integer        sb;
+    always @* begin
+        s_pend = {MSGS{1'b0}};
+        for (sb = 0; sb < NB; sb = sb + 1) begin
+            bo = sb[2:0] - eh;
+            if ({1'b0, bo[1:0]} < b_used)
+                s_pend[d_slot[sb]] = 1'b1;
+        end
+        if (e_pend)
+            s_pend[e_slot] = 1'b1;
+    end
 
     wire [31:0] size = 32'd1 << r_order;
     // the WQE CHECK looks at (xc) or SEND takes (x_cons), in the cache?
@@ -367,8 +413,7 @@ module rclink_sq #(
     always @* begin
         for (uf = 0; uf < MSGS; uf = uf + 1)
             u_flush[uf] = m_v[uf] && m_ctx[uf] != {CW{1'b0}} && !u_runs[m_ctx[uf]] &&
-                          !(st != S_IDLE && c_slot == uf[1:0]) &&
-                          !(e_pend && e_slot == uf[1:0]);
+                          !(st != S_IDLE && c_slot == uf[1:0]) && !s_pend[uf];
         // ... those with packets not acknowledged yet (once: m_out clears)
         for (uf = 0; uf < MSGS; uf = uf + 1) begin
             fl_v[uf] = u_flush[uf] && !m_t2[uf] && m_out[uf] != 10'd0;
@@ -419,7 +464,7 @@ module rclink_sq #(
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
             if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
-                !(e_pend && e_slot == h[1:0]) &&
+                !s_pend[h] && !(st != S_IDLE && c_slot == h[1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
                 done_slot = h[1:0];
                 done_hit = 1'b1;
@@ -491,10 +536,26 @@ module rclink_sq #(
     end
     wire [511:0]  r_bytes = dma_rd_data >> {k_fo, 3'b000};
     wire [511:0]  r_mask = k_n[6] ? ~512'd0 : ~(~512'd0 << {k_n[5:0], 3'b000});
-    wire [1023:0] acc_in = {512'd0, acc} | ({512'd0, r_bytes & r_mask} << {acc_n, 3'b000});
-    wire [6:0]    acc_in_n = {1'b0, acc_n} + k_n;
-    // a payload beat (a fill's beat comes in S_FILL_WAIT)
-    wire          pack = dma_rd_valid && st != S_FILL_WAIT;
+    // the packer's bytes so far: the bank's segment header when it has
+    // not begun
+    wire [1:0]    pkx = pkb[1:0];
+    wire [511:0]  a_acc = pk_open ? acc : {448'd0, d_hdr[pkx]};
+    wire [5:0]    a_n = pk_open ? acc_n : SEG6;
+    wire [4:0]    a_w = pk_open ? pb_w : 5'd0;
+    wire [1023:0] acc_in = {512'd0, a_acc} | ({512'd0, r_bytes & r_mask} << {a_n, 3'b000});
+    wire [6:0]    acc_in_n = {1'b0, a_n} + k_n;
+    // the reads in flight, in order: a fill (WQE line) or a payload read,
+    // and whether it is its packet's last
+    localparam KQ = 32;
+    reg [1:0]     kq [0:KQ-1];
+    reg [4:0]     kq_w, kq_r;
+    wire          k_fill = kq[kq_r][1];
+    wire          k_plast = kq[kq_r][0];
+    reg           f_plast;           // the command offered is its packet's last read
+    // a payload beat (a fill's beat goes to S_FILL_WAIT)
+    wire          pack = dma_rd_valid && !k_fill && !dr;
+    wire          fill_beat = dma_rd_valid && k_fill;
+    wire          pk_done = pack && dma_rd_last && k_plast;
 
     // the next read of the packet: the rest of the piece or of the packet
     wire [31:0] nx_len0 = (p_rem < k_rem) ? p_rem : k_rem;
@@ -503,9 +564,9 @@ module rclink_sq #(
     assign tr_off = p_addr;
     // the bus addresses of the payload reads in flight (at most PA_N), for
     // a failed one's DMAQ_CTX_ERR_INFO
-    localparam PA_N = 8;
+    localparam PA_N = 16;
     reg [63:0] pa_q [0:PA_N-1];
-    reg [2:0]  pa_wp, pa_rp;
+    reg [3:0]  pa_wp, pa_rp;
     reg        f_cmd;            // the last command is a fill (not payload)
 
     // POS of the packet starting at c_off with k bytes
@@ -537,10 +598,11 @@ module rclink_sq #(
         end
     endfunction
 
-    // the words of the packet just written, and the TX_S minimum in words
+    // the beats of the next packet to send, at least the TX_S minimum
     localparam [10:0] PKT_MIN = `RCLINK_SEG_PKT_MIN;
-    wire [31:0] pk_bytes = k_len + SEG;
-    wire [10:0] t_bytes = (pk_bytes[10:0] < PKT_MIN) ? PKT_MIN : pk_bytes[10:0];
+    wire [1:0]  ehx = eh[1:0];
+    wire [10:0] pk_bytes = d_pbytes[ehx];
+    wire [10:0] t_bytes = (pk_bytes < PKT_MIN) ? PKT_MIN : pk_bytes;
     wire [4:0]  d_beats = t_bytes[10:6] + ((t_bytes[5:0] != 6'd0) ? 5'd1 : 5'd0);
     wire [6:0]  d_lastb = (t_bytes[5:0] != 6'd0) ? {1'b0, t_bytes[5:0]} : 7'd64;
     // the emission: the packet's bytes left from the row it reads
@@ -548,36 +610,61 @@ module rclink_sq #(
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     // the next message: context 0's SQ first, then a user context's
-    wire can_start = tok_ok && have_free;
+    wire can_start = tok_ok && have_free && !dr;
     wire k_has = sq_en && sq_prod != sq_cons;
-    wire k_go = k_has && can_start;
-    wire u_go = !k_has && u_any && can_start;
+    // (the packets in the banks are all q_ctx's: another context's message
+    // starts once they are sent)
+    wire k_go = k_has && can_start && (!uq || pipe_empty);
+    wire u_go = !k_has && u_any && can_start && (u_pick == q_ctx || pipe_empty);
     assign u_take = st == S_IDLE && u_go;
     // CHECK reached SQ_PROD in the middle of a user context's chain
     assign u_park = st == S_CHECK && uq && u_run && c_n != size && xc == r_prod;
     wire [31:0] n_cons = k_go ? sq_cons : u_pick_cons;
     wire [CW-1:0] n_ctx = k_go ? {CW{1'b0}} : u_pick;
     wire tok_ok = ost_free != 10'd0;
-    // the message's kind; TYPE2 also wants room in its completion queue
-    wire tok_cur = c_t2 ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : (tok_ok && q_ost_ok);
+    // the next packet's kind; TYPE2 also wants room in its completion queue
+    wire tok_cur = d_t2[ehx] ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : (tok_ok && q_ost_ok);
+    // the engine's own reports (x_*) this cycle: the emission's error waits
+    wire fe_x = st == S_CHECK_END || st == S_ERROR;
 
-    always @(posedge clk) begin
-        if (pb_write)
-            pbuf[{pb_b, pb_w}] <= pb_wdata;
-        e_row <= pbuf[{e_bank, e_ptr}];
-    end
-
-    reg         pb_write;
-    reg [511:0] pb_wdata;
+    // row writes: the packer's (a full row, or a packet's last one when no
+    // full row is written with it) and a packet's last row a cycle later
+    reg         pk_w;
+    reg [511:0] w0_d, w1_d;
+    reg [5:0]   w0_a, w1_a;
+    reg         w0_en, w1_en;
     always @* begin
-        pb_write = 1'b0;
-        pb_wdata = acc_in[511:0];
-        if (pack && acc_in_n[6] && pb_w <= PB_LAST) begin
-            pb_write = 1'b1;
-        end else if (st == S_WRITE_DATA_END && acc_n != 6'd0 && pb_w <= PB_LAST) begin
-            pb_write = 1'b1;
-            pb_wdata = acc;
+        pk_w = pack && a_w <= PB_LAST && (acc_in_n[6] || (pk_done && acc_in_n != 7'd0));
+        w0_en = 1'b0;
+        w1_en = 1'b0;
+        w0_a = {pkx[1], a_w};
+        w1_a = {pkx[1], a_w};
+        w0_d = acc_in[511:0];
+        w1_d = acc_in[511:0];
+        if (pk_w) begin
+            if (pkx[0])
+                w1_en = 1'b1;
+            else
+                w0_en = 1'b1;
         end
+        if (fl_p) begin
+            if (fl_b[0]) begin
+                w1_en = 1'b1;
+                w1_a = {fl_b[1], fl_r};
+                w1_d = fl_d;
+            end else begin
+                w0_en = 1'b1;
+                w0_a = {fl_b[1], fl_r};
+                w0_d = fl_d;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (w0_en)
+            pbuf0[w0_a] <= w0_d;
+        if (w1_en)
+            pbuf1[w1_a] <= w1_d;
+        e_row <= e_bank[0] ? pbuf1[{e_bank[1], e_ptr}] : pbuf0[{e_bank[1], e_ptr}];
     end
 
     always @(posedge clk) begin
@@ -609,9 +696,28 @@ module rclink_sq #(
             x_info <= 64'd0;
             c_oob <= 1'b0;
             c_einfo <= 64'd0;
-            pa_wp <= 3'd0;
-            pa_rp <= 3'd0;
+            pa_wp <= 4'd0;
+            pa_rp <= 4'd0;
             f_cmd <= 1'b0;
+            f_plast <= 1'b0;
+            kq_w <= 5'd0;
+            kq_r <= 5'd0;
+            fb <= 3'd0;
+            pkb <= 3'd0;
+            eh <= 3'd0;
+            pk_open <= 1'b0;
+            fl_p <= 1'b0;
+            fl_b <= 2'd0;
+            fl_r <= 5'd0;
+            fl_d <= 512'd0;
+            dr <= 1'b0;
+            d_t2 <= {NB{1'b0}};
+            d_fack <= {NB{1'b0}};
+            d_mlast <= {NB{1'b0}};
+            d_err <= {NB{1'b0}};
+            d_rdy <= {NB{1'b0}};
+            d_kill <= {NB{1'b0}};
+            m_fail <= {MSGS{1'b0}};
             ost_free <= OST_N;
             cnt_bad_wqe <= 64'd0;
             cnt_drop_qp_off <= 64'd0;
@@ -657,8 +763,6 @@ module rclink_sq #(
             p_addr <= 64'd0;
             p_rem <= 32'd0;
             k_rem <= 32'd0;
-            k_len <= 32'd0;
-            c_derr <= 1'b0;
             tmo <= 16'd0;
             nrd <= 6'd0;
             last_slot <= 2'd0;
@@ -678,14 +782,13 @@ module rclink_sq #(
             e_q_mask <= 512'd0;
             e_fack <= 1'b0;
             e_t2 <= 1'b0;
-            e_bank <= 1'b0;
+            e_bank <= 2'd0;
             e_slot <= 2'd0;
             e_qpn <= 16'd0;
             e_total <= 32'd0;
             e_idx <= 32'd0;
             e_ctx <= {CW{1'b0}};
             e_mlast <= 1'b0;
-            pb_b <= 1'b0;
             e_run <= 1'b0;
             e_first <= 1'b0;
             e_q_v <= 1'b0;
@@ -774,25 +877,113 @@ module rclink_sq #(
                 tmo <= 16'd0;
             else
                 tmo <= tmo + 16'd1;
+            if (dma_cmd_valid && dma_cmd_ready) begin
+                kq[kq_w] <= {f_cmd, f_plast};
+                kq_w <= kq_w + 5'd1;
+            end
+            if (dma_rd_valid && dma_rd_last)
+                kq_r <= kq_r + 5'd1;
             if (dma_cmd_valid && dma_cmd_ready && !f_cmd) begin
                 pa_q[pa_wp] <= dma_cmd_addr;
-                pa_wp <= pa_wp + 3'd1;
+                pa_wp <= pa_wp + 4'd1;
             end
             if (pack && dma_rd_last)
-                pa_rp <= pa_rp + 3'd1;
+                pa_rp <= pa_rp + 4'd1;
+            // the packer: bank pkb, its last row a cycle later when a full
+            // one is written with the packet's last beat
+            fl_p <= 1'b0;
+            if (fl_p)
+                d_rdy[fl_b] <= 1'b1;
             if (pack) begin
-                if (dma_rd_err && !c_derr)
-                    c_einfo <= pa_q[pa_rp];
+                if (dma_rd_err && !d_err[pkx])
+                    d_einfo[pkx] <= pa_q[pa_rp];
                 if (dma_rd_err)
-                    c_derr <= 1'b1;
-                if (acc_in_n[6]) begin
-                    if (pb_w <= PB_LAST)
-                        pb_w <= pb_w + 5'd1;
-                    acc <= acc_in[1023:512];
-                    acc_n <= acc_in_n[5:0];
+                    d_err[pkx] <= 1'b1;
+                if (pk_done) begin
+                    pk_open <= 1'b0;
+                    pkb <= pkb + 3'd1;
+                    if (acc_in_n[6] && acc_in_n[5:0] != 6'd0) begin
+                        fl_p <= 1'b1;
+                        fl_b <= pkx;
+                        fl_r <= a_w + 5'd1;
+                        fl_d <= acc_in[1023:512];
+                    end else begin
+                        d_rdy[pkx] <= 1'b1;
+                    end
                 end else begin
-                    acc <= acc_in[511:0];
+                    pk_open <= 1'b1;
+                    if (acc_in_n[6]) begin
+                        pb_w <= a_w + 5'd1;
+                        acc <= acc_in[1023:512];
+                    end else begin
+                        pb_w <= a_w;
+                        acc <= acc_in[511:0];
+                    end
                     acc_n <= acc_in_n[5:0];
+                end
+            end
+            // a read timed out: the packets not yet packed fail (DMA_ERR),
+            // the late beats are dropped (S_DRAIN ends that)
+            if (tmo_hit && !dr) begin
+                dr <= 1'b1;
+                for (i = 0; i < NB; i = i + 1)
+                    if (i[1:0] - pkx < b_pk[1:0] || b_pk[2]) begin
+                        d_rdy[i] <= 1'b1;
+                        d_err[i] <= 1'b1;
+                        d_einfo[i] <= pa_q[pa_rp];
+                    end
+            end
+            // SQ disabled: context 0's packets in the banks are not sent
+            if (sq_stop)
+                for (i = 0; i < NB; i = i + 1)
+                    if (d_ctx[i] == {CW{1'b0}})
+                        d_kill[i] <= 1'b1;
+
+            // ---- the emission: the next bank once packed -------------------------------
+            if (eh != fb && d_rdy[ehx] && !e_pend) begin
+                if (d_kill[ehx] || m_fail[d_slot[ehx]] ||
+                    (d_ctx[ehx] != {CW{1'b0}} && !u_runs[d_ctx[ehx]])) begin
+                    // not sent: its message is flushed or failed already
+                    d_rdy[ehx] <= 1'b0;
+                    eh <= eh + 3'd1;
+                end else if (d_err[ehx]) begin
+                    // a payload read failed: the message completes DMA_ERR,
+                    // its further packets are not sent (a user context
+                    // goes into error: DMA, the bus address)
+                    if (!fe_x) begin
+                        m_all[d_slot[ehx]] <= 1'b1;
+                        m_st[d_slot[ehx]] <= ST_DMA_ERR;
+                        m_fail[d_slot[ehx]] <= 1'b1;
+                        x_ctx <= d_ctx[ehx];
+                        x_fail <= d_ctx[ehx] != {CW{1'b0}};
+                        x_cause <= 8'd`RCLINK_CTX_EVT_CAUSE_DMA;
+                        x_info <= d_einfo[ehx];
+                        d_rdy[ehx] <= 1'b0;
+                        eh <= eh + 3'd1;
+                    end
+                end else if (tok_cur) begin
+                    // start the burst: the packet's beats (the last one
+                    // partial), padded with zero bytes to the IP's TX_S
+                    // minimum
+                    e_bank <= ehx;
+                    e_slot <= d_slot[ehx];
+                    e_qpn <= d_qpn[ehx];
+                    e_total <= d_total[ehx];
+                    e_idx <= d_idx[ehx];
+                    e_ctx <= d_ctx[ehx];
+                    e_mlast <= d_mlast[ehx];
+                    e_pbytes <= pk_bytes;
+                    e_beats <= d_beats;
+                    e_lastb <= d_lastb;
+                    e_ptr <= 5'd0;
+                    e_run <= 1'b1;
+                    e_first <= 1'b1;
+                    e_fack <= d_fack[ehx];
+                    e_t2 <= d_t2[ehx];
+                    if (!d_t2[ehx])
+                        last_slot <= d_slot[ehx];
+                    d_rdy[ehx] <= 1'b0;
+                    eh <= eh + 3'd1;
                 end
             end
             if (!r_en)
@@ -858,8 +1049,8 @@ module rclink_sq #(
                 end
             // ---- a line of WQEs into the cache ----------------------------------------------
             S_FILL:
-                // after the payload reads of the packet (their beats first)
-                if (nrd == 6'd0 && !dma_cmd_valid) begin
+                // behind the payload reads in flight (their beats first)
+                if (!dma_cmd_valid && !dr) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_addr <= r_base + {32'd0, xm} * 64'd16;
                     dma_cmd_len <= {6'd0, f_cnt, 4'd0};
@@ -870,7 +1061,7 @@ module rclink_sq #(
                     st <= S_FILL_WAIT;
                 end
             S_FILL_WAIT:
-                if (dma_rd_valid) begin
+                if (fill_beat) begin
                     if (dma_rd_err) begin
                         c_status <= ST_DMA_ERR;
                         c_einfo <= dma_cmd_addr;
@@ -886,7 +1077,7 @@ module rclink_sq #(
                         wl_n <= f_n;
                         st <= f_chk ? S_CHECK : S_SEND;
                     end
-                end else if (tmo == TIMEOUT) begin
+                end else if (tmo_hit) begin
                     if (f_chk)
                         c_n <= c_n + 32'd1;
                     c_status <= ST_DMA_ERR;
@@ -904,6 +1095,7 @@ module rclink_sq #(
                 m_idx[c_slot] <= c_first + c_n - 32'd1;
                 m_age[c_slot] <= age_next;
                 age_next <= age_next + 8'd1;
+                m_fail[c_slot] <= 1'b0;
                 c_off <= 32'd0;
                 x_ctx <= q_ctx;
                 x_new <= uq;
@@ -956,14 +1148,30 @@ module rclink_sq #(
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_FLUSHED;
                     st <= S_IDLE;
-                end else begin
-                    // the segment header: the packet's first 8 bytes
-                    k_len <= h_len;
+                end else if (m_fail[c_slot]) begin
+                    // a packet of the message failed (DMA_ERR): the rest
+                    // of its chain is skipped
+                    x_cons <= c_first + c_n;
+                    st <= S_IDLE;
+                end else if (b_free && !dr) begin
+                    // the next bank: the packet's descriptor, its segment
+                    // header the packet's first 8 bytes
+                    d_hdr[fb[1:0]] <= seg_hdr;
+                    d_slot[fb[1:0]] <= c_slot;
+                    d_qpn[fb[1:0]] <= c_qpn;
+                    d_total[fb[1:0]] <= c_total;
+                    d_idx[fb[1:0]] <= m_idx[c_slot];
+                    d_ctx[fb[1:0]] <= q_ctx;
+                    d_pbytes[fb[1:0]] <= h_len[10:0] + {5'd0, SEG6};
+                    d_t2[fb[1:0]] <= c_t2;
+                    d_fack[fb[1:0]] <= c_fack && !c_t2 && (c_off + h_len == c_total);
+                    d_mlast[fb[1:0]] <= c_off + h_len == c_total;
+                    d_err[fb[1:0]] <= 1'b0;
+                    d_rdy[fb[1:0]] <= 1'b0;
+                    d_kill[fb[1:0]] <= 1'b0;
+                    fb <= fb + 3'd1;
                     k_rem <= h_len;
-                    pb_w <= 5'd0;
-                    acc <= {448'd0, seg_hdr};
-                    acc_n <= SEG;
-                    c_derr <= 1'b0;
+                    c_off <= c_off + h_len;
                     st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
                 end
             // the next WQE of the chain (both words), from the cache
@@ -977,68 +1185,25 @@ module rclink_sq #(
                     f_chk <= 1'b0;
                     st <= S_FILL;
                 end
-            // ---- WRITE_DATA: payload reads into the packet buffer ---------------------------
-            // one read per piece, back to back; the packer takes the beats
+            // ---- WRITE_DATA: payload reads into the packet's bank -----------------------
+            // one read per piece, back to back; the packer takes the beats,
+            // the engine goes on with the next packet or message
             S_WRITE_DATA:
                 if (dma_cmd_valid) begin
                     // the last command is not taken yet
                 end else if (k_rem == 32'd0) begin
-                    st <= S_WRITE_DATA_WAIT;
+                    st <= (c_off == c_total) ? S_IDLE : S_WRITE_HEAD;
                 end else if (p_rem == 32'd0) begin
                     st <= S_SEND;
-                end else if (nrd < PA_N) begin
+                end else if (nrd < PA_N && !dr) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_addr <= uq ? tr_bus : p_addr;
                     dma_cmd_len <= nx_len[12:0];
                     f_cmd <= 1'b0;
+                    f_plast <= k_rem == nx_len;
                     p_addr <= p_addr + {32'd0, nx_len};
                     p_rem <= p_rem - nx_len;
                     k_rem <= k_rem - nx_len;
-                end
-            S_WRITE_DATA_WAIT:
-                if (nrd == 6'd0 && !dma_cmd_valid) begin
-                    if (c_derr) begin
-                        c_status <= ST_DMA_ERR;
-                        st <= S_ERROR;
-                    end else begin
-                        st <= S_WRITE_DATA_END;
-                    end
-                end else if (tmo == TIMEOUT) begin
-                    c_status <= ST_DMA_ERR;
-                    if (!c_derr)
-                        c_einfo <= pa_q[pa_rp];
-                    st <= S_ERROR;
-                end
-            S_WRITE_DATA_END:
-                if (!r_en) begin
-                    // stopped while the packet waits for its token
-                    m_all[c_slot] <= 1'b1;
-                    m_st[c_slot] <= ST_FLUSHED;
-                    st <= S_IDLE;
-                end else if (tok_cur && !e_pend) begin
-                    // start the burst: the packet's words (the last one
-                    // partial), padded with zero bytes to the IP's TX_S minimum;
-                    // the next packet is packed into the other bank meanwhile
-                    e_bank <= pb_b;
-                    pb_b <= !pb_b;
-                    e_slot <= c_slot;
-                    e_qpn <= c_qpn;
-                    e_total <= c_total;
-                    e_idx <= m_idx[c_slot];
-                    e_ctx <= q_ctx;
-                    e_mlast <= c_off + k_len == c_total;
-                    e_pbytes <= pk_bytes[10:0];
-                    e_beats <= d_beats;
-                    e_lastb <= d_lastb;
-                    e_ptr <= 5'd0;
-                    e_run <= 1'b1;
-                    e_first <= 1'b1;
-                    e_fack <= c_fack && !c_t2 && (c_off + k_len == c_total);
-                    e_t2 <= c_t2;
-                    if (!c_t2)
-                        last_slot <= c_slot;
-                    c_off <= c_off + k_len;
-                    st <= (c_off + k_len == c_total) ? S_IDLE : S_WRITE_HEAD;
                 end
             // ---- timeout or bus error: DMA_ERR completion -----------------------------------------
             S_ERROR: if (!e_pend) begin
@@ -1058,6 +1223,7 @@ module rclink_sq #(
                 end
                 m_all[c_slot] <= 1'b1;
                 m_st[c_slot] <= ST_DMA_ERR;
+                m_fail[c_slot] <= 1'b1;
                 // a user context goes into error (DMA, the bus address)
                 x_ctx <= q_ctx;
                 x_fail <= uq;
@@ -1068,10 +1234,32 @@ module rclink_sq #(
             end
             S_DRAIN:
                 // late answers to reads that timed out are dropped here
-                if (nrd == 6'd0 && !dma_cmd_valid)
+                if (nrd == 6'd0 && !dma_cmd_valid && !fl_p)
                     st <= S_IDLE;
             default: st <= S_IDLE;
             endcase
+            // a payload read timed out while a packet's reads are issued:
+            // the message completes DMA_ERR (the bus address of the oldest
+            // read in flight)
+            if (tmo_hit && !dr && (st == S_SEND || st == S_WRITE_DATA ||
+                                   (st == S_FILL && !f_chk))) begin
+                c_status <= ST_DMA_ERR;
+                c_einfo <= pa_q[pa_rp];
+                st <= S_ERROR;
+            end
+            // every read answered after a stop, an error or a timeout: the
+            // banks not packed (their reads cut short) are not sent
+            if ((st == S_DRAIN || dr) && nrd == 6'd0 && !dma_cmd_valid && !fl_p) begin
+                dr <= 1'b0;
+                pk_open <= 1'b0;
+                pkb <= fb;
+                pa_rp <= pa_wp;
+                for (i = 0; i < NB; i = i + 1)
+                    if (i[1:0] - pkx < b_pk[1:0] || b_pk[2]) begin
+                        d_rdy[i] <= 1'b1;
+                        d_kill[i] <= 1'b1;
+                    end
+            end
             // SQ disabled: the message being cut and every message in
             // flight complete FLUSHED now (credits that come back later
             // only return their tokens); indices back to 0
