@@ -463,10 +463,11 @@ module rclink_shim_top #(
     wire [SCW-1:0] quiet_ctx;
     wire [7:0]  x_cause;
     wire        cqe_u_ready;
-    wire [3:0]  fl_v;
-    wire [4*QP_AW-1:0] fl_qpn;
-    wire [39:0] ost_out;                // the send engine's slots: packets in the IP
-    wire [4*SCW-1:0] ost_ctx;
+    localparam SQ_MSGS = 8;             // the send engine's message slots
+    wire [SQ_MSGS-1:0] fl_v;
+    wire [SQ_MSGS*QP_AW-1:0] fl_qpn;
+    wire [SQ_MSGS*10-1:0] ost_out;      // the send engine's slots: packets in the IP
+    wire [SQ_MSGS*SCW-1:0] ost_ctx;
     wire        q_ost_ok;
     // the receive path and the user contexts
     wire [SCW-1:0] rx_own_qp, rx_own_grp, r_ctx, rcqe_ctx;
@@ -482,7 +483,8 @@ module rclink_shim_top #(
     assign cqe_r_ready = (rcqe_ctx == {SCW{1'b0}}) ? cqe_rk_ready : cqe_ru_ready;
     generate
         if (NCTX > 1) begin : g_ctx
-            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES)) u_ctx (
+            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES),
+                        .FL_N(SQ_MSGS)) u_ctx (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata),
                 .wmask(csr_wmask), .rdata(ctx_rdata), .hit(ctx_hit),
@@ -654,7 +656,7 @@ module rclink_shim_top #(
     assign cqe_s_ready = (cqe_s_ctx == {SCW{1'b0}}) ? cqe_k_ready : cqe_u_ready;
 
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
-                .CW(SCW)) u_sq (
+                .CW(SCW), .MSGS(SQ_MSGS)) u_sq (
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),

@@ -102,7 +102,7 @@ module rclink_sq #(
     parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN,
     parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
     parameter TIMEOUT = 4096,
-    parameter MSGS = 4,
+    parameter MSGS = 8,             // message slots (2, 4, 8 or 16)
     parameter NCTX = 1,             // contexts (rclink_ctx: 1..NCTX-1 user ones)
     parameter CW = 1                // max(1, clog2(NCTX))
 ) (
@@ -200,6 +200,7 @@ module rclink_sq #(
     localparam integer PB_LAST_I = PB_ROWS - 1;
     localparam [4:0] PB_LAST = PB_LAST_I[4:0];
     localparam [5:0] SEG6 = SEG;
+    localparam SLW = (MSGS <= 2) ? 1 : (MSGS <= 4) ? 2 : (MSGS <= 8) ? 3 : 4;
     localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
@@ -299,7 +300,7 @@ module rclink_sq #(
     end
     // a token that completes (or is skipped) this cycle
     wire       q_tok = crd_t2 && (q_skip != 10'd0 || q_nw != 5'd0);
-    reg [1:0]  c_slot;
+    reg [SLW-1:0] c_slot;
     reg [31:0] c_off;            // message bytes packed so far
     reg [63:0] p_addr;           // current piece
     reg [31:0] p_rem;
@@ -307,7 +308,7 @@ module rclink_sq #(
     reg [15:0] tmo;
     wire       tmo_hit = tmo >= TIMEOUT;
     reg [5:0]  nrd;              // read commands not fully answered
-    reg [1:0]  last_slot;        // slot of the last packet submitted
+    reg [SLW-1:0] last_slot;        // slot of the last packet submitted
     // WQE line cache: SQ indices [wl_lo, wl_lo + wl_n) of line wl
     reg [511:0] wl;
     reg [31:0]  wl_lo;
@@ -325,23 +326,25 @@ module rclink_sq #(
     // in flight while one is sent.  Even banks are in pbuf0, odd ones in
     // pbuf1: a packet's last row and the next packet's first one may be
     // written in the same cycle.
-    localparam NB = 4;
-    reg [511:0] pbuf0 [0:63];
-    reg [511:0] pbuf1 [0:63];
-    reg [2:0]   fb;              // the next bank the engine takes (wrap bit on top)
-    reg [2:0]   pkb;             // the bank being packed
-    reg [2:0]   eh;              // the next bank to send
+    localparam NBW = 2;
+    localparam NB = 1 << NBW;
+    localparam [NBW:0] B1 = 1;
+    reg [511:0] pbuf0 [0:NB*16-1];
+    reg [511:0] pbuf1 [0:NB*16-1];
+    reg [NBW:0] fb;              // the next bank the engine takes (wrap bit on top)
+    reg [NBW:0] pkb;             // the bank being packed
+    reg [NBW:0] eh;              // the next bank to send
     reg         pk_open;         // the packer has begun bank pkb
     reg [4:0]   pb_w;            // its rows written
     reg [511:0] acc;             // bytes not yet in a row (acc_n of them)
     reg [5:0]   acc_n;
     reg         fl_p;            // a packet's last row, written the next cycle
-    reg [1:0]   fl_b;
+    reg [NBW-1:0] fl_b;
     reg [4:0]   fl_r;
     reg [511:0] fl_d;
     reg         dr;              // a read timed out: beats are dropped until none is due
     reg [63:0]  d_hdr    [0:NB-1];
-    reg [1:0]   d_slot   [0:NB-1];
+    reg [SLW-1:0] d_slot [0:NB-1];
     reg [15:0]  d_qpn    [0:NB-1];
     reg [31:0]  d_total  [0:NB-1];
     reg [31:0]  d_idx    [0:NB-1];
@@ -349,8 +352,8 @@ module rclink_sq #(
     reg [10:0]  d_pbytes [0:NB-1];
     reg [63:0]  d_einfo  [0:NB-1];
     reg [NB-1:0] d_t2, d_fack, d_mlast, d_err, d_rdy, d_kill;
-    wire [2:0]  b_used = fb - eh;              // banks taken and not sent yet
-    wire [2:0]  b_pk = fb - pkb;               // ... not packed yet
+    wire [NBW:0] b_used = fb - eh;             // banks taken and not sent yet
+    wire [NBW:0] b_pk = fb - pkb;              // ... not packed yet
     reg [MSGS-1:0] m_fail;       // a packet of the message failed: no more are sent
     reg [4:0]   e_ptr;           // emission: next row (TX_S beat) to read
     reg [4:0]   e_beats;         // beats on TX_S (at least SEG.PKT_MIN bytes)
@@ -359,8 +362,8 @@ module rclink_sq #(
     reg [511:0] e_q_mask;        // the bytes of e_row that are the packet's
     reg         e_fack;
     reg         e_t2;
-    reg [1:0]   e_bank;          // the packet being sent: its bank, slot,
-    reg [1:0]   e_slot;          // QP (group), message length, index,
+    reg [NBW-1:0] e_bank;        // the packet being sent: its bank, slot,
+    reg [SLW-1:0] e_slot;          // QP (group), message length, index,
     reg [15:0]  e_qpn;           // context, and whether it is the message's
     reg [31:0]  e_total;         // last packet (the message is then all
     reg [31:0]  e_idx;           // submitted)
@@ -371,17 +374,17 @@ module rclink_sq #(
     reg [511:0] e_row;
     reg         e_q_v, e_q_last, e_q_first;
     wire        e_pend = e_run || e_q_v;       // a packet is being sent
-    wire        b_free = {1'b0, b_used} + (e_pend ? 4'd1 : 4'd0) < NB;
-    wire        pipe_empty = b_used == 3'd0 && !e_pend;
+    wire        b_free = ({1'b0, b_used} + {{(NBW+1){1'b0}}, e_pend}) < NB;
+    wire        pipe_empty = b_used == {(NBW+1){1'b0}} && !e_pend;
     // the slots with a packet in a bank or being sent
     reg [MSGS-1:0] s_pend;
-    reg [2:0]      bo;
+    reg [NBW:0]    bo;
     integer        sb;
     always @* begin
         s_pend = {MSGS{1'b0}};
         for (sb = 0; sb < NB; sb = sb + 1) begin
-            bo = sb[2:0] - eh;
-            if ({1'b0, bo[1:0]} < b_used)
+            bo = sb[NBW:0] - eh;
+            if ({1'b0, bo[NBW-1:0]} < b_used)
                 s_pend[d_slot[sb]] = 1'b1;
         end
         if (e_pend)
@@ -413,7 +416,7 @@ module rclink_sq #(
     always @* begin
         for (uf = 0; uf < MSGS; uf = uf + 1)
             u_flush[uf] = m_v[uf] && m_ctx[uf] != {CW{1'b0}} && !u_runs[m_ctx[uf]] &&
-                          !(st != S_IDLE && c_slot == uf[1:0]) && !s_pend[uf];
+                          !(st != S_IDLE && c_slot == uf[SLW-1:0]) && !s_pend[uf];
         // ... those with packets not acknowledged yet (once: m_out clears)
         for (uf = 0; uf < MSGS; uf = uf + 1) begin
             fl_v[uf] = u_flush[uf] && !m_t2[uf] && m_out[uf] != 10'd0;
@@ -422,40 +425,40 @@ module rclink_sq #(
     end
 
     // free slot
-    reg [1:0] free_slot;
+    reg [SLW-1:0] free_slot;
     reg       have_free;
     integer i, j, f, g, h;
     always @* begin
-        free_slot = 2'd0;
+        free_slot = {SLW{1'b0}};
         have_free = 1'b0;
         for (f = MSGS - 1; f >= 0; f = f - 1)
             if (!m_v[f]) begin
-                free_slot = f[1:0];
+                free_slot = f[SLW-1:0];
                 have_free = 1'b1;
             end
     end
 
     // oldest slot of the credit's QP still waiting for credits
-    reg [1:0] crd_slot;
+    reg [SLW-1:0] crd_slot;
     reg       crd_hit;
     always @* begin
-        crd_slot = 2'd0;
+        crd_slot = {SLW{1'b0}};
         crd_hit = 1'b0;
         for (g = 0; g < MSGS; g = g + 1)
             if (m_v[g] && !m_t2[g] && m_out[g] != 10'd0 &&
                 m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid} &&
                 (!crd_hit || $signed(m_age[g] - m_age[crd_slot]) < 0)) begin
-                crd_slot = g[1:0];
+                crd_slot = g[SLW-1:0];
                 crd_hit = 1'b1;
             end
     end
 
     // a finished slot with no older slot of its QP
-    reg [1:0] done_slot;
+    reg [SLW-1:0] done_slot;
     reg       done_hit;
     reg       older;
     always @* begin
-        done_slot = 2'd0;
+        done_slot = {SLW{1'b0}};
         done_hit = 1'b0;
         for (h = 0; h < MSGS; h = h + 1) begin
             older = 1'b0;
@@ -464,9 +467,9 @@ module rclink_sq #(
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
             if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
-                !s_pend[h] && !(st != S_IDLE && c_slot == h[1:0]) &&
+                !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
-                done_slot = h[1:0];
+                done_slot = h[SLW-1:0];
                 done_hit = 1'b1;
             end
         end
@@ -495,7 +498,7 @@ module rclink_sq #(
 
     // a returning credit: the oldest message of its QP, or (no QPID: the
     // IP dropped the packet at submission) the last packet's message
-    wire [1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
+    wire [SLW-1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
     wire       dec_ok = crd && (crd_qpid_vld ? crd_hit :
                                 (m_v[last_slot] && m_out[last_slot] != 10'd0));
 
@@ -538,7 +541,7 @@ module rclink_sq #(
     wire [511:0]  r_mask = k_n[6] ? ~512'd0 : ~(~512'd0 << {k_n[5:0], 3'b000});
     // the packer's bytes so far: the bank's segment header when it has
     // not begun
-    wire [1:0]    pkx = pkb[1:0];
+    wire [NBW-1:0] pkx = pkb[NBW-1:0];
     wire [511:0]  a_acc = pk_open ? acc : {448'd0, d_hdr[pkx]};
     wire [5:0]    a_n = pk_open ? acc_n : SEG6;
     wire [4:0]    a_w = pk_open ? pb_w : 5'd0;
@@ -600,7 +603,7 @@ module rclink_sq #(
 
     // the beats of the next packet to send, at least the TX_S minimum
     localparam [10:0] PKT_MIN = `RCLINK_SEG_PKT_MIN;
-    wire [1:0]  ehx = eh[1:0];
+    wire [NBW-1:0] ehx = eh[NBW-1:0];
     wire [10:0] pk_bytes = d_pbytes[ehx];
     wire [10:0] t_bytes = (pk_bytes < PKT_MIN) ? PKT_MIN : pk_bytes;
     wire [4:0]  d_beats = t_bytes[10:6] + ((t_bytes[5:0] != 6'd0) ? 5'd1 : 5'd0);
@@ -631,14 +634,14 @@ module rclink_sq #(
     // full row is written with it) and a packet's last row a cycle later
     reg         pk_w;
     reg [511:0] w0_d, w1_d;
-    reg [5:0]   w0_a, w1_a;
+    reg [NBW+3:0] w0_a, w1_a;
     reg         w0_en, w1_en;
     always @* begin
         pk_w = pack && a_w <= PB_LAST && (acc_in_n[6] || (pk_done && acc_in_n != 7'd0));
         w0_en = 1'b0;
         w1_en = 1'b0;
-        w0_a = {pkx[1], a_w};
-        w1_a = {pkx[1], a_w};
+        w0_a = {pkx[NBW-1:1], a_w};
+        w1_a = {pkx[NBW-1:1], a_w};
         w0_d = acc_in[511:0];
         w1_d = acc_in[511:0];
         if (pk_w) begin
@@ -650,11 +653,11 @@ module rclink_sq #(
         if (fl_p) begin
             if (fl_b[0]) begin
                 w1_en = 1'b1;
-                w1_a = {fl_b[1], fl_r};
+                w1_a = {fl_b[NBW-1:1], fl_r};
                 w1_d = fl_d;
             end else begin
                 w0_en = 1'b1;
-                w0_a = {fl_b[1], fl_r};
+                w0_a = {fl_b[NBW-1:1], fl_r};
                 w0_d = fl_d;
             end
         end
@@ -664,7 +667,7 @@ module rclink_sq #(
             pbuf0[w0_a] <= w0_d;
         if (w1_en)
             pbuf1[w1_a] <= w1_d;
-        e_row <= e_bank[0] ? pbuf1[{e_bank[1], e_ptr}] : pbuf0[{e_bank[1], e_ptr}];
+        e_row <= e_bank[0] ? pbuf1[{e_bank[NBW-1:1], e_ptr}] : pbuf0[{e_bank[NBW-1:1], e_ptr}];
     end
 
     always @(posedge clk) begin
@@ -702,12 +705,12 @@ module rclink_sq #(
             f_plast <= 1'b0;
             kq_w <= 5'd0;
             kq_r <= 5'd0;
-            fb <= 3'd0;
-            pkb <= 3'd0;
-            eh <= 3'd0;
+            fb <= {(NBW+1){1'b0}};
+            pkb <= {(NBW+1){1'b0}};
+            eh <= {(NBW+1){1'b0}};
             pk_open <= 1'b0;
             fl_p <= 1'b0;
-            fl_b <= 2'd0;
+            fl_b <= {NBW{1'b0}};
             fl_r <= 5'd0;
             fl_d <= 512'd0;
             dr <= 1'b0;
@@ -758,14 +761,14 @@ module rclink_sq #(
             c_bad <= 1'b0;
             c_t2 <= 1'b0;
             c_over <= 1'b0;
-            c_slot <= 2'd0;
+            c_slot <= {SLW{1'b0}};
             c_off <= 32'd0;
             p_addr <= 64'd0;
             p_rem <= 32'd0;
             k_rem <= 32'd0;
             tmo <= 16'd0;
             nrd <= 6'd0;
-            last_slot <= 2'd0;
+            last_slot <= {SLW{1'b0}};
             wl <= 512'd0;
             wl_lo <= 32'd0;
             wl_n <= 3'd0;
@@ -782,8 +785,8 @@ module rclink_sq #(
             e_q_mask <= 512'd0;
             e_fack <= 1'b0;
             e_t2 <= 1'b0;
-            e_bank <= 2'd0;
-            e_slot <= 2'd0;
+            e_bank <= {NBW{1'b0}};
+            e_slot <= {SLW{1'b0}};
             e_qpn <= 16'd0;
             e_total <= 32'd0;
             e_idx <= 32'd0;
@@ -814,8 +817,8 @@ module rclink_sq #(
                 if ((sq_stop && m_ctx[i] == {CW{1'b0}}) || u_flush[i])
                     m_out[i] <= 10'd0;
                 else
-                    m_out[i] <= m_out[i] + ((submit && !e_t2 && e_slot == i[1:0]) ? 10'd1 : 10'd0)
-                                         - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
+                    m_out[i] <= m_out[i] + ((submit && !e_t2 && e_slot == i[SLW-1:0]) ? 10'd1 : 10'd0)
+                                         - ((dec_ok && dec_slot == i[SLW-1:0]) ? 10'd1 : 10'd0);
             if ((cqe_valid && cqe_ready && !q_go) || done_quiet)
                 m_v[done_slot] <= 1'b0;
             // ---- the TYPE2 completion queue ------------------------------------------
@@ -901,7 +904,7 @@ module rclink_sq #(
                     d_err[pkx] <= 1'b1;
                 if (pk_done) begin
                     pk_open <= 1'b0;
-                    pkb <= pkb + 3'd1;
+                    pkb <= pkb + B1;
                     if (acc_in_n[6] && acc_in_n[5:0] != 6'd0) begin
                         fl_p <= 1'b1;
                         fl_b <= pkx;
@@ -927,7 +930,7 @@ module rclink_sq #(
             if (tmo_hit && !dr) begin
                 dr <= 1'b1;
                 for (i = 0; i < NB; i = i + 1)
-                    if (i[1:0] - pkx < b_pk[1:0] || b_pk[2]) begin
+                    if (i[NBW-1:0] - pkx < b_pk[NBW-1:0] || b_pk[NBW]) begin
                         d_rdy[i] <= 1'b1;
                         d_err[i] <= 1'b1;
                         d_einfo[i] <= pa_q[pa_rp];
@@ -945,7 +948,7 @@ module rclink_sq #(
                     (d_ctx[ehx] != {CW{1'b0}} && !u_runs[d_ctx[ehx]])) begin
                     // not sent: its message is flushed or failed already
                     d_rdy[ehx] <= 1'b0;
-                    eh <= eh + 3'd1;
+                    eh <= eh + B1;
                 end else if (d_err[ehx]) begin
                     // a payload read failed: the message completes DMA_ERR,
                     // its further packets are not sent (a user context
@@ -959,7 +962,7 @@ module rclink_sq #(
                         x_cause <= 8'd`RCLINK_CTX_EVT_CAUSE_DMA;
                         x_info <= d_einfo[ehx];
                         d_rdy[ehx] <= 1'b0;
-                        eh <= eh + 3'd1;
+                        eh <= eh + B1;
                     end
                 end else if (tok_cur) begin
                     // start the burst: the packet's beats (the last one
@@ -983,7 +986,7 @@ module rclink_sq #(
                     if (!d_t2[ehx])
                         last_slot <= d_slot[ehx];
                     d_rdy[ehx] <= 1'b0;
-                    eh <= eh + 3'd1;
+                    eh <= eh + B1;
                 end
             end
             if (!r_en)
@@ -1156,20 +1159,20 @@ module rclink_sq #(
                 end else if (b_free && !dr) begin
                     // the next bank: the packet's descriptor, its segment
                     // header the packet's first 8 bytes
-                    d_hdr[fb[1:0]] <= seg_hdr;
-                    d_slot[fb[1:0]] <= c_slot;
-                    d_qpn[fb[1:0]] <= c_qpn;
-                    d_total[fb[1:0]] <= c_total;
-                    d_idx[fb[1:0]] <= m_idx[c_slot];
-                    d_ctx[fb[1:0]] <= q_ctx;
-                    d_pbytes[fb[1:0]] <= h_len[10:0] + {5'd0, SEG6};
-                    d_t2[fb[1:0]] <= c_t2;
-                    d_fack[fb[1:0]] <= c_fack && !c_t2 && (c_off + h_len == c_total);
-                    d_mlast[fb[1:0]] <= c_off + h_len == c_total;
-                    d_err[fb[1:0]] <= 1'b0;
-                    d_rdy[fb[1:0]] <= 1'b0;
-                    d_kill[fb[1:0]] <= 1'b0;
-                    fb <= fb + 3'd1;
+                    d_hdr[fb[NBW-1:0]] <= seg_hdr;
+                    d_slot[fb[NBW-1:0]] <= c_slot;
+                    d_qpn[fb[NBW-1:0]] <= c_qpn;
+                    d_total[fb[NBW-1:0]] <= c_total;
+                    d_idx[fb[NBW-1:0]] <= m_idx[c_slot];
+                    d_ctx[fb[NBW-1:0]] <= q_ctx;
+                    d_pbytes[fb[NBW-1:0]] <= h_len[10:0] + {5'd0, SEG6};
+                    d_t2[fb[NBW-1:0]] <= c_t2;
+                    d_fack[fb[NBW-1:0]] <= c_fack && !c_t2 && (c_off + h_len == c_total);
+                    d_mlast[fb[NBW-1:0]] <= c_off + h_len == c_total;
+                    d_err[fb[NBW-1:0]] <= 1'b0;
+                    d_rdy[fb[NBW-1:0]] <= 1'b0;
+                    d_kill[fb[NBW-1:0]] <= 1'b0;
+                    fb <= fb + B1;
                     k_rem <= h_len;
                     c_off <= c_off + h_len;
                     st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
@@ -1255,7 +1258,7 @@ module rclink_sq #(
                 pkb <= fb;
                 pa_rp <= pa_wp;
                 for (i = 0; i < NB; i = i + 1)
-                    if (i[1:0] - pkx < b_pk[1:0] || b_pk[2]) begin
+                    if (i[NBW-1:0] - pkx < b_pk[NBW-1:0] || b_pk[NBW]) begin
                         d_rdy[i] <= 1'b1;
                         d_kill[i] <= 1'b1;
                     end

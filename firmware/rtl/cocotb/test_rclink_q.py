@@ -427,6 +427,9 @@ async def test_q_bench(dut):
     done = 0
     # each batch under the 256 packets the IP stand-in captures
     for size, n in ((64, 200), (4096, 48)):
+        # a read returns once the posted writes before it (the queues'
+        # configuration) have landed: the clock starts at the doorbell
+        await q.r64("DMAQ_SQ_CFG")
         await settle(tb, 100)
         ip_capture_reset(dut)
         for k in range(n):
