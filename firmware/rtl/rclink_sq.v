@@ -31,8 +31,8 @@
 //               token.
 //
 // DMA goes through the engine's burst interface.  WQEs are read a
-// 64-byte line at a time (up to four WQEs, none past DMAQ_SQ_PROD or the
-// ring's end) into a line cache that CHECK and SEND use, so a message of
+// 256-byte block at a time (up to 16 WQEs, none past DMAQ_SQ_PROD or the
+// ring's end) into a cache that CHECK and SEND use, so that a message of
 // one WQE costs one read or none.  A packet's payload is one read command
 // per piece (a WQE's part of the packet), issued back to back so that
 // several reads are outstanding; the address-aligned 512-bit beats are
@@ -211,7 +211,7 @@ module rclink_sq #(
     // with the WQE checks before SEND and the error completion
     localparam S_IDLE            = 4'd0,
                S_CHECK           = 4'd1,    // check the next WQE of the chain
-               S_FILL            = 4'd2,    // read a line of WQEs
+               S_FILL            = 4'd2,    // read a block of WQEs
                S_CHECK_END       = 4'd3,    // the message takes a slot
                S_SEND            = 4'd4,    // take the next WQE (both words)
                S_FILL_WAIT       = 4'd5,
@@ -309,13 +309,16 @@ module rclink_sq #(
     wire       tmo_hit = tmo >= TIMEOUT;
     reg [5:0]  nrd;              // read commands not fully answered
     reg [SLW-1:0] last_slot;        // slot of the last packet submitted
-    // WQE line cache: SQ indices [wl_lo, wl_lo + wl_n) of line wl
-    reg [511:0] wl;
+    // WQE cache: SQ indices [wl_lo, wl_lo + wl_n) of a 256-byte block of
+    // the ring (four 64-byte lines, 16 WQEs)
+    reg [2047:0] wl;
     reg [31:0]  wl_lo;
-    reg [2:0]   wl_n;
+    reg [4:0]   wl_n;
+    reg [1:0]   f_line;          // the line of the fill's next beat
+    reg         f_err;           // a beat of the fill came with err
     reg         f_chk;           // the fill is CHECK's (else SEND's)
     reg [31:0]  f_x;
-    reg [2:0]   f_n;
+    reg [4:0]   f_n;
 
     // ---- packet buffer: NB banks, the byte packer, the emission -----------------------
     // The engine takes the banks in turn, one a packet, with the packet's
@@ -397,18 +400,18 @@ module rclink_sq #(
     wire [31:0] x_look = (st == S_SEND || (st == S_FILL && !f_chk)) ? x_cons : xc;
     wire [31:0] xm = x_look & (size - 32'd1);
     wire [31:0] x_rel = x_look - wl_lo;
-    wire        hit = x_rel < {29'd0, wl_n};
-    wire [63:0] cw0 = wl[128 * xm[1:0] +: 64];
-    wire [63:0] cw1 = wl[128 * xm[1:0] + 64 +: 64];
+    wire        hit = x_rel < {27'd0, wl_n};
+    wire [63:0] cw0 = wl[128 * xm[3:0] +: 64];
+    wire [63:0] cw1 = wl[128 * xm[3:0] + 64 +: 64];
     // a fill: the line of x_look, from it up to the line's, the ring's or
     // the posted WQEs' end
-    wire [31:0] f_a = 32'd4 - {30'd0, xm[1:0]};
+    wire [31:0] f_a = 32'd16 - {28'd0, xm[3:0]};
     wire [31:0] f_b = r_prod - x_look;
     wire [31:0] f_c = size - xm;
     wire [31:0] f_ab = (f_a < f_b) ? f_a : f_b;
-    wire [2:0]  f_cnt0 = (f_ab < f_c) ? f_ab[2:0] : f_c[2:0];
+    wire [4:0]  f_cnt0 = (f_ab < f_c) ? f_ab[4:0] : f_c[4:0];
     // at least the WQE asked for (DMAQ_SQ_PROD moved back by the host)
-    wire [2:0]  f_cnt = (f_cnt0 == 3'd0) ? 3'd1 : f_cnt0;
+    wire [4:0]  f_cnt = (f_cnt0 == 5'd0) ? 5'd1 : f_cnt0;
 
     // the slots of user contexts that stopped (not the one being cut)
     reg [MSGS-1:0] u_flush;
@@ -769,12 +772,14 @@ module rclink_sq #(
             tmo <= 16'd0;
             nrd <= 6'd0;
             last_slot <= {SLW{1'b0}};
-            wl <= 512'd0;
+            wl <= 2048'd0;
             wl_lo <= 32'd0;
-            wl_n <= 3'd0;
+            wl_n <= 5'd0;
+            f_line <= 2'd0;
+            f_err <= 1'b0;
             f_chk <= 1'b0;
             f_x <= 32'd0;
-            f_n <= 3'd0;
+            f_n <= 5'd0;
             pb_w <= 5'd0;
             acc <= 512'd0;
             acc_n <= 6'd0;
@@ -990,7 +995,7 @@ module rclink_sq #(
                 end
             end
             if (!r_en)
-                wl_n <= 3'd0;
+                wl_n <= 5'd0;
 
             case (st)
             S_IDLE:
@@ -1002,7 +1007,7 @@ module rclink_sq #(
                         k_cons <= x_cons;
                     q_ctx <= n_ctx;
                     if (n_ctx != q_ctx)
-                        wl_n <= 3'd0;
+                        wl_n <= 5'd0;
                     c_oob <= 1'b0;
                     c_n <= 32'd0;
                     c_total <= 32'd0;
@@ -1050,22 +1055,31 @@ module rclink_sq #(
                     // WQE once its SQ_PROD moves.  Context 0's waits.
                     st <= S_IDLE;
                 end
-            // ---- a line of WQEs into the cache ----------------------------------------------
+            // ---- a block of WQEs into the cache ---------------------------------------------
             S_FILL:
                 // behind the payload reads in flight (their beats first)
                 if (!dma_cmd_valid && !dr) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_addr <= r_base + {32'd0, xm} * 64'd16;
-                    dma_cmd_len <= {6'd0, f_cnt, 4'd0};
+                    dma_cmd_len <= {4'd0, f_cnt, 4'd0};
+                    f_line <= xm[3:2];
+                    f_err <= 1'b0;
                     f_cmd <= 1'b1;
                     f_x <= x_look;
                     f_n <= f_cnt;
-                    wl_n <= 3'd0;
+                    wl_n <= 5'd0;
                     st <= S_FILL_WAIT;
                 end
             S_FILL_WAIT:
                 if (fill_beat) begin
-                    if (dma_rd_err) begin
+                    // one beat a line; the block once its last beat came
+                    wl[512 * f_line +: 512] <= dma_rd_data;
+                    f_line <= f_line + 2'd1;
+                    if (dma_rd_err)
+                        f_err <= 1'b1;
+                    if (!dma_rd_last) begin
+                        // more lines to come
+                    end else if (dma_rd_err || f_err) begin
                         c_status <= ST_DMA_ERR;
                         c_einfo <= dma_cmd_addr;
                         if (f_chk) begin
@@ -1075,7 +1089,6 @@ module rclink_sq #(
                             st <= S_ERROR;
                         end
                     end else begin
-                        wl <= dma_rd_data;
                         wl_lo <= f_x;
                         wl_n <= f_n;
                         st <= f_chk ? S_CHECK : S_SEND;
@@ -1272,7 +1285,7 @@ module rclink_sq #(
                     k_cons <= 32'd0;
                 end else begin
                     x_cons <= 32'd0;
-                    wl_n <= 3'd0;
+                    wl_n <= 5'd0;
                     st <= S_DRAIN;
                 end
                 // the TYPE2 messages in the IP too; their tokens, when

@@ -234,7 +234,7 @@ def sq_reads(bus, lo, hi):
 async def test_q_sq_multi(dut):
     """Messages of odd sizes, their payload across 4 KiB boundaries, posted
     at once: the packets on TX_S (headers, data, zero padding to 64 bytes),
-    one SEND CQE each in order; the WQEs read a 64-byte line at a time and
+    one SEND CQE each in order; the WQEs read a 256-byte block at a time and
     the payload in burst reads (no 8-byte word reads)."""
     tb, drv, bus, q = await start(dut)
     tx = TxMon(dut)
@@ -260,10 +260,10 @@ async def test_q_sq_multi(dut):
         assert field("CQE", w, "IDX") == i, (i, hex(w[1]))
         assert field("CQE", w, "SEQ") == i, (i, hex(w[3]))
     assert await q.r64("DMAQ_SQ_CONS") == len(sizes)
-    # WQE reads: whole lines of posted WQEs, never one word
+    # WQE reads: posted WQEs of one 256-byte block, never one word
     wr = sq_reads(bus, q.sq, q.sq + 0x1000)
-    assert wr and all(n % 16 == 0 and (a % 64) + n <= 64 for a, n in wr), wr
-    assert len(wr) <= (len(sizes) + 3) // 4 + 1, wr
+    assert wr and all(n % 16 == 0 and (a % 256) + n <= 256 for a, n in wr), wr
+    assert len(wr) <= (len(sizes) + 15) // 16 + 1, wr
     # payload reads: no word-sized request left when a packet has more
     pr = sq_reads(bus, pay, pay + 0x6000)
     assert sum(n for _, n in pr) == sum(sizes), (sum(n for _, n in pr), sum(sizes))
