@@ -28,6 +28,9 @@ import vecload as vl  # noqa: E402
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
+# a PCIe Gen3 x16 link's payload rate: 8 GT/s x 16 lanes with 128b/130b
+# coding (15.75 GB/s), of which 256-byte TLPs carry 256 of some 280 bytes
+LINK_PAYLOAD = 8e9 * 16 * 128 / 130 / 8 * 256 / 280
 SEG = 8                     # segment header bytes
 PKT_MIN = 64                # the IP's TX_S minimum (SEG.PKT_MIN)
 DATA_MAX = 1336             # TYPE1_PKT_LEN - SEG
@@ -446,6 +449,12 @@ async def test_q_bench(dut):
     line = "rtl-bench: sq %s (%s at 250 MHz, doorbell to last CQE)" % (
         ", ".join(parts),
         ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, _, _, c, n in out))
+    # the goal in one line: 4 KiB as a share of a Gen3 x16 link's
+    # payload rate (Documentation/hw/rtl.rst, "Send queue message rate")
+    rate = {s: (r, b) for s, r, b, _, _ in out}
+    summary = "rtl-bench: 4KiB %d %% of link, 64B %.1f Mmsg/s" % (
+        int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6)
     tb.log.warning(line)
+    tb.log.warning(summary)
     with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
-        f.write(line + "\n")
+        f.write(line + "\n" + summary + "\n")
