@@ -836,7 +836,8 @@ struct uside {
 	struct rclink_uctx c;
 	uint32_t qpn;
 	uint32_t slot;
-	uint32_t nslots;
+	uint32_t nslots;		/* send slots */
+	uint32_t rslots;		/* receive slots */
 	uint64_t sent, acked, recvd, posted;
 	uint32_t sq0;			/* SQ index of message 0 */
 	uint64_t sleeps;
@@ -868,16 +869,17 @@ static void ctx_open(struct uside *u, const char *dev, uint32_t qpn,
 }
 
 static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
-		      uint32_t nslots, uint32_t event)
+		      uint32_t nslots, uint32_t rslots, uint32_t event)
 {
 	struct rclink_uctx_attr a = { 0 };
 
 	u->nslots = pow2(nslots < 16 ? 16 : nslots);
+	u->rslots = pow2(rslots < 16 ? 16 : rslots);
 	u->slot = opt.size < 64 ? 64 : (opt.size + 63) & ~63u;
 	a.sq_entries = u->nslots;
-	a.rq_entries = u->nslots;
-	a.cq_entries = 2 * u->nslots;
-	a.area_size = (2 * u->nslots * u->slot + 4095) & ~4095u;
+	a.rq_entries = u->rslots;
+	a.cq_entries = pow2(u->nslots + u->rslots);
+	a.area_size = ((u->nslots + u->rslots) * u->slot + 4095) & ~4095u;
 	a.mod_count = event;
 	a.mod_usec = event > 1 ? 2000 : 0;
 	ctx_open(u, dev, qpn, &a, "uctx path");
@@ -890,24 +892,28 @@ static void uctx_close(struct uside *u)
 	close(u->fd);
 }
 
-/* nslots is a power of 2 */
+/* the area: rslots receive slots, then nslots send slots (powers of 2) */
 static uint64_t uctx_rx_off(struct uside *u, uint64_t i)
 {
-	return (i & (u->nslots - 1)) * u->slot;
+	return (i & (u->rslots - 1)) * u->slot;
 }
 
 static uint64_t uctx_tx_off(struct uside *u, uint64_t i)
 {
-	return (u->nslots + (i & (u->nslots - 1))) * u->slot;
+	return (u->rslots + (i & (u->nslots - 1))) * u->slot;
 }
 
 static void uctx_post_recvs(struct uside *u)
 {
-	uint64_t posted = u->posted, end = u->recvd + u->nslots;
+	struct rclink_post_cursor k = rclink_rq_begin(&u->c);
+	uint64_t posted = u->posted, end = u->recvd + u->rslots;
+	const uint64_t mask = u->rslots - 1;
+	const uint32_t slot = u->slot;
 
-	while (posted < end &&
-	       !rclink_post_recv(&u->c, uctx_rx_off(u, posted), u->slot))
-		posted++;
+	/* locals: the stores to the RQ cannot alias them */
+	for (; posted < end && k.room; posted++)
+		rclink_cursor_recv(&k, (posted & mask) * slot, slot);
+	rclink_rq_end(&u->c, &k);
 	u->posted = posted;
 	rclink_uctx_doorbell(&u->c);
 }
@@ -915,12 +921,13 @@ static void uctx_post_recvs(struct uside *u)
 /* Reap the CQ; false when it was empty */
 static bool uctx_reap(struct uside *u)
 {
+	struct rclink_cq_cursor k = rclink_cq_begin(&u->c);
 	uint64_t acked, recvd = 0;
 	struct rclink_wc wc;
 	int n;
 
-	/* one at a time: only kind and status are decoded */
-	for (n = 0; n < 32 && rclink_cq_next(&u->c, &wc); n++) {
+	/* one at a time: only kind, status and idx are decoded */
+	for (n = 0; n < 32 && rclink_cq_cursor_next(&k, &wc); n++) {
 		if (wc.status != RCLINK_WC_OK)
 			die("context %u: %s status %u", u->c.id,
 			    wc.kind == RCLINK_WC_SEND ? "SEND" : "RECV",
@@ -935,7 +942,7 @@ static bool uctx_reap(struct uside *u)
 			(uint32_t)u->acked;
 		u->acked += acked;
 	}
-	rclink_cq_done(&u->c);
+	rclink_cq_end(&u->c, &k);
 	u->recvd += recvd;
 	return n > 0;
 }
@@ -966,37 +973,38 @@ static void uctx_sleep(struct uside *u)
 static void *uctx_sender(void *p)
 {
 	uint64_t count = *(uint64_t *)p, end = ua.sent + count, sent, stop;
-	const uint32_t size = opt.size, batch = opt.batch;
-	bool quiet, last_quiet;
-	uint32_t k;
+	const uint32_t size = opt.size, batch = opt.batch, qpn = ua.qpn;
+	const uint64_t mask = ua.nslots - 1, base = ua.rslots;
+	const uint32_t slot = ua.slot, quiet = opt.quiet ? RCLINK_SEND_QUIET : 0;
+	struct rclink_post_cursor k;
+	uint32_t n;
 
 	while (ua.acked < end) {
-		/* locals: the library's calls cannot change them */
 		sent = ua.sent;
 		stop = ua.acked + ua.nslots < end ? ua.acked + ua.nslots : end;
 		/*
-		 * a completion per batch: the last SEND of each (and the last
-		 * before the window closes) is signaled, the others QUIET
+		 * batches of @batch with a doorbell each; in each the last SEND
+		 * is signaled, the others QUIET (locals: the stores to the SQ
+		 * cannot alias them)
 		 */
-		last_quiet = false;
-		for (k = 0; sent < stop; sent++) {
-			quiet = opt.quiet && k + 1 < batch && sent + 1 < stop;
-			if (rclink_post_send(&ua.c, ua.qpn,
-					     uctx_tx_off(&ua, sent), size,
-					     quiet ? RCLINK_SEND_QUIET : 0))
+		while (sent < stop) {
+			k = rclink_sq_begin(&ua.c);
+			n = stop - sent < batch ? stop - sent : batch;
+			if (n > k.room)
+				n = k.room;
+			if (!n)
 				break;
-			last_quiet = quiet;
-			if (++k == batch) {
-				rclink_uctx_doorbell(&ua.c);
-				k = 0;
-			}
+			for (; n > 1; n--, sent++)
+				rclink_cursor_send(&k, qpn,
+						   (base + (sent & mask)) * slot,
+						   size, quiet);
+			rclink_cursor_send(&k, qpn,
+					   (base + (sent & mask)) * slot, size, 0);
+			sent++;
+			rclink_sq_end(&ua.c, &k);
+			rclink_uctx_doorbell(&ua.c);
 		}
-		/* the SQ was full: the last one posted (not rung) signals */
-		if (last_quiet && k)
-			ua.c.sq[2 * ((ua.c.sq_prod - 1) & ua.c.sq_mask)] &=
-				~RCLINK_U_WQE_QUIET;
 		ua.sent = sent;
-		rclink_uctx_doorbell(&ua.c);
 		if (!uctx_reap(&ua) && ua.acked < end)
 			uctx_sleep(&ua);
 	}
@@ -1036,10 +1044,17 @@ static int uctx_tput(char **argv)
 
 	if (opt.mcast || opt.size > 65536)
 		die("uctx: TYPE1 messages of at most 65536 bytes");
-	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), opt.window,
+	/*
+	 * B's RQ (and CQ) four windows deep: the IP has acknowledged what
+	 * the sender's window counts as done, so a receiver that is slow to
+	 * wake must have RQEs for more than a window; a packet that finds
+	 * none holds the receive path only DMAQ_CTX_RX_HOLD before the
+	 * context fails (Documentation/hw/shim.rst, "Contexts")
+	 */
+	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), opt.window, 16,
 		  opt.event);
 	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), opt.window,
-		  opt.event);
+		  4 * opt.window, opt.event);
 	uctx_post_recvs(&ub);
 	if (opt.warmup)
 		uctx_tput_run(opt.warmup);
@@ -1122,8 +1137,8 @@ static int uctx_lat(char **argv)
 	double secs, *rtt, sum = 0, t0;
 	pthread_t te;
 
-	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 16, 1);
-	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16, 1);
+	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 16, 16, 1);
+	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16, 16, 1);
 	rtt = calloc(n, sizeof(*rtt));
 	if (!rtt)
 		die("out of memory");
