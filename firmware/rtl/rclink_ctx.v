@@ -53,9 +53,10 @@
 //
 // A stop leaves the IP's slots of unacknowledged packets taken: the
 // kernel releases them (free_buf_set) for each QP it finds flushed
-// (shim.rst "Contexts", Stop).  Not yet (rtl.rst "Contexts"), so the
-// board tops keep NCTX = 1 (the co-simulation's top has 8): a user
-// chain ending in MORE holds the engine; bus errors of posted writes.
+// (shim.rst "Contexts", Stop).  A user context whose chain the send
+// engine found unfinished at its SQ_PROD (u_park) is parked: not picked
+// until a doorbell moves its SQ_PROD, so it holds only itself.  Not yet
+// (rtl.rst "Contexts"): bus errors of posted writes.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
@@ -137,6 +138,7 @@ module rclink_ctx #(
     output reg  [CW-1:0] u_pick,
     output wire [31:0] u_pick_cons,
     input  wire        u_take,
+    input  wire        u_park,          // q_ctx's chain reaches its SQ_PROD before its end
     input  wire        u_cons_we,
     input  wire [31:0] u_cons,
     input  wire [CW-1:0] x_ctx,
@@ -224,6 +226,9 @@ module rclink_ctx #(
     reg [63:0] n_not_owner [0:NCTX-1];
     reg [NCTX-1:0] stop_p;          // stopping: the last record once nothing is in flight
     reg [CW-1:0]   rr;              // the user context served last
+    // parked: the send engine found the context's chain unfinished at its
+    // SQ_PROD; not picked again until a doorbell moves SQ_PROD
+    reg [NCTX-1:0] park;
     // DMAQ_CTX_MOD.usec: a microsecond tick, a timer per context (its
     // microseconds left, 0: off) started by the first CQE after the arm
     reg [15:0]     us_pre;
@@ -491,7 +496,7 @@ module rclink_ctx #(
                      (cq_prod[ui] - cq_cons[ui]);
             // (a receive CQE being written takes its entry; a packet being
             // received holds the room it counted)
-            rdy[ui] = run[ui] && t_cons != sq_prod[ui] && o_room[ui] &&
+            rdy[ui] = run[ui] && !park[ui] && t_cons != sq_prod[ui] && o_room[ui] &&
                       !(r_busy && r_ctx == ui[CW-1:0]) &&
                       t_room > {26'd0, held[ui]} + ((x_new && x_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0) +
                                ((w_cq && w_rx && w_c == ui[CW-1:0]) ? 32'd1 : 32'd0);
@@ -620,6 +625,7 @@ module rclink_ctx #(
             w_rx <= 1'b0;
             stop_p <= {NCTX{1'b0}};
             rr <= NCTX[CW-1:0] - 1'b1;
+            park <= {NCTX{1'b0}};
             us_pre <= 16'd0;
             for (i = 0; i < NCTX; i = i + 1)
                 tm_left[i] <= 17'd0;
@@ -648,6 +654,14 @@ module rclink_ctx #(
             ev_info <= 64'd0;
         end else begin
             own_chg <= 1'b0;
+            // a parked context waits for its SQ_PROD to move (the doorbell
+            // below, which wins over a park of the same cycle: the engine
+            // saw the old value); a context not running forgets it
+            if (u_park)
+                park[q_ctx] <= 1'b1;
+            for (i = 1; i < NCTX; i = i + 1)
+                if (!run[i])
+                    park[i] <= 1'b0;
             // the record writer and the event source first: a request
             // of the same cycle below wins over their clearing
             // ---- the doorbell record: {SQ_CONS, RQ_CONS}, {ERROR, CAUSE}
@@ -876,7 +890,11 @@ module rclink_ctx #(
                     rec_ev[d] <= 1'b1;
                 end else begin
                     case (d_off)
-                    `RCLINK_DB_OFF_SQ_PROD: sq_prod[d] <= d_v;
+                    `RCLINK_DB_OFF_SQ_PROD: begin
+                        sq_prod[d] <= d_v;
+                        if (d_v != sq_prod[d])
+                            park[d] <= 1'b0;
+                    end
                     `RCLINK_DB_OFF_RQ_PROD: rq_prod[d] <= d_v;
                     `RCLINK_DB_OFF_CQ_CONS: cq_cons[d] <= d_v;
                     `RCLINK_DB_OFF_CQ_ARM:

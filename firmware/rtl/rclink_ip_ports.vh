@@ -46,12 +46,13 @@
     // ---- RCLINK-Stream IP: TYPE2 rate (TYPE2_SPEED)
     output wire        ip_set_type2_rate_vld,   // SET_TYPE2_RATE_VLD_I
     output wire [21:0] ip_set_type2_rate_dat,   // SET_TYPE2_RATE_DAT_I
-    // ---- RCLINK-Stream IP: TX_S (64-bit, first byte in [63:56])
+    // ---- RCLINK-Stream IP: TX_S (512-bit, first byte in [511:504], tkeep
+    // contiguous from the top)
     output wire        tx_s_vld,
     output wire        tx_s_fs,
     output wire        tx_s_fe,
-    output wire [63:0] tx_s_dat,
-    output wire [7:0]  tx_s_keep,
+    output wire [511:0] tx_s_dat,
+    output wire [63:0] tx_s_keep,
     output wire [QP_AW-1:0] tx_s_qpid,
     output wire        tx_s_fack,
     output wire [1:0]  tx_s_etype,          // 0 TYPE1, 3 TYPE2

@@ -136,12 +136,13 @@ module rclink_shim_top #(
     // ---- RCLINK-Stream IP: TYPE2 rate (TYPE2_SPEED)
     output wire        ip_set_type2_rate_vld,   // SET_TYPE2_RATE_VLD_I
     output wire [21:0] ip_set_type2_rate_dat,   // SET_TYPE2_RATE_DAT_I
-    // ---- RCLINK-Stream IP: TX_S (64-bit, first byte in [63:56])
+    // ---- RCLINK-Stream IP: TX_S (512-bit, first byte in [511:504], tkeep
+    // contiguous from the top)
     output wire        tx_s_vld,
     output wire        tx_s_fs,
     output wire        tx_s_fe,
-    output wire [63:0] tx_s_dat,
-    output wire [7:0]  tx_s_keep,
+    output wire [511:0] tx_s_dat,
+    output wire [63:0] tx_s_keep,
     output wire [QP_AW-1:0] tx_s_qpid,
     output wire        tx_s_fack,
     output wire [1:0]  tx_s_etype,          // 0 TYPE1, 3 TYPE2
@@ -451,7 +452,7 @@ module rclink_shim_top #(
     wire        sq_own_other = (sq_own_t2 ? own_grp_ctx : own_qp_ctx) !=
                                {{(16-SCW){1'b0}}, sq_ctx};
     // the send engine and the user contexts (rclink_ctx)
-    wire        sq_busy, u_any, u_take, u_cons_we, u_run;
+    wire        sq_busy, u_any, u_take, u_park, u_cons_we, u_run;
     wire [SCW-1:0] u_pick, x_ctx, cqe_s_ctx;
     wire [31:0] u_pick_cons, u_prod, u_cons, tr_rem;
     wire [63:0] u_base, u_area, tr_off, tr_bus, x_info;
@@ -462,10 +463,11 @@ module rclink_shim_top #(
     wire [SCW-1:0] quiet_ctx;
     wire [7:0]  x_cause;
     wire        cqe_u_ready;
-    wire [3:0]  fl_v;
-    wire [4*QP_AW-1:0] fl_qpn;
-    wire [39:0] ost_out;                // the send engine's slots: packets in the IP
-    wire [4*SCW-1:0] ost_ctx;
+    localparam SQ_MSGS = 8;             // the send engine's message slots
+    wire [SQ_MSGS-1:0] fl_v;
+    wire [SQ_MSGS*QP_AW-1:0] fl_qpn;
+    wire [SQ_MSGS*10-1:0] ost_out;      // the send engine's slots: packets in the IP
+    wire [SQ_MSGS*SCW-1:0] ost_ctx;
     wire        q_ost_ok;
     // the receive path and the user contexts
     wire [SCW-1:0] rx_own_qp, rx_own_grp, r_ctx, rcqe_ctx;
@@ -483,7 +485,8 @@ module rclink_shim_top #(
     assign cqe_r_ready = (rcqe_ctx == {SCW{1'b0}}) ? cqe_rk_ready : cqe_ru_ready;
     generate
         if (NCTX > 1) begin : g_ctx
-            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES)) u_ctx (
+            rclink_ctx #(.NCTX(NCTX), .CW(SCW), .QP_AW(QP_AW), .US_CYCLES(US_CYCLES),
+                        .FL_N(SQ_MSGS)) u_ctx (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata),
                 .wmask(csr_wmask), .rdata(ctx_rdata), .hit(ctx_hit),
@@ -498,7 +501,7 @@ module rclink_shim_top #(
                 .q_area(u_area), .runs(u_runs), .tr_off(tr_off),
                 .tr_bus(tr_bus), .tr_rem(tr_rem), .u_any(u_any),
                 .u_pick(u_pick), .u_pick_cons(u_pick_cons), .u_take(u_take),
-                .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
+                .u_park(u_park), .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx),
                 .x_new(x_new), .x_not_owner(x_not_owner), .x_fail(x_fail),
                 .x_cause(x_cause), .x_info(x_info),
                 .quiet_done(quiet_done), .quiet_ctx(quiet_ctx),
@@ -658,7 +661,7 @@ module rclink_shim_top #(
     assign cqe_s_ready = (cqe_s_ctx == {SCW{1'b0}}) ? cqe_k_ready : cqe_u_ready;
 
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
-                .CW(SCW)) u_sq (
+                .CW(SCW), .MSGS(SQ_MSGS)) u_sq (
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
@@ -668,7 +671,7 @@ module rclink_shim_top #(
         .t2_oversize(t2_oversize), .link_up(link_up),
         .own_q(sq_own_q), .own_t2(sq_own_t2), .own_other(sq_own_other),
         .q_ctx(sq_ctx), .q_busy(sq_busy), .u_any(u_any), .u_pick(u_pick),
-        .u_pick_cons(u_pick_cons), .u_take(u_take), .u_base(u_base),
+        .u_pick_cons(u_pick_cons), .u_take(u_take), .u_park(u_park), .u_base(u_base),
         .u_order(u_order), .u_run(u_run), .u_prod(u_prod), .u_area(u_area),
         .u_runs(u_runs), .tr_off(tr_off), .tr_bus(tr_bus), .tr_rem(tr_rem),
         .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),

@@ -10,28 +10,36 @@
 //               counted; an unreadable WQE completes DMA_ERR.
 //   SEND        (the only request type, opcode SEND) read the message's
 //               WQEs again one by one, DMAQ_SQ_CONS advancing past each.
-//   WRITE_HEAD  wait for a token; build the segment header (POS
-//               FIRST/MIDDLE/LAST/ONLY, OFFSET, MSG_LEN) as the packet's
-//               first 8 bytes.
-//   WRITE_DATA  DMA the packet's data (at most TYPE1_PKT_LEN - 8 bytes)
-//               into the packet buffer; a read that fails or takes more
-//               than TIMEOUT cycles ends the message with a DMA_ERR
-//               completion (the packets already submitted stay), back to
-//               IDLE.  Then the packet goes out on TX_S in one burst
-//               (FS..FE, FACK on the message's last packet), padded with
-//               zero bytes to the IP's TX_S minimum of SEG.PKT_MIN (64)
-//               bytes, and takes the token; more data: back to WRITE_HEAD.
-//   DONE        the message is submitted.
+//   WRITE_HEAD  take the next of the packet buffer's NB banks for the
+//               packet, with its segment header (POS FIRST/MIDDLE/LAST/
+//               ONLY, OFFSET, MSG_LEN) as its first 8 bytes.
+//   WRITE_DATA  issue the reads of the packet's data (at most
+//               TYPE1_PKT_LEN - 8 bytes) and go on with the next packet
+//               (WRITE_HEAD) or message (IDLE) without waiting for them:
+//               the packer fills the banks as the beats come, and the
+//               emission sends each packed bank in turn, once a token is
+//               held, on TX_S in one burst (FS..FE, FACK on the message's
+//               last packet), padded with zero bytes to the IP's TX_S
+//               minimum of SEG.PKT_MIN (64) bytes, taking the token.  A
+//               read that fails ends the message with a DMA_ERR
+//               completion when the emission reaches its packet (the
+//               packets already submitted stay, the rest is not sent, the
+//               rest of the chain is skipped); one that takes more than
+//               TIMEOUT cycles fails the packets not yet packed the same
+//               way, and late answers are dropped.
+//   DONE        the message is submitted when its last packet takes its
+//               token.
 //
 // DMA goes through the engine's burst interface.  WQEs are read a
-// 64-byte line at a time (up to four WQEs, none past DMAQ_SQ_PROD or the
-// ring's end) into a line cache that CHECK and SEND use, so a message of
+// 256-byte block at a time (up to 16 WQEs, none past DMAQ_SQ_PROD or the
+// ring's end) into a cache that CHECK and SEND use, so that a message of
 // one WQE costs one read or none.  A packet's payload is one read command
 // per piece (a WQE's part of the packet), issued back to back so that
 // several reads are outstanding; the address-aligned 512-bit beats are
 // packed behind the segment header into the packet buffer (512-bit rows)
-// as they come, and the emission reads the rows out as 64-bit TX_S words
-// (the 512-to-64-bit gearbox).  A beat flagged err (a bad or timed-out
+// as they come, and the emission sends the rows as 512-bit TX_S beats
+// (the seed IP's DW: the first byte in [511:504], tkeep contiguous from
+// the top, the last beat partial).  A beat flagged err (a bad or timed-out
 // completion, or bus mastering off) ends the message with DMA_ERR once
 // the packet's reads have all answered.
 //
@@ -77,7 +85,12 @@
 // user context's packet is cut only while its share has room (q_ost_ok).
 // A message being cut waits for that room holding the engine (the model's
 // engine goes on with the other contexts meanwhile); a context at its
-// share is not picked for a new message.
+// share is not picked for a new message.  A user context's chain whose
+// end is not posted yet (its last WQE read has MORE and the next is at
+// its SQ_PROD) is dropped in CHECK, before anything is sent: the engine
+// goes on with the other contexts and rclink_ctx parks the context
+// (u_park) until its SQ_PROD moves, then the chain is read again from its
+// first WQE.  Context 0's chain waits in CHECK (the kernel's queue).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -89,7 +102,7 @@ module rclink_sq #(
     parameter T2_PKT_LEN = `RCLINK_PARAM_TYPE2_PKT_LEN,
     parameter MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff,
     parameter TIMEOUT = 4096,
-    parameter MSGS = 4,
+    parameter MSGS = 8,             // message slots (2, 4, 8 or 16)
     parameter NCTX = 1,             // contexts (rclink_ctx: 1..NCTX-1 user ones)
     parameter CW = 1                // max(1, clog2(NCTX))
 ) (
@@ -122,6 +135,7 @@ module rclink_sq #(
     input  wire [CW-1:0] u_pick,         // ... the next of them (round robin)
     input  wire [31:0] u_pick_cons,      // ... and its consumer index
     output wire        u_take,           // the engine takes u_pick now
+    output wire        u_park,           // q_ctx's chain is unfinished at its SQ_PROD
     input  wire [63:0] u_base,           // q_ctx's SQ
     input  wire [3:0]  u_order,
     input  wire        u_run,
@@ -156,12 +170,12 @@ module rclink_sq #(
     input  wire [63:0] dma_rd_keep,
     input  wire        dma_rd_last,
     input  wire        dma_rd_err,
-    // TX_S (64-bit; the first byte of the packet in [63:56])
+    // TX_S (512-bit; the first byte of the packet in [511:504])
     output reg         tx_vld,
     output reg         tx_fs,
     output reg         tx_fe,
-    output reg  [63:0] tx_dat,
-    output reg  [7:0]  tx_keep,
+    output reg  [511:0] tx_dat,
+    output reg  [63:0] tx_keep,
     output reg  [QP_AW-1:0] tx_qpid,
     output reg         tx_fack,
     output reg  [1:0]  tx_etype,         // 0 TYPE1, 3 TYPE2
@@ -185,6 +199,8 @@ module rclink_sq #(
     localparam PB_ROWS = (PB_LEN + 63) / 64;       // 21 rows of 512 bits
     localparam integer PB_LAST_I = PB_ROWS - 1;
     localparam [4:0] PB_LAST = PB_LAST_I[4:0];
+    localparam [5:0] SEG6 = SEG;
+    localparam SLW = (MSGS <= 2) ? 1 : (MSGS <= 4) ? 2 : (MSGS <= 8) ? 3 : 4;
     localparam [15:0] T2_GROUPS = `RCLINK_AFH_T2_GROUPS;
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
@@ -195,16 +211,12 @@ module rclink_sq #(
     // with the WQE checks before SEND and the error completion
     localparam S_IDLE            = 4'd0,
                S_CHECK           = 4'd1,    // check the next WQE of the chain
-               S_FILL            = 4'd2,    // read a line of WQEs
+               S_FILL            = 4'd2,    // read a block of WQEs
                S_CHECK_END       = 4'd3,    // the message takes a slot
                S_SEND            = 4'd4,    // take the next WQE (both words)
                S_FILL_WAIT       = 4'd5,
                S_WRITE_HEAD      = 4'd6,    // token, segment header
                S_WRITE_DATA      = 4'd7,    // payload reads of the packet
-               S_WRITE_DATA_WAIT = 4'd8,    // their beats all came
-               S_WRITE_DATA_END  = 4'd9,    // packet complete: start TX_S
-               S_WRITE_DATA_TX   = 4'd10,   // the burst on TX_S
-               S_DONE            = 4'd11,
                S_ERROR           = 4'd12,   // DMA_ERR completion
                S_DRAIN           = 4'd13;   // a late read answer
     reg [3:0] st;
@@ -288,43 +300,99 @@ module rclink_sq #(
     end
     // a token that completes (or is skipped) this cycle
     wire       q_tok = crd_t2 && (q_skip != 10'd0 || q_nw != 5'd0);
-    reg [1:0]  c_slot;
+    reg [SLW-1:0] c_slot;
     reg [31:0] c_off;            // message bytes packed so far
     reg [63:0] p_addr;           // current piece
     reg [31:0] p_rem;
     reg [31:0] k_rem;            // bytes of this packet still to request
-    reg [31:0] k_len;            // data bytes of this packet
-    reg        c_derr;           // a payload beat came with err
     reg [15:0] tmo;
+    wire       tmo_hit = tmo >= TIMEOUT;
     reg [5:0]  nrd;              // read commands not fully answered
-    reg [1:0]  last_slot;        // slot of the last packet submitted
-    // WQE line cache: SQ indices [wl_lo, wl_lo + wl_n) of line wl
-    reg [511:0] wl;
+    reg [SLW-1:0] last_slot;        // slot of the last packet submitted
+    // WQE cache: SQ indices [wl_lo, wl_lo + wl_n) of a 256-byte block of
+    // the ring (four 64-byte lines, 16 WQEs)
+    reg [2047:0] wl;
     reg [31:0]  wl_lo;
-    reg [2:0]   wl_n;
+    reg [4:0]   wl_n;
+    reg [1:0]   f_line;          // the line of the fill's next beat
+    reg         f_err;           // a beat of the fill came with err
     reg         f_chk;           // the fill is CHECK's (else SEND's)
     reg [31:0]  f_x;
-    reg [2:0]   f_n;
+    reg [4:0]   f_n;
 
-    // ---- packet buffer and byte packer ---------------------------------------------
-    reg [511:0] pbuf [0:PB_ROWS-1];
-    reg [4:0]   pb_w;            // rows written
+    // ---- packet buffer: NB banks, the byte packer, the emission -----------------------
+    // The engine takes the banks in turn, one a packet, with the packet's
+    // descriptor (d_*), and issues its payload reads; the packer fills the
+    // banks from the payload beats as they come (each read is tagged with
+    // whether it is its packet's last), and the emission sends the packed
+    // banks in the same order, so that the reads of the next packets are
+    // in flight while one is sent.  Even banks are in pbuf0, odd ones in
+    // pbuf1: a packet's last row and the next packet's first one may be
+    // written in the same cycle.
+    localparam NBW = 2;
+    localparam NB = 1 << NBW;
+    localparam [NBW:0] B1 = 1;
+    reg [511:0] pbuf0 [0:NB*16-1];
+    reg [511:0] pbuf1 [0:NB*16-1];
+    reg [NBW:0] fb;              // the next bank the engine takes (wrap bit on top)
+    reg [NBW:0] pkb;             // the bank being packed
+    reg [NBW:0] eh;              // the next bank to send
+    reg         pk_open;         // the packer has begun bank pkb
+    reg [4:0]   pb_w;            // its rows written
     reg [511:0] acc;             // bytes not yet in a row (acc_n of them)
     reg [5:0]   acc_n;
-    reg [7:0]   e_ptr;           // emission: next word to read
-    reg [7:0]   e_words;         // words on TX_S (at least SEG.PKT_MIN bytes)
-    reg [3:0]   e_lastb;         // bytes in the last word (1..8)
-    reg [7:0]   e_dwords;        // words of the packet's own bytes
-    reg [3:0]   e_dlastb;        // its bytes in the last of them (1..8)
-    reg [63:0]  e_q_mask;        // the bytes of e_q that are the packet's
+    reg         fl_p;            // a packet's last row, written the next cycle
+    reg [NBW-1:0] fl_b;
+    reg [4:0]   fl_r;
+    reg [511:0] fl_d;
+    reg         dr;              // a read timed out: beats are dropped until none is due
+    reg [63:0]  d_hdr    [0:NB-1];
+    reg [SLW-1:0] d_slot [0:NB-1];
+    reg [15:0]  d_qpn    [0:NB-1];
+    reg [31:0]  d_total  [0:NB-1];
+    reg [31:0]  d_idx    [0:NB-1];
+    reg [CW-1:0] d_ctx   [0:NB-1];
+    reg [10:0]  d_pbytes [0:NB-1];
+    reg [63:0]  d_einfo  [0:NB-1];
+    reg [NB-1:0] d_t2, d_fack, d_mlast, d_err, d_rdy, d_kill;
+    wire [NBW:0] b_used = fb - eh;             // banks taken and not sent yet
+    wire [NBW:0] b_pk = fb - pkb;              // ... not packed yet
+    reg [MSGS-1:0] m_fail;       // a packet of the message failed: no more are sent
+    reg [4:0]   e_ptr;           // emission: next row (TX_S beat) to read
+    reg [4:0]   e_beats;         // beats on TX_S (at least SEG.PKT_MIN bytes)
+    reg [6:0]   e_lastb;         // bytes in the last beat (1..64)
+    reg [10:0]  e_pbytes;        // the packet's own bytes (the rest: padding)
+    reg [511:0] e_q_mask;        // the bytes of e_row that are the packet's
     reg         e_fack;
     reg         e_t2;
+    reg [NBW-1:0] e_bank;        // the packet being sent: its bank, slot,
+    reg [SLW-1:0] e_slot;          // QP (group), message length, index,
+    reg [15:0]  e_qpn;           // context, and whether it is the message's
+    reg [31:0]  e_total;         // last packet (the message is then all
+    reg [31:0]  e_idx;           // submitted)
+    reg [CW-1:0] e_ctx;
+    reg         e_mlast;
     reg         e_run;
     reg         e_first;
     reg [511:0] e_row;
-    reg [2:0]   e_lane;
-    wire [63:0] e_q = e_row[64 * e_lane +: 64];
     reg         e_q_v, e_q_last, e_q_first;
+    wire        e_pend = e_run || e_q_v;       // a packet is being sent
+    wire        b_free = ({1'b0, b_used} + {{(NBW+1){1'b0}}, e_pend}) < NB;
+    wire        pipe_empty = b_used == {(NBW+1){1'b0}} && !e_pend;
+    // the slots with a packet in a bank or being sent
+    reg [MSGS-1:0] s_pend;
+    reg [NBW:0]    bo;
+    integer        sb;
+    always @* begin
+        s_pend = {MSGS{1'b0}};
+        for (sb = 0; sb < NB; sb = sb + 1) begin
+            bo = sb[NBW:0] - eh;
+            if ({1'b0, bo[NBW-1:0]} < b_used)
+                s_pend[d_slot[sb]] = 1'b1;
+        end
+        if (e_pend)
+            s_pend[e_slot] = 1'b1;
+    end
 
     wire [31:0] size = 32'd1 << r_order;
     // the WQE CHECK looks at (xc) or SEND takes (x_cons), in the cache?
@@ -332,18 +400,18 @@ module rclink_sq #(
     wire [31:0] x_look = (st == S_SEND || (st == S_FILL && !f_chk)) ? x_cons : xc;
     wire [31:0] xm = x_look & (size - 32'd1);
     wire [31:0] x_rel = x_look - wl_lo;
-    wire        hit = x_rel < {29'd0, wl_n};
-    wire [63:0] cw0 = wl[128 * xm[1:0] +: 64];
-    wire [63:0] cw1 = wl[128 * xm[1:0] + 64 +: 64];
+    wire        hit = x_rel < {27'd0, wl_n};
+    wire [63:0] cw0 = wl[128 * xm[3:0] +: 64];
+    wire [63:0] cw1 = wl[128 * xm[3:0] + 64 +: 64];
     // a fill: the line of x_look, from it up to the line's, the ring's or
     // the posted WQEs' end
-    wire [31:0] f_a = 32'd4 - {30'd0, xm[1:0]};
+    wire [31:0] f_a = 32'd16 - {28'd0, xm[3:0]};
     wire [31:0] f_b = r_prod - x_look;
     wire [31:0] f_c = size - xm;
     wire [31:0] f_ab = (f_a < f_b) ? f_a : f_b;
-    wire [2:0]  f_cnt0 = (f_ab < f_c) ? f_ab[2:0] : f_c[2:0];
+    wire [4:0]  f_cnt0 = (f_ab < f_c) ? f_ab[4:0] : f_c[4:0];
     // at least the WQE asked for (DMAQ_SQ_PROD moved back by the host)
-    wire [2:0]  f_cnt = (f_cnt0 == 3'd0) ? 3'd1 : f_cnt0;
+    wire [4:0]  f_cnt = (f_cnt0 == 5'd0) ? 5'd1 : f_cnt0;
 
     // the slots of user contexts that stopped (not the one being cut)
     reg [MSGS-1:0] u_flush;
@@ -351,7 +419,7 @@ module rclink_sq #(
     always @* begin
         for (uf = 0; uf < MSGS; uf = uf + 1)
             u_flush[uf] = m_v[uf] && m_ctx[uf] != {CW{1'b0}} && !u_runs[m_ctx[uf]] &&
-                          !(st != S_IDLE && c_slot == uf[1:0]);
+                          !(st != S_IDLE && c_slot == uf[SLW-1:0]) && !s_pend[uf];
         // ... those with packets not acknowledged yet (once: m_out clears)
         for (uf = 0; uf < MSGS; uf = uf + 1) begin
             fl_v[uf] = u_flush[uf] && !m_t2[uf] && m_out[uf] != 10'd0;
@@ -360,40 +428,40 @@ module rclink_sq #(
     end
 
     // free slot
-    reg [1:0] free_slot;
+    reg [SLW-1:0] free_slot;
     reg       have_free;
     integer i, j, f, g, h;
     always @* begin
-        free_slot = 2'd0;
+        free_slot = {SLW{1'b0}};
         have_free = 1'b0;
         for (f = MSGS - 1; f >= 0; f = f - 1)
             if (!m_v[f]) begin
-                free_slot = f[1:0];
+                free_slot = f[SLW-1:0];
                 have_free = 1'b1;
             end
     end
 
     // oldest slot of the credit's QP still waiting for credits
-    reg [1:0] crd_slot;
+    reg [SLW-1:0] crd_slot;
     reg       crd_hit;
     always @* begin
-        crd_slot = 2'd0;
+        crd_slot = {SLW{1'b0}};
         crd_hit = 1'b0;
         for (g = 0; g < MSGS; g = g + 1)
             if (m_v[g] && !m_t2[g] && m_out[g] != 10'd0 &&
                 m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid} &&
                 (!crd_hit || $signed(m_age[g] - m_age[crd_slot]) < 0)) begin
-                crd_slot = g[1:0];
+                crd_slot = g[SLW-1:0];
                 crd_hit = 1'b1;
             end
     end
 
     // a finished slot with no older slot of its QP
-    reg [1:0] done_slot;
+    reg [SLW-1:0] done_slot;
     reg       done_hit;
     reg       older;
     always @* begin
-        done_slot = 2'd0;
+        done_slot = {SLW{1'b0}};
         done_hit = 1'b0;
         for (h = 0; h < MSGS; h = h + 1) begin
             older = 1'b0;
@@ -402,8 +470,9 @@ module rclink_sq #(
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
             if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
+                !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
-                done_slot = h[1:0];
+                done_slot = h[SLW-1:0];
                 done_hit = 1'b1;
             end
         end
@@ -432,7 +501,7 @@ module rclink_sq #(
 
     // a returning credit: the oldest message of its QP, or (no QPID: the
     // IP dropped the packet at submission) the last packet's message
-    wire [1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
+    wire [SLW-1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
     wire       dec_ok = crd && (crd_qpid_vld ? crd_hit :
                                 (m_v[last_slot] && m_out[last_slot] != 10'd0));
 
@@ -473,10 +542,26 @@ module rclink_sq #(
     end
     wire [511:0]  r_bytes = dma_rd_data >> {k_fo, 3'b000};
     wire [511:0]  r_mask = k_n[6] ? ~512'd0 : ~(~512'd0 << {k_n[5:0], 3'b000});
-    wire [1023:0] acc_in = {512'd0, acc} | ({512'd0, r_bytes & r_mask} << {acc_n, 3'b000});
-    wire [6:0]    acc_in_n = {1'b0, acc_n} + k_n;
-    // a payload beat (a fill's beat comes in S_FILL_WAIT)
-    wire          pack = dma_rd_valid && st != S_FILL_WAIT;
+    // the packer's bytes so far: the bank's segment header when it has
+    // not begun
+    wire [NBW-1:0] pkx = pkb[NBW-1:0];
+    wire [511:0]  a_acc = pk_open ? acc : {448'd0, d_hdr[pkx]};
+    wire [5:0]    a_n = pk_open ? acc_n : SEG6;
+    wire [4:0]    a_w = pk_open ? pb_w : 5'd0;
+    wire [1023:0] acc_in = {512'd0, a_acc} | ({512'd0, r_bytes & r_mask} << {a_n, 3'b000});
+    wire [6:0]    acc_in_n = {1'b0, a_n} + k_n;
+    // the reads in flight, in order: a fill (WQE line) or a payload read,
+    // and whether it is its packet's last
+    localparam KQ = 32;
+    reg [1:0]     kq [0:KQ-1];
+    reg [4:0]     kq_w, kq_r;
+    wire          k_fill = kq[kq_r][1];
+    wire          k_plast = kq[kq_r][0];
+    reg           f_plast;           // the command offered is its packet's last read
+    // a payload beat (a fill's beat goes to S_FILL_WAIT)
+    wire          pack = dma_rd_valid && !k_fill && !dr;
+    wire          fill_beat = dma_rd_valid && k_fill;
+    wire          pk_done = pack && dma_rd_last && k_plast;
 
     // the next read of the packet: the rest of the piece or of the packet
     wire [31:0] nx_len0 = (p_rem < k_rem) ? p_rem : k_rem;
@@ -485,9 +570,9 @@ module rclink_sq #(
     assign tr_off = p_addr;
     // the bus addresses of the payload reads in flight (at most PA_N), for
     // a failed one's DMAQ_CTX_ERR_INFO
-    localparam PA_N = 8;
+    localparam PA_N = 16;
     reg [63:0] pa_q [0:PA_N-1];
-    reg [2:0]  pa_wp, pa_rp;
+    reg [3:0]  pa_wp, pa_rp;
     reg        f_cmd;            // the last command is a fill (not payload)
 
     // POS of the packet starting at c_off with k bytes
@@ -509,53 +594,83 @@ module rclink_sq #(
                           ({32'd0, c_off} << `RCLINK_SEG_OFFSET_LSB) |
                           ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
 
-    // byte swap: host order (first byte in [7:0]) to TX_S order ([63:56])
-    function [63:0] bswap;
-        input [63:0] v;
+    // byte swap: host order (first byte in [7:0]) to TX_S order ([511:504])
+    function [511:0] bswap;
+        input [511:0] v;
         integer b;
         begin
-            for (b = 0; b < 8; b = b + 1)
-                bswap[8*b +: 8] = v[8*(7-b) +: 8];
+            for (b = 0; b < 64; b = b + 1)
+                bswap[8*b +: 8] = v[8*(63-b) +: 8];
         end
     endfunction
 
-    // the words of the packet just written, and the TX_S minimum in words
-    localparam [7:0] PKT_MIN_WORDS = `RCLINK_SEG_PKT_MIN / 8;
-    wire [31:0] pk_bytes = k_len + SEG;
-    wire [7:0]  d_words = pk_bytes[10:3] + ((pk_bytes[2:0] != 3'd0) ? 8'd1 : 8'd0);
-    wire [3:0]  d_lastb = (pk_bytes[2:0] != 3'd0) ? {1'b0, pk_bytes[2:0]} : 4'd8;
+    // the beats of the next packet to send, at least the TX_S minimum
+    localparam [10:0] PKT_MIN = `RCLINK_SEG_PKT_MIN;
+    wire [NBW-1:0] ehx = eh[NBW-1:0];
+    wire [10:0] pk_bytes = d_pbytes[ehx];
+    wire [10:0] t_bytes = (pk_bytes < PKT_MIN) ? PKT_MIN : pk_bytes;
+    wire [4:0]  d_beats = t_bytes[10:6] + ((t_bytes[5:0] != 6'd0) ? 5'd1 : 5'd0);
+    wire [6:0]  d_lastb = (t_bytes[5:0] != 6'd0) ? {1'b0, t_bytes[5:0]} : 7'd64;
+    // the emission: the packet's bytes left from the row it reads
+    wire [10:0] e_left = e_pbytes - {e_ptr, 6'd0};
 
     wire submit = e_q_v && e_q_first;          // a packet takes its token
     // the next message: context 0's SQ first, then a user context's
-    wire can_start = tok_ok && have_free && !e_run && !e_q_v;
+    wire can_start = tok_ok && have_free && !dr;
     wire k_has = sq_en && sq_prod != sq_cons;
-    wire k_go = k_has && can_start;
-    wire u_go = !k_has && u_any && can_start;
+    // (the packets in the banks are all q_ctx's: another context's message
+    // starts once they are sent)
+    wire k_go = k_has && can_start && (!uq || pipe_empty);
+    wire u_go = !k_has && u_any && can_start && (u_pick == q_ctx || pipe_empty);
     assign u_take = st == S_IDLE && u_go;
+    // CHECK reached SQ_PROD in the middle of a user context's chain
+    assign u_park = st == S_CHECK && uq && u_run && c_n != size && xc == r_prod;
     wire [31:0] n_cons = k_go ? sq_cons : u_pick_cons;
     wire [CW-1:0] n_ctx = k_go ? {CW{1'b0}} : u_pick;
     wire tok_ok = ost_free != 10'd0;
-    // the message's kind; TYPE2 also wants room in its completion queue
-    wire tok_cur = c_t2 ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : (tok_ok && q_ost_ok);
+    // the next packet's kind; TYPE2 also wants room in its completion queue
+    wire tok_cur = d_t2[ehx] ? (t2_free != 10'd0 && {27'd0, q_n} < T2Q) : (tok_ok && q_ost_ok);
+    // the engine's own reports (x_*) this cycle: the emission's error waits
+    wire fe_x = st == S_CHECK_END || st == S_ERROR;
 
-    always @(posedge clk) begin
-        if (pb_write)
-            pbuf[pb_w] <= pb_wdata;
-        e_row <= pbuf[e_ptr[7:3]];
-        e_lane <= e_ptr[2:0];
-    end
-
-    reg         pb_write;
-    reg [511:0] pb_wdata;
+    // row writes: the packer's (a full row, or a packet's last one when no
+    // full row is written with it) and a packet's last row a cycle later
+    reg         pk_w;
+    reg [511:0] w0_d, w1_d;
+    reg [NBW+3:0] w0_a, w1_a;
+    reg         w0_en, w1_en;
     always @* begin
-        pb_write = 1'b0;
-        pb_wdata = acc_in[511:0];
-        if (pack && acc_in_n[6] && pb_w <= PB_LAST) begin
-            pb_write = 1'b1;
-        end else if (st == S_WRITE_DATA_END && acc_n != 6'd0 && pb_w <= PB_LAST) begin
-            pb_write = 1'b1;
-            pb_wdata = acc;
+        pk_w = pack && a_w <= PB_LAST && (acc_in_n[6] || (pk_done && acc_in_n != 7'd0));
+        w0_en = 1'b0;
+        w1_en = 1'b0;
+        w0_a = {pkx[NBW-1:1], a_w};
+        w1_a = {pkx[NBW-1:1], a_w};
+        w0_d = acc_in[511:0];
+        w1_d = acc_in[511:0];
+        if (pk_w) begin
+            if (pkx[0])
+                w1_en = 1'b1;
+            else
+                w0_en = 1'b1;
         end
+        if (fl_p) begin
+            if (fl_b[0]) begin
+                w1_en = 1'b1;
+                w1_a = {fl_b[NBW-1:1], fl_r};
+                w1_d = fl_d;
+            end else begin
+                w0_en = 1'b1;
+                w0_a = {fl_b[NBW-1:1], fl_r};
+                w0_d = fl_d;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (w0_en)
+            pbuf0[w0_a] <= w0_d;
+        if (w1_en)
+            pbuf1[w1_a] <= w1_d;
+        e_row <= e_bank[0] ? pbuf1[{e_bank[NBW-1:1], e_ptr}] : pbuf0[{e_bank[NBW-1:1], e_ptr}];
     end
 
     always @(posedge clk) begin
@@ -587,9 +702,28 @@ module rclink_sq #(
             x_info <= 64'd0;
             c_oob <= 1'b0;
             c_einfo <= 64'd0;
-            pa_wp <= 3'd0;
-            pa_rp <= 3'd0;
+            pa_wp <= 4'd0;
+            pa_rp <= 4'd0;
             f_cmd <= 1'b0;
+            f_plast <= 1'b0;
+            kq_w <= 5'd0;
+            kq_r <= 5'd0;
+            fb <= {(NBW+1){1'b0}};
+            pkb <= {(NBW+1){1'b0}};
+            eh <= {(NBW+1){1'b0}};
+            pk_open <= 1'b0;
+            fl_p <= 1'b0;
+            fl_b <= {NBW{1'b0}};
+            fl_r <= 5'd0;
+            fl_d <= 512'd0;
+            dr <= 1'b0;
+            d_t2 <= {NB{1'b0}};
+            d_fack <= {NB{1'b0}};
+            d_mlast <= {NB{1'b0}};
+            d_err <= {NB{1'b0}};
+            d_rdy <= {NB{1'b0}};
+            d_kill <= {NB{1'b0}};
+            m_fail <= {MSGS{1'b0}};
             ost_free <= OST_N;
             cnt_bad_wqe <= 64'd0;
             cnt_drop_qp_off <= 64'd0;
@@ -614,8 +748,8 @@ module rclink_sq #(
             tx_vld <= 1'b0;
             tx_fs <= 1'b0;
             tx_fe <= 1'b0;
-            tx_dat <= 64'd0;
-            tx_keep <= 8'd0;
+            tx_dat <= 512'd0;
+            tx_keep <= 64'd0;
             tx_qpid <= {QP_AW{1'b0}};
             tx_fack <= 1'b0;
             tx_etype <= 2'd0;
@@ -630,33 +764,39 @@ module rclink_sq #(
             c_bad <= 1'b0;
             c_t2 <= 1'b0;
             c_over <= 1'b0;
-            c_slot <= 2'd0;
+            c_slot <= {SLW{1'b0}};
             c_off <= 32'd0;
             p_addr <= 64'd0;
             p_rem <= 32'd0;
             k_rem <= 32'd0;
-            k_len <= 32'd0;
-            c_derr <= 1'b0;
             tmo <= 16'd0;
             nrd <= 6'd0;
-            last_slot <= 2'd0;
-            wl <= 512'd0;
+            last_slot <= {SLW{1'b0}};
+            wl <= 2048'd0;
             wl_lo <= 32'd0;
-            wl_n <= 3'd0;
+            wl_n <= 5'd0;
+            f_line <= 2'd0;
+            f_err <= 1'b0;
             f_chk <= 1'b0;
             f_x <= 32'd0;
-            f_n <= 3'd0;
+            f_n <= 5'd0;
             pb_w <= 5'd0;
             acc <= 512'd0;
             acc_n <= 6'd0;
-            e_ptr <= 8'd0;
-            e_words <= 8'd0;
-            e_lastb <= 4'd0;
-            e_dwords <= 8'd0;
-            e_dlastb <= 4'd0;
-            e_q_mask <= 64'd0;
+            e_ptr <= 5'd0;
+            e_beats <= 5'd0;
+            e_lastb <= 7'd0;
+            e_pbytes <= 11'd0;
+            e_q_mask <= 512'd0;
             e_fack <= 1'b0;
             e_t2 <= 1'b0;
+            e_bank <= {NBW{1'b0}};
+            e_slot <= {SLW{1'b0}};
+            e_qpn <= 16'd0;
+            e_total <= 32'd0;
+            e_idx <= 32'd0;
+            e_ctx <= {CW{1'b0}};
+            e_mlast <= 1'b0;
             e_run <= 1'b0;
             e_first <= 1'b0;
             e_q_v <= 1'b0;
@@ -682,18 +822,26 @@ module rclink_sq #(
                 if ((sq_stop && m_ctx[i] == {CW{1'b0}}) || u_flush[i])
                     m_out[i] <= 10'd0;
                 else
-                    m_out[i] <= m_out[i] + ((submit && !e_t2 && c_slot == i[1:0]) ? 10'd1 : 10'd0)
-                                         - ((dec_ok && dec_slot == i[1:0]) ? 10'd1 : 10'd0);
+                    m_out[i] <= m_out[i] + ((submit && !e_t2 && e_slot == i[SLW-1:0]) ? 10'd1 : 10'd0)
+                                         - ((dec_ok && dec_slot == i[SLW-1:0]) ? 10'd1 : 10'd0);
             if ((cqe_valid && cqe_ready && !q_go) || done_quiet)
                 m_v[done_slot] <= 1'b0;
             // ---- the TYPE2 completion queue ------------------------------------------
             if (submit && e_t2) begin
-                q_grp[q_wp[3:0]] <= c_qpn[2:0];
-                q_len[q_wp[3:0]] <= c_total;
-                q_idx[q_wp[3:0]] <= m_idx[c_slot];
+                q_grp[q_wp[3:0]] <= e_qpn[2:0];
+                q_len[q_wp[3:0]] <= e_total;
+                q_idx[q_wp[3:0]] <= e_idx;
                 q_st[q_wp[3:0]] <= ST_OK;
-                q_cx[q_wp[3:0]] <= q_ctx;
+                q_cx[q_wp[3:0]] <= e_ctx;
                 q_wp <= q_wp + 5'd1;
+            end
+            // the message's last packet submitted: TYPE2 goes on to the
+            // completion queue (the slot is free), TYPE1 waits for credits
+            if (submit && e_mlast) begin
+                if (e_t2)
+                    m_v[e_slot] <= 1'b0;
+                else
+                    m_all[e_slot] <= 1'b1;
             end
             if (crd_t2) begin
                 if (q_skip != 10'd0) begin
@@ -710,22 +858,21 @@ module rclink_sq #(
             tx_vld <= e_q_v;
             tx_fs <= e_q_first;
             tx_fe <= e_q_last;
-            tx_dat <= bswap(e_q & e_q_mask);    // padding: zero bytes
-            tx_keep <= e_q_last ? ~(8'hff >> e_lastb) : 8'hff;
+            tx_dat <= bswap(e_row & e_q_mask);  // padding: zero bytes
+            tx_keep <= e_q_last ? ~(~64'd0 >> e_lastb) : ~64'd0;
             tx_fack <= e_q_last && e_fack;
-            tx_qpid <= e_t2 ? {QP_AW{1'b0}} : c_qpn[QP_AW-1:0];
+            tx_qpid <= e_t2 ? {QP_AW{1'b0}} : e_qpn[QP_AW-1:0];
             tx_etype <= e_t2 ? 2'd3 : 2'd0;
-            tx_group <= e_t2 ? c_qpn[2:0] : 3'd0;
+            tx_group <= e_t2 ? e_qpn[2:0] : 3'd0;
             e_q_v <= e_run;
-            e_q_mask <= (e_ptr >= e_dwords) ? 64'd0 :
-                        (e_ptr + 8'd1 == e_dwords && e_dlastb != 4'd8) ?
-                            ~(~64'd0 << {e_dlastb[2:0], 3'b000}) : ~64'd0;
+            e_q_mask <= ({e_ptr, 6'd0} >= e_pbytes) ? 512'd0 :
+                        (e_left < 11'd64) ? ~(~512'd0 << {e_left[5:0], 3'b000}) : ~512'd0;
             e_q_first <= e_run && e_first;
-            e_q_last <= e_run && e_ptr + 8'd1 == e_words;
+            e_q_last <= e_run && e_ptr + 5'd1 == e_beats;
             if (e_run) begin
                 e_first <= 1'b0;
-                e_ptr <= e_ptr + 8'd1;
-                if (e_ptr + 8'd1 == e_words)
+                e_ptr <= e_ptr + 5'd1;
+                if (e_ptr + 5'd1 == e_beats)
                     e_run <= 1'b0;
             end
 
@@ -738,29 +885,117 @@ module rclink_sq #(
                 tmo <= 16'd0;
             else
                 tmo <= tmo + 16'd1;
+            if (dma_cmd_valid && dma_cmd_ready) begin
+                kq[kq_w] <= {f_cmd, f_plast};
+                kq_w <= kq_w + 5'd1;
+            end
+            if (dma_rd_valid && dma_rd_last)
+                kq_r <= kq_r + 5'd1;
             if (dma_cmd_valid && dma_cmd_ready && !f_cmd) begin
                 pa_q[pa_wp] <= dma_cmd_addr;
-                pa_wp <= pa_wp + 3'd1;
+                pa_wp <= pa_wp + 4'd1;
             end
             if (pack && dma_rd_last)
-                pa_rp <= pa_rp + 3'd1;
+                pa_rp <= pa_rp + 4'd1;
+            // the packer: bank pkb, its last row a cycle later when a full
+            // one is written with the packet's last beat
+            fl_p <= 1'b0;
+            if (fl_p)
+                d_rdy[fl_b] <= 1'b1;
             if (pack) begin
-                if (dma_rd_err && !c_derr)
-                    c_einfo <= pa_q[pa_rp];
+                if (dma_rd_err && !d_err[pkx])
+                    d_einfo[pkx] <= pa_q[pa_rp];
                 if (dma_rd_err)
-                    c_derr <= 1'b1;
-                if (acc_in_n[6]) begin
-                    if (pb_w <= PB_LAST)
-                        pb_w <= pb_w + 5'd1;
-                    acc <= acc_in[1023:512];
-                    acc_n <= acc_in_n[5:0];
+                    d_err[pkx] <= 1'b1;
+                if (pk_done) begin
+                    pk_open <= 1'b0;
+                    pkb <= pkb + B1;
+                    if (acc_in_n[6] && acc_in_n[5:0] != 6'd0) begin
+                        fl_p <= 1'b1;
+                        fl_b <= pkx;
+                        fl_r <= a_w + 5'd1;
+                        fl_d <= acc_in[1023:512];
+                    end else begin
+                        d_rdy[pkx] <= 1'b1;
+                    end
                 end else begin
-                    acc <= acc_in[511:0];
+                    pk_open <= 1'b1;
+                    if (acc_in_n[6]) begin
+                        pb_w <= a_w + 5'd1;
+                        acc <= acc_in[1023:512];
+                    end else begin
+                        pb_w <= a_w;
+                        acc <= acc_in[511:0];
+                    end
                     acc_n <= acc_in_n[5:0];
                 end
             end
+            // a read timed out: the packets not yet packed fail (DMA_ERR),
+            // the late beats are dropped (S_DRAIN ends that)
+            if (tmo_hit && !dr) begin
+                dr <= 1'b1;
+                for (i = 0; i < NB; i = i + 1)
+                    if (i[NBW-1:0] - pkx < b_pk[NBW-1:0] || b_pk[NBW]) begin
+                        d_rdy[i] <= 1'b1;
+                        d_err[i] <= 1'b1;
+                        d_einfo[i] <= pa_q[pa_rp];
+                    end
+            end
+            // SQ disabled: context 0's packets in the banks are not sent
+            if (sq_stop)
+                for (i = 0; i < NB; i = i + 1)
+                    if (d_ctx[i] == {CW{1'b0}})
+                        d_kill[i] <= 1'b1;
+
+            // ---- the emission: the next bank once packed -------------------------------
+            if (eh != fb && d_rdy[ehx] && !e_pend) begin
+                if (d_kill[ehx] || m_fail[d_slot[ehx]] ||
+                    (d_ctx[ehx] != {CW{1'b0}} && !u_runs[d_ctx[ehx]])) begin
+                    // not sent: its message is flushed or failed already
+                    d_rdy[ehx] <= 1'b0;
+                    eh <= eh + B1;
+                end else if (d_err[ehx]) begin
+                    // a payload read failed: the message completes DMA_ERR,
+                    // its further packets are not sent (a user context
+                    // goes into error: DMA, the bus address)
+                    if (!fe_x) begin
+                        m_all[d_slot[ehx]] <= 1'b1;
+                        m_st[d_slot[ehx]] <= ST_DMA_ERR;
+                        m_fail[d_slot[ehx]] <= 1'b1;
+                        x_ctx <= d_ctx[ehx];
+                        x_fail <= d_ctx[ehx] != {CW{1'b0}};
+                        x_cause <= 8'd`RCLINK_CTX_EVT_CAUSE_DMA;
+                        x_info <= d_einfo[ehx];
+                        d_rdy[ehx] <= 1'b0;
+                        eh <= eh + B1;
+                    end
+                end else if (tok_cur) begin
+                    // start the burst: the packet's beats (the last one
+                    // partial), padded with zero bytes to the IP's TX_S
+                    // minimum
+                    e_bank <= ehx;
+                    e_slot <= d_slot[ehx];
+                    e_qpn <= d_qpn[ehx];
+                    e_total <= d_total[ehx];
+                    e_idx <= d_idx[ehx];
+                    e_ctx <= d_ctx[ehx];
+                    e_mlast <= d_mlast[ehx];
+                    e_pbytes <= pk_bytes;
+                    e_beats <= d_beats;
+                    e_lastb <= d_lastb;
+                    e_ptr <= 5'd0;
+                    e_run <= 1'b1;
+                    e_first <= 1'b1;
+                    e_fack <= d_fack[ehx];
+                    e_t2 <= d_t2[ehx];
+                    if (!d_t2[ehx])
+                        last_slot <= d_slot[ehx];
+                    d_rdy[ehx] <= 1'b0;
+                    eh <= eh + B1;
+                end
+            end
             if (!r_en)
-                wl_n <= 3'd0;
+                wl_n <= 5'd0;
 
             case (st)
             S_IDLE:
@@ -772,7 +1007,7 @@ module rclink_sq #(
                         k_cons <= x_cons;
                     q_ctx <= n_ctx;
                     if (n_ctx != q_ctx)
-                        wl_n <= 3'd0;
+                        wl_n <= 5'd0;
                     c_oob <= 1'b0;
                     c_n <= 32'd0;
                     c_total <= 32'd0;
@@ -813,25 +1048,38 @@ module rclink_sq #(
                     if (w_bad || w_oob)
                         c_bad <= 1'b1;
                     st <= w_more ? S_CHECK : S_CHECK_END;
-                end else if (!r_en) begin
+                end else if (!r_en || uq) begin
+                    // SQ disabled, or a user context's chain not posted to
+                    // its end: dropped (nothing is sent yet); the context
+                    // is parked (u_park) and read again from its first
+                    // WQE once its SQ_PROD moves.  Context 0's waits.
                     st <= S_IDLE;
                 end
-            // ---- a line of WQEs into the cache ----------------------------------------------
+            // ---- a block of WQEs into the cache ---------------------------------------------
             S_FILL:
-                // after the payload reads of the packet (their beats first)
-                if (nrd == 6'd0 && !dma_cmd_valid) begin
+                // behind the payload reads in flight (their beats first)
+                if (!dma_cmd_valid && !dr) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_addr <= r_base + {32'd0, xm} * 64'd16;
-                    dma_cmd_len <= {6'd0, f_cnt, 4'd0};
+                    dma_cmd_len <= {4'd0, f_cnt, 4'd0};
+                    f_line <= xm[3:2];
+                    f_err <= 1'b0;
                     f_cmd <= 1'b1;
                     f_x <= x_look;
                     f_n <= f_cnt;
-                    wl_n <= 3'd0;
+                    wl_n <= 5'd0;
                     st <= S_FILL_WAIT;
                 end
             S_FILL_WAIT:
-                if (dma_rd_valid) begin
-                    if (dma_rd_err) begin
+                if (fill_beat) begin
+                    // one beat a line; the block once its last beat came
+                    wl[512 * f_line +: 512] <= dma_rd_data;
+                    f_line <= f_line + 2'd1;
+                    if (dma_rd_err)
+                        f_err <= 1'b1;
+                    if (!dma_rd_last) begin
+                        // more lines to come
+                    end else if (dma_rd_err || f_err) begin
                         c_status <= ST_DMA_ERR;
                         c_einfo <= dma_cmd_addr;
                         if (f_chk) begin
@@ -841,12 +1089,11 @@ module rclink_sq #(
                             st <= S_ERROR;
                         end
                     end else begin
-                        wl <= dma_rd_data;
                         wl_lo <= f_x;
                         wl_n <= f_n;
                         st <= f_chk ? S_CHECK : S_SEND;
                     end
-                end else if (tmo == TIMEOUT) begin
+                end else if (tmo_hit) begin
                     if (f_chk)
                         c_n <= c_n + 32'd1;
                     c_status <= ST_DMA_ERR;
@@ -864,6 +1111,7 @@ module rclink_sq #(
                 m_idx[c_slot] <= c_first + c_n - 32'd1;
                 m_age[c_slot] <= age_next;
                 age_next <= age_next + 8'd1;
+                m_fail[c_slot] <= 1'b0;
                 c_off <= 32'd0;
                 x_ctx <= q_ctx;
                 x_new <= uq;
@@ -916,14 +1164,30 @@ module rclink_sq #(
                     m_all[c_slot] <= 1'b1;
                     m_st[c_slot] <= ST_FLUSHED;
                     st <= S_IDLE;
-                end else if (tok_cur && !e_run && !e_q_v) begin
-                    // the segment header: the packet's first 8 bytes
-                    k_len <= h_len;
+                end else if (m_fail[c_slot]) begin
+                    // a packet of the message failed (DMA_ERR): the rest
+                    // of its chain is skipped
+                    x_cons <= c_first + c_n;
+                    st <= S_IDLE;
+                end else if (b_free && !dr) begin
+                    // the next bank: the packet's descriptor, its segment
+                    // header the packet's first 8 bytes
+                    d_hdr[fb[NBW-1:0]] <= seg_hdr;
+                    d_slot[fb[NBW-1:0]] <= c_slot;
+                    d_qpn[fb[NBW-1:0]] <= c_qpn;
+                    d_total[fb[NBW-1:0]] <= c_total;
+                    d_idx[fb[NBW-1:0]] <= m_idx[c_slot];
+                    d_ctx[fb[NBW-1:0]] <= q_ctx;
+                    d_pbytes[fb[NBW-1:0]] <= h_len[10:0] + {5'd0, SEG6};
+                    d_t2[fb[NBW-1:0]] <= c_t2;
+                    d_fack[fb[NBW-1:0]] <= c_fack && !c_t2 && (c_off + h_len == c_total);
+                    d_mlast[fb[NBW-1:0]] <= c_off + h_len == c_total;
+                    d_err[fb[NBW-1:0]] <= 1'b0;
+                    d_rdy[fb[NBW-1:0]] <= 1'b0;
+                    d_kill[fb[NBW-1:0]] <= 1'b0;
+                    fb <= fb + B1;
                     k_rem <= h_len;
-                    pb_w <= 5'd0;
-                    acc <= {448'd0, seg_hdr};
-                    acc_n <= SEG;
-                    c_derr <= 1'b0;
+                    c_off <= c_off + h_len;
                     st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
                 end
             // the next WQE of the chain (both words), from the cache
@@ -937,70 +1201,30 @@ module rclink_sq #(
                     f_chk <= 1'b0;
                     st <= S_FILL;
                 end
-            // ---- WRITE_DATA: payload reads into the packet buffer ---------------------------
-            // one read per piece, back to back; the packer takes the beats
+            // ---- WRITE_DATA: payload reads into the packet's bank -----------------------
+            // one read per piece, back to back; the packer takes the beats,
+            // the engine goes on with the next packet or message
             S_WRITE_DATA:
                 if (dma_cmd_valid) begin
                     // the last command is not taken yet
                 end else if (k_rem == 32'd0) begin
-                    st <= S_WRITE_DATA_WAIT;
+                    st <= (c_off == c_total) ? S_IDLE : S_WRITE_HEAD;
                 end else if (p_rem == 32'd0) begin
                     st <= S_SEND;
-                end else if (nrd < PA_N) begin
+                end else if (nrd < PA_N && !dr) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_addr <= uq ? tr_bus : p_addr;
                     dma_cmd_len <= nx_len[12:0];
                     f_cmd <= 1'b0;
+                    f_plast <= k_rem == nx_len;
                     p_addr <= p_addr + {32'd0, nx_len};
                     p_rem <= p_rem - nx_len;
                     k_rem <= k_rem - nx_len;
                 end
-            S_WRITE_DATA_WAIT:
-                if (nrd == 6'd0 && !dma_cmd_valid) begin
-                    if (c_derr) begin
-                        c_status <= ST_DMA_ERR;
-                        st <= S_ERROR;
-                    end else begin
-                        st <= S_WRITE_DATA_END;
-                    end
-                end else if (tmo == TIMEOUT) begin
-                    c_status <= ST_DMA_ERR;
-                    if (!c_derr)
-                        c_einfo <= pa_q[pa_rp];
-                    st <= S_ERROR;
-                end
-            S_WRITE_DATA_END: begin
-                // start the burst: the packet's words (the last one
-                // partial), padded with zero bytes to the IP's TX_S minimum
-                e_dwords <= d_words;
-                e_dlastb <= d_lastb;
-                e_words <= (d_words < PKT_MIN_WORDS) ? PKT_MIN_WORDS : d_words;
-                e_lastb <= (d_words < PKT_MIN_WORDS) ? 4'd8 : d_lastb;
-                e_ptr <= 8'd0;
-                e_run <= 1'b1;
-                e_first <= 1'b1;
-                e_fack <= c_fack && !c_t2 && (c_off + k_len == c_total);
-                e_t2 <= c_t2;
-                if (!c_t2)
-                    last_slot <= c_slot;
-                c_off <= c_off + k_len;
-                st <= S_WRITE_DATA_TX;
-            end
-            S_WRITE_DATA_TX:
-                if (!e_run && !e_q_v)
-                    st <= (c_off == c_total) ? S_DONE : S_WRITE_HEAD;
-            S_DONE: begin
-                // TYPE2: on to the completion queue, the slot is free
-                if (c_t2)
-                    m_v[c_slot] <= 1'b0;
-                else
-                    m_all[c_slot] <= 1'b1;
-                st <= S_IDLE;
-            end
             // ---- timeout or bus error: DMA_ERR completion -----------------------------------------
-            S_ERROR: begin
-                // the message completes DMA_ERR now; the rest of its chain
-                // is skipped
+            S_ERROR: if (!e_pend) begin
+                // the message completes DMA_ERR now (once its packet being
+                // sent is submitted); the rest of its chain is skipped
                 if (!m_v[c_slot]) begin
                     m_v[c_slot] <= 1'b1;
                     m_t2[c_slot] <= c_t2;
@@ -1015,6 +1239,7 @@ module rclink_sq #(
                 end
                 m_all[c_slot] <= 1'b1;
                 m_st[c_slot] <= ST_DMA_ERR;
+                m_fail[c_slot] <= 1'b1;
                 // a user context goes into error (DMA, the bus address)
                 x_ctx <= q_ctx;
                 x_fail <= uq;
@@ -1025,10 +1250,32 @@ module rclink_sq #(
             end
             S_DRAIN:
                 // late answers to reads that timed out are dropped here
-                if (nrd == 6'd0 && !dma_cmd_valid)
+                if (nrd == 6'd0 && !dma_cmd_valid && !fl_p)
                     st <= S_IDLE;
             default: st <= S_IDLE;
             endcase
+            // a payload read timed out while a packet's reads are issued:
+            // the message completes DMA_ERR (the bus address of the oldest
+            // read in flight)
+            if (tmo_hit && !dr && (st == S_SEND || st == S_WRITE_DATA ||
+                                   (st == S_FILL && !f_chk))) begin
+                c_status <= ST_DMA_ERR;
+                c_einfo <= pa_q[pa_rp];
+                st <= S_ERROR;
+            end
+            // every read answered after a stop, an error or a timeout: the
+            // banks not packed (their reads cut short) are not sent
+            if ((st == S_DRAIN || dr) && nrd == 6'd0 && !dma_cmd_valid && !fl_p) begin
+                dr <= 1'b0;
+                pk_open <= 1'b0;
+                pkb <= fb;
+                pa_rp <= pa_wp;
+                for (i = 0; i < NB; i = i + 1)
+                    if (i[NBW-1:0] - pkx < b_pk[NBW-1:0] || b_pk[NBW]) begin
+                        d_rdy[i] <= 1'b1;
+                        d_kill[i] <= 1'b1;
+                    end
+            end
             // SQ disabled: the message being cut and every message in
             // flight complete FLUSHED now (credits that come back later
             // only return their tokens); indices back to 0
@@ -1038,7 +1285,7 @@ module rclink_sq #(
                     k_cons <= 32'd0;
                 end else begin
                     x_cons <= 32'd0;
-                    wl_n <= 3'd0;
+                    wl_n <= 5'd0;
                     st <= S_DRAIN;
                 end
                 // the TYPE2 messages in the IP too; their tokens, when

@@ -90,8 +90,8 @@ module rclink_us_tb #(
     wire [63:0] irq_info;
     wire [15:0] rc_intr;
     wire        tx_vld, tx_fs, tx_fe, tx_fack;
-    wire [63:0] tx_dat;
-    wire [7:0]  tx_keep;
+    wire [511:0] tx_dat;
+    wire [63:0] tx_keep;
     wire [1:0]  tx_etype;
     wire [2:0]  tx_group;
     wire [QP_AW-1:0] tx_qpid, crd_qpid;

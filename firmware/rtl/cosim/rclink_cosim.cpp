@@ -546,9 +546,11 @@ int main(int argc, char **argv)
 					tx_cur.clear();
 					tx_qpid = top->x_tx_qpid;
 				}
-				for (int i = 7; i >= 0; i--)
-					if (top->x_tx_keep & (1u << i))
-						tx_cur.push_back(static_cast<uint8_t>(top->x_tx_dat >> (8 * i)));
+				// 512 bits, the first byte in [511:504]
+				for (int i = 63; i >= 0; i--)
+					if (top->x_tx_keep & (1ull << i))
+						tx_cur.push_back(static_cast<uint8_t>(
+							top->x_tx_dat[i / 4] >> (8 * (i % 4))));
 				x_txfe = top->x_tx_fe;
 				if (x_txfe)
 					tx_flags = (top->x_tx_fack & 1) |

@@ -80,8 +80,8 @@ module rclink_cosim_top #(
     output wire        x_tx_vld,
     output wire        x_tx_fs,
     output wire        x_tx_fe,
-    output wire [63:0] x_tx_dat,
-    output wire [7:0]  x_tx_keep,
+    output wire [511:0] x_tx_dat,
+    output wire [63:0] x_tx_keep,
     output wire [9:0]  x_tx_qpid,
     output wire        x_tx_fack,
     output wire [1:0]  x_tx_etype,
@@ -115,8 +115,8 @@ module rclink_cosim_top #(
     wire [63:0] wdata;
     wire [7:0]  wstrb;
     wire        tx_vld, tx_fs, tx_fe, tx_fack;
-    wire [63:0] tx_dat;
-    wire [7:0]  tx_keep;
+    wire [511:0] tx_dat;
+    wire [63:0] tx_keep;
     wire [1:0]  tx_etype;
     wire [2:0]  tx_group;
     wire [QP_AW-1:0] tx_qpid;

@@ -51,8 +51,8 @@ module rclink_ip_model #(
     input  wire        tx_vld,
     input  wire        tx_fs,
     input  wire        tx_fe,
-    input  wire [63:0] tx_dat,
-    input  wire [7:0]  tx_keep,
+    input  wire [511:0] tx_dat,           // TX_S: 512-bit, first byte in [511:504]
+    input  wire [63:0] tx_keep,
     input  wire [QP_AW-1:0] tx_qpid,
     input  wire        tx_fack,
     input  wire [1:0]  tx_etype,
@@ -282,7 +282,7 @@ module rclink_ip_model #(
                 end else if (!in_pkt) begin
                     pkt_fs_err[npkts] = 1'b1;
                 end
-                for (i = 7; i >= 0; i = i - 1)
+                for (i = 63; i >= 0; i = i - 1)
                     if (tx_keep[i]) begin
                         pkt[npkts * 2048 + cur] = tx_dat[8*i +: 8];
                         cur = cur + 1;
