@@ -56,13 +56,14 @@
 //
 // A stop leaves the IP's slots of unacknowledged packets taken: the
 // kernel releases them (free_buf_set) for each QP it finds flushed
-// (shim.rst "Contexts", Stop).  Not yet (rtl.rst "Contexts"), so the
-// board tops keep NCTX = 1 (the co-simulation's top has 8): a user
-// chain ending in MORE holds the engine; bus errors of posted writes.
+// (shim.rst "Contexts", Stop).  The board tops and the co-simulation's
+// top have NCTX = 8 by default.  A posted write (CQE, doorbell record,
+// receive buffer) has no outcome the shim could see: a bus error of one
+// puts no context in error (rtl.rst "Contexts").
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
-    parameter NCTX = 8,             // 2..65535 (1: the tops leave this out)
+    parameter NCTX = 8,             // 2..65535 (1: the core leaves this out)
     parameter CW = 3,               // clog2(NCTX)
     parameter QP_AW = 10,
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,

@@ -34,7 +34,7 @@ module rclink_shim_tlp #(
     parameter RX_OFF = 3,                   // first payload DW lane of a completion
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
-    parameter NCTX = 1                      // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter NCTX = 8                      // contexts (rtl.rst "Contexts"); > 1: BAR4
 ) (
     input  wire         clk,
     input  wire         rst_n,
