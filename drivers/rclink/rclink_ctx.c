@@ -634,8 +634,8 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 		unmap_mapping_range(ctx->mapping, ctx->db_off, PAGE_SIZE, 1);
 
 	spin_lock_irq(&ctx->lock);
-	ctx->dead = true;
-	ctx->error = true;
+	WRITE_ONCE(ctx->dead, true);
+	WRITE_ONCE(ctx->error, true);
 	spin_unlock_irq(&ctx->lock);
 	wake_up_all(ctx->wq);
 
@@ -806,10 +806,10 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 	if (ctx) {
 		spin_lock_irqsave(&ctx->lock, flags);
 		if (source == RCLINK_EVT_SRC_CTX_CQ) {
-			ctx->events++;
+			WRITE_ONCE(ctx->events, ctx->events + 1);
 			mask = EPOLLIN | EPOLLRDNORM;
 		} else {
-			ctx->error = true;
+			WRITE_ONCE(ctx->error, true);
 			ctx->cause = FIELD_GET(RCLINK_CTX_EVT_CAUSE, info);
 			mask = EPOLLERR;
 		}
@@ -828,16 +828,17 @@ void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info)
 				    source, id, info);
 }
 
-/* Something to report: a CQ event, an error, the context's or file's end */
+/*
+ * Something to report: a CQ event, an error, the context's or file's end.
+ * Without the lock, so that a sleeper woken by the event ring's handler
+ * does not spin on the lock the handler still holds while it wakes it:
+ * the wait's barriers order these loads after the waker's stores.
+ */
 static bool rclink_ctx_events_ready(struct rclink_file *rf,
 				    struct rclink_ctx *ctx)
 {
-	bool ready;
-
-	spin_lock_irq(&ctx->lock);
-	ready = ctx->events || ctx->error || ctx->dead;
-	spin_unlock_irq(&ctx->lock);
-	return ready || rclink_file_gone(rf);
+	return READ_ONCE(ctx->events) || READ_ONCE(ctx->error) ||
+	       READ_ONCE(ctx->dead) || rclink_file_gone(rf);
 }
 
 /*
@@ -899,11 +900,11 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 	spin_lock_irq(&ctx->lock);
 	/* CONFIG errors post no event; an error is one all the same */
 	if (st & RCLINK_DMAQ_CTX_STATUS_ERROR) {
-		ctx->error = true;
+		WRITE_ONCE(ctx->error, true);
 		ctx->cause = FIELD_GET(RCLINK_DMAQ_CTX_STATUS_CAUSE, st);
 	}
 	ev.events = ctx->events;
-	ctx->events = 0;
+	WRITE_ONCE(ctx->events, 0);
 	dead = ctx->dead;
 	ev.cause = ctx->cause;
 	if (dead)

@@ -101,9 +101,10 @@ struct rclink_ctx {
 	bool db_revoked;
 
 	/*
-	 * events, under @lock; their pollers wait on the file's queue
-	 * (rclink_file.wq), so that an epoll that took the file before the
-	 * context existed sees them too
+	 * events, written under @lock (WRITE_ONCE: a sleeper's wake-up
+	 * condition reads events, error and dead without it); their pollers
+	 * wait on the file's queue (rclink_file.wq), so that an epoll that
+	 * took the file before the context existed sees them too
 	 */
 	wait_queue_head_t *wq;
 	spinlock_t lock;		/* the four below */

@@ -40,6 +40,7 @@
 #    connection setup included, over its iterations).
 # With BENCH_PROFILE=1 (run-bench.sh: the plugin's profile, in
 # $RCLINK_INSN_PROFILE) also the kernel functions of the ring path's
+# (BENCH_PROFILE_PATH=uctx: the contexts' path's)
 # instructions per message.
 #
 # Instructions per message: rclink-bench brackets its message loop with
@@ -624,9 +625,10 @@ fi
 # instructions per message go.
 profile_txt=""
 s0=${sizes%% *}
+pp=${BENCH_PROFILE_PATH:-ring}
 if [ -n "${RCLINK_INSN_PROFILE:-}" ] && [ -s "$RCLINK_INSN_PROFILE" ] &&
-	[ "${tag[ring:$s0]:--}" != - ]; then
-	profile_txt=$("$py" -S - "$RCLINK_INSN_PROFILE" "${tag[ring:$s0]}" "$msgs" <<'EOF_PY'
+	[ "${tag[$pp:$s0]:--}" != - ]; then
+	profile_txt=$("$py" -S - "$RCLINK_INSN_PROFILE" "${tag[$pp:$s0]}" "$msgs" <<'EOF_PY'
 import bisect, sys
 path, tag, msgs = sys.argv[1], int(sys.argv[2], 16), float(sys.argv[3])
 syms = []
@@ -738,7 +740,7 @@ command -v iperf3 >/dev/null && tcp_tool=iperf3
 		"50x fewer than rxe: $(verdict "$g5"); 50x fewer than UDP: $(verdict "$g6")"
 	if [ -n "$profile_txt" ]; then
 		echo
-		echo "3b. Kernel profile of the ring path, $s0 B, batch 32 (plugin profile; per message)"
+		echo "3b. Kernel profile of the $(name_of "$pp") path, $s0 B (plugin profile; per message)"
 		echo "$profile_txt"
 	fi
 	echo

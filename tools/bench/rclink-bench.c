@@ -903,11 +903,15 @@ static uint64_t uctx_tx_off(struct uside *u, uint64_t i)
 
 static void uctx_post_recvs(struct uside *u)
 {
+	struct rclink_post_cursor k = rclink_rq_begin(&u->c);
 	uint64_t posted = u->posted, end = u->recvd + u->nslots;
+	const uint64_t mask = u->nslots - 1;
+	const uint32_t slot = u->slot;
 
-	while (posted < end &&
-	       !rclink_post_recv(&u->c, uctx_rx_off(u, posted), u->slot))
-		posted++;
+	/* locals: the stores to the RQ cannot alias them */
+	for (; posted < end && k.room; posted++)
+		rclink_cursor_recv(&k, (posted & mask) * slot, slot);
+	rclink_rq_end(&u->c, &k);
 	u->posted = posted;
 	rclink_uctx_doorbell(&u->c);
 }
@@ -915,12 +919,13 @@ static void uctx_post_recvs(struct uside *u)
 /* Reap the CQ; false when it was empty */
 static bool uctx_reap(struct uside *u)
 {
+	struct rclink_cq_cursor k = rclink_cq_begin(&u->c);
 	uint64_t acked, recvd = 0;
 	struct rclink_wc wc;
 	int n;
 
-	/* one at a time: only kind and status are decoded */
-	for (n = 0; n < 32 && rclink_cq_next(&u->c, &wc); n++) {
+	/* one at a time: only kind, status and idx are decoded */
+	for (n = 0; n < 32 && rclink_cq_cursor_next(&k, &wc); n++) {
 		if (wc.status != RCLINK_WC_OK)
 			die("context %u: %s status %u", u->c.id,
 			    wc.kind == RCLINK_WC_SEND ? "SEND" : "RECV",
@@ -935,7 +940,7 @@ static bool uctx_reap(struct uside *u)
 			(uint32_t)u->acked;
 		u->acked += acked;
 	}
-	rclink_cq_done(&u->c);
+	rclink_cq_end(&u->c, &k);
 	u->recvd += recvd;
 	return n > 0;
 }
@@ -966,37 +971,38 @@ static void uctx_sleep(struct uside *u)
 static void *uctx_sender(void *p)
 {
 	uint64_t count = *(uint64_t *)p, end = ua.sent + count, sent, stop;
-	const uint32_t size = opt.size, batch = opt.batch;
-	bool quiet, last_quiet;
-	uint32_t k;
+	const uint32_t size = opt.size, batch = opt.batch, qpn = ua.qpn;
+	const uint64_t mask = ua.nslots - 1, base = ua.nslots;
+	const uint32_t slot = ua.slot, quiet = opt.quiet ? RCLINK_SEND_QUIET : 0;
+	struct rclink_post_cursor k;
+	uint32_t n;
 
 	while (ua.acked < end) {
-		/* locals: the library's calls cannot change them */
 		sent = ua.sent;
 		stop = ua.acked + ua.nslots < end ? ua.acked + ua.nslots : end;
 		/*
-		 * a completion per batch: the last SEND of each (and the last
-		 * before the window closes) is signaled, the others QUIET
+		 * batches of @batch with a doorbell each; in each the last SEND
+		 * is signaled, the others QUIET (locals: the stores to the SQ
+		 * cannot alias them)
 		 */
-		last_quiet = false;
-		for (k = 0; sent < stop; sent++) {
-			quiet = opt.quiet && k + 1 < batch && sent + 1 < stop;
-			if (rclink_post_send(&ua.c, ua.qpn,
-					     uctx_tx_off(&ua, sent), size,
-					     quiet ? RCLINK_SEND_QUIET : 0))
+		while (sent < stop) {
+			k = rclink_sq_begin(&ua.c);
+			n = stop - sent < batch ? stop - sent : batch;
+			if (n > k.room)
+				n = k.room;
+			if (!n)
 				break;
-			last_quiet = quiet;
-			if (++k == batch) {
-				rclink_uctx_doorbell(&ua.c);
-				k = 0;
-			}
+			for (; n > 1; n--, sent++)
+				rclink_cursor_send(&k, qpn,
+						   (base + (sent & mask)) * slot,
+						   size, quiet);
+			rclink_cursor_send(&k, qpn,
+					   (base + (sent & mask)) * slot, size, 0);
+			sent++;
+			rclink_sq_end(&ua.c, &k);
+			rclink_uctx_doorbell(&ua.c);
 		}
-		/* the SQ was full: the last one posted (not rung) signals */
-		if (last_quiet && k)
-			ua.c.sq[2 * ((ua.c.sq_prod - 1) & ua.c.sq_mask)] &=
-				~RCLINK_U_WQE_QUIET;
 		ua.sent = sent;
-		rclink_uctx_doorbell(&ua.c);
 		if (!uctx_reap(&ua) && ua.acked < end)
 			uctx_sleep(&ua);
 	}

@@ -16,7 +16,8 @@
 # kernels.env), RCLINK_BENCH_QEMU (a QEMU binary to use instead of
 # building one), RCLINK_BENCH_PLUGIN=0 (no instruction counts),
 # BENCH_INSN_MODE (tb or insn, the plugin's counting; default tb),
-# BENCH_PROFILE=1 (also a kernel profile of the ring path: slower), and,
+# BENCH_PROFILE=1 (also a kernel profile of the ring path: slower;
+# BENCH_PROFILE_PATH=uctx profiles the contexts' path instead), and,
 # passed to the guest: BENCH_SECONDS, BENCH_PINGS, BENCH_SIZES, BENCH_MSGS,
 # BENCH_RTTS, BENCH_UDP_SECS, BENCH_QPS, BENCH_RDMA_SIZES, BENCH_RDMA_OPS
 # (see bench-guest.sh); BENCH_CC=0
@@ -90,7 +91,7 @@ echo "bench: booting $krel with the rclink, e1000e and virtio-net pairs"
 genv=(BENCH_SECONDS="$secs" BENCH_PINGS="$pings" RCLINK_INSN_LOG="$insn_log"
 	RCLINK_INSN_PROFILE="$prof_log")
 for v in BENCH_SIZES BENCH_MSGS BENCH_RTTS BENCH_UDP_SECS BENCH_QPS \
-	BENCH_RDMA_SIZES BENCH_RDMA_OPS; do
+	BENCH_RDMA_SIZES BENCH_RDMA_OPS BENCH_PROFILE_PATH; do
 	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
 done
 # iomem=relaxed: the rxe part rewrites one classifier register of BAR0

@@ -263,25 +263,95 @@ static inline void rclink_uctx_db_write(struct rclink_uctx *c, uint32_t off,
 	rclink_wc_flush();
 }
 
-/* A SEND (or with RCLINK_SEND_MCAST a TYPE2 MCAST) of area[off, off + len) */
-static inline int rclink_post_send(struct rclink_uctx *c, uint32_t qpn,
-				   uint64_t off, uint32_t len, uint32_t flags)
+/*
+ * Posting a batch through a cursor in the caller's locals: the room is
+ * looked at once (an acquire load of the doorbell record) and the
+ * queue's state stays in registers while the entries are written (the
+ * stores to the queue cannot alias a local).  Post at most k.room
+ * entries, then rclink_sq_end() (rclink_rq_end()) and the doorbell.
+ *
+ *	struct rclink_post_cursor k = rclink_sq_begin(&c);
+ *	for (i = 0; i < n && i < k.room; i++)
+ *		rclink_cursor_send(&k, qpn, off[i], len[i], 0);
+ *	rclink_sq_end(&c, &k);
+ *	rclink_uctx_doorbell(&c);
+ */
+struct rclink_post_cursor {
+	uint64_t *q;
+	uint32_t mask, prod, room;
+};
+
+static inline struct rclink_post_cursor rclink_sq_begin(struct rclink_uctx *c)
 {
 	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 0);
-	uint64_t *wqe;
 
-	if (c->sq_prod - cons > c->sq_mask) {
-		errno = EAGAIN;
-		return -1;
-	}
-	wqe = c->sq + 2 * (c->sq_prod & c->sq_mask);
+	return (struct rclink_post_cursor){
+		.q = c->sq, .mask = c->sq_mask, .prod = c->sq_prod,
+		.room = c->sq_mask + 1 - (c->sq_prod - cons) };
+}
+
+static inline struct rclink_post_cursor rclink_rq_begin(struct rclink_uctx *c)
+{
+	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 1);
+
+	return (struct rclink_post_cursor){
+		.q = c->rq, .mask = c->rq_mask, .prod = c->rq_prod,
+		.room = c->rq_mask + 1 - (c->rq_prod - cons) };
+}
+
+static inline void rclink_sq_end(struct rclink_uctx *c,
+				 const struct rclink_post_cursor *k)
+{
+	c->sq_prod = k->prod;
+}
+
+static inline void rclink_rq_end(struct rclink_uctx *c,
+				 const struct rclink_post_cursor *k)
+{
+	c->rq_prod = k->prod;
+}
+
+/* A SEND WQE (rclink_post_send()) at the cursor; the caller keeps to room */
+static inline void rclink_cursor_send(struct rclink_post_cursor *k,
+				      uint32_t qpn, uint64_t off, uint32_t len,
+				      uint32_t flags)
+{
+	uint64_t *wqe = k->q + 2 * (k->prod & k->mask);
+
 	wqe[0] = ((flags & RCLINK_SEND_MCAST) ? RCLINK_U_WQE_OP_MCAST :
 		  RCLINK_U_WQE_OP_SEND) |
 		 ((flags & RCLINK_SEND_MORE) ? RCLINK_U_WQE_MORE : 0) |
 		 ((flags & RCLINK_SEND_QUIET) ? RCLINK_U_WQE_QUIET : 0) |
 		 ((uint64_t)(qpn & 0xffff) << 16) | ((uint64_t)len << 32);
 	wqe[1] = off;
-	c->sq_prod++;
+	k->prod++;
+	k->room--;
+}
+
+/* An RQE (rclink_post_recv()) at the cursor; the caller keeps to room */
+static inline void rclink_cursor_recv(struct rclink_post_cursor *k,
+				      uint64_t off, uint32_t len)
+{
+	uint64_t *rqe = k->q + 2 * (k->prod & k->mask);
+
+	rqe[0] = off;
+	rqe[1] = len;
+	k->prod++;
+	k->room--;
+}
+
+/* A SEND (or with RCLINK_SEND_MCAST a TYPE2 MCAST) of area[off, off + len) */
+static inline int rclink_post_send(struct rclink_uctx *c, uint32_t qpn,
+				   uint64_t off, uint32_t len, uint32_t flags)
+{
+	struct rclink_post_cursor k = rclink_sq_begin(c);
+
+	if (!k.room) {
+		errno = EAGAIN;
+		return -1;
+	}
+	rclink_cursor_send(&k, qpn, off, len, flags);
+	rclink_sq_end(c, &k);
 	return 0;
 }
 
@@ -289,17 +359,14 @@ static inline int rclink_post_send(struct rclink_uctx *c, uint32_t qpn,
 static inline int rclink_post_recv(struct rclink_uctx *c, uint64_t off,
 				   uint32_t len)
 {
-	uint32_t cons = rclink_load_acquire32(&c->dbrec[0], 1);
-	uint64_t *rqe;
+	struct rclink_post_cursor k = rclink_rq_begin(c);
 
-	if (c->rq_prod - cons > c->rq_mask) {
+	if (!k.room) {
 		errno = EAGAIN;
 		return -1;
 	}
-	rqe = c->rq + 2 * (c->rq_prod & c->rq_mask);
-	rqe[0] = off;
-	rqe[1] = len;
-	c->rq_prod++;
+	rclink_cursor_recv(&k, off, len);
+	rclink_rq_end(c, &k);
 	return 0;
 }
 
@@ -322,19 +389,26 @@ static inline void rclink_uctx_doorbell(struct rclink_uctx *c)
 	rclink_wc_flush();
 }
 
+/* Whether the board has written cqe, the CQE numbered cons */
+static inline bool rclink_cqe_valid(const uint64_t *cqe, uint32_t order,
+				    uint32_t cons)
+{
+	uint64_t w3 = __atomic_load_n(&cqe[3], __ATOMIC_ACQUIRE);
+	/* word 3 of the CQE numbered cons: its phase and SEQ */
+	uint64_t want = ((cons >> order) & 1 ? 0 : RCLINK_U_CQE_PHASE) |
+			(uint64_t)cons << 16;
+
+	return (w3 & (RCLINK_U_CQE_PHASE | 0xffffffff0000ull)) == want;
+}
+
 /* The CQE numbered cons when the board has written it, else NULL */
 static inline const uint64_t *rclink_cqe_ready(const uint64_t *cq,
 					       uint32_t mask, uint32_t order,
 					       uint32_t cons)
 {
 	const uint64_t *cqe = cq + 4 * (cons & mask);
-	uint64_t w3 = __atomic_load_n(&cqe[3], __ATOMIC_ACQUIRE);
-	/* word 3 of the CQE numbered cons: its phase and SEQ */
-	uint64_t want = ((cons >> order) & 1 ? 0 : RCLINK_U_CQE_PHASE) |
-			(uint64_t)cons << 16;
 
-	return (w3 & (RCLINK_U_CQE_PHASE | 0xffffffff0000ull)) == want ?
-	       cqe : NULL;
+	return rclink_cqe_valid(cqe, order, cons) ? cqe : NULL;
 }
 
 static inline void rclink_wc_decode(struct rclink_wc *wc, const uint64_t *cqe)
@@ -385,24 +459,56 @@ static inline bool rclink_cq_next(struct rclink_uctx *c, struct rclink_wc *wc)
 	return true;
 }
 
+/*
+ * Reaping a batch through a cursor in the caller's locals: the acquire
+ * load of each CQE does not make the compiler reload the CQ's state from
+ * *c (which other threads could change as far as it knows).
+ *
+ *	struct rclink_cq_cursor k = rclink_cq_begin(&c);
+ *	while (rclink_cq_cursor_next(&k, &wc)) ...
+ *	rclink_cq_end(&c, &k);		// one doorbell store
+ */
+struct rclink_cq_cursor {
+	const uint64_t *cq;
+	uint32_t mask, order, cons;
+};
+
+static inline struct rclink_cq_cursor rclink_cq_begin(const struct rclink_uctx *c)
+{
+	return (struct rclink_cq_cursor){ .cq = c->cq, .mask = c->cq_mask,
+					  .order = c->cq_order,
+					  .cons = c->cq_cons };
+}
+
+static inline bool rclink_cq_cursor_next(struct rclink_cq_cursor *k,
+					 struct rclink_wc *wc)
+{
+	const uint64_t *cqe = k->cq + 4 * (k->cons & k->mask);
+
+	if (!rclink_cqe_valid(cqe, k->order, k->cons))
+		return false;
+	rclink_wc_decode(wc, cqe);
+	k->cons++;
+	return true;
+}
+
+static inline void rclink_cq_end(struct rclink_uctx *c,
+				 const struct rclink_cq_cursor *k)
+{
+	c->cq_cons = k->cons;
+	rclink_cq_done(c);
+}
+
 /* Reap up to n completions into wc[] and tell the board; how many */
 static inline int rclink_poll_cq(struct rclink_uctx *c, struct rclink_wc *wc,
 				 int n)
 {
-	/* locals: the stores to wc[] cannot alias them (no reloads) */
-	const uint64_t *cq = c->cq, *cqe;
-	const uint32_t mask = c->cq_mask, order = c->cq_order;
-	uint32_t cons = c->cq_cons;
-	int got;
+	struct rclink_cq_cursor k = rclink_cq_begin(c);
+	int got = 0;
 
-	for (got = 0; got < n; got++, cons++) {
-		cqe = rclink_cqe_ready(cq, mask, order, cons);
-		if (!cqe)
-			break;
-		rclink_wc_decode(&wc[got], cqe);
-	}
-	c->cq_cons = cons;
-	rclink_cq_done(c);
+	while (got < n && rclink_cq_cursor_next(&k, &wc[got]))
+		got++;
+	rclink_cq_end(c, &k);
 	return got;
 }
 

@@ -28,6 +28,16 @@ struct t1env {
 
 static struct t1env env;
 
+/*
+ * A case that may take longer than the harness's 30 s on a slow kernel
+ * (the debug kernel's KASAN and lockdep under TCG): TEST_SLOW(name) gives
+ * it 600 s.  Its name in the output is slow.NAME.
+ */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+#define TEST_SLOW(name) TEST_F_TIMEOUT(slow, name, 600)
+
 /* The pair from the environment; false when a variable is missing */
 static inline bool env_load(void)
 {

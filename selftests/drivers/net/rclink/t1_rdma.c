@@ -1802,7 +1802,7 @@ static const struct {
 	{ "lite", "lite", "off", 0, false },
 };
 
-TEST(formats)
+TEST_SLOW(formats)
 {
 	static const uint32_t lens[] = { 1, 1321, 65536 + 3 };
 	struct bar ba = { 0 }, bb = { 0 };

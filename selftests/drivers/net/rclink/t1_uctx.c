@@ -113,6 +113,7 @@ _Static_assert(RCLINK_WC_BAD_ADDR == RCLINK_CQE_ST_BAD_ADDR, "CQE");
 #define QP_FLR		214
 #define QP_EXIT		215
 #define QP_QUIET	216
+#define QP_CURSOR	219
 
 /* messages per direction of the transfer cases (RCLINK_T1_UCTX_MSGS) */
 static uint32_t uctx_msgs;
@@ -197,6 +198,20 @@ static int side_open(struct side *s, const char *name, uint32_t entries,
 	}
 	return 0;
 }
+
+/* QP qpn on both boards and a context of each side with it */
+#define PAIR_OPEN(sa, sb, qpn, entries, area)				\
+	do {								\
+		ASSERT_EQ(0, pair_add(qpn));				\
+		ASSERT_EQ(0, side_open(sa, env.a, entries, area))	\
+			TH_LOG("%s: %m", env.a);			\
+		ASSERT_EQ(0, side_open(sb, env.b, entries, area))	\
+			TH_LOG("%s: %m", env.b);			\
+		ASSERT_EQ(0, rclink_uctx_bind(&(sa)->c, qpn, 0))	\
+			TH_LOG("bind: %m");				\
+		ASSERT_EQ(0, rclink_uctx_bind(&(sb)->c, qpn, 0))	\
+			TH_LOG("bind: %m");				\
+	} while (0)
 
 static void side_close(struct side *s)
 {
@@ -324,11 +339,7 @@ TEST(messages)
 	bool moved;
 
 	NEED_BOARDS();
-	ASSERT_EQ(0, pair_add(QP_MSG));
-	ASSERT_EQ(0, side_open(&a, env.a, ENTRIES, AREA)) TH_LOG("%s: %m", env.a);
-	ASSERT_EQ(0, side_open(&b, env.b, ENTRIES, AREA)) TH_LOG("%s: %m", env.b);
-	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_MSG, 0)) TH_LOG("bind: %m");
-	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_MSG, 0)) TH_LOG("bind: %m");
+	PAIR_OPEN(&a, &b, QP_MSG, ENTRIES, AREA);
 	TH_LOG("contexts %u (A) and %u (B) of %u, %u messages each way",
 	       a.c.id, b.c.id, a.c.create.ctx_num, uctx_msgs);
 
@@ -411,6 +422,83 @@ TEST(quiet)
 	side_close(&b);
 	pair_del(QP_QUIET);
 	pair_del(QP_FOREIGN);
+}
+
+/* The batch cursors fill the queues exactly to their room and no further */
+TEST(cursors)
+{
+	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_post_cursor k;
+	struct rclink_cq_cursor q;
+	struct rclink_wc wc;
+	uint32_t i, got, sends, idx0;
+	double end;
+
+	NEED_BOARDS();
+	PAIR_OPEN(&a, &b, QP_CURSOR, 16, 32 * BUF);
+
+	/* the whole RQ in one batch; then no room */
+	k = rclink_rq_begin(&b.c);
+	ASSERT_EQ(16, k.room);
+	for (i = 0; k.room; i++)
+		rclink_cursor_recv(&k, (uint64_t)i * BUF, BUF);
+	rclink_rq_end(&b.c, &k);
+	EXPECT_EQ(16, i);
+	EXPECT_EQ(-1, rclink_post_recv(&b.c, 0, BUF));
+	EXPECT_EQ(EAGAIN, errno);
+	rclink_uctx_doorbell(&b.c);
+
+	/* the whole SQ in one batch, every SEND signaled */
+	idx0 = a.c.sq_prod;
+	k = rclink_sq_begin(&a.c);
+	ASSERT_EQ(16, k.room);
+	for (i = 0; k.room; i++) {
+		msg_fill(rclink_uctx_area(&a.c, (16 + i) * BUF), 7, i, 64 + i);
+		rclink_cursor_send(&k, QP_CURSOR, (16 + i) * BUF, 64 + i, 0);
+	}
+	rclink_sq_end(&a.c, &k);
+	EXPECT_EQ(idx0 + 16, a.c.sq_prod);
+	EXPECT_EQ(-1, rclink_post_send(&a.c, QP_CURSOR, 16 * BUF, 64, 0));
+	EXPECT_EQ(EAGAIN, errno);
+	rclink_uctx_doorbell(&a.c);
+
+	/* reaped through the CQ cursor, in order, with the right bytes */
+	end = now_s() + env.stall;
+	for (got = 0; got < 16 && now_s() < end;) {
+		q = rclink_cq_begin(&b.c);
+		while (got < 16 && rclink_cq_cursor_next(&q, &wc)) {
+			EXPECT_EQ(RCLINK_WC_RECV, wc.kind);
+			EXPECT_EQ(RCLINK_WC_OK, wc.status);
+			EXPECT_EQ(64 + got, wc.len);
+			EXPECT_EQ(got, wc.idx % 16);
+			EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c,
+							    (uint64_t)got * BUF),
+					   7, got, 64 + got));
+			got++;
+		}
+		rclink_cq_end(&b.c, &q);
+		sched_yield();
+	}
+	EXPECT_EQ(16, got);
+	EXPECT_EQ(b.c.cq_cons, b.c.cq_rung) TH_LOG("the CQ doorbell was not rung");
+
+	/* the 16 SEND completions; then the SQ and RQ have their room back */
+	for (sends = 0; sends < 16 && wait_wc(&a, &wc); sends++) {
+		EXPECT_EQ(RCLINK_WC_SEND, wc.kind);
+		EXPECT_EQ(RCLINK_WC_OK, wc.status);
+		EXPECT_EQ(idx0 + sends, wc.idx);
+	}
+	EXPECT_EQ(16, sends);
+	end = now_s() + env.stall;
+	while (rclink_sq_begin(&a.c).room != 16 && now_s() < end)
+		sched_yield();
+	EXPECT_EQ(16, rclink_sq_begin(&a.c).room);
+	EXPECT_EQ(16, rclink_rq_begin(&b.c).room);
+	EXPECT_FALSE(rclink_uctx_error(&a.c, NULL));
+	EXPECT_FALSE(rclink_uctx_error(&b.c, NULL));
+	side_close(&a);
+	side_close(&b);
+	pair_del(QP_CURSOR);
 }
 
 TEST(not_owner)
@@ -597,11 +685,7 @@ TEST(armed_cq)
 	int ep;
 
 	NEED_BOARDS();
-	ASSERT_EQ(0, pair_add(QP_ARM));
-	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
-	ASSERT_EQ(0, side_open(&b, env.b, 16, 4 * BUF));
-	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_ARM, 0));
-	ASSERT_EQ(0, rclink_uctx_bind(&b.c, QP_ARM, 0));
+	PAIR_OPEN(&a, &b, QP_ARM, 16, 4 * BUF);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_LE(0, ep);
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, b.fd, &e));
@@ -929,7 +1013,7 @@ static int exit_side(struct side *s)
  * both PSNs (the peer's set to match) it carries traffic again, with B's
  * context bound all along.
  */
-TEST(exit_busy_qp)
+TEST_SLOW(exit_busy_qp)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
 	struct rclink_wc wc = { 0 };
