@@ -124,7 +124,8 @@ def db_write(op, shift=16):
     if size not in (1, 2, 4, 8) or (off & (size - 1)):
         raise ValueError('%r: not a naturally aligned 1, 2, 4 or 8 byte '
                          'write' % (op,))
-    return (num(op[1]) << shift) + off, size, value(op[4]) & ((1 << (8 * size)) - 1)
+    mask = (1 << (8 * size)) - 1
+    return (num(op[1]) << shift) + off, size, value(op[4]) & mask
 
 
 def field(regname, fname, value):

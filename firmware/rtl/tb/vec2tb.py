@@ -61,7 +61,8 @@ def convert(v):
         mem.clear()
 
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
-             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'dbw', 'rge')
+             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'dbw',
+             'rge')
     # ops of the model's peer board are not for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] != 'peer']
