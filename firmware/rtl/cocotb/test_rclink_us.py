@@ -799,7 +799,8 @@ async def test_ctx_doorbell_bar(dut):
     32-bit write of a register's low half counts, one of the high half
     alone, one to the reserved rest of the page, a 2-byte one and a
     16-byte one (a TLP of 4 DWs) are dropped and counted in
-    DMAQ_CTX_DB_DROP, reads return 0, and none of it is a bad request.  The three WQEs the SQ
+    DMAQ_CTX_DB_DROP, reads of up to 64 bytes return zeros, and none of
+    it is a bad request.  The three WQEs the SQ
     producer posts name a QP of context 0: NOT_OWNER, the context runs on."""
     tb, drv = await bring_up(dut)
     bar0, bar4 = drv.bar0, drv.bar4
@@ -839,6 +840,11 @@ async def test_ctx_doorbell_bar(dut):
     assert await bar0.read_qword(reg("DMAQ_CTX_NOT_OWNER")) == 3
     assert await bar4.read_qword(page + off["OFF_RQ_PROD"]) == 0
     assert await bar4.read_dword(page + off["OFF_SQ_PROD"]) == 0
+    # wide loads of the page (16, 32 and 64 bytes, one of 52 at an odd
+    # place): zeros, completions of one and of two beats
+    for a, n in ((0, 16), (0x20, 32), (0x40, 64), (0x103, 50)):
+        assert await bar4.read(page + a, n) == bytes(n), (a, n)
+    assert await bar0.read_qword(reg("DMAQ_CTX_DB_DROP")) == 4
     assert await bar0.read_qword(reg("DMAQ_CTX_STATUS")) == 3
     assert int(dut.cnt_bad_req.value) == 0
 
