@@ -836,7 +836,8 @@ struct uside {
 	struct rclink_uctx c;
 	uint32_t qpn;
 	uint32_t slot;
-	uint32_t nslots;
+	uint32_t nslots;		/* send slots */
+	uint32_t rslots;		/* receive slots */
 	uint64_t sent, acked, recvd, posted;
 	uint32_t sq0;			/* SQ index of message 0 */
 	uint64_t sleeps;
@@ -868,16 +869,17 @@ static void ctx_open(struct uside *u, const char *dev, uint32_t qpn,
 }
 
 static void uctx_open(struct uside *u, const char *dev, uint32_t qpn,
-		      uint32_t nslots, uint32_t event)
+		      uint32_t nslots, uint32_t rslots, uint32_t event)
 {
 	struct rclink_uctx_attr a = { 0 };
 
 	u->nslots = pow2(nslots < 16 ? 16 : nslots);
+	u->rslots = pow2(rslots < 16 ? 16 : rslots);
 	u->slot = opt.size < 64 ? 64 : (opt.size + 63) & ~63u;
 	a.sq_entries = u->nslots;
-	a.rq_entries = u->nslots;
-	a.cq_entries = 2 * u->nslots;
-	a.area_size = (2 * u->nslots * u->slot + 4095) & ~4095u;
+	a.rq_entries = u->rslots;
+	a.cq_entries = pow2(u->nslots + u->rslots);
+	a.area_size = ((u->nslots + u->rslots) * u->slot + 4095) & ~4095u;
 	a.mod_count = event;
 	a.mod_usec = event > 1 ? 2000 : 0;
 	ctx_open(u, dev, qpn, &a, "uctx path");
@@ -890,22 +892,22 @@ static void uctx_close(struct uside *u)
 	close(u->fd);
 }
 
-/* nslots is a power of 2 */
+/* the area: rslots receive slots, then nslots send slots (powers of 2) */
 static uint64_t uctx_rx_off(struct uside *u, uint64_t i)
 {
-	return (i & (u->nslots - 1)) * u->slot;
+	return (i & (u->rslots - 1)) * u->slot;
 }
 
 static uint64_t uctx_tx_off(struct uside *u, uint64_t i)
 {
-	return (u->nslots + (i & (u->nslots - 1))) * u->slot;
+	return (u->rslots + (i & (u->nslots - 1))) * u->slot;
 }
 
 static void uctx_post_recvs(struct uside *u)
 {
 	struct rclink_post_cursor k = rclink_rq_begin(&u->c);
-	uint64_t posted = u->posted, end = u->recvd + u->nslots;
-	const uint64_t mask = u->nslots - 1;
+	uint64_t posted = u->posted, end = u->recvd + u->rslots;
+	const uint64_t mask = u->rslots - 1;
 	const uint32_t slot = u->slot;
 
 	/* locals: the stores to the RQ cannot alias them */
@@ -972,7 +974,7 @@ static void *uctx_sender(void *p)
 {
 	uint64_t count = *(uint64_t *)p, end = ua.sent + count, sent, stop;
 	const uint32_t size = opt.size, batch = opt.batch, qpn = ua.qpn;
-	const uint64_t mask = ua.nslots - 1, base = ua.nslots;
+	const uint64_t mask = ua.nslots - 1, base = ua.rslots;
 	const uint32_t slot = ua.slot, quiet = opt.quiet ? RCLINK_SEND_QUIET : 0;
 	struct rclink_post_cursor k;
 	uint32_t n;
@@ -1042,10 +1044,17 @@ static int uctx_tput(char **argv)
 
 	if (opt.mcast || opt.size > 65536)
 		die("uctx: TYPE1 messages of at most 65536 bytes");
-	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), opt.window,
+	/*
+	 * B's RQ (and CQ) four windows deep: the IP has acknowledged what
+	 * the sender's window counts as done, so a receiver that is slow to
+	 * wake must have RQEs for more than a window; a packet that finds
+	 * none holds the receive path only DMAQ_CTX_RX_HOLD before the
+	 * context fails (Documentation/hw/shim.rst, "Contexts")
+	 */
+	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), opt.window, 16,
 		  opt.event);
 	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), opt.window,
-		  opt.event);
+		  4 * opt.window, opt.event);
 	uctx_post_recvs(&ub);
 	if (opt.warmup)
 		uctx_tput_run(opt.warmup);
@@ -1128,8 +1137,8 @@ static int uctx_lat(char **argv)
 	double secs, *rtt, sum = 0, t0;
 	pthread_t te;
 
-	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 16, 1);
-	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16, 1);
+	uctx_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 16, 16, 1);
+	uctx_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16, 16, 1);
 	rtt = calloc(n, sizeof(*rtt));
 	if (!rtt)
 		die("out of memory");
