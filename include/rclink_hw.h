@@ -1114,6 +1114,10 @@
 #define RCLINK_DMAQ_T2_OWNER_RSTVAL	0x0ULL
 #define   RCLINK_DMAQ_T2_OWNER_CTX	GENMASK_ULL(15, 0)
 
+#define RCLINK_DMAQ_CTX_DB_DROP	0x5500
+#define RCLINK_DMAQ_CTX_DB_DROP_RSTVAL	0x0ULL
+#define   RCLINK_DMAQ_CTX_DB_DROP_COUNT	GENMASK_ULL(63, 0)
+
 /* the shim's registration table. The reset values are those of a shim without one (num 0: no RDMA WRITE or READ); a shim with one reports its own num */
 #define RCLINK_DMAQ_MR_CAP	0x5600
 #define RCLINK_DMAQ_MR_CAP_RSTVAL	0x0ULL

@@ -20,7 +20,10 @@
 //   and then clears active; disable forgets indices and error;
 //   the doorbell pages (BAR4, page n at n << 16): SQ_PROD, RQ_PROD, CQ_CONS
 //   with the DOORBELL checks, CQ_ARM (one shot, an event at once when CQEs
-//   from the armed index on are written);
+//   from the armed index on are written); a write of another size than 32
+//   or 64 bits (byte enables 0x0f or 0xff), of the reserved rest of a page
+//   or of a page of no user context is dropped and counted
+//   (DMAQ_CTX_DB_DROP);
 //   the send engine's side (rclink_sq serves one context at a time): the
 //   round robin choice of the next running context with a WQE posted and
 //   room in its CQ for one more message than it has in flight, the SQ of
@@ -55,12 +58,15 @@
 // kernel releases them (free_buf_set) for each QP it finds flushed
 // (shim.rst "Contexts", Stop).  A user context whose chain the send
 // engine found unfinished at its SQ_PROD (u_park) is parked: not picked
-// until a doorbell moves its SQ_PROD, so it holds only itself.  Not yet
-// (rtl.rst "Contexts"): bus errors of posted writes.
+// until a doorbell moves its SQ_PROD, so it holds only itself.  The board
+// tops and the co-simulation's top have NCTX = 8 by default.  A posted
+// write (CQE, doorbell record, receive buffer) has no outcome the shim
+// could see: a bus error of one puts no context in error (rtl.rst
+// "Contexts").
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_ctx #(
-    parameter NCTX = 8,             // 2..65535 (1: the tops leave this out)
+    parameter NCTX = 8,             // 2..65535 (1: the core leaves this out)
     parameter CW = 3,               // clog2(NCTX)
     parameter QP_AW = 10,
     parameter QP_NUM = `RCLINK_PARAM_QP_NUM,
@@ -207,6 +213,7 @@ module rclink_ctx #(
     reg [31:0] rq_prod [0:NCTX-1];
     reg [31:0] cq_cons [0:NCTX-1];
     reg [63:0] n_events [0:NCTX-1];
+    reg [63:0] n_db_drop;           // DMAQ_CTX_DB_DROP
     reg [NCTX-1:0] en, run, act, err, armed;
     reg [NCTX-1:0] rec_p;           // the doorbell record is to be written
     reg [NCTX-1:0] rec_ev;          // ... and then the CTX_ERR event posted
@@ -325,6 +332,7 @@ module rclink_ctx #(
         `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rdata = n_not_owner[s];
         `RCLINK_DMAQ_CTX_EVENTS:    if (sel_ok) rdata = n_events[s];
         `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {32'd0, o_used[s], ost_max[s]};
+        `RCLINK_DMAQ_CTX_DB_DROP:   rdata = n_db_drop;
         default: begin
             hit = a_t2own;
             if (a_t2own)
@@ -393,8 +401,12 @@ module rclink_ctx #(
     wire [31:0]   d_v = db_data[31:0];
     // a context whose table is being read (enable) takes its doorbells too
     wire          d_load = ld_p[d] || ((w_st == W_RD || w_st == W_RSP) && w_c == d);
-    wire          d_ok = db_wr && db_be[3:0] != 4'd0 && d != {CW{1'b0}} &&
-                         {{(16-CW){1'b0}}, d} < N16 && (run[d] || d_load);
+    // the contract's doorbell writes: 32 or 64 bits at a register of a user
+    // context's page (the model refuses the same, shim.rst "Doorbell page")
+    wire          d_fmt = (db_be == 8'h0f || db_be == 8'hff) && d != {CW{1'b0}} &&
+                          {{(16-CW){1'b0}}, d} < N16 && d_off <= `RCLINK_DB_OFF_CQ_ARM;
+    wire          d_drop = db_wr && !d_fmt;
+    wire          d_ok = db_wr && d_fmt && (run[d] || d_load);
     wire [31:0]   d_sqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB]);
     wire [31:0]   d_rqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_LSB]);
     wire [31:0]   d_cqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
@@ -590,6 +602,7 @@ module rclink_ctx #(
             ctx_sel <= 16'd0;
             owner_sel <= 16'd0;
             rx_hold <= HOLD_RST[31:0];
+            n_db_drop <= 64'd0;
             qown_v <= {QP_NUM{1'b0}};
             qflushed <= {QP_NUM{1'b0}};
             for (i = 0; i < 8; i = i + 1)
@@ -879,6 +892,8 @@ module rclink_ctx #(
             end
 
             // ---- doorbells (BAR4)
+            if (d_drop)
+                n_db_drop <= n_db_drop + 64'd1;
             if (d_ok) begin
                 if (d_bad) begin
                     run[d] <= 1'b0;

@@ -13,7 +13,8 @@
 // (tie dma_cmd_valid and dma_wd_valid low when unused), port 3 the core's
 // queue engines (send queue, receive path, completion queue: the core's
 // q_* port, BURST 1); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
-// headers (first DW in [127:96]) with up to two DWs of payload; the
+// headers (first DW in [127:96]) with up to two DWs of payload (a
+// completion of more DWs, a doorbell BAR read, has zeros after them); the
 // requester's 512-bit streams with the header beside the first beat
 // (payload from DW lane TX_OFF / RX_OFF of the first beat, the lanes
 // below for the adapter's descriptor); the configuration state of the
@@ -34,7 +35,7 @@ module rclink_shim_tlp #(
     parameter RX_OFF = 3,                   // first payload DW lane of a completion
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
-    parameter NCTX = 1                      // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter NCTX = 8                      // contexts (rtl.rst "Contexts"); > 1: BAR4
 ) (
     input  wire         clk,
     input  wire         rst_n,

@@ -30,7 +30,7 @@ module rclink_shim_top #(
     parameter BURST = 0,                    // 1: the queue engines on q_*
     parameter US_CYCLES = 250,              // clock cycles a microsecond
     // contexts, context 0 included (DMAQ_CTX_CAP.num; rtl.rst "Contexts"):
-    // 1, no user contexts and no doorbell BAR, until their data path is in
+    // 1, no user contexts and no doorbell BAR (the board tops set 8)
     parameter NCTX = 1
 ) (
     input  wire        clk,

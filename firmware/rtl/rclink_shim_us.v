@@ -24,7 +24,7 @@ module rclink_shim_us #(
     parameter MAX_RD = 512,                 // largest read request (bytes)
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
-    parameter NCTX = 1                      // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter NCTX = 8                      // contexts (rtl.rst "Contexts"); > 1: BAR4
 ) (
     input  wire         user_clk,
     input  wire         user_reset,

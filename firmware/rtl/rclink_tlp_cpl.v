@@ -3,14 +3,19 @@
 //
 // Takes memory requests as PCIe TLP headers (the standard 3/4-DW header,
 // first DW in hdr[127:96]) with the BAR that the hard IP matched and up to
-// two DWs of payload, and answers them as completion TLP headers.  A
+// two DWs of payload, and answers them as completion TLP headers (with up
+// to two DWs of data; the adapter sends zeros for the DWs after them).  A
 // vendor adapter (rclink_us_if.v for the Xilinx UltraScale+ block) turns
 // its descriptors into these headers and back.
 //
 //   BAR0  the shim's register file (rclink_shim_top's tgt_req/tgt_cpl)
 //   BAR2  the MSI-X table and PBA (rclink_msix)
 //   BAR4  the user contexts' doorbell pages (DB_BAR 1, rclink_shim_top's
-//         db_*): a write is passed on at once, a read completes with 0
+//         db_*): a write is passed on at once, a read of up to 16 DWs
+//         (a wide load of the page) completes with zeros.
+//         Every memory write of BAR4 reaches the core, which checks the
+//         size and counts what it refuses (DMAQ_CTX_DB_DROP): one that is
+//         not 1 or 2 DWs inside a quad word comes with byte enables 0
 //
 // A memory read or write of 1 or 2 DWs inside one aligned quad word, with
 // any byte enables, goes to its BAR as one quad-word access with byte
@@ -19,13 +24,17 @@
 // refused and counted in bad_req: a non-posted request (a read larger
 // than a quad word, IO, atomics, locked reads, a request to another BAR or
 // one the adapter marked bad) completes with Unsupported Request, a
-// posted one (a larger write, a message) is dropped.  One request at a
-// time: the next is taken when the previous one is done (reads after
-// their completion left, BAR0 writes WR_GAP cycles after the core took
-// them, so that a write has taken effect before the next request reaches
-// the core: SHIM_RESET resets the core a few cycles after it took the
-// write, and would swallow a request taken meanwhile, such as the read
-// the driver flushes the reset with).
+// posted one (a larger write other than to BAR4, a message) is dropped.
+// One request at a time: the next is taken when the previous one is done
+// (reads after their completion left, BAR0 writes WR_GAP cycles after the
+// core took them, so that a write has taken effect before the next
+// request reaches the core: SHIM_RESET resets the core a few cycles after
+// it took the write, and would swallow a request taken meanwhile, such as
+// the read the driver flushes the reset with).  So BAR0 and BAR4 writes
+// take effect in the order they came: a doorbell never passes the BAR0
+// write before it (posted writes do not pass each other; one behind an
+// enable that is still reading the area table counts for the context,
+// rclink_ctx).  Nothing waits for a posted write's outcome: there is none.
 `default_nettype none
 module rclink_tlp_cpl #(
     parameter WR_GAP = 8,
@@ -95,7 +104,11 @@ module rclink_tlp_cpl #(
     wire bar0    = req_bar == 3'd0;
     wire bar2    = req_bar == 3'd2;
     wire bar4    = DB_BAR != 0 && req_bar == 3'd4;
-    wire good    = (is_rd || is_wr) && fits && (bar0 || bar2 || bar4);
+    // a read of the doorbell BAR returns zeros, up to 16 DWs (64 bytes: the
+    // widest load a CPU makes), the DWs after the second left to the adapter
+    wire db_rd   = bar4 && is_rd && !req_bad && len != 10'd0 && len <= 10'd16;
+    wire good    = (is_rd || is_wr) && (fits || db_rd) && (bar0 || bar2 || bar4);
+    wire db_w    = bar4 && is_wr;   // a doorbell write, of any size
     wire [7:0]  qbe  = (len == 10'd2) ? {lbe, fbe} :
                        alo[2] ? {fbe, 4'd0} : {4'd0, fbe};
     wire [63:0] qdat = (len == 10'd1 && alo[2]) ? {req_data[31:0], 32'd0} : req_data;
@@ -109,8 +122,10 @@ module rclink_tlp_cpl #(
     endfunction
     wire [3:0] bc1 = (fbe == 4'd0) ? 4'd1 :
                      {2'd0, msb4(fbe)} - {2'd0, lsb4(fbe)} + 4'd1;
-    wire [3:0] bc2 = 4'd5 - {2'd0, lsb4(fbe)} + {2'd0, msb4(lbe)};
-    wire [11:0] bcount = (len == 10'd2) ? {8'd0, bc2} : {8'd0, bc1};
+    // two DWs or more: 4 bytes a DW, less those before the first enabled
+    // byte of the first DW and after the last enabled byte of the last
+    wire [11:0] bcn = {len, 2'b00} - {10'd0, lsb4(fbe)} - 12'd3 + {10'd0, msb4(lbe)};
+    wire [11:0] bcount = (len == 10'd1) ? {8'd0, bc1} : bcn;
     wire [6:0]  laddr  = {alo[6:2], (fbe == 4'd0) ? 2'd0 : lsb4(fbe)};
 
     // the request's fields kept for its completion
@@ -132,9 +147,9 @@ module rclink_tlp_cpl #(
     assign x_addr  = {alo[11:3], 3'd0};
     assign x_be    = qbe;
     assign x_wdata = qdat;
-    assign d_wr    = take && good && bar4 && is_wr;
+    assign d_wr    = take && db_w;
     assign d_addr  = {alo[23:3], 3'd0};
-    assign d_be    = qbe;
+    assign d_be    = good ? qbe : 8'd0;
     assign d_data  = qdat;
 
     // completion header: fmt/type CplD (or Cpl without data), TC, attr,
@@ -183,7 +198,9 @@ module rclink_tlp_cpl #(
                 hi <= len == 10'd1 && alo[2];
                 rbc <= bcount;
                 rla <= laddr;
-                if (!good) begin
+                // (a doorbell write of a size the core refuses went to the
+                // core with d_be 0: it counts it)
+                if (!good && !db_w) begin
                     bad_req <= bad_req + 32'd1;
                     if (np) begin
                         // UR: no data, byte count of the request

@@ -12,8 +12,11 @@
 //                beat, or with discontinue set, is marked bad (the core
 //                refuses it) and its further beats are dropped.
 //   cpl_* -> CC  the completion header as a completer completion
-//                descriptor (one beat: 3 DWs and up to 2 of data); the
-//                hard IP fills in its bus number (completer ID enable 0).
+//                descriptor (3 DWs) and its data: cpl_data's 2 DWs, zeros
+//                after them up to the header's DW count (a doorbell BAR
+//                read of up to 16 DWs), in one beat, or two past 13 DWs;
+//                the hard IP fills in its bus number (completer ID
+//                enable 0).
 //   rq_* -> RQ   memory read/write headers as requester request
 //                descriptors in DW lanes 0-3 of a TLP's first beat (the
 //                core leaves them free: TX_OFF 4), the payload after them
@@ -139,17 +142,31 @@ module rclink_us_if (
         cpl_hdr[79:77], 1'b0, cc_dws,           // status, DW count
         2'b00, 1'b0, cc_bc == 12'd0, cc_bc,     // byte count (0: 4096)
         6'd0, 2'b00, 1'b0, cpl_hdr[38:32]};     // AT, lower address
-    wire [3:0] cc_last = 4'd2 + cc_dws[3:0];
-    assign s_axis_cc_tdata  = {352'd0, cpl_data, cc_desc};
-    assign s_axis_cc_tkeep  = (cc_dws == 10'd0) ? 16'h0007 :
-                              (cc_dws == 10'd1) ? 16'h000f : 16'h001f;
-    assign s_axis_cc_tlast  = 1'b1;
-    // is_sop[0], is_sop0_ptr 0, is_eop[0], is_eop0_ptr, no discontinue,
-    // no parity
-    assign s_axis_cc_tuser  = {64'd0, 1'b0, 4'd0, cc_last, 1'b0, 1'b1,
-                               2'b00, 2'b00, 1'b0, 1'b1};
+    // The data: cpl_data's two DWs, zeros after them (a doorbell BAR read
+    // of up to 16 DWs): 13 DWs fit beside the descriptor, the rest go in
+    // a second beat
+    reg        cc_more;                 // sending the second beat
+    wire       cc_two  = cc_dws > 10'd13;
+    wire [4:0] cc_n1   = cc_dws[4:0] - 5'd13;
+    wire       cc_eop  = cc_more || !cc_two;
+    wire [3:0] cc_last = cc_more ? cc_n1[3:0] - 4'd1 : 4'd2 + cc_dws[3:0];
+    assign s_axis_cc_tdata  = cc_more ? 512'd0 : {352'd0, cpl_data, cc_desc};
+    assign s_axis_cc_tkeep  = cc_more ? (16'd1 << cc_n1) - 16'd1 :
+                              cc_two ? 16'hffff : 16'hffff >> (5'd13 - cc_dws[4:0]);
+    assign s_axis_cc_tlast  = cc_eop;
+    // is_sop[0] on the first beat, is_sop0_ptr 0, is_eop[0] and
+    // is_eop0_ptr on the last, no discontinue, no parity
+    assign s_axis_cc_tuser  = {64'd0, 1'b0, 4'd0, cc_eop ? cc_last : 4'd0,
+                               1'b0, cc_eop, 2'b00, 2'b00, 1'b0, !cc_more};
     assign s_axis_cc_tvalid = cpl_valid;
-    assign cpl_ready = s_axis_cc_tready;
+    assign cpl_ready = s_axis_cc_tready && cc_eop;
+
+    always @(posedge clk) begin
+        if (rst)
+            cc_more <= 1'b0;
+        else if (cpl_valid && s_axis_cc_tready)
+            cc_more <= cc_two && !cc_more;
+    end
 
     // ======================================================================
     // RQ: request header -> requester request descriptor

@@ -119,10 +119,6 @@ synth() {
 	fi
 	[ -f "$out/resources.txt" ] && sed 's/^/# /' "$out/resources.txt"
 	result rtl_synth $st "$out/synth.log"
-	# the user contexts' block, which the tops leave out while NCTX is 1
-	st=1
-	yosys -q -l "$out/synth_ctx.log" -p "script synth/ctx.ys" >/dev/null 2>&1 && st=0
-	result rtl_synth_ctx $st "$out/synth_ctx.log"
 }
 
 cocotb() {

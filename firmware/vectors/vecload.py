@@ -49,6 +49,12 @@ composed from fields (value()).
                                      (SQ_PROD, RQ_PROD, CQ_CONS, CQ_ARM:
                                      format DB) of user context ctx, in
                                      the doorbell BAR
+  ["dbw", ctx, where, size, value]   a write of size bytes (1, 2, 4, 8)
+                                     at where in user context ctx's
+                                     doorbell page: a DB register name,
+                                     "NAME+4" or a byte offset (the
+                                     contract's refused sizes and places,
+                                     DMAQ_CTX_DB_DROP)
   ["peer", op...]                    an op on the other board of the
                                      model's wired pair (its buffers are
                                      "peer_buffers"); not on the testbench
@@ -101,6 +107,25 @@ def reg(spec):
         idx = int(i)
     r = hw.REGS[name]
     return r[0] + idx * r[4] + plus, r[1]
+
+
+def db_write(op, shift=16):
+    """(byte offset in the doorbell BAR, size, value) of a "dbw" op."""
+    where = op[2]
+    if isinstance(where, str) and where[:1].isalpha():
+        name, plus = where, 0
+        if '+' in name:
+            name, p = name.split('+')
+            plus = num(p)
+        off = _hw().FORMATS['DB'][2]['OFF_' + name] + plus
+    else:
+        off = num(where)
+    size = num(op[3])
+    if size not in (1, 2, 4, 8) or (off & (size - 1)):
+        raise ValueError('%r: not a naturally aligned 1, 2, 4 or 8 byte '
+                         'write' % (op,))
+    mask = (1 << (8 * size)) - 1
+    return (num(op[1]) << shift) + off, size, value(op[4]) & mask
 
 
 def field(regname, fname, value):

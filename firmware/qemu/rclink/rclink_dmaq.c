@@ -2265,6 +2265,7 @@ void rclink_ctx_db_write(RclinkCore *c, hwaddr addr, uint64_t val,
         off > RCLINK_DB_OFF_CQ_ARM || (size != 4 && size != 8)) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: doorbell write of %u bytes "
                       "at 0x%" HWADDR_PRIx ": ignored\n", size, addr);
+        rclink_count(c, RCLINK_DMAQ_CTX_DB_DROP);
         return;
     }
     x = &c->t1->ctx[n];

@@ -417,6 +417,195 @@ async def test_q_cqe_after_data(dut):
     assert drv.irqs[1] >= 1, drv.irqs
 
 
+class UserCtx:
+    """A user context as the driver makes one (shim.rst "Contexts", What
+    the kernel does): its queues, doorbell record and a two-chunk area in
+    root complex memory, programmed through BAR0; its process then rings
+    the doorbell page in BAR4."""
+
+    def __init__(self, tb, drv, n, order=4):
+        self.tb, self.drv, self.n, self.order = tb, drv, n, order
+        self.sq, self.sqm = tb.rc.alloc_region(0x1000)
+        self.rq, self.rqm = tb.rc.alloc_region(0x1000)
+        self.cq, self.cqm = tb.rc.alloc_region(0x1000)
+        rec, self.recm = tb.rc.alloc_region(0x1000)
+        self.rec = rec + 0x40           # 64-byte aligned, not page aligned
+        self.tbl, self.tblm = tb.rc.alloc_region(0x1000)
+        # chunk 1 below chunk 0 in bus addresses: a piece across the two
+        # is read from two places
+        self.c1, self.c1m = tb.rc.alloc_region(0x1000)
+        tb.rc.alloc_region(0x1000)
+        self.c0, self.c0m = tb.rc.alloc_region(0x1000)
+        self.tblm[0:16] = struct.pack("<QQ", self.c0, self.c1)
+        self.sq_prod = 0
+
+    async def w64(self, name, value):
+        await self.drv.bar0.write_qword(reg(name), value)
+
+    async def r64(self, name):
+        await self.w64("DMAQ_CTX_SEL", self.n)
+        return await self.drv.bar0.read_qword(reg(name))
+
+    async def setup(self, qpn, arm=False):
+        """Program and enable the context with qpn in its owner table;
+        arm: CQ_ARM 0 written right behind the enable (no read between:
+        the doorbell must not pass the enable's BAR0 write)."""
+        self.recm[0x40:0x50] = b"\x5a" * 16
+        await self.w64("DMAQ_QP_OWNER_SEL", qpn)
+        await self.w64("DMAQ_QP_OWNER", self.n)
+        await self.w64("DMAQ_CTX_SEL", self.n)
+        await self.w64("DMAQ_CTX_SQ_BASE", self.sq)
+        await self.w64("DMAQ_CTX_RQ_BASE", self.rq)
+        await self.w64("DMAQ_CTX_CQ_BASE", self.cq)
+        await self.w64("DMAQ_CTX_QCFG", reg_value(
+            "DMAQ_CTX_QCFG", sq_order=self.order, rq_order=self.order,
+            cq_order=self.order))
+        await self.w64("DMAQ_CTX_DBREC", self.rec)
+        await self.w64("DMAQ_CTX_AREA_TBL", self.tbl)
+        await self.w64("DMAQ_CTX_AREA_CFG", reg_value(
+            "DMAQ_CTX_AREA_CFG", chunks=2, chunk_shift=12))
+        await self.w64("DMAQ_CTX_MOD", reg_value("DMAQ_CTX_MOD", count=1))
+        await self.w64("DMAQ_CTX_CTRL", reg_value("DMAQ_CTX_CTRL", enable=1))
+        if arm:
+            await self.ring("CQ_ARM", 0)
+        st = await self.r64("DMAQ_CTX_STATUS")
+        assert st == reg_value("DMAQ_CTX_STATUS", running=1, active=1,
+                               armed=int(arm)), hex(st)
+
+    def area(self, off, n):
+        """The area's bytes [off, off + n) (through the two chunks)."""
+        out = b""
+        while n:
+            c, o = divmod(off, 0x1000)
+            k = min(n, 0x1000 - o)
+            out += bytes((self.c0m, self.c1m)[c][o:o + k])
+            off, n = off + k, n - k
+        return out
+
+    def wqe(self, qpn, off, length):
+        i = self.sq_prod % (1 << self.order)
+        self.sqm[i * 16:i * 16 + 16] = struct.pack(
+            "<QQ", fmt("WQE", OPCODE=1, QPN=qpn, LEN=length), off)
+        self.sq_prod += 1
+
+    async def ring(self, reg_name, value):
+        off = hw.FORMATS["DB"][2]["OFF_" + reg_name]
+        await self.drv.bar4.write_qword((self.n << 16) + off, value)
+
+    def cqe(self, i):
+        o = (i % (1 << self.order)) * 32
+        return struct.unpack("<QQQQ", bytes(self.cqm[o:o + 32]))
+
+    def record(self):
+        return struct.unpack("<QQ", bytes(self.recm[0x40:0x50]))
+
+    async def wait_cqes(self, n, timeout_us=200):
+        """CQE n-1 written (its PHASE bit of the first pass)."""
+        async def poll():
+            while not self.cqe(n - 1)[3] >> 63:
+                await Timer(100, "ns")
+        await with_timeout(poll(), timeout_us, "us")
+
+
+def event(mem, i):
+    """Event ring record i: (INFO, source, SEQ, PHASE)."""
+    info, meta = struct.unpack("<QQ", bytes(mem[16 * i:16 * i + 16]))
+    return info, meta & 0xFF, (meta >> 16) & 0xFFFFFFFF, meta >> 63
+
+
+@cocotb.test()
+async def test_q_ctx_user(dut):
+    """A user context end to end through the UltraScale+ top: the kernel
+    programs it through BAR0 (queues, doorbell record, a two-chunk area,
+    a QP it owns), its process posts WQEs with area offsets (one across
+    the chunks) and rings SQ_PROD and CQ_ARM through BAR4 (memory writes
+    of the root complex; CQ_ARM right behind the enable's BAR0 write,
+    which it must not pass): the packets on TX_S carry the area's bytes,
+    the CQEs, the doorbell record's SQ_CONS and a CTX_CQ event record
+    land in host memory.  Then a SQ_PROD past the ring puts the context
+    in error: DOORBELL with the value, the record's ERROR and CAUSE, a
+    CTX_ERR event record, later doorbells ignored, nothing more sent."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    tx = TxMon(dut)
+    bar0 = drv.bar0
+    evt, evtm = tb.rc.alloc_region(0x1000)
+    await bar0.write_qword(reg("SHIM_EVT_BASE"), evt)
+    await bar0.write_qword(reg("SHIM_EVT_CONS"), 0)
+    await bar0.write_qword(reg("SHIM_EVT_CTRL"),
+                           reg_value("SHIM_EVT_CTRL", enable=1, order=8))
+    u = UserCtx(tb, drv, 3)
+    rng = random.Random(24)
+    for m in (u.c0m, u.c1m):
+        m[:] = bytes(rng.getrandbits(8) for _ in range(0x1000))
+    await u.setup(2, arm=True)
+    # the enable wrote the record: indexes 0, no error
+    assert u.record() == (0, 0), u.record()
+    pieces = [(0x10, 100), (0xF00, 0x300), (0x1800, 1500)]
+    for off, n in pieces:
+        u.wqe(2, off, n)
+    await u.ring("SQ_PROD", u.sq_prod)
+    await u.wait_cqes(len(pieces))
+    check_packets(tx.pkts, [(2, u.area(off, n)) for off, n in pieces])
+    for i, (_, n) in enumerate(pieces):
+        w = u.cqe(i)
+        assert field("CQE", w, "KIND") == KIND_SEND, (i, hex(w[0]))
+        assert field("CQE", w, "STATUS") == ST_OK, (i, hex(w[0]))
+        assert field("CQE", w, "QPN") == 2, (i, hex(w[0]))
+        assert field("CQE", w, "LEN") == n, (i, hex(w[0]))
+        assert field("CQE", w, "IDX") == i, (i, hex(w[1]))
+        assert field("CQE", w, "SEQ") == i, (i, hex(w[3]))
+    # the consumer index reached the record before the CQE that needs it
+    rec = u.record()
+    assert field("DBREC", rec, "SQ_CONS") == len(pieces), rec
+    assert field("DBREC", rec, "ERROR") == 0, rec
+    assert await u.r64("DMAQ_CTX_SQ_IDX") == len(pieces) << 32 | len(pieces)
+    await u.ring("CQ_CONS", len(pieces))
+    assert await u.r64("DMAQ_CTX_CQ_IDX") == len(pieces) << 32 | len(pieces)
+    # the armed CQ's event (count 1: at the first CQE), in the event ring
+    assert await bar0.read_qword(reg("SHIM_EVT_PROD")) == 1
+    info, src, seq, phase = event(evtm, 0)
+    assert (src, seq, phase) == (9, 0, 1), (src, seq, phase)   # CTX_CQ
+    assert field("CTX_EVT", [info], "CTX") == 3, hex(info)
+    assert 1 <= field("CTX_EVT", [info], "CQ_PROD") <= len(pieces), hex(info)
+    assert await u.r64("DMAQ_CTX_EVENTS") == 1
+    # the kernel's queues saw nothing of it
+    assert await q.r64("DMAQ_CQ_PROD") == 0
+    # a producer more than the ring ahead of the consumer: DOORBELL
+    bad = u.sq_prod + (1 << u.order) + 1
+    await u.ring("SQ_PROD", bad)
+
+    async def failed():
+        while True:
+            st = await u.r64("DMAQ_CTX_STATUS")
+            if not st & reg_value("DMAQ_CTX_STATUS", active=1):
+                return st
+            await Timer(200, "ns")
+    st = await with_timeout(failed(), 100, "us")
+    assert st == reg_value("DMAQ_CTX_STATUS", error=1, cause=5), hex(st)
+    assert await u.r64("DMAQ_CTX_ERR_INFO") == bad
+    rec = u.record()
+    assert field("DBREC", rec, "ERROR") == 1, rec
+    assert field("DBREC", rec, "CAUSE") == 5, rec
+    assert field("DBREC", rec, "SQ_CONS") == len(pieces), rec
+    for _ in range(50):
+        if await bar0.read_qword(reg("SHIM_EVT_PROD")) == 2:
+            break
+        await Timer(200, "ns")
+    info, src, seq, phase = event(evtm, 1)
+    assert (src, seq, phase) == (10, 1, 1), (src, seq, phase)  # CTX_ERR
+    assert field("CTX_EVT", [info], "CTX") == 3, hex(info)
+    assert field("CTX_EVT", [info], "CAUSE") == 5, hex(info)
+    # a context in error ignores its doorbells; nothing more is sent
+    u.wqe(2, 0, 64)
+    await u.ring("SQ_PROD", len(pieces) + 1)
+    await Timer(2, "us")
+    assert await u.r64("DMAQ_CTX_SQ_IDX") == len(pieces) << 32 | len(pieces)
+    assert len(tx.pkts) == 4, len(tx.pkts)
+    assert await bar0.read_qword(reg("SHIM_EVT_PROD")) == 2
+    assert await bar0.read_qword(reg("DMAQ_CTX_DB_DROP")) == 0
+    assert int(dut.cnt_bad_req.value) == 0
+
+
 @cocotb.test(skip=not BENCH)
 async def test_q_bench(dut):
     """rtl.sh bench: the SQ path at 64 B and 4 KiB messages (MPS 256, MRRS

@@ -695,7 +695,7 @@ async def test_flr_during_dma(dut):
 # ---- the shared test vectors ---------------------------------------------
 
 PLAIN = {"w64", "w32", "r64", "r32", "wbuf", "poll", "memw", "memr", "fill",
-         "memeq", "wqe", "rqe", "db"}
+         "memeq", "wqe", "rqe", "db", "dbw"}
 M64 = (1 << 64) - 1
 
 
@@ -751,6 +751,9 @@ async def run_vector(tb, drv, v):
             await drv.bar4.write_qword(
                 vl.value(op[1]) << DB_SHIFT | hw.FORMATS["DB"][2]["OFF_" + op[2]],
                 vl.value(op[3]) & 0xFFFFFFFF)
+        elif k == "dbw":
+            a, size, val = vl.db_write(op, DB_SHIFT)
+            await drv.bar4.write(a, val.to_bytes(size, "little"))
         elif k == "poll":
             off, _ = vl.reg(op[1])
             mask = vl.value(op[3]) if len(op) > 3 else M64
@@ -794,8 +797,10 @@ async def run_vector(tb, drv, v):
 async def test_ctx_doorbell_bar(dut):
     """The doorbell BAR through the PCIe top: DMAQ_CTX_CAP names it, a
     32-bit write of a register's low half counts, one of the high half
-    alone and one to the reserved rest of the page do nothing, reads
-    return 0, and none of it is a bad request.  The three WQEs the SQ
+    alone, one to the reserved rest of the page, a 2-byte one and a
+    16-byte one (a TLP of 4 DWs) are dropped and counted in
+    DMAQ_CTX_DB_DROP, reads of up to 64 bytes return zeros, and none of
+    it is a bad request.  The three WQEs the SQ
     producer posts name a QP of context 0: NOT_OWNER, the context runs on."""
     tb, drv = await bring_up(dut)
     bar0, bar4 = drv.bar0, drv.bar4
@@ -822,6 +827,9 @@ async def test_ctx_doorbell_bar(dut):
     assert await bar0.read_qword(reg("DMAQ_CTX_RQ_IDX")) == 5
     await bar4.write_dword(page + off["OFF_RQ_PROD"] + 4, 7)
     await bar4.write_qword(page + 0x100, 9)
+    await bar4.write(page + off["OFF_RQ_PROD"], (6).to_bytes(2, "little"))
+    await bar4.write(page + off["OFF_RQ_PROD"], (6).to_bytes(16, "little"))
+    assert await bar0.read_qword(reg("DMAQ_CTX_DB_DROP")) == 4
     await bar4.write_qword(page + off["OFF_SQ_PROD"], 0xFFFFFFFF00000003)
     assert await bar0.read_qword(reg("DMAQ_CTX_RQ_IDX")) == 5
     for _ in range(100):
@@ -832,6 +840,11 @@ async def test_ctx_doorbell_bar(dut):
     assert await bar0.read_qword(reg("DMAQ_CTX_NOT_OWNER")) == 3
     assert await bar4.read_qword(page + off["OFF_RQ_PROD"]) == 0
     assert await bar4.read_dword(page + off["OFF_SQ_PROD"]) == 0
+    # wide loads of the page (16, 32 and 64 bytes, one of 52 at an odd
+    # place): zeros, completions of one and of two beats
+    for a, n in ((0, 16), (0x20, 32), (0x40, 64), (0x103, 50)):
+        assert await bar4.read(page + a, n) == bytes(n), (a, n)
+    assert await bar0.read_qword(reg("DMAQ_CTX_DB_DROP")) == 4
     assert await bar0.read_qword(reg("DMAQ_CTX_STATUS")) == 3
     assert int(dut.cnt_bad_req.value) == 0
 

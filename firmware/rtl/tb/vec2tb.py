@@ -61,7 +61,8 @@ def convert(v):
         mem.clear()
 
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
-             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'rge')
+             'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'dbw',
+             'rge')
     # ops of the model's peer board are not for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] != 'peer']
@@ -117,6 +118,12 @@ def convert(v):
             # a doorbell of user context op[1] (the doorbell BAR, format DB)
             off = vl.value(op[1]) << DB_SHIFT | vl._hw().FORMATS['DB'][2]['OFF_' + op[2]]
             out.append(cmd('db', off, vl.value(op[3]) & 0xffffffff, 0, 0xff))
+        elif k == 'dbw':
+            # a doorbell BAR write of another size or place: its lanes
+            off, size, val = vl.db_write(op, DB_SHIFT)
+            sh = off & 7
+            out.append(cmd('db', off & ~7, val << (8 * sh), 0,
+                           ((1 << size) - 1) << sh))
         elif k == 'memeq':
             out.append(cmd('memeq', vl.addr(op[1], bases), vl.addr(op[2], bases),
                            vl.value(op[3])))

@@ -280,13 +280,19 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             if not self.dbar:
                 self.dbar = rt.DoorbellBar(self.bar.bdf, self.bar)
             self.dbar.ring(vl.value(op[1]), op[2], vl.value(op[3]))
+        elif k == 'dbw':
+            if not self.dbar:
+                self.dbar = rt.DoorbellBar(self.bar.bdf, self.bar)
+            off, size, val = vl.db_write(op, self.dbar.shift)
+            self.dbar.write(off, size, val)
         else:
             raise rt.TestFailed('unknown op %r' % op)
 
 
 def uses_contexts(v):
     """The vector rings doorbells of user contexts."""
-    return any(op[0] == 'db' or (op[0] == 'peer' and op[1] == 'db')
+    return any(op[0] in ('db', 'dbw') or
+               (op[0] == 'peer' and op[1] in ('db', 'dbw'))
                for op in v['ops'])
 
 

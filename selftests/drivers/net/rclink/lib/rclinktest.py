@@ -543,7 +543,8 @@ def kmsg_problems(recs, bdfs=(), exclude=(), errors=True):
 
 class DoorbellBar:
     """The doorbell BAR of the contexts (Documentation/hw/shim.rst,
-    "Contexts"), mapped through sysfs resourceN: 64-bit stores only."""
+    "Contexts"), mapped through sysfs resourceN: 64-bit stores, and
+    stores of other sizes (write()) for the refused ones."""
 
     def __init__(self, bdf, bar):
         cap = bar.r64(hw.reg('DMAQ_CTX_CAP'))
@@ -558,16 +559,25 @@ class DoorbellBar:
         self.mm = mmap.mmap(self.fd, size, mmap.MAP_SHARED,
                             mmap.PROT_READ | mmap.PROT_WRITE)
         self.q = memoryview(self.mm).cast('Q')
+        self.views = {1: memoryview(self.mm).cast('B'),
+                      2: memoryview(self.mm).cast('H'),
+                      4: memoryview(self.mm).cast('I'), 8: self.q}
 
     def w64(self, ctx, off, val):
         self.q[((ctx << self.shift) + off) >> 3] = val
+
+    def write(self, off, size, val):
+        """One store of size bytes (1, 2, 4, 8) at byte offset off of the
+        BAR (naturally aligned)."""
+        self.views[size][off // size] = val
 
     def ring(self, ctx, reg, val):
         """Doorbell reg (SQ_PROD, RQ_PROD, CQ_CONS, CQ_ARM) of ctx."""
         self.w64(ctx, hw.FORMATS['DB'][2]['OFF_' + reg], val & 0xffffffff)
 
     def close(self):
-        self.q.release()
+        for v in self.views.values():
+            v.release()
         self.mm.close()
         os.close(self.fd)
 
@@ -603,6 +613,9 @@ class Bar0:
                                % (bdf, driver_of(bdf), e.strerror)) from e
             raise
         self.q = memoryview(self.mm).cast('Q')
+        self.views = {1: memoryview(self.mm).cast('B'),
+                      2: memoryview(self.mm).cast('H'),
+                      4: memoryview(self.mm).cast('I'), 8: self.q}
         self.d = memoryview(self.mm).cast('I')
 
     def close(self):
