@@ -619,6 +619,9 @@ class Bar0:
         self.d = memoryview(self.mm).cast('I')
 
     def close(self):
+        for mv in getattr(self, 'views', {}).values():
+            mv.release()
+        self.views = {}
         for attr in ('q', 'd'):
             mv = getattr(self, attr, None)
             if mv is not None:
