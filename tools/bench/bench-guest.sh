@@ -33,8 +33,8 @@
 #    one.
 # 6. One-sided RDMA WRITE and READ of $BENCH_RDMA_SIZES (64, 4 KiB, 64 KiB)
 #    bytes: rclink between two contexts (rclink-bench write/read, 64 in
-#    flight, A busy-polls; one at a time for the latency: post to
-#    completion) beside rdma_rxe's ib_write_bw / ib_read_bw (post lists
+#    flight, A sleeping on a CQ event while its window is full; one at a
+#    time for the latency, busy-polled: post to completion) beside rdma_rxe's ib_write_bw / ib_read_bw (post lists
 #    of 32) and ib_write_lat / ib_read_lat over the rclink netdevs: ops/s,
 #    MB/s, latency, instructions per operation (rxe: its whole client run,
 #    connection setup included, over its iterations).
@@ -765,9 +765,9 @@ command -v iperf3 >/dev/null && tcp_tool=iperf3
 	done
 	echo
 	echo "6. One-sided RDMA WRITE and READ, $rops operations a run: rclink between two contexts (64 in"
-	echo "   flight, A busy-polls), rxe ib_write_bw/ib_read_bw (post lists of 32); latency: rclink one at"
+	echo "   flight, A sleeps on a CQ event while its window is full), rxe ib_write_bw/ib_read_bw (post lists of 32); latency: rclink one at"
 	echo "   a time, post to completion; rxe ib_write_lat x 2 (it reports half its ping-pong), ib_read_lat;"
-	echo "   insn/op: rclink the loop's (A busy-polls: its spinning counts), rxe the whole client run"
+	echo "   insn/op: rclink the loop's (both boards' CPUs), rxe the whole client run"
 	echo "   (connection setup included); B irq/op: interrupts of the responder's board per operation"
 	printf '%-14s %6s %10s %9s %10s %8s %10s\n' kind size "op/s" "MB/s" "insn/op" "B irq/op" "lat us"
 	for s in $rsizes; do

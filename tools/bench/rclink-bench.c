@@ -1567,9 +1567,33 @@ static uint64_t rdma_reap(struct uside *u, bool write)
 	return n;
 }
 
-/* A context with sq_entries SQ entries and an area of one operation */
+/*
+ * The window full and nothing reaped: arm, look once more, sleep until the
+ * CQ event (the context's moderation: half the window); what was reaped
+ */
+static uint64_t rdma_wait(struct uside *u, bool write)
+{
+	struct rclink_ctx_events ev;
+	uint64_t n;
+
+	rclink_arm_cq(&u->c);
+	n = rdma_reap(u, write);
+	if (n)
+		return n;
+	u->sleeps++;
+	if (rclink_uctx_wait_events(&u->c, &ev, 10000) ||
+	    ev.state != RCLINK_CTX_STATE_RUNNING)
+		die("context %u: state %u cause %u", u->c.id, ev.state,
+		    ev.cause);
+	return rdma_reap(u, write);
+}
+
+/*
+ * A context with sq_entries SQ entries and an area of one operation; a CQ
+ * event after event completions (or 2 ms after the first)
+ */
 static void rdma_open(struct uside *u, const char *dev, uint32_t qpn,
-		      uint32_t sq_entries)
+		      uint32_t sq_entries, uint32_t event)
 {
 	struct rclink_uctx_attr a = { 0 };
 
@@ -1579,12 +1603,14 @@ static void rdma_open(struct uside *u, const char *dev, uint32_t qpn,
 	a.rq_entries = 16;
 	a.cq_entries = u->nslots;
 	a.area_size = u->slot;
+	a.mod_count = event;
+	a.mod_usec = event > 1 ? 2000 : 0;
 	ctx_open(u, dev, qpn, &a, "rdma (contexts)");
 }
 
 static int do_rdma(char **argv, bool write)
 {
-	uint64_t posted = 0, done = 0, irqs, irqs_b, i;
+	uint64_t posted = 0, done = 0, irqs, irqs_b, i, n, sleeps;
 	uint32_t rkey, window, slots;
 	char pci_b[64];
 	double t0, secs, *t = NULL;
@@ -1594,8 +1620,9 @@ static int do_rdma(char **argv, bool write)
 		die("%s: at most 1 MiB per operation", write ? "WRITE" : "READ");
 	/* each operation takes two SQ entries */
 	slots = opt.lat ? 1 : opt.window;
-	rdma_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 2 * slots);
-	rdma_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16);
+	rdma_open(&ua, argv[0], strtoul(argv[1], NULL, 0), 2 * slots,
+		  slots / 2);
+	rdma_open(&ub, argv[2], strtoul(argv[3], NULL, 0), 16, 0);
 	window = opt.lat ? 1 : ua.nslots / 2;
 	if (rclink_mr_reg(&ub.c, 0, ub.slot, RCLINK_MR_REMOTE_WRITE |
 			  RCLINK_MR_REMOTE_READ, NULL, &rkey)) {
@@ -1614,6 +1641,7 @@ static int do_rdma(char **argv, bool write)
 	board_pci(argv[2], pci_b, sizeof(pci_b));
 	irqs = board_irqs();
 	irqs_b = irqs_of(pci_b);
+	sleeps = ua.sleeps;
 	insn_begin();
 	t0 = now();
 	if (opt.lat) {
@@ -1645,7 +1673,11 @@ static int do_rdma(char **argv, bool write)
 				posted++;
 			}
 			rclink_uctx_doorbell(&ua.c);
-			done += rdma_reap(&ua, write);
+			n = rdma_reap(&ua, write);
+			/* the window full: sleep until half of it is done */
+			if (!n && posted - done == window)
+				n = rdma_wait(&ua, write);
+			done += n;
 		}
 	}
 	secs = now() - t0;
@@ -1662,9 +1694,10 @@ static int do_rdma(char **argv, bool write)
 		free(t);
 	} else {
 		printf("test=%s size=%u window=%u ops=%" PRIu64
-		       " secs=%.3f op_per_s=%.0f MBps=%.3f",
+		       " secs=%.3f op_per_s=%.0f MBps=%.3f sleeps_per_op=%.4f",
 		       write ? "write" : "read", opt.size, window, done, secs,
-		       done / secs, done * (double)opt.size / secs / 1e6);
+		       done / secs, done * (double)opt.size / secs / 1e6,
+		       (double)(ua.sleeps - sleeps) / done);
 	}
 	printf(" irq_per_op=%.3f irq_b_per_op=%.3f", (double)irqs / done,
 	       (double)irqs_b / done);
