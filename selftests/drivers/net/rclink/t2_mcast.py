@@ -365,8 +365,13 @@ class McastTest:
         """msgs[first:] arrive at cb in order (10 s each)."""
         for k in range(first, len(msgs)):
             got = cb.recv(10)
-            check(got == msgs[k], 'message %d: %r' % (
-                k, None if got is None else len(got)))
+            if got != msgs[k]:
+                # where it went: B's TYPE2 receive counters
+                st = t1.dev_show(self.b, stats=True)['stats']
+                check(False, 'message %d: %r; B: %s' % (
+                    k, None if got is None else len(got),
+                    {n: v for n, v in st.items()
+                     if n.startswith('t2_rx') and v}))
 
     def hold_credits(self, bar, ca, cb):
         """The MAC keeps the multicast credits it would return
