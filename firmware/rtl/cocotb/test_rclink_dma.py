@@ -346,6 +346,69 @@ async def test_dma_poisoned_completion(dut):
     assert int(dut.cnt_cpl_tmo.value) == 0
 
 
+@cocotb.test()
+async def test_dma_bus_master_off(dut):
+    """Bus Master Enable cleared while a 2 KiB read of the burst port is
+    out (its completions 2 us late): that read still gets its data, and
+    no request leaves the shim while bus mastering is off: a write's beats
+    are taken and dropped (host memory untouched), a read answers its
+    beats with err and the right keep.  Set again, the port works."""
+    tb, drv = await bring_up(dut)
+    mps_mrrs(tb, 256, 512)
+    await settle(tb)
+    dma = Dma(tb)
+    bus = Bus(tb)
+    rng = random.Random(5)
+    base, mem = tb.rc.alloc_region(0x2000)
+    ref = rand_bytes(rng, 0x2000)
+    mem[0:0x2000] = ref
+    orig = bus.orig_rd
+
+    async def later(tlp):
+        await Timer(2, "us")
+        await orig(tlp)
+
+    async def slow(tlp):
+        bus.reads.append((tlp.address, tlp.length * 4))
+        cocotb.start_soon(later(tlp))
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, slow)
+    start = len(dma.beats)
+    await dma.read_cmd(base, 2048)
+    for _ in range(200):
+        if len(bus.reads) == 4:
+            break
+        await RisingEdge(dut.user_clk)
+    assert len(bus.reads) == 4, bus.reads
+    await drv.pdev.clear_master()
+    await settle(tb)
+    assert not int(dut.cfg_function_status.value) & 4
+    n_rd, n_wr = len(bus.reads), len(bus.writes)
+    # a write and a read while bus mastering is off
+    await dma.write(base + 0x805, rand_bytes(rng, 300))
+    await dma.read_cmd(base + 0x1003, 200)
+    got, errs, nxt = await dma.read_result(base, 2048, start)
+    assert got == ref[:2048] and not any(errs), errs
+    got, errs, _ = await dma.read_result(base + 0x1003, 200, nxt, timeout_us=20)
+    assert errs == [1] * 4 and got == bytes(200), errs
+    await Timer(3, "us")
+    assert (len(bus.reads), len(bus.writes)) == (n_rd, n_wr), \
+        (bus.reads[n_rd:], bus.writes[n_wr:])
+    assert bytes(mem[0:0x2000]) == ref
+    # bus mastering on again: the port works
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, bus._rd)
+    await drv.pdev.set_master()
+    await settle(tb)
+    data = rand_bytes(rng, 300)
+    await dma.write(base + 0x805, data)
+    got, errs = await dma.read(base + 0x805, 300)
+    assert got == data and not any(errs), errs
+    assert bytes(mem[0x805:0x805 + 300]) == data
+    assert len(bus.writes) > n_wr and len(bus.reads) > n_rd
+    bus.restore()
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert int(dut.cnt_cpl_tmo.value) == 0
+
+
 @cocotb.test(skip=not BENCH)
 async def test_dma_bench(dut):
     """rtl.sh bench: 4 KiB writes and reads back to back (MPS 256, MRRS
