@@ -86,7 +86,7 @@ module rclink_shim_tlp #(
     output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
     output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
     input  wire         flr_stop,           // FLR drain: no new request
-    output wire         req_idle,           // no read outstanding
+    output wire         req_idle,           // no read outstanding, no TYPE3 burst left
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
 );
@@ -162,10 +162,15 @@ module rclink_shim_tlp #(
     wire [12:0]  b_cmd_len;
     wire [511:0] b_wd_data;
     wire [63:0]  cnt_t3_dma_err;
+    wire         e_idle, t3_idle;
+    // the FLR drain ends when the engine is idle and the bridge has
+    // finished or answered every burst of the IP it took
+    assign req_idle = e_idle && t3_idle;
 
     rclink_axi_dma u_t3 (
         .clk(clk), .rst(rst_q), .flush(core_rst),
         .bus_master_en(cfg_bus_master_en),
+        .stop(flr_stop), .eng_idle(e_idle), .idle(t3_idle),
 `include "rclink_nonr_conn.vh"
         .cmd_valid(b_cmd_valid), .cmd_ready(b_cmd_ready),
         .cmd_write(b_cmd_write), .cmd_addr(b_cmd_addr), .cmd_len(b_cmd_len),
@@ -254,7 +259,7 @@ module rclink_shim_tlp #(
         .clk(clk), .rst(rst_q), .requester_id(function_id),
         .max_payload(cfg_max_payload), .max_read_req(cfg_max_read_req),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
-        .stop(flr_stop), .idle(req_idle), .posted_idle(e_posted_idle),
+        .stop(flr_stop), .idle(e_idle), .posted_idle(e_posted_idle),
         .cmd_valid(e_cmd_valid), .cmd_ready(e_cmd_ready),
         .cmd_write(e_cmd_write), .cmd_addr(e_cmd_addr), .cmd_len(e_cmd_len),
         .cmd_id(e_cmd_id), .wr_busy(e_wr_busy),

@@ -239,6 +239,27 @@ async def bring_up(dut):
     return tb, drv
 
 
+def delay_reads(tb, us, only=lambda addr: True):
+    """Memory reads at the root complex whose address passes only are
+    completed us microseconds late, the others at once.  Returns the
+    list of the addresses of all reads seen and the handler to restore."""
+    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
+    seen = []
+
+    async def later(tlp):
+        await Timer(us, "us")
+        await orig(tlp)
+
+    async def handler(tlp):
+        seen.append(tlp.address)
+        if only(tlp.address):
+            cocotb.start_soon(later(tlp))
+        else:
+            await orig(tlp)
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, handler)
+    return seen, orig
+
+
 async def wait_irq(drv, v, count, timeout_us=20):
     async def poll():
         while drv.irqs[v] < count:
@@ -625,21 +646,7 @@ async def test_flr_during_dma(dut):
     fast, fmem = tb.rc.alloc_region(0x1000)
     smem[0:256] = pattern(0x77, 256)
     fmem[0:256] = pattern(0x77, 256)
-    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
-    seen = []
-
-    async def later(tlp):
-        await Timer(2, "us")
-        await orig(tlp)
-
-    async def delay(tlp):
-        seen.append(tlp.address)
-        if slow <= tlp.address < slow + 0x1000:
-            cocotb.start_soon(later(tlp))
-        else:
-            await orig(tlp)
-
-    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
+    seen, _ = delay_reads(tb, 2, lambda a: slow <= a < slow + 0x1000)
     # request TLPs the shim hands to the hard IP (counted on RQ itself:
     # the model takes some cycles to pass a TLP to the root complex)
     rq = [0]
