@@ -781,17 +781,14 @@ int rclink_ctx_mmap(struct rclink_file *rf, struct vm_area_struct *vma)
 
 /* ---- events -------------------------------------------------------------- */
 
+/*
+ * Without the lock, as rclink_ctx_events_ready(): poll_wait()'s barriers
+ * order these loads after the event ring handler's stores
+ */
 __poll_t rclink_ctx_poll(struct rclink_ctx *ctx)
 {
-	__poll_t mask = 0;
-
-	spin_lock_irq(&ctx->lock);
-	if (ctx->events)
-		mask |= EPOLLIN | EPOLLRDNORM;
-	if (ctx->error)
-		mask |= EPOLLERR;
-	spin_unlock_irq(&ctx->lock);
-	return mask;
+	return (READ_ONCE(ctx->events) ? EPOLLIN | EPOLLRDNORM : 0) |
+	       (READ_ONCE(ctx->error) ? EPOLLERR : 0);
 }
 
 /*
