@@ -7,7 +7,7 @@
 // MRRS/MPS, 32 tags, completions reassembled in order, completion
 // timeout, MSI-X messages on the same stream) and the MSI-X table and
 // PBA (rclink_msix).  The engine has four burst ports: port 0 carries
-// the core's DMA words (rclink_dma_word: the event ring, the self-test),
+// the core's DMA words (rclink_dma_word: the user contexts' doorbell records),
 // port 1 the TYPE3 bridge (rclink_axi_dma: the IP's NONR_MD_AXI and
 // NONR_DATA_AXI masters), port 2 (dma_*) is free for another burst user
 // (tie dma_cmd_valid and dma_wd_valid low when unused; with bus mastering

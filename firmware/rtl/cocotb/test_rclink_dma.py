@@ -23,7 +23,7 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import SHORT, bring_up, delay_reads
+from test_rclink_us import SHORT, bring_up, delay_reads, mps_mrrs
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
@@ -195,16 +195,6 @@ def check_splits(reqs, limit):
     for a, n in reqs:
         assert 0 < n <= limit, (hex(a), n, limit)
         assert a // limit == (a + n - 1) // limit, (hex(a), n, limit)
-
-
-def mps_mrrs(tb, mps, mrrs):
-    """Set the function's MPS and MRRS (device control) as the driver's
-    PCI core would, and the root complex's MPS to the same (it bounds the
-    completions); the hard IP model shows them on cfg_max_*."""
-    tb.rc.max_payload_size = (mps // 128).bit_length() - 1
-    cap = tb.dev.functions[0].pcie_cap
-    cap.max_payload_size = (mps // 128).bit_length() - 1
-    cap.max_read_request_size = (mrrs // 128).bit_length() - 1
 
 
 async def settle(tb, cycles=20):
