@@ -584,3 +584,37 @@ async def test_t3_flr_mid_burst(dut):
     assert await drv.bar0.read_qword(ERR) == 0
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert int(dut.cnt_cpl_tmo.value) == 0
+
+
+@cocotb.test()
+async def test_t3_flr_dead_master(dut):
+    """FLR while the MD master holds R back for good (a hung IP): the
+    drain gives up DRAIN_TMO (4096) cycles after the engine went idle,
+    so cfg_flr_done still comes; the master, reset with the IP, forgets
+    its read, and the bridge works after the FLR."""
+    tb, drv = await bring_up(dut)
+    await settle(tb)
+    md = AxiMaster(AxiBus.from_prefix(dut, "nonr_md"), dut.user_clk,
+                   dut.ip_rst_n, reset_active_level=False)
+    br = dut.dut.u_tlp.u_t3
+    base, mem = tb.rc.alloc_region(0x1000)
+    ref = bytes(range(256)) * 16
+    mem[0:0x1000] = ref
+    md.read_if.r_channel.set_pause_generator(itertools.repeat(1))
+    rd = cocotb.start_soon(md.read(base + 0x40, 32, size=5))
+    for _ in range(400):
+        await RisingEdge(dut.user_clk)
+        if int(dut.nonr_md_rvalid.value):
+            break
+    assert int(dut.nonr_md_rvalid.value) and not int(dut.nonr_md_rready.value)
+    t0 = get_sim_time("ns")
+    t_done = await flr(dut)
+    assert 4096 * 4 <= t_done - t0 < 4096 * 4 + 2000, t_done - t0
+    rd.kill()
+    md.read_if.r_channel.set_pause_generator(None)
+    md.read_if.r_channel.pause = False
+    while not int(dut.ip_rst_n.value):
+        await RisingEdge(dut.user_clk)
+    assert int(br.jcnt.value) == 0 and int(br.st.value) == 0
+    r = await with_timeout(md.read(base + 0x40, 32, size=5), 20, "us")
+    assert r.resp == AxiResp.OKAY and r.data == ref[0x40:0x60], r
