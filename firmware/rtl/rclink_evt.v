@@ -159,10 +159,12 @@ module rclink_evt #(
                        ({56'd0, cur[71:64]} << `RCLINK_EVT_META_SOURCE_LSB);
 
     // the record at its quad-word lanes: one beat, two when it crosses a
-    // line (a ring base that is not 64-byte aligned)
-    wire [1023:0] rline = {896'd0, meta, cur[63:0]} << {rec[5:3], 6'd0};
+    // line (a ring base that is not 64-byte aligned: META alone in the
+    // second beat's first quad word)
+    wire [575:0] rline = {448'd0, meta, cur[63:0]} << {rec[5:3], 6'd0};
     reg         wpend, w2;
-    reg [511:0] wbeat, wnext;
+    reg [511:0] wbeat;
+    reg [63:0]  wnext;
     assign dma_cmd_addr = {rec[63:3], 3'd0};
     assign dma_cmd_len = 13'd16;
     assign dma_wd_valid = wpend;
@@ -172,16 +174,16 @@ module rclink_evt #(
             wpend <= 1'b0;
             w2 <= 1'b0;
             wbeat <= 512'd0;
-            wnext <= 512'd0;
+            wnext <= 64'd0;
         end else if (dma_cmd_valid && dma_cmd_ready) begin
             wpend <= 1'b1;
             w2 <= rec[5:3] == 3'd7;
             wbeat <= rline[511:0];
-            wnext <= rline[1023:512];
+            wnext <= meta;
         end else if (wpend && dma_wd_ready) begin
             wpend <= w2;
             w2 <= 1'b0;
-            wbeat <= wnext;
+            wbeat <= {448'd0, wnext};
         end
     end
     assign raise_vec = ring_vector;
