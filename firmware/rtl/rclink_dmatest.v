@@ -7,9 +7,11 @@
 // address-aligned 512-bit beats, so DW lane d of a line holds word
 // (line address + 4 d - addr) / 4; the products are kept as a running
 // sum per line (lane d adds the constant d * 0x9e3779b9), so no
-// multiplier.  CHECK compares the DW lanes its read beats keep and counts
-// the words that differ; its reads go out back to back (the arbiter
-// bounds those in flight).  FILL is done once its last beat was taken and
+// multiplier, and each line's pattern is made a beat ahead into a
+// register (one adder before it).  CHECK compares the DW lanes its read
+// beats keep and counts the words that differ, the count added a cycle
+// later; its reads go out back to back (the arbiter bounds those in
+// flight).  FILL is done once its last beat was taken and
 // the write has left (wr_idle), so a read of SHIM_TEST_DMA_STATUS that
 // sees done follows the data.  The write beats come from state only wrst
 // (the hard reset) clears, so a SHIM_RESET between a write command and
@@ -54,17 +56,31 @@ module rclink_dmatest (
     reg        wtail;              // FILL: every command taken
     reg [31:0] s;
     reg [31:0] p_rd;               // word index * STEP of lane 0, next read beat
+    reg [511:0] want;              // the pattern of the next read beat
 
     assign status = {bad, 28'd0, err, ok, done, busy};
 
-    // the pattern of a line whose lane 0 is word p / STEP
+    // the pattern of a line whose lane 0 is word (p + off) / STEP (off
+    // a constant: one adder per lane)
     function [511:0] line_of;
         input [31:0] sd;
         input [31:0] p;
+        input [31:0] off;
         integer d;
         begin
             for (d = 0; d < 16; d = d + 1)
-                line_of[32 * d +: 32] = sd ^ (p + STEP * d);
+                line_of[32 * d +: 32] = sd ^ (p + (off + STEP * d));
+        end
+    endfunction
+    // -(k * STEP) for k = 0..15, a table
+    function [31:0] neg_steps;
+        input [3:0] k;
+        integer j;
+        begin
+            neg_steps = 32'd0;
+            for (j = 0; j < 16; j = j + 1)
+                if (k == j[3:0])
+                    neg_steps = 32'd0 - STEP * j;
         end
     endfunction
     function [4:0] ones16;
@@ -78,7 +94,7 @@ module rclink_dmatest (
     endfunction
 
     // lane 0 of the buffer's first line is word -(addr[5:2])
-    wire [31:0] p0 = 32'd0 - STEP * {28'd0, addr[5:2]};
+    wire [31:0] p0 = neg_steps(addr[5:2]);
 
     // ---- commands: one per 4 KiB page of the buffer
     wire [12:0] room  = 13'd4096 - {1'b0, ca[11:0]};
@@ -91,23 +107,28 @@ module rclink_dmatest (
     assign dma_cmd_len = clen;
     wire c_fire = dma_cmd_valid && dma_cmd_ready;
 
-    // ---- FILL's beats (wrst): owed beats and the pattern of the next one
+    // ---- FILL's beats (wrst): owed beats and the next one's pattern
     reg [6:0]  wleft;
     reg [31:0] p_wr;
+    reg [511:0] wq;
     wire go = start && !busy && len != 24'd0 && len[1:0] == 2'd0 &&
               addr[2:0] == 3'd0 && bm_en && (op == 2'd1 || op == 2'd2);
     assign dma_wd_valid = wleft != 7'd0;
-    assign dma_wd_data = line_of(s, p_wr);
+    assign dma_wd_data = wq;
     wire w_fire = dma_wd_valid && dma_wd_ready;
     always @(posedge clk) begin
         if (wrst) begin
             wleft <= 7'd0;
             p_wr <= 32'd0;
+            wq <= 512'd0;
         end else begin
-            if (go)
+            if (go) begin
                 p_wr <= p0;
-            else if (w_fire)
+                wq <= line_of(seed, p0, 32'd0);
+            end else if (w_fire) begin
                 p_wr <= p_wr + LSTEP;
+                wq <= line_of(s, p_wr, LSTEP);
+            end
             if (c_fire && is_fill)
                 wleft <= cbeats;
             else if (w_fire)
@@ -115,17 +136,22 @@ module rclink_dmatest (
         end
     end
 
-    // ---- CHECK's beats
-    wire [511:0] want = line_of(s, p_rd);
+    // ---- CHECK's beats: the words that differ, counted a cycle later
     reg  [15:0]  diff;
+    reg  [4:0]   pc;
+    reg          pc_v, fin;
     integer k;
     always @* begin
         for (k = 0; k < 16; k = k + 1)
             diff[k] = dma_rd_keep[4 * k] &&
                       dma_rd_data[32 * k +: 32] != want[32 * k +: 32];
     end
-    wire [31:0] bad_n = bad + {27'd0, ones16(diff)};
     wire        r_fin = dma_rd_valid && dma_rd_last && rout == 13'd1 && crem == 25'd0;
+    always @(posedge clk) begin
+        pc <= ones16(diff);
+        pc_v <= !rst && busy && !is_fill && dma_rd_valid;
+        fin <= !rst && busy && !is_fill && r_fin;
+    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -141,6 +167,7 @@ module rclink_dmatest (
             wtail <= 1'b0;
             s <= 32'd0;
             p_rd <= 32'd0;
+            want <= 512'd0;
         end else if (start && !busy) begin
             bad <= 32'd0;
             ok <= 1'b0;
@@ -158,6 +185,7 @@ module rclink_dmatest (
                 wtail <= 1'b0;
                 s <= seed;
                 p_rd <= p0;
+                want <= line_of(seed, p0, 32'd0);
             end
         end else if (busy) begin
             if (c_fire) begin
@@ -177,14 +205,16 @@ module rclink_dmatest (
                         {12'd0, dma_rd_valid && dma_rd_last};
                 if (dma_rd_valid) begin
                     p_rd <= p_rd + LSTEP;
-                    bad <= bad_n;
+                    want <= line_of(s, p_rd, LSTEP);
                     if (dma_rd_err)
                         err <= 1'b1;
                 end
-                if (r_fin) begin
+                if (pc_v)
+                    bad <= bad + {27'd0, pc};
+                if (fin) begin
                     busy <= 1'b0;
                     done <= 1'b1;
-                    ok <= !err && !dma_rd_err && bad_n == 32'd0;
+                    ok <= !err && bad == 32'd0 && pc == 5'd0;
                 end
             end
         end
