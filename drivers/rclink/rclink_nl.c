@@ -1338,7 +1338,8 @@ int rclink_nl_ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	if (!attr) {
-		NL_SET_ERR_MSG(info->extack, "id: a context's number is required");
+		NL_SET_ERR_MSG(info->extack,
+			       "id: a context's number is required");
 		return -EINVAL;
 	}
 	id = nla_get_u32(attr);
