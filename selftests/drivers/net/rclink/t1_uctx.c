@@ -14,6 +14,10 @@
  *                   of 8 SENDs, 7 quiet, A's CQ gets one CQE (the 8th's
  *                   SQ index), B receives all 8 in order; a quiet SEND
  *                   that fails (a QP not the context's) has its CQE
+ *   ctx_show        `rclink -j ctx show` (netlink ctx-get): the context's
+ *                   number, pid, state, queues, bound QP and its board's
+ *                   counters (two NOT_OWNER messages: not_owner 2); in
+ *                   error its cause; closed, it is gone (dump and id)
  *   bad_addr        a WQE beyond the area completes BAD_ADDR and puts the
  *                   context in error: EPOLLERR, cause BAD_ADDR
  *   bad_wqe         a WQE of length 0: BAD_WQE, error BAD_WQE
@@ -625,6 +629,14 @@ TEST(not_owner)
 	pair_del(QP_FOREIGN);
 }
 
+/* The JSON value of "name" starts with @want */
+static bool jis(const char *obj, const char *name, const char *want)
+{
+	const char *v = jval(obj, name);
+
+	return v && !strncmp(v, want, strlen(want));
+}
+
 /* EPOLLERR of the context's file, then its cause */
 static void expect_error(struct __test_metadata *_metadata, struct side *s,
 			 uint32_t cause)
@@ -664,6 +676,70 @@ TEST(bad_addr)
 	EXPECT_EQ(-1, rclink_uctx_bind(&a.c, QP_ADDR + 100, 0));
 	side_close(&a);
 	pair_del(QP_ADDR);
+}
+
+TEST(ctx_show)
+{
+	struct side a = { .fd = -1 };
+	char out[8192], obj[2048], want[32];
+	struct rclink_wc wc;
+	uint32_t id;
+	int i;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_OWN));
+	ASSERT_EQ(0, pair_add(QP_FOREIGN));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_OWN, 0));
+	id = a.c.id;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FOREIGN, 0, 64, 0));
+		rclink_uctx_doorbell(&a.c);
+		ASSERT_TRUE(wait_wc(&a, &wc));
+		EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	}
+
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s",
+			      env.tool, env.a));
+	ASSERT_TRUE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+	EXPECT_EQ(getpid(), jnum(obj, "pid"));
+	EXPECT_TRUE(jis(obj, "state", "\"running\"")) TH_LOG("%s", obj);
+	snprintf(want, sizeof(want), "[%u]", QP_OWN);
+	EXPECT_TRUE(jis(obj, "qpns", want)) TH_LOG("%s", obj);
+	EXPECT_TRUE(jis(obj, "groups", "[]")) TH_LOG("%s", obj);
+	EXPECT_EQ(16, jnum(obj, "sq_entries"));
+	EXPECT_EQ(16, jnum(obj, "rq_entries"));
+	EXPECT_EQ(64, jnum(obj, "cq_entries"));
+	EXPECT_EQ(4 * BUF, jnum(obj, "area_size"));
+	EXPECT_EQ(2, jnum(obj, "not_owner"));
+	EXPECT_EQ(0, jnum(obj, "rx_nobuf"));
+	EXPECT_EQ(-1, jnum(obj, "cause")) TH_LOG("running: no cause");
+	/* one by number */
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s id %u",
+			      env.tool, env.a, id));
+	EXPECT_TRUE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+
+	/* in error: the cause the process is told */
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_OWN, 4 * BUF - 16, 100, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_BAD_ADDR, wc.status);
+	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_BAD_ADDR);
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s id %u",
+			      env.tool, env.a, id));
+	ASSERT_TRUE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+	EXPECT_TRUE(jis(obj, "state", "\"error\"")) TH_LOG("%s", obj);
+	EXPECT_EQ(RCLINK_CTX_EVT_CAUSE_BAD_ADDR, jnum(obj, "cause"));
+
+	/* closed: gone */
+	side_close(&a);
+	EXPECT_NE(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s id %u",
+			      env.tool, env.a, id));
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s",
+			      env.tool, env.a));
+	EXPECT_FALSE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+	pair_del(QP_OWN);
+	pair_del(QP_FOREIGN);
 }
 
 /* A WQE lying about its length (0 bytes) on an owned QP: BAD_WQE */
