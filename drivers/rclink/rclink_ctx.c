@@ -973,10 +973,12 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 {
 	/* pairs with the release in rclink_ctx_create() */
 	struct rclink_ctx *ctx = smp_load_acquire(&rf->ctx);
+	u64 count[RCLINK_CTX_CNT_NUM] = { };
 	struct rclink_ctx_events ev;
 	struct rclink_ctx_hw *hw;
+	u32 usize, flags;
 	u64 st = 0;
-	u32 usize;
+	unsigned int i;
 	bool dead;
 	int err;
 
@@ -984,7 +986,10 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 				 argp, &usize);
 	if (err)
 		return err;
-	if (ev.flags & ~RCLINK_CTX_EVENTS_WAIT)
+	flags = ev.flags;
+	if (flags & ~(RCLINK_CTX_EVENTS_WAIT | RCLINK_CTX_EVENTS_COUNTERS) ||
+	    ((flags & RCLINK_CTX_EVENTS_COUNTERS) &&
+	     usize < RCLINK_CTX_EVENTS_SIZE_VER1))
 		return -EINVAL;
 	if (!ctx)
 		return -EINVAL;
@@ -1005,8 +1010,15 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 		if (st & RCLINK_DMAQ_CTX_STATUS_ERROR)
 			ev.err_info = rclink_rd64(hw->rdev,
 						  RCLINK_DMAQ_CTX_ERR_INFO);
+		if (flags & RCLINK_CTX_EVENTS_COUNTERS) {
+			rclink_ctx_counters(hw, count);
+			for (i = 0; i < RCLINK_CTX_CNT_NUM; i++)
+				count[i] -= ctx->base[i];
+		}
 		mutex_unlock(&hw->sel_lock);
 	}
+	ev.rx_nobuf = count[RCLINK_CTX_CNT_RX_NOBUF];
+	ev.not_owner = count[RCLINK_CTX_CNT_NOT_OWNER];
 
 	spin_lock_irq(&ctx->lock);
 	/* CONFIG errors post no event; an error is one all the same */

@@ -136,6 +136,7 @@ int rclink_uctx_open(struct rclink_uctx *c, int fd,
 void rclink_uctx_close(struct rclink_uctx *c);
 int rclink_uctx_bind(struct rclink_uctx *c, uint32_t qpn, uint32_t flags);
 int rclink_uctx_events(struct rclink_uctx *c, struct rclink_ctx_events *ev);
+int rclink_uctx_counters(struct rclink_uctx *c, struct rclink_ctx_events *ev);
 int rclink_uctx_wait(struct rclink_uctx *c, int timeout_ms);
 int rclink_uctx_wait_events(struct rclink_uctx *c,
 			    struct rclink_ctx_events *ev, int timeout_ms);
