@@ -147,6 +147,29 @@ module rclink_rx #(
     output reg  [63:0] u_info,
     input  wire [31:0] u_hold_us,       // DMAQ_CTX_RX_HOLD.usec
     input  wire        us_tick,         // a microsecond
+    // RDMA responder (rclink_mr): the entry a request's key names, the
+    // entry being written, the responder's counters
+    output wire [15:0] mr_idx,
+    input  wire        mr_ok,
+    input  wire [63:0] mr_base,
+    input  wire [31:0] mr_len,
+    input  wire [63:0] mr_ctrl,
+    output reg         mr_use,
+    input  wire        resp_silent,         // DMAQ_RDMA_CFG.resp_silent
+    output reg         c_rx_write,          // DMAQ_RDMA_RX_* pulses
+    output reg         c_bad_key,
+    output reg         c_access,
+    output reg         c_bounds,
+    output reg         c_silent,
+    output reg         c_late,
+    output reg         c_imm_drop,
+    // responses the send engine sends on the request's QP
+    output wire        rsp_valid,
+    input  wire        rsp_take,
+    output wire [QP_AW-1:0] rsp_qpn,
+    output wire [2:0]  rsp_kind,
+    output wire [15:0] rsp_tag,
+    output wire [7:0]  rsp_status,
     // DMA engine burst client
     input  wire        wrst,
     output reg         dma_cmd_valid,
@@ -204,7 +227,8 @@ module rclink_rx #(
                S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21, S_FL2 = 6'd22,
                S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
                S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
-               S_OF4 = 6'd31, S_UHOLD = 6'd32;
+               S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
+               S_RCHK = 6'd35;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
@@ -281,6 +305,94 @@ module rclink_rx #(
     // user context's packet waits
     wire [31:0] k_posted = rq_prod - rq_cons;
     assign flow_stop = (!held && rq_en && k_posted >= 32'd2) ? 4'd0 : 4'hf;
+    // ---- RDMA responder ---------------------------------------------------------
+    // A TYPE1 packet whose segment header has an RDMA KIND: the RDMA
+    // header follows (two beats), then a WRITE's data, which goes into
+    // the owner context's area through the staging below, with no RQE and
+    // no CQE.  Per QP: {open, failed, done, tag} of the WRITE being
+    // received (cleared by the reset sweep).
+    localparam [2:0] K_WRITE = `RCLINK_SEG_KIND_WRITE, K_READ_REQ = `RCLINK_SEG_KIND_READ_REQ,
+                     K_READ_RESP = `RCLINK_SEG_KIND_READ_RESP,
+                     K_WRITE_RESP = `RCLINK_SEG_KIND_WRITE_RESP, K_IMM = `RCLINK_SEG_KIND_IMM;
+    localparam [7:0] ST_REM_KEY = `RCLINK_CQE_ST_REM_KEY,
+                     ST_REM_ACCESS = `RCLINK_CQE_ST_REM_ACCESS,
+                     ST_REM_BOUNDS = `RCLINK_CQE_ST_REM_BOUNDS;
+    localparam RDMA_HDR = `RCLINK_SEG_BYTES + `RCLINK_RDMAH_BYTES;
+    reg        rd;            // the packet is of an RDMA kind
+    reg [2:0]  h_kind;
+    reg [12:0] plen;          // its payload bytes (RX_M_LEN)
+    reg [31:0] rkey;
+    reg [15:0] rtag;
+    reg [63:0] raddr;
+    reg [18:0] rs_mem [0:QP_NUM-1];
+    wire [18:0] rs_q = rs_mem[qpn];
+    wire       rs_open = rs_q[18], rs_failed = rs_q[17], rs_done = rs_q[16];
+    wire [15:0] rs_tag = rs_q[15:0];
+    assign mr_idx = rkey[`RCLINK_MR_KEY_INDEX_MSB:`RCLINK_MR_KEY_INDEX_LSB];
+    wire [7:0]  m_gen = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_GEN_MSB:`RCLINK_DMAQ_MR_CTRL_GEN_LSB];
+    wire [15:0] m_ctx = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB];
+    wire [15:0] m_qpn = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_QPN_MSB:`RCLINK_DMAQ_MR_CTRL_QPN_LSB];
+    wire        r_write = h_kind == K_WRITE;
+    wire        r_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
+    // the responder's checks (shim.rst, "Responder"), in the model's order
+    wire        r_big = {32'd0, smlen} > MAX_MSG;
+    wire        r_key_bad = !mr_ok || !mr_ctrl[`RCLINK_DMAQ_MR_CTRL_VALID_LSB] ||
+                            m_gen != rkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB] ||
+                            !u || m_ctx != {{(16-UW){1'b0}}, u_ctx} || !u_run ||
+                            (mr_ctrl[`RCLINK_DMAQ_MR_CTRL_QP_ONLY_LSB] &&
+                             m_qpn != {{(16-QP_AW){1'b0}}, qpn});
+    wire        r_acc_bad = !(r_write ? mr_ctrl[`RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE_LSB]
+                                      : mr_ctrl[`RCLINK_DMAQ_MR_CTRL_REMOTE_READ_LSB]);
+    wire        r_bnd_bad = raddr > {32'd0, mr_len} ||
+                            {32'd0, smlen} > {32'd0, mr_len} - raddr ||
+                            mr_base > u_area || {32'd0, mr_len} > u_area - mr_base;
+    wire [7:0]  r_st = r_big ? ST_REM_BOUNDS : r_key_bad ? ST_REM_KEY :
+                       r_acc_bad ? ST_REM_ACCESS : r_bnd_bad ? ST_REM_BOUNDS : ST_OK;
+    wire [31:0] r_dleft = smlen - soff;
+    wire [31:0] r_pdata = {19'd0, plen} - RDMA_HDR;
+    wire [31:0] r_dlen = (r_pdata < r_dleft) ? r_pdata : r_dleft;
+    // the response queue (RQN entries): a request waits on RX_M while it
+    // is full
+    localparam RQN = 4;
+    reg [QP_AW+26:0] rq_mem [0:RQN-1];
+    reg [1:0]  rq_wp, rq_rp;
+    reg [2:0]  rq_n;
+    wire       rq_full = rq_n == RQN[2:0];
+    reg        rq_push;
+    reg [QP_AW+26:0] rq_wd;
+    assign rsp_valid = rq_n != 3'd0;
+    assign {rsp_qpn, rsp_kind, rsp_tag, rsp_status} = rq_mem[rq_rp];
+    always @(posedge clk) begin
+        if (rst) begin
+            rq_wp <= 2'd0;
+            rq_rp <= 2'd0;
+            rq_n <= 3'd0;
+        end else begin
+            if (rq_push) begin
+                rq_mem[rq_wp] <= rq_wd;
+                rq_wp <= rq_wp + 2'd1;
+            end
+            if (rsp_valid && rsp_take)
+                rq_rp <= rq_rp + 2'd1;
+            rq_n <= rq_n + {2'd0, rq_push} - {2'd0, rsp_valid && rsp_take};
+        end
+    end
+    task refused;             // a request refused: its cause's counter
+        begin
+            c_bounds <= r_st == ST_REM_BOUNDS;
+            c_bad_key <= r_st == ST_REM_KEY;
+            c_access <= r_st == ST_REM_ACCESS;
+        end
+    endtask
+    task respond;             // queue a response of the shim
+        input [2:0] k;
+        input [7:0] status;
+        begin
+            rq_push <= 1'b1;
+            rq_wd <= {qpn, k, rtag, status};
+        end
+    endtask
+
     // ---- staging of a write burst -------------------------------------------
     reg [511:0] sm [0:SL-1];
     reg [511:0] ln;             // the line being filled
@@ -337,7 +449,7 @@ module rclink_rx #(
     wire        t2_grp_ok = {{(32-QP_AW){1'b0}}, qpn} < `RCLINK_AFH_T2_GROUPS && t2_join[qpn[2:0]];
     wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
                             dlen != 32'd0 && dlen <= T2_DATA_MAX;
-    assign rx_rdy = (st == S_HDR) || (st == S_STRAY) ||
+    assign rx_rdy = (st == S_HDR) || (st == S_STRAY) || st == S_RH0 || st == S_RH1 ||
                     (st == S_DROP && !beat_last) ||
                     (st == S_BEAT && left != 32'd0 && !beat_last);
 
@@ -543,7 +655,19 @@ module rclink_rx #(
             hold_left <= 32'd0;
             h_prod <= 32'd0;
             h_room <= 32'd0;
+            rd <= 1'b0;
+            h_kind <= 3'd0;
+            plen <= 13'd0;
+            rkey <= 32'd0;
+            rtag <= 16'd0;
+            raddr <= 64'd0;
+            rq_push <= 1'b0;
+            rq_wd <= {(QP_AW+27){1'b0}};
+            mr_use <= 1'b0;
+            {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
         end else begin
+            rq_push <= 1'b0;
+            {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
             t2_nobuf <= 1'b0;
             t2s_we <= 1'b0;
             u_take <= 1'b0;
@@ -561,6 +685,7 @@ module rclink_rx #(
                     ctx_we <= 1'b1;
                     ctx_wa <= clr[QP_AW-1:0];
                     ctx_wd <= {CW{1'b0}};
+                    rs_mem[clr[QP_AW-1:0]] <= 19'd0;
                     clr <= clr + 1'b1;
                     if (clr == QP_NUM - 1)
                         st <= S_IDLE;
@@ -673,12 +798,27 @@ module rclink_rx #(
                 u_ctx <= (rx_etype == 2'd3) ? own_grp : own_qp;
                 h_sa <= rx_sa;
                 h_psn <= rx_psn;
+                h_kind <= seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB];
+                rd <= rx_etype != 2'd3 &&
+                      seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] != 3'd0;
+                plen <= rx_len;
                 st <= S_CTX;
             end
             S_CTX: begin            // the context is read
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
                  c_moff, c_own} <= ctx_q;
                 st <= u ? S_UCHK : S_CHK;
+                if (rd) begin
+                    msg_dead <= 1'b0;
+                    beat_n <= 4'd0;
+                    if (beat_last || h_kind > K_IMM || soff > smlen ||
+                        {19'd0, plen} < RDMA_HDR) begin
+                        cnt_malformed <= cnt_malformed + 64'd1;
+                        st <= S_DROP;
+                    end else begin
+                        st <= S_RH0;
+                    end
+                end
                 if (t2) begin       // TYPE2: no context, a fresh message
                     {c_open, c_buf, c_first} <= 3'd0;
                     c_fill <= 17'd0;
@@ -688,6 +828,75 @@ module rclink_rx #(
                     st <= S_T2CHK;
                 end
             end
+            // ---- RDMA: the RDMA header, the checks ------------------------------
+            S_RH0:
+                if (rx_vld) begin
+                    rkey <= seg[31:0];
+                    rtag <= seg[47:32];
+                    beat_last <= rx_fe;
+                    st <= S_RH1;
+                    if (rx_fe) begin
+                        cnt_malformed <= cnt_malformed + 64'd1;
+                        st <= S_DROP;
+                    end
+                end
+            S_RH1:
+                if (rx_vld) begin
+                    raddr <= seg;
+                    beat_last <= rx_fe;
+                    left <= r_dlen;
+                    st <= S_RCHK;
+                end
+            S_RCHK:                 // rkey, raddr, the entry and the QP's state
+                if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
+                    // no request of this shim waits for a response
+                    c_late <= 1'b1;
+                    st <= S_DROP;
+                end else if (h_kind == K_IMM) begin
+                    // a WRITE's immediate: no RECV_IMM completion here
+                    if (rs_done && rs_tag == rtag) begin
+                        c_imm_drop <= 1'b1;
+                        rs_mem[qpn] <= {3'b000, rs_tag};
+                    end
+                    st <= S_DROP;
+                end else if (resp_silent) begin
+                    c_silent <= 1'b1;
+                    st <= S_DROP;
+                end else if (h_kind == K_READ_REQ) begin
+                    if (!rq_full) begin
+                        // READ: refused with its cause; served: not yet
+                        // (DMA_ERR, nothing read)
+                        refused;
+                        respond(K_READ_RESP, r_st == ST_OK ? ST_DMA_ERR : r_st);
+                        st <= S_DROP;
+                    end
+                end else if (!r_start && !(rs_open && rs_tag == rtag)) begin
+                    // a WRITE packet outside a WRITE
+                    cnt_malformed <= cnt_malformed + 64'd1;
+                    st <= S_DROP;
+                end else if ((r_start || !rs_failed) && r_st != ST_OK) begin
+                    if (!rq_full) begin
+                        refused;
+                        respond(K_WRITE_RESP, r_st);
+                        rs_mem[qpn] <= {!p_ends, 2'b10, rtag};
+                        st <= S_DROP;
+                    end
+                end else if (!r_start && rs_failed) begin
+                    // the rest of a refused WRITE
+                    if (p_ends)
+                        rs_mem[qpn] <= {3'b010, rtag};
+                    st <= S_DROP;
+                end else if (!(p_ends && rq_full)) begin
+                    // into the owner's area: the registration's offset
+                    rs_mem[qpn] <= {!p_ends, 2'b00, rtag};
+                    c_open <= 1'b1;
+                    c_buf <= 1'b1;
+                    c_addr <= mr_base + raddr + {32'd0, soff};
+                    c_size <= left[16:0];
+                    c_fill <= 17'd0;
+                    mr_use <= 1'b1;
+                    st <= S_BEAT;
+                end
             // ---- a user context's TYPE1 packet: room, or it waits ---------------
             S_UCHK: begin
                 msg_dead <= 1'b0;
@@ -870,7 +1079,7 @@ module rclink_rx #(
             S_DROP: begin           // discard the rest of the packet
                 held <= 1'b0;
                 if (beat_last || (rx_vld && rx_fe)) begin
-                    ctx_we <= !t2;
+                    ctx_we <= !t2 && !rd;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     beat_last <= 1'b0;
@@ -1017,6 +1226,14 @@ module rclink_rx #(
                     // the packet's staged bytes go out first
                     fret <= S_END;
                     st <= S_FL0;
+                end else if (rd) begin
+                    // a WRITE's packet written: its last answers OK
+                    if (p_ends) begin
+                        c_rx_write <= 1'b1;
+                        respond(K_WRITE_RESP, ST_OK);
+                        rs_mem[qpn] <= {3'b001, rtag};
+                    end
+                    st <= S_WAIT;
                 end else if (p_ends && c_open && !msg_dead) begin
                     if (c_buf) begin
                         cqe(ST_OK, 1'b1);
@@ -1032,7 +1249,8 @@ module rclink_rx #(
             end
             S_WAIT:
                 if (!cqe_valid) begin
-                    ctx_we <= !t2;
+                    ctx_we <= !t2 && !rd;
+                    mr_use <= 1'b0;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     st <= S_IDLE;
