@@ -75,6 +75,17 @@
 // stops running (u_runs falls: stop, disable, error) for its messages: a
 // scan of every QP (about 4 cycles a QP) that the context's stop waits
 // for (u_flushing).
+//
+// RDMA responder (rtl.rst, "RDMA responder"): a TYPE1 packet whose
+// segment header has an RDMA KIND brings its RDMA header in the next two
+// beats.  WRITE and READ_REQ are checked against the registration table
+// (rclink_mr: key, generation, owner, running, qp_only, right, bounds);
+// a WRITE's data goes into the owner's area through the staging (no RQE,
+// no CQE); a READ's data is read a line at a time into a packet memory
+// and sent as READ_RESP packets by the send engine (dp_*); WRITE_RESP and
+// refusals are queued for it (rsp_*).  Responses that arrive here match
+// no request (no requester: DMAQ_RDMA_RX_LATE); an IMM after a WRITE
+// is dropped and counted (DMAQ_RDMA_RX_IMM_DROP).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -170,6 +181,16 @@ module rclink_rx #(
     output wire [2:0]  rsp_kind,
     output wire [15:0] rsp_tag,
     output wire [7:0]  rsp_status,
+    // a READ_RESP packet with data, built here (dp_bytes, in rows of 512
+    // bits read through dp_raddr, a cycle later on dp_rdata)
+    output reg         dp_valid,
+    input  wire        dp_take,
+    output reg  [QP_AW-1:0] dp_qpn,
+    output reg  [10:0] dp_bytes,
+    input  wire [4:0]  dp_raddr,
+    output reg  [511:0] dp_rdata,
+    input  wire        dp_done,
+    output reg         c_rx_read,
     // DMA engine burst client
     input  wire        wrst,
     output reg         dma_cmd_valid,
@@ -228,7 +249,9 @@ module rclink_rx #(
                S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
                S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
                S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
-               S_RCHK = 6'd35;
+               S_RCHK = 6'd35, S_RP0 = 6'd36, S_RP1 = 6'd37, S_RP2 = 6'd38,
+               S_RP3 = 6'd39, S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
+               S_RQ0 = 6'd43;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
@@ -377,6 +400,38 @@ module rclink_rx #(
             rq_n <= rq_n + {2'd0, rq_push} - {2'd0, rsp_valid && rsp_take};
         end
     end
+    // a READ served: its data read a line at a time (up to 64 bytes, in
+    // one line of the owner's area) and packed behind the two headers into
+    // the packet memory, one READ_RESP packet at a time
+    localparam [31:0] PKT_DATA = `RCLINK_RDMAH_PKT_DATA;
+    reg [511:0] pk_mem [0:20];
+    reg         pk_we;
+    reg [4:0]   pk_wa;
+    reg [511:0] pk_wd;
+    always @(posedge clk) begin
+        if (pk_we)
+            pk_mem[pk_wa] <= pk_wd;
+        dp_rdata <= pk_mem[dp_raddr];
+    end
+    reg [31:0]  rd_left;      // bytes of the READ not yet read
+    reg [31:0]  rd_off;       // ... read
+    reg [31:0]  rp_left;      // bytes of this packet not yet read
+    reg [6:0]   rp_n;         // the read in flight
+    reg [1023:0] racc;        // packed bytes not yet in a row
+    reg [6:0]   racc_n;
+    wire [31:0] rp_line = 32'd64 - {26'd0, c_addr[5:0]};
+    wire [31:0] rp_take = (rp_left < rp_line) ? rp_left : rp_line;
+    wire [31:0] rp_pkt = (rd_left < PKT_DATA) ? rd_left : PKT_DATA;
+    wire [511:0] rp_bytes = (dma_rd_data >> {c_addr[5:0], 3'b000}) &
+                            ((rp_n[6]) ? ~512'd0 : ~(~512'd0 << {rp_n[5:0], 3'b000}));
+    wire [63:0] rp_seg = ({62'd0, (rd_off == 32'd0) ?
+                                  ((rd_left == rp_pkt) ? 2'd`RCLINK_SEG_ONLY : 2'd`RCLINK_SEG_FIRST) :
+                                  ((rd_left == rp_pkt) ? 2'd`RCLINK_SEG_LAST : 2'd`RCLINK_SEG_MIDDLE)}
+                          << `RCLINK_SEG_POS_LSB) |
+                         ({61'd0, K_READ_RESP} << `RCLINK_SEG_KIND_LSB) |
+                         ({32'd0, rd_off} << `RCLINK_SEG_OFFSET_LSB) |
+                         ({32'd0, smlen} << `RCLINK_SEG_MSG_LEN_LSB);
+    wire [63:0] r_rh_ok = {48'd0, rtag} << `RCLINK_RDMAH_TAG_LSB;
     task refused;             // a request refused: its cause's counter
         begin
             c_bounds <= r_st == ST_REM_BOUNDS;
@@ -450,6 +505,7 @@ module rclink_rx #(
     wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
                             dlen != 32'd0 && dlen <= T2_DATA_MAX;
     assign rx_rdy = (st == S_HDR) || (st == S_STRAY) || st == S_RH0 || st == S_RH1 ||
+                    (st == S_RQ0 && !beat_last) ||
                     (st == S_DROP && !beat_last) ||
                     (st == S_BEAT && left != 32'd0 && !beat_last);
 
@@ -664,10 +720,29 @@ module rclink_rx #(
             rq_push <= 1'b0;
             rq_wd <= {(QP_AW+27){1'b0}};
             mr_use <= 1'b0;
+            dp_valid <= 1'b0;
+            dp_qpn <= {QP_AW{1'b0}};
+            dp_bytes <= 11'd0;
+            pk_we <= 1'b0;
+            pk_wa <= 5'd0;
+            pk_wd <= 512'd0;
+            rd_left <= 32'd0;
+            rd_off <= 32'd0;
+            rp_left <= 32'd0;
+            rp_n <= 7'd0;
+            racc <= 1024'd0;
+            racc_n <= 7'd0;
+            c_rx_read <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
         end else begin
             rq_push <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
+            pk_we <= 1'b0;
+            if (pk_we)
+                pk_wa <= pk_wa + 5'd1;
+            c_rx_read <= 1'b0;
+            if (dp_valid && dp_take)
+                dp_valid <= 1'b0;
             t2_nobuf <= 1'b0;
             t2s_we <= 1'b0;
             u_take <= 1'b0;
@@ -863,12 +938,19 @@ module rclink_rx #(
                     c_silent <= 1'b1;
                     st <= S_DROP;
                 end else if (h_kind == K_READ_REQ) begin
-                    if (!rq_full) begin
-                        // READ: refused with its cause; served: not yet
-                        // (DMA_ERR, nothing read)
+                    if (r_st != ST_OK && !rq_full) begin
+                        // READ refused: one READ_RESP with the cause
                         refused;
-                        respond(K_READ_RESP, r_st == ST_OK ? ST_DMA_ERR : r_st);
+                        respond(K_READ_RESP, r_st);
                         st <= S_DROP;
+                    end else if (r_st == ST_OK) begin
+                        // served once the request packet is taken whole
+                        c_addr <= mr_base + raddr;
+                        c_fill <= 17'd0;
+                        rd_left <= smlen;
+                        rd_off <= 32'd0;
+                        mr_use <= 1'b1;
+                        st <= S_RQ0;
                     end
                 end else if (!r_start && !(rs_open && rs_tag == rtag)) begin
                     // a WRITE packet outside a WRITE
@@ -896,6 +978,76 @@ module rclink_rx #(
                     c_fill <= 17'd0;
                     mr_use <= 1'b1;
                     st <= S_BEAT;
+                end
+            // ---- a READ served: its READ_RESP packets -----------------------------
+            S_RQ0:                  // the rest of the request packet
+                if (beat_last || (rx_vld && rx_fe)) begin
+                    beat_last <= 1'b0;
+                    st <= S_RP0;
+                end
+            S_RP0: begin            // a packet: the headers, then its data
+                racc <= {832'd0, 64'd0, r_rh_ok, rp_seg};
+                racc_n <= 7'd24;
+                rp_left <= rp_pkt;
+                pk_wa <= 5'd0;
+                dp_bytes <= rp_pkt[10:0] + 11'd24;
+                st <= S_RP1;
+            end
+            S_RP1: begin            // a read of one line's part
+                dma_cmd_valid <= 1'b1;
+                dma_cmd_write <= 1'b0;
+                dma_cmd_addr <= u_bus;
+                dma_cmd_len <= rp_take[12:0];
+                rp_n <= rp_take[6:0];
+                st <= S_RP2;
+            end
+            S_RP2:
+                if (dma_rd_valid) begin
+                    if (dma_rd_err || !u_run) begin
+                        st <= S_RPE;
+                    end else begin
+                        racc <= racc | ({512'd0, rp_bytes} << {racc_n, 3'b000});
+                        racc_n <= racc_n + rp_n;
+                        c_addr <= c_addr + {57'd0, rp_n};
+                        rp_left <= rp_left - {25'd0, rp_n};
+                        rd_left <= rd_left - {25'd0, rp_n};
+                        rd_off <= rd_off + {25'd0, rp_n};
+                        st <= S_RP3;
+                    end
+                end
+            S_RP3: begin            // a full row to the packet memory
+                if (racc_n[6]) begin
+                    pk_we <= 1'b1;
+                    pk_wd <= racc[511:0];
+                    racc <= racc >> 512;
+                    racc_n <= racc_n - 7'd64;
+                end
+                st <= (rp_left != 32'd0) ? S_RP1 : S_RP4;
+            end
+            S_RP4: begin            // the last row; the packet goes
+                if (racc_n != 7'd0 && !pk_we) begin
+                    pk_we <= 1'b1;
+                    pk_wd <= racc[511:0];
+                    racc_n <= 7'd0;
+                end else if (!pk_we) begin
+                    dp_valid <= 1'b1;
+                    dp_qpn <= qpn;
+                    st <= S_RP5;
+                end
+            end
+            S_RP5:                  // sent (its rows read): the next one
+                if (dp_done) begin
+                    if (rd_left != 32'd0) begin
+                        st <= S_RP0;
+                    end else begin
+                        c_rx_read <= 1'b1;
+                        st <= S_WAIT;
+                    end
+                end
+            S_RPE:                  // the data could not be read: DMA_ERR
+                if (!rq_full) begin
+                    respond(K_READ_RESP, ST_DMA_ERR);
+                    st <= S_WAIT;
                 end
             // ---- a user context's TYPE1 packet: room, or it waits ---------------
             S_UCHK: begin

@@ -669,6 +669,11 @@ module rclink_shim_top #(
     wire [2:0]  rsp_kind;
     wire [15:0] rsp_tag;
     wire [7:0]  rsp_status;
+    wire        dp_valid, dp_take, dp_done;
+    wire [QP_AW-1:0] dp_qpn;
+    wire [10:0] dp_bytes;
+    wire [4:0]  dp_raddr;
+    wire [511:0] dp_rdata;
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
                 .CW(SCW), .MSGS(SQ_MSGS)) u_sq (
         .clk(clk), .rst(rst),
@@ -700,6 +705,8 @@ module rclink_shim_top #(
         .crd_qpid_vld(tx_s_crd_qpid_vld),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
+        .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
+        .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
     assign b_cmd_write[0] = 1'b0;
@@ -713,7 +720,7 @@ module rclink_shim_top #(
     wire [63:0] mr_rdata, mr_base, mr_ctrl;
     wire [31:0] mr_len, rdma_tmo_us;
     wire [15:0] mr_idx;
-    wire        rc_wr, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
+    wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
     generate
         if (NCTX > 1) begin : g_mr
             rclink_mr #(.NMR(NMR)) u_mr (
@@ -723,7 +730,7 @@ module rclink_shim_top #(
                 .timeout_us(rdma_tmo_us), .resp_silent(rdma_silent),
                 .lk_idx(mr_idx), .lk_ok(mr_ok), .lk_base(mr_base), .lk_len(mr_len),
                 .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
-                .c_rx_write(rc_wr), .c_rx_read(1'b0), .c_bad_key(rc_bkey),
+                .c_rx_write(rc_wr), .c_rx_read(rc_rd), .c_bad_key(rc_bkey),
                 .c_access(rc_acc), .c_bounds(rc_bnd), .c_silent(rc_sil),
                 .c_late(rc_late), .c_imm_drop(rc_imm));
         end else begin : g_nomr
@@ -767,6 +774,9 @@ module rclink_shim_top #(
         .c_bounds(rc_bnd), .c_silent(rc_sil), .c_late(rc_late), .c_imm_drop(rc_imm),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
+        .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
+        .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
+        .c_rx_read(rc_rd),
         .wrst(wrst),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
