@@ -85,7 +85,8 @@
 // and sent as READ_RESP packets by the send engine (dp_*); WRITE_RESP and
 // refusals are queued for it (rsp_*).  Responses that arrive here match
 // no request (no requester: DMAQ_RDMA_RX_LATE); an IMM after a WRITE
-// is dropped and counted (DMAQ_RDMA_RX_IMM_DROP).
+// takes the owner's RQE and writes a RECV_IMM CQE (context 0: dropped,
+// DMAQ_RDMA_RX_IMM_DROP).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -209,6 +210,7 @@ module rclink_rx #(
     input  wire        cqe_ready,
     output reg  [63:0] cqe_w0,
     output reg  [63:0] cqe_w1,
+    output reg  [63:0] cqe_w2,          // RECV_IMM: the immediate, else 0
     output reg  [UW-1:0] cqe_ctx        // the context whose CQ takes it
 );
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
@@ -251,7 +253,7 @@ module rclink_rx #(
                S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
                S_RCHK = 6'd35, S_RP0 = 6'd36, S_RP1 = 6'd37, S_RP2 = 6'd38,
                S_RP3 = 6'd39, S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
-               S_RQ0 = 6'd43;
+               S_RQ0 = 6'd43, S_IHOLD = 6'd44, S_IRQE = 6'd45;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
@@ -339,7 +341,8 @@ module rclink_rx #(
                      K_WRITE_RESP = `RCLINK_SEG_KIND_WRITE_RESP, K_IMM = `RCLINK_SEG_KIND_IMM;
     localparam [7:0] ST_REM_KEY = `RCLINK_CQE_ST_REM_KEY,
                      ST_REM_ACCESS = `RCLINK_CQE_ST_REM_ACCESS,
-                     ST_REM_BOUNDS = `RCLINK_CQE_ST_REM_BOUNDS;
+                     ST_REM_BOUNDS = `RCLINK_CQE_ST_REM_BOUNDS,
+                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR;
     localparam RDMA_HDR = `RCLINK_SEG_BYTES + `RCLINK_RDMAH_BYTES;
     reg        rd;            // the packet is of an RDMA kind
     reg [2:0]  h_kind;
@@ -679,6 +682,7 @@ module rclink_rx #(
             cqe_valid <= 1'b0;
             cqe_w0 <= 64'd0;
             cqe_w1 <= 64'd0;
+            cqe_w2 <= 64'd0;
             cqe_ctx <= {UW{1'b0}};
             u_ctx <= {UW{1'b0}};
             c_own <= {UW{1'b0}};
@@ -748,8 +752,10 @@ module rclink_rx #(
             u_take <= 1'b0;
             u_nobuf <= 1'b0;
             u_fail <= 1'b0;
-            if (cqe_valid && cqe_ready)
+            if (cqe_valid && cqe_ready) begin
                 cqe_valid <= 1'b0;
+                cqe_w2 <= 64'd0;
+            end
             if (dma_cmd_valid && dma_cmd_ready)
                 dma_cmd_valid <= 1'b0;
             if (held && us_tick && hold_left != 32'd0)
@@ -928,12 +934,18 @@ module rclink_rx #(
                     c_late <= 1'b1;
                     st <= S_DROP;
                 end else if (h_kind == K_IMM) begin
-                    // a WRITE's immediate: no RECV_IMM completion here
-                    if (rs_done && rs_tag == rtag) begin
-                        c_imm_drop <= 1'b1;
-                        rs_mem[qpn] <= {3'b000, rs_tag};
+                    // a WRITE's immediate: an RQE and a RECV_IMM CQE of
+                    // the owner (context 0 takes none: counted); after a
+                    // refused WRITE, or none, it is dropped
+                    if (rs_done && rs_tag == rtag && u) begin
+                        st <= S_IHOLD;
+                    end else begin
+                        if (rs_done && rs_tag == rtag) begin
+                            c_imm_drop <= 1'b1;
+                            rs_mem[qpn] <= {3'b000, rs_tag};
+                        end
+                        st <= S_DROP;
                     end
-                    st <= S_DROP;
                 end else if (resp_silent) begin
                     c_silent <= 1'b1;
                     st <= S_DROP;
@@ -978,6 +990,53 @@ module rclink_rx #(
                     c_fill <= 17'd0;
                     mr_use <= 1'b1;
                     st <= S_BEAT;
+                end
+            // ---- a WRITE's immediate: the owner's next RQE, its CQE --------------
+            // Without a posted RQE or CQ room it waits on RX_M as a SEND's
+            // packet does (S_UHOLD): DMAQ_CTX_RX_HOLD, then dropped
+            // (DMAQ_CTX_RX_NOBUF, the context in error RX_NOBUF).
+            S_IHOLD:
+                if (!u_run || h_ochg || (held && hold_left == 32'd0) ||
+                    (!held && u_hold_us == 32'd0 && !(posted != 32'd0 &&
+                     posted <= rq_size && u_room != 32'd0))) begin
+                    u_nobuf <= 1'b1;
+                    if (u_run && !h_ochg)
+                        ufail(`RCLINK_CTX_EVT_CAUSE_RX_NOBUF, {{(64-QP_AW){1'b0}}, qpn});
+                    held <= 1'b0;
+                    rs_mem[qpn] <= {3'b000, rs_tag};
+                    st <= S_DROP;
+                end else if (posted != 32'd0 && posted <= rq_size && u_room != 32'd0) begin
+                    held <= 1'b0;
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_write <= 1'b0;
+                    dma_cmd_addr <= rqe_addr;
+                    dma_cmd_len <= 13'd16;
+                    st <= S_IRQE;
+                end else if (!held) begin
+                    held <= 1'b1;
+                    hold_left <= u_hold_us;
+                end
+            S_IRQE:                 // the RQE (its buffer is not touched)
+                if (dma_rd_valid) begin
+                    u_take <= 1'b1;
+                    rs_mem[qpn] <= {3'b000, rs_tag};
+                    cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV_IMM} << `RCLINK_CQE_KIND_LSB) |
+                              ({56'd0, dma_rd_err ? ST_DMA_ERR : rqe_bad_size ? ST_BAD_WQE :
+                                       rqe_bad_addr ? ST_BAD_ADDR : ST_OK}
+                               << `RCLINK_CQE_STATUS_LSB) |
+                              (64'd1 << `RCLINK_CQE_FIRST_LSB) | (64'd1 << `RCLINK_CQE_LAST_LSB) |
+                              ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
+                    cqe_w1 <= {smlen, m_cons};
+                    cqe_w2 <= {32'd0, rkey};
+                    cqe_valid <= 1'b1;
+                    cqe_ctx <= u_ctx;
+                    if (dma_rd_err || rqe_bad_size || rqe_bad_addr)
+                        ufail(dma_rd_err ? `RCLINK_CTX_EVT_CAUSE_DMA :
+                              rqe_bad_size ? `RCLINK_CTX_EVT_CAUSE_BAD_RQE :
+                              `RCLINK_CTX_EVT_CAUSE_BAD_ADDR,
+                              dma_rd_err ? dma_cmd_addr : {32'd0, m_cons});
+                    ret <= S_DROP;
+                    st <= S_CQE;
                 end
             // ---- a READ served: its READ_RESP packets -----------------------------
             S_RQ0:                  // the rest of the request packet

@@ -484,7 +484,7 @@ module rclink_shim_top #(
     wire [31:0] r_hold_us;
     wire        r_us_tick;
     wire        cqe_r_valid, cqe_r_ready, cqe_rk_ready, cqe_ru_ready;
-    wire [63:0] cqe_r_w0, cqe_r_w1;
+    wire [63:0] cqe_r_w0, cqe_r_w1, cqe_r_w2;
     assign cqe_r_ready = (rcqe_ctx == {SCW{1'b0}}) ? cqe_rk_ready : cqe_ru_ready;
     generate
         if (NCTX > 1) begin : g_ctx
@@ -522,7 +522,7 @@ module rclink_shim_top #(
                 .r_take(r_take), .r_nobuf(r_nobuf), .r_fail(r_fail),
                 .r_cause(r_cause), .r_info(r_info),
                 .rcqe_valid(cqe_r_valid && rcqe_ctx != {SCW{1'b0}}),
-                .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1),
+                .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1), .rcqe_w2(cqe_r_w2),
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
                 .rx_hold(r_hold_us), .us_tick(r_us_tick),
@@ -785,7 +785,7 @@ module rclink_shim_top #(
         .dma_wd_data(b_wd_data[1024 +: 512]),
         .dma_rd_valid(b_rd_valid[2]), .dma_rd_data(b_rd_data), .dma_rd_err(b_rd_err),
         .cqe_valid(cqe_r_valid), .cqe_ready(cqe_r_ready),
-        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1), .cqe_ctx(rcqe_ctx));
+        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1), .cqe_w2(cqe_r_w2), .cqe_ctx(rcqe_ctx));
 
     // ---- completion queue ---------------------------------------------------------
     wire        cq_raise, cq_pending;
