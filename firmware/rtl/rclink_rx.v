@@ -352,6 +352,21 @@ module rclink_rx #(
     reg [63:0] raddr;
     reg [18:0] rs_mem [0:QP_NUM-1];
     wire [18:0] rs_q = rs_mem[qpn];
+    reg         rs_we;        // one write port (written a cycle later)
+    reg [QP_AW-1:0] rs_wa;
+    reg [18:0]  rs_wd;
+    always @(posedge clk)
+        if (rs_we)
+            rs_mem[rs_wa] <= rs_wd;
+    task rs_put;
+        input [QP_AW-1:0] a;
+        input [18:0]      d;
+        begin
+            rs_we <= 1'b1;
+            rs_wa <= a;
+            rs_wd <= d;
+        end
+    endtask
     wire       rs_open = rs_q[18], rs_failed = rs_q[17], rs_done = rs_q[16];
     wire [15:0] rs_tag = rs_q[15:0];
     assign mr_idx = rkey[`RCLINK_MR_KEY_INDEX_MSB:`RCLINK_MR_KEY_INDEX_LSB];
@@ -723,6 +738,9 @@ module rclink_rx #(
             raddr <= 64'd0;
             rq_push <= 1'b0;
             rq_wd <= {(QP_AW+27){1'b0}};
+            rs_we <= 1'b0;
+            rs_wa <= {QP_AW{1'b0}};
+            rs_wd <= 19'd0;
             mr_use <= 1'b0;
             dp_valid <= 1'b0;
             dp_qpn <= {QP_AW{1'b0}};
@@ -739,6 +757,7 @@ module rclink_rx #(
             c_rx_read <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
         end else begin
+            rs_we <= 1'b0;
             rq_push <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
             pk_we <= 1'b0;
@@ -766,7 +785,7 @@ module rclink_rx #(
                     ctx_we <= 1'b1;
                     ctx_wa <= clr[QP_AW-1:0];
                     ctx_wd <= {CW{1'b0}};
-                    rs_mem[clr[QP_AW-1:0]] <= 19'd0;
+                    rs_put(clr[QP_AW-1:0], 19'd0);
                     clr <= clr + 1'b1;
                     if (clr == QP_NUM - 1)
                         st <= S_IDLE;
@@ -942,7 +961,7 @@ module rclink_rx #(
                     end else begin
                         if (rs_done && rs_tag == rtag) begin
                             c_imm_drop <= 1'b1;
-                            rs_mem[qpn] <= {3'b000, rs_tag};
+                            rs_put(qpn, {3'b000, rs_tag});
                         end
                         st <= S_DROP;
                     end
@@ -972,17 +991,17 @@ module rclink_rx #(
                     if (!rq_full) begin
                         refused;
                         respond(K_WRITE_RESP, r_st);
-                        rs_mem[qpn] <= {!p_ends, 2'b10, rtag};
+                        rs_put(qpn, {!p_ends, 2'b10, rtag});
                         st <= S_DROP;
                     end
                 end else if (!r_start && rs_failed) begin
                     // the rest of a refused WRITE
                     if (p_ends)
-                        rs_mem[qpn] <= {3'b010, rtag};
+                        rs_put(qpn, {3'b010, rtag});
                     st <= S_DROP;
                 end else if (!(p_ends && rq_full)) begin
                     // into the owner's area: the registration's offset
-                    rs_mem[qpn] <= {!p_ends, 2'b00, rtag};
+                    rs_put(qpn, {!p_ends, 2'b00, rtag});
                     c_open <= 1'b1;
                     c_buf <= 1'b1;
                     c_addr <= mr_base + raddr + {32'd0, soff};
@@ -1003,7 +1022,7 @@ module rclink_rx #(
                     if (u_run && !h_ochg)
                         ufail(`RCLINK_CTX_EVT_CAUSE_RX_NOBUF, {{(64-QP_AW){1'b0}}, qpn});
                     held <= 1'b0;
-                    rs_mem[qpn] <= {3'b000, rs_tag};
+                    rs_put(qpn, {3'b000, rs_tag});
                     st <= S_DROP;
                 end else if (posted != 32'd0 && posted <= rq_size && u_room != 32'd0) begin
                     held <= 1'b0;
@@ -1019,7 +1038,7 @@ module rclink_rx #(
             S_IRQE:                 // the RQE (its buffer is not touched)
                 if (dma_rd_valid) begin
                     u_take <= 1'b1;
-                    rs_mem[qpn] <= {3'b000, rs_tag};
+                    rs_put(qpn, {3'b000, rs_tag});
                     cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV_IMM} << `RCLINK_CQE_KIND_LSB) |
                               ({56'd0, dma_rd_err ? ST_DMA_ERR : rqe_bad_size ? ST_BAD_WQE :
                                        rqe_bad_addr ? ST_BAD_ADDR : ST_OK}
@@ -1442,7 +1461,7 @@ module rclink_rx #(
                     if (p_ends) begin
                         c_rx_write <= 1'b1;
                         respond(K_WRITE_RESP, ST_OK);
-                        rs_mem[qpn] <= {3'b001, rtag};
+                        rs_put(qpn, {3'b001, rtag});
                     end
                     st <= S_WAIT;
                 end else if (p_ends && c_open && !msg_dead) begin
