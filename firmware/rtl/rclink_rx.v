@@ -1313,6 +1313,7 @@ module rclink_rx #(
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     beat_last <= 1'b0;
+                    mr_use <= 1'b0;   // (a WRITE's padding after its data)
                     st <= S_IDLE;
                 end
             end
