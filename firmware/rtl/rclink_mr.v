@@ -9,7 +9,9 @@
 // the entry as written (busy is the shim's); valid stays 0 with LEN 0,
 // for context 0 (it has no area: its entries need page tables), and with
 // pages: this table holds area registrations only (DMAQ_MR_CAP.max_pages
-// 0, so the driver registers no host pages here).
+// 0, so the driver registers no host pages here).  DMAQ_MR_CAP.max_len
+// is 0: there is no requester, and the driver refuses a ring's WRITE or
+// READ (EOPNOTSUPP) before it reaches the board.
 //
 // The responder (rclink_rx) looks an entry up by a key's INDEX
 // (lk_*, combinational) and says which entry it is writing (use_*): that
@@ -22,8 +24,7 @@
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_mr #(
-    parameter NMR = 16,
-    parameter MAX_LEN = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff
+    parameter NMR = 16
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -60,7 +61,9 @@ module rclink_mr #(
 
     localparam MW = (NMR > 1) ? $clog2(NMR) : 1;
     localparam [63:0] CTRL_KEEP = ~(64'd1 << `RCLINK_DMAQ_MR_CTRL_BUSY_LSB);
-    localparam [63:0] CAP = {16'd0, MAX_LEN[31:0], NMR[15:0]};
+    // max_len 0: this shim sends no WRITE or READ (no requester; its
+    // responder serves up to DMAQ_CAP.max_msg), max_pages 0
+    localparam [63:0] CAP = {48'd0, NMR[15:0]};
 
     reg [63:0] base [0:NMR-1];
     reg [31:0] len  [0:NMR-1];

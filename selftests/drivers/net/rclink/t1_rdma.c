@@ -87,8 +87,8 @@
  * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
  * sysfs resource0 for the counters and the test hooks.  Without the boards,
  * or a board without a registration table, every test is skipped; so is
- * every case whose board A is an RTL board ($RCLINK_RTL_DEVS): the RTL
- * has the responder, not the requester yet.
+ * every case whose board A has no requester (DMAQ_MR_CAP.max_len 0: the
+ * RTL has the responder, not the requester yet).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -296,27 +296,14 @@ static void rig_down(struct rig *r)
 }
 
 /*
- * An RTL board ($RCLINK_RTL_DEVS: its PCI address, or "all"): it has the
- * registration table and the responder but no requester yet
- * (Documentation/hw/rtl.rst, "RDMA responder"), so as board A, which
- * posts the WRITEs and READs, the cases skip.
+ * Board A posts the WRITEs and READs: a shim with a registration table but
+ * no requester (DMAQ_MR_CAP.max_len 0, a responder only: the RTL,
+ * Documentation/hw/rtl.rst "RDMA responder") cannot, so the cases skip.
  */
-static bool rtl_board(const struct bar *b)
-{
-	const char *e = getenv("RCLINK_RTL_DEVS");
-	char buf[512], *tok, *save = NULL;
-
-	if (!e || strlen(e) >= sizeof(buf))
-		return false;
-	strcpy(buf, e);
-	for (tok = strtok_r(buf, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save))
-		if (!strcmp(tok, "all") || !strcmp(tok, b->bdf))
-			return true;
-	return false;
-}
-
-#define RTL_REQUESTER "board A is an RTL board: no RDMA requester yet"
+#define NO_REQUESTER(b) \
+	(!(rd(b, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_LEN))
+#define NO_REQUESTER_WHY \
+	"board A has no RDMA requester (DMAQ_MR_CAP.max_len 0)"
 
 #define RIG_UP(r, q, access) do {					\
 	if (!env_load())						\
@@ -330,9 +317,9 @@ static bool rtl_board(const struct bar *b)
 		rig_down(r);						\
 		SKIP(return, "board without a registration table");	\
 	}								\
-	if (rtl_board(&(r)->ba)) {					\
+	if (NO_REQUESTER(&(r)->ba)) {					\
 		rig_down(r);						\
-		SKIP(return, RTL_REQUESTER);				\
+		SKIP(return, NO_REQUESTER_WHY);				\
 	}								\
 	ASSERT_EQ(0, pair_add(q));					\
 	(r)->up = true;							\
@@ -1202,8 +1189,8 @@ TEST(kernel_ring)
 	if (!FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)) ||
 	    !FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)))
 		SKIP(return, "board without a registration table");
-	if (rtl_board(&ba))
-		SKIP(return, RTL_REQUESTER);
+	if (NO_REQUESTER(&ba))
+		SKIP(return, NO_REQUESTER_WHY);
 	ASSERT_EQ(0, pair_add(QP_KRING));
 	ASSERT_EQ(0, side_open(&sb, env.b, B_AREA)) TH_LOG("%m");
 	ASSERT_EQ(0, rclink_uctx_bind(&sb.c, QP_KRING, 0));
@@ -1575,8 +1562,8 @@ TEST(ring_target)
 	if (!FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)) ||
 	    !FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)))
 		SKIP(return, "board without a registration table");
-	if (rtl_board(&ba))
-		SKIP(return, RTL_REQUESTER);
+	if (NO_REQUESTER(&ba))
+		SKIP(return, NO_REQUESTER_WHY);
 	ASSERT_EQ(0, pair_add(QP_RT));
 	ASSERT_EQ(0, pair_add(QP_RT2));
 	ASSERT_EQ(0, side_open(&sa, env.a, A_AREA)) TH_LOG("%m");
