@@ -909,9 +909,13 @@ TEST(requester_exit)
 	ASSERT_EQ(0, rclink_uctx_bind(&r.a.c, QP_EXIT2, 0));
 	ASSERT_EQ(0, rclink_uctx_bind(&r.b.c, QP_EXIT2, 0));
 	memset(rclink_uctx_area(&r.a.c, 0), GUARD_BYTE, A_AREA);
-	fill(rclink_uctx_area(&r.b.c, B_MR), 44, 4096);
+	/*
+	 * past what the old WRITEs reach: those already sent may still land
+	 * in B's first 512 KiB meanwhile (a slow responder: the RTL board)
+	 */
+	fill(rclink_uctx_area(&r.b.c, B_MR + 8 * 65536), 44, 4096);
 	EXPECT_EQ(RCLINK_WC_OK, op(&r.a, false, QP_EXIT2, A_DST, 4096, r.rkey,
-				   0, &wc));
+				   8 * 65536, &wc));
 	EXPECT_EQ(-1, check(rclink_uctx_area(&r.a.c, A_DST), 44, 4096));
 	/* nothing else of the old context's landed in the new area */
 	EXPECT_EQ(-1, check_byte(rclink_uctx_area(&r.a.c, A_DST + 4096),
