@@ -194,6 +194,7 @@ module rclink_rx #(
     output reg         c_rx_read,
     // DMA engine burst client
     input  wire        wrst,
+    input  wire        wr_idle,         // no write taken is left to send
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
     output reg         dma_cmd_write,
@@ -530,6 +531,11 @@ module rclink_rx #(
     // checks of the segment header against the QP's context
     wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
     wire p_ends  = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_LAST;
+    // a WRITE's last packet is answered once every write TLP of its data
+    // has left the engine (wr_idle, after its last burst's beats were
+    // taken), as the CQ's index and an MSI-X wait for theirs: the
+    // requester's completion never comes before the data is posted
+    wire w_rsp_wait = rd && p_ends && s_n == 13'd0 && !wr_idle;
     wire p_bad_start = soff != 32'd0 || {32'd0, smlen} > MAX_MSG ||
                        (pos == `RCLINK_SEG_ONLY ? smlen != dlen : smlen <= dlen);
     wire p_bad_cont = soff != c_moff || smlen != c_mlen ||
@@ -1453,7 +1459,9 @@ module rclink_rx #(
                 if (!cqe_valid)
                     st <= ret;
             S_END: begin
-                if (s_n != 13'd0) begin
+                if (w_rsp_wait) begin
+                    // the WRITE's response waits for its data to leave
+                end else if (s_n != 13'd0) begin
                     // the packet's staged bytes go out first
                     fret <= S_END;
                     st <= S_FL0;
@@ -1475,7 +1483,7 @@ module rclink_rx #(
                 end else begin
                     st <= S_WAIT;
                 end
-                if (!beat_last && s_n == 13'd0)
+                if (!beat_last && s_n == 13'd0 && !w_rsp_wait)
                     st <= S_DROP;    // more beats than RX_M_LEN said
             end
             S_WAIT:

@@ -792,7 +792,7 @@ module rclink_shim_top #(
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
         .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
         .c_rx_read(rc_rd),
-        .wrst(wrst),
+        .wrst(wrst), .wr_idle(m_wr_idle),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
         .dma_cmd_len(b_cmd_len[26 +: 13]),
