@@ -173,6 +173,7 @@ module rclink_tb #(
     // ---- host memory and PCIe requester stand-in ------------------------------------------
     reg [63:0] hmem [0:HWORDS-1];
     integer lat = 3;
+    integer wst = 0, wcnt = 0;        // cycles the requester stalls after a write
     reg [63:0] slow = 64'd0;          // latency only for this page (0: all)
     integer now = 0;
     integer q_wr = 0, q_rd = 0;
@@ -197,7 +198,13 @@ module rclink_tb #(
     always @(posedge clk) begin
         now = now + 1;
         lfsr <= {lfsr[14:0], lfsr[15] ^ lfsr[13] ^ lfsr[12] ^ lfsr[10]};
-        d_ready <= lfsr[3] | lfsr[7];          // some back-pressure
+        // some back-pressure; with wst, none taken for wst cycles after
+        // each write (write TLPs that leave late)
+        if (d_valid && d_ready && d_write && wst != 0)
+            wcnt = wst;
+        else if (wcnt != 0)
+            wcnt = wcnt - 1;
+        d_ready <= (lfsr[3] | lfsr[7]) && wcnt == 0;
         if (d_valid && d_ready) begin
             if (d_write) begin
                 if (in_mem(d_addr))
@@ -574,6 +581,10 @@ module rclink_tb #(
                 if (ip.t2_rate_n != b) fail("SET_TYPE2_RATE_VLD_I pulses");
             end
             8'd23: db_w(a[23:0], b, c[15:8]);
+            8'd25: begin               // the requester's stall after each write
+                wst = a;
+                wcnt = 0;
+            end
             8'd24: begin               // read until the value is at least b
                 t = 0;
                 mmio_r(a[15:0], 8'hff, v);

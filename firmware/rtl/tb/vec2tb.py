@@ -22,7 +22,7 @@ DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
 OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
           nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
           wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21,
-          tmo=22, db=23, rge=24)
+          tmo=22, db=23, rge=24, wstall=25)
 M64 = (1 << 64) - 1
 
 
@@ -148,7 +148,10 @@ def convert(v):
                 # page at region only, when given)
                 out.append(cmd(w, vl.value(op[2]),
                                vl.addr(op[3], bases) if len(op) > 3 else 0))
-            elif w in ('msix', 'intx', 'wait', 'credit', 'ipirq'):
+            elif w in ('msix', 'intx', 'wait', 'credit', 'ipirq', 'wstall'):
+                # "wstall" cycles: after each host memory write the
+                # requester takes nothing for that many cycles (write TLPs
+                # that leave late); 0 ends it
                 out.append(cmd(w, vl.value(op[2])))
             elif w in ('nomsix', 'notx'):
                 out.append(cmd(w))
