@@ -639,7 +639,8 @@ async def test_q_rdma_responder(dut):
     responder"): context 3 owns QP 2 and registers part of its two-chunk
     area (entry 1, both rights); a WRITE of 2000 bytes in two packets on
     RX_M lands across the chunks (nothing around it) and is answered with
-    one WRITE_RESP OK on TX_S (no FACK); a READ of 1500 bytes of it comes
+    one WRITE_RESP OK on TX_S (no FACK), every byte in memory at its first
+    beat though the hard IP takes request beats slowly; a READ of 1500 bytes of it comes
     back as READ_RESP FIRST 1320 and LAST 180 bytes read through the area
     translation in line-sized bursts; a READ with a key of another
     generation is answered REM_KEY without data; the counters."""
