@@ -34,7 +34,8 @@ srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
       rclink_dma_word.v rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
-      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v)
+      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v
+      rclink_ptile_if.v rclink_shim_ptile.v)
 n=0
 rc=0
 
@@ -50,14 +51,19 @@ result() { # NAME STATUS LOG
 }
 
 lint() {
-	local top st=0
+	local top st=0 w
 	: >"$out/lint.log"
-	# the word-level core alone, and the UltraScale+ top around it; both
-	# also with user contexts (NCTX 8: rclink_ctx, the doorbell BAR)
-	for top in rclink_shim_top rclink_shim_us; do
+	# the word-level core alone, and the UltraScale+ and P-tile tops
+	# around it; each also with user contexts (NCTX 8: rclink_ctx, the
+	# doorbell BAR)
+	# (the P-tile's RX_OFF 0 makes a lane comparison of the engine
+	# constant: -Wno-UNSIGNED there)
+	for top in rclink_shim_top rclink_shim_us rclink_shim_ptile; do
+		w=()
+		[ "$top" = rclink_shim_ptile ] && w=(-Wno-UNSIGNED)
 		for g in -GNCTX=1 -GNCTX=8; do
 			verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM \
-				"$g" -Igen -I. --top-module "$top" "${srcs[@]}" \
+				"${w[@]}" "$g" -Igen -I. --top-module "$top" "${srcs[@]}" \
 				>>"$out/lint.log" 2>&1 || st=1
 		done
 	done
