@@ -332,8 +332,7 @@ module rclink_ptile_if #(
     // TX credits: the tile's limits, what was sent
     // ======================================================================
     // types: 0 PH, 1 NPH, 2 CPLH (header credits), 4 PD, 5 NPD, 6 CPLD
-    reg [15:0] lim [0:7];
-    reg [15:0] used [0:7];
+    reg [127:0] lim, used;             // 16 bits a type
     reg [7:0]  seen, inf;
     localparam [16:0] HMASK17 = (17'd1 << HDR_W) - 17'd1;
     localparam [16:0] DMASK17 = (17'd1 << DATA_W) - 17'd1;
@@ -341,15 +340,13 @@ module rclink_ptile_if #(
     localparam [15:0] DMASK = DMASK17[15:0];
     localparam [15:0] HHALF = 16'd1 << (HDR_W - 1);
     localparam [15:0] DHALF = 16'd1 << (DATA_W - 1);
-    integer t;
     always @(posedge clk) begin
         if (rst) begin
             seen <= 8'd0;
             inf <= 8'd0;
-            for (t = 0; t < 8; t = t + 1)
-                lim[t] <= 16'd0;
+            lim <= 128'd0;
         end else begin
-            lim[tx_cdts_limit_tdm_idx] <= tx_cdts_limit;
+            lim[16*tx_cdts_limit_tdm_idx +: 16] <= tx_cdts_limit;
             seen[tx_cdts_limit_tdm_idx] <= 1'b1;
             if (!seen[tx_cdts_limit_tdm_idx])
                 inf[tx_cdts_limit_tdm_idx] <= tx_cdts_limit == 16'd0;
@@ -357,12 +354,15 @@ module rclink_ptile_if #(
     end
 
     // enough credits of type ty for n: limit - (used + n) mod 2^W <= 2^(W-1)
-    function has_cr(input [2:0] ty, input [15:0] n);
+    // (every input an argument: a continuous assignment of it follows
+    // them all)
+    function has_cr(input [2:0] ty, input [15:0] n, input [127:0] l,
+                    input [127:0] u, input [7:0] sn, input [7:0] in);
         reg [15:0] d;
         begin
-            d = lim[ty] - used[ty] - n;
+            d = l[16*ty +: 16] - u[16*ty +: 16] - n;
             d = d & (ty[2] ? DMASK : HMASK);
-            has_cr = seen[ty] && (inf[ty] || d <= (ty[2] ? DHALF : HHALF));
+            has_cr = sn[ty] && (in[ty] || d <= (ty[2] ? DHALF : HHALF));
         end
     endfunction
 
@@ -383,10 +383,13 @@ module rclink_ptile_if #(
     // credits of a TLP's data: 4 DWs each
     wire [15:0] cc_dcr = ({6'd0, cc_dws} + 16'd3) >> 2;
     wire [15:0] rq_dcr = ({5'd0, rq_dws == 10'd0, rq_dws} + 16'd3) >> 2;
-    wire cc_ok  = has_cr(3'd2, 16'd1) && has_cr(3'd6, cc_dcr);
-    wire msi_ok = has_cr(3'd0, 16'd1) && has_cr(3'd4, 16'd1);
-    wire rq_ok  = rq_wr ? has_cr(3'd0, 16'd1) && has_cr(3'd4, rq_dcr)
-                        : has_cr(3'd1, 16'd1);
+    wire cc_ok  = has_cr(3'd2, 16'd1, lim, used, seen, inf) &&
+                  has_cr(3'd6, cc_dcr, lim, used, seen, inf);
+    wire msi_ok = has_cr(3'd0, 16'd1, lim, used, seen, inf) &&
+                  has_cr(3'd4, 16'd1, lim, used, seen, inf);
+    wire rq_ok  = rq_wr ? has_cr(3'd0, 16'd1, lim, used, seen, inf) &&
+                          has_cr(3'd4, rq_dcr, lim, used, seen, inf)
+                        : has_cr(3'd1, 16'd1, lim, used, seen, inf);
     wire go_cc  = !rq_busy && of_room && cpl_valid && cc_ok;
     wire go_msi = !rq_busy && of_room && !go_cc && msi_valid && msi_ok;
     wire go_rq  = of_room && rq_valid &&
@@ -421,8 +424,7 @@ module rclink_ptile_if #(
         if (rst) begin
             rq_busy <= 1'b0;
             of_wp <= 4'd0;
-            for (t = 0; t < 8; t = t + 1)
-                used[t] <= 16'd0;
+            used <= 128'd0;
         end else begin
             if (go_cc || go_msi || go_rq) begin
                 of_mem[of_wp[2:0]] <= o_beat;
@@ -431,19 +433,19 @@ module rclink_ptile_if #(
             if (go_rq)
                 rq_busy <= !rq_last;
             if (go_cc) begin
-                used[2] <= used[2] + 16'd1;
-                used[6] <= used[6] + cc_dcr;
+                used[32 +: 16] <= used[32 +: 16] + 16'd1;
+                used[96 +: 16] <= used[96 +: 16] + cc_dcr;
             end
             if (go_msi) begin
-                used[0] <= used[0] + 16'd1;
-                used[4] <= used[4] + 16'd1;
+                used[0 +: 16] <= used[0 +: 16] + 16'd1;
+                used[64 +: 16] <= used[64 +: 16] + 16'd1;
             end
             if (go_rq && rq_sop && rq_wr) begin
-                used[0] <= used[0] + 16'd1;
-                used[4] <= used[4] + rq_dcr;
+                used[0 +: 16] <= used[0 +: 16] + 16'd1;
+                used[64 +: 16] <= used[64 +: 16] + rq_dcr;
             end
             if (go_rq && rq_sop && !rq_wr)
-                used[1] <= used[1] + 16'd1;
+                used[16 +: 16] <= used[16 +: 16] + 16'd1;
         end
     end
 

@@ -127,26 +127,43 @@ synth() {
 	result rtl_synth $st "$out/synth.log"
 }
 
+# the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
+# registers, self-test, MSI-X and the event ring, MSI as a memory write,
+# the doorbell BAR, a user context's TYPE1 send and receive
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user
+
 cocotb() {
+	cocotb_top us
+	[ -n "${RCLINK_BENCH:-}" ] || cocotb_top ptile
+}
+
+cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	local venv=${RCLINK_CACHE:-$HOME/.cache/rclink}/cocotb-venv
-	local d=$out/cocotb
+	local d=$out/cocotb tb=rclink_us_tb pfx=rtl_cocotb_ tests=${TESTCASE:-}
+	if [ "$1" = ptile ]; then
+		d=$out/cocotb-ptile
+		tb=rclink_ptile_tb
+		pfx=rtl_cocotb_ptile_
+		[ "${RCLINK_COCOTB_SHORT:-0}" != 0 ] && tests=$ptile_short
+	fi
 	if [ ! -x "$venv/bin/cocotb-config" ]; then
 		n=$((n + 1))
-		echo "ok $n rtl_cocotb # SKIP no cocotb virtual environment (make deps)"
+		echo "ok $n ${pfx%_} # SKIP no cocotb virtual environment (make deps)"
 		return
 	fi
 	rm -rf "$d" && mkdir -p "$d"
 	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
-		-Igen -Itb -I. -s rclink_us_tb -o "$d/sim.vvp" \
-		cocotb/rclink_us_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
+		-Igen -Itb -Icocotb -I. -s "$tb" -o "$d/sim.vvp" \
+		"cocotb/$tb.v" tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$d/iverilog.log" 2>&1 || grep -q 'error' "$d/iverilog.log"; then
-		result rtl_cocotb_build 1 "$d/iverilog.log"
+		result "${pfx}build" 1 "$d/iverilog.log"
 		return
 	fi
 	(
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
-		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
+		TESTCASE=$tests RCLINK_PCIE=$1 \
+		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \
 		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
@@ -161,9 +178,9 @@ cocotb() {
 	local line
 	while read -r line; do
 		case $line in
-		PASS\ *) result "rtl_cocotb_${line#PASS }" 0 /dev/null ;;
-		SKIP\ *) n=$((n + 1)); echo "ok $n rtl_cocotb_${line#SKIP } # SKIP" ;;
-		FAIL\ *) result "rtl_cocotb_${line#FAIL }" 1 "$d/${line#FAIL }.fail" ;;
+		PASS\ *) result "$pfx${line#PASS }" 0 /dev/null ;;
+		SKIP\ *) n=$((n + 1)); echo "ok $n $pfx${line#SKIP } # SKIP" ;;
+		FAIL\ *) result "$pfx${line#FAIL }" 1 "$d/${line#FAIL }.fail" ;;
 		esac
 	done < <(/usr/bin/python3 - "$d" <<-'EOF'
 		import os
@@ -211,8 +228,10 @@ for part in "${@:-lint sim synth}"; do
 		sim) sim ;;
 		synth) synth ;;
 		cocotb) cocotb ;;
+		cocotb-us) cocotb_top us ;;
+		cocotb-ptile) cocotb_top ptile ;;
 		bench) bench ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [bench]" >&2; exit 2 ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done

@@ -17,6 +17,11 @@ off, bus mastering on.
 
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer.
+
+RCLINK_PCIE=ptile runs the same tests (and those of test_rclink_dma,
+test_rclink_q, test_rclink_t3) on the P-tile top (cocotb/rclink_ptile_tb.v)
+under cocotbext-pcie's P-tile device model instead; the few that drive
+the UltraScale+ block's own ports are skipped there.
 """
 
 import logging
@@ -33,6 +38,8 @@ from cocotbext.pcie.core import RootComplex
 from cocotbext.pcie.core.caps import PciCapId
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
+from cocotbext.pcie.intel.ptile import (PTilePcieDevice, PTileRxBus,
+                                        PTileTxBus)
 from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
@@ -41,6 +48,8 @@ import rclink_hw as hw  # noqa: E402
 import vecload as vl  # noqa: E402
 
 SHORT = os.environ.get("RCLINK_COCOTB_SHORT", "0") != "0"
+# the bench: UltraScale+ (rclink_us_tb.v) or P-tile (rclink_ptile_tb.v)
+PTILE = os.environ.get("RCLINK_PCIE", "us") == "ptile"
 NVEC = hw.MSIX_VECTORS
 NCTX = 8                    # rclink_us_tb.v: contexts, BAR4 of NCTX pages
 DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
@@ -66,6 +75,39 @@ class TB:
         self.log.setLevel(logging.INFO)
 
         self.rc = RootComplex()
+        # the hard IP's MSI-X capability points at the shim's table and PBA
+        # in BAR2 (Documentation/hw/rtl.rst)
+        msix = dict(pf0_msi_enable=True, pf0_msi_count=1,
+                    pf0_msix_enable=True, pf0_msix_table_size=NVEC - 1,
+                    pf0_msix_table_bir=2, pf0_msix_table_offset=0x000,
+                    pf0_msix_pba_bir=2, pf0_msix_pba_offset=0x800)
+        if PTILE:
+            self.dev = PTilePcieDevice(
+                port_num=0,
+                pcie_generation=3,
+                pcie_link_width=16,
+                pld_clk_frequency=250e6,
+                pf_count=1,
+                max_payload_size=256,
+                enable_extended_tag=False,
+                **msix,
+                reset_status=dut.reset_status,
+                coreclkout_hip=dut.coreclkout_hip,
+                rx_bus=PTileRxBus.from_prefix(dut, "rx_st"),
+                tx_bus=PTileTxBus.from_prefix(dut, "tx_st"),
+                tx_cdts_limit=dut.tx_cdts_limit,
+                tx_cdts_limit_tdm_idx=dut.tx_cdts_limit_tdm_idx,
+                tl_cfg_func=dut.tl_cfg_func,
+                tl_cfg_add=dut.tl_cfg_add,
+                tl_cfg_ctl=dut.tl_cfg_ctl,
+                flr_rcvd_pf=dut.flr_rcvd_pf,
+                flr_completed_pf=dut.flr_completed_pf,
+            )
+        else:
+            self._us_device(dut, msix)
+        self._setup(dut)
+
+    def _us_device(self, dut, msix):
         self.dev = UltraScalePlusPcieDevice(
             pcie_generation=3,
             pcie_link_width=16,
@@ -81,14 +123,7 @@ class TB:
             enable_client_tag=True,
             enable_extended_tag=False,
             enable_parity=False,
-            pf0_msi_enable=True,
-            pf0_msi_count=1,
-            pf0_msix_enable=True,
-            pf0_msix_table_size=NVEC - 1,
-            pf0_msix_table_bir=2,
-            pf0_msix_table_offset=0x000,
-            pf0_msix_pba_bir=2,
-            pf0_msix_pba_offset=0x800,
+            **msix,
             user_clk=dut.user_clk,
             user_reset=dut.user_reset,
             user_lnk_up=dut.user_lnk_up,
@@ -111,8 +146,11 @@ class TB:
             cfg_interrupt_pending=dut.cfg_interrupt_pending,
             cfg_interrupt_sent=dut.cfg_interrupt_sent,
         )
+
+    def _setup(self, dut):
         # the models' logs: warnings and errors only
-        for name in ("cocotb.pcie", "cocotb.rclink_us_tb"):
+        for name in ("cocotb.pcie", "cocotb.rclink_us_tb",
+                     "cocotb.rclink_ptile_tb"):
             logging.getLogger(name).setLevel(logging.WARNING)
         self.dev.log.setLevel(logging.WARNING)
         self.rc.log.setLevel(logging.ERROR)
@@ -131,9 +169,12 @@ class TB:
 
         self.rc.make_port().connect(self.dev)
 
-        # cocotbext-pcie's model leaves cfg_flr_in_process to the
-        # design; test_flr_during_dma drives it as the block would
-        dut.cfg_flr_in_process.value = 0
+        # cocotbext-pcie's models leave the FLR request to the design;
+        # test_flr_during_dma drives it as the block would
+        if PTILE:
+            dut.flr_rcvd_pf.value = 0
+        else:
+            dut.cfg_flr_in_process.value = 0
         # the engine's burst port idles unless a test_dma_* drives it
         dut.dma_cmd_valid.value = 0
         dut.dma_wd_valid.value = 0
@@ -151,9 +192,15 @@ class TB:
         cocotb.start_soon(self._watch_tags())
 
     async def _watch_tags(self):
+        # the UltraScale+ model tracks the tags it holds; the P-tile model
+        # does not, there the engine's own waiting tags count
+        pend = self.dut.dut.u_tlp.u_req.pend
         while True:
             await RisingEdge(self.dut.user_clk)
-            n = 32 - self.dev.active_request[0:32].count(None)
+            if PTILE:
+                n = bin(int(pend.value)).count("1")
+            else:
+                n = 32 - self.dev.active_request[0:32].count(None)
             self.max_tags = max(self.max_tags, n)
 
     async def init(self):
@@ -439,7 +486,7 @@ async def test_dma_errors(dut):
     assert int(dut.cnt_cpl_tmo.value) == 0
 
 
-@cocotb.test()
+@cocotb.test(skip=PTILE)   # the UltraScale+ block's own ports
 async def test_reset_with_reads_out(dut):
     """SHIM_RESET while self-test reads are outstanding: their late
     completions do not reach the core after the reset (a new CHECK right
@@ -612,7 +659,7 @@ async def test_reset_hold(dut):
     assert await reg_tmo(drv) == (0, 0)
 
 
-@cocotb.test()
+@cocotb.test(skip=PTILE)   # the UltraScale+ block's own ports
 async def test_flr_during_dma(dut):
     """FLR in the middle of DMA: with self-test reads outstanding (their
     completions 2 us late) the block raises cfg_flr_in_process; the shim
