@@ -28,9 +28,11 @@
 //       taken before it) are chosen at TLP boundaries, completions first.
 //       A TLP starts only if the link partner has the credits for it
 //       (tx_cdts_limit, time-multiplexed: header credits HDR_W bits, data
-//       credits DATA_W bits; a type whose first limit after reset is 0 is
-//       infinite).  tx_st_ready has a ready latency of 3 cycles: a beat
-//       leaves a small FIFO only in a cycle the tile allows.
+//       credits DATA_W bits; a type whose limit has been 0 since reset is
+//       infinite: the tile reports 0 until flow control is initialised,
+//       and a finite limit, once there, is finite until reset).
+//       tx_st_ready has a ready latency of 3 cycles: a beat leaves a
+//       small FIFO only in a cycle the tile allows.
 //   tl_cfg_* -> the function's configuration state (bus master enable,
 //       MPS, MRRS, bus/device number, MSI and MSI-X enable, MSI-X
 //       function mask, MSI address and data, INTx disable), PF0 only.
@@ -333,7 +335,7 @@ module rclink_ptile_if #(
     // ======================================================================
     // types: 0 PH, 1 NPH, 2 CPLH (header credits), 4 PD, 5 NPD, 6 CPLD
     reg [127:0] lim, used;             // 16 bits a type
-    reg [7:0]  seen, inf;
+    reg [7:0]  seen, fin;
     localparam [16:0] HMASK17 = (17'd1 << HDR_W) - 17'd1;
     localparam [16:0] DMASK17 = (17'd1 << DATA_W) - 17'd1;
     localparam [15:0] HMASK = HMASK17[15:0];
@@ -343,13 +345,13 @@ module rclink_ptile_if #(
     always @(posedge clk) begin
         if (rst) begin
             seen <= 8'd0;
-            inf <= 8'd0;
+            fin <= 8'd0;
             lim <= 128'd0;
         end else begin
             lim[16*tx_cdts_limit_tdm_idx +: 16] <= tx_cdts_limit;
             seen[tx_cdts_limit_tdm_idx] <= 1'b1;
-            if (!seen[tx_cdts_limit_tdm_idx])
-                inf[tx_cdts_limit_tdm_idx] <= tx_cdts_limit == 16'd0;
+            if (tx_cdts_limit != 16'd0)
+                fin[tx_cdts_limit_tdm_idx] <= 1'b1;
         end
     end
 
@@ -357,12 +359,12 @@ module rclink_ptile_if #(
     // (every input an argument: a continuous assignment of it follows
     // them all)
     function has_cr(input [2:0] ty, input [15:0] n, input [127:0] l,
-                    input [127:0] u, input [7:0] sn, input [7:0] in);
+                    input [127:0] u, input [7:0] sn, input [7:0] fn);
         reg [15:0] d;
         begin
             d = l[16*ty +: 16] - u[16*ty +: 16] - n;
             d = d & (ty[2] ? DMASK : HMASK);
-            has_cr = sn[ty] && (in[ty] || d <= (ty[2] ? DHALF : HHALF));
+            has_cr = sn[ty] && (!fn[ty] || d <= (ty[2] ? DHALF : HHALF));
         end
     endfunction
 
@@ -383,13 +385,13 @@ module rclink_ptile_if #(
     // credits of a TLP's data: 4 DWs each
     wire [15:0] cc_dcr = ({6'd0, cc_dws} + 16'd3) >> 2;
     wire [15:0] rq_dcr = ({5'd0, rq_dws == 10'd0, rq_dws} + 16'd3) >> 2;
-    wire cc_ok  = has_cr(3'd2, 16'd1, lim, used, seen, inf) &&
-                  has_cr(3'd6, cc_dcr, lim, used, seen, inf);
-    wire msi_ok = has_cr(3'd0, 16'd1, lim, used, seen, inf) &&
-                  has_cr(3'd4, 16'd1, lim, used, seen, inf);
-    wire rq_ok  = rq_wr ? has_cr(3'd0, 16'd1, lim, used, seen, inf) &&
-                          has_cr(3'd4, rq_dcr, lim, used, seen, inf)
-                        : has_cr(3'd1, 16'd1, lim, used, seen, inf);
+    wire cc_ok  = has_cr(3'd2, 16'd1, lim, used, seen, fin) &&
+                  has_cr(3'd6, cc_dcr, lim, used, seen, fin);
+    wire msi_ok = has_cr(3'd0, 16'd1, lim, used, seen, fin) &&
+                  has_cr(3'd4, 16'd1, lim, used, seen, fin);
+    wire rq_ok  = rq_wr ? has_cr(3'd0, 16'd1, lim, used, seen, fin) &&
+                          has_cr(3'd4, rq_dcr, lim, used, seen, fin)
+                        : has_cr(3'd1, 16'd1, lim, used, seen, fin);
     wire go_cc  = !rq_busy && of_room && cpl_valid && cc_ok;
     wire go_msi = !rq_busy && of_room && !go_cc && msi_valid && msi_ok;
     wire go_rq  = of_room && rq_valid &&

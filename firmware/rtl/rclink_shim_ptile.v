@@ -32,38 +32,12 @@ module rclink_shim_ptile #(
 ) (
     input  wire         coreclkout_hip,
     input  wire         reset_status,       // the tile's application reset
-    // ---- RX (tile -> user)
-    input  wire [511:0] rx_st_data,
-    input  wire [5:0]   rx_st_empty,
-    input  wire [1:0]   rx_st_sop,
-    input  wire [1:0]   rx_st_eop,
-    input  wire [1:0]   rx_st_valid,
-    output wire         rx_st_ready,
-    input  wire [255:0] rx_st_hdr,
-    input  wire [63:0]  rx_st_tlp_prfx,
-    input  wire [5:0]   rx_st_bar_range,
-    input  wire [1:0]   rx_st_tlp_abort,
-    // ---- TX (user -> tile)
-    output wire [511:0] tx_st_data,
-    output wire [1:0]   tx_st_sop,
-    output wire [1:0]   tx_st_eop,
-    output wire [1:0]   tx_st_valid,
-    input  wire         tx_st_ready,
-    output wire [1:0]   tx_st_err,
-    output wire [255:0] tx_st_hdr,
-    output wire [63:0]  tx_st_tlp_prfx,
-    // ---- TX flow control
-    input  wire [15:0]  tx_cdts_limit,
-    input  wire [2:0]   tx_cdts_limit_tdm_idx,
-    // ---- configuration output
-    input  wire [2:0]   tl_cfg_func,
-    input  wire [4:0]   tl_cfg_add,
-    input  wire [15:0]  tl_cfg_ctl,
+`include "rclink_ptile_ports.vh"
     // ---- INTx (PF0 in bit 0)
     output wire [7:0]   app_int,
     // ---- function level reset (PF0 in bit 0)
     input  wire [7:0]   flr_rcvd_pf,
-    output reg  [7:0]   flr_completed_pf,
+    output wire [7:0]   flr_completed_pf,
     // ---- status of the PCIe side
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
@@ -94,17 +68,7 @@ module rclink_shim_ptile #(
 
     rclink_ptile_if #(.RX_DEPTH(RX_DEPTH), .HDR_W(HDR_W), .DATA_W(DATA_W)) u_if (
         .clk(clk), .rst(rst_q),
-        .rx_st_data(rx_st_data), .rx_st_empty(rx_st_empty),
-        .rx_st_sop(rx_st_sop), .rx_st_eop(rx_st_eop), .rx_st_valid(rx_st_valid),
-        .rx_st_ready(rx_st_ready), .rx_st_hdr(rx_st_hdr),
-        .rx_st_tlp_prfx(rx_st_tlp_prfx), .rx_st_bar_range(rx_st_bar_range),
-        .rx_st_tlp_abort(rx_st_tlp_abort),
-        .tx_st_data(tx_st_data), .tx_st_sop(tx_st_sop), .tx_st_eop(tx_st_eop),
-        .tx_st_valid(tx_st_valid), .tx_st_ready(tx_st_ready),
-        .tx_st_err(tx_st_err), .tx_st_hdr(tx_st_hdr),
-        .tx_st_tlp_prfx(tx_st_tlp_prfx),
-        .tx_cdts_limit(tx_cdts_limit), .tx_cdts_limit_tdm_idx(tx_cdts_limit_tdm_idx),
-        .tl_cfg_func(tl_cfg_func), .tl_cfg_add(tl_cfg_add), .tl_cfg_ctl(tl_cfg_ctl),
+`include "rclink_ptile_conn.vh"
         .function_id(function_id), .cfg_bus_master_en(bm_en),
         .cfg_max_payload(mps), .cfg_max_read_req(mrrs),
         .cfg_msi_en(msi_en), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
@@ -131,16 +95,18 @@ module rclink_shim_ptile #(
     // flr_completed_pf[0] pulse.
     reg  [1:0] flr_st;
     reg        flr_rst;
+    reg        flr_done;
+    assign flr_completed_pf = {7'd0, flr_done};
     wire       req_idle;
     wire       flr_stop = flr_st == 2'd1;
     always @(posedge clk) begin
         if (rst_q) begin
             flr_st <= 2'd0;
             flr_rst <= 1'b0;
-            flr_completed_pf <= 8'd0;
+            flr_done <= 1'b0;
         end else begin
             flr_rst <= 1'b0;
-            flr_completed_pf <= 8'd0;
+            flr_done <= 1'b0;
             case (flr_st)
             2'd0:
                 if (flr_rcvd_pf[0])
@@ -151,7 +117,7 @@ module rclink_shim_ptile #(
                     flr_st <= 2'd2;
                 end
             default: begin
-                flr_completed_pf <= 8'd1;
+                flr_done <= 1'b1;
                 flr_st <= 2'd0;
             end
             endcase

@@ -11,9 +11,13 @@
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
 #                  on the DMA engine's burst port, test_rclink_t3 on the
 #                  TYPE3 bridge, test_rclink_q on the queue engines'
-#                  bursts); RCLINK_COCOTB_SHORT=1 for the
-#                  short run of make check.  Needs the virtual environment
-#                  of .ci/deps.sh (skipped without it)
+#                  bursts); then the same tests on the P-tile top
+#                  (rclink_shim_ptile, cocotbext-pcie's P-tile model,
+#                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
+#                  short run of make check (a short set on the P-tile).
+#                  Needs the virtual environment of .ci/deps.sh (skipped
+#                  without it)
+#   rtl.sh cocotb-us, cocotb-ptile   one of the two benches alone
 #   rtl.sh bench   not a test: the DMA engine's read and write throughput
 #                  (4 KiB bursts) and the send queue's message rate (64 B
 #                  and 4 KiB messages) in the cocotb environment, at the
@@ -129,8 +133,9 @@ synth() {
 
 # the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
 # registers, self-test, MSI-X and the event ring, MSI as a memory write,
-# the doorbell BAR, a user context's TYPE1 send and receive
-ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user
+# the doorbell BAR, a user context's TYPE1 send and receive, the TX
+# credit check
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits
 
 cocotb() {
 	cocotb_top us

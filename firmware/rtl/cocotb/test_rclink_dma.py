@@ -23,7 +23,7 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import SHORT, bring_up
+from test_rclink_us import PTILE, SHORT, bring_up
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
@@ -207,7 +207,12 @@ def mps_mrrs(tb, mps, mrrs):
     cap.max_read_request_size = (mrrs // 128).bit_length() - 1
 
 
-async def settle(tb, cycles=20):
+async def settle(tb, cycles=None):
+    """Let a configuration change reach the shim: the UltraScale+ block
+    shows it at once, the P-tile on its time-multiplexed configuration
+    bus, 32 cycles a round (two rounds)."""
+    if cycles is None:
+        cycles = 80 if PTILE else 20
     for _ in range(cycles):
         await RisingEdge(tb.dut.user_clk)
 
