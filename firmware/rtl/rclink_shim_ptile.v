@@ -89,13 +89,15 @@ module rclink_shim_ptile #(
 
     wire [NVEC-1:0] msix_pending;
 
-    // ---- FLR: flr_rcvd_pf[0] starts it; stop taking new requests, let
+    // ---- FLR: flr_rcvd_pf[0] rising starts it (a pulse or a level held
+    // until flr_completed_pf alike); stop taking new requests, let
     // the reads out complete (or time out after CPL_TIMEOUT), reset the
     // function's state (the core, its MSI-X table, the IP), then one
     // flr_completed_pf[0] pulse.
     reg  [1:0] flr_st;
     reg        flr_rst;
     reg        flr_done;
+    reg        flr_in;                  // flr_rcvd_pf[0] a cycle ago
     assign flr_completed_pf = {7'd0, flr_done};
     wire       req_idle;
     wire       flr_stop = flr_st == 2'd1;
@@ -104,12 +106,14 @@ module rclink_shim_ptile #(
             flr_st <= 2'd0;
             flr_rst <= 1'b0;
             flr_done <= 1'b0;
+            flr_in <= 1'b0;
         end else begin
+            flr_in <= flr_rcvd_pf[0];
             flr_rst <= 1'b0;
             flr_done <= 1'b0;
             case (flr_st)
             2'd0:
-                if (flr_rcvd_pf[0])
+                if (flr_rcvd_pf[0] && !flr_in)
                     flr_st <= 2'd1;
             2'd1:
                 if (req_idle) begin

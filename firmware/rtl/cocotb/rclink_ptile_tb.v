@@ -6,7 +6,9 @@
 // and user_reset name the tile's coreclkout_hip and reset_status, so the
 // tests find the clock and reset of either bench under one name.  The
 // model advertises DLLP-sized credit limits (8-bit header, 12-bit data
-// fields): HDR_W and DATA_W follow it.
+// fields): HDR_W and DATA_W follow it.  RX_DEPTH 64 (the smallest the
+// tile's ready latency allows) makes rx_st_ready fall often, so that the
+// tests run the adapter's RX back-pressure.
 `timescale 1ns/1ps
 `default_nettype none
 `include "rclink_regs.vh"
@@ -29,7 +31,7 @@ module rclink_ptile_tb #(
 
     rclink_shim_ptile #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT),
                         .MAX_RD(MAX_RD), .NCTX(NCTX),
-                        .HDR_W(8), .DATA_W(12)) dut (
+                        .HDR_W(8), .DATA_W(12), .RX_DEPTH(64)) dut (
         .coreclkout_hip(coreclkout_hip), .reset_status(dut_reset),
 `include "rclink_ptile_conn.vh"
         .app_int(app_int),

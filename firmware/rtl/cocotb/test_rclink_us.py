@@ -20,8 +20,9 @@ buffer.
 
 RCLINK_PCIE=ptile runs the same tests (and those of test_rclink_dma,
 test_rclink_q, test_rclink_t3) on the P-tile top (cocotb/rclink_ptile_tb.v)
-under cocotbext-pcie's P-tile device model instead; the few that drive
-the UltraScale+ block's own ports are skipped there.
+under cocotbext-pcie's P-tile device model instead (``TB`` hides the
+difference: the FLR handshake, the request stream, the reads held), and
+test_ptile_credits, the P-tile's TX credit gate.
 """
 
 import logging
@@ -172,10 +173,7 @@ class TB:
 
         # cocotbext-pcie's models leave the FLR request to the design;
         # test_flr_during_dma drives it as the block would
-        if PTILE:
-            dut.flr_rcvd_pf.value = 0
-        else:
-            dut.cfg_flr_in_process.value = 0
+        self.flr(0)
         # the engine's burst port idles unless a test_dma_* drives it
         dut.dma_cmd_valid.value = 0
         dut.dma_wd_valid.value = 0
@@ -190,19 +188,48 @@ class TB:
 
         # reads the hard IP holds (tags in use), the most seen at once
         self.max_tags = 0
+        self.rx_held = 0            # P-tile: cycles rx_st_ready was low
         cocotb.start_soon(self._watch_tags())
 
     async def _watch_tags(self):
-        # the UltraScale+ model tracks the tags it holds; the P-tile model
-        # does not, there the engine's own waiting tags count
-        pend = self.dut.dut.u_tlp.u_req.pend
         while True:
             await RisingEdge(self.dut.user_clk)
-            if PTILE:
-                n = bin(int(pend.value)).count("1")
-            else:
-                n = 32 - self.dev.active_request[0:32].count(None)
-            self.max_tags = max(self.max_tags, n)
+            self.max_tags = max(self.max_tags, self.reads_held())
+            if PTILE and not int(self.dut.rx_st_ready.value):
+                self.rx_held += 1
+
+    # the FLR handshake and the request stream of either top
+    def flr(self, on):
+        if PTILE:
+            self.dut.flr_rcvd_pf.value = int(on)
+        else:
+            self.dut.cfg_flr_in_process.value = int(on)
+
+    def flr_done(self):
+        d = self.dut.flr_completed_pf if PTILE else self.dut.cfg_flr_done
+        return int(d.value) & 1
+
+    def req_tlp_end(self):
+        """A request TLP's last beat goes to the hard IP in this cycle (on
+        the P-tile: to the adapter, whose TX FIFO may hold it a few cycles
+        more)."""
+        d = self.dut
+        if PTILE:
+            d = d.dut
+            return int(d.r_valid.value) and int(d.r_ready.value) \
+                and int(d.r_last.value)
+        return int(d.s_axis_rq_tvalid.value) and int(d.s_axis_rq_tready.value) \
+            and int(d.s_axis_rq_tlast.value)
+
+    def reads_held(self):
+        """Reads the hard IP holds a tag for (the UltraScale+ model); the
+        P-tile model keeps none, there the engine's tags waiting for a
+        completion (pending, or forgotten by a reset and held until their
+        late completion)."""
+        if PTILE:
+            req = self.dut.dut.u_tlp.u_req
+            return bin(int(req.pend.value) | int(req.zombie.value)).count("1")
+        return 32 - self.dev.active_request[0:32].count(None)
 
     async def init(self):
         await FallingEdge(self.dut.user_reset)
@@ -491,6 +518,34 @@ async def test_ptile_credits(dut):
     assert (int(ifc.used.value) - used_ph) & 0xFF >= nbytes // 256
 
 
+@cocotb.test(skip=not PTILE)
+async def test_ptile_rx_backpressure(dut):
+    """P-tile: the adapter's RX FIFO and the tile's 27 cycles of ready
+    latency.  While BAR0 waits for a dead IP register port (REG_TIMEOUT
+    cycles), 48 posted 16-byte writes of BAR0 pile up in the request FIFO
+    (RX_DEPTH 64 in the bench): rx_st_ready falls, the tile sends on for
+    its latency, and none is lost: once the read has timed out each is
+    refused and counted (cnt_bad_req), in order with a SCRATCH write
+    after them."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    bad0 = int(dut.cnt_bad_req.value)
+    dut.axil_dead.value = 1
+    rd = cocotb.start_soon(bar0.read_qword(reg("RX_CLASS_CFG")))
+    await Timer(100, "ns")
+    tb.rx_held = 0
+    n = 48
+    for i in range(n):
+        await bar0.write(reg("SHIM_SCRATCH"), struct.pack("<QQ", i, i))
+    await bar0.write_qword(reg("SHIM_SCRATCH"), 0xB0B0)
+    assert await with_timeout(rd, 50, "us") == ONES
+    dut.axil_dead.value = 0
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0xB0B0
+    assert int(dut.cnt_bad_req.value) - bad0 == n
+    tb.log.info("rx_st_ready low on %d cycles", tb.rx_held)
+    assert tb.rx_held > 0
+
+
 @cocotb.test()
 async def test_dma_errors(dut):
     """Unsupported Request and poisoned completions end the self-test with
@@ -527,7 +582,7 @@ async def test_dma_errors(dut):
     assert int(dut.cnt_cpl_tmo.value) == 0
 
 
-@cocotb.test(skip=PTILE)   # the UltraScale+ block's own ports
+@cocotb.test()
 async def test_reset_with_reads_out(dut):
     """SHIM_RESET while self-test reads are outstanding: their late
     completions do not reach the core after the reset (a new CHECK right
@@ -560,7 +615,7 @@ async def test_reset_with_reads_out(dut):
     # the late completions arrive while this CHECK runs
     st = await drv.selftest(OP_CHECK, fast, 2048, 0x77)
     assert st & ST_OK and not st & ST_ERR and st >> 32 == 0, hex(st)
-    assert tb.dev.active_request[0:32].count(None) == 32
+    assert tb.reads_held() == 0
     st = await drv.selftest(OP_CHECK, fast, 256, 0x77)
     assert st & ST_OK and not st & ST_ERR, hex(st)
     assert int(dut.cnt_cpl_unexp.value) == 0
@@ -700,13 +755,14 @@ async def test_reset_hold(dut):
     assert await reg_tmo(drv) == (0, 0)
 
 
-@cocotb.test(skip=PTILE)   # the UltraScale+ block's own ports
+@cocotb.test()
 async def test_flr_during_dma(dut):
     """FLR in the middle of DMA: with self-test reads outstanding (their
-    completions 2 us late) the block raises cfg_flr_in_process; the shim
-    sends no new request, waits for the reads out to complete, resets the
-    function's state and pulses cfg_flr_done; afterwards the registers
-    read their reset values and DMA works."""
+    completions 2 us late) the block raises cfg_flr_in_process (the
+    P-tile flr_rcvd_pf); the shim sends no new request, waits for the
+    reads out to complete, resets the function's state and pulses
+    cfg_flr_done (flr_completed_pf); afterwards the registers read their
+    reset values and DMA works."""
     tb, drv = await bring_up(dut)
     bar0 = drv.bar0
     slow, smem = tb.rc.alloc_region(0x1000)
@@ -728,15 +784,15 @@ async def test_flr_during_dma(dut):
             await orig(tlp)
 
     tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
-    # request TLPs the shim hands to the hard IP (counted on RQ itself:
-    # the model takes some cycles to pass a TLP to the root complex)
+    # request TLPs the shim hands to the hard IP (counted on RQ, or where
+    # the P-tile's adapter takes them: the model takes some cycles to pass
+    # a TLP to the root complex)
     rq = [0]
 
     async def rq_count():
         while True:
             await RisingEdge(dut.user_clk)
-            if int(dut.s_axis_rq_tvalid.value) and int(dut.s_axis_rq_tready.value) \
-                    and int(dut.s_axis_rq_tlast.value):
+            if tb.req_tlp_end():
                 rq[0] += 1
     counter = cocotb.start_soon(rq_count())
     await bar0.write_qword(reg("SHIM_SCRATCH"), 0x5555)
@@ -745,7 +801,7 @@ async def test_flr_during_dma(dut):
                            (0x77 << 32) | (OP_CHECK << 24) | 256)
     await Timer(300, "ns")
     assert tb.max_tags > 1, tb.max_tags
-    dut.cfg_flr_in_process.value = 1
+    tb.flr(1)
     # the shim's FLR state sees it at the next edge; a TLP loaded before
     # that may still be handed over at the one after
     await RisingEdge(dut.user_clk)
@@ -754,21 +810,21 @@ async def test_flr_during_dma(dut):
     n_before = rq[0]
     t0 = get_sim_time("ns")
     async def flr_done():
-        while not int(dut.cfg_flr_done.value) & 1:
+        while not tb.flr_done():
             await RisingEdge(dut.user_clk)
     await with_timeout(flr_done(), 20, "us")
     tb.log.info("FLR done after %d ns", get_sim_time("ns") - t0)
     # the reads out were answered first (2 us), no new one was sent
     assert get_sim_time("ns") - t0 >= 1500, get_sim_time("ns") - t0
-    assert tb.dev.active_request[0:32].count(None) == 32
+    assert tb.reads_held() == 0
     assert rq[0] == n_before, (rq[0], n_before)
     await RisingEdge(dut.user_clk)
-    assert int(dut.cfg_flr_done.value) == 0           # one pulse
+    assert not tb.flr_done()                          # one pulse
     await Timer(200, "ns")
     assert rq[0] == n_before
     assert len(seen) == n_before, (len(seen), n_before)
     counter.kill()
-    dut.cfg_flr_in_process.value = 0
+    tb.flr(0)
     # the function's state is reset (the config space is the host's to
     # restore; the model keeps it, so BARs and bus mastering stay)
     assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0
