@@ -18,7 +18,9 @@
 //       back never holds the DMA engine's completions.  rx_st_ready is
 //       held low while either FIFO has fewer than 2 * (RX_LAT + 2) free
 //       places: the tile may go on sending RX_LAT cycles after it fell.
-//       rx_st_tlp_abort and the prefix are not used.
+//       A beat that finds its FIFO full all the same (a tile sending past
+//       its latency) is dropped and counted (cnt_rx_drop), never written
+//       over another.  rx_st_tlp_abort and the prefix are not used.
 //   TX  cpl_* / rq_* / the MSI message -> tx_st_*
 //       One TLP starts per beat, on segment 0 (no packing): the core's
 //       completions (up to 16 DWs, cpl_data's two DWs then zeros), the
@@ -107,7 +109,9 @@ module rclink_ptile_if #(
     output wire         rc_last,
     output wire [127:0] rc_hdr,
     output wire [511:0] rc_data,
-    output wire         rc_err
+    output wire         rc_err,
+    // ---- beats dropped: the tile sent past its ready latency
+    output reg  [31:0]  cnt_rx_drop
 );
     localparam AW = $clog2(RX_DEPTH);
     localparam CW = 1 + 1 + 128 + 512;          // completion beat: sop last hdr data
@@ -290,6 +294,9 @@ module rclink_ptile_if #(
     wire         cf_pop = cf_cnt != 0;          // the core takes every beat
     wire         rf_pop = rf_cnt != 0 && req_ready;
     localparam [AW:0] RX_ROOM = RX_DEPTH - 2 * (RX_LAT + 2);
+    localparam [AW+1:0] RX_FULL = RX_DEPTH;
+    wire c_fit = {1'b0, cf_cnt} + {{AW{1'b0}}, c_n} <= RX_FULL;
+    wire r_fit = {1'b0, rf_cnt} + {{AW{1'b0}}, r_n} <= RX_FULL;
     always @(posedge clk) begin
         if (rst) begin
             cf_wp <= 0;
@@ -297,17 +304,26 @@ module rclink_ptile_if #(
             rf_wp <= 0;
             rf_rp <= 0;
             rx_st_ready <= 1'b0;
+            cnt_rx_drop <= 32'd0;
         end else begin
-            if (c_n != 2'd0)
-                cf_mem[cf_wp[AW-1:0]] <= c_it0;
-            if (c_n == 2'd2)
-                cf_mem[cf_wp[AW-1:0] + 1'b1] <= c_it1;
-            cf_wp <= cf_wp + {{(AW-1){1'b0}}, c_n};
-            if (r_n != 2'd0)
-                rf_mem[rf_wp[AW-1:0]] <= r_it0;
-            if (r_n == 2'd2)
-                rf_mem[rf_wp[AW-1:0] + 1'b1] <= r_it1;
-            rf_wp <= rf_wp + {{(AW-1){1'b0}}, r_n};
+            if (c_fit) begin
+                if (c_n != 2'd0)
+                    cf_mem[cf_wp[AW-1:0]] <= c_it0;
+                if (c_n == 2'd2)
+                    cf_mem[cf_wp[AW-1:0] + 1'b1] <= c_it1;
+                cf_wp <= cf_wp + {{(AW-1){1'b0}}, c_n};
+            end
+            if (r_fit) begin
+                if (r_n != 2'd0)
+                    rf_mem[rf_wp[AW-1:0]] <= r_it0;
+                if (r_n == 2'd2)
+                    rf_mem[rf_wp[AW-1:0] + 1'b1] <= r_it1;
+                rf_wp <= rf_wp + {{(AW-1){1'b0}}, r_n};
+            end
+            // a full FIFO drops what does not fit, counted (the tile sent
+            // more than its latency allows); never overwrites
+            cnt_rx_drop <= cnt_rx_drop + {30'd0, c_fit ? 2'd0 : c_n}
+                                       + {30'd0, r_fit ? 2'd0 : r_n};
             if (cf_pop)
                 cf_rp <= cf_rp + 1'b1;
             if (rf_pop)

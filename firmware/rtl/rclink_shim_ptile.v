@@ -42,6 +42,7 @@ module rclink_shim_ptile #(
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo,
+    output wire [31:0]  cnt_rx_drop,        // RX beats past the tile's latency
     // ---- DMA burst port of the engine (rclink_tlp_req port 2)
 `include "rclink_dma_ports.vh"
     // ---- the IP's TYPE3 AXI4 masters (the TYPE3 bridge, engine port 1)
@@ -81,7 +82,7 @@ module rclink_shim_ptile #(
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop),
         .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
-        .rc_data(p_data), .rc_err(p_err));
+        .rc_data(p_data), .rc_err(p_err), .cnt_rx_drop(cnt_rx_drop));
 
     // ---- INTx A: a level, unless the function's command register
     // disables it

@@ -37,7 +37,7 @@ module rclink_ptile_tb #(
         .app_int(app_int),
         .flr_rcvd_pf(flr_rcvd_pf), .flr_completed_pf(flr_completed_pf),
         .cnt_bad_req(cnt_bad_req), .cnt_cpl_unexp(cnt_cpl_unexp),
-        .cnt_cpl_tmo(cnt_cpl_tmo),
+        .cnt_cpl_tmo(cnt_cpl_tmo), .cnt_rx_drop(),
 `include "rclink_dma_conn.vh"
 `include "rclink_nonr_conn.vh"
 `include "rclink_tb_ip_conn.vh"

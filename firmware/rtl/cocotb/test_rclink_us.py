@@ -542,6 +542,7 @@ async def test_ptile_rx_backpressure(dut):
     dut.axil_dead.value = 0
     assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0xB0B0
     assert int(dut.cnt_bad_req.value) - bad0 == n
+    assert int(dut.dut.cnt_rx_drop.value) == 0
     tb.log.info("rx_st_ready low on %d cycles", tb.rx_held)
     assert tb.rx_held > 0
 
