@@ -134,8 +134,8 @@ synth() {
 # the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
 # registers, self-test, MSI-X and the event ring, MSI as a memory write,
 # the doorbell BAR, a user context's TYPE1 send and receive, the TX
-# credit check, the RX back-pressure
-ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_rx_backpressure
+# credit check, the RX back-pressure, INTx
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_rx_backpressure,test_ptile_intx
 
 cocotb() {
 	cocotb_top us
