@@ -92,9 +92,10 @@ module rclink_shim_ptile #(
 
     // ---- FLR: flr_rcvd_pf[0] rising starts it (a pulse or a level held
     // until flr_completed_pf alike); stop taking new requests, let
-    // the reads out complete (or time out after CPL_TIMEOUT), reset the
-    // function's state (the core, its MSI-X table, the IP), then one
-    // flr_completed_pf[0] pulse.
+    // the reads out complete (or time out after CPL_TIMEOUT) and the
+    // TYPE3 bridge finish or answer the IP's bursts it took (req_idle
+    // covers both), reset the function's state (the core, its MSI-X
+    // table, the IP), then one flr_completed_pf[0] pulse.
     reg  [1:0] flr_st;
     reg        flr_rst;
     reg        flr_done;
