@@ -111,7 +111,9 @@ module rclink_ptile_if #(
     output wire [511:0] rc_data,
     output wire         rc_err,
     // ---- beats dropped: the tile sent past its ready latency
-    output reg  [31:0]  cnt_rx_drop
+    output reg  [31:0]  cnt_rx_drop,
+    // ---- every TLP taken has gone to the tile (the FLR drain)
+    output wire         tx_idle
 );
     localparam AW = $clog2(RX_DEPTH);
     localparam CW = 1 + 1 + 128 + 512;          // completion beat: sop last hdr data
@@ -495,6 +497,7 @@ module rclink_ptile_if #(
                 of_rp <= of_rp + 4'd1;
         end
     end
+    assign tx_idle = of_cnt == 4'd0 && !rq_busy && tx_st_valid == 2'b00;
     assign tx_st_err = 2'b00;
     assign tx_st_tlp_prfx = 64'd0;
 endmodule

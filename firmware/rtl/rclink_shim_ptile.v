@@ -65,7 +65,7 @@ module rclink_shim_ptile #(
     wire [15:0]  function_id;
     wire         bm_en, msi_en, msix_en, msix_mask, intx_dis;
     wire [2:0]   mps, mrrs;
-    wire         msi_valid, msi_ready, intx;
+    wire         msi_valid, msi_ready, intx, tx_idle;
 
     rclink_ptile_if #(.RX_DEPTH(RX_DEPTH), .HDR_W(HDR_W), .DATA_W(DATA_W)) u_if (
         .clk(clk), .rst(rst_q),
@@ -82,7 +82,8 @@ module rclink_shim_ptile #(
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop),
         .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
-        .rc_data(p_data), .rc_err(p_err), .cnt_rx_drop(cnt_rx_drop));
+        .rc_data(p_data), .rc_err(p_err), .cnt_rx_drop(cnt_rx_drop),
+        .tx_idle(tx_idle));
 
     // ---- INTx A: a level, unless the function's command register
     // disables it
@@ -94,8 +95,9 @@ module rclink_shim_ptile #(
     // until flr_completed_pf alike); stop taking new requests, let
     // the reads out complete (or time out after CPL_TIMEOUT) and the
     // TYPE3 bridge finish or answer the IP's bursts it took (req_idle
-    // covers both), reset the function's state (the core, its MSI-X
-    // table, the IP), then one flr_completed_pf[0] pulse.
+    // covers both) and the adapter hand the TLPs it holds to the tile
+    // (tx_idle), reset the function's state (the core, its MSI-X table,
+    // the IP), then one flr_completed_pf[0] pulse.
     reg  [1:0] flr_st;
     reg        flr_rst;
     reg        flr_done;
@@ -118,7 +120,7 @@ module rclink_shim_ptile #(
                 if (flr_rcvd_pf[0] && !flr_in)
                     flr_st <= 2'd1;
             2'd1:
-                if (req_idle) begin
+                if (req_idle && tx_idle) begin
                     flr_rst <= 1'b1;
                     flr_st <= 2'd2;
                 end

@@ -71,6 +71,29 @@ def pattern(seed, nbytes):
                     for i in range(nbytes // 4))
 
 
+def flr_set(dut, on):
+    """The hard IP's FLR request for PF0 (cfg_flr_in_process, the
+    P-tile's flr_rcvd_pf)."""
+    if PTILE:
+        dut.flr_rcvd_pf.value = int(on)
+    else:
+        dut.cfg_flr_in_process.value = int(on)
+
+
+def flr_done(dut):
+    """The shim's FLR acknowledgement (cfg_flr_done, flr_completed_pf)."""
+    d = dut.flr_completed_pf if PTILE else dut.cfg_flr_done
+    return int(d.value) & 1
+
+
+async def cfg_settle(tb):
+    """Let a configuration change (mps_mrrs, bus mastering) reach the
+    shim: the UltraScale+ block shows it at once, the P-tile on its
+    time-multiplexed configuration bus, 32 cycles a round."""
+    for _ in range(80 if PTILE else 0):
+        await RisingEdge(tb.dut.user_clk)
+
+
 class TB:
     def __init__(self, dut):
         self.dut = dut
@@ -199,16 +222,18 @@ class TB:
             if PTILE and not int(self.dut.rx_st_ready.value):
                 self.rx_held += 1
 
-    # the FLR handshake and the request stream of either top
+    # the FLR handshake, bus mastering and the request stream of either top
     def flr(self, on):
-        if PTILE:
-            self.dut.flr_rcvd_pf.value = int(on)
-        else:
-            self.dut.cfg_flr_in_process.value = int(on)
+        flr_set(self.dut, on)
 
     def flr_done(self):
-        d = self.dut.flr_completed_pf if PTILE else self.dut.cfg_flr_done
-        return int(d.value) & 1
+        return flr_done(self.dut)
+
+    def bus_master(self):
+        """Bus mastering as the shim sees it."""
+        if PTILE:
+            return int(self.dut.dut.bm_en.value)
+        return int(self.dut.cfg_function_status.value) >> 2 & 1
 
     def req_tlp_end(self):
         """A request TLP's last beat goes to the hard IP in this cycle (on
@@ -695,6 +720,7 @@ async def test_reset_with_reads_out(dut):
     tb, drv = await bring_up(dut)
     # 128-byte read requests: the 1 KiB CHECK has 8 out at once
     mps_mrrs(tb, 128, 128)
+    await cfg_settle(tb)
     slow, smem = tb.rc.alloc_region(0x1000)
     fast, fmem = tb.rc.alloc_region(0x1000)
     smem[0:1024] = bytes(range(256)) * 4
@@ -868,6 +894,7 @@ async def test_flr_during_dma(dut):
     reset values and DMA works."""
     tb, drv = await bring_up(dut)
     mps_mrrs(tb, 128, 128)          # the 256-byte CHECK: 2 reads out
+    await cfg_settle(tb)
     bar0 = drv.bar0
     slow, smem = tb.rc.alloc_region(0x1000)
     fast, fmem = tb.rc.alloc_region(0x1000)
