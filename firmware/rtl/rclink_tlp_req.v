@@ -22,7 +22,12 @@
 // TX_OFF of the first beat on (the lanes below are the adapter's, for its
 // descriptor); tx_keep marks the DW lanes in use, descriptor lanes
 // included.  Completions come the same way: header with the first beat
-// (rx_sop), payload from DW lane RX_OFF of the first beat on.
+// (rx_sop), payload from DW lane RX_OFF of the first beat on; a second
+// completion may start at DW lane 8 of the beat in which the first ended
+// (rx1_*: its header, payload from lane 8 + RX_OFF, straddled TLPs).
+// Both are taken in one cycle unless a bank of the reassembly buffer
+// would be written twice: then only the first is (rx_split), and the
+// adapter gives the beat again with rx_valid low and rx1_* alone.
 //
 // Reads: split at the MRRS (min of max_read_req and MAX_RD) boundaries,
 // which are also 4 KiB boundaries; each request gets a tag 0..TAGS-1,
@@ -119,6 +124,13 @@ module rclink_tlp_req #(
     input  wire [127:0] rx_hdr,
     input  wire [511:0] rx_data,
     input  wire         rx_err,
+    // a second completion in the beat, from DW lane 8 on (its header; its
+    // payload from lane 8 + RX_OFF): it starts after the slot 0 TLP ended
+    input  wire         rx1_valid,
+    input  wire         rx1_last,
+    input  wire [127:0] rx1_hdr,
+    input  wire         rx1_err,
+    output wire         rx_split,       // slot 1 not taken: give it again alone
     output reg  [31:0]  cnt_unexp,
     output reg  [31:0]  cnt_tmo
 );
@@ -299,22 +311,41 @@ module rclink_tlp_req #(
     // ======================================================================
     // completions
     // ======================================================================
-    wire [7:0]  h_tag    = rx_hdr[47:40];
-    wire [2:0]  h_status = rx_hdr[79:77];
-    wire        h_ep     = rx_hdr[110];
-    wire [10:0] h_dwl    = !rx_hdr[126] ? 11'd0 :          // Cpl: no data
-                           rx_hdr[105:96] == 10'd0 ? 11'd1024 : {1'b0, rx_hdr[105:96]};
-    wire [12:0] h_bc     = rx_hdr[75:64] == 12'd0 ? 13'd4096 : {1'b0, rx_hdr[75:64]};
-    wire        h_bad    = rx_err || h_status != 3'd0 || h_ep;
-    wire        h_in     = h_tag < TAGS;
-    wire [4:0]  h_slot   = h_tag[4:0];
-    wire        h_wait   = h_in && pend[h_slot] && !done[h_slot] && !zombie[h_slot];
-    wire        h_late   = h_in && zombie[h_slot];
-    // byte offset of the completion's first byte in the tag's region
-    wire [13:0] h_x      = {8'd0, toff[h_slot]} + {1'b0, tlen[h_slot]} - {1'b0, h_bc};
-    wire [11:0] h_q      = {1'b0, h_x[12:2]} + 12'd16 - {8'd0, RXO};
-    wire [13:0] h_fin4   = {12'd0, h_x[1:0]} + {1'b0, h_bc} + 14'd3;
-    wire        h_fin    = h_status != 3'd0 || h_fin4[13:2] <= {1'b0, h_dwl};
+    // the header of each slot: 0 the TLP in lane 0 on (rx_*), 1 a TLP
+    // starting at DW lane 8 of the beat (rx1_*, its first beat)
+    wire [255:0] x_hdr = {rx1_hdr, rx_hdr};
+    wire [1:0]   x_err = {rx1_err, rx_err};
+    wire [1:0]   hw, hl, hf, hb;        // waiting, late, final, bad
+    wire [9:0]   hs;                    // tag slot
+    wire [23:0]  hq;                    // first bank / line (see below)
+    wire [21:0]  hd;                    // DWs of payload
+    genvar s;
+    generate
+        for (s = 0; s < 2; s = s + 1) begin : g_hdr
+            wire [127:0] hh     = x_hdr[128 * s +: 128];
+            wire [7:0]   tag    = hh[47:40];
+            wire [2:0]   status = hh[79:77];
+            wire [10:0]  dwl    = !hh[126] ? 11'd0 :          // Cpl: no data
+                                  hh[105:96] == 10'd0 ? 11'd1024 : {1'b0, hh[105:96]};
+            wire [12:0]  bc     = hh[75:64] == 12'd0 ? 13'd4096 : {1'b0, hh[75:64]};
+            wire         in     = tag < TAGS;
+            wire [4:0]   slot   = tag[4:0];
+            // byte offset of the completion's first byte in the tag's region
+            wire [13:0]  x      = {8'd0, toff[slot]} + {1'b0, tlen[slot]} - {1'b0, bc};
+            // DW index in the region of the beat's lane 0, + 16: lane l
+            // goes to bank (q + l) mod 16, line (q + l) / 16 - 1
+            wire [11:0]  q      = {1'b0, x[12:2]} + 12'd16 - {8'd0, RXO} -
+                                  (s == 1 ? 12'd8 : 12'd0);
+            wire [13:0]  fin4   = {12'd0, x[1:0]} + {1'b0, bc} + 14'd3;
+            assign hw[s] = in && pend[slot] && !done[slot] && !zombie[slot];
+            assign hl[s] = in && zombie[slot];
+            assign hf[s] = status != 3'd0 || fin4[13:2] <= {1'b0, dwl};
+            assign hb[s] = x_err[s] || status != 3'd0 || hh[110];
+            assign hs[5 * s +: 5] = slot;
+            assign hq[12 * s +: 12] = q;
+            assign hd[11 * s +: 11] = dwl;
+        end
+    endgenerate
 
     // the TLP in progress (latched at its first beat)
     reg        r_wait, r_late, r_fin;
@@ -324,38 +355,55 @@ module rclink_tlp_req #(
     reg [11:0] r_lane;      // 16 * beat (DW index of the beat's lane 0)
     reg [10:0] r_dwl;
 
-    wire        c_wait = rx_sop ? h_wait : r_wait;
-    wire        c_late = rx_sop ? h_late : r_late;
-    wire        c_fin  = rx_sop ? h_fin : r_fin;
-    wire [4:0]  c_slot = rx_sop ? h_slot : r_slot;
-    wire [3:0]  c_qm   = rx_sop ? h_q[3:0] : r_qm;
-    wire [7:0]  c_ql   = rx_sop ? h_q[11:4] : r_qline;
+    wire        c_wait = rx_sop ? hw[0] : r_wait;
+    wire        c_late = rx_sop ? hl[0] : r_late;
+    wire        c_fin  = rx_sop ? hf[0] : r_fin;
+    wire [4:0]  c_slot = rx_sop ? hs[4:0] : r_slot;
+    wire [3:0]  c_qm   = rx_sop ? hq[3:0] : r_qm;
+    wire [7:0]  c_ql   = rx_sop ? hq[11:4] : r_qline;
     wire [11:0] c_lane = rx_sop ? 12'd0 : r_lane;
-    wire [10:0] c_dwl  = rx_sop ? h_dwl : r_dwl;
+    wire [10:0] c_dwl  = rx_sop ? hd[10:0] : r_dwl;
     wire        c_end  = rx_valid && rx_last;
+    wire [4:0]  c1_slot = hs[9:5];
 
-    // per bank: write address and data of this beat
+    // per bank: write address and data of this beat, from slot 0 or 1
+    // (slot 1 only from lane 8 + RX_OFF on); a bank both slots write in
+    // the same beat: slot 1 is not taken (rx_split), the adapter gives
+    // it again alone
     reg [AW-1:0] b_addr [0:15];
     reg [31:0]   b_data [0:15];
-    reg [15:0]   b_we;
+    reg [15:0]   we0, we1;           // the banks slot 0 / slot 1 write
+    reg [4:0]    bslot;
     integer b;
-    reg [3:0]  lane;
+    reg [3:0]  lane, lane1;
     reg [11:0] j;
-    reg [7:0]  line;
+    reg [7:0]  line, line1;
     reg [15:0] line16;
     always @* begin
         for (b = 0; b < 16; b = b + 1) begin
             lane = b[3:0] - c_qm;
             j = c_lane + {8'd0, lane} - {8'd0, RXO};
             line = c_ql - 8'd1 + (b[3:0] < c_qm ? 8'd1 : 8'd0);
-            b_data[b] = rx_data[32 * lane +: 32];
-            line16 = {8'd0, line};
-            b_addr[b] = c_slot * RL[AW-1:0] + line16[AW-1:0];
-            b_we[b] = rx_valid && c_wait &&
-                      c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
-                      {24'd0, line} < RL;
+            we0[b] = rx_valid && c_wait &&
+                     c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
+                     {24'd0, line} < RL;
+            lane1 = b[3:0] - hq[15:12];
+            line1 = hq[23:16] - 8'd1 + (b[3:0] < hq[15:12] ? 8'd1 : 8'd0);
+            we1[b] = rx1_valid && hw[1] && lane1 >= 4'd8 + RXO &&
+                     {8'd0, lane1} - 12'd8 - {8'd0, RXO} < {1'b0, hd[21:11]} &&
+                     {24'd0, line1} < RL;
+            b_data[b] = we0[b] ? rx_data[32 * lane +: 32] : rx_data[32 * lane1 +: 32];
+            line16 = {8'd0, we0[b] ? line : line1};
+            bslot = we0[b] ? c_slot : c1_slot;
+            b_addr[b] = bslot * RL[AW-1:0] + line16[AW-1:0];
         end
     end
+    wire [15:0] b_we = we0 | (rx_split ? 16'd0 : we1);
+    assign rx_split = rx_valid && rx1_valid && (we0 & we1) != 16'd0;
+    wire t1 = rx1_valid && !rx_split;     // slot 1 taken
+    // a completion for a tag that is not waiting (nor late)
+    wire u0 = rx_valid && rx_sop && !hw[0] && !hl[0];
+    wire u1 = t1 && !hw[1] && !hl[1];
 
     // ======================================================================
     // reassembly buffer: 16 banks of 32 bits
@@ -406,12 +454,18 @@ module rclink_tlp_req #(
             n_done[islot] = 1'b0;
             n_err[islot] = 1'b0;
         end
-        if (rx_valid && rx_sop && h_wait && h_bad)
-            n_err[h_slot] = 1'b1;
+        if (rx_valid && rx_sop && hw[0] && hb[0])
+            n_err[hs[4:0]] = 1'b1;
         if (c_end && c_wait && c_fin && pend[c_slot] && !zombie[c_slot])
             n_done[c_slot] = 1'b1;
         if (c_end && c_late && c_fin)
             n_zombie[c_slot] = 1'b0;
+        if (t1 && hw[1] && hb[1])
+            n_err[c1_slot] = 1'b1;
+        if (t1 && rx1_last && hw[1] && hf[1])
+            n_done[c1_slot] = 1'b1;
+        if (t1 && rx1_last && hl[1] && hf[1])
+            n_zombie[c1_slot] = 1'b0;
         // completion timeout of the oldest read
         if (tmo) begin
             n_done[hslot] = 1'b1;
@@ -478,7 +532,16 @@ module rclink_tlp_req #(
             end
 
             // ---- completions
-            if (rx_valid) begin
+            if (t1) begin
+                r_wait <= hw[1];
+                r_late <= hl[1];
+                r_fin <= hf[1];
+                r_slot <= c1_slot;
+                r_qm <= hq[15:12];
+                r_qline <= hq[23:16] + 8'd1;
+                r_lane <= 12'd8;
+                r_dwl <= hd[21:11];
+            end else if (rx_valid) begin
                 r_wait <= c_wait;
                 r_late <= c_late;
                 r_fin <= c_fin;
@@ -487,9 +550,8 @@ module rclink_tlp_req #(
                 r_qline <= c_ql + 8'd1;
                 r_lane <= c_lane + 12'd16;
                 r_dwl <= c_dwl;
-                if (rx_sop && !h_wait && !h_late)
-                    cnt_unexp <= cnt_unexp + 32'd1;
             end
+            cnt_unexp <= cnt_unexp + {31'd0, u0} + {31'd0, u1};
 
             // ---- timers
             if (nout == 6'd0 || done[hslot] || tmo || flush)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // rclink PCIe shim: adapter to the Xilinx UltraScale+ integrated block
 // for PCI Express (PG213), 512-bit AXI4-Stream interfaces, DWORD-aligned,
-// straddling off, client tags.
+// client tags, straddling off except on RC (RC_STRADDLE 1: two TLPs a
+// beat, not four; RC_STRADDLE 0 needs the block's RC straddle off).
 //
 // Descriptor <-> standard TLP header only (in the manner of Corundum's
 // pcie_us_if split): the TLP-level core (rclink_shim_tlp) does the rest.
@@ -27,8 +28,13 @@
 //                a completion header with rc_sop, every beat's data as it
 //                came; rc_err is the block's error code (poisoned, bad
 //                status, length, mismatch, timeout, ...) or discontinue.
+//                Straddled: a completion starting at DW lane 8 of a beat
+//                comes as rc1_* beside the one ending in lanes 0-7 (from
+//                is_sop/is_eop of tuser).
 `default_nettype none
-module rclink_us_if (
+module rclink_us_if #(
+    parameter RC_STRADDLE = 1           // the block's RC straddle option (two TLPs a beat)
+) (
     input  wire         clk,
     input  wire         rst,
     // ---- CQ (hard IP -> user)
@@ -82,7 +88,12 @@ module rclink_us_if (
     output wire         rc_last,
     output wire [127:0] rc_hdr,
     output wire [511:0] rc_data,
-    output wire         rc_err
+    output wire         rc_err,
+    output wire         rc1_valid,      // a completion from DW lane 8 (straddled)
+    output wire         rc1_last,
+    output wire [127:0] rc1_hdr,
+    output wire         rc1_err,
+    input  wire         rc_split        // the core took slot 0 only
 );
     // ======================================================================
     // CQ: completer request descriptor -> request header
@@ -204,27 +215,55 @@ module rclink_us_if (
     // ======================================================================
     // RC: requester completion descriptor -> completion header
     // ======================================================================
+    // Slot 0 is the TLP in DW lane 0 on (continued from the previous beat
+    // or starting at lane 0), slot 1 one starting at DW lane 8 (is_sop
+    // pointer 2: straddling).  A beat the core cannot take whole
+    // (rc_split) is held one cycle (tready low) and given again with slot
+    // 1 alone.
+    function [127:0] rc_header(input [95:0] d);
+        begin
+            rc_header = {d[42:32] != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
+                         1'b0, d[91:89], 1'b0, d[94], 3'd0, d[46],
+                         d[93:92], 2'b00, d[41:32],
+                         d[87:72], d[45:43], 1'b0, d[27:16],
+                         d[63:48], d[71:64], 1'b0, d[6:0],
+                         32'd0};
+        end
+    endfunction
     reg rc_more;                        // in a completion after its first beat
+    reg rc_half;                        // giving a held beat's slot 1
     wire [511:0] rc = m_axis_rc_tdata;
-    wire [10:0]  rc_dws = rc[42:32];
-    assign m_axis_rc_tready = 1'b1;
-    assign rc_valid = m_axis_rc_tvalid;
+    wire [1:0] rc_isop = m_axis_rc_tuser[65:64];
+    wire [1:0] rc_sop0 = m_axis_rc_tuser[69:68];
+    wire [1:0] rc_sop1 = m_axis_rc_tuser[71:70];
+    wire [1:0] rc_ieop = m_axis_rc_tuser[77:76];
+    wire rc_disc = m_axis_rc_tuser[96];
+    wire s0 = rc_more || (rc_isop[0] && rc_sop0 == 2'd0);
+    wire s1 = RC_STRADDLE != 0 &&
+              ((rc_isop[0] && rc_sop0 == 2'd2) || (rc_isop[1] && rc_sop1 == 2'd2));
+    wire s0_last = rc_ieop[0];
+    wire s1_last = s0 ? rc_ieop[1] : rc_ieop[0];
+    assign rc_valid = m_axis_rc_tvalid && s0 && !rc_half;
     assign rc_sop   = !rc_more;
-    assign rc_last  = m_axis_rc_tlast;
-    assign rc_hdr = {rc_dws != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
-                     1'b0, rc[91:89], 1'b0, rc[94], 3'd0, rc[46],
-                     rc[93:92], 2'b00, rc_dws[9:0],
-                     rc[87:72], rc[45:43], 1'b0, rc[27:16],
-                     rc[63:48], rc[71:64], 1'b0, rc[6:0],
-                     32'd0};
-    assign rc_data = rc;
-    assign rc_err  = rc[15:12] != 4'd0 || m_axis_rc_tuser[96];
+    assign rc_last  = s0_last;
+    assign rc_hdr   = rc_header(rc[95:0]);
+    assign rc_data  = rc;
+    assign rc_err   = rc[15:12] != 4'd0 || rc_disc;
+    assign rc1_valid = m_axis_rc_tvalid && s1;
+    assign rc1_last  = s1_last;
+    assign rc1_hdr   = rc_header(rc[351:256]);
+    assign rc1_err   = rc[271:268] != 4'd0 || rc_disc;
+    assign m_axis_rc_tready = !(rc_valid && rc1_valid && rc_split);
 
     always @(posedge clk) begin
-        if (rst)
+        if (rst) begin
             rc_more <= 1'b0;
-        else if (m_axis_rc_tvalid)
-            rc_more <= !m_axis_rc_tlast;
+            rc_half <= 1'b0;
+        end else if (m_axis_rc_tvalid) begin
+            rc_half <= !m_axis_rc_tready;
+            if (m_axis_rc_tready)
+                rc_more <= s1 ? !s1_last : s0 ? !s0_last : rc_more;
+        end
     end
 endmodule
 `default_nettype wire

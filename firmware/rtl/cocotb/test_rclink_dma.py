@@ -23,11 +23,33 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import SHORT, bring_up
+from test_rclink_us import RC_STRADDLE, SHORT, bring_up
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
 CPL_TIMEOUT = 4000          # rclink_us_tb's CPL_TIMEOUT (cycles)
+
+
+class RcMon:
+    """Counts the adapter's RC beats with a completion starting at DW lane
+    8 (straddled) and those it held because the core took only the first
+    completion of the beat (a bank both write: rc_split)."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.straddled = 0
+        self.split = 0
+        self.run = True
+        cocotb.start_soon(self._monitor())
+
+    async def _monitor(self):
+        a = self.dut.dut.u_if
+        while self.run:
+            await RisingEdge(self.dut.user_clk)
+            if int(a.rc1_valid.value) and int(a.m_axis_rc_tready.value):
+                self.straddled += 1
+            if int(a.m_axis_rc_tvalid.value) and not int(a.m_axis_rc_tready.value):
+                self.split += 1
 
 
 class Dma:
@@ -269,6 +291,7 @@ async def test_dma_32_reads_out_of_order(dut):
     bus = Bus(tb)
     bus.hold = 32
     bus.rcb_split = True
+    rc = RcMon(dut)
     rng = random.Random(32)
     base, mem = tb.rc.alloc_region(0x5000)
     mem[0:0x5000] = rand_bytes(rng, 0x5000)
@@ -284,6 +307,14 @@ async def test_dma_32_reads_out_of_order(dut):
         assert not any(errs)
     assert tb.max_tags == 32, tb.max_tags
     assert len(bus.reads) == 35, len(bus.reads)
+    # straddled RC beats, some of whose completions write the same
+    # reassembly bank (newest first: unrelated regions side by side)
+    rc.run = False
+    tb.log.info("RC: %d straddled beats, %d held", rc.straddled, rc.split)
+    if RC_STRADDLE:
+        assert rc.straddled > 0 and rc.split > 0, (rc.straddled, rc.split)
+    else:
+        assert rc.straddled == 0 and rc.split == 0, (rc.straddled, rc.split)
     check_splits(bus.reads, 512)
     bus.restore()
     assert int(dut.cnt_cpl_unexp.value) == 0
