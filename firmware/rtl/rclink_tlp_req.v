@@ -22,12 +22,14 @@
 // TX_OFF of the first beat on (the lanes below are the adapter's, for its
 // descriptor); tx_keep marks the DW lanes in use, descriptor lanes
 // included.  Completions come the same way: header with the first beat
-// (rx_sop), payload from DW lane RX_OFF of the first beat on; a second
-// completion may start at DW lane 8 of the beat in which the first ended
-// (rx1_*: its header, payload from lane 8 + RX_OFF, straddled TLPs).
-// Both are taken in one cycle unless a bank of the reassembly buffer
-// would be written twice: then only the first is (rx_split), and the
-// adapter gives the beat again with rx_valid low and rx1_* alone.
+// (rx_sop), payload from DW lane RX_OFF of the first beat on.  Further
+// completions may start in the beat after the one in lane 0 on (rx_*)
+// ended, at DW lane 4, 8 or 12 (straddled TLPs: rxs_* slot 1, 2, 3, their
+// header; payload from that lane + RX_OFF), in lane order; only the last
+// of the beat may go on in the next beats.  Slots are taken in lane order
+// while no bank of the reassembly buffer would be written twice in the
+// cycle (rxs_took); the adapter gives the beat again with the others
+// (rx_valid low, the taken slots' valid low).
 //
 // Reads: split at the MRRS (min of max_read_req and MAX_RD) boundaries,
 // which are also 4 KiB boundaries; each request gets a tag 0..TAGS-1,
@@ -126,11 +128,11 @@ module rclink_tlp_req #(
     input  wire         rx_err,
     // a second completion in the beat, from DW lane 8 on (its header; its
     // payload from lane 8 + RX_OFF): it starts after the slot 0 TLP ended
-    input  wire         rx1_valid,
-    input  wire         rx1_last,
-    input  wire [127:0] rx1_hdr,
-    input  wire         rx1_err,
-    output wire         rx_split,       // slot 1 not taken: give it again alone
+    input  wire [2:0]   rxs_valid,
+    input  wire [2:0]   rxs_last,
+    input  wire [383:0] rxs_hdr,
+    input  wire [2:0]   rxs_err,
+    output reg  [2:0]   rxs_took,       // the slots taken (the others: again)
     output reg  [31:0]  cnt_unexp,
     output reg  [31:0]  cnt_tmo
 );
@@ -311,17 +313,17 @@ module rclink_tlp_req #(
     // ======================================================================
     // completions
     // ======================================================================
-    // the header of each slot: 0 the TLP in lane 0 on (rx_*), 1 a TLP
-    // starting at DW lane 8 of the beat (rx1_*, its first beat)
-    wire [255:0] x_hdr = {rx1_hdr, rx_hdr};
-    wire [1:0]   x_err = {rx1_err, rx_err};
-    wire [1:0]   hw, hl, hf, hb;        // waiting, late, final, bad
-    wire [9:0]   hs;                    // tag slot
-    wire [23:0]  hq;                    // first bank / line (see below)
-    wire [21:0]  hd;                    // DWs of payload
+    // the header of each slot: 0 the TLP in lane 0 on (rx_*), 1-3 one
+    // starting at DW lane 4, 8, 12 of the beat (rxs_*, its first beat)
+    wire [511:0] x_hdr = {rxs_hdr, rx_hdr};
+    wire [3:0]   x_err = {rxs_err, rx_err};
+    wire [3:0]   hw, hl, hf, hb;        // waiting, late, final, bad
+    wire [19:0]  hs;                    // tag slot
+    wire [47:0]  hq;                    // first bank / line (see below)
+    wire [43:0]  hd;                    // DWs of payload
     genvar s;
     generate
-        for (s = 0; s < 2; s = s + 1) begin : g_hdr
+        for (s = 0; s < 4; s = s + 1) begin : g_hdr
             wire [127:0] hh     = x_hdr[128 * s +: 128];
             wire [7:0]   tag    = hh[47:40];
             wire [2:0]   status = hh[79:77];
@@ -334,8 +336,8 @@ module rclink_tlp_req #(
             wire [13:0]  x      = {8'd0, toff[slot]} + {1'b0, tlen[slot]} - {1'b0, bc};
             // DW index in the region of the beat's lane 0, + 16: lane l
             // goes to bank (q + l) mod 16, line (q + l) / 16 - 1
-            wire [11:0]  q      = {1'b0, x[12:2]} + 12'd16 - {8'd0, RXO} -
-                                  (s == 1 ? 12'd8 : 12'd0);
+            localparam [11:0] SOFF = 4 * s;     // the slot's first lane
+            wire [11:0]  q      = {1'b0, x[12:2]} + 12'd16 - {8'd0, RXO} - SOFF;
             wire [13:0]  fin4   = {12'd0, x[1:0]} + {1'b0, bc} + 14'd3;
             assign hw[s] = in && pend[slot] && !done[slot] && !zombie[slot];
             assign hl[s] = in && zombie[slot];
@@ -364,46 +366,72 @@ module rclink_tlp_req #(
     wire [11:0] c_lane = rx_sop ? 12'd0 : r_lane;
     wire [10:0] c_dwl  = rx_sop ? hd[10:0] : r_dwl;
     wire        c_end  = rx_valid && rx_last;
-    wire [4:0]  c1_slot = hs[9:5];
 
-    // per bank: write address and data of this beat, from slot 0 or 1
-    // (slot 1 only from lane 8 + RX_OFF on); a bank both slots write in
-    // the same beat: slot 1 is not taken (rx_split), the adapter gives
-    // it again alone
+    // per bank: write address and data of this beat, from one slot (slot
+    // k >= 1 only from lane 4k + RX_OFF on); slots are taken in order
+    // while the banks they write are free
     reg [AW-1:0] b_addr [0:15];
     reg [31:0]   b_data [0:15];
-    reg [15:0]   we0, we1;           // the banks slot 0 / slot 1 write
-    reg [4:0]    bslot;
-    integer b;
-    reg [3:0]  lane, lane1;
+    reg [15:0]   b_we;
+    reg [63:0]   we;                // the banks each slot writes
+    reg [15:0]   used;
+    reg          blk;
+    integer b, k;
+    reg [3:0]  lane;
     reg [11:0] j;
-    reg [7:0]  line, line1;
+    reg [7:0]  line;
     reg [15:0] line16;
+    reg [4:0]  bslot;
+    reg [3:0]  ln [1:3];            // lane and line of the bank, per slot
+    reg [7:0]  li [1:3];
     always @* begin
         for (b = 0; b < 16; b = b + 1) begin
             lane = b[3:0] - c_qm;
             j = c_lane + {8'd0, lane} - {8'd0, RXO};
             line = c_ql - 8'd1 + (b[3:0] < c_qm ? 8'd1 : 8'd0);
-            we0[b] = rx_valid && c_wait &&
-                     c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
-                     {24'd0, line} < RL;
-            lane1 = b[3:0] - hq[15:12];
-            line1 = hq[23:16] - 8'd1 + (b[3:0] < hq[15:12] ? 8'd1 : 8'd0);
-            we1[b] = rx1_valid && hw[1] && lane1 >= 4'd8 + RXO &&
-                     {8'd0, lane1} - 12'd8 - {8'd0, RXO} < {1'b0, hd[21:11]} &&
-                     {24'd0, line1} < RL;
-            b_data[b] = we0[b] ? rx_data[32 * lane +: 32] : rx_data[32 * lane1 +: 32];
-            line16 = {8'd0, we0[b] ? line : line1};
-            bslot = we0[b] ? c_slot : c1_slot;
+            we[b] = rx_valid && c_wait &&
+                    c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
+                    {24'd0, line} < RL;
+            for (k = 1; k < 4; k = k + 1) begin
+                ln[k] = b[3:0] - hq[12 * k +: 4];
+                li[k] = hq[12 * k + 4 +: 8] - 8'd1 + (b[3:0] < hq[12 * k +: 4] ? 8'd1 : 8'd0);
+                we[16 * k + b] = rxs_valid[k - 1] && hw[k] &&
+                                 {8'd0, ln[k]} >= 12'd4 * k[11:0] + {8'd0, RXO} &&
+                                 {8'd0, ln[k]} - 12'd4 * k[11:0] - {8'd0, RXO} < {1'b0, hd[11 * k +: 11]} &&
+                                 {24'd0, li[k]} < RL;
+            end
+        end
+        used = we[15:0];
+        blk = 1'b0;
+        rxs_took = 3'd0;
+        for (k = 1; k < 4; k = k + 1) begin
+            if (rxs_valid[k - 1] && !blk && (used & we[16 * k +: 16]) == 16'd0) begin
+                rxs_took[k - 1] = 1'b1;
+                used = used | we[16 * k +: 16];
+            end else if (rxs_valid[k - 1]) begin
+                blk = 1'b1;
+            end
+        end
+        for (b = 0; b < 16; b = b + 1) begin
+            b_we[b] = used[b];
+            bslot = c_slot;
+            lane = b[3:0] - c_qm;
+            line = c_ql - 8'd1 + (b[3:0] < c_qm ? 8'd1 : 8'd0);
+            for (k = 1; k < 4; k = k + 1)
+                if (rxs_took[k - 1] && we[16 * k + b]) begin
+                    bslot = hs[5 * k +: 5];
+                    lane = b[3:0] - hq[12 * k +: 4];
+                    line = hq[12 * k + 4 +: 8] - 8'd1 +
+                           (b[3:0] < hq[12 * k +: 4] ? 8'd1 : 8'd0);
+                end
+            b_data[b] = rx_data[32 * lane +: 32];
+            line16 = {8'd0, line};
             b_addr[b] = bslot * RL[AW-1:0] + line16[AW-1:0];
         end
     end
-    wire [15:0] b_we = we0 | (rx_split ? 16'd0 : we1);
-    assign rx_split = rx_valid && rx1_valid && (we0 & we1) != 16'd0;
-    wire t1 = rx1_valid && !rx_split;     // slot 1 taken
-    // a completion for a tag that is not waiting (nor late)
-    wire u0 = rx_valid && rx_sop && !hw[0] && !hl[0];
-    wire u1 = t1 && !hw[1] && !hl[1];
+    // a completion for a tag that is not waiting (nor late), per slot
+    wire [3:0] unexp = {rxs_took & ~hw[3:1] & ~hl[3:1],
+                        rx_valid && rx_sop && !hw[0] && !hl[0]};
 
     // ======================================================================
     // reassembly buffer: 16 banks of 32 bits
@@ -444,6 +472,9 @@ module rclink_tlp_req #(
     wire tmo   = nout != 6'd0 && !done[hslot] && timer >= TIMEOUT - 24'd1;
     wire tick  = sweep >= TIMEOUT - 24'd1;
     reg [TAGS-1:0] n_pend, n_done, n_err, n_zombie, n_aged;
+    integer t;
+    // the last slot taken in this beat
+    wire [1:0] st_k = rxs_took[2] ? 2'd3 : rxs_took[1] ? 2'd2 : 2'd1;
     always @* begin
         n_pend = pend;
         n_done = done;
@@ -460,12 +491,14 @@ module rclink_tlp_req #(
             n_done[c_slot] = 1'b1;
         if (c_end && c_late && c_fin)
             n_zombie[c_slot] = 1'b0;
-        if (t1 && hw[1] && hb[1])
-            n_err[c1_slot] = 1'b1;
-        if (t1 && rx1_last && hw[1] && hf[1])
-            n_done[c1_slot] = 1'b1;
-        if (t1 && rx1_last && hl[1] && hf[1])
-            n_zombie[c1_slot] = 1'b0;
+        for (t = 1; t < 4; t = t + 1) begin
+            if (rxs_took[t - 1] && hw[t] && hb[t])
+                n_err[hs[5 * t +: 5]] = 1'b1;
+            if (rxs_took[t - 1] && rxs_last[t - 1] && hw[t] && hf[t])
+                n_done[hs[5 * t +: 5]] = 1'b1;
+            if (rxs_took[t - 1] && rxs_last[t - 1] && hl[t] && hf[t])
+                n_zombie[hs[5 * t +: 5]] = 1'b0;
+        end
         // completion timeout of the oldest read
         if (tmo) begin
             n_done[hslot] = 1'b1;
@@ -532,15 +565,16 @@ module rclink_tlp_req #(
             end
 
             // ---- completions
-            if (t1) begin
-                r_wait <= hw[1];
-                r_late <= hl[1];
-                r_fin <= hf[1];
-                r_slot <= c1_slot;
-                r_qm <= hq[15:12];
-                r_qline <= hq[23:16] + 8'd1;
-                r_lane <= 12'd8;
-                r_dwl <= hd[21:11];
+            if (rxs_took != 3'd0) begin
+                // the last slot taken: the only one that may go on
+                r_wait <= hw[st_k];
+                r_late <= hl[st_k];
+                r_fin <= hf[st_k];
+                r_slot <= hs[5 * st_k +: 5];
+                r_qm <= hq[12 * st_k +: 4];
+                r_qline <= hq[12 * st_k + 4 +: 8] + 8'd1;
+                r_lane <= 12'd16 - 12'd4 * {10'd0, st_k};
+                r_dwl <= hd[11 * st_k +: 11];
             end else if (rx_valid) begin
                 r_wait <= c_wait;
                 r_late <= c_late;
@@ -551,7 +585,8 @@ module rclink_tlp_req #(
                 r_lane <= c_lane + 12'd16;
                 r_dwl <= c_dwl;
             end
-            cnt_unexp <= cnt_unexp + {31'd0, u0} + {31'd0, u1};
+            cnt_unexp <= cnt_unexp + {31'd0, unexp[0]} + {31'd0, unexp[1]} +
+                         {31'd0, unexp[2]} + {31'd0, unexp[3]};
 
             // ---- timers
             if (nout == 6'd0 || done[hslot] || tmo || flush)

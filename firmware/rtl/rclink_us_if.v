@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // rclink PCIe shim: adapter to the Xilinx UltraScale+ integrated block
 // for PCI Express (PG213), 512-bit AXI4-Stream interfaces, DWORD-aligned,
-// client tags, straddling off except on RC (RC_STRADDLE 1: two TLPs a
-// beat, not four; RC_STRADDLE 0 needs the block's RC straddle off).
+// client tags, straddling off except on RC (RC_TLPS 2: the block's RC
+// straddle option with two TLPs a beat, or off; 4: the four-TLP option,
+// or either of the others; 1: straddling off).
 //
 // Descriptor <-> standard TLP header only (in the manner of Corundum's
 // pcie_us_if split): the TLP-level core (rclink_shim_tlp) does the rest.
@@ -28,12 +29,12 @@
 //                a completion header with rc_sop, every beat's data as it
 //                came; rc_err is the block's error code (poisoned, bad
 //                status, length, mismatch, timeout, ...) or discontinue.
-//                Straddled: a completion starting at DW lane 8 of a beat
-//                comes as rc1_* beside the one ending in lanes 0-7 (from
-//                is_sop/is_eop of tuser).
+//                Straddled: a completion starting at DW lane 4, 8 or 12
+//                of a beat comes as rcs_* beside the one in lane 0 on
+//                (from is_sop/is_eop of tuser).
 `default_nettype none
 module rclink_us_if #(
-    parameter RC_STRADDLE = 1           // the block's RC straddle option (two TLPs a beat)
+    parameter RC_TLPS = 2               // TLPs a RC beat: 1, or 2 / 4 (the block's RC straddle options)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -89,11 +90,11 @@ module rclink_us_if #(
     output wire [127:0] rc_hdr,
     output wire [511:0] rc_data,
     output wire         rc_err,
-    output wire         rc1_valid,      // a completion from DW lane 8 (straddled)
-    output wire         rc1_last,
-    output wire [127:0] rc1_hdr,
-    output wire         rc1_err,
-    input  wire         rc_split        // the core took slot 0 only
+    output wire [2:0]   rcs_valid,      // completions from DW lane 4, 8, 12 (straddled)
+    output wire [2:0]   rcs_last,
+    output wire [383:0] rcs_hdr,
+    output wire [2:0]   rcs_err,
+    input  wire [2:0]   rcs_took        // the core took these (and slot 0)
 );
     // ======================================================================
     // CQ: completer request descriptor -> request header
@@ -216,10 +217,12 @@ module rclink_us_if #(
     // RC: requester completion descriptor -> completion header
     // ======================================================================
     // Slot 0 is the TLP in DW lane 0 on (continued from the previous beat
-    // or starting at lane 0), slot 1 one starting at DW lane 8 (is_sop
-    // pointer 2: straddling).  A beat the core cannot take whole
-    // (rc_split) is held one cycle (tready low) and given again with slot
-    // 1 alone.
+    // or starting at lane 0), slot k one starting at DW lane 4k (is_sop
+    // pointer k: straddling; 2 only with two TLPs a beat).  The TLPs of a
+    // beat end in order (is_eop): the continued one first, then those
+    // starting, in is_sop order.  A beat the core does not take whole
+    // (rc_took) is held (tready low) and given again without the slots it
+    // took.
     function [127:0] rc_header(input [95:0] d);
         begin
             rc_header = {d[42:32] != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
@@ -231,38 +234,60 @@ module rclink_us_if #(
         end
     endfunction
     reg rc_more;                        // in a completion after its first beat
-    reg rc_half;                        // giving a held beat's slot 1
+    reg [3:0] rc_gone;                  // slots of a held beat already taken
     wire [511:0] rc = m_axis_rc_tdata;
-    wire [1:0] rc_isop = m_axis_rc_tuser[65:64];
-    wire [1:0] rc_sop0 = m_axis_rc_tuser[69:68];
-    wire [1:0] rc_sop1 = m_axis_rc_tuser[71:70];
-    wire [1:0] rc_ieop = m_axis_rc_tuser[77:76];
+    wire [3:0] rc_isop = m_axis_rc_tuser[67:64];
+    wire [7:0] rc_sptr = m_axis_rc_tuser[75:68];
+    wire [3:0] rc_ieop = m_axis_rc_tuser[79:76];
     wire rc_disc = m_axis_rc_tuser[96];
-    wire s0 = rc_more || (rc_isop[0] && rc_sop0 == 2'd0);
-    wire s1 = RC_STRADDLE != 0 &&
-              ((rc_isop[0] && rc_sop0 == 2'd2) || (rc_isop[1] && rc_sop1 == 2'd2));
-    wire s0_last = rc_ieop[0];
-    wire s1_last = s0 ? rc_ieop[1] : rc_ieop[0];
-    assign rc_valid = m_axis_rc_tvalid && s0 && !rc_half;
+    // per slot position: a TLP starts there, and it ends in this beat
+    wire [4:0] rc_eop5 = {1'b0, rc_ieop};
+    reg [3:0] sv, sl;
+    reg [2:0] nt, ne;                   // TLPs in the beat, TLPs ending
+    integer si, sp;
+    always @* begin
+        sv = 4'd0;
+        sl = 4'd0;
+        nt = {2'd0, rc_more};
+        ne = 3'd0;
+        for (si = 0; si < 4; si = si + 1) begin
+            ne = ne + {2'd0, rc_ieop[si]};
+            nt = nt + {2'd0, rc_isop[si]};
+            for (sp = 0; sp < 4; sp = sp + 1)
+                if (rc_isop[si] && rc_sptr[2 * si +: 2] == sp[1:0] &&
+                    (sp == 0 || RC_TLPS == 4 || (RC_TLPS == 2 && sp == 2))) begin
+                    sv[sp] = 1'b1;
+                    // its place among the TLPs of the beat
+                    sl[sp] = rc_eop5[si + (rc_more ? 1 : 0)];
+                end
+        end
+    end
+    wire s0 = rc_more || sv[0];
+    assign rc_valid = m_axis_rc_tvalid && s0 && !rc_gone[0];
     assign rc_sop   = !rc_more;
-    assign rc_last  = s0_last;
+    assign rc_last  = rc_ieop[0];
     assign rc_hdr   = rc_header(rc[95:0]);
     assign rc_data  = rc;
     assign rc_err   = rc[15:12] != 4'd0 || rc_disc;
-    assign rc1_valid = m_axis_rc_tvalid && s1;
-    assign rc1_last  = s1_last;
-    assign rc1_hdr   = rc_header(rc[351:256]);
-    assign rc1_err   = rc[271:268] != 4'd0 || rc_disc;
-    assign m_axis_rc_tready = !(rc_valid && rc1_valid && rc_split);
+    assign rcs_valid = {3{m_axis_rc_tvalid}} & sv[3:1] & ~rc_gone[3:1];
+    assign rcs_last  = sl[3:1];
+    assign rcs_hdr   = {rc_header(rc[479:384]), rc_header(rc[351:256]),
+                        rc_header(rc[223:128])};
+    assign rcs_err   = {rc[399:396] != 4'd0 || rc_disc, rc[271:268] != 4'd0 || rc_disc,
+                        rc[143:140] != 4'd0 || rc_disc};
+    assign m_axis_rc_tready = (rcs_valid & ~rcs_took) == 3'd0;
 
     always @(posedge clk) begin
         if (rst) begin
             rc_more <= 1'b0;
-            rc_half <= 1'b0;
+            rc_gone <= 4'd0;
         end else if (m_axis_rc_tvalid) begin
-            rc_half <= !m_axis_rc_tready;
-            if (m_axis_rc_tready)
-                rc_more <= s1 ? !s1_last : s0 ? !s0_last : rc_more;
+            if (m_axis_rc_tready) begin
+                rc_gone <= 4'd0;
+                rc_more <= nt > ne;
+            end else begin
+                rc_gone <= rc_gone | {rcs_took, rc_valid};
+            end
         end
     end
 endmodule

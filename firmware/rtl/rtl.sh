@@ -12,8 +12,8 @@
 #                  on the DMA engine's burst port, test_rclink_t3 on the
 #                  TYPE3 bridge, test_rclink_q on the queue engines'
 #                  bursts); RCLINK_COCOTB_SHORT=1 for the
-#                  short run of make check; RCLINK_RC_STRADDLE=0 runs them
-#                  with the RC straddle option off (on by default).  Needs the virtual environment
+#                  short run of make check; RCLINK_RC_TLPS=2 or 1 runs them
+#                  with two TLPs a RC beat or straddling off (default 4).  Needs the virtual environment
 #                  of .ci/deps.sh (skipped without it)
 #   rtl.sh bench   not a test: the DMA engine's read and write throughput
 #                  (4 KiB bursts) and the send queue's message rate (64 B
@@ -133,7 +133,7 @@ cocotb() {
 	rm -rf "$d" && mkdir -p "$d"
 	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
 		-Igen -Itb -I. -s rclink_us_tb -o "$d/sim.vvp" \
-		-Prclink_us_tb.RC_STRADDLE="${RCLINK_RC_STRADDLE:-1}" \
+		-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}" \
 		cocotb/rclink_us_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$d/iverilog.log" 2>&1 || grep -q 'error' "$d/iverilog.log"; then
 		result rtl_cocotb_build 1 "$d/iverilog.log"
@@ -143,7 +143,7 @@ cocotb() {
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
-		RCLINK_RC_STRADDLE=${RCLINK_RC_STRADDLE:-1} \
+		RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \
 		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
