@@ -355,6 +355,25 @@ static int rclink_ctx_entries(u32 n, const struct rclink_ctx_hw *hw,
 }
 
 /* Program and enable context @ctx->id; its memory is mapped */
+/*
+ * The board's counters of the selected context number: they count on
+ * across the contexts that number was given to
+ */
+static void rclink_ctx_counters(struct rclink_ctx_hw *hw,
+				u64 count[RCLINK_CTX_CNT_NUM])
+{
+	static const u32 regs[RCLINK_CTX_CNT_NUM] = {
+		[RCLINK_CTX_CNT_EVENTS] = RCLINK_DMAQ_CTX_EVENTS,
+		[RCLINK_CTX_CNT_RX_NOBUF] = RCLINK_DMAQ_CTX_RX_NOBUF,
+		[RCLINK_CTX_CNT_NOT_OWNER] = RCLINK_DMAQ_CTX_NOT_OWNER,
+	};
+	unsigned int i;
+
+	lockdep_assert_held(&hw->sel_lock);
+	for (i = 0; i < RCLINK_CTX_CNT_NUM; i++)
+		count[i] = rclink_rd64(hw->rdev, regs[i]);
+}
+
 static int rclink_ctx_enable(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx,
 			     const struct rclink_ctx_create *p)
 {
@@ -364,6 +383,7 @@ static int rclink_ctx_enable(struct rclink_ctx_hw *hw, struct rclink_ctx *ctx,
 	mutex_lock(&hw->sel_lock);
 	rclink_ctx_sel(hw, ctx->id);
 	rclink_wr64(rdev, RCLINK_DMAQ_CTX_CTRL, 0);
+	rclink_ctx_counters(hw, ctx->base);
 	rclink_wr64(rdev, RCLINK_DMAQ_CTX_SQ_BASE, ctx->sq.dma);
 	rclink_wr64(rdev, RCLINK_DMAQ_CTX_RQ_BASE, ctx->rq.dma);
 	rclink_wr64(rdev, RCLINK_DMAQ_CTX_CQ_BASE, ctx->cq.dma);
@@ -469,6 +489,7 @@ long rclink_ctx_create(struct file *file, struct rclink_file *rf,
 	}
 	ctx->mm = current->mm;
 	mmgrab(ctx->mm);
+	ctx->pid = get_pid(task_tgid(current));
 
 	id = ida_alloc_range(&hw->ida, 1, hw->num - 1, GFP_KERNEL);
 	if (id < 0) {
@@ -655,9 +676,10 @@ void rclink_ctx_kill(struct rclink_ctx *ctx)
 		rclink_ctx_sel(hw, ctx->id);
 		rclink_wr64(hw->rdev, RCLINK_DMAQ_CTX_CTRL, 0);
 	}
+	/* under sel_lock: rclink_ctx_info() finds live contexts only */
+	xa_erase(&hw->ctxs, ctx->id);
 	mutex_unlock(&hw->sel_lock);
 	rclink_ctx_give_back_flushed(hw, ctx);
-	xa_erase(&hw->ctxs, ctx->id);
 
 	if (stopped) {
 		rclink_ctx_unmap(ctx, hw->dev);
@@ -681,7 +703,91 @@ void rclink_ctx_free(struct rclink_ctx *ctx)
 	rclink_ctx_unpin(ctx);
 	xa_destroy(&ctx->qps);
 	mutex_destroy(&ctx->db_lock);
+	put_pid(ctx->pid);
 	kfree_rcu(ctx, rcu);
+}
+
+/* ---- netlink's view ------------------------------------------------------ */
+
+/*
+ * The context numbered *id or the next one above it into @ci (*id moved
+ * to it); -ENOENT when there is none, -EOPNOTSUPP without contexts.
+ * Under sel_lock a context in hw->ctxs is not killed (the kill erases it
+ * under the lock) and so not freed.
+ */
+int rclink_ctx_info(struct rclink_dev *rdev, u32 *id,
+		    struct rclink_ctx_info *ci)
+{
+	struct rclink_dmaq *dq = READ_ONCE(rdev->t1.dmaq);
+	struct rclink_ctx_hw *hw = dq ? READ_ONCE(dq->ctx) : NULL;
+	u32 *qpns = ci->qpns, qps_size = ci->qps_size;
+	unsigned long n = *id, qpn;
+	struct rclink_ctx *ctx;
+	struct rclink_t1_qp *qp;
+	unsigned int i;
+	u64 st, ost;
+	u32 g;
+
+	lockdep_assert_held(&rclink_t1_devs_lock);
+	if (!hw)
+		return -EOPNOTSUPP;
+	mutex_lock(&hw->sel_lock);
+	ctx = xa_find(&hw->ctxs, &n, ULONG_MAX, XA_PRESENT);
+	if (!ctx) {
+		mutex_unlock(&hw->sel_lock);
+		return -ENOENT;
+	}
+	*id = n;
+	memset(ci, 0, sizeof(*ci));
+	ci->qpns = qpns;
+	ci->qps_size = qps_size;
+	ci->id = ctx->id;
+	ci->pid = pid_vnr(ctx->pid);
+	ci->sq_entries = 1U << ctx->sq_order;
+	ci->rq_entries = 1U << ctx->rq_order;
+	ci->cq_entries = 1U << ctx->cq_order;
+	ci->area_size = ctx->area_size;
+	xa_for_each(&ctx->qps, qpn, qp)
+		if (ci->nqps < ci->qps_size)
+			ci->qpns[ci->nqps++] = qpn;
+	for (g = 0; g < RCLINK_T2_GROUPS; g++)
+		if (READ_ONCE(ctx->groups[g]))
+			ci->groups |= BIT(g);
+
+	rclink_ctx_sel(hw, ctx->id);
+	st = rclink_rd64(rdev, RCLINK_DMAQ_CTX_STATUS);
+	if (st & RCLINK_DMAQ_CTX_STATUS_ERROR) {
+		ci->cause = FIELD_GET(RCLINK_DMAQ_CTX_STATUS_CAUSE, st);
+		ci->err_info = rclink_rd64(rdev, RCLINK_DMAQ_CTX_ERR_INFO);
+	}
+	rclink_ctx_counters(hw, ci->count);
+	for (i = 0; i < RCLINK_CTX_CNT_NUM; i++)
+		ci->count[i] -= ctx->base[i];
+	ost = rclink_rd64(rdev, RCLINK_DMAQ_CTX_OST);
+	ci->ost_used = FIELD_GET(RCLINK_DMAQ_CTX_OST_USED, ost);
+	ci->ost_max = FIELD_GET(RCLINK_DMAQ_CTX_OST_MAX, ost);
+
+	spin_lock_irq(&ctx->lock);
+	if (st & RCLINK_DMAQ_CTX_STATUS_ERROR) {
+		ci->state = RCLINK_CTX_STATE_ERROR;
+	} else if (ctx->error) {
+		ci->state = RCLINK_CTX_STATE_ERROR;
+		ci->cause = ctx->cause;
+	}
+	if (ctx->dead)
+		ci->state = RCLINK_CTX_STATE_DEAD;
+	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&hw->sel_lock);
+	return 0;
+}
+
+/* DMAQ_CTX_DB_DROP; *absent on a board without user contexts */
+u64 rclink_ctx_db_drop(struct rclink_dev *rdev, bool *absent)
+{
+	struct rclink_dmaq *dq = READ_ONCE(rdev->t1.dmaq);
+
+	*absent = !dq || !READ_ONCE(dq->ctx);
+	return *absent ? 0 : rclink_rd64(rdev, RCLINK_DMAQ_CTX_DB_DROP);
 }
 
 /* ---- mmap ---------------------------------------------------------------- */
@@ -781,17 +887,14 @@ int rclink_ctx_mmap(struct rclink_file *rf, struct vm_area_struct *vma)
 
 /* ---- events -------------------------------------------------------------- */
 
+/*
+ * Without the lock, as rclink_ctx_events_ready(): poll_wait()'s barriers
+ * order these loads after the event ring handler's stores
+ */
 __poll_t rclink_ctx_poll(struct rclink_ctx *ctx)
 {
-	__poll_t mask = 0;
-
-	spin_lock_irq(&ctx->lock);
-	if (ctx->events)
-		mask |= EPOLLIN | EPOLLRDNORM;
-	if (ctx->error)
-		mask |= EPOLLERR;
-	spin_unlock_irq(&ctx->lock);
-	return mask;
+	return (READ_ONCE(ctx->events) ? EPOLLIN | EPOLLRDNORM : 0) |
+	       (READ_ONCE(ctx->error) ? EPOLLERR : 0);
 }
 
 /*
@@ -870,10 +973,12 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 {
 	/* pairs with the release in rclink_ctx_create() */
 	struct rclink_ctx *ctx = smp_load_acquire(&rf->ctx);
+	u64 count[RCLINK_CTX_CNT_NUM] = { };
 	struct rclink_ctx_events ev;
 	struct rclink_ctx_hw *hw;
+	u32 usize, flags;
 	u64 st = 0;
-	u32 usize;
+	unsigned int i;
 	bool dead;
 	int err;
 
@@ -881,7 +986,10 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 				 argp, &usize);
 	if (err)
 		return err;
-	if (ev.flags & ~RCLINK_CTX_EVENTS_WAIT)
+	flags = ev.flags;
+	if (flags & ~(RCLINK_CTX_EVENTS_WAIT | RCLINK_CTX_EVENTS_COUNTERS) ||
+	    ((flags & RCLINK_CTX_EVENTS_COUNTERS) &&
+	     usize < RCLINK_CTX_EVENTS_SIZE_VER1))
 		return -EINVAL;
 	if (!ctx)
 		return -EINVAL;
@@ -902,8 +1010,15 @@ long rclink_ctx_events(struct rclink_file *rf, void __user *argp)
 		if (st & RCLINK_DMAQ_CTX_STATUS_ERROR)
 			ev.err_info = rclink_rd64(hw->rdev,
 						  RCLINK_DMAQ_CTX_ERR_INFO);
+		if (flags & RCLINK_CTX_EVENTS_COUNTERS) {
+			rclink_ctx_counters(hw, count);
+			for (i = 0; i < RCLINK_CTX_CNT_NUM; i++)
+				count[i] -= ctx->base[i];
+		}
 		mutex_unlock(&hw->sel_lock);
 	}
+	ev.rx_nobuf = count[RCLINK_CTX_CNT_RX_NOBUF];
+	ev.not_owner = count[RCLINK_CTX_CNT_NOT_OWNER];
 
 	spin_lock_irq(&ctx->lock);
 	/* CONFIG errors post no event; an error is one all the same */

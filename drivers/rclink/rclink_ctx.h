@@ -69,6 +69,14 @@ enum rclink_ctx_life {
 	RCLINK_CTX_LEAKED,		/* did not stop: memory never freed */
 };
 
+/* The board's counters of a context (rclink_ctx_counters()) */
+enum {
+	RCLINK_CTX_CNT_EVENTS,		/* DMAQ_CTX_EVENTS */
+	RCLINK_CTX_CNT_RX_NOBUF,	/* DMAQ_CTX_RX_NOBUF */
+	RCLINK_CTX_CNT_NOT_OWNER,	/* DMAQ_CTX_NOT_OWNER */
+	RCLINK_CTX_CNT_NUM
+};
+
 /* The context of an open file (rclink_file.ctx), freed with the file */
 struct rclink_ctx {
 	struct rclink_ctx_hw *hw;	/* until killed */
@@ -112,7 +120,27 @@ struct rclink_ctx {
 	bool error;			/* CTX_ERR, or dead */
 	bool dead;
 	u32 cause;
+	struct pid *pid;		/* the creating process, for ctx-get */
+	/* the board's counters of the number when it was enabled */
+	u64 base[RCLINK_CTX_CNT_NUM];
 	struct rcu_head rcu;
+};
+
+/* A user context, for netlink's ctx-get (rclink_ctx_info()) */
+struct rclink_ctx_info {
+	u32 id;
+	u32 pid;			/* in the caller's PID namespace */
+	u32 state;			/* enum rclink_ctx_state */
+	u32 cause;			/* in error */
+	u64 err_info;
+	u32 sq_entries, rq_entries, cq_entries;
+	u32 area_size;
+	u64 count[RCLINK_CTX_CNT_NUM];	/* since it was created */
+	u32 ost_used, ost_max;
+	u32 nqps;			/* qpns[0..nqps) */
+	u32 *qpns;			/* the caller's, qps_size entries */
+	u32 qps_size;
+	unsigned long groups;		/* bit n: TYPE2 group n */
 };
 
 int rclink_ctx_hw_init(struct rclink_dmaq *dq);
@@ -127,6 +155,9 @@ __poll_t rclink_ctx_poll(struct rclink_ctx *ctx);
 void rclink_ctx_kill(struct rclink_ctx *ctx);
 void rclink_ctx_free(struct rclink_ctx *ctx);
 void rclink_ctx_event(struct rclink_dev *rdev, u32 source, u64 info);
+int rclink_ctx_info(struct rclink_dev *rdev, u32 *id,
+		    struct rclink_ctx_info *ci);
+u64 rclink_ctx_db_drop(struct rclink_dev *rdev, bool *absent);
 
 /* rclink_mr.c: the registration table of RDMA WRITE and READ */
 

@@ -395,6 +395,10 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 		if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_RDMA_TX_WRITE + i,
 				      info->rdma[i], RCLINK_A_DEV_STATS_PAD))
 			return -EMSGSIZE;
+	if (!info->ctx_db_drop_absent &&
+	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_CTX_DB_DROP,
+			      info->ctx_db_drop, RCLINK_A_DEV_STATS_PAD))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -1246,6 +1250,181 @@ unlock:
 	mutex_unlock(&rclink_t1_devs_lock);
 	cb->args[0] = index;
 	cb->args[1] = idx;
+	return rclink_nl_dump_ret(skb, err);
+}
+
+/* ---- ctx: user contexts ------------------------------------------------- */
+
+static int rclink_nl_ctx_fill(struct sk_buff *skb, struct rclink_dev *rdev,
+			      const struct rclink_ctx_info *ci, u32 portid,
+			      u32 seq, int flags)
+{
+	const struct {
+		int attr;
+		u64 val;
+	} cnt[] = {
+		{ RCLINK_A_CTX_EVENTS, ci->count[RCLINK_CTX_CNT_EVENTS] },
+		{ RCLINK_A_CTX_RX_NOBUF, ci->count[RCLINK_CTX_CNT_RX_NOBUF] },
+		{ RCLINK_A_CTX_NOT_OWNER, ci->count[RCLINK_CTX_CNT_NOT_OWNER] },
+	};
+	const struct {
+		int attr;
+		u32 val;
+	} val[] = {
+		{ RCLINK_A_CTX_ID, ci->id },
+		{ RCLINK_A_CTX_PID, ci->pid },
+		{ RCLINK_A_CTX_STATE, ci->state },
+		{ RCLINK_A_CTX_SQ_ENTRIES, ci->sq_entries },
+		{ RCLINK_A_CTX_RQ_ENTRIES, ci->rq_entries },
+		{ RCLINK_A_CTX_CQ_ENTRIES, ci->cq_entries },
+		{ RCLINK_A_CTX_AREA_SIZE, ci->area_size },
+		{ RCLINK_A_CTX_OST_USED, ci->ost_used },
+		{ RCLINK_A_CTX_OST_MAX, ci->ost_max },
+	};
+	unsigned long g;
+	unsigned int i;
+	void *hdr;
+
+	BUILD_BUG_ON((int)RCLINK_A_CTX_DEV_INDEX != (int)RCLINK_A_DEV_INDEX ||
+		     (int)RCLINK_A_CTX_DEV_NAME != (int)RCLINK_A_DEV_NAME);
+	hdr = genlmsg_put(skb, portid, seq, &rclink_nl_family, flags,
+			  RCLINK_CMD_CTX_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, RCLINK_A_CTX_DEV_INDEX, rdev->t1.index) ||
+	    nla_put_string(skb, RCLINK_A_CTX_DEV_NAME, rdev->t1.name))
+		goto cancel;
+	for (i = 0; i < ARRAY_SIZE(val); i++)
+		if (nla_put_u32(skb, val[i].attr, val[i].val))
+			goto cancel;
+	if (ci->state != RCLINK_CTX_STATE_RUNNING &&
+	    (nla_put_u32(skb, RCLINK_A_CTX_CAUSE, ci->cause) ||
+	     nla_put_u64_64bit(skb, RCLINK_A_CTX_ERR_INFO, ci->err_info,
+			       RCLINK_A_CTX_PAD)))
+		goto cancel;
+	for (i = 0; i < ci->nqps; i++)
+		if (nla_put_u32(skb, RCLINK_A_CTX_QPN, ci->qpns[i]))
+			goto cancel;
+	for_each_set_bit(g, &ci->groups, BITS_PER_LONG)
+		if (nla_put_u32(skb, RCLINK_A_CTX_GROUP, g))
+			goto cancel;
+	for (i = 0; i < ARRAY_SIZE(cnt); i++)
+		if (nla_put_u64_64bit(skb, cnt[i].attr, cnt[i].val,
+				      RCLINK_A_CTX_PAD))
+			goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* room for every QP number of the board in ci */
+static int rclink_nl_ctx_qps(struct rclink_ctx_info *ci, u32 qp_num)
+{
+	kfree(ci->qpns);
+	ci->qps_size = qp_num;
+	ci->qpns = kcalloc(qp_num, sizeof(*ci->qpns), GFP_KERNEL);
+	return ci->qpns ? 0 : -ENOMEM;
+}
+
+int rclink_nl_ctx_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[RCLINK_A_CTX_ID];
+	struct rclink_ctx_info ci = { };
+	struct rclink_dev *rdev;
+	struct sk_buff *msg;
+	u32 id;
+	int err;
+
+	if (!attr) {
+		NL_SET_ERR_MSG(info->extack,
+			       "id: a context's number is required");
+		return -EINVAL;
+	}
+	id = nla_get_u32(attr);
+	mutex_lock(&rclink_t1_devs_lock);
+	rdev = rclink_nl_dev(info->attrs, info->extack);
+	err = IS_ERR(rdev) ? PTR_ERR(rdev) : 0;
+	if (!err)
+		err = rclink_nl_ctx_qps(&ci, rdev->params.qp_num);
+	if (!err) {
+		err = rclink_ctx_info(rdev, &id, &ci);
+		if (err == -EOPNOTSUPP)
+			NL_SET_ERR_MSG(info->extack,
+				       "dev: the board has no user contexts");
+		else if (!err && ci.id != nla_get_u32(attr))
+			err = -ENOENT;
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "id: no such context");
+	}
+	msg = err ? NULL : genlmsg_new(NLMSG_DEFAULT_SIZE +
+				       ci.nqps * nla_total_size(sizeof(u32)),
+				       GFP_KERNEL);
+	if (!err && !msg)
+		err = -ENOMEM;
+	if (!err)
+		err = rclink_nl_ctx_fill(msg, rdev, &ci, info->snd_portid,
+					 info->snd_seq, 0);
+	mutex_unlock(&rclink_t1_devs_lock);
+	kfree(ci.qpns);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int rclink_nl_ctx_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = rclink_genl_dump_attrs(cb);
+	unsigned long index = cb->args[0];
+	u32 portid = NETLINK_CB(cb->skb).portid;
+	u32 seq = cb->nlh->nlmsg_seq;
+	struct rclink_dev *rdev, *only = NULL;
+	struct rclink_ctx_info ci = { };
+	u32 id = cb->args[1];
+	int err = 0;
+
+	mutex_lock(&rclink_t1_devs_lock);
+	if (attrs && (attrs[RCLINK_A_CTX_DEV_INDEX] ||
+		      attrs[RCLINK_A_CTX_DEV_NAME])) {
+		only = rclink_nl_dev(attrs, cb->extack);
+		if (IS_ERR(only)) {
+			err = PTR_ERR(only);
+			goto unlock;
+		}
+	}
+	while ((rdev = rclink_t1_dev_next(&index))) {
+		err = 0;
+		if (only && rdev != only)
+			goto next;
+		if (ci.qps_size != rdev->params.qp_num) {
+			err = rclink_nl_ctx_qps(&ci, rdev->params.qp_num);
+			if (err)
+				goto unlock;
+		}
+		for (;; id++) {
+			err = rclink_ctx_info(rdev, &id, &ci);
+			if (err) {
+				err = 0;	/* no more, or no contexts */
+				break;
+			}
+			err = rclink_nl_ctx_fill(skb, rdev, &ci, portid, seq,
+						 NLM_F_MULTI);
+			if (err)
+				goto unlock;
+		}
+next:
+		index++;
+		id = 0;
+	}
+unlock:
+	mutex_unlock(&rclink_t1_devs_lock);
+	kfree(ci.qpns);
+	cb->args[0] = index;
+	cb->args[1] = id;
 	return rclink_nl_dump_ret(skb, err);
 }
 

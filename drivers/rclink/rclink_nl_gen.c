@@ -11,6 +11,7 @@
 
 #include <uapi/linux/rclink_nl.h>
 #include <linux/rclink_dev.h>
+#include <linux/rclink_dev.h>
 
 /* Integer value ranges */
 static struct netlink_range_validation rclink_a_dev_cnp_window_us_range = {
@@ -151,8 +152,15 @@ const struct nla_policy rclink_mr_get_nl_policy[RCLINK_A_MR_KEY + 1] = {
 	[RCLINK_A_MR_KEY] = { .type = NLA_U32, },
 };
 
+/* RCLINK_CMD_CTX_GET - do */
+const struct nla_policy rclink_ctx_get_nl_policy[RCLINK_A_CTX_ID + 1] = {
+	[RCLINK_A_CTX_DEV_INDEX] = { .type = NLA_U32, },
+	[RCLINK_A_CTX_DEV_NAME] = { .type = NLA_NUL_STRING, },
+	[RCLINK_A_CTX_ID] = { .type = NLA_U32, },
+};
+
 /* Ops table for rclink */
-const struct genl_ops rclink_nl_ops[9] = {
+const struct genl_ops rclink_nl_ops[10] = {
 	{
 		.cmd		= RCLINK_CMD_DEV_GET,
 		.doit		= rclink_nl_dev_get_doit,
@@ -215,6 +223,13 @@ const struct genl_ops rclink_nl_ops[9] = {
 		.dumpit		= rclink_nl_mr_get_dumpit,
 		.policy		= rclink_mr_get_nl_policy,
 		.maxattr	= RCLINK_A_MR_KEY,
+	},
+	{
+		.cmd		= RCLINK_CMD_CTX_GET,
+		.doit		= rclink_nl_ctx_get_doit,
+		.dumpit		= rclink_nl_ctx_get_dumpit,
+		.policy		= rclink_ctx_get_nl_policy,
+		.maxattr	= RCLINK_A_CTX_ID,
 	},
 };
 

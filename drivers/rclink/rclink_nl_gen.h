@@ -11,6 +11,7 @@
 
 #include <uapi/linux/rclink_nl.h>
 #include <linux/rclink_dev.h>
+#include <linux/rclink_dev.h>
 
 /* Common nested types */
 extern const struct nla_policy rclink_bank_nl_policy[RCLINK_A_BANK_VC + 1];
@@ -33,8 +34,10 @@ extern const struct nla_policy rclink_mcast_set_nl_policy[RCLINK_A_MCAST_OWNER_N
 
 extern const struct nla_policy rclink_mr_get_nl_policy[RCLINK_A_MR_KEY + 1];
 
+extern const struct nla_policy rclink_ctx_get_nl_policy[RCLINK_A_CTX_ID + 1];
+
 /* Ops table for rclink */
-extern const struct genl_ops rclink_nl_ops[9];
+extern const struct genl_ops rclink_nl_ops[10];
 
 int rclink_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -50,6 +53,8 @@ int rclink_nl_mcast_get_dumpit(struct sk_buff *skb,
 int rclink_nl_mcast_set_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_mr_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rclink_nl_mr_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int rclink_nl_ctx_get_doit(struct sk_buff *skb, struct genl_info *info);
+int rclink_nl_ctx_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 enum {
 	RCLINK_NLGRP_EVENTS,

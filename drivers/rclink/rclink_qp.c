@@ -31,6 +31,7 @@
 
 #include "rclink.h"
 #include "rclink_netdev.h"
+#include "rclink_ctx.h"
 #include "rclink_qp.h"
 #include "rclink_nl_gen.h"
 
@@ -775,6 +776,8 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 				       rclink_rd64(rdev, RCLINK_DMAQ_MR_CAP));
 	for (i = 0; i < RCLINK_T1_RDMA_NUM && !info->rdma_absent; i++)
 		info->rdma[i] = rclink_rd64(rdev, rclink_t1_rdma_regs[i]);
+	info->ctx_db_drop = rclink_ctx_db_drop(rdev,
+					       &info->ctx_db_drop_absent);
 	if (rclink_cbfc_on(rdev))
 		rclink_cbfc_info(rdev, &info->cbfc);
 	mutex_unlock(&rdev->qp_lock);

@@ -186,6 +186,8 @@ struct rclink_t1_dev_info {
 	bool cnp_merged_absent;		/* not counted */
 	u64 rdma[RCLINK_T1_RDMA_NUM];	/* DMAQ_RDMA_* */
 	bool rdma_absent;		/* no registration table */
+	u64 ctx_db_drop;		/* DMAQ_CTX_DB_DROP */
+	bool ctx_db_drop_absent;	/* no user contexts */
 	struct rclink_cbfc_info cbfc;	/* cbfc mode only */
 };
 

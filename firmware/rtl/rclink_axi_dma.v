@@ -43,16 +43,33 @@
 // command is given meanwhile; a write command the engine has taken still
 // gets its lines (the engine finishes a write it started), then the
 // bridge idles.
+//
+// stop (an FLR draining, before the function reset): every burst already
+// taken is finished or answered, none is forgotten, and no new one is
+// taken (the IP, reset with the function, forgets what it has not handed
+// over).  No command is given: a read burst's remaining commands are not
+// requested; once the engine is idle (eng_idle: every line it will return
+// has come) the beats without a line answer SLVERR with zero data.  A
+// write burst's W beats are still taken; the runs not yet commanded are
+// dropped and its B answers SLVERR; a write command the engine took gets
+// its lines.  idle says that nothing taken is left; if the IP does not
+// take its R beats, B or send its W beats within DRAIN_TMO cycles after
+// the engine went idle, idle rises anyway (the reset that follows drops
+// the rest).
 `default_nettype none
 module rclink_axi_dma #(
     parameter LINES = 128,          // read buffer, 64-byte lines (2^n)
     parameter JOBS = 32,            // read bursts waiting (2^n)
-    parameter WBUF = 64             // write beats stored at a time (2^n)
+    parameter WBUF = 64,            // write beats stored at a time (2^n)
+    parameter DRAIN_TMO = 4096      // cycles an FLR drain waits for the IP
 ) (
     input  wire         clk,
     input  wire         rst,
     input  wire         flush,          // the core's reset (SHIM_RESET)
     input  wire         bus_master_en,
+    input  wire         stop,           // FLR: finish or answer, take nothing
+    input  wire         eng_idle,       // the engine: no read out, nothing to send
+    output wire         idle,           // nothing taken is left (or DRAIN_TMO)
     // ---- the IP's NONR_MD_AXI (256 bits) and NONR_DATA_AXI (512 bits)
 `include "rclink_nonr_ports.vh"
     // ---- the engine's burst port
@@ -172,7 +189,7 @@ module rclink_axi_dma #(
     wire [14:0] p_span  = c_span[pick];
     wire [9:0]  p_lines = c_lines[pick];
     wire        p_bad   = c_bad[pick];
-    wire        take    = st == S_IDLE && pick_ok && !flush;
+    wire        take    = st == S_IDLE && pick_ok && !flush && !stop;
     assign nonr_md_arready = take && pick == 2'd0;
     assign nonr_md_awready = take && pick == 2'd1;
     assign nonr_data_arready = take && pick == 2'd2;
@@ -208,6 +225,25 @@ module rclink_axi_dma #(
     wire [5:0]  jh_a0  = jh[5:0];
     wire        jv     = jcnt != 0;
 
+    // the FLR drain: dry once the engine has been idle for 3 cycles (its
+    // last line is in lmem), then a head job's beat without a line
+    // answers SLVERR (its command was not requested or was cut short)
+    reg  [1:0]  dry_n;
+    wire        dry = dry_n == 2'd3;
+    reg  [$clog2(DRAIN_TMO):0] dr_t;
+    wire        idle_now = st == S_IDLE && !jv;
+    assign idle = idle_now || dr_t == DRAIN_TMO;
+    always @(posedge clk) begin
+        if (rst || flush || !stop || !eng_idle)
+            dry_n <= 2'd0;
+        else if (!dry)
+            dry_n <= dry_n + 2'd1;
+        if (rst || flush || !dry || idle_now)
+            dr_t <= 0;
+        else if (dr_t != DRAIN_TMO)
+            dr_t <= dr_t + 1'b1;
+    end
+
     // line FIFO, first word fall through: mem + output register
     reg [512:0]  lmem [0:LINES-1];
     reg [LW-1:0] lwp, lrp;
@@ -231,11 +267,12 @@ module rclink_axi_dma #(
     wire [13:0] r_cs   = {8'd0, jh_a0} & ~((14'd1 << jh_size) - 14'd1);
     wire [13:0] r_nxt  = r_cs + ({6'd0, rb} + 14'd1 << jh_size);
     wire        r_lastb = rb == jh_len;
-    wire        r_ok   = jv && (jh_bad || lq_v);
-    wire        r_err  = jh_bad || lq[512];
+    wire        r_miss = dry && !jh_bad && !lq_v && lcnt == 0;
+    wire        r_ok   = jv && (jh_bad || lq_v || r_miss);
+    wire        r_err  = jh_bad || r_miss || lq[512];
     wire        r_fire = r_ok && (jh_dt ? nonr_data_rready : nonr_md_rready);
-    assign l_pop = r_fire && !jh_bad && (r_lastb || r_nxt[13:6] != r_cur[13:6]);
-    wire [511:0] r_line = jh_bad ? 512'd0 : lq[511:0];
+    assign l_pop = r_fire && !jh_bad && !r_miss && (r_lastb || r_nxt[13:6] != r_cur[13:6]);
+    wire [511:0] r_line = (jh_bad || r_miss) ? 512'd0 : lq[511:0];
 
     assign nonr_md_rvalid = r_ok && !jh_dt;
     assign nonr_md_rid    = jh_id;
@@ -319,7 +356,7 @@ module rclink_axi_dma #(
     // ---- the engine's command port
     wire [12:0] r_room = 13'd4096 - {1'b0, q_ca[11:0]};
     wire [12:0] r_clen = q_rem < {2'b0, r_room} ? q_rem[12:0] : r_room;
-    assign cmd_valid = (st == S_RCMD || st == S_WCMD) && !flush;
+    assign cmd_valid = (st == S_RCMD || st == S_WCMD) && !flush && !stop;
     assign cmd_write = st == S_WCMD;
     assign cmd_addr  = st == S_WCMD ? rs_addr : q_ca;
     assign cmd_len   = st == S_WCMD ? rlen : r_clen;
@@ -415,6 +452,18 @@ module rclink_axi_dma #(
             rs_addr <= 64'd0;
             rlen <= 13'd0;
             re <= 7'd0;
+        end else if (stop && (st == S_RCMD || st == S_WSCAN || st == S_WEXT ||
+                              st == S_WCMD)) begin
+            // the FLR drain: no more commands; a read's beats without a
+            // line answer SLVERR (above), a write takes its remaining W
+            // beats and answers SLVERR
+            if (st == S_RCMD) begin
+                st <= S_IDLE;
+            end else begin
+                q_bad <= 1'b1;
+                wn <= 0;
+                st <= q_last ? S_B : S_WRECV;
+            end
         end else begin
             // ---- the burst being served
             case (st)

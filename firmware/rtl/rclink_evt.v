@@ -10,10 +10,13 @@
 // shim makes in the IP's name (IRQ_INFO TYPE2 code 1, TX oversize; code
 // 4 sub type 1, RX buffer overflow).  IP pulses enter a
 // FIFO directly; the other sources wait in pending registers and enter
-// when the IP pulse does not.  Each record is written as INFO then META
-// (phase last), then the producer index advances and the ring's vector
-// is raised.  A full ring, a disabled ring or a full FIFO count in
-// SHIM_EVT_DROPS.
+// when the IP pulse does not.  Each record (INFO, then META with the
+// phase) is one 16-byte write burst of the DMA engine (one command, its
+// beat with the record at the lanes of its address, from a register only
+// wrst clears, as the CQ's); once the beat was taken and the write has
+// left (wr_idle) the producer index advances and the ring's vector is
+// raised, so the message never passes its record.  A full ring, a
+// disabled ring or a full FIFO count in SHIM_EVT_DROPS.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_evt #(
@@ -56,12 +59,16 @@ module rclink_evt #(
     // interrupt
     output reg         raise,
     output wire [15:0] raise_vec,
-    // DMA client
-    output wire        dma_lock,
-    output reg         dma_valid,
-    input  wire        dma_ready,
-    output wire [63:0] dma_addr,
-    output wire [63:0] dma_data
+    // DMA engine burst client (writes only)
+    input  wire        wrst,            // the hard reset: the beat register
+    input  wire        wr_idle,         // no write taken is left to send
+    output reg         dma_cmd_valid,
+    input  wire        dma_cmd_ready,
+    output wire [63:0] dma_cmd_addr,
+    output wire [12:0] dma_cmd_len,
+    output wire        dma_wd_valid,
+    input  wire        dma_wd_ready,
+    output wire [511:0] dma_wd_data
 );
     localparam DEPTH = 1 << FIFO_AW;
 
@@ -140,7 +147,7 @@ module rclink_evt #(
     assign ctx_take = take[9];
 
     // ---- writer -------------------------------------------------------------
-    localparam S_IDLE = 2'd0, S_INFO = 2'd1, S_META = 2'd2;
+    localparam S_IDLE = 2'd0, S_WR = 2'd1, S_SENT = 2'd2;
     reg [1:0]  st;
     reg [71:0] cur;
     wire [31:0] size = 32'd1 << ring_order;
@@ -151,9 +158,34 @@ module rclink_evt #(
                        ({32'd0, ring_prod} << `RCLINK_EVT_META_SEQ_LSB) |
                        ({56'd0, cur[71:64]} << `RCLINK_EVT_META_SOURCE_LSB);
 
-    assign dma_lock = st != S_IDLE;
-    assign dma_addr = st == S_META ? rec + 64'd8 : rec;
-    assign dma_data = st == S_META ? meta : cur[63:0];
+    // the record at its quad-word lanes: one beat, two when it crosses a
+    // line (a ring base that is not 64-byte aligned: META alone in the
+    // second beat's first quad word)
+    wire [575:0] rline = {448'd0, meta, cur[63:0]} << {rec[5:3], 6'd0};
+    reg         wpend, w2;
+    reg [511:0] wbeat;
+    reg [63:0]  wnext;
+    assign dma_cmd_addr = {rec[63:3], 3'd0};
+    assign dma_cmd_len = 13'd16;
+    assign dma_wd_valid = wpend;
+    assign dma_wd_data = wbeat;
+    always @(posedge clk) begin
+        if (wrst) begin
+            wpend <= 1'b0;
+            w2 <= 1'b0;
+            wbeat <= 512'd0;
+            wnext <= 64'd0;
+        end else if (dma_cmd_valid && dma_cmd_ready) begin
+            wpend <= 1'b1;
+            w2 <= rec[5:3] == 3'd7;
+            wbeat <= rline[511:0];
+            wnext <= meta;
+        end else if (wpend && dma_wd_ready) begin
+            wpend <= w2;
+            w2 <= 1'b0;
+            wbeat <= {448'd0, wnext};
+        end
+    end
     assign raise_vec = ring_vector;
     assign ring_pending = ring_en && (ring_prod != ring_cons);
 
@@ -190,7 +222,7 @@ module rclink_evt #(
             ring_prod <= 32'd0;
             ring_drops <= 32'd0;
             raise <= 1'b0;
-            dma_valid <= 1'b0;
+            dma_cmd_valid <= 1'b0;
         end else begin
             raise <= 1'b0;
             rc_prev <= rc_level;
@@ -238,15 +270,18 @@ module rclink_evt #(
                     end else if (used >= size) begin
                         raise <= 1'b1;
                     end else begin
-                        st <= S_INFO;
-                        dma_valid <= 1'b1;
+                        st <= S_WR;
+                        dma_cmd_valid <= 1'b1;
                     end
                 end
-            S_INFO:
-                if (dma_ready) st <= S_META;
-            S_META:
-                if (dma_ready) begin
-                    dma_valid <= 1'b0;
+            S_WR: begin
+                if (dma_cmd_valid && dma_cmd_ready)
+                    dma_cmd_valid <= 1'b0;
+                if (wpend && !w2 && dma_wd_ready)
+                    st <= S_SENT;
+            end
+            S_SENT:
+                if (wr_idle) begin
                     st <= S_IDLE;
                     ring_prod <= ring_prod + 32'd1;
                     raise <= 1'b1;

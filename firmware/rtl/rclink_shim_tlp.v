@@ -7,10 +7,11 @@
 // MRRS/MPS, 32 tags, completions reassembled in order, completion
 // timeout, MSI-X messages on the same stream) and the MSI-X table and
 // PBA (rclink_msix).  The engine has four burst ports: port 0 carries
-// the core's DMA words (rclink_dma_word: the event ring, the self-test),
+// the core's DMA words (rclink_dma_word: the user contexts' doorbell records),
 // port 1 the TYPE3 bridge (rclink_axi_dma: the IP's NONR_MD_AXI and
 // NONR_DATA_AXI masters), port 2 (dma_*) is free for another burst user
-// (tie dma_cmd_valid and dma_wd_valid low when unused), port 3 the core's
+// (tie dma_cmd_valid and dma_wd_valid low when unused; with bus mastering
+// off its commands are answered here, rclink_dma_barb), port 3 the core's
 // queue engines (send queue, receive path, completion queue: the core's
 // q_* port, BURST 1); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
 // headers (first DW in [127:96]) with up to two DWs of payload (a
@@ -90,7 +91,7 @@ module rclink_shim_tlp #(
     output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
     output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
     input  wire         flr_stop,           // FLR drain: no new request
-    output wire         req_idle,           // no read outstanding
+    output wire         req_idle,           // no read outstanding, no TYPE3 burst left
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
 );
@@ -166,10 +167,15 @@ module rclink_shim_tlp #(
     wire [12:0]  b_cmd_len;
     wire [511:0] b_wd_data;
     wire [63:0]  cnt_t3_dma_err;
+    wire         e_idle, t3_idle;
+    // the FLR drain ends when the engine is idle and the bridge has
+    // finished or answered every burst of the IP it took
+    assign req_idle = e_idle && t3_idle;
 
     rclink_axi_dma u_t3 (
         .clk(clk), .rst(rst_q), .flush(core_rst),
         .bus_master_en(cfg_bus_master_en),
+        .stop(flr_stop), .eng_idle(e_idle), .idle(t3_idle),
 `include "rclink_nonr_conn.vh"
         .cmd_valid(b_cmd_valid), .cmd_ready(b_cmd_ready),
         .cmd_write(b_cmd_write), .cmd_addr(b_cmd_addr), .cmd_len(b_cmd_len),
@@ -183,10 +189,34 @@ module rclink_shim_tlp #(
     wire [12:0]  q_cmd_len;
     wire [511:0] q_wd_data;
 
+    // port 2: dma_*, through the bus-mastering gate of the queue engines'
+    // arbiter (one client): with cfg_bus_master_en off no command reaches
+    // the engine, a write's beats are taken and dropped, a read answers
+    // its beats with err (as ports 0, 1 and 3 do)
+    wire         p_cmd_valid, p_cmd_ready, p_cmd_write, p_wd_valid, p_wd_ready;
+    wire [63:0]  p_cmd_addr;
+    wire [12:0]  p_cmd_len;
+    wire [511:0] p_wd_data;
+    rclink_dma_barb #(.N(1), .OW(1)) u_p2 (
+        .clk(clk), .rst(core_rst), .wrst(rst_q),
+        .bus_master_en(cfg_bus_master_en),
+        .c_cmd_valid(dma_cmd_valid), .c_cmd_ready(dma_cmd_ready),
+        .c_cmd_write(dma_cmd_write), .c_cmd_addr(dma_cmd_addr),
+        .c_cmd_len(dma_cmd_len),
+        .c_wd_valid(dma_wd_valid), .c_wd_ready(dma_wd_ready),
+        .c_wd_data(dma_wd_data),
+        .c_rd_valid(dma_rd_valid), .c_rd_data(dma_rd_data),
+        .c_rd_keep(dma_rd_keep), .c_rd_last(dma_rd_last), .c_rd_err(dma_rd_err),
+        .m_cmd_valid(p_cmd_valid), .m_cmd_ready(p_cmd_ready),
+        .m_cmd_write(p_cmd_write), .m_cmd_addr(p_cmd_addr), .m_cmd_len(p_cmd_len),
+        .m_wd_valid(p_wd_valid), .m_wd_ready(p_wd_ready), .m_wd_data(p_wd_data),
+        .m_rd_valid(e_rd_valid && e_rd_id == 2'd2), .m_rd_data(e_rd_data),
+        .m_rd_keep(e_rd_keep), .m_rd_last(e_rd_last), .m_rd_err(e_rd_err));
+
     // four ports (0 the core's words, 1 the TYPE3 bridge, 2 dma_*, 3 the
     // queue engines), one command at a time, round robin; write data from
     // the port whose write command is running
-    wire [3:0] creq = {q_cmd_valid, dma_cmd_valid, b_cmd_valid, w_cmd_valid};
+    wire [3:0] creq = {q_cmd_valid, p_cmd_valid, b_cmd_valid, w_cmd_valid};
     reg  [1:0] lastp, wsel, sel;
     reg  [2:0] rr;
     integer pi;
@@ -199,25 +229,25 @@ module rclink_shim_tlp #(
         end
     end
     assign e_cmd_valid   = |creq;
-    assign e_cmd_write   = sel == 2'd3 ? q_cmd_write : sel == 2'd2 ? dma_cmd_write :
+    assign e_cmd_write   = sel == 2'd3 ? q_cmd_write : sel == 2'd2 ? p_cmd_write :
                            sel == 2'd1 ? b_cmd_write : w_cmd_write;
-    assign e_cmd_addr    = sel == 2'd3 ? q_cmd_addr : sel == 2'd2 ? dma_cmd_addr :
+    assign e_cmd_addr    = sel == 2'd3 ? q_cmd_addr : sel == 2'd2 ? p_cmd_addr :
                            sel == 2'd1 ? b_cmd_addr : w_cmd_addr;
-    assign e_cmd_len     = sel == 2'd3 ? q_cmd_len : sel == 2'd2 ? dma_cmd_len :
+    assign e_cmd_len     = sel == 2'd3 ? q_cmd_len : sel == 2'd2 ? p_cmd_len :
                            sel == 2'd1 ? b_cmd_len : w_cmd_len;
     assign e_cmd_id      = sel;
     assign w_cmd_ready   = e_cmd_ready && sel == 2'd0;
     assign b_cmd_ready   = e_cmd_ready && sel == 2'd1;
-    assign dma_cmd_ready = e_cmd_ready && sel == 2'd2;
+    assign p_cmd_ready   = e_cmd_ready && sel == 2'd2;
     assign q_cmd_ready   = e_cmd_ready && sel == 2'd3;
     assign e_wd_valid    = e_wr_busy && (wsel == 2'd3 ? q_wd_valid :
-                                         wsel == 2'd2 ? dma_wd_valid :
+                                         wsel == 2'd2 ? p_wd_valid :
                                          wsel == 2'd1 ? b_wd_valid : w_wd_valid);
-    assign e_wd_data     = wsel == 2'd3 ? q_wd_data : wsel == 2'd2 ? dma_wd_data :
+    assign e_wd_data     = wsel == 2'd3 ? q_wd_data : wsel == 2'd2 ? p_wd_data :
                            wsel == 2'd1 ? b_wd_data : w_wd_data;
     assign w_wd_ready    = e_wr_busy && wsel == 2'd0 && e_wd_ready;
     assign b_wd_ready    = e_wr_busy && wsel == 2'd1 && e_wd_ready;
-    assign dma_wd_ready  = e_wr_busy && wsel == 2'd2 && e_wd_ready;
+    assign p_wd_ready    = e_wr_busy && wsel == 2'd2 && e_wd_ready;
     assign q_wd_ready    = e_wr_busy && wsel == 2'd3 && e_wd_ready;
     always @(posedge clk) begin
         if (rst_q) begin
@@ -228,18 +258,13 @@ module rclink_shim_tlp #(
             wsel <= sel;
         end
     end
-    assign dma_rd_valid = e_rd_valid && e_rd_id == 2'd2;
-    assign dma_rd_data  = e_rd_data;
-    assign dma_rd_keep  = e_rd_keep;
-    assign dma_rd_last  = e_rd_last;
-    assign dma_rd_err   = e_rd_err;
 
     rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT), .MAX_RD(MAX_RD),
                      .TX_OFF(TX_OFF), .RX_OFF(RX_OFF), .IDW(2)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
         .max_payload(cfg_max_payload), .max_read_req(cfg_max_read_req),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
-        .stop(flr_stop), .idle(req_idle), .posted_idle(e_posted_idle),
+        .stop(flr_stop), .idle(e_idle), .posted_idle(e_posted_idle),
         .cmd_valid(e_cmd_valid), .cmd_ready(e_cmd_ready),
         .cmd_write(e_cmd_write), .cmd_addr(e_cmd_addr), .cmd_len(e_cmd_len),
         .cmd_id(e_cmd_id), .wr_busy(e_wr_busy),

@@ -12,12 +12,13 @@
 // and BAR0 accesses to the RC and MAC windows wait meanwhile.  core_rst
 // is the shim's own reset (for the requester's flush).
 //
-// The queue engines (send queue, receive path, completion queue) move
-// their data in bursts (rclink_dma_barb): with BURST 1 on the q_* port,
-// which the TLP top connects to a port of the DMA engine (rclink_tlp_req);
-// with BURST 0 (the testbench, the co-simulation) through rclink_dma_b2w
-// as words on the dma_req/dma_rsp interface, beside the event ring and
-// the self-test.
+// The queue engines (send queue, receive path, completion queue), the
+// event ring writer and the DMA self-test move their data in bursts
+// (rclink_dma_barb): with BURST 1 on the q_* port, which the TLP top
+// connects to a port of the DMA engine (rclink_tlp_req); with BURST 0
+// (the testbench, the co-simulation) through rclink_dma_b2w as words on
+// the dma_req/dma_rsp interface, beside the user contexts' doorbell
+// records, which stay words.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_shim_top #(
@@ -349,8 +350,20 @@ module rclink_shim_top #(
         .sel_rx_pkts(qps_rx_pkts), .sel_rx_bytes(qps_rx_bytes),
         .sel_timeouts(qps_timeouts), .hold(qps_hold));
 
-    // ---- DMA word clients: 0 event ring, 1 self-test, 2 the queue engines'
-    // bursts (BURST 0), 3 the user contexts' doorbell records
+    // ---- the engine's bursts (rclink_dma_barb): 0 send queue, 1 completion
+    // queue, 2 receive path, 3 event ring, 4 self-test
+    wire [4:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
+    wire [4:0]    b_rd_valid;
+    wire [319:0]  b_cmd_addr;
+    wire [64:0]   b_cmd_len;
+    wire [2559:0] b_wd_data;
+    wire [511:0]  b_rd_data;
+    wire [63:0]   b_rd_keep;
+    wire          b_rd_last, b_rd_err;
+    wire          m_wr_idle;            // the port has no write left to send
+
+    // ---- DMA word clients: 2 the bursts (BURST 0), 3 the user contexts'
+    // doorbell records (0 and 1 unused)
     localparam NC = 4;
     wire [NC-1:0]    c_lock, c_valid, c_ready, c_write, c_rsp;
     wire [64*NC-1:0] c_addr, c_data;
@@ -416,22 +429,34 @@ module rclink_shim_top #(
         .ctx_vld(ctx_ev_valid), .ctx_src(ctx_ev_src), .ctx_info(ctx_ev_info),
         .ctx_take(ctx_ev_take),
         .raise(evt_raise), .raise_vec(evt_vec),
-        .dma_lock(c_lock[0]), .dma_valid(c_valid[0]), .dma_ready(c_ready[0]),
-        .dma_addr(c_addr[0 +: 64]), .dma_data(c_data[0 +: 64]));
-    assign c_write[0] = 1'b1;
-    assign c_be[0 +: 8] = 8'hff;
+        .wrst(wrst), .wr_idle(m_wr_idle),
+        .dma_cmd_valid(b_cmd_valid[3]), .dma_cmd_ready(b_cmd_ready[3]),
+        .dma_cmd_addr(b_cmd_addr[192 +: 64]), .dma_cmd_len(b_cmd_len[39 +: 13]),
+        .dma_wd_valid(b_wd_valid[3]), .dma_wd_ready(b_wd_ready[3]),
+        .dma_wd_data(b_wd_data[1536 +: 512]));
+    assign b_cmd_write[3] = 1'b1;
+    assign c_lock[1:0] = 2'd0;
+    assign c_valid[1:0] = 2'd0;
+    assign c_write[1:0] = 2'd0;
+    assign c_addr[0 +: 128] = 128'd0;
+    assign c_data[0 +: 128] = 128'd0;
+    assign c_be[0 +: 16] = 16'd0;
 
     // ---- DMA self-test ----------------------------------------------------------
     rclink_dmatest u_dmatest (
-        .clk(clk), .rst(rst), .start(dmatest_start), .bm_en(cfg_bus_master_en),
+        .clk(clk), .rst(rst), .wrst(wrst), .start(dmatest_start),
+        .bm_en(cfg_bus_master_en),
         .op(dmatest_ctrl[`RCLINK_SHIM_TEST_DMA_CTRL_OP_MSB:`RCLINK_SHIM_TEST_DMA_CTRL_OP_LSB]),
         .len(dmatest_ctrl[`RCLINK_SHIM_TEST_DMA_CTRL_LEN_MSB:`RCLINK_SHIM_TEST_DMA_CTRL_LEN_LSB]),
         .seed(dmatest_ctrl[`RCLINK_SHIM_TEST_DMA_CTRL_SEED_MSB:`RCLINK_SHIM_TEST_DMA_CTRL_SEED_LSB]),
-        .addr(dmatest_addr), .status(dmatest_status),
-        .dma_lock(c_lock[1]), .dma_valid(c_valid[1]), .dma_ready(c_ready[1]),
-        .dma_write(c_write[1]), .dma_addr(c_addr[64 +: 64]),
-        .dma_data(c_data[64 +: 64]), .dma_be(c_be[8 +: 8]),
-        .rsp_valid(c_rsp[1]), .rsp_data(rsp_data), .rsp_err(rsp_err));
+        .addr(dmatest_addr), .status(dmatest_status), .wr_idle(m_wr_idle),
+        .dma_cmd_valid(b_cmd_valid[4]), .dma_cmd_ready(b_cmd_ready[4]),
+        .dma_cmd_write(b_cmd_write[4]), .dma_cmd_addr(b_cmd_addr[256 +: 64]),
+        .dma_cmd_len(b_cmd_len[52 +: 13]),
+        .dma_wd_valid(b_wd_valid[4]), .dma_wd_ready(b_wd_ready[4]),
+        .dma_wd_data(b_wd_data[2048 +: 512]),
+        .dma_rd_valid(b_rd_valid[4]), .dma_rd_data(b_rd_data),
+        .dma_rd_keep(b_rd_keep), .dma_rd_last(b_rd_last), .dma_rd_err(b_rd_err));
 
     // ---- user contexts (rtl.rst "Contexts") ---------------------------------
     wire        ctx_hit;
@@ -575,16 +600,7 @@ module rclink_shim_top #(
     endgenerate
     assign c_be[24 +: 8] = 8'hff;
 
-    // ---- the queue engines' bursts: 0 send queue, 1 completion queue, 2
-    // receive path
-    wire [2:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
-    wire [2:0]    b_rd_valid;
-    wire [191:0]  b_cmd_addr;
-    wire [38:0]   b_cmd_len;
-    wire [1535:0] b_wd_data;
-    wire [511:0]  b_rd_data;
-    wire [63:0]   b_rd_keep;
-    wire          b_rd_last, b_rd_err;
+    // ---- the bursts (rclink_dma_barb, declared above)
     wire          m_cmd_valid, m_cmd_ready, m_cmd_write, m_wd_valid, m_wd_ready;
     wire [63:0]   m_cmd_addr;
     wire [12:0]   m_cmd_len;
@@ -592,9 +608,8 @@ module rclink_shim_top #(
     wire          m_rd_valid, m_rd_last, m_rd_err;
     wire [511:0]  m_rd_data;
     wire [63:0]   m_rd_keep;
-    wire          m_wr_idle;            // the port has no write left to send
 
-    rclink_dma_barb #(.N(3), .OW(2)) u_barb (
+    rclink_dma_barb #(.N(5), .OW(3)) u_barb (
         .clk(clk), .rst(rst), .wrst(wrst), .bus_master_en(cfg_bus_master_en),
         .c_cmd_valid(b_cmd_valid), .c_cmd_ready(b_cmd_ready),
         .c_cmd_write(b_cmd_write), .c_cmd_addr(b_cmd_addr), .c_cmd_len(b_cmd_len),

@@ -154,8 +154,10 @@ module rclink_shim_us #(
     wire [NVEC-1:0] msix_pending;
 
     // ---- FLR: stop taking new requests, let the reads out complete (or
-    // time out after CPL_TIMEOUT), reset the function's state (the core,
-    // its MSI-X table, the IP), then one cfg_flr_done pulse.  The state
+    // time out after CPL_TIMEOUT) and the TYPE3 bridge finish or answer
+    // the IP's bursts it took (req_idle covers both), reset the
+    // function's state (the core, its MSI-X table, the IP), then one
+    // cfg_flr_done pulse.  The state
     // stays quiet until the block drops cfg_flr_in_process.
     localparam F_IDLE = 2'd0, F_DRAIN = 2'd1, F_RESET = 2'd2, F_WAIT = 2'd3;
     reg  [1:0] flr_st;

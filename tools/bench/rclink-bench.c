@@ -953,20 +953,25 @@ static bool uctx_reap(struct uside *u)
  * event.  An event of an arm that found work is taken by the next sleep
  * (which then returns at once).
  */
-static void uctx_sleep(struct uside *u)
+/* Sleep until the armed CQ event (one system call: it takes the report) */
+static uint32_t uctx_block(struct uside *u)
 {
 	struct rclink_ctx_events ev;
 
-	rclink_arm_cq(&u->c);
-	if (uctx_reap(u))
-		return;
 	u->sleeps++;
-	/* one system call: sleep and take the report */
 	if (rclink_uctx_wait_events(&u->c, &ev, 10000) ||
 	    ev.state != RCLINK_CTX_STATE_RUNNING)
 		die("context %u: state %u cause %u", u->c.id, ev.state,
 		    ev.cause);
-	if (!ev.events)
+	return ev.events;
+}
+
+static void uctx_sleep(struct uside *u)
+{
+	rclink_arm_cq(&u->c);
+	if (uctx_reap(u))
+		return;
+	if (!uctx_block(u))
 		die("context %u: no CQ event in 10 s", u->c.id);
 }
 
@@ -1573,18 +1578,13 @@ static uint64_t rdma_reap(struct uside *u, bool write)
  */
 static uint64_t rdma_wait(struct uside *u, bool write)
 {
-	struct rclink_ctx_events ev;
 	uint64_t n;
 
 	rclink_arm_cq(&u->c);
 	n = rdma_reap(u, write);
 	if (n)
 		return n;
-	u->sleeps++;
-	if (rclink_uctx_wait_events(&u->c, &ev, 10000) ||
-	    ev.state != RCLINK_CTX_STATE_RUNNING)
-		die("context %u: state %u cause %u", u->c.id, ev.state,
-		    ev.cause);
+	uctx_block(u);
 	return rdma_reap(u, write);
 }
 

@@ -98,6 +98,18 @@ int rclink_uctx_events(struct rclink_uctx *c, struct rclink_ctx_events *ev)
 }
 
 /*
+ * The report with the board's counters of the context (rx_nobuf,
+ * not_owner); it takes the CQ events as rclink_uctx_events() does
+ */
+int rclink_uctx_counters(struct rclink_uctx *c, struct rclink_ctx_events *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->flags = RCLINK_CTX_EVENTS_COUNTERS;
+	return ioctl(c->fd, RCLINK_IOC_CTX_EVENTS, ev);
+}
+
+/*
  * Sleep until a CQ event, an error or the timeout, and take the report:
  * one system call (RCLINK_CTX_EVENTS_WAIT); on a kernel without it,
  * poll() and then the report.  ev->events is 0 after the timeout.

@@ -136,6 +136,7 @@ int rclink_uctx_open(struct rclink_uctx *c, int fd,
 void rclink_uctx_close(struct rclink_uctx *c);
 int rclink_uctx_bind(struct rclink_uctx *c, uint32_t qpn, uint32_t flags);
 int rclink_uctx_events(struct rclink_uctx *c, struct rclink_ctx_events *ev);
+int rclink_uctx_counters(struct rclink_uctx *c, struct rclink_ctx_events *ev);
 int rclink_uctx_wait(struct rclink_uctx *c, int timeout_ms);
 int rclink_uctx_wait_events(struct rclink_uctx *c,
 			    struct rclink_ctx_events *ev, int timeout_ms);
@@ -401,16 +402,6 @@ static inline bool rclink_cqe_valid(const uint64_t *cqe, uint32_t order,
 	return (w3 & (RCLINK_U_CQE_PHASE | 0xffffffff0000ull)) == want;
 }
 
-/* The CQE numbered cons when the board has written it, else NULL */
-static inline const uint64_t *rclink_cqe_ready(const uint64_t *cq,
-					       uint32_t mask, uint32_t order,
-					       uint32_t cons)
-{
-	const uint64_t *cqe = cq + 4 * (cons & mask);
-
-	return rclink_cqe_valid(cqe, order, cons) ? cqe : NULL;
-}
-
 static inline void rclink_wc_decode(struct rclink_wc *wc, const uint64_t *cqe)
 {
 	uint64_t w0 = cqe[0], w1 = cqe[1];
@@ -440,23 +431,6 @@ static inline void rclink_cq_done(struct rclink_uctx *c)
 	*(volatile uint32_t *)(c->db + RCLINK_U_DB_CQ_CONS) = c->cq_cons;
 	c->cq_rung = c->cq_cons;
 	rclink_wc_flush();
-}
-
-/*
- * The next completion into *wc, false when there is none; the board learns
- * at rclink_cq_done().  One at a time into the caller's variable: the
- * compiler keeps only what the caller reads of it.
- */
-static inline bool rclink_cq_next(struct rclink_uctx *c, struct rclink_wc *wc)
-{
-	const uint64_t *cqe = rclink_cqe_ready(c->cq, c->cq_mask, c->cq_order,
-					       c->cq_cons);
-
-	if (!cqe)
-		return false;
-	rclink_wc_decode(wc, cqe);
-	c->cq_cons++;
-	return true;
 }
 
 /*
@@ -497,6 +471,21 @@ static inline void rclink_cq_end(struct rclink_uctx *c,
 {
 	c->cq_cons = k->cons;
 	rclink_cq_done(c);
+}
+
+/*
+ * The next completion into *wc, false when there is none; the board learns
+ * at rclink_cq_done().  A cursor of one entry, in the caller's variable:
+ * the compiler keeps only what the caller reads of it.
+ */
+static inline bool rclink_cq_next(struct rclink_uctx *c, struct rclink_wc *wc)
+{
+	struct rclink_cq_cursor k = rclink_cq_begin(c);
+
+	if (!rclink_cq_cursor_next(&k, wc))
+		return false;
+	c->cq_cons = k.cons;
+	return true;
 }
 
 /* Reap up to n completions into wc[] and tell the board; how many */

@@ -346,6 +346,7 @@ static void usage(FILE *f)
 	      "       rclink mcast set dev NAME group N [ mac MAC ] [ join on|off ]\n"
 	      "                        [ owner USER ] [ netns NAME|PATH ]\n"
 	      "       rclink mr show [ dev NAME [ key N ] ]\n"
+	      "       rclink ctx show [ dev NAME [ id N ] ]\n"
 	      "       rclink monitor\n"
 	      "Options: -j, --json     JSON output\n"
 	      "         -p, --pretty   pretty JSON (implies -j)\n"
@@ -1004,6 +1005,7 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_RDMA_TIMEOUT] = "rdma_timeout",
 	[RCLINK_A_DEV_STATS_RDMA_RX_LATE] = "rdma_rx_late",
 	[RCLINK_A_DEV_STATS_RDMA_RX_IMM_DROP] = "rdma_rx_imm_drop",
+	[RCLINK_A_DEV_STATS_CTX_DB_DROP] = "ctx_db_drop",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)
@@ -1970,7 +1972,13 @@ static int mr_parse(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static int cmd_mr_show(struct rcl_nl *nl, int argc, char **argv)
+/*
+ * "OBJ show [dev NAME [KEY N]]": a dump, or with dev and KEY the one
+ * object whose u32 attribute @key_attr is N
+ */
+static int cmd_show_keyed(struct rcl_nl *nl, int argc, char **argv,
+			  const char *obj, uint8_t cmd, const char *key_word,
+			  int key_attr, int (*parse)(struct nlattr **, void *))
 {
 	const char *dev = NULL, *key = NULL;
 	struct nl_msg *msg;
@@ -1979,34 +1987,116 @@ static int cmd_mr_show(struct rcl_nl *nl, int argc, char **argv)
 	for (; argc > 0; argc--, argv++) {
 		if (keyword(*argv, "dev"))
 			dev = arg_value(&argc, &argv);
-		else if (keyword(*argv, "key"))
+		else if (keyword(*argv, key_word))
 			key = arg_value(&argc, &argv);
 		else
-			usage_error("mr show: unknown argument \"%s\"", *argv);
+			usage_error("%s show: unknown argument \"%s\"", obj,
+				    *argv);
 	}
 	if (key && !dev)
-		usage_error("mr show: key needs dev");
-	msg = rcl_msg_new(nl, RCLINK_CMD_MR_GET, !key);
+		usage_error("%s show: %s needs dev", obj, key_word);
+	msg = rcl_msg_new(nl, cmd, !key);
 	if (dev)
 		put_dev(msg, dev);
-	if (key && nla_put_u32(msg, RCLINK_A_MR_KEY,
-			       parse_num("key", key, UINT32_MAX)) < 0)
+	if (key && nla_put_u32(msg, key_attr,
+			       parse_num(key_word, key, UINT32_MAX)) < 0)
 		put_fail();
 	out_list_start();
-	ret = rcl_request(nl, msg, mr_parse, NULL);
+	ret = rcl_request(nl, msg, parse, NULL);
 	out_list_end(!ret);
 	return ret;
 }
 
-static int cmd_mr(struct rcl_nl *nl, int argc, char **argv)
+/* An object with "show" only: mr, ctx */
+static int cmd_show_only(struct rcl_nl *nl, int argc, char **argv,
+			 const char *obj, uint8_t cmd, const char *key_word,
+			 int key_attr, int (*parse)(struct nlattr **, void *))
 {
 	if (argc == 0 || keyword(*argv, "show") || keyword(*argv, "list"))
-		return cmd_mr_show(nl, argc ? argc - 1 : 0, argv + 1);
+		return cmd_show_keyed(nl, argc ? argc - 1 : 0, argv + 1, obj,
+				      cmd, key_word, key_attr, parse);
 	if (keyword(*argv, "help")) {
 		usage(stdout);
 		return 0;
 	}
-	usage_error("mr: unknown command \"%s\"", *argv);
+	usage_error("%s: unknown command \"%s\"", obj, *argv);
+}
+
+/* ---- ctx: user contexts ---------------------------------------------------------- */
+
+/*
+ * Every attribute @type of the reply (a multi-attr u32): JSON an array of
+ * numbers, text "key a,b,c" (nothing when there is none)
+ */
+static void out_u32_list(int type, const char *key)
+{
+	struct genlmsghdr *gnlh;
+	struct nlattr *pos;
+	bool any = false;
+	int rem;
+
+	if (!cur_nlh)
+		return;
+	gnlh = nlmsg_data(cur_nlh);
+	if (opt_json)
+		out_array_start(key);
+	nla_for_each_attr(pos, genlmsg_attrdata(gnlh, 0),
+			  genlmsg_attrlen(gnlh, 0), rem) {
+		if (nla_type(pos) != type || nla_len(pos) != sizeof(uint32_t))
+			continue;
+		if (opt_json) {
+			json_sep();
+		} else if (!any) {
+			text_pair_sep();
+			printf("%s ", key);
+		} else {
+			putchar(',');
+		}
+		printf("%u", nla_get_u32(pos));
+		any = true;
+	}
+	if (opt_json)
+		out_array_end();
+}
+
+static const char *const ctx_states[] = {
+	[RCLINK_CTX_STATE_RUNNING] = "running",
+	[RCLINK_CTX_STATE_ERROR] = "error",
+	[RCLINK_CTX_STATE_DEAD] = "dead",
+};
+
+static int ctx_parse(struct nlattr **tb, void *arg)
+{
+	uint32_t st;
+
+	(void)arg;
+	out_obj_start();
+	if (tb[RCLINK_A_CTX_DEV_NAME])
+		out_str("dev", nla_get_string(tb[RCLINK_A_CTX_DEV_NAME]));
+	out_attr_u(tb, RCLINK_A_CTX_ID, "id", 32);
+	out_attr_u(tb, RCLINK_A_CTX_PID, "pid", 32);
+	if (tb[RCLINK_A_CTX_STATE]) {
+		st = nla_get_u32(tb[RCLINK_A_CTX_STATE]);
+		out_str("state", st < ARRAY_SIZE(ctx_states) && ctx_states[st] ?
+				 ctx_states[st] : "unknown");
+	}
+	out_attr_u(tb, RCLINK_A_CTX_CAUSE, "cause", 32);
+	out_attr_u(tb, RCLINK_A_CTX_ERR_INFO, "err_info", 64);
+	out_u32_list(RCLINK_A_CTX_QPN, "qpns");
+	out_u32_list(RCLINK_A_CTX_GROUP, "groups");
+	out_text_break();
+	out_attr_u(tb, RCLINK_A_CTX_SQ_ENTRIES, "sq_entries", 32);
+	out_attr_u(tb, RCLINK_A_CTX_RQ_ENTRIES, "rq_entries", 32);
+	out_attr_u(tb, RCLINK_A_CTX_CQ_ENTRIES, "cq_entries", 32);
+	out_attr_u(tb, RCLINK_A_CTX_AREA_SIZE, "area_size", 32);
+	out_attr_u(tb, RCLINK_A_CTX_OST_USED, "ost_used", 32);
+	out_attr_u(tb, RCLINK_A_CTX_OST_MAX, "ost_max", 32);
+	out_text_break();
+	out_attr_u(tb, RCLINK_A_CTX_EVENTS, "events", 64);
+	out_attr_u(tb, RCLINK_A_CTX_RX_NOBUF, "rx_nobuf", 64);
+	out_attr_u(tb, RCLINK_A_CTX_NOT_OWNER, "not_owner", 64);
+	out_obj_end();
+	return 0;
 }
 
 /* ---- monitor ------------------------------------------------------------------- */
@@ -2185,7 +2275,7 @@ int main(int argc, char **argv)
 	}
 	if (!keyword(obj, "dev") && !keyword(obj, "qp") &&
 	    !keyword(obj, "mcast") && !keyword(obj, "mr") &&
-	    !keyword(obj, "monitor")) {
+	    !keyword(obj, "ctx") && !keyword(obj, "monitor")) {
 		usage(stderr);
 		usage_error("unknown object \"%s\"", obj);
 	}
@@ -2197,7 +2287,11 @@ int main(int argc, char **argv)
 	else if (keyword(obj, "mcast"))
 		ret = cmd_mcast(&nl, argc, argv);
 	else if (keyword(obj, "mr"))
-		ret = cmd_mr(&nl, argc, argv);
+		ret = cmd_show_only(&nl, argc, argv, "mr", RCLINK_CMD_MR_GET,
+				    "key", RCLINK_A_MR_KEY, mr_parse);
+	else if (keyword(obj, "ctx"))
+		ret = cmd_show_only(&nl, argc, argv, "ctx", RCLINK_CMD_CTX_GET,
+				    "id", RCLINK_A_CTX_ID, ctx_parse);
 	else
 		ret = cmd_monitor(&nl, argc, argv);
 	rcl_close(&nl);

@@ -284,6 +284,15 @@ struct rclink_ctx_events {
 	__u32 timeout_ms;	/* in: RCLINK_CTX_EVENTS_WAIT: at most this
 				 * long (0: no limit) */
 	__u64 err_info;		/* out: DMAQ_CTX_ERR_INFO of the error */
+	/*
+	 * out, with RCLINK_CTX_EVENTS_COUNTERS: the board's counters of the
+	 * context since it was created.  rx_nobuf: packets of its QPs and
+	 * groups dropped for want of RQ or CQ room (a TYPE1 one also puts
+	 * the context in error, cause RX_NOBUF; a TYPE2 one does not);
+	 * not_owner: messages of its SQ for a QP or group it does not own.
+	 */
+	__u64 rx_nobuf;
+	__u64 not_owner;
 };
 
 /*
@@ -293,8 +302,11 @@ struct rclink_ctx_events {
  * EINTR (a signal) takes no event.
  */
 #define RCLINK_CTX_EVENTS_WAIT		(1U << 0)
+/* RCLINK_CTX_EVENTS_COUNTERS: fill rx_nobuf and not_owner (size VER1) */
+#define RCLINK_CTX_EVENTS_COUNTERS	(1U << 1)
 
 #define RCLINK_CTX_EVENTS_SIZE_VER0	32
+#define RCLINK_CTX_EVENTS_SIZE_VER1	48
 
 #define RCLINK_IOC_CTX_CREATE	_IOWR(RCLINK_DEV_IOC_MAGIC, 8, \
 				      struct rclink_ctx_create)

@@ -58,6 +58,17 @@
  * refuses a packet as for want of room (RNR or a counted drop)
  */
 #define RCLINK_COSIM_RX_MAX 16
+/*
+ * A board's shim takes RX_M packets about as fast as the wire brings them;
+ * the simulator, free-running in its own time, takes them far more slowly
+ * than the model's wire (a burst arrives at one virtual instant).  So
+ * before a full buffer refuses a packet the bridge waits (wall clock) for
+ * the simulator to take one: at most RCLINK_COSIM_RX_WAIT_MS, and no
+ * longer than RCLINK_COSIM_RX_QUIET_MS without a message (a simulator that
+ * holds RX_M_RDY low goes quiet).
+ */
+#define RCLINK_COSIM_RX_WAIT_MS 500
+#define RCLINK_COSIM_RX_QUIET_MS 20
 #define RCLINK_COSIM_CONNECT_MS 10000
 
 static void rclink_cosim_dead(RclinkCosim *c, const char *why)
@@ -213,6 +224,65 @@ void rclink_cosim_ip_event(RclinkCosim *c, unsigned source, uint64_t info)
 }
 
 /*
+ * Wait for the simulator to take an RX_M packet (rx_pending below the
+ * buffer) while the model is inside its receive path: only the messages
+ * that do not enter the model's IP are handled here (DMA, interrupts,
+ * RX_TAKEN, FLOW_STOP); the first other one ends the wait and stays in
+ * order for the bottom half, as does the drain the room would start.
+ */
+static void rclink_cosim_handle(RclinkCosim *c,
+                                const struct rclink_cosim_msg *m);
+
+static void rclink_cosim_rx_wait(RclinkCosim *c)
+{
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    int64_t end = now + RCLINK_COSIM_RX_WAIT_MS;
+    int64_t quiet = now + RCLINK_COSIM_RX_QUIET_MS;
+
+    trace_rclink_cosim_rx_wait(c->rx_pending);
+    while (c->fd >= 0 && c->rx_pending >= RCLINK_COSIM_RX_MAX) {
+        struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+        struct rclink_cosim_msg m;
+        int r;
+
+        if (c->inlen - c->inoff >= sizeof(m)) {
+            memcpy(&m, c->inbuf + c->inoff, sizeof(m));
+            if (m.type == RCLINK_COSIM_RX_TAKEN) {
+                c->rx_pending--;
+                c->drain_due = true;
+            } else if (m.type == RCLINK_COSIM_FLOW_STOP) {
+                c->flow_stop = m.be;
+                c->drain_due = true;
+            } else if (m.type >= RCLINK_COSIM_IP_WRITE ||
+                       m.type == RCLINK_COSIM_MMIO_CPL) {
+                break;
+            } else {
+                rclink_cosim_handle(c, &m);
+            }
+            c->inoff += sizeof(m);
+            continue;
+        }
+        now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+        r = poll(&pfd, 1, MAX(0, MIN(end, quiet) - now));
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0 || !rclink_cosim_take(c)) {
+            break;
+        }
+        quiet = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                RCLINK_COSIM_RX_QUIET_MS;
+    }
+    trace_rclink_cosim_rx_waited(c->rx_pending,
+                                 qemu_clock_get_ms(QEMU_CLOCK_REALTIME) -
+                                 (end - RCLINK_COSIM_RX_WAIT_MS));
+    if (c->bh && (c->drain_due ||
+                  c->inlen - c->inoff >= sizeof(struct rclink_cosim_msg))) {
+        qemu_bh_schedule(c->bh);
+    }
+}
+
+/*
  * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up, or
  * while the IP's receive buffer holds RCLINK_COSIM_RX_MAX packets the
  * shim has not taken yet.  etype is RX_END's be: RX_M_ETYPE_O, for TYPE2
@@ -224,6 +294,9 @@ bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
     size_t o;
 
     if (dry_run) {
+        if (c->rx_pending >= RCLINK_COSIM_RX_MAX) {
+            rclink_cosim_rx_wait(c);
+        }
         return c->rx_pending < RCLINK_COSIM_RX_MAX &&
                ((etype & 3) == 3 || !(c->flow_stop & BIT(qpid & 3)));
     }
@@ -312,6 +385,7 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
     case RCLINK_COSIM_IP_RESET:
         c->epoch++;
         c->rx_pending = 0;
+        c->drain_due = false;
         c->levels_sent = false;
         c->txlen = 0;
         c->tx_bad = false;
@@ -482,7 +556,15 @@ static bool rclink_cosim_pump(RclinkCosim *c, bool wait_cpl)
 
 static void rclink_cosim_readable(void *opaque)
 {
-    rclink_cosim_pump(opaque, false);
+    RclinkCosim *c = opaque;
+
+    if (c->drain_due && c->core) {
+        /* room that came while the bridge waited in the receive path */
+        c->drain_due = false;
+        rclink_cbfc_rx_drain(c->core);
+        rclink_cosim_ip_levels(c);
+    }
+    rclink_cosim_pump(c, false);
 }
 
 /*
@@ -660,6 +742,7 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->epoch = 0;
     c->flow_stop = 0xf;
     c->rx_pending = 0;
+    c->drain_due = false;
     c->levels_sent = false;
     c->txlen = 0;
     c->tx_bad = false;

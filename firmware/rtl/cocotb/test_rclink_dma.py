@@ -23,7 +23,7 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import RC_TLPS, SHORT, bring_up
+from test_rclink_us import RC_TLPS, SHORT, bring_up, delay_reads, mps_mrrs
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
@@ -223,16 +223,6 @@ def check_splits(reqs, limit):
         assert a // limit == (a + n - 1) // limit, (hex(a), n, limit)
 
 
-def mps_mrrs(tb, mps, mrrs):
-    """Set the function's MPS and MRRS (device control) as the driver's
-    PCI core would, and the root complex's MPS to the same (it bounds the
-    completions); the hard IP model shows them on cfg_max_*."""
-    tb.rc.max_payload_size = (mps // 128).bit_length() - 1
-    cap = tb.dev.functions[0].pcie_cap
-    cap.max_payload_size = (mps // 128).bit_length() - 1
-    cap.max_read_request_size = (mrrs // 128).bit_length() - 1
-
-
 async def settle(tb, cycles=20):
     for _ in range(cycles):
         await RisingEdge(tb.dut.user_clk)
@@ -424,6 +414,60 @@ async def test_dma_poisoned_completion(dut):
     bus.poison = None
     got, errs = await dma.read(base, 1024)
     assert got == bytes(mem[:1024]) and not any(errs)
+    bus.restore()
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert int(dut.cnt_cpl_tmo.value) == 0
+
+
+@cocotb.test()
+async def test_dma_bus_master_off(dut):
+    """Bus Master Enable cleared while a 2 KiB read of the burst port is
+    out (its completions 2 us late): that read still gets its data, and
+    no request leaves the shim while bus mastering is off: a write's beats
+    are taken and dropped (host memory untouched), a read answers its
+    beats with err and the right keep.  Set again, the port works."""
+    tb, drv = await bring_up(dut)
+    mps_mrrs(tb, 256, 512)
+    await settle(tb)
+    dma = Dma(tb)
+    bus = Bus(tb)
+    rng = random.Random(5)
+    base, mem = tb.rc.alloc_region(0x2000)
+    ref = rand_bytes(rng, 0x2000)
+    mem[0:0x2000] = ref
+    seen, _ = delay_reads(tb, 2)
+    start = len(dma.beats)
+    await dma.read_cmd(base, 2048)
+    for _ in range(200):
+        if len(seen) == 4:
+            break
+        await RisingEdge(dut.user_clk)
+    assert len(seen) == 4, seen
+    await drv.pdev.clear_master()
+    await settle(tb)
+    assert not int(dut.cfg_function_status.value) & 4
+    n_rd, n_wr = len(seen), len(bus.writes)
+    # a write and a read while bus mastering is off
+    await dma.write(base + 0x805, rand_bytes(rng, 300))
+    await dma.read_cmd(base + 0x1003, 200)
+    got, errs, nxt = await dma.read_result(base, 2048, start)
+    assert got == ref[:2048] and not any(errs), errs
+    got, errs, _ = await dma.read_result(base + 0x1003, 200, nxt, timeout_us=20)
+    assert errs == [1] * 4 and got == bytes(200), errs
+    await Timer(3, "us")
+    assert (len(seen), len(bus.writes)) == (n_rd, n_wr), \
+        (seen[n_rd:], bus.writes[n_wr:])
+    assert bytes(mem[0:0x2000]) == ref
+    # bus mastering on again: the port works
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, bus._rd)
+    await drv.pdev.set_master()
+    await settle(tb)
+    data = rand_bytes(rng, 300)
+    await dma.write(base + 0x805, data)
+    got, errs = await dma.read(base + 0x805, 300)
+    assert got == data and not any(errs), errs
+    assert bytes(mem[0x805:0x805 + 300]) == data
+    assert len(bus.writes) > n_wr and bus.reads
     bus.restore()
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert int(dut.cnt_cpl_tmo.value) == 0

@@ -11,17 +11,20 @@ the strobes, 4 KiB splits and MPS / MRRS splits of the engine are covered
 end to end.
 """
 
+import itertools
 import random
 import struct
 
 import cocotb
-from cocotb.triggers import RisingEdge, with_timeout
+from cocotb.triggers import RisingEdge, Timer, with_timeout
+from cocotb.utils import get_sim_time
 
 from cocotbext.axi import AxiBus, AxiMaster, AxiResp
+from cocotbext.pcie.core.tlp import TlpType
 
 from test_rclink_dma import Bus, mps_mrrs, rand_bytes, settle
 from test_rclink_us import (OP_CHECK, OP_FILL, SHORT, ST_DONE, ST_ERR, ST_OK,
-                            bring_up, reg, wait_irq)
+                            bring_up, delay_reads, reg, wait_irq)
 
 ERR = reg("SHIM_T3_DMA_ERR")
 
@@ -426,3 +429,192 @@ async def test_t3_reset_mid_write(dut):
     r = await with_timeout(dt.read(base + 0x11, len(data)), 50, "us")
     assert r.resp == AxiResp.OKAY and r.data == data
     assert bytes(mem[0x11:0x11 + 200]) == data
+
+
+class Handshakes:
+    """Sim times (ns) of the bridge's answers to the IP: B and R last."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.times = []
+        self.task = cocotb.start_soon(self._run())
+
+    async def _run(self):
+        dut = self.dut
+        while True:
+            await RisingEdge(dut.user_clk)
+            for m in ("nonr_md", "nonr_data"):
+                if int(getattr(dut, m + "_bvalid").value) and \
+                        int(getattr(dut, m + "_bready").value):
+                    self.times.append((m + " B", get_sim_time("ns")))
+                if int(getattr(dut, m + "_rvalid").value) and \
+                        int(getattr(dut, m + "_rready").value) and \
+                        int(getattr(dut, m + "_rlast").value):
+                    self.times.append((m + " R", get_sim_time("ns")))
+
+
+async def flr(dut):
+    """The block's FLR handshake: raise cfg_flr_in_process, wait for the
+    cfg_flr_done pulse (its sim time is returned), drop it again."""
+    dut.cfg_flr_in_process.value = 1
+
+    async def done():
+        while not int(dut.cfg_flr_done.value) & 1:
+            await RisingEdge(dut.user_clk)
+    await with_timeout(done(), 40, "us")
+    t = get_sim_time("ns")
+    await RisingEdge(dut.user_clk)
+    dut.cfg_flr_in_process.value = 0
+    return t
+
+
+@cocotb.test()
+async def test_t3_flr_mid_burst(dut):
+    """FLR with bursts of the IP in the bridge: (a) an MD read whose
+    completion is 2 us late and a frame write whose W beats are still
+    coming; (b) an MD read the bridge could not yet request (the engine
+    busy with a slow write of its burst port).  Before cfg_flr_done every
+    burst taken is answered (the late read with its data, the cut ones
+    with SLVERR), so the IP's masters are never left waiting; host memory
+    does not change after the acknowledge; after the FLR the bridge
+    works again."""
+    tb, drv = await bring_up(dut)
+    mps_mrrs(tb, 256, 512)
+    await settle(tb)
+    # the masters reset with the IP, as the IP's own would
+    md = AxiMaster(AxiBus.from_prefix(dut, "nonr_md"), dut.user_clk,
+                   dut.ip_rst_n, reset_active_level=False)
+    dt = AxiMaster(AxiBus.from_prefix(dut, "nonr_data"), dut.user_clk,
+                   dut.ip_rst_n, reset_active_level=False)
+    br = dut.dut.u_tlp.u_t3
+    rng = random.Random(31)
+    base, mem = tb.rc.alloc_region(0x10000)
+    ref = rand_bytes(rng, 0x10000)
+    mem[0:0x10000] = ref
+    reads, orig = delay_reads(tb, 2)
+    hs = Handshakes(dut)
+
+    # (a) the MD read goes out, then the frame write's W beats trickle
+    dt.write_if.w_channel.set_pause_generator(itertools.cycle([1] * 7 + [0]))
+    rd = cocotb.start_soon(md.read(base + 0x100, 32, size=5))
+    for _ in range(100):
+        if reads:
+            break
+        await RisingEdge(dut.user_clk)
+    assert reads == [base + 0x100], reads
+    wr = cocotb.start_soon(dt.write(base + 0x1000, rand_bytes(rng, 4096)))
+    for _ in range(200):
+        await RisingEdge(dut.user_clk)
+        if int(br.st.value) == 2 and int(br.q_wb.value) >= 4:    # S_WRECV
+            break
+    assert int(br.st.value) == 2, int(br.st.value)
+    t_done = await flr(dut)
+    assert sorted(m for m, _ in hs.times) == ["nonr_data B", "nonr_md R"], hs.times
+    assert all(t < t_done for _, t in hs.times), (hs.times, t_done)
+    r = await with_timeout(rd, 1, "us")
+    assert r.resp == AxiResp.OKAY and r.data == ref[0x100:0x120], r
+    w = await with_timeout(wr, 1, "us")
+    assert w.resp == AxiResp.SLVERR, w.resp
+    n_reads = len(reads)
+    await Timer(5, "us")
+    assert bytes(mem[0:0x10000]) == ref
+    assert len(reads) == n_reads
+    dt.write_if.w_channel.set_pause_generator(None)
+    while not int(dut.ip_rst_n.value):
+        await RisingEdge(dut.user_clk)
+    assert await drv.bar0.read_qword(ERR) == 0
+
+    # (b) the engine busy with a slow write of its burst port: the MD
+    # read is taken but not requested when the FLR comes
+    hs.times.clear()
+    dut.dma_cmd_write.value = 1
+    dut.dma_cmd_addr.value = base + 0x8000
+    dut.dma_cmd_len.value = 4096
+    dut.dma_cmd_valid.value = 1
+    await RisingEdge(dut.user_clk)
+    while not int(dut.dma_cmd_ready.value):
+        await RisingEdge(dut.user_clk)
+    dut.dma_cmd_valid.value = 0
+    fill = rand_bytes(rng, 4096)
+
+    async def beats():
+        for k in range(64):
+            for _ in range(15):
+                await RisingEdge(dut.user_clk)
+            dut.dma_wd_data.value = int.from_bytes(fill[64 * k:64 * k + 64], "little")
+            dut.dma_wd_valid.value = 1
+            await RisingEdge(dut.user_clk)
+            while not int(dut.dma_wd_ready.value):
+                await RisingEdge(dut.user_clk)
+            dut.dma_wd_valid.value = 0
+    feeder = cocotb.start_soon(beats())
+    rd = cocotb.start_soon(md.read(base + 0x200, 32, size=5))
+    for _ in range(100):
+        await RisingEdge(dut.user_clk)
+        if int(br.st.value) == 1:                   # S_RCMD
+            break
+    assert int(br.st.value) == 1, int(br.st.value)
+    n_reads = len(reads)
+    t_done = await flr(dut)
+    assert [m for m, _ in hs.times] == ["nonr_md R"], hs.times
+    assert all(t < t_done for _, t in hs.times), (hs.times, t_done)
+    r = await with_timeout(rd, 1, "us")
+    assert r.resp == AxiResp.SLVERR and r.data == bytes(32), r
+    await with_timeout(feeder, 1, "us")
+    # the port's write, taken before the FLR, was finished before it
+    want = ref[:0x8000] + fill + ref[0x9000:]
+    assert bytes(mem[0:0x10000]) == want
+    await Timer(5, "us")
+    assert bytes(mem[0:0x10000]) == want
+    assert len(reads) == n_reads
+    hs.task.kill()
+
+    # after the FLR (bus mastering kept by the model) the bridge works
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, orig)
+    while not int(dut.ip_rst_n.value):
+        await RisingEdge(dut.user_clk)
+    data = rand_bytes(rng, 300)
+    w = await with_timeout(dt.write(base + 0x1011, data), 50, "us")
+    assert w.resp == AxiResp.OKAY
+    r = await with_timeout(dt.read(base + 0x1011, len(data)), 50, "us")
+    assert r.resp == AxiResp.OKAY and r.data == data
+    r = await with_timeout(md.read(base + 0x200, 32, size=5), 50, "us")
+    assert r.resp == AxiResp.OKAY and r.data == want[0x200:0x220]
+    assert bytes(mem[0x1011:0x1011 + 300]) == data
+    assert await drv.bar0.read_qword(ERR) == 0
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert int(dut.cnt_cpl_tmo.value) == 0
+
+
+@cocotb.test()
+async def test_t3_flr_dead_master(dut):
+    """FLR while the MD master holds R back for good (a hung IP): the
+    drain gives up DRAIN_TMO (4096) cycles after the engine went idle,
+    so cfg_flr_done still comes; the master, reset with the IP, forgets
+    its read, and the bridge works after the FLR."""
+    tb, drv = await bring_up(dut)
+    await settle(tb)
+    md = AxiMaster(AxiBus.from_prefix(dut, "nonr_md"), dut.user_clk,
+                   dut.ip_rst_n, reset_active_level=False)
+    br = dut.dut.u_tlp.u_t3
+    base, mem = tb.rc.alloc_region(0x1000)
+    ref = bytes(range(256)) * 16
+    mem[0:0x1000] = ref
+    md.read_if.r_channel.set_pause_generator(itertools.repeat(1))
+    rd = cocotb.start_soon(md.read(base + 0x40, 32, size=5))
+    for _ in range(400):
+        await RisingEdge(dut.user_clk)
+        if int(dut.nonr_md_rvalid.value):
+            break
+    assert int(dut.nonr_md_rvalid.value) and not int(dut.nonr_md_rready.value)
+    t0 = get_sim_time("ns")
+    t_done = await flr(dut)
+    assert 4096 * 4 <= t_done - t0 < 4096 * 4 + 2000, t_done - t0
+    rd.kill()
+    md.read_if.r_channel.set_pause_generator(None)
+    md.read_if.r_channel.pause = False
+    while not int(dut.ip_rst_n.value):
+        await RisingEdge(dut.user_clk)
+    assert int(br.jcnt.value) == 0 and int(br.st.value) == 0
+    r = await with_timeout(md.read(base + 0x40, 32, size=5), 20, "us")
+    assert r.resp == AxiResp.OKAY and r.data == ref[0x40:0x60], r

@@ -242,6 +242,37 @@ async def bring_up(dut):
     return tb, drv
 
 
+def mps_mrrs(tb, mps, mrrs):
+    """Set the function's MPS and MRRS (device control) as the driver's
+    PCI core would, and the root complex's MPS to the same (it bounds the
+    completions); the hard IP model shows them on cfg_max_*."""
+    tb.rc.max_payload_size = (mps // 128).bit_length() - 1
+    cap = tb.dev.functions[0].pcie_cap
+    cap.max_payload_size = (mps // 128).bit_length() - 1
+    cap.max_read_request_size = (mrrs // 128).bit_length() - 1
+
+
+def delay_reads(tb, us, only=lambda addr: True):
+    """Memory reads at the root complex whose address passes only are
+    completed us microseconds late, the others at once.  Returns the
+    list of the addresses of all reads seen and the handler to restore."""
+    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
+    seen = []
+
+    async def later(tlp):
+        await Timer(us, "us")
+        await orig(tlp)
+
+    async def handler(tlp):
+        seen.append(tlp.address)
+        if only(tlp.address):
+            cocotb.start_soon(later(tlp))
+        else:
+            await orig(tlp)
+    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, handler)
+    return seen, orig
+
+
 async def wait_irq(drv, v, count, timeout_us=20):
     async def poll():
         while drv.irqs[v] < count:
@@ -288,11 +319,16 @@ async def test_probe_registers(dut):
 @cocotb.test()
 async def test_dma_selftest(dut):
     """DMA self-test FILL then CHECK through RQ/RC into the root
-    complex's memory, with several reads outstanding; a changed word is
-    found."""
+    complex's memory, in bursts (one read request per MRRS, several
+    outstanding); a changed word is found; a buffer at an address that is
+    not 64-byte aligned, across a 4 KiB boundary, counts each changed
+    word."""
     tb, drv = await bring_up(dut)
+    mps_mrrs(tb, 128, 128)
+    await Timer(100, "ns")
     nbytes = 512 if SHORT else 4096
     addr, mem = tb.rc.alloc_region(0x2000)
+    reads, _ = delay_reads(tb, 0, only=lambda a: False)
     seed = 0x5EED1234
     # ok tells about the last CHECK only (Documentation/hw/shim.rst)
     st = await drv.selftest(OP_FILL, addr, nbytes, seed)
@@ -302,17 +338,32 @@ async def test_dma_selftest(dut):
     st = await drv.selftest(OP_CHECK, addr, nbytes, seed)
     assert st & ST_OK and not st & ST_ERR, hex(st)
     assert tb.max_tags > 1, tb.max_tags
+    assert len(reads) == nbytes // 128, len(reads)
     tb.log.info("reads outstanding at most: %d", tb.max_tags)
     mem[40] ^= 0xFF
     st = await drv.selftest(OP_CHECK, addr, nbytes, seed)
     assert st & ST_DONE and not st & ST_OK and st >> 32 == 1, hex(st)
-    # a length of 4 mod 8: the last read asks for one DW
+    # a length of 4 mod 8: the burst ends one DW into a quad word
     st = await drv.selftest(OP_FILL, addr + 0x1000, 12, seed)
     assert st & ST_DONE and not st & ST_ERR, hex(st)
     assert bytes(mem[0x1000:0x100c]) == pattern(seed, 12)
     assert bytes(mem[0x100c:0x1010]) == bytes(4)
     st = await drv.selftest(OP_CHECK, addr + 0x1000, 12, seed)
     assert st & ST_OK, hex(st)
+    # 8-byte aligned only, across the 4 KiB boundary at 0x1000
+    off, n = 0xFC8, 0x24C
+    mem[0:0x2000] = bytes(0x2000)
+    st = await drv.selftest(OP_FILL, addr + off, n, seed)
+    assert st & ST_DONE and not st & ST_ERR, hex(st)
+    assert bytes(mem[off:off + n]) == pattern(seed, n)
+    assert bytes(mem[:off]) == bytes(off) and bytes(mem[off + n:]) == bytes(0x2000 - off - n)
+    st = await drv.selftest(OP_CHECK, addr + off, n, seed)
+    assert st & ST_OK and st >> 32 == 0, hex(st)
+    mem[off] ^= 1
+    mem[0x1000 + 7] ^= 0x80
+    mem[off + n - 1] ^= 4
+    st = await drv.selftest(OP_CHECK, addr + off, n, seed)
+    assert st & ST_DONE and not st & ST_OK and st >> 32 == 3, hex(st)
 
 
 @cocotb.test()
@@ -383,6 +434,20 @@ async def test_msix(dut):
     assert rec_info == info, hex(rec_info)
     assert rec_meta >> 63 == 1, hex(rec_meta)
     assert await drv.bar0.read_qword(reg("SHIM_EVT_PROD")) == 1
+    # a ring base off the contract's alignment (8 bytes into a line, 56):
+    # the record at base + 16 * index crosses a line and is still written
+    # whole, in one burst of two beats, before its message
+    mem[0:0x100] = bytes(0x100)
+    seen.clear()
+    drv.on_irq[-1] = lambda v: seen.append((v, bytes(mem[0x38:0x48])))
+    await drv.bar0.write_qword(reg("SHIM_EVT_CTRL"), 0)
+    await drv.bar0.write_qword(reg("SHIM_EVT_BASE"), ring + 0x38)
+    await drv.bar0.write_qword(reg("SHIM_EVT_CTRL"), (0 << 16) | (4 << 8) | 1)
+    await drv.bar0.write_qword(reg("SHIM_EVT_INJECT"), info + 1)
+    await wait_irq(drv, 0, 2)
+    rec_info, rec_meta = struct.unpack("<QQ", seen[0][1])
+    assert rec_info == info + 1 and rec_meta >> 63 == 1, seen
+    assert bytes(mem[0:0x38]) == bytes(0x38) and bytes(mem[0x48:0x100]) == bytes(0xB8)
 
 
 @cocotb.test()
@@ -448,34 +513,32 @@ async def test_reset_with_reads_out(dut):
     completions do not reach the core after the reset (a new CHECK right
     after it passes)."""
     tb, drv = await bring_up(dut)
+    # 128-byte read requests: the 1 KiB CHECK has 8 out at once
+    mps_mrrs(tb, 128, 128)
     slow, smem = tb.rc.alloc_region(0x1000)
     fast, fmem = tb.rc.alloc_region(0x1000)
-    smem[0:64] = bytes(range(64))
+    smem[0:1024] = bytes(range(256)) * 4
     fmem[0:2048] = pattern(0x77, 2048)
-    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
-
-    async def later(tlp):
-        await Timer(2, "us")
-        await orig(tlp)
-
-    async def delay(tlp):
-        # the slow region answers 2 us late, without holding up the rest
-        if slow <= tlp.address < slow + 0x1000:
-            cocotb.start_soon(later(tlp))
-        else:
-            await orig(tlp)
-
-    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
+    # every read is answered 2 us late: the completions of the reads
+    # forgotten at the reset come while those of the CHECK after it are
+    # still out
+    delay_reads(tb, 2)
     await drv.bar0.write_qword(reg("SHIM_TEST_DMA_ADDR"), slow)
     await drv.bar0.write_qword(reg("SHIM_TEST_DMA_CTRL"),
-                               (0x77 << 32) | (OP_CHECK << 24) | 64)
+                               (0x77 << 32) | (OP_CHECK << 24) | 1024)
     await Timer(300, "ns")
     assert tb.max_tags == 8, tb.max_tags
     await drv.reset()
+    t_reset = get_sim_time("ns")
     # the late completions arrive while this CHECK runs
     st = await drv.selftest(OP_CHECK, fast, 2048, 0x77)
+    assert get_sim_time("ns") - t_reset > 2000
     assert st & ST_OK and not st & ST_ERR and st >> 32 == 0, hex(st)
-    assert tb.dev.active_request[0:32].count(None) == 32
+
+    async def all_back():
+        while tb.dev.active_request[0:32].count(None) != 32:
+            await RisingEdge(dut.user_clk)
+    await with_timeout(all_back(), 5, "us")
     st = await drv.selftest(OP_CHECK, fast, 256, 0x77)
     assert st & ST_OK and not st & ST_ERR, hex(st)
     assert int(dut.cnt_cpl_unexp.value) == 0
@@ -623,26 +686,13 @@ async def test_flr_during_dma(dut):
     function's state and pulses cfg_flr_done; afterwards the registers
     read their reset values and DMA works."""
     tb, drv = await bring_up(dut)
+    mps_mrrs(tb, 128, 128)          # the 256-byte CHECK: 2 reads out
     bar0 = drv.bar0
     slow, smem = tb.rc.alloc_region(0x1000)
     fast, fmem = tb.rc.alloc_region(0x1000)
     smem[0:256] = pattern(0x77, 256)
     fmem[0:256] = pattern(0x77, 256)
-    orig = tb.rc.rx_tlp_handler[TlpType.MEM_READ]
-    seen = []
-
-    async def later(tlp):
-        await Timer(2, "us")
-        await orig(tlp)
-
-    async def delay(tlp):
-        seen.append(tlp.address)
-        if slow <= tlp.address < slow + 0x1000:
-            cocotb.start_soon(later(tlp))
-        else:
-            await orig(tlp)
-
-    tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, delay)
+    seen, _ = delay_reads(tb, 2, lambda a: slow <= a < slow + 0x1000)
     # request TLPs the shim hands to the hard IP (counted on RQ itself:
     # the model takes some cycles to pass a TLP to the root complex)
     rq = [0]

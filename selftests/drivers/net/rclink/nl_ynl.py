@@ -25,6 +25,9 @@ what it sees agrees with the rclink tool.  On the pair A, B.
                   registrations when no process holds one), mr-get of a
                   key no registration has: ENOENT (EOPNOTSUPP on a board
                   without a registration table)
+  ctx_get         ctx-get: the dump lists the contexts `rclink ctx show`
+                  lists, ctx-get of a number no context has: ENOENT
+                  (EOPNOTSUPP on a board without user contexts)
 
 Environment: RCLINK_YNL, the directory of YNL's cli.py and lib/ (default
 build/linux-ksft/tools/net/ynl of the tree, the kernel's tools that make
@@ -89,7 +92,7 @@ class YnlTest(t1.PairTest):
                 if getattr(op, 'attr_set', None)}
         want = {'dev-get': 'dev', 'dev-set': 'dev', 'qp-new': 'qp',
                 'qp-get': 'qp', 'mcast-get': 'mcast', 'mcast-set': 'mcast',
-                'mr-get': 'mr'}
+                'mr-get': 'mr', 'ctx-get': 'ctx'}
         bad = {k: sets.get(k) for k in want if sets.get(k) != want[k]}
         check(not bad, 'attribute sets of the operations: %s' % bad)
 
@@ -218,6 +221,24 @@ class YnlTest(t1.PairTest):
             raise rt.TestFailed('mr-get of key 0x%x, which no registration '
                                 'has, answered' % key)
 
+    def test_ctx_get(self):
+        ctxs = self.ynl.dump('ctx-get', {})
+        shown = t1.tool_json(['ctx', 'show'])
+        check(sorted((c['dev-name'], c['id']) for c in ctxs) ==
+              sorted((c['dev'], c['id']) for c in shown),
+              'YNL %s, the tool %s' % (ctxs, shown))
+        ids = {c['id'] for c in ctxs if c['dev-name'] == self.a}
+        free = next(n for n in range(1, 1 << 16) if n not in ids)
+        try:
+            self.ynl.do('ctx-get', {'dev-name': self.a, 'id': free})
+        except self.err as e:
+            check(e.error in (errno.ENOENT, errno.EOPNOTSUPP),
+                  'ctx-get of context %d: %s' % (free, e))
+        else:
+            raise rt.TestFailed('ctx-get of context %d, which no process '
+                                'has, answered' % free)
+
+
 def main():
     ktap = rt.Ktap()
     mod = rt.start(ktap)
@@ -228,7 +249,8 @@ def main():
         ('dev_handle', t.test_dev_handle),
         ('qp_lifecycle', t.test_qp_lifecycle),
         ('policy_refused', t.test_policy_refused),
-        ('mcast_dump', t.test_mcast_dump), ('mr_get', t.test_mr_get)),
+        ('mcast_dump', t.test_mcast_dump), ('mr_get', t.test_mr_get),
+        ('ctx_get', t.test_ctx_get)),
         'nl_ynl')
 
 

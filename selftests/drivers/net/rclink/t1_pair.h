@@ -3,8 +3,8 @@
  * What the C selftests of a wired pair of boards share (t1_uctx, t1_rdma):
  * the pair as their .sh wrapper describes it in the environment
  * (lib/rclink_lib.sh, rcl_t1_run_prog), shell commands, `rclink qp add` of
- * a QP on both boards, and the locked-memory helpers of the RLIMIT_MEMLOCK
- * cases.
+ * a QP on both boards, the locked-memory helpers of the RLIMIT_MEMLOCK
+ * cases, and reading the tool's JSON output.
  */
 #ifndef RCLINK_T1_PAIR_H
 #define RCLINK_T1_PAIR_H
@@ -224,5 +224,81 @@ static const struct {
 	{ "gen2", "gen2", "off", 0, true },
 	{ "lite", "lite", "off", 0, false },
 };
+
+/* `rclink ARGS` (printf-style) into buf; the tool's exit status */
+static inline int __attribute__((format(printf, 3, 4)))
+tool_out(char *buf, size_t size, const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	size_t n;
+	FILE *f;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>/dev/null");
+	buf[0] = 0;
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The object of the tool's JSON list @buf whose member "name" is @value
+ * (not its last member), cut out of @buf into @obj; false when there is
+ * none.  The objects have no nested objects.
+ */
+static inline bool json_obj(const char *buf, const char *name, uint32_t value,
+			    char *obj, size_t size)
+{
+	const char *p, *e;
+	char pat[64];
+
+	snprintf(pat, sizeof(pat), "\"%s\": %u,", name, value);
+	p = strstr(buf, pat);
+	if (!p)
+		return false;
+	e = strchr(p, '}');
+	while (p > buf && *p != '{')
+		p--;
+	if (!e || (size_t)(e - p) >= size)
+		return false;
+	memcpy(obj, p, e - p);
+	obj[e - p] = 0;
+	return true;
+}
+
+/* Where the value of "name" starts in a JSON object's text, or NULL */
+static inline const char *jval(const char *obj, const char *name)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", name);
+	p = strstr(obj, pat);
+	return p ? p + strlen(pat) : NULL;
+}
+
+/* "name": N of a JSON object's text; -1 when absent */
+static inline int64_t jnum(const char *obj, const char *name)
+{
+	const char *v = jval(obj, name);
+
+	return v ? (int64_t)strtoull(v, NULL, 10) : -1;
+}
+
+/* "name": true/false of a JSON object's text: 1, 0, or -1 when absent */
+static inline int jbool(const char *obj, const char *name)
+{
+	const char *v = jval(obj, name);
+
+	return v ? !strncmp(v, "true", 4) : -1;
+}
 
 #endif /* RCLINK_T1_PAIR_H */

@@ -1270,78 +1270,10 @@ static uint32_t kring_mr(struct kring *k, uint64_t off, uint64_t len,
 	return r.rkey;
 }
 
-/* `rclink ARGS` (printf-style) into buf; the tool's exit status */
-static int __attribute__((format(printf, 3, 4)))
-tool_out(char *buf, size_t size, const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	size_t n;
-	FILE *f;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 16, fmt, ap);
-	va_end(ap);
-	strcat(cmd, " 2>/dev/null");
-	buf[0] = 0;
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = 0;
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/*
- * The object of `rclink -j mr show`'s output @buf whose key is @key, cut
- * out of @buf into @obj; false when there is none
- */
+/* The object of `rclink -j mr show`'s output @buf whose key is @key */
 static bool mr_obj(const char *buf, uint32_t key, char *obj, size_t size)
 {
-	const char *p, *e;
-	char pat[32];
-
-	snprintf(pat, sizeof(pat), "\"key\": %u,", key);
-	p = strstr(buf, pat);
-	if (!p)
-		return false;
-	e = strchr(p, '}');
-	while (p > buf && *p != '{')
-		p--;
-	if (!e || (size_t)(e - p) >= size)
-		return false;
-	memcpy(obj, p, e - p);
-	obj[e - p] = 0;
-	return true;
-}
-
-/* Where the value of "name" starts in a JSON object's text, or NULL */
-static const char *jval(const char *obj, const char *name)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", name);
-	p = strstr(obj, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
-/* "name": N of a JSON object's text; -1 when absent */
-static int64_t jnum(const char *obj, const char *name)
-{
-	const char *v = jval(obj, name);
-
-	return v ? (int64_t)strtoull(v, NULL, 10) : -1;
-}
-
-/* "name": true/false of a JSON object's text: 1, 0, or -1 when absent */
-static int jbool(const char *obj, const char *name)
-{
-	const char *v = jval(obj, name);
-
-	return v ? !strncmp(v, "true", 4) : -1;
+	return json_obj(buf, "key", key, obj, size);
 }
 
 TEST(tool)

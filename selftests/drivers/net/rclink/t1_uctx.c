@@ -14,6 +14,10 @@
  *                   of 8 SENDs, 7 quiet, A's CQ gets one CQE (the 8th's
  *                   SQ index), B receives all 8 in order; a quiet SEND
  *                   that fails (a QP not the context's) has its CQE
+ *   ctx_show        `rclink -j ctx show` (netlink ctx-get): the context's
+ *                   number, pid, state, queues, bound QP and its board's
+ *                   counters (two NOT_OWNER messages: not_owner 2); in
+ *                   error its cause; closed, it is gone (dump and id)
  *   bad_addr        a WQE beyond the area completes BAD_ADDR and puts the
  *                   context in error: EPOLLERR, cause BAD_ADDR
  *   bad_wqe         a WQE of length 0: BAD_WQE, error BAD_WQE
@@ -24,10 +28,15 @@
  *   armed_cq        EPOLLIN after the CQ is armed, one event per arming;
  *                   RCLINK_CTX_EVENTS_WAIT sleeps until the event (and
  *                   takes it), returns with none after its timeout, and
- *                   returns at once for an error (state ERROR)
+ *                   returns at once for an error (state ERROR); unknown
+ *                   flags, and RCLINK_CTX_EVENTS_COUNTERS in a struct of
+ *                   the first size: EINVAL; that size alone works
  *   mcast_group     a TYPE2 group given to a context on each board: a
- *                   MCAST message A -> B; a file cannot take the group; a
- *                   group not given completes NOT_OWNER
+ *                   MCAST message A -> B; a file cannot take the group;
+ *                   one more with no buffer posted is dropped, B's
+ *                   rx_nobuf counter (RCLINK_CTX_EVENTS_COUNTERS) 1 and B
+ *                   running, the next with a buffer arrives; a group not
+ *                   given completes NOT_OWNER (A's not_owner 1)
  *   fork_child      a child inherits none of the context's mappings (a
  *                   doorbell or area store: SIGSEGV); the parent's runs on
  *   unmap_busy      unmap and close with messages in flight: stopped and
@@ -625,6 +634,14 @@ TEST(not_owner)
 	pair_del(QP_FOREIGN);
 }
 
+/* The JSON value of "name" starts with @want */
+static bool jis(const char *obj, const char *name, const char *want)
+{
+	const char *v = jval(obj, name);
+
+	return v && !strncmp(v, want, strlen(want));
+}
+
 /* EPOLLERR of the context's file, then its cause */
 static void expect_error(struct __test_metadata *_metadata, struct side *s,
 			 uint32_t cause)
@@ -664,6 +681,70 @@ TEST(bad_addr)
 	EXPECT_EQ(-1, rclink_uctx_bind(&a.c, QP_ADDR + 100, 0));
 	side_close(&a);
 	pair_del(QP_ADDR);
+}
+
+TEST(ctx_show)
+{
+	struct side a = { .fd = -1 };
+	char out[8192], obj[2048], want[32];
+	struct rclink_wc wc;
+	uint32_t id;
+	int i;
+
+	NEED_BOARDS();
+	ASSERT_EQ(0, pair_add(QP_OWN));
+	ASSERT_EQ(0, pair_add(QP_FOREIGN));
+	ASSERT_EQ(0, side_open(&a, env.a, 16, 4 * BUF));
+	ASSERT_EQ(0, rclink_uctx_bind(&a.c, QP_OWN, 0));
+	id = a.c.id;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rclink_post_send(&a.c, QP_FOREIGN, 0, 64, 0));
+		rclink_uctx_doorbell(&a.c);
+		ASSERT_TRUE(wait_wc(&a, &wc));
+		EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	}
+
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s",
+			      env.tool, env.a));
+	ASSERT_TRUE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+	EXPECT_EQ(getpid(), jnum(obj, "pid"));
+	EXPECT_TRUE(jis(obj, "state", "\"running\"")) TH_LOG("%s", obj);
+	snprintf(want, sizeof(want), "[%u]", QP_OWN);
+	EXPECT_TRUE(jis(obj, "qpns", want)) TH_LOG("%s", obj);
+	EXPECT_TRUE(jis(obj, "groups", "[]")) TH_LOG("%s", obj);
+	EXPECT_EQ(16, jnum(obj, "sq_entries"));
+	EXPECT_EQ(16, jnum(obj, "rq_entries"));
+	EXPECT_EQ(64, jnum(obj, "cq_entries"));
+	EXPECT_EQ(4 * BUF, jnum(obj, "area_size"));
+	EXPECT_EQ(2, jnum(obj, "not_owner"));
+	EXPECT_EQ(0, jnum(obj, "rx_nobuf"));
+	EXPECT_EQ(-1, jnum(obj, "cause")) TH_LOG("running: no cause");
+	/* one by number */
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s id %u",
+			      env.tool, env.a, id));
+	EXPECT_TRUE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+
+	/* in error: the cause the process is told */
+	ASSERT_EQ(0, rclink_post_send(&a.c, QP_OWN, 4 * BUF - 16, 100, 0));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_BAD_ADDR, wc.status);
+	expect_error(_metadata, &a, RCLINK_CTX_EVT_CAUSE_BAD_ADDR);
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s id %u",
+			      env.tool, env.a, id));
+	ASSERT_TRUE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+	EXPECT_TRUE(jis(obj, "state", "\"error\"")) TH_LOG("%s", obj);
+	EXPECT_EQ(RCLINK_CTX_EVT_CAUSE_BAD_ADDR, jnum(obj, "cause"));
+
+	/* closed: gone */
+	side_close(&a);
+	EXPECT_NE(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s id %u",
+			      env.tool, env.a, id));
+	ASSERT_EQ(0, tool_out(out, sizeof(out), "%s -j ctx show dev %s",
+			      env.tool, env.a));
+	EXPECT_FALSE(json_obj(out, "id", id, obj, sizeof(obj))) TH_LOG("%s", out);
+	pair_del(QP_OWN);
+	pair_del(QP_FOREIGN);
 }
 
 /* A WQE lying about its length (0 bytes) on an owned QP: BAD_WQE */
@@ -818,10 +899,16 @@ TEST(armed_cq)
 	EXPECT_EQ(1, ev.events);
 	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0)) TH_LOG("taken: not readable");
 	ASSERT_TRUE(wait_wc(&b, &wc));
-	/* unknown flags */
-	ev.flags = 2;
+	/* unknown flags; the counters in a struct of the first size */
+	ev.flags = 4;
 	EXPECT_EQ(-1, ioctl(b.fd, RCLINK_IOC_CTX_EVENTS, &ev));
 	EXPECT_EQ(EINVAL, errno);
+	ev.flags = RCLINK_CTX_EVENTS_COUNTERS;
+	ev.size = RCLINK_CTX_EVENTS_SIZE_VER0;
+	EXPECT_EQ(-1, ioctl(b.fd, RCLINK_IOC_CTX_EVENTS, &ev));
+	EXPECT_EQ(EINVAL, errno);
+	ev.flags = 0;
+	EXPECT_EQ(0, ioctl(b.fd, RCLINK_IOC_CTX_EVENTS, &ev)) TH_LOG("VER0");
 	close(ep);
 	side_close(&a);
 	side_close(&b);
@@ -871,9 +958,26 @@ TEST(epoll_before_ctx)
 }
 
 /* TYPE2: group 5 given to a context on each board; MCAST A -> B */
+/* Wait (env.stall) until the context's rx_nobuf counter reaches want */
+static bool wait_rx_nobuf(struct side *s, uint64_t want)
+{
+	time_t end = time(NULL) + env.stall;
+	struct rclink_ctx_events ev;
+
+	do {
+		if (rclink_uctx_counters(&s->c, &ev))
+			return false;
+		if (ev.rx_nobuf >= want)
+			return true;
+		usleep(1000);
+	} while (time(NULL) < end);
+	return false;
+}
+
 TEST(mcast_group)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
+	struct rclink_ctx_events ev;
 	const uint32_t grp = 5;
 	struct rclink_bind bb = { .size = sizeof(bb), .qpn = grp,
 				  .flags = RCLINK_BIND_MCAST };
@@ -907,12 +1011,33 @@ TEST(mcast_group)
 	EXPECT_EQ(grp, wc.qpn);
 	EXPECT_EQ(200, wc.len);
 	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 9, 9, 200));
+	/* no buffer posted: B drops the next one, counts it, runs on */
+	ASSERT_EQ(0, rclink_post_send(&a.c, grp, BUF, 200, RCLINK_SEND_MCAST));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	EXPECT_EQ(RCLINK_WC_OK, wc.status);
+	ASSERT_TRUE(wait_rx_nobuf(&b, 1));
+	ASSERT_EQ(0, rclink_uctx_counters(&b.c, &ev));
+	EXPECT_EQ(RCLINK_CTX_STATE_RUNNING, ev.state);
+	EXPECT_EQ(0, ev.not_owner);
+	ASSERT_EQ(0, rclink_post_recv(&b.c, 0, BUF));
+	rclink_uctx_doorbell(&b.c);
+	msg_fill(rclink_uctx_area(&a.c, BUF), 10, 10, 300);
+	ASSERT_EQ(0, rclink_post_send(&a.c, grp, BUF, 300, RCLINK_SEND_MCAST));
+	rclink_uctx_doorbell(&a.c);
+	ASSERT_TRUE(wait_wc(&a, &wc));
+	ASSERT_TRUE(wait_wc(&b, &wc));
+	EXPECT_EQ(300, wc.len);
+	EXPECT_TRUE(msg_ok(rclink_uctx_area(&b.c, 0), 10, 10, 300));
 	/* a group A's context was not given: NOT_OWNER */
 	ASSERT_EQ(0, rclink_post_send(&a.c, grp + 1, BUF, 200,
 				      RCLINK_SEND_MCAST));
 	rclink_uctx_doorbell(&a.c);
 	ASSERT_TRUE(wait_wc(&a, &wc));
 	EXPECT_EQ(RCLINK_WC_NOT_OWNER, wc.status);
+	ASSERT_EQ(0, rclink_uctx_counters(&a.c, &ev));
+	EXPECT_EQ(1, ev.not_owner);
+	EXPECT_EQ(0, ev.rx_nobuf);
 	side_close(&a);
 	side_close(&b);
 	sh("%s mcast set dev %s group %u join off", env.tool, env.b, grp);
