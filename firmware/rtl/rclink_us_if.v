@@ -221,8 +221,7 @@ module rclink_us_if #(
     // pointer k: straddling; 2 only with two TLPs a beat).  The TLPs of a
     // beat end in order (is_eop): the continued one first, then those
     // starting, in is_sop order.  A beat the core does not take whole
-    // (rc_took) is held (tready low) and given again without the slots it
-    // took.
+    // (rcs_took) is held and given again without the slots it took.
     function [127:0] rc_header(input [95:0] d);
         begin
             rc_header = {d[42:32] != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
@@ -233,13 +232,44 @@ module rclink_us_if #(
                          32'd0};
         end
     endfunction
+    //
+    // A register slice in front (two beats, a skid buffer): the block's
+    // m_axis_rc_tready comes from a flip-flop, the beat the core sees
+    // (rb_*) from flip-flops; one cycle of latency, no bubble.
+    reg         rb_v, rs_v;             // the beat / the skid beat held
+    reg [511:0] rb_d, rs_d;
+    reg [32:0]  rb_u, rs_u;             // tuser[96:64]: is_sop/eop, discontinue
+    wire        rb_take;                // the core took all of the beat
+    assign m_axis_rc_tready = !rs_v;
+    always @(posedge clk) begin
+        if (rst) begin
+            rb_v <= 1'b0;
+            rs_v <= 1'b0;
+        end else if (rb_take || !rb_v) begin
+            rb_v <= rs_v || m_axis_rc_tvalid;
+            rs_v <= 1'b0;
+        end else if (m_axis_rc_tvalid && !rs_v) begin
+            rs_v <= 1'b1;
+        end
+    end
+    always @(posedge clk) begin
+        if (rb_take || !rb_v) begin
+            rb_d <= rs_v ? rs_d : m_axis_rc_tdata;
+            rb_u <= rs_v ? rs_u : m_axis_rc_tuser[96:64];
+        end
+        if (!rs_v) begin
+            rs_d <= m_axis_rc_tdata;
+            rs_u <= m_axis_rc_tuser[96:64];
+        end
+    end
+
     reg rc_more;                        // in a completion after its first beat
     reg [3:0] rc_gone;                  // slots of a held beat already taken
-    wire [511:0] rc = m_axis_rc_tdata;
-    wire [3:0] rc_isop = m_axis_rc_tuser[67:64];
-    wire [7:0] rc_sptr = m_axis_rc_tuser[75:68];
-    wire [3:0] rc_ieop = m_axis_rc_tuser[79:76];
-    wire rc_disc = m_axis_rc_tuser[96];
+    wire [511:0] rc = rb_d;
+    wire [3:0] rc_isop = rb_u[3:0];
+    wire [7:0] rc_sptr = rb_u[11:4];
+    wire [3:0] rc_ieop = rb_u[15:12];
+    wire rc_disc = rb_u[32];
     // per slot position: a TLP starts there, and it ends in this beat
     wire [4:0] rc_eop5 = {1'b0, rc_ieop};
     reg [3:0] sv, sl;
@@ -263,26 +293,26 @@ module rclink_us_if #(
         end
     end
     wire s0 = rc_more || sv[0];
-    assign rc_valid = m_axis_rc_tvalid && s0 && !rc_gone[0];
+    assign rc_valid = rb_v && s0 && !rc_gone[0];
     assign rc_sop   = !rc_more;
     assign rc_last  = rc_ieop[0];
     assign rc_hdr   = rc_header(rc[95:0]);
     assign rc_data  = rc;
     assign rc_err   = rc[15:12] != 4'd0 || rc_disc;
-    assign rcs_valid = {3{m_axis_rc_tvalid}} & sv[3:1] & ~rc_gone[3:1];
+    assign rcs_valid = {3{rb_v}} & sv[3:1] & ~rc_gone[3:1];
     assign rcs_last  = sl[3:1];
     assign rcs_hdr   = {rc_header(rc[479:384]), rc_header(rc[351:256]),
                         rc_header(rc[223:128])};
     assign rcs_err   = {rc[399:396] != 4'd0 || rc_disc, rc[271:268] != 4'd0 || rc_disc,
                         rc[143:140] != 4'd0 || rc_disc};
-    assign m_axis_rc_tready = (rcs_valid & ~rcs_took) == 3'd0;
+    assign rb_take = rb_v && (rcs_valid & ~rcs_took) == 3'd0;
 
     always @(posedge clk) begin
         if (rst) begin
             rc_more <= 1'b0;
             rc_gone <= 4'd0;
-        end else if (m_axis_rc_tvalid) begin
-            if (m_axis_rc_tready) begin
+        end else if (rb_v) begin
+            if (rb_take) begin
                 rc_gone <= 4'd0;
                 rc_more <= nt > ne;
             end else begin

@@ -47,13 +47,14 @@ class RcMon:
         a = self.dut.dut.u_if
         while self.run:
             await RisingEdge(self.dut.user_clk)
-            if int(a.rcs_valid.value) and int(a.m_axis_rc_tready.value):
+            # the beat behind the adapter's register slice (rb_*)
+            if int(a.rcs_valid.value) and int(a.rb_take.value):
                 self.straddled += 1
-            if int(a.m_axis_rc_tvalid.value):
-                sops = bin(int(a.m_axis_rc_tuser.value) >> 64 & 0xF).count("1")
+            if int(a.rb_v.value):
+                sops = bin(int(a.rb_u.value) & 0xF).count("1")
                 self.most = max(self.most, sops)
-            if int(a.m_axis_rc_tvalid.value) and not int(a.m_axis_rc_tready.value):
-                self.split += 1
+                if not int(a.rb_take.value):
+                    self.split += 1
 
 
 class Dma:
