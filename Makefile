@@ -217,7 +217,7 @@ RCLINK_RTL_FUZZ_ARGS ?= -t cdev_root -t cdev_user
 RCLINK_RTL_T1_UCTX_ARGS ?= -t messages -t quiet -t not_owner -t bad_addr \
 	-t bad_wqe -t doorbell -t memlock -t armed_cq -t epoll_before_ctx \
 	-t mcast_group -t fork_child -t unmap_busy -t exit_busy_qp -t many \
-	-t db_bar_requested -t flr_busy -t unbind_busy
+	-t db_bar_requested -t flr_busy -t unbind_busy -t ctx_show
 RCLINK_RTL_FAULTS_TESTS ?= pci_faults.py
 RCLINK_RTL_RTL_TESTS ?= vectors.py t1_msg.sh t1_fatal.sh t2_mcast.py
 RCLINK_RTL_RTL_T1_MSG_ARGS ?= -t one_qp -t one_qp_back -t qp64

@@ -1560,14 +1560,14 @@
 #define RCLINK_SEG_KIND_READ_RESP	0x3
 #define RCLINK_SEG_KIND_WRITE_RESP	0x4
 #define RCLINK_SEG_KIND_IMM	0x5
-/* RDMA header: the 16 bytes after the segment header in every packet of an RDMA kind (Documentation/hw/shim.rst, RDMA WRITE and READ); the data, if any, follows it. Model only */
+/* RDMA header: the 16 bytes after the segment header in every packet of an RDMA kind (Documentation/hw/shim.rst, RDMA WRITE and READ); the data, if any, follows it */
 #define RCLINK_RDMAH_BYTES	16
 #define RCLINK_RDMAH_KEY	GENMASK_ULL(31, 0)
 #define RCLINK_RDMAH_TAG	GENMASK_ULL(47, 32)
 #define RCLINK_RDMAH_STATUS	GENMASK_ULL(55, 48)
 #define RCLINK_RDMAH_ADDR	GENMASK_ULL(63, 0)
 #define RCLINK_RDMAH_PKT_DATA	0x528
-/* a local or remote key of the registration table (DMAQ_MR_*). Model only */
+/* a local or remote key of the registration table (DMAQ_MR_*) */
 #define RCLINK_MR_KEY_BYTES	4
 #define RCLINK_MR_KEY_INDEX	GENMASK_ULL(15, 0)
 #define RCLINK_MR_KEY_GEN	GENMASK_ULL(23, 16)

@@ -451,10 +451,17 @@ long rclink_ctx_create(struct file *file, struct rclink_file *rf,
 	    p.mod_count > FIELD_MAX(RCLINK_DMAQ_CTX_MOD_COUNT) ||
 	    p.mod_usec > FIELD_MAX(RCLINK_DMAQ_CTX_MOD_USEC))
 		return -EINVAL;
-	/* the largest chunks the area is a multiple of, up to 64 KiB */
+	/*
+	 * the largest chunks the area is a multiple of, up to 64 KiB; larger
+	 * ones (up to what the area is a multiple of and the shim takes) when
+	 * the shim's table has too few chunks for the area
+	 */
 	shift = min_t(u32, __ffs(p.area_size),
 		      PAGE_SHIFT + RCLINK_CTX_CHUNK_ORDER);
 	shift = min(shift, hw->chunk_max);
+	while ((p.area_size >> shift) > hw->max_chunks &&
+	       shift < min_t(u32, __ffs(p.area_size), hw->chunk_max))
+		shift++;
 	if (shift < hw->chunk_min || shift < PAGE_SHIFT ||
 	    (p.area_size >> shift) > hw->max_chunks)
 		return -EINVAL;

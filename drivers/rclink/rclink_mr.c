@@ -459,8 +459,17 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 	err = -EINVAL;
 	if (!r.length || r.length > FIELD_MAX(RCLINK_DMAQ_MR_LEN_LEN))
 		goto out_rw;
+	/*
+	 * host memory (a process's pages, a ring's pieces) needs page tables;
+	 * a board without them (DMAQ_MR_CAP.max_pages 0: the RTL) registers
+	 * area ranges only
+	 */
+	if (!mr->max_pages && ((r.flags & RCLINK_MR_REG_USER) || w.ring)) {
+		err = -EOPNOTSUPP;
+		goto out_rw;
+	}
 	if (r.flags & RCLINK_MR_REG_USER) {
-		if (r.offset || !r.addr || !mr->max_pages)
+		if (r.offset || !r.addr)
 			goto out_rw;
 		user = rclink_mr_user_pin(hw->dev, mr->max_pages, r.addr,
 					  r.length, &base);

@@ -126,6 +126,7 @@ module rclink_ctx #(
     input  wire [CW-1:0] rcqe_ctx,
     input  wire [63:0] rcqe_w0,
     input  wire [63:0] rcqe_w1,
+    input  wire [63:0] rcqe_w2,         // word 2 (RECV_IMM: the immediate)
     output wire        rcqe_ready,
     // the send engine (rclink_sq): the context it serves (q_ctx) and that
     // one's ring, area and translation; the next user context to serve
@@ -255,6 +256,7 @@ module rclink_ctx #(
     reg          w_fin;             // the record is the last one of a stop
     reg          w_rx;              // the CQE is the receive path's
     reg [63:0]   w_c1;              // CQE word 1
+    reg [63:0]   w_c2;              // ... word 2
     reg [15:0] ctx_sel, owner_sel;
     wire       sel_ok = ctx_sel != 16'd0 && ctx_sel < N16;
     wire [CW-1:0] s = ctx_sel[CW-1:0];
@@ -451,7 +453,7 @@ module rclink_ctx #(
                       (w_st == W_RD || w_st == W_RSP) ? w_addr + {{(60-MW){1'b0}}, l_i, 3'd0} :
                       w_addr;
     assign dma_data = (w_st == W_W1 || w_st == W_C3) ? w_d1 :
-                      w_st == W_C1 ? w_c1 : w_st == W_C2 ? 64'd0 : w_d0;
+                      w_st == W_C1 ? w_c1 : w_st == W_C2 ? w_c2 : w_d0;
 
     // ---- the send engine's side ----------------------------------------------
     wire [5:0]  q_sh = acfg[q_ctx][29:24];
@@ -644,6 +646,7 @@ module rclink_ctx #(
                 tm_left[i] <= 17'd0;
             w_fin <= 1'b0;
             w_c1 <= 64'd0;
+            w_c2 <= 64'd0;
             en <= {NCTX{1'b0}};
             run <= {NCTX{1'b0}};
             act <= {NCTX{1'b0}};
@@ -707,6 +710,7 @@ module rclink_ctx #(
                     w_addr <= cq_base[k_ctx] + {27'd0, c_prod & (c_size - 32'd1), 5'd0};
                     w_d0 <= cqe_valid ? cqe_w0 : rcqe_w0;
                     w_c1 <= cqe_valid ? cqe_w1 : rcqe_w1;
+                    w_c2 <= cqe_valid ? 64'd0 : rcqe_w2;
                     w_d1 <= c_w3;
                     dma_valid <= 1'b1;
                     w_st <= W_C0;

@@ -75,6 +75,18 @@
 // stops running (u_runs falls: stop, disable, error) for its messages: a
 // scan of every QP (about 4 cycles a QP) that the context's stop waits
 // for (u_flushing).
+//
+// RDMA responder (rtl.rst, "RDMA responder"): a TYPE1 packet whose
+// segment header has an RDMA KIND brings its RDMA header in the next two
+// beats.  WRITE and READ_REQ are checked against the registration table
+// (rclink_mr: key, generation, owner, running, qp_only, right, bounds);
+// a WRITE's data goes into the owner's area through the staging (no RQE,
+// no CQE); a READ's data is read a line at a time into a packet memory
+// and sent as READ_RESP packets by the send engine (dp_*); WRITE_RESP and
+// refusals are queued for it (rsp_*).  Responses that arrive here match
+// no request (no requester: DMAQ_RDMA_RX_LATE); an IMM after a WRITE
+// takes the owner's RQE and writes a RECV_IMM CQE (context 0: dropped,
+// DMAQ_RDMA_RX_IMM_DROP).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -147,6 +159,39 @@ module rclink_rx #(
     output reg  [63:0] u_info,
     input  wire [31:0] u_hold_us,       // DMAQ_CTX_RX_HOLD.usec
     input  wire        us_tick,         // a microsecond
+    // RDMA responder (rclink_mr): the entry a request's key names, the
+    // entry being written, the responder's counters
+    output wire [15:0] mr_idx,
+    input  wire        mr_ok,
+    input  wire [63:0] mr_base,
+    input  wire [31:0] mr_len,
+    input  wire [63:0] mr_ctrl,
+    output reg         mr_use,
+    input  wire        resp_silent,         // DMAQ_RDMA_CFG.resp_silent
+    output reg         c_rx_write,          // DMAQ_RDMA_RX_* pulses
+    output reg         c_bad_key,
+    output reg         c_access,
+    output reg         c_bounds,
+    output reg         c_silent,
+    output reg         c_late,
+    output reg         c_imm_drop,
+    // responses the send engine sends on the request's QP
+    output wire        rsp_valid,
+    input  wire        rsp_take,
+    output wire [QP_AW-1:0] rsp_qpn,
+    output wire [2:0]  rsp_kind,
+    output wire [15:0] rsp_tag,
+    output wire [7:0]  rsp_status,
+    // a READ_RESP packet with data, built here (dp_bytes, in rows of 512
+    // bits read through dp_raddr, a cycle later on dp_rdata)
+    output reg         dp_valid,
+    input  wire        dp_take,
+    output reg  [QP_AW-1:0] dp_qpn,
+    output reg  [10:0] dp_bytes,
+    input  wire [4:0]  dp_raddr,
+    output reg  [511:0] dp_rdata,
+    input  wire        dp_done,
+    output reg         c_rx_read,
     // DMA engine burst client
     input  wire        wrst,
     output reg         dma_cmd_valid,
@@ -165,6 +210,7 @@ module rclink_rx #(
     input  wire        cqe_ready,
     output reg  [63:0] cqe_w0,
     output reg  [63:0] cqe_w1,
+    output reg  [63:0] cqe_w2,          // RECV_IMM: the immediate, else 0
     output reg  [UW-1:0] cqe_ctx        // the context whose CQ takes it
 );
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
@@ -204,7 +250,10 @@ module rclink_rx #(
                S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21, S_FL2 = 6'd22,
                S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
                S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
-               S_OF4 = 6'd31, S_UHOLD = 6'd32;
+               S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
+               S_RCHK = 6'd35, S_RP0 = 6'd36, S_RP1 = 6'd37, S_RP2 = 6'd38,
+               S_RP3 = 6'd39, S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
+               S_RQ0 = 6'd43, S_IHOLD = 6'd44, S_IRQE = 6'd45;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
     localparam integer SL_LAST_I = SL - 1;
@@ -281,6 +330,142 @@ module rclink_rx #(
     // user context's packet waits
     wire [31:0] k_posted = rq_prod - rq_cons;
     assign flow_stop = (!held && rq_en && k_posted >= 32'd2) ? 4'd0 : 4'hf;
+    // ---- RDMA responder ---------------------------------------------------------
+    // A TYPE1 packet whose segment header has an RDMA KIND: the RDMA
+    // header follows (two beats), then a WRITE's data, which goes into
+    // the owner context's area through the staging below, with no RQE and
+    // no CQE.  Per QP: {open, failed, done, tag} of the WRITE being
+    // received (cleared by the reset sweep).
+    localparam [2:0] K_WRITE = `RCLINK_SEG_KIND_WRITE, K_READ_REQ = `RCLINK_SEG_KIND_READ_REQ,
+                     K_READ_RESP = `RCLINK_SEG_KIND_READ_RESP,
+                     K_WRITE_RESP = `RCLINK_SEG_KIND_WRITE_RESP, K_IMM = `RCLINK_SEG_KIND_IMM;
+    localparam [7:0] ST_REM_KEY = `RCLINK_CQE_ST_REM_KEY,
+                     ST_REM_ACCESS = `RCLINK_CQE_ST_REM_ACCESS,
+                     ST_REM_BOUNDS = `RCLINK_CQE_ST_REM_BOUNDS,
+                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR;
+    localparam RDMA_HDR = `RCLINK_SEG_BYTES + `RCLINK_RDMAH_BYTES;
+    reg        rd;            // the packet is of an RDMA kind
+    reg [2:0]  h_kind;
+    reg [12:0] plen;          // its payload bytes (RX_M_LEN)
+    reg [31:0] rkey;
+    reg [15:0] rtag;
+    reg [63:0] raddr;
+    reg [18:0] rs_mem [0:QP_NUM-1];
+    wire [18:0] rs_q = rs_mem[qpn];
+    reg         rs_we;        // one write port (written a cycle later)
+    reg [QP_AW-1:0] rs_wa;
+    reg [18:0]  rs_wd;
+    always @(posedge clk)
+        if (rs_we)
+            rs_mem[rs_wa] <= rs_wd;
+    task rs_put;
+        input [QP_AW-1:0] a;
+        input [18:0]      d;
+        begin
+            rs_we <= 1'b1;
+            rs_wa <= a;
+            rs_wd <= d;
+        end
+    endtask
+    wire       rs_open = rs_q[18], rs_failed = rs_q[17], rs_done = rs_q[16];
+    wire [15:0] rs_tag = rs_q[15:0];
+    assign mr_idx = rkey[`RCLINK_MR_KEY_INDEX_MSB:`RCLINK_MR_KEY_INDEX_LSB];
+    wire [7:0]  m_gen = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_GEN_MSB:`RCLINK_DMAQ_MR_CTRL_GEN_LSB];
+    wire [15:0] m_ctx = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB];
+    wire [15:0] m_qpn = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_QPN_MSB:`RCLINK_DMAQ_MR_CTRL_QPN_LSB];
+    wire        r_write = h_kind == K_WRITE;
+    wire        r_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
+    // the responder's checks (shim.rst, "Responder"), in the model's order
+    wire        r_big = {32'd0, smlen} > MAX_MSG;
+    wire        r_key_bad = !mr_ok || !mr_ctrl[`RCLINK_DMAQ_MR_CTRL_VALID_LSB] ||
+                            m_gen != rkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB] ||
+                            !u || m_ctx != {{(16-UW){1'b0}}, u_ctx} || !u_run ||
+                            (mr_ctrl[`RCLINK_DMAQ_MR_CTRL_QP_ONLY_LSB] &&
+                             m_qpn != {{(16-QP_AW){1'b0}}, qpn});
+    wire        r_acc_bad = !(r_write ? mr_ctrl[`RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE_LSB]
+                                      : mr_ctrl[`RCLINK_DMAQ_MR_CTRL_REMOTE_READ_LSB]);
+    wire        r_bnd_bad = raddr > {32'd0, mr_len} ||
+                            {32'd0, smlen} > {32'd0, mr_len} - raddr ||
+                            mr_base > u_area || {32'd0, mr_len} > u_area - mr_base;
+    wire [7:0]  r_st = r_big ? ST_REM_BOUNDS : r_key_bad ? ST_REM_KEY :
+                       r_acc_bad ? ST_REM_ACCESS : r_bnd_bad ? ST_REM_BOUNDS : ST_OK;
+    wire [31:0] r_dleft = smlen - soff;
+    wire [31:0] r_pdata = {19'd0, plen} - RDMA_HDR;
+    wire [31:0] r_dlen = (r_pdata < r_dleft) ? r_pdata : r_dleft;
+    // the response queue (RQN entries): a request waits on RX_M while it
+    // is full
+    localparam RQN = 4;
+    reg [QP_AW+26:0] rq_mem [0:RQN-1];
+    reg [1:0]  rq_wp, rq_rp;
+    reg [2:0]  rq_n;
+    wire       rq_full = rq_n == RQN[2:0];
+    reg        rq_push;
+    reg [QP_AW+26:0] rq_wd;
+    assign rsp_valid = rq_n != 3'd0;
+    assign {rsp_qpn, rsp_kind, rsp_tag, rsp_status} = rq_mem[rq_rp];
+    always @(posedge clk) begin
+        if (rst) begin
+            rq_wp <= 2'd0;
+            rq_rp <= 2'd0;
+            rq_n <= 3'd0;
+        end else begin
+            if (rq_push) begin
+                rq_mem[rq_wp] <= rq_wd;
+                rq_wp <= rq_wp + 2'd1;
+            end
+            if (rsp_valid && rsp_take)
+                rq_rp <= rq_rp + 2'd1;
+            rq_n <= rq_n + {2'd0, rq_push} - {2'd0, rsp_valid && rsp_take};
+        end
+    end
+    // a READ served: its data read a line at a time (up to 64 bytes, in
+    // one line of the owner's area) and packed behind the two headers into
+    // the packet memory, one READ_RESP packet at a time
+    localparam [31:0] PKT_DATA = `RCLINK_RDMAH_PKT_DATA;
+    reg [511:0] pk_mem [0:20];
+    reg         pk_we;
+    reg [4:0]   pk_wa;
+    reg [511:0] pk_wd;
+    always @(posedge clk) begin
+        if (pk_we)
+            pk_mem[pk_wa] <= pk_wd;
+        dp_rdata <= pk_mem[dp_raddr];
+    end
+    reg [31:0]  rd_left;      // bytes of the READ not yet read
+    reg [31:0]  rd_off;       // ... read
+    reg [31:0]  rp_left;      // bytes of this packet not yet read
+    reg [6:0]   rp_n;         // the read in flight
+    reg [1023:0] racc;        // packed bytes not yet in a row
+    reg [6:0]   racc_n;
+    wire [31:0] rp_line = 32'd64 - {26'd0, c_addr[5:0]};
+    wire [31:0] rp_take = (rp_left < rp_line) ? rp_left : rp_line;
+    wire [31:0] rp_pkt = (rd_left < PKT_DATA) ? rd_left : PKT_DATA;
+    wire [511:0] rp_bytes = (dma_rd_data >> {c_addr[5:0], 3'b000}) &
+                            ((rp_n[6]) ? ~512'd0 : ~(~512'd0 << {rp_n[5:0], 3'b000}));
+    wire [63:0] rp_seg = ({62'd0, (rd_off == 32'd0) ?
+                                  ((rd_left == rp_pkt) ? 2'd`RCLINK_SEG_ONLY : 2'd`RCLINK_SEG_FIRST) :
+                                  ((rd_left == rp_pkt) ? 2'd`RCLINK_SEG_LAST : 2'd`RCLINK_SEG_MIDDLE)}
+                          << `RCLINK_SEG_POS_LSB) |
+                         ({61'd0, K_READ_RESP} << `RCLINK_SEG_KIND_LSB) |
+                         ({32'd0, rd_off} << `RCLINK_SEG_OFFSET_LSB) |
+                         ({32'd0, smlen} << `RCLINK_SEG_MSG_LEN_LSB);
+    wire [63:0] r_rh_ok = {48'd0, rtag} << `RCLINK_RDMAH_TAG_LSB;
+    task refused;             // a request refused: its cause's counter
+        begin
+            c_bounds <= r_st == ST_REM_BOUNDS;
+            c_bad_key <= r_st == ST_REM_KEY;
+            c_access <= r_st == ST_REM_ACCESS;
+        end
+    endtask
+    task respond;             // queue a response of the shim
+        input [2:0] k;
+        input [7:0] status;
+        begin
+            rq_push <= 1'b1;
+            rq_wd <= {qpn, k, rtag, status};
+        end
+    endtask
+
     // ---- staging of a write burst -------------------------------------------
     reg [511:0] sm [0:SL-1];
     reg [511:0] ln;             // the line being filled
@@ -337,7 +522,8 @@ module rclink_rx #(
     wire        t2_grp_ok = {{(32-QP_AW){1'b0}}, qpn} < `RCLINK_AFH_T2_GROUPS && t2_join[qpn[2:0]];
     wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
                             dlen != 32'd0 && dlen <= T2_DATA_MAX;
-    assign rx_rdy = (st == S_HDR) || (st == S_STRAY) ||
+    assign rx_rdy = (st == S_HDR) || (st == S_STRAY) || st == S_RH0 || st == S_RH1 ||
+                    (st == S_RQ0 && !beat_last) ||
                     (st == S_DROP && !beat_last) ||
                     (st == S_BEAT && left != 32'd0 && !beat_last);
 
@@ -511,6 +697,7 @@ module rclink_rx #(
             cqe_valid <= 1'b0;
             cqe_w0 <= 64'd0;
             cqe_w1 <= 64'd0;
+            cqe_w2 <= 64'd0;
             cqe_ctx <= {UW{1'b0}};
             u_ctx <= {UW{1'b0}};
             c_own <= {UW{1'b0}};
@@ -543,14 +730,51 @@ module rclink_rx #(
             hold_left <= 32'd0;
             h_prod <= 32'd0;
             h_room <= 32'd0;
+            rd <= 1'b0;
+            h_kind <= 3'd0;
+            plen <= 13'd0;
+            rkey <= 32'd0;
+            rtag <= 16'd0;
+            raddr <= 64'd0;
+            rq_push <= 1'b0;
+            rq_wd <= {(QP_AW+27){1'b0}};
+            rs_we <= 1'b0;
+            rs_wa <= {QP_AW{1'b0}};
+            rs_wd <= 19'd0;
+            mr_use <= 1'b0;
+            dp_valid <= 1'b0;
+            dp_qpn <= {QP_AW{1'b0}};
+            dp_bytes <= 11'd0;
+            pk_we <= 1'b0;
+            pk_wa <= 5'd0;
+            pk_wd <= 512'd0;
+            rd_left <= 32'd0;
+            rd_off <= 32'd0;
+            rp_left <= 32'd0;
+            rp_n <= 7'd0;
+            racc <= 1024'd0;
+            racc_n <= 7'd0;
+            c_rx_read <= 1'b0;
+            {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
         end else begin
+            rs_we <= 1'b0;
+            rq_push <= 1'b0;
+            {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
+            pk_we <= 1'b0;
+            if (pk_we)
+                pk_wa <= pk_wa + 5'd1;
+            c_rx_read <= 1'b0;
+            if (dp_valid && dp_take)
+                dp_valid <= 1'b0;
             t2_nobuf <= 1'b0;
             t2s_we <= 1'b0;
             u_take <= 1'b0;
             u_nobuf <= 1'b0;
             u_fail <= 1'b0;
-            if (cqe_valid && cqe_ready)
+            if (cqe_valid && cqe_ready) begin
                 cqe_valid <= 1'b0;
+                cqe_w2 <= 64'd0;
+            end
             if (dma_cmd_valid && dma_cmd_ready)
                 dma_cmd_valid <= 1'b0;
             if (held && us_tick && hold_left != 32'd0)
@@ -561,6 +785,7 @@ module rclink_rx #(
                     ctx_we <= 1'b1;
                     ctx_wa <= clr[QP_AW-1:0];
                     ctx_wd <= {CW{1'b0}};
+                    rs_put(clr[QP_AW-1:0], 19'd0);
                     clr <= clr + 1'b1;
                     if (clr == QP_NUM - 1)
                         st <= S_IDLE;
@@ -673,12 +898,27 @@ module rclink_rx #(
                 u_ctx <= (rx_etype == 2'd3) ? own_grp : own_qp;
                 h_sa <= rx_sa;
                 h_psn <= rx_psn;
+                h_kind <= seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB];
+                rd <= rx_etype != 2'd3 &&
+                      seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] != 3'd0;
+                plen <= rx_len;
                 st <= S_CTX;
             end
             S_CTX: begin            // the context is read
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
                  c_moff, c_own} <= ctx_q;
                 st <= u ? S_UCHK : S_CHK;
+                if (rd) begin
+                    msg_dead <= 1'b0;
+                    beat_n <= 4'd0;
+                    if (beat_last || h_kind > K_IMM || soff > smlen ||
+                        {19'd0, plen} < RDMA_HDR) begin
+                        cnt_malformed <= cnt_malformed + 64'd1;
+                        st <= S_DROP;
+                    end else begin
+                        st <= S_RH0;
+                    end
+                end
                 if (t2) begin       // TYPE2: no context, a fresh message
                     {c_open, c_buf, c_first} <= 3'd0;
                     c_fill <= 17'd0;
@@ -688,6 +928,205 @@ module rclink_rx #(
                     st <= S_T2CHK;
                 end
             end
+            // ---- RDMA: the RDMA header, the checks ------------------------------
+            S_RH0:
+                if (rx_vld) begin
+                    rkey <= seg[31:0];
+                    rtag <= seg[47:32];
+                    beat_last <= rx_fe;
+                    st <= S_RH1;
+                    if (rx_fe) begin
+                        cnt_malformed <= cnt_malformed + 64'd1;
+                        st <= S_DROP;
+                    end
+                end
+            S_RH1:
+                if (rx_vld) begin
+                    raddr <= seg;
+                    beat_last <= rx_fe;
+                    left <= r_dlen;
+                    st <= S_RCHK;
+                end
+            S_RCHK:                 // rkey, raddr, the entry and the QP's state
+                if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
+                    // no request of this shim waits for a response
+                    c_late <= 1'b1;
+                    st <= S_DROP;
+                end else if (h_kind == K_IMM) begin
+                    // a WRITE's immediate: an RQE and a RECV_IMM CQE of
+                    // the owner (context 0 takes none: counted); after a
+                    // refused WRITE, or none, it is dropped
+                    if (rs_done && rs_tag == rtag && u) begin
+                        st <= S_IHOLD;
+                    end else begin
+                        if (rs_done && rs_tag == rtag) begin
+                            c_imm_drop <= 1'b1;
+                            rs_put(qpn, {3'b000, rs_tag});
+                        end
+                        st <= S_DROP;
+                    end
+                end else if (resp_silent) begin
+                    c_silent <= 1'b1;
+                    st <= S_DROP;
+                end else if (h_kind == K_READ_REQ) begin
+                    if (r_st != ST_OK && !rq_full) begin
+                        // READ refused: one READ_RESP with the cause
+                        refused;
+                        respond(K_READ_RESP, r_st);
+                        st <= S_DROP;
+                    end else if (r_st == ST_OK) begin
+                        // served once the request packet is taken whole
+                        c_addr <= mr_base + raddr;
+                        c_fill <= 17'd0;
+                        rd_left <= smlen;
+                        rd_off <= 32'd0;
+                        mr_use <= 1'b1;
+                        st <= S_RQ0;
+                    end
+                end else if (!r_start && !(rs_open && rs_tag == rtag)) begin
+                    // a WRITE packet outside a WRITE
+                    cnt_malformed <= cnt_malformed + 64'd1;
+                    st <= S_DROP;
+                end else if ((r_start || !rs_failed) && r_st != ST_OK) begin
+                    if (!rq_full) begin
+                        refused;
+                        respond(K_WRITE_RESP, r_st);
+                        rs_put(qpn, {!p_ends, 2'b10, rtag});
+                        st <= S_DROP;
+                    end
+                end else if (!r_start && rs_failed) begin
+                    // the rest of a refused WRITE
+                    if (p_ends)
+                        rs_put(qpn, {3'b010, rtag});
+                    st <= S_DROP;
+                end else if (!(p_ends && rq_full)) begin
+                    // into the owner's area: the registration's offset
+                    rs_put(qpn, {!p_ends, 2'b00, rtag});
+                    c_open <= 1'b1;
+                    c_buf <= 1'b1;
+                    c_addr <= mr_base + raddr + {32'd0, soff};
+                    c_size <= left[16:0];
+                    c_fill <= 17'd0;
+                    mr_use <= 1'b1;
+                    st <= S_BEAT;
+                end
+            // ---- a WRITE's immediate: the owner's next RQE, its CQE --------------
+            // Without a posted RQE or CQ room it waits on RX_M as a SEND's
+            // packet does (S_UHOLD): DMAQ_CTX_RX_HOLD, then dropped
+            // (DMAQ_CTX_RX_NOBUF, the context in error RX_NOBUF).
+            S_IHOLD:
+                if (!u_run || h_ochg || (held && hold_left == 32'd0) ||
+                    (!held && u_hold_us == 32'd0 && !(posted != 32'd0 &&
+                     posted <= rq_size && u_room != 32'd0))) begin
+                    u_nobuf <= 1'b1;
+                    if (u_run && !h_ochg)
+                        ufail(`RCLINK_CTX_EVT_CAUSE_RX_NOBUF, {{(64-QP_AW){1'b0}}, qpn});
+                    held <= 1'b0;
+                    rs_put(qpn, {3'b000, rs_tag});
+                    st <= S_DROP;
+                end else if (posted != 32'd0 && posted <= rq_size && u_room != 32'd0) begin
+                    held <= 1'b0;
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_write <= 1'b0;
+                    dma_cmd_addr <= rqe_addr;
+                    dma_cmd_len <= 13'd16;
+                    st <= S_IRQE;
+                end else if (!held) begin
+                    held <= 1'b1;
+                    hold_left <= u_hold_us;
+                end
+            S_IRQE:                 // the RQE (its buffer is not touched)
+                if (dma_rd_valid) begin
+                    u_take <= 1'b1;
+                    rs_put(qpn, {3'b000, rs_tag});
+                    cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV_IMM} << `RCLINK_CQE_KIND_LSB) |
+                              ({56'd0, dma_rd_err ? ST_DMA_ERR : rqe_bad_size ? ST_BAD_WQE :
+                                       rqe_bad_addr ? ST_BAD_ADDR : ST_OK}
+                               << `RCLINK_CQE_STATUS_LSB) |
+                              (64'd1 << `RCLINK_CQE_FIRST_LSB) | (64'd1 << `RCLINK_CQE_LAST_LSB) |
+                              ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
+                    cqe_w1 <= {smlen, m_cons};
+                    cqe_w2 <= {32'd0, rkey};
+                    cqe_valid <= 1'b1;
+                    cqe_ctx <= u_ctx;
+                    if (dma_rd_err || rqe_bad_size || rqe_bad_addr)
+                        ufail(dma_rd_err ? `RCLINK_CTX_EVT_CAUSE_DMA :
+                              rqe_bad_size ? `RCLINK_CTX_EVT_CAUSE_BAD_RQE :
+                              `RCLINK_CTX_EVT_CAUSE_BAD_ADDR,
+                              dma_rd_err ? dma_cmd_addr : {32'd0, m_cons});
+                    ret <= S_DROP;
+                    st <= S_CQE;
+                end
+            // ---- a READ served: its READ_RESP packets -----------------------------
+            S_RQ0:                  // the rest of the request packet
+                if (beat_last || (rx_vld && rx_fe)) begin
+                    beat_last <= 1'b0;
+                    st <= S_RP0;
+                end
+            S_RP0: begin            // a packet: the headers, then its data
+                racc <= {832'd0, 64'd0, r_rh_ok, rp_seg};
+                racc_n <= 7'd24;
+                rp_left <= rp_pkt;
+                pk_wa <= 5'd0;
+                dp_bytes <= rp_pkt[10:0] + 11'd24;
+                st <= S_RP1;
+            end
+            S_RP1: begin            // a read of one line's part
+                dma_cmd_valid <= 1'b1;
+                dma_cmd_write <= 1'b0;
+                dma_cmd_addr <= u_bus;
+                dma_cmd_len <= rp_take[12:0];
+                rp_n <= rp_take[6:0];
+                st <= S_RP2;
+            end
+            S_RP2:
+                if (dma_rd_valid) begin
+                    if (dma_rd_err || !u_run) begin
+                        st <= S_RPE;
+                    end else begin
+                        racc <= racc | ({512'd0, rp_bytes} << {racc_n, 3'b000});
+                        racc_n <= racc_n + rp_n;
+                        c_addr <= c_addr + {57'd0, rp_n};
+                        rp_left <= rp_left - {25'd0, rp_n};
+                        rd_left <= rd_left - {25'd0, rp_n};
+                        rd_off <= rd_off + {25'd0, rp_n};
+                        st <= S_RP3;
+                    end
+                end
+            S_RP3: begin            // a full row to the packet memory
+                if (racc_n[6]) begin
+                    pk_we <= 1'b1;
+                    pk_wd <= racc[511:0];
+                    racc <= racc >> 512;
+                    racc_n <= racc_n - 7'd64;
+                end
+                st <= (rp_left != 32'd0) ? S_RP1 : S_RP4;
+            end
+            S_RP4: begin            // the last row; the packet goes
+                if (racc_n != 7'd0 && !pk_we) begin
+                    pk_we <= 1'b1;
+                    pk_wd <= racc[511:0];
+                    racc_n <= 7'd0;
+                end else if (!pk_we) begin
+                    dp_valid <= 1'b1;
+                    dp_qpn <= qpn;
+                    st <= S_RP5;
+                end
+            end
+            S_RP5:                  // sent (its rows read): the next one
+                if (dp_done) begin
+                    if (rd_left != 32'd0) begin
+                        st <= S_RP0;
+                    end else begin
+                        c_rx_read <= 1'b1;
+                        st <= S_WAIT;
+                    end
+                end
+            S_RPE:                  // the data could not be read: DMA_ERR
+                if (!rq_full) begin
+                    respond(K_READ_RESP, ST_DMA_ERR);
+                    st <= S_WAIT;
+                end
             // ---- a user context's TYPE1 packet: room, or it waits ---------------
             S_UCHK: begin
                 msg_dead <= 1'b0;
@@ -870,10 +1309,11 @@ module rclink_rx #(
             S_DROP: begin           // discard the rest of the packet
                 held <= 1'b0;
                 if (beat_last || (rx_vld && rx_fe)) begin
-                    ctx_we <= !t2;
+                    ctx_we <= !t2 && !rd;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     beat_last <= 1'b0;
+                    mr_use <= 1'b0;   // (a WRITE's padding after its data)
                     st <= S_IDLE;
                 end
             end
@@ -1017,6 +1457,14 @@ module rclink_rx #(
                     // the packet's staged bytes go out first
                     fret <= S_END;
                     st <= S_FL0;
+                end else if (rd) begin
+                    // a WRITE's packet written: its last answers OK
+                    if (p_ends) begin
+                        c_rx_write <= 1'b1;
+                        respond(K_WRITE_RESP, ST_OK);
+                        rs_put(qpn, {3'b001, rtag});
+                    end
+                    st <= S_WAIT;
                 end else if (p_ends && c_open && !msg_dead) begin
                     if (c_buf) begin
                         cqe(ST_OK, 1'b1);
@@ -1032,7 +1480,8 @@ module rclink_rx #(
             end
             S_WAIT:
                 if (!cqe_valid) begin
-                    ctx_we <= !t2;
+                    ctx_we <= !t2 && !rd;
+                    mr_use <= 1'b0;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     st <= S_IDLE;

@@ -32,7 +32,10 @@ module rclink_shim_top #(
     parameter US_CYCLES = 250,              // clock cycles a microsecond
     // contexts, context 0 included (DMAQ_CTX_CAP.num; rtl.rst "Contexts"):
     // 1, no user contexts and no doorbell BAR (the board tops set 8)
-    parameter NCTX = 1
+    parameter NCTX = 1,
+    // entries of the registration table of RDMA WRITE and READ
+    // (DMAQ_MR_CAP.num; with user contexts only)
+    parameter NMR = 16
 ) (
     input  wire        clk,
     input  wire        rst_n,
@@ -325,7 +328,7 @@ module rclink_shim_top #(
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
         .cnt_t3_dma_err(cnt_t3_dma_err),
         .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
-        .ctx_hit(ctx_hit), .ctx_rdata(ctx_rdata),
+        .ctx_hit(ctx_hit || mr_hit), .ctx_rdata(mr_hit ? mr_rdata : ctx_rdata),
         .stat_we(stat_we), .stat_clear(stat_clear), .stat_sel(stat_sel),
         .qps_rx_pkts(qps_rx_pkts), .qps_rx_bytes(qps_rx_bytes),
         .qps_timeouts(qps_timeouts));
@@ -506,7 +509,7 @@ module rclink_shim_top #(
     wire [31:0] r_hold_us;
     wire        r_us_tick;
     wire        cqe_r_valid, cqe_r_ready, cqe_rk_ready, cqe_ru_ready;
-    wire [63:0] cqe_r_w0, cqe_r_w1;
+    wire [63:0] cqe_r_w0, cqe_r_w1, cqe_r_w2;
     assign cqe_r_ready = (rcqe_ctx == {SCW{1'b0}}) ? cqe_rk_ready : cqe_ru_ready;
     generate
         if (NCTX > 1) begin : g_ctx
@@ -544,7 +547,7 @@ module rclink_shim_top #(
                 .r_take(r_take), .r_nobuf(r_nobuf), .r_fail(r_fail),
                 .r_cause(r_cause), .r_info(r_info),
                 .rcqe_valid(cqe_r_valid && rcqe_ctx != {SCW{1'b0}}),
-                .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1),
+                .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1), .rcqe_w2(cqe_r_w2),
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
                 .rx_hold(r_hold_us), .us_tick(r_us_tick),
@@ -675,6 +678,17 @@ module rclink_shim_top #(
     wire        cq_hold;
     assign cqe_s_ready = (cqe_s_ctx == {SCW{1'b0}}) ? cqe_k_ready : cqe_u_ready;
 
+    // the RDMA responder's responses (rclink_rx), sent by the send engine
+    wire        rsp_valid, rsp_take;
+    wire [QP_AW-1:0] rsp_qpn;
+    wire [2:0]  rsp_kind;
+    wire [15:0] rsp_tag;
+    wire [7:0]  rsp_status;
+    wire        dp_valid, dp_take, dp_done;
+    wire [QP_AW-1:0] dp_qpn;
+    wire [10:0] dp_bytes;
+    wire [4:0]  dp_raddr;
+    wire [511:0] dp_rdata;
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
                 .CW(SCW), .MSGS(SQ_MSGS)) u_sq (
         .clk(clk), .rst(rst),
@@ -704,11 +718,47 @@ module rclink_shim_top #(
         .tx_fack(tx_s_fack), .tx_etype(tx_s_etype), .tx_group(tx_s_t2_group),
         .crd(tx_s_crd[0]), .crd_t2(tx_s_crd[3]), .crd_qpid(tx_s_crd_qpid),
         .crd_qpid_vld(tx_s_crd_qpid_vld),
+        .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
+        .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
+        .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
+        .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
     assign b_cmd_write[0] = 1'b0;
     assign b_wd_valid[0] = 1'b0;
     assign b_wd_data[0 +: 512] = 512'd0;
+
+    // ---- the registration table of RDMA WRITE and READ (rtl.rst, "RDMA
+    // responder"): with user contexts only (their areas are what it
+    // registers); without them DMAQ_MR_CAP reads 0
+    wire        mr_hit, mr_ok, mr_use, rdma_silent;
+    wire [63:0] mr_rdata, mr_base, mr_ctrl;
+    wire [31:0] mr_len, rdma_tmo_us;
+    wire [15:0] mr_idx;
+    wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
+    generate
+        if (NCTX > 1) begin : g_mr
+            rclink_mr #(.NMR(NMR)) u_mr (
+                .clk(clk), .rst(rst),
+                .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
+                .rdata(mr_rdata), .hit(mr_hit),
+                .timeout_us(rdma_tmo_us), .resp_silent(rdma_silent),
+                .lk_idx(mr_idx), .lk_ok(mr_ok), .lk_base(mr_base), .lk_len(mr_len),
+                .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
+                .c_rx_write(rc_wr), .c_rx_read(rc_rd), .c_bad_key(rc_bkey),
+                .c_access(rc_acc), .c_bounds(rc_bnd), .c_silent(rc_sil),
+                .c_late(rc_late), .c_imm_drop(rc_imm));
+        end else begin : g_nomr
+            assign mr_hit = 1'b0;
+            assign mr_rdata = 64'd0;
+            assign rdma_tmo_us = 32'd0;
+            assign rdma_silent = 1'b0;
+            assign mr_ok = 1'b0;
+            assign mr_base = 64'd0;
+            assign mr_len = 32'd0;
+            assign mr_ctrl = 64'd0;
+        end
+    endgenerate
 
     // ---- queue engine: receive path ---------------------------------------------
     rclink_rx #(.QP_AW(QP_AW), .UW(SCW), .NCTX(NCTX)) u_rx (
@@ -733,6 +783,15 @@ module rclink_shim_top #(
         .u_area(r_area), .u_off(r_off), .u_bus(r_bus), .u_cstart(r_cstart),
         .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
         .u_info(r_info), .u_hold_us(r_hold_us), .us_tick(r_us_tick),
+        .mr_idx(mr_idx), .mr_ok(mr_ok), .mr_base(mr_base), .mr_len(mr_len),
+        .mr_ctrl(mr_ctrl), .mr_use(mr_use), .resp_silent(rdma_silent),
+        .c_rx_write(rc_wr), .c_bad_key(rc_bkey), .c_access(rc_acc),
+        .c_bounds(rc_bnd), .c_silent(rc_sil), .c_late(rc_late), .c_imm_drop(rc_imm),
+        .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
+        .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
+        .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
+        .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
+        .c_rx_read(rc_rd),
         .wrst(wrst),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
@@ -741,7 +800,7 @@ module rclink_shim_top #(
         .dma_wd_data(b_wd_data[1024 +: 512]),
         .dma_rd_valid(b_rd_valid[2]), .dma_rd_data(b_rd_data), .dma_rd_err(b_rd_err),
         .cqe_valid(cqe_r_valid), .cqe_ready(cqe_r_ready),
-        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1), .cqe_ctx(rcqe_ctx));
+        .cqe_w0(cqe_r_w0), .cqe_w1(cqe_r_w1), .cqe_w2(cqe_r_w2), .cqe_ctx(rcqe_ctx));
 
     // ---- completion queue ---------------------------------------------------------
     wire        cq_raise, cq_pending;

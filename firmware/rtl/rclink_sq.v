@@ -91,6 +91,13 @@
 // goes on with the other contexts and rclink_ctx parks the context
 // (u_park) until its SQ_PROD moves, then the chain is read again from its
 // first WQE.  Context 0's chain waits in CHECK (the kernel's queue).
+//
+// The RDMA responder's packets (rclink_rx; rtl.rst, "RDMA responder"):
+// a response of one beat (rsp_*) or a READ_RESP with data streamed from
+// the receive engine's packet memory (dp_*) is sent between the banks'
+// packets with a token of its own; a credit of its QP goes back to it.
+// The engine has no requester: WRITE, READ, REMOTE and IMM WQEs are
+// BAD_WQE.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -184,6 +191,23 @@ module rclink_sq #(
     input  wire        crd_t2,           // TX_S_CRD_O[3]
     input  wire [QP_AW-1:0] crd_qpid,
     input  wire        crd_qpid_vld,
+    // the RDMA responder's responses (rclink_rx): one packet each, sent
+    // between the banks' packets with a token of their own
+    input  wire        rsp_valid,
+    output wire        rsp_take,
+    input  wire [QP_AW-1:0] rsp_qpn,
+    input  wire [2:0]  rsp_kind,
+    input  wire [15:0] rsp_tag,
+    input  wire [7:0]  rsp_status,
+    // a READ_RESP packet with data (rclink_rx builds it): dp_bytes in
+    // rows read through dp_raddr, a cycle later on dp_rdata
+    input  wire        dp_valid,
+    output wire        dp_take,
+    input  wire [QP_AW-1:0] dp_qpn,
+    input  wire [10:0] dp_bytes,
+    output wire [4:0]  dp_raddr,
+    input  wire [511:0] dp_rdata,
+    output reg         dp_done,
     // send completions
     output wire        quiet_done,       // a QUIET SEND of quiet_ctx done OK: no CQE
     output wire [CW-1:0] quiet_ctx,
@@ -499,10 +523,69 @@ module rclink_sq #(
                     ({32'd0, o_len} << `RCLINK_CQE_LEN_LSB);
     assign cqe_w1 = {32'd0, o_idx};
 
+    // ---- responses of the RDMA responder ------------------------------------------
+    // A response is one packet: the segment header (ONLY, its KIND,
+    // MSG_LEN 0) and the RDMA header (TAG, STATUS; KEY and ADDR 0), padded
+    // to SEG.PKT_MIN.  It is sent when no bank's packet is being sent and
+    // a token is held, and RO of them may hold tokens at once; each
+    // remembers its QP, so that a credit of that QP goes back to it
+    // (credits of one QP return in order; one taken early for a
+    // message's packet is its message's later) and a credit without QPID
+    // after a response (the IP dropped it: QP disabled) too.
+    localparam RO = 4;
+    reg [RO-1:0]    ro_v;
+    reg [QP_AW-1:0] ro_q [0:RO-1];
+    reg [1:0]       ro_last;         // the entry of the last response sent
+    reg             last_resp;       // the last packet submitted was a response
+    reg             r_q_v;           // a response beat for TX_S
+    reg [511:0]     r_q_dat;
+    reg [QP_AW-1:0] r_q_qpn;
+    reg [1:0]       ro_fi, ro_ci;    // a free entry; the credit's entry
+    reg             ro_fok, ro_cok;
+    integer         ri;
+    always @* begin
+        ro_fi = 2'd0;
+        ro_fok = 1'b0;
+        ro_ci = 2'd0;
+        ro_cok = 1'b0;
+        for (ri = RO - 1; ri >= 0; ri = ri - 1) begin
+            if (!ro_v[ri]) begin
+                ro_fi = ri[1:0];
+                ro_fok = 1'b1;
+            end
+            if (ro_v[ri] && crd_qpid_vld && ro_q[ri] == crd_qpid) begin
+                ro_ci = ri[1:0];
+                ro_cok = 1'b1;
+            end
+        end
+        if (!crd_qpid_vld && last_resp && ro_v[ro_last]) begin
+            ro_ci = ro_last;
+            ro_cok = 1'b1;
+        end
+    end
+    wire r_crd = crd && ro_cok;
+    // a data packet being streamed from rclink_rx's packet memory
+    reg         p_run, p_q_v, p_q_first, p_q_last;
+    reg [4:0]   p_ptr, p_beats;
+    reg [6:0]   p_lastb;
+    reg [QP_AW-1:0] p_qpn;
+    wire        p_busy = p_run || p_q_v;
+    wire        r_go = rsp_valid && !e_pend && !p_busy && tok_ok && ro_fok;
+    wire        p_go = dp_valid && !r_go && !e_pend && !p_busy && tok_ok && ro_fok;
+    wire [10:0] p_bytes = (dp_bytes < 11'd64) ? 11'd64 : dp_bytes;
+    assign rsp_take = r_go;
+    assign dp_take = p_go;
+    assign dp_raddr = p_ptr;
+    wire [63:0] r_seg = ({62'd0, 2'd`RCLINK_SEG_ONLY} << `RCLINK_SEG_POS_LSB) |
+                        ({61'd0, rsp_kind} << `RCLINK_SEG_KIND_LSB);
+    wire [63:0] r_rh0 = ({48'd0, rsp_tag} << `RCLINK_RDMAH_TAG_LSB) |
+                        ({56'd0, rsp_status} << `RCLINK_RDMAH_STATUS_LSB);
+
     // a returning credit: the oldest message of its QP, or (no QPID: the
-    // IP dropped the packet at submission) the last packet's message
+    // IP dropped the packet at submission) the last packet's message;
+    // not a response's
     wire [SLW-1:0] dec_slot = crd_qpid_vld ? crd_slot : last_slot;
-    wire       dec_ok = crd && (crd_qpid_vld ? crd_hit :
+    wire       dec_ok = crd && !r_crd && (crd_qpid_vld ? crd_hit :
                                 (m_v[last_slot] && m_out[last_slot] != 10'd0));
 
     // WQE word 0 checks
@@ -725,6 +808,21 @@ module rclink_sq #(
             d_kill <= {NB{1'b0}};
             m_fail <= {MSGS{1'b0}};
             ost_free <= OST_N;
+            ro_v <= {RO{1'b0}};
+            ro_last <= 2'd0;
+            last_resp <= 1'b0;
+            r_q_v <= 1'b0;
+            r_q_dat <= 512'd0;
+            r_q_qpn <= {QP_AW{1'b0}};
+            p_run <= 1'b0;
+            p_q_v <= 1'b0;
+            p_q_first <= 1'b0;
+            p_q_last <= 1'b0;
+            p_ptr <= 5'd0;
+            p_beats <= 5'd0;
+            p_lastb <= 7'd0;
+            p_qpn <= {QP_AW{1'b0}};
+            dp_done <= 1'b0;
             cnt_bad_wqe <= 64'd0;
             cnt_drop_qp_off <= 64'd0;
             cnt_t2_tx_pkts <= 64'd0;
@@ -808,7 +906,40 @@ module rclink_sq #(
             x_fail <= 1'b0;
             was_busy <= st != S_IDLE;
             // ---- tokens and credits ------------------------------------------------
-            ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - ((submit && !e_t2) ? 10'd1 : 10'd0);
+            ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - ((submit && !e_t2) ? 10'd1 : 10'd0)
+                                 - ((r_go || p_go) ? 10'd1 : 10'd0);
+            // responses: sent, and their credits back
+            r_q_v <= r_go;
+            if (r_go) begin
+                r_q_dat <= bswap({320'd0, 64'd0, r_rh0, r_seg});
+                r_q_qpn <= rsp_qpn;
+                ro_q[ro_fi] <= rsp_qpn;
+                ro_last <= ro_fi;
+                last_resp <= 1'b1;
+            end
+            if (p_go) begin
+                ro_q[ro_fi] <= dp_qpn;
+                ro_last <= ro_fi;
+                last_resp <= 1'b1;
+                p_run <= 1'b1;
+                p_ptr <= 5'd0;
+                p_qpn <= dp_qpn;
+                p_beats <= p_bytes[10:6] + ((p_bytes[5:0] != 6'd0) ? 5'd1 : 5'd0);
+                p_lastb <= (p_bytes[5:0] != 6'd0) ? {1'b0, p_bytes[5:0]} : 7'd64;
+            end
+            p_q_v <= p_run;
+            p_q_first <= p_run && p_ptr == 5'd0;
+            p_q_last <= p_run && p_ptr + 5'd1 == p_beats;
+            if (p_run) begin
+                p_ptr <= p_ptr + 5'd1;
+                if (p_ptr + 5'd1 == p_beats)
+                    p_run <= 1'b0;
+            end
+            dp_done <= p_q_v && p_q_last;
+            if (r_crd)
+                ro_v[ro_ci] <= 1'b0;
+            if (r_go || p_go)
+                ro_v[ro_fi] <= 1'b1;
             t2_free <= t2_free + (crd_t2 ? 10'd1 : 10'd0) - ((submit && e_t2) ? 10'd1 : 10'd0);
             if (submit && e_t2)
                 cnt_t2_tx_pkts <= cnt_t2_tx_pkts + 64'd1;
@@ -855,15 +986,19 @@ module rclink_sq #(
                 q_rp <= q_rp + 5'd1;
 
             // ---- emission (registered read of the packet buffer) -------------------------
-            tx_vld <= e_q_v;
-            tx_fs <= e_q_first;
-            tx_fe <= e_q_last;
-            tx_dat <= bswap(e_row & e_q_mask);  // padding: zero bytes
-            tx_keep <= e_q_last ? ~(~64'd0 >> e_lastb) : ~64'd0;
-            tx_fack <= e_q_last && e_fack;
-            tx_qpid <= e_t2 ? {QP_AW{1'b0}} : e_qpn[QP_AW-1:0];
-            tx_etype <= e_t2 ? 2'd3 : 2'd0;
-            tx_group <= e_t2 ? e_qpn[2:0] : 3'd0;
+            // (a response's beat, or a data packet's, or a bank's: never
+            // two in one cycle)
+            tx_vld <= e_q_v || r_q_v || p_q_v;
+            tx_fs <= e_q_first || r_q_v || (p_q_v && p_q_first);
+            tx_fe <= e_q_last || r_q_v || (p_q_v && p_q_last);
+            tx_dat <= r_q_v ? r_q_dat : p_q_v ? bswap(dp_rdata) :
+                      bswap(e_row & e_q_mask);  // padding: zero bytes
+            tx_keep <= (p_q_v && p_q_last) ? ~(~64'd0 >> p_lastb) :
+                       (e_q_last && !r_q_v && !p_q_v) ? ~(~64'd0 >> e_lastb) : ~64'd0;
+            tx_fack <= e_q_last && e_fack && !r_q_v && !p_q_v;
+            tx_qpid <= r_q_v ? r_q_qpn : p_q_v ? p_qpn : e_t2 ? {QP_AW{1'b0}} : e_qpn[QP_AW-1:0];
+            tx_etype <= (e_t2 && !r_q_v && !p_q_v) ? 2'd3 : 2'd0;
+            tx_group <= (e_t2 && !r_q_v && !p_q_v) ? e_qpn[2:0] : 3'd0;
             e_q_v <= e_run;
             e_q_mask <= ({e_ptr, 6'd0} >= e_pbytes) ? 512'd0 :
                         (e_left < 11'd64) ? ~(~512'd0 << {e_left[5:0], 3'b000}) : ~512'd0;
@@ -948,7 +1083,7 @@ module rclink_sq #(
                         d_kill[i] <= 1'b1;
 
             // ---- the emission: the next bank once packed -------------------------------
-            if (eh != fb && d_rdy[ehx] && !e_pend) begin
+            if (eh != fb && d_rdy[ehx] && !e_pend && !r_go && !p_go && !p_busy) begin
                 if (d_kill[ehx] || m_fail[d_slot[ehx]] ||
                     (d_ctx[ehx] != {CW{1'b0}} && !u_runs[d_ctx[ehx]])) begin
                     // not sent: its message is flushed or failed already
@@ -988,8 +1123,10 @@ module rclink_sq #(
                     e_first <= 1'b1;
                     e_fack <= d_fack[ehx];
                     e_t2 <= d_t2[ehx];
-                    if (!d_t2[ehx])
+                    if (!d_t2[ehx]) begin
                         last_slot <= d_slot[ehx];
+                        last_resp <= 1'b0;
+                    end
                     d_rdy[ehx] <= 1'b0;
                     eh <= eh + B1;
                 end

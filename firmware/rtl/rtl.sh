@@ -11,10 +11,15 @@
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
 #                  on the DMA engine's burst port, test_rclink_t3 on the
 #                  TYPE3 bridge, test_rclink_q on the queue engines'
-#                  bursts); RCLINK_COCOTB_SHORT=1 for the
-#                  short run of make check; RCLINK_RC_TLPS=2 or 1 runs them
-#                  with two TLPs a RC beat or straddling off (default 4).  Needs the virtual environment
-#                  of .ci/deps.sh (skipped without it)
+#                  bursts); then the same tests on the P-tile top
+#                  (rclink_shim_ptile, cocotbext-pcie's P-tile model,
+#                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
+#                  short run of make check (a short set on the P-tile);
+#                  RCLINK_RC_TLPS=2 or 1 runs the UltraScale+ one with two
+#                  TLPs a RC beat or straddling off (default 4).
+#                  Needs the virtual environment of .ci/deps.sh (skipped
+#                  without it)
+#   rtl.sh cocotb-us, cocotb-ptile   one of the two benches alone
 #   rtl.sh bench   not a test: the DMA engine's read and write throughput
 #                  (4 KiB bursts) and the send queue's message rate (64 B
 #                  and 4 KiB messages) in the cocotb environment, at the
@@ -35,7 +40,8 @@ srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
       rclink_dma_word.v rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
-      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v)
+      rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v
+      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v)
 n=0
 rc=0
 
@@ -51,14 +57,19 @@ result() { # NAME STATUS LOG
 }
 
 lint() {
-	local top st=0
+	local top st=0 w
 	: >"$out/lint.log"
-	# the word-level core alone, and the UltraScale+ top around it; both
-	# also with user contexts (NCTX 8: rclink_ctx, the doorbell BAR)
-	for top in rclink_shim_top rclink_shim_us; do
+	# the word-level core alone, and the UltraScale+ and P-tile tops
+	# around it; each also with user contexts (NCTX 8: rclink_ctx, the
+	# doorbell BAR)
+	# (the P-tile's RX_OFF 0 makes a lane comparison of the engine
+	# constant: -Wno-UNSIGNED there)
+	for top in rclink_shim_top rclink_shim_us rclink_shim_ptile; do
+		w=()
+		[ "$top" = rclink_shim_ptile ] && w=(-Wno-UNSIGNED)
 		for g in -GNCTX=1 -GNCTX=8; do
 			verilator --lint-only -Wall -Wno-UNUSEDSIGNAL -Wno-UNUSEDPARAM \
-				"$g" -Igen -I. --top-module "$top" "${srcs[@]}" \
+				"${w[@]}" "$g" -Igen -I. --top-module "$top" "${srcs[@]}" \
 				>>"$out/lint.log" 2>&1 || st=1
 		done
 	done
@@ -122,28 +133,47 @@ synth() {
 	result rtl_synth $st "$out/synth.log"
 }
 
+# the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
+# registers, self-test, MSI-X and the event ring, MSI as a memory write,
+# the doorbell BAR, a user context's TYPE1 send and receive, the TX
+# credit check, the RX back-pressure, INTx
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_rx_backpressure,test_ptile_intx
+
 cocotb() {
+	cocotb_top us
+	[ -n "${RCLINK_BENCH:-}" ] || cocotb_top ptile
+}
+
+cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	local venv=${RCLINK_CACHE:-$HOME/.cache/rclink}/cocotb-venv
-	local d=$out/cocotb
+	local d=$out/cocotb tb=rclink_us_tb pfx=rtl_cocotb_ tests=${TESTCASE:-}
+	# the UltraScale+ shim and the model: RCLINK_RC_TLPS a RC beat
+	local par=(-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}")
+	if [ "$1" = ptile ]; then
+		par=()
+		d=$out/cocotb-ptile
+		tb=rclink_ptile_tb
+		pfx=rtl_cocotb_ptile_
+		[ "${RCLINK_COCOTB_SHORT:-0}" != 0 ] && tests=$ptile_short
+	fi
 	if [ ! -x "$venv/bin/cocotb-config" ]; then
 		n=$((n + 1))
-		echo "ok $n rtl_cocotb # SKIP no cocotb virtual environment (make deps)"
+		echo "ok $n ${pfx%_} # SKIP no cocotb virtual environment (make deps)"
 		return
 	fi
 	rm -rf "$d" && mkdir -p "$d"
 	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
-		-Igen -Itb -I. -s rclink_us_tb -o "$d/sim.vvp" \
-		-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}" \
-		cocotb/rclink_us_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
+		-Igen -Itb -Icocotb -I. -s "$tb" -o "$d/sim.vvp" "${par[@]}" \
+		"cocotb/$tb.v" tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$d/iverilog.log" 2>&1 || grep -q 'error' "$d/iverilog.log"; then
-		result rtl_cocotb_build 1 "$d/iverilog.log"
+		result "${pfx}build" 1 "$d/iverilog.log"
 		return
 	fi
 	(
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
-		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=rclink_us_tb TOPLEVEL_LANG=verilog \
-		RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
+		TESTCASE=$tests RCLINK_PCIE=$1 RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
+		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \
 		PYGPI_PYTHON_BIN=$venv/bin/python COCOTB_RESULTS_FILE=$d/results.xml \
@@ -158,9 +188,9 @@ cocotb() {
 	local line
 	while read -r line; do
 		case $line in
-		PASS\ *) result "rtl_cocotb_${line#PASS }" 0 /dev/null ;;
-		SKIP\ *) n=$((n + 1)); echo "ok $n rtl_cocotb_${line#SKIP } # SKIP" ;;
-		FAIL\ *) result "rtl_cocotb_${line#FAIL }" 1 "$d/${line#FAIL }.fail" ;;
+		PASS\ *) result "$pfx${line#PASS }" 0 /dev/null ;;
+		SKIP\ *) n=$((n + 1)); echo "ok $n $pfx${line#SKIP } # SKIP" ;;
+		FAIL\ *) result "$pfx${line#FAIL }" 1 "$d/${line#FAIL }.fail" ;;
 		esac
 	done < <(/usr/bin/python3 - "$d" <<-'EOF'
 		import os
@@ -208,8 +238,10 @@ for part in "${@:-lint sim synth}"; do
 		sim) sim ;;
 		synth) synth ;;
 		cocotb) cocotb ;;
+		cocotb-us) cocotb_top us ;;
+		cocotb-ptile) cocotb_top ptile ;;
 		bench) bench ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [bench]" >&2; exit 2 ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done

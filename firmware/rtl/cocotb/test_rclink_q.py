@@ -606,6 +606,97 @@ async def test_q_ctx_user(dut):
     assert int(dut.cnt_bad_req.value) == 0
 
 
+def rdmah(key, tag, status=0, addr=0):
+    return struct.pack("<QQ", fmt("RDMAH", KEY=key, TAG=tag, STATUS=status), addr)
+
+
+async def rdma_resp(tx, n, timeout_us=100):
+    """The n-th packet on TX_S once it is there."""
+    async def wait():
+        while len(tx.pkts) <= n:
+            await Timer(100, "ns")
+    await with_timeout(wait(), timeout_us, "us")
+    q, p, fack, _, _ = tx.pkts[n]
+    seg = int.from_bytes(p[:SEG], "little")
+    w0, addr = struct.unpack("<QQ", p[SEG:SEG + 16])
+    return q, p, fack, seg, w0, addr
+
+
+@cocotb.test()
+async def test_q_rdma_responder(dut):
+    """The RDMA responder through the UltraScale+ top (rtl.rst, "RDMA
+    responder"): context 3 owns QP 2 and registers part of its two-chunk
+    area (entry 1, both rights); a WRITE of 2000 bytes in two packets on
+    RX_M lands across the chunks (nothing around it) and is answered with
+    one WRITE_RESP OK on TX_S (no FACK); a READ of 1500 bytes of it comes
+    back as READ_RESP FIRST 1320 and LAST 180 bytes read through the area
+    translation in line-sized bursts; a READ with a key of another
+    generation is answered REM_KEY without data; the counters."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    tx = TxMon(dut)
+    u = UserCtx(tb, drv, 3)
+    for m in (u.c0m, u.c1m):
+        m[:] = bytes(0x1000)
+    await u.setup(2)
+    ost0 = await q.r64("DMAQ_T1_OST_FREE")
+    await q.w64("DMAQ_MR_SEL", 1)
+    await q.w64("DMAQ_MR_BASE", 0x100)
+    await q.w64("DMAQ_MR_LEN", 0x1E00)
+    ctrl = reg_value("DMAQ_MR_CTRL", valid=1, remote_write=1, remote_read=1,
+                     gen=7, ctx=3)
+    await q.w64("DMAQ_MR_CTRL", ctrl)
+    assert await q.r64("DMAQ_MR_CTRL") == ctrl
+    key = fmt("MR_KEY", INDEX=1, GEN=7)
+    rng = random.Random(25)
+    data = bytes(rng.getrandbits(8) for _ in range(2000))
+    raddr = 0xE00                       # area 0xF00 .. 0x16CF
+    for off, pos in ((0, POS_FIRST), (1320, POS_LAST)):
+        n = min(1320, len(data) - off)
+        await rx_packet(dut, 2, fmt("SEG", POS=pos, KIND=1, OFFSET=off,
+                                    MSG_LEN=len(data)),
+                        rdmah(key, 5, addr=raddr) + data[off:off + n])
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 0)
+    assert qp == 2 and fack == 0 and len(p) == PKT_MIN, (qp, fack, len(p))
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=4, OFFSET=0, MSG_LEN=0), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=5, STATUS=0) and addr == 0, hex(w0)
+    await Timer(1, "us")
+    assert u.area(0x100 + raddr, len(data)) == data
+    assert u.area(0x100 + raddr - 8, 8) == bytes(8)
+    assert u.area(0x100 + raddr + len(data), 8) == bytes(8)
+    # a READ of 1500 bytes of it: two READ_RESP packets
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=1500),
+                    rdmah(key, 6, addr=raddr) + bytes(40))
+    for k, (off, n, pos) in enumerate(((0, 1320, POS_FIRST), (1320, 180, POS_LAST))):
+        qp, p, fack, seg, w0, addr = await rdma_resp(tx, 1 + k)
+        assert qp == 2 and fack == 0, (k, qp, fack)
+        assert seg == fmt("SEG", POS=pos, KIND=3, OFFSET=off, MSG_LEN=1500), (k, hex(seg))
+        assert w0 == fmt("RDMAH", TAG=6, STATUS=0), (k, hex(w0))
+        assert len(p) == SEG + 16 + n, (k, len(p))
+        assert p[SEG + 16:] == data[off:off + n], k
+    # the data was read in bursts of at most one line, not word by word
+    rd = [(a, n) for a, n in bus.reads
+          if a in range(u.c0, u.c0 + 0x1000) or a in range(u.c1, u.c1 + 0x1000)]
+    assert sum(n for _, n in rd) == 1500, sum(n for _, n in rd)
+    assert all(n <= 64 and (a % 64) + n <= 64 for a, n in rd), rd
+    # a key of another generation: READ_RESP REM_KEY, no data
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=10),
+                    rdmah(fmt("MR_KEY", INDEX=1, GEN=6), 7, addr=0) + bytes(40))
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 3)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=0), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=7, STATUS=6) and len(p) == PKT_MIN, hex(w0)
+    assert await q.r64("DMAQ_RDMA_RX_WRITE") == 1
+    assert await q.r64("DMAQ_RDMA_RX_READ") == 1
+    assert await q.r64("DMAQ_RDMA_RX_BAD_KEY") == 1
+    # no CQE anywhere, the entry not busy, every credit back
+    assert await q.r64("DMAQ_CQ_PROD") == 0
+    assert await u.r64("DMAQ_CTX_CQ_IDX") == 0
+    assert await q.r64("DMAQ_MR_CTRL") == ctrl
+    await Timer(1, "us")
+    assert await q.r64("DMAQ_T1_OST_FREE") == ost0     # the responses' tokens
+    assert len(tx.pkts) == 4, len(tx.pkts)
+    assert int(dut.cnt_bad_req.value) == 0
+
+
 @cocotb.test(skip=not BENCH)
 async def test_q_bench(dut):
     """rtl.sh bench: the SQ path at 64 B and 4 KiB messages (MPS 256, the

@@ -17,6 +17,13 @@ off, bus mastering on.
 
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer.
+
+RCLINK_PCIE=ptile runs the same tests (and those of test_rclink_dma,
+test_rclink_q, test_rclink_t3) on the P-tile top (cocotb/rclink_ptile_tb.v)
+under cocotbext-pcie's P-tile device model instead (``TB`` hides the
+difference: the FLR handshake, the request stream, the reads held), and
+the P-tile's own test_ptile_* (the TX credit gate, RX back-pressure,
+INTx).
 """
 
 import logging
@@ -25,6 +32,7 @@ import struct
 import sys
 
 import cocotb
+from cocotb.handle import Force, Release
 from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
 from cocotb.utils import get_sim_time
 
@@ -33,6 +41,8 @@ from cocotbext.pcie.core import RootComplex
 from cocotbext.pcie.core.caps import PciCapId
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
+from cocotbext.pcie.intel.ptile import (PTilePcieDevice, PTileRxBus,
+                                        PTileTxBus)
 from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
@@ -41,8 +51,10 @@ import rclink_hw as hw  # noqa: E402
 import vecload as vl  # noqa: E402
 
 SHORT = os.environ.get("RCLINK_COCOTB_SHORT", "0") != "0"
-# completions a 512-bit RC beat: 1, 2 or 4 (rtl.sh builds the shim the
-# same way)
+# the bench: UltraScale+ (rclink_us_tb.v) or P-tile (rclink_ptile_tb.v)
+PTILE = os.environ.get("RCLINK_PCIE", "us") == "ptile"
+# UltraScale+: completions a 512-bit RC beat, 1, 2 or 4 (rtl.sh builds
+# the shim the same way)
 RC_TLPS = int(os.environ.get("RCLINK_RC_TLPS", "4"))
 NVEC = hw.MSIX_VECTORS
 NCTX = 8                    # rclink_us_tb.v: contexts, BAR4 of NCTX pages
@@ -62,6 +74,29 @@ def pattern(seed, nbytes):
                     for i in range(nbytes // 4))
 
 
+def flr_set(dut, on):
+    """The hard IP's FLR request for PF0 (cfg_flr_in_process, the
+    P-tile's flr_rcvd_pf)."""
+    if PTILE:
+        dut.flr_rcvd_pf.value = int(on)
+    else:
+        dut.cfg_flr_in_process.value = int(on)
+
+
+def flr_done(dut):
+    """The shim's FLR acknowledgement (cfg_flr_done, flr_completed_pf)."""
+    d = dut.flr_completed_pf if PTILE else dut.cfg_flr_done
+    return int(d.value) & 1
+
+
+async def cfg_settle(tb):
+    """Let a configuration change (mps_mrrs, bus mastering) reach the
+    shim: the UltraScale+ block shows it at once, the P-tile on its
+    time-multiplexed configuration bus, 32 cycles a round."""
+    for _ in range(80 if PTILE else 0):
+        await RisingEdge(tb.dut.user_clk)
+
+
 class TB:
     def __init__(self, dut):
         self.dut = dut
@@ -69,6 +104,39 @@ class TB:
         self.log.setLevel(logging.INFO)
 
         self.rc = RootComplex()
+        # the hard IP's MSI-X capability points at the shim's table and PBA
+        # in BAR2 (Documentation/hw/rtl.rst)
+        msix = dict(pf0_msi_enable=True, pf0_msi_count=1,
+                    pf0_msix_enable=True, pf0_msix_table_size=NVEC - 1,
+                    pf0_msix_table_bir=2, pf0_msix_table_offset=0x000,
+                    pf0_msix_pba_bir=2, pf0_msix_pba_offset=0x800)
+        if PTILE:
+            self.dev = PTilePcieDevice(
+                port_num=0,
+                pcie_generation=3,
+                pcie_link_width=16,
+                pld_clk_frequency=250e6,
+                pf_count=1,
+                max_payload_size=256,
+                enable_extended_tag=False,
+                **msix,
+                reset_status=dut.reset_status,
+                coreclkout_hip=dut.coreclkout_hip,
+                rx_bus=PTileRxBus.from_prefix(dut, "rx_st"),
+                tx_bus=PTileTxBus.from_prefix(dut, "tx_st"),
+                tx_cdts_limit=dut.tx_cdts_limit,
+                tx_cdts_limit_tdm_idx=dut.tx_cdts_limit_tdm_idx,
+                tl_cfg_func=dut.tl_cfg_func,
+                tl_cfg_add=dut.tl_cfg_add,
+                tl_cfg_ctl=dut.tl_cfg_ctl,
+                flr_rcvd_pf=dut.flr_rcvd_pf,
+                flr_completed_pf=dut.flr_completed_pf,
+            )
+        else:
+            self._us_device(dut, msix)
+        self._setup(dut)
+
+    def _us_device(self, dut, msix):
         self.dev = UltraScalePlusPcieDevice(
             pcie_generation=3,
             pcie_link_width=16,
@@ -84,14 +152,7 @@ class TB:
             enable_client_tag=True,
             enable_extended_tag=False,
             enable_parity=False,
-            pf0_msi_enable=True,
-            pf0_msi_count=1,
-            pf0_msix_enable=True,
-            pf0_msix_table_size=NVEC - 1,
-            pf0_msix_table_bir=2,
-            pf0_msix_table_offset=0x000,
-            pf0_msix_pba_bir=2,
-            pf0_msix_pba_offset=0x800,
+            **msix,
             user_clk=dut.user_clk,
             user_reset=dut.user_reset,
             user_lnk_up=dut.user_lnk_up,
@@ -114,8 +175,11 @@ class TB:
             cfg_interrupt_pending=dut.cfg_interrupt_pending,
             cfg_interrupt_sent=dut.cfg_interrupt_sent,
         )
+
+    def _setup(self, dut):
         # the models' logs: warnings and errors only
-        for name in ("cocotb.pcie", "cocotb.rclink_us_tb"):
+        for name in ("cocotb.pcie", "cocotb.rclink_us_tb",
+                     "cocotb.rclink_ptile_tb"):
             logging.getLogger(name).setLevel(logging.WARNING)
         self.dev.log.setLevel(logging.WARNING)
         self.rc.log.setLevel(logging.ERROR)
@@ -134,9 +198,9 @@ class TB:
 
         self.rc.make_port().connect(self.dev)
 
-        # cocotbext-pcie's model leaves cfg_flr_in_process to the
-        # design; test_flr_during_dma drives it as the block would
-        dut.cfg_flr_in_process.value = 0
+        # cocotbext-pcie's models leave the FLR request to the design;
+        # test_flr_during_dma drives it as the block would
+        self.flr(0)
         # the engine's burst port idles unless a test_dma_* drives it
         dut.dma_cmd_valid.value = 0
         dut.dma_wd_valid.value = 0
@@ -151,13 +215,50 @@ class TB:
 
         # reads the hard IP holds (tags in use), the most seen at once
         self.max_tags = 0
+        self.rx_held = 0            # P-tile: cycles rx_st_ready was low
         cocotb.start_soon(self._watch_tags())
 
     async def _watch_tags(self):
         while True:
             await RisingEdge(self.dut.user_clk)
-            n = 32 - self.dev.active_request[0:32].count(None)
-            self.max_tags = max(self.max_tags, n)
+            self.max_tags = max(self.max_tags, self.reads_held())
+            if PTILE and not int(self.dut.rx_st_ready.value):
+                self.rx_held += 1
+
+    # the FLR handshake, bus mastering and the request stream of either top
+    def flr(self, on):
+        flr_set(self.dut, on)
+
+    def flr_done(self):
+        return flr_done(self.dut)
+
+    def bus_master(self):
+        """Bus mastering as the shim sees it."""
+        if PTILE:
+            return int(self.dut.dut.bm_en.value)
+        return int(self.dut.cfg_function_status.value) >> 2 & 1
+
+    def req_tlp_end(self):
+        """A request TLP's last beat goes to the hard IP in this cycle (on
+        the P-tile: to the adapter, whose TX FIFO may hold it a few cycles
+        more)."""
+        d = self.dut
+        if PTILE:
+            d = d.dut
+            return int(d.r_valid.value) and int(d.r_ready.value) \
+                and int(d.r_last.value)
+        return int(d.s_axis_rq_tvalid.value) and int(d.s_axis_rq_tready.value) \
+            and int(d.s_axis_rq_tlast.value)
+
+    def reads_held(self):
+        """Reads the hard IP holds a tag for (the UltraScale+ model); the
+        P-tile model keeps none, there the engine's tags waiting for a
+        completion (pending, or forgotten by a reset and held until their
+        late completion)."""
+        if PTILE:
+            req = self.dut.dut.u_tlp.u_req
+            return bin(int(req.pend.value) | int(req.zombie.value)).count("1")
+        return 32 - self.dev.active_request[0:32].count(None)
 
     async def init(self):
         await FallingEdge(self.dut.user_reset)
@@ -410,7 +511,7 @@ async def test_msix(dut):
     # function mask (MSI-X capability, message control bit 14)
     msg_ctrl = await drv.pdev.capability_read_word(PciCapId.MSIX, 2)
     await drv.pdev.capability_write_word(PciCapId.MSIX, 2, msg_ctrl | 0x4000)
-    await Timer(100, "ns")
+    await Timer(200, "ns")       # the P-tile shows it in 32 cycles
     await drv.bar0.write_qword(reg("SHIM_TEST_IRQ"), 1)
     await Timer(2, "us")
     assert drv.irqs[1] == 1
@@ -471,6 +572,113 @@ async def test_msi(dut):
     assert await drv.pba() == 0
 
 
+@cocotb.test(skip=not PTILE)
+async def test_ptile_credits(dut):
+    """P-tile: the adapter takes the link partner's credit limits (finite
+    in the model) from the time-multiplexed tx_cdts_limit and starts no
+    posted TLP without a posted header credit: with the PH limit held at
+    what was used, a DMA FILL writes nothing and does not finish while
+    register reads still complete; with the limit back it finishes and
+    the data is right."""
+    tb, drv = await bring_up(dut)
+    ifc = dut.dut.u_if
+    # PH, NPH, CPLH, PD, NPD, CPLD: all finite
+    assert int(ifc.fin.value) & 0x77 == 0x77, bin(int(ifc.fin.value))
+    addr, mem = tb.rc.alloc_region(0x1000)
+    seed, nbytes = 0x77AA55, 256
+    used_ph = int(ifc.used.value) & 0xFFFF
+    await FallingEdge(dut.user_clk)
+    dut.tx_cdts_limit_tdm_idx.value = Force(0)
+    dut.tx_cdts_limit.value = Force(used_ph)
+    await RisingEdge(dut.user_clk)
+    await RisingEdge(dut.user_clk)
+    await drv.bar0.write_qword(reg("SHIM_TEST_DMA_ADDR"), addr)
+    await drv.bar0.write_qword(reg("SHIM_TEST_DMA_CTRL"),
+                               (seed << 32) | (OP_FILL << 24) | nbytes)
+    await Timer(2, "us")
+    st = await drv.bar0.read_qword(reg("SHIM_TEST_DMA_STATUS"))
+    assert not st & ST_DONE, hex(st)
+    assert bytes(mem[0:nbytes]) == bytes(nbytes)
+    assert int(ifc.used.value) & 0xFFFF == used_ph
+    dut.tx_cdts_limit_tdm_idx.value = Release()
+    dut.tx_cdts_limit.value = Release()
+    for _ in range(100):
+        st = await drv.bar0.read_qword(reg("SHIM_TEST_DMA_STATUS"))
+        if st & ST_DONE:
+            break
+        await Timer(100, "ns")
+    assert st & ST_DONE and not st & ST_ERR, hex(st)
+    assert bytes(mem[0:nbytes]) == pattern(seed, nbytes)
+    assert (int(ifc.used.value) - used_ph) & 0xFF >= nbytes // 256
+
+
+@cocotb.test(skip=not PTILE)
+async def test_ptile_rx_backpressure(dut):
+    """P-tile: the adapter's RX FIFO and the tile's 27 cycles of ready
+    latency.  While BAR0 waits for a dead IP register port (REG_TIMEOUT
+    cycles), 48 posted 16-byte writes of BAR0 pile up in the request FIFO
+    (RX_DEPTH 64 in the bench): rx_st_ready falls, the tile sends on for
+    its latency, and none is lost: once the read has timed out each is
+    refused and counted (cnt_bad_req), in order with a SCRATCH write
+    after them."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    bad0 = int(dut.cnt_bad_req.value)
+    dut.axil_dead.value = 1
+    rd = cocotb.start_soon(bar0.read_qword(reg("RX_CLASS_CFG")))
+    await Timer(100, "ns")
+    tb.rx_held = 0
+    n = 48
+    for i in range(n):
+        await bar0.write(reg("SHIM_SCRATCH"), struct.pack("<QQ", i, i))
+    await bar0.write_qword(reg("SHIM_SCRATCH"), 0xB0B0)
+    assert await with_timeout(rd, 50, "us") == ONES
+    dut.axil_dead.value = 0
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0xB0B0
+    assert int(dut.cnt_bad_req.value) - bad0 == n
+    assert int(dut.dut.cnt_rx_drop.value) == 0
+    tb.log.info("rx_st_ready low on %d cycles", tb.rx_held)
+    assert tb.rx_held > 0
+
+
+@cocotb.test(skip=not PTILE)
+async def test_ptile_intx(dut):
+    """P-tile: INTx (MSI and MSI-X off) on app_int[0]: asserted while the
+    event ring holds a record, low while the command register's INTx
+    disable is set (the tile's configuration bus), deasserted when the
+    driver consumes the record."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+
+    async def level(want):
+        for _ in range(200):            # > two rounds of the config bus
+            await RisingEdge(dut.user_clk)
+            if int(dut.app_int.value) == want:
+                return
+        raise AssertionError("app_int %#x, not %#x" % (int(dut.app_int.value), want))
+
+    ring, mem = tb.rc.alloc_region(0x1000)
+    await bar0.write_qword(reg("SHIM_EVT_BASE"), ring)
+    await bar0.write_qword(reg("SHIM_EVT_CTRL"), (4 << 8) | 1)
+    await level(0)
+    await bar0.write_qword(reg("SHIM_EVT_INJECT"), 0x1234)
+    await level(1)
+    # the record's write is on its way through the model's link
+    for _ in range(100):
+        if struct.unpack("<Q", bytes(mem[0:8]))[0] == 0x1234:
+            break
+        await Timer(10, "ns")
+    assert struct.unpack("<Q", bytes(mem[0:8]))[0] == 0x1234
+    cmd = await drv.pdev.config_read_word(0x04)
+    await drv.pdev.config_write_word(0x04, cmd | 0x400)
+    await level(0)
+    await drv.pdev.config_write_word(0x04, cmd & ~0x400)
+    await level(1)
+    prod = await bar0.read_qword(reg("SHIM_EVT_PROD"))
+    await bar0.write_qword(reg("SHIM_EVT_CONS"), prod)
+    await level(0)
+
+
 @cocotb.test()
 async def test_dma_errors(dut):
     """Unsupported Request and poisoned completions end the self-test with
@@ -515,6 +723,7 @@ async def test_reset_with_reads_out(dut):
     tb, drv = await bring_up(dut)
     # 128-byte read requests: the 1 KiB CHECK has 8 out at once
     mps_mrrs(tb, 128, 128)
+    await cfg_settle(tb)
     slow, smem = tb.rc.alloc_region(0x1000)
     fast, fmem = tb.rc.alloc_region(0x1000)
     smem[0:1024] = bytes(range(256)) * 4
@@ -536,7 +745,7 @@ async def test_reset_with_reads_out(dut):
     assert st & ST_OK and not st & ST_ERR and st >> 32 == 0, hex(st)
 
     async def all_back():
-        while tb.dev.active_request[0:32].count(None) != 32:
+        while tb.reads_held() != 0:
             await RisingEdge(dut.user_clk)
     await with_timeout(all_back(), 5, "us")
     st = await drv.selftest(OP_CHECK, fast, 256, 0x77)
@@ -681,27 +890,29 @@ async def test_reset_hold(dut):
 @cocotb.test()
 async def test_flr_during_dma(dut):
     """FLR in the middle of DMA: with self-test reads outstanding (their
-    completions 2 us late) the block raises cfg_flr_in_process; the shim
-    sends no new request, waits for the reads out to complete, resets the
-    function's state and pulses cfg_flr_done; afterwards the registers
-    read their reset values and DMA works."""
+    completions 2 us late) the block raises cfg_flr_in_process (the
+    P-tile flr_rcvd_pf); the shim sends no new request, waits for the
+    reads out to complete, resets the function's state and pulses
+    cfg_flr_done (flr_completed_pf); afterwards the registers read their
+    reset values and DMA works."""
     tb, drv = await bring_up(dut)
     mps_mrrs(tb, 128, 128)          # the 256-byte CHECK: 2 reads out
+    await cfg_settle(tb)
     bar0 = drv.bar0
     slow, smem = tb.rc.alloc_region(0x1000)
     fast, fmem = tb.rc.alloc_region(0x1000)
     smem[0:256] = pattern(0x77, 256)
     fmem[0:256] = pattern(0x77, 256)
     seen, _ = delay_reads(tb, 2, lambda a: slow <= a < slow + 0x1000)
-    # request TLPs the shim hands to the hard IP (counted on RQ itself:
-    # the model takes some cycles to pass a TLP to the root complex)
+    # request TLPs the shim hands to the hard IP (counted on RQ, or where
+    # the P-tile's adapter takes them: the model takes some cycles to pass
+    # a TLP to the root complex)
     rq = [0]
 
     async def rq_count():
         while True:
             await RisingEdge(dut.user_clk)
-            if int(dut.s_axis_rq_tvalid.value) and int(dut.s_axis_rq_tready.value) \
-                    and int(dut.s_axis_rq_tlast.value):
+            if tb.req_tlp_end():
                 rq[0] += 1
     counter = cocotb.start_soon(rq_count())
     await bar0.write_qword(reg("SHIM_SCRATCH"), 0x5555)
@@ -710,7 +921,7 @@ async def test_flr_during_dma(dut):
                            (0x77 << 32) | (OP_CHECK << 24) | 256)
     await Timer(300, "ns")
     assert tb.max_tags > 1, tb.max_tags
-    dut.cfg_flr_in_process.value = 1
+    tb.flr(1)
     # the shim's FLR state sees it at the next edge; a TLP loaded before
     # that may still be handed over at the one after
     await RisingEdge(dut.user_clk)
@@ -719,21 +930,21 @@ async def test_flr_during_dma(dut):
     n_before = rq[0]
     t0 = get_sim_time("ns")
     async def flr_done():
-        while not int(dut.cfg_flr_done.value) & 1:
+        while not tb.flr_done():
             await RisingEdge(dut.user_clk)
     await with_timeout(flr_done(), 20, "us")
     tb.log.info("FLR done after %d ns", get_sim_time("ns") - t0)
     # the reads out were answered first (2 us), no new one was sent
     assert get_sim_time("ns") - t0 >= 1500, get_sim_time("ns") - t0
-    assert tb.dev.active_request[0:32].count(None) == 32
+    assert tb.reads_held() == 0
     assert rq[0] == n_before, (rq[0], n_before)
     await RisingEdge(dut.user_clk)
-    assert int(dut.cfg_flr_done.value) == 0           # one pulse
+    assert not tb.flr_done()                          # one pulse
     await Timer(200, "ns")
     assert rq[0] == n_before
     assert len(seen) == n_before, (len(seen), n_before)
     counter.kill()
-    dut.cfg_flr_in_process.value = 0
+    tb.flr(0)
     # the function's state is reset (the config space is the host's to
     # restore; the model keeps it, so BARs and bus mastering stay)
     assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0

@@ -1377,7 +1377,7 @@ TEST(rx_hold_posted)
  * time and B's context is in error (RX_NOBUF, the QP), although A's SEND
  * completed OK
  */
-TEST(rx_hold_never)
+TEST_SLOW(rx_hold_never)
 {
 	struct side a = { .fd = -1 }, b = { .fd = -1 };
 	struct rclink_ctx_events ev;
@@ -1729,17 +1729,17 @@ TEST(db_bar_requested)
 				  start);
 }
 
-TEST(flr_busy)
+TEST_SLOW(flr_busy)
 {
 	busy_fault(_metadata, fault_flr, AFTER_NOTHING);
 }
 
-TEST(aer_busy)
+TEST_SLOW(aer_busy)
 {
 	busy_fault(_metadata, fault_aer, AFTER_NOTHING);
 }
 
-TEST(dead_busy)
+TEST_SLOW(dead_busy)
 {
 	busy_fault(_metadata, fault_dead, AFTER_RESET);
 }
@@ -1921,7 +1921,7 @@ TEST_SLOW(loss_formats)
 }
 
 /* last: the board is probed anew (its QPs and settings are gone) */
-TEST(unbind_busy)
+TEST_SLOW(unbind_busy)
 {
 	busy_fault(_metadata, fault_unbind, AFTER_BIND);
 }

@@ -189,11 +189,11 @@ def pci_path(bdf, name=''):
 
 
 # Registers of the contract the shim RTL does not have (they read 0 there,
-# writes are ignored): the model's test hooks, Documentation/hw/rtl.rst,
-# "Not in the RTL".  Name prefixes.
+# writes are ignored): the model's test hooks and the RDMA requester's
+# counters, Documentation/hw/rtl.rst, "Not in the RTL".  Name prefixes.
 RTL_ABSENT = ('SHIM_WIRE_FAULT_', 'SHIM_HOSTILE_', 'SHIM_CC_TEST',
-              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC', 'DMAQ_MR_',
-              'DMAQ_RDMA_')
+              'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC', 'DMAQ_RDMA_TX_',
+              'DMAQ_RDMA_REM_ERR', 'DMAQ_RDMA_TIMEOUT')
 
 
 def is_rtl(bdf):
