@@ -132,6 +132,7 @@ module rclink_shim_ptile #(
         end
     end
 
+    wire [2:0] rcs_took_nc;             // (no straddled completions)
     rclink_shim_tlp #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .TAGS(TAGS),
                       .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
@@ -150,6 +151,9 @@ module rclink_shim_ptile #(
         .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err),
+        // one completion a beat (no straddled slots)
+        .rcs_valid(3'd0), .rcs_last(3'd0), .rcs_hdr(384'd0), .rcs_err(3'd0),
+        .rcs_took(rcs_took_nc),
 `include "rclink_dma_conn.vh"
 `include "rclink_nonr_conn.vh"
         .msi_valid(msi_valid), .msi_ready(msi_ready), .intx(intx),

@@ -73,6 +73,11 @@ module rclink_shim_tlp #(
     input  wire [127:0] rc_hdr,
     input  wire [511:0] rc_data,
     input  wire         rc_err,
+    input  wire [2:0]   rcs_valid,      // completions from DW lane 4, 8, 12
+    input  wire [2:0]   rcs_last,
+    input  wire [383:0] rcs_hdr,
+    input  wire [2:0]   rcs_err,
+    output wire [2:0]   rcs_took,       // taken (the others: the beat again)
     // ---- DMA burst port (rclink_tlp_req port 2)
 `include "rclink_dma_ports.vh"
     // ---- the IP's TYPE3 AXI4 masters (rclink_tlp_req port 1)
@@ -273,6 +278,8 @@ module rclink_shim_tlp #(
         .tx_keep(rq_keep),
         .rx_valid(rc_valid), .rx_sop(rc_sop), .rx_last(rc_last),
         .rx_hdr(rc_hdr), .rx_data(rc_data), .rx_err(rc_err),
+        .rxs_valid(rcs_valid), .rxs_last(rcs_last), .rxs_hdr(rcs_hdr),
+        .rxs_err(rcs_err), .rxs_took(rcs_took),
         .cnt_unexp(cnt_cpl_unexp), .cnt_tmo(cnt_cpl_tmo));
 
     // ---- MSI-X table and PBA ----------------------------------------------

@@ -3,7 +3,8 @@
 // Express (Documentation/hw/rtl.rst, "UltraScale+ top").
 //
 // The ports of the hard IP's user side (PG213: 512-bit CQ/CC/RQ/RC
-// AXI4-Stream, DWORD-aligned, no straddling, client tags; the
+// AXI4-Stream, DWORD-aligned, no straddling but on RC (RC_TLPS: up to 4
+// TLPs a beat, the block's RC straddle options), client tags; the
 // configuration status and interrupt ports the shim needs) and the board,
 // RCLINK-Stream IP and MAC CSR ports of the core.  rclink_us_if turns the
 // descriptors into standard TLP headers for the vendor-neutral
@@ -24,7 +25,8 @@ module rclink_shim_us #(
     parameter MAX_RD = 512,                 // largest read request (bytes)
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
-    parameter NCTX = 8                      // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter NCTX = 8,                     // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter RC_TLPS = 4                   // TLPs a RC beat: 1, 2, 4 (the block's RC straddle)
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -93,11 +95,13 @@ module rclink_shim_us #(
     wire [2:0]   q_bar;
     wire [63:0]  q_data, c_data;
     wire         r_valid, r_ready, r_sop, r_last, p_valid, p_sop, p_last, p_err;
+    wire [2:0]   ps_valid, ps_last, ps_err, ps_took;
+    wire [383:0] ps_hdr;
     wire [127:0] r_hdr, p_hdr;
     wire [511:0] r_data, p_data;
     wire [15:0]  r_keep;
 
-    rclink_us_if u_if (
+    rclink_us_if #(.RC_TLPS(RC_TLPS)) u_if (
         .clk(user_clk), .rst(rst_q),
         .m_axis_cq_tdata(m_axis_cq_tdata), .m_axis_cq_tuser(m_axis_cq_tuser),
         .m_axis_cq_tlast(m_axis_cq_tlast), .m_axis_cq_tkeep(m_axis_cq_tkeep),
@@ -118,7 +122,8 @@ module rclink_shim_us #(
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop),
         .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
-        .rc_data(p_data), .rc_err(p_err));
+        .rc_data(p_data), .rc_err(p_err), .rcs_valid(ps_valid),
+        .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took));
 
     // the hard IP takes non-posted requests as the shim frees them
     // (m_axis_cq_tready holds the rest back)
@@ -206,7 +211,8 @@ module rclink_shim_us #(
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop), .rq_last(r_last),
         .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
-        .rc_data(p_data), .rc_err(p_err),
+        .rc_data(p_data), .rc_err(p_err), .rcs_valid(ps_valid),
+        .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took),
 `include "rclink_dma_conn.vh"
 `include "rclink_nonr_conn.vh"
         .msi_valid(msi_valid), .msi_ready(msi_ready), .intx(intx),

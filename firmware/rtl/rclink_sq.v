@@ -353,7 +353,7 @@ module rclink_sq #(
     // in flight while one is sent.  Even banks are in pbuf0, odd ones in
     // pbuf1: a packet's last row and the next packet's first one may be
     // written in the same cycle.
-    localparam NBW = 2;
+    localparam NBW = 3;             // eight banks (four: 91 % of the link at 4 KiB, rtl.rst)
     localparam NB = 1 << NBW;
     localparam [NBW:0] B1 = 1;
     reg [511:0] pbuf0 [0:NB*16-1];

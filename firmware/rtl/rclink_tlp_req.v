@@ -22,7 +22,14 @@
 // TX_OFF of the first beat on (the lanes below are the adapter's, for its
 // descriptor); tx_keep marks the DW lanes in use, descriptor lanes
 // included.  Completions come the same way: header with the first beat
-// (rx_sop), payload from DW lane RX_OFF of the first beat on.
+// (rx_sop), payload from DW lane RX_OFF of the first beat on.  Further
+// completions may start in the beat after the one in lane 0 on (rx_*)
+// ended, at DW lane 4, 8 or 12 (straddled TLPs: rxs_* slot 1, 2, 3, their
+// header; payload from that lane + RX_OFF), in lane order; only the last
+// of the beat may go on in the next beats.  Slots are taken in lane order
+// while no bank of the reassembly buffer would be written twice in the
+// cycle (rxs_took); the adapter gives the beat again with the others
+// (rx_valid low, the taken slots' valid low).
 //
 // Reads: split at the MRRS (min of max_read_req and MAX_RD) boundaries,
 // which are also 4 KiB boundaries; each request gets a tag 0..TAGS-1,
@@ -119,6 +126,13 @@ module rclink_tlp_req #(
     input  wire [127:0] rx_hdr,
     input  wire [511:0] rx_data,
     input  wire         rx_err,
+    // a second completion in the beat, from DW lane 8 on (its header; its
+    // payload from lane 8 + RX_OFF): it starts after the slot 0 TLP ended
+    input  wire [2:0]   rxs_valid,
+    input  wire [2:0]   rxs_last,
+    input  wire [383:0] rxs_hdr,
+    input  wire [2:0]   rxs_err,
+    output reg  [2:0]   rxs_took,       // the slots taken (the others: again)
     output reg  [31:0]  cnt_unexp,
     output reg  [31:0]  cnt_tmo
 );
@@ -299,22 +313,41 @@ module rclink_tlp_req #(
     // ======================================================================
     // completions
     // ======================================================================
-    wire [7:0]  h_tag    = rx_hdr[47:40];
-    wire [2:0]  h_status = rx_hdr[79:77];
-    wire        h_ep     = rx_hdr[110];
-    wire [10:0] h_dwl    = !rx_hdr[126] ? 11'd0 :          // Cpl: no data
-                           rx_hdr[105:96] == 10'd0 ? 11'd1024 : {1'b0, rx_hdr[105:96]};
-    wire [12:0] h_bc     = rx_hdr[75:64] == 12'd0 ? 13'd4096 : {1'b0, rx_hdr[75:64]};
-    wire        h_bad    = rx_err || h_status != 3'd0 || h_ep;
-    wire        h_in     = h_tag < TAGS;
-    wire [4:0]  h_slot   = h_tag[4:0];
-    wire        h_wait   = h_in && pend[h_slot] && !done[h_slot] && !zombie[h_slot];
-    wire        h_late   = h_in && zombie[h_slot];
-    // byte offset of the completion's first byte in the tag's region
-    wire [13:0] h_x      = {8'd0, toff[h_slot]} + {1'b0, tlen[h_slot]} - {1'b0, h_bc};
-    wire [11:0] h_q      = {1'b0, h_x[12:2]} + 12'd16 - {8'd0, RXO};
-    wire [13:0] h_fin4   = {12'd0, h_x[1:0]} + {1'b0, h_bc} + 14'd3;
-    wire        h_fin    = h_status != 3'd0 || h_fin4[13:2] <= {1'b0, h_dwl};
+    // the header of each slot: 0 the TLP in lane 0 on (rx_*), 1-3 one
+    // starting at DW lane 4, 8, 12 of the beat (rxs_*, its first beat)
+    wire [511:0] x_hdr = {rxs_hdr, rx_hdr};
+    wire [3:0]   x_err = {rxs_err, rx_err};
+    wire [3:0]   hw, hl, hf, hb;        // waiting, late, final, bad
+    wire [19:0]  hs;                    // tag slot
+    wire [47:0]  hq;                    // first bank / line (see below)
+    wire [43:0]  hd;                    // DWs of payload
+    genvar s;
+    generate
+        for (s = 0; s < 4; s = s + 1) begin : g_hdr
+            wire [127:0] hh     = x_hdr[128 * s +: 128];
+            wire [7:0]   tag    = hh[47:40];
+            wire [2:0]   status = hh[79:77];
+            wire [10:0]  dwl    = !hh[126] ? 11'd0 :          // Cpl: no data
+                                  hh[105:96] == 10'd0 ? 11'd1024 : {1'b0, hh[105:96]};
+            wire [12:0]  bc     = hh[75:64] == 12'd0 ? 13'd4096 : {1'b0, hh[75:64]};
+            wire         in     = tag < TAGS;
+            wire [4:0]   slot   = tag[4:0];
+            // byte offset of the completion's first byte in the tag's region
+            wire [13:0]  x      = {8'd0, toff[slot]} + {1'b0, tlen[slot]} - {1'b0, bc};
+            // DW index in the region of the beat's lane 0, + 16: lane l
+            // goes to bank (q + l) mod 16, line (q + l) / 16 - 1
+            localparam [11:0] SOFF = 4 * s;     // the slot's first lane
+            wire [11:0]  q      = {1'b0, x[12:2]} + 12'd16 - {8'd0, RXO} - SOFF;
+            wire [13:0]  fin4   = {12'd0, x[1:0]} + {1'b0, bc} + 14'd3;
+            assign hw[s] = in && pend[slot] && !done[slot] && !zombie[slot];
+            assign hl[s] = in && zombie[slot];
+            assign hf[s] = status != 3'd0 || fin4[13:2] <= {1'b0, dwl};
+            assign hb[s] = x_err[s] || status != 3'd0 || hh[110];
+            assign hs[5 * s +: 5] = slot;
+            assign hq[12 * s +: 12] = q;
+            assign hd[11 * s +: 11] = dwl;
+        end
+    endgenerate
 
     // the TLP in progress (latched at its first beat)
     reg        r_wait, r_late, r_fin;
@@ -324,38 +357,81 @@ module rclink_tlp_req #(
     reg [11:0] r_lane;      // 16 * beat (DW index of the beat's lane 0)
     reg [10:0] r_dwl;
 
-    wire        c_wait = rx_sop ? h_wait : r_wait;
-    wire        c_late = rx_sop ? h_late : r_late;
-    wire        c_fin  = rx_sop ? h_fin : r_fin;
-    wire [4:0]  c_slot = rx_sop ? h_slot : r_slot;
-    wire [3:0]  c_qm   = rx_sop ? h_q[3:0] : r_qm;
-    wire [7:0]  c_ql   = rx_sop ? h_q[11:4] : r_qline;
+    wire        c_wait = rx_sop ? hw[0] : r_wait;
+    wire        c_late = rx_sop ? hl[0] : r_late;
+    wire        c_fin  = rx_sop ? hf[0] : r_fin;
+    wire [4:0]  c_slot = rx_sop ? hs[4:0] : r_slot;
+    wire [3:0]  c_qm   = rx_sop ? hq[3:0] : r_qm;
+    wire [7:0]  c_ql   = rx_sop ? hq[11:4] : r_qline;
     wire [11:0] c_lane = rx_sop ? 12'd0 : r_lane;
-    wire [10:0] c_dwl  = rx_sop ? h_dwl : r_dwl;
+    wire [10:0] c_dwl  = rx_sop ? hd[10:0] : r_dwl;
     wire        c_end  = rx_valid && rx_last;
 
-    // per bank: write address and data of this beat
+    // per bank: write address and data of this beat, from one slot (slot
+    // k >= 1 only from lane 4k + RX_OFF on); slots are taken in order
+    // while the banks they write are free
     reg [AW-1:0] b_addr [0:15];
     reg [31:0]   b_data [0:15];
     reg [15:0]   b_we;
-    integer b;
+    reg [63:0]   we;                // the banks each slot writes
+    reg [15:0]   used;
+    reg          blk;
+    integer b, k;
     reg [3:0]  lane;
     reg [11:0] j;
     reg [7:0]  line;
     reg [15:0] line16;
+    reg [4:0]  bslot;
+    reg [3:0]  ln [1:3];            // lane and line of the bank, per slot
+    reg [7:0]  li [1:3];
     always @* begin
         for (b = 0; b < 16; b = b + 1) begin
             lane = b[3:0] - c_qm;
             j = c_lane + {8'd0, lane} - {8'd0, RXO};
             line = c_ql - 8'd1 + (b[3:0] < c_qm ? 8'd1 : 8'd0);
+            we[b] = rx_valid && c_wait &&
+                    c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
+                    {24'd0, line} < RL;
+            for (k = 1; k < 4; k = k + 1) begin
+                ln[k] = b[3:0] - hq[12 * k +: 4];
+                li[k] = hq[12 * k + 4 +: 8] - 8'd1 + (b[3:0] < hq[12 * k +: 4] ? 8'd1 : 8'd0);
+                we[16 * k + b] = rxs_valid[k - 1] && hw[k] &&
+                                 {8'd0, ln[k]} >= 12'd4 * k[11:0] + {8'd0, RXO} &&
+                                 {8'd0, ln[k]} - 12'd4 * k[11:0] - {8'd0, RXO} < {1'b0, hd[11 * k +: 11]} &&
+                                 {24'd0, li[k]} < RL;
+            end
+        end
+        used = we[15:0];
+        blk = 1'b0;
+        rxs_took = 3'd0;
+        for (k = 1; k < 4; k = k + 1) begin
+            if (rxs_valid[k - 1] && !blk && (used & we[16 * k +: 16]) == 16'd0) begin
+                rxs_took[k - 1] = 1'b1;
+                used = used | we[16 * k +: 16];
+            end else if (rxs_valid[k - 1]) begin
+                blk = 1'b1;
+            end
+        end
+        for (b = 0; b < 16; b = b + 1) begin
+            b_we[b] = used[b];
+            bslot = c_slot;
+            lane = b[3:0] - c_qm;
+            line = c_ql - 8'd1 + (b[3:0] < c_qm ? 8'd1 : 8'd0);
+            for (k = 1; k < 4; k = k + 1)
+                if (rxs_took[k - 1] && we[16 * k + b]) begin
+                    bslot = hs[5 * k +: 5];
+                    lane = b[3:0] - hq[12 * k +: 4];
+                    line = hq[12 * k + 4 +: 8] - 8'd1 +
+                           (b[3:0] < hq[12 * k +: 4] ? 8'd1 : 8'd0);
+                end
             b_data[b] = rx_data[32 * lane +: 32];
             line16 = {8'd0, line};
-            b_addr[b] = c_slot * RL[AW-1:0] + line16[AW-1:0];
-            b_we[b] = rx_valid && c_wait &&
-                      c_lane + {8'd0, lane} >= {8'd0, RXO} && j < {1'b0, c_dwl} &&
-                      {24'd0, line} < RL;
+            b_addr[b] = bslot * RL[AW-1:0] + line16[AW-1:0];
         end
     end
+    // a completion for a tag that is not waiting (nor late), per slot
+    wire [3:0] unexp = {rxs_took & ~hw[3:1] & ~hl[3:1],
+                        rx_valid && rx_sop && !hw[0] && !hl[0]};
 
     // ======================================================================
     // reassembly buffer: 16 banks of 32 bits
@@ -396,6 +472,9 @@ module rclink_tlp_req #(
     wire tmo   = nout != 6'd0 && !done[hslot] && timer >= TIMEOUT - 24'd1;
     wire tick  = sweep >= TIMEOUT - 24'd1;
     reg [TAGS-1:0] n_pend, n_done, n_err, n_zombie, n_aged;
+    integer t;
+    // the last slot taken in this beat
+    wire [1:0] st_k = rxs_took[2] ? 2'd3 : rxs_took[1] ? 2'd2 : 2'd1;
     always @* begin
         n_pend = pend;
         n_done = done;
@@ -406,12 +485,20 @@ module rclink_tlp_req #(
             n_done[islot] = 1'b0;
             n_err[islot] = 1'b0;
         end
-        if (rx_valid && rx_sop && h_wait && h_bad)
-            n_err[h_slot] = 1'b1;
+        if (rx_valid && rx_sop && hw[0] && hb[0])
+            n_err[hs[4:0]] = 1'b1;
         if (c_end && c_wait && c_fin && pend[c_slot] && !zombie[c_slot])
             n_done[c_slot] = 1'b1;
         if (c_end && c_late && c_fin)
             n_zombie[c_slot] = 1'b0;
+        for (t = 1; t < 4; t = t + 1) begin
+            if (rxs_took[t - 1] && hw[t] && hb[t])
+                n_err[hs[5 * t +: 5]] = 1'b1;
+            if (rxs_took[t - 1] && rxs_last[t - 1] && hw[t] && hf[t])
+                n_done[hs[5 * t +: 5]] = 1'b1;
+            if (rxs_took[t - 1] && rxs_last[t - 1] && hl[t] && hf[t])
+                n_zombie[hs[5 * t +: 5]] = 1'b0;
+        end
         // completion timeout of the oldest read
         if (tmo) begin
             n_done[hslot] = 1'b1;
@@ -478,7 +565,17 @@ module rclink_tlp_req #(
             end
 
             // ---- completions
-            if (rx_valid) begin
+            if (rxs_took != 3'd0) begin
+                // the last slot taken: the only one that may go on
+                r_wait <= hw[st_k];
+                r_late <= hl[st_k];
+                r_fin <= hf[st_k];
+                r_slot <= hs[5 * st_k +: 5];
+                r_qm <= hq[12 * st_k +: 4];
+                r_qline <= hq[12 * st_k + 4 +: 8] + 8'd1;
+                r_lane <= 12'd16 - 12'd4 * {10'd0, st_k};
+                r_dwl <= hd[11 * st_k +: 11];
+            end else if (rx_valid) begin
                 r_wait <= c_wait;
                 r_late <= c_late;
                 r_fin <= c_fin;
@@ -487,9 +584,9 @@ module rclink_tlp_req #(
                 r_qline <= c_ql + 8'd1;
                 r_lane <= c_lane + 12'd16;
                 r_dwl <= c_dwl;
-                if (rx_sop && !h_wait && !h_late)
-                    cnt_unexp <= cnt_unexp + 32'd1;
             end
+            cnt_unexp <= cnt_unexp + {31'd0, unexp[0]} + {31'd0, unexp[1]} +
+                         {31'd0, unexp[2]} + {31'd0, unexp[3]};
 
             // ---- timers
             if (nout == 6'd0 || done[hslot] || tmo || flush)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // rclink PCIe shim: adapter to the Xilinx UltraScale+ integrated block
 // for PCI Express (PG213), 512-bit AXI4-Stream interfaces, DWORD-aligned,
-// straddling off, client tags.
+// client tags, straddling off except on RC (RC_TLPS 2: the block's RC
+// straddle option with two TLPs a beat, or off; 4: the four-TLP option,
+// or either of the others; 1: straddling off).
 //
 // Descriptor <-> standard TLP header only (in the manner of Corundum's
 // pcie_us_if split): the TLP-level core (rclink_shim_tlp) does the rest.
@@ -27,8 +29,13 @@
 //                a completion header with rc_sop, every beat's data as it
 //                came; rc_err is the block's error code (poisoned, bad
 //                status, length, mismatch, timeout, ...) or discontinue.
+//                Straddled: a completion starting at DW lane 4, 8 or 12
+//                of a beat comes as rcs_* beside the one in lane 0 on
+//                (from is_sop/is_eop of tuser).
 `default_nettype none
-module rclink_us_if (
+module rclink_us_if #(
+    parameter RC_TLPS = 2               // TLPs a RC beat: 1, or 2 / 4 (the block's RC straddle options)
+) (
     input  wire         clk,
     input  wire         rst,
     // ---- CQ (hard IP -> user)
@@ -82,7 +89,12 @@ module rclink_us_if (
     output wire         rc_last,
     output wire [127:0] rc_hdr,
     output wire [511:0] rc_data,
-    output wire         rc_err
+    output wire         rc_err,
+    output wire [2:0]   rcs_valid,      // completions from DW lane 4, 8, 12 (straddled)
+    output wire [2:0]   rcs_last,
+    output wire [383:0] rcs_hdr,
+    output wire [2:0]   rcs_err,
+    input  wire [2:0]   rcs_took        // the core took these (and slot 0)
 );
     // ======================================================================
     // CQ: completer request descriptor -> request header
@@ -204,27 +216,109 @@ module rclink_us_if (
     // ======================================================================
     // RC: requester completion descriptor -> completion header
     // ======================================================================
+    // Slot 0 is the TLP in DW lane 0 on (continued from the previous beat
+    // or starting at lane 0), slot k one starting at DW lane 4k (is_sop
+    // pointer k: straddling; 2 only with two TLPs a beat).  The TLPs of a
+    // beat end in order (is_eop): the continued one first, then those
+    // starting, in is_sop order.  A beat the core does not take whole
+    // (rcs_took) is held and given again without the slots it took.
+    function [127:0] rc_header(input [95:0] d);
+        begin
+            rc_header = {d[42:32] != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
+                         1'b0, d[91:89], 1'b0, d[94], 3'd0, d[46],
+                         d[93:92], 2'b00, d[41:32],
+                         d[87:72], d[45:43], 1'b0, d[27:16],
+                         d[63:48], d[71:64], 1'b0, d[6:0],
+                         32'd0};
+        end
+    endfunction
+    //
+    // A register slice in front (two beats, a skid buffer): the block's
+    // m_axis_rc_tready comes from a flip-flop, the beat the core sees
+    // (rb_*) from flip-flops; one cycle of latency, no bubble.
+    reg         rb_v, rs_v;             // the beat / the skid beat held
+    reg [511:0] rb_d, rs_d;
+    reg [32:0]  rb_u, rs_u;             // tuser[96:64]: is_sop/eop, discontinue
+    wire        rb_take;                // the core took all of the beat
+    assign m_axis_rc_tready = !rs_v;
+    always @(posedge clk) begin
+        if (rst) begin
+            rb_v <= 1'b0;
+            rs_v <= 1'b0;
+        end else if (rb_take || !rb_v) begin
+            rb_v <= rs_v || m_axis_rc_tvalid;
+            rs_v <= 1'b0;
+        end else if (m_axis_rc_tvalid && !rs_v) begin
+            rs_v <= 1'b1;
+        end
+    end
+    always @(posedge clk) begin
+        if (rb_take || !rb_v) begin
+            rb_d <= rs_v ? rs_d : m_axis_rc_tdata;
+            rb_u <= rs_v ? rs_u : m_axis_rc_tuser[96:64];
+        end
+        if (!rs_v) begin
+            rs_d <= m_axis_rc_tdata;
+            rs_u <= m_axis_rc_tuser[96:64];
+        end
+    end
+
     reg rc_more;                        // in a completion after its first beat
-    wire [511:0] rc = m_axis_rc_tdata;
-    wire [10:0]  rc_dws = rc[42:32];
-    assign m_axis_rc_tready = 1'b1;
-    assign rc_valid = m_axis_rc_tvalid;
+    reg [3:0] rc_gone;                  // slots of a held beat already taken
+    wire [511:0] rc = rb_d;
+    wire [3:0] rc_isop = rb_u[3:0];
+    wire [7:0] rc_sptr = rb_u[11:4];
+    wire [3:0] rc_ieop = rb_u[15:12];
+    wire rc_disc = rb_u[32];
+    // per slot position: a TLP starts there, and it ends in this beat
+    wire [4:0] rc_eop5 = {1'b0, rc_ieop};
+    reg [3:0] sv, sl;
+    reg [2:0] nt, ne;                   // TLPs in the beat, TLPs ending
+    integer si, sp;
+    always @* begin
+        sv = 4'd0;
+        sl = 4'd0;
+        nt = {2'd0, rc_more};
+        ne = 3'd0;
+        for (si = 0; si < 4; si = si + 1) begin
+            ne = ne + {2'd0, rc_ieop[si]};
+            nt = nt + {2'd0, rc_isop[si]};
+            for (sp = 0; sp < 4; sp = sp + 1)
+                if (rc_isop[si] && rc_sptr[2 * si +: 2] == sp[1:0] &&
+                    (sp == 0 || RC_TLPS == 4 || (RC_TLPS == 2 && sp == 2))) begin
+                    sv[sp] = 1'b1;
+                    // its place among the TLPs of the beat
+                    sl[sp] = rc_eop5[si + (rc_more ? 1 : 0)];
+                end
+        end
+    end
+    wire s0 = rc_more || sv[0];
+    assign rc_valid = rb_v && s0 && !rc_gone[0];
     assign rc_sop   = !rc_more;
-    assign rc_last  = m_axis_rc_tlast;
-    assign rc_hdr = {rc_dws != 11'd0 ? 3'b010 : 3'b000, 5'b01010,
-                     1'b0, rc[91:89], 1'b0, rc[94], 3'd0, rc[46],
-                     rc[93:92], 2'b00, rc_dws[9:0],
-                     rc[87:72], rc[45:43], 1'b0, rc[27:16],
-                     rc[63:48], rc[71:64], 1'b0, rc[6:0],
-                     32'd0};
-    assign rc_data = rc;
-    assign rc_err  = rc[15:12] != 4'd0 || m_axis_rc_tuser[96];
+    assign rc_last  = rc_ieop[0];
+    assign rc_hdr   = rc_header(rc[95:0]);
+    assign rc_data  = rc;
+    assign rc_err   = rc[15:12] != 4'd0 || rc_disc;
+    assign rcs_valid = {3{rb_v}} & sv[3:1] & ~rc_gone[3:1];
+    assign rcs_last  = sl[3:1];
+    assign rcs_hdr   = {rc_header(rc[479:384]), rc_header(rc[351:256]),
+                        rc_header(rc[223:128])};
+    assign rcs_err   = {rc[399:396] != 4'd0 || rc_disc, rc[271:268] != 4'd0 || rc_disc,
+                        rc[143:140] != 4'd0 || rc_disc};
+    assign rb_take = rb_v && (rcs_valid & ~rcs_took) == 3'd0;
 
     always @(posedge clk) begin
-        if (rst)
+        if (rst) begin
             rc_more <= 1'b0;
-        else if (m_axis_rc_tvalid)
-            rc_more <= !m_axis_rc_tlast;
+            rc_gone <= 4'd0;
+        end else if (rb_v) begin
+            if (rb_take) begin
+                rc_gone <= 4'd0;
+                rc_more <= nt > ne;
+            end else begin
+                rc_gone <= rc_gone | {rcs_took, rc_valid};
+            end
+        end
     end
 endmodule
 `default_nettype wire

@@ -14,7 +14,9 @@
 #                  bursts); then the same tests on the P-tile top
 #                  (rclink_shim_ptile, cocotbext-pcie's P-tile model,
 #                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
-#                  short run of make check (a short set on the P-tile).
+#                  short run of make check (a short set on the P-tile);
+#                  RCLINK_RC_TLPS=2 or 1 runs the UltraScale+ one with two
+#                  TLPs a RC beat or straddling off (default 4).
 #                  Needs the virtual environment of .ci/deps.sh (skipped
 #                  without it)
 #   rtl.sh cocotb-us, cocotb-ptile   one of the two benches alone
@@ -145,7 +147,10 @@ cocotb() {
 cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	local venv=${RCLINK_CACHE:-$HOME/.cache/rclink}/cocotb-venv
 	local d=$out/cocotb tb=rclink_us_tb pfx=rtl_cocotb_ tests=${TESTCASE:-}
+	# the UltraScale+ shim and the model: RCLINK_RC_TLPS a RC beat
+	local par=(-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}")
 	if [ "$1" = ptile ]; then
+		par=()
 		d=$out/cocotb-ptile
 		tb=rclink_ptile_tb
 		pfx=rtl_cocotb_ptile_
@@ -158,7 +163,7 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	fi
 	rm -rf "$d" && mkdir -p "$d"
 	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
-		-Igen -Itb -Icocotb -I. -s "$tb" -o "$d/sim.vvp" \
+		-Igen -Itb -Icocotb -I. -s "$tb" -o "$d/sim.vvp" "${par[@]}" \
 		"cocotb/$tb.v" tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$d/iverilog.log" 2>&1 || grep -q 'error' "$d/iverilog.log"; then
 		result "${pfx}build" 1 "$d/iverilog.log"
@@ -167,7 +172,7 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	(
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
-		TESTCASE=$tests RCLINK_PCIE=$1 \
+		TESTCASE=$tests RCLINK_PCIE=$1 RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \

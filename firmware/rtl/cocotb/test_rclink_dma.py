@@ -23,11 +23,40 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import PTILE, SHORT, bring_up, delay_reads, mps_mrrs
+from test_rclink_us import PTILE, RC_TLPS, SHORT, bring_up, delay_reads, mps_mrrs
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
 CPL_TIMEOUT = 4000          # rclink_us_tb's CPL_TIMEOUT (cycles)
+
+
+class RcMon:
+    """Counts the adapter's RC beats with a completion starting at DW lane
+    4, 8 or 12 (straddled) and those it held because the core did not take
+    all the completions of the beat (a bank two of them write)."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.straddled = 0
+        self.split = 0
+        self.most = 0               # most completions starting in a beat
+        self.run = not PTILE        # (the P-tile adapter: one a beat)
+        cocotb.start_soon(self._monitor())
+
+    async def _monitor(self):
+        if not self.run:
+            return
+        a = self.dut.dut.u_if
+        while self.run:
+            await RisingEdge(self.dut.user_clk)
+            # the beat behind the adapter's register slice (rb_*)
+            if int(a.rcs_valid.value) and int(a.rb_take.value):
+                self.straddled += 1
+            if int(a.rb_v.value):
+                sops = bin(int(a.rb_u.value) & 0xF).count("1")
+                self.most = max(self.most, sops)
+                if not int(a.rb_take.value):
+                    self.split += 1
 
 
 class Dma:
@@ -252,17 +281,24 @@ async def test_dma_burst_rw(dut):
     assert int(dut.cnt_cpl_tmo.value) == 0
 
 
-@cocotb.test()
-async def test_dma_32_reads_out_of_order(dut):
-    """32 read requests outstanding (the hard IP model holds 32 tags at
-    once), their completions split at every RCB and sent newest first:
-    the bursts come back in command order with the right data."""
-    tb, drv = await bring_up(dut)
+async def held_reads(dut):
+    """MPS 256, MRRS 512; the root complex holds 32 reads and completes
+    them newest first; the RC beats counted."""
+    tb, _ = await bring_up(dut)
     mps_mrrs(tb, 256, 512)
     await settle(tb)
     dma = Dma(tb)
     bus = Bus(tb)
     bus.hold = 32
+    return tb, dma, bus, RcMon(dut)
+
+
+@cocotb.test()
+async def test_dma_32_reads_out_of_order(dut):
+    """32 read requests outstanding (the hard IP model holds 32 tags at
+    once), their completions split at every RCB and sent newest first:
+    the bursts come back in command order with the right data."""
+    tb, dma, bus, rc = await held_reads(dut)
     bus.rcb_split = True
     rng = random.Random(32)
     base, mem = tb.rc.alloc_region(0x5000)
@@ -279,7 +315,61 @@ async def test_dma_32_reads_out_of_order(dut):
         assert not any(errs)
     assert tb.max_tags == 32, tb.max_tags
     assert len(bus.reads) == 35, len(bus.reads)
+    # straddled RC beats, some of whose completions write the same
+    # reassembly bank (newest first: unrelated regions side by side)
+    rc.run = False
+    tb.log.info("RC: %d straddled beats, %d held", rc.straddled, rc.split)
+    if PTILE:
+        pass
+    elif RC_TLPS > 1:
+        assert rc.straddled > 0 and rc.split > 0, (rc.straddled, rc.split)
+    else:
+        assert rc.straddled == 0 and rc.split == 0, (rc.straddled, rc.split)
     check_splits(bus.reads, 512)
+    bus.restore()
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert int(dut.cnt_cpl_tmo.value) == 0
+
+
+@cocotb.test()
+async def test_dma_small_reads_straddled(dut):
+    """32 reads of 1 to 12 bytes outstanding, completed newest first, one
+    of them poisoned: with straddling up to four completions share an RC
+    beat, some writing the same bank of the reassembly buffer (the beat
+    is held and given again); each burst comes back with its own data,
+    only the poisoned one with err."""
+    tb, dma, bus, rc = await held_reads(dut)
+    bad = 0x40 * 20                 # the poisoned read's offset
+    bus.poison = lambda tlp, i: (tlp.address & 0xFFF) == (bad & ~3)
+    rng = random.Random(12)
+    base, mem = tb.rc.alloc_region(0x1000)
+    mem[0:0x1000] = rand_bytes(rng, 0x1000)
+    # one read a 64-byte line, at a random DW of it (so the banks the
+    # completions write collide at random)
+    cmds = [(0x40 * k + (rng.randrange(16) * 4 if k != 20 else 0),
+             rng.randrange(1, 13)) for k in range(32)]
+    cmds = [(off, min(n, 0x40 * (k + 1) - off)) for k, (off, n) in enumerate(cmds)]
+    start = len(dma.beats)
+    for off, n in cmds:
+        await dma.read_cmd(base + off, n)
+    for off, n in cmds:
+        got, errs, start = await dma.read_result(base + off, n, start)
+        if off == bad:
+            assert all(errs), (hex(off), errs)
+        else:
+            assert got == bytes(mem[off:off + n]), (hex(off), n)
+            assert not any(errs), (hex(off), errs)
+    rc.run = False
+    tb.log.info("RC: %d straddled beats, %d held, at most %d completions a beat",
+                rc.straddled, rc.split, rc.most)
+    if PTILE:
+        pass
+    elif RC_TLPS == 4:
+        assert rc.most >= 3 and rc.split > 0, (rc.most, rc.split)
+    elif RC_TLPS == 2:
+        assert rc.most == 2 and rc.straddled > 0, (rc.most, rc.straddled)
+    else:
+        assert rc.most == 1 and rc.straddled == 0, (rc.most, rc.straddled)
     bus.restore()
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert int(dut.cnt_cpl_tmo.value) == 0

@@ -53,6 +53,9 @@ import vecload as vl  # noqa: E402
 SHORT = os.environ.get("RCLINK_COCOTB_SHORT", "0") != "0"
 # the bench: UltraScale+ (rclink_us_tb.v) or P-tile (rclink_ptile_tb.v)
 PTILE = os.environ.get("RCLINK_PCIE", "us") == "ptile"
+# UltraScale+: completions a 512-bit RC beat, 1, 2 or 4 (rtl.sh builds
+# the shim the same way)
+RC_TLPS = int(os.environ.get("RCLINK_RC_TLPS", "4"))
 NVEC = hw.MSIX_VECTORS
 NCTX = 8                    # rclink_us_tb.v: contexts, BAR4 of NCTX pages
 DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
@@ -142,8 +145,8 @@ class TB:
             cq_straddle=False,
             cc_straddle=False,
             rq_straddle=False,
-            rc_straddle=False,
-            rc_4tlp_straddle=False,
+            rc_straddle=RC_TLPS >= 2,
+            rc_4tlp_straddle=RC_TLPS == 4,
             pf_count=1,
             max_payload_size=256,
             enable_client_tag=True,
