@@ -194,7 +194,10 @@ rtl-bench:
 #                    of RCLINK_RTL_T1_MSG_ARGS, fuzz.sh to those of
 #                    RCLINK_RTL_FUZZ_ARGS (the character device's),
 #                    t1_uctx.sh (the driver's user contexts on the RTL
-#                    board's 8) to RCLINK_RTL_T1_UCTX_ARGS; then
+#                    board's 8) to RCLINK_RTL_T1_UCTX_ARGS; then the
+#                    same pair once more for t1_rdma.sh with the model
+#                    board as A (the requester) and the RTL board as B
+#                    (the RDMA responder); then
 #                    one with boards.sh rtl-faults (the same pair behind
 #                    PCIe root ports): RCLINK_RTL_FAULTS_TESTS; then one
 #                    with boards.sh rtl-rtl (two bridged RTL boards wired
@@ -236,6 +239,9 @@ check-rtl: deps
 		RCLINK_T1_UCTX_MSGS=200 \
 		"RCLINK_T1_UCTX_ARGS=$(RCLINK_RTL_T1_UCTX_ARGS)" \
 		$(RCLINK_RTL_PAIR_TESTS) || rc=1; \
+	RCLINK_BOARDS=rtl-pair RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-responder \
+		selftests/vm/run-tests.sh "RCLINK_T1_DEVS=rclink1 rclink0" \
+		t1_rdma.sh || rc=1; \
 	RCLINK_BOARDS=rtl-faults RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-faults \
 		selftests/vm/run-tests.sh $(RCLINK_RTL_FAULTS_TESTS) || rc=1; \
 	RCLINK_BOARDS=rtl-rtl RCLINK_TESTS_OUT=$(CURDIR)/build/tests-rtl-rtl \
