@@ -83,10 +83,11 @@
 // a WRITE's data goes into the owner's area through the staging (no RQE,
 // no CQE); a READ's data is read a line at a time into a packet memory
 // and sent as READ_RESP packets by the send engine (dp_*); WRITE_RESP and
-// refusals are queued for it (rsp_*).  Responses that arrive here match
-// no request (no requester: DMAQ_RDMA_RX_LATE); an IMM after a WRITE
-// takes the owner's RQE and writes a RECV_IMM CQE (context 0: dropped,
-// DMAQ_RDMA_RX_IMM_DROP).
+// refusals are queued for it (rsp_*).  A WRITE_RESP that arrives here
+// goes to the send engine's WRITEs (wresp_*); one that matches none, and
+// every READ_RESP (no READ requester yet), is late (DMAQ_RDMA_RX_LATE).
+// An IMM after a WRITE takes the owner's RQE and writes a RECV_IMM CQE
+// (context 0: dropped, DMAQ_RDMA_RX_IMM_DROP).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -174,6 +175,12 @@ module rclink_rx #(
     output reg         c_bounds,
     output reg         c_silent,
     output reg         c_late,
+    // a WRITE_RESP for the send engine's WRITEs (wresp_hit: one waits)
+    output wire        wresp_valid,
+    output wire [QP_AW-1:0] wresp_qpn,
+    output wire [15:0] wresp_tag,
+    output wire [7:0]  wresp_st,
+    input  wire        wresp_hit,
     output reg         c_imm_drop,
     // responses the send engine sends on the request's QP
     output wire        rsp_valid,
@@ -350,7 +357,12 @@ module rclink_rx #(
     reg [12:0] plen;          // its payload bytes (RX_M_LEN)
     reg [31:0] rkey;
     reg [15:0] rtag;
+    reg [7:0]  rstat;      // RDMAH.STATUS (a response's)
     reg [63:0] raddr;
+    assign wresp_valid = st == S_RCHK && h_kind == K_WRITE_RESP;
+    assign wresp_qpn = qpn;
+    assign wresp_tag = rtag;
+    assign wresp_st = rstat;
     reg [18:0] rs_mem [0:QP_NUM-1];
     wire [18:0] rs_q = rs_mem[qpn];
     reg         rs_we;        // one write port (written a cycle later)
@@ -741,6 +753,7 @@ module rclink_rx #(
             plen <= 13'd0;
             rkey <= 32'd0;
             rtag <= 16'd0;
+            rstat <= 8'd0;
             raddr <= 64'd0;
             rq_push <= 1'b0;
             rq_wd <= {(QP_AW+27){1'b0}};
@@ -939,6 +952,7 @@ module rclink_rx #(
                 if (rx_vld) begin
                     rkey <= seg[31:0];
                     rtag <= seg[47:32];
+                    rstat <= seg[`RCLINK_RDMAH_STATUS_MSB:`RCLINK_RDMAH_STATUS_LSB];
                     beat_last <= rx_fe;
                     st <= S_RH1;
                     if (rx_fe) begin
@@ -955,8 +969,11 @@ module rclink_rx #(
                 end
             S_RCHK:                 // rkey, raddr, the entry and the QP's state
                 if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
-                    // no request of this shim waits for a response
-                    c_late <= 1'b1;
+                    // a WRITE_RESP decides the send engine's WRITE of its
+                    // QP and TAG (wresp_*); one that matches no WRITE
+                    // waiting, and every READ_RESP (no READ requester), is
+                    // late
+                    c_late <= !(h_kind == K_WRITE_RESP && wresp_hit);
                     st <= S_DROP;
                 end else if (h_kind == K_IMM) begin
                     // a WRITE's immediate: an RQE and a RECV_IMM CQE of

@@ -96,8 +96,23 @@
 // a response of one beat (rsp_*) or a READ_RESP with data streamed from
 // the receive engine's packet memory (dp_*) is sent between the banks'
 // packets with a token of its own; a credit of its QP goes back to it.
-// The engine has no requester: WRITE, READ, REMOTE and IMM WQEs are
-// BAD_WQE.
+//
+// The RDMA requester's WRITE (rtl.rst, "RDMA requester"; shim.rst,
+// "Requester"): a chain of WRITE WQEs (context 0: pieces; a user context:
+// one, an area offset or with LKEY_EN an offset in its own registration,
+// rclink_mr's lq_* port), a REMOTE WQE (RKEY, remote address) and perhaps
+// an IMM WQE, checked in CHECK as the model does (BAD_WQE; BAD_ADDR for a
+// local side outside the area or the registration).  It is cut as a SEND
+// is, with the RDMA header (KEY, the QP's next TAG, ADDR) after the
+// segment header (KIND WRITE) and at most RDMAH.PKT_DATA bytes a packet;
+// with immediate data an IMM packet (no data) follows, written straight
+// into its bank once the banks before it are packed.  The message's last
+// packet asks for its acknowledgement (FACK).  Its slot stays taken until
+// the WRITE_RESP of its QP and TAG comes (rclink_rx, wresp_*: the CQE has
+// its status) or, once every packet is acknowledged, DMAQ_RDMA_CFG.timeout_us
+// microseconds pass (REM_TIMEOUT); a response that comes later matches
+// nothing (rclink_rx counts it late).  READ is not done yet: its WQEs are
+// BAD_WQE (DMAQ_MR_CAP.max_len 0 keeps the driver from posting them).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -111,7 +126,8 @@ module rclink_sq #(
     parameter TIMEOUT = 4096,
     parameter MSGS = 8,             // message slots (2, 4, 8 or 16)
     parameter NCTX = 1,             // contexts (rclink_ctx: 1..NCTX-1 user ones)
-    parameter CW = 1                // max(1, clog2(NCTX))
+    parameter CW = 1,               // max(1, clog2(NCTX))
+    parameter US_CYCLES = 250       // clock cycles a microsecond (the RDMA timeout)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -208,6 +224,23 @@ module rclink_sq #(
     output wire [4:0]  dp_raddr,
     input  wire [511:0] dp_rdata,
     output reg         dp_done,
+    // the requester's WRITE: DMAQ_RDMA_CFG.timeout_us, a WRITE_RESP that
+    // came in (rclink_rx; wresp_hit: a WRITE waits for it, else it is
+    // late), the local key's entry (rclink_mr) and the counters' pulses
+    input  wire [31:0] rdma_tmo_us,
+    input  wire        wresp_valid,
+    input  wire [QP_AW-1:0] wresp_qpn,
+    input  wire [15:0] wresp_tag,
+    input  wire [7:0]  wresp_st,
+    output wire        wresp_hit,
+    output wire [15:0] lq_idx,
+    input  wire        lq_ok,
+    input  wire [63:0] lq_base,
+    input  wire [31:0] lq_len,
+    input  wire [63:0] lq_ctrl,
+    output reg         c_tx_write,
+    output reg         c_rem_err,
+    output reg         c_timeout,
     // send completions
     output wire        quiet_done,       // a QUIET SEND of quiet_ctx done OK: no CQE
     output wire [CW-1:0] quiet_ctx,
@@ -229,7 +262,10 @@ module rclink_sq #(
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
                      ST_NOT_OWNER = `RCLINK_CQE_ST_NOT_OWNER,
-                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR;
+                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR,
+                     ST_REM_KEY = `RCLINK_CQE_ST_REM_KEY,
+                     ST_REM_BOUNDS = `RCLINK_CQE_ST_REM_BOUNDS,
+                     ST_REM_TIMEOUT = `RCLINK_CQE_ST_REM_TIMEOUT;
 
     // the states of seed 004 (IDLE, SEND, WRITE_HEAD, WRITE_DATA, DONE),
     // with the WQE checks before SEND and the error completion
@@ -292,6 +328,31 @@ module rclink_sq #(
     reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
     reg        c_oob;            // a user context's address outside its area (first fault)
     reg [63:0] c_einfo;          // the bus address of a failed read
+    // an RDMA WRITE (shim.rst, "RDMA WRITE and READ", "Requester"): its
+    // local WQEs, the REMOTE WQE (c_rph: read), perhaps an IMM WQE
+    reg        c_rdma;           // the chain's first WQE is a WRITE
+    reg        c_rph;            // the REMOTE WQE was read
+    reg [31:0] c_rkey;
+    reg [63:0] c_raddr;
+    reg        c_has_imm;
+    reg [31:0] c_imm;
+    reg        c_imm_sent;       // the IMM packet is taken
+    reg [63:0] c_addr0;          // the first local WQE's ADDR
+    reg        c_lkey;           // the local side is a registration ...
+    reg [63:0] c_lbase;          // ... starting at this area offset
+    // the slots' WRITEs: their TAG, the response (m_resp, its status
+    // m_rs), the timeout armed (m_tw) and its microseconds left
+    reg [MSGS-1:0] m_rk, m_resp, m_tw;
+    reg [15:0]     m_tag   [0:MSGS-1];
+    reg [7:0]      m_rs    [0:MSGS-1];
+    reg [31:0]     m_tl    [0:MSGS-1];
+    // the next TAG of each QP (0 until the QP's first WRITE: t_v)
+    reg [15:0]     t_mem   [0:QP_NUM-1];
+    reg [QP_NUM-1:0] t_v;
+    wire [15:0]    t_cur = t_v[c_qpn[QP_AW-1:0]] ? t_mem[c_qpn[QP_AW-1:0]] : 16'd0;
+    reg [15:0]     us_pre;
+    wire           us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
+    wire [31:0]    tmo_us = (rdma_tmo_us == 32'd0) ? 32'd100000 : rdma_tmo_us;
     reg [9:0]  t2_free;          // TYPE2 tokens held
     assign own_q = c_qpn;
     assign own_t2 = c_t2;
@@ -370,7 +431,8 @@ module rclink_sq #(
     reg [4:0]   fl_r;
     reg [511:0] fl_d;
     reg         dr;              // a read timed out: beats are dropped until none is due
-    reg [63:0]  d_hdr    [0:NB-1];
+    reg [191:0] d_hdr    [0:NB-1];    // SEG (and RDMAH: an RDMA packet's)
+    reg [5:0]   d_hn     [0:NB-1];    // ... its bytes (8 or 24)
     reg [SLW-1:0] d_slot [0:NB-1];
     reg [15:0]  d_qpn    [0:NB-1];
     reg [31:0]  d_total  [0:NB-1];
@@ -480,6 +542,34 @@ module rclink_sq #(
             end
     end
 
+    // a WRITE whose packets are all acknowledged waits for its response
+    // (or its timeout) unless it failed or was flushed
+    reg [MSGS-1:0] m_wait, m_acked;
+    integer wi;
+    always @* begin
+        for (wi = 0; wi < MSGS; wi = wi + 1) begin
+            m_acked[wi] = m_v[wi] && m_rk[wi] && m_all[wi] && m_out[wi] == 10'd0 &&
+                          !s_pend[wi] && m_st[wi] == ST_OK;
+            m_wait[wi] = m_acked[wi] && !m_resp[wi];
+        end
+    end
+    // the WRITE a WRITE_RESP is for: its QP's, with its TAG, not answered
+    // and not timed out
+    reg [SLW-1:0] wr_slot;
+    reg       wr_hit;
+    integer   wk;
+    always @* begin
+        wr_slot = {SLW{1'b0}};
+        wr_hit = 1'b0;
+        for (wk = MSGS - 1; wk >= 0; wk = wk - 1)
+            if (m_v[wk] && m_rk[wk] && !m_resp[wk] && m_st[wk] != ST_REM_TIMEOUT &&
+                m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[wk] == wresp_tag) begin
+                wr_slot = wk[SLW-1:0];
+                wr_hit = 1'b1;
+            end
+    end
+    assign wresp_hit = wresp_valid && wr_hit;
+
     // a finished slot with no older slot of its QP
     reg [SLW-1:0] done_slot;
     reg       done_hit;
@@ -493,7 +583,7 @@ module rclink_sq #(
                 if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] && m_t2[j] == m_t2[h] &&
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
-            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
+            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older && !m_wait[h] &&
                 !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
                 done_slot = h[SLW-1:0];
@@ -510,10 +600,15 @@ module rclink_sq #(
     assign cqe_valid = q_go || (done_hit && !done_quiet);
     assign cqe_ctx = q_go ? q_cx[q_rp[3:0]] : m_ctx[done_slot];
     wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
+                           m_rk[done_slot] ? 4'd`RCLINK_CQE_KIND_WRITE :
                                              4'd`RCLINK_CQE_KIND_SEND;
+    // a WRITE's status: its own (failed, flushed, timed out) or its
+    // response's
+    wire [7:0] done_st = (m_rk[done_slot] && m_st[done_slot] == ST_OK) ? m_rs[done_slot] :
+                                                                          m_st[done_slot];
     wire [3:0]  q_h = q_rp[3:0];
     wire [3:0]  o_kind = q_go ? 4'd`RCLINK_CQE_KIND_SEND_MCAST : done_kind;
-    wire [7:0]  o_st = q_go ? q_st[q_h] : m_st[done_slot];
+    wire [7:0]  o_st = q_go ? q_st[q_h] : done_st;
     wire [15:0] o_qpn = q_go ? {13'd0, q_grp[q_h]} : m_qpn[done_slot];
     wire [31:0] o_len = q_go ? q_len[q_h] : m_len[done_slot];
     wire [31:0] o_idx = q_go ? q_idx[q_h] : m_idx[done_slot];
@@ -609,6 +704,27 @@ module rclink_sq #(
                         (c_n != 32'd0 && w_qpn != c_qpn) || {31'd0, w_total} > MAX_MSG;
     // a user context's piece must lie in its area (ADDR an offset there)
     wire        w_oob = uq && (cw1 > u_area || {32'd0, w_len} > u_area - cw1);
+    // a WRITE (shim.rst, "Work requests"): its local WQEs (one in a user
+    // context, a chain of pieces on context 0), the REMOTE WQE, perhaps
+    // an IMM WQE; the checks of the model's, BAD_ADDR for a local side
+    // outside the area or the local key's registration (at the REMOTE WQE)
+    wire        w_rdma = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_WRITE) : c_rdma;
+    wire        w_local = w_rdma && (c_n == 32'd0 || (!c_rph && w_op == `RCLINK_WQE_OP_WRITE));
+    wire        w_lbad = (uq && c_n != 32'd0) || w_len == 32'd0 ||
+                         (!uq && w_len > `RCLINK_WQE_MAX_PIECE) || {31'd0, w_total} > MAX_MSG ||
+                         w_qpn >= QP_NUM || (c_n != 32'd0 && w_qpn != c_qpn);
+    wire        w_lkey_en = cw0[`RCLINK_WQE_LKEY_EN_LSB];
+    wire [23:0] w_lkey = cw0[`RCLINK_WQE_LKEY_MSB:`RCLINK_WQE_LKEY_LSB];
+    assign lq_idx = w_lkey[`RCLINK_MR_KEY_INDEX_MSB:`RCLINK_MR_KEY_INDEX_LSB];
+    wire        w_lk_ok = lq_ok && lq_ctrl[`RCLINK_DMAQ_MR_CTRL_VALID_LSB] &&
+                          lq_ctrl[`RCLINK_DMAQ_MR_CTRL_GEN_MSB:`RCLINK_DMAQ_MR_CTRL_GEN_LSB] ==
+                          w_lkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB] &&
+                          lq_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB] ==
+                          {{(16-CW){1'b0}}, q_ctx} &&
+                          !lq_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] &&
+                          lq_base <= u_area && {32'd0, lq_len} <= u_area - lq_base &&
+                          c_addr0 <= {32'd0, lq_len} && c_total <= lq_len - c_addr0[31:0];
+    wire        w_oob_r = uq && (c_addr0 > u_area || {32'd0, c_total} > u_area - c_addr0);
 
     // packer input: the kept bytes of a payload beat (contiguous)
     reg [5:0] k_fo;
@@ -628,8 +744,8 @@ module rclink_sq #(
     // the packer's bytes so far: the bank's segment header when it has
     // not begun
     wire [NBW-1:0] pkx = pkb[NBW-1:0];
-    wire [511:0]  a_acc = pk_open ? acc : {448'd0, d_hdr[pkx]};
-    wire [5:0]    a_n = pk_open ? acc_n : SEG6;
+    wire [511:0]  a_acc = pk_open ? acc : {320'd0, d_hdr[pkx]};
+    wire [5:0]    a_n = pk_open ? acc_n : d_hn[pkx];
     wire [4:0]    a_w = pk_open ? pb_w : 5'd0;
     wire [1023:0] acc_in = {512'd0, a_acc} | ({512'd0, r_bytes & r_mask} << {a_n, 3'b000});
     wire [6:0]    acc_in_n = {1'b0, a_n} + k_n;
@@ -671,11 +787,29 @@ module rclink_sq #(
         end
     endfunction
     wire [31:0] rest = c_total - c_off;
-    wire [31:0] d_max = c_t2 ? T2_DATA_MAX : DATA_MAX;
+    wire [31:0] d_max = c_t2 ? T2_DATA_MAX : c_rdma ? `RCLINK_RDMAH_PKT_DATA : DATA_MAX;
     wire [31:0] h_len = (rest < d_max) ? rest : d_max;
-    wire [63:0] seg_hdr = ({62'd0, pos_of(c_off, h_len, c_total)} << `RCLINK_SEG_POS_LSB) |
-                          ({32'd0, c_off} << `RCLINK_SEG_OFFSET_LSB) |
+    // a WRITE's packets carry the RDMA header (KEY, TAG, ADDR) after the
+    // segment header (KIND WRITE); with immediate data one IMM packet
+    // (ONLY, OFFSET 0, KEY the immediate) follows its data
+    wire        h_imm = c_rdma && c_has_imm && c_off == c_total;
+    wire [1:0]  h_pos = h_imm ? `RCLINK_SEG_ONLY : pos_of(c_off, h_len, c_total);
+    wire [2:0]  h_kind = !c_rdma ? `RCLINK_SEG_KIND_SEND :
+                         h_imm ? `RCLINK_SEG_KIND_IMM : `RCLINK_SEG_KIND_WRITE;
+    wire [63:0] seg_hdr = ({62'd0, h_pos} << `RCLINK_SEG_POS_LSB) |
+                          ({61'd0, h_kind} << `RCLINK_SEG_KIND_LSB) |
+                          ({32'd0, h_imm ? 32'd0 : c_off} << `RCLINK_SEG_OFFSET_LSB) |
                           ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
+    wire [63:0] rdmah0 = ({32'd0, h_imm ? c_imm : c_rkey} << `RCLINK_RDMAH_KEY_LSB) |
+                         ({48'd0, m_tag[c_slot]} << `RCLINK_RDMAH_TAG_LSB);
+    wire [191:0] h_hdr = c_rdma ? {c_raddr, rdmah0, seg_hdr} : {128'd0, seg_hdr};
+    wire [5:0]  h_hn = c_rdma ? SEG6 + 6'd`RCLINK_RDMAH_BYTES : SEG6;
+    // the message's last packet (the IMM after a WRITE's data)
+    wire        h_mlast = h_imm || (c_off + h_len == c_total && !(c_rdma && c_has_imm));
+    // the IMM packet has no data: its bank is written here (the header
+    // row) once every bank before it is packed
+    wire        h_take = b_free && !dr && (!h_imm || (pkb == fb && !pk_open && !fl_p && !pack));
+    wire        hw_en = st == S_WRITE_HEAD && r_en && !m_fail[c_slot] && h_imm && h_take;
 
     // byte swap: host order (first byte in [7:0]) to TX_S order ([511:504])
     function [511:0] bswap;
@@ -736,6 +870,17 @@ module rclink_sq #(
             else
                 w0_en = 1'b1;
         end
+        if (hw_en) begin
+            if (fb[0]) begin
+                w1_en = 1'b1;
+                w1_a = {fb[NBW-1:1], 5'd0};
+                w1_d = {320'd0, h_hdr};
+            end else begin
+                w0_en = 1'b1;
+                w0_a = {fb[NBW-1:1], 5'd0};
+                w0_d = {320'd0, h_hdr};
+            end
+        end
         if (fl_p) begin
             if (fl_b[0]) begin
                 w1_en = 1'b1;
@@ -748,6 +893,10 @@ module rclink_sq #(
             end
         end
     end
+    // the QPs' next TAGs: a WRITE sent takes one
+    always @(posedge clk)
+        if (!rst && st == S_CHECK_END && c_rdma && c_status == ST_OK && !c_bad && !own_other)
+            t_mem[c_qpn[QP_AW-1:0]] <= t_cur + 16'd1;
     always @(posedge clk) begin
         if (w0_en)
             pbuf0[w0_a] <= w0_d;
@@ -771,8 +920,29 @@ module rclink_sq #(
                 m_out[i] <= 10'd0;
                 m_age[i] <= 8'd0;
                 m_ctx[i] <= {CW{1'b0}};
+                m_tag[i] <= 16'd0;
+                m_rs[i] <= 8'd0;
+                m_tl[i] <= 32'd0;
             end
             age_next <= 8'd0;
+            m_rk <= {MSGS{1'b0}};
+            m_resp <= {MSGS{1'b0}};
+            m_tw <= {MSGS{1'b0}};
+            t_v <= {QP_NUM{1'b0}};
+            us_pre <= 16'd0;
+            c_tx_write <= 1'b0;
+            c_rem_err <= 1'b0;
+            c_timeout <= 1'b0;
+            c_rdma <= 1'b0;
+            c_rph <= 1'b0;
+            c_rkey <= 32'd0;
+            c_raddr <= 64'd0;
+            c_has_imm <= 1'b0;
+            c_imm <= 32'd0;
+            c_imm_sent <= 1'b0;
+            c_addr0 <= 64'd0;
+            c_lkey <= 1'b0;
+            c_lbase <= 64'd0;
             x_cons <= 32'd0;
             k_cons <= 32'd0;
             q_ctx <= {CW{1'b0}};
@@ -905,6 +1075,39 @@ module rclink_sq #(
             x_not_owner <= 1'b0;
             x_fail <= 1'b0;
             was_busy <= st != S_IDLE;
+            // ---- WRITEs waiting for their response ---------------------------------
+            // the timeout (DMAQ_RDMA_CFG.timeout_us) counts from the
+            // acknowledgement of the last packet; a WRITE_RESP decides
+            // the WRITE (its status) before or after that
+            us_pre <= us_tick ? 16'd0 : us_pre + 16'd1;
+            c_tx_write <= 1'b0;
+            c_rem_err <= 1'b0;
+            c_timeout <= 1'b0;
+            for (i = 0; i < MSGS; i = i + 1)
+                if (m_wait[i]) begin
+                    if (!m_tw[i]) begin
+                        m_tw[i] <= 1'b1;
+                        m_tl[i] <= tmo_us;
+                    end else if (us_tick) begin
+                        if (m_tl[i] <= 32'd1)
+                            m_st[i] <= ST_REM_TIMEOUT;
+                        else
+                            m_tl[i] <= m_tl[i] - 32'd1;
+                    end
+                end
+            if (wresp_valid && wr_hit) begin
+                m_resp[wr_slot] <= 1'b1;
+                m_rs[wr_slot] <= wresp_st;
+            end
+            // a WRITE's CQE: the causes the responder sent (DMAQ_RDMA_REM_ERR),
+            // the timeout (DMAQ_RDMA_TIMEOUT)
+            if (cqe_valid && cqe_ready && !q_go && m_rk[done_slot]) begin
+                if ((done_st >= ST_REM_KEY && done_st <= ST_REM_BOUNDS) ||
+                    (done_st == ST_DMA_ERR && m_resp[done_slot]))
+                    c_rem_err <= 1'b1;
+                if (done_st == ST_REM_TIMEOUT)
+                    c_timeout <= 1'b1;
+            end
             // ---- tokens and credits ------------------------------------------------
             ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - ((submit && !e_t2) ? 10'd1 : 10'd0)
                                  - ((r_go || p_go) ? 10'd1 : 10'd0);
@@ -1174,17 +1377,65 @@ module rclink_sq #(
                     if (c_n == 32'd0) begin
                         c_qpn <= w_qpn;
                         c_t2 <= w_t2;
-                        c_quiet <= w_quiet && !w_t2;
+                        c_quiet <= w_quiet && !w_t2 && !w_rdma;
+                        c_rdma <= w_rdma;
+                        c_rph <= 1'b0;
+                        c_has_imm <= 1'b0;
+                        c_imm <= 32'd0;
+                        c_addr0 <= cw1;
+                        c_lkey <= 1'b0;
+                        c_lbase <= 64'd0;
                     end
-                    if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
-                        c_over <= 1'b1;
-                    c_total <= w_total[31:0];
-                    c_fack <= c_fack | w_fack;
-                    if (!c_bad && !w_bad && w_oob)
-                        c_oob <= 1'b1;
-                    if (w_bad || w_oob)
-                        c_bad <= 1'b1;
-                    st <= w_more ? S_CHECK : S_CHECK_END;
+                    if (w_rdma) begin
+                        if (w_local) begin
+                            // a local WQE: without MORE it has no REMOTE WQE
+                            c_total <= w_total[31:0];
+                            if (w_lbad || !w_more)
+                                c_bad <= 1'b1;
+                            st <= w_more ? S_CHECK : S_CHECK_END;
+                        end else if (!c_rph) begin
+                            c_rph <= 1'b1;
+                            c_rkey <= cw0[`RCLINK_WQE_RKEY_MSB:`RCLINK_WQE_RKEY_LSB];
+                            c_raddr <= cw1;
+                            if (w_op != `RCLINK_WQE_OP_REMOTE) begin
+                                c_bad <= 1'b1;
+                                st <= S_CHECK_END;
+                            end else begin
+                                if (w_lkey_en) begin
+                                    // a local key: a user context's own
+                                    // registration (context 0: BAD_WQE)
+                                    c_lkey <= 1'b1;
+                                    c_lbase <= lq_base;
+                                    if (!uq || !w_lk_ok)
+                                        c_bad <= 1'b1;
+                                    if (uq && !w_lk_ok && !c_bad)
+                                        c_oob <= 1'b1;
+                                end else if (w_oob_r) begin
+                                    c_bad <= 1'b1;
+                                    if (!c_bad)
+                                        c_oob <= 1'b1;
+                                end
+                                c_has_imm <= w_more;
+                                st <= w_more ? S_CHECK : S_CHECK_END;
+                            end
+                        end else begin
+                            // the IMM WQE, the chain's last
+                            c_imm <= cw1[31:0];
+                            if (w_op != `RCLINK_WQE_OP_IMM || w_more)
+                                c_bad <= 1'b1;
+                            st <= S_CHECK_END;
+                        end
+                    end else begin
+                        if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
+                            c_over <= 1'b1;
+                        c_total <= w_total[31:0];
+                        c_fack <= c_fack | w_fack;
+                        if (!c_bad && !w_bad && w_oob)
+                            c_oob <= 1'b1;
+                        if (w_bad || w_oob)
+                            c_bad <= 1'b1;
+                        st <= w_more ? S_CHECK : S_CHECK_END;
+                    end
                 end else if (!r_en || uq) begin
                     // SQ disabled, or a user context's chain not posted to
                     // its end: dropped (nothing is sent yet); the context
@@ -1249,6 +1500,10 @@ module rclink_sq #(
                 m_age[c_slot] <= age_next;
                 age_next <= age_next + 8'd1;
                 m_fail[c_slot] <= 1'b0;
+                m_rk[c_slot] <= c_rdma;
+                m_resp[c_slot] <= 1'b0;
+                m_tw[c_slot] <= 1'b0;
+                c_imm_sent <= 1'b0;
                 c_off <= 32'd0;
                 x_ctx <= q_ctx;
                 x_new <= uq;
@@ -1293,6 +1548,12 @@ module rclink_sq #(
                     m_st[c_slot] <= ST_OK;
                     p_rem <= 32'd0;
                     st <= S_WRITE_HEAD;
+                    if (c_rdma) begin
+                        // a WRITE is sent: the QP's next TAG
+                        m_tag[c_slot] <= t_cur;
+                        t_v[c_qpn[QP_AW-1:0]] <= 1'b1;
+                        c_tx_write <= 1'b1;
+                    end
                 end
             end
             // ---- SEND / WRITE_HEAD --------------------------------------------------------
@@ -1306,32 +1567,44 @@ module rclink_sq #(
                     // of its chain is skipped
                     x_cons <= c_first + c_n;
                     st <= S_IDLE;
-                end else if (b_free && !dr) begin
+                end else if (h_take) begin
                     // the next bank: the packet's descriptor, its segment
-                    // header the packet's first 8 bytes
-                    d_hdr[fb[NBW-1:0]] <= seg_hdr;
+                    // header the packet's first 8 bytes (and a WRITE's
+                    // RDMA header the next 16)
+                    d_hdr[fb[NBW-1:0]] <= h_hdr;
+                    d_hn[fb[NBW-1:0]] <= h_hn;
                     d_slot[fb[NBW-1:0]] <= c_slot;
                     d_qpn[fb[NBW-1:0]] <= c_qpn;
                     d_total[fb[NBW-1:0]] <= c_total;
                     d_idx[fb[NBW-1:0]] <= m_idx[c_slot];
                     d_ctx[fb[NBW-1:0]] <= q_ctx;
-                    d_pbytes[fb[NBW-1:0]] <= h_len[10:0] + {5'd0, SEG6};
+                    d_pbytes[fb[NBW-1:0]] <= h_len[10:0] + {5'd0, h_hn};
                     d_t2[fb[NBW-1:0]] <= c_t2;
-                    d_fack[fb[NBW-1:0]] <= c_fack && !c_t2 && (c_off + h_len == c_total);
-                    d_mlast[fb[NBW-1:0]] <= c_off + h_len == c_total;
+                    // a WRITE's last packet asks for its acknowledgement
+                    d_fack[fb[NBW-1:0]] <= c_rdma ? h_mlast :
+                                           c_fack && !c_t2 && (c_off + h_len == c_total);
+                    d_mlast[fb[NBW-1:0]] <= h_mlast;
                     d_err[fb[NBW-1:0]] <= 1'b0;
-                    d_rdy[fb[NBW-1:0]] <= 1'b0;
+                    d_rdy[fb[NBW-1:0]] <= h_imm;
                     d_kill[fb[NBW-1:0]] <= 1'b0;
                     fb <= fb + B1;
                     k_rem <= h_len;
                     c_off <= c_off + h_len;
-                    st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
+                    if (h_imm) begin
+                        // written (hw_en): packed already
+                        pkb <= pkb + B1;
+                        c_imm_sent <= 1'b1;
+                        st <= S_IDLE;
+                    end else begin
+                        st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
+                    end
                 end
             // the next WQE of the chain (both words), from the cache
             S_SEND:
                 if (hit) begin
                     p_rem <= w_len;
-                    p_addr <= cw1;
+                    // (a local key: an offset in its registration)
+                    p_addr <= cw1 + c_lbase;
                     x_cons <= x_cons + 32'd1;
                     st <= S_WRITE_DATA;
                 end else begin
@@ -1345,7 +1618,12 @@ module rclink_sq #(
                 if (dma_cmd_valid) begin
                     // the last command is not taken yet
                 end else if (k_rem == 32'd0) begin
-                    st <= (c_off == c_total) ? S_IDLE : S_WRITE_HEAD;
+                    // a WRITE's data all read: past its REMOTE (and IMM)
+                    // WQE; its IMM packet next
+                    if (c_rdma && c_off == c_total)
+                        x_cons <= c_first + c_n;
+                    st <= (c_off == c_total && !(c_rdma && c_has_imm && !c_imm_sent)) ?
+                          S_IDLE : S_WRITE_HEAD;
                 end else if (p_rem == 32'd0) begin
                     st <= S_SEND;
                 end else if (nrd < PA_N && !dr) begin
@@ -1372,6 +1650,9 @@ module rclink_sq #(
                     m_age[c_slot] <= age_next;
                     age_next <= age_next + 8'd1;
                     m_ctx[c_slot] <= q_ctx;
+                    m_rk[c_slot] <= c_rdma;
+                    m_resp[c_slot] <= 1'b0;
+                    m_tw[c_slot] <= 1'b0;
                     x_new <= uq;
                 end
                 m_all[c_slot] <= 1'b1;
