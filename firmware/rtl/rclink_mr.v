@@ -10,8 +10,9 @@
 // for context 0 (it has no area: its entries need page tables), and with
 // pages: this table holds area registrations only (DMAQ_MR_CAP.max_pages
 // 0, so the driver registers no host pages here).  DMAQ_MR_CAP.max_len
-// is 0: the send engine sends WRITEs but no READ yet, and the driver
-// refuses a ring's WRITE or READ (EOPNOTSUPP) before it reaches the board.
+// is 0: the send engine's READ takes one piece on context 0 (the
+// driver's ring READs are chains), so the driver refuses a ring's WRITE or
+// READ (EOPNOTSUPP) before it reaches the board; user contexts post both.
 //
 // The responder (rclink_rx) looks an entry up by a key's INDEX
 // (lk_*, combinational) and says which entry it is writing (use_*): that
@@ -21,9 +22,8 @@
 // The send engine (rclink_sq, the requester's WRITE) looks up the entry a
 // local key names (lq_*, combinational).
 //
-// The counters count the responder's and the requester's pulses; READ
-// has no requester yet (DMAQ_RDMA_TX_READ reads 0).  Everything resets
-// with the core (SHIM_RESET forgets the table).
+// The counters count the responder's and the requester's pulses.
+// Everything resets with the core (SHIM_RESET forgets the table).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_mr #(
@@ -67,6 +67,7 @@ module rclink_mr #(
     input  wire        c_imm_drop,
     // requester counters
     input  wire        c_tx_write,
+    input  wire        c_tx_read,
     input  wire        c_rem_err,
     input  wire        c_timeout
 );
@@ -74,8 +75,8 @@ module rclink_mr #(
 
     localparam MW = (NMR > 1) ? $clog2(NMR) : 1;
     localparam [63:0] CTRL_KEEP = ~(64'd1 << `RCLINK_DMAQ_MR_CTRL_BUSY_LSB);
-    // max_len 0: this shim sends no READ yet (its WRITEs are for user
-    // contexts and the vectors; its responder serves up to
+    // max_len 0: no ring WRITE or READ (a context-0 READ takes one piece
+    // here; user contexts post theirs directly; the responder serves up to
     // DMAQ_CAP.max_msg), max_pages 0
     localparam [63:0] CAP = {48'd0, NMR[15:0]};
 
@@ -86,7 +87,7 @@ module rclink_mr #(
     reg [15:0] sel;
     reg [63:0] cfg;
     reg [63:0] n_wr, n_rd, n_key, n_acc, n_bnd, n_sil, n_late, n_imm;
-    reg [63:0] n_txw, n_rem, n_tmo;
+    reg [63:0] n_txw, n_txr, n_rem, n_tmo;
     integer i;
 
     wire        s_ok = {16'd0, sel} < NMR;
@@ -127,7 +128,7 @@ module rclink_mr #(
         `RCLINK_DMAQ_RDMA_TX_WRITE:   rdata = n_txw;
         `RCLINK_DMAQ_RDMA_REM_ERR:    rdata = n_rem;
         `RCLINK_DMAQ_RDMA_TIMEOUT:    rdata = n_tmo;
-        `RCLINK_DMAQ_RDMA_TX_READ:    rdata = 64'd0;   // no READ requester yet
+        `RCLINK_DMAQ_RDMA_TX_READ:    rdata = n_txr;
         default: begin
             rdata = 64'd0;
             hit = 1'b0;
@@ -167,6 +168,7 @@ module rclink_mr #(
             n_late <= 64'd0;
             n_imm <= 64'd0;
             n_txw <= 64'd0;
+            n_txr <= 64'd0;
             n_rem <= 64'd0;
             n_tmo <= 64'd0;
         end else begin
@@ -192,6 +194,7 @@ module rclink_mr #(
             n_late <= n_late + {63'd0, c_late};
             n_imm <= n_imm + {63'd0, c_imm_drop};
             n_txw <= n_txw + {63'd0, c_tx_write};
+            n_txr <= n_txr + {63'd0, c_tx_read};
             n_rem <= n_rem + {63'd0, c_rem_err};
             n_tmo <= n_tmo + {63'd0, c_timeout};
         end

@@ -691,7 +691,10 @@ module rclink_shim_top #(
     wire [511:0] dp_rdata;
     // the requester's WRITE (rclink_sq) and the WRITE_RESPs rclink_rx
     // passes it; the local key's entry (rclink_mr)
-    wire        wresp_valid, wresp_hit, lq_ok, rq_txw, rq_rem, rq_tmo;
+    wire        wresp_valid, wresp_hit, lq_ok, rq_txw, rq_txr, rq_rem, rq_tmo;
+    wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid;
+    wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
+    wire [63:0] rresp_base;
     wire [QP_AW-1:0] wresp_qpn;
     wire [15:0] wresp_tag, lq_idx;
     wire [7:0]  wresp_st;
@@ -735,6 +738,10 @@ module rclink_shim_top #(
         .wresp_tag(wresp_tag), .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
         .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
+        .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
+        .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
     assign b_cmd_write[0] = 1'b0;
@@ -762,8 +769,8 @@ module rclink_shim_top #(
                 .c_access(rc_acc), .c_bounds(rc_bnd), .c_silent(rc_sil),
                 .c_late(rc_late), .c_imm_drop(rc_imm),
                 .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
-                .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_rem_err(rq_rem),
-                .c_timeout(rq_tmo));
+                .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_tx_read(rq_txr),
+                .c_rem_err(rq_rem), .c_timeout(rq_tmo));
         end else begin : g_nomr
             assign mr_hit = 1'b0;
             assign mr_rdata = 64'd0;
@@ -809,6 +816,9 @@ module rclink_shim_top #(
         .c_bounds(rc_bnd), .c_silent(rc_sil), .c_late(rc_late), .c_imm_drop(rc_imm),
         .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn), .wresp_tag(wresp_tag),
         .wresp_st(wresp_st), .wresp_hit(wresp_hit),
+        .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
+        .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),

@@ -111,8 +111,18 @@
 // the WRITE_RESP of its QP and TAG comes (rclink_rx, wresp_*: the CQE has
 // its status) or, once every packet is acknowledged, DMAQ_RDMA_CFG.timeout_us
 // microseconds pass (REM_TIMEOUT); a response that comes later matches
-// nothing (rclink_rx counts it late).  READ is not done yet: its WQEs are
-// BAD_WQE (DMAQ_MR_CAP.max_len 0 keeps the driver from posting them).
+// nothing (rclink_rx counts it late).
+//
+// A READ (one READ WQE: context 0's one piece, or a user context's area
+// offset or local key offset; the REMOTE WQE) sends one READ_REQ packet
+// (no data, like the IMM packet).  rclink_rx hands each READ_RESP to the
+// engine (rresp_*): one of a READ waiting, with its next offset and
+// fitting its length, is written by rclink_rx to the READ's local side
+// (rresp_base) and restarts the timeout; a refusal, or one that does not
+// fit, completes the READ with its status (DMA_ERR); the last one
+// completes it once its data is written (rdone_valid).  A context-0 READ
+// of more than one piece is BAD_WQE here (the model takes a chain), and
+// DMAQ_MR_CAP.max_len stays 0 so the driver posts no ring READ.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -241,6 +251,21 @@ module rclink_sq #(
     output reg         c_tx_write,
     output reg         c_rem_err,
     output reg         c_timeout,
+    // the requester's READ: a READ_RESP that came in (rclink_rx; its QP,
+    // TAG and STATUS on wresp_*): rresp_hit, a READ waits for it;
+    // rresp_ok, its data goes to the local side at rresp_base (a bus
+    // address, or a user context's area offset); rdone_valid, the READ's
+    // last data is written (QP and TAG on wresp_*)
+    input  wire        rresp_valid,
+    input  wire [31:0] rresp_off,
+    input  wire [31:0] rresp_mlen,
+    input  wire [31:0] rresp_dlen,
+    input  wire        rresp_ends,
+    output wire        rresp_hit,
+    output wire        rresp_ok,
+    output wire [63:0] rresp_base,
+    input  wire        rdone_valid,
+    output reg         c_tx_read,
     // send completions
     output wire        quiet_done,       // a QUIET SEND of quiet_ctx done OK: no CQE
     output wire [CW-1:0] quiet_ctx,
@@ -330,7 +355,8 @@ module rclink_sq #(
     reg [63:0] c_einfo;          // the bus address of a failed read
     // an RDMA WRITE (shim.rst, "RDMA WRITE and READ", "Requester"): its
     // local WQEs, the REMOTE WQE (c_rph: read), perhaps an IMM WQE
-    reg        c_rdma;           // the chain's first WQE is a WRITE
+    reg        c_rdma;           // the chain's first WQE is a WRITE or READ
+    reg        c_rd;             // ... a READ
     reg        c_rph;            // the REMOTE WQE was read
     reg [31:0] c_rkey;
     reg [63:0] c_raddr;
@@ -343,6 +369,9 @@ module rclink_sq #(
     // the slots' WRITEs: their TAG, the response (m_resp, its status
     // m_rs), the timeout armed (m_tw) and its microseconds left
     reg [MSGS-1:0] m_rk, m_resp, m_tw;
+    reg [MSGS-1:0] m_rd;         // a READ: its local side, the next offset due
+    reg [63:0]     m_loc   [0:MSGS-1];
+    reg [31:0]     m_roff  [0:MSGS-1];
     reg [15:0]     m_tag   [0:MSGS-1];
     reg [7:0]      m_rs    [0:MSGS-1];
     reg [31:0]     m_tl    [0:MSGS-1];
@@ -562,13 +591,36 @@ module rclink_sq #(
         wr_slot = {SLW{1'b0}};
         wr_hit = 1'b0;
         for (wk = MSGS - 1; wk >= 0; wk = wk - 1)
-            if (m_v[wk] && m_rk[wk] && !m_resp[wk] && m_st[wk] != ST_REM_TIMEOUT &&
+            if (m_v[wk] && m_rk[wk] && !m_rd[wk] && !m_resp[wk] && m_st[wk] != ST_REM_TIMEOUT &&
                 m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[wk] == wresp_tag) begin
                 wr_slot = wk[SLW-1:0];
                 wr_hit = 1'b1;
             end
     end
     assign wresp_hit = wresp_valid && wr_hit;
+    // the READ a READ_RESP (or its last data written) is for: its QP's,
+    // with its TAG, not answered, neither failed, flushed nor timed out;
+    // the packet's data is taken when it is the READ's next (the model's
+    // checks; otherwise the READ completes DMA_ERR)
+    reg [SLW-1:0] rr_slot;
+    reg       rr_hit;
+    integer   rk;
+    always @* begin
+        rr_slot = {SLW{1'b0}};
+        rr_hit = 1'b0;
+        for (rk = MSGS - 1; rk >= 0; rk = rk - 1)
+            if (m_v[rk] && m_rd[rk] && !m_resp[rk] && m_st[rk] == ST_OK &&
+                m_qpn[rk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[rk] == wresp_tag) begin
+                rr_slot = rk[SLW-1:0];
+                rr_hit = 1'b1;
+            end
+    end
+    wire      rr_fit = rresp_mlen == m_len[rr_slot] && rresp_off == m_roff[rr_slot] &&
+                       rresp_off <= rresp_mlen && rresp_dlen <= rresp_mlen - rresp_off &&
+                       (!rresp_ends || rresp_off + rresp_dlen == rresp_mlen);
+    assign rresp_hit = rresp_valid && rr_hit;
+    assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit;
+    assign rresp_base = m_loc[rr_slot] + {32'd0, rresp_off};
 
     // a finished slot with no older slot of its QP
     reg [SLW-1:0] done_slot;
@@ -600,6 +652,7 @@ module rclink_sq #(
     assign cqe_valid = q_go || (done_hit && !done_quiet);
     assign cqe_ctx = q_go ? q_cx[q_rp[3:0]] : m_ctx[done_slot];
     wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
+                           m_rd[done_slot] ? 4'd`RCLINK_CQE_KIND_READ :
                            m_rk[done_slot] ? 4'd`RCLINK_CQE_KIND_WRITE :
                                              4'd`RCLINK_CQE_KIND_SEND;
     // a WRITE's status: its own (failed, flushed, timed out) or its
@@ -708,9 +761,12 @@ module rclink_sq #(
     // context, a chain of pieces on context 0), the REMOTE WQE, perhaps
     // an IMM WQE; the checks of the model's, BAD_ADDR for a local side
     // outside the area or the local key's registration (at the REMOTE WQE)
-    wire        w_rdma = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_WRITE) : c_rdma;
-    wire        w_local = w_rdma && (c_n == 32'd0 || (!c_rph && w_op == `RCLINK_WQE_OP_WRITE));
-    wire        w_lbad = (uq && c_n != 32'd0) || w_len == 32'd0 ||
+    wire        w_rdop = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_READ) : c_rd;
+    wire        w_rdma = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_WRITE || w_rdop) : c_rdma;
+    wire [3:0]  w_lop = w_rdop ? `RCLINK_WQE_OP_READ : `RCLINK_WQE_OP_WRITE;
+    wire        w_local = w_rdma && (c_n == 32'd0 || (!c_rph && w_op == w_lop));
+    // (a READ of context 0 takes one piece here: the model takes a chain)
+    wire        w_lbad = (uq && c_n != 32'd0) || (w_rdop && c_n != 32'd0) || w_len == 32'd0 ||
                          (!uq && w_len > `RCLINK_WQE_MAX_PIECE) || {31'd0, w_total} > MAX_MSG ||
                          w_qpn >= QP_NUM || (c_n != 32'd0 && w_qpn != c_qpn);
     wire        w_lkey_en = cw0[`RCLINK_WQE_LKEY_EN_LSB];
@@ -788,28 +844,31 @@ module rclink_sq #(
     endfunction
     wire [31:0] rest = c_total - c_off;
     wire [31:0] d_max = c_t2 ? T2_DATA_MAX : c_rdma ? `RCLINK_RDMAH_PKT_DATA : DATA_MAX;
-    wire [31:0] h_len = (rest < d_max) ? rest : d_max;
+    wire [31:0] h_len = c_rd ? 32'd0 : (rest < d_max) ? rest : d_max;
     // a WRITE's packets carry the RDMA header (KEY, TAG, ADDR) after the
     // segment header (KIND WRITE); with immediate data one IMM packet
     // (ONLY, OFFSET 0, KEY the immediate) follows its data
-    wire        h_imm = c_rdma && c_has_imm && c_off == c_total;
-    wire [1:0]  h_pos = h_imm ? `RCLINK_SEG_ONLY : pos_of(c_off, h_len, c_total);
+    // (a READ is one READ_REQ packet: ONLY, no data, MSG_LEN its length)
+    wire        h_imm = c_rdma && !c_rd && c_has_imm && c_off == c_total;
+    wire        h_nod = h_imm || c_rd;          // a packet without data
+    wire [1:0]  h_pos = h_nod ? `RCLINK_SEG_ONLY : pos_of(c_off, h_len, c_total);
     wire [2:0]  h_kind = !c_rdma ? `RCLINK_SEG_KIND_SEND :
-                         h_imm ? `RCLINK_SEG_KIND_IMM : `RCLINK_SEG_KIND_WRITE;
+                         h_imm ? `RCLINK_SEG_KIND_IMM :
+                         c_rd ? `RCLINK_SEG_KIND_READ_REQ : `RCLINK_SEG_KIND_WRITE;
     wire [63:0] seg_hdr = ({62'd0, h_pos} << `RCLINK_SEG_POS_LSB) |
                           ({61'd0, h_kind} << `RCLINK_SEG_KIND_LSB) |
-                          ({32'd0, h_imm ? 32'd0 : c_off} << `RCLINK_SEG_OFFSET_LSB) |
+                          ({32'd0, h_nod ? 32'd0 : c_off} << `RCLINK_SEG_OFFSET_LSB) |
                           ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
     wire [63:0] rdmah0 = ({32'd0, h_imm ? c_imm : c_rkey} << `RCLINK_RDMAH_KEY_LSB) |
                          ({48'd0, m_tag[c_slot]} << `RCLINK_RDMAH_TAG_LSB);
     wire [191:0] h_hdr = c_rdma ? {c_raddr, rdmah0, seg_hdr} : {128'd0, seg_hdr};
     wire [5:0]  h_hn = c_rdma ? SEG6 + 6'd`RCLINK_RDMAH_BYTES : SEG6;
     // the message's last packet (the IMM after a WRITE's data)
-    wire        h_mlast = h_imm || (c_off + h_len == c_total && !(c_rdma && c_has_imm));
-    // the IMM packet has no data: its bank is written here (the header
-    // row) once every bank before it is packed
-    wire        h_take = b_free && !dr && (!h_imm || (pkb == fb && !pk_open && !fl_p && !pack));
-    wire        hw_en = st == S_WRITE_HEAD && r_en && !m_fail[c_slot] && h_imm && h_take;
+    wire        h_mlast = h_nod || (c_off + h_len == c_total && !(c_rdma && c_has_imm));
+    // the IMM and READ_REQ packets have no data: the bank is written here
+    // (the header row) once every bank before it is packed
+    wire        h_take = b_free && !dr && (!h_nod || (pkb == fb && !pk_open && !fl_p && !pack));
+    wire        hw_en = st == S_WRITE_HEAD && r_en && !m_fail[c_slot] && h_nod && h_take;
 
     // byte swap: host order (first byte in [7:0]) to TX_S order ([511:504])
     function [511:0] bswap;
@@ -921,12 +980,17 @@ module rclink_sq #(
                 m_age[i] <= 8'd0;
                 m_ctx[i] <= {CW{1'b0}};
                 m_tag[i] <= 16'd0;
+                m_loc[i] <= 64'd0;
+                m_roff[i] <= 32'd0;
                 m_rs[i] <= 8'd0;
                 m_tl[i] <= 32'd0;
             end
             age_next <= 8'd0;
             m_rk <= {MSGS{1'b0}};
+            m_rd <= {MSGS{1'b0}};
             m_resp <= {MSGS{1'b0}};
+            c_tx_read <= 1'b0;
+            c_rd <= 1'b0;
             m_tw <= {MSGS{1'b0}};
             t_v <= {QP_NUM{1'b0}};
             us_pre <= 16'd0;
@@ -1081,6 +1145,7 @@ module rclink_sq #(
             // the WRITE (its status) before or after that
             us_pre <= us_tick ? 16'd0 : us_pre + 16'd1;
             c_tx_write <= 1'b0;
+            c_tx_read <= 1'b0;
             c_rem_err <= 1'b0;
             c_timeout <= 1'b0;
             for (i = 0; i < MSGS; i = i + 1)
@@ -1098,6 +1163,23 @@ module rclink_sq #(
             if (wresp_valid && wr_hit) begin
                 m_resp[wr_slot] <= 1'b1;
                 m_rs[wr_slot] <= wresp_st;
+            end
+            // a READ_RESP: a refusal or one that does not fit decides the
+            // READ; one taken moves its offset and restarts its timeout
+            // (a long READ behind other traffic is not cut short); its
+            // last data written completes it
+            if (rresp_hit) begin
+                if (!rresp_ok) begin
+                    m_resp[rr_slot] <= 1'b1;
+                    m_rs[rr_slot] <= (wresp_st != ST_OK) ? wresp_st : ST_DMA_ERR;
+                end else begin
+                    m_roff[rr_slot] <= rresp_off + rresp_dlen;
+                    m_tw[rr_slot] <= 1'b0;
+                end
+            end
+            if (rdone_valid && rr_hit) begin
+                m_resp[rr_slot] <= 1'b1;
+                m_rs[rr_slot] <= ST_OK;
             end
             // a WRITE's CQE: the causes the responder sent (DMAQ_RDMA_REM_ERR),
             // the timeout (DMAQ_RDMA_TIMEOUT)
@@ -1379,6 +1461,7 @@ module rclink_sq #(
                         c_t2 <= w_t2;
                         c_quiet <= w_quiet && !w_t2 && !w_rdma;
                         c_rdma <= w_rdma;
+                        c_rd <= w_rdop;
                         c_rph <= 1'b0;
                         c_has_imm <= 1'b0;
                         c_imm <= 32'd0;
@@ -1415,7 +1498,11 @@ module rclink_sq #(
                                     if (!c_bad)
                                         c_oob <= 1'b1;
                                 end
+                                // (a READ with immediate data: BAD_WQE,
+                                // the IMM WQE read as the model does)
                                 c_has_imm <= w_more;
+                                if (w_more && c_rd)
+                                    c_bad <= 1'b1;
                                 st <= w_more ? S_CHECK : S_CHECK_END;
                             end
                         end else begin
@@ -1501,6 +1588,9 @@ module rclink_sq #(
                 age_next <= age_next + 8'd1;
                 m_fail[c_slot] <= 1'b0;
                 m_rk[c_slot] <= c_rdma;
+                m_rd[c_slot] <= c_rd;
+                m_loc[c_slot] <= c_addr0 + c_lbase;
+                m_roff[c_slot] <= 32'd0;
                 m_resp[c_slot] <= 1'b0;
                 m_tw[c_slot] <= 1'b0;
                 c_imm_sent <= 1'b0;
@@ -1549,10 +1639,11 @@ module rclink_sq #(
                     p_rem <= 32'd0;
                     st <= S_WRITE_HEAD;
                     if (c_rdma) begin
-                        // a WRITE is sent: the QP's next TAG
+                        // a WRITE or READ is sent: the QP's next TAG
                         m_tag[c_slot] <= t_cur;
                         t_v[c_qpn[QP_AW-1:0]] <= 1'b1;
-                        c_tx_write <= 1'b1;
+                        c_tx_write <= !c_rd;
+                        c_tx_read <= c_rd;
                     end
                 end
             end
@@ -1585,15 +1676,17 @@ module rclink_sq #(
                                            c_fack && !c_t2 && (c_off + h_len == c_total);
                     d_mlast[fb[NBW-1:0]] <= h_mlast;
                     d_err[fb[NBW-1:0]] <= 1'b0;
-                    d_rdy[fb[NBW-1:0]] <= h_imm;
+                    d_rdy[fb[NBW-1:0]] <= h_nod;
                     d_kill[fb[NBW-1:0]] <= 1'b0;
                     fb <= fb + B1;
                     k_rem <= h_len;
                     c_off <= c_off + h_len;
-                    if (h_imm) begin
-                        // written (hw_en): packed already
+                    if (h_nod) begin
+                        // written (hw_en): packed already; past the
+                        // chain's REMOTE (and IMM) WQE
                         pkb <= pkb + B1;
                         c_imm_sent <= 1'b1;
+                        x_cons <= c_first + c_n;
                         st <= S_IDLE;
                     end else begin
                         st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
@@ -1651,6 +1744,7 @@ module rclink_sq #(
                     age_next <= age_next + 8'd1;
                     m_ctx[c_slot] <= q_ctx;
                     m_rk[c_slot] <= c_rdma;
+                    m_rd[c_slot] <= c_rd;
                     m_resp[c_slot] <= 1'b0;
                     m_tw[c_slot] <= 1'b0;
                     x_new <= uq;
