@@ -197,6 +197,7 @@ module rclink_rx #(
     input  wire        rresp_ok,
     input  wire [63:0] rresp_base,
     output reg         rdone_valid,
+    output reg         rr_busy,          // a READ_RESP's data taken is being written
     output reg         c_imm_drop,
     // responses the send engine sends on the request's QP
     output wire        rsp_valid,
@@ -796,8 +797,11 @@ module rclink_rx #(
             racc_n <= 7'd0;
             c_rx_read <= 1'b0;
             rdone_valid <= 1'b0;
+            rr_busy <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
         end else begin
+            if (st == S_IDLE)
+                rr_busy <= 1'b0;
             rs_we <= 1'b0;
             rq_push <= 1'b0;
             rdone_valid <= 1'b0;
@@ -1000,6 +1004,7 @@ module rclink_rx #(
                     c_addr <= rresp_base;
                     c_size <= left[16:0];
                     c_fill <= 17'd0;
+                    rr_busy <= 1'b1;
                     st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
                     // a response decides the send engine's WRITE or READ

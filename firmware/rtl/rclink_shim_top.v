@@ -692,7 +692,7 @@ module rclink_shim_top #(
     // the requester's WRITE (rclink_sq) and the WRITE_RESPs rclink_rx
     // passes it; the local key's entry (rclink_mr)
     wire        wresp_valid, wresp_hit, lq_ok, rq_txw, rq_txr, rq_rem, rq_tmo;
-    wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid;
+    wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
     wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
     wire [63:0] rresp_base;
     wire [QP_AW-1:0] wresp_qpn;
@@ -741,7 +741,7 @@ module rclink_shim_top #(
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
         .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
-        .c_tx_read(rq_txr),
+        .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
     assign b_cmd_write[0] = 1'b0;
@@ -819,6 +819,7 @@ module rclink_shim_top #(
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
         .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rr_busy(rr_busy),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),

@@ -265,6 +265,7 @@ module rclink_sq #(
     output wire        rresp_ok,
     output wire [63:0] rresp_base,
     input  wire        rdone_valid,
+    input  wire        rr_busy,         // rclink_rx writes data of the READ of wresp_*
     output reg         c_tx_read,
     // send completions
     output wire        quiet_done,       // a QUIET SEND of quiet_ctx done OK: no CQE
@@ -1153,7 +1154,9 @@ module rclink_sq #(
                     if (!m_tw[i]) begin
                         m_tw[i] <= 1'b1;
                         m_tl[i] <= tmo_us;
-                    end else if (us_tick) begin
+                    end else if (us_tick && !(rr_busy && rr_hit && rr_slot == i[SLW-1:0])) begin
+                        // (not while a packet of its data is written:
+                        // nothing is written after the timeout)
                         if (m_tl[i] <= 32'd1)
                             m_st[i] <= ST_REM_TIMEOUT;
                         else
