@@ -461,8 +461,8 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 		goto out_rw;
 	/*
 	 * host memory (a process's pages, a ring's pieces) needs page tables;
-	 * a board without them (DMAQ_MR_CAP.max_pages 0: the RTL) registers
-	 * area ranges only
+	 * a board without them (DMAQ_MR_CAP.max_pages 0) registers area
+	 * ranges only
 	 */
 	if (!mr->max_pages && ((r.flags & RCLINK_MR_REG_USER) || w.ring)) {
 		err = -EOPNOTSUPP;
@@ -529,9 +529,24 @@ long rclink_mr_reg(struct rclink_file *rf, void __user *argp)
 	if (user)
 		ctrl |= RCLINK_DMAQ_MR_CTRL_PAGES;
 	rclink_wr64(hw->rdev, RCLINK_DMAQ_MR_CTRL, ctrl);
-	/* the shim refuses a table it cannot use: the entry stays invalid */
-	if (user && !(rclink_rd64(hw->rdev, RCLINK_DMAQ_MR_CTRL) &
-		      RCLINK_DMAQ_MR_CTRL_VALID)) {
+	/*
+	 * the shim refuses a table it cannot use: the entry stays invalid;
+	 * a shim that copies the table (the RTL) is busy until it did
+	 */
+	if (user && read_poll_timeout(rclink_rd64, ctrl,
+				      !(ctrl & RCLINK_DMAQ_MR_CTRL_BUSY) ||
+				      rclink_gone(hw->rdev), 10,
+				      RCLINK_MR_BUSY_US, false, hw->rdev,
+				      RCLINK_DMAQ_MR_CTRL)) {
+		if (!rclink_mr_invalidate_locked(hw, idx)) {
+			/* still reading the table: it stays with the entry */
+			mutex_unlock(&mr->lock);
+			err = -EIO;
+			goto out_rw;
+		}
+		ctrl = 0;
+	}
+	if (user && !(ctrl & RCLINK_DMAQ_MR_CTRL_VALID)) {
 		rclink_mr_ent_clear(&mr->ent[idx]);
 		mutex_unlock(&mr->lock);
 		rclink_mr_user_free(hw->dev, user);

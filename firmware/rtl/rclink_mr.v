@@ -27,7 +27,8 @@
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_mr #(
-    parameter NMR = 16
+    parameter NMR = 16,
+    parameter PT_PAGES = 1024           // pages of a table (a multiple of 8)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -56,6 +57,22 @@ module rclink_mr #(
     // the entry the responder is writing into
     input  wire        use_on,
     input  wire [15:0] use_idx,
+    // translation of an offset of entry lk_idx's pages (BASE + the offset
+    // into the registration) into its bus address: tr_ok once the table
+    // row of tr_off's page was read (a cycle after tr_off and lk_idx
+    // settle)
+    input  wire [63:0] tr_off,
+    output wire        tr_ok,
+    output wire [63:0] tr_bus,
+    // the table copy: reads of the engine's burst port
+    output reg         t_cmd_valid,
+    input  wire        t_cmd_ready,
+    output reg  [63:0] t_cmd_addr,
+    output reg  [12:0] t_cmd_len,
+    input  wire        t_rd_valid,
+    input  wire [511:0] t_rd_data,
+    input  wire        t_rd_last,
+    input  wire        t_rd_err,
     // responder counters
     input  wire        c_rx_write,
     input  wire        c_rx_read,
@@ -77,14 +94,35 @@ module rclink_mr #(
     localparam [63:0] CTRL_KEEP = ~(64'd1 << `RCLINK_DMAQ_MR_CTRL_BUSY_LSB);
     // max_len 0: no ring WRITE or READ (a context-0 READ takes one piece
     // here; user contexts post theirs directly; the responder serves up to
-    // DMAQ_CAP.max_msg), max_pages 0
-    localparam [63:0] CAP = {48'd0, NMR[15:0]};
+    // DMAQ_CAP.max_msg), max_pages PT_PAGES
+    localparam [63:0] CAP = {PT_PAGES[15:0], 32'd0, NMR[15:0]};
+    localparam PW = $clog2(PT_PAGES);   // a page's index in its table
+    localparam RWD = PW - 3;            // a row (8 pages) of a table
+    localparam PB = 52;                 // a page's bus address >> 12
 
     reg [63:0] base [0:NMR-1];
     reg [31:0] len  [0:NMR-1];
     reg [63:0] ctrl [0:NMR-1];
     reg [63:0] tbl  [0:NMR-1];
     reg [15:0] sel;
+    // the table copy: one at a time
+    localparam C_IDLE = 2'd0, C_CMD = 2'd1, C_DATA = 2'd2;
+    reg [1:0]    cst;
+    reg          cp_on;         // entry cp_idx's table is being read
+    reg [MW-1:0] cp_idx;
+    reg          cp_bad;        // a beat failed, a page not aligned
+    reg          cp_abort;      // CTRL of the entry written meanwhile
+    reg [31:0]   cp_left;       // bytes of the table not asked for yet
+    reg [PW:0]   cp_n;          // pages in the table
+    reg [RWD-1:0] cp_row;       // the row the next beat fills
+    // the tables: NMR x PT_PAGES page addresses, 8 a row (a beat)
+    reg [8*PB-1:0] pt_mem [0:NMR*(PT_PAGES/8)-1];
+    reg          pt_we;
+    reg [MW+RWD-1:0] pt_wa;
+    reg [8*PB-1:0] pt_wd;
+    reg [8*PB-1:0] pt_q;
+    reg [MW+PW-1:0] pt_tag;     // the entry and page pt_q was read for
+    reg          pt_v;
     reg [63:0] cfg;
     reg [63:0] n_wr, n_rd, n_key, n_acc, n_bnd, n_sil, n_late, n_imm;
     reg [63:0] n_txw, n_txr, n_rem, n_tmo;
@@ -93,18 +131,21 @@ module rclink_mr #(
     wire        s_ok = {16'd0, sel} < NMR;
     wire [MW-1:0] si = sel[MW-1:0];
     wire        s_valid = s_ok && ctrl[si][0];
-    wire        s_busy = s_ok && use_on && use_idx == sel;
+    wire        s_busy = s_ok && ((use_on && use_idx == sel) || (cp_on && cp_idx == si));
 
     assign timeout_us = cfg[31:0];
     assign resp_silent = cfg[32];
     assign lk_ok = {16'd0, lk_idx} < NMR;
     assign lk_base = lk_ok ? base[lk_idx[MW-1:0]] : 64'd0;
     assign lk_len = lk_ok ? len[lk_idx[MW-1:0]] : 32'd0;
-    assign lk_ctrl = lk_ok ? ctrl[lk_idx[MW-1:0]] : 64'd0;
+    // an entry whose table is being read is not valid to its users yet
+    wire        lk_cp = cp_on && cp_idx == lk_idx[MW-1:0];
+    wire        lq_cp = cp_on && cp_idx == lq_idx[MW-1:0];
+    assign lk_ctrl = lk_ok ? ctrl[lk_idx[MW-1:0]] & ~{63'd0, lk_cp} : 64'd0;
     assign lq_ok = {16'd0, lq_idx} < NMR;
     assign lq_base = lq_ok ? base[lq_idx[MW-1:0]] : 64'd0;
     assign lq_len = lq_ok ? len[lq_idx[MW-1:0]] : 32'd0;
-    assign lq_ctrl = lq_ok ? ctrl[lq_idx[MW-1:0]] : 64'd0;
+    assign lq_ctrl = lq_ok ? ctrl[lq_idx[MW-1:0]] & ~{63'd0, lq_cp} : 64'd0;
 
     always @* begin
         hit = 1'b1;
@@ -136,18 +177,118 @@ module rclink_mr #(
         endcase
     end
 
-    // CTRL as written: valid only for an area registration of a user
-    // context with a length
+    // CTRL as written: valid only with a length, for a user context or
+    // with pages and qp_only
     wire [63:0] w_ctrl = rclink_reg_wmerge(`RCLINK_DMAQ_MR_CTRL, s_ok ? ctrl[si] : 64'd0,
                                            wdata, wmask) & CTRL_KEEP;
-    wire        w_refuse = w_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] ||
-                           w_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB] == 16'd0 ||
+    wire        w_refuse = (w_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB] == 16'd0 &&
+                            !(w_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] &&
+                              w_ctrl[`RCLINK_DMAQ_MR_CTRL_QP_ONLY_LSB])) ||
                            len[si] == 32'd0;
     wire [63:0] n_cfg = rclink_reg_wmerge(`RCLINK_DMAQ_RDMA_CFG, cfg, wdata, wmask);
     wire [63:0] n_sel = rclink_reg_wmerge(`RCLINK_DMAQ_MR_SEL, {48'd0, sel}, wdata, wmask);
     wire [63:0] n_base = rclink_reg_wmerge(`RCLINK_DMAQ_MR_BASE, s_ok ? base[si] : 64'd0, wdata, wmask);
     wire [63:0] n_len = rclink_reg_wmerge(`RCLINK_DMAQ_MR_LEN, s_ok ? {32'd0, len[si]} : 64'd0, wdata, wmask);
+    // a pages registration made valid: its table's checks
+    wire [63:0] w_npg = (base[si] + {32'd0, len[si]} + 64'd4095) >> 12;
+    wire        w_pages = w_ctrl[0] && w_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] && !w_refuse;
+    wire        w_tbad = base[si] >= 64'd4096 || w_npg > PT_PAGES ||
+                         tbl[si][11:0] != 12'd0 || cp_on;
     wire [63:0] n_tbl = rclink_reg_wmerge(`RCLINK_DMAQ_MR_TBL, s_ok ? tbl[si] : 64'd0, wdata, wmask);
+
+    // translation: the row of tr_off's page, read every cycle; a row
+    // written meanwhile is read again
+    wire [PW-1:0] tr_page = tr_off[12 +: PW];
+    wire [MW+PW-1:0] tr_tag = {lk_idx[MW-1:0], tr_page};
+    assign tr_ok = pt_v && pt_tag == tr_tag;
+    assign tr_bus = {pt_q[PB * pt_tag[2:0] +: PB], tr_off[11:0]};
+    always @(posedge clk) begin
+        if (pt_we)
+            pt_mem[pt_wa] <= pt_wd;
+        pt_q <= pt_mem[tr_tag[MW+PW-1:3]];
+    end
+
+    // a beat of the table: its pages (the words beyond the table are not
+    // looked at), one of them not 4 KiB aligned
+    reg [8*PB-1:0] b_pages;
+    reg            b_bad;
+    integer j;
+    always @* begin
+        b_bad = 1'b0;
+        for (j = 0; j < 8; j = j + 1) begin
+            b_pages[PB*j +: PB] = t_rd_data[64*j+12 +: PB];
+            if ({1'b0, cp_row, j[2:0]} < cp_n && t_rd_data[64*j +: 12] != 12'd0)
+                b_bad = 1'b1;
+        end
+    end
+
+    wire ctrl_wr = wr && addr == `RCLINK_DMAQ_MR_CTRL && s_ok;
+    wire cp_start = ctrl_wr && w_pages && !w_tbad;
+    wire cp_end = cst == C_DATA && t_rd_valid && t_rd_last &&
+                  (cp_left == 32'd0 || cp_bad || t_rd_err || b_bad);
+    wire cp_fail = cp_end && (cp_bad || t_rd_err || b_bad) && !cp_abort;
+    always @(posedge clk) begin
+        pt_we <= 1'b0;
+        pt_tag <= tr_tag;
+        pt_v <= !rst && !pt_we;
+        if (rst) begin
+            cst <= C_IDLE;
+            cp_on <= 1'b0;
+            cp_idx <= {MW{1'b0}};
+            cp_bad <= 1'b0;
+            cp_abort <= 1'b0;
+            cp_left <= 32'd0;
+            cp_n <= {(PW+1){1'b0}};
+            cp_row <= {RWD{1'b0}};
+            t_cmd_valid <= 1'b0;
+            t_cmd_addr <= 64'd0;
+            t_cmd_len <= 13'd0;
+            pt_wa <= {(MW+RWD){1'b0}};
+            pt_wd <= {(8*PB){1'b0}};
+        end else begin
+            case (cst)
+            C_CMD: begin            // a burst of at most 4 KiB
+                t_cmd_valid <= 1'b1;
+                t_cmd_len <= (cp_left < 32'd4096) ? cp_left[12:0] : 13'd4096;
+                if (t_cmd_valid && t_cmd_ready) begin
+                    t_cmd_valid <= 1'b0;
+                    t_cmd_addr <= t_cmd_addr + {51'd0, t_cmd_len};
+                    cp_left <= cp_left - {19'd0, t_cmd_len};
+                    cst <= C_DATA;
+                end
+            end
+            C_DATA:
+                if (t_rd_valid) begin
+                    pt_we <= 1'b1;
+                    pt_wa <= {cp_idx, cp_row};
+                    pt_wd <= b_pages;
+                    cp_row <= cp_row + 1'b1;
+                    if (t_rd_err || b_bad)
+                        cp_bad <= 1'b1;
+                    if (t_rd_last)
+                        cst <= C_CMD;
+                end
+            default: ;
+            endcase
+            if (cp_end) begin
+                cp_on <= 1'b0;
+                cst <= C_IDLE;
+            end
+            if (ctrl_wr && cp_on && cp_idx == si)
+                cp_abort <= 1'b1;
+            if (cp_start) begin
+                cp_on <= 1'b1;
+                cp_idx <= si;
+                cp_bad <= 1'b0;
+                cp_abort <= 1'b0;
+                cp_left <= {w_npg[28:0], 3'b000};
+                cp_n <= w_npg[PW:0];
+                cp_row <= {RWD{1'b0}};
+                t_cmd_addr <= tbl[si];
+                cst <= C_CMD;
+            end
+        end
+    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -172,6 +313,10 @@ module rclink_mr #(
             n_rem <= 64'd0;
             n_tmo <= 64'd0;
         end else begin
+            // the copy's end: a bad table leaves the entry not valid (a
+            // write of its CTRL now wins)
+            if (cp_fail)
+                ctrl[cp_idx] <= ctrl[cp_idx] & ~64'd1;
             if (wr) begin
                 case (addr)
                 `RCLINK_DMAQ_MR_SEL:  sel <= n_sel[15:0];
@@ -181,7 +326,7 @@ module rclink_mr #(
                 `RCLINK_DMAQ_MR_TBL:  if (s_ok && !s_valid) tbl[si] <= n_tbl;
                 `RCLINK_DMAQ_MR_CTRL:
                     if (s_ok)
-                        ctrl[si] <= w_refuse ? w_ctrl & ~64'd1 : w_ctrl;
+                        ctrl[si] <= (w_refuse || (w_pages && w_tbad)) ? w_ctrl & ~64'd1 : w_ctrl;
                 default: ;
                 endcase
             end

@@ -156,6 +156,7 @@ module rclink_rx #(
     output wire [63:0] u_off,           // area offset -> bus address
     input  wire [63:0] u_bus,
     input  wire        u_cstart,        // u_off is at a chunk's start
+    input  wire        u_bus_ok,        // u_bus is u_off's (pages: read)
     output reg         u_take,          // its RQ consumer advances
     output reg         u_nobuf,         // a packet refused (DMAQ_CTX_RX_NOBUF)
     output reg         u_fail,          // the context's error
@@ -171,6 +172,7 @@ module rclink_rx #(
     input  wire [31:0] mr_len,
     input  wire [63:0] mr_ctrl,
     output reg         mr_use,
+    output reg         mr_pg,               // u_off is into the entry's pages
     input  wire        resp_silent,         // DMAQ_RDMA_CFG.resp_silent
     output reg         c_rx_write,          // DMAQ_RDMA_RX_* pulses
     output reg         c_bad_key,
@@ -327,6 +329,8 @@ module rclink_rx #(
 
     // the RQ of the packet's context: context 0's or a user context's
     wire        u = u_ctx != {UW{1'b0}};
+    // translated: a user context's area, a registration's pages
+    wire        xl = u || mr_pg;
     wire [63:0] m_base = u ? u_rq_base : rq_base;
     wire [31:0] m_prod = u ? u_rq_prod : rq_prod;
     wire [31:0] m_cons = u ? u_rq_cons : rq_cons;
@@ -407,20 +411,22 @@ module rclink_rx #(
     wire [7:0]  m_gen = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_GEN_MSB:`RCLINK_DMAQ_MR_CTRL_GEN_LSB];
     wire [15:0] m_ctx = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB];
     wire [15:0] m_qpn = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_QPN_MSB:`RCLINK_DMAQ_MR_CTRL_QPN_LSB];
+    wire        m_pages = mr_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB];
     wire        r_write = h_kind == K_WRITE;
     wire        r_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
     // the responder's checks (shim.rst, "Responder"), in the model's order
     wire        r_big = {32'd0, smlen} > MAX_MSG;
     wire        r_key_bad = !mr_ok || !mr_ctrl[`RCLINK_DMAQ_MR_CTRL_VALID_LSB] ||
                             m_gen != rkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB] ||
-                            !u || m_ctx != {{(16-UW){1'b0}}, u_ctx} || !u_run ||
+                            m_ctx != {{(16-UW){1'b0}}, u_ctx} || (u && !u_run) ||
                             (mr_ctrl[`RCLINK_DMAQ_MR_CTRL_QP_ONLY_LSB] &&
                              m_qpn != {{(16-QP_AW){1'b0}}, qpn});
     wire        r_acc_bad = !(r_write ? mr_ctrl[`RCLINK_DMAQ_MR_CTRL_REMOTE_WRITE_LSB]
                                       : mr_ctrl[`RCLINK_DMAQ_MR_CTRL_REMOTE_READ_LSB]);
     wire        r_bnd_bad = raddr > {32'd0, mr_len} ||
                             {32'd0, smlen} > {32'd0, mr_len} - raddr ||
-                            mr_base > u_area || {32'd0, mr_len} > u_area - mr_base;
+                            (!m_pages && (mr_base > u_area ||
+                                          {32'd0, mr_len} > u_area - mr_base));
     wire [7:0]  r_st = r_big ? ST_REM_BOUNDS : r_key_bad ? ST_REM_KEY :
                        r_acc_bad ? ST_REM_ACCESS : r_bnd_bad ? ST_REM_BOUNDS : ST_OK;
     wire [31:0] r_dleft = smlen - soff;
@@ -783,6 +789,7 @@ module rclink_rx #(
             rs_wa <= {QP_AW{1'b0}};
             rs_wd <= 19'd0;
             mr_use <= 1'b0;
+            mr_pg <= 1'b0;
             dp_valid <= 1'b0;
             dp_qpn <= {QP_AW{1'b0}};
             dp_bytes <= 11'd0;
@@ -1042,6 +1049,7 @@ module rclink_rx #(
                         rd_left <= smlen;
                         rd_off <= 32'd0;
                         mr_use <= 1'b1;
+                        mr_pg <= m_pages;
                         st <= S_RQ0;
                     end
                 end else if (!r_start && !(rs_open && rs_tag == rtag)) begin
@@ -1069,6 +1077,7 @@ module rclink_rx #(
                     c_size <= left[16:0];
                     c_fill <= 17'd0;
                     mr_use <= 1'b1;
+                    mr_pg <= m_pages;
                     st <= S_BEAT;
                 end
             // ---- a WRITE's immediate: the owner's next RQE, its CQE --------------
@@ -1132,17 +1141,18 @@ module rclink_rx #(
                 dp_bytes <= rp_pkt[10:0] + 11'd24;
                 st <= S_RP1;
             end
-            S_RP1: begin            // a read of one line's part
-                dma_cmd_valid <= 1'b1;
-                dma_cmd_write <= 1'b0;
-                dma_cmd_addr <= u_bus;
-                dma_cmd_len <= rp_take[12:0];
-                rp_n <= rp_take[6:0];
-                st <= S_RP2;
-            end
+            S_RP1:                  // a read of one line's part
+                if (u_bus_ok) begin
+                    dma_cmd_valid <= 1'b1;
+                    dma_cmd_write <= 1'b0;
+                    dma_cmd_addr <= u_bus;
+                    dma_cmd_len <= rp_take[12:0];
+                    rp_n <= rp_take[6:0];
+                    st <= S_RP2;
+                end
             S_RP2:
                 if (dma_rd_valid) begin
-                    if (dma_rd_err || !u_run) begin
+                    if (dma_rd_err || (u && !u_run)) begin
                         st <= S_RPE;
                     end else begin
                         racc <= racc | ({512'd0, rp_bytes} << {racc_n, 3'b000});
@@ -1375,6 +1385,7 @@ module rclink_rx #(
                     ctx_wd <= c_pack;
                     beat_last <= 1'b0;
                     mr_use <= 1'b0;   // (a WRITE's padding after its data)
+                    mr_pg <= 1'b0;
                     st <= S_IDLE;
                 end
             end
@@ -1394,7 +1405,7 @@ module rclink_rx #(
                     left <= left - {28'd0, beat_n};
                     beat_n <= 4'd0;
                 end else if (s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
-                                              (u && u_cstart))) begin
+                                              (xl && u_cstart))) begin
                     // (a user context's staged bytes end at a chunk's end)
                     // the staged bytes go out before the buffer completes
                     fret <= S_CHUNK;
@@ -1418,10 +1429,12 @@ module rclink_rx #(
                         c_open <= 1'b0;
                     end
                     // else no buffer is posted: wait (RX_M_RDY low, FLOW_STOP)
+                end else if (s_n == 13'd0 && xl && !u_bus_ok) begin
+                    // (the page of the staging's start is being looked up)
                 end else begin
                     // into the line being staged; a full line to the memory
                     if (s_n == 13'd0)
-                        s_addr <= u ? u_bus : dst;
+                        s_addr <= xl ? u_bus : dst;
                     s_n <= s_n + {9'd0, chunk};
                     c_fill <= c_fill + {13'd0, chunk};
                     c_moff <= c_moff + {28'd0, chunk};
@@ -1548,6 +1561,7 @@ module rclink_rx #(
                 if (!cqe_valid) begin
                     ctx_we <= !t2 && !rd;
                     mr_use <= 1'b0;
+                    mr_pg <= 1'b0;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     st <= S_IDLE;

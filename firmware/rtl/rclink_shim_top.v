@@ -35,7 +35,10 @@ module rclink_shim_top #(
     parameter NCTX = 1,
     // entries of the registration table of RDMA WRITE and READ
     // (DMAQ_MR_CAP.num; with user contexts only)
-    parameter NMR = 16
+    parameter NMR = 16,
+    // pages of a registration's page table (DMAQ_MR_CAP.max_pages; a
+    // multiple of 8): NMR x PT_PAGES page addresses in block RAM
+    parameter PT_PAGES = 1024
 ) (
     input  wire        clk,
     input  wire        rst_n,
@@ -354,12 +357,13 @@ module rclink_shim_top #(
         .sel_timeouts(qps_timeouts), .hold(qps_hold));
 
     // ---- the engine's bursts (rclink_dma_barb): 0 send queue, 1 completion
-    // queue, 2 receive path, 3 event ring, 4 self-test
-    wire [4:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
-    wire [4:0]    b_rd_valid;
-    wire [319:0]  b_cmd_addr;
-    wire [64:0]   b_cmd_len;
-    wire [2559:0] b_wd_data;
+    // queue, 2 receive path, 3 event ring, 4 self-test, 5 the registration
+    // table's page tables (reads)
+    wire [5:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
+    wire [5:0]    b_rd_valid;
+    wire [383:0]  b_cmd_addr;
+    wire [77:0]   b_cmd_len;
+    wire [3071:0] b_wd_data;
     wire [511:0]  b_rd_data;
     wire [63:0]   b_rd_keep;
     wire          b_rd_last, b_rd_err;
@@ -612,7 +616,7 @@ module rclink_shim_top #(
     wire [511:0]  m_rd_data;
     wire [63:0]   m_rd_keep;
 
-    rclink_dma_barb #(.N(5), .OW(3)) u_barb (
+    rclink_dma_barb #(.N(6), .OW(3)) u_barb (
         .clk(clk), .rst(rst), .wrst(wrst), .bus_master_en(cfg_bus_master_en),
         .c_cmd_valid(b_cmd_valid), .c_cmd_ready(b_cmd_ready),
         .c_cmd_write(b_cmd_write), .c_cmd_addr(b_cmd_addr), .c_cmd_len(b_cmd_len),
@@ -751,20 +755,25 @@ module rclink_shim_top #(
     // ---- the registration table of RDMA WRITE and READ (rtl.rst, "RDMA
     // responder"): with user contexts only (their areas are what it
     // registers); without them DMAQ_MR_CAP reads 0
-    wire        mr_hit, mr_ok, mr_use, rdma_silent;
-    wire [63:0] mr_rdata, mr_base, mr_ctrl;
+    wire        mr_hit, mr_ok, mr_use, mr_pg, pt_ok, rdma_silent;
+    wire [63:0] mr_rdata, mr_base, mr_ctrl, pt_bus;
     wire [31:0] mr_len;
     wire [15:0] mr_idx;
     wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
     generate
         if (NCTX > 1) begin : g_mr
-            rclink_mr #(.NMR(NMR)) u_mr (
+            rclink_mr #(.NMR(NMR), .PT_PAGES(PT_PAGES)) u_mr (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
                 .rdata(mr_rdata), .hit(mr_hit),
                 .timeout_us(rdma_tmo_us), .resp_silent(rdma_silent),
                 .lk_idx(mr_idx), .lk_ok(mr_ok), .lk_base(mr_base), .lk_len(mr_len),
                 .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
+                .tr_off(r_off), .tr_ok(pt_ok), .tr_bus(pt_bus),
+                .t_cmd_valid(b_cmd_valid[5]), .t_cmd_ready(b_cmd_ready[5]),
+                .t_cmd_addr(b_cmd_addr[320 +: 64]), .t_cmd_len(b_cmd_len[65 +: 13]),
+                .t_rd_valid(b_rd_valid[5]), .t_rd_data(b_rd_data),
+                .t_rd_last(b_rd_last), .t_rd_err(b_rd_err),
                 .c_rx_write(rc_wr), .c_rx_read(rc_rd), .c_bad_key(rc_bkey),
                 .c_access(rc_acc), .c_bounds(rc_bnd), .c_silent(rc_sil),
                 .c_late(rc_late), .c_imm_drop(rc_imm),
@@ -777,6 +786,11 @@ module rclink_shim_top #(
             assign rdma_tmo_us = 32'd0;
             assign rdma_silent = 1'b0;
             assign mr_ok = 1'b0;
+            assign pt_ok = 1'b0;
+            assign pt_bus = 64'd0;
+            assign b_cmd_valid[5] = 1'b0;
+            assign b_cmd_addr[320 +: 64] = 64'd0;
+            assign b_cmd_len[65 +: 13] = 13'd0;
             assign mr_base = 64'd0;
             assign mr_len = 32'd0;
             assign mr_ctrl = 64'd0;
@@ -807,11 +821,12 @@ module rclink_shim_top #(
         .u_ctx(r_ctx), .u_busy(r_busy),
         .u_run(r_run), .u_rq_base(r_rq_base), .u_rq_order(r_rq_order),
         .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room),
-        .u_area(r_area), .u_off(r_off), .u_bus(r_bus), .u_cstart(r_cstart),
+        .u_area(r_area), .u_off(r_off), .u_bus(mr_pg ? pt_bus : r_bus),
+        .u_cstart(mr_pg ? r_off[11:0] == 12'd0 : r_cstart), .u_bus_ok(!mr_pg || pt_ok),
         .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
         .u_info(r_info), .u_hold_us(r_hold_us), .us_tick(r_us_tick),
         .mr_idx(mr_idx), .mr_ok(mr_ok), .mr_base(mr_base), .mr_len(mr_len),
-        .mr_ctrl(mr_ctrl), .mr_use(mr_use), .resp_silent(rdma_silent),
+        .mr_ctrl(mr_ctrl), .mr_use(mr_use), .mr_pg(mr_pg), .resp_silent(rdma_silent),
         .c_rx_write(rc_wr), .c_bad_key(rc_bkey), .c_access(rc_acc),
         .c_bounds(rc_bnd), .c_silent(rc_sil), .c_late(rc_late), .c_imm_drop(rc_imm),
         .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn), .wresp_tag(wresp_tag),
@@ -855,6 +870,10 @@ module rclink_shim_top #(
         .dma_wd_valid(b_wd_valid[1]), .dma_wd_ready(b_wd_ready[1]),
         .dma_wd_data(b_wd_data[512 +: 512]));
     assign b_cmd_write[1] = 1'b1;
+    // the page tables are read only
+    assign b_cmd_write[5] = 1'b0;
+    assign b_wd_valid[5] = 1'b0;
+    assign b_wd_data[2560 +: 512] = 512'd0;
 
     // ---- interrupts ---------------------------------------------------------------
     rclink_irq #(.NVEC(NVEC), .NSRC(4)) u_irq (
