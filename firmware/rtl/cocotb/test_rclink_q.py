@@ -720,6 +720,107 @@ async def test_q_rdma_responder(dut):
 
 
 @cocotb.test()
+async def test_q_rdma_pages(dut):
+    """The RDMA responder on a registration of host memory through the
+    UltraScale+ top (shim.rst, DMAQ_MR_CTRL.pages; rtl.rst, "RDMA
+    responder"): context 3 owns QP 2 and registers three scattered pages
+    from byte 5 of the first (entry 2, both rights); the table is read in
+    one burst when valid is written, busy until then; a WRITE of 5000
+    bytes in four packets lands across both page boundaries (nothing
+    around it) and is answered WRITE_RESP OK; a READ of it comes back in
+    four READ_RESP packets read in line-sized pieces of the pages; a
+    table with a page not 4 KiB aligned leaves its entry not valid."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    tx = TxMon(dut)
+    u = UserCtx(tb, drv, 3)
+    await u.setup(2)
+    # pages in bus order p1, p2, p0 (a region between each), then the table
+    pg = {}
+    for i in (1, 2, 0):
+        pg[i] = tb.rc.alloc_region(0x1000)
+        pg[i][1][:] = bytes(0x1000)
+        tb.rc.alloc_region(0x1000)
+    tbl, tblm = tb.rc.alloc_region(0x1000)
+    tblm[0:24] = struct.pack("<QQQ", pg[0][0], pg[1][0], pg[2][0])
+    base, length = 5, 3 * 0x1000 - 5 - 100
+    await q.w64("DMAQ_MR_SEL", 2)
+    await q.w64("DMAQ_MR_BASE", base)
+    await q.w64("DMAQ_MR_LEN", length)
+    await q.w64("DMAQ_MR_TBL", tbl)
+    ctrl = reg_value("DMAQ_MR_CTRL", valid=1, remote_write=1, remote_read=1,
+                     pages=1, gen=9, ctx=3)
+    busy = reg_value("DMAQ_MR_CTRL", busy=1)
+    await q.w64("DMAQ_MR_CTRL", ctrl)
+    for _ in range(100):
+        v = await q.r64("DMAQ_MR_CTRL")
+        if not v & busy:
+            break
+        assert v == ctrl | busy, hex(v)
+    assert v == ctrl, hex(v)
+    assert sq_reads(bus, tbl, tbl + 0x1000) == [(tbl, 24)], sq_reads(bus, tbl, tbl + 0x1000)
+    cap = await q.r64("DMAQ_MR_CAP")
+    assert cap >> 48 == 1024, hex(cap)          # max_pages
+
+    def mem(off, n):
+        """The registration's bytes [off, off + n) (BASE included)."""
+        out = b""
+        while n:
+            p, o = divmod(off, 0x1000)
+            k = min(n, 0x1000 - o)
+            out += bytes(pg[p][1][o:o + k])
+            off, n = off + k, n - k
+        return out
+    key = fmt("MR_KEY", INDEX=2, GEN=9)
+    rng = random.Random(26)
+    data = bytes(rng.getrandbits(8) for _ in range(5000))
+    raddr = 0xF00                       # bytes 0xF05 .. 0x228C of the pages
+    pkts = [(0, POS_FIRST), (1320, POS_MIDDLE), (2640, POS_MIDDLE), (3960, POS_LAST)]
+    for off, pos in pkts:
+        n = min(1320, len(data) - off)
+        await rx_packet(dut, 2, fmt("SEG", POS=pos, KIND=1, OFFSET=off,
+                                    MSG_LEN=len(data)),
+                        rdmah(key, 3, addr=raddr) + data[off:off + n])
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 0)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=4, OFFSET=0, MSG_LEN=0), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=3, STATUS=0), hex(w0)
+    await Timer(1, "us")
+    got = mem(base + raddr, len(data))
+    assert got == data, [i for i in range(len(data)) if got[i] != data[i]][:4]
+    assert mem(0, base + raddr) == bytes(base + raddr)
+    assert mem(base + raddr + len(data), 100) == bytes(100)
+    # a READ of it: READ_RESP packets of 1320, 1320, 1320 and 1040 bytes
+    nrd = len(bus.reads)
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=len(data)),
+                    rdmah(key, 4, addr=raddr) + bytes(40))
+    for k, (off, pos) in enumerate(pkts):
+        n = min(1320, len(data) - off)
+        qp, p, fack, seg, w0, addr = await rdma_resp(tx, 1 + k)
+        assert seg == fmt("SEG", POS=pos, KIND=3, OFFSET=off, MSG_LEN=len(data)), (k, hex(seg))
+        assert w0 == fmt("RDMAH", TAG=4, STATUS=0), (k, hex(w0))
+        assert p[SEG + 16:] == data[off:off + n], k
+    rd = bus.reads[nrd:]
+    assert sum(n for _, n in rd) == len(data), sum(n for _, n in rd)
+    assert all(any(a in range(pg[i][0], pg[i][0] + 0x1000) for i in pg) and
+               (a % 64) + n <= 64 for a, n in rd), rd
+    assert await q.r64("DMAQ_RDMA_RX_WRITE") == 1
+    assert await q.r64("DMAQ_RDMA_RX_READ") == 1
+    # a table with a page not 4 KiB aligned: entry 3 stays not valid
+    tblm[8:16] = struct.pack("<Q", pg[1][0] + 8)
+    await q.w64("DMAQ_MR_SEL", 3)
+    await q.w64("DMAQ_MR_BASE", 0)
+    await q.w64("DMAQ_MR_LEN", 0x2000)
+    await q.w64("DMAQ_MR_TBL", tbl)
+    await q.w64("DMAQ_MR_CTRL", ctrl)
+    for _ in range(100):
+        v = await q.r64("DMAQ_MR_CTRL")
+        if not v & busy:
+            break
+    assert v == ctrl & ~reg_value("DMAQ_MR_CTRL", valid=1), hex(v)
+    assert len(tx.pkts) == 5, len(tx.pkts)
+    assert int(dut.cnt_bad_req.value) == 0
+
+
+@cocotb.test()
 async def test_q_rdma_write(dut):
     """The RDMA WRITE requester through the UltraScale+ top (rtl.rst, "RDMA
     requester"): the kernel queues WRITE a chain of two pieces (2000 +
