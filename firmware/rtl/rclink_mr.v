@@ -6,13 +6,22 @@
 // NMR entries (DMAQ_MR_CAP.num) in registers, selected by DMAQ_MR_SEL; an
 // index >= NMR selects nothing (reads 0, writes dropped).  BASE, LEN and
 // TBL are written only while the entry is not valid.  Writing CTRL sets
-// the entry as written (busy is the shim's); valid stays 0 with LEN 0,
-// for context 0 (it has no area: its entries need page tables), and with
-// pages: this table holds area registrations only (DMAQ_MR_CAP.max_pages
-// 0, so the driver registers no host pages here).  DMAQ_MR_CAP.max_len
-// is 0: the send engine's READ takes one piece on context 0 (the
+// the entry as written (busy is the shim's); valid stays 0 with LEN 0 and
+// for context 0 without pages and qp_only (it has no area).  DMAQ_MR_CAP
+// .max_len is 0: the send engine's READ takes one piece on context 0 (the
 // driver's ring READs are chains), so the driver refuses a ring's WRITE or
 // READ (EOPNOTSUPP) before it reaches the board; user contexts post both.
+//
+// Pages (DMAQ_MR_CAP.max_pages PT_PAGES): valid written 1 with pages
+// checks BASE < 4096, ceil((BASE + LEN) / 4096) <= PT_PAGES and TBL 4 KiB
+// aligned (else not valid at once), then copies the table into pt_mem
+// (NMR x PT_PAGES page addresses >> 12, a row of 8 a beat; block RAM)
+// through a burst read port, at most 4 KiB a command, one table at a
+// time.  Meanwhile CTRL reads valid and busy and the lookups read the
+// entry not valid; a beat with err or a page not 4 KiB aligned clears
+// valid at the end (a CTRL write of the entry meanwhile wins).  The
+// responder translates an offset of its entry's pages (tr_*): the row of
+// tr_off's page is read every cycle, tr_ok once it is tr_off's.
 //
 // The responder (rclink_rx) looks an entry up by a key's INDEX
 // (lk_*, combinational) and says which entry it is writing (use_*): that
