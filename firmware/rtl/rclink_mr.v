@@ -70,9 +70,18 @@ module rclink_mr #(
     // into the registration) into its bus address: tr_ok once the table
     // row of tr_off's page was read (a cycle after tr_off and lk_idx
     // settle)
+    input  wire        tr_on,
+    input  wire [15:0] tr_idx,
     input  wire [63:0] tr_off,
     output wire        tr_ok,
     output wire [63:0] tr_bus,
+    // the same for the send engine (a local key's pages), served when the
+    // responder's translation does not wait
+    input  wire        tq_on,
+    input  wire [15:0] tq_idx,
+    input  wire [63:0] tq_off,
+    output wire        tq_ok,
+    output wire [63:0] tq_bus,
     // the table copy: reads of the engine's burst port
     output reg         t_cmd_valid,
     input  wire        t_cmd_ready,
@@ -205,16 +214,21 @@ module rclink_mr #(
                          tbl[si][11:0] != 12'd0 || cp_on;
     wire [63:0] n_tbl = rclink_reg_wmerge(`RCLINK_DMAQ_MR_TBL, s_ok ? tbl[si] : 64'd0, wdata, wmask);
 
-    // translation: the row of tr_off's page, read every cycle; a row
-    // written meanwhile is read again
-    wire [PW-1:0] tr_page = tr_off[12 +: PW];
-    wire [MW+PW-1:0] tr_tag = {lk_idx[MW-1:0], tr_page};
+    // translation: the row of a page, read every cycle for the responder
+    // (tr_*) unless it has its row and the send engine (tq_*) wants one; a
+    // row written meanwhile is read again
+    wire [MW+PW-1:0] tr_tag = {tr_idx[MW-1:0], tr_off[12 +: PW]};
+    wire [MW+PW-1:0] tq_tag = {tq_idx[MW-1:0], tq_off[12 +: PW]};
     assign tr_ok = pt_v && pt_tag == tr_tag;
-    assign tr_bus = {pt_q[PB * pt_tag[2:0] +: PB], tr_off[11:0]};
+    assign tq_ok = pt_v && pt_tag == tq_tag;
+    wire [PB-1:0] pt_word = pt_q[PB * pt_tag[2:0] +: PB];
+    assign tr_bus = {pt_word, tr_off[11:0]};
+    assign tq_bus = {pt_word, tq_off[11:0]};
+    wire [MW+PW-1:0] rd_tag = (tq_on && !(tr_on && !tr_ok)) ? tq_tag : tr_tag;
     always @(posedge clk) begin
         if (pt_we)
             pt_mem[pt_wa] <= pt_wd;
-        pt_q <= pt_mem[tr_tag[MW+PW-1:3]];
+        pt_q <= pt_mem[rd_tag[MW+PW-1:3]];
     end
 
     // a beat of the table: its pages (the words beyond the table are not
@@ -238,7 +252,7 @@ module rclink_mr #(
     wire cp_fail = cp_end && (cp_bad || t_rd_err || b_bad) && !cp_abort;
     always @(posedge clk) begin
         pt_we <= 1'b0;
-        pt_tag <= tr_tag;
+        pt_tag <= rd_tag;
         pt_v <= !rst && !pt_we;
         if (rst) begin
             cst <= C_IDLE;

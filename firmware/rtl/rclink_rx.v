@@ -173,6 +173,7 @@ module rclink_rx #(
     input  wire [63:0] mr_ctrl,
     output reg         mr_use,
     output reg         mr_pg,               // u_off is into the entry's pages
+    output wire [15:0] mr_tidx,             // ... that entry's
     input  wire        resp_silent,         // DMAQ_RDMA_CFG.resp_silent
     output reg         c_rx_write,          // DMAQ_RDMA_RX_* pulses
     output reg         c_bad_key,
@@ -198,6 +199,8 @@ module rclink_rx #(
     input  wire        rresp_hit,
     input  wire        rresp_ok,
     input  wire [63:0] rresp_base,
+    input  wire        rresp_pg,            // ... an offset of rresp_idx's pages
+    input  wire [15:0] rresp_idx,
     output reg         rdone_valid,
     output reg         rr_busy,          // a READ_RESP's data taken is being written
     output reg         c_imm_drop,
@@ -329,8 +332,11 @@ module rclink_rx #(
 
     // the RQ of the packet's context: context 0's or a user context's
     wire        u = u_ctx != {UW{1'b0}};
-    // translated: a user context's area, a registration's pages
+    // translated: a user context's area, a registration's pages (the
+    // request's key's entry, or a READ's local key's)
     wire        xl = u || mr_pg;
+    reg [15:0]  rr_idx;
+    assign mr_tidx = rr_busy ? rr_idx : mr_idx;
     wire [63:0] m_base = u ? u_rq_base : rq_base;
     wire [31:0] m_prod = u ? u_rq_prod : rq_prod;
     wire [31:0] m_cons = u ? u_rq_cons : rq_cons;
@@ -790,6 +796,7 @@ module rclink_rx #(
             rs_wd <= 19'd0;
             mr_use <= 1'b0;
             mr_pg <= 1'b0;
+            rr_idx <= 16'd0;
             dp_valid <= 1'b0;
             dp_qpn <= {QP_AW{1'b0}};
             dp_bytes <= 11'd0;
@@ -1012,6 +1019,8 @@ module rclink_rx #(
                     c_size <= left[16:0];
                     c_fill <= 17'd0;
                     rr_busy <= 1'b1;
+                    mr_pg <= rresp_pg;
+                    rr_idx <= rresp_idx;
                     st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
                     // a response decides the send engine's WRITE or READ

@@ -698,7 +698,9 @@ module rclink_shim_top #(
     wire        wresp_valid, wresp_hit, lq_ok, rq_txw, rq_txr, rq_rem, rq_tmo;
     wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
     wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
-    wire [63:0] rresp_base;
+    wire [63:0] rresp_base, pq_bus;
+    wire        rresp_pg, pq_on, pq_ok;
+    wire [15:0] rresp_idx, pq_idx;
     wire [QP_AW-1:0] wresp_qpn;
     wire [15:0] wresp_tag, lq_idx;
     wire [7:0]  wresp_st;
@@ -741,10 +743,12 @@ module rclink_shim_top #(
         .rdma_tmo_us(rdma_tmo_us), .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn),
         .wresp_tag(wresp_tag), .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
-        .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
+        .lq_ctrl(lq_ctrl), .pq_on(pq_on), .pq_idx(pq_idx), .pq_ok(pq_ok), .pq_bus(pq_bus),
+        .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_pg(rresp_pg),
+        .rresp_idx(rresp_idx), .rdone_valid(rdone_valid),
         .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
@@ -757,6 +761,7 @@ module rclink_shim_top #(
     // registers); without them DMAQ_MR_CAP reads 0
     wire        mr_hit, mr_ok, mr_use, mr_pg, pt_ok, rdma_silent;
     wire [63:0] mr_rdata, mr_base, mr_ctrl, pt_bus;
+    wire [15:0] mr_tidx;
     wire [31:0] mr_len;
     wire [15:0] mr_idx;
     wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
@@ -769,7 +774,9 @@ module rclink_shim_top #(
                 .timeout_us(rdma_tmo_us), .resp_silent(rdma_silent),
                 .lk_idx(mr_idx), .lk_ok(mr_ok), .lk_base(mr_base), .lk_len(mr_len),
                 .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
-                .tr_off(r_off), .tr_ok(pt_ok), .tr_bus(pt_bus),
+                .tr_on(mr_pg), .tr_idx(mr_tidx), .tr_off(r_off), .tr_ok(pt_ok),
+                .tr_bus(pt_bus), .tq_on(pq_on), .tq_idx(pq_idx), .tq_off(tr_off),
+                .tq_ok(pq_ok), .tq_bus(pq_bus),
                 .t_cmd_valid(b_cmd_valid[5]), .t_cmd_ready(b_cmd_ready[5]),
                 .t_cmd_addr(b_cmd_addr[320 +: 64]), .t_cmd_len(b_cmd_len[65 +: 13]),
                 .t_rd_valid(b_rd_valid[5]), .t_rd_data(b_rd_data),
@@ -788,6 +795,8 @@ module rclink_shim_top #(
             assign mr_ok = 1'b0;
             assign pt_ok = 1'b0;
             assign pt_bus = 64'd0;
+            assign pq_ok = 1'b0;
+            assign pq_bus = 64'd0;
             assign b_cmd_valid[5] = 1'b0;
             assign b_cmd_addr[320 +: 64] = 64'd0;
             assign b_cmd_len[65 +: 13] = 13'd0;
@@ -826,14 +835,16 @@ module rclink_shim_top #(
         .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
         .u_info(r_info), .u_hold_us(r_hold_us), .us_tick(r_us_tick),
         .mr_idx(mr_idx), .mr_ok(mr_ok), .mr_base(mr_base), .mr_len(mr_len),
-        .mr_ctrl(mr_ctrl), .mr_use(mr_use), .mr_pg(mr_pg), .resp_silent(rdma_silent),
+        .mr_ctrl(mr_ctrl), .mr_use(mr_use), .mr_pg(mr_pg), .mr_tidx(mr_tidx),
+        .resp_silent(rdma_silent),
         .c_rx_write(rc_wr), .c_bad_key(rc_bkey), .c_access(rc_acc),
         .c_bounds(rc_bnd), .c_silent(rc_sil), .c_late(rc_late), .c_imm_drop(rc_imm),
         .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn), .wresp_tag(wresp_tag),
         .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_pg(rresp_pg),
+        .rresp_idx(rresp_idx), .rdone_valid(rdone_valid),
         .rr_busy(rr_busy),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),

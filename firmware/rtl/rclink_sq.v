@@ -248,6 +248,13 @@ module rclink_sq #(
     input  wire [63:0] lq_base,
     input  wire [31:0] lq_len,
     input  wire [63:0] lq_ctrl,
+    // a local key of a pages registration (rclink_mr): the WRITE's source
+    // reads translated through its table (pq_on: tr_off of entry pq_idx;
+    // pq_ok once pq_bus is its bus address)
+    output wire        pq_on,
+    output wire [15:0] pq_idx,
+    input  wire        pq_ok,
+    input  wire [63:0] pq_bus,
     output reg         c_tx_write,
     output reg         c_rem_err,
     output reg         c_timeout,
@@ -264,6 +271,8 @@ module rclink_sq #(
     output wire        rresp_hit,
     output wire        rresp_ok,
     output wire [63:0] rresp_base,
+    output wire        rresp_pg,        // ... an offset of entry rresp_idx's pages
+    output wire [15:0] rresp_idx,
     input  wire        rdone_valid,
     input  wire        rr_busy,         // rclink_rx writes data of the READ of wresp_*
     output reg         c_tx_read,
@@ -367,11 +376,15 @@ module rclink_sq #(
     reg [63:0] c_addr0;          // the first local WQE's ADDR
     reg        c_lkey;           // the local side is a registration ...
     reg [63:0] c_lbase;          // ... starting at this area offset
+    reg        c_lpg;            // ... of host pages (entry c_lidx)
+    reg [15:0] c_lidx;
     // the slots' WRITEs: their TAG, the response (m_resp, its status
     // m_rs), the timeout armed (m_tw) and its microseconds left
     reg [MSGS-1:0] m_rk, m_resp, m_tw;
     reg [MSGS-1:0] m_rd;         // a READ: its local side, the next offset due
     reg [63:0]     m_loc   [0:MSGS-1];
+    reg [MSGS-1:0] m_lpg;        // ... an offset of host pages, entry m_lidx
+    reg [15:0]     m_lidx  [0:MSGS-1];
     reg [31:0]     m_roff  [0:MSGS-1];
     reg [15:0]     m_tag   [0:MSGS-1];
     reg [7:0]      m_rs    [0:MSGS-1];
@@ -622,6 +635,8 @@ module rclink_sq #(
     assign rresp_hit = rresp_valid && rr_hit;
     assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit;
     assign rresp_base = m_loc[rr_slot] + {32'd0, rresp_off};
+    assign rresp_pg = m_lpg[rr_slot];
+    assign rresp_idx = m_lidx[rr_slot];
 
     // a finished slot with no older slot of its QP
     reg [SLW-1:0] done_slot;
@@ -778,8 +793,8 @@ module rclink_sq #(
                           w_lkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB] &&
                           lq_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB] ==
                           {{(16-CW){1'b0}}, q_ctx} &&
-                          !lq_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] &&
-                          lq_base <= u_area && {32'd0, lq_len} <= u_area - lq_base &&
+                          (lq_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] ||
+                           (lq_base <= u_area && {32'd0, lq_len} <= u_area - lq_base)) &&
                           c_addr0 <= {32'd0, lq_len} && c_total <= lq_len - c_addr0[31:0];
     wire        w_oob_r = uq && (c_addr0 > u_area || {32'd0, c_total} > u_area - c_addr0);
 
@@ -822,8 +837,13 @@ module rclink_sq #(
     // the next read of the packet: the rest of the piece or of the packet
     wire [31:0] nx_len0 = (p_rem < k_rem) ? p_rem : k_rem;
     // a user context's read stops at its chunk's end (tr_rem >= 1)
-    wire [31:0] nx_len = (uq && tr_rem < nx_len0) ? tr_rem : nx_len0;
+    // (host pages: at the page's end)
+    wire [31:0] pg_rem = 32'd4096 - {20'd0, p_addr[11:0]};
+    wire [31:0] nx_len = (c_lpg && pg_rem < nx_len0) ? pg_rem :
+                         (!c_lpg && uq && tr_rem < nx_len0) ? tr_rem : nx_len0;
     assign tr_off = p_addr;
+    assign pq_on = c_lpg && st == S_WRITE_DATA;
+    assign pq_idx = c_lidx;
     // the bus addresses of the payload reads in flight (at most PA_N), for
     // a failed one's DMAQ_CTX_ERR_INFO
     localparam PA_N = 16;
@@ -982,12 +1002,14 @@ module rclink_sq #(
                 m_ctx[i] <= {CW{1'b0}};
                 m_tag[i] <= 16'd0;
                 m_loc[i] <= 64'd0;
+                m_lidx[i] <= 16'd0;
                 m_roff[i] <= 32'd0;
                 m_rs[i] <= 8'd0;
                 m_tl[i] <= 32'd0;
             end
             age_next <= 8'd0;
             m_rk <= {MSGS{1'b0}};
+            m_lpg <= {MSGS{1'b0}};
             m_rd <= {MSGS{1'b0}};
             m_resp <= {MSGS{1'b0}};
             c_tx_read <= 1'b0;
@@ -1008,6 +1030,8 @@ module rclink_sq #(
             c_addr0 <= 64'd0;
             c_lkey <= 1'b0;
             c_lbase <= 64'd0;
+            c_lpg <= 1'b0;
+            c_lidx <= 16'd0;
             x_cons <= 32'd0;
             k_cons <= 32'd0;
             q_ctx <= {CW{1'b0}};
@@ -1471,6 +1495,7 @@ module rclink_sq #(
                         c_addr0 <= cw1;
                         c_lkey <= 1'b0;
                         c_lbase <= 64'd0;
+                        c_lpg <= 1'b0;
                     end
                     if (w_rdma) begin
                         if (w_local) begin
@@ -1492,6 +1517,8 @@ module rclink_sq #(
                                     // registration (context 0: BAD_WQE)
                                     c_lkey <= 1'b1;
                                     c_lbase <= lq_base;
+                                    c_lpg <= lq_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB];
+                                    c_lidx <= lq_idx;
                                     if (!uq || !w_lk_ok)
                                         c_bad <= 1'b1;
                                     if (uq && !w_lk_ok && !c_bad)
@@ -1593,6 +1620,8 @@ module rclink_sq #(
                 m_rk[c_slot] <= c_rdma;
                 m_rd[c_slot] <= c_rd;
                 m_loc[c_slot] <= c_addr0 + c_lbase;
+                m_lpg[c_slot] <= c_lpg;
+                m_lidx[c_slot] <= c_lidx;
                 m_roff[c_slot] <= 32'd0;
                 m_resp[c_slot] <= 1'b0;
                 m_tw[c_slot] <= 1'b0;
@@ -1722,9 +1751,9 @@ module rclink_sq #(
                           S_IDLE : S_WRITE_HEAD;
                 end else if (p_rem == 32'd0) begin
                     st <= S_SEND;
-                end else if (nrd < PA_N && !dr) begin
+                end else if (nrd < PA_N && !dr && (!c_lpg || pq_ok)) begin
                     dma_cmd_valid <= 1'b1;
-                    dma_cmd_addr <= uq ? tr_bus : p_addr;
+                    dma_cmd_addr <= c_lpg ? pq_bus : uq ? tr_bus : p_addr;
                     dma_cmd_len <= nx_len[12:0];
                     f_cmd <= 1'b0;
                     f_plast <= k_rem == nx_len;
