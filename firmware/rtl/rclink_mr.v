@@ -78,6 +78,7 @@ module rclink_mr #(
     // the same for the send engine (a local key's pages), served when the
     // responder's translation does not wait
     input  wire        tq_on,
+    input  wire        tq_use,            // the send engine uses entry tq_idx
     input  wire [15:0] tq_idx,
     input  wire [63:0] tq_off,
     output wire        tq_ok,
@@ -149,7 +150,10 @@ module rclink_mr #(
     wire        s_ok = {16'd0, sel} < NMR;
     wire [MW-1:0] si = sel[MW-1:0];
     wire        s_valid = s_ok && ctrl[si][0];
-    wire        s_busy = s_ok && ((use_on && use_idx == sel) || (cp_on && cp_idx == si));
+    // busy: the responder's entry, a table being read, a local key's entry
+    // of a message being sent or of a READ's data being written
+    wire        s_busy = s_ok && ((use_on && use_idx == sel) || (cp_on && cp_idx == si) ||
+                                  (tq_use && tq_idx == sel) || (tr_on && tr_idx == sel));
 
     assign timeout_us = cfg[31:0];
     assign resp_silent = cfg[32];

@@ -699,7 +699,7 @@ module rclink_shim_top #(
     wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
     wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
     wire [63:0] rresp_base, pq_bus;
-    wire        rresp_pg, pq_on, pq_ok;
+    wire        rresp_pg, pq_on, pq_use, pq_ok;
     wire [15:0] rresp_idx, pq_idx;
     wire [QP_AW-1:0] wresp_qpn;
     wire [15:0] wresp_tag, lq_idx;
@@ -743,7 +743,7 @@ module rclink_shim_top #(
         .rdma_tmo_us(rdma_tmo_us), .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn),
         .wresp_tag(wresp_tag), .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
-        .lq_ctrl(lq_ctrl), .pq_on(pq_on), .pq_idx(pq_idx), .pq_ok(pq_ok), .pq_bus(pq_bus),
+        .lq_ctrl(lq_ctrl), .pq_on(pq_on), .pq_use(pq_use), .pq_idx(pq_idx), .pq_ok(pq_ok), .pq_bus(pq_bus),
         .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
@@ -775,7 +775,7 @@ module rclink_shim_top #(
                 .lk_idx(mr_idx), .lk_ok(mr_ok), .lk_base(mr_base), .lk_len(mr_len),
                 .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
                 .tr_on(mr_pg), .tr_idx(mr_tidx), .tr_off(r_off), .tr_ok(pt_ok),
-                .tr_bus(pt_bus), .tq_on(pq_on), .tq_idx(pq_idx), .tq_off(tr_off),
+                .tr_bus(pt_bus), .tq_on(pq_on), .tq_use(pq_use), .tq_idx(pq_idx), .tq_off(tr_off),
                 .tq_ok(pq_ok), .tq_bus(pq_bus),
                 .t_cmd_valid(b_cmd_valid[5]), .t_cmd_ready(b_cmd_ready[5]),
                 .t_cmd_addr(b_cmd_addr[320 +: 64]), .t_cmd_len(b_cmd_len[65 +: 13]),

@@ -252,6 +252,7 @@ module rclink_sq #(
     // reads translated through its table (pq_on: tr_off of entry pq_idx;
     // pq_ok once pq_bus is its bus address)
     output wire        pq_on,
+    output wire        pq_use,          // a message of entry pq_idx's runs
     output wire [15:0] pq_idx,
     input  wire        pq_ok,
     input  wire [63:0] pq_bus,
@@ -843,6 +844,7 @@ module rclink_sq #(
                          (!c_lpg && uq && tr_rem < nx_len0) ? tr_rem : nx_len0;
     assign tr_off = p_addr;
     assign pq_on = c_lpg && st == S_WRITE_DATA;
+    assign pq_use = c_lpg && st != S_IDLE;
     assign pq_idx = c_lidx;
     // the bus addresses of the payload reads in flight (at most PA_N), for
     // a failed one's DMAQ_CTX_ERR_INFO
