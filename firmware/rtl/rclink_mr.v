@@ -37,7 +37,7 @@
 `include "rclink_regs.vh"
 module rclink_mr #(
     parameter NMR = 16,
-    parameter PT_PAGES = 1024           // pages of a table (a multiple of 8)
+    parameter PT_PAGES = 1024           // pages of a table (a power of 2, 8 .. 32768)
 ) (
     input  wire        clk,
     input  wire        rst,

@@ -37,7 +37,7 @@ module rclink_shim_top #(
     // (DMAQ_MR_CAP.num; with user contexts only)
     parameter NMR = 16,
     // pages of a registration's page table (DMAQ_MR_CAP.max_pages; a
-    // multiple of 8): NMR x PT_PAGES page addresses in block RAM
+    // power of 2, 8 .. 32768): NMR x PT_PAGES page addresses in block RAM
     parameter PT_PAGES = 1024
 ) (
     input  wire        clk,
