@@ -59,7 +59,8 @@ module rclink_dma_barb #(
     input  wire [511:0]     m_rd_data,
     input  wire [63:0]      m_rd_keep,
     input  wire             m_rd_last,
-    input  wire             m_rd_err
+    input  wire             m_rd_err,
+    output wire             refused         // a command refused (bus mastering off)
 );
     localparam FW = $clog2(FD);
     reg          wbusy, wfake;
@@ -106,6 +107,7 @@ module rclink_dma_barb #(
     assign m_cmd_len = s_len;
     wire take = pass ? (m_cmd_valid && m_cmd_ready) :
                        (free && (s_write || fcnt == 0));
+    assign refused = take && !pass;
     assign m_wd_valid = wbusy && !wfake && c_wd_valid[wown];
     assign m_wd_data = c_wd_data[512*wown +: 512];
     wire wbeat = wbusy && c_wd_valid[wown] && (wfake || m_wd_ready);

@@ -185,6 +185,7 @@ module rclink_shim_tlp #(
     wire [63:0]  p_cmd_addr;
     wire [12:0]  p_cmd_len;
     wire [511:0] p_wd_data;
+    wire         p_refused;         // counted in SHIM_DMA_BM_DROP (the core)
     rclink_dma_barb #(.N(1), .OW(1)) u_p2 (
         .clk(clk), .rst(core_rst), .wrst(rst_q),
         .bus_master_en(cfg_bus_master_en),
@@ -199,7 +200,8 @@ module rclink_shim_tlp #(
         .m_cmd_write(p_cmd_write), .m_cmd_addr(p_cmd_addr), .m_cmd_len(p_cmd_len),
         .m_wd_valid(p_wd_valid), .m_wd_ready(p_wd_ready), .m_wd_data(p_wd_data),
         .m_rd_valid(e_rd_valid && e_rd_id == 2'd2), .m_rd_data(e_rd_data),
-        .m_rd_keep(e_rd_keep), .m_rd_last(e_rd_last), .m_rd_err(e_rd_err));
+        .m_rd_keep(e_rd_keep), .m_rd_last(e_rd_last), .m_rd_err(e_rd_err),
+        .refused(p_refused));
 
     // four ports (0 unused, 1 the TYPE3 bridge, 2 dma_*, 3 the
     // queue engines), one command at a time, round robin; write data from
@@ -312,7 +314,7 @@ module rclink_shim_tlp #(
         .q_wr_idle(e_posted_idle),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
-        .cnt_t3_dma_err(cnt_t3_dma_err),
+        .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),
 `include "rclink_ip_conn.vh"
     );
 endmodule

@@ -99,6 +99,8 @@ module rclink_shim_top #(
     output wire        intx,
     // ---- counters of the TLP level, read through the CSRs
     input  wire [63:0] cnt_t3_dma_err,      // SHIM_T3_DMA_ERR (rclink_axi_dma)
+    input  wire        dma_bm_drop,         // a burst another bus-master gate
+                                            // refused (SHIM_DMA_BM_DROP)
     // ---- board
     input  wire [63:0] board_serial,
     input  wire [47:0] board_mac,
@@ -293,6 +295,7 @@ module rclink_shim_top #(
 
     wire [31:0] t3irq_cfg;              // SHIM_T3_IRQ {enable, vector}
     reg  [31:0] t3irq_cnt;              // SHIM_T3_IRQ.count
+    reg  [63:0] cnt_bm_drop;            // SHIM_DMA_BM_DROP (the bus-master gates)
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
         .wr(csr_wr), .rd(csr_rd), .addr(csr_addr), .wdata(csr_wdata),
@@ -328,7 +331,7 @@ module rclink_shim_top #(
         .t2_ost_free(t2_ost_free),
         .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
-        .cnt_t3_dma_err(cnt_t3_dma_err),
+        .cnt_t3_dma_err(cnt_t3_dma_err), .cnt_dma_bm_drop(cnt_bm_drop),
         .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
         .ctx_hit(ctx_hit || mr_hit), .ctx_rdata(mr_hit ? mr_rdata : ctx_rdata),
         .stat_we(stat_we), .stat_clear(stat_clear), .stat_sel(stat_sel),
@@ -366,6 +369,7 @@ module rclink_shim_top #(
     wire [63:0]   b_rd_keep;
     wire          b_rd_last, b_rd_err;
     wire          m_wr_idle;            // the port has no write left to send
+    wire          b_refused;            // a burst refused (bus mastering off)
 
     // ---- TYPE3 on a vector of its own (SHIM_T3_IRQ, MSI-X only): an
     // IRQ_INFO TYPE3 of the IP or of SHIM_INTR_INJECT raises the vector and
@@ -601,7 +605,15 @@ module rclink_shim_top #(
         .m_cmd_write(m_cmd_write), .m_cmd_addr(m_cmd_addr), .m_cmd_len(m_cmd_len),
         .m_wd_valid(m_wd_valid), .m_wd_ready(m_wd_ready), .m_wd_data(m_wd_data),
         .m_rd_valid(m_rd_valid), .m_rd_data(m_rd_data), .m_rd_keep(m_rd_keep),
-        .m_rd_last(m_rd_last), .m_rd_err(m_rd_err));
+        .m_rd_last(m_rd_last), .m_rd_err(m_rd_err), .refused(b_refused));
+
+    // SHIM_DMA_BM_DROP: the bursts the bus-master gates refused (this
+    // one's and, through dma_bm_drop, the engine's free port's)
+    always @(posedge clk)
+        if (rst)
+            cnt_bm_drop <= 64'd0;
+        else
+            cnt_bm_drop <= cnt_bm_drop + {63'd0, b_refused} + {63'd0, dma_bm_drop};
 
     generate
         if (BURST != 0) begin : g_burst
