@@ -23,7 +23,8 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import PTILE, RC_TLPS, SHORT, bring_up, delay_reads, mps_mrrs, reg
+from test_rclink_us import (PTILE, RC_TLPS, SHORT, bring_up, delay_reads,
+                            mps_mrrs, reg)
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
