@@ -23,7 +23,7 @@ import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
 
 from test_rclink_dma import Bus, mps_mrrs, settle
-from test_rclink_us import SHORT, bring_up, reg
+from test_rclink_us import PTILE, SHORT, bring_up, reg
 import rclink_hw as hw  # noqa: E402  (path set by test_rclink_us)
 import vecload as vl  # noqa: E402
 
@@ -665,7 +665,9 @@ async def test_q_rdma_responder(dut):
     # the area as the response appears on TX_S: the data is in already,
     # though the hard IP takes a request beat only one cycle in 16 (write
     # TLPs that leave late)
-    tb.dev.rq_sink.set_pause_generator(itertools.cycle([1] * 15 + [0]))
+    # (the hard IP's sink of the shim's requests: RQ, or the P-tile's TX)
+    req_sink = tb.dev.tx_sink if PTILE else tb.dev.rq_sink
+    req_sink.set_pause_generator(itertools.cycle([1] * 15 + [0]))
     seen = cocotb.start_soon(at_tx_start(
         dut, lambda: u.area(0x100 + raddr, len(data))))
     for off, pos in ((0, POS_FIRST), (1320, POS_LAST)):
@@ -678,8 +680,8 @@ async def test_q_rdma_responder(dut):
     assert seg == fmt("SEG", POS=POS_ONLY, KIND=4, OFFSET=0, MSG_LEN=0), hex(seg)
     assert w0 == fmt("RDMAH", TAG=5, STATUS=0) and addr == 0, hex(w0)
     early = await seen
-    tb.dev.rq_sink.clear_pause_generator()
-    tb.dev.rq_sink.pause = False
+    req_sink.clear_pause_generator()
+    req_sink.pause = False
     assert early == data, [i for i in range(len(data)) if early[i] != data[i]][:4]
     await Timer(1, "us")
     assert u.area(0x100 + raddr, len(data)) == data
