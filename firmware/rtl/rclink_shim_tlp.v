@@ -90,6 +90,10 @@ module rclink_shim_tlp #(
     output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
     output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
     input  wire         flr_stop,           // FLR drain: no new request
+    // the adapter holds no TLP it took from rq_* (1 for an adapter that
+    // hands them straight to the hard IP): with posted_idle, the writes
+    // taken have reached the hard IP
+    input  wire         tx_drained,
     output wire         req_idle,           // no read outstanding, no TYPE3 burst left
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
@@ -284,9 +288,12 @@ module rclink_shim_tlp #(
         .msg_data(m_data), .pending(msix_pending));
 
     // an MSI leaves through the hard IP's interrupt port, not the request
-    // stream: it waits until the writes taken before it have left
+    // stream, and a WRITE_RESP through the IP's TX_S: each waits until the
+    // writes taken before it have reached the hard IP (the engine's and
+    // the adapter's queues empty)
+    wire posted_left = e_posted_idle && tx_drained;
     wire c_msi_valid;
-    assign msi_valid = c_msi_valid && e_posted_idle;
+    assign msi_valid = c_msi_valid && posted_left;
 
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
@@ -311,7 +318,7 @@ module rclink_shim_tlp #(
         .q_wd_valid(q_wd_valid), .q_wd_ready(q_wd_ready), .q_wd_data(q_wd_data),
         .q_rd_valid(e_rd_valid && e_rd_id == 2'd3), .q_rd_data(e_rd_data),
         .q_rd_keep(e_rd_keep), .q_rd_last(e_rd_last), .q_rd_err(e_rd_err),
-        .q_wr_idle(e_posted_idle),
+        .q_wr_idle(posted_left),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),

@@ -82,7 +82,7 @@ sim() {
 		-Wno-sensitivity-entire-array -Igen -Itb -I.)
 	rm -f "$out"/rclink_tb*.vvp
 	if ! iverilog "${iv_flags[@]}" -s rclink_tb -o "$out/rclink_tb.vvp" \
-		tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
+		tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_t3_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$out/iverilog.log" 2>&1 || grep -q 'error' "$out/iverilog.log"; then
 		result rtl_sim_build 1 "$out/iverilog.log"
 		return
@@ -105,7 +105,7 @@ print(json.load(open(sys.argv[1])).get("sim_ost_n", ""))' "$v")
 		if [ -n "$ost" ]; then
 			vvp=$out/rclink_tb_ost$ost.vvp
 			[ -f "$vvp" ] || iverilog "${iv_flags[@]}" -s rclink_tb -Prclink_tb.OST_N="$ost" \
-				-o "$vvp" tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v \
+				-o "$vvp" tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_t3_model.v tb/rclink_mac_model.v \
 				"${srcs[@]}" >>"$out/iverilog.log" 2>&1
 		fi
 		if /usr/bin/python3 tb/vec2tb.py "$v" "$out/$name.hex" \
