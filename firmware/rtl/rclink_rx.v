@@ -196,6 +196,8 @@ module rclink_rx #(
     input  wire        rresp_hit,
     input  wire        rresp_ok,
     input  wire [63:0] rresp_base,
+    input  wire [31:0] rresp_room,       // bytes of rresp_base's piece from there
+    output wire [31:0] rp_off,           // the READ's message offset being written
     output reg         rdone_valid,
     output reg         rr_busy,          // a READ_RESP's data taken is being written
     output reg         c_imm_drop,
@@ -565,6 +567,11 @@ module rclink_rx #(
     wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
     wire p_ends  = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_LAST;
     assign rresp_ends = p_ends;
+    // a READ_RESP's data goes piece by piece (a context-0 READ's chain):
+    // the send engine looks up the local side of its next byte
+    reg  [31:0] c_rq;
+    assign rp_off = c_rq;
+    wire [31:0] rr_sz = (rresp_room < left) ? rresp_room : left;
     // a WRITE's last packet is answered once every write TLP of its data
     // has left the engine (wr_idle, after its last burst's beats were
     // taken), as the CQ's index and an MSI-X wait for theirs: the
@@ -1002,8 +1009,9 @@ module rclink_rx #(
                     c_open <= 1'b1;
                     c_buf <= 1'b1;
                     c_addr <= rresp_base;
-                    c_size <= left[16:0];
+                    c_size <= rr_sz[16:0];
                     c_fill <= 17'd0;
+                    c_rq <= soff;
                     rr_busy <= 1'b1;
                     st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
@@ -1400,7 +1408,13 @@ module rclink_rx #(
                     fret <= S_CHUNK;
                     st <= S_FL0;
                 end else if (!c_buf || c_fill == c_size) begin
-                    if (c_buf) begin
+                    if (rr_busy) begin
+                        // a READ's piece is full: the next one (its staged
+                        // bytes went out above)
+                        c_addr <= rresp_base;
+                        c_size <= rr_sz[16:0];
+                        c_fill <= 17'd0;
+                    end else if (c_buf) begin
                         cqe(ST_OK, 1'b0);
                         c_buf <= 1'b0;
                         ret <= S_CHUNK;
@@ -1425,6 +1439,7 @@ module rclink_rx #(
                     s_n <= s_n + {9'd0, chunk};
                     c_fill <= c_fill + {13'd0, chunk};
                     c_moff <= c_moff + {28'd0, chunk};
+                    c_rq <= c_rq + {28'd0, chunk};
                     left <= left - {28'd0, chunk};
                     beat <= beat >> {chunk, 3'b000};
                     beat_n <= beat_n - chunk;

@@ -695,6 +695,7 @@ module rclink_shim_top #(
     wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
     wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
     wire [63:0] rresp_base;
+    wire [31:0] rresp_room, rp_off;
     wire [QP_AW-1:0] wresp_qpn;
     wire [15:0] wresp_tag, lq_idx;
     wire [7:0]  wresp_st;
@@ -740,7 +741,8 @@ module rclink_shim_top #(
         .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
+        .rp_off(rp_off), .rdone_valid(rdone_valid),
         .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
@@ -818,7 +820,8 @@ module rclink_shim_top #(
         .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
+        .rp_off(rp_off), .rdone_valid(rdone_valid),
         .rr_busy(rr_busy),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
