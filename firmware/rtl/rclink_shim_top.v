@@ -496,7 +496,8 @@ module rclink_shim_top #(
     // context-0 READ keeps RD_PIECES pieces, which hold DMAQ_CAP.max_msg
     // in the driver's chains of 64 KiB chunks (its first one may start
     // inside a chunk: one piece more than the chunks the length fills)
-    localparam [31:0] RD_MAX_MSG = `RCLINK_DMAQ_CAP_RSTVAL & 64'hffffff;
+    localparam [63:0] RD_CAP = `RCLINK_DMAQ_CAP_RSTVAL;
+    localparam [31:0] RD_MAX_MSG = {8'd0, RD_CAP[23:0]};
     localparam RD_PIECES = 17;
     localparam [31:0] RD_FIT = (RD_PIECES - 1) * `RCLINK_WQE_MAX_PIECE;
     localparam [31:0] RD_MAX_LEN = (RD_FIT < RD_MAX_MSG) ? RD_FIT : RD_MAX_MSG;
