@@ -182,7 +182,8 @@ module rclink_rx #(
     // (wresp_*); a WRITE_RESP (wresp_valid; wresp_hit: a WRITE waits for
     // it), a READ_RESP (rresp_*; rresp_hit: a READ waits for it, rresp_ok:
     // its data goes to rresp_base, a bus address or the QP's user
-    // context's area offset), the READ's last data written (rdone_valid)
+    // context's area offset, of the message offset rp_off, rresp_room
+    // bytes to its piece's end), the READ's last data written (rdone_valid)
     output wire        wresp_valid,
     output wire [QP_AW-1:0] wresp_qpn,
     output wire [15:0] wresp_tag,
@@ -1008,8 +1009,10 @@ module rclink_rx #(
                     // staging as a WRITE's), its last one completes it
                     c_open <= 1'b1;
                     c_buf <= 1'b1;
-                    c_addr <= rresp_base;
-                    c_size <= rr_sz[16:0];
+                    // (its first piece is looked up at its first byte,
+                    // from registers: an empty buffer here)
+                    c_addr <= 64'd0;
+                    c_size <= 17'd0;
                     c_fill <= 17'd0;
                     c_rq <= soff;
                     rr_busy <= 1'b1;
@@ -1409,8 +1412,8 @@ module rclink_rx #(
                     st <= S_FL0;
                 end else if (!c_buf || c_fill == c_size) begin
                     if (rr_busy) begin
-                        // a READ's piece is full: the next one (its staged
-                        // bytes went out above)
+                        // a READ's piece is full (or none yet): the one of
+                        // the next byte (the staged bytes went out above)
                         c_addr <= rresp_base;
                         c_size <= rr_sz[16:0];
                         c_fill <= 17'd0;

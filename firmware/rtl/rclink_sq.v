@@ -120,9 +120,11 @@
 // the message).  rclink_rx hands each READ_RESP to the engine (rresp_*):
 // one of a READ waiting, with its next offset and fitting its length, is
 // written by rclink_rx to the READ's local side and restarts the timeout;
-// rresp_base and rresp_room give the bus address (or area offset) of a
-// message offset (rresp_off, then rp_off while the packet's data is
-// written: the next piece's) and the bytes left in its piece.  A refusal,
+// while its data is written (rr_busy; rr_cur the READ's slot, taken with
+// the packet) rresp_base and rresp_room give the bus address (or area
+// offset) of the message offset rp_off and the bytes left in its piece,
+// from registers (rclink_rx asks at the packet's first byte and when a
+// piece is full inside it).  A refusal,
 // or one that does not fit, completes the READ with its status (DMA_ERR);
 // the last one completes it once its data is written (rdone_valid).  A
 // context-0 READ of more pieces is BAD_WQE; DMAQ_MR_CAP.max_len is what
@@ -258,9 +260,10 @@ module rclink_sq #(
     output reg         c_timeout,
     // the requester's READ: a READ_RESP that came in (rclink_rx; its QP,
     // TAG and STATUS on wresp_*): rresp_hit, a READ waits for it;
-    // rresp_ok, its data goes to the local side at rresp_base (a bus
-    // address, or a user context's area offset); rdone_valid, the READ's
-    // last data is written (QP and TAG on wresp_*)
+    // rresp_ok, its data goes to the READ's local side: rresp_base (a bus
+    // address, or a user context's area offset) of rp_off, the message
+    // offset being written; rdone_valid, the READ's last data is written
+    // (QP and TAG on wresp_*)
     input  wire        rresp_valid,
     input  wire [31:0] rresp_off,
     input  wire [31:0] rresp_mlen,
@@ -270,7 +273,7 @@ module rclink_sq #(
     output wire        rresp_ok,
     output wire [63:0] rresp_base,
     output wire [31:0] rresp_room,      // bytes of rresp_base's piece from there
-    input  wire [31:0] rp_off,          // the message offset looked up while rr_busy
+    input  wire [31:0] rp_off,          // the message offset looked up (rr_busy)
     input  wire        rdone_valid,
     input  wire        rr_busy,         // rclink_rx writes data of the READ of wresp_*
     output reg         c_tx_read,
@@ -636,8 +639,8 @@ module rclink_sq #(
     // the local side of a message offset of the READ: a user context's
     // area (or registration) offset, or the piece of context 0's chain
     // holding it (the first whose end is past it) and the bytes left there
-    wire [SLW-1:0] lk_s = rr_busy ? rr_cur : rr_slot;
-    wire [31:0]    lk_q = rr_busy ? rp_off : rresp_off;
+    wire [SLW-1:0] lk_s = rr_cur;
+    wire [31:0]    lk_q = rp_off;
     reg [63:0]     lk_bus;
     reg [31:0]     lk_room;
     reg [31:0]     lk_beg;
