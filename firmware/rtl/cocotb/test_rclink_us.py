@@ -959,7 +959,7 @@ async def test_flr_during_dma(dut):
 # ---- the shared test vectors ---------------------------------------------
 
 PLAIN = {"w64", "w32", "r64", "r32", "wbuf", "poll", "memw", "memr", "fill",
-         "memeq", "wqe", "rqe", "db", "dbw"}
+         "memeq", "wqe", "rqe", "db", "dbw", "rge", "master"}
 M64 = (1 << 64) - 1
 
 
@@ -1028,6 +1028,20 @@ async def run_vector(tb, drv, v):
                     break
                 await Timer(200, "ns")
             check(val & mask == want, "%d %r: polled %#x" % (pc, op, val))
+        elif k == "rge":
+            off, _ = vl.reg(op[1])
+            for _ in range(200):
+                val = await bar0.read_qword(off)
+                if val >= vl.value(op[2]):
+                    break
+                await Timer(200, "ns")
+            check(val >= vl.value(op[2]), "%d %r: read %#x" % (pc, op, val))
+        elif k == "master":
+            if vl.value(op[1]):
+                await drv.pdev.set_master()
+            else:
+                await drv.pdev.clear_master()
+            await cfg_settle(tb)
         elif k == "memw":
             mem_put(vl.addr(op[1], bases),
                     struct.pack("<Q", vl.value(op[2]) & M64))

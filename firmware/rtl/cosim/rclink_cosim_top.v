@@ -233,7 +233,7 @@ module rclink_cosim_top #(
         .dma_rsp_valid(dma_rsp_valid), .dma_rsp_data(dma_rsp_data),
         .dma_rsp_err(dma_rsp_err),
         .msix_valid(msix_valid), .msix_vector(msix_vector), .msix_ready(1'b1),
-        .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx),
+        .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx), .dma_bm_drop(1'b0),
         .board_serial(board_serial), .board_mac(board_mac),
         .link_carrier(ip_ext ? x_carrier : 1'b1),
         .ip_rst_n(ip_rst_n),

@@ -108,7 +108,7 @@ module rclink_tb #(
     rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N), .NCTX(NCTX)) dut (
         .clk(clk), .rst_n(rst_n), .core_rst(),
         .cfg_bus_master_en(cfg_bm), .cfg_msix_en(cfg_msix), .cfg_msi_en(cfg_msi),
-        .cnt_t3_dma_err(64'd0),
+        .cnt_t3_dma_err(64'd0), .dma_bm_drop(1'b0),
         .tgt_req_valid(t_valid), .tgt_req_ready(t_ready), .tgt_req_write(t_write),
         .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
         .tgt_req_tag(t_tag), .tgt_cpl_valid(c_valid), .tgt_cpl_ready(1'b1),

@@ -67,9 +67,13 @@ def convert(v):
     # for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] not in ('peer', 'model')]
+    cfg = 1                     # the testbench's cfg: bus mastering on
     for op in ops:
         k = op[0]
-        if k in ('w64', 'w32'):
+        if k == 'master':
+            cfg = (cfg & ~1) | (1 if vl.value(op[1]) else 0)
+            out.append(cmd('cfg', cfg))
+        elif k in ('w64', 'w32'):
             off, _ = vl.reg(op[1])
             width = 32 if k == 'w32' else 64
             q, be, sh = lanes(off, width)
@@ -143,7 +147,8 @@ def convert(v):
         elif k == 'sim':
             w = op[1]
             if w == 'cfg':
-                out.append(cmd('cfg', vl.value(op[2])))
+                cfg = vl.value(op[2])
+                out.append(cmd('cfg', cfg))
             elif w == 'delay':
                 # ["sim", "delay", cycles, region?]: read latency (of the
                 # page at region only, when given)

@@ -279,6 +279,10 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             a, b, ln = self.where(op[1]), self.where(op[2]), vl.value(op[3])
             if mm[a:a + ln] != mm[b:b + ln]:
                 errs.append('op %d %r: bytes differ' % (n, op))
+        elif k == 'master':
+            cmd = t1.config_word(self.bar.bdf, t1.PCI_COMMAND) & ~t1.CMD_MASTER
+            t1.config_word(self.bar.bdf, t1.PCI_COMMAND,
+                           cmd | (t1.CMD_MASTER if vl.value(op[1]) else 0))
         elif k == 'db':
             if not self.dbar:
                 self.dbar = rt.DoorbellBar(self.bar.bdf, self.bar)
