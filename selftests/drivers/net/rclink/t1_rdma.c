@@ -448,7 +448,8 @@ static const uint32_t all_sizes[] = {
 	MIB,
 };
 
-TEST(sizes)
+/* (slow: some 8 MiB each way, several seconds through an RTL board) */
+TEST_SLOW(sizes)
 {
 	struct rig r = { 0 };
 	uint64_t wr0, rr0, tw0, tr0, ib0, ib1;
