@@ -8,9 +8,10 @@
 // TBL are written only while the entry is not valid.  Writing CTRL sets
 // the entry as written (busy is the shim's); valid stays 0 with LEN 0 and
 // for context 0 without pages and qp_only (it has no area).  DMAQ_MR_CAP
-// .max_len is 0: the send engine's READ takes one piece on context 0 (the
-// driver's ring READs are chains), so the driver refuses a ring's WRITE or
-// READ (EOPNOTSUPP) before it reaches the board; user contexts post both.
+// .max_len is MAX_LEN, the largest WRITE or READ the send engine takes
+// (the top's: DMAQ_CAP.max_msg, which a context-0 READ's pieces cover in
+// the driver's 64 KiB chunks), so the driver posts its rings' WRITEs and
+// READs.
 //
 // Pages (DMAQ_MR_CAP.max_pages PT_PAGES): valid written 1 with pages
 // checks BASE < 4096, ceil((BASE + LEN) / 4096) <= PT_PAGES and TBL 4 KiB
@@ -37,6 +38,7 @@
 `include "rclink_regs.vh"
 module rclink_mr #(
     parameter NMR = 16,
+    parameter [31:0] MAX_LEN = 0,       // DMAQ_MR_CAP.max_len
     parameter PT_PAGES = 1024           // pages of a table (a power of 2, 8 .. 32768)
 ) (
     input  wire        clk,
@@ -111,10 +113,8 @@ module rclink_mr #(
 
     localparam MW = (NMR > 1) ? $clog2(NMR) : 1;
     localparam [63:0] CTRL_KEEP = ~(64'd1 << `RCLINK_DMAQ_MR_CTRL_BUSY_LSB);
-    // max_len 0: no ring WRITE or READ (a context-0 READ takes one piece
-    // here; user contexts post theirs directly; the responder serves up to
-    // DMAQ_CAP.max_msg), max_pages PT_PAGES
-    localparam [63:0] CAP = {PT_PAGES[15:0], 32'd0, NMR[15:0]};
+    // max_len the requester's limit, max_pages PT_PAGES
+    localparam [63:0] CAP = {PT_PAGES[15:0], MAX_LEN, NMR[15:0]};
     localparam PW = $clog2(PT_PAGES);   // a page's index in its table
     localparam RWD = PW - 3;            // a row (8 pages) of a table
     localparam PB = 52;                 // a page's bus address >> 12

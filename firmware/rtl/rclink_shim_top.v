@@ -475,6 +475,15 @@ module rclink_shim_top #(
     wire [7:0]  x_cause;
     wire        cqe_u_ready;
     localparam SQ_MSGS = 8;             // the send engine's message slots
+    // the requester's largest WRITE or READ (DMAQ_MR_CAP.max_len): a
+    // context-0 READ keeps RD_PIECES pieces, which hold DMAQ_CAP.max_msg
+    // in the driver's chains of 64 KiB chunks (its first one may start
+    // inside a chunk: one piece more than the chunks the length fills)
+    localparam [63:0] RD_CAP = `RCLINK_DMAQ_CAP_RSTVAL;
+    localparam [31:0] RD_MAX_MSG = {8'd0, RD_CAP[23:0]};
+    localparam RD_PIECES = 17;
+    localparam [31:0] RD_FIT = (RD_PIECES - 1) * `RCLINK_WQE_MAX_PIECE;
+    localparam [31:0] RD_MAX_LEN = (RD_FIT < RD_MAX_MSG) ? RD_FIT : RD_MAX_MSG;
     wire [SQ_MSGS-1:0] fl_v;
     wire [SQ_MSGS*QP_AW-1:0] fl_qpn;
     wire [SQ_MSGS*10-1:0] ost_out;      // the send engine's slots: packets in the IP
@@ -692,6 +701,7 @@ module rclink_shim_top #(
     wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
     wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
     wire [63:0] rresp_base, pq_bus;
+    wire [31:0] rresp_room, rp_off;
     wire        rresp_pg, pq_on, pq_use, pq_ok;
     wire [15:0] rresp_idx, pq_idx;
     wire [QP_AW-1:0] wresp_qpn;
@@ -701,7 +711,8 @@ module rclink_shim_top #(
     wire [31:0] lq_len;
     wire [31:0] rdma_tmo_us;
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
-                .CW(SCW), .MSGS(SQ_MSGS), .US_CYCLES(US_CYCLES)) u_sq (
+                .CW(SCW), .MSGS(SQ_MSGS), .US_CYCLES(US_CYCLES),
+                .RD_PIECES(RD_PIECES)) u_sq (
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
@@ -740,8 +751,9 @@ module rclink_shim_top #(
         .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_pg(rresp_pg),
-        .rresp_idx(rresp_idx), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
+        .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx),
+        .rdone_valid(rdone_valid),
         .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
@@ -760,7 +772,7 @@ module rclink_shim_top #(
     wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
     generate
         if (NCTX > 1) begin : g_mr
-            rclink_mr #(.NMR(NMR), .PT_PAGES(PT_PAGES)) u_mr (
+            rclink_mr #(.NMR(NMR), .MAX_LEN(RD_MAX_LEN), .PT_PAGES(PT_PAGES)) u_mr (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
                 .rdata(mr_rdata), .hit(mr_hit),
@@ -836,8 +848,9 @@ module rclink_shim_top #(
         .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_pg(rresp_pg),
-        .rresp_idx(rresp_idx), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
+        .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx),
+        .rdone_valid(rdone_valid),
         .rr_busy(rr_busy),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),

@@ -879,7 +879,9 @@ async def test_q_rdma_read(dut):
     READ_RESP packets (FIRST 1320, LAST 680 bytes) on RX_M land in the
     piece, nothing around it, the CQE (KIND READ) only after the last and
     its data is in memory when the CQE is; a READ refused REM_KEY
-    completes with it and writes nothing."""
+    completes with it and writes nothing; a READ into a chain of three
+    pieces at odd addresses (a piece ends inside each READ_RESP packet)
+    lands piece by piece, nothing between the pieces."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
     rb, _ = tb.rc.alloc_region(0x2000)
@@ -926,10 +928,35 @@ async def test_q_rdma_read(dut):
     w = q.cqe(1)
     assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == 6, hex(w[0])
     assert bytes(dmem[0x1000:0x1040]) == bytes(64)
-    assert await q.r64("DMAQ_RDMA_TX_READ") == 2
+    # three pieces: 700, 900 and 400 bytes
+    pieces = ((0x1105, 700), (0x1503, 900), (0x1A01, 400))
+    for a, n in pieces:
+        sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=n, MORE=1), dst + a)
+    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x99)
+    await q.ring_sq()
+    _, _, _, seg, w0, addr = await rdma_resp(tx, 2)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=2000), hex(seg)
+    assert w0 == fmt("RDMAH", KEY=key, TAG=2) and addr == 0x99, (hex(w0), addr)
+    data = bytes(rng.getrandbits(8) for _ in range(2000))
+    for off, n, pos in ((0, 1320, POS_FIRST), (1320, 680, POS_LAST)):
+        await rx_packet(dut, 2, fmt("SEG", POS=pos, KIND=3, OFFSET=off, MSG_LEN=2000),
+                        rdmah(0, 2) + data[off:off + n])
+    await q.wait_cq(3)
+    w = q.cqe(2)
+    assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == ST_OK, hex(w[0])
+    assert field("CQE", w, "LEN") == 2000 and field("CQE", w, "IDX") == 7, w
+    off = 0
+    for a, n in pieces:
+        assert bytes(dmem[a:a + n]) == data[off:off + n], (hex(a), n)
+        off += n
+    assert bytes(dmem[0x1040:0x1105]) == bytes(0xC5)
+    assert bytes(dmem[0x13C1:0x1503]) == bytes(0x142)
+    assert bytes(dmem[0x1887:0x1A01]) == bytes(0x17A)
+    assert bytes(dmem[0x1B91:0x1C00]) == bytes(0x6F)
+    assert await q.r64("DMAQ_RDMA_TX_READ") == 3
     assert await q.r64("DMAQ_RDMA_REM_ERR") == 1
     assert await q.r64("DMAQ_RDMA_RX_LATE") == 0
-    assert len(tx.pkts) == 2, len(tx.pkts)
+    assert len(tx.pkts) == 3, len(tx.pkts)
     assert int(dut.cnt_bad_req.value) == 0
 
 
