@@ -23,6 +23,9 @@ XLAT = ('LDCE', 'LDPE', 'LDCPE')
 XFF = ('FDRE', 'FDSE', 'FDCE', 'FDPE')
 XBRAM = ('RAMB36E2', 'RAMB18E2', 'RAMB36E1', 'RAMB18E1')
 XMUXF = ('MUXF7', 'MUXF8', 'MUXF9')
+# yosys 0.23 maps adders to CARRY4 for every family (the vendor tool packs
+# two into a CARRY8 of UltraScale+)
+XCARRY = ('CARRY4', 'CARRY8')
 # cells whose outputs follow some inputs in the same cycle: those inputs
 # (by name prefix) are the combinational ones, the others are written at
 # the clock edge.  LUT RAM reads and shift register taps are one LUT level.
@@ -70,18 +73,12 @@ def generic(name, mod):
     return 1 if latches else 0
 
 
-def src_file(cell):
-    src = cell.get('attributes', {}).get('src', '')
-    m = re.match(r'([^:|]+\.v)', src)
-    return m.group(1).rsplit('/', 1)[-1] if m else '(none)'
-
-
 def is_comb_in(t, port):
     """Whether input PORT of a cell of type T drives its outputs in the
     same cycle; (True, weight) or (False, None)."""
     if t.startswith('LUT') or t == 'INV':
         return True
-    if t in XMUXF or t == 'CARRY8':
+    if t in XMUXF or t in XCARRY:
         return True
     pre = XCOMB_RAM.get(t)
     if pre:
@@ -92,14 +89,31 @@ def is_comb_in(t, port):
 
 
 def weight(t):
-    """(LUT levels, CARRY8, MUXF) a cell adds to a path."""
+    """(LUT levels, carry cells, MUXF) a cell adds to a path."""
     if t.startswith('LUT') or t in XCOMB_RAM:
         return (1, 0, 0)
-    if t == 'CARRY8':
+    if t in XCARRY:
         return (0, 1, 0)
     if t in XMUXF:
         return (0, 0, 1)
     return (0, 0, 0)
+
+
+def block_of(nm):
+    """The instance path of a register's or memory's name, without the
+    generate blocks' indexed names."""
+    parts = nm.lstrip('$\\').split('$')[0].split('.')[:-1]
+    while parts and re.match(r'g_\w+\[\d+\]$', parts[-1]):
+        parts.pop()
+    return '.'.join(parts) or '(top)'
+
+
+def mem_block(cn):
+    """The block of a memory's cell (instance path, memory, parts)."""
+    parts = cn.split('.')
+    while len(parts) > 1 and re.match(r'\d+$', parts[-1]):
+        parts.pop()
+    return block_of('.'.join(parts))
 
 
 def bit_names(mod):
@@ -130,6 +144,7 @@ def xilinx(name, mod, npaths):
     b18 = kinds.get('RAMB18E2', 0)
     uram = kinds.get('URAM288', 0) + kinds.get('URAM288_BASE', 0)
     dsp = kinds.get('DSP48E2', 0)
+    carry4 = kinds.get('CARRY4', 0)
     carry = kinds.get('CARRY8', 0)
     muxf = sum(kinds.get(t, 0) for t in XMUXF)
     print('%s (UltraScale+ cells): %d LUTs (%s), %d flip-flops, '
@@ -137,31 +152,43 @@ def xilinx(name, mod, npaths):
               'LUT%d %d' % (k, luts[k]) for k in range(6, 0, -1)),
               ffs, lat))
     print('  LUT RAM cells %d, shift registers %d, RAMB36E2 %d, '
-          'RAMB18E2 %d (%.1f RAMB36), URAM288 %d, DSP48E2 %d, CARRY8 %d, '
-          'MUXF7/8/9 %d' % (lutram, srl, b36, b18, b36 + b18 / 2.0, uram,
-                            dsp, carry, muxf))
+          'RAMB18E2 %d (%.1f RAMB36), URAM288 %d, DSP48E2 %d, CARRY4 %d, '
+          'CARRY8 %d, MUXF7/8/9 %d' % (lutram, srl, b36, b18, b36 + b18 / 2.0,
+                                       uram, dsp, carry4, carry, muxf))
     for t, n in sorted(kinds.items()):
         print('  %-24s %d' % (t, n))
 
-    # flip-flops and RAMs per source file (the block that wrote them; a
-    # LUT's source is the LUT mapping's, so LUTs are not counted here)
+    # flip-flops and RAMs per block: the instance path of the register or
+    # RAM (a LUT's name is the mapper's, so LUTs are not counted here)
+    names = bit_names(mod)
     per = collections.defaultdict(collections.Counter)
-    for c in cells.values():
+    for cn, c in cells.items():
         t = c['type']
-        f = src_file(c)
         if t in XFF:
-            per[f]['ff'] += 1
-        elif t in XBRAM or t.startswith('URAM'):
-            per[f]['bram'] += 1 if '36' in t or 'URAM' in t else 0.5
+            q = c['connections'].get('Q', ['x'])[0]
+            nm = names.get(q, cn) if not isinstance(q, str) else cn
+        elif t in XBRAM or t.startswith('URAM') or t in XCOMB_RAM:
+            nm = cn
+            if '.' not in nm:
+                outs = [b for p, bits in c['connections'].items()
+                        if c['port_directions'].get(p) == 'output'
+                        for b in bits if not isinstance(b, str)]
+                nm = names.get(outs[0], cn) if outs else cn
+        else:
+            continue
+        blk = block_of(nm) if t in XFF else mem_block(nm)
+        if t in XFF:
+            per[blk]['ff'] += 1
         elif t in XCOMB_RAM:
-            per[f]['lutram'] += 1
-    print('per source file (flip-flops, RAMB36 equivalents, LUT RAM and '
-          'shift register cells):')
+            per[blk]['lutram'] += 1
+        else:
+            per[blk]['bram'] += 1 if '36' in t or 'URAM' in t else 0.5
+    print('per block (flip-flops, RAMB36 equivalents, LUT RAM and shift '
+          'register cells):')
     for f in sorted(per, key=lambda f: -per[f]['ff']):
         p = per[f]
-        if p['ff'] or p['bram'] or p['lutram']:
-            print('  %-22s ff %6d bram %5.1f lutram %5d'
-                  % (f, p['ff'], p['bram'], p['lutram']))
+        print('  %-34s ff %6d bram %5.1f lutram %5d'
+              % (f, p['ff'], p['bram'], p['lutram']))
 
     # LUT levels: driver of each bit, then the cells in topological
     # order of their combinational inputs
@@ -181,7 +208,7 @@ def xilinx(name, mod, npaths):
                 continue
             if is_comb_in(t, p):
                 ins.extend(b for b in bits if not isinstance(b, str))
-        if ins or t.startswith('LUT') or t in XMUXF or t == 'CARRY8':
+        if ins or t.startswith('LUT') or t in XMUXF or t in XCARRY:
             comb_in[cn] = ins
     depth = {}
     pred = {}
@@ -215,14 +242,15 @@ def xilinx(name, mod, npaths):
                 pred[cn] = bp
                 onstack.discard(cn)
 
-    names = bit_names(mod)
-
     def cell_name(cn, c, port):
         """An end point: the register a flip-flop is part of (its Q), a
         RAM's port, with the source line."""
         q = c['connections'].get('Q')
         if c['type'] in XFF and q and not isinstance(q[0], str):
             nm = names.get(q[0], cn)
+        elif '.' in cn:
+            # a memory's cell: instance path, memory, part
+            nm = '%s %s.%s' % (cn.rsplit('.', 1)[0], c['type'], port)
         else:
             nm = '%s.%s' % (c['type'], port)
         src = c.get('attributes', {}).get('src', '').split('|')[0]
@@ -261,7 +289,7 @@ def xilinx(name, mod, npaths):
             if b is None:
                 return None, path
 
-    print('deepest paths (LUT levels, CARRY8, MUXF; start -> end):')
+    print('deepest paths (LUT levels, carry cells, MUXF; start -> end):')
     seen = set()
     shown = 0
     for dep, b, where in ends:
@@ -277,14 +305,27 @@ def xilinx(name, mod, npaths):
             continue
         seen.add(key)
         shown += 1
-        print('  %2d LUT %d CARRY8 %d MUXF  %s -> %s'
+        print('  %2d LUT %2d carry %2d MUXF  %s -> %s'
               % (dep[0], dep[1], dep[2], sname, where))
+    # the deepest end point per block (the block of its register)
+    bw = {}
+    for dep, b, where in ends:
+        w = where.split(' (')[0]
+        if ' ' in w:        # a memory: its block
+            blk = mem_block(w.split(' ')[0])
+        else:
+            blk = block_of(w) if '.' in w else '(top)'
+        if blk not in bw or dep > bw[blk][0]:
+            bw[blk] = (dep, where)
+    print('deepest end point per block (LUT levels):')
+    for blk in sorted(bw, key=lambda k: -bw[k][0][0]):
+        print('  %-34s %2d  %s' % (blk, bw[blk][0][0], bw[blk][1]))
     print('end points by LUT levels (20 = 20 or more): ' + ', '.join(
         '%d:%d' % (k, hist[k]) for k in sorted(hist)))
     print('rtl-synth: xcup %s lut %d ff %d lutram %d srl %d ramb36 %d '
-          'ramb18 %d uram %d dsp %d carry8 %d latches %d levels %d'
-          % (name, nlut, ffs, lutram, srl, b36, b18, uram, dsp, carry, lat,
-             worst[0]))
+          'ramb18 %d uram %d dsp %d carry4 %d carry8 %d latches %d levels %d'
+          % (name, nlut, ffs, lutram, srl, b36, b18, uram, dsp, carry4, carry,
+             lat, worst[0]))
     return 1 if lat else 0
 
 
