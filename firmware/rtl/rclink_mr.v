@@ -10,17 +10,20 @@
 // for context 0 (it has no area: its entries need page tables), and with
 // pages: this table holds area registrations only (DMAQ_MR_CAP.max_pages
 // 0, so the driver registers no host pages here).  DMAQ_MR_CAP.max_len
-// is 0: there is no requester, and the driver refuses a ring's WRITE or
-// READ (EOPNOTSUPP) before it reaches the board.
+// is 0: the send engine's READ takes one piece on context 0 (the
+// driver's ring READs are chains), so the driver refuses a ring's WRITE or
+// READ (EOPNOTSUPP) before it reaches the board; user contexts post both.
 //
 // The responder (rclink_rx) looks an entry up by a key's INDEX
 // (lk_*, combinational) and says which entry it is writing (use_*): that
 // entry reads busy meanwhile, so that the kernel, having invalidated it,
 // waits for the packet being written before the memory goes.
 //
-// The counters of the responder count its pulses; those of the requester
-// read 0 (no requester yet).  Everything resets with the core
-// (SHIM_RESET forgets the table).
+// The send engine (rclink_sq, the requester's WRITE) looks up the entry a
+// local key names (lq_*, combinational).
+//
+// The counters count the responder's and the requester's pulses.
+// Everything resets with the core (SHIM_RESET forgets the table).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_mr #(
@@ -44,6 +47,12 @@ module rclink_mr #(
     output wire [63:0] lk_base,
     output wire [31:0] lk_len,
     output wire [63:0] lk_ctrl,
+    // lookup of the entry a local key names (the send engine)
+    input  wire [15:0] lq_idx,
+    output wire        lq_ok,
+    output wire [63:0] lq_base,
+    output wire [31:0] lq_len,
+    output wire [63:0] lq_ctrl,
     // the entry the responder is writing into
     input  wire        use_on,
     input  wire [15:0] use_idx,
@@ -55,14 +64,20 @@ module rclink_mr #(
     input  wire        c_bounds,
     input  wire        c_silent,
     input  wire        c_late,
-    input  wire        c_imm_drop
+    input  wire        c_imm_drop,
+    // requester counters
+    input  wire        c_tx_write,
+    input  wire        c_tx_read,
+    input  wire        c_rem_err,
+    input  wire        c_timeout
 );
 `include "rclink_regtab.vh"
 
     localparam MW = (NMR > 1) ? $clog2(NMR) : 1;
     localparam [63:0] CTRL_KEEP = ~(64'd1 << `RCLINK_DMAQ_MR_CTRL_BUSY_LSB);
-    // max_len 0: this shim sends no WRITE or READ (no requester; its
-    // responder serves up to DMAQ_CAP.max_msg), max_pages 0
+    // max_len 0: no ring WRITE or READ (a context-0 READ takes one piece
+    // here; user contexts post theirs directly; the responder serves up to
+    // DMAQ_CAP.max_msg), max_pages 0
     localparam [63:0] CAP = {48'd0, NMR[15:0]};
 
     reg [63:0] base [0:NMR-1];
@@ -72,6 +87,7 @@ module rclink_mr #(
     reg [15:0] sel;
     reg [63:0] cfg;
     reg [63:0] n_wr, n_rd, n_key, n_acc, n_bnd, n_sil, n_late, n_imm;
+    reg [63:0] n_txw, n_txr, n_rem, n_tmo;
     integer i;
 
     wire        s_ok = {16'd0, sel} < NMR;
@@ -85,6 +101,10 @@ module rclink_mr #(
     assign lk_base = lk_ok ? base[lk_idx[MW-1:0]] : 64'd0;
     assign lk_len = lk_ok ? len[lk_idx[MW-1:0]] : 32'd0;
     assign lk_ctrl = lk_ok ? ctrl[lk_idx[MW-1:0]] : 64'd0;
+    assign lq_ok = {16'd0, lq_idx} < NMR;
+    assign lq_base = lq_ok ? base[lq_idx[MW-1:0]] : 64'd0;
+    assign lq_len = lq_ok ? len[lq_idx[MW-1:0]] : 32'd0;
+    assign lq_ctrl = lq_ok ? ctrl[lq_idx[MW-1:0]] : 64'd0;
 
     always @* begin
         hit = 1'b1;
@@ -105,9 +125,10 @@ module rclink_mr #(
         `RCLINK_DMAQ_RDMA_RX_SILENT:  rdata = n_sil;
         `RCLINK_DMAQ_RDMA_RX_LATE:    rdata = n_late;
         `RCLINK_DMAQ_RDMA_RX_IMM_DROP: rdata = n_imm;
-        `RCLINK_DMAQ_RDMA_TX_WRITE, `RCLINK_DMAQ_RDMA_TX_READ,
-        `RCLINK_DMAQ_RDMA_REM_ERR, `RCLINK_DMAQ_RDMA_TIMEOUT:
-                                      rdata = 64'd0;   // no requester yet
+        `RCLINK_DMAQ_RDMA_TX_WRITE:   rdata = n_txw;
+        `RCLINK_DMAQ_RDMA_REM_ERR:    rdata = n_rem;
+        `RCLINK_DMAQ_RDMA_TIMEOUT:    rdata = n_tmo;
+        `RCLINK_DMAQ_RDMA_TX_READ:    rdata = n_txr;
         default: begin
             rdata = 64'd0;
             hit = 1'b0;
@@ -146,6 +167,10 @@ module rclink_mr #(
             n_sil <= 64'd0;
             n_late <= 64'd0;
             n_imm <= 64'd0;
+            n_txw <= 64'd0;
+            n_txr <= 64'd0;
+            n_rem <= 64'd0;
+            n_tmo <= 64'd0;
         end else begin
             if (wr) begin
                 case (addr)
@@ -168,6 +193,10 @@ module rclink_mr #(
             n_sil <= n_sil + {63'd0, c_silent};
             n_late <= n_late + {63'd0, c_late};
             n_imm <= n_imm + {63'd0, c_imm_drop};
+            n_txw <= n_txw + {63'd0, c_tx_write};
+            n_txr <= n_txr + {63'd0, c_tx_read};
+            n_rem <= n_rem + {63'd0, c_rem_err};
+            n_tmo <= n_tmo + {63'd0, c_timeout};
         end
     end
 endmodule

@@ -83,10 +83,14 @@
 // a WRITE's data goes into the owner's area through the staging (no RQE,
 // no CQE); a READ's data is read a line at a time into a packet memory
 // and sent as READ_RESP packets by the send engine (dp_*); WRITE_RESP and
-// refusals are queued for it (rsp_*).  Responses that arrive here match
-// no request (no requester: DMAQ_RDMA_RX_LATE); an IMM after a WRITE
-// takes the owner's RQE and writes a RECV_IMM CQE (context 0: dropped,
-// DMAQ_RDMA_RX_IMM_DROP).
+// refusals are queued for it (rsp_*).  A WRITE_RESP or READ_RESP that
+// arrives here goes to the send engine's requests (wresp_*, rresp_*); one
+// that matches none is late (DMAQ_RDMA_RX_LATE).  A READ_RESP's data the
+// engine takes goes to the READ's local side through the staging (a bus
+// address, or the QP's user context's area), and its last one, once
+// written, completes the READ (rdone_valid).
+// An IMM after a WRITE takes the owner's RQE and writes a RECV_IMM CQE
+// (context 0: dropped, DMAQ_RDMA_RX_IMM_DROP).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_rx #(
@@ -174,6 +178,26 @@ module rclink_rx #(
     output reg         c_bounds,
     output reg         c_silent,
     output reg         c_late,
+    // a response for the send engine's requests: its QP, TAG and STATUS
+    // (wresp_*); a WRITE_RESP (wresp_valid; wresp_hit: a WRITE waits for
+    // it), a READ_RESP (rresp_*; rresp_hit: a READ waits for it, rresp_ok:
+    // its data goes to rresp_base, a bus address or the QP's user
+    // context's area offset), the READ's last data written (rdone_valid)
+    output wire        wresp_valid,
+    output wire [QP_AW-1:0] wresp_qpn,
+    output wire [15:0] wresp_tag,
+    output wire [7:0]  wresp_st,
+    input  wire        wresp_hit,
+    output wire        rresp_valid,
+    output wire [31:0] rresp_off,
+    output wire [31:0] rresp_mlen,
+    output wire [31:0] rresp_dlen,
+    output wire        rresp_ends,
+    input  wire        rresp_hit,
+    input  wire        rresp_ok,
+    input  wire [63:0] rresp_base,
+    output reg         rdone_valid,
+    output reg         rr_busy,          // a READ_RESP's data taken is being written
     output reg         c_imm_drop,
     // responses the send engine sends on the request's QP
     output wire        rsp_valid,
@@ -350,7 +374,16 @@ module rclink_rx #(
     reg [12:0] plen;          // its payload bytes (RX_M_LEN)
     reg [31:0] rkey;
     reg [15:0] rtag;
+    reg [7:0]  rstat;      // RDMAH.STATUS (a response's)
     reg [63:0] raddr;
+    assign wresp_valid = st == S_RCHK && h_kind == K_WRITE_RESP;
+    assign rresp_valid = st == S_RCHK && h_kind == K_READ_RESP;
+    assign rresp_off = soff;
+    assign rresp_mlen = smlen;
+    assign rresp_dlen = left;
+    assign wresp_qpn = qpn;
+    assign wresp_tag = rtag;
+    assign wresp_st = rstat;
     reg [18:0] rs_mem [0:QP_NUM-1];
     wire [18:0] rs_q = rs_mem[qpn];
     reg         rs_we;        // one write port (written a cycle later)
@@ -531,6 +564,7 @@ module rclink_rx #(
     // checks of the segment header against the QP's context
     wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
     wire p_ends  = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_LAST;
+    assign rresp_ends = p_ends;
     // a WRITE's last packet is answered once every write TLP of its data
     // has left the engine (wr_idle, after its last burst's beats were
     // taken), as the CQ's index and an MSI-X wait for theirs: the
@@ -741,6 +775,7 @@ module rclink_rx #(
             plen <= 13'd0;
             rkey <= 32'd0;
             rtag <= 16'd0;
+            rstat <= 8'd0;
             raddr <= 64'd0;
             rq_push <= 1'b0;
             rq_wd <= {(QP_AW+27){1'b0}};
@@ -761,10 +796,15 @@ module rclink_rx #(
             racc <= 1024'd0;
             racc_n <= 7'd0;
             c_rx_read <= 1'b0;
+            rdone_valid <= 1'b0;
+            rr_busy <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
         end else begin
+            if (st == S_IDLE)
+                rr_busy <= 1'b0;
             rs_we <= 1'b0;
             rq_push <= 1'b0;
+            rdone_valid <= 1'b0;
             {c_rx_write, c_bad_key, c_access, c_bounds, c_silent, c_late, c_imm_drop} <= 7'd0;
             pk_we <= 1'b0;
             if (pk_we)
@@ -939,6 +979,7 @@ module rclink_rx #(
                 if (rx_vld) begin
                     rkey <= seg[31:0];
                     rtag <= seg[47:32];
+                    rstat <= seg[`RCLINK_RDMAH_STATUS_MSB:`RCLINK_RDMAH_STATUS_LSB];
                     beat_last <= rx_fe;
                     st <= S_RH1;
                     if (rx_fe) begin
@@ -954,9 +995,23 @@ module rclink_rx #(
                     st <= S_RCHK;
                 end
             S_RCHK:                 // rkey, raddr, the entry and the QP's state
-                if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
-                    // no request of this shim waits for a response
-                    c_late <= 1'b1;
+                if (h_kind == K_READ_RESP && rresp_ok) begin
+                    // a READ's data: into its local side (a bus address,
+                    // or the area of the QP's user context, through the
+                    // staging as a WRITE's), its last one completes it
+                    c_open <= 1'b1;
+                    c_buf <= 1'b1;
+                    c_addr <= rresp_base;
+                    c_size <= left[16:0];
+                    c_fill <= 17'd0;
+                    rr_busy <= 1'b1;
+                    st <= S_BEAT;
+                end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
+                    // a response decides the send engine's WRITE or READ
+                    // of its QP and TAG (wresp_*, rresp_*: a refusal, or
+                    // a READ_RESP that does not fit, DMA_ERR); one that
+                    // matches no request waiting is late
+                    c_late <= !(h_kind == K_WRITE_RESP ? wresp_hit : rresp_hit);
                     st <= S_DROP;
                 end else if (h_kind == K_IMM) begin
                     // a WRITE's immediate: an RQE and a RECV_IMM CQE of
@@ -1466,8 +1521,11 @@ module rclink_rx #(
                     fret <= S_END;
                     st <= S_FL0;
                 end else if (rd) begin
-                    // a WRITE's packet written: its last answers OK
-                    if (p_ends) begin
+                    // a WRITE's packet written: its last answers OK; a
+                    // READ_RESP's: its last completes the READ
+                    if (p_ends && h_kind == K_READ_RESP) begin
+                        rdone_valid <= 1'b1;
+                    end else if (p_ends) begin
                         c_rx_write <= 1'b1;
                         respond(K_WRITE_RESP, ST_OK);
                         rs_put(qpn, {3'b001, rtag});

@@ -689,8 +689,20 @@ module rclink_shim_top #(
     wire [10:0] dp_bytes;
     wire [4:0]  dp_raddr;
     wire [511:0] dp_rdata;
+    // the requester's WRITE (rclink_sq) and the WRITE_RESPs rclink_rx
+    // passes it; the local key's entry (rclink_mr)
+    wire        wresp_valid, wresp_hit, lq_ok, rq_txw, rq_txr, rq_rem, rq_tmo;
+    wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
+    wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
+    wire [63:0] rresp_base;
+    wire [QP_AW-1:0] wresp_qpn;
+    wire [15:0] wresp_tag, lq_idx;
+    wire [7:0]  wresp_st;
+    wire [63:0] lq_base, lq_ctrl;
+    wire [31:0] lq_len;
+    wire [31:0] rdma_tmo_us;
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
-                .CW(SCW), .MSGS(SQ_MSGS)) u_sq (
+                .CW(SCW), .MSGS(SQ_MSGS), .US_CYCLES(US_CYCLES)) u_sq (
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
@@ -722,6 +734,14 @@ module rclink_shim_top #(
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
         .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
+        .rdma_tmo_us(rdma_tmo_us), .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn),
+        .wresp_tag(wresp_tag), .wresp_st(wresp_st), .wresp_hit(wresp_hit),
+        .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
+        .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
+        .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
+        .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
     assign b_cmd_write[0] = 1'b0;
@@ -733,7 +753,7 @@ module rclink_shim_top #(
     // registers); without them DMAQ_MR_CAP reads 0
     wire        mr_hit, mr_ok, mr_use, rdma_silent;
     wire [63:0] mr_rdata, mr_base, mr_ctrl;
-    wire [31:0] mr_len, rdma_tmo_us;
+    wire [31:0] mr_len;
     wire [15:0] mr_idx;
     wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
     generate
@@ -747,7 +767,10 @@ module rclink_shim_top #(
                 .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
                 .c_rx_write(rc_wr), .c_rx_read(rc_rd), .c_bad_key(rc_bkey),
                 .c_access(rc_acc), .c_bounds(rc_bnd), .c_silent(rc_sil),
-                .c_late(rc_late), .c_imm_drop(rc_imm));
+                .c_late(rc_late), .c_imm_drop(rc_imm),
+                .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
+                .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_tx_read(rq_txr),
+                .c_rem_err(rq_rem), .c_timeout(rq_tmo));
         end else begin : g_nomr
             assign mr_hit = 1'b0;
             assign mr_rdata = 64'd0;
@@ -757,6 +780,10 @@ module rclink_shim_top #(
             assign mr_base = 64'd0;
             assign mr_len = 32'd0;
             assign mr_ctrl = 64'd0;
+            assign lq_ok = 1'b0;
+            assign lq_base = 64'd0;
+            assign lq_len = 32'd0;
+            assign lq_ctrl = 64'd0;
         end
     endgenerate
 
@@ -787,6 +814,12 @@ module rclink_shim_top #(
         .mr_ctrl(mr_ctrl), .mr_use(mr_use), .resp_silent(rdma_silent),
         .c_rx_write(rc_wr), .c_bad_key(rc_bkey), .c_access(rc_acc),
         .c_bounds(rc_bnd), .c_silent(rc_sil), .c_late(rc_late), .c_imm_drop(rc_imm),
+        .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn), .wresp_tag(wresp_tag),
+        .wresp_st(wresp_st), .wresp_hit(wresp_hit),
+        .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
+        .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rr_busy(rr_busy),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),

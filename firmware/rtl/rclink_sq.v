@@ -96,8 +96,33 @@
 // a response of one beat (rsp_*) or a READ_RESP with data streamed from
 // the receive engine's packet memory (dp_*) is sent between the banks'
 // packets with a token of its own; a credit of its QP goes back to it.
-// The engine has no requester: WRITE, READ, REMOTE and IMM WQEs are
-// BAD_WQE.
+//
+// The RDMA requester's WRITE (rtl.rst, "RDMA requester"; shim.rst,
+// "Requester"): a chain of WRITE WQEs (context 0: pieces; a user context:
+// one, an area offset or with LKEY_EN an offset in its own registration,
+// rclink_mr's lq_* port), a REMOTE WQE (RKEY, remote address) and perhaps
+// an IMM WQE, checked in CHECK as the model does (BAD_WQE; BAD_ADDR for a
+// local side outside the area or the registration).  It is cut as a SEND
+// is, with the RDMA header (KEY, the QP's next TAG, ADDR) after the
+// segment header (KIND WRITE) and at most RDMAH.PKT_DATA bytes a packet;
+// with immediate data an IMM packet (no data) follows, written straight
+// into its bank once the banks before it are packed.  The message's last
+// packet asks for its acknowledgement (FACK).  Its slot stays taken until
+// the WRITE_RESP of its QP and TAG comes (rclink_rx, wresp_*: the CQE has
+// its status) or, once every packet is acknowledged, DMAQ_RDMA_CFG.timeout_us
+// microseconds pass (REM_TIMEOUT); a response that comes later matches
+// nothing (rclink_rx counts it late).
+//
+// A READ (one READ WQE: context 0's one piece, or a user context's area
+// offset or local key offset; the REMOTE WQE) sends one READ_REQ packet
+// (no data, like the IMM packet).  rclink_rx hands each READ_RESP to the
+// engine (rresp_*): one of a READ waiting, with its next offset and
+// fitting its length, is written by rclink_rx to the READ's local side
+// (rresp_base) and restarts the timeout; a refusal, or one that does not
+// fit, completes the READ with its status (DMA_ERR); the last one
+// completes it once its data is written (rdone_valid).  A context-0 READ
+// of more than one piece is BAD_WQE here (the model takes a chain), and
+// DMAQ_MR_CAP.max_len stays 0 so the driver posts no ring READ.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -111,7 +136,8 @@ module rclink_sq #(
     parameter TIMEOUT = 4096,
     parameter MSGS = 8,             // message slots (2, 4, 8 or 16)
     parameter NCTX = 1,             // contexts (rclink_ctx: 1..NCTX-1 user ones)
-    parameter CW = 1                // max(1, clog2(NCTX))
+    parameter CW = 1,               // max(1, clog2(NCTX))
+    parameter US_CYCLES = 250       // clock cycles a microsecond (the RDMA timeout)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -208,6 +234,39 @@ module rclink_sq #(
     output wire [4:0]  dp_raddr,
     input  wire [511:0] dp_rdata,
     output reg         dp_done,
+    // the requester's WRITE: DMAQ_RDMA_CFG.timeout_us, a WRITE_RESP that
+    // came in (rclink_rx; wresp_hit: a WRITE waits for it, else it is
+    // late), the local key's entry (rclink_mr) and the counters' pulses
+    input  wire [31:0] rdma_tmo_us,
+    input  wire        wresp_valid,
+    input  wire [QP_AW-1:0] wresp_qpn,
+    input  wire [15:0] wresp_tag,
+    input  wire [7:0]  wresp_st,
+    output wire        wresp_hit,
+    output wire [15:0] lq_idx,
+    input  wire        lq_ok,
+    input  wire [63:0] lq_base,
+    input  wire [31:0] lq_len,
+    input  wire [63:0] lq_ctrl,
+    output reg         c_tx_write,
+    output reg         c_rem_err,
+    output reg         c_timeout,
+    // the requester's READ: a READ_RESP that came in (rclink_rx; its QP,
+    // TAG and STATUS on wresp_*): rresp_hit, a READ waits for it;
+    // rresp_ok, its data goes to the local side at rresp_base (a bus
+    // address, or a user context's area offset); rdone_valid, the READ's
+    // last data is written (QP and TAG on wresp_*)
+    input  wire        rresp_valid,
+    input  wire [31:0] rresp_off,
+    input  wire [31:0] rresp_mlen,
+    input  wire [31:0] rresp_dlen,
+    input  wire        rresp_ends,
+    output wire        rresp_hit,
+    output wire        rresp_ok,
+    output wire [63:0] rresp_base,
+    input  wire        rdone_valid,
+    input  wire        rr_busy,         // rclink_rx writes data of the READ of wresp_*
+    output reg         c_tx_read,
     // send completions
     output wire        quiet_done,       // a QUIET SEND of quiet_ctx done OK: no CQE
     output wire [CW-1:0] quiet_ctx,
@@ -229,7 +288,10 @@ module rclink_sq #(
     localparam [7:0] ST_OK = `RCLINK_CQE_ST_OK, ST_FLUSHED = `RCLINK_CQE_ST_FLUSHED,
                      ST_BAD_WQE = `RCLINK_CQE_ST_BAD_WQE, ST_DMA_ERR = `RCLINK_CQE_ST_DMA_ERR,
                      ST_NOT_OWNER = `RCLINK_CQE_ST_NOT_OWNER,
-                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR;
+                     ST_BAD_ADDR = `RCLINK_CQE_ST_BAD_ADDR,
+                     ST_REM_KEY = `RCLINK_CQE_ST_REM_KEY,
+                     ST_REM_BOUNDS = `RCLINK_CQE_ST_REM_BOUNDS,
+                     ST_REM_TIMEOUT = `RCLINK_CQE_ST_REM_TIMEOUT;
 
     // the states of seed 004 (IDLE, SEND, WRITE_HEAD, WRITE_DATA, DONE),
     // with the WQE checks before SEND and the error completion
@@ -292,6 +354,35 @@ module rclink_sq #(
     reg        c_over;           // TYPE2 chain over T2_PKT_LEN (its first fault)
     reg        c_oob;            // a user context's address outside its area (first fault)
     reg [63:0] c_einfo;          // the bus address of a failed read
+    // an RDMA WRITE (shim.rst, "RDMA WRITE and READ", "Requester"): its
+    // local WQEs, the REMOTE WQE (c_rph: read), perhaps an IMM WQE
+    reg        c_rdma;           // the chain's first WQE is a WRITE or READ
+    reg        c_rd;             // ... a READ
+    reg        c_rph;            // the REMOTE WQE was read
+    reg [31:0] c_rkey;
+    reg [63:0] c_raddr;
+    reg        c_has_imm;
+    reg [31:0] c_imm;
+    reg        c_imm_sent;       // the IMM packet is taken
+    reg [63:0] c_addr0;          // the first local WQE's ADDR
+    reg        c_lkey;           // the local side is a registration ...
+    reg [63:0] c_lbase;          // ... starting at this area offset
+    // the slots' WRITEs: their TAG, the response (m_resp, its status
+    // m_rs), the timeout armed (m_tw) and its microseconds left
+    reg [MSGS-1:0] m_rk, m_resp, m_tw;
+    reg [MSGS-1:0] m_rd;         // a READ: its local side, the next offset due
+    reg [63:0]     m_loc   [0:MSGS-1];
+    reg [31:0]     m_roff  [0:MSGS-1];
+    reg [15:0]     m_tag   [0:MSGS-1];
+    reg [7:0]      m_rs    [0:MSGS-1];
+    reg [31:0]     m_tl    [0:MSGS-1];
+    // the next TAG of each QP (0 until the QP's first WRITE: t_v)
+    reg [15:0]     t_mem   [0:QP_NUM-1];
+    reg [QP_NUM-1:0] t_v;
+    wire [15:0]    t_cur = t_v[c_qpn[QP_AW-1:0]] ? t_mem[c_qpn[QP_AW-1:0]] : 16'd0;
+    reg [15:0]     us_pre;
+    wire           us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
+    wire [31:0]    tmo_us = (rdma_tmo_us == 32'd0) ? 32'd100000 : rdma_tmo_us;
     reg [9:0]  t2_free;          // TYPE2 tokens held
     assign own_q = c_qpn;
     assign own_t2 = c_t2;
@@ -370,7 +461,8 @@ module rclink_sq #(
     reg [4:0]   fl_r;
     reg [511:0] fl_d;
     reg         dr;              // a read timed out: beats are dropped until none is due
-    reg [63:0]  d_hdr    [0:NB-1];
+    reg [191:0] d_hdr    [0:NB-1];    // SEG (and RDMAH: an RDMA packet's)
+    reg [5:0]   d_hn     [0:NB-1];    // ... its bytes (8 or 24)
     reg [SLW-1:0] d_slot [0:NB-1];
     reg [15:0]  d_qpn    [0:NB-1];
     reg [31:0]  d_total  [0:NB-1];
@@ -480,6 +572,57 @@ module rclink_sq #(
             end
     end
 
+    // a WRITE whose packets are all acknowledged waits for its response
+    // (or its timeout) unless it failed or was flushed
+    reg [MSGS-1:0] m_wait, m_acked;
+    integer wi;
+    always @* begin
+        for (wi = 0; wi < MSGS; wi = wi + 1) begin
+            m_acked[wi] = m_v[wi] && m_rk[wi] && m_all[wi] && m_out[wi] == 10'd0 &&
+                          !s_pend[wi] && m_st[wi] == ST_OK;
+            m_wait[wi] = m_acked[wi] && !m_resp[wi];
+        end
+    end
+    // the WRITE a WRITE_RESP is for: its QP's, with its TAG, not answered
+    // and not timed out
+    reg [SLW-1:0] wr_slot;
+    reg       wr_hit;
+    integer   wk;
+    always @* begin
+        wr_slot = {SLW{1'b0}};
+        wr_hit = 1'b0;
+        for (wk = MSGS - 1; wk >= 0; wk = wk - 1)
+            if (m_v[wk] && m_rk[wk] && !m_rd[wk] && !m_resp[wk] && m_st[wk] != ST_REM_TIMEOUT &&
+                m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[wk] == wresp_tag) begin
+                wr_slot = wk[SLW-1:0];
+                wr_hit = 1'b1;
+            end
+    end
+    assign wresp_hit = wresp_valid && wr_hit;
+    // the READ a READ_RESP (or its last data written) is for: its QP's,
+    // with its TAG, not answered, neither failed, flushed nor timed out;
+    // the packet's data is taken when it is the READ's next (the model's
+    // checks; otherwise the READ completes DMA_ERR)
+    reg [SLW-1:0] rr_slot;
+    reg       rr_hit;
+    integer   rk;
+    always @* begin
+        rr_slot = {SLW{1'b0}};
+        rr_hit = 1'b0;
+        for (rk = MSGS - 1; rk >= 0; rk = rk - 1)
+            if (m_v[rk] && m_rd[rk] && !m_resp[rk] && m_st[rk] == ST_OK &&
+                m_qpn[rk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[rk] == wresp_tag) begin
+                rr_slot = rk[SLW-1:0];
+                rr_hit = 1'b1;
+            end
+    end
+    wire      rr_fit = rresp_mlen == m_len[rr_slot] && rresp_off == m_roff[rr_slot] &&
+                       rresp_off <= rresp_mlen && rresp_dlen <= rresp_mlen - rresp_off &&
+                       (!rresp_ends || rresp_off + rresp_dlen == rresp_mlen);
+    assign rresp_hit = rresp_valid && rr_hit;
+    assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit;
+    assign rresp_base = m_loc[rr_slot] + {32'd0, rresp_off};
+
     // a finished slot with no older slot of its QP
     reg [SLW-1:0] done_slot;
     reg       done_hit;
@@ -493,7 +636,7 @@ module rclink_sq #(
                 if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] && m_t2[j] == m_t2[h] &&
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
-            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older &&
+            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older && !m_wait[h] &&
                 !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
                 done_slot = h[SLW-1:0];
@@ -510,10 +653,16 @@ module rclink_sq #(
     assign cqe_valid = q_go || (done_hit && !done_quiet);
     assign cqe_ctx = q_go ? q_cx[q_rp[3:0]] : m_ctx[done_slot];
     wire [3:0] done_kind = m_t2[done_slot] ? 4'd`RCLINK_CQE_KIND_SEND_MCAST :
+                           m_rd[done_slot] ? 4'd`RCLINK_CQE_KIND_READ :
+                           m_rk[done_slot] ? 4'd`RCLINK_CQE_KIND_WRITE :
                                              4'd`RCLINK_CQE_KIND_SEND;
+    // a WRITE's status: its own (failed, flushed, timed out) or its
+    // response's
+    wire [7:0] done_st = (m_rk[done_slot] && m_st[done_slot] == ST_OK) ? m_rs[done_slot] :
+                                                                          m_st[done_slot];
     wire [3:0]  q_h = q_rp[3:0];
     wire [3:0]  o_kind = q_go ? 4'd`RCLINK_CQE_KIND_SEND_MCAST : done_kind;
-    wire [7:0]  o_st = q_go ? q_st[q_h] : m_st[done_slot];
+    wire [7:0]  o_st = q_go ? q_st[q_h] : done_st;
     wire [15:0] o_qpn = q_go ? {13'd0, q_grp[q_h]} : m_qpn[done_slot];
     wire [31:0] o_len = q_go ? q_len[q_h] : m_len[done_slot];
     wire [31:0] o_idx = q_go ? q_idx[q_h] : m_idx[done_slot];
@@ -609,6 +758,30 @@ module rclink_sq #(
                         (c_n != 32'd0 && w_qpn != c_qpn) || {31'd0, w_total} > MAX_MSG;
     // a user context's piece must lie in its area (ADDR an offset there)
     wire        w_oob = uq && (cw1 > u_area || {32'd0, w_len} > u_area - cw1);
+    // a WRITE (shim.rst, "Work requests"): its local WQEs (one in a user
+    // context, a chain of pieces on context 0), the REMOTE WQE, perhaps
+    // an IMM WQE; the checks of the model's, BAD_ADDR for a local side
+    // outside the area or the local key's registration (at the REMOTE WQE)
+    wire        w_rdop = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_READ) : c_rd;
+    wire        w_rdma = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_WRITE || w_rdop) : c_rdma;
+    wire [3:0]  w_lop = w_rdop ? `RCLINK_WQE_OP_READ : `RCLINK_WQE_OP_WRITE;
+    wire        w_local = w_rdma && (c_n == 32'd0 || (!c_rph && w_op == w_lop));
+    // (a READ of context 0 takes one piece here: the model takes a chain)
+    wire        w_lbad = (uq && c_n != 32'd0) || (w_rdop && c_n != 32'd0) || w_len == 32'd0 ||
+                         (!uq && w_len > `RCLINK_WQE_MAX_PIECE) || {31'd0, w_total} > MAX_MSG ||
+                         w_qpn >= QP_NUM || (c_n != 32'd0 && w_qpn != c_qpn);
+    wire        w_lkey_en = cw0[`RCLINK_WQE_LKEY_EN_LSB];
+    wire [23:0] w_lkey = cw0[`RCLINK_WQE_LKEY_MSB:`RCLINK_WQE_LKEY_LSB];
+    assign lq_idx = w_lkey[`RCLINK_MR_KEY_INDEX_MSB:`RCLINK_MR_KEY_INDEX_LSB];
+    wire        w_lk_ok = lq_ok && lq_ctrl[`RCLINK_DMAQ_MR_CTRL_VALID_LSB] &&
+                          lq_ctrl[`RCLINK_DMAQ_MR_CTRL_GEN_MSB:`RCLINK_DMAQ_MR_CTRL_GEN_LSB] ==
+                          w_lkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB] &&
+                          lq_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB] ==
+                          {{(16-CW){1'b0}}, q_ctx} &&
+                          !lq_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB] &&
+                          lq_base <= u_area && {32'd0, lq_len} <= u_area - lq_base &&
+                          c_addr0 <= {32'd0, lq_len} && c_total <= lq_len - c_addr0[31:0];
+    wire        w_oob_r = uq && (c_addr0 > u_area || {32'd0, c_total} > u_area - c_addr0);
 
     // packer input: the kept bytes of a payload beat (contiguous)
     reg [5:0] k_fo;
@@ -628,8 +801,8 @@ module rclink_sq #(
     // the packer's bytes so far: the bank's segment header when it has
     // not begun
     wire [NBW-1:0] pkx = pkb[NBW-1:0];
-    wire [511:0]  a_acc = pk_open ? acc : {448'd0, d_hdr[pkx]};
-    wire [5:0]    a_n = pk_open ? acc_n : SEG6;
+    wire [511:0]  a_acc = pk_open ? acc : {320'd0, d_hdr[pkx]};
+    wire [5:0]    a_n = pk_open ? acc_n : d_hn[pkx];
     wire [4:0]    a_w = pk_open ? pb_w : 5'd0;
     wire [1023:0] acc_in = {512'd0, a_acc} | ({512'd0, r_bytes & r_mask} << {a_n, 3'b000});
     wire [6:0]    acc_in_n = {1'b0, a_n} + k_n;
@@ -671,11 +844,32 @@ module rclink_sq #(
         end
     endfunction
     wire [31:0] rest = c_total - c_off;
-    wire [31:0] d_max = c_t2 ? T2_DATA_MAX : DATA_MAX;
-    wire [31:0] h_len = (rest < d_max) ? rest : d_max;
-    wire [63:0] seg_hdr = ({62'd0, pos_of(c_off, h_len, c_total)} << `RCLINK_SEG_POS_LSB) |
-                          ({32'd0, c_off} << `RCLINK_SEG_OFFSET_LSB) |
+    wire [31:0] d_max = c_t2 ? T2_DATA_MAX : c_rdma ? `RCLINK_RDMAH_PKT_DATA : DATA_MAX;
+    wire [31:0] h_len = c_rd ? 32'd0 : (rest < d_max) ? rest : d_max;
+    // a WRITE's packets carry the RDMA header (KEY, TAG, ADDR) after the
+    // segment header (KIND WRITE); with immediate data one IMM packet
+    // (ONLY, OFFSET 0, KEY the immediate) follows its data
+    // (a READ is one READ_REQ packet: ONLY, no data, MSG_LEN its length)
+    wire        h_imm = c_rdma && !c_rd && c_has_imm && c_off == c_total;
+    wire        h_nod = h_imm || c_rd;          // a packet without data
+    wire [1:0]  h_pos = h_nod ? `RCLINK_SEG_ONLY : pos_of(c_off, h_len, c_total);
+    wire [2:0]  h_kind = !c_rdma ? `RCLINK_SEG_KIND_SEND :
+                         h_imm ? `RCLINK_SEG_KIND_IMM :
+                         c_rd ? `RCLINK_SEG_KIND_READ_REQ : `RCLINK_SEG_KIND_WRITE;
+    wire [63:0] seg_hdr = ({62'd0, h_pos} << `RCLINK_SEG_POS_LSB) |
+                          ({61'd0, h_kind} << `RCLINK_SEG_KIND_LSB) |
+                          ({32'd0, h_nod ? 32'd0 : c_off} << `RCLINK_SEG_OFFSET_LSB) |
                           ({32'd0, c_total} << `RCLINK_SEG_MSG_LEN_LSB);
+    wire [63:0] rdmah0 = ({32'd0, h_imm ? c_imm : c_rkey} << `RCLINK_RDMAH_KEY_LSB) |
+                         ({48'd0, m_tag[c_slot]} << `RCLINK_RDMAH_TAG_LSB);
+    wire [191:0] h_hdr = c_rdma ? {c_raddr, rdmah0, seg_hdr} : {128'd0, seg_hdr};
+    wire [5:0]  h_hn = c_rdma ? SEG6 + 6'd`RCLINK_RDMAH_BYTES : SEG6;
+    // the message's last packet (the IMM after a WRITE's data)
+    wire        h_mlast = h_nod || (c_off + h_len == c_total && !(c_rdma && c_has_imm));
+    // the IMM and READ_REQ packets have no data: the bank is written here
+    // (the header row) once every bank before it is packed
+    wire        h_take = b_free && !dr && (!h_nod || (pkb == fb && !pk_open && !fl_p && !pack));
+    wire        hw_en = st == S_WRITE_HEAD && r_en && !m_fail[c_slot] && h_nod && h_take;
 
     // byte swap: host order (first byte in [7:0]) to TX_S order ([511:504])
     function [511:0] bswap;
@@ -736,6 +930,17 @@ module rclink_sq #(
             else
                 w0_en = 1'b1;
         end
+        if (hw_en) begin
+            if (fb[0]) begin
+                w1_en = 1'b1;
+                w1_a = {fb[NBW-1:1], 5'd0};
+                w1_d = {320'd0, h_hdr};
+            end else begin
+                w0_en = 1'b1;
+                w0_a = {fb[NBW-1:1], 5'd0};
+                w0_d = {320'd0, h_hdr};
+            end
+        end
         if (fl_p) begin
             if (fl_b[0]) begin
                 w1_en = 1'b1;
@@ -748,6 +953,10 @@ module rclink_sq #(
             end
         end
     end
+    // the QPs' next TAGs: a WRITE sent takes one
+    always @(posedge clk)
+        if (!rst && st == S_CHECK_END && c_rdma && c_status == ST_OK && !c_bad && !own_other)
+            t_mem[c_qpn[QP_AW-1:0]] <= t_cur + 16'd1;
     always @(posedge clk) begin
         if (w0_en)
             pbuf0[w0_a] <= w0_d;
@@ -771,8 +980,34 @@ module rclink_sq #(
                 m_out[i] <= 10'd0;
                 m_age[i] <= 8'd0;
                 m_ctx[i] <= {CW{1'b0}};
+                m_tag[i] <= 16'd0;
+                m_loc[i] <= 64'd0;
+                m_roff[i] <= 32'd0;
+                m_rs[i] <= 8'd0;
+                m_tl[i] <= 32'd0;
             end
             age_next <= 8'd0;
+            m_rk <= {MSGS{1'b0}};
+            m_rd <= {MSGS{1'b0}};
+            m_resp <= {MSGS{1'b0}};
+            c_tx_read <= 1'b0;
+            c_rd <= 1'b0;
+            m_tw <= {MSGS{1'b0}};
+            t_v <= {QP_NUM{1'b0}};
+            us_pre <= 16'd0;
+            c_tx_write <= 1'b0;
+            c_rem_err <= 1'b0;
+            c_timeout <= 1'b0;
+            c_rdma <= 1'b0;
+            c_rph <= 1'b0;
+            c_rkey <= 32'd0;
+            c_raddr <= 64'd0;
+            c_has_imm <= 1'b0;
+            c_imm <= 32'd0;
+            c_imm_sent <= 1'b0;
+            c_addr0 <= 64'd0;
+            c_lkey <= 1'b0;
+            c_lbase <= 64'd0;
             x_cons <= 32'd0;
             k_cons <= 32'd0;
             q_ctx <= {CW{1'b0}};
@@ -905,6 +1140,59 @@ module rclink_sq #(
             x_not_owner <= 1'b0;
             x_fail <= 1'b0;
             was_busy <= st != S_IDLE;
+            // ---- WRITEs waiting for their response ---------------------------------
+            // the timeout (DMAQ_RDMA_CFG.timeout_us) counts from the
+            // acknowledgement of the last packet; a WRITE_RESP decides
+            // the WRITE (its status) before or after that
+            us_pre <= us_tick ? 16'd0 : us_pre + 16'd1;
+            c_tx_write <= 1'b0;
+            c_tx_read <= 1'b0;
+            c_rem_err <= 1'b0;
+            c_timeout <= 1'b0;
+            for (i = 0; i < MSGS; i = i + 1)
+                if (m_wait[i]) begin
+                    if (!m_tw[i]) begin
+                        m_tw[i] <= 1'b1;
+                        m_tl[i] <= tmo_us;
+                    end else if (us_tick && !(rr_busy && rr_hit && rr_slot == i[SLW-1:0])) begin
+                        // (not while a packet of its data is written:
+                        // nothing is written after the timeout)
+                        if (m_tl[i] <= 32'd1)
+                            m_st[i] <= ST_REM_TIMEOUT;
+                        else
+                            m_tl[i] <= m_tl[i] - 32'd1;
+                    end
+                end
+            if (wresp_valid && wr_hit) begin
+                m_resp[wr_slot] <= 1'b1;
+                m_rs[wr_slot] <= wresp_st;
+            end
+            // a READ_RESP: a refusal or one that does not fit decides the
+            // READ; one taken moves its offset and restarts its timeout
+            // (a long READ behind other traffic is not cut short); its
+            // last data written completes it
+            if (rresp_hit) begin
+                if (!rresp_ok) begin
+                    m_resp[rr_slot] <= 1'b1;
+                    m_rs[rr_slot] <= (wresp_st != ST_OK) ? wresp_st : ST_DMA_ERR;
+                end else begin
+                    m_roff[rr_slot] <= rresp_off + rresp_dlen;
+                    m_tw[rr_slot] <= 1'b0;
+                end
+            end
+            if (rdone_valid && rr_hit) begin
+                m_resp[rr_slot] <= 1'b1;
+                m_rs[rr_slot] <= ST_OK;
+            end
+            // a WRITE's CQE: the causes the responder sent (DMAQ_RDMA_REM_ERR),
+            // the timeout (DMAQ_RDMA_TIMEOUT)
+            if (cqe_valid && cqe_ready && !q_go && m_rk[done_slot]) begin
+                if ((done_st >= ST_REM_KEY && done_st <= ST_REM_BOUNDS) ||
+                    (done_st == ST_DMA_ERR && m_resp[done_slot]))
+                    c_rem_err <= 1'b1;
+                if (done_st == ST_REM_TIMEOUT)
+                    c_timeout <= 1'b1;
+            end
             // ---- tokens and credits ------------------------------------------------
             ost_free <= ost_free + (crd ? 10'd1 : 10'd0) - ((submit && !e_t2) ? 10'd1 : 10'd0)
                                  - ((r_go || p_go) ? 10'd1 : 10'd0);
@@ -1174,17 +1462,70 @@ module rclink_sq #(
                     if (c_n == 32'd0) begin
                         c_qpn <= w_qpn;
                         c_t2 <= w_t2;
-                        c_quiet <= w_quiet && !w_t2;
+                        c_quiet <= w_quiet && !w_t2 && !w_rdma;
+                        c_rdma <= w_rdma;
+                        c_rd <= w_rdop;
+                        c_rph <= 1'b0;
+                        c_has_imm <= 1'b0;
+                        c_imm <= 32'd0;
+                        c_addr0 <= cw1;
+                        c_lkey <= 1'b0;
+                        c_lbase <= 64'd0;
                     end
-                    if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
-                        c_over <= 1'b1;
-                    c_total <= w_total[31:0];
-                    c_fack <= c_fack | w_fack;
-                    if (!c_bad && !w_bad && w_oob)
-                        c_oob <= 1'b1;
-                    if (w_bad || w_oob)
-                        c_bad <= 1'b1;
-                    st <= w_more ? S_CHECK : S_CHECK_END;
+                    if (w_rdma) begin
+                        if (w_local) begin
+                            // a local WQE: without MORE it has no REMOTE WQE
+                            c_total <= w_total[31:0];
+                            if (w_lbad || !w_more)
+                                c_bad <= 1'b1;
+                            st <= w_more ? S_CHECK : S_CHECK_END;
+                        end else if (!c_rph) begin
+                            c_rph <= 1'b1;
+                            c_rkey <= cw0[`RCLINK_WQE_RKEY_MSB:`RCLINK_WQE_RKEY_LSB];
+                            c_raddr <= cw1;
+                            if (w_op != `RCLINK_WQE_OP_REMOTE) begin
+                                c_bad <= 1'b1;
+                                st <= S_CHECK_END;
+                            end else begin
+                                if (w_lkey_en) begin
+                                    // a local key: a user context's own
+                                    // registration (context 0: BAD_WQE)
+                                    c_lkey <= 1'b1;
+                                    c_lbase <= lq_base;
+                                    if (!uq || !w_lk_ok)
+                                        c_bad <= 1'b1;
+                                    if (uq && !w_lk_ok && !c_bad)
+                                        c_oob <= 1'b1;
+                                end else if (w_oob_r) begin
+                                    c_bad <= 1'b1;
+                                    if (!c_bad)
+                                        c_oob <= 1'b1;
+                                end
+                                // (a READ with immediate data: BAD_WQE,
+                                // the IMM WQE read as the model does)
+                                c_has_imm <= w_more;
+                                if (w_more && c_rd)
+                                    c_bad <= 1'b1;
+                                st <= w_more ? S_CHECK : S_CHECK_END;
+                            end
+                        end else begin
+                            // the IMM WQE, the chain's last
+                            c_imm <= cw1[31:0];
+                            if (w_op != `RCLINK_WQE_OP_IMM || w_more)
+                                c_bad <= 1'b1;
+                            st <= S_CHECK_END;
+                        end
+                    end else begin
+                        if (!c_bad && !w_bad_op && !w_bad_len && !w_bad_grp && w_over)
+                            c_over <= 1'b1;
+                        c_total <= w_total[31:0];
+                        c_fack <= c_fack | w_fack;
+                        if (!c_bad && !w_bad && w_oob)
+                            c_oob <= 1'b1;
+                        if (w_bad || w_oob)
+                            c_bad <= 1'b1;
+                        st <= w_more ? S_CHECK : S_CHECK_END;
+                    end
                 end else if (!r_en || uq) begin
                     // SQ disabled, or a user context's chain not posted to
                     // its end: dropped (nothing is sent yet); the context
@@ -1249,6 +1590,13 @@ module rclink_sq #(
                 m_age[c_slot] <= age_next;
                 age_next <= age_next + 8'd1;
                 m_fail[c_slot] <= 1'b0;
+                m_rk[c_slot] <= c_rdma;
+                m_rd[c_slot] <= c_rd;
+                m_loc[c_slot] <= c_addr0 + c_lbase;
+                m_roff[c_slot] <= 32'd0;
+                m_resp[c_slot] <= 1'b0;
+                m_tw[c_slot] <= 1'b0;
+                c_imm_sent <= 1'b0;
                 c_off <= 32'd0;
                 x_ctx <= q_ctx;
                 x_new <= uq;
@@ -1293,6 +1641,13 @@ module rclink_sq #(
                     m_st[c_slot] <= ST_OK;
                     p_rem <= 32'd0;
                     st <= S_WRITE_HEAD;
+                    if (c_rdma) begin
+                        // a WRITE or READ is sent: the QP's next TAG
+                        m_tag[c_slot] <= t_cur;
+                        t_v[c_qpn[QP_AW-1:0]] <= 1'b1;
+                        c_tx_write <= !c_rd;
+                        c_tx_read <= c_rd;
+                    end
                 end
             end
             // ---- SEND / WRITE_HEAD --------------------------------------------------------
@@ -1306,32 +1661,46 @@ module rclink_sq #(
                     // of its chain is skipped
                     x_cons <= c_first + c_n;
                     st <= S_IDLE;
-                end else if (b_free && !dr) begin
+                end else if (h_take) begin
                     // the next bank: the packet's descriptor, its segment
-                    // header the packet's first 8 bytes
-                    d_hdr[fb[NBW-1:0]] <= seg_hdr;
+                    // header the packet's first 8 bytes (and a WRITE's
+                    // RDMA header the next 16)
+                    d_hdr[fb[NBW-1:0]] <= h_hdr;
+                    d_hn[fb[NBW-1:0]] <= h_hn;
                     d_slot[fb[NBW-1:0]] <= c_slot;
                     d_qpn[fb[NBW-1:0]] <= c_qpn;
                     d_total[fb[NBW-1:0]] <= c_total;
                     d_idx[fb[NBW-1:0]] <= m_idx[c_slot];
                     d_ctx[fb[NBW-1:0]] <= q_ctx;
-                    d_pbytes[fb[NBW-1:0]] <= h_len[10:0] + {5'd0, SEG6};
+                    d_pbytes[fb[NBW-1:0]] <= h_len[10:0] + {5'd0, h_hn};
                     d_t2[fb[NBW-1:0]] <= c_t2;
-                    d_fack[fb[NBW-1:0]] <= c_fack && !c_t2 && (c_off + h_len == c_total);
-                    d_mlast[fb[NBW-1:0]] <= c_off + h_len == c_total;
+                    // a WRITE's last packet asks for its acknowledgement
+                    d_fack[fb[NBW-1:0]] <= c_rdma ? h_mlast :
+                                           c_fack && !c_t2 && (c_off + h_len == c_total);
+                    d_mlast[fb[NBW-1:0]] <= h_mlast;
                     d_err[fb[NBW-1:0]] <= 1'b0;
-                    d_rdy[fb[NBW-1:0]] <= 1'b0;
+                    d_rdy[fb[NBW-1:0]] <= h_nod;
                     d_kill[fb[NBW-1:0]] <= 1'b0;
                     fb <= fb + B1;
                     k_rem <= h_len;
                     c_off <= c_off + h_len;
-                    st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
+                    if (h_nod) begin
+                        // written (hw_en): packed already; past the
+                        // chain's REMOTE (and IMM) WQE
+                        pkb <= pkb + B1;
+                        c_imm_sent <= 1'b1;
+                        x_cons <= c_first + c_n;
+                        st <= S_IDLE;
+                    end else begin
+                        st <= (p_rem == 32'd0) ? S_SEND : S_WRITE_DATA;
+                    end
                 end
             // the next WQE of the chain (both words), from the cache
             S_SEND:
                 if (hit) begin
                     p_rem <= w_len;
-                    p_addr <= cw1;
+                    // (a local key: an offset in its registration)
+                    p_addr <= cw1 + c_lbase;
                     x_cons <= x_cons + 32'd1;
                     st <= S_WRITE_DATA;
                 end else begin
@@ -1345,7 +1714,12 @@ module rclink_sq #(
                 if (dma_cmd_valid) begin
                     // the last command is not taken yet
                 end else if (k_rem == 32'd0) begin
-                    st <= (c_off == c_total) ? S_IDLE : S_WRITE_HEAD;
+                    // a WRITE's data all read: past its REMOTE (and IMM)
+                    // WQE; its IMM packet next
+                    if (c_rdma && c_off == c_total)
+                        x_cons <= c_first + c_n;
+                    st <= (c_off == c_total && !(c_rdma && c_has_imm && !c_imm_sent)) ?
+                          S_IDLE : S_WRITE_HEAD;
                 end else if (p_rem == 32'd0) begin
                     st <= S_SEND;
                 end else if (nrd < PA_N && !dr) begin
@@ -1372,6 +1746,10 @@ module rclink_sq #(
                     m_age[c_slot] <= age_next;
                     age_next <= age_next + 8'd1;
                     m_ctx[c_slot] <= q_ctx;
+                    m_rk[c_slot] <= c_rdma;
+                    m_rd[c_slot] <= c_rd;
+                    m_resp[c_slot] <= 1'b0;
+                    m_tw[c_slot] <= 1'b0;
                     x_new <= uq;
                 end
                 m_all[c_slot] <= 1'b1;

@@ -58,6 +58,10 @@ composed from fields (value()).
   ["peer", op...]                    an op on the other board of the
                                      model's wired pair (its buffers are
                                      "peer_buffers"); not on the testbench
+  ["model", op...]                   an op on the board that only the
+                                     model runs (what the testbench's
+                                     stimulus cannot show: the wire's
+                                     counters, the IP's own drops)
   ["sim", what, ...]                 only on the RTL testbench (IP stand-in
                                      stimulus and checks of its ports);
                                      ["sim", op, ...] is a plain op that only

@@ -1643,6 +1643,7 @@ static void rx_hold_release(RclinkCore *c)
     g_free(t1->hold.pl);
     t1->hold.pl = NULL;
     t1->hold.on = false;
+    rclink_t2_rx_resume(c);
     rclink_cbfc_rx_drain(c);
     rclink_t1_kick(c);
 }
@@ -2603,6 +2604,7 @@ void rclink_dmaq_reset(RclinkCore *c)
     g_free(c->t1->hold.pl);
     c->t1->hold.pl = NULL;
     c->t1->hold.on = false;
+    c->t1->t2.nwait = 0;
     for (i = 0; i < RCLINK_CTX_NUM; i++) {
         RclinkCtx *x = &c->t1->ctx[i];
 

@@ -229,6 +229,13 @@ typedef struct RclinkT2Src {
 #define RCLINK_T2_RXM(g, sa, psn) \
     ((g) | ((sa) & RCLINK_T2_SA_MASK) << 4 | (uint32_t)(psn) << 14)
 
+/*
+ * TYPE2 packets the model's IP keeps behind a packet held on RX_M
+ * (Documentation/hw/shim.rst, "Stalls are the context's own"); the seed
+ * gives no depth for the IP's TYPE2 receive buffer.
+ */
+#define RCLINK_T2_RX_WAIT       16
+
 typedef struct RclinkT2 {
     uint16_t tx_psn[RCLINK_AFH_T2_GROUPS];
     RclinkT2Src src[RCLINK_AFH_T2_GROUPS][RCLINK_T2_SRCS];
@@ -239,6 +246,18 @@ typedef struct RclinkT2 {
     /* the MAC's multicast credits (128-byte cells), those it keeps */
     uint32_t crd, crd_held;
     bool wait_crd;             /* the next packet waits for credits */
+    /*
+     * Packets behind a held one on RX_M (rclink_dmaq_rx_held): they wait
+     * in the IP's receive buffer, in order, until RX_M moves again.
+     */
+    struct {
+        uint8_t g;
+        uint16_t psn;
+        uint16_t len;          /* the message's bytes (SEG and data) */
+        uint32_t frame;        /* the frame's bytes, for the drop trace */
+        uint8_t pl[RCLINK_PARAM_TYPE2_PKT_LEN_DEFAULT];
+    } wait[RCLINK_T2_RX_WAIT];
+    unsigned nwait;
 } RclinkT2;
 
 /* The engine's state shared by the contexts */
@@ -421,6 +440,7 @@ void rclink_dmaq_fini(RclinkCore *c);
 void rclink_dmaq_reset(RclinkCore *c);
 void rclink_dmaq_run(RclinkCore *c);
 void rclink_dmaq_credit(RclinkCore *c, RclinkDmaqMsg *m, bool ok);
+void rclink_t2_rx_resume(RclinkCore *c);
 bool rclink_dmaq_t2_accept(RclinkCore *c, unsigned g, const uint8_t *pl,
                            size_t len, bool dry_run);
 bool rclink_dmaq_rx_accept(RclinkCore *c, uint32_t qpn, const uint8_t *pl,

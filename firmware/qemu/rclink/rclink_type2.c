@@ -301,6 +301,9 @@ static void rclink_t2_bridge_rx(RclinkCore *c, unsigned g, uint64_t sa,
     trace_rclink_t2_rx(g, psn, plen);
 }
 
+static void t2_deliver(RclinkCore *c, unsigned g, uint32_t psn,
+                       const uint8_t *pl, size_t plen, size_t len);
+
 /* A frame the classifier found to be TYPE2. */
 void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
 {
@@ -310,8 +313,6 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     uint32_t psn, d, mlen;
     RclinkT2Src *src;
     uint16_t type;
-    bool room;
-    int cbfc;
 
     rclink_cbfc_rx_enter(c, RCLINK_CBFC_FLOW_TYPE2, len);
     if (!rclink_t2_active(c)) {
@@ -405,30 +406,71 @@ void rclink_t2_receive(RclinkCore *c, const uint8_t *buf, size_t len)
     src->used = true;
     src->next = rclink_psn(psn + 1);
 
-    room = rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
-                                 plen - pad, true);
+    t2_deliver(c, g, psn, buf + rh_at + RCLINK_RH_BYTES, plen - pad, len);
+}
+
+/*
+ * A TYPE2 message for the host (pl, its SEG and data): into a buffer of
+ * the group, deferred under CBFC, or dropped without one.  Behind a
+ * packet held on RX_M it waits in the IP (rclink_t2_rx_resume), as long
+ * as the IP's buffer has room.
+ */
+static void t2_deliver(RclinkCore *c, unsigned g, uint32_t psn,
+                       const uint8_t *pl, size_t plen, size_t len)
+{
+    RclinkT2 *t2 = &c->t1->t2;
+    bool held = rclink_dmaq_rx_held(c);
+    bool room = !held && rclink_dmaq_t2_accept(c, g, pl, plen, true);
+    int cbfc;
+
     /* a user context's group: never held in the shared buffer */
     cbfc = c->t1->t2_owner[g] ? RCLINK_CBFC_DIRECT :
-           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, g,
-                                buf + rh_at + RCLINK_RH_BYTES, plen - pad,
-                                room);
+           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T2, g, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
+    if (cbfc == RCLINK_CBFC_DIRECT && held &&
+        t2->nwait < RCLINK_T2_RX_WAIT) {
+        t2->wait[t2->nwait].g = g;
+        t2->wait[t2->nwait].psn = psn;
+        t2->wait[t2->nwait].len = plen;
+        t2->wait[t2->nwait].frame = len;
+        memcpy(t2->wait[t2->nwait].pl, pl, plen);
+        t2->nwait++;
+        trace_rclink_t2_rx_wait(g, plen, t2->nwait);
+        return;
+    }
     if (cbfc == RCLINK_CBFC_DIRECT && !room) {
-        rclink_dmaq_t2_nobuf(c, g);
+        if (!held) {
+            rclink_dmaq_t2_nobuf(c, g);
+        }
         /* the RX buffer overflow of IRQ_INFO TYPE2 code 4, sub type 1 */
-        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOBUF, "no buffer", len);
+        rclink_t2_drop(c, RCLINK_DMAQ_T2_RX_DROP_NOBUF,
+                       held ? "behind a held packet, IP buffer full" :
+                       "no buffer", len);
         rclink_t2_irq_info(c, RCLINK_IRQ_TYPE2_RX_OVERFLOW, 1, 0);
         return;
     }
     if (cbfc == RCLINK_CBFC_DIRECT) {
-        rclink_dmaq_t2_accept(c, g, buf + rh_at + RCLINK_RH_BYTES,
-                              plen - pad, false);
+        rclink_dmaq_t2_accept(c, g, pl, plen, false);
     }
     rclink_count(c, RCLINK_DMAQ_T2_RX_PKTS);
-    trace_rclink_t2_rx(g, psn, plen - pad);
+    trace_rclink_t2_rx(g, psn, plen);
     rclink_dmaq_irq(c);
+}
+
+/* RX_M moves again: the packets that waited behind the held one go on. */
+void rclink_t2_rx_resume(RclinkCore *c)
+{
+    RclinkT2 *t2 = &c->t1->t2;
+    unsigned i, n = t2->nwait;
+
+    t2->nwait = 0;
+    /* (a TYPE2 packet never holds RX_M itself) */
+    for (i = 0; i < n; i++) {
+        t2_deliver(c, t2->wait[i].g, t2->wait[i].psn, t2->wait[i].pl,
+                   t2->wait[i].len, t2->wait[i].frame);
+    }
 }
 
 /*

@@ -719,6 +719,165 @@ async def test_q_rdma_responder(dut):
     assert int(dut.cnt_bad_req.value) == 0
 
 
+@cocotb.test()
+async def test_q_rdma_write(dut):
+    """The RDMA WRITE requester through the UltraScale+ top (rtl.rst, "RDMA
+    requester"): the kernel queues WRITE a chain of two pieces (2000 +
+    1000 bytes) on QP 2: three packets (1320, 1320, 360 bytes) with the
+    RDMA header (KEY, TAG 0, ADDR), FACK on the last; no CQE until the
+    WRITE_RESP comes on RX_M, then one of KIND WRITE with its status.  A
+    WRITE with immediate data sends its IMM packet after the data.  One
+    that gets no response completes REM_TIMEOUT after
+    DMAQ_RDMA_CFG.timeout_us, and its response coming later is late."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    tx = TxMon(dut)
+    rb, _ = tb.rc.alloc_region(0x2000)
+    for k in range(2):              # the IP takes context 0's packets
+        q.rqe(rb + 0x1000 * k, 0x1000)
+    await q.ring_rq()
+    pay, pmem = tb.rc.alloc_region(0x2000)
+    rng = random.Random(4)
+    pmem[:] = bytes(rng.getrandbits(8) for _ in range(0x2000))
+    key = fmt("MR_KEY", INDEX=4, GEN=1)
+    raddr = 0x123
+
+    def remote(k, r, more=0):
+        w0 = fmt("WQE", OPCODE=5, RKEY=k, MORE=more)
+        i = q.sq_prod % (1 << q.sq_order)
+        q.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", w0, r)
+        q.sq_prod += 1
+
+    def write(off, n, more=1):
+        i = q.sq_prod % (1 << q.sq_order)
+        q.sqm[i * 16:i * 16 + 16] = struct.pack(
+            "<QQ", fmt("WQE", OPCODE=3, QPN=2, LEN=n, MORE=more), pay + off)
+        q.sq_prod += 1
+
+    async def resp(tag, st):
+        await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=4, OFFSET=0, MSG_LEN=0),
+                        rdmah(0, tag, st) + bytes(40))
+
+    write(0x10, 2000)
+    write(0x1000, 1000)
+    remote(key, raddr)
+    data = bytes(pmem[0x10:0x10 + 2000]) + bytes(pmem[0x1000:0x1000 + 1000])
+    await q.ring_sq()
+    for k, (off, n, pos) in enumerate(((0, 1320, POS_FIRST), (1320, 1320, POS_MIDDLE),
+                                       (2640, 360, POS_LAST))):
+        qp, p, fack, seg, w0, addr = await rdma_resp(tx, k)
+        assert qp == 2 and fack == int(k == 2), (k, qp, fack)
+        assert seg == fmt("SEG", POS=pos, KIND=1, OFFSET=off, MSG_LEN=3000), (k, hex(seg))
+        assert w0 == fmt("RDMAH", KEY=key, TAG=0) and addr == raddr, (k, hex(w0), addr)
+        assert len(p) == SEG + 16 + n and p[SEG + 16:] == data[off:off + n], (k, len(p))
+    # acknowledged, no response yet: no CQE
+    await Timer(3, "us")
+    assert await q.r64("DMAQ_CQ_PROD") == 0
+    await resp(0, 0)
+    await q.wait_cq(1)
+    w = q.cqe(0)
+    assert field("CQE", w, "KIND") == 5 and field("CQE", w, "STATUS") == ST_OK, hex(w[0])
+    assert field("CQE", w, "LEN") == 3000 and field("CQE", w, "IDX") == 2, w
+    # WRITE with immediate data: the data, then the IMM packet (no data)
+    write(0x200, 100)
+    remote(key, 0x40, more=1)
+    i = q.sq_prod % (1 << q.sq_order)
+    q.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", fmt("WQE", OPCODE=6), 0x5eed1234)
+    q.sq_prod += 1
+    await q.ring_sq()
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 3)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=1, OFFSET=0, MSG_LEN=100) and fack == 0
+    assert w0 == fmt("RDMAH", KEY=key, TAG=1) and p[SEG + 16:] == bytes(pmem[0x200:0x264])
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 4)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=5, OFFSET=0, MSG_LEN=100) and fack == 1
+    assert w0 == fmt("RDMAH", KEY=0x5eed1234, TAG=1) and addr == 0x40, hex(w0)
+    assert len(p) == PKT_MIN and p[SEG + 16:] == bytes(PKT_MIN - SEG - 16)
+    await resp(1, 7)                    # REM_ACCESS
+    await q.wait_cq(2)
+    w = q.cqe(1)
+    assert field("CQE", w, "STATUS") == 7 and field("CQE", w, "IDX") == 5, hex(w[0])
+    # no response: REM_TIMEOUT some 5 us after the acknowledgement
+    await q.w64("DMAQ_RDMA_CFG", reg_value("DMAQ_RDMA_CFG", timeout_us=5))
+    write(0x300, 10, more=1)
+    remote(key, 0)
+    await q.ring_sq()
+    await rdma_resp(tx, 5)
+    await q.wait_cq(3, timeout_us=50)
+    w = q.cqe(2)
+    assert field("CQE", w, "STATUS") == 9 and field("CQE", w, "LEN") == 10, hex(w[0])
+    assert await q.r64("DMAQ_RDMA_RX_LATE") == 0
+    await resp(2, 0)
+    await Timer(1, "us")
+    assert await q.r64("DMAQ_RDMA_RX_LATE") == 1
+    assert await q.r64("DMAQ_CQ_PROD") == 3
+    assert await q.r64("DMAQ_RDMA_TX_WRITE") == 3
+    assert await q.r64("DMAQ_RDMA_REM_ERR") == 1
+    assert await q.r64("DMAQ_RDMA_TIMEOUT") == 1
+    assert len(tx.pkts) == 6, len(tx.pkts)
+    assert int(dut.cnt_bad_req.value) == 0
+
+
+@cocotb.test()
+async def test_q_rdma_read(dut):
+    """The RDMA READ requester through the UltraScale+ top (rtl.rst, "RDMA
+    requester"): the kernel queues READ 2000 bytes into one piece on QP 2:
+    one READ_REQ packet (ONLY, no data, the RDMA header, FACK); the
+    READ_RESP packets (FIRST 1320, LAST 680 bytes) on RX_M land in the
+    piece, nothing around it, the CQE (KIND READ) only after the last and
+    its data is in memory when the CQE is; a READ refused REM_KEY
+    completes with it and writes nothing."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    tx = TxMon(dut)
+    rb, _ = tb.rc.alloc_region(0x2000)
+    for k in range(2):              # the IP takes context 0's packets
+        q.rqe(rb + 0x1000 * k, 0x1000)
+    await q.ring_rq()
+    dst, dmem = tb.rc.alloc_region(0x2000)
+    key = fmt("MR_KEY", INDEX=3, GEN=9)
+    rng = random.Random(6)
+    data = bytes(rng.getrandbits(8) for _ in range(2000))
+
+    def sqe(w0, w1):
+        i = q.sq_prod % (1 << q.sq_order)
+        q.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", w0, w1)
+        q.sq_prod += 1
+
+    sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=2000, MORE=1), dst + 0x100)
+    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x4321)
+    await q.ring_sq()
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 0)
+    assert qp == 2 and fack == 1 and len(p) == PKT_MIN, (qp, fack, len(p))
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=2000), hex(seg)
+    assert w0 == fmt("RDMAH", KEY=key, TAG=0) and addr == 0x4321, (hex(w0), addr)
+    # the CQE waits for the data; it is in memory when the CQE is
+    for off, n, pos in ((0, 1320, POS_FIRST), (1320, 680, POS_LAST)):
+        await Timer(1, "us")
+        assert await q.r64("DMAQ_CQ_PROD") == 0
+        await rx_packet(dut, 2, fmt("SEG", POS=pos, KIND=3, OFFSET=off, MSG_LEN=2000),
+                        rdmah(0, 0) + data[off:off + n])
+    await q.wait_cq(1)
+    assert bytes(dmem[0x100:0x100 + 2000]) == data
+    assert bytes(dmem[0xF8:0x100]) == bytes(8) and bytes(dmem[0x8D0:0x8D8]) == bytes(8)
+    w = q.cqe(0)
+    assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == ST_OK, hex(w[0])
+    assert field("CQE", w, "LEN") == 2000 and field("CQE", w, "IDX") == 1, w
+    # REM_KEY: the READ_RESP without data decides it
+    sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=64, MORE=1), dst + 0x1000)
+    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0)
+    await q.ring_sq()
+    await rdma_resp(tx, 1)
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=0),
+                    rdmah(0, 1, 6) + bytes(40))
+    await q.wait_cq(2)
+    w = q.cqe(1)
+    assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == 6, hex(w[0])
+    assert bytes(dmem[0x1000:0x1040]) == bytes(64)
+    assert await q.r64("DMAQ_RDMA_TX_READ") == 2
+    assert await q.r64("DMAQ_RDMA_REM_ERR") == 1
+    assert await q.r64("DMAQ_RDMA_RX_LATE") == 0
+    assert len(tx.pkts) == 2, len(tx.pkts)
+    assert int(dut.cnt_bad_req.value) == 0
+
+
 @cocotb.test(skip=not BENCH)
 async def test_q_bench(dut):
     """rtl.sh bench: the SQ path at 64 B and 4 KiB messages (MPS 256, the

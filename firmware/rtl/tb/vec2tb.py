@@ -63,9 +63,10 @@ def convert(v):
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
              'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'dbw',
              'rge')
-    # ops of the model's peer board are not for the testbench
+    # ops of the model's peer board, and those of the model only, are not
+    # for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
-           if o[0] != 'peer']
+           if o[0] not in ('peer', 'model')]
     for op in ops:
         k = op[0]
         if k in ('w64', 'w32'):

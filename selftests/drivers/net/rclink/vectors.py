@@ -200,6 +200,8 @@ class Runner:  # pylint: disable=too-many-instance-attributes
                 continue
             if op[0] == 'peer':
                 peer.do(n, op[1:], errs)
+            elif op[0] == 'model':
+                self.do(n, op[1:], errs)
             else:
                 self.do(n, op, errs)
             if len(errs) > 10:
