@@ -569,6 +569,11 @@
 #define RCLINK_SHIM_RX_DROP_ERR_RSTVAL	0x0ULL
 #define   RCLINK_SHIM_RX_DROP_ERR_COUNT	GENMASK_ULL(63, 0)
 
+/* Host memory accesses of the shim's engines refused because bus mastering (PCI_COMMAND.master) is off: nothing reaches the host, a write is dropped, a read fails (the engine sees a DMA error). It counts the DMA of the queue engines, the event ring and the user contexts (CQEs, receive buffers, doorbell records, WQE, RQE, payload and area table reads) and, on the RTL, of the DMA engine's free burst port; not the self-test (SHIM_TEST_DMA_STATUS.err), TYPE3 (SHIM_T3_DMA_ERR) or MSI-X (held pending). The RTL counts bursts (one per command its gate refuses), the model each access. SHIM_RESET clears it */
+#define RCLINK_SHIM_DMA_BM_DROP	0x41f0
+#define RCLINK_SHIM_DMA_BM_DROP_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_DMA_BM_DROP_COUNT	GENMASK_ULL(63, 0)
+
 /* TYPE3 host memory accesses of the IP that failed (the IP sees SLVERR and raises an AXI resp abnormal bit of DMA_INTR_ST1): the RTL counts the AXI bursts of NONR_MD_AXI and NONR_DATA_AXI answered SLVERR (a DMA error: UR, CA, poisoned or timed-out completion; bus mastering off; a burst the bridge refuses), the model each failed DMA of a TYPE3 MD or frame */
 #define RCLINK_SHIM_T3_DMA_ERR	0x41f8
 #define RCLINK_SHIM_T3_DMA_ERR_RSTVAL	0x0ULL

@@ -166,6 +166,10 @@ struct rclink_cfg {
 	u32 ctx_rx_hold_us;		/* DMAQ_CTX_RX_HOLD: a user context's
 					 * packet without room waits this long
 					 */
+	u32 rdma_timeout_us;		/* DMAQ_RDMA_CFG: a WRITE or READ
+					 * without its response this long
+					 * completes REM_TIMEOUT
+					 */
 	u8 flow_control;		/* enum rclink_flow_control */
 };
 

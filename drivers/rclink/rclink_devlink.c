@@ -126,6 +126,7 @@ enum rclink_dl_param_id {
 	RCLINK_DL_PARAM_ID_CC_G_SHIFT,
 	RCLINK_DL_PARAM_ID_FLOW_CONTROL,
 	RCLINK_DL_PARAM_ID_CTX_RX_HOLD_US,
+	RCLINK_DL_PARAM_ID_RDMA_TIMEOUT_US,
 };
 
 /* The CC loop's tunables (rclink_cc.c): defaults and limits */
@@ -135,6 +136,9 @@ enum rclink_dl_param_id {
 #define RCLINK_CC_FAST_STEPS_MAX	64
 #define RCLINK_CC_G_SHIFT_DEF		4
 #define RCLINK_CC_G_SHIFT_MAX		10
+
+/* DMAQ_RDMA_CFG.timeout_us: the shim's own value (0 there), said outright */
+#define RCLINK_RDMA_TIMEOUT_US_DEF	100000
 
 /* header_format values (Documentation/hw/formats.rst) */
 static const struct {
@@ -259,6 +263,17 @@ static int rclink_dl_cc_validate(struct devlink *devlink, u32 id,
 	return -EINVAL;
 }
 
+static int rclink_dl_rdma_tmo_validate(struct devlink *devlink, u32 id,
+				       union devlink_param_value val,
+				       struct netlink_ext_ack *extack)
+{
+	/* DMAQ_RDMA_CFG.timeout_us 0 is the shim's own 100 ms: say so */
+	if (val.vu32)
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack, "rdma_timeout_us: must be at least 1 (microseconds)");
+	return -EINVAL;
+}
+
 static bool rclink_dl_pow2_ok(u32 val, u32 min_order, u32 max_order)
 {
 	return is_power_of_2(val) && val >= BIT_ULL(min_order) &&
@@ -356,6 +371,8 @@ static const struct devlink_param rclink_dl_params[] = {
 			     NULL, NULL, rclink_dl_fc_validate),
 	/* any u32: DMAQ_CTX_RX_HOLD.usec, 0 (no wait) included */
 	RCLINK_DL_PARAM(CTX_RX_HOLD_US, "ctx_rx_hold_us", NULL),
+	RCLINK_DL_PARAM(RDMA_TIMEOUT_US, "rdma_timeout_us",
+			rclink_dl_rdma_tmo_validate),
 };
 
 /* Where each param's value lives in struct rclink_cfg; log2: an order */
@@ -384,6 +401,8 @@ static const struct {
 	  offsetof(struct rclink_cfg, cc_g_shift), false },
 	{ RCLINK_DL_PARAM_ID_CTX_RX_HOLD_US,
 	  offsetof(struct rclink_cfg, ctx_rx_hold_us), false },
+	{ RCLINK_DL_PARAM_ID_RDMA_TIMEOUT_US,
+	  offsetof(struct rclink_cfg, rdma_timeout_us), false },
 };
 
 static u32 *rclink_cfg_field(struct rclink_cfg *cfg, unsigned int i)
@@ -407,6 +426,7 @@ static void rclink_cfg_defaults(struct rclink_cfg *cfg)
 	cfg->flow_control = RCLINK_FLOW_CONTROL_PFC;
 	cfg->ctx_rx_hold_us = FIELD_GET(RCLINK_DMAQ_CTX_RX_HOLD_USEC,
 					RCLINK_DMAQ_CTX_RX_HOLD_RSTVAL);
+	cfg->rdma_timeout_us = RCLINK_RDMA_TIMEOUT_US_DEF;
 }
 
 /* The defaults as the params' driverinit values (before registering) */

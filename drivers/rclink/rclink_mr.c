@@ -114,6 +114,10 @@ int rclink_mr_hw_init(struct rclink_ctx_hw *hw)
 	}
 	mutex_init(&mr->lock);
 	hw->mr = mr;
+	/* the requester's response timeout (devlink param rdma_timeout_us) */
+	rclink_wr64(rdev, RCLINK_DMAQ_RDMA_CFG,
+		    FIELD_PREP(RCLINK_DMAQ_RDMA_CFG_TIMEOUT_US,
+			       rdev->cfg.rdma_timeout_us));
 	dev_info(rdev->dev, "%u registrations for RDMA WRITE and READ\n",
 		 mr->num);
 	return 0;

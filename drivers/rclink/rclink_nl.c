@@ -399,6 +399,9 @@ static int rclink_nl_put_dfx(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_CTX_DB_DROP,
 			      info->ctx_db_drop, RCLINK_A_DEV_STATS_PAD))
 		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, RCLINK_A_DEV_STATS_DMA_BM_DROP,
+			      info->dma_bm_drop, RCLINK_A_DEV_STATS_PAD))
+		return -EMSGSIZE;
 	return 0;
 }
 

@@ -778,6 +778,7 @@ void rclink_t1_dev_info(struct rclink_dev *rdev,
 		info->rdma[i] = rclink_rd64(rdev, rclink_t1_rdma_regs[i]);
 	info->ctx_db_drop = rclink_ctx_db_drop(rdev,
 					       &info->ctx_db_drop_absent);
+	info->dma_bm_drop = rclink_rd64(rdev, RCLINK_SHIM_DMA_BM_DROP);
 	if (rclink_cbfc_on(rdev))
 		rclink_cbfc_info(rdev, &info->cbfc);
 	mutex_unlock(&rdev->qp_lock);

@@ -188,6 +188,7 @@ struct rclink_t1_dev_info {
 	bool rdma_absent;		/* no registration table */
 	u64 ctx_db_drop;		/* DMAQ_CTX_DB_DROP */
 	bool ctx_db_drop_absent;	/* no user contexts */
+	u64 dma_bm_drop;		/* SHIM_DMA_BM_DROP */
 	struct rclink_cbfc_info cbfc;	/* cbfc mode only */
 };
 

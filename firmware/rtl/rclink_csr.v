@@ -84,6 +84,7 @@ module rclink_csr #(
     input  wire        ip_tx_mac_free,     // TX_MAC_FREE_O
     input  wire [15:0] ip_t2_crd,          // the multicast credit level
     input  wire [63:0] cnt_t3_dma_err,     // SHIM_T3_DMA_ERR
+    input  wire [63:0] cnt_dma_bm_drop,    // SHIM_DMA_BM_DROP
     output reg  [31:0] t3_irq,             // SHIM_T3_IRQ {enable, vector}
     input  wire [31:0] t3_irq_cnt,         // SHIM_T3_IRQ.count
     // user contexts (rclink_ctx, NCTX > 1): its registers read from there
@@ -165,6 +166,7 @@ module rclink_csr #(
         `RCLINK_SHIM_LINK:            rv = link_reg | {63'd0, link_up};
         `RCLINK_SHIM_MAC:             rv = {16'd0, board_mac};
         `RCLINK_SHIM_T3_DMA_ERR:      rv = cnt_t3_dma_err;
+        `RCLINK_SHIM_DMA_BM_DROP:     rv = cnt_dma_bm_drop;
         `RCLINK_DMAQ_CAP:             rv = DMAQ_CAP_VAL;
         `RCLINK_DMAQ_SQ_BASE:         rv = sq_base;
         `RCLINK_DMAQ_SQ_CFG:          rv = sq_cfg;

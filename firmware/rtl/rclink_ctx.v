@@ -35,8 +35,16 @@
 //   usec microseconds (ticks of US_CYCLES cycles) after the first;
 //   errors: running ends, cause and info, the record gets ERROR and CAUSE,
 //   then one CTX_ERR event record;
-//   the word client of rclink_dma_arb (doorbell records, CQEs, the area
-//   table) and the CTX_CQ / CTX_ERR event source of rclink_evt.
+//   the burst client of the DMA engine (rclink_dma_barb: a doorbell record
+//   is one 16-byte write, a CQE one 32-byte write, each a command and one
+//   data beat; the area table is read a line at a time, up to 8 words a
+//   burst) and the CTX_CQ / CTX_ERR event source of rclink_evt.  A write
+//   is done once its beat is taken and the engine has sent it (wr_idle),
+//   as rclink_cq's: a CQ producer index (DMAQ_CTX_CQ_IDX), an armed CQ's
+//   event and a stop's active = 0 never show before the write they
+//   announce has left.  The data beat comes from a register that only
+//   wrst clears, so a core reset between a command and its beat leaves
+//   no command without its data.
 //
 // DMAQ_QP_OWNER.flushed: set for a QP whose packets a stop left
 // unacknowledged (the send engine's fl_v), cleared by a write of the entry.
@@ -172,16 +180,21 @@ module rclink_ctx #(
     output reg  [7:0]  ev_src,
     output reg  [63:0] ev_info,
     input  wire        ev_take,
-    // DMA word client (doorbell record writes)
-    output wire        dma_lock,
-    output reg         dma_valid,
-    input  wire        dma_ready,
-    output wire        dma_write,
-    output wire [63:0] dma_addr,
-    output wire [63:0] dma_data,
-    input  wire        dma_rsp_valid,
-    input  wire [63:0] dma_rsp_data,
-    input  wire        dma_rsp_err
+    // DMA engine burst client (doorbell records, CQEs, the area table)
+    input  wire        wrst,            // the hard reset: the write beat's register
+    input  wire        wr_idle,         // no write taken is left to send
+    output reg         dma_cmd_valid,
+    input  wire        dma_cmd_ready,
+    output wire        dma_cmd_write,
+    output wire [63:0] dma_cmd_addr,
+    output wire [12:0] dma_cmd_len,
+    output wire        dma_wd_valid,
+    input  wire        dma_wd_ready,
+    output wire [511:0] dma_wd_data,
+    input  wire        dma_rd_valid,
+    input  wire [511:0] dma_rd_data,
+    input  wire        dma_rd_last,
+    input  wire        dma_rd_err
 );
 `include "rclink_regtab.vh"
 
@@ -249,9 +262,17 @@ module rclink_ctx #(
     reg [63:0] n_nobuf [0:NCTX-1];
 
     // the record writer and table reader's state (below)
-    localparam W_IDLE = 4'd0, W_W0 = 4'd1, W_W1 = 4'd2, W_RD = 4'd3, W_RSP = 4'd4,
-               W_C0 = 4'd5, W_C1 = 4'd6, W_C2 = 4'd7, W_C3 = 4'd8;
-    reg [3:0]    w_st;
+    // W_W: a record's command and beat, W_C: a CQE's, W_SENT: either
+    // waits for the engine to have sent it; W_RD: a table line's read
+    // command, W_RSP: its beat, W_WALK: its words one a cycle
+    localparam W_IDLE = 3'd0, W_W = 3'd1, W_C = 3'd2, W_SENT = 3'd3,
+               W_RD = 3'd4, W_RSP = 3'd5, W_WALK = 3'd6;
+    reg [2:0]    w_st;
+    reg          w_cqe;             // W_SENT: the write is a CQE
+    reg          wpend;             // the write's beat is due (wrst only)
+    reg [511:0]  wbeat;
+    reg [511:0]  l_line;            // a table line read
+    reg          l_err;             // ... answered with an error
     reg [CW-1:0] w_c;
     reg          w_fin;             // the record is the last one of a stop
     reg          w_rx;              // the CQE is the receive path's
@@ -402,7 +423,8 @@ module rclink_ctx #(
     wire [15:0]   d_off = db_addr[15:0];
     wire [31:0]   d_v = db_data[31:0];
     // a context whose table is being read (enable) takes its doorbells too
-    wire          d_load = ld_p[d] || ((w_st == W_RD || w_st == W_RSP) && w_c == d);
+    wire          w_tbl = w_st == W_RD || w_st == W_RSP || w_st == W_WALK;
+    wire          d_load = ld_p[d] || (w_tbl && w_c == d);
     // the contract's doorbell writes: 32 or 64 bits at a register of a user
     // context's page (the model refuses the same, shim.rst "Doorbell page")
     wire          d_fmt = (db_be == 8'h0f || db_be == 8'hff) && d != {CW{1'b0}} &&
@@ -445,15 +467,31 @@ module rclink_ctx #(
     wire [19:0]  l_n = acfg[w_c][19:0];
     wire [5:0]   l_sh = acfg[w_c][29:24];
     wire [63:0]  l_mask = (64'd1 << l_sh) - 64'd1;
-    assign dma_lock = w_st != W_IDLE;
-    assign dma_write = w_st != W_RD && w_st != W_RSP;
-    assign dma_addr = (w_st == W_W1 || w_st == W_C1) ? w_addr + 64'd8 :
-                      w_st == W_C2 ? w_addr + 64'd16 :
-                      w_st == W_C3 ? w_addr + 64'd24 :
-                      (w_st == W_RD || w_st == W_RSP) ? w_addr + {{(60-MW){1'b0}}, l_i, 3'd0} :
-                      w_addr;
-    assign dma_data = (w_st == W_W1 || w_st == W_C3) ? w_d1 :
-                      w_st == W_C1 ? w_c1 : w_st == W_C2 ? w_c2 : w_d0;
+    wire [63:0]  l_word = l_line[64 * l_i[2:0] +: 64];
+    // a table read: the words from l_i to the end of its line or of the
+    // table (the table is 4 KiB aligned, l_i at a line's start)
+    wire [19:0]  l_left = l_n - {{(19-MW){1'b0}}, l_i};
+    wire [3:0]   l_words = (l_left > 20'd8) ? 4'd8 : l_left[3:0];
+    assign dma_cmd_write = w_st != W_RD;
+    assign dma_cmd_addr = w_st == W_RD ? w_addr + {{(60-MW){1'b0}}, l_i, 3'd0} : w_addr;
+    assign dma_cmd_len = w_st == W_RD ? {6'd0, l_words, 3'd0} :
+                         w_st == W_C ? 13'd32 : 13'd16;
+    assign dma_wd_valid = wpend;
+    assign dma_wd_data = wbeat;
+    // the write's bytes (a record at a 64-byte aligned address, a CQE at
+    // a 32-byte aligned one) at their lanes of the line
+    wire [255:0] w_bytes = w_st == W_C ? {w_d1, w_c2, w_c1, w_d0} : {128'd0, w_d1, w_d0};
+    always @(posedge clk) begin
+        if (wrst) begin
+            wpend <= 1'b0;
+            wbeat <= 512'd0;
+        end else if (dma_cmd_valid && dma_cmd_ready && dma_cmd_write) begin
+            wpend <= 1'b1;
+            wbeat <= {256'd0, w_bytes} << {w_addr[5:4], 7'd0};
+        end else if (wpend && dma_wd_ready) begin
+            wpend <= 1'b0;
+        end
+    end
 
     // ---- the send engine's side ----------------------------------------------
     wire [5:0]  q_sh = acfg[q_ctx][29:24];
@@ -485,7 +523,7 @@ module rclink_ctx #(
     assign r_area = {44'd0, acfg[r_ctx][19:0]} << r_sh;
     // CQ room: free entries less the send engine's messages in flight (and
     // one it may be reading) and a receive CQE being written
-    wire        w_cq = w_st == W_C0 || w_st == W_C1 || w_st == W_C2 || w_st == W_C3;
+    wire        w_cq = w_st == W_C || (w_st == W_SENT && w_cqe);
     wire [31:0] r_free = qsize(qcfg[r_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
                          (cq_prod[r_ctx] - cq_cons[r_ctx]);
     wire [31:0] r_rsv = {26'd0, held[r_ctx]} +
@@ -569,8 +607,10 @@ module rclink_ctx #(
     wire [15:0]   w_cnt = mod[w_c][`RCLINK_DMAQ_CTX_MOD_COUNT_MSB:`RCLINK_DMAQ_CTX_MOD_COUNT_LSB];
     wire [31:0]   w_need = (w_cnt == 16'd0) ? 32'd1 : {16'd0, w_cnt};
     wire [15:0]   w_usec = mod[w_c][`RCLINK_DMAQ_CTX_MOD_USEC_MSB:`RCLINK_DMAQ_CTX_MOD_USEC_LSB];
-    wire          w_cqe_done = w_st == W_C3 && dma_ready;
-    assign hold = ld_p != {NCTX{1'b0}} || w_st == W_RD || w_st == W_RSP ||
+    // a write sent: the record's or CQE's completion below
+    wire          w_done = w_st == W_SENT && wr_idle;
+    wire          w_cqe_done = w_done && w_cqe;
+    assign hold = ld_p != {NCTX{1'b0}} || w_tbl ||
                   rec_first != {NCTX{1'b0}};
 
     // ---- events ---------------------------------------------------------------
@@ -664,7 +704,10 @@ module rclink_ctx #(
             l_i <= {(MW+1){1'b0}};
             ld_p <= {NCTX{1'b0}};
             rec_first <= {NCTX{1'b0}};
-            dma_valid <= 1'b0;
+            dma_cmd_valid <= 1'b0;
+            w_cqe <= 1'b0;
+            l_line <= 512'd0;
+            l_err <= 1'b0;
             ev_valid <= 1'b0;
             ev_src <= 8'd0;
             ev_info <= 64'd0;
@@ -689,7 +732,7 @@ module rclink_ctx #(
                     w_addr <= tbl[l_pick];
                     l_i <= {(MW+1){1'b0}};
                     ld_p[l_pick] <= 1'b0;
-                    dma_valid <= 1'b1;
+                    dma_cmd_valid <= 1'b1;
                     w_st <= W_RD;
                 end else if (w_rec) begin
                     w_c <= rec_c;
@@ -701,10 +744,11 @@ module rclink_ctx #(
                     w_fin <= !c_rec && r_any;
                     if (!c_rec && r_any)
                         rec_p[r_pick] <= 1'b0;
-                    dma_valid <= 1'b1;
-                    w_st <= W_W0;
+                    w_cqe <= 1'b0;
+                    dma_cmd_valid <= 1'b1;
+                    w_st <= W_W;
                 end else if (k_valid) begin
-                    // a CQE: words 0-2, then word 3 (SEQ, PHASE)
+                    // a CQE: words 0-2 and word 3 (SEQ, PHASE) in one write
                     w_c <= k_ctx;
                     w_rx <= !cqe_valid;
                     w_addr <= cq_base[k_ctx] + {27'd0, c_prod & (c_size - 32'd1), 5'd0};
@@ -712,16 +756,21 @@ module rclink_ctx #(
                     w_c1 <= cqe_valid ? cqe_w1 : rcqe_w1;
                     w_c2 <= cqe_valid ? 64'd0 : rcqe_w2;
                     w_d1 <= c_w3;
-                    dma_valid <= 1'b1;
-                    w_st <= W_C0;
+                    w_cqe <= 1'b1;
+                    dma_cmd_valid <= 1'b1;
+                    w_st <= W_C;
                 end
-            W_W0:
-                if (dma_ready) w_st <= W_W1;
-            W_W1:
-                if (dma_ready) begin
-                    dma_valid <= 1'b0;
+            W_W, W_C: begin
+                if (dma_cmd_valid && dma_cmd_ready)
+                    dma_cmd_valid <= 1'b0;
+                if (wpend && dma_wd_ready)
+                    w_st <= W_SENT;
+            end
+            W_SENT:
+                // the engine has sent the write: it is done
+                if (w_done) begin
                     w_st <= W_IDLE;
-                    if (w_fin) begin
+                    if (!w_cqe && w_fin) begin
                         rec_first[w_c] <= 1'b0;
                         // written a last time: nothing more is read or written
                         if (!run[w_c] && !rec_p[w_c] && !stop_p[w_c])
@@ -731,51 +780,55 @@ module rclink_ctx #(
                             ev_err_p[w_c] <= 1'b1;
                         end
                     end
-                end
-            W_C0: if (dma_ready) w_st <= W_C1;
-            W_C1: if (dma_ready) w_st <= W_C2;
-            W_C2: if (dma_ready) w_st <= W_C3;
-            W_C3:
-                if (dma_ready) begin
-                    dma_valid <= 1'b0;
-                    w_st <= W_IDLE;
-                    cq_prod[w_c] <= w_p1;
-                    if (armed[w_c] && w_p1 - arm_idx[w_c] >= w_need) begin
-                        armed[w_c] <= 1'b0;
-                        ev_cq_p[w_c] <= 1'b1;
-                    end else if (armed[w_c] && w_usec != 16'd0 && tm_left[w_c] == 17'd0) begin
-                        // the timer: usec after this CQE (one more tick,
-                        // since the tick's phase is not this CQE's)
-                        tm_left[w_c] <= {1'b0, w_usec} + 17'd1;
+                    if (w_cqe) begin
+                        cq_prod[w_c] <= w_p1;
+                        if (armed[w_c] && w_p1 - arm_idx[w_c] >= w_need) begin
+                            armed[w_c] <= 1'b0;
+                            ev_cq_p[w_c] <= 1'b1;
+                        end else if (armed[w_c] && w_usec != 16'd0 && tm_left[w_c] == 17'd0) begin
+                            // the timer: usec after this CQE (one more tick,
+                            // since the tick's phase is not this CQE's)
+                            tm_left[w_c] <= {1'b0, w_usec} + 17'd1;
+                        end
                     end
                 end
             W_RD:
-                if (dma_ready) begin
-                    dma_valid <= 1'b0;
+                if (dma_cmd_ready) begin
+                    dma_cmd_valid <= 1'b0;
+                    l_err <= 1'b0;
                     w_st <= W_RSP;
                 end
             W_RSP:
-                if (dma_rsp_valid) begin
-                    if (dma_rsp_err || (dma_rsp_data & l_mask) != 64'd0) begin
-                        // unreadable table (its address), a chunk not
-                        // aligned to its size (its index): CONFIG
-                        err[w_c] <= 1'b1;
-                        cause[w_c] <= C_CONFIG;
-                        einfo[w_c] <= dma_rsp_err ? tbl[w_c] : {{(63-MW){1'b0}}, l_i};
-                        act[w_c] <= 1'b0;
+                // the line's beat (one: the read does not cross a line)
+                if (dma_rd_valid) begin
+                    l_line <= dma_rd_data;
+                    l_err <= l_err || dma_rd_err;
+                    if (dma_rd_last)
+                        w_st <= W_WALK;
+                end
+            W_WALK:
+                if (l_err || (l_word & l_mask) != 64'd0) begin
+                    // unreadable table (its address), a chunk not
+                    // aligned to its size (its index): CONFIG
+                    err[w_c] <= 1'b1;
+                    cause[w_c] <= C_CONFIG;
+                    einfo[w_c] <= l_err ? tbl[w_c] : {{(63-MW){1'b0}}, l_i};
+                    act[w_c] <= 1'b0;
+                    w_st <= W_IDLE;
+                end else begin
+                    tmem[{w_c, l_i[MW-1:0]}] <= l_word;
+                    if ({{(19-MW){1'b0}}, l_i} + 20'd1 == l_n) begin
+                        // the context runs
+                        run[w_c] <= en[w_c];
+                        act[w_c] <= en[w_c];
+                        rec_p[w_c] <= en[w_c];
+                        rec_first[w_c] <= en[w_c];
                         w_st <= W_IDLE;
                     end else begin
-                        tmem[{w_c, l_i[MW-1:0]}] <= dma_rsp_data;
-                        if ({{(19-MW){1'b0}}, l_i} + 20'd1 == l_n) begin
-                            // the context runs
-                            run[w_c] <= en[w_c];
-                            act[w_c] <= en[w_c];
-                            rec_p[w_c] <= en[w_c];
-                            rec_first[w_c] <= en[w_c];
-                            w_st <= W_IDLE;
-                        end else begin
-                            l_i <= l_i + 1'b1;
-                            dma_valid <= 1'b1;
+                        l_i <= l_i + 1'b1;
+                        if (l_i[2:0] == 3'd7) begin
+                            // the next line
+                            dma_cmd_valid <= 1'b1;
                             w_st <= W_RD;
                         end
                     end

@@ -10,9 +10,9 @@
 // for context 0 (it has no area: its entries need page tables), and with
 // pages: this table holds area registrations only (DMAQ_MR_CAP.max_pages
 // 0, so the driver registers no host pages here).  DMAQ_MR_CAP.max_len
-// is 0: the send engine's READ takes one piece on context 0 (the
-// driver's ring READs are chains), so the driver refuses a ring's WRITE or
-// READ (EOPNOTSUPP) before it reaches the board; user contexts post both.
+// is MAX_LEN, the largest WRITE or READ the send engine takes (the top's:
+// DMAQ_CAP.max_msg, which a context-0 READ's pieces cover in the driver's
+// 64 KiB chunks), so the driver posts its rings' WRITEs and READs.
 //
 // The responder (rclink_rx) looks an entry up by a key's INDEX
 // (lk_*, combinational) and says which entry it is writing (use_*): that
@@ -27,7 +27,8 @@
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_mr #(
-    parameter NMR = 16
+    parameter NMR = 16,
+    parameter [31:0] MAX_LEN = 0    // DMAQ_MR_CAP.max_len
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -75,10 +76,8 @@ module rclink_mr #(
 
     localparam MW = (NMR > 1) ? $clog2(NMR) : 1;
     localparam [63:0] CTRL_KEEP = ~(64'd1 << `RCLINK_DMAQ_MR_CTRL_BUSY_LSB);
-    // max_len 0: no ring WRITE or READ (a context-0 READ takes one piece
-    // here; user contexts post theirs directly; the responder serves up to
-    // DMAQ_CAP.max_msg), max_pages 0
-    localparam [63:0] CAP = {48'd0, NMR[15:0]};
+    // max_len the requester's limit, max_pages 0
+    localparam [63:0] CAP = {16'd0, MAX_LEN, NMR[15:0]};
 
     reg [63:0] base [0:NMR-1];
     reg [31:0] len  [0:NMR-1];

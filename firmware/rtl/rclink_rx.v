@@ -182,7 +182,8 @@ module rclink_rx #(
     // (wresp_*); a WRITE_RESP (wresp_valid; wresp_hit: a WRITE waits for
     // it), a READ_RESP (rresp_*; rresp_hit: a READ waits for it, rresp_ok:
     // its data goes to rresp_base, a bus address or the QP's user
-    // context's area offset), the READ's last data written (rdone_valid)
+    // context's area offset, of the message offset rp_off, rresp_room
+    // bytes to its piece's end), the READ's last data written (rdone_valid)
     output wire        wresp_valid,
     output wire [QP_AW-1:0] wresp_qpn,
     output wire [15:0] wresp_tag,
@@ -196,6 +197,8 @@ module rclink_rx #(
     input  wire        rresp_hit,
     input  wire        rresp_ok,
     input  wire [63:0] rresp_base,
+    input  wire [31:0] rresp_room,       // bytes of rresp_base's piece from there
+    output wire [31:0] rp_off,           // the READ's message offset being written
     output reg         rdone_valid,
     output reg         rr_busy,          // a READ_RESP's data taken is being written
     output reg         c_imm_drop,
@@ -565,6 +568,11 @@ module rclink_rx #(
     wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
     wire p_ends  = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_LAST;
     assign rresp_ends = p_ends;
+    // a READ_RESP's data goes piece by piece (a context-0 READ's chain):
+    // the send engine looks up the local side of its next byte
+    reg  [31:0] c_rq;
+    assign rp_off = c_rq;
+    wire [31:0] rr_sz = (rresp_room < left) ? rresp_room : left;
     // a WRITE's last packet is answered once every write TLP of its data
     // has left the engine (wr_idle, after its last burst's beats were
     // taken), as the CQ's index and an MSI-X wait for theirs: the
@@ -1001,9 +1009,12 @@ module rclink_rx #(
                     // staging as a WRITE's), its last one completes it
                     c_open <= 1'b1;
                     c_buf <= 1'b1;
-                    c_addr <= rresp_base;
-                    c_size <= left[16:0];
+                    // (its first piece is looked up at its first byte,
+                    // from registers: an empty buffer here)
+                    c_addr <= 64'd0;
+                    c_size <= 17'd0;
                     c_fill <= 17'd0;
+                    c_rq <= soff;
                     rr_busy <= 1'b1;
                     st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
@@ -1400,7 +1411,13 @@ module rclink_rx #(
                     fret <= S_CHUNK;
                     st <= S_FL0;
                 end else if (!c_buf || c_fill == c_size) begin
-                    if (c_buf) begin
+                    if (rr_busy) begin
+                        // a READ's piece is full (or none yet): the one of
+                        // the next byte (the staged bytes went out above)
+                        c_addr <= rresp_base;
+                        c_size <= rr_sz[16:0];
+                        c_fill <= 17'd0;
+                    end else if (c_buf) begin
                         cqe(ST_OK, 1'b0);
                         c_buf <= 1'b0;
                         ret <= S_CHUNK;
@@ -1425,6 +1442,7 @@ module rclink_rx #(
                     s_n <= s_n + {9'd0, chunk};
                     c_fill <= c_fill + {13'd0, chunk};
                     c_moff <= c_moff + {28'd0, chunk};
+                    c_rq <= c_rq + {28'd0, chunk};
                     left <= left - {28'd0, chunk};
                     beat <= beat >> {chunk, 3'b000};
                     beat_n <= beat_n - chunk;

@@ -6,14 +6,13 @@
 // engine (rclink_tlp_req: bursts as memory read/write TLPs split at
 // MRRS/MPS, 32 tags, completions reassembled in order, completion
 // timeout, MSI-X messages on the same stream) and the MSI-X table and
-// PBA (rclink_msix).  The engine has four burst ports: port 0 carries
-// the core's DMA words (rclink_dma_word: the user contexts' doorbell records),
-// port 1 the TYPE3 bridge (rclink_axi_dma: the IP's NONR_MD_AXI and
+// PBA (rclink_msix).  The engine has four burst ports: port 0 is
+// unused (tied off), port 1 the TYPE3 bridge (rclink_axi_dma: the IP's NONR_MD_AXI and
 // NONR_DATA_AXI masters), port 2 (dma_*) is free for another burst user
 // (tie dma_cmd_valid and dma_wd_valid low when unused; with bus mastering
 // off its commands are answered here, rclink_dma_barb), port 3 the core's
-// queue engines (send queue, receive path, completion queue: the core's
-// q_* port, BURST 1); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
+// queue engines (send queue, receive path, completion queue, event ring,
+// self-test, user contexts: the core's q_* port, BURST 1); one command at a time, round robin.  Its PCIe side: the completer's streams of standard TLP
 // headers (first DW in [127:96]) with up to two DWs of payload (a
 // completion of more DWs, a doorbell BAR read, has zeros after them); the
 // requester's 512-bit streams with the header beside the first beat
@@ -91,6 +90,10 @@ module rclink_shim_tlp #(
     output wire [31:0]  cnt_cpl_unexp,      // completions for no waiting tag
     output wire [31:0]  cnt_cpl_tmo,        // completion timeouts
     input  wire         flr_stop,           // FLR drain: no new request
+    // the adapter holds no TLP it took from rq_* (1 for an adapter that
+    // hands them straight to the hard IP): with posted_idle, the writes
+    // taken have reached the hard IP
+    input  wire         tx_drained,
     output wire         req_idle,           // no read outstanding, no TYPE3 burst left
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
@@ -130,17 +133,17 @@ module rclink_shim_tlp #(
         .d_wr(db_wr), .d_addr(db_addr), .d_be(db_be), .d_data(db_data));
 
     // ---- requester --------------------------------------------------------
-    wire        d_valid, d_ready, d_write, r_valid, r_err;
-    wire [63:0] d_addr, d_data, r_data;
+    wire        d_valid, d_write;           // the core's word requester: unused
+    wire [63:0] d_addr, d_data;
     wire [7:0]  d_be;
     wire        m_valid, m_ready;
     wire [63:0] m_addr;
     wire [31:0] m_data;
-    // port 0: the core's words
-    wire         w_cmd_valid, w_cmd_ready, w_cmd_write, w_wd_valid, w_wd_ready;
-    wire [63:0]  w_cmd_addr;
-    wire [12:0]  w_cmd_len;
-    wire [511:0] w_wd_data;
+    // port 0: unused
+    wire         w_cmd_valid = 1'b0, w_cmd_write = 1'b0, w_wd_valid = 1'b0;
+    wire [63:0]  w_cmd_addr = 64'd0;
+    wire [12:0]  w_cmd_len = 13'd0;
+    wire [511:0] w_wd_data = 512'd0;
     // the engine
     wire         e_cmd_valid, e_cmd_ready, e_cmd_write, e_wd_valid, e_wd_ready;
     wire         e_wr_busy, e_rd_valid, e_rd_last, e_rd_err, e_posted_idle;
@@ -149,17 +152,6 @@ module rclink_shim_tlp #(
     wire [1:0]   e_cmd_id, e_rd_id;
     wire [511:0] e_wd_data, e_rd_data;
     wire [63:0]  e_rd_keep;
-
-    rclink_dma_word u_word (
-        .clk(clk), .rst(rst_q),
-        .w_valid(d_valid), .w_ready(d_ready), .w_write(d_write),
-        .w_addr(d_addr), .w_data(d_data), .w_be(d_be),
-        .w_rsp_valid(r_valid), .w_rsp_data(r_data), .w_rsp_err(r_err),
-        .cmd_valid(w_cmd_valid), .cmd_ready(w_cmd_ready),
-        .cmd_write(w_cmd_write), .cmd_addr(w_cmd_addr), .cmd_len(w_cmd_len),
-        .wd_valid(w_wd_valid), .wd_ready(w_wd_ready), .wd_data(w_wd_data),
-        .rd_valid(e_rd_valid && e_rd_id == 2'd0), .rd_data(e_rd_data),
-        .rd_keep(e_rd_keep), .rd_err(e_rd_err));
 
     // port 1: the TYPE3 bridge (the IP's NONR_MD_AXI and NONR_DATA_AXI)
     wire         b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
@@ -197,6 +189,7 @@ module rclink_shim_tlp #(
     wire [63:0]  p_cmd_addr;
     wire [12:0]  p_cmd_len;
     wire [511:0] p_wd_data;
+    wire         p_refused;         // counted in SHIM_DMA_BM_DROP (the core)
     rclink_dma_barb #(.N(1), .OW(1)) u_p2 (
         .clk(clk), .rst(core_rst), .wrst(rst_q),
         .bus_master_en(cfg_bus_master_en),
@@ -211,9 +204,10 @@ module rclink_shim_tlp #(
         .m_cmd_write(p_cmd_write), .m_cmd_addr(p_cmd_addr), .m_cmd_len(p_cmd_len),
         .m_wd_valid(p_wd_valid), .m_wd_ready(p_wd_ready), .m_wd_data(p_wd_data),
         .m_rd_valid(e_rd_valid && e_rd_id == 2'd2), .m_rd_data(e_rd_data),
-        .m_rd_keep(e_rd_keep), .m_rd_last(e_rd_last), .m_rd_err(e_rd_err));
+        .m_rd_keep(e_rd_keep), .m_rd_last(e_rd_last), .m_rd_err(e_rd_err),
+        .refused(p_refused));
 
-    // four ports (0 the core's words, 1 the TYPE3 bridge, 2 dma_*, 3 the
+    // four ports (0 unused, 1 the TYPE3 bridge, 2 dma_*, 3 the
     // queue engines), one command at a time, round robin; write data from
     // the port whose write command is running
     wire [3:0] creq = {q_cmd_valid, p_cmd_valid, b_cmd_valid, w_cmd_valid};
@@ -236,7 +230,6 @@ module rclink_shim_tlp #(
     assign e_cmd_len     = sel == 2'd3 ? q_cmd_len : sel == 2'd2 ? p_cmd_len :
                            sel == 2'd1 ? b_cmd_len : w_cmd_len;
     assign e_cmd_id      = sel;
-    assign w_cmd_ready   = e_cmd_ready && sel == 2'd0;
     assign b_cmd_ready   = e_cmd_ready && sel == 2'd1;
     assign p_cmd_ready   = e_cmd_ready && sel == 2'd2;
     assign q_cmd_ready   = e_cmd_ready && sel == 2'd3;
@@ -245,7 +238,6 @@ module rclink_shim_tlp #(
                                          wsel == 2'd1 ? b_wd_valid : w_wd_valid);
     assign e_wd_data     = wsel == 2'd3 ? q_wd_data : wsel == 2'd2 ? p_wd_data :
                            wsel == 2'd1 ? b_wd_data : w_wd_data;
-    assign w_wd_ready    = e_wr_busy && wsel == 2'd0 && e_wd_ready;
     assign b_wd_ready    = e_wr_busy && wsel == 2'd1 && e_wd_ready;
     assign p_wd_ready    = e_wr_busy && wsel == 2'd2 && e_wd_ready;
     assign q_wd_ready    = e_wr_busy && wsel == 2'd3 && e_wd_ready;
@@ -296,9 +288,12 @@ module rclink_shim_tlp #(
         .msg_data(m_data), .pending(msix_pending));
 
     // an MSI leaves through the hard IP's interrupt port, not the request
-    // stream: it waits until the writes taken before it have left
+    // stream, and a WRITE_RESP through the IP's TX_S: each waits until the
+    // writes taken before it have reached the hard IP (the engine's and
+    // the adapter's queues empty)
+    wire posted_left = e_posted_idle && tx_drained;
     wire c_msi_valid;
-    assign msi_valid = c_msi_valid && e_posted_idle;
+    assign msi_valid = c_msi_valid && posted_left;
 
     // ---- the word-level core --------------------------------------------------
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
@@ -313,19 +308,20 @@ module rclink_shim_tlp #(
         .tgt_cpl_valid(t_cpl_valid), .tgt_cpl_ready(t_cpl_ready),
         .tgt_cpl_data(t_cpl_data), .tgt_cpl_tag(t_cpl_tag),
         .db_wr(db_wr), .db_addr(db_addr), .db_be(db_be), .db_data(db_data),
-        .dma_req_valid(d_valid), .dma_req_ready(d_ready),
+        // the word requester is BURST 0's: unused here
+        .dma_req_valid(d_valid), .dma_req_ready(1'b0),
         .dma_req_write(d_write), .dma_req_addr(d_addr),
         .dma_req_data(d_data), .dma_req_be(d_be),
-        .dma_rsp_valid(r_valid), .dma_rsp_data(r_data), .dma_rsp_err(r_err),
+        .dma_rsp_valid(1'b0), .dma_rsp_data(64'd0), .dma_rsp_err(1'b0),
         .q_cmd_valid(q_cmd_valid), .q_cmd_ready(q_cmd_ready),
         .q_cmd_write(q_cmd_write), .q_cmd_addr(q_cmd_addr), .q_cmd_len(q_cmd_len),
         .q_wd_valid(q_wd_valid), .q_wd_ready(q_wd_ready), .q_wd_data(q_wd_data),
         .q_rd_valid(e_rd_valid && e_rd_id == 2'd3), .q_rd_data(e_rd_data),
         .q_rd_keep(e_rd_keep), .q_rd_last(e_rd_last), .q_rd_err(e_rd_err),
-        .q_wr_idle(e_posted_idle),
+        .q_wr_idle(posted_left),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
-        .cnt_t3_dma_err(cnt_t3_dma_err),
+        .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),
 `include "rclink_ip_conn.vh"
     );
 endmodule

@@ -13,12 +13,13 @@
 // is the shim's own reset (for the requester's flush).
 //
 // The queue engines (send queue, receive path, completion queue), the
-// event ring writer and the DMA self-test move their data in bursts
+// event ring writer, the DMA self-test and the user contexts (doorbell
+// records, CQEs, area tables) move their data in bursts
 // (rclink_dma_barb): with BURST 1 on the q_* port, which the TLP top
-// connects to a port of the DMA engine (rclink_tlp_req); with BURST 0
-// (the testbench, the co-simulation) through rclink_dma_b2w as words on
-// the dma_req/dma_rsp interface, beside the user contexts' doorbell
-// records, which stay words.
+// connects to a port of the DMA engine (rclink_tlp_req; the dma_req
+// interface is then unused); with BURST 0 (the testbench, the
+// co-simulation) through rclink_dma_b2w as words on the dma_req/dma_rsp
+// interface.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_shim_top #(
@@ -62,7 +63,8 @@ module rclink_shim_top #(
     input  wire [23:0] db_addr,
     input  wire [7:0]  db_be,
     input  wire [63:0] db_data,
-    // ---- PCIe hard IP: DMA requester (64-bit words, in-order responses)
+    // ---- PCIe hard IP: DMA requester (64-bit words, in-order responses;
+    //      BURST 0 only)
     output wire        dma_req_valid,
     input  wire        dma_req_ready,
     output wire        dma_req_write,
@@ -97,6 +99,8 @@ module rclink_shim_top #(
     output wire        intx,
     // ---- counters of the TLP level, read through the CSRs
     input  wire [63:0] cnt_t3_dma_err,      // SHIM_T3_DMA_ERR (rclink_axi_dma)
+    input  wire        dma_bm_drop,         // a burst another bus-master gate
+                                            // refused (SHIM_DMA_BM_DROP)
     // ---- board
     input  wire [63:0] board_serial,
     input  wire [47:0] board_mac,
@@ -291,6 +295,7 @@ module rclink_shim_top #(
 
     wire [31:0] t3irq_cfg;              // SHIM_T3_IRQ {enable, vector}
     reg  [31:0] t3irq_cnt;              // SHIM_T3_IRQ.count
+    reg  [63:0] cnt_bm_drop;            // SHIM_DMA_BM_DROP (the bus-master gates)
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
         .wr(csr_wr), .rd(csr_rd), .addr(csr_addr), .wdata(csr_wdata),
@@ -326,7 +331,7 @@ module rclink_shim_top #(
         .t2_ost_free(t2_ost_free),
         .ip_idle(ip_idle), .ip_tx_wait_mac_crd(ip_tx_wait_mac_crd),
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
-        .cnt_t3_dma_err(cnt_t3_dma_err),
+        .cnt_t3_dma_err(cnt_t3_dma_err), .cnt_dma_bm_drop(cnt_bm_drop),
         .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
         .ctx_hit(ctx_hit || mr_hit), .ctx_rdata(mr_hit ? mr_rdata : ctx_rdata),
         .stat_we(stat_we), .stat_clear(stat_clear), .stat_sel(stat_sel),
@@ -354,37 +359,17 @@ module rclink_shim_top #(
         .sel_timeouts(qps_timeouts), .hold(qps_hold));
 
     // ---- the engine's bursts (rclink_dma_barb): 0 send queue, 1 completion
-    // queue, 2 receive path, 3 event ring, 4 self-test
-    wire [4:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
-    wire [4:0]    b_rd_valid;
-    wire [319:0]  b_cmd_addr;
-    wire [64:0]   b_cmd_len;
-    wire [2559:0] b_wd_data;
+    // queue, 2 receive path, 3 event ring, 4 self-test, 5 user contexts
+    wire [5:0]    b_cmd_valid, b_cmd_ready, b_cmd_write, b_wd_valid, b_wd_ready;
+    wire [5:0]    b_rd_valid;
+    wire [383:0]  b_cmd_addr;
+    wire [77:0]   b_cmd_len;
+    wire [3071:0] b_wd_data;
     wire [511:0]  b_rd_data;
     wire [63:0]   b_rd_keep;
     wire          b_rd_last, b_rd_err;
     wire          m_wr_idle;            // the port has no write left to send
-
-    // ---- DMA word clients: 2 the bursts (BURST 0), 3 the user contexts'
-    // doorbell records (0 and 1 unused)
-    localparam NC = 4;
-    wire [NC-1:0]    c_lock, c_valid, c_ready, c_write, c_rsp;
-    wire [64*NC-1:0] c_addr, c_data;
-    wire [8*NC-1:0]  c_be;
-    wire [63:0]      rsp_data;
-    wire             rsp_err;
-
-    rclink_dma_arb #(.N(NC), .OW(2)) u_arb (
-        .clk(clk), .rst(rst), .bus_master_en(cfg_bus_master_en),
-        .c_lock(c_lock), .c_req_valid(c_valid), .c_req_ready(c_ready),
-        .c_req_write(c_write), .c_req_addr(c_addr), .c_req_data(c_data),
-        .c_req_be(c_be), .c_rsp_valid(c_rsp), .c_rsp_data(rsp_data),
-        .c_rsp_err(rsp_err),
-        .m_req_valid(dma_req_valid), .m_req_ready(dma_req_ready),
-        .m_req_write(dma_req_write), .m_req_addr(dma_req_addr),
-        .m_req_data(dma_req_data), .m_req_be(dma_req_be),
-        .m_rsp_valid(dma_rsp_valid), .m_rsp_data(dma_rsp_data),
-        .m_rsp_err(dma_rsp_err));
+    wire          b_refused;            // a burst refused (bus mastering off)
 
     // ---- TYPE3 on a vector of its own (SHIM_T3_IRQ, MSI-X only): an
     // IRQ_INFO TYPE3 of the IP or of SHIM_INTR_INJECT raises the vector and
@@ -438,12 +423,6 @@ module rclink_shim_top #(
         .dma_wd_valid(b_wd_valid[3]), .dma_wd_ready(b_wd_ready[3]),
         .dma_wd_data(b_wd_data[1536 +: 512]));
     assign b_cmd_write[3] = 1'b1;
-    assign c_lock[1:0] = 2'd0;
-    assign c_valid[1:0] = 2'd0;
-    assign c_write[1:0] = 2'd0;
-    assign c_addr[0 +: 128] = 128'd0;
-    assign c_data[0 +: 128] = 128'd0;
-    assign c_be[0 +: 16] = 16'd0;
 
     // ---- DMA self-test ----------------------------------------------------------
     rclink_dmatest u_dmatest (
@@ -492,6 +471,15 @@ module rclink_shim_top #(
     wire [7:0]  x_cause;
     wire        cqe_u_ready;
     localparam SQ_MSGS = 8;             // the send engine's message slots
+    // the requester's largest WRITE or READ (DMAQ_MR_CAP.max_len): a
+    // context-0 READ keeps RD_PIECES pieces, which hold DMAQ_CAP.max_msg
+    // in the driver's chains of 64 KiB chunks (its first one may start
+    // inside a chunk: one piece more than the chunks the length fills)
+    localparam [63:0] RD_CAP = `RCLINK_DMAQ_CAP_RSTVAL;
+    localparam [31:0] RD_MAX_MSG = {8'd0, RD_CAP[23:0]};
+    localparam RD_PIECES = 17;
+    localparam [31:0] RD_FIT = (RD_PIECES - 1) * `RCLINK_WQE_MAX_PIECE;
+    localparam [31:0] RD_MAX_LEN = (RD_FIT < RD_MAX_MSG) ? RD_FIT : RD_MAX_MSG;
     wire [SQ_MSGS-1:0] fl_v;
     wire [SQ_MSGS*QP_AW-1:0] fl_qpn;
     wire [SQ_MSGS*10-1:0] ost_out;      // the send engine's slots: packets in the IP
@@ -551,11 +539,14 @@ module rclink_shim_top #(
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
                 .rx_hold(r_hold_us), .us_tick(r_us_tick),
-                .dma_lock(c_lock[3]), .dma_valid(c_valid[3]),
-                .dma_ready(c_ready[3]), .dma_write(c_write[3]),
-                .dma_addr(c_addr[192 +: 64]), .dma_data(c_data[192 +: 64]),
-                .dma_rsp_valid(c_rsp[3]), .dma_rsp_data(rsp_data),
-                .dma_rsp_err(rsp_err));
+                .wrst(wrst), .wr_idle(m_wr_idle),
+                .dma_cmd_valid(b_cmd_valid[5]), .dma_cmd_ready(b_cmd_ready[5]),
+                .dma_cmd_write(b_cmd_write[5]), .dma_cmd_addr(b_cmd_addr[320 +: 64]),
+                .dma_cmd_len(b_cmd_len[65 +: 13]),
+                .dma_wd_valid(b_wd_valid[5]), .dma_wd_ready(b_wd_ready[5]),
+                .dma_wd_data(b_wd_data[2560 +: 512]),
+                .dma_rd_valid(b_rd_valid[5]), .dma_rd_data(b_rd_data),
+                .dma_rd_last(b_rd_last), .dma_rd_err(b_rd_err));
         end else begin : g_noctx
             assign ctx_hit = 1'b0;
             assign ctx_rdata = 64'd0;
@@ -594,14 +585,14 @@ module rclink_shim_top #(
             assign cqe_ru_ready = 1'b0;
             assign r_hold_us = 32'd0;
             assign r_us_tick = 1'b0;
-            assign c_write[3] = 1'b1;
-            assign c_lock[3] = 1'b0;
-            assign c_valid[3] = 1'b0;
-            assign c_addr[192 +: 64] = 64'd0;
-            assign c_data[192 +: 64] = 64'd0;
+            assign b_cmd_valid[5] = 1'b0;
+            assign b_cmd_write[5] = 1'b0;
+            assign b_cmd_addr[320 +: 64] = 64'd0;
+            assign b_cmd_len[65 +: 13] = 13'd0;
+            assign b_wd_valid[5] = 1'b0;
+            assign b_wd_data[2560 +: 512] = 512'd0;
         end
     endgenerate
-    assign c_be[24 +: 8] = 8'hff;
 
     // ---- the bursts (rclink_dma_barb, declared above)
     wire          m_cmd_valid, m_cmd_ready, m_cmd_write, m_wd_valid, m_wd_ready;
@@ -612,7 +603,7 @@ module rclink_shim_top #(
     wire [511:0]  m_rd_data;
     wire [63:0]   m_rd_keep;
 
-    rclink_dma_barb #(.N(5), .OW(3)) u_barb (
+    rclink_dma_barb #(.N(6), .OW(3)) u_barb (
         .clk(clk), .rst(rst), .wrst(wrst), .bus_master_en(cfg_bus_master_en),
         .c_cmd_valid(b_cmd_valid), .c_cmd_ready(b_cmd_ready),
         .c_cmd_write(b_cmd_write), .c_cmd_addr(b_cmd_addr), .c_cmd_len(b_cmd_len),
@@ -623,7 +614,15 @@ module rclink_shim_top #(
         .m_cmd_write(m_cmd_write), .m_cmd_addr(m_cmd_addr), .m_cmd_len(m_cmd_len),
         .m_wd_valid(m_wd_valid), .m_wd_ready(m_wd_ready), .m_wd_data(m_wd_data),
         .m_rd_valid(m_rd_valid), .m_rd_data(m_rd_data), .m_rd_keep(m_rd_keep),
-        .m_rd_last(m_rd_last), .m_rd_err(m_rd_err));
+        .m_rd_last(m_rd_last), .m_rd_err(m_rd_err), .refused(b_refused));
+
+    // SHIM_DMA_BM_DROP: the bursts the bus-master gates refused (this
+    // one's and, through dma_bm_drop, the engine's free port's)
+    always @(posedge clk)
+        if (rst)
+            cnt_bm_drop <= 64'd0;
+        else
+            cnt_bm_drop <= cnt_bm_drop + {63'd0, b_refused} + {63'd0, dma_bm_drop};
 
     generate
         if (BURST != 0) begin : g_burst
@@ -641,13 +640,15 @@ module rclink_shim_top #(
             assign m_rd_last = q_rd_last;
             assign m_rd_err = q_rd_err;
             assign m_wr_idle = q_wr_idle && !m_wd_valid;
-            assign c_lock[2] = 1'b0;
-            assign c_valid[2] = 1'b0;
-            assign c_write[2] = 1'b0;
-            assign c_addr[128 +: 64] = 64'd0;
-            assign c_data[128 +: 64] = 64'd0;
-            assign c_be[16 +: 8] = 8'd0;
+            assign dma_req_valid = 1'b0;
+            assign dma_req_write = 1'b0;
+            assign dma_req_addr = 64'd0;
+            assign dma_req_data = 64'd0;
+            assign dma_req_be = 8'd0;
         end else begin : g_words
+            // the bursts as words (bus mastering is gated in u_barb: with
+            // it off no command gets here)
+            wire b2w_lock;
             rclink_dma_b2w u_b2w (
                 .clk(clk), .rst(rst),
                 .cmd_valid(m_cmd_valid), .cmd_ready(m_cmd_ready),
@@ -655,10 +656,11 @@ module rclink_shim_top #(
                 .wd_valid(m_wd_valid), .wd_ready(m_wd_ready), .wd_data(m_wd_data),
                 .rd_valid(m_rd_valid), .rd_data(m_rd_data), .rd_keep(m_rd_keep),
                 .rd_last(m_rd_last), .rd_err(m_rd_err),
-                .w_lock(c_lock[2]), .w_valid(c_valid[2]), .w_ready(c_ready[2]),
-                .w_write(c_write[2]), .w_addr(c_addr[128 +: 64]),
-                .w_data(c_data[128 +: 64]), .w_be(c_be[16 +: 8]),
-                .w_rsp_valid(c_rsp[2]), .w_rsp_data(rsp_data), .w_rsp_err(rsp_err));
+                .w_lock(b2w_lock), .w_valid(dma_req_valid), .w_ready(dma_req_ready),
+                .w_write(dma_req_write), .w_addr(dma_req_addr),
+                .w_data(dma_req_data), .w_be(dma_req_be),
+                .w_rsp_valid(dma_rsp_valid), .w_rsp_data(dma_rsp_data),
+                .w_rsp_err(dma_rsp_err));
             assign m_wr_idle = m_cmd_ready;
             assign q_cmd_valid = 1'b0;
             assign q_cmd_write = 1'b0;
@@ -695,6 +697,7 @@ module rclink_shim_top #(
     wire        rresp_valid, rresp_ends, rresp_hit, rresp_ok, rdone_valid, rr_busy;
     wire [31:0] rresp_off, rresp_mlen, rresp_dlen;
     wire [63:0] rresp_base;
+    wire [31:0] rresp_room, rp_off;
     wire [QP_AW-1:0] wresp_qpn;
     wire [15:0] wresp_tag, lq_idx;
     wire [7:0]  wresp_st;
@@ -702,7 +705,8 @@ module rclink_shim_top #(
     wire [31:0] lq_len;
     wire [31:0] rdma_tmo_us;
     rclink_sq #(.QP_AW(QP_AW), .OST_N(OST_N), .TIMEOUT(DMA_TIMEOUT), .NCTX(NCTX),
-                .CW(SCW), .MSGS(SQ_MSGS), .US_CYCLES(US_CYCLES)) u_sq (
+                .CW(SCW), .MSGS(SQ_MSGS), .US_CYCLES(US_CYCLES),
+                .RD_PIECES(RD_PIECES)) u_sq (
         .clk(clk), .rst(rst),
         .sq_base(sq_base), .sq_order(sq_cfg[3:0]), .sq_en(sq_cfg[8]),
         .sq_stop(sq_stop), .sq_prod(sq_prod), .sq_cons(sq_cons),
@@ -740,7 +744,8 @@ module rclink_shim_top #(
         .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
+        .rp_off(rp_off), .rdone_valid(rdone_valid),
         .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
         .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1));
@@ -758,7 +763,7 @@ module rclink_shim_top #(
     wire        rc_wr, rc_rd, rc_bkey, rc_acc, rc_bnd, rc_sil, rc_late, rc_imm;
     generate
         if (NCTX > 1) begin : g_mr
-            rclink_mr #(.NMR(NMR)) u_mr (
+            rclink_mr #(.NMR(NMR), .MAX_LEN(RD_MAX_LEN)) u_mr (
                 .clk(clk), .rst(rst),
                 .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
                 .rdata(mr_rdata), .hit(mr_hit),
@@ -818,7 +823,8 @@ module rclink_shim_top #(
         .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
-        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rdone_valid(rdone_valid),
+        .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
+        .rp_off(rp_off), .rdone_valid(rdone_valid),
         .rr_busy(rr_busy),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),

@@ -199,6 +199,7 @@ module rclink_shim_us #(
                       .IP_RST_CYCLES(IP_RST_CYCLES), .NCTX(NCTX)) u_tlp (
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
+        .tx_drained(1'b1),          // RQ takes the beats itself
         .cfg_bus_master_en(cfg_function_status[2]),
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),

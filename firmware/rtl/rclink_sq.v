@@ -113,16 +113,22 @@
 // microseconds pass (REM_TIMEOUT); a response that comes later matches
 // nothing (rclink_rx counts it late).
 //
-// A READ (one READ WQE: context 0's one piece, or a user context's area
-// offset or local key offset; the REMOTE WQE) sends one READ_REQ packet
-// (no data, like the IMM packet).  rclink_rx hands each READ_RESP to the
-// engine (rresp_*): one of a READ waiting, with its next offset and
-// fitting its length, is written by rclink_rx to the READ's local side
-// (rresp_base) and restarts the timeout; a refusal, or one that does not
-// fit, completes the READ with its status (DMA_ERR); the last one
-// completes it once its data is written (rdone_valid).  A context-0 READ
-// of more than one piece is BAD_WQE here (the model takes a chain), and
-// DMAQ_MR_CAP.max_len stays 0 so the driver posts no ring READ.
+// A READ (context 0: a chain of up to RD_PIECES READ WQEs, each a piece
+// of host memory; a user context: one, its area offset or local key
+// offset; then the REMOTE WQE) sends one READ_REQ packet (no data, like
+// the IMM packet).  The slot keeps the pieces (bus address, end offset in
+// the message).  rclink_rx hands each READ_RESP to the engine (rresp_*):
+// one of a READ waiting, with its next offset and fitting its length, is
+// written by rclink_rx to the READ's local side and restarts the timeout;
+// while its data is written (rr_busy; rr_cur the READ's slot, taken with
+// the packet) rresp_base and rresp_room give the bus address (or area
+// offset) of the message offset rp_off and the bytes left in its piece,
+// from registers (rclink_rx asks at the packet's first byte and when a
+// piece is full inside it).  A refusal,
+// or one that does not fit, completes the READ with its status (DMA_ERR);
+// the last one completes it once its data is written (rdone_valid).  A
+// context-0 READ of more pieces is BAD_WQE; DMAQ_MR_CAP.max_len is what
+// the driver's chains of 64 KiB chunks fit in (RD_PIECES - 1 chunks).
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_sq #(
@@ -137,7 +143,8 @@ module rclink_sq #(
     parameter MSGS = 8,             // message slots (2, 4, 8 or 16)
     parameter NCTX = 1,             // contexts (rclink_ctx: 1..NCTX-1 user ones)
     parameter CW = 1,               // max(1, clog2(NCTX))
-    parameter US_CYCLES = 250       // clock cycles a microsecond (the RDMA timeout)
+    parameter US_CYCLES = 250,      // clock cycles a microsecond (the RDMA timeout)
+    parameter RD_PIECES = 17        // pieces of a context-0 READ (1 MiB in 64 KiB chunks, unaligned)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -253,9 +260,10 @@ module rclink_sq #(
     output reg         c_timeout,
     // the requester's READ: a READ_RESP that came in (rclink_rx; its QP,
     // TAG and STATUS on wresp_*): rresp_hit, a READ waits for it;
-    // rresp_ok, its data goes to the local side at rresp_base (a bus
-    // address, or a user context's area offset); rdone_valid, the READ's
-    // last data is written (QP and TAG on wresp_*)
+    // rresp_ok, its data goes to the READ's local side: rresp_base (a bus
+    // address, or a user context's area offset) of rp_off, the message
+    // offset being written; rdone_valid, the READ's last data is written
+    // (QP and TAG on wresp_*)
     input  wire        rresp_valid,
     input  wire [31:0] rresp_off,
     input  wire [31:0] rresp_mlen,
@@ -264,6 +272,8 @@ module rclink_sq #(
     output wire        rresp_hit,
     output wire        rresp_ok,
     output wire [63:0] rresp_base,
+    output wire [31:0] rresp_room,      // bytes of rresp_base's piece from there
+    input  wire [31:0] rp_off,          // the message offset looked up (rr_busy)
     input  wire        rdone_valid,
     input  wire        rr_busy,         // rclink_rx writes data of the READ of wresp_*
     output reg         c_tx_read,
@@ -373,6 +383,11 @@ module rclink_sq #(
     reg [MSGS-1:0] m_rd;         // a READ: its local side, the next offset due
     reg [63:0]     m_loc   [0:MSGS-1];
     reg [31:0]     m_roff  [0:MSGS-1];
+    // a context-0 READ's pieces: slot s's piece j at s * RD_PIECES + j, its
+    // bus address and the message offset where it ends
+    reg [63:0]     m_pa    [0:MSGS*RD_PIECES-1];
+    reg [31:0]     m_pe    [0:MSGS*RD_PIECES-1];
+    reg [SLW-1:0]  rr_cur;       // the READ whose packet rclink_rx writes (rr_busy)
     reg [15:0]     m_tag   [0:MSGS-1];
     reg [7:0]      m_rs    [0:MSGS-1];
     reg [31:0]     m_tl    [0:MSGS-1];
@@ -621,7 +636,32 @@ module rclink_sq #(
                        (!rresp_ends || rresp_off + rresp_dlen == rresp_mlen);
     assign rresp_hit = rresp_valid && rr_hit;
     assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit;
-    assign rresp_base = m_loc[rr_slot] + {32'd0, rresp_off};
+    // the local side of a message offset of the READ: a user context's
+    // area (or registration) offset, or the piece of context 0's chain
+    // holding it (the first whose end is past it) and the bytes left there
+    wire [SLW-1:0] lk_s = rr_cur;
+    wire [31:0]    lk_q = rp_off;
+    reg [63:0]     lk_bus;
+    reg [31:0]     lk_room;
+    reg [31:0]     lk_beg;
+    integer        pj;
+    always @* begin
+        lk_bus = 64'd0;
+        lk_room = 32'd0;
+        for (pj = RD_PIECES - 1; pj >= 0; pj = pj - 1) begin
+            lk_beg = (pj == 0) ? 32'd0 : m_pe[lk_s * RD_PIECES + pj - 1];
+            if (lk_q < m_pe[lk_s * RD_PIECES + pj] && lk_q >= lk_beg) begin
+                lk_bus = m_pa[lk_s * RD_PIECES + pj] + {32'd0, lk_q - lk_beg};
+                lk_room = m_pe[lk_s * RD_PIECES + pj] - lk_q;
+            end
+        end
+        if (m_ctx[lk_s] != {CW{1'b0}}) begin
+            lk_bus = m_loc[lk_s] + {32'd0, lk_q};
+            lk_room = 32'hffffffff;
+        end
+    end
+    assign rresp_base = lk_bus;
+    assign rresp_room = lk_room;
 
     // a finished slot with no older slot of its QP
     reg [SLW-1:0] done_slot;
@@ -637,6 +677,7 @@ module rclink_sq #(
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
             if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older && !m_wait[h] &&
+                !(rr_busy && rr_cur == h[SLW-1:0]) &&
                 !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
                 (m_ctx[h] != {CW{1'b0}} || k_room)) begin
                 done_slot = h[SLW-1:0];
@@ -766,8 +807,8 @@ module rclink_sq #(
     wire        w_rdma = (c_n == 32'd0) ? (w_op == `RCLINK_WQE_OP_WRITE || w_rdop) : c_rdma;
     wire [3:0]  w_lop = w_rdop ? `RCLINK_WQE_OP_READ : `RCLINK_WQE_OP_WRITE;
     wire        w_local = w_rdma && (c_n == 32'd0 || (!c_rph && w_op == w_lop));
-    // (a READ of context 0 takes one piece here: the model takes a chain)
-    wire        w_lbad = (uq && c_n != 32'd0) || (w_rdop && c_n != 32'd0) || w_len == 32'd0 ||
+    // (a READ of context 0 takes up to RD_PIECES pieces: the slot keeps them)
+    wire        w_lbad = (uq && c_n != 32'd0) || (w_rdop && c_n >= RD_PIECES) || w_len == 32'd0 ||
                          (!uq && w_len > `RCLINK_WQE_MAX_PIECE) || {31'd0, w_total} > MAX_MSG ||
                          w_qpn >= QP_NUM || (c_n != 32'd0 && w_qpn != c_qpn);
     wire        w_lkey_en = cw0[`RCLINK_WQE_LKEY_EN_LSB];
@@ -1059,6 +1100,7 @@ module rclink_sq #(
             p_qpn <= {QP_AW{1'b0}};
             dp_done <= 1'b0;
             cnt_bad_wqe <= 64'd0;
+            rr_cur <= {SLW{1'b0}};
             cnt_drop_qp_off <= 64'd0;
             cnt_t2_tx_pkts <= 64'd0;
             cnt_t2_tx_drop <= 64'd0;
@@ -1178,6 +1220,7 @@ module rclink_sq #(
                 end else begin
                     m_roff[rr_slot] <= rresp_off + rresp_dlen;
                     m_tw[rr_slot] <= 1'b0;
+                    rr_cur <= rr_slot;
                 end
             end
             if (rdone_valid && rr_hit) begin
@@ -1476,6 +1519,11 @@ module rclink_sq #(
                         if (w_local) begin
                             // a local WQE: without MORE it has no REMOTE WQE
                             c_total <= w_total[31:0];
+                            if (w_rdop && c_n < RD_PIECES) begin
+                                // a READ's piece: the slot keeps it
+                                m_pa[c_slot * RD_PIECES + c_n] <= cw1;
+                                m_pe[c_slot * RD_PIECES + c_n] <= w_total[31:0];
+                            end
                             if (w_lbad || !w_more)
                                 c_bad <= 1'b1;
                             st <= w_more ? S_CHECK : S_CHECK_END;

@@ -46,7 +46,7 @@ cd "$here" || exit 1
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
-      rclink_dma_word.v rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
+      rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
       rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v
       rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v)
 n=0
@@ -89,7 +89,7 @@ sim() {
 		-Wno-sensitivity-entire-array -Igen -Itb -I.)
 	rm -f "$out"/rclink_tb*.vvp
 	if ! iverilog "${iv_flags[@]}" -s rclink_tb -o "$out/rclink_tb.vvp" \
-		tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v "${srcs[@]}" \
+		tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_t3_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$out/iverilog.log" 2>&1 || grep -q 'error' "$out/iverilog.log"; then
 		result rtl_sim_build 1 "$out/iverilog.log"
 		return
@@ -112,7 +112,7 @@ print(json.load(open(sys.argv[1])).get("sim_ost_n", ""))' "$v")
 		if [ -n "$ost" ]; then
 			vvp=$out/rclink_tb_ost$ost.vvp
 			[ -f "$vvp" ] || iverilog "${iv_flags[@]}" -s rclink_tb -Prclink_tb.OST_N="$ost" \
-				-o "$vvp" tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_mac_model.v \
+				-o "$vvp" tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_t3_model.v tb/rclink_mac_model.v \
 				"${srcs[@]}" >>"$out/iverilog.log" 2>&1
 		fi
 		if /usr/bin/python3 tb/vec2tb.py "$v" "$out/$name.hex" \

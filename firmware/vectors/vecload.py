@@ -55,6 +55,8 @@ composed from fields (value()).
                                      "NAME+4" or a byte offset (the
                                      contract's refused sizes and places,
                                      DMAQ_CTX_DB_DROP)
+  ["master", on]                     PCI bus mastering (PCI_COMMAND's
+                                     master bit) off (0) or on (1)
   ["peer", op...]                    an op on the other board of the
                                      model's wired pair (its buffers are
                                      "peer_buffers"); not on the testbench

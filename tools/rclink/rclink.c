@@ -1006,6 +1006,7 @@ static const char * const dev_stat_names[] = {
 	[RCLINK_A_DEV_STATS_RDMA_RX_LATE] = "rdma_rx_late",
 	[RCLINK_A_DEV_STATS_RDMA_RX_IMM_DROP] = "rdma_rx_imm_drop",
 	[RCLINK_A_DEV_STATS_CTX_DB_DROP] = "ctx_db_drop",
+	[RCLINK_A_DEV_STATS_DMA_BM_DROP] = "dma_bm_drop",
 };
 
 static void out_attr_u(struct nlattr **tb, int type, const char *key, int w)

@@ -156,6 +156,36 @@ static bool rclink_dead(RclinkCore *c)
            RCLINK_SHIM_HOSTILE_CTRL_DEAD;
 }
 
+/* ---- host memory (bus-master gate) ---- */
+
+static bool rclink_dma_refused(RclinkCore *c)
+{
+    if (pci_get_word(c->pci->config + PCI_COMMAND) & PCI_COMMAND_MASTER) {
+        return false;
+    }
+    rclink_count(c, RCLINK_SHIM_DMA_BM_DROP);
+    return true;
+}
+
+MemTxResult rclink_dma_read(RclinkCore *c, dma_addr_t addr, void *buf,
+                            dma_addr_t len)
+{
+    if (rclink_dma_refused(c)) {
+        memset(buf, 0, len);
+        return MEMTX_ERROR;
+    }
+    return pci_dma_read(c->pci, addr, buf, len);
+}
+
+MemTxResult rclink_dma_write(RclinkCore *c, dma_addr_t addr, const void *buf,
+                             dma_addr_t len)
+{
+    if (rclink_dma_refused(c)) {
+        return MEMTX_ERROR;
+    }
+    return pci_dma_write(c->pci, addr, buf, len);
+}
+
 static void rclink_event_write(RclinkCore *c, unsigned source, uint64_t info);
 
 /*
@@ -212,13 +242,13 @@ static void rclink_event_write(RclinkCore *c, unsigned source, uint64_t info)
 
     /* INFO first, then META with the phase bit that publishes the record. */
     le = cpu_to_le64(info);
-    if (pci_dma_write(c->pci, rec, &le, sizeof(le)) != MEMTX_OK) {
+    if (rclink_dma_write(c, rec, &le, sizeof(le)) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "rclink: event ring write to 0x%" PRIx64 " failed\n",
                       (uint64_t)rec);
     }
     le = cpu_to_le64(meta);
-    if (pci_dma_write(c->pci, rec + 8, &le, sizeof(le)) != MEMTX_OK) {
+    if (rclink_dma_write(c, rec + 8, &le, sizeof(le)) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "rclink: event ring write to 0x%" PRIx64 " failed\n",
                       (uint64_t)rec + 8);

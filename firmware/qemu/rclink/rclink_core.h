@@ -246,6 +246,16 @@ static inline void rclink_count_ip(RclinkCore *c, hwaddr off)
 }
 
 /* rclink_core.c, for the engines */
+/*
+ * Host memory accesses of the queue engines, the event ring and the
+ * contexts: with bus mastering off nothing reaches the host, the access
+ * fails and SHIM_DMA_BM_DROP counts it (the self-test and TYPE3 report
+ * theirs in their own registers)
+ */
+MemTxResult rclink_dma_read(RclinkCore *c, dma_addr_t addr, void *buf,
+                            dma_addr_t len);
+MemTxResult rclink_dma_write(RclinkCore *c, dma_addr_t addr, const void *buf,
+                             dma_addr_t len);
 void rclink_event(RclinkCore *c, unsigned source, uint64_t info);
 void rclink_raise_causes(RclinkCore *c, uint64_t rc, uint64_t st0,
                          uint64_t st1);

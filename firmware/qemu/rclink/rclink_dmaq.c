@@ -135,8 +135,8 @@ static bool ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,
     uint8_t *p = buf;
 
     if (!x->id) {
-        return (write ? pci_dma_write(c->pci, a, buf, len)
-                      : pci_dma_read(c->pci, a, buf, len)) == MEMTX_OK;
+        return (write ? rclink_dma_write(c, a, buf, len)
+                      : rclink_dma_read(c, a, buf, len)) == MEMTX_OK;
     }
     if (!ctx_in_area(x, a, len)) {
         return false;           /* checked before: cannot happen */
@@ -147,8 +147,8 @@ static bool ctx_dma(RclinkCtx *x, uint64_t a, void *buf, uint64_t len,
         uint64_t n = MIN(len, csz - in);
         dma_addr_t bus = x->chunk[a >> x->chunk_shift] + in;
 
-        if ((write ? pci_dma_write(c->pci, bus, p, n)
-                   : pci_dma_read(c->pci, bus, p, n)) != MEMTX_OK) {
+        if ((write ? rclink_dma_write(c, bus, p, n)
+                   : rclink_dma_read(c, bus, p, n)) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: area DMA at "
                           "offset 0x%" PRIx64 " (bus 0x%" PRIx64 ") failed\n",
                           x->id, a, (uint64_t)bus);
@@ -168,8 +168,8 @@ static bool ctx_qdma(RclinkCtx *x, hwaddr a, void *buf, size_t len,
 {
     RclinkCore *c = x->c;
 
-    if ((write ? pci_dma_write(c->pci, a, buf, len)
-               : pci_dma_read(c->pci, a, buf, len)) == MEMTX_OK) {
+    if ((write ? rclink_dma_write(c, a, buf, len)
+               : rclink_dma_read(c, a, buf, len)) == MEMTX_OK) {
         return true;
     }
     if (x->id) {
@@ -276,8 +276,8 @@ static void dmaq_cq_write(RclinkCtx *x, const uint64_t *w)
         ctx_dbrec_write(x, false);
     }
     /* Words 0-2, then word 3 with the phase that publishes the entry. */
-    if (pci_dma_write(c->pci, a, le, sizeof(le)) != MEMTX_OK ||
-        pci_dma_write(c->pci, a + 24, &w3, sizeof(w3)) != MEMTX_OK) {
+    if (rclink_dma_write(c, a, le, sizeof(le)) != MEMTX_OK ||
+        rclink_dma_write(c, a + 24, &w3, sizeof(w3)) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: CQE write to 0x%"
                       PRIx64 " failed\n", x->id, (uint64_t)a);
         if (x->id) {
@@ -1911,7 +1911,7 @@ static void ctx_dbrec_write(RclinkCtx *x, bool force)
     w[1] = cpu_to_le64(RF_SET(RCLINK_DBREC_CAUSE, w[1], x->cause));
     x->rec_sq = sq;
     x->rec_rq = rq;
-    if (pci_dma_write(x->c->pci, x->dbrec, w, sizeof(w)) != MEMTX_OK) {
+    if (rclink_dma_write(x->c, x->dbrec, w, sizeof(w)) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "rclink: context %u: doorbell record "
                       "write to 0x%" PRIx64 " failed\n", x->id, x->dbrec);
         if (!x->error) {
@@ -2044,7 +2044,7 @@ static void ctx_enable(RclinkCtx *x)
     x->err_pending = 0;
     x->err_pending_info = 0;
     x->chunk = g_renew(uint64_t, x->chunk, MAX(chunks, 1));
-    if (!why && pci_dma_read(c->pci, x->area_tbl, x->chunk,
+    if (!why && rclink_dma_read(c, x->area_tbl, x->chunk,
                              chunks * sizeof(uint64_t)) != MEMTX_OK) {
         why = "area table unreadable";
         info = x->area_tbl;

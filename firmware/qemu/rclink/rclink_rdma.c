@@ -488,8 +488,8 @@ static bool rdma_mr_dma(RclinkCore *c, RclinkCtx *x, RclinkMr *mr,
         uint64_t n = MIN(len, RDMA_PAGE - in);
         dma_addr_t bus = mr->pages[a / RDMA_PAGE] + in;
 
-        if ((write ? pci_dma_write(c->pci, bus, buf, n)
-                   : pci_dma_read(c->pci, bus, buf, n)) != MEMTX_OK) {
+        if ((write ? rclink_dma_write(c, bus, buf, n)
+                   : rclink_dma_read(c, bus, buf, n)) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "rclink: registration page DMA "
                           "at 0x%" PRIx64 " failed\n", (uint64_t)bus);
             return false;
@@ -805,7 +805,7 @@ static bool rdma_mr_pages_read(RclinkCore *c, uint32_t idx, RclinkMr *mr)
     } else {
         mr->pages = g_new(uint64_t, n);
         mr->npages = n;
-        if (pci_dma_read(c->pci, mr->tbl, mr->pages,
+        if (rclink_dma_read(c, mr->tbl, mr->pages,
                          n * sizeof(uint64_t)) != MEMTX_OK) {
             why = "page table unreadable";
         }

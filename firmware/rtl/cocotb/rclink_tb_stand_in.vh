@@ -78,4 +78,8 @@
         .tx_etype(tx_etype), .tx_group(tx_group),
         .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld),
         .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
-        .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
+        .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat),
+        // the TYPE3 engine (tb/rclink_t3_model.v) is not here
+        .t3_set(1'b0), .t3_set_tail(2'd0), .t3_new_tx_tail(12'd0),
+        .t3_new_rx_tail(12'd0), .t3_st0(5'd0), .t3_st1(11'd0),
+        .t3_st0_latch(5'd0));

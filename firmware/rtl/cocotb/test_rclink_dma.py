@@ -23,7 +23,8 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import PTILE, RC_TLPS, SHORT, bring_up, delay_reads, mps_mrrs
+from test_rclink_us import (PTILE, RC_TLPS, SHORT, bring_up, delay_reads,
+                            mps_mrrs, reg)
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
@@ -437,7 +438,8 @@ async def test_dma_bus_master_off(dut):
     out (its completions 2 us late): that read still gets its data, and
     no request leaves the shim while bus mastering is off: a write's beats
     are taken and dropped (host memory untouched), a read answers its
-    beats with err and the right keep.  Set again, the port works."""
+    beats with err and the right keep; SHIM_DMA_BM_DROP counts the two
+    bursts refused.  Set again, the port works."""
     tb, drv = await bring_up(dut)
     mps_mrrs(tb, 256, 512)
     await settle(tb)
@@ -459,6 +461,8 @@ async def test_dma_bus_master_off(dut):
     await settle(tb)
     assert not tb.bus_master()
     n_rd, n_wr = len(seen), len(bus.writes)
+    drops = await drv.bar0.read_qword(reg("SHIM_DMA_BM_DROP"))
+    assert drops == 0, drops
     # a write and a read while bus mastering is off
     await dma.write(base + 0x805, rand_bytes(rng, 300))
     await dma.read_cmd(base + 0x1003, 200)
@@ -470,6 +474,7 @@ async def test_dma_bus_master_off(dut):
     assert (len(seen), len(bus.writes)) == (n_rd, n_wr), \
         (seen[n_rd:], bus.writes[n_wr:])
     assert bytes(mem[0:0x2000]) == ref
+    assert await drv.bar0.read_qword(reg("SHIM_DMA_BM_DROP")) == 2
     # bus mastering on again: the port works
     tb.rc.register_rx_tlp_handler(TlpType.MEM_READ, bus._rd)
     await drv.pdev.set_master()
@@ -480,6 +485,7 @@ async def test_dma_bus_master_off(dut):
     assert got == data and not any(errs), errs
     assert bytes(mem[0x805:0x805 + 300]) == data
     assert len(bus.writes) > n_wr and bus.reads
+    assert await drv.bar0.read_qword(reg("SHIM_DMA_BM_DROP")) == 2
     bus.restore()
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert int(dut.cnt_cpl_tmo.value) == 0

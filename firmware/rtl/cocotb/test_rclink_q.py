@@ -20,10 +20,10 @@ import random
 import struct
 
 import cocotb
-from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
+from cocotb.triggers import RisingEdge, Timer, with_timeout
 
 from test_rclink_dma import Bus, mps_mrrs, settle
-from test_rclink_us import SHORT, bring_up, reg
+from test_rclink_us import PTILE, SHORT, TxMon, bring_up, reg, rx_m_packet
 import rclink_hw as hw  # noqa: E402  (path set by test_rclink_us)
 import vecload as vl  # noqa: E402
 
@@ -51,34 +51,6 @@ def field(name, words, f):
 
 def reg_value(name, **f):
     return vl.value(dict(reg=name, **f))
-
-
-class TxMon:
-    """The packets on TX_S: (qpid, bytes, fack, first cycle, last cycle)."""
-
-    def __init__(self, dut):
-        self.dut = dut
-        self.pkts = []
-        self.cycle = 0
-        cocotb.start_soon(self._run())
-
-    async def _run(self):
-        dut = self.dut
-        cur, start = None, 0
-        while True:
-            await RisingEdge(dut.user_clk)
-            self.cycle += 1
-            if not int(dut.tx_vld.value):
-                continue
-            keep = int(dut.tx_keep.value)
-            word = int(dut.tx_dat.value).to_bytes(64, "big")
-            if int(dut.tx_fs.value):
-                cur, start = bytearray(), self.cycle
-            cur += word[:bin(keep).count("1")]
-            if int(dut.tx_fe.value):
-                self.pkts.append((int(dut.tx_qpid.value), bytes(cur),
-                                  int(dut.tx_fack.value), start, self.cycle))
-                cur = None
 
 
 class Queues:
@@ -187,28 +159,8 @@ def check_packets(pkts, msgs):
 
 
 async def rx_packet(dut, qpn, seg, data):
-    """One packet on RX_M: the segment header, then data (first byte in
-    [63:56]); RX_M_LEN the packet's bytes."""
-    pkt = struct.pack("<Q", seg) + data
-    beats = [pkt[i:i + 8] for i in range(0, len(pkt), 8)]
-    for k, b in enumerate(beats):
-        await FallingEdge(dut.user_clk)
-        dut.rx_m_vld.value = 1
-        dut.rx_m_fs.value = int(k == 0)
-        dut.rx_m_fe.value = int(k == len(beats) - 1)
-        dut.rx_m_dat.value = int.from_bytes(b.ljust(8, b"\0"), "big")
-        dut.rx_m_keep.value = (0xFF << (8 - len(b))) & 0xFF
-        dut.rx_m_qpid.value = qpn
-        dut.rx_m_etype.value = 0
-        dut.rx_m_len.value = len(pkt)
-        while True:
-            await RisingEdge(dut.user_clk)
-            if int(dut.rx_m_rdy.value):
-                break
-    await FallingEdge(dut.user_clk)
-    dut.rx_m_vld.value = 0
-    dut.rx_m_fs.value = 0
-    dut.rx_m_fe.value = 0
+    """One TYPE1 packet on RX_M: the segment header, then data."""
+    await rx_m_packet(dut, struct.pack("<Q", seg) + data, qpn)
 
 
 def seg_of(pos, off, mlen):
@@ -665,7 +617,9 @@ async def test_q_rdma_responder(dut):
     # the area as the response appears on TX_S: the data is in already,
     # though the hard IP takes a request beat only one cycle in 16 (write
     # TLPs that leave late)
-    tb.dev.rq_sink.set_pause_generator(itertools.cycle([1] * 15 + [0]))
+    # (the hard IP's sink of the shim's requests: RQ, or the P-tile's TX)
+    req_sink = tb.dev.tx_sink if PTILE else tb.dev.rq_sink
+    req_sink.set_pause_generator(itertools.cycle([1] * 15 + [0]))
     seen = cocotb.start_soon(at_tx_start(
         dut, lambda: u.area(0x100 + raddr, len(data))))
     for off, pos in ((0, POS_FIRST), (1320, POS_LAST)):
@@ -678,8 +632,8 @@ async def test_q_rdma_responder(dut):
     assert seg == fmt("SEG", POS=POS_ONLY, KIND=4, OFFSET=0, MSG_LEN=0), hex(seg)
     assert w0 == fmt("RDMAH", TAG=5, STATUS=0) and addr == 0, hex(w0)
     early = await seen
-    tb.dev.rq_sink.clear_pause_generator()
-    tb.dev.rq_sink.pause = False
+    req_sink.clear_pause_generator()
+    req_sink.pause = False
     assert early == data, [i for i in range(len(data)) if early[i] != data[i]][:4]
     await Timer(1, "us")
     assert u.area(0x100 + raddr, len(data)) == data
@@ -824,7 +778,9 @@ async def test_q_rdma_read(dut):
     READ_RESP packets (FIRST 1320, LAST 680 bytes) on RX_M land in the
     piece, nothing around it, the CQE (KIND READ) only after the last and
     its data is in memory when the CQE is; a READ refused REM_KEY
-    completes with it and writes nothing."""
+    completes with it and writes nothing; a READ into a chain of three
+    pieces at odd addresses (a piece ends inside each READ_RESP packet)
+    lands piece by piece, nothing between the pieces."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
     rb, _ = tb.rc.alloc_region(0x2000)
@@ -871,10 +827,35 @@ async def test_q_rdma_read(dut):
     w = q.cqe(1)
     assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == 6, hex(w[0])
     assert bytes(dmem[0x1000:0x1040]) == bytes(64)
-    assert await q.r64("DMAQ_RDMA_TX_READ") == 2
+    # three pieces: 700, 900 and 400 bytes
+    pieces = ((0x1105, 700), (0x1503, 900), (0x1A01, 400))
+    for a, n in pieces:
+        sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=n, MORE=1), dst + a)
+    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x99)
+    await q.ring_sq()
+    _, _, _, seg, w0, addr = await rdma_resp(tx, 2)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=2000), hex(seg)
+    assert w0 == fmt("RDMAH", KEY=key, TAG=2) and addr == 0x99, (hex(w0), addr)
+    data = bytes(rng.getrandbits(8) for _ in range(2000))
+    for off, n, pos in ((0, 1320, POS_FIRST), (1320, 680, POS_LAST)):
+        await rx_packet(dut, 2, fmt("SEG", POS=pos, KIND=3, OFFSET=off, MSG_LEN=2000),
+                        rdmah(0, 2) + data[off:off + n])
+    await q.wait_cq(3)
+    w = q.cqe(2)
+    assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == ST_OK, hex(w[0])
+    assert field("CQE", w, "LEN") == 2000 and field("CQE", w, "IDX") == 7, w
+    off = 0
+    for a, n in pieces:
+        assert bytes(dmem[a:a + n]) == data[off:off + n], (hex(a), n)
+        off += n
+    assert bytes(dmem[0x1040:0x1105]) == bytes(0xC5)
+    assert bytes(dmem[0x13C1:0x1503]) == bytes(0x142)
+    assert bytes(dmem[0x1887:0x1A01]) == bytes(0x17A)
+    assert bytes(dmem[0x1B91:0x1C00]) == bytes(0x6F)
+    assert await q.r64("DMAQ_RDMA_TX_READ") == 3
     assert await q.r64("DMAQ_RDMA_REM_ERR") == 1
     assert await q.r64("DMAQ_RDMA_RX_LATE") == 0
-    assert len(tx.pkts) == 2, len(tx.pkts)
+    assert len(tx.pkts) == 3, len(tx.pkts)
     assert int(dut.cnt_bad_req.value) == 0
 
 

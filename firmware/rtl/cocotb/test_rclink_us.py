@@ -9,11 +9,19 @@ capability registers), MSI-X table programming with the vectors masked
 and then unmasked, the event ring, the DMA self-test.  Register offsets
 and fields come from the generated contract (selftests' rclink_hw.py).
 
-The shared test vectors (firmware/vectors) whose ops are all plain
-register and host memory operations (no IP stand-in stimulus, no peer
-board, no TX_S capture) run here too, through the real TLPs, one test
-each (test_vector_NAME), as the QEMU model's vectors.py runs them: MSI-X
-off, bus mastering on.
+The shared test vectors (firmware/vectors) run here too, through the
+real TLPs, one test each (test_vector_NAME), as the QEMU model's
+vectors.py runs them (MSI-X off, bus mastering on) and with the IP
+stand-in's part as the word-level bench (tb/rclink_tb.v) plays it:
+``Stand`` checks the TX_S packets (``sent``, ``sent2``, sim ``tx``,
+``tx2``, ``notx``), drives RX_M (sim ``rx``, ``rx2``), holds and
+releases the stand-in's TX_S tokens (sim ``credit``) and waits (sim
+``wait``); the ops of the model's peer board and those of the model
+only are left out, as there.
+A vector with another op (the configuration space, MSI-X checks, the
+IP's other ports, the requester's timing, the TYPE3 engine, which the
+word-level bench has and this one leaves to test_rclink_t3's masters)
+is not replayed here.
 
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer.
@@ -956,41 +964,255 @@ async def test_flr_during_dma(dut):
     assert int(dut.cnt_cpl_tmo.value) == 0
 
 
+# ---- the IP stand-in's ports ---------------------------------------------
+
+class TxMon:
+    """The packets on TX_S: (qpid, bytes, fack, first cycle, last cycle);
+    meta the (TX_S_ETYPE_I, TX_S_TYPE2_GROUP_INDEX_I) of each."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.pkts = []
+        self.meta = []
+        self.cycle = 0
+        cocotb.start_soon(self._run())
+
+    async def _run(self):
+        dut = self.dut
+        cur, start = None, 0
+        while True:
+            await RisingEdge(dut.user_clk)
+            self.cycle += 1
+            if not int(dut.tx_vld.value):
+                continue
+            keep = int(dut.tx_keep.value)
+            word = int(dut.tx_dat.value).to_bytes(64, "big")
+            if int(dut.tx_fs.value):
+                cur, start = bytearray(), self.cycle
+            cur += word[:bin(keep).count("1")]
+            if int(dut.tx_fe.value):
+                self.pkts.append((int(dut.tx_qpid.value), bytes(cur),
+                                  int(dut.tx_fack.value), start, self.cycle))
+                self.meta.append((int(dut.tx_etype.value),
+                                  int(dut.tx_group.value)))
+                cur = None
+
+
+async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
+    """One packet on RX_M (first byte in [63:56] of a beat), RX_M_LEN its
+    bytes; TYPE2 (etype 3) with the sender's PSN and source address."""
+    beats = [pkt[i:i + 8] for i in range(0, len(pkt), 8)]
+    for k, b in enumerate(beats):
+        await FallingEdge(dut.user_clk)
+        dut.rx_m_vld.value = 1
+        dut.rx_m_fs.value = int(k == 0)
+        dut.rx_m_fe.value = int(k == len(beats) - 1)
+        dut.rx_m_dat.value = int.from_bytes(b.ljust(8, b"\0"), "big")
+        dut.rx_m_keep.value = (0xFF << (8 - len(b))) & 0xFF
+        dut.rx_m_qpid.value = qpid
+        dut.rx_m_etype.value = etype
+        dut.rx_m_len.value = len(pkt)
+        dut.rx_m_psn.value = psn
+        dut.rx_m_sa.value = sa
+        for _ in range(20000):
+            await RisingEdge(dut.user_clk)
+            if int(dut.rx_m_rdy.value):
+                break
+        else:
+            raise AssertionError("RX_M not ready for 20000 cycles")
+    await FallingEdge(dut.user_clk)
+    dut.rx_m_vld.value = 0
+    dut.rx_m_fs.value = 0
+    dut.rx_m_fe.value = 0
+    dut.rx_m_etype.value = 0
+
+
 # ---- the shared test vectors ---------------------------------------------
 
 PLAIN = {"w64", "w32", "r64", "r32", "wbuf", "poll", "memw", "memr", "fill",
-         "memeq", "wqe", "rqe", "db", "dbw"}
+         "memeq", "wqe", "rqe", "db", "dbw", "rge", "master"}
+# the IP stand-in's ops this bench plays (Stand)
+STAND = {"sent", "sent2", "peer", "model", "sim:tx", "sim:tx2", "sim:notx",
+         "sim:rx", "sim:rx2", "sim:credit", "sim:wait"}
 M64 = (1 << 64) - 1
+PKT_MIN = hw.FORMATS["SEG"][2]["PKT_MIN"]
+
+
+def op_kind(op):
+    """The op's name: "sim:NAME" for the stand-in's, the plain op's name
+    for a plain op only the testbench runs."""
+    if op[0] == "sim" and op[1] not in PLAIN:
+        return "sim:" + op[1]
+    return op[1] if op[0] == "sim" else op[0]
+
+
+class Stand:
+    """The IP stand-in's part of a vector (vec2tb.py / rclink_tb.v): the
+    TX_S packets against host memory, RX_M packets from host memory, the
+    stand-in's TX_S tokens."""
+
+    def __init__(self, dut, mem_get):
+        self.dut = dut
+        self.mem_get = mem_get
+        self.mon = TxMon(dut)
+        self.seen = 0
+        self.t2_psn = {}
+        self.bg = None
+        dut.ip.npkts.value = 0
+        dut.ip.runts.value = 0
+
+    async def cycles(self, n):
+        for _ in range(n):
+            await RisingEdge(self.dut.user_clk)
+
+    async def tx(self, seg, qpid, fack, etype, group, addr, n):
+        """The next TX_S packet; a list of what differs."""
+        for _ in range(20000):
+            if len(self.mon.pkts) > self.seen:
+                break
+            await RisingEdge(self.dut.user_clk)
+        if len(self.mon.pkts) <= self.seen:
+            return ["no TX_S packet"]
+        q, pkt, f, _, _ = self.mon.pkts[self.seen]
+        et, gr = self.mon.meta[self.seen]
+        self.seen += 1
+        want = (struct.pack("<Q", seg) + self.mem_get(addr, n)).ljust(
+            PKT_MIN, b"\0")
+        bad = []
+        if pkt != want:
+            bad.append("TX_S packet %s, not %s" % (pkt[:80].hex(),
+                                                   want[:80].hex()))
+        if (q, f, et) != (qpid, fack, etype) or (etype == 3 and gr != group):
+            bad.append("TX_S qpid %d fack %d etype %d group %d" %
+                       (q, f, et, gr))
+        return bad
+
+    async def notx(self):
+        await self.cycles(200)
+        bad = []
+        if len(self.mon.pkts) != self.seen:
+            bad.append("%d unexpected TX_S packets" %
+                       (len(self.mon.pkts) - self.seen))
+        if int(self.dut.ip.runts.value):
+            bad.append("TX_S packet below the 64-byte minimum")
+        return bad
+
+    def credit(self, a):
+        """0 acknowledge, 1 hold the acknowledged credits, 2 release the
+        held ones, 3 hold the TYPE2 tokens, 4 return them again."""
+        ip = self.dut.ip
+        if a == 0:
+            ip.hold.value = 0
+        elif a == 1:
+            ip.hold.value = 1
+            ip.held.value = 0
+        elif a == 2:
+            ip.held.value = 1000000
+        elif a in (3, 4):
+            ip.hold2.value = int(a == 3)
+
+    async def rx(self, pkt, qpid, etype=0, psn=0, sa=0, bg=False):
+        if self.bg is not None:
+            await self.bg
+            self.bg = None
+        task = cocotb.start_soon(rx_m_packet(self.dut, pkt, qpid, etype,
+                                             psn, sa))
+        if bg:
+            self.bg = task
+        else:
+            await task
+
+    async def do(self, op, bases):
+        """One of the stand-in's ops; a list of what failed."""
+        k = op_kind(op)
+        val, adr = vl.value, (lambda a: vl.addr(a, bases))
+        if k in ("peer", "model"):
+            return []
+        if k in ("sent", "sent2"):
+            pieces = [(adr(a), val(n)) for a, n in op[-1]]
+            for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
+                assert a0 + n0 == a1, "%r: pieces not contiguous" % (op,)
+            n = sum(n for _, n in pieces)
+            if k == "sent":
+                return await self.tx(val(op[2]), val(op[1]), val(op[3]), 0,
+                                     0, pieces[0][0], n)
+            return await self.tx(val(op[2]), 0, 0, 3, val(op[1]),
+                                 pieces[0][0], n)
+        if k == "sim:tx":
+            return await self.tx(val(op[2]), val(op[3]), val(op[4]), 0, 0,
+                                 adr(op[5]), val(op[6]))
+        if k == "sim:tx2":
+            return await self.tx(val(op[2]), 0, 0, 3, val(op[3]),
+                                 adr(op[4]), val(op[5]))
+        if k == "sim:notx":
+            return await self.notx()
+        if k == "sim:credit":
+            self.credit(val(op[2]))
+        elif k == "sim:wait":
+            await self.cycles(val(op[2]))
+        elif k == "sim:rx":
+            n = val(op[5])
+            pkt = struct.pack("<Q", val(op[3])) + self.mem_get(adr(op[4]), n)
+            if "pad" in op[6:]:
+                pkt = pkt.ljust(PKT_MIN, b"\0")
+            await self.rx(pkt, val(op[2]), bg="bg" in op[6:])
+        elif k == "sim:rx2":
+            g = val(op[2])
+            psn = val(op[6]) if len(op) > 6 else self.t2_psn.get(g, 0)
+            self.t2_psn[g] = (psn + 1) & 0xFFF
+            pkt = struct.pack("<Q", val(op[3])) + \
+                self.mem_get(adr(op[4]), val(op[5]))
+            await self.rx(pkt, g, 3, psn & 0xFFF,
+                          val(op[7]) & 0x3FF if len(op) > 7 else 0)
+        else:
+            raise AssertionError("op %r is not the stand-in's" % (op,))
+        return []
 
 
 async def run_vector(tb, drv, v):
     """Replay a vector's ops as vec2tb.py / rclink_tb.v do; returns the
     list of failed checks."""
-    bases, mems = {}, {}
-    for name in sorted(v["buffers"]):
-        bases[name], mems[name] = tb.rc.alloc_region(0x1000)
+    # the buffers on consecutive pages, in the order of their names, as
+    # on the testbench (a piece may run on into the next buffer)
+    names = sorted(v["buffers"])
+    base, mem = tb.rc.alloc_region(0x1000 * max(1, len(names)))
+    bases = {name: base + 0x1000 * i for i, name in enumerate(names)}
     bar0 = drv.bar0
     fails = []
 
-    def host(a):
-        for name, base in bases.items():
-            if base <= a < base + 0x1000:
-                return mems[name], a - base
-        raise AssertionError("no host buffer at %#x" % a)
+    def host(a, n):
+        assert base <= a and a + n <= base + len(mem), \
+            "no host buffer at %#x+%d" % (a, n)
+        return a - base
 
     def mem_get(a, n):
-        m, off = host(a)
-        return bytes(m[off:off + n])
+        off = host(a, n)
+        return bytes(mem[off:off + n])
 
     def mem_put(a, data):
-        m, off = host(a)
-        m[off:off + len(data)] = data
+        off = host(a, len(data))
+        mem[off:off + len(data)] = data
 
     def check(ok, what):
         if not ok:
             fails.append(what)
 
+    stand = Stand(tb.dut, mem_get)
     for pc, op in enumerate(v["ops"]):
+        if op_kind(op) in STAND:
+            if op_kind(op) in ("sim:rx", "sim:rx2"):
+                # the register writes before a packet take effect first
+                # (a read flushes them, as the testbench waits after each)
+                await bar0.read_qword(reg("SHIM_ID"))
+            try:
+                fails += ["%d %r: %s" % (pc, op, f)
+                          for f in await stand.do(op, bases)]
+            except AssertionError as e:
+                fails.append("%d %r: %s (the vector stops here)" % (pc, op, e))
+                break
+            continue
+        if op[0] == "sim":
+            op = op[1:]
         k = op[0]
         if k in ("w64", "w32"):
             off, _ = vl.reg(op[1])
@@ -1028,6 +1250,20 @@ async def run_vector(tb, drv, v):
                     break
                 await Timer(200, "ns")
             check(val & mask == want, "%d %r: polled %#x" % (pc, op, val))
+        elif k == "rge":
+            off, _ = vl.reg(op[1])
+            for _ in range(200):
+                val = await bar0.read_qword(off)
+                if val >= vl.value(op[2]):
+                    break
+                await Timer(200, "ns")
+            check(val >= vl.value(op[2]), "%d %r: read %#x" % (pc, op, val))
+        elif k == "master":
+            if vl.value(op[1]):
+                await drv.pdev.set_master()
+            else:
+                await drv.pdev.clear_master()
+            await cfg_settle(tb)
         elif k == "memw":
             mem_put(vl.addr(op[1], bases),
                     struct.pack("<Q", vl.value(op[2]) & M64))
@@ -1114,13 +1350,14 @@ async def test_ctx_doorbell_bar(dut):
 
 
 def vector_files():
-    """The vectors this bench can replay: not sim_only, not of a function
-    the RTL does not have yet (model_only), plain ops only."""
+    """The vectors this bench can replay: not of a function the RTL does
+    not have yet (model_only), not of a testbench built otherwise
+    (sim_ost_n), plain ops and the stand-in's ops of Stand only."""
     out = []
     for path in vl.all_files():
         v = vl.load(path)
-        if v.get("sim_only") or v.get("model_only") or \
-                any(o[0] not in PLAIN for o in v["ops"]):
+        if v.get("model_only") or v.get("sim_ost_n") or \
+                any(op_kind(o) not in PLAIN | STAND for o in v["ops"]):
             continue
         out.append((os.path.basename(path)[:-5], path))
     return out

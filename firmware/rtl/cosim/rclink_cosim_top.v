@@ -233,7 +233,7 @@ module rclink_cosim_top #(
         .dma_rsp_valid(dma_rsp_valid), .dma_rsp_data(dma_rsp_data),
         .dma_rsp_err(dma_rsp_err),
         .msix_valid(msix_valid), .msix_vector(msix_vector), .msix_ready(1'b1),
-        .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx),
+        .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx), .dma_bm_drop(1'b0),
         .board_serial(board_serial), .board_mac(board_mac),
         .link_carrier(ip_ext ? x_carrier : 1'b1),
         .ip_rst_n(ip_rst_n),
@@ -277,7 +277,11 @@ module rclink_cosim_top #(
         .tx_etype(tx_etype), .tx_group(tx_group),
         .crd(s_crd), .crd_qpid(s_crd_qpid), .crd_qpid_vld(s_crd_qpid_vld),
         .idle(s_idle), .wait_mac_crd(s_wait_crd), .mac_free_o(s_mac_free),
-        .t2_crd_o(s_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
+        .t2_crd_o(s_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat),
+        // the TYPE3 engine (tb/rclink_t3_model.v) is not here
+        .t3_set(1'b0), .t3_set_tail(2'd0), .t3_new_tx_tail(12'd0),
+        .t3_new_rx_tail(12'd0), .t3_st0(5'd0), .t3_st1(11'd0),
+        .t3_st0_latch(5'd0));
 
     // ---- MAC CSR stand-in (tb/rclink_mac_model.v) --------------------
     rclink_mac_model mac (

@@ -18,6 +18,15 @@
 // 2048 (TYPE2_CRD_RST_NUM) after reset, which the testbench may change
 // (mac_free, wait_crd, t2_crd).  SET_TYPE2_RATE_*: the last rate and the
 // number of updates (t2_rate, t2_rate_n).
+// TYPE3: the registers of the MD rings as the IP keeps them (a soft
+// reset, NONR_DMA_CTRL *_reset 1 -> 0, zeroes head and tail and pulses
+// t3_srst; *_MDQ_BA/SIZE writes while the path is out of reset are
+// ignored); the ring engine itself is tb/rclink_t3_model.v, which reads
+// the registers on t3_* and gives its results with t3_set: new tails,
+// DMA_INTR_ST0/ST1 bits (an ST1 bit sets ST0.abnormal; newly set bits
+// raise IRQ_INFO TYPE3 code 1 with both tails) and ST0 bits latched
+// without an interrupt (tx_md_empty).  Without the engine (t3_set low)
+// nothing of this moves.
 `timescale 1ns/1ps
 `default_nettype none
 `include "rclink_regs.vh"
@@ -65,7 +74,27 @@ module rclink_ip_model #(
     output wire        mac_free_o,       // TX_MAC_FREE_O
     output wire [15:0] t2_crd_o,         // the multicast credit level
     input  wire        t2_rate_vld,      // SET_TYPE2_RATE_VLD_I
-    input  wire [21:0] t2_rate_dat       // SET_TYPE2_RATE_DAT_I
+    input  wire [21:0] t2_rate_dat,      // SET_TYPE2_RATE_DAT_I
+    // TYPE3 ring engine (tb/rclink_t3_model.v)
+    output wire [63:0] t3_ctrl,          // NONR_DMA_CTRL
+    output wire [63:0] t3_tx_head,       // TX_MD_HEAD_PTR
+    output wire [63:0] t3_rx_head,       // RX_MD_HEAD_PTR
+    output wire [63:0] t3_tx_tail,       // TX_MD_TAIL_PTR
+    output wire [63:0] t3_rx_tail,       // RX_MD_TAIL_PTR
+    output wire [63:0] t3_tx_ba,         // TX_MDQ_BA
+    output wire [63:0] t3_rx_ba,         // RX_MDQ_BA
+    output wire [63:0] t3_tx_size,       // TX_MDQ_SIZE
+    output wire [63:0] t3_rx_size,       // RX_MDQ_SIZE
+    output wire [63:0] t3_tail_up_cfg,   // TAIL_UP_CFG
+    output wire [63:0] t3_int_mask,      // DMA_INT_MASK
+    output reg  [1:0]  t3_srst,          // soft reset: [0] TX, [1] RX
+    input  wire        t3_set,           // the engine's results, one cycle
+    input  wire [1:0]  t3_set_tail,      // [0] TX, [1] RX tail given
+    input  wire [11:0] t3_new_tx_tail,
+    input  wire [11:0] t3_new_rx_tail,
+    input  wire [4:0]  t3_st0,           // DMA_INTR_ST0 bits raised
+    input  wire [10:0] t3_st1,           // DMA_INTR_ST1 bits raised
+    input  wire [4:0]  t3_st0_latch      // DMA_INTR_ST0 bits latched only
 );
 `include "rclink_regtab.vh"
 
@@ -76,6 +105,17 @@ module rclink_ip_model #(
     assign bresp = 2'd0;
     assign rresp = 2'd0;
     assign rc_intr = regs[`RCLINK_INTR_STATUS >> 3][15:0];
+    assign t3_ctrl = regs[`RCLINK_NONR_DMA_CTRL >> 3];
+    assign t3_tx_head = regs[`RCLINK_TX_MD_HEAD_PTR >> 3];
+    assign t3_rx_head = regs[`RCLINK_RX_MD_HEAD_PTR >> 3];
+    assign t3_tx_tail = regs[`RCLINK_TX_MD_TAIL_PTR >> 3];
+    assign t3_rx_tail = regs[`RCLINK_RX_MD_TAIL_PTR >> 3];
+    assign t3_tx_ba = regs[`RCLINK_TX_MDQ_BA >> 3];
+    assign t3_rx_ba = regs[`RCLINK_RX_MDQ_BA >> 3];
+    assign t3_tx_size = regs[`RCLINK_TX_MDQ_SIZE >> 3];
+    assign t3_rx_size = regs[`RCLINK_RX_MDQ_SIZE >> 3];
+    assign t3_tail_up_cfg = regs[`RCLINK_TAIL_UP_CFG >> 3];
+    assign t3_int_mask = regs[`RCLINK_DMA_INT_MASK >> 3];
 
     // ---- register file -----------------------------------------------------
     function [63:0] lanes;
@@ -105,6 +145,27 @@ module rclink_ip_model #(
                 n = n & ~(d & rclink_reg_w1cmask(a) & lanes(s));
                 if (a == `RCLINK_QP_CONTROL_STATUS)
                     n[`RCLINK_QP_CONTROL_STATUS_FREE_BUF_SET_LSB] = 1'b0;
+                // TYPE3: the rings' base and size are static while their
+                // path is out of reset; entering reset zeroes head and tail
+                if (((a == `RCLINK_TX_MDQ_BA || a == `RCLINK_TX_MDQ_SIZE) &&
+                     t3_ctrl[`RCLINK_NONR_DMA_CTRL_TX_RESET_LSB]) ||
+                    ((a == `RCLINK_RX_MDQ_BA || a == `RCLINK_RX_MDQ_SIZE) &&
+                     t3_ctrl[`RCLINK_NONR_DMA_CTRL_RX_RESET_LSB]))
+                    n = old;
+                if (a == `RCLINK_NONR_DMA_CTRL) begin
+                    if (old[`RCLINK_NONR_DMA_CTRL_TX_RESET_LSB] &&
+                        !n[`RCLINK_NONR_DMA_CTRL_TX_RESET_LSB]) begin
+                        regs[`RCLINK_TX_MD_HEAD_PTR >> 3] = 64'd0;
+                        regs[`RCLINK_TX_MD_TAIL_PTR >> 3] = 64'd0;
+                        t3_srst[0] <= 1'b1;
+                    end
+                    if (old[`RCLINK_NONR_DMA_CTRL_RX_RESET_LSB] &&
+                        !n[`RCLINK_NONR_DMA_CTRL_RX_RESET_LSB]) begin
+                        regs[`RCLINK_RX_MD_HEAD_PTR >> 3] = 64'd0;
+                        regs[`RCLINK_RX_MD_TAIL_PTR >> 3] = 64'd0;
+                        t3_srst[1] <= 1'b1;
+                    end
+                end
                 if (kind[2]) begin
                     if (qp_sel < NQP)
                         qregs[qp_sel * 32 + ((a - 16'h2000) >> 3)] = n;
@@ -173,6 +234,8 @@ module rclink_ip_model #(
     reg [15:0] t2_crd;
     reg [21:0] t2_rate;
     integer    t2_rate_n;
+    reg        t3_irq;           // an IRQ_INFO TYPE3 waits for IRQ_VLD_O
+    reg [63:0] st_old;
 
     assign idle = {tx_idle, 1'b1};
     assign wait_mac_crd = wait_crd;
@@ -225,6 +288,8 @@ module rclink_ip_model #(
             rdata <= 64'd0;
             irq_vld <= 1'b0;
             irq_info <= 64'd0;
+            t3_irq = 1'b0;
+            t3_srst <= 2'd0;
             crd <= 4'd0;
             crd_qpid <= 0;
             crd_qpid_vld <= 1'b0;
@@ -243,6 +308,7 @@ module rclink_ip_model #(
         end else begin
             in_rst = 1'b0;
             now = now + 1;
+            t3_srst <= 2'd0;
             // AXI4-Lite: a write when AW and W are both there, B next cycle
             awready <= 1'b0;
             wready <= 1'b0;
@@ -265,6 +331,27 @@ module rclink_ip_model #(
 
             // a dropped packet's status bit follows its IRQ by a cycle
             irq_vld <= 1'b0;
+            // the TYPE3 engine's results
+            if (t3_set) begin
+                if (t3_set_tail[0])
+                    regs[`RCLINK_TX_MD_TAIL_PTR >> 3] = {52'd0, t3_new_tx_tail};
+                if (t3_set_tail[1])
+                    regs[`RCLINK_RX_MD_TAIL_PTR >> 3] = {52'd0, t3_new_rx_tail};
+                st_old = regs[`RCLINK_DMA_INTR_ST0 >> 3];
+                regs[`RCLINK_DMA_INTR_ST0 >> 3] = st_old | {59'd0, t3_st0_latch};
+                if ((t3_st0 | t3_st1) != 0) begin
+                    if (((t3_st0 | ((t3_st1 != 11'd0) ?
+                          5'd1 << `RCLINK_DMA_INTR_ST0_ABNORMAL_LSB : 5'd0)) &
+                         ~st_old[4:0]) != 5'd0 ||
+                        (t3_st1 & ~regs[`RCLINK_DMA_INTR_ST1 >> 3][10:0]) != 11'd0)
+                        t3_irq = 1'b1;
+                    regs[`RCLINK_DMA_INTR_ST0 >> 3] = regs[`RCLINK_DMA_INTR_ST0 >> 3] |
+                        {59'd0, t3_st0} |
+                        ((t3_st1 != 11'd0) ? 64'd1 << `RCLINK_DMA_INTR_ST0_ABNORMAL_LSB : 64'd0);
+                    regs[`RCLINK_DMA_INTR_ST1 >> 3] = regs[`RCLINK_DMA_INTR_ST1 >> 3] |
+                        {53'd0, t3_st1};
+                end
+            end
             if (drop_irq) begin
                 set_status(`RCLINK_INTR_STATUS, 64'd1 << `RCLINK_INTR_STATUS_T1_TX_QP_DISABLED_LSB);
                 drop_irq = 1'b0;
@@ -319,6 +406,17 @@ module rclink_ip_model #(
                 end
             end
 
+            // (after a TX_S drop's IRQ of this cycle)
+            if (t3_irq && !drop_irq) begin
+                irq_vld <= 1'b1;
+                irq_info <= (64'd`RCLINK_IRQ_TYPE3 << `RCLINK_IRQ_INFO_TYPE_LSB) |
+                            ({52'd0, regs[`RCLINK_TX_MD_TAIL_PTR >> 3][11:0]} <<
+                             `RCLINK_IRQ_INFO_T3_TX_TAIL_LSB) |
+                            ({52'd0, regs[`RCLINK_RX_MD_TAIL_PTR >> 3][11:0]} <<
+                             `RCLINK_IRQ_INFO_T3_RX_TAIL_LSB) |
+                            64'd`RCLINK_IRQ_TYPE3_NONR;
+                t3_irq = 1'b0;
+            end
             // one credit a cycle, in order
             crd <= 4'd0;
             crd_qpid_vld <= 1'b0;

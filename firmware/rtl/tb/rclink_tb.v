@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // Testbench of the rclink shim: the shim, the IP stand-in
-// (rclink_ip_model), a host memory / PCIe stand-in (word requests, in
-// order read responses after a latency, bus errors outside its memory,
-// MSI-X/MSI capture), a MAC CSR stand-in, and an interpreter of the
-// command file vec2tb.py makes from a shared test vector.
+// (rclink_ip_model) with its TYPE3 engine (rclink_t3_model: the MD rings
+// through the IP's NONR_MD_AXI / NONR_DATA_AXI masters, its MAC side
+// looped to the commands), the shim's TYPE3 bridge (rclink_axi_dma) on a
+// burst port of the host stand-in, a host memory / PCIe stand-in (word
+// requests, in order read responses after a latency, bus errors outside
+// its memory, MSI-X/MSI capture), a MAC CSR stand-in, and an interpreter
+// of the command file vec2tb.py makes from a shared test vector.
 //
 //   vvp rclink_tb.vvp +cmds=FILE.hex +name=NAME
 //
@@ -105,10 +108,50 @@ module rclink_tb #(
     wire [31:0] mac_readdata;
     wire        mac_readdatavalid;
 
+    // ---- TYPE3: the IP's engine, its masters, the shim's bridge -----------
+    wire        core_rst;
+    wire [63:0] t3_ctrl, t3_tx_head, t3_rx_head, t3_tx_tail, t3_rx_tail;
+    wire [63:0] t3_tx_ba, t3_rx_ba, t3_tx_size, t3_rx_size, t3_tail_up_cfg, t3_int_mask;
+    wire [1:0]  t3_srst, t3_set_tail;
+    wire        t3_set;
+    wire [11:0] t3_new_tx_tail, t3_new_rx_tail;
+    wire [4:0]  t3_st0, t3_st0_latch;
+    wire [10:0] t3_st1;
+    wire        nonr_md_awvalid, nonr_md_awready, nonr_md_wvalid, nonr_md_wready;
+    wire        nonr_md_wlast, nonr_md_bvalid, nonr_md_bready, nonr_md_arvalid;
+    wire        nonr_md_arready, nonr_md_rvalid, nonr_md_rready, nonr_md_rlast;
+    wire [63:0] nonr_md_awaddr, nonr_md_araddr;
+    wire [7:0]  nonr_md_awlen, nonr_md_arlen;
+    wire [2:0]  nonr_md_awsize, nonr_md_arsize;
+    wire [1:0]  nonr_md_awburst, nonr_md_arburst, nonr_md_bresp, nonr_md_rresp;
+    wire [6:0]  nonr_md_awid, nonr_md_arid, nonr_md_bid, nonr_md_rid;
+    wire [255:0] nonr_md_wdata, nonr_md_rdata;
+    wire [31:0] nonr_md_wstrb;
+    wire        nonr_data_awvalid, nonr_data_awready, nonr_data_wvalid, nonr_data_wready;
+    wire        nonr_data_wlast, nonr_data_bvalid, nonr_data_bready, nonr_data_arvalid;
+    wire        nonr_data_arready, nonr_data_rvalid, nonr_data_rready, nonr_data_rlast;
+    wire [63:0] nonr_data_awaddr, nonr_data_araddr;
+    wire [7:0]  nonr_data_awlen, nonr_data_arlen;
+    wire [2:0]  nonr_data_awsize, nonr_data_arsize;
+    wire [1:0]  nonr_data_awburst, nonr_data_arburst, nonr_data_bresp, nonr_data_rresp;
+    wire [6:0]  nonr_data_awid, nonr_data_arid, nonr_data_bid, nonr_data_rid;
+    wire [511:0] nonr_data_wdata, nonr_data_rdata;
+    wire [63:0] nonr_data_wstrb;
+    // the bridge's burst port, served by the host stand-in below
+    wire        b_cmd_valid, b_cmd_write, b_wd_valid;
+    wire [63:0] b_cmd_addr;
+    wire [12:0] b_cmd_len;
+    wire [511:0] b_wd_data;
+    reg         b_rd_valid = 1'b0, b_rd_err = 1'b0;
+    reg  [511:0] b_rd_data = 512'd0;
+    reg         b_wr = 1'b0;             // taking a write command's lines
+    wire        b_idle;
+    wire [63:0] cnt_t3_dma_err;
+
     rclink_shim_top #(.DMA_TIMEOUT(2000), .OST_N(OST_N), .NCTX(NCTX)) dut (
-        .clk(clk), .rst_n(rst_n), .core_rst(),
+        .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
         .cfg_bus_master_en(cfg_bm), .cfg_msix_en(cfg_msix), .cfg_msi_en(cfg_msi),
-        .cnt_t3_dma_err(64'd0),
+        .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(1'b0),
         .tgt_req_valid(t_valid), .tgt_req_ready(t_ready), .tgt_req_write(t_write),
         .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
         .tgt_req_tag(t_tag), .tgt_cpl_valid(c_valid), .tgt_cpl_ready(1'b1),
@@ -161,7 +204,63 @@ module rclink_tb #(
         .tx_etype(tx_etype), .tx_group(tx_group),
         .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld),
         .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
-        .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat));
+        .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat),
+        .t3_ctrl(t3_ctrl), .t3_tx_head(t3_tx_head), .t3_rx_head(t3_rx_head),
+        .t3_tx_tail(t3_tx_tail), .t3_rx_tail(t3_rx_tail),
+        .t3_tx_ba(t3_tx_ba), .t3_rx_ba(t3_rx_ba), .t3_tx_size(t3_tx_size),
+        .t3_rx_size(t3_rx_size), .t3_tail_up_cfg(t3_tail_up_cfg),
+        .t3_int_mask(t3_int_mask), .t3_srst(t3_srst), .t3_set(t3_set),
+        .t3_set_tail(t3_set_tail), .t3_new_tx_tail(t3_new_tx_tail),
+        .t3_new_rx_tail(t3_new_rx_tail), .t3_st0(t3_st0), .t3_st1(t3_st1),
+        .t3_st0_latch(t3_st0_latch));
+
+    rclink_t3_model t3 (
+        .clk(clk), .rst_n(ip_rst_n),
+        .t3_ctrl(t3_ctrl), .t3_tx_head(t3_tx_head), .t3_rx_head(t3_rx_head),
+        .t3_tx_tail(t3_tx_tail), .t3_rx_tail(t3_rx_tail),
+        .t3_tx_ba(t3_tx_ba), .t3_rx_ba(t3_rx_ba), .t3_tx_size(t3_tx_size),
+        .t3_rx_size(t3_rx_size), .t3_tail_up_cfg(t3_tail_up_cfg),
+        .t3_int_mask(t3_int_mask), .t3_srst(t3_srst), .t3_set(t3_set),
+        .t3_set_tail(t3_set_tail), .t3_new_tx_tail(t3_new_tx_tail),
+        .t3_new_rx_tail(t3_new_rx_tail), .t3_st0(t3_st0), .t3_st1(t3_st1),
+        .t3_st0_latch(t3_st0_latch),
+        .md_awvalid(nonr_md_awvalid), .md_awready(nonr_md_awready),
+        .md_awaddr(nonr_md_awaddr), .md_awlen(nonr_md_awlen),
+        .md_awsize(nonr_md_awsize), .md_awburst(nonr_md_awburst),
+        .md_awid(nonr_md_awid), .md_wvalid(nonr_md_wvalid),
+        .md_wready(nonr_md_wready), .md_wdata(nonr_md_wdata),
+        .md_wstrb(nonr_md_wstrb), .md_wlast(nonr_md_wlast),
+        .md_bvalid(nonr_md_bvalid), .md_bready(nonr_md_bready),
+        .md_bresp(nonr_md_bresp), .md_arvalid(nonr_md_arvalid),
+        .md_arready(nonr_md_arready), .md_araddr(nonr_md_araddr),
+        .md_arlen(nonr_md_arlen), .md_arsize(nonr_md_arsize),
+        .md_arburst(nonr_md_arburst), .md_arid(nonr_md_arid),
+        .md_rvalid(nonr_md_rvalid), .md_rready(nonr_md_rready),
+        .md_rdata(nonr_md_rdata), .md_rresp(nonr_md_rresp),
+        .dt_awvalid(nonr_data_awvalid), .dt_awready(nonr_data_awready),
+        .dt_awaddr(nonr_data_awaddr), .dt_awlen(nonr_data_awlen),
+        .dt_awsize(nonr_data_awsize), .dt_awburst(nonr_data_awburst),
+        .dt_awid(nonr_data_awid), .dt_wvalid(nonr_data_wvalid),
+        .dt_wready(nonr_data_wready), .dt_wdata(nonr_data_wdata),
+        .dt_wstrb(nonr_data_wstrb), .dt_wlast(nonr_data_wlast),
+        .dt_bvalid(nonr_data_bvalid), .dt_bready(nonr_data_bready),
+        .dt_bresp(nonr_data_bresp), .dt_arvalid(nonr_data_arvalid),
+        .dt_arready(nonr_data_arready), .dt_araddr(nonr_data_araddr),
+        .dt_arlen(nonr_data_arlen), .dt_arsize(nonr_data_arsize),
+        .dt_arburst(nonr_data_arburst), .dt_arid(nonr_data_arid),
+        .dt_rvalid(nonr_data_rvalid), .dt_rready(nonr_data_rready),
+        .dt_rdata(nonr_data_rdata), .dt_rresp(nonr_data_rresp),
+        .dt_rlast(nonr_data_rlast));
+
+    rclink_axi_dma u_t3 (
+        .clk(clk), .rst(!rst_n), .flush(core_rst),
+        .bus_master_en(cfg_bm), .stop(1'b0), .eng_idle(b_idle), .idle(),
+`include "rclink_nonr_conn.vh"
+        .cmd_valid(b_cmd_valid), .cmd_ready(!b_wr),
+        .cmd_write(b_cmd_write), .cmd_addr(b_cmd_addr), .cmd_len(b_cmd_len),
+        .wd_valid(b_wd_valid), .wd_ready(b_wr), .wd_data(b_wd_data),
+        .rd_valid(b_rd_valid), .rd_data(b_rd_data),
+        .rd_err(b_rd_err), .cnt_err(cnt_t3_dma_err));
 
     // ---- MAC CSR stand-in (tb/rclink_mac_model.v) --------------------
     rclink_mac_model mac (
@@ -233,12 +332,66 @@ module rclink_tb #(
             msi_n = msi_n + 1;
     end
 
+    // the bridge's burst port: address-aligned 64-byte lines of host
+    // memory (rclink_tlp_req's protocol), a read's lines after a latency,
+    // err for a line outside the memory
+    integer bq_wr = 0, bq_rd = 0, bw_n = 0, bw_i = 0, bl, bk, bj;
+    reg [63:0] bwd;
+    integer bq_t [0:255];
+    reg [511:0] bq_d [0:255];
+    reg        bq_e [0:255];
+    reg [63:0] bw_a0 = 64'd0, bw_a1 = 64'd0, bw_line = 64'd0, bla;
+    assign b_idle = bq_wr == bq_rd && !b_wr;
+    always @(posedge clk) begin
+        if (b_cmd_valid && !b_wr) begin
+            bla = b_cmd_addr & ~64'd63;
+            bl = (b_cmd_addr[5:0] + b_cmd_len + 63) / 64;
+            if (b_cmd_write) begin
+                b_wr <= 1'b1;
+                bw_n = bl;
+                bw_i = 0;
+                bw_a0 = b_cmd_addr;
+                bw_a1 = b_cmd_addr + b_cmd_len;
+                bw_line = bla;
+            end else begin
+                for (bk = 0; bk < bl; bk = bk + 1) begin
+                    bq_t[bq_wr % 256] = now + 8;
+                    bq_e[bq_wr % 256] = !in_mem(bla + 64 * bk);
+                    for (bj = 0; bj < 8; bj = bj + 1)
+                        bq_d[bq_wr % 256][64 * bj +: 64] = in_mem(bla + 64 * bk) ?
+                            hmem[(bla + 64 * bk - HBASE) / 8 + bj] : 64'd0;
+                    bq_wr = bq_wr + 1;
+                end
+            end
+        end
+        if (b_wd_valid && b_wr) begin
+            for (bk = 0; bk < 64; bk = bk + 1)
+                if (bw_line + bk >= bw_a0 && bw_line + bk < bw_a1 &&
+                    in_mem(bw_line + bk)) begin
+                    bwd = hmem[(bw_line + bk - HBASE) >> 3];
+                    bwd[8 * ((bw_line + bk) & 7) +: 8] = b_wd_data[8 * bk +: 8];
+                    hmem[(bw_line + bk - HBASE) >> 3] = bwd;
+                end
+            bw_line = bw_line + 64;
+            bw_i = bw_i + 1;
+            if (bw_i == bw_n)
+                b_wr <= 1'b0;
+        end
+        b_rd_valid <= 1'b0;
+        if (bq_rd != bq_wr && now >= bq_t[bq_rd % 256]) begin
+            b_rd_valid <= 1'b1;
+            b_rd_data <= bq_d[bq_rd % 256];
+            b_rd_err <= bq_e[bq_rd % 256];
+            bq_rd = bq_rd + 1;
+        end
+    end
+
     // ---- command interpreter ------------------------------------------------------------
     reg [255:0] cmds [0:NCMD-1];
     reg [255:0] c;
     reg [7:0]   op;
     reg [63:0]  a, b, m, v;
-    integer     pc, fails, checks, k, tx_seen, n, t;
+    integer     pc, fails, checks, k, tx_seen, n, t, t3_seen;
     reg [8*64-1:0] name;
     reg [8*256-1:0] file;
 
@@ -430,6 +583,7 @@ module rclink_tb #(
         fails = 0;
         checks = 0;
         tx_seen = 0;
+        t3_seen = 0;
         repeat (5) @(posedge clk);
         rst_n = 1'b1;
         // the receive path clears its per-QP contexts after reset
@@ -607,6 +761,63 @@ module rclink_tb #(
                         k = m;
                     end
                 end
+            end
+            8'd26: begin               // the next TYPE3 frame on the wire
+                t = 0;
+                checks = checks + 1;
+                while (t3.ntx <= t3_seen && t < 20000) begin
+                    @(posedge clk);
+                    t = t + 1;
+                end
+                if (t3.ntx <= t3_seen) begin
+                    v = 0;
+                    fail("no TYPE3 frame");
+                end else begin
+                    // the bytes at a, zeros up to the 60 bytes of a
+                    // minimum Ethernet frame
+                    v = t3.txf_len[t3_seen % 64];
+                    if (v != ((b < 60) ? 60 : b)) fail("TYPE3 frame length");
+                    for (k = 0; k < v && k < 4096; k = k + 1) begin
+                        n = (k < b) ? hmem[(a + k - HBASE) >> 3] >> (8 * ((a + k) & 7)) : 0;
+                        if (t3.txf[(t3_seen % 64) * 4096 + k] != n[7:0]) begin
+                            v = k;
+                            fail("TYPE3 frame byte");
+                            k = 4096;
+                        end
+                    end
+                    t3_seen = t3_seen + 1;
+                end
+            end
+            8'd27: begin               // a frame from the wire to TYPE3 RX
+                for (k = 0; k < b; k = k + 1) begin
+                    n = hmem[(a + k - HBASE) >> 3] >> (8 * ((a + k) & 7));
+                    t3.rxf[k] = n[7:0];
+                end
+                t3.rx_len = b;
+                t3.rx_req = 1'b1;
+                t = 0;
+                while (t3.rx_req && t < 100000) begin
+                    @(posedge clk);
+                    t = t + 1;
+                end
+                checks = checks + 1;
+                v = t;
+                if (t3.rx_req) fail("TYPE3 RX frame not taken");
+            end
+            8'd28: begin               // the IP's own TYPE3 RX drops
+                checks = checks + 1;
+                v = t3.drop_off;
+                if (t3.drop_off != a) fail("TYPE3 RX dropped off");
+                v = t3.drop_nomd;
+                if (t3.drop_nomd != b) fail("TYPE3 RX dropped without MDs");
+                v = t3.drop_err;
+                if (t3.drop_err != m) fail("TYPE3 RX dropped on a fault");
+            end
+            8'd29: begin               // no further TYPE3 frame
+                repeat (500) @(posedge clk);
+                checks = checks + 1;
+                v = t3.ntx - t3_seen;
+                if (t3.ntx != t3_seen) fail("unexpected TYPE3 frame");
             end
             default: fail("unknown command");
             endcase

@@ -22,7 +22,8 @@ DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
 OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
           nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
           wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21,
-          tmo=22, db=23, rge=24, wstall=25)
+          tmo=22, db=23, rge=24, wstall=25, sent3=26, rx3=27,
+          t3drops=28, nosent3=29)
 M64 = (1 << 64) - 1
 
 
@@ -62,14 +63,18 @@ def convert(v):
 
     plain = ('w64', 'w32', 'r64', 'r32', 'wbuf', 'poll', 'memw', 'memr',
              'fill', 'wqe', 'rqe', 'memeq', 'sent', 'sent2', 'db', 'dbw',
-             'rge')
+             'rge', 'sent3')
     # ops of the model's peer board, and those of the model only, are not
     # for the testbench
     ops = [o[1:] if o[0] == 'sim' and o[1] in plain else o for o in v['ops']
            if o[0] not in ('peer', 'model')]
+    cfg = 1                     # the testbench's cfg: bus mastering on
     for op in ops:
         k = op[0]
-        if k in ('w64', 'w32'):
+        if k == 'master':
+            cfg = (cfg & ~1) | (1 if vl.value(op[1]) else 0)
+            out.append(cmd('cfg', cfg))
+        elif k in ('w64', 'w32'):
             off, _ = vl.reg(op[1])
             width = 32 if k == 'w32' else 64
             q, be, sh = lanes(off, width)
@@ -115,6 +120,10 @@ def convert(v):
             out.append(cmd('tx', vl.value(op[2]),
                            3 << 20 | vl.value(op[1]) << 24 |
                            sum(n for _, n in pieces) << 32, pieces[0][0]))
+        elif k == 'sent3':
+            # ["sent3", addr, len]: the next TYPE3 frame the IP sends on
+            # the wire (the TYPE3 stand-in's MAC side)
+            out.append(cmd('sent3', vl.addr(op[1], bases), vl.value(op[2])))
         elif k == 'db':
             # a doorbell of user context op[1] (the doorbell BAR, format DB)
             off = vl.value(op[1]) << DB_SHIFT | vl._hw().FORMATS['DB'][2]['OFF_' + op[2]]
@@ -143,7 +152,8 @@ def convert(v):
         elif k == 'sim':
             w = op[1]
             if w == 'cfg':
-                out.append(cmd('cfg', vl.value(op[2])))
+                cfg = vl.value(op[2])
+                out.append(cmd('cfg', cfg))
             elif w == 'delay':
                 # ["sim", "delay", cycles, region?]: read latency (of the
                 # page at region only, when given)
@@ -154,7 +164,18 @@ def convert(v):
                 # requester takes nothing for that many cycles (write TLPs
                 # that leave late); 0 ends it
                 out.append(cmd(w, vl.value(op[2])))
-            elif w in ('nomsix', 'notx'):
+            elif w == 'rx3':
+                # ["sim", "rx3", addr, len]: a frame of len bytes from the
+                # wire to the IP's TYPE3 receive path; waits until the
+                # IP stored or dropped it
+                out.append(cmd(w, vl.addr(op[2], bases), vl.value(op[3])))
+            elif w == 't3drops':
+                # ["sim", "t3drops", off, nomd, err]: the frames the IP's
+                # TYPE3 receive path dropped so far (SHIM_RX_DROP_OFF,
+                # _NOMD, _ERR of the model: events inside the IP)
+                out.append(cmd(w, vl.value(op[2]), vl.value(op[3]),
+                               vl.value(op[4])))
+            elif w in ('nomsix', 'notx', 'nosent3'):
                 out.append(cmd(w))
             elif w == 'tx':
                 # ["sim", "tx", seg, qpn, fack, data addr, data bytes]

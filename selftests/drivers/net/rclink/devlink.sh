@@ -73,12 +73,12 @@ print(json.dumps(json.load(sys.stdin)[sys.argv[1]].get(sys.argv[2]),
 params_all() { devlink -j dev param show | dl_json param "$dl"; }
 params_before=$(params_all)
 
-PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift flow_control ctx_rx_hold_us"
+PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift flow_control ctx_rx_hold_us rdma_timeout_us"
 declare -A DEFAULT=([event_eq_size]=256 [type1_sq_size]=4096
 	[type1_rq_size]=512 [type1_cq_size]=2048 [type3_tx_ring_size]=256
 	[type3_rx_ring_size]=256 [header_format]=std [cc_algorithm]=none
 	[cc_ai_div]=32 [cc_fast_steps]=5 [cc_g_shift]=4 [flow_control]=pfc
-	[ctx_rx_hold_us]=500)
+	[ctx_rx_hold_us]=500 [rdma_timeout_us]=100000)
 
 # The driverinit value of a param
 param_get() {
@@ -177,13 +177,13 @@ for pv in event_eq_size:100 event_eq_size:8 type1_sq_size:8 \
 	type1_cq_size:3000 type3_tx_ring_size:32 type3_rx_ring_size:4096 \
 	header_format:gen3 cc_algorithm:cubic \
 	cc_ai_div:0 cc_ai_div:1025 cc_fast_steps:65 cc_g_shift:0 cc_g_shift:11 \
-	flow_control:xon; do
+	flow_control:xon rdma_timeout_us:0; do
 	p=${pv%%:*} v=${pv#*:}
 	case $p in
 	header_format) msg="header format" ;;
 	cc_algorithm) msg="congestion control algorithm" ;;
 	flow_control) msg="flow control: pfc or cbfc" ;;
-	cc_*) msg="$p: must be" ;;
+	cc_* | rdma_timeout_us) msg="$p: must be" ;;
 	*) msg="power of two" ;;
 	esac
 	if out=$(param_set "$p" "$v" 2>&1); then
@@ -201,7 +201,7 @@ declare -A NEW=([event_eq_size]=32 [type1_sq_size]=1024 [type1_rq_size]=128
 	[type1_cq_size]=256 [type3_tx_ring_size]=128 [type3_rx_ring_size]=512
 	[header_format]=gen2 [cc_algorithm]=dcqcn [cc_ai_div]=16
 	[cc_fast_steps]=3 [cc_g_shift]=5 [flow_control]=cbfc
-	[ctx_rx_hold_us]=2000)
+	[ctx_rx_hold_us]=2000 [rdma_timeout_us]=250000)
 for p in $PARAMS; do
 	param_set "$p" "${NEW[$p]}" || errs+="setting $p failed; "
 done
@@ -234,6 +234,16 @@ if [ -n "$cdev" ] && [ -x "$RCL_TOOL" ]; then
 	[ "$f" = 256 ] || errs+="$cdev nocnp_us '$f' with dcqcn, want 256; "
 	f=$(rcl_tool -j dev show dev "$cdev" | rcl_json_get flow_control)
 	[ "$f" = cbfc ] || errs+="$cdev flow_control '$f' after the reload, want cbfc; "
+fi
+# the board's registers, where BAR0 can be read (iomem=relaxed) and the
+# board has a registration table
+if v=$(rcl_py read "$bdf" DMAQ_MR_CAP 2>/dev/null) && [ $((v & 0xffff)) -ne 0 ]; then
+	v=$(rcl_py read "$bdf" DMAQ_RDMA_CFG)
+	[ $((v & 0xffffffff)) -eq 250000 ] ||
+		errs+="DMAQ_RDMA_CFG $v after the reload, want timeout_us 250000; "
+	v=$(rcl_py read "$bdf" DMAQ_CTX_RX_HOLD)
+	[ $((v & 0xffffffff)) -eq 2000 ] ||
+		errs+="DMAQ_CTX_RX_HOLD $v after the reload, want 2000; "
 fi
 ktap_result reload_applies "$([ -z "$errs" ]; echo $?)" "$errs"
 

@@ -74,8 +74,9 @@
  *                context's end take the entries off the list
  *   local_key    the local side in a registration of A's context (its
  *                lkey) instead of its area: WRITE from and READ into
- *                pinned user memory of A at odd offsets (1 B .. 1 MiB),
- *                bytes and guards checked on both sides; an lkey of A's
+ *                pinned user memory of A at odd offsets (1 B .. 1 MiB;
+ *                when A registers host memory), bytes and guards checked
+ *                on both sides; an lkey of A's
  *                area without rights works too; another context's lkey
  *                and a range beyond the registration complete BAD_ADDR,
  *                put the context in error and write nothing at B
@@ -86,9 +87,12 @@
  *
  * Run by t1_rdma.sh (the boards as t1_uctx.sh passes them); BAR0 through
  * sysfs resource0 for the counters and the test hooks.  Without the boards,
- * or a board without a registration table, every test is skipped; so is
- * every case whose board A has no requester (DMAQ_MR_CAP.max_len 0: the
- * RTL has the responder, not the requester yet).
+ * or a board without a registration table, every test is skipped.  Each
+ * case skips on what it needs and a board lacks, and only then: board A's
+ * requester taking its longest WRITE or READ (DMAQ_MR_CAP.max_len at least
+ * that; 0: no requester), registrations of host memory on the board that
+ * registers it (DMAQ_MR_CAP.max_pages; local_key runs its parts in A's
+ * area without them).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -296,16 +300,40 @@ static void rig_down(struct rig *r)
 }
 
 /*
- * Board A posts the WRITEs and READs: a shim with a registration table but
- * no requester (DMAQ_MR_CAP.max_len 0, a responder only: the RTL,
- * Documentation/hw/rtl.rst "RDMA responder") cannot, so the cases skip.
+ * Board A posts the WRITEs and READs: a case skips when A's requester does
+ * not take its longest one (DMAQ_MR_CAP.max_len below @need; 0: a shim
+ * with a responder only)
  */
-#define NO_REQUESTER(b) \
-	(!(rd(b, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_LEN))
+static uint32_t max_len(struct bar *b)
+{
+	return (rd(b, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_LEN) >>
+	       __builtin_ctzll(RCLINK_DMAQ_MR_CAP_MAX_LEN);
+}
+#define NO_REQUESTER(b, need)	(max_len(b) < (need))
 #define NO_REQUESTER_WHY \
-	"board A has no RDMA requester (DMAQ_MR_CAP.max_len 0)"
+	"board A's requester takes shorter WRITEs and READs than the case's" \
+	" (DMAQ_MR_CAP.max_len)"
+/* board @b registers host memory (a table of pages a registration) */
+#define HOST_MRS(b) \
+	(!!(rd(b, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
 
-#define RIG_UP(r, q, access) do {					\
+/* the longest WRITE or READ of each case */
+#define NEED_SIZES	MIB
+#define NEED_ERRORS	3000u
+#define NEED_LOSS	262144u
+#define NEED_XCHG	64u
+#define NEED_BUSY	65536u
+#define NEED_IMM	5000u
+#define NEED_ORDER	MIB
+#define NEED_EXIT	65536u
+#define NEED_USER	MIB
+#define NEED_TOOL	1000u
+#define NEED_LKEY	MIB
+#define NEED_FMT	(65536u + 3)
+#define NEED_KRING	MIB
+#define NEED_RT		MIB
+
+#define RIG_UP(r, q, access, need) do {				\
 	if (!env_load())						\
 		SKIP(return, "no boards (run by t1_rdma.sh)");		\
 	(r)->a.fd = (r)->b.fd = -1;					\
@@ -317,7 +345,7 @@ static void rig_down(struct rig *r)
 		rig_down(r);						\
 		SKIP(return, "board without a registration table");	\
 	}								\
-	if (NO_REQUESTER(&(r)->ba)) {					\
+	if (NO_REQUESTER(&(r)->ba, (need))) {				\
 		rig_down(r);						\
 		SKIP(return, NO_REQUESTER_WHY);				\
 	}								\
@@ -420,13 +448,15 @@ static const uint32_t all_sizes[] = {
 	MIB,
 };
 
-TEST(sizes)
+/* (slow: some 8 MiB each way, several seconds through an RTL board) */
+TEST_SLOW(sizes)
 {
 	struct rig r = { 0 };
 	uint64_t wr0, rr0, tw0, tr0, ib0, ib1;
 	unsigned int i, n = 0;
 
-	RIG_UP(&r, QP_RDMA, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	RIG_UP(&r, QP_RDMA, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_SIZES);
 	wr0 = rd(&r.bb, RCLINK_DMAQ_RDMA_RX_WRITE);
 	rr0 = rd(&r.bb, RCLINK_DMAQ_RDMA_RX_READ);
 	tw0 = rd(&r.ba, RCLINK_DMAQ_RDMA_TX_WRITE);
@@ -512,7 +542,8 @@ TEST(errors)
 	uint32_t ro, wo, stale, rkey2, never;
 	uint64_t cfg;
 
-	RIG_UP(&r, QP_ERR, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	RIG_UP(&r, QP_ERR, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_ERRORS);
 	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, MR_LEN, RCLINK_MR_REMOTE_READ,
 				   NULL, &ro));
 	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, MR_LEN,
@@ -587,7 +618,8 @@ TEST(loss)
 	uint64_t lost0;
 	unsigned int i, k;
 
-	RIG_UP(&r, QP_LOSS, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	RIG_UP(&r, QP_LOSS, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_LOSS);
 	lost0 = rd(&r.ba, RCLINK_SHIM_WIRE_LOST) +
 		rd(&r.bb, RCLINK_SHIM_WIRE_LOST);
 	set_faults(&r.ba, 50000, 10000, 10000);
@@ -614,7 +646,7 @@ TEST(exchange)
 	uint8_t *msg;
 	unsigned int mac[6], i;
 
-	RIG_UP(&r, QP_XCHG, RCLINK_MR_REMOTE_WRITE);
+	RIG_UP(&r, QP_XCHG, RCLINK_MR_REMOTE_WRITE, NEED_XCHG);
 	/* B: its address, its registration, sent to A as a SEND */
 	x.ip = ntohl(inet_addr(env.ip_b));
 	ASSERT_EQ(6, sscanf(env.mac_b, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
@@ -668,7 +700,7 @@ TEST(dereg_busy)
 	uint32_t i, posted = 0, done = 0, ok = 0, refused = 0, other = 0;
 	double end;
 
-	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE);
+	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE, NEED_BUSY);
 	fill(rclink_uctx_area(&r.a.c, A_SRC), 3, 65536);
 	for (i = 0; i < 16; i++) {
 		ASSERT_EQ(0, rclink_post_write(&r.a.c, QP_BUSY, A_SRC, 65536,
@@ -763,7 +795,7 @@ TEST(write_imm)
 	struct rclink_wc wc, bw;
 	uint64_t nobuf, hold0;
 
-	RIG_UP(&r, QP_IMM, RCLINK_MR_REMOTE_WRITE);
+	RIG_UP(&r, QP_IMM, RCLINK_MR_REMOTE_WRITE, NEED_IMM);
 	/* B lends one buffer (the WRITE does not use its bytes) */
 	ASSERT_EQ(0, rclink_post_recv(&r.b.c, B_AREA - 4096, 4096));
 	rclink_uctx_doorbell(&r.b.c);
@@ -849,7 +881,8 @@ TEST(order)
 	uint32_t i, nsend = 0;
 	int err;
 
-	RIG_UP(&r, QP_ORDER, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	RIG_UP(&r, QP_ORDER, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_ORDER);
 	/* B's receive buffers for the SENDs, past its registration */
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, rclink_post_recv(&r.b.c, B_AREA - (i + 1) * 4096,
@@ -894,7 +927,8 @@ TEST(requester_exit)
 	struct rclink_wc wc;
 	uint32_t i;
 
-	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	RIG_UP(&r, QP_BUSY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_EXIT);
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, rclink_post_read(&r.a.c, QP_BUSY, A_DST, 65536,
 					      r.rkey, (uint64_t)i * 65536));
@@ -973,8 +1007,8 @@ TEST(user_memory)
 	unsigned int i;
 	uint8_t *buf;
 
-	RIG_UP(&r, QP_USER, RCLINK_MR_REMOTE_WRITE);
-	if (!(rd(&r.bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
+	RIG_UP(&r, QP_USER, RCLINK_MR_REMOTE_WRITE, NEED_USER);
+	if (!HOST_MRS(&r.bb))
 		SKIP(goto out, "no registrations of host memory");
 	buf = mmap(NULL, U_SIZE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1062,7 +1096,7 @@ TEST(user_memlock)
 		SKIP(return, "no boards (run by t1_rdma.sh)");
 	if (bar_open(&bb, env.b))
 		SKIP(return, "no BAR0 through sysfs resource0: %m");
-	if (!(rd(&bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES)) {
+	if (!HOST_MRS(&bb)) {
 		bar_close(&bb);
 		SKIP(return, "no registrations of host memory");
 	}
@@ -1197,7 +1231,7 @@ TEST(kernel_ring)
 	if (!FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)) ||
 	    !FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)))
 		SKIP(return, "board without a registration table");
-	if (NO_REQUESTER(&ba))
+	if (NO_REQUESTER(&ba, NEED_KRING))
 		SKIP(return, NO_REQUESTER_WHY);
 	ASSERT_EQ(0, pair_add(QP_KRING));
 	ASSERT_EQ(0, side_open(&sb, env.b, B_AREA)) TH_LOG("%m");
@@ -1330,7 +1364,8 @@ TEST(tool)
 	uint8_t *ubuf = MAP_FAILED;
 	int64_t pid = getpid();
 
-	RIG_UP(&r, QP_TOOL, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
+	RIG_UP(&r, QP_TOOL, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_TOOL);
 	ASSERT_EQ(0, rclink_mr_reg(&r.b.c, B_MR, 4096, RCLINK_MR_REMOTE_READ,
 				   NULL, &ro));
 
@@ -1361,7 +1396,7 @@ TEST(tool)
 	EXPECT_FALSE(mr_obj(out, r.rkey, obj, sizeof(obj))) TH_LOG("%s", out);
 
 	/* user memory: its pages (4 KiB pieces from an odd start) */
-	if (rd(&r.bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES) {
+	if (HOST_MRS(&r.bb)) {
 		ubuf = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		ASSERT_NE(MAP_FAILED, ubuf);
@@ -1441,9 +1476,14 @@ TEST(local_key)
 	unsigned int i;
 	int64_t bad;
 
-	RIG_UP(&r, QP_LKEY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ);
-	if (!(rd(&r.ba, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
-		SKIP(goto out, "no registrations of host memory");
+	RIG_UP(&r, QP_LKEY, RCLINK_MR_REMOTE_WRITE | RCLINK_MR_REMOTE_READ,
+	       NEED_LKEY);
+	b = rclink_uctx_area(&r.b.c, 0);
+	/* pinned user memory of A: with registrations of host memory */
+	if (!HOST_MRS(&r.ba)) {
+		TH_LOG("board A registers no host memory: its area only");
+		goto area;
+	}
 	u = mmap(NULL, LK_MAP, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, u);
@@ -1451,7 +1491,6 @@ TEST(local_key)
 	/* local access needs no rights */
 	ASSERT_EQ(0, rclink_mr_reg_user(&r.a.c, u + LK_OFF, LK_LEN, 0, &lk,
 					&unused)) TH_LOG("%m");
-	b = rclink_uctx_area(&r.b.c, 0);
 	for (i = 0; i < sizeof(lsizes) / sizeof(lsizes[0]); i++) {
 		uint32_t len = lsizes[i];
 		uint64_t ra = len + 5 > MR_LEN ? MR_LEN - len : 5;
@@ -1479,6 +1518,7 @@ TEST(local_key)
 		EXPECT_EQ(-1, check_byte(u + LK_OFF + LK_LEN, GUARD_BYTE,
 					 LK_MAP - LK_OFF - LK_LEN));
 	}
+area:
 	/* an lkey of a range of the area */
 	a = rclink_uctx_area(&r.a.c, 0);
 	ASSERT_EQ(0, rclink_mr_reg(&r.a.c, A_SRC, 4096, 0, &lk_area, &unused));
@@ -1502,7 +1542,6 @@ TEST(local_key)
 					      100, r.rkey, 0, &wc));
 	EXPECT_TRUE(rclink_uctx_error(&a2.c, &cause));
 	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_AREA)) TH_LOG("B written");
-out:
 	side_close(&a2);
 	rig_down(&r);
 	if (u != MAP_FAILED)
@@ -1570,10 +1609,10 @@ TEST(ring_target)
 	if (!FIELD_MR_NUM(rd(&ba, RCLINK_DMAQ_MR_CAP)) ||
 	    !FIELD_MR_NUM(rd(&bb, RCLINK_DMAQ_MR_CAP)))
 		SKIP(return, "board without a registration table");
-	if (NO_REQUESTER(&ba))
+	if (NO_REQUESTER(&ba, NEED_RT))
 		SKIP(return, NO_REQUESTER_WHY);
 	/* a ring's registration is a page table of its pieces */
-	if (!(rd(&bb, RCLINK_DMAQ_MR_CAP) & RCLINK_DMAQ_MR_CAP_MAX_PAGES))
+	if (!HOST_MRS(&bb))
 		SKIP(return, "board B registers no ring (no page tables)");
 	ASSERT_EQ(0, pair_add(QP_RT));
 	ASSERT_EQ(0, pair_add(QP_RT2));
@@ -1700,7 +1739,7 @@ TEST_SLOW(formats)
 					fmts[f].pri, fmts[f].icrc))
 			TH_LOG("format %s", fmts[f].name);
 		RIG_UP(&r, QP_FMT, RCLINK_MR_REMOTE_WRITE |
-		       RCLINK_MR_REMOTE_READ);
+		       RCLINK_MR_REMOTE_READ, NEED_FMT);
 		a = rclink_uctx_area(&r.a.c, 0);
 		b = rclink_uctx_area(&r.b.c, 0);
 		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {

@@ -25,8 +25,10 @@ is looked up here among the frames of the wire capture of the pair
 ($RCLINK_RESULTS/wire.pcap, as boards.sh check writes it; a vector with
 "sent" ops is skipped without it), and so is a "sent2" op (a TYPE2
 packet: a frame of the standard format to UDP port 4792, the group in
-the RH's DEST_QP).  A "db" op writes a doorbell of a user context in the
-doorbell BAR (DMAQ_CTX_CAP.db_bar, through sysfs resourceN).  One KTAP
+the RH's DEST_QP), and so is a "sent3" op (a TYPE3 frame sent from the
+MD ring: the buffer's bytes, padded with zeros to 60).  A "db" op writes
+a doorbell of a user context in the doorbell BAR (DMAQ_CTX_CAP.db_bar,
+through sysfs resourceN).  One KTAP
 result per vector file.
 
 $RCLINK_VECTORS is the vector directory (default: firmware/vectors of the
@@ -57,6 +59,8 @@ ROCE_PORT = 4791
 T2_PORT = 4792
 # a TX_S packet shorter than this is padded with zero bytes (SEG.PKT_MIN)
 PKT_MIN = hw.FORMATS['SEG'][2]['PKT_MIN']
+# a TYPE3 frame shorter than a minimum Ethernet frame is padded to it
+ETH_ZLEN = 60
 
 
 def standard_req(frame, port):
@@ -150,16 +154,33 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             want += bytes(mm[o:o + vl.value(ln)])
         want = want.ljust(PKT_MIN, b'\0')
         group = vl.value(op[1])
+
+        def match(frame):
+            pkt = type2_pkt(frame)
+            return bool(pkt) and pkt[0] == group and pkt[1] == want
+        return self.on_wire(match, 'TYPE2 frame')
+
+    def sent3(self, op):
+        """The next TYPE3 frame on the wire is the op[2] bytes at op[1]
+        (padded with zeros to ETH_ZLEN); None or what differs."""
+        o = self.where(op[1])
+        want = bytes(self.mem.mm[o:o + self.vl.value(op[2])])
+        want = want.ljust(ETH_ZLEN, b'\0')
+        return self.on_wire(lambda f: f == want, 'TYPE3 frame')
+
+    def on_wire(self, match, what):
+        """Skip the frames of the wire capture up to the next one match
+        takes (waiting up to POLL_S for it); None or what is missing."""
         end = time.monotonic() + POLL_S
         while True:
             while self.fidx < len(self.frames):
-                pkt = type2_pkt(self.frames[self.fidx])
+                frame = self.frames[self.fidx]
                 self.fidx += 1
-                if pkt and pkt[0] == group and pkt[1] == want:
+                if match(frame):
                     return None
             if time.monotonic() > end:
-                return 'no such TYPE2 frame among %d on the wire' % \
-                    len(self.frames)
+                return 'no such %s among %d on the wire' % (what,
+                                                           len(self.frames))
             time.sleep(0.05)
             recs, _ = t1_wire.pcap_records(self.pcap, self.pcap_off)
             self.frames = [d for _, d in recs]
@@ -186,7 +207,7 @@ class Runner:  # pylint: disable=too-many-instance-attributes
         self.load(v, 'buffers')
         if peer:
             peer.load(v, 'peer_buffers')
-        if any(op[0] in ('sent', 'sent2') for op in v['ops']):
+        if any(op[0] in ('sent', 'sent2', 'sent3') for op in v['ops']):
             self.pcap = rt.wire_pcap() or None
             if not self.pcap:
                 raise rt.SkipTest('no wire capture ($RCLINK_RESULTS/'
@@ -217,8 +238,8 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             err = self.sent(op)
             if err:
                 errs.append('op %d %r: %s' % (n, op, err))
-        elif k == 'sent2':
-            err = self.sent2(op)
+        elif k in ('sent2', 'sent3'):
+            err = self.sent2(op) if k == 'sent2' else self.sent3(op)
             if err:
                 errs.append('op %d %r: %s' % (n, op, err))
         elif k in ('w64', 'w32'):
@@ -279,6 +300,10 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             a, b, ln = self.where(op[1]), self.where(op[2]), vl.value(op[3])
             if mm[a:a + ln] != mm[b:b + ln]:
                 errs.append('op %d %r: bytes differ' % (n, op))
+        elif k == 'master':
+            cmd = t1.config_word(self.bar.bdf, t1.PCI_COMMAND) & ~t1.CMD_MASTER
+            t1.config_word(self.bar.bdf, t1.PCI_COMMAND,
+                           cmd | (t1.CMD_MASTER if vl.value(op[1]) else 0))
         elif k == 'db':
             if not self.dbar:
                 self.dbar = rt.DoorbellBar(self.bar.bdf, self.bar)
