@@ -165,9 +165,11 @@ stress: deps
 #                    cocotb tests of the UltraScale+ top (cocotbext-pcie
 #                    root complex and hard IP model; the venv of make deps);
 #                    KTAP, logs in build/rtl/
-#   make rtl-synth   yosys generic synthesis: fails on latches, multiple or
-#                    missing drivers; prints the resource counts
-#                    (build/rtl/resources.txt)
+#   make rtl-synth   yosys synth_xilinx for UltraScale+ of the UltraScale+
+#                    top: fails on latches, multiple or missing drivers;
+#                    prints the resources and the deepest paths in LUT
+#                    levels (build/rtl/resources.txt); then the P-tile top
+#                    through the same checks, generic (resources-ptile.txt)
 # ===========================================================================
 
 .PHONY: rtl rtl-synth rtl-bench
@@ -175,7 +177,7 @@ rtl:
 	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh lint sim cocotb
 
 rtl-synth:
-	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh synth
+	@RCLINK_BUILD=$(RCLINK_BUILD) firmware/rtl/rtl.sh synth synth-ptile
 
 # not a test (not part of check): the DMA engine's throughput in cocotb
 rtl-bench:

@@ -140,11 +140,12 @@ done
 [ "$mode" = all ] && cat "$out/host.ktap"
 
 # ---- shim RTL: lint, the shared vectors in simulation, the short cocotb
-# run of the UltraScale+ top; yosys synthesis (over two minutes) in make
+# run of the UltraScale+ top; yosys synthesis (UltraScale+ top for the
+# family, about half an hour; the P-tile top generic) in make
 # check-long -----------------------------------------------------------------
 rtl_parts=""
 [ "$mode" = all ] && rtl_parts="lint sim cocotb"
-[ "$mode" = long ] && rtl_parts="synth"
+[ "$mode" = long ] && rtl_parts="synth synth-ptile"
 if [ -n "$rtl_parts" ]; then
 	# shellcheck disable=SC2086 # a list of parts
 	RCLINK_COCOTB_SHORT=1 RCLINK_BUILD=$out \

@@ -317,25 +317,35 @@ module rclink_axi_dma #(
     assign nonr_md_wready = st == S_WRECV && !q_dt;
     assign nonr_data_wready = st == S_WRECV && q_dt;
 
-    // scan: the first run of the remaining strobes of entry sk
+    // scan: the first run of the remaining strobes of entry sk.  Lane
+    // numbers come from one-hot vectors (enc64) made with carry chains
+    // rather than from loops over the lanes, which would be 64 levels of
+    // logic deep: s_one is the run's first lane (the lowest strobe),
+    // adding it to s_m clears the run and carries into the lane after it
+    // (s_eh; none when the run reaches lane 63); x_one is the lowest lane
+    // without a strobe (the end of a run from lane 0, for the extension).
     wire [63:0] s_m    = wst[sk] & ({64{1'b1}} << mclr[5:0]) & {64{!mclr[6]}};
-    reg  [6:0]  s_s, s_e, x_e;
-    integer i;
-    always @* begin
-        s_s = 7'd64;
-        for (i = 63; i >= 0; i = i - 1)
-            if (s_m[i])
-                s_s = i[6:0];
-        s_e = 7'd64;
-        for (i = 63; i >= 0; i = i - 1)
-            if (!s_m[i] && i[6:0] > s_s)
-                s_e = i[6:0];
-        // extension: the end of the run that starts at lane 0 of entry sk
-        x_e = 7'd64;
-        for (i = 63; i >= 0; i = i - 1)
-            if (!wst[sk][i])
-                x_e = i[6:0];
-    end
+    wire [63:0] s_one  = s_m & (~s_m + 64'd1);
+    wire [63:0] s_eh   = (s_m + s_one) & ~s_m;
+    wire [63:0] x_w    = wst[sk];
+    wire [63:0] x_one  = ~x_w & (x_w + 64'd1);
+    // the lane of the one bit of H, 64 when there is none
+    function [6:0] enc64;
+        input [63:0] h;
+        integer j, b;
+        reg [63:0] m;
+        begin
+            enc64 = {!(|h), 6'd0};
+            for (b = 0; b < 6; b = b + 1) begin
+                for (j = 0; j < 64; j = j + 1)
+                    m[j] = j[b];
+                enc64[b] = |(h & m);
+            end
+        end
+    endfunction
+    wire [6:0]  s_s    = enc64(s_one);  // first lane of the run, 64: none
+    wire [6:0]  s_e    = enc64(s_eh);   // lane after it, 64: to the end
+    wire [6:0]  x_e    = enc64(x_one);  // first lane without a strobe
     wire [WW:0] sk1   = {1'b0, sk} + 1'b1;
     wire        s_end = sk1 == wn;              // sk is the last entry
     wire [57:0] la1   = la + 58'd1;

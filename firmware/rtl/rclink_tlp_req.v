@@ -147,7 +147,7 @@ module rclink_tlp_req #(
     reg [5:0]       iptr, hptr;     // next tag to give / oldest waiting
     reg [TAGS-1:0]  pend, done, err, zombie, aged, tlast;
     reg [5:0]       toff [0:TAGS-1];    // request address [5:0]
-    reg [12:0]      tlen [0:TAGS-1];    // request length (bytes)
+    reg [13:0]      t_end [0:TAGS-1];   // request address [5:0] + length
     reg [IDW-1:0]   tid  [0:TAGS-1];
     reg [23:0]      timer, sweep;
 
@@ -333,7 +333,7 @@ module rclink_tlp_req #(
             wire         in     = tag < TAGS;
             wire [4:0]   slot   = tag[4:0];
             // byte offset of the completion's first byte in the tag's region
-            wire [13:0]  x      = {8'd0, toff[slot]} + {1'b0, tlen[slot]} - {1'b0, bc};
+            wire [13:0]  x      = t_end[slot] - {1'b0, bc};
             // DW index in the region of the beat's lane 0, + 16: lane l
             // goes to bank (q + l) mod 16, line (q + l) / 16 - 1
             localparam [11:0] SOFF = 4 * s;     // the slot's first lane
@@ -375,8 +375,7 @@ module rclink_tlp_req #(
     reg [15:0]   b_we;
     reg [63:0]   we;                // the banks each slot writes
     reg [15:0]   used;
-    reg          blk;
-    integer b, k;
+    integer b, k, j2;
     reg [3:0]  lane;
     reg [11:0] j;
     reg [7:0]  line;
@@ -401,17 +400,22 @@ module rclink_tlp_req #(
                                  {24'd0, li[k]} < RL;
             end
         end
-        used = we[15:0];
-        blk = 1'b0;
-        rxs_took = 3'd0;
+        // slot k is taken when it writes no bank of slot 0 nor of a slot
+        // before it, all of which are taken or not there: from the clashes
+        // of each pair of slots at once, not slot after slot
         for (k = 1; k < 4; k = k + 1) begin
-            if (rxs_valid[k - 1] && !blk && (used & we[16 * k +: 16]) == 16'd0) begin
-                rxs_took[k - 1] = 1'b1;
-                used = used | we[16 * k +: 16];
-            end else if (rxs_valid[k - 1]) begin
-                blk = 1'b1;
-            end
+            rxs_took[k - 1] = rxs_valid[k - 1];
+            for (j2 = 0; j2 < k; j2 = j2 + 1)
+                if ((we[16 * j2 +: 16] & we[16 * k +: 16]) != 16'd0)
+                    rxs_took[k - 1] = 1'b0;
+            for (j2 = 1; j2 < k; j2 = j2 + 1)
+                if (rxs_valid[j2 - 1] && !rxs_took[j2 - 1])
+                    rxs_took[k - 1] = 1'b0;
         end
+        used = we[15:0];
+        for (k = 1; k < 4; k = k + 1)
+            if (rxs_took[k - 1])
+                used = used | we[16 * k +: 16];
         for (b = 0; b < 16; b = b + 1) begin
             b_we[b] = used[b];
             bslot = c_slot;
@@ -455,7 +459,7 @@ module rclink_tlp_req #(
     // delivery in tag order
     // ======================================================================
     reg  [6:0]  dl;                 // line of the head region being read
-    wire [13:0] d_end  = {8'd0, toff[hslot]} + {1'b0, tlen[hslot]};
+    wire [13:0] d_end  = t_end[hslot];
     wire [13:0] d_nl6  = d_end + 14'd63;
     wire [7:0]  d_nl   = d_nl6[13:6];
     wire        d_go   = nout != 6'd0 && done[hslot] && !flush;
@@ -558,7 +562,7 @@ module rclink_tlp_req #(
 
             if (take_rd) begin
                 toff[islot] <= ca[5:0];
-                tlen[islot] <= tl;
+                t_end[islot] <= tend;
                 tid[islot] <= cid;
                 tlast[islot] <= tfin;
                 iptr <= iptr + 6'd1;

@@ -217,7 +217,21 @@ module rclink_us_if #(
     reg         rb_v, rs_v;             // the beat / the skid beat held
     reg [511:0] rb_d, rs_d;
     reg [32:0]  rb_u, rs_u;             // tuser[96:64]: is_sop/eop, discontinue
+    reg [3:0]   rb_sv;                  // sv of rb_u (below), decoded on loading
     wire        rb_take;                // the core took all of the beat
+    // the slot positions where a TLP starts (DW lane 0, 4, 8, 12) from
+    // tuser[96:64]'s is_sop and is_sop pointers
+    function [3:0] rc_starts(input [32:0] u);
+        integer fi, fp;
+        begin
+            rc_starts = 4'd0;
+            for (fi = 0; fi < 4; fi = fi + 1)
+                for (fp = 0; fp < 4; fp = fp + 1)
+                    if (u[fi] && u[4 + 2 * fi +: 2] == fp[1:0] &&
+                        (fp == 0 || RC_TLPS == 4 || (RC_TLPS == 2 && fp == 2)))
+                        rc_starts[fp] = 1'b1;
+        end
+    endfunction
     assign m_axis_rc_tready = !rs_v;
     always @(posedge clk) begin
         if (rst) begin
@@ -234,6 +248,7 @@ module rclink_us_if #(
         if (rb_take || !rb_v) begin
             rb_d <= rs_v ? rs_d : m_axis_rc_tdata;
             rb_u <= rs_v ? rs_u : m_axis_rc_tuser[96:64];
+            rb_sv <= rc_starts(rs_v ? rs_u : m_axis_rc_tuser[96:64]);
         end
         if (!rs_v) begin
             rs_d <= m_axis_rc_tdata;
@@ -248,13 +263,14 @@ module rclink_us_if #(
     wire [7:0] rc_sptr = rb_u[11:4];
     wire [3:0] rc_ieop = rb_u[15:12];
     wire rc_disc = rb_u[32];
-    // per slot position: a TLP starts there, and it ends in this beat
+    // per slot position: a TLP starts there (sv), and it ends in this
+    // beat (sl)
     wire [4:0] rc_eop5 = {1'b0, rc_ieop};
-    reg [3:0] sv, sl;
+    wire [3:0] sv = rb_sv;
+    reg [3:0] sl;
     reg [2:0] nt, ne;                   // TLPs in the beat, TLPs ending
     integer si, sp;
     always @* begin
-        sv = 4'd0;
         sl = 4'd0;
         nt = {2'd0, rc_more};
         ne = 3'd0;
@@ -264,7 +280,6 @@ module rclink_us_if #(
             for (sp = 0; sp < 4; sp = sp + 1)
                 if (rc_isop[si] && rc_sptr[2 * si +: 2] == sp[1:0] &&
                     (sp == 0 || RC_TLPS == 4 || (RC_TLPS == 2 && sp == 2))) begin
-                    sv[sp] = 1'b1;
                     // its place among the TLPs of the beat
                     sl[sp] = rc_eop5[si + (rc_more ? 1 : 0)];
                 end

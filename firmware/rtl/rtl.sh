@@ -4,8 +4,15 @@
 #   rtl.sh lint    verilator --lint-only -Wall of the synthesizable RTL
 #   rtl.sh sim     Icarus Verilog: every shared vector (firmware/vectors)
 #                  on the testbench (shim + IP stand-in + host stand-in)
-#   rtl.sh synth   yosys generic synthesis: no latches, no multiple or
-#                  missing drivers (check -assert), resource counts
+#   rtl.sh synth   yosys synth_xilinx for UltraScale+ (family xcup) of the
+#                  UltraScale+ top: no latches, no multiple or missing
+#                  drivers (check -assert), the resources (LUT, FF, LUT
+#                  RAM, block RAM, DSP, CARRY8) and the deepest paths in
+#                  LUT levels (synth/report.py), one "rtl-synth: xcup"
+#                  line; resources.txt
+#   rtl.sh synth-ptile   the same checks on the P-tile top, generic
+#                  yosys (no vendor library): resources-ptile.txt
+#   rtl.sh synth-generic the UltraScale+ top, generic: resources-generic.txt
 #   rtl.sh cocotb  cocotb on Icarus: the UltraScale+ top (rclink_shim_us)
 #                  under cocotbext-pcie's root complex and hard IP model
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
@@ -120,17 +127,34 @@ print(json.load(open(sys.argv[1])).get("sim_ost_n", ""))' "$v")
 	done
 }
 
-synth() {
-	local st=1
-	if yosys -q -l "$out/synth.log" \
-		-p "script synth/synth.ys; write_json $out/netlist.json" \
+synth_top() { # TOP SCRIPT NAME: yosys with SCRIPT on TOP, then report.py
+	local st=1 top=$1 ys=$2 name=$3 t0=$SECONDS
+	if yosys -q -l "$out/$name.log" \
+		-p "read_verilog -Igen -I. ${srcs[*]}; hierarchy -check -top $top; script $ys; write_json $out/$name.json" \
 		>/dev/null 2>&1 &&
-		/usr/bin/python3 synth/report.py "$out/netlist.json" \
-		>"$out/resources.txt" 2>&1; then
+		/usr/bin/python3 synth/report.py "$out/$name.json" \
+		>"$out/$name.txt" 2>&1; then
 		st=0
 	fi
-	[ -f "$out/resources.txt" ] && sed 's/^/# /' "$out/resources.txt"
-	result rtl_synth $st "$out/synth.log"
+	echo "$name: $((SECONDS - t0)) s" >>"$out/$name.txt"
+	[ -f "$out/$name.txt" ] && sed 's/^/# /' "$out/$name.txt"
+	grep -h '^rtl-synth:' "$out/$name.txt" 2>/dev/null
+	result "rtl_$name" $st "$out/$name.log"
+}
+
+# the UltraScale+ top mapped to the family's cells: resources.txt
+synth() {
+	synth_top rclink_shim_us synth/xilinx.ys resources
+}
+
+# the P-tile top, generic: resources-ptile.txt
+synth_ptile() {
+	synth_top rclink_shim_ptile synth/synth.ys resources-ptile
+}
+
+# the UltraScale+ top, generic (the counts of the earlier reports)
+synth_generic() {
+	synth_top rclink_shim_us synth/synth.ys resources-generic
 }
 
 # the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
@@ -237,11 +261,13 @@ for part in "${@:-lint sim synth}"; do
 		lint) lint ;;
 		sim) sim ;;
 		synth) synth ;;
+		synth-ptile) synth_ptile ;;
+		synth-generic) synth_generic ;;
 		cocotb) cocotb ;;
 		cocotb-us) cocotb_top us ;;
 		cocotb-ptile) cocotb_top ptile ;;
 		bench) bench ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [synth-ptile] [synth-generic] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done
