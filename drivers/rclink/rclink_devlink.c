@@ -270,7 +270,7 @@ static int rclink_dl_rdma_tmo_validate(struct devlink *devlink, u32 id,
 	/* DMAQ_RDMA_CFG.timeout_us 0 is the shim's own 100 ms: say so */
 	if (val.vu32)
 		return 0;
-	NL_SET_ERR_MSG_MOD(extack, "rdma_timeout_us: must be at least 1 (microseconds)");
+	NL_SET_ERR_MSG_MOD(extack, "rdma_timeout_us: must be at least 1");
 	return -EINVAL;
 }
 
