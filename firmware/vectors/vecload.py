@@ -9,6 +9,9 @@ Documentation/hw/rtl.rst, "Shared test vectors".
 A vector file is {"name", "desc", "buffers": {name: bytes}, "ops": [...]}.
 "model_only": "why" marks a vector of a function the RTL does not have
 yet: the testbench skips it, saying why (Documentation/hw/rtl.rst).
+"cosim_skip": "why" marks a vector that passes on the model and the RTL
+testbench but not yet on the co-simulation's RTL board (vectors.py skips
+it there, saying why).
 "needs": {REGISTER: {field: value}} marks a vector of a board of one kind
 (a capability): the model's selftest runs it on a board whose fields hold
 those values (one of the board set, wired or not), or skips it; the
