@@ -95,6 +95,7 @@ module rclink_ctx #(
     output wire        hold,            // an area table is being read: BAR0 waits
     output reg  [31:0] rx_hold,         // DMAQ_CTX_RX_HOLD.usec (rclink_rx)
     output wire        us_tick,         // a microsecond (US_CYCLES cycles)
+    output reg         tm_run,          // a moderation timer runs
     // doorbell BAR writes (byte offset in the BAR, quad-word aligned)
     input  wire        db_wr,
     input  wire [CW+15:0] db_addr,
@@ -256,6 +257,13 @@ module rclink_ctx #(
     assign         us_tick = us_pre == US_CYCLES[15:0] - 16'd1;
     localparam [63:0] HOLD_RST = `RCLINK_DMAQ_CTX_RX_HOLD_RSTVAL;
     reg [16:0]     tm_left [0:NCTX-1];
+    integer        tr_i;
+    always @* begin
+        tm_run = 1'b0;
+        for (tr_i = 1; tr_i < NCTX; tr_i = tr_i + 1)
+            if (tm_left[tr_i] != 17'd0)
+                tm_run = 1'b1;
+    end
     // the receive side: RQ consumer, the record's copy, refused packets
     reg [31:0] rq_cons [0:NCTX-1];
     reg [31:0] rec_rq  [0:NCTX-1];

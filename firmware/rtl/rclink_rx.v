@@ -206,6 +206,7 @@ module rclink_rx #(
     output wire [31:0] rp_off,           // the READ's message offset being written
     output reg         rdone_valid,
     output reg         rr_busy,          // a READ_RESP's data taken is being written
+    output wire        rx_held,          // a packet waits on RX_M: its hold time runs
     output reg         c_imm_drop,
     // responses the send engine sends on the request's QP
     output wire        rsp_valid,
@@ -368,6 +369,7 @@ module rclink_rx #(
     // user context's packet waits
     wire [31:0] k_posted = rq_prod - rq_cons;
     assign flow_stop = (!held && rq_en && k_posted >= 32'd2) ? 4'd0 : 4'hf;
+    assign rx_held = held;
     // ---- RDMA responder ---------------------------------------------------------
     // A TYPE1 packet whose segment header has an RDMA KIND: the RDMA
     // header follows (two beats), then a WRITE's data, which goes into

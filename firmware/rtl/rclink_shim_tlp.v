@@ -296,6 +296,7 @@ module rclink_shim_tlp #(
     assign msi_valid = c_msi_valid && posted_left;
 
     // ---- the word-level core --------------------------------------------------
+    wire timers_run;            // for a simulation harness only (rtl.rst)
     rclink_shim_top #(.NVEC(NVEC), .QP_AW(QP_AW), .OST_N(OST_N),
                       .DMA_TIMEOUT(DMA_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
                       .IP_RST_CYCLES(IP_RST_CYCLES), .BURST(1), .NCTX(NCTX)) u_core (
@@ -322,6 +323,7 @@ module rclink_shim_tlp #(
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),
+        .timers_run(timers_run),
 `include "rclink_ip_conn.vh"
     );
 endmodule

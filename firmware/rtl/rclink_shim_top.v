@@ -108,6 +108,12 @@ module rclink_shim_top #(
     input  wire [63:0] board_serial,
     input  wire [47:0] board_mac,
     input  wire        link_carrier,
+    // ---- a timer of the core runs with nothing else moving: a WRITE or
+    // READ waits for its response (DMAQ_RDMA_CFG.timeout_us), a user
+    // context's packet waits on RX_M (DMAQ_CTX_RX_HOLD), a CQ's
+    // moderation timer (DMAQ_CTX_MOD.usec); for a simulation harness that
+    // stops its clock while nothing happens (rtl.rst, Co-simulation)
+    output wire        timers_run,
     // ---- RCLINK-Stream IP: reset and AXI4-Lite register file
     output wire        ip_rst_n,
     output wire        ip_awvalid,
@@ -207,6 +213,8 @@ module rclink_shim_top #(
     end
     wire ip_hold = rst || ip_hold_n != {HW{1'b0}};
     wire ctx_hold;                  // rclink_ctx reads an area table: BAR0 waits
+    wire ctx_tm_run, rdma_wait, rx_held;    // timers that run (timers_run)
+    assign timers_run = ctx_tm_run || rdma_wait || rx_held;
     assign ip_rst_n = !ip_hold;
     assign core_rst = rst;
 
@@ -542,7 +550,7 @@ module rclink_shim_top #(
                 .rcqe_ctx(rcqe_ctx), .rcqe_w0(cqe_r_w0), .rcqe_w1(cqe_r_w1), .rcqe_w2(cqe_r_w2),
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
-                .rx_hold(r_hold_us), .us_tick(r_us_tick),
+                .rx_hold(r_hold_us), .us_tick(r_us_tick), .tm_run(ctx_tm_run),
                 .wrst(wrst), .wr_idle(m_wr_idle),
                 .dma_cmd_valid(b_cmd_valid[5]), .dma_cmd_ready(b_cmd_ready[5]),
                 .dma_cmd_write(b_cmd_write[5]), .dma_cmd_addr(b_cmd_addr[320 +: 64]),
@@ -560,6 +568,7 @@ module rclink_shim_top #(
             assign own_qp_ctx = 16'd0;
             assign own_grp_ctx = 16'd0;
             assign ctx_hold = 1'b0;
+            assign ctx_tm_run = 1'b0;
             assign u_base = 64'd0;
             assign u_order = 4'd0;
             assign u_run = 1'b0;
@@ -744,7 +753,7 @@ module rclink_shim_top #(
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
         .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
-        .rdma_tmo_us(rdma_tmo_us), .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn),
+        .rdma_tmo_us(rdma_tmo_us), .rdma_wait(rdma_wait), .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn),
         .wresp_tag(wresp_tag), .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
         .lq_ctrl(lq_ctrl), .pq_on(pq_on), .pq_use(pq_use), .pq_idx(pq_idx), .pq_ok(pq_ok), .pq_bus(pq_bus),
@@ -851,7 +860,7 @@ module rclink_shim_top #(
         .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
         .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx),
         .rdone_valid(rdone_valid),
-        .rr_busy(rr_busy),
+        .rr_busy(rr_busy), .rx_held(rx_held),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),
         .rsp_kind(rsp_kind), .rsp_tag(rsp_tag), .rsp_status(rsp_status),
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),

@@ -245,6 +245,7 @@ module rclink_sq #(
     // came in (rclink_rx; wresp_hit: a WRITE waits for it, else it is
     // late), the local key's entry (rclink_mr) and the counters' pulses
     input  wire [31:0] rdma_tmo_us,
+    output wire        rdma_wait,        // a WRITE or READ waits: its timeout runs
     input  wire        wresp_valid,
     input  wire [QP_AW-1:0] wresp_qpn,
     input  wire [15:0] wresp_tag,
@@ -612,6 +613,7 @@ module rclink_sq #(
             m_wait[wi] = m_acked[wi] && !m_resp[wi];
         end
     end
+    assign rdma_wait = m_wait != {MSGS{1'b0}};
     // the WRITE a WRITE_RESP is for: its QP's, with its TAG, not answered
     // and not timed out
     reg [SLW-1:0] wr_slot;

@@ -18,8 +18,13 @@
 // host is an infinitely fast memory for the RTL, so no DMA_TIMEOUT of the
 // core fires because QEMU was descheduled), and that after IDLE_CYCLES
 // cycles without any traffic on the host ports (and no read outstanding)
-// it sleeps until the next message: every timer of the core and of the IP
-// stand-in is far shorter, so nothing is left to happen.
+// it sleeps until the next message.  Not while the core says a timer of
+// its runs (timers_run: a WRITE or READ waiting for its response, whose
+// DMAQ_RDMA_CFG.timeout_us is far longer than IDLE_CYCLES, a packet held
+// on RX_M, a CQ's moderation timer): those need the clock to end, and a
+// sleep would make a WRITE that never gets its response wait forever
+// instead of completing REM_TIMEOUT.  The core's other timers and the IP
+// stand-in's are far shorter than IDLE_CYCLES.
 #include <cerrno>
 #include <cinttypes>
 #include <csignal>
@@ -709,7 +714,7 @@ int main(int argc, char **argv)
 			}
 			busy |= x_aw || x_ar || x_mw || x_mr || x_tx;
 		}
-		quiet = busy ? 0 : quiet + 1;
+		quiet = (busy || top->timers_run) ? 0 : quiet + 1;
 		busy_cycles += busy;
 		if (!outq.empty())
 			flush();

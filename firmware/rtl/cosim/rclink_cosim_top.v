@@ -104,7 +104,10 @@ module rclink_cosim_top #(
     input  wire [12:0] x_rx_len,
     input  wire [9:0]  x_rx_sa,
     input  wire [11:0] x_rx_psn,
-    output wire [3:0]  x_flow_stop
+    output wire [3:0]  x_flow_stop,
+    // a timer of the core runs (rclink_shim_top): the harness keeps the
+    // clock going meanwhile
+    output wire        timers_run
 );
     localparam QP_AW = 10;
 
@@ -235,7 +238,7 @@ module rclink_cosim_top #(
         .msix_valid(msix_valid), .msix_vector(msix_vector), .msix_ready(1'b1),
         .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx), .dma_bm_drop(1'b0),
         .board_serial(board_serial), .board_mac(board_mac),
-        .link_carrier(ip_ext ? x_carrier : 1'b1),
+        .link_carrier(ip_ext ? x_carrier : 1'b1), .timers_run(timers_run),
         .ip_rst_n(ip_rst_n),
         .ip_awvalid(awvalid), .ip_awready(awready), .ip_awaddr(awaddr),
         .ip_wvalid(wvalid), .ip_wready(wready), .ip_wdata(wdata), .ip_wstrb(wstrb),

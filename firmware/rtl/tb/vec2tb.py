@@ -23,7 +23,7 @@ OP = dict(end=0, w=1, r=2, poll=3, memw=4, memr=5, ipirq=6, cfg=7, msix=8,
           nomsix=9, credit=10, tx=11, delay=12, rx=13, notx=14, intx=15,
           wait=16, ipset=17, memeq=18, ack=19, ipdfx=20, t2rate=21,
           tmo=22, db=23, rge=24, wstall=25, sent3=26, rx3=27,
-          t3drops=28, nosent3=29)
+          t3drops=28, nosent3=29, timers=30)
 M64 = (1 << 64) - 1
 
 
@@ -159,6 +159,11 @@ def convert(v):
                 # page at region only, when given)
                 out.append(cmd(w, vl.value(op[2]),
                                vl.addr(op[3], bases) if len(op) > 3 else 0))
+            elif w == 'timers':
+                # ["sim", "timers", level]: rclink_shim_top's timers_run
+                # (a WRITE or READ waits for its response, a packet is
+                # held on RX_M, a moderation timer runs) is level now
+                out.append(cmd(w, vl.value(op[2])))
             elif w in ('msix', 'intx', 'wait', 'credit', 'ipirq', 'wstall'):
                 # "wstall" cycles: after each host memory write the
                 # requester takes nothing for that many cycles (write TLPs
