@@ -13,6 +13,10 @@
 #   rtl.sh synth-ptile   the same checks on the P-tile top, generic
 #                  yosys (no vendor library): resources-ptile.txt
 #   rtl.sh synth-generic the UltraScale+ top, generic: resources-generic.txt
+#   rtl.sh synth:MODULE  synth_xilinx of one block alone (e.g.
+#                  synth:rclink_sq; its ports count as path ends), to
+#                  measure a block's LUT levels before and after a change:
+#                  synth-MODULE.txt
 #   rtl.sh cocotb  cocotb on Icarus: the UltraScale+ top (rclink_shim_us)
 #                  under cocotbext-pcie's root complex and hard IP model
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
@@ -263,11 +267,12 @@ for part in "${@:-lint sim synth}"; do
 		synth) synth ;;
 		synth-ptile) synth_ptile ;;
 		synth-generic) synth_generic ;;
+		synth:?*) synth_top "${p#synth:}" synth/xilinx.ys "synth-${p#synth:}" ;;
 		cocotb) cocotb ;;
 		cocotb-us) cocotb_top us ;;
 		cocotb-ptile) cocotb_top ptile ;;
 		bench) bench ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [synth-ptile] [synth-generic] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
+		*) echo "usage: $0 [lint] [sim] [synth] [synth-ptile] [synth-generic] [synth:MODULE] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done
