@@ -587,20 +587,37 @@ module rclink_sq #(
             end
     end
 
-    // oldest slot of the credit's QP still waiting for credits
-    reg [SLW-1:0] crd_slot;
-    reg       crd_hit;
+    // the lowest slot of a set
+    function [SLW-1:0] first_slot(input [MSGS-1:0] v);
+        integer fs;
+        begin
+            first_slot = {SLW{1'b0}};
+            for (fs = MSGS - 1; fs >= 0; fs = fs - 1)
+                if (v[fs])
+                    first_slot = fs[SLW-1:0];
+        end
+    endfunction
+
+    // oldest slot of the credit's QP still waiting for credits: each
+    // candidate against every other at once (ages compared in pairs, a
+    // tie to the lower slot), not a chain of compares through the slots
+    reg [MSGS-1:0] crd_m, crd_win;
+    integer   ca;
     always @* begin
-        crd_slot = {SLW{1'b0}};
-        crd_hit = 1'b0;
         for (g = 0; g < MSGS; g = g + 1)
-            if (m_v[g] && !m_t2[g] && m_out[g] != 10'd0 &&
-                m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid} &&
-                (!crd_hit || $signed(m_age[g] - m_age[crd_slot]) < 0)) begin
-                crd_slot = g[SLW-1:0];
-                crd_hit = 1'b1;
-            end
+            crd_m[g] = m_v[g] && !m_t2[g] && m_out[g] != 10'd0 &&
+                       m_qpn[g] == {{(16-QP_AW){1'b0}}, crd_qpid};
+        for (g = 0; g < MSGS; g = g + 1) begin
+            crd_win[g] = crd_m[g];
+            for (ca = 0; ca < MSGS; ca = ca + 1)
+                if (ca < g && crd_m[ca] && !($signed(m_age[g] - m_age[ca]) < 0))
+                    crd_win[g] = 1'b0;
+                else if (ca > g && crd_m[ca] && $signed(m_age[ca] - m_age[g]) < 0)
+                    crd_win[g] = 1'b0;
+        end
     end
+    wire [SLW-1:0] crd_slot = first_slot(crd_win);
+    wire      crd_hit = crd_m != {MSGS{1'b0}};
 
     // a WRITE whose packets are all acknowledged waits for its response
     // (or its timeout) unless it failed or was flushed
@@ -615,65 +632,83 @@ module rclink_sq #(
     end
     assign rdma_wait = m_wait != {MSGS{1'b0}};
     // the WRITE a WRITE_RESP is for: its QP's, with its TAG, not answered
-    // and not timed out
-    reg [SLW-1:0] wr_slot;
-    reg       wr_hit;
-    integer   wk;
+    // and not timed out; the READ a READ_RESP (or its last data written)
+    // is for: its QP's, with its TAG, not answered, neither failed,
+    // flushed nor timed out (the lowest such slot of each); the packet's
+    // data is taken when it is the READ's next (the model's checks;
+    // otherwise the READ completes DMA_ERR)
+    reg [MSGS-1:0] resp_m, wr_m, rr_m;
+    integer   wk, wf;
     always @* begin
-        wr_slot = {SLW{1'b0}};
-        wr_hit = 1'b0;
-        for (wk = MSGS - 1; wk >= 0; wk = wk - 1)
-            if (m_v[wk] && m_rk[wk] && !m_rd[wk] && !m_resp[wk] && m_st[wk] != ST_REM_TIMEOUT &&
-                m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[wk] == wresp_tag) begin
-                wr_slot = wk[SLW-1:0];
-                wr_hit = 1'b1;
-            end
+        for (wk = 0; wk < MSGS; wk = wk + 1) begin
+            resp_m[wk] = m_v[wk] && !m_resp[wk] &&
+                         m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[wk] == wresp_tag;
+            wr_m[wk] = resp_m[wk] && m_rk[wk] && !m_rd[wk] && m_st[wk] != ST_REM_TIMEOUT;
+            rr_m[wk] = resp_m[wk] && m_rd[wk] && m_st[wk] == ST_OK;
+        end
     end
+    wire [SLW-1:0] wr_slot = first_slot(wr_m);
+    wire      wr_hit = wr_m != {MSGS{1'b0}};
     assign wresp_hit = wresp_valid && wr_hit;
-    // the READ a READ_RESP (or its last data written) is for: its QP's,
-    // with its TAG, not answered, neither failed, flushed nor timed out;
-    // the packet's data is taken when it is the READ's next (the model's
-    // checks; otherwise the READ completes DMA_ERR)
-    reg [SLW-1:0] rr_slot;
-    reg       rr_hit;
-    integer   rk;
-    always @* begin
-        rr_slot = {SLW{1'b0}};
-        rr_hit = 1'b0;
-        for (rk = MSGS - 1; rk >= 0; rk = rk - 1)
-            if (m_v[rk] && m_rd[rk] && !m_resp[rk] && m_st[rk] == ST_OK &&
-                m_qpn[rk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[rk] == wresp_tag) begin
-                rr_slot = rk[SLW-1:0];
-                rr_hit = 1'b1;
-            end
-    end
-    wire      rr_fit = rresp_mlen == m_len[rr_slot] && rresp_off == m_roff[rr_slot] &&
-                       rresp_off <= rresp_mlen && rresp_dlen <= rresp_mlen - rresp_off &&
+    wire [SLW-1:0] rr_slot = first_slot(rr_m);
+    wire      rr_hit = rr_m != {MSGS{1'b0}};
+    // (each slot's length and next offset compared at once, then the
+    // READ's bit picked: no mux of 32-bit values before the compares)
+    reg [MSGS-1:0] rr_fm;
+    always @*
+        for (wf = 0; wf < MSGS; wf = wf + 1)
+            rr_fm[wf] = rresp_mlen == m_len[wf] && rresp_off == m_roff[wf];
+    wire      rr_fit = rr_fm[rr_slot] && rresp_off <= rresp_mlen && rresp_dlen <= rresp_mlen - rresp_off &&
                        (!rresp_ends || rresp_off + rresp_dlen == rresp_mlen);
     assign rresp_hit = rresp_valid && rr_hit;
     assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit;
     // the local side of a message offset of the READ: a user context's
     // area (or registration) offset, or the piece of context 0's chain
-    // holding it (the first whose end is past it) and the bytes left there
+    // holding it (the first whose end is past it) and the bytes left
+    // there.  Registered (a pipeline stage before rclink_rx's c_addr):
+    // rresp_base and rresp_room are those of rr_cur and rp_off a cycle
+    // before; rclink_rx asks at least a cycle after either moved (rr_cur
+    // and rp_off's start in S_RCHK, its first byte in S_CHUNK after
+    // S_BEAT; a piece full inside the packet after the write burst of
+    // the bytes staged)
     wire [SLW-1:0] lk_s = rr_cur;
     wire [31:0]    lk_q = rp_off;
     reg [63:0]     lk_bus;
     reg [31:0]     lk_room;
-    reg [31:0]     lk_beg;
+    reg [RD_PIECES-1:0] lk_lt, lk_first;
+    reg            lk_any;
+    reg [63:0]     lk_pa;
+    reg [31:0]     lk_pe, lk_beg;
     integer        pj;
     always @* begin
-        lk_bus = 64'd0;
-        lk_room = 32'd0;
-        for (pj = RD_PIECES - 1; pj >= 0; pj = pj - 1) begin
-            lk_beg = (pj == 0) ? 32'd0 : m_pe[lk_s * RD_PIECES + pj - 1];
-            if (lk_q < m_pe[lk_s * RD_PIECES + pj] && lk_q >= lk_beg) begin
-                lk_bus = m_pa[lk_s * RD_PIECES + pj] + {32'd0, lk_q - lk_beg};
-                lk_room = m_pe[lk_s * RD_PIECES + pj] - lk_q;
-            end
+        // the pieces whose end is past the offset and the first of them
+        // (one-hot, from an OR of the pieces below: those past the
+        // chain's are not written), so that the selects below are
+        // AND-OR, not a chain of muxes
+        lk_any = 1'b0;
+        for (pj = 0; pj < RD_PIECES; pj = pj + 1) begin
+            lk_lt[pj] = lk_q < m_pe[lk_s * RD_PIECES + pj];
+            lk_first[pj] = lk_lt[pj] && !lk_any;
+            lk_any = lk_any || lk_lt[pj];
         end
+        lk_pa = 64'd0;
+        lk_pe = 32'd0;
+        lk_beg = 32'd0;
+        for (pj = 0; pj < RD_PIECES; pj = pj + 1) begin
+            lk_pa = lk_pa | (m_pa[lk_s * RD_PIECES + pj] & {64{lk_first[pj]}});
+            lk_pe = lk_pe | (m_pe[lk_s * RD_PIECES + pj] & {32{lk_first[pj]}});
+            if (pj > 0)
+                lk_beg = lk_beg | (m_pe[lk_s * RD_PIECES + pj - 1] & {32{lk_first[pj]}});
+        end
+    end
+    always @(posedge clk) begin
         if (m_ctx[lk_s] != {CW{1'b0}}) begin
-            lk_bus = m_loc[lk_s] + {32'd0, lk_q};
-            lk_room = 32'hffffffff;
+            lk_bus <= m_loc[lk_s] + {32'd0, lk_q};
+            lk_room <= 32'hffffffff;
+        end else begin
+            // (an offset past every piece: none, 0 bytes)
+            lk_bus <= lk_any ? lk_pa + {32'd0, lk_q - lk_beg} : 64'd0;
+            lk_room <= lk_any ? lk_pe - lk_q : 32'd0;
         end
     end
     assign rresp_base = lk_bus;
@@ -681,28 +716,24 @@ module rclink_sq #(
     assign rresp_pg = m_lpg[rr_slot];
     assign rresp_idx = m_lidx[rr_slot];
 
-    // a finished slot with no older slot of its QP
-    reg [SLW-1:0] done_slot;
-    reg       done_hit;
+    // a finished slot with no older slot of its QP (the lowest of them)
+    reg [MSGS-1:0] done_m;
     reg       older;
     always @* begin
-        done_slot = {SLW{1'b0}};
-        done_hit = 1'b0;
         for (h = 0; h < MSGS; h = h + 1) begin
             older = 1'b0;
             for (j = 0; j < MSGS; j = j + 1)
                 if (j != h && m_v[j] && m_qpn[j] == m_qpn[h] && m_t2[j] == m_t2[h] &&
                     $signed(m_age[j] - m_age[h]) < 0)
                     older = 1'b1;
-            if (!done_hit && m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older && !m_wait[h] &&
-                !(rr_busy && rr_cur == h[SLW-1:0]) &&
-                !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
-                (m_ctx[h] != {CW{1'b0}} || k_room)) begin
-                done_slot = h[SLW-1:0];
-                done_hit = 1'b1;
-            end
+            done_m[h] = m_v[h] && m_all[h] && m_out[h] == 10'd0 && !older && !m_wait[h] &&
+                        !(rr_busy && rr_cur == h[SLW-1:0]) &&
+                        !s_pend[h] && !(st != S_IDLE && c_slot == h[SLW-1:0]) &&
+                        (m_ctx[h] != {CW{1'b0}} || k_room);
         end
     end
+    wire [SLW-1:0] done_slot = first_slot(done_m);
+    wire      done_hit = done_m != {MSGS{1'b0}};
     // a QUIET SEND done OK frees its slot with no CQE (any other status
     // is written); the TYPE2 queue's head first (it left before what the
     // slots hold)
