@@ -25,7 +25,8 @@
 // tr_off's page is read every cycle, tr_ok once it is tr_off's.
 //
 // The responder (rclink_rx) looks an entry up by a key's INDEX
-// (lk_*, combinational) and says which entry it is writing (use_*): that
+// (lk_*, registered: a cycle after lk_idx) and says which entry it is
+// writing (use_*): that
 // entry reads busy meanwhile, so that the kernel, having invalidated it,
 // waits for the packet being written before the memory goes.
 //
@@ -157,13 +158,26 @@ module rclink_mr #(
 
     assign timeout_us = cfg[31:0];
     assign resp_silent = cfg[32];
-    assign lk_ok = {16'd0, lk_idx} < NMR;
-    assign lk_base = lk_ok ? base[lk_idx[MW-1:0]] : 64'd0;
-    assign lk_len = lk_ok ? len[lk_idx[MW-1:0]] : 32'd0;
+    // the responder's lookup is registered (a pipeline stage between the
+    // table and rclink_rx's checks): lk_* are lk_idx's a cycle after it
+    // (rclink_rx sets the key a cycle before it checks it)
+    reg        lk_ok_r;
+    reg [63:0] lk_base_r, lk_ctrl_r;
+    reg [31:0] lk_len_r;
+    wire       lk_in = {16'd0, lk_idx} < NMR;
     // an entry whose table is being read is not valid to its users yet
     wire        lk_cp = cp_on && cp_idx == lk_idx[MW-1:0];
     wire        lq_cp = cp_on && cp_idx == lq_idx[MW-1:0];
-    assign lk_ctrl = lk_ok ? ctrl[lk_idx[MW-1:0]] & ~{63'd0, lk_cp} : 64'd0;
+    always @(posedge clk) begin
+        lk_ok_r <= lk_in;
+        lk_base_r <= lk_in ? base[lk_idx[MW-1:0]] : 64'd0;
+        lk_len_r <= lk_in ? len[lk_idx[MW-1:0]] : 32'd0;
+        lk_ctrl_r <= lk_in ? ctrl[lk_idx[MW-1:0]] & ~{63'd0, lk_cp} : 64'd0;
+    end
+    assign lk_ok = lk_ok_r;
+    assign lk_base = lk_base_r;
+    assign lk_len = lk_len_r;
+    assign lk_ctrl = lk_ctrl_r;
     assign lq_ok = {16'd0, lq_idx} < NMR;
     assign lq_base = lq_ok ? base[lq_idx[MW-1:0]] : 64'd0;
     assign lq_len = lq_ok ? len[lq_idx[MW-1:0]] : 32'd0;

@@ -164,8 +164,9 @@ module rclink_rx #(
     output reg  [63:0] u_info,
     input  wire [31:0] u_hold_us,       // DMAQ_CTX_RX_HOLD.usec
     input  wire        us_tick,         // a microsecond
-    // RDMA responder (rclink_mr): the entry a request's key names, the
-    // entry being written, the responder's counters
+    // RDMA responder (rclink_mr): the entry a request's key names (from
+    // registers, a cycle after mr_idx: the key is taken in S_RH0, checked
+    // in S_RCHK), the entry being written, the responder's counters
     output wire [15:0] mr_idx,
     input  wire        mr_ok,
     input  wire [63:0] mr_base,
