@@ -171,7 +171,7 @@ module rclink_rx #(
     input  wire [63:0] mr_base,
     input  wire [31:0] mr_len,
     input  wire [63:0] mr_ctrl,
-    output reg         mr_use,
+    output reg         mr_use,              // (entry mr_tidx: a request's, or a READ's local key's)
     output reg         mr_pg,               // u_off is into the entry's pages
     output wire [15:0] mr_tidx,             // ... that entry's
     input  wire        resp_silent,         // DMAQ_RDMA_CFG.resp_silent
@@ -202,6 +202,7 @@ module rclink_rx #(
     input  wire [63:0] rresp_base,
     input  wire        rresp_pg,            // ... an offset of rresp_idx's pages
     input  wire [15:0] rresp_idx,
+    input  wire        rresp_lk,            // ... through a local key (its entry busy)
     input  wire [31:0] rresp_room,       // bytes of rresp_base's piece from there
     output wire [31:0] rp_off,           // the READ's message offset being written
     output reg         rdone_valid,
@@ -1033,6 +1034,7 @@ module rclink_rx #(
                     c_rq <= soff;
                     rr_busy <= 1'b1;
                     mr_pg <= rresp_pg;
+                    mr_use <= rresp_lk;
                     rr_idx <= rresp_idx;
                     st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
