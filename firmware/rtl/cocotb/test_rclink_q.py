@@ -689,7 +689,10 @@ async def test_q_rdma_pages(dut):
     bytes in four packets lands across both page boundaries (nothing
     around it) and is answered WRITE_RESP OK; a READ of it comes back in
     four READ_RESP packets, each read in bursts up to a page's end; a
-    table with a page not 4 KiB aligned leaves its entry not valid."""
+    READ whose burst gets a poisoned completion in its middle is answered
+    one READ_RESP DMA_ERR without data (the burst's other beats taken),
+    and the same READ again comes back whole; a table with a page not
+    4 KiB aligned leaves its entry not valid."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
     u = UserCtx(tb, drv, 3)
@@ -769,6 +772,25 @@ async def test_q_rdma_pages(dut):
         0x1000 - base - raddr, rd
     assert await q.r64("DMAQ_RDMA_RX_WRITE") == 1
     assert await q.r64("DMAQ_RDMA_RX_READ") == 1
+    # a READ of 1000 bytes of the second page, a completion in the middle
+    # of its burst poisoned: DMA_ERR, no data; then the same READ whole
+    raddr2 = 0x1100                     # page 1 bytes 0x105 .. 0x4EC
+    bus.poison = lambda tlp, i: tlp.address in range(pg[1][0], pg[1][0] + 0x1000) and i == 2
+    bus.rcb_split = True
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=1000),
+                    rdmah(key, 5, addr=raddr2) + bytes(40))
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 5)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=0), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=5, STATUS=ST_DMA_ERR) and len(p) == PKT_MIN, hex(w0)
+    bus.poison = None
+    bus.rcb_split = False
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=1000),
+                    rdmah(key, 6, addr=raddr2) + bytes(40))
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 6)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=1000), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=6, STATUS=0), hex(w0)
+    assert p[SEG + 16:] == mem(base + raddr2, 1000)
+    assert await q.r64("DMAQ_RDMA_RX_READ") == 2
     # a table with a page not 4 KiB aligned: entry 3 stays not valid
     tblm[8:16] = struct.pack("<Q", pg[1][0] + 8)
     await q.w64("DMAQ_MR_SEL", 3)
@@ -781,7 +803,7 @@ async def test_q_rdma_pages(dut):
         if not v & busy:
             break
     assert v == ctrl & ~reg_value("DMAQ_MR_CTRL", valid=1), hex(v)
-    assert len(tx.pkts) == 5, len(tx.pkts)
+    assert len(tx.pkts) == 7, len(tx.pkts)
     assert int(dut.cnt_bad_req.value) == 0
 
 
