@@ -31,7 +31,10 @@
 // waits for the packet being written before the memory goes.
 //
 // The send engine (rclink_sq, the requester's WRITE) looks up the entry a
-// local key names (lq_*, combinational).
+// local key names (lq_*, combinational); a third port (lr_*) the entry of
+// a READ's local key when a READ_RESP packet of it comes in (registered,
+// a cycle after lr_idx), so that each packet checks the key again (an
+// entry invalidated meanwhile takes no byte of it).
 //
 // The counters count the responder's and the requester's pulses.
 // Everything resets with the core (SHIM_RESET forgets the table).
@@ -66,7 +69,14 @@ module rclink_mr #(
     output wire [63:0] lq_base,
     output wire [31:0] lq_len,
     output wire [63:0] lq_ctrl,
-    // the entry the responder is writing into
+    // lookup of a READ's local key (the send engine, per READ_RESP packet)
+    input  wire [15:0] lr_idx,
+    output wire        lr_ok,
+    output wire [63:0] lr_base,
+    output wire [31:0] lr_len,
+    output wire [63:0] lr_ctrl,
+    // the entry the responder is writing into (or a READ_RESP's data,
+    // through a local key)
     input  wire        use_on,
     input  wire [15:0] use_idx,
     // translation of an offset of entry lk_idx's pages (BASE + the offset
@@ -182,6 +192,23 @@ module rclink_mr #(
     assign lq_base = lq_ok ? base[lq_idx[MW-1:0]] : 64'd0;
     assign lq_len = lq_ok ? len[lq_idx[MW-1:0]] : 32'd0;
     assign lq_ctrl = lq_ok ? ctrl[lq_idx[MW-1:0]] & ~{63'd0, lq_cp} : 64'd0;
+    // (registered as lk_*: the send engine's lr_idx is the READ's from
+    // rclink_rx's S_RH1 on, a cycle before its S_RCHK looks at lr_*)
+    wire        lr_cp = cp_on && cp_idx == lr_idx[MW-1:0];
+    wire        lr_in = {16'd0, lr_idx} < NMR;
+    reg         lr_ok_r;
+    reg [63:0]  lr_base_r, lr_ctrl_r;
+    reg [31:0]  lr_len_r;
+    always @(posedge clk) begin
+        lr_ok_r <= lr_in;
+        lr_base_r <= lr_in ? base[lr_idx[MW-1:0]] : 64'd0;
+        lr_len_r <= lr_in ? len[lr_idx[MW-1:0]] : 32'd0;
+        lr_ctrl_r <= lr_in ? ctrl[lr_idx[MW-1:0]] & ~{63'd0, lr_cp} : 64'd0;
+    end
+    assign lr_ok = lr_ok_r;
+    assign lr_base = lr_base_r;
+    assign lr_len = lr_len_r;
+    assign lr_ctrl = lr_ctrl_r;
 
     always @* begin
         hit = 1'b1;
