@@ -3,7 +3,9 @@
 # The shim RTL's checks (Documentation/hw/rtl.rst):
 #   rtl.sh lint    verilator --lint-only -Wall of the synthesizable RTL
 #   rtl.sh sim     Icarus Verilog: every shared vector (firmware/vectors)
-#                  on the testbench (shim + IP stand-in + host stand-in)
+#                  on the testbench (shim + IP stand-in + host stand-in);
+#                  first cocotb/vecset.py --check (the vectors the cocotb
+#                  benches replay, the reasons of the others, rtl.rst)
 #   rtl.sh synth   yosys synth_xilinx for UltraScale+ (family xcup) of the
 #                  UltraScale+ top: no latches, no multiple or missing
 #                  drivers (check -assert), the resources (LUT, FF, LUT
@@ -89,6 +91,11 @@ lint() {
 
 sim() {
 	local v name st ost vvp why
+	# each vector is replayed by the cocotb benches or says why not, and
+	# rtl.rst's lists are cocotb/vecset.py's
+	st=0
+	/usr/bin/python3 cocotb/vecset.py --check >"$out/vecset.log" 2>&1 || st=1
+	result rtl_vecset $st "$out/vecset.log"
 	local iv_flags=(-g2005 -Wall -Wno-timescale
 		-Wno-sensitivity-entire-array -Igen -Itb -I.)
 	rm -f "$out"/rclink_tb*.vvp
