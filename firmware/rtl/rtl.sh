@@ -97,8 +97,14 @@ sim() {
 	/usr/bin/python3 cocotb/vecset.py --check >"$out/vecset.log" 2>&1 || st=1
 	result rtl_vecset $st "$out/vecset.log"
 	local iv_flags=(-g2005 -Wall -Wno-timescale
-		-Wno-sensitivity-entire-array -Igen -Itb -I.)
+		-Wno-sensitivity-entire-array -Igen -Itb -I. -I"$out")
 	rm -f "$out"/rclink_tb*.vvp
+	# the testbench's wires of the IP's TYPE3 masters: the port list of
+	# rclink_nonr_ports.vh as declarations
+	sed -E '/^[[:space:]]*(input|output)[[:space:]]/{
+		s/^([[:space:]]*)(input|output)[[:space:]]+wire/\1wire/
+		s/,([[:space:]]*(\/\/.*)?)$/;\1/
+	}' rclink_nonr_ports.vh >"$out/rclink_nonr_wires.vh"
 	if ! iverilog "${iv_flags[@]}" -s rclink_tb -o "$out/rclink_tb.vvp" \
 		tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_t3_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$out/iverilog.log" 2>&1 || grep -q 'error' "$out/iverilog.log"; then
