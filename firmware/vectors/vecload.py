@@ -15,6 +15,8 @@ it there, saying why).
 "cocotb_skip": "why" marks a vector the cocotb benches of the PCIe tops
 cannot replay (an op only the word-level testbench can play): it runs on
 the core only (firmware/rtl/cocotb/vecset.py lists them).
+"ptile_skip": "why" marks a vector the cocotb bench of the P-tile top
+does not pass yet (an open finding): that bench skips it, saying why.
 "needs": {REGISTER: {field: value}} marks a vector of a board of one kind
 (a capability): the model's selftest runs it on a board whose fields hold
 those values (one of the board set, wired or not), or skips it; the

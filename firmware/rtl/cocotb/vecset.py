@@ -115,6 +115,14 @@ def block():
         if k == "core":
             lines += para("``%s``: %s" % (n, why), "* ")
     lines += [""]
+    lines += para("Replayed through the UltraScale+ top, not yet through "
+                  "the P-tile top (the vector's ``ptile_skip``):")
+    lines += [""]
+    for n, k, _, path in t:
+        why = vl.load(path).get("ptile_skip")
+        if k == "replay" and why:
+            lines += para("``%s``: %s" % (n, why), "* ")
+    lines += [""]
     lines += para("On the model only (``model_only``, the reason in the "
                   "file): %s." % names("model"))
     lines += ["", END]
