@@ -624,22 +624,35 @@ module rclink_ctx #(
             dirty[ui] = rec_sq[ui] != t_cons || rec_rq[ui] != rq_cons[ui];
         end
     end
-    // round robin from the one after the last served
-    integer uk, ut;
+    // round robin from the one after the last served: one-hot (u_oh, a
+    // ready context with no ready one between rr and it), then the index
+    // and the consumer index picked as an OR of the one-hot's terms
+    function integer u_pos(input integer x, input integer r);
+        // x's turn after r (0: the next one); contexts 1..NCTX-1
+        u_pos = (x > r) ? x - r - 1 : x + NCTX - 2 - r;
+    endfunction
+    reg [NCTX-1:0] u_oh;
+    reg [31:0]     u_pc;
+    integer        uk, uj;
     always @* begin
-        u_any = 1'b0;
-        u_pick = {CW{1'b0}};
-        for (uk = NCTX - 1; uk >= 1; uk = uk - 1) begin
-            ut = {{(32-CW){1'b0}}, rr} + uk;
-            if (ut >= NCTX)
-                ut = ut - (NCTX - 1);
-            if (rdy[ut]) begin
-                u_any = 1'b1;
-                u_pick = ut[CW-1:0];
-            end
+        u_oh = {NCTX{1'b0}};
+        for (uj = 1; uj < NCTX; uj = uj + 1) begin
+            u_oh[uj] = rdy[uj];
+            for (uk = 1; uk < NCTX; uk = uk + 1)
+                if (uk != uj && rdy[uk] &&
+                    u_pos(uk, {{(32-CW){1'b0}}, rr}) < u_pos(uj, {{(32-CW){1'b0}}, rr}))
+                    u_oh[uj] = 1'b0;
         end
+        u_any = u_oh != {NCTX{1'b0}};
+        u_pick = {CW{1'b0}};
+        u_pc = 32'd0;
+        for (uj = 1; uj < NCTX; uj = uj + 1)
+            if (u_oh[uj]) begin
+                u_pick = u_pick | uj[CW-1:0];
+                u_pc = u_pc | ((u_cons_we && q_ctx == uj[CW-1:0]) ? u_cons : sqc_m[uj]);
+            end
     end
-    assign u_pick_cons = (u_cons_we && q_ctx == u_pick) ? u_cons : sqc_m[u_pick];
+    assign u_pick_cons = u_pc;
 
     // the writer's next job: a record before a CQE of a context whose
     // consumer moved, the record of a stop (or enable), the CQE, a record
