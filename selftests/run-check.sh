@@ -287,14 +287,15 @@ done
 # vectors against the RTL, one TYPE1 exchange each way between it and
 # the model board, TYPE3 pings both ways at MTU 1500, an FLR of the RTL
 # board (rclink0, probed first) with messages in flight, and RDMA WRITE
-# and READ from the model board (A: the RTL has no requester yet) to the
-# RTL board's responder (B), the short subset of make check-rtl
+# and READ from the RTL board's requester (A) to the model board (B;
+# make check-rtl runs the RTL board as the responder too), the short
+# subset of make check-rtl
 # (Documentation/testing.rst, "RTL boards")
 [ "$mode" = all ] && BOARDS=rtl-pair guest "rtl-$newest" "$newest" \
 	--timeout "${RCLINK_GUEST_TIMEOUT:-3600}" \
 	--append "iomem=relaxed loglevel=3" -- \
 	env RCLINK_RTL_DEVS=0000:00:10.0 RCLINK_T1_MSGS=100 \
-	RCLINK_T1_DEVS="rclink1 rclink0" \
+	RCLINK_T1_DEVS="rclink0 rclink1" \
 	RCLINK_T1_MSG_ARGS="-t one_qp -t one_qp_back" RCLINK_T3_MTUS=1500 \
 	RCLINK_PCI_FAULTS_CASES=flr "$suite" probe.py regs.py vectors.py \
 	t1_msg.sh t1_rdma.sh t3_ping.sh pci_faults.py

@@ -30,7 +30,10 @@
 // waits for the packet being written before the memory goes.
 //
 // The send engine (rclink_sq, the requester's WRITE) looks up the entry a
-// local key names (lq_*, combinational).
+// local key names (lq_*, combinational); a third port (lr_*) the entry of
+// a READ's local key when a READ_RESP packet of it comes in, so that each
+// packet checks the key again (an entry invalidated meanwhile takes no
+// byte of it).
 //
 // The counters count the responder's and the requester's pulses.
 // Everything resets with the core (SHIM_RESET forgets the table).
@@ -65,7 +68,14 @@ module rclink_mr #(
     output wire [63:0] lq_base,
     output wire [31:0] lq_len,
     output wire [63:0] lq_ctrl,
-    // the entry the responder is writing into
+    // lookup of a READ's local key (the send engine, per READ_RESP packet)
+    input  wire [15:0] lr_idx,
+    output wire        lr_ok,
+    output wire [63:0] lr_base,
+    output wire [31:0] lr_len,
+    output wire [63:0] lr_ctrl,
+    // the entry the responder is writing into (or a READ_RESP's data,
+    // through a local key)
     input  wire        use_on,
     input  wire [15:0] use_idx,
     // translation of an offset of entry lk_idx's pages (BASE + the offset
@@ -168,6 +178,11 @@ module rclink_mr #(
     assign lq_base = lq_ok ? base[lq_idx[MW-1:0]] : 64'd0;
     assign lq_len = lq_ok ? len[lq_idx[MW-1:0]] : 32'd0;
     assign lq_ctrl = lq_ok ? ctrl[lq_idx[MW-1:0]] & ~{63'd0, lq_cp} : 64'd0;
+    wire        lr_cp = cp_on && cp_idx == lr_idx[MW-1:0];
+    assign lr_ok = {16'd0, lr_idx} < NMR;
+    assign lr_base = lr_ok ? base[lr_idx[MW-1:0]] : 64'd0;
+    assign lr_len = lr_ok ? len[lr_idx[MW-1:0]] : 32'd0;
+    assign lr_ctrl = lr_ok ? ctrl[lr_idx[MW-1:0]] & ~{63'd0, lr_cp} : 64'd0;
 
     always @* begin
         hit = 1'b1;

@@ -81,7 +81,8 @@
 // beats.  WRITE and READ_REQ are checked against the registration table
 // (rclink_mr: key, generation, owner, running, qp_only, right, bounds);
 // a WRITE's data goes into the owner's area through the staging (no RQE,
-// no CQE); a READ's data is read a line at a time into a packet memory
+// no CQE); a READ's data is read in bursts (to a 4 KiB page's end at most)
+// into a packet memory
 // and sent as READ_RESP packets by the send engine (dp_*); WRITE_RESP and
 // refusals are queued for it (rsp_*).  A WRITE_RESP or READ_RESP that
 // arrives here goes to the send engine's requests (wresp_*, rresp_*); one
@@ -171,7 +172,7 @@ module rclink_rx #(
     input  wire [63:0] mr_base,
     input  wire [31:0] mr_len,
     input  wire [63:0] mr_ctrl,
-    output reg         mr_use,
+    output reg         mr_use,              // (entry mr_tidx: a request's, or a READ's local key's)
     output reg         mr_pg,               // u_off is into the entry's pages
     output wire [15:0] mr_tidx,             // ... that entry's
     input  wire        resp_silent,         // DMAQ_RDMA_CFG.resp_silent
@@ -202,6 +203,7 @@ module rclink_rx #(
     input  wire [63:0] rresp_base,
     input  wire        rresp_pg,            // ... an offset of rresp_idx's pages
     input  wire [15:0] rresp_idx,
+    input  wire        rresp_lk,            // ... through a local key (its entry busy)
     input  wire [31:0] rresp_room,       // bytes of rresp_base's piece from there
     output wire [31:0] rp_off,           // the READ's message offset being written
     output reg         rdone_valid,
@@ -286,7 +288,7 @@ module rclink_rx #(
                S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
                S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
                S_RCHK = 6'd35, S_RP0 = 6'd36, S_RP1 = 6'd37, S_RP2 = 6'd38,
-               S_RP3 = 6'd39, S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
+               S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
                S_RQ0 = 6'd43, S_IHOLD = 6'd44, S_IRQE = 6'd45;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
     localparam SL = 32;
@@ -469,9 +471,10 @@ module rclink_rx #(
             rq_n <= rq_n + {2'd0, rq_push} - {2'd0, rsp_valid && rsp_take};
         end
     end
-    // a READ served: its data read a line at a time (up to 64 bytes, in
-    // one line of the owner's area) and packed behind the two headers into
-    // the packet memory, one READ_RESP packet at a time
+    // a READ served: its data read in bursts (a packet's bytes up to the
+    // end of a 4 KiB page, so never across an area chunk or a
+    // registration's page), each beat packed as it comes behind the two
+    // headers into the packet memory, one READ_RESP packet at a time
     localparam [31:0] PKT_DATA = `RCLINK_RDMAH_PKT_DATA;
     reg [511:0] pk_mem [0:20];
     reg         pk_we;
@@ -485,14 +488,21 @@ module rclink_rx #(
     reg [31:0]  rd_left;      // bytes of the READ not yet read
     reg [31:0]  rd_off;       // ... read
     reg [31:0]  rp_left;      // bytes of this packet not yet read
-    reg [6:0]   rp_n;         // the read in flight
+    reg [12:0]  rp_cl;        // bytes of the burst in flight still to come
+    reg         rp_bad;       // a beat of it failed, or the owner stopped
     reg [1023:0] racc;        // packed bytes not yet in a row
     reg [6:0]   racc_n;
-    wire [31:0] rp_line = 32'd64 - {26'd0, c_addr[5:0]};
-    wire [31:0] rp_take = (rp_left < rp_line) ? rp_left : rp_line;
+    wire [31:0] rp_page = 32'd4096 - {20'd0, c_addr[11:0]};
+    wire [31:0] rp_take = (rp_left < rp_page) ? rp_left : rp_page;
+    // a beat: the bytes of its line from c_addr on, up to the burst's end
+    wire [6:0]  rp_line = 7'd64 - {1'b0, c_addr[5:0]};
+    wire [6:0]  rp_n = ({6'd0, rp_line} < rp_cl) ? rp_line : rp_cl[6:0];
     wire [31:0] rp_pkt = (rd_left < PKT_DATA) ? rd_left : PKT_DATA;
     wire [511:0] rp_bytes = (dma_rd_data >> {c_addr[5:0], 3'b000}) &
                             ((rp_n[6]) ? ~512'd0 : ~(~512'd0 << {rp_n[5:0], 3'b000}));
+    wire [1023:0] rp_acc = racc | ({512'd0, rp_bytes} << {racc_n, 3'b000});
+    wire [6:0]  rp_accn = racc_n + rp_n;
+    wire        rp_fail = rp_bad || dma_rd_err || (u && !u_run);
     wire [63:0] rp_seg = ({62'd0, (rd_off == 32'd0) ?
                                   ((rd_left == rp_pkt) ? 2'd`RCLINK_SEG_ONLY : 2'd`RCLINK_SEG_FIRST) :
                                   ((rd_left == rp_pkt) ? 2'd`RCLINK_SEG_LAST : 2'd`RCLINK_SEG_MIDDLE)}
@@ -816,7 +826,8 @@ module rclink_rx #(
             rd_left <= 32'd0;
             rd_off <= 32'd0;
             rp_left <= 32'd0;
-            rp_n <= 7'd0;
+            rp_cl <= 13'd0;
+            rp_bad <= 1'b0;
             racc <= 1024'd0;
             racc_n <= 7'd0;
             c_rx_read <= 1'b0;
@@ -1033,6 +1044,7 @@ module rclink_rx #(
                     c_rq <= soff;
                     rr_busy <= 1'b1;
                     mr_pg <= rresp_pg;
+                    mr_use <= rresp_lk;
                     rr_idx <= rresp_idx;
                     st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
@@ -1163,38 +1175,40 @@ module rclink_rx #(
                 dp_bytes <= rp_pkt[10:0] + 11'd24;
                 st <= S_RP1;
             end
-            S_RP1:                  // a read of one line's part
-                if (u_bus_ok) begin
+            S_RP1:                  // a burst: up to the page's end
+                if (rp_left == 32'd0) begin
+                    st <= S_RP4;    // (a READ of 0 bytes: no read)
+                end else if (u_bus_ok) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
                     dma_cmd_addr <= u_bus;
                     dma_cmd_len <= rp_take[12:0];
-                    rp_n <= rp_take[6:0];
+                    rp_cl <= rp_take[12:0];
+                    rp_bad <= 1'b0;
                     st <= S_RP2;
                 end
-            S_RP2:
-                if (dma_rd_valid) begin
-                    if (dma_rd_err || (u && !u_run)) begin
-                        st <= S_RPE;
+            S_RP2:                  // its beats, one a cycle: packed, a full
+                if (dma_rd_valid) begin     // row to the packet memory
+                    if (rp_accn[6]) begin
+                        pk_we <= 1'b1;
+                        pk_wd <= rp_acc[511:0];
+                        racc <= rp_acc >> 512;
+                        racc_n <= rp_accn - 7'd64;
                     end else begin
-                        racc <= racc | ({512'd0, rp_bytes} << {racc_n, 3'b000});
-                        racc_n <= racc_n + rp_n;
-                        c_addr <= c_addr + {57'd0, rp_n};
-                        rp_left <= rp_left - {25'd0, rp_n};
-                        rd_left <= rd_left - {25'd0, rp_n};
-                        rd_off <= rd_off + {25'd0, rp_n};
-                        st <= S_RP3;
+                        racc <= rp_acc;
+                        racc_n <= rp_accn;
                     end
+                    c_addr <= c_addr + {57'd0, rp_n};
+                    rp_cl <= rp_cl - {6'd0, rp_n};
+                    rp_left <= rp_left - {25'd0, rp_n};
+                    rd_left <= rd_left - {25'd0, rp_n};
+                    rd_off <= rd_off + {25'd0, rp_n};
+                    rp_bad <= rp_fail;
+                    // the burst's last beat (a failed one's beats all
+                    // taken first)
+                    if (rp_cl == {6'd0, rp_n})
+                        st <= rp_fail ? S_RPE : (rp_left != {25'd0, rp_n}) ? S_RP1 : S_RP4;
                 end
-            S_RP3: begin            // a full row to the packet memory
-                if (racc_n[6]) begin
-                    pk_we <= 1'b1;
-                    pk_wd <= racc[511:0];
-                    racc <= racc >> 512;
-                    racc_n <= racc_n - 7'd64;
-                end
-                st <= (rp_left != 32'd0) ? S_RP1 : S_RP4;
-            end
             S_RP4: begin            // the last row; the packet goes
                 if (racc_n != 7'd0 && !pk_we) begin
                     pk_we <= 1'b1;

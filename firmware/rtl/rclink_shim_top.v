@@ -717,7 +717,10 @@ module rclink_shim_top #(
     wire [63:0] rresp_base, pq_bus;
     wire [31:0] rresp_room, rp_off;
     wire        rresp_pg, pq_on, pq_use, pq_ok;
-    wire [15:0] rresp_idx, pq_idx;
+    wire [15:0] rresp_idx, pq_idx, lr_idx;
+    wire        rresp_lk, lr_ok;
+    wire [63:0] lr_base, lr_ctrl;
+    wire [31:0] lr_len;
     wire [QP_AW-1:0] wresp_qpn;
     wire [15:0] wresp_tag, lq_idx;
     wire [7:0]  wresp_st;
@@ -761,12 +764,13 @@ module rclink_shim_top #(
         .rdma_tmo_us(rdma_tmo_us), .rdma_wait(rdma_wait), .wresp_valid(wresp_valid), .wresp_qpn(wresp_qpn),
         .wresp_tag(wresp_tag), .wresp_st(wresp_st), .wresp_hit(wresp_hit),
         .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
-        .lq_ctrl(lq_ctrl), .pq_on(pq_on), .pq_use(pq_use), .pq_idx(pq_idx), .pq_ok(pq_ok), .pq_bus(pq_bus),
+        .lq_ctrl(lq_ctrl), .lr_idx(lr_idx), .lr_ok(lr_ok), .lr_base(lr_base),
+        .lr_len(lr_len), .lr_ctrl(lr_ctrl), .pq_on(pq_on), .pq_use(pq_use), .pq_idx(pq_idx), .pq_ok(pq_ok), .pq_bus(pq_bus),
         .c_tx_write(rq_txw), .c_rem_err(rq_rem), .c_timeout(rq_tmo),
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
         .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
-        .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx),
+        .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx), .rresp_lk(rresp_lk),
         .rdone_valid(rdone_valid),
         .rr_busy(rr_busy), .c_tx_read(rq_txr),
         .cqe_valid(cqe_s_valid), .cqe_ready(cqe_s_ready),
@@ -792,7 +796,7 @@ module rclink_shim_top #(
                 .rdata(mr_rdata), .hit(mr_hit),
                 .timeout_us(rdma_tmo_us), .resp_silent(rdma_silent),
                 .lk_idx(mr_idx), .lk_ok(mr_ok), .lk_base(mr_base), .lk_len(mr_len),
-                .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_idx),
+                .lk_ctrl(mr_ctrl), .use_on(mr_use), .use_idx(mr_tidx),
                 .tr_on(mr_pg), .tr_idx(mr_tidx), .tr_off(r_off), .tr_ok(pt_ok),
                 .tr_bus(pt_bus), .tq_on(pq_on), .tq_use(pq_use), .tq_idx(pq_idx), .tq_off(tr_off),
                 .tq_ok(pq_ok), .tq_bus(pq_bus),
@@ -804,7 +808,8 @@ module rclink_shim_top #(
                 .c_access(rc_acc), .c_bounds(rc_bnd), .c_silent(rc_sil),
                 .c_late(rc_late), .c_imm_drop(rc_imm),
                 .lq_idx(lq_idx), .lq_ok(lq_ok), .lq_base(lq_base), .lq_len(lq_len),
-                .lq_ctrl(lq_ctrl), .c_tx_write(rq_txw), .c_tx_read(rq_txr),
+                .lq_ctrl(lq_ctrl), .lr_idx(lr_idx), .lr_ok(lr_ok), .lr_base(lr_base),
+                .lr_len(lr_len), .lr_ctrl(lr_ctrl), .c_tx_write(rq_txw), .c_tx_read(rq_txr),
                 .c_rem_err(rq_rem), .c_timeout(rq_tmo));
         end else begin : g_nomr
             assign mr_hit = 1'b0;
@@ -826,6 +831,10 @@ module rclink_shim_top #(
             assign lq_base = 64'd0;
             assign lq_len = 32'd0;
             assign lq_ctrl = 64'd0;
+            assign lr_ok = 1'b0;
+            assign lr_base = 64'd0;
+            assign lr_len = 32'd0;
+            assign lr_ctrl = 64'd0;
         end
     endgenerate
     always @(posedge clk) begin
@@ -867,7 +876,7 @@ module rclink_shim_top #(
         .rresp_valid(rresp_valid), .rresp_off(rresp_off), .rresp_mlen(rresp_mlen),
         .rresp_dlen(rresp_dlen), .rresp_ends(rresp_ends), .rresp_hit(rresp_hit),
         .rresp_ok(rresp_ok), .rresp_base(rresp_base), .rresp_room(rresp_room),
-        .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx),
+        .rp_off(rp_off), .rresp_pg(rresp_pg), .rresp_idx(rresp_idx), .rresp_lk(rresp_lk),
         .rdone_valid(rdone_valid),
         .rr_busy(rr_busy), .rx_held(rx_held),
         .rsp_valid(rsp_valid), .rsp_take(rsp_take), .rsp_qpn(rsp_qpn),

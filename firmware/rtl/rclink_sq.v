@@ -118,7 +118,9 @@
 // offset; then the REMOTE WQE) sends one READ_REQ packet (no data, like
 // the IMM packet).  The slot keeps the pieces (bus address, end offset in
 // the message).  rclink_rx hands each READ_RESP to the engine (rresp_*):
-// one of a READ waiting, with its next offset and fitting its length, is
+// one of a READ waiting, with its next offset and fitting its length (and
+// with a local key, the entry still the key's and holding the packet's
+// range: rclink_mr's lr_* port, looked up for each packet), is
 // written by rclink_rx to the READ's local side and restarts the timeout;
 // while its data is written (rr_busy; rr_cur the READ's slot, taken with
 // the packet) rresp_base and rresp_room give the bus address (or area
@@ -256,6 +258,13 @@ module rclink_sq #(
     input  wire [63:0] lq_base,
     input  wire [31:0] lq_len,
     input  wire [63:0] lq_ctrl,
+    // the entry of a READ's local key, looked up again for each READ_RESP
+    // packet (lr_idx: the READ's entry)
+    output wire [15:0] lr_idx,
+    input  wire        lr_ok,
+    input  wire [63:0] lr_base,
+    input  wire [31:0] lr_len,
+    input  wire [63:0] lr_ctrl,
     // a local key of a pages registration (rclink_mr): the WRITE's source
     // reads translated through its table (pq_on: tr_off of entry pq_idx;
     // pq_ok once pq_bus is its bus address)
@@ -283,6 +292,7 @@ module rclink_sq #(
     output wire [63:0] rresp_base,
     output wire        rresp_pg,        // ... an offset of entry rresp_idx's pages
     output wire [15:0] rresp_idx,
+    output wire        rresp_lk,        // ... a local key's entry (busy meanwhile)
     output wire [31:0] rresp_room,      // bytes of rresp_base's piece from there
     input  wire [31:0] rp_off,          // the message offset looked up (rr_busy)
     input  wire        rdone_valid,
@@ -390,6 +400,7 @@ module rclink_sq #(
     reg [63:0] c_lbase;          // ... starting at this area offset
     reg        c_lpg;            // ... of host pages (entry c_lidx)
     reg [15:0] c_lidx;
+    reg [7:0]  c_lgen;
     // the slots' WRITEs: their TAG, the response (m_resp, its status
     // m_rs), the timeout armed (m_tw) and its microseconds left
     reg [MSGS-1:0] m_rk, m_resp, m_tw;
@@ -397,6 +408,8 @@ module rclink_sq #(
     reg [63:0]     m_loc   [0:MSGS-1];
     reg [MSGS-1:0] m_lpg;        // ... an offset of host pages, entry m_lidx
     reg [15:0]     m_lidx  [0:MSGS-1];
+    reg [MSGS-1:0] m_lk;         // ... through a local key of generation m_lgen
+    reg [7:0]      m_lgen  [0:MSGS-1];
     reg [31:0]     m_roff  [0:MSGS-1];
     // a context-0 READ's pieces: slot s's piece j at s * RD_PIECES + j, its
     // bus address and the message offset where it ends
@@ -650,10 +663,27 @@ module rclink_sq #(
     wire      rr_fit = rresp_mlen == m_len[rr_slot] && rresp_off == m_roff[rr_slot] &&
                        rresp_off <= rresp_mlen && rresp_dlen <= rresp_mlen - rresp_off &&
                        (!rresp_ends || rresp_off + rresp_dlen == rresp_mlen);
+    // a READ through a local key: each packet with data checks the key
+    // again (the model's rule, shim.rst "Requester"): the entry valid (its
+    // table not being read), of the key's generation and the READ's
+    // context, and [ADDR + OFFSET, + its data) inside it; otherwise the
+    // READ ends DMA_ERR and nothing of the packet is written.  Once taken,
+    // the entry reads busy until the packet's data has left (rclink_rx).
+    wire [SLW-1:0] lr_s = rr_busy ? rr_cur : rr_slot;
+    assign lr_idx = m_lidx[lr_s];
+    wire [63:0]    lr_at = m_loc[rr_slot] + {32'd0, rresp_off};
+    wire      rr_lk_ok = !m_lk[rr_slot] || rresp_dlen == 32'd0 ||
+                         (lr_ok && lr_ctrl[`RCLINK_DMAQ_MR_CTRL_VALID_LSB] &&
+                          lr_ctrl[`RCLINK_DMAQ_MR_CTRL_GEN_MSB:`RCLINK_DMAQ_MR_CTRL_GEN_LSB] ==
+                          m_lgen[rr_slot] &&
+                          lr_ctrl[`RCLINK_DMAQ_MR_CTRL_CTX_MSB:`RCLINK_DMAQ_MR_CTRL_CTX_LSB] ==
+                          {{(16-CW){1'b0}}, m_ctx[rr_slot]} &&
+                          lr_at <= {32'd0, lr_len} && rresp_dlen <= lr_len - lr_at[31:0]);
     assign rresp_hit = rresp_valid && rr_hit;
-    assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit;
+    assign rresp_ok = rresp_hit && wresp_st == ST_OK && rr_fit && rr_lk_ok;
     // the local side of a message offset of the READ: a user context's
-    // area (or registration) offset, or the piece of context 0's chain
+    // area offset (or a registration's offset, from the entry's BASE as it
+    // is now), or the piece of context 0's chain
     // holding it (the first whose end is past it) and the bytes left there
     wire [SLW-1:0] lk_s = rr_cur;
     wire [31:0]    lk_q = rp_off;
@@ -672,7 +702,7 @@ module rclink_sq #(
             end
         end
         if (m_ctx[lk_s] != {CW{1'b0}}) begin
-            lk_bus = m_loc[lk_s] + {32'd0, lk_q};
+            lk_bus = m_loc[lk_s] + (m_lk[lk_s] ? lr_base : 64'd0) + {32'd0, lk_q};
             lk_room = 32'hffffffff;
         end
     end
@@ -680,6 +710,7 @@ module rclink_sq #(
     assign rresp_room = lk_room;
     assign rresp_pg = m_lpg[rr_slot];
     assign rresp_idx = m_lidx[rr_slot];
+    assign rresp_lk = m_lk[rr_slot];
 
     // a finished slot with no older slot of its QP
     reg [SLW-1:0] done_slot;
@@ -1048,6 +1079,7 @@ module rclink_sq #(
                 m_tag[i] <= 16'd0;
                 m_loc[i] <= 64'd0;
                 m_lidx[i] <= 16'd0;
+                m_lgen[i] <= 8'd0;
                 m_roff[i] <= 32'd0;
                 m_rs[i] <= 8'd0;
                 m_tl[i] <= 32'd0;
@@ -1055,6 +1087,7 @@ module rclink_sq #(
             age_next <= 8'd0;
             m_rk <= {MSGS{1'b0}};
             m_lpg <= {MSGS{1'b0}};
+            m_lk <= {MSGS{1'b0}};
             m_rd <= {MSGS{1'b0}};
             m_resp <= {MSGS{1'b0}};
             c_tx_read <= 1'b0;
@@ -1077,6 +1110,7 @@ module rclink_sq #(
             c_lbase <= 64'd0;
             c_lpg <= 1'b0;
             c_lidx <= 16'd0;
+            c_lgen <= 8'd0;
             x_cons <= 32'd0;
             k_cons <= 32'd0;
             q_ctx <= {CW{1'b0}};
@@ -1571,6 +1605,7 @@ module rclink_sq #(
                                     c_lbase <= lq_base;
                                     c_lpg <= lq_ctrl[`RCLINK_DMAQ_MR_CTRL_PAGES_LSB];
                                     c_lidx <= lq_idx;
+                                    c_lgen <= w_lkey[`RCLINK_MR_KEY_GEN_MSB:`RCLINK_MR_KEY_GEN_LSB];
                                     if (!uq || !w_lk_ok)
                                         c_bad <= 1'b1;
                                     if (uq && !w_lk_ok && !c_bad)
@@ -1671,9 +1706,12 @@ module rclink_sq #(
                 m_fail[c_slot] <= 1'b0;
                 m_rk[c_slot] <= c_rdma;
                 m_rd[c_slot] <= c_rd;
-                m_loc[c_slot] <= c_addr0 + c_lbase;
+                // (a local key's: ADDR, its entry's BASE added per packet)
+                m_loc[c_slot] <= c_lkey ? c_addr0 : c_addr0 + c_lbase;
                 m_lpg[c_slot] <= c_lpg;
                 m_lidx[c_slot] <= c_lidx;
+                m_lk[c_slot] <= c_lkey;
+                m_lgen[c_slot] <= c_lgen;
                 m_roff[c_slot] <= 32'd0;
                 m_resp[c_slot] <= 1'b0;
                 m_tw[c_slot] <= 1'b0;

@@ -594,7 +594,8 @@ async def test_q_rdma_responder(dut):
     one WRITE_RESP OK on TX_S (no FACK), every byte in memory at its first
     beat though the hard IP takes request beats slowly; a READ of 1500 bytes of it comes
     back as READ_RESP FIRST 1320 and LAST 180 bytes read through the area
-    translation in line-sized bursts; a READ with a key of another
+    translation in bursts (a packet's bytes up to a 4 KiB page's end,
+    the first packet's across the chunks in two); a READ with a key of another
     generation is answered REM_KEY without data; the counters."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
@@ -649,11 +650,16 @@ async def test_q_rdma_responder(dut):
         assert w0 == fmt("RDMAH", TAG=6, STATUS=0), (k, hex(w0))
         assert len(p) == SEG + 16 + n, (k, len(p))
         assert p[SEG + 16:] == data[off:off + n], k
-    # the data was read in bursts of at most one line, not word by word
+    # the data was read in bursts (request TLPs of up to MRRS each), not
+    # a line at a time: 256 bytes to the first chunk's end, 1064 from the
+    # second's start, then 180
     rd = [(a, n) for a, n in bus.reads
           if a in range(u.c0, u.c0 + 0x1000) or a in range(u.c1, u.c1 + 0x1000)]
     assert sum(n for _, n in rd) == 1500, sum(n for _, n in rd)
-    assert all(n <= 64 and (a % 64) + n <= 64 for a, n in rd), rd
+    assert all(a % 0x1000 + n <= 0x1000 for a, n in rd), rd
+    assert max(n for _, n in rd) > 64 and len(rd) < 1500 // 64, rd
+    assert rd[0][0] == u.c0 + 0xF00, rd
+    assert sum(n for a, n in rd if a in range(u.c0, u.c0 + 0x1000)) == 256, rd
     # a key of another generation: READ_RESP REM_KEY, no data
     await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=10),
                     rdmah(fmt("MR_KEY", INDEX=1, GEN=6), 7, addr=0) + bytes(40))
@@ -682,8 +688,11 @@ async def test_q_rdma_pages(dut):
     one burst when valid is written, busy until then; a WRITE of 5000
     bytes in four packets lands across both page boundaries (nothing
     around it) and is answered WRITE_RESP OK; a READ of it comes back in
-    four READ_RESP packets read in line-sized pieces of the pages; a
-    table with a page not 4 KiB aligned leaves its entry not valid."""
+    four READ_RESP packets, each read in bursts up to a page's end; a
+    READ whose burst gets a poisoned completion in its middle is answered
+    one READ_RESP DMA_ERR without data (the burst's other beats taken),
+    and the same READ again comes back whole; a table with a page not
+    4 KiB aligned leaves its entry not valid."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
     u = UserCtx(tb, drv, 3)
@@ -755,9 +764,33 @@ async def test_q_rdma_pages(dut):
     rd = bus.reads[nrd:]
     assert sum(n for _, n in rd) == len(data), sum(n for _, n in rd)
     assert all(any(a in range(pg[i][0], pg[i][0] + 0x1000) for i in pg) and
-               (a % 64) + n <= 64 for a, n in rd), rd
+               a % 0x1000 + n <= 0x1000 for a, n in rd), rd
+    # bursts, not lines: the first to the first page's end (251 bytes)
+    assert max(n for _, n in rd) > 64 and len(rd) < len(data) // 64, rd
+    assert rd[0][0] == pg[0][0] + base + raddr, rd
+    assert sum(n for a, n in rd if a in range(pg[0][0], pg[0][0] + 0x1000)) == \
+        0x1000 - base - raddr, rd
     assert await q.r64("DMAQ_RDMA_RX_WRITE") == 1
     assert await q.r64("DMAQ_RDMA_RX_READ") == 1
+    # a READ of 1000 bytes of the second page, a completion in the middle
+    # of its burst poisoned: DMA_ERR, no data; then the same READ whole
+    raddr2 = 0x1100                     # page 1 bytes 0x105 .. 0x4EC
+    bus.poison = lambda tlp, i: tlp.address in range(pg[1][0], pg[1][0] + 0x1000) and i == 2
+    bus.rcb_split = True
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=1000),
+                    rdmah(key, 5, addr=raddr2) + bytes(40))
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 5)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=0), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=5, STATUS=ST_DMA_ERR) and len(p) == PKT_MIN, hex(w0)
+    bus.poison = None
+    bus.rcb_split = False
+    await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=1000),
+                    rdmah(key, 6, addr=raddr2) + bytes(40))
+    qp, p, fack, seg, w0, addr = await rdma_resp(tx, 6)
+    assert seg == fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=1000), hex(seg)
+    assert w0 == fmt("RDMAH", TAG=6, STATUS=0), hex(w0)
+    assert p[SEG + 16:] == mem(base + raddr2, 1000)
+    assert await q.r64("DMAQ_RDMA_RX_READ") == 2
     # a table with a page not 4 KiB aligned: entry 3 stays not valid
     tblm[8:16] = struct.pack("<Q", pg[1][0] + 8)
     await q.w64("DMAQ_MR_SEL", 3)
@@ -770,7 +803,7 @@ async def test_q_rdma_pages(dut):
         if not v & busy:
             break
     assert v == ctrl & ~reg_value("DMAQ_MR_CTRL", valid=1), hex(v)
-    assert len(tx.pkts) == 5, len(tx.pkts)
+    assert len(tx.pkts) == 7, len(tx.pkts)
     assert int(dut.cnt_bad_req.value) == 0
 
 

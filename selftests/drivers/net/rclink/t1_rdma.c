@@ -99,6 +99,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -243,6 +244,21 @@ static bool wait_wc(struct side *s, struct rclink_wc *wc)
 		sched_yield();
 	}
 	return true;
+}
+
+/*
+ * The context's error as its doorbell record shows it.  The shim writes
+ * the failed WQE's CQE before the record's ERROR (shim.rst, "Errors are
+ * the context's own"), so wait for the context's EPOLLERR (its CTX_ERR
+ * event comes after the record) before reading it.
+ */
+static bool wait_error(struct side *s, uint32_t *cause)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, env.stall * 1000) != 1 || !(pfd.revents & POLLERR))
+		return false;
+	return rclink_uctx_error(&s->c, cause);
 }
 
 static uint8_t pat(uint32_t seed, uint64_t i)
@@ -1552,14 +1568,14 @@ area:
 	memset(b, GUARD_BYTE, B_AREA);
 	EXPECT_EQ(RCLINK_WC_BAD_ADDR, op_lkey(&r.a, true, QP_LKEY, k2, 0, 100,
 					      r.rkey, 0, &wc));
-	EXPECT_TRUE(rclink_uctx_error(&r.a.c, &cause));
+	EXPECT_TRUE(wait_error(&r.a, &cause));
 	EXPECT_EQ(2, cause) TH_LOG("cause BAD_ADDR");
 	/* the QP goes to a2: a range beyond its registration, the same */
 	side_close(&r.a);
 	ASSERT_EQ(0, rclink_uctx_bind(&a2.c, QP_LKEY, 0)) TH_LOG("%m");
 	EXPECT_EQ(RCLINK_WC_BAD_ADDR, op_lkey(&a2, false, QP_LKEY, k2, 4000,
 					      100, r.rkey, 0, &wc));
-	EXPECT_TRUE(rclink_uctx_error(&a2.c, &cause));
+	EXPECT_TRUE(wait_error(&a2, &cause));
 	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_AREA)) TH_LOG("B written");
 	side_close(&a2);
 	rig_down(&r);
