@@ -3,7 +3,9 @@
 # The shim RTL's checks (Documentation/hw/rtl.rst):
 #   rtl.sh lint    verilator --lint-only -Wall of the synthesizable RTL
 #   rtl.sh sim     Icarus Verilog: every shared vector (firmware/vectors)
-#                  on the testbench (shim + IP stand-in + host stand-in)
+#                  on the testbench (shim + IP stand-in + host stand-in);
+#                  first cocotb/vecset.py --check (the vectors the cocotb
+#                  benches replay, the reasons of the others, rtl.rst)
 #   rtl.sh synth   yosys synth_xilinx for UltraScale+ (family xcup) of the
 #                  UltraScale+ top: no latches, no multiple or missing
 #                  drivers (check -assert), the resources (LUT, FF, LUT
@@ -89,9 +91,20 @@ lint() {
 
 sim() {
 	local v name st ost vvp why
+	# each vector is replayed by the cocotb benches or says why not, and
+	# rtl.rst's lists are cocotb/vecset.py's
+	st=0
+	/usr/bin/python3 cocotb/vecset.py --check >"$out/vecset.log" 2>&1 || st=1
+	result rtl_vecset $st "$out/vecset.log"
 	local iv_flags=(-g2005 -Wall -Wno-timescale
-		-Wno-sensitivity-entire-array -Igen -Itb -I.)
+		-Wno-sensitivity-entire-array -Igen -Itb -I. -I"$out")
 	rm -f "$out"/rclink_tb*.vvp
+	# the testbench's wires of the IP's TYPE3 masters: the port list of
+	# rclink_nonr_ports.vh as declarations
+	sed -E '/^[[:space:]]*(input|output)[[:space:]]/{
+		s/^([[:space:]]*)(input|output)[[:space:]]+wire/\1wire/
+		s/,([[:space:]]*(\/\/.*)?)$/;\1/
+	}' rclink_nonr_ports.vh >"$out/rclink_nonr_wires.vh"
 	if ! iverilog "${iv_flags[@]}" -s rclink_tb -o "$out/rclink_tb.vvp" \
 		tb/rclink_tb.v tb/rclink_ip_model.v tb/rclink_t3_model.v tb/rclink_mac_model.v "${srcs[@]}" \
 		>"$out/iverilog.log" 2>&1 || grep -q 'error' "$out/iverilog.log"; then

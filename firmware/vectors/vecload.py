@@ -12,6 +12,11 @@ yet: the testbench skips it, saying why (Documentation/hw/rtl.rst).
 "cosim_skip": "why" marks a vector that passes on the model and the RTL
 testbench but not yet on the co-simulation's RTL board (vectors.py skips
 it there, saying why).
+"cocotb_skip": "why" marks a vector the cocotb benches of the PCIe tops
+cannot replay (an op only the word-level testbench can play): it runs on
+the core only (firmware/rtl/cocotb/vecset.py lists them).
+"ptile_skip": "why" marks a vector the cocotb bench of the P-tile top
+does not pass yet (an open finding): that bench skips it, saying why.
 "needs": {REGISTER: {field: value}} marks a vector of a board of one kind
 (a capability): the model's selftest runs it on a board whose fields hold
 those values (one of the board set, wired or not), or skips it; the

@@ -45,6 +45,17 @@
     // the IP's TYPE3 interrupt as the IP raises it after the B of a write
     // of its data master (test_t3_write_before_irq): IRQ_VLD_O the cycle
     // after the handshake, IRQ_INFO_O TYPE3 code 1
+    // the IP's IRQ, RECV_ACK and RETRY_TMO ports as a shared vector's
+    // stand-in ops drive them (test_rclink_us.py, Stand: sim ipirq, ack,
+    // tmo), one cycle each
+    reg         ipirq_vld = 1'b0;
+    reg  [63:0] ipirq_info = 64'd0;
+    reg         ack_vld = 1'b0, ack_nak = 1'b0;
+    reg  [QP_AW-1:0] ack_qpid = {QP_AW{1'b0}};
+    reg  [31:0] ack_rtt = 32'd0;
+    reg  [9:0]  ack_num = 10'd0;
+    reg         tmo_vld = 1'b0;
+    reg  [QP_AW-1:0] tmo_qpid = {QP_AW{1'b0}};
     reg         t3_irq_on_b = 1'b0;
     reg         t3_irq = 1'b0;
     always @(posedge user_clk)

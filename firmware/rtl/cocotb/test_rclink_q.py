@@ -90,11 +90,14 @@ class Queues:
                                                 order=self.cq_order, enable=1,
                                                 vector=1))
 
-    def wqe(self, qpn, addr, length, more=0):
+    def sqe(self, w0, w1):
+        """The next SQ entry: its two words."""
         i = self.sq_prod % (1 << self.sq_order)
-        w0 = fmt("WQE", OPCODE=1, QPN=qpn, LEN=length, MORE=more)
-        self.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", w0, addr)
+        self.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", w0, w1)
         self.sq_prod += 1
+
+    def wqe(self, qpn, addr, length, more=0):
+        self.sqe(fmt("WQE", OPCODE=1, QPN=qpn, LEN=length, MORE=more), addr)
 
     async def ring_sq(self):
         await self.w64("DMAQ_SQ_PROD", self.sq_prod)
@@ -180,6 +183,19 @@ async def start(dut, qps=(1,), **kw):
     q = Queues(tb, drv, **kw)
     await q.setup(qps)
     return tb, drv, bus, q
+
+
+async def start_rdma(dut):
+    """start() for the RDMA requester's tests: QP 2, two RQEs of context 0
+    posted (the IP takes context 0's packets: the responses), the TX_S
+    packets watched."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    tx = TxMon(dut)
+    rb, _ = tb.rc.alloc_region(0x2000)
+    for k in range(2):
+        q.rqe(rb + 0x1000 * k, 0x1000)
+    await q.ring_rq()
+    return tb, drv, bus, q, tx
 
 
 def sq_reads(bus, lo, hi):
@@ -817,12 +833,7 @@ async def test_q_rdma_write(dut):
     WRITE with immediate data sends its IMM packet after the data.  One
     that gets no response completes REM_TIMEOUT after
     DMAQ_RDMA_CFG.timeout_us, and its response coming later is late."""
-    tb, drv, bus, q = await start(dut, qps=(2,))
-    tx = TxMon(dut)
-    rb, _ = tb.rc.alloc_region(0x2000)
-    for k in range(2):              # the IP takes context 0's packets
-        q.rqe(rb + 0x1000 * k, 0x1000)
-    await q.ring_rq()
+    tb, drv, bus, q, tx = await start_rdma(dut)
     pay, pmem = tb.rc.alloc_region(0x2000)
     rng = random.Random(4)
     pmem[:] = bytes(rng.getrandbits(8) for _ in range(0x2000))
@@ -830,16 +841,10 @@ async def test_q_rdma_write(dut):
     raddr = 0x123
 
     def remote(k, r, more=0):
-        w0 = fmt("WQE", OPCODE=5, RKEY=k, MORE=more)
-        i = q.sq_prod % (1 << q.sq_order)
-        q.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", w0, r)
-        q.sq_prod += 1
+        q.sqe(fmt("WQE", OPCODE=5, RKEY=k, MORE=more), r)
 
     def write(off, n, more=1):
-        i = q.sq_prod % (1 << q.sq_order)
-        q.sqm[i * 16:i * 16 + 16] = struct.pack(
-            "<QQ", fmt("WQE", OPCODE=3, QPN=2, LEN=n, MORE=more), pay + off)
-        q.sq_prod += 1
+        q.sqe(fmt("WQE", OPCODE=3, QPN=2, LEN=n, MORE=more), pay + off)
 
     async def resp(tag, st):
         await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=4, OFFSET=0, MSG_LEN=0),
@@ -868,9 +873,7 @@ async def test_q_rdma_write(dut):
     # WRITE with immediate data: the data, then the IMM packet (no data)
     write(0x200, 100)
     remote(key, 0x40, more=1)
-    i = q.sq_prod % (1 << q.sq_order)
-    q.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", fmt("WQE", OPCODE=6), 0x5eed1234)
-    q.sq_prod += 1
+    q.sqe(fmt("WQE", OPCODE=6), 0x5eed1234)
     await q.ring_sq()
     qp, p, fack, seg, w0, addr = await rdma_resp(tx, 3)
     assert seg == fmt("SEG", POS=POS_ONLY, KIND=1, OFFSET=0, MSG_LEN=100) and fack == 0
@@ -915,24 +918,14 @@ async def test_q_rdma_read(dut):
     completes with it and writes nothing; a READ into a chain of three
     pieces at odd addresses (a piece ends inside each READ_RESP packet)
     lands piece by piece, nothing between the pieces."""
-    tb, drv, bus, q = await start(dut, qps=(2,))
-    tx = TxMon(dut)
-    rb, _ = tb.rc.alloc_region(0x2000)
-    for k in range(2):              # the IP takes context 0's packets
-        q.rqe(rb + 0x1000 * k, 0x1000)
-    await q.ring_rq()
+    tb, drv, bus, q, tx = await start_rdma(dut)
     dst, dmem = tb.rc.alloc_region(0x2000)
     key = fmt("MR_KEY", INDEX=3, GEN=9)
     rng = random.Random(6)
     data = bytes(rng.getrandbits(8) for _ in range(2000))
 
-    def sqe(w0, w1):
-        i = q.sq_prod % (1 << q.sq_order)
-        q.sqm[i * 16:i * 16 + 16] = struct.pack("<QQ", w0, w1)
-        q.sq_prod += 1
-
-    sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=2000, MORE=1), dst + 0x100)
-    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x4321)
+    q.sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=2000, MORE=1), dst + 0x100)
+    q.sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x4321)
     await q.ring_sq()
     qp, p, fack, seg, w0, addr = await rdma_resp(tx, 0)
     assert qp == 2 and fack == 1 and len(p) == PKT_MIN, (qp, fack, len(p))
@@ -951,8 +944,8 @@ async def test_q_rdma_read(dut):
     assert field("CQE", w, "KIND") == 6 and field("CQE", w, "STATUS") == ST_OK, hex(w[0])
     assert field("CQE", w, "LEN") == 2000 and field("CQE", w, "IDX") == 1, w
     # REM_KEY: the READ_RESP without data decides it
-    sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=64, MORE=1), dst + 0x1000)
-    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0)
+    q.sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=64, MORE=1), dst + 0x1000)
+    q.sqe(fmt("WQE", OPCODE=5, RKEY=key), 0)
     await q.ring_sq()
     await rdma_resp(tx, 1)
     await rx_packet(dut, 2, fmt("SEG", POS=POS_ONLY, KIND=3, OFFSET=0, MSG_LEN=0),
@@ -964,8 +957,8 @@ async def test_q_rdma_read(dut):
     # three pieces: 700, 900 and 400 bytes
     pieces = ((0x1105, 700), (0x1503, 900), (0x1A01, 400))
     for a, n in pieces:
-        sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=n, MORE=1), dst + a)
-    sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x99)
+        q.sqe(fmt("WQE", OPCODE=4, QPN=2, LEN=n, MORE=1), dst + a)
+    q.sqe(fmt("WQE", OPCODE=5, RKEY=key), 0x99)
     await q.ring_sq()
     _, _, _, seg, w0, addr = await rdma_resp(tx, 2)
     assert seg == fmt("SEG", POS=POS_ONLY, KIND=2, OFFSET=0, MSG_LEN=2000), hex(seg)

@@ -237,6 +237,14 @@ module rclink_cosim_top #(
         .dma_rsp_err(dma_rsp_err),
         .msix_valid(msix_valid), .msix_vector(msix_vector), .msix_ready(1'b1),
         .msi_valid(msi_valid), .msi_ready(1'b1), .intx(intx), .dma_bm_drop(1'b0),
+        // no TYPE3 bridge here (the IP stand-in has no ring engine, the
+        // QEMU model's IP no NONR masters on this side): SHIM_T3_DMA_ERR 0
+        .cnt_t3_dma_err(64'd0),
+        // BURST 0: the queue engines' burst port is not used
+        .q_cmd_valid(), .q_cmd_ready(1'b0), .q_cmd_write(), .q_cmd_addr(),
+        .q_cmd_len(), .q_wd_valid(), .q_wd_ready(1'b0), .q_wd_data(),
+        .q_rd_valid(1'b0), .q_rd_data(512'd0), .q_rd_keep(64'd0),
+        .q_rd_last(1'b0), .q_rd_err(1'b0), .q_wr_idle(1'b1),
         .board_serial(board_serial), .board_mac(board_mac),
         .link_carrier(ip_ext ? x_carrier : 1'b1), .timers_run(timers_run),
         .ip_rst_n(ip_rst_n),

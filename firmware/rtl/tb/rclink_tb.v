@@ -120,26 +120,9 @@ module rclink_tb #(
     wire [11:0] t3_new_tx_tail, t3_new_rx_tail;
     wire [4:0]  t3_st0, t3_st0_latch;
     wire [10:0] t3_st1;
-    wire        nonr_md_awvalid, nonr_md_awready, nonr_md_wvalid, nonr_md_wready;
-    wire        nonr_md_wlast, nonr_md_bvalid, nonr_md_bready, nonr_md_arvalid;
-    wire        nonr_md_arready, nonr_md_rvalid, nonr_md_rready, nonr_md_rlast;
-    wire [63:0] nonr_md_awaddr, nonr_md_araddr;
-    wire [7:0]  nonr_md_awlen, nonr_md_arlen;
-    wire [2:0]  nonr_md_awsize, nonr_md_arsize;
-    wire [1:0]  nonr_md_awburst, nonr_md_arburst, nonr_md_bresp, nonr_md_rresp;
-    wire [6:0]  nonr_md_awid, nonr_md_arid, nonr_md_bid, nonr_md_rid;
-    wire [255:0] nonr_md_wdata, nonr_md_rdata;
-    wire [31:0] nonr_md_wstrb;
-    wire        nonr_data_awvalid, nonr_data_awready, nonr_data_wvalid, nonr_data_wready;
-    wire        nonr_data_wlast, nonr_data_bvalid, nonr_data_bready, nonr_data_arvalid;
-    wire        nonr_data_arready, nonr_data_rvalid, nonr_data_rready, nonr_data_rlast;
-    wire [63:0] nonr_data_awaddr, nonr_data_araddr;
-    wire [7:0]  nonr_data_awlen, nonr_data_arlen;
-    wire [2:0]  nonr_data_awsize, nonr_data_arsize;
-    wire [1:0]  nonr_data_awburst, nonr_data_arburst, nonr_data_bresp, nonr_data_rresp;
-    wire [6:0]  nonr_data_awid, nonr_data_arid, nonr_data_bid, nonr_data_rid;
-    wire [511:0] nonr_data_wdata, nonr_data_rdata;
-    wire [63:0] nonr_data_wstrb;
+    // NONR_MD_AXI / NONR_DATA_AXI (rtl.sh makes the declarations from
+    // rclink_nonr_ports.vh)
+`include "rclink_nonr_wires.vh"
     // the bridge's burst port, served by the host stand-in below
     wire        b_cmd_valid, b_cmd_write, b_wd_valid;
     wire [63:0] b_cmd_addr;
@@ -155,6 +138,11 @@ module rclink_tb #(
         .clk(clk), .rst_n(rst_n), .core_rst(core_rst),
         .cfg_bus_master_en(cfg_bm), .cfg_msix_en(cfg_msix), .cfg_msi_en(cfg_msi),
         .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(1'b0),
+        // BURST 0: the queue engines' burst port is not used
+        .q_cmd_valid(), .q_cmd_ready(1'b0), .q_cmd_write(), .q_cmd_addr(),
+        .q_cmd_len(), .q_wd_valid(), .q_wd_ready(1'b0), .q_wd_data(),
+        .q_rd_valid(1'b0), .q_rd_data(512'd0), .q_rd_keep(64'd0),
+        .q_rd_last(1'b0), .q_rd_err(1'b0), .q_wr_idle(1'b1),
         .tgt_req_valid(t_valid), .tgt_req_ready(t_ready), .tgt_req_write(t_write),
         .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
         .tgt_req_tag(t_tag), .tgt_cpl_valid(c_valid), .tgt_cpl_ready(1'b1),
