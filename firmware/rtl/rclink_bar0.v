@@ -76,8 +76,11 @@ module rclink_bar0 (
 );
 `include "rclink_regtab.vh"
 
+    // S_CSRA: the register's address is out a cycle before the strobe
+    // (S_CSR), so that the register blocks answer from registered read
+    // data (their read multiplexers take a cycle of their own)
     localparam S_IDLE = 3'd0, S_CSR = 3'd1, S_RC = 3'd2, S_MAC = 3'd3,
-               S_T3TX = 3'd5, S_T3RX = 3'd6;
+               S_CSRA = 3'd4, S_T3TX = 3'd5, S_T3RX = 3'd6;
     localparam [15:0] TX_TAIL16 = `RCLINK_TX_MD_TAIL_PTR, RX_TAIL16 = `RCLINK_RX_MD_TAIL_PTR;
     localparam [13:0] TX_TAIL = TX_TAIL16[13:0], RX_TAIL = RX_TAIL16[13:0];
     reg [2:0]  st;
@@ -185,9 +188,7 @@ module rclink_bar0 (
                     d <= req_data;
                     cpl_tag <= req_tag;
                     if (go_csr) begin
-                        st <= S_CSR;
-                        csr_wr <= req_write;
-                        csr_rd <= !req_write;
+                        st <= S_CSRA;
                         csr_addr <= qoff;
                         csr_wdata <= req_data;
                         csr_wmask <= lanes;
@@ -223,6 +224,11 @@ module rclink_bar0 (
                     rc_write <= 1'b0;
                     rc_addr <= TX_TAIL;
                 end
+            S_CSRA: begin
+                csr_wr <= w;
+                csr_rd <= !w;
+                st <= S_CSR;
+            end
             S_CSR: begin
                 if (!w) begin
                     cpl_data <= csr_rdata;

@@ -18,7 +18,10 @@
 // that only wrst (the hard reset) clears, so a CQ disable or SHIM_RESET
 // between the command and its beat leaves no command without its data.
 // While a_hold is set (the receive path delivers a TYPE2 packet into the
-// room it counted in free) producer a is not taken.
+// room it counted in free) producer a is not taken.  A CQE handed over
+// waits in a register of its producer (av, bv) until the writer takes it,
+// as it would wait at the port: so no producer's valid reaches the
+// writer's decisions in the cycle it is handed over.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_cq (
@@ -62,15 +65,17 @@ module rclink_cq (
     reg [511:0] wbeat;
     reg        irq_pend;
     reg        turn;                    // round robin between a and b
+    reg        av, bv;                  // a CQE of a (b) handed over
+    reg [63:0] a0, a1, b0, b1;          // ... its words
     wire [31:0] size = 32'd1 << cq_order;
     wire        room = cq_en && (cq_prod - cq_cons) < size;
-    wire        take_a = room && st == S_IDLE && a_valid && !a_hold && (!b_valid || !turn);
-    wire        take_b = room && st == S_IDLE && b_valid && !take_a;
+    wire        take_a = room && st == S_IDLE && av && !a_hold && (!bv || !turn);
+    wire        take_b = room && st == S_IDLE && bv && !take_a;
     wire [63:0] entry = cq_base + {32'd0, (cq_prod & (size - 32'd1))} * 64'd32;
     wire        phase = ((cq_prod >> cq_order) & 32'd1) == 32'd0;
 
-    assign a_ready = take_a;
-    assign b_ready = take_b;
+    assign a_ready = !av;
+    assign b_ready = !bv;
     assign dma_cmd_addr = entry;
     assign dma_cmd_len = 13'd32;
     assign dma_wd_valid = wpend;
@@ -97,6 +102,29 @@ module rclink_cq (
         end
     end
 
+    // the CQEs handed over (a disable leaves them waiting, as at the port)
+    always @(posedge clk) begin
+        if (rst) begin
+            av <= 1'b0;
+            bv <= 1'b0;
+        end else begin
+            if (a_valid && !av) begin
+                av <= 1'b1;
+                a0 <= a_w0;
+                a1 <= a_w1;
+            end else if (take_a) begin
+                av <= 1'b0;
+            end
+            if (b_valid && !bv) begin
+                bv <= 1'b1;
+                b0 <= b_w0;
+                b1 <= b_w1;
+            end else if (take_b) begin
+                bv <= 1'b0;
+            end
+        end
+    end
+
     always @(posedge clk) begin
         if (rst || cq_stop) begin
             st <= S_IDLE;
@@ -112,12 +140,12 @@ module rclink_cq (
             case (st)
             S_IDLE: begin
                 if (take_a || take_b) begin
-                    w0 <= take_a ? a_w0 : b_w0;
-                    w1 <= take_a ? a_w1 : b_w1;
+                    w0 <= take_a ? a0 : b0;
+                    w1 <= take_a ? a1 : b1;
                     turn <= take_a;
                     dma_cmd_valid <= 1'b1;
                     st <= S_WR;
-                end else if (irq_pend && !a_valid && !b_valid) begin
+                end else if (irq_pend && !av && !bv && !a_valid && !b_valid) begin
                     irq_pend <= 1'b0;
                     raise <= 1'b1;
                 end else if (irq_pend && !room) begin

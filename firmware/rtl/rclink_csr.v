@@ -210,11 +210,18 @@ module rclink_csr #(
         `RCLINK_SHIM_T3_IRQ:          rv = {t3_irq_cnt, t3_irq};
         default:                      rv = a_cbfc_cfg ? cbfc_cfg[addr[5:3]] : 64'd0;
         endcase
-        if (ctx_hit)
-            rv = ctx_rdata;
-        rdata = rv & (rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
-                      rclink_reg_w1cmask(addr));
     end
+    // the read data a cycle after the address (rv_q, rmask_q), as
+    // rclink_ctx's and rclink_mr's (ctx_hit, ctx_rdata): BAR0 puts the
+    // address out a cycle before its strobe (rclink_bar0)
+    reg [63:0] rv_q, rmask_q;
+    always @(posedge clk) begin
+        rv_q <= rv;
+        rmask_q <= rclink_reg_rwmask(addr) | rclink_reg_romask(addr) |
+                   rclink_reg_w1cmask(addr);
+    end
+    always @*
+        rdata = (ctx_hit ? ctx_rdata : rv_q) & rmask_q;
 
     // ---- writes ---------------------------------------------------------
     wire [63:0] n_evt_ctrl = rclink_reg_wmerge(`RCLINK_SHIM_EVT_CTRL, evt_ctrl, wdata, wmask);

@@ -286,6 +286,13 @@ module rclink_ctx #(
     reg          w_rx;              // the CQE is the receive path's
     reg [63:0]   w_c1;              // CQE word 1
     reg [63:0]   w_c2;              // ... word 2
+    // the CQEs handed over (the send engine's cb_*, the receive path's
+    // rb_*) wait in registers for the writer, so that no producer's valid
+    // and context reach the writer's decisions in the cycle they are
+    // handed over; a receive CQE held counts against its CQ's room
+    reg          cb_v, rb_v;
+    reg [CW-1:0] cb_ctx, rb_ctx;
+    reg [63:0]   cb_w0, cb_w1, rb_w0, rb_w1, rb_w2;
     reg [15:0] ctx_sel, owner_sel;
     wire       sel_ok = ctx_sel != 16'd0 && ctx_sel < N16;
     wire [CW-1:0] s = ctx_sel[CW-1:0];
@@ -307,22 +314,25 @@ module rclink_ctx #(
     wire a_t2own = {addr[15:6], 6'd0} == T2_OWN0;
 
     // ---- DMAQ_CTX_OST: the slots a context's packets hold in the IP --------
-    // (a wire per context, so that the readers see every change)
+    // (a wire per context, so that the readers see every change; the
+    // slots' counts added as a tree, pairs of pairs, not one after another)
+    localparam      OT = 1 << $clog2(FL_N);     // FL_N rounded up to a power of 2
     wire [15:0]     o_used [0:NCTX-1];
     wire [NCTX-1:0] o_room;
     genvar          og;
     generate
         for (og = 0; og < NCTX; og = og + 1) begin : g_ost
-            reg [15:0] n;
+            reg [15:0] t [1:2*OT-1];    // node j sums nodes 2j and 2j+1
             integer k;
             always @* begin
-                n = 16'd0;
-                for (k = 0; k < FL_N; k = k + 1)
-                    if (ost_ctx[CW*k +: CW] == og[CW-1:0])
-                        n = n + {6'd0, ost_out[10*k +: 10]};
+                for (k = 0; k < OT; k = k + 1)
+                    t[OT + k] = (k < FL_N && ost_ctx[CW*(k % FL_N) +: CW] == og[CW-1:0]) ?
+                                {6'd0, ost_out[10*(k % FL_N) +: 10]} : 16'd0;
+                for (k = OT - 1; k >= 1; k = k - 1)
+                    t[k] = t[2*k] + t[2*k+1];
             end
-            assign o_used[og] = n;
-            assign o_room[og] = ost_max[og] == 16'd0 || n < ost_max[og];
+            assign o_used[og] = t[1];
+            assign o_room[og] = ost_max[og] == 16'd0 || t[1] < ost_max[og];
         end
     endgenerate
     assign q_ost_ok = q_ctx == {CW{1'b0}} || o_room[q_ctx];
@@ -332,44 +342,54 @@ module rclink_ctx #(
         qsize = 32'd1 << o;
     endfunction
 
+    // the read multiplexer of the register addressed; its value (rdata,
+    // hit) is registered: BAR0 puts the address out a cycle before its
+    // strobe (rclink_bar0), so the strobe's cycle sees the register
+    reg [63:0] rv;
+    reg        rhit;
     always @* begin
-        hit = 1'b1;
-        rdata = 64'd0;
+        rhit = 1'b1;
+        rv = 64'd0;
         case (addr)
-        `RCLINK_DMAQ_CTX_CAP:       rdata = CAP;
-        `RCLINK_DMAQ_CTX_SEL:       rdata = {48'd0, ctx_sel};
-        `RCLINK_DMAQ_QP_OWNER_SEL:  rdata = {48'd0, owner_sel};
-        `RCLINK_DMAQ_CTX_RX_HOLD:   rdata = {32'd0, rx_hold};
+        `RCLINK_DMAQ_CTX_CAP:       rv = CAP;
+        `RCLINK_DMAQ_CTX_SEL:       rv = {48'd0, ctx_sel};
+        `RCLINK_DMAQ_QP_OWNER_SEL:  rv = {48'd0, owner_sel};
+        `RCLINK_DMAQ_CTX_RX_HOLD:   rv = {32'd0, rx_hold};
         `RCLINK_DMAQ_QP_OWNER:
-            rdata = {47'd0, osel_ok && qflushed[oq], own_sel_ctx};
-        `RCLINK_DMAQ_CTX_CTRL:      if (sel_ok) rdata = {63'd0, en[s]};
+            rv = {47'd0, osel_ok && qflushed[oq], own_sel_ctx};
+        `RCLINK_DMAQ_CTX_CTRL:      if (sel_ok) rv = {63'd0, en[s]};
         `RCLINK_DMAQ_CTX_STATUS:
             if (sel_ok)
-                rdata = {48'd0, err[s] ? cause[s] : 8'd0, 4'd0,
-                         armed[s], err[s], act[s], run[s]};
-        `RCLINK_DMAQ_CTX_ERR_INFO:  if (sel_ok && err[s]) rdata = einfo[s];
-        `RCLINK_DMAQ_CTX_SQ_BASE:   if (sel_ok) rdata = sq_base[s];
-        `RCLINK_DMAQ_CTX_RQ_BASE:   if (sel_ok) rdata = rq_base[s];
-        `RCLINK_DMAQ_CTX_CQ_BASE:   if (sel_ok) rdata = cq_base[s];
-        `RCLINK_DMAQ_CTX_QCFG:      if (sel_ok) rdata = qcfg[s];
-        `RCLINK_DMAQ_CTX_DBREC:     if (sel_ok) rdata = dbrec[s];
-        `RCLINK_DMAQ_CTX_AREA_TBL:  if (sel_ok) rdata = tbl[s];
-        `RCLINK_DMAQ_CTX_AREA_CFG:  if (sel_ok) rdata = acfg[s];
-        `RCLINK_DMAQ_CTX_MOD:       if (sel_ok) rdata = mod[s];
-        `RCLINK_DMAQ_CTX_SQ_IDX:    if (sel_ok && en[s]) rdata = {s_cons, sq_prod[s]};
-        `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok && en[s]) rdata = {rq_cons[s], rq_prod[s]};
-        `RCLINK_DMAQ_CTX_CQ_IDX:    if (sel_ok && en[s]) rdata = {cq_cons[s], cq_prod[s]};
-        `RCLINK_DMAQ_CTX_RX_NOBUF:  if (sel_ok) rdata = n_nobuf[s];
-        `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rdata = n_not_owner[s];
-        `RCLINK_DMAQ_CTX_EVENTS:    if (sel_ok) rdata = n_events[s];
-        `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rdata = {32'd0, o_used[s], ost_max[s]};
-        `RCLINK_DMAQ_CTX_DB_DROP:   rdata = n_db_drop;
+                rv = {48'd0, err[s] ? cause[s] : 8'd0, 4'd0,
+                      armed[s], err[s], act[s], run[s]};
+        `RCLINK_DMAQ_CTX_ERR_INFO:  if (sel_ok && err[s]) rv = einfo[s];
+        `RCLINK_DMAQ_CTX_SQ_BASE:   if (sel_ok) rv = sq_base[s];
+        `RCLINK_DMAQ_CTX_RQ_BASE:   if (sel_ok) rv = rq_base[s];
+        `RCLINK_DMAQ_CTX_CQ_BASE:   if (sel_ok) rv = cq_base[s];
+        `RCLINK_DMAQ_CTX_QCFG:      if (sel_ok) rv = qcfg[s];
+        `RCLINK_DMAQ_CTX_DBREC:     if (sel_ok) rv = dbrec[s];
+        `RCLINK_DMAQ_CTX_AREA_TBL:  if (sel_ok) rv = tbl[s];
+        `RCLINK_DMAQ_CTX_AREA_CFG:  if (sel_ok) rv = acfg[s];
+        `RCLINK_DMAQ_CTX_MOD:       if (sel_ok) rv = mod[s];
+        `RCLINK_DMAQ_CTX_SQ_IDX:    if (sel_ok && en[s]) rv = {s_cons, sq_prod[s]};
+        `RCLINK_DMAQ_CTX_RQ_IDX:    if (sel_ok && en[s]) rv = {rq_cons[s], rq_prod[s]};
+        `RCLINK_DMAQ_CTX_CQ_IDX:    if (sel_ok && en[s]) rv = {cq_cons[s], cq_prod[s]};
+        `RCLINK_DMAQ_CTX_RX_NOBUF:  if (sel_ok) rv = n_nobuf[s];
+        `RCLINK_DMAQ_CTX_NOT_OWNER: if (sel_ok) rv = n_not_owner[s];
+        `RCLINK_DMAQ_CTX_EVENTS:    if (sel_ok) rv = n_events[s];
+        `RCLINK_DMAQ_CTX_OST:       if (sel_ok) rv = {32'd0, o_used[s], ost_max[s]};
+        `RCLINK_DMAQ_CTX_DB_DROP:   rv = n_db_drop;
         default: begin
-            hit = a_t2own;
+            rhit = a_t2own;
             if (a_t2own)
-                rdata = {{(64-CW){1'b0}}, town[addr[5:3]]};
+                rv = {{(64-CW){1'b0}}, town[addr[5:3]]};
         end
         endcase
+    end
+
+    always @(posedge clk) begin
+        rdata <= rv;
+        hit <= rhit;
     end
 
     // ---- register writes ------------------------------------------------------
@@ -380,16 +400,20 @@ module rclink_ctx #(
     wire [63:0] n_town64 = rclink_reg_wmerge(addr, {{(64-CW){1'b0}}, town[addr[5:3]]}, wdata, wmask);
     wire [63:0] n_ctrl   = rclink_reg_wmerge(`RCLINK_DMAQ_CTX_CTRL, {63'd0, en[s]}, wdata, wmask) |
                            (wdata & wmask & (64'd1 << `RCLINK_DMAQ_CTX_CTRL_STOP_LSB));
-    // the value a write gives the selected register (reads as 0 otherwise)
+    // the value a write gives the selected register (reads as 0 otherwise;
+    // rdata: the register read at the address of the cycle before)
     wire [63:0] n_reg    = rclink_reg_wmerge(addr, rdata, wdata, wmask);
     wire        cfg_reg  = addr == `RCLINK_DMAQ_CTX_SQ_BASE || addr == `RCLINK_DMAQ_CTX_RQ_BASE ||
                            addr == `RCLINK_DMAQ_CTX_CQ_BASE || addr == `RCLINK_DMAQ_CTX_QCFG ||
                            addr == `RCLINK_DMAQ_CTX_DBREC || addr == `RCLINK_DMAQ_CTX_AREA_TBL ||
                            addr == `RCLINK_DMAQ_CTX_AREA_CFG;
 
-    // the configuration check of enable: {bad, info}
-    reg        c_bad;
-    reg [63:0] c_info;
+    // the configuration check of enable: {bad, info} of the selected
+    // context, registered (c_bad, c_info): its configuration changes only
+    // by BAR0 writes, and a write is at least two cycles after the one
+    // before it (rclink_bar0)
+    reg        c_bad, c_bad_n;
+    reg [63:0] c_info, c_info_n;
     reg [3:0]  c_o [0:2];
     reg [63:0] c_b [0:2];
     integer    ci;
@@ -400,45 +424,63 @@ module rclink_ctx #(
         c_b[0] = sq_base[s];
         c_b[1] = rq_base[s];
         c_b[2] = cq_base[s];
-        c_bad = 1'b0;
-        c_info = 64'd0;
+        c_bad_n = 1'b0;
+        c_info_n = 64'd0;
         for (ci = 2; ci >= 0; ci = ci - 1) begin
             // the first offender counts: walk backwards, the last one wins
             if (c_b[ci][11:0] != 12'd0) begin
-                c_bad = 1'b1;
-                c_info = c_b[ci];
+                c_bad_n = 1'b1;
+                c_info_n = c_b[ci];
             end
             if (c_o[ci] < 4'd4 || c_o[ci] > Q_MAX_ORDER) begin
-                c_bad = 1'b1;
-                c_info = {60'd0, c_o[ci]};
+                c_bad_n = 1'b1;
+                c_info_n = {60'd0, c_o[ci]};
             end
         end
-        if (!c_bad && dbrec[s][5:0] != 6'd0) begin
-            c_bad = 1'b1;
-            c_info = dbrec[s];
-        end else if (!c_bad && (acfg[s][19:0] == 20'd0 || acfg[s][19:0] > MAX_CHUNKS ||
-                                acfg[s][29:24] < CH_MIN || acfg[s][29:24] > CH_MAX)) begin
-            c_bad = 1'b1;
-            c_info = acfg[s];
-        end else if (!c_bad && tbl[s][11:0] != 12'd0) begin
-            c_bad = 1'b1;
-            c_info = tbl[s];
+        if (!c_bad_n && dbrec[s][5:0] != 6'd0) begin
+            c_bad_n = 1'b1;
+            c_info_n = dbrec[s];
+        end else if (!c_bad_n && (acfg[s][19:0] == 20'd0 || acfg[s][19:0] > MAX_CHUNKS ||
+                                  acfg[s][29:24] < CH_MIN || acfg[s][29:24] > CH_MAX)) begin
+            c_bad_n = 1'b1;
+            c_info_n = acfg[s];
+        end else if (!c_bad_n && tbl[s][11:0] != 12'd0) begin
+            c_bad_n = 1'b1;
+            c_info_n = tbl[s];
         end
     end
 
+    always @(posedge clk) begin
+        c_bad <= c_bad_n;
+        c_info <= c_info_n;
+    end
+
     // ---- doorbells ------------------------------------------------------------
-    wire [CW-1:0] d = db_addr[CW+15:16];
-    wire [15:0]   d_off = db_addr[15:0];
-    wire [31:0]   d_v = db_data[31:0];
+    // a doorbell write is taken a cycle after it comes (db_*_q), so that
+    // its checks start from registers (BAR0 is at least that cycle behind:
+    // it puts a register's address out a cycle before its strobe)
+    reg            db_wr_q;
+    reg [CW+15:0]  db_addr_q;
+    reg [7:0]      db_be_q;
+    reg [31:0]     db_v_q;
+    always @(posedge clk) begin
+        db_wr_q <= !rst && db_wr;
+        db_addr_q <= db_addr;
+        db_be_q <= db_be;
+        db_v_q <= db_data[31:0];
+    end
+    wire [CW-1:0] d = db_addr_q[CW+15:16];
+    wire [15:0]   d_off = db_addr_q[15:0];
+    wire [31:0]   d_v = db_v_q;
     // a context whose table is being read (enable) takes its doorbells too
     wire          w_tbl = w_st == W_RD || w_st == W_RSP || w_st == W_WALK;
     wire          d_load = ld_p[d] || (w_tbl && w_c == d);
     // the contract's doorbell writes: 32 or 64 bits at a register of a user
     // context's page (the model refuses the same, shim.rst "Doorbell page")
-    wire          d_fmt = (db_be == 8'h0f || db_be == 8'hff) && d != {CW{1'b0}} &&
+    wire          d_fmt = (db_be_q == 8'h0f || db_be_q == 8'hff) && d != {CW{1'b0}} &&
                           {{(16-CW){1'b0}}, d} < N16 && d_off <= `RCLINK_DB_OFF_CQ_ARM;
-    wire          d_drop = db_wr && !d_fmt;
-    wire          d_ok = db_wr && d_fmt && (run[d] || d_load);
+    wire          d_drop = db_wr_q && !d_fmt;
+    wire          d_ok = db_wr_q && d_fmt && (run[d] || d_load);
     wire [31:0]   d_sqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB]);
     wire [31:0]   d_rqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_LSB]);
     wire [31:0]   d_cqsz = qsize(qcfg[d][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
@@ -474,7 +516,15 @@ module rclink_ctx #(
     reg [MW:0]   l_i;                // table words read
     wire [19:0]  l_n = acfg[w_c][19:0];
     wire [5:0]   l_sh = acfg[w_c][29:24];
-    wire [63:0]  l_mask = (64'd1 << l_sh) - 64'd1;
+    wire [63:0]  l_mask = ~({64{1'b1}} << l_sh);     // (1 << l_sh) - 1, no carry
+    // ... registered for the walk (W_WALK, two cycles after w_c is set;
+    // the area configuration does not change while the context is enabled)
+    reg [19:0]   l_nq;
+    reg [63:0]   l_maskq;
+    always @(posedge clk) begin
+        l_nq <= l_n;
+        l_maskq <= l_mask;
+    end
     wire [63:0]  l_word = l_line[64 * l_i[2:0] +: 64];
     // a table read: the words from l_i to the end of its line or of the
     // table (the table is 4 KiB aligned, l_i at a line's start)
@@ -503,7 +553,7 @@ module rclink_ctx #(
 
     // ---- the send engine's side ----------------------------------------------
     wire [5:0]  q_sh = acfg[q_ctx][29:24];
-    wire [63:0] q_cmask = (64'd1 << q_sh) - 64'd1;
+    wire [63:0] q_cmask = ~({64{1'b1}} << q_sh);     // (1 << q_sh) - 1
     wire [63:0] q_ci = tr_off >> q_sh;
     wire [63:0] q_crem = (64'd1 << q_sh) - (tr_off & q_cmask);
     assign q_base = sq_base[q_ctx];
@@ -519,7 +569,7 @@ module rclink_ctx #(
 
     // ---- the receive path's side --------------------------------------------
     wire [5:0]  r_sh = acfg[r_ctx][29:24];
-    wire [63:0] r_cmask = (64'd1 << r_sh) - 64'd1;
+    wire [63:0] r_cmask = ~({64{1'b1}} << r_sh);     // (1 << r_sh) - 1
     wire [63:0] r_ci = r_off >> r_sh;
     assign r_bus = tmem[{r_ctx, r_ci[MW-1:0]}] + (r_off & r_cmask);
     assign r_cstart = (r_off & r_cmask) == 64'd0;
@@ -537,53 +587,72 @@ module rclink_ctx #(
     wire [31:0] r_rsv = {26'd0, held[r_ctx]} +
                         ((x_new && x_ctx == r_ctx) ? 32'd1 : 32'd0) +
                         ((q_busy && q_ctx == r_ctx) ? 32'd1 : 32'd0) +
-                        ((w_cq && w_rx && w_c == r_ctx) ? 32'd1 : 32'd0);
+                        ((w_cq && w_rx && w_c == r_ctx) ? 32'd1 : 32'd0) +
+                        ((rb_v && rb_ctx == r_ctx) ? 32'd1 : 32'd0);
     assign r_room = (r_free > r_rsv) ? r_free - r_rsv : 32'd0;
 
     // per context: ready to be served (running, a WQE posted, room in its
     // CQ for one more message than it has in flight), in flight (the
     // stop waits), a record to write first (its SQ consumer moved)
     reg [NCTX-1:0] rdy, bsy, dirty;
+    reg [NCTX-1:0] kfull;               // no room for a receive CQE
     reg [31:0]     t_cons, t_room;
     integer        ui;
     always @* begin
         rdy = {NCTX{1'b0}};
         bsy = {NCTX{1'b0}};
         dirty = {NCTX{1'b0}};
+        kfull = {NCTX{1'b0}};
         for (ui = 1; ui < NCTX; ui = ui + 1) begin
             t_cons = (u_cons_we && q_ctx == ui[CW-1:0]) ? u_cons : sqc_m[ui];
             t_room = qsize(qcfg[ui][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
                      (cq_prod[ui] - cq_cons[ui]);
+            kfull[ui] = t_room <= {26'd0, held[ui]};
             // (a receive CQE being written takes its entry; a packet being
             // received holds the room it counted)
             rdy[ui] = run[ui] && !park[ui] && t_cons != sq_prod[ui] && o_room[ui] &&
                       !(r_busy && r_ctx == ui[CW-1:0]) &&
                       t_room > {26'd0, held[ui]} + ((x_new && x_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0) +
-                               ((w_cq && w_rx && w_c == ui[CW-1:0]) ? 32'd1 : 32'd0);
+                               ((w_cq && w_rx && w_c == ui[CW-1:0]) ? 32'd1 : 32'd0) +
+                               ((rb_v && rb_ctx == ui[CW-1:0]) ? 32'd1 : 32'd0);
             bsy[ui] = held[ui] != 6'd0 || (x_new && x_ctx == ui[CW-1:0]) ||
                       (q_busy && q_ctx == ui[CW-1:0]) ||
                       (r_busy && r_ctx == ui[CW-1:0]) || r_flushing[ui] ||
                       (rcqe_valid && rcqe_ctx == ui[CW-1:0]) ||
+                      (rb_v && rb_ctx == ui[CW-1:0]) ||
                       (w_cq && w_c == ui[CW-1:0]);
             dirty[ui] = rec_sq[ui] != t_cons || rec_rq[ui] != rq_cons[ui];
         end
     end
-    // round robin from the one after the last served
-    integer uk, ut;
+    // round robin from the one after the last served: one-hot (u_oh, a
+    // ready context with no ready one between rr and it), then the index
+    // and the consumer index picked as an OR of the one-hot's terms
+    function integer u_pos(input integer x, input integer r);
+        // x's turn after r (0: the next one); contexts 1..NCTX-1
+        u_pos = (x > r) ? x - r - 1 : x + NCTX - 2 - r;
+    endfunction
+    reg [NCTX-1:0] u_oh;
+    reg [31:0]     u_pc;
+    integer        uk, uj;
     always @* begin
-        u_any = 1'b0;
-        u_pick = {CW{1'b0}};
-        for (uk = NCTX - 1; uk >= 1; uk = uk - 1) begin
-            ut = {{(32-CW){1'b0}}, rr} + uk;
-            if (ut >= NCTX)
-                ut = ut - (NCTX - 1);
-            if (rdy[ut]) begin
-                u_any = 1'b1;
-                u_pick = ut[CW-1:0];
-            end
+        u_oh = {NCTX{1'b0}};
+        for (uj = 1; uj < NCTX; uj = uj + 1) begin
+            u_oh[uj] = rdy[uj];
+            for (uk = 1; uk < NCTX; uk = uk + 1)
+                if (uk != uj && rdy[uk] &&
+                    u_pos(uk, {{(32-CW){1'b0}}, rr}) < u_pos(uj, {{(32-CW){1'b0}}, rr}))
+                    u_oh[uj] = 1'b0;
         end
+        u_any = u_oh != {NCTX{1'b0}};
+        u_pick = {CW{1'b0}};
+        u_pc = 32'd0;
+        for (uj = 1; uj < NCTX; uj = uj + 1)
+            if (u_oh[uj]) begin
+                u_pick = u_pick | uj[CW-1:0];
+                u_pc = u_pc | ((u_cons_we && q_ctx == uj[CW-1:0]) ? u_cons : sqc_m[uj]);
+            end
     end
-    assign u_pick_cons = (u_cons_we && q_ctx == u_pick) ? u_cons : sqc_m[u_pick];
+    assign u_pick_cons = u_pc;
 
     // the writer's next job: a record before a CQE of a context whose
     // consumer moved, the record of a stop (or enable), the CQE, a record
@@ -593,20 +662,23 @@ module rclink_ctx #(
     assign {d_any, d_pick} = lowest(dirty & run);
     // the CQE: the send engine's first, else the receive path's (dropped
     // for a context no longer active or without room for it)
-    wire [CW-1:0] k_ctx = cqe_valid ? cqe_ctx : rcqe_ctx;
+    wire [CW-1:0] k_ctx = cb_v ? cb_ctx : rb_ctx;
     wire [31:0]   c_size = qsize(qcfg[k_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]);
     wire [31:0]   c_prod = cq_prod[k_ctx];
-    wire          k_drop = !cqe_valid && rcqe_valid &&
-                           (!act[rcqe_ctx] || c_size - (c_prod - cq_cons[rcqe_ctx]) <=
-                                              {26'd0, held[rcqe_ctx]});
-    wire          k_valid = cqe_valid || (rcqe_valid && !k_drop);
-    wire          c_rec = k_valid && dirty[k_ctx];
-    wire          w_rec = c_rec || r_any || (!k_valid && d_any);
+    wire          k_drop = !cb_v && rb_v && (!act[rb_ctx] || kfull[rb_ctx]);
+    wire          k_valid = cb_v || (rb_v && !k_drop);
+    // the record before the CQE does not wait for the room check (k_live:
+    // a CQE of an active context; one dropped for room may follow a record)
+    wire          k_live = cb_v || (rb_v && act[rb_ctx]);
+    wire          c_rec = k_live && dirty[k_ctx];
+    wire          w_rec = c_rec || r_any || (!k_live && d_any);
     wire [CW-1:0] rec_c = c_rec ? k_ctx : r_any ? r_pick : d_pick;
     wire [31:0]   rec_cons = (u_cons_we && q_ctx == rec_c) ? u_cons : sqc_m[rec_c];
-    assign cqe_ready = w_st == W_IDLE && !l_any && cqe_valid && !c_rec && !r_any;
-    assign rcqe_ready = w_st == W_IDLE && !l_any && !cqe_valid && rcqe_valid &&
-                        (k_drop || (!c_rec && !r_any));
+    assign cqe_ready = !cb_v;
+    assign rcqe_ready = !rb_v;
+    wire          cb_take = w_st == W_IDLE && !l_any && cb_v && !c_rec && !r_any;
+    wire          rb_take = w_st == W_IDLE && !l_any && !cb_v && rb_v &&
+                            (k_drop || (!c_rec && !r_any));
     wire [63:0]   c_w3 = ({63'd0, (c_prod & c_size) == 32'd0} << `RCLINK_CQE_PHASE_LSB) |
                          ({32'd0, c_prod} << `RCLINK_CQE_SEQ_LSB);
     // a CQE written: the armed CQ's event once DMAQ_CTX_MOD.count CQEs
@@ -695,6 +767,10 @@ module rclink_ctx #(
             w_fin <= 1'b0;
             w_c1 <= 64'd0;
             w_c2 <= 64'd0;
+            cb_v <= 1'b0;
+            rb_v <= 1'b0;
+            cb_ctx <= {CW{1'b0}};
+            rb_ctx <= {CW{1'b0}};
             en <= {NCTX{1'b0}};
             run <= {NCTX{1'b0}};
             act <= {NCTX{1'b0}};
@@ -721,6 +797,24 @@ module rclink_ctx #(
             ev_info <= 64'd0;
         end else begin
             own_chg <= 1'b0;
+            // the CQEs handed over, until the writer takes them
+            if (cqe_valid && !cb_v) begin
+                cb_v <= 1'b1;
+                cb_ctx <= cqe_ctx;
+                cb_w0 <= cqe_w0;
+                cb_w1 <= cqe_w1;
+            end else if (cb_take) begin
+                cb_v <= 1'b0;
+            end
+            if (rcqe_valid && !rb_v) begin
+                rb_v <= 1'b1;
+                rb_ctx <= rcqe_ctx;
+                rb_w0 <= rcqe_w0;
+                rb_w1 <= rcqe_w1;
+                rb_w2 <= rcqe_w2;
+            end else if (rb_take) begin
+                rb_v <= 1'b0;
+            end
             // a parked context waits for its SQ_PROD to move (the doorbell
             // below, which wins over a park of the same cycle: the engine
             // saw the old value); a context not running forgets it
@@ -758,11 +852,11 @@ module rclink_ctx #(
                 end else if (k_valid) begin
                     // a CQE: words 0-2 and word 3 (SEQ, PHASE) in one write
                     w_c <= k_ctx;
-                    w_rx <= !cqe_valid;
+                    w_rx <= !cb_v;
                     w_addr <= cq_base[k_ctx] + {27'd0, c_prod & (c_size - 32'd1), 5'd0};
-                    w_d0 <= cqe_valid ? cqe_w0 : rcqe_w0;
-                    w_c1 <= cqe_valid ? cqe_w1 : rcqe_w1;
-                    w_c2 <= cqe_valid ? 64'd0 : rcqe_w2;
+                    w_d0 <= cb_v ? cb_w0 : rb_w0;
+                    w_c1 <= cb_v ? cb_w1 : rb_w1;
+                    w_c2 <= cb_v ? 64'd0 : rb_w2;
                     w_d1 <= c_w3;
                     w_cqe <= 1'b1;
                     dma_cmd_valid <= 1'b1;
@@ -815,7 +909,7 @@ module rclink_ctx #(
                         w_st <= W_WALK;
                 end
             W_WALK:
-                if (l_err || (l_word & l_mask) != 64'd0) begin
+                if (l_err || (l_word & l_maskq) != 64'd0) begin
                     // unreadable table (its address), a chunk not
                     // aligned to its size (its index): CONFIG
                     err[w_c] <= 1'b1;
@@ -825,7 +919,7 @@ module rclink_ctx #(
                     w_st <= W_IDLE;
                 end else begin
                     tmem[{w_c, l_i[MW-1:0]}] <= l_word;
-                    if ({{(19-MW){1'b0}}, l_i} + 20'd1 == l_n) begin
+                    if ({{(19-MW){1'b0}}, l_i} + 20'd1 == l_nq) begin
                         // the context runs
                         run[w_c] <= en[w_c];
                         act[w_c] <= en[w_c];

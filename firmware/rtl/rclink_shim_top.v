@@ -307,6 +307,11 @@ module rclink_shim_top #(
     wire [31:0] t3irq_cfg;              // SHIM_T3_IRQ {enable, vector}
     reg  [31:0] t3irq_cnt;              // SHIM_T3_IRQ.count
     reg  [63:0] cnt_bm_drop;            // SHIM_DMA_BM_DROP (the bus-master gates)
+    // the registration table's read (rclink_mr), registered as rclink_ctx's
+    // and rclink_csr's own: BAR0 puts the address out a cycle before its
+    // strobe (rclink_bar0)
+    reg         mr_hit_q;
+    reg  [63:0] mr_rdata_q;
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
         .wr(csr_wr), .rd(csr_rd), .addr(csr_addr), .wdata(csr_wdata),
@@ -344,7 +349,7 @@ module rclink_shim_top #(
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
         .cnt_t3_dma_err(cnt_t3_dma_err), .cnt_dma_bm_drop(cnt_bm_drop),
         .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
-        .ctx_hit(ctx_hit || mr_hit), .ctx_rdata(mr_hit ? mr_rdata : ctx_rdata),
+        .ctx_hit(ctx_hit || mr_hit_q), .ctx_rdata(mr_hit_q ? mr_rdata_q : ctx_rdata),
         .stat_we(stat_we), .stat_clear(stat_clear), .stat_sel(stat_sel),
         .qps_rx_pkts(qps_rx_pkts), .qps_rx_bytes(qps_rx_bytes),
         .qps_timeouts(qps_timeouts));
@@ -832,6 +837,10 @@ module rclink_shim_top #(
             assign lr_ctrl = 64'd0;
         end
     endgenerate
+    always @(posedge clk) begin
+        mr_hit_q <= mr_hit;
+        mr_rdata_q <= mr_rdata;
+    end
 
     // ---- queue engine: receive path ---------------------------------------------
     rclink_rx #(.QP_AW(QP_AW), .UW(SCW), .NCTX(NCTX)) u_rx (
