@@ -275,6 +275,12 @@ module rclink_ptile_if #(
     wire         rf_pop = rf_cnt != 0 && req_ready;
     localparam [AW:0] RX_ROOM = RX_DEPTH - 2 * (RX_LAT + 2);
     localparam [AW+1:0] RX_FULL = RX_DEPTH;
+    // the place of a beat's second write: an index of AW bits that wraps
+    // (an index expression's width is not the same in every tool: an
+    // array index of wp[AW-1:0] + 1 may be evaluated wider and point past
+    // the end instead of at place 0)
+    wire [AW-1:0] cf_wp1 = cf_wp[AW-1:0] + 1'b1;
+    wire [AW-1:0] rf_wp1 = rf_wp[AW-1:0] + 1'b1;
     wire c_fit = {1'b0, cf_cnt} + {{AW{1'b0}}, c_n} <= RX_FULL;
     wire r_fit = {1'b0, rf_cnt} + {{AW{1'b0}}, r_n} <= RX_FULL;
     always @(posedge clk) begin
@@ -290,14 +296,14 @@ module rclink_ptile_if #(
                 if (c_n != 2'd0)
                     cf_mem[cf_wp[AW-1:0]] <= c_it0;
                 if (c_n == 2'd2)
-                    cf_mem[cf_wp[AW-1:0] + 1'b1] <= c_it1;
+                    cf_mem[cf_wp1] <= c_it1;
                 cf_wp <= cf_wp + {{(AW-1){1'b0}}, c_n};
             end
             if (r_fit) begin
                 if (r_n != 2'd0)
                     rf_mem[rf_wp[AW-1:0]] <= r_it0;
                 if (r_n == 2'd2)
-                    rf_mem[rf_wp[AW-1:0] + 1'b1] <= r_it1;
+                    rf_mem[rf_wp1] <= r_it1;
                 rf_wp <= rf_wp + {{(AW-1){1'b0}}, r_n};
             end
             // a full FIFO drops what does not fit, counted (the tile sent
