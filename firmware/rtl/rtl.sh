@@ -177,8 +177,9 @@ synth_generic() {
 # the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
 # registers, self-test, MSI-X and the event ring, MSI as a memory write,
 # the doorbell BAR, a user context's TYPE1 send and receive, the TX
-# credit check, the RX back-pressure, INTx
-ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_rx_backpressure,test_ptile_intx
+# credit check and the tile's own credits, the RX back-pressure and the
+# request FIFO's wrap, INTx
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_credits_tile_own,test_ptile_rx_backpressure,test_ptile_rx_wrap,test_ptile_intx
 
 cocotb() {
 	cocotb_top us

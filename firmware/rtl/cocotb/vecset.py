@@ -118,10 +118,14 @@ def block():
     lines += para("Replayed through the UltraScale+ top, not yet through "
                   "the P-tile top (the vector's ``ptile_skip``):")
     lines += [""]
+    skips = 0
     for n, k, _, path in t:
         why = vl.load(path).get("ptile_skip")
         if k == "replay" and why:
             lines += para("``%s``: %s" % (n, why), "* ")
+            skips += 1
+    if not skips:
+        lines += ["None."]
     lines += [""]
     lines += para("On the model only (``model_only``, the reason in the "
                   "file): %s." % names("model"))
