@@ -54,7 +54,7 @@ srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
       rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
       rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v
-      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v)
+      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v rclink_mac.v)
 n=0
 rc=0
 

@@ -177,6 +177,7 @@ module rclink_tb #(
         .rx_m_vld(rx_vld), .rx_m_rdy(rx_rdy), .rx_m_fs(rx_fs), .rx_m_fe(rx_fe),
         .rx_m_dat(rx_dat), .rx_m_keep(rx_keep), .rx_m_qpid(rx_qpid),
         .rx_m_etype(rx_etype), .rx_m_len(rx_len), .rx_m_sa(rx_sa),
+`include "rclink_cemac_tie.vh"
         .rx_m_psn(rx_psn), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
