@@ -24,7 +24,8 @@
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
 #                  on the DMA engine's burst port, test_rclink_t3 on the
 #                  TYPE3 bridge, test_rclink_q on the queue engines'
-#                  bursts); then the same tests on the P-tile top
+#                  bursts, test_rclink_mac on the MAC side's streams);
+#                  then the same tests on the P-tile top
 #                  (rclink_shim_ptile, cocotbext-pcie's P-tile model,
 #                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check (a short set on the P-tile);
@@ -212,7 +213,7 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	fi
 	(
 		cd "$d" || exit 1
-		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
+		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q,test_rclink_mac} \
 		TESTCASE=$tests RCLINK_PCIE=$1 RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
