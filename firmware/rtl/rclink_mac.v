@@ -12,7 +12,8 @@
 //     (SHIM_TX_DROP_LINK) and the MAC credits its beats took are given
 //     back to the IP on MAC2TX_CREDIT_I: one credit is one beat of
 //     TX2MAC_* (rtl.rst).  TYPE1/TYPE2 frames (Ethernet type 0x88b5 or
-//     0x88b6, after one VLAN tag when TX2MAC_VLAN_EN_O) always pass.
+//     0x88b6, or the IP's receive keys of RX_CLASS_CFG, which the shim
+//     follows from its own writes) always pass.
 //   RX (MAC -> IP): every frame is counted (SHIM_WIRE_RX_FRAMES); a MAC
 //     control frame (Ethernet type 0x8808) is taken off the stream: a
 //     CBFC update frame (opcode 0x0102, at least 86 bytes) is counted in
@@ -40,6 +41,15 @@ module rclink_mac (
     input  wire        clk,
     input  wire        rst,
     input  wire        link_up,          // SHIM_LINK.up
+    // ---- the shim's register requests to the IP (rclink_axil_master's
+    //      req side): the writes of RX_CLASS_CFG are followed
+    input  wire        rc_req,
+    input  wire        rc_write,
+    input  wire [13:0] rc_addr,
+    input  wire [63:0] rc_wdata,
+    input  wire [7:0]  rc_wstrb,
+    input  wire        rc_done,
+    input  wire        rc_err,
     // ---- the IP's MAC streams and CBFC ports, the MAC adapter's streams
 `include "rclink_cemac_ports.vh"
     // ---- register bus (rclink_csr's)
@@ -80,6 +90,61 @@ module rclink_mac (
     reg [63:0] cnt_tx_frames, cnt_tx_drop_link, cnt_rx_frames;
     reg [63:0] cnt_ctrl_drop, cnt_upd_rx;
 
+    // ================================================ TYPE1/TYPE2 or TYPE3
+    // A frame is TYPE1/TYPE2 by the wire encoding's Ethernet types
+    // (formats: ETH_TYPE1/ETH_TYPE2), by the IP's own receive keys
+    // (RX_CLASS_CFG: mac_type1/mac_type2 when not 0, IPv4/UDP to
+    // type1_udp_dport or type2_udp_port, a 20-byte IPv4 header: the
+    // Standard format), at bytes 12.. or after one VLAN tag when
+    // TX2MAC_VLAN_EN_O; everything else is TYPE3.  The keys are followed
+    // from the shim's writes of RX_CLASS_CFG that the IP took (OKAY), and
+    // back to their reset values with the IP's reset.
+    localparam [63:0] CLS_RST = `RCLINK_RX_CLASS_CFG_RSTVAL;
+    reg  [63:0] cls;                    // RX_CLASS_CFG as the IP holds it
+    reg         cls_wr;                 // a write of it is out
+    reg  [63:0] cls_wd;
+    reg  [7:0]  cls_ws;
+    integer     bi;
+    always @(posedge clk) begin
+        if (rc_req) begin
+            cls_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_RX_CLASS_CFG;
+            cls_wd <= rc_wdata;
+            cls_ws <= rc_wstrb;
+        end
+        if (rst) begin
+            cls <= CLS_RST;
+            cls_wr <= 1'b0;
+        end else if (rc_done && cls_wr && !rc_err) begin
+            for (bi = 0; bi < 8; bi = bi + 1)
+                if (cls_ws[bi])
+                    cls[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+        end
+    end
+    wire [15:0] udp1 = cls[`RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT_MSB:`RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT_LSB];
+    wire [15:0] udp2 = cls[`RCLINK_RX_CLASS_CFG_TYPE2_UDP_PORT_MSB:`RCLINK_RX_CLASS_CFG_TYPE2_UDP_PORT_LSB];
+    wire [15:0] et1 = cls[`RCLINK_RX_CLASS_CFG_MAC_TYPE1_MSB:`RCLINK_RX_CLASS_CFG_MAC_TYPE1_LSB];
+    wire [15:0] et2 = cls[`RCLINK_RX_CLASS_CFG_MAC_TYPE2_MSB:`RCLINK_RX_CLASS_CFG_MAC_TYPE2_LSB];
+    // the frame's Ethernet type at byte o (12, or 16 behind a tag), its
+    // IPv4 protocol at o + 11 and UDP destination port at o + 24
+    function t12_at;
+        input [DW-1:0] d;
+        input integer  o;
+        input [15:0]   u1, u2, e1, e2;
+        reg   [15:0]   et, dp;
+        reg   [7:0]    pr;
+        begin
+            et = d[DW - 1 - 8 * o -: 16];
+            pr = d[DW - 1 - 8 * (o + 11) -: 8];
+            dp = d[DW - 1 - 8 * (o + 24) -: 16];
+            t12_at = et == 16'h88b5 || et == 16'h88b6 ||
+                     (e1 != 16'd0 && et == e1) || (e2 != 16'd0 && et == e2) ||
+                     (et == 16'h0800 && pr == 8'd17 &&
+                      (dp == u1 || (u2 != 16'd0 && dp == u2)));
+        end
+    endfunction
+    wire in_t12 = t12_at(tx2mac_dat, 12, udp1, udp2, et1, et2) ||
+                  (tx2mac_vlan && t12_at(tx2mac_dat, 16, udp1, udp2, et1, et2));
+
     // ================================================================ TX
     // stage 1: the IP's beat as it came; stage 2 (tx_o, emac_tx_vld): to
     // the MAC adapter.  The sidebands of a beat: FCS, ERR, the CBFC
@@ -87,7 +152,7 @@ module rclink_mac (
     localparam SBW = 1 + 1 + 8 + 2 + 1;
     reg [DW-1:0]  t1_dat;
     reg [BW-1:0]  t1_be;
-    reg           t1_vld, t1_fs, t1_fe, t1_vlan, t1_link;
+    reg           t1_vld, t1_fs, t1_fe, t1_vlan, t1_link, t1_t12;
     reg [2:0]     t1_vcid;
     reg [SBW-1:0] t1_sb;
     reg [DW+BW+SBW+5:0] tx_o;
@@ -102,18 +167,11 @@ module rclink_mac (
              tx2mac_vcid, tx2mac_fcs, tx2mac_err, tx2mac_cbfc_vcid,
              tx2mac_hdr_type, tx2mac_mcast};
         t1_link <= link_up;
+        t1_t12 <= in_t12;
         t1_vld <= !rst && tx2mac_vld;
         tx_o <= {t1_dat, t1_be, t1_fs, t1_fe, t1_vlan, t1_vcid, t1_sb};
     end
 
-    // TYPE1/TYPE2 by the wire encoding's Ethernet types (formats: AFH
-    // ETH_TYPE1/ETH_TYPE2); everything else is TYPE3
-    function is_t12;
-        input [15:0] et;
-        is_t12 = et == 16'h88b5 || et == 16'h88b6;
-    endfunction
-    wire t1_t12 = is_t12(t1_dat[ET_HI -: 16]) ||
-                  (t1_vlan && is_t12(t1_dat[ET_VLAN_HI -: 16]));
     reg  tx_dropping;                   // inside a frame being dropped
     wire t1_drop = t1_fs ? (!t1_link && !t1_t12) : tx_dropping;
     // credits owed to the IP for the dropped beats (at most what the IP

@@ -363,6 +363,9 @@ module rclink_shim_top #(
     // the IP's CBFC configuration; its registers read as rclink_ctx's
     rclink_mac u_macside (
         .clk(clk), .rst(rst), .link_up(link_up),
+        .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
+        .rc_wdata(rc_wdata), .rc_wstrb(rc_wstrb), .rc_done(rc_done),
+        .rc_err(rc_err),
 `include "rclink_cemac_conn.vh"
         .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
         .hit(mac_hit), .rdata(mac_rdata));

@@ -417,3 +417,62 @@ async def test_mac_cbfc_cfg(dut):
     await drv.reset()
     assert await bar0.read_qword(reg("SHIM_CBFC_STATUS")) == 0
     assert await bar0.read_qword(reg("SHIM_CBFC_VC_CFG")) == 0
+
+
+def ipv4_udp(rng, dport, length, vlan=None):
+    """An IPv4/UDP frame (20-byte IPv4 header) to UDP port dport."""
+    f = bytearray(frame(rng, 0x0800, length, vlan=vlan))
+    o = 14 + (4 if vlan is not None else 0)
+    f[o] = 0x45
+    f[o + 9] = 17
+    f[o + 22:o + 24] = dport.to_bytes(2, "big")
+    return bytes(f)
+
+
+@cocotb.test()
+async def test_mac_link_down_keys(dut):
+    """With the link down the IP's own receive keys (RX_CLASS_CFG) tell
+    TYPE1/TYPE2 too: the Standard format's IPv4/UDP to type1_udp_dport
+    (4791 after reset) or type2_udp_port, mac_type1/mac_type2; the shim
+    follows the driver's writes of the register through the RC window,
+    and its reset values after SHIM_RESET."""
+    tb, drv, mac = await setup(dut, 6)
+    rng = random.Random(16)
+    bar0 = drv.bar0
+    await bar0.write_qword(reg("SHIM_LINK"), LINK_FORCE_DOWN)
+    before = await counters(drv)
+    # reset keys: 4791 is TYPE1, 5000 and Ethernet type 0x9000 are not
+    cases = [(ipv4_udp(rng, 4791, 100), 0, True),
+             (ipv4_udp(rng, 4791, 200, vlan=7), 1, True),
+             (ipv4_udp(rng, 5000, 100), 0, False),
+             (frame(rng, 0x9000, 80), 0, False)]
+    # new keys: TYPE1 port 5000, TYPE2 port 6000, mac_type1 0x9000
+    cls = 5000 | 6000 << 16 | 0x9000 << 32
+    keyed = [(ipv4_udp(rng, 5000, 100), 0, True),
+             (ipv4_udp(rng, 6000, 150, vlan=2), 1, True),
+             (ipv4_udp(rng, 4791, 100), 0, False),
+             (frame(rng, 0x9000, 80), 0, True),
+             (frame(rng, 0x9001, 80), 0, False)]
+    for f, vlan, _ in cases:
+        await mac.ip_send(f, vlan=vlan)
+    await bar0.write_qword(reg("RX_CLASS_CFG"), cls)
+    assert await bar0.read_qword(reg("RX_CLASS_CFG")) == cls
+    for f, vlan, _ in keyed:
+        await mac.ip_send(f, vlan=vlan)
+    await mac.idle(40)
+    sent = cases + keyed
+    assert mac.tx_wire == [f for f, _, p in sent if p]
+    after = await counters(drv)
+    assert (after["SHIM_TX_DROP_LINK"] - before["SHIM_TX_DROP_LINK"] ==
+            sum(not p for _, _, p in sent))
+    nbeats = sum(len(beats(f)) for f, _, _ in sent)
+    assert mac.ip_credits == nbeats, (mac.ip_credits, nbeats)
+    # SHIM_RESET resets the IP: its keys and the shim's copy with it
+    await drv.reset()
+    await bar0.write_qword(reg("SHIM_LINK"), LINK_FORCE_DOWN)
+    assert await bar0.read_qword(reg("SHIM_LINK")) == LINK_FORCE_DOWN
+    n = len(mac.tx_wire)
+    for f, vlan, _ in cases:
+        await mac.ip_send(f, vlan=vlan)
+    await mac.idle(40)
+    assert mac.tx_wire[n:] == [f for f, _, p in cases if p]

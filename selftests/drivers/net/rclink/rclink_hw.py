@@ -304,7 +304,7 @@ COUNT_SOURCE = {
     'SHIM_RX_DROP_NOMD': ('ip_internal', "the IP's TYPE3 receive path drops the frame; DMA_INTR_ST0.rx_md_empty says the MD ring ran empty, not how many frames were lost", None),
     'SHIM_RX_DROP_OFF': ('ip_internal', "the IP's TYPE3 receive path drops the frame while NONR_DMA_CTRL holds it off or in reset; no port or register reports it", None),
     'SHIM_RX_DROP_T12': ('ip_internal', 'the IP drops TYPE1/TYPE2 frames while RDMA_EN turns the path off; no port or register reports it', None),
-    'SHIM_TX_DROP_LINK': ('port', 'TX2MAC_* frames the shim itself drops while SHIM_LINK.up is 0: TYPE3 ones, told from TYPE1/TYPE2 by their Ethernet type (0x88b5, 0x88b6; after one VLAN tag with TX2MAC_VLAN_EN_O); the MAC credits of their beats go back to the IP (MAC2TX_CREDIT_I)', None),
+    'SHIM_TX_DROP_LINK': ('port', "TX2MAC_* frames the shim itself drops while SHIM_LINK.up is 0: TYPE3 ones, told from TYPE1/TYPE2 by their Ethernet type (0x88b5, 0x88b6) and the IP's receive keys (RX_CLASS_CFG), also after one VLAN tag with TX2MAC_VLAN_EN_O; the MAC credits of their beats go back to the IP (MAC2TX_CREDIT_I)", None),
     'SHIM_RX_DROP_ERR': ('ip_internal', 'DMA_INTR_ST1 latches each fault cause (rx_oversize, rx_md_size_zero, the AXI resp errors) as one bit, not a count of the frames dropped', None),
     'SHIM_DMA_BM_DROP': ('shim', "the shim's DMA requests (its bus-master gate)", None),
     'SHIM_T3_DMA_ERR': ('port', 'NONR_MD_AXI and NONR_DATA_AXI bursts the shim answers SLVERR', None),
