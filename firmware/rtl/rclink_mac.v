@@ -297,15 +297,17 @@ module rclink_mac (
         for (vi = 0; vi < 8; vi = vi + 1)
             size_ok[vi] = vc_cfg[vi][`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB] < 3'd6;
     end
-    // the lowest VC waiting for its load
-    reg  [2:0]  ld_vc;
+    // the lowest VC waiting for its load (one-hot) and its configuration
+    // (an AND-OR multiplexer: no encoder, no shifter on the way)
+    reg  [7:0]  ld_one;
+    reg  [63:0] ld_cfg;
     always @* begin
-        ld_vc = 3'd0;
-        for (vi = 7; vi >= 0; vi = vi - 1)
-            if (ld_pend[vi])
-                ld_vc = vi[2:0];
+        ld_cfg = 64'd0;
+        for (vi = 0; vi < 8; vi = vi + 1) begin
+            ld_one[vi] = ld_pend[vi] && (ld_pend & ((8'd1 << vi) - 8'd1)) == 8'd0;
+            ld_cfg = ld_cfg | (vc_cfg[vi] & {64{ld_one[vi]}});
+        end
     end
-    wire [63:0] ld_cfg = vc_cfg[ld_vc];
 
     always @(posedge clk) begin
         cf <= dfx_cbfc_cf;
@@ -323,9 +325,8 @@ module rclink_mac (
             if (wr && a_cfg)
                 vc_cfg[addr[5:3]] <= rclink_reg_wmerge(addr, vc_cfg[addr[5:3]], wdata, wmask);
             // MAC2TX_CBFC_RST_I: one VC a cycle with its configuration
-            cbfc_rst_q <= 32'd0;
+            cbfc_rst_q <= {24'd0, ld_one};
             if (ld_pend != 8'd0) begin
-                cbfc_rst_q[{2'd0, ld_vc}] <= 1'b1;
                 limit_q <= ld_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_LIMIT_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_LIMIT_LSB];
                 size_q <= ld_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
                 ovhd_q <= ld_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB];
@@ -335,12 +336,12 @@ module rclink_mac (
                 // a reset first (every VC unloaded), then the loads; a
                 // VC whose credit_size is not a size is refused and
                 // left unloaded (the model's rule)
-                ld_pend <= ((rs_req ? 8'd0 : ld_pend) & ~(8'd1 << ld_vc)) |
+                ld_pend <= ((rs_req ? 8'd0 : ld_pend) & ~ld_one) |
                            (ld_req & size_ok);
                 loaded <= ((rs_req ? 8'd0 : loaded) & ~(ld_req & ~size_ok)) |
                           (ld_req & size_ok);
-            end else if (ld_pend != 8'd0) begin
-                ld_pend[ld_vc] <= 1'b0;
+            end else begin
+                ld_pend <= ld_pend & ~ld_one;
             end
         end
     end
