@@ -65,6 +65,7 @@ from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
 sys.path.insert(0, os.environ["RCLINK_VECTORS"])
 import rclink_hw as hw  # noqa: E402
+import t3_twin  # noqa: E402
 import vecload as vl  # noqa: E402
 import vecset  # noqa: E402
 from vecset import op_kind  # noqa: E402
@@ -1048,7 +1049,7 @@ CYCLE_NS = 4                # user_clk, 250 MHz
 # the stand-in's ops after which the register writes before them must
 # have taken effect (a read flushes them, as the testbench waits after
 # each command)
-FLUSH = {"sim:rx", "sim:rx2", "sim:ipirq", "sim:ack", "sim:tmo",
+FLUSH = {"sim:rx", "sim:rx2", "sim:rx3", "sim:ipirq", "sim:ack", "sim:tmo",
          "sim:ipset", "sim:ipdfx", "sim:intx", "sim:t2rate", "sim:timers",
          "sim:nomsix"}
 
@@ -1304,6 +1305,8 @@ class Stand:
         val, adr = vl.value, (lambda a: vl.addr(a, bases))
         if k in ("peer", "model"):
             return []
+        if k in t3_twin.OPS:
+            return await self.t3.do(op, bases)
         if k in ("sent", "sent2"):
             pieces = [(adr(a), val(n)) for a, n in op[-1]]
             for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
@@ -1403,11 +1406,17 @@ async def run_vector(tb, drv, v):
             fails.append(what)
 
     stand = Stand(tb, drv, mem_get)
+    # the IP's TYPE3 ring engine on the NONR masters, when the vector
+    # plays TYPE3 (else the masters stay idle for test_rclink_t3)
+    stand.t3 = t3_twin.T3Twin(tb.dut, mem_get, tb.log) \
+        if t3_twin.wanted(v) else None
     try:
         await _run_ops(v, bases, bar0, drv, tb, stand, mem_get, mem_put,
                        check, fails)
     finally:
         stand.stop()
+        if stand.t3 is not None:
+            stand.t3.stop()
     return fails
 
 

@@ -47,7 +47,9 @@ STAND = {"sent", "sent2", "peer", "model", "sim:tx", "sim:tx2", "sim:notx",
          "sim:rx", "sim:rx2", "sim:credit", "sim:wait", "sim:cfg",
          "sim:msix", "sim:nomsix", "sim:intx", "sim:ipirq", "sim:ack",
          "sim:tmo", "sim:ipset", "sim:ipdfx", "sim:t2rate", "sim:delay",
-         "sim:wstall", "sim:timers"}
+         "sim:wstall", "sim:timers",
+         # the IP's TYPE3 ring engine and its MAC side (t3_twin.py)
+         "sent3", "sim:rx3", "sim:t3drops", "sim:nosent3"}
 
 
 def op_kind(op):
