@@ -1584,11 +1584,28 @@ async def test_ctx_doorbell_bar(dut):
 LONG = {"contexts_sq", "t1_tx_sim"}
 
 
+def bench_ost_n():
+    """The TX_S tokens (TYPE1 outstanding packets) the bench's shim counts
+    on: its OST_N, the contract's TYPE1_OST_N unless rtl.sh built the
+    bench again with fewer for the vectors that ask for them (sim_ost_n).
+    The count is the shim's (the send engine's free slots after reset,
+    DMAQ_T1_OST_FREE), not the IP stand-in's, which only returns the
+    tokens."""
+    top = cocotb.top
+    return int(top.OST_N.value) if top is not None else \
+        hw.PARAMS["TYPE1_OST_N"]
+
+
+OST_N = bench_ost_n()
+
+
 def vector_files():
     """The vectors this bench replays (vecset.py: every op a plain op or
-    one Stand plays, no model_only or cocotb_skip reason)."""
+    one Stand plays, no model_only or cocotb_skip reason), those of its
+    token count (a vector's sim_ost_n, else the contract's)."""
     return [(name, path) for name, kind, _, path in vecset.table()
-            if kind == "replay"]
+            if kind == "replay" and
+            vl.load(path).get("sim_ost_n", hw.PARAMS["TYPE1_OST_N"]) == OST_N]
 
 
 @cocotb.test()
