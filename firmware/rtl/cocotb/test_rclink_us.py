@@ -19,7 +19,9 @@ releases the stand-in's TX_S tokens (sim ``credit``), waits (sim
 ``wait``), pulses the IP's IRQ, RECV_ACK and RETRY_TMO ports (sim
 ``ipirq``, ``ack``, ``tmo``), sets its status bits and levels and
 checks its SET_TYPE2_RATE updates (sim ``ipset``, ``ipdfx``,
-``t2rate``), checks the core's timers_run (sim ``timers``), and plays
+``t2rate``), checks the core's timers_run (sim ``timers``), runs the
+IP's TYPE3 ring engine on the NONR masters (t3_twin.py: ``sent3``, sim
+``rx3``, ``t3drops``, ``nosent3``), and plays
 the word-level bench's host side the PCIe way: bus mastering and MSI-X
 through the configuration space (sim ``cfg``), the MSI-X messages at
 the root complex (sim ``msix``, ``nomsix``), the INTx level the top
@@ -28,7 +30,9 @@ complex (sim ``delay``) and a hard IP that takes no request beat for a
 while after each write (sim ``wstall``); the ops of the model's peer
 board and those of the model only are left out, as there.  vecset.py
 says which vectors are replayed and why the others are not
-(test_vector_set checks it and rtl.rst's lists).
+(test_vector_set checks it and rtl.rst's lists); a vector that wants
+fewer TX_S tokens (sim_ost_n) runs on the bench built with that OST_N
+(rtl.sh), the others on the contract's.
 
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer, without the vectors of LONG.  RCLINK_VECTOR_TRACE=1 logs each op
