@@ -24,12 +24,16 @@
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
 #                  on the DMA engine's burst port, test_rclink_t3 on the
 #                  TYPE3 bridge, test_rclink_q on the queue engines'
-#                  bursts); then the same tests on the P-tile top
+#                  bursts, test_rclink_mac on the MAC side's streams);
+#                  then the same tests on the P-tile top
 #                  (rclink_shim_ptile, cocotbext-pcie's P-tile model,
 #                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check (a short set on the P-tile);
 #                  RCLINK_RC_TLPS=2 or 1 runs the UltraScale+ one with two
-#                  TLPs a RC beat or straddling off (default 4).
+#                  TLPs a RC beat or straddling off (default 4).  A
+#                  vector that wants fewer TX_S tokens (sim_ost_n) runs
+#                  alone on the bench built again with that OST_N
+#                  (cocotb-ost4 and so on beside cocotb).
 #                  Needs the virtual environment of .ci/deps.sh (skipped
 #                  without it)
 #   rtl.sh cocotb-us, cocotb-ptile   one of the two benches alone
@@ -54,7 +58,7 @@ srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
       rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
       rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v
-      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v)
+      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v rclink_mac.v)
 n=0
 rc=0
 
@@ -191,6 +195,8 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	local d=$out/cocotb tb=rclink_us_tb pfx=rtl_cocotb_ tests=${TESTCASE:-}
 	# the UltraScale+ shim and the model: RCLINK_RC_TLPS a RC beat
 	local par=(-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}")
+	local line ost t main names
+	local -a osts=()
 	if [ "$1" = ptile ]; then
 		par=()
 		d=$out/cocotb-ptile
@@ -203,6 +209,44 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 		echo "ok $n ${pfx%_} # SKIP no cocotb virtual environment (make deps)"
 		return
 	fi
+	# the vectors that want fewer TX_S tokens (their sim_ost_n) run on the
+	# bench built again with that OST_N (the shim's), alone; the bench of
+	# the contract's TYPE1_OST_N leaves them out
+	case ,${RCLINK_COCOTB_MODULE:-test_rclink_us}, in
+	*,test_rclink_us,*)
+		while read -r line; do
+			osts+=("$line")
+		done < <(/usr/bin/python3 cocotb/vecset.py --ost) ;;
+	esac
+	main=,$tests,
+	for line in "${osts[@]}"; do
+		for t in ${line#* }; do
+			main=${main//,test_vector_$t,/,}
+		done
+	done
+	main=${main#,}
+	main=${main%,}
+	[ -z "$tests" ] || [ -n "$main" ] &&
+		cocotb_run "$d" "$tb" "$pfx" "$main" "$1" "${par[@]}"
+	for line in "${osts[@]}"; do
+		ost=${line%% *}
+		names=
+		for t in ${line#* }; do
+			case ,$tests, in
+			,,|*,test_vector_$t,*) names=${names:+$names,}test_vector_$t ;;
+			esac
+		done
+		[ -z "$names" ] ||
+			cocotb_run "$d-ost$ost" "$tb" "$pfx" "$names" "$1" "${par[@]}" \
+				-P"$tb.OST_N=$ost"
+	done
+}
+
+cocotb_run() { # DIR TB PREFIX TESTS us|ptile IVERILOG_PARAMS...: build, run
+	local venv=${RCLINK_CACHE:-$HOME/.cache/rclink}/cocotb-venv
+	local d=$1 tb=$2 pfx=$3 tests=$4 pcie=$5
+	shift 5
+	local par=("$@")
 	rm -rf "$d" && mkdir -p "$d"
 	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
 		-Igen -Itb -Icocotb -I. -s "$tb" -o "$d/sim.vvp" "${par[@]}" \
@@ -213,8 +257,8 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	fi
 	(
 		cd "$d" || exit 1
-		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
-		TESTCASE=$tests RCLINK_PCIE=$1 RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
+		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q,test_rclink_mac} \
+		TESTCASE=$tests RCLINK_PCIE=$pcie RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \

@@ -19,7 +19,9 @@ releases the stand-in's TX_S tokens (sim ``credit``), waits (sim
 ``wait``), pulses the IP's IRQ, RECV_ACK and RETRY_TMO ports (sim
 ``ipirq``, ``ack``, ``tmo``), sets its status bits and levels and
 checks its SET_TYPE2_RATE updates (sim ``ipset``, ``ipdfx``,
-``t2rate``), checks the core's timers_run (sim ``timers``), and plays
+``t2rate``), checks the core's timers_run (sim ``timers``), runs the
+IP's TYPE3 ring engine on the NONR masters (t3_twin.py: ``sent3``, sim
+``rx3``, ``t3drops``, ``nosent3``), and plays
 the word-level bench's host side the PCIe way: bus mastering and MSI-X
 through the configuration space (sim ``cfg``), the MSI-X messages at
 the root complex (sim ``msix``, ``nomsix``), the INTx level the top
@@ -28,7 +30,9 @@ complex (sim ``delay``) and a hard IP that takes no request beat for a
 while after each write (sim ``wstall``); the ops of the model's peer
 board and those of the model only are left out, as there.  vecset.py
 says which vectors are replayed and why the others are not
-(test_vector_set checks it and rtl.rst's lists).
+(test_vector_set checks it and rtl.rst's lists); a vector that wants
+fewer TX_S tokens (sim_ost_n) runs on the bench built with that OST_N
+(rtl.sh), the others on the contract's.
 
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer, without the vectors of LONG.  RCLINK_VECTOR_TRACE=1 logs each op
@@ -65,6 +69,7 @@ from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
 sys.path.insert(0, os.environ["RCLINK_VECTORS"])
 import rclink_hw as hw  # noqa: E402
+import t3_twin  # noqa: E402
 import vecload as vl  # noqa: E402
 import vecset  # noqa: E402
 from vecset import op_kind  # noqa: E402
@@ -1103,8 +1108,15 @@ class TxMon:
 
 async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
     """One packet on RX_M (first byte in [63:56] of a beat), RX_M_LEN its
-    bytes; TYPE2 (etype 3) with the sender's PSN and source address."""
+    bytes; TYPE2 (etype 3) with the sender's PSN and source address.  A
+    TYPE1 request (etype 0) must find FLOW_STOP of its bank down: under
+    it the IP would answer RNR instead (Stand.flow_stop)."""
     beats = [pkt[i:i + 8] for i in range(0, len(pkt), 8)]
+    if etype == 0:
+        await FallingEdge(dut.user_clk)
+        fs = int(dut.flow_stop.value)
+        assert not fs >> (qpid & 3) & 1, \
+            "TYPE1 request of QP %d under FLOW_STOP %#x" % (qpid, fs)
     for k, b in enumerate(beats):
         await FallingEdge(dut.user_clk)
         dut.rx_m_vld.value = 1
@@ -1138,7 +1150,7 @@ CYCLE_NS = 4                # user_clk, 250 MHz
 # the stand-in's ops after which the register writes before them must
 # have taken effect (a read flushes them, as the testbench waits after
 # each command)
-FLUSH = {"sim:rx", "sim:rx2", "sim:ipirq", "sim:ack", "sim:tmo",
+FLUSH = {"sim:rx", "sim:rx2", "sim:rx3", "sim:ipirq", "sim:ack", "sim:tmo",
          "sim:ipset", "sim:ipdfx", "sim:intx", "sim:t2rate", "sim:timers",
          "sim:nomsix"}
 
@@ -1234,6 +1246,31 @@ class Stand:
             self.bg = task
         else:
             await task
+
+    async def flow_stop(self, qpid, flags):
+        """FLOW_STOP of a TYPE1 request's bank (QPID bits 1:0) as the IP
+        sees it before it takes the request (rclink_tb.v): under it the IP
+        answers RNR (or drops the request, the stand-in's rnr_en) and
+        nothing comes on RX_M.  The vector's "rnr" or "nobuf" says it
+        expects that.  None when the request goes on RX_M, else the list
+        of what differs."""
+        if self.bg is not None:
+            await self.bg
+            self.bg = None
+        await FallingEdge(self.dut.user_clk)
+        bank = qpid & 3
+        fs = int(self.dut.flow_stop.value)
+        want = "rnr" if "rnr" in flags else "nobuf" if "nobuf" in flags \
+            else None
+        if not fs >> bank & 1:
+            if want is None:
+                return None
+            return ["FLOW_STOP low: the request was taken, not refused"]
+        got = "rnr" if int(self.dut.ip.rnr_en.value) >> bank & 1 else "nobuf"
+        if got == want:
+            return []
+        return ["TYPE1 request under FLOW_STOP %#x: %s" %
+                (fs, "answered RNR" if got == "rnr" else "dropped")]
 
     async def pulse(self, **sigs):
         """Drive the bench's hooks (rclink_tb_stand_in.vh) for one cycle."""
@@ -1394,6 +1431,8 @@ class Stand:
         val, adr = vl.value, (lambda a: vl.addr(a, bases))
         if k in ("peer", "model"):
             return []
+        if k in t3_twin.OPS:
+            return await self.t3.do(op, bases)
         if k in ("sent", "sent2"):
             pieces = [(adr(a), val(n)) for a, n in op[-1]]
             for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
@@ -1450,6 +1489,9 @@ class Stand:
             pkt = struct.pack("<Q", val(op[3])) + self.mem_get(adr(op[4]), n)
             if "pad" in op[6:]:
                 pkt = pkt.ljust(PKT_MIN, b"\0")
+            refused = await self.flow_stop(val(op[2]), op[6:])
+            if refused is not None:
+                return refused
             await self.rx(pkt, val(op[2]), bg="bg" in op[6:])
         elif k == "sim:rx2":
             g = val(op[2])
@@ -1493,11 +1535,17 @@ async def run_vector(tb, drv, v):
             fails.append(what)
 
     stand = Stand(tb, drv, mem_get)
+    # the IP's TYPE3 ring engine on the NONR masters, when the vector
+    # plays TYPE3 (else the masters stay idle for test_rclink_t3)
+    stand.t3 = t3_twin.T3Twin(tb.dut, mem_get, tb.log) \
+        if t3_twin.wanted(v) else None
     try:
         await _run_ops(v, bases, bar0, drv, tb, stand, mem_get, mem_put,
                        check, fails)
     finally:
         stand.stop()
+        if stand.t3 is not None:
+            stand.t3.stop()
     return fails
 
 
@@ -1665,11 +1713,28 @@ async def test_ctx_doorbell_bar(dut):
 LONG = {"contexts_sq", "t1_tx_sim"}
 
 
+def bench_ost_n():
+    """The TX_S tokens (TYPE1 outstanding packets) the bench's shim counts
+    on: its OST_N, the contract's TYPE1_OST_N unless rtl.sh built the
+    bench again with fewer for the vectors that ask for them (sim_ost_n).
+    The count is the shim's (the send engine's free slots after reset,
+    DMAQ_T1_OST_FREE), not the IP stand-in's, which only returns the
+    tokens."""
+    top = cocotb.top
+    return int(top.OST_N.value) if top is not None else \
+        hw.PARAMS["TYPE1_OST_N"]
+
+
+OST_N = bench_ost_n()
+
+
 def vector_files():
     """The vectors this bench replays (vecset.py: every op a plain op or
-    one Stand plays, no model_only or cocotb_skip reason)."""
+    one Stand plays, no model_only or cocotb_skip reason), those of its
+    token count (a vector's sim_ost_n, else the contract's)."""
     return [(name, path) for name, kind, _, path in vecset.table()
-            if kind == "replay"]
+            if kind == "replay" and
+            vl.load(path).get("sim_ost_n", hw.PARAMS["TYPE1_OST_N"]) == OST_N]
 
 
 @cocotb.test()
