@@ -54,21 +54,28 @@
 #define RCLINK_COSIM_TIMEOUT_MS 10000
 /*
  * RX_M packets the bridge hands to the shim before it has taken them: the
- * IP's receive buffer (16 packets of TYPE1_PKT_LEN); beyond it the model
- * refuses a packet as for want of room (RNR or a counted drop)
+ * IP's receive buffer (16 packets of TYPE1_PKT_LEN)
  */
 #define RCLINK_COSIM_RX_MAX 16
 /*
  * A board's shim takes RX_M packets about as fast as the wire brings them;
  * the simulator, free-running in its own time, takes them far more slowly
  * than the model's wire (a burst arrives at one virtual instant).  So
- * before a full buffer refuses a packet the bridge waits (wall clock) for
- * the simulator to take one: at most RCLINK_COSIM_RX_WAIT_MS, and no
- * longer than RCLINK_COSIM_RX_QUIET_MS without a message (a simulator that
- * holds RX_M_RDY low goes quiet).
+ * with the buffer full the bridge waits (wall clock) for the simulator to
+ * take one: at most RCLINK_COSIM_RX_WAIT_MS, and no longer than
+ * RCLINK_COSIM_RX_QUIET_MS without a message (a simulator that holds
+ * RX_M_RDY low goes quiet), and not past a message the model's receive
+ * path cannot handle (the shim's own TX_S packets, sent meanwhile).  A
+ * wait that ends without a packet taken is the simulator's slowness, not
+ * the shim's refusal: the shim refuses with FLOW_STOP.  So the packet
+ * still goes, beyond the buffer, up to RCLINK_COSIM_RX_LIMIT (the IP's
+ * TYPE1 slots: a bound for a simulator that no longer takes any); the
+ * model refuses it (RNR, or a counted drop, which AFH_Lite, without
+ * retransmission, would lose) only under FLOW_STOP or beyond that.
  */
 #define RCLINK_COSIM_RX_WAIT_MS 500
 #define RCLINK_COSIM_RX_QUIET_MS 20
+#define RCLINK_COSIM_RX_LIMIT 512
 #define RCLINK_COSIM_CONNECT_MS 10000
 
 static void rclink_cosim_dead(RclinkCosim *c, const char *why)
@@ -224,9 +231,9 @@ void rclink_cosim_ip_event(RclinkCosim *c, unsigned source, uint64_t info)
 }
 
 /*
- * Wait for the simulator to take an RX_M packet (rx_pending below the
- * buffer) while the model is inside its receive path: only the messages
- * that do not enter the model's IP are handled here (DMA, interrupts,
+ * Wait for the simulator to take an RX_M packet (rx_pending one lower, or
+ * below the buffer) while the model is inside its receive path: only the
+ * messages that do not enter the model's IP are handled here (DMA, interrupts,
  * RX_TAKEN, FLOW_STOP); the first other one ends the wait and stays in
  * order for the bottom half, as does the drain the room would start.
  */
@@ -238,9 +245,12 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
     int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     int64_t end = now + RCLINK_COSIM_RX_WAIT_MS;
     int64_t quiet = now + RCLINK_COSIM_RX_QUIET_MS;
+    unsigned pending = c->rx_pending;
 
     trace_rclink_cosim_rx_wait(c->rx_pending);
-    while (c->fd >= 0 && c->rx_pending >= RCLINK_COSIM_RX_MAX) {
+    /* until one is taken (the buffer has room again, or less overflow) */
+    while (c->fd >= 0 && c->rx_pending >= RCLINK_COSIM_RX_MAX &&
+           c->rx_pending >= pending) {
         struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
         struct rclink_cosim_msg m;
         int r;
@@ -283,10 +293,11 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
 }
 
 /*
- * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up, or
- * while the IP's receive buffer holds RCLINK_COSIM_RX_MAX packets the
- * shim has not taken yet.  etype is RX_END's be: RX_M_ETYPE_O, for TYPE2
- * with TYPE1_2_RX_M_SA_O and the RH's PSN above it.
+ * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up (a
+ * TYPE1 one), or while RCLINK_COSIM_RX_LIMIT packets wait for the shim;
+ * with the IP's receive buffer full, RCLINK_COSIM_RX_MAX, the bridge
+ * first waits for the shim to take one (above).  etype is RX_END's be:
+ * RX_M_ETYPE_O, for TYPE2 with TYPE1_2_RX_M_SA_O and the RH's PSN above it.
  */
 bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
                         const uint8_t *pl, size_t len, bool dry_run)
@@ -297,7 +308,7 @@ bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
         if (c->rx_pending >= RCLINK_COSIM_RX_MAX) {
             rclink_cosim_rx_wait(c);
         }
-        return c->rx_pending < RCLINK_COSIM_RX_MAX &&
+        return c->rx_pending < RCLINK_COSIM_RX_LIMIT &&
                ((etype & 3) == 3 || !(c->flow_stop & BIT(qpid & 3)));
     }
     c->rx_pending++;
