@@ -67,11 +67,15 @@
  * RX_M_RDY low goes quiet), and not past a message the model's receive
  * path cannot handle (the shim's own TX_S packets, sent meanwhile).  A
  * wait that ends without a packet taken is the simulator's slowness, not
- * the shim's refusal: the shim refuses with FLOW_STOP.  So the packet
- * still goes, beyond the buffer, up to RCLINK_COSIM_RX_LIMIT (the IP's
- * TYPE1 slots: a bound for a simulator that no longer takes any); the
- * model refuses it (RNR, or a counted drop, which AFH_Lite, without
- * retransmission, would lose) only under FLOW_STOP or beyond that.
+ * the shim's refusal (the shim refuses with FLOW_STOP).  With
+ * retransmission the model refuses the packet then (RNR or a counted
+ * drop; the sender sends it again, paced to the simulator: taking them
+ * all beyond the buffer made the model's RDMA requester time out, t1_rdma
+ * with the RTL board as B).  An AFH_Lite TYPE1 packet, which nothing
+ * sends again, still goes, beyond the buffer, up to RCLINK_COSIM_RX_LIMIT
+ * (the IP's TYPE1 slots: a bound for a simulator that no longer takes
+ * any), and so do the next ones without a wait until the simulator takes
+ * one (a wait for each would stop the model while its peer's timers run).
  */
 #define RCLINK_COSIM_RX_WAIT_MS 500
 #define RCLINK_COSIM_RX_QUIET_MS 20
@@ -259,6 +263,7 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
             memcpy(&m, c->inbuf + c->inoff, sizeof(m));
             if (m.type == RCLINK_COSIM_RX_TAKEN) {
                 c->rx_pending--;
+                c->rx_slow = false;
                 c->drain_due = true;
             } else if (m.type == RCLINK_COSIM_FLOW_STOP) {
                 c->flow_stop = m.be;
@@ -283,6 +288,9 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
         quiet = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                 RCLINK_COSIM_RX_QUIET_MS;
     }
+    if (c->rx_pending >= RCLINK_COSIM_RX_MAX && c->rx_pending >= pending) {
+        c->rx_slow = true;
+    }
     trace_rclink_cosim_rx_waited(c->rx_pending,
                                  qemu_clock_get_ms(QEMU_CLOCK_REALTIME) -
                                  (end - RCLINK_COSIM_RX_WAIT_MS));
@@ -294,9 +302,9 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
 
 /*
  * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up (a
- * TYPE1 one), or while RCLINK_COSIM_RX_LIMIT packets wait for the shim;
- * with the IP's receive buffer full, RCLINK_COSIM_RX_MAX, the bridge
- * first waits for the shim to take one (above).  etype is RX_END's be:
+ * TYPE1 one), or while RCLINK_COSIM_RX_MAX packets (an AFH_Lite TYPE1
+ * one: RCLINK_COSIM_RX_LIMIT) wait for the shim; with the IP's receive
+ * buffer full the bridge first waits for the shim to take one (above).  etype is RX_END's be:
  * RX_M_ETYPE_O, for TYPE2 with TYPE1_2_RX_M_SA_O and the RH's PSN above it.
  */
 bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
@@ -305,10 +313,15 @@ bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
     size_t o;
 
     if (dry_run) {
-        if (c->rx_pending >= RCLINK_COSIM_RX_MAX) {
+        /* an AFH_Lite TYPE1 packet refused is lost: it has no retry */
+        bool over = (etype & 3) != 3 &&
+                    rclink_t1_format(c->core) == RCLINK_T1_FMT_LITE;
+
+        if (c->rx_pending >= RCLINK_COSIM_RX_MAX && !(over && c->rx_slow)) {
             rclink_cosim_rx_wait(c);
         }
-        return c->rx_pending < RCLINK_COSIM_RX_LIMIT &&
+        return c->rx_pending < (over ? RCLINK_COSIM_RX_LIMIT :
+                                RCLINK_COSIM_RX_MAX) &&
                ((etype & 3) == 3 || !(c->flow_stop & BIT(qpid & 3)));
     }
     c->rx_pending++;
@@ -396,6 +409,7 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
     case RCLINK_COSIM_IP_RESET:
         c->epoch++;
         c->rx_pending = 0;
+        c->rx_slow = false;
         c->drain_due = false;
         c->levels_sent = false;
         c->txlen = 0;
@@ -410,6 +424,7 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
         if (c->rx_pending) {
             c->rx_pending--;
         }
+        c->rx_slow = false;
         /* room again: what waits in the model's buffers may go now */
         rclink_cbfc_rx_drain(core);
         break;
@@ -753,6 +768,7 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->epoch = 0;
     c->flow_stop = 0xf;
     c->rx_pending = 0;
+    c->rx_slow = false;
     c->drain_due = false;
     c->levels_sent = false;
     c->txlen = 0;
