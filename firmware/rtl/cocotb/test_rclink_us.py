@@ -1018,8 +1018,15 @@ class TxMon:
 
 async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
     """One packet on RX_M (first byte in [63:56] of a beat), RX_M_LEN its
-    bytes; TYPE2 (etype 3) with the sender's PSN and source address."""
+    bytes; TYPE2 (etype 3) with the sender's PSN and source address.  A
+    TYPE1 request (etype 0) must find FLOW_STOP of its bank down: under
+    it the IP would answer RNR instead (Stand.flow_stop)."""
     beats = [pkt[i:i + 8] for i in range(0, len(pkt), 8)]
+    if etype == 0:
+        await FallingEdge(dut.user_clk)
+        fs = int(dut.flow_stop.value)
+        assert not fs >> (qpid & 3) & 1, \
+            "TYPE1 request of QP %d under FLOW_STOP %#x" % (qpid, fs)
     for k, b in enumerate(beats):
         await FallingEdge(dut.user_clk)
         dut.rx_m_vld.value = 1
@@ -1149,6 +1156,31 @@ class Stand:
             self.bg = task
         else:
             await task
+
+    async def flow_stop(self, qpid, flags):
+        """FLOW_STOP of a TYPE1 request's bank (QPID bits 1:0) as the IP
+        sees it before it takes the request (rclink_tb.v): under it the IP
+        answers RNR (or drops the request, the stand-in's rnr_en) and
+        nothing comes on RX_M.  The vector's "rnr" or "nobuf" says it
+        expects that.  None when the request goes on RX_M, else the list
+        of what differs."""
+        if self.bg is not None:
+            await self.bg
+            self.bg = None
+        await FallingEdge(self.dut.user_clk)
+        bank = qpid & 3
+        fs = int(self.dut.flow_stop.value)
+        want = "rnr" if "rnr" in flags else "nobuf" if "nobuf" in flags \
+            else None
+        if not fs >> bank & 1:
+            if want is None:
+                return None
+            return ["FLOW_STOP low: the request was taken, not refused"]
+        got = "rnr" if int(self.dut.ip.rnr_en.value) >> bank & 1 else "nobuf"
+        if got == want:
+            return []
+        return ["TYPE1 request under FLOW_STOP %#x: %s" %
+                (fs, "answered RNR" if got == "rnr" else "dropped")]
 
     async def pulse(self, **sigs):
         """Drive the bench's hooks (rclink_tb_stand_in.vh) for one cycle."""
@@ -1367,6 +1399,9 @@ class Stand:
             pkt = struct.pack("<Q", val(op[3])) + self.mem_get(adr(op[4]), n)
             if "pad" in op[6:]:
                 pkt = pkt.ljust(PKT_MIN, b"\0")
+            refused = await self.flow_stop(val(op[2]), op[6:])
+            if refused is not None:
+                return refused
             await self.rx(pkt, val(op[2]), bg="bg" in op[6:])
         elif k == "sim:rx2":
             g = val(op[2])
