@@ -54,21 +54,32 @@
 #define RCLINK_COSIM_TIMEOUT_MS 10000
 /*
  * RX_M packets the bridge hands to the shim before it has taken them: the
- * IP's receive buffer (16 packets of TYPE1_PKT_LEN); beyond it the model
- * refuses a packet as for want of room (RNR or a counted drop)
+ * IP's receive buffer (16 packets of TYPE1_PKT_LEN)
  */
 #define RCLINK_COSIM_RX_MAX 16
 /*
  * A board's shim takes RX_M packets about as fast as the wire brings them;
  * the simulator, free-running in its own time, takes them far more slowly
  * than the model's wire (a burst arrives at one virtual instant).  So
- * before a full buffer refuses a packet the bridge waits (wall clock) for
- * the simulator to take one: at most RCLINK_COSIM_RX_WAIT_MS, and no
- * longer than RCLINK_COSIM_RX_QUIET_MS without a message (a simulator that
- * holds RX_M_RDY low goes quiet).
+ * with the buffer full the bridge waits (wall clock) for the simulator to
+ * take one: at most RCLINK_COSIM_RX_WAIT_MS, and no longer than
+ * RCLINK_COSIM_RX_QUIET_MS without a message (a simulator that holds
+ * RX_M_RDY low goes quiet), and not past a message the model's receive
+ * path cannot handle (the shim's own TX_S packets, sent meanwhile).  A
+ * wait that ends without a packet taken is the simulator's slowness, not
+ * the shim's refusal (the shim refuses with FLOW_STOP).  With
+ * retransmission the model refuses the packet then (RNR or a counted
+ * drop; the sender sends it again, paced to the simulator: taking them
+ * all beyond the buffer made the model's RDMA requester time out, t1_rdma
+ * with the RTL board as B).  An AFH_Lite TYPE1 packet, which nothing
+ * sends again, still goes, beyond the buffer, up to RCLINK_COSIM_RX_LIMIT
+ * (the IP's TYPE1 slots: a bound for a simulator that no longer takes
+ * any), and so do the next ones without a wait until the simulator takes
+ * one (a wait for each would stop the model while its peer's timers run).
  */
 #define RCLINK_COSIM_RX_WAIT_MS 500
 #define RCLINK_COSIM_RX_QUIET_MS 20
+#define RCLINK_COSIM_RX_LIMIT 512
 #define RCLINK_COSIM_CONNECT_MS 10000
 
 static void rclink_cosim_dead(RclinkCosim *c, const char *why)
@@ -224,9 +235,9 @@ void rclink_cosim_ip_event(RclinkCosim *c, unsigned source, uint64_t info)
 }
 
 /*
- * Wait for the simulator to take an RX_M packet (rx_pending below the
- * buffer) while the model is inside its receive path: only the messages
- * that do not enter the model's IP are handled here (DMA, interrupts,
+ * Wait for the simulator to take an RX_M packet (rx_pending one lower, or
+ * below the buffer) while the model is inside its receive path: only the
+ * messages that do not enter the model's IP are handled here (DMA, interrupts,
  * RX_TAKEN, FLOW_STOP); the first other one ends the wait and stays in
  * order for the bottom half, as does the drain the room would start.
  */
@@ -238,9 +249,12 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
     int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     int64_t end = now + RCLINK_COSIM_RX_WAIT_MS;
     int64_t quiet = now + RCLINK_COSIM_RX_QUIET_MS;
+    unsigned pending = c->rx_pending;
 
     trace_rclink_cosim_rx_wait(c->rx_pending);
-    while (c->fd >= 0 && c->rx_pending >= RCLINK_COSIM_RX_MAX) {
+    /* until one is taken (the buffer has room again, or less overflow) */
+    while (c->fd >= 0 && c->rx_pending >= RCLINK_COSIM_RX_MAX &&
+           c->rx_pending >= pending) {
         struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
         struct rclink_cosim_msg m;
         int r;
@@ -249,6 +263,7 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
             memcpy(&m, c->inbuf + c->inoff, sizeof(m));
             if (m.type == RCLINK_COSIM_RX_TAKEN) {
                 c->rx_pending--;
+                c->rx_slow = false;
                 c->drain_due = true;
             } else if (m.type == RCLINK_COSIM_FLOW_STOP) {
                 c->flow_stop = m.be;
@@ -273,6 +288,9 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
         quiet = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                 RCLINK_COSIM_RX_QUIET_MS;
     }
+    if (c->rx_pending >= RCLINK_COSIM_RX_MAX && c->rx_pending >= pending) {
+        c->rx_slow = true;
+    }
     trace_rclink_cosim_rx_waited(c->rx_pending,
                                  qemu_clock_get_ms(QEMU_CLOCK_REALTIME) -
                                  (end - RCLINK_COSIM_RX_WAIT_MS));
@@ -283,10 +301,11 @@ static void rclink_cosim_rx_wait(RclinkCosim *c)
 }
 
 /*
- * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up, or
- * while the IP's receive buffer holds RCLINK_COSIM_RX_MAX packets the
- * shim has not taken yet.  etype is RX_END's be: RX_M_ETYPE_O, for TYPE2
- * with TYPE1_2_RX_M_SA_O and the RH's PSN above it.
+ * An RX_M packet: refused (dry run) while the shim's FLOW_STOP is up (a
+ * TYPE1 one), or while RCLINK_COSIM_RX_MAX packets (an AFH_Lite TYPE1
+ * one: RCLINK_COSIM_RX_LIMIT) wait for the shim; with the IP's receive
+ * buffer full the bridge first waits for the shim to take one (above).  etype is RX_END's be:
+ * RX_M_ETYPE_O, for TYPE2 with TYPE1_2_RX_M_SA_O and the RH's PSN above it.
  */
 bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
                         const uint8_t *pl, size_t len, bool dry_run)
@@ -294,10 +313,15 @@ bool rclink_cosim_ip_rx(RclinkCosim *c, uint32_t qpid, unsigned etype,
     size_t o;
 
     if (dry_run) {
-        if (c->rx_pending >= RCLINK_COSIM_RX_MAX) {
+        /* an AFH_Lite TYPE1 packet refused is lost: it has no retry */
+        bool over = (etype & 3) != 3 &&
+                    rclink_t1_format(c->core) == RCLINK_T1_FMT_LITE;
+
+        if (c->rx_pending >= RCLINK_COSIM_RX_MAX && !(over && c->rx_slow)) {
             rclink_cosim_rx_wait(c);
         }
-        return c->rx_pending < RCLINK_COSIM_RX_MAX &&
+        return c->rx_pending < (over ? RCLINK_COSIM_RX_LIMIT :
+                                RCLINK_COSIM_RX_MAX) &&
                ((etype & 3) == 3 || !(c->flow_stop & BIT(qpid & 3)));
     }
     c->rx_pending++;
@@ -385,6 +409,7 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
     case RCLINK_COSIM_IP_RESET:
         c->epoch++;
         c->rx_pending = 0;
+        c->rx_slow = false;
         c->drain_due = false;
         c->levels_sent = false;
         c->txlen = 0;
@@ -399,6 +424,7 @@ static void rclink_cosim_ip_msg(RclinkCosim *c,
         if (c->rx_pending) {
             c->rx_pending--;
         }
+        c->rx_slow = false;
         /* room again: what waits in the model's buffers may go now */
         rclink_cbfc_rx_drain(core);
         break;
@@ -742,6 +768,7 @@ void rclink_cosim_init(RclinkCosim *c, PCIDevice *pdev, const char *path,
     c->epoch = 0;
     c->flow_stop = 0xf;
     c->rx_pending = 0;
+    c->rx_slow = false;
     c->drain_due = false;
     c->levels_sent = false;
     c->txlen = 0;

@@ -28,6 +28,7 @@ typedef struct RclinkCosim {
     uint64_t epoch;         /* IP_RESETs taken */
     uint8_t flow_stop;      /* the shim's FLOW_STOP */
     unsigned rx_pending;    /* RX_M packets handed over, not yet taken */
+    bool rx_slow;           /* a wait for one to be taken took none */
     bool drain_due;         /* room came while a packet was refused */
     bool levels_sent;
     uint64_t levels[3];     /* the IP_LEVELS last sent */

@@ -52,6 +52,9 @@ namespace {
 
 constexpr uint64_t IDLE_CYCLES = 200000;
 constexpr int RESET_CYCLES = 8;
+// as rclink_tlp_cpl's WR_GAP: the cycles a BAR0 or doorbell write the core
+// has taken needs to take effect
+constexpr int WR_GAP = 8;
 // TYPE2_CRD_RST_NUM (firmware/regs/rclink.yaml): the multicast credit
 // level of the IP after reset, until the model says otherwise
 constexpr uint16_t T2_CRD_RST_NUM = 2048;
@@ -77,6 +80,7 @@ unsigned dma_out;               // DMA_READs sent, not yet answered
 unsigned dma_drop;              // answers owed to reads a reset forgot
 unsigned mmio_reads;            // MMIO_READs taken, not yet completed
 int wr_gap;                     // cycles before the request after a write
+uint64_t wr_done;               // the cycle the last write taken is in effect
 uint32_t cfg;
 int reset_left;
 
@@ -98,6 +102,7 @@ struct RxPkt {
 std::deque<RxPkt> rx_q;         // whole RX_M packets
 std::vector<uint8_t> rx_cur;    // RX_DATA of the packet being received
 size_t rx_off;                  // bytes of rx_q.front() given to RX_M
+bool rx_go;                     // rx_q.front() offered: it stays offered
 std::vector<uint8_t> tx_cur;    // the TX_S packet being taken
 uint32_t tx_qpid, tx_flags;
 uint8_t flow_stop = 0xff;
@@ -492,12 +497,18 @@ int main(int argc, char **argv)
 			}
 			/*
 			 * a packet QEMU sent after a doorbell or BAR0 write
-			 * waits until the core has taken it: the posted write
-			 * left the host first (a buffer posted, then the
-			 * peer's message into it, is not refused for want of it)
+			 * waits until the write is in effect in the core (taken,
+			 * then WR_GAP cycles): the posted write left the host
+			 * first (a buffer posted, or a QP given to a context,
+			 * then the peer's message for it: the message is not
+			 * refused for want of the buffer nor sent to the
+			 * QP's old owner)
 			 */
 			top->x_rx_vld = !rx_q.empty() && !in_rst &&
-					(rx_off || tgt_out >= rx_q.front().after);
+					(rx_off || rx_go ||
+					 (tgt_out >= rx_q.front().after &&
+					  cycle >= wr_done));
+			rx_go = top->x_rx_vld;
 			if (!rx_q.empty()) {
 				const RxPkt &r = rx_q.front();
 				uint64_t d = 0;
@@ -583,14 +594,20 @@ int main(int argc, char **argv)
 		top->eval();
 		cycle++;
 
-		if (verbose && (tgt_fire || cpl))
-			fprintf(stderr, "rclink-cosim: %" PRIu64 ": req %d cpl %d 0x%016" PRIx64 "\n",
-				cycle, tgt_fire, cpl, cpl_data);
+		if (verbose && tgt_fire)
+			fprintf(stderr, "rclink-cosim: %" PRIu64 ": %s 0x%05x 0x%016" PRIx64 "\n",
+				cycle, tgt_q.front().write ? "write" : "read",
+				tgt_q.front().addr, tgt_q.front().data);
+		if (verbose && cpl)
+			fprintf(stderr, "rclink-cosim: %" PRIu64 ": read answer 0x%016" PRIx64 "\n",
+				cycle, cpl_data);
 		if (tgt_fire || db_fire) {
 			if (!tgt_q.front().write)
 				mmio_reads++;
 			else if (!db_fire)
-				wr_gap = 8;
+				wr_gap = WR_GAP;
+			if (tgt_q.front().write)
+				wr_done = cycle + WR_GAP;
 			tgt_q.pop_front();
 			tgt_out++;
 			busy = true;
@@ -654,6 +671,7 @@ int main(int argc, char **argv)
 				rx_q.clear();
 				rx_cur.clear();
 				rx_off = 0;
+				rx_go = false;
 				levels_set = false;
 				busy = true;
 			}
@@ -704,6 +722,7 @@ int main(int argc, char **argv)
 							cycle, rx_q.front().qpid);
 					rx_q.pop_front();
 					rx_off = 0;
+					rx_go = false;
 					send_msg(RCLINK_COSIM_RX_TAKEN, 0, 0, 0);
 				}
 				busy = true;
