@@ -29,7 +29,10 @@
 #                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check (a short set on the P-tile);
 #                  RCLINK_RC_TLPS=2 or 1 runs the UltraScale+ one with two
-#                  TLPs a RC beat or straddling off (default 4).
+#                  TLPs a RC beat or straddling off (default 4).  A
+#                  vector that wants fewer TX_S tokens (sim_ost_n) runs
+#                  alone on the bench built again with that OST_N
+#                  (cocotb-ost4 and so on beside cocotb).
 #                  Needs the virtual environment of .ci/deps.sh (skipped
 #                  without it)
 #   rtl.sh cocotb-us, cocotb-ptile   one of the two benches alone
@@ -190,6 +193,8 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	local d=$out/cocotb tb=rclink_us_tb pfx=rtl_cocotb_ tests=${TESTCASE:-}
 	# the UltraScale+ shim and the model: RCLINK_RC_TLPS a RC beat
 	local par=(-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}")
+	local line ost t main names
+	local -a osts=()
 	if [ "$1" = ptile ]; then
 		par=()
 		d=$out/cocotb-ptile
@@ -202,6 +207,44 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 		echo "ok $n ${pfx%_} # SKIP no cocotb virtual environment (make deps)"
 		return
 	fi
+	# the vectors that want fewer TX_S tokens (their sim_ost_n) run on the
+	# bench built again with that OST_N (the shim's), alone; the bench of
+	# the contract's TYPE1_OST_N leaves them out
+	case ,${RCLINK_COCOTB_MODULE:-test_rclink_us}, in
+	*,test_rclink_us,*)
+		while read -r line; do
+			osts+=("$line")
+		done < <(/usr/bin/python3 cocotb/vecset.py --ost) ;;
+	esac
+	main=,$tests,
+	for line in "${osts[@]}"; do
+		for t in ${line#* }; do
+			main=${main//,test_vector_$t,/,}
+		done
+	done
+	main=${main#,}
+	main=${main%,}
+	[ -z "$tests" ] || [ -n "$main" ] &&
+		cocotb_run "$d" "$tb" "$pfx" "$main" "$1" "${par[@]}"
+	for line in "${osts[@]}"; do
+		ost=${line%% *}
+		names=
+		for t in ${line#* }; do
+			case ,$tests, in
+			,,|*,test_vector_$t,*) names=${names:+$names,}test_vector_$t ;;
+			esac
+		done
+		[ -z "$names" ] ||
+			cocotb_run "$d-ost$ost" "$tb" "$pfx" "$names" "$1" "${par[@]}" \
+				-P"$tb.OST_N=$ost"
+	done
+}
+
+cocotb_run() { # DIR TB PREFIX TESTS us|ptile IVERILOG_PARAMS...: build, run
+	local venv=${RCLINK_CACHE:-$HOME/.cache/rclink}/cocotb-venv
+	local d=$1 tb=$2 pfx=$3 tests=$4 pcie=$5
+	shift 5
+	local par=("$@")
 	rm -rf "$d" && mkdir -p "$d"
 	if ! iverilog -g2005 -Wall -Wno-timescale -Wno-sensitivity-entire-array \
 		-Igen -Itb -Icocotb -I. -s "$tb" -o "$d/sim.vvp" "${par[@]}" \
@@ -213,7 +256,7 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	(
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
-		TESTCASE=$tests RCLINK_PCIE=$1 RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
+		TESTCASE=$tests RCLINK_PCIE=$pcie RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \

@@ -15,7 +15,11 @@
 module rclink_ptile_tb #(
     parameter CPL_TIMEOUT = 24'd4000,
     parameter MAX_RD = 512,
-    parameter NCTX = 8              // user contexts' control plane, BAR4
+    parameter NCTX = 8,             // user contexts' control plane, BAR4
+    // the IP's TX_S tokens (TYPE1 outstanding packets) the shim counts on:
+    // rtl.sh builds the bench again with fewer for the vectors that ask
+    // for them (sim_ost_n)
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N
 ) (
     input  wire         coreclkout_hip,
     input  wire         reset_status,
@@ -30,7 +34,7 @@ module rclink_ptile_tb #(
 `include "rclink_tb_stand_in.vh"
 
     rclink_shim_ptile #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT),
-                        .MAX_RD(MAX_RD), .NCTX(NCTX),
+                        .MAX_RD(MAX_RD), .NCTX(NCTX), .OST_N(OST_N),
                         .HDR_W(8), .DATA_W(12), .RX_DEPTH(64)) dut (
         .coreclkout_hip(coreclkout_hip), .reset_status(dut_reset),
 `include "rclink_ptile_conn.vh"

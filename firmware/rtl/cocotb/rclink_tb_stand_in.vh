@@ -56,6 +56,14 @@
     reg  [9:0]  ack_num = 10'd0;
     reg         tmo_vld = 1'b0;
     reg  [QP_AW-1:0] tmo_qpid = {QP_AW{1'b0}};
+    // the TYPE3 ring engine's results to the IP stand-in, one cycle each
+    // (t3_twin.py, the twin of tb/rclink_t3_model.v, drives them when a
+    // shared vector plays TYPE3; low otherwise: nothing of the rings moves)
+    reg         t3e_set = 1'b0;
+    reg  [1:0]  t3e_set_tail = 2'd0;
+    reg  [11:0] t3e_new_tx_tail = 12'd0, t3e_new_rx_tail = 12'd0;
+    reg  [4:0]  t3e_st0 = 5'd0, t3e_st0_latch = 5'd0;
+    reg  [10:0] t3e_st1 = 11'd0;
     reg         t3_irq_on_b = 1'b0;
     reg         t3_irq = 1'b0;
     always @(posedge user_clk)
@@ -90,7 +98,7 @@
         .crd(crd), .crd_qpid(crd_qpid), .crd_qpid_vld(crd_qpid_vld),
         .idle(ip_idle), .wait_mac_crd(ip_wait_crd), .mac_free_o(ip_mac_free),
         .t2_crd_o(ip_t2_crd), .t2_rate_vld(t2_rate_vld), .t2_rate_dat(t2_rate_dat),
-        // the TYPE3 engine (tb/rclink_t3_model.v) is not here
-        .t3_set(1'b0), .t3_set_tail(2'd0), .t3_new_tx_tail(12'd0),
-        .t3_new_rx_tail(12'd0), .t3_st0(5'd0), .t3_st1(11'd0),
-        .t3_st0_latch(5'd0));
+        // the TYPE3 engine: t3_twin.py on the NONR masters
+        .t3_set(t3e_set), .t3_set_tail(t3e_set_tail),
+        .t3_new_tx_tail(t3e_new_tx_tail), .t3_new_rx_tail(t3e_new_rx_tail),
+        .t3_st0(t3e_st0), .t3_st1(t3e_st1), .t3_st0_latch(t3e_st0_latch));

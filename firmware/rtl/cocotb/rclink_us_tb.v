@@ -13,7 +13,11 @@ module rclink_us_tb #(
     parameter CPL_TIMEOUT = 24'd4000,
     parameter MAX_RD = 512,
     parameter NCTX = 8,             // user contexts' control plane, BAR4
-    parameter RC_TLPS = 4           // the model's RC straddling (test_rclink_us.py)
+    parameter RC_TLPS = 4,          // the model's RC straddling (test_rclink_us.py)
+    // the IP's TX_S tokens (TYPE1 outstanding packets) the shim counts on:
+    // rtl.sh builds the bench again with fewer for the vectors that ask
+    // for them (sim_ost_n)
+    parameter OST_N = `RCLINK_PARAM_TYPE1_OST_N
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -63,7 +67,8 @@ module rclink_us_tb #(
 `include "rclink_tb_stand_in.vh"
 
     rclink_shim_us #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT),
-                     .MAX_RD(MAX_RD), .NCTX(NCTX), .RC_TLPS(RC_TLPS)) dut (
+                     .MAX_RD(MAX_RD), .NCTX(NCTX), .RC_TLPS(RC_TLPS),
+                     .OST_N(OST_N)) dut (
         .user_clk(user_clk), .user_reset(dut_reset), .user_lnk_up(user_lnk_up),
         .m_axis_cq_tdata(m_axis_cq_tdata), .m_axis_cq_tuser(m_axis_cq_tuser),
         .m_axis_cq_tlast(m_axis_cq_tlast), .m_axis_cq_tkeep(m_axis_cq_tkeep),

@@ -19,7 +19,9 @@ releases the stand-in's TX_S tokens (sim ``credit``), waits (sim
 ``wait``), pulses the IP's IRQ, RECV_ACK and RETRY_TMO ports (sim
 ``ipirq``, ``ack``, ``tmo``), sets its status bits and levels and
 checks its SET_TYPE2_RATE updates (sim ``ipset``, ``ipdfx``,
-``t2rate``), checks the core's timers_run (sim ``timers``), and plays
+``t2rate``), checks the core's timers_run (sim ``timers``), runs the
+IP's TYPE3 ring engine on the NONR masters (t3_twin.py: ``sent3``, sim
+``rx3``, ``t3drops``, ``nosent3``), and plays
 the word-level bench's host side the PCIe way: bus mastering and MSI-X
 through the configuration space (sim ``cfg``), the MSI-X messages at
 the root complex (sim ``msix``, ``nomsix``), the INTx level the top
@@ -28,7 +30,9 @@ complex (sim ``delay``) and a hard IP that takes no request beat for a
 while after each write (sim ``wstall``); the ops of the model's peer
 board and those of the model only are left out, as there.  vecset.py
 says which vectors are replayed and why the others are not
-(test_vector_set checks it and rtl.rst's lists).
+(test_vector_set checks it and rtl.rst's lists); a vector that wants
+fewer TX_S tokens (sim_ost_n) runs on the bench built with that OST_N
+(rtl.sh), the others on the contract's.
 
 RCLINK_COCOTB_SHORT=1 (make check) runs the same cases with a shorter DMA
 buffer, without the vectors of LONG.  RCLINK_VECTOR_TRACE=1 logs each op
@@ -65,6 +69,7 @@ from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
 sys.path.insert(0, os.environ["RCLINK_VECTORS"])
 import rclink_hw as hw  # noqa: E402
+import t3_twin  # noqa: E402
 import vecload as vl  # noqa: E402
 import vecset  # noqa: E402
 from vecset import op_kind  # noqa: E402
@@ -1048,7 +1053,7 @@ CYCLE_NS = 4                # user_clk, 250 MHz
 # the stand-in's ops after which the register writes before them must
 # have taken effect (a read flushes them, as the testbench waits after
 # each command)
-FLUSH = {"sim:rx", "sim:rx2", "sim:ipirq", "sim:ack", "sim:tmo",
+FLUSH = {"sim:rx", "sim:rx2", "sim:rx3", "sim:ipirq", "sim:ack", "sim:tmo",
          "sim:ipset", "sim:ipdfx", "sim:intx", "sim:t2rate", "sim:timers",
          "sim:nomsix"}
 
@@ -1304,6 +1309,8 @@ class Stand:
         val, adr = vl.value, (lambda a: vl.addr(a, bases))
         if k in ("peer", "model"):
             return []
+        if k in t3_twin.OPS:
+            return await self.t3.do(op, bases)
         if k in ("sent", "sent2"):
             pieces = [(adr(a), val(n)) for a, n in op[-1]]
             for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
@@ -1403,11 +1410,17 @@ async def run_vector(tb, drv, v):
             fails.append(what)
 
     stand = Stand(tb, drv, mem_get)
+    # the IP's TYPE3 ring engine on the NONR masters, when the vector
+    # plays TYPE3 (else the masters stay idle for test_rclink_t3)
+    stand.t3 = t3_twin.T3Twin(tb.dut, mem_get, tb.log) \
+        if t3_twin.wanted(v) else None
     try:
         await _run_ops(v, bases, bar0, drv, tb, stand, mem_get, mem_put,
                        check, fails)
     finally:
         stand.stop()
+        if stand.t3 is not None:
+            stand.t3.stop()
     return fails
 
 
@@ -1575,11 +1588,28 @@ async def test_ctx_doorbell_bar(dut):
 LONG = {"contexts_sq", "t1_tx_sim"}
 
 
+def bench_ost_n():
+    """The TX_S tokens (TYPE1 outstanding packets) the bench's shim counts
+    on: its OST_N, the contract's TYPE1_OST_N unless rtl.sh built the
+    bench again with fewer for the vectors that ask for them (sim_ost_n).
+    The count is the shim's (the send engine's free slots after reset,
+    DMAQ_T1_OST_FREE), not the IP stand-in's, which only returns the
+    tokens."""
+    top = cocotb.top
+    return int(top.OST_N.value) if top is not None else \
+        hw.PARAMS["TYPE1_OST_N"]
+
+
+OST_N = bench_ost_n()
+
+
 def vector_files():
     """The vectors this bench replays (vecset.py: every op a plain op or
-    one Stand plays, no model_only or cocotb_skip reason)."""
+    one Stand plays, no model_only or cocotb_skip reason), those of its
+    token count (a vector's sim_ost_n, else the contract's)."""
     return [(name, path) for name, kind, _, path in vecset.table()
-            if kind == "replay"]
+            if kind == "replay" and
+            vl.load(path).get("sim_ost_n", hw.PARAMS["TYPE1_OST_N"]) == OST_N]
 
 
 @cocotb.test()

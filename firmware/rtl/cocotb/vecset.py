@@ -10,8 +10,9 @@ of the IP stand-in's ops that test_rclink_us.py's ``Stand`` plays
 RTL does not have yet: the model only) or "cocotb_skip" (an op that
 needs the word-level bench, tb/rclink_tb.v: the core only).  A vector
 that is neither replayable nor gives a reason is an error, and so is a
-"cocotb_skip" on a vector whose ops Stand all plays (on a bench like
-the cocotb ones: "sim_ost_n" asks for fewer TX_S tokens).
+"cocotb_skip" on a vector whose ops Stand all plays.  A vector with
+"sim_ost_n" (fewer TX_S tokens, the shim's OST_N) is replayed on a
+bench built again with that OST_N (rtl.sh, from vecset.py --ost).
 
 The lists of Documentation/hw/rtl.rst ("Shared test vectors") are this
 script's output, between the comments ".. vecset begin" and
@@ -21,6 +22,8 @@ script's output, between the comments ".. vecset begin" and
   vecset.py --check RST     exit 1 (saying why) when a vector has no
                             reason or RST's block is not the output
   vecset.py --write RST     write the block into RST
+  vecset.py --ost           the replayed vectors that want fewer tokens:
+                            "N NAME..." a line, N their sim_ost_n
 
 Needs no cocotb (rtl.sh sim runs --check).
 """
@@ -47,7 +50,9 @@ STAND = {"sent", "sent2", "peer", "model", "sim:tx", "sim:tx2", "sim:notx",
          "sim:rx", "sim:rx2", "sim:credit", "sim:wait", "sim:cfg",
          "sim:msix", "sim:nomsix", "sim:intx", "sim:ipirq", "sim:ack",
          "sim:tmo", "sim:ipset", "sim:ipdfx", "sim:t2rate", "sim:delay",
-         "sim:wstall", "sim:timers"}
+         "sim:wstall", "sim:timers",
+         # the IP's TYPE3 ring engine and its MAC side (t3_twin.py)
+         "sent3", "sim:rx3", "sim:t3drops", "sim:nosent3"}
 
 
 def op_kind(op):
@@ -61,9 +66,6 @@ def op_kind(op):
 def classify(v):
     """("replay", ""), ("model", why), ("core", why) or ("error", why)."""
     other = sorted({op_kind(o) for o in v["ops"]} - PLAIN - STAND)
-    if v.get("sim_ost_n"):
-        # a word-level bench built with fewer TX_S tokens
-        other.append("sim_ost_n")
     if v.get("model_only"):
         return "model", v["model_only"]
     if v.get("cocotb_skip"):
@@ -83,6 +85,17 @@ def table():
         kind, why = classify(vl.load(path))
         out.append((os.path.basename(path)[:-5], kind, why, path))
     return out
+
+
+def ost_runs():
+    """{sim_ost_n: [name, ...]} of the replayed vectors that want a
+    bench with fewer TX_S tokens."""
+    runs = {}
+    for n, k, _, path in table():
+        ost = vl.load(path).get("sim_ost_n")
+        if k == "replay" and ost:
+            runs.setdefault(ost, []).append(n)
+    return runs
 
 
 def errors():
@@ -109,12 +122,23 @@ def block():
     ]
     lines += para("Through the PCIe tops (%d of the %d vector files): %s." %
                   (n_rep, len(t), names("replay")))
-    lines += ["", "On the core only (``rclink_tb.v``; the vector's "
-              "``cocotb_skip``):", ""]
-    for n, k, why, _ in t:
-        if k == "core":
-            lines += para("``%s``: %s" % (n, why), "* ")
+    for ost, which in sorted(ost_runs().items()):
+        lines += [""]
+        lines += para("Of those, on benches built with OST_N %d (the "
+                      "vector's ``sim_ost_n``: fewer TX_S tokens): %s." %
+                      (ost, ", ".join("``%s``" % n for n in which)))
+    core = [(n, why) for n, k, why, _ in t if k == "core"]
     lines += [""]
+    if not core:
+        lines += ["On the core only (``rclink_tb.v``; the vector's "
+                  "``cocotb_skip``): none.", ""]
+    else:
+        lines += ["On the core only (``rclink_tb.v``; the vector's "
+                  "``cocotb_skip``):", ""]
+    for n, why in core:
+        lines += para("``%s``: %s" % (n, why), "* ")
+    if core:
+        lines += [""]
     lines += para("Replayed through the UltraScale+ top, not yet through "
                   "the P-tile top (the vector's ``ptile_skip``):")
     lines += [""]
@@ -145,6 +169,10 @@ def main(argv):
             pre, _, post = split(f.read())
         with open(rst, "w") as f:
             f.write("\n".join(pre + block() + post))
+        return 0
+    if len(argv) > 1 and argv[1] == "--ost":
+        for ost, names in sorted(ost_runs().items()):
+            print(ost, " ".join(names))
         return 0
     if len(argv) > 1 and argv[1] == "--check":
         bad = errors()

@@ -4,12 +4,16 @@
  * the pair as their .sh wrapper describes it in the environment
  * (lib/rclink_lib.sh, rcl_t1_run_prog), shell commands, `rclink qp add` of
  * a QP on both boards, the locked-memory helpers of the RLIMIT_MEMLOCK
- * cases, and reading the tool's JSON output.
+ * cases, reading the tool's JSON output, and a user context of one board
+ * (struct side: open, close, the next CQE, the context's error).
  */
 #ifndef RCLINK_T1_PAIR_H
 #define RCLINK_T1_PAIR_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <stdarg.h>
@@ -306,6 +310,75 @@ static inline int jbool(const char *obj, const char *name)
 	const char *v = jval(obj, name);
 
 	return v ? !strncmp(v, "true", 4) : -1;
+}
+
+/*
+ * A user context of one board (librclink.h): its character device's file
+ * and the context on it.
+ */
+struct side {
+	int fd;
+	struct rclink_uctx c;
+};
+
+/* /dev/NAME opened and a context with attributes @a on it; 0 or -1 (errno) */
+static inline int side_attach(struct side *s, const char *name,
+			      const struct rclink_uctx_attr *a)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	s->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->fd < 0)
+		return -1;
+	if (rclink_uctx_open(&s->c, s->fd, a)) {
+		int err = errno;
+
+		close(s->fd);
+		s->fd = -1;
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static inline void side_close(struct side *s)
+{
+	if (s->fd < 0)
+		return;
+	rclink_uctx_close(&s->c);
+	close(s->fd);
+	s->fd = -1;
+}
+
+/* The next CQE, spinning; false after RCLINK_T1_STALL seconds */
+static inline bool wait_wc(struct side *s, struct rclink_wc *wc)
+{
+	double end = now_s() + env.stall;
+
+	while (!rclink_poll_cq(&s->c, wc, 1)) {
+		if (now_s() > end)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/*
+ * The context's error: its file's EPOLLERR within RCLINK_T1_STALL
+ * seconds, then the cause its doorbell record shows.  The shim writes the
+ * failed WQE's CQE before the record's ERROR (shim.rst, "Errors are the
+ * context's own") and the CTX_ERR event after the record, so the record
+ * is read only after the EPOLLERR.  False without the EPOLLERR or the
+ * record's ERROR.
+ */
+static inline bool side_wait_error(struct side *s, uint32_t *cause)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, env.stall * 1000) != 1 || !(pfd.revents & POLLERR))
+		return false;
+	return rclink_uctx_error(&s->c, cause);
 }
 
 #endif /* RCLINK_T1_PAIR_H */

@@ -197,68 +197,14 @@ static uint64_t irqs(const struct bar *b)
 
 /* ---- the two sides ---------------------------------------------------- */
 
-struct side {
-	int fd;
-	struct rclink_uctx c;
-};
-
 static int side_open(struct side *s, const char *name, uint32_t area)
 {
 	struct rclink_uctx_attr a = {
 		.sq_entries = ENTRIES, .rq_entries = 16,
 		.cq_entries = 4 * ENTRIES, .area_size = area,
 	};
-	char path[128];
 
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	s->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (s->fd < 0)
-		return -1;
-	if (rclink_uctx_open(&s->c, s->fd, &a)) {
-		int err = errno;
-
-		close(s->fd);
-		s->fd = -1;
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
-static void side_close(struct side *s)
-{
-	if (s->fd < 0)
-		return;
-	rclink_uctx_close(&s->c);
-	close(s->fd);
-	s->fd = -1;
-}
-
-static bool wait_wc(struct side *s, struct rclink_wc *wc)
-{
-	double end = now_s() + env.stall;
-
-	while (!rclink_poll_cq(&s->c, wc, 1)) {
-		if (now_s() > end)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
-/*
- * The context's error as its doorbell record shows it.  The shim writes
- * the failed WQE's CQE before the record's ERROR (shim.rst, "Errors are
- * the context's own"), so wait for the context's EPOLLERR (its CTX_ERR
- * event comes after the record) before reading it.
- */
-static bool wait_error(struct side *s, uint32_t *cause)
-{
-	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
-
-	if (poll(&pfd, 1, env.stall * 1000) != 1 || !(pfd.revents & POLLERR))
-		return false;
-	return rclink_uctx_error(&s->c, cause);
+	return side_attach(s, name, &a);
 }
 
 static uint8_t pat(uint32_t seed, uint64_t i)
@@ -1568,14 +1514,14 @@ area:
 	memset(b, GUARD_BYTE, B_AREA);
 	EXPECT_EQ(RCLINK_WC_BAD_ADDR, op_lkey(&r.a, true, QP_LKEY, k2, 0, 100,
 					      r.rkey, 0, &wc));
-	EXPECT_TRUE(wait_error(&r.a, &cause));
+	EXPECT_TRUE(side_wait_error(&r.a, &cause));
 	EXPECT_EQ(2, cause) TH_LOG("cause BAD_ADDR");
 	/* the QP goes to a2: a range beyond its registration, the same */
 	side_close(&r.a);
 	ASSERT_EQ(0, rclink_uctx_bind(&a2.c, QP_LKEY, 0)) TH_LOG("%m");
 	EXPECT_EQ(RCLINK_WC_BAD_ADDR, op_lkey(&a2, false, QP_LKEY, k2, 4000,
 					      100, r.rkey, 0, &wc));
-	EXPECT_TRUE(wait_error(&a2, &cause));
+	EXPECT_TRUE(side_wait_error(&a2, &cause));
 	EXPECT_EQ(-1, check_byte(b, GUARD_BYTE, B_AREA)) TH_LOG("B written");
 	side_close(&a2);
 	rig_down(&r);

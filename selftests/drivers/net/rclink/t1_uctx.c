@@ -195,11 +195,6 @@ static bool uctx_boards_have_contexts(void)
 		SKIP(return, "a shim without user contexts");		\
 } while (0)
 
-struct side {
-	int fd;
-	struct rclink_uctx c;
-};
-
 static int side_open(struct side *s, const char *name, uint32_t entries,
 		     uint32_t area)
 {
@@ -208,18 +203,7 @@ static int side_open(struct side *s, const char *name, uint32_t entries,
 		.cq_entries = 4 * entries, .area_size = area,
 	};
 
-	s->fd = dev_open(name);
-	if (s->fd < 0)
-		return -1;
-	if (rclink_uctx_open(&s->c, s->fd, &a)) {
-		int err = errno;
-
-		close(s->fd);
-		s->fd = -1;
-		errno = err;
-		return -1;
-	}
-	return 0;
+	return side_attach(s, name, &a);
 }
 
 /* QP qpn on both boards and a context of each side with it */
@@ -236,14 +220,6 @@ static int side_open(struct side *s, const char *name, uint32_t entries,
 			TH_LOG("bind: %m");				\
 	} while (0)
 
-static void side_close(struct side *s)
-{
-	if (s->fd < 0)
-		return;
-	rclink_uctx_close(&s->c);
-	close(s->fd);
-	s->fd = -1;
-}
 
 /*
  * lib/NAME ARGS (RCLINK_T1_LIB, set by t1_uctx.sh): its exit status (4:
@@ -294,18 +270,6 @@ static int rx_hold_set(const char *dev, uint32_t us, uint32_t *old)
 	return 0;
 }
 
-/* The next CQE, spinning; false after RCLINK_T1_STALL seconds */
-static bool wait_wc(struct side *s, struct rclink_wc *wc)
-{
-	double end = now_s() + env.stall;
-
-	while (!rclink_poll_cq(&s->c, wc, 1)) {
-		if (now_s() > end)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
 
 /* Message seq of direction dir: its length and bytes */
 static uint32_t msg_len(uint32_t dir, uint32_t seq)
@@ -646,18 +610,15 @@ static bool jis(const char *obj, const char *name, const char *want)
 static void expect_error(struct __test_metadata *_metadata, struct side *s,
 			 uint32_t cause)
 {
-	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 	struct rclink_ctx_events ev;
 	uint32_t rec_cause = 0;
 
-	ASSERT_EQ(1, poll(&pfd, 1, env.stall * 1000));
-	EXPECT_TRUE(pfd.revents & POLLERR);
+	ASSERT_TRUE(side_wait_error(s, &rec_cause));
+	EXPECT_EQ(cause, rec_cause);
 	/* a sleep for events returns at once: the context is in error */
 	ASSERT_EQ(0, rclink_uctx_wait_events(&s->c, &ev, env.stall * 1000));
 	EXPECT_EQ(RCLINK_CTX_STATE_ERROR, ev.state);
 	EXPECT_EQ(cause, ev.cause);
-	EXPECT_TRUE(rclink_uctx_error(&s->c, &rec_cause));
-	EXPECT_EQ(cause, rec_cause);
 	TH_LOG("context %u: cause %u, info 0x%" PRIx64, s->c.id, ev.cause,
 	       (uint64_t)ev.err_info);
 }
