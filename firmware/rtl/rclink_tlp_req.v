@@ -179,20 +179,12 @@ module rclink_tlp_req #(
     wire   take_cmd  = cmd_valid && cmd_ready;
 
     // ---- the current TLP: length up to the next MPS / MRRS boundary
-    // (the boundaries' masks from the configuration, registered: they
-    // change only at the link's configuration, not during a transfer;
-    // bytes to the boundary = the mask's bits above the address + 1)
     wire [2:0]  mrrs_c = max_read_req > 3'd5 ? 3'd5 : max_read_req;
     wire [2:0]  mps_c  = max_payload > 3'd5 ? 3'd5 : max_payload;
     wire [12:0] mrrs_b = (13'd128 << mrrs_c) > MAX_RD ? MAX_RD : (13'd128 << mrrs_c);
     wire [12:0] mps_b  = 13'd128 << mps_c;
-    reg  [12:0] mrrs_m, mps_m;
-    always @(posedge clk) begin
-        mrrs_m <= mrrs_b - 13'd1;
-        mps_m <= mps_b - 13'd1;
-    end
-    wire [12:0] bmask  = st == S_WR ? mps_m : mrrs_m;
-    wire [12:0] to_bd  = (~ca[12:0] & bmask) + 13'd1;
+    wire [12:0] bsize  = st == S_WR ? mps_b : mrrs_b;
+    wire [12:0] to_bd  = bsize - (ca[12:0] & (bsize - 13'd1));
     wire [12:0] tl     = crem < to_bd ? crem : to_bd;       // TLP bytes
     wire [13:0] tend   = {8'd0, ca[5:0]} + {1'b0, tl};      // end, rel. to line
     wire [13:0] tdw4   = {12'd0, ca[1:0]} + {1'b0, tl} + 14'd3;
