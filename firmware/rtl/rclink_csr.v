@@ -122,12 +122,10 @@ module rclink_csr #(
     localparam [63:0] T2_CRD_RST = `RCLINK_DMAQ_T2_CRD_RSTVAL;
 
     reg [63:0] scratch, echo, link_reg, inj_lo;
-    // SHIM_CBFC_VC_CFG[8], SHIM_CBFC_TIMING: plain registers (the MAC side
-    // of CBFC is not in the RTL: rtl.rst, "Not in the RTL")
-    reg [63:0] cbfc_cfg [0:7];
+    // SHIM_CBFC_TIMING: a plain register (no update frame is built yet:
+    // rtl.rst, "MAC side"); SHIM_CBFC_VC_CFG, _CTRL, _STATUS and the MAC
+    // side's counters are rclink_mac's (ctx_hit)
     reg [63:0] cbfc_timing;
-    wire       a_cbfc_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
-    integer    ci;
     reg [15:0] stat_qpn;
     assign stat_sel = stat_qpn;
     // Without user contexts (NCTX 1: DMAQ_CTX_CAP.num 1, shim.rst
@@ -208,7 +206,7 @@ module rclink_csr #(
         `RCLINK_DMAQ_T2_CRD:          rv = {48'd0, t2_crd};
         `RCLINK_SHIM_CBFC_TIMING:     rv = cbfc_timing;
         `RCLINK_SHIM_T3_IRQ:          rv = {t3_irq_cnt, t3_irq};
-        default:                      rv = a_cbfc_cfg ? cbfc_cfg[addr[5:3]] : 64'd0;
+        default:                      rv = 64'd0;
         endcase
     end
     // the read data a cycle after the address (rv_q, rmask_q), as
@@ -290,8 +288,6 @@ module rclink_csr #(
             link_up <= 1'b0;
             link_chg <= 1'b0;
             scratch <= `RCLINK_SHIM_SCRATCH_RSTVAL;
-            for (ci = 0; ci < 8; ci = ci + 1)
-                cbfc_cfg[ci] <= `RCLINK_SHIM_CBFC_VC_CFG_RSTVAL;
             cbfc_timing <= `RCLINK_SHIM_CBFC_TIMING_RSTVAL;
             echo <= ~`RCLINK_SHIM_TEST_ECHO_RSTVAL;
             link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
@@ -432,9 +428,7 @@ module rclink_csr #(
                     t2_join <= n_t2_join64[7:0];
                 `RCLINK_SHIM_CBFC_TIMING:
                     cbfc_timing <= rclink_reg_wmerge(addr, cbfc_timing, wdata, wmask);
-                default:
-                    if (a_cbfc_cfg)
-                        cbfc_cfg[addr[5:3]] <= rclink_reg_wmerge(addr, cbfc_cfg[addr[5:3]], wdata, wmask);
+                default: ;
                 endcase
             end
         end

@@ -62,6 +62,7 @@
         .rx_m_sa(rx_m_sa),
         .rx_m_psn(rx_m_psn),
         .rx_flow_stop(rx_flow_stop),
+`include "rclink_cemac_conn.vh"
         .mac_address(mac_address),
         .mac_read(mac_read),
         .mac_write(mac_write),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// rclink PCIe shim: the board, RCLINK-Stream IP and MAC CSR ports of
+// rclink PCIe shim: the board, RCLINK-Stream IP, MAC side and MAC CSR ports of
 // rclink_shim_top, included in the port lists of the vendor-neutral TLP
 // top (rclink_shim_tlp.v) and of the vendor tops (rclink_shim_us.v), which
 // pass them through unchanged.  Needs the parameter QP_AW.
@@ -74,6 +74,7 @@
     input  wire [9:0]  rx_m_sa,             // TYPE1_2_RX_M_SA_O (TYPE2 sender)
     input  wire [11:0] rx_m_psn,            // the RH's PSN (TYPE2; rtl.rst)
     output wire [3:0]  rx_flow_stop,        // FLOW_STOP (per TYPE1 bank)
+`include "rclink_cemac_ports.vh"
     // ---- MAC CSRs (Avalon-MM, word addresses of seed 003)
     output wire [11:0] mac_address,
     output wire        mac_read,

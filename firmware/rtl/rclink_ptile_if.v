@@ -32,7 +32,10 @@
 //       (tx_cdts_limit, time-multiplexed: header credits HDR_W bits, data
 //       credits DATA_W bits; a type whose limit has been 0 since reset is
 //       infinite: the tile reports 0 until flow control is initialised,
-//       and a finite limit, once there, is finite until reset).
+//       and a finite limit, once there, is finite until reset).  The
+//       credits counted are at most the partner's initial allocation: the
+//       tile's own TLPs (its configuration completions) take credits the
+//       adapter does not see, and the limit runs ahead by them.
 //       tx_st_ready has a ready latency of 3 cycles: a beat leaves a
 //       small FIFO only in a cycle the tile allows.
 //   tl_cfg_* -> the function's configuration state (bus master enable,
@@ -275,6 +278,12 @@ module rclink_ptile_if #(
     wire         rf_pop = rf_cnt != 0 && req_ready;
     localparam [AW:0] RX_ROOM = RX_DEPTH - 2 * (RX_LAT + 2);
     localparam [AW+1:0] RX_FULL = RX_DEPTH;
+    // the place of a beat's second write: an index of AW bits that wraps
+    // (an index expression's width is not the same in every tool: an
+    // array index of wp[AW-1:0] + 1 may be evaluated wider and point past
+    // the end instead of at place 0)
+    wire [AW-1:0] cf_wp1 = cf_wp[AW-1:0] + 1'b1;
+    wire [AW-1:0] rf_wp1 = rf_wp[AW-1:0] + 1'b1;
     wire c_fit = {1'b0, cf_cnt} + {{AW{1'b0}}, c_n} <= RX_FULL;
     wire r_fit = {1'b0, rf_cnt} + {{AW{1'b0}}, r_n} <= RX_FULL;
     always @(posedge clk) begin
@@ -290,14 +299,14 @@ module rclink_ptile_if #(
                 if (c_n != 2'd0)
                     cf_mem[cf_wp[AW-1:0]] <= c_it0;
                 if (c_n == 2'd2)
-                    cf_mem[cf_wp[AW-1:0] + 1'b1] <= c_it1;
+                    cf_mem[cf_wp1] <= c_it1;
                 cf_wp <= cf_wp + {{(AW-1){1'b0}}, c_n};
             end
             if (r_fit) begin
                 if (r_n != 2'd0)
                     rf_mem[rf_wp[AW-1:0]] <= r_it0;
                 if (r_n == 2'd2)
-                    rf_mem[rf_wp[AW-1:0] + 1'b1] <= r_it1;
+                    rf_mem[rf_wp1] <= r_it1;
                 rf_wp <= rf_wp + {{(AW-1){1'b0}}, r_n};
             end
             // a full FIFO drops what does not fit, counted (the tile sent
@@ -330,37 +339,58 @@ module rclink_ptile_if #(
     // TX credits: the tile's limits, what was sent
     // ======================================================================
     // types: 0 PH, 1 NPH, 2 CPLH (header credits), 4 PD, 5 NPD, 6 CPLD
-    reg [127:0] lim, used;             // 16 bits a type
+    // The tile sends TLPs of its own (its completions of configuration
+    // requests, its messages) on the same credits: the link partner frees
+    // them too, so the limit runs ahead of what this adapter counts by
+    // what the tile sent.  A type's credits here are limit - used, at most
+    // the partner's initial allocation (the first limit other than 0, cap):
+    // when limit - used is more, used follows the limit (limit - cap), so
+    // that the difference never grows past the field's half and reads as
+    // "no credits" (the tile itself holds a TLP of the application that
+    // finds the partner's buffer taken by the tile's own: tx_st_ready).
+    reg [127:0] lim, used, cap;         // 16 bits a type
     reg [7:0]  seen, fin;
     localparam [16:0] HMASK17 = (17'd1 << HDR_W) - 17'd1;
     localparam [16:0] DMASK17 = (17'd1 << DATA_W) - 17'd1;
     localparam [15:0] HMASK = HMASK17[15:0];
     localparam [15:0] DMASK = DMASK17[15:0];
-    localparam [15:0] HHALF = 16'd1 << (HDR_W - 1);
-    localparam [15:0] DHALF = 16'd1 << (DATA_W - 1);
+    wire [15:0] cdts = tx_cdts_limit & (tx_cdts_limit_tdm_idx[2] ? DMASK : HMASK);
     always @(posedge clk) begin
         if (rst) begin
             seen <= 8'd0;
             fin <= 8'd0;
             lim <= 128'd0;
+            cap <= 128'd0;
         end else begin
-            lim[16*tx_cdts_limit_tdm_idx +: 16] <= tx_cdts_limit;
+            lim[16*tx_cdts_limit_tdm_idx +: 16] <= cdts;
             seen[tx_cdts_limit_tdm_idx] <= 1'b1;
-            if (tx_cdts_limit != 16'd0)
+            if (cdts != 16'd0 && !fin[tx_cdts_limit_tdm_idx]) begin
                 fin[tx_cdts_limit_tdm_idx] <= 1'b1;
+                cap[16*tx_cdts_limit_tdm_idx +: 16] <= cdts;
+            end
         end
     end
 
-    // enough credits of type ty for n: limit - (used + n) mod 2^W <= 2^(W-1)
-    // (every input an argument: a continuous assignment of it follows
-    // them all)
-    function has_cr(input [2:0] ty, input [15:0] n, input [127:0] l,
-                    input [127:0] u, input [7:0] sn, input [7:0] fn);
-        reg [15:0] d;
+    // a type's credits: limit - used (mod 2^W), at most cap; over: used
+    // is to follow the limit
+    reg [127:0] avail;
+    reg [7:0]   over;
+    reg [15:0]  cr_d;
+    integer ct;
+    always @* begin
+        for (ct = 0; ct < 8; ct = ct + 1) begin
+            cr_d = (lim[16*ct +: 16] - used[16*ct +: 16]) & (ct >= 4 ? DMASK : HMASK);
+            over[ct] = cr_d > cap[16*ct +: 16];
+            avail[16*ct +: 16] = over[ct] ? cap[16*ct +: 16] : cr_d;
+        end
+    end
+
+    // enough credits of type ty for n (every input an argument: a
+    // continuous assignment of it follows them all)
+    function has_cr(input [2:0] ty, input [15:0] n, input [127:0] av,
+                    input [7:0] sn, input [7:0] fn);
         begin
-            d = l[16*ty +: 16] - u[16*ty +: 16] - n;
-            d = d & (ty[2] ? DMASK : HMASK);
-            has_cr = sn[ty] && (!fn[ty] || d <= (ty[2] ? DHALF : HHALF));
+            has_cr = sn[ty] && (!fn[ty] || av[16*ty +: 16] >= n);
         end
     endfunction
 
@@ -381,13 +411,13 @@ module rclink_ptile_if #(
     // credits of a TLP's data: 4 DWs each
     wire [15:0] cc_dcr = ({6'd0, cc_dws} + 16'd3) >> 2;
     wire [15:0] rq_dcr = ({5'd0, rq_dws == 10'd0, rq_dws} + 16'd3) >> 2;
-    wire cc_ok  = has_cr(3'd2, 16'd1, lim, used, seen, fin) &&
-                  has_cr(3'd6, cc_dcr, lim, used, seen, fin);
-    wire msi_ok = has_cr(3'd0, 16'd1, lim, used, seen, fin) &&
-                  has_cr(3'd4, 16'd1, lim, used, seen, fin);
-    wire rq_ok  = rq_wr ? has_cr(3'd0, 16'd1, lim, used, seen, fin) &&
-                          has_cr(3'd4, rq_dcr, lim, used, seen, fin)
-                        : has_cr(3'd1, 16'd1, lim, used, seen, fin);
+    wire cc_ok  = has_cr(3'd2, 16'd1, avail, seen, fin) &&
+                  has_cr(3'd6, cc_dcr, avail, seen, fin);
+    wire msi_ok = has_cr(3'd0, 16'd1, avail, seen, fin) &&
+                  has_cr(3'd4, 16'd1, avail, seen, fin);
+    wire rq_ok  = rq_wr ? has_cr(3'd0, 16'd1, avail, seen, fin) &&
+                          has_cr(3'd4, rq_dcr, avail, seen, fin)
+                        : has_cr(3'd1, 16'd1, avail, seen, fin);
     wire go_cc  = !rq_busy && of_room && cpl_valid && cc_ok;
     wire go_msi = !rq_busy && of_room && !go_cc && msi_valid && msi_ok;
     wire go_rq  = of_room && rq_valid &&
@@ -395,6 +425,18 @@ module rclink_ptile_if #(
     assign cpl_ready = go_cc;
     assign msi_ready = go_msi;
     assign rq_ready  = go_rq;
+    // the credits a TLP taken in this cycle uses, by type
+    wire rq_p  = go_rq && rq_sop && rq_wr;
+    wire rq_np = go_rq && rq_sop && !rq_wr;
+    wire [127:0] dec = {16'd0,
+                        go_cc ? cc_dcr : 16'd0,                   // CPLD
+                        16'd0,                                    // NPD
+                        go_msi ? 16'd1 : rq_p ? rq_dcr : 16'd0,   // PD
+                        16'd0,
+                        {15'd0, go_cc},                           // CPLH
+                        {15'd0, rq_np},                           // NPH
+                        {15'd0, go_msi || rq_p}};                 // PH
+    integer ut;
 
     wire msi_four = msi_addr[63:32] != 32'd0;
     wire [127:0] msi_hdr = {1'b0, 1'b1, msi_four, 5'b00000, 14'd0, 10'd1,
@@ -430,20 +472,10 @@ module rclink_ptile_if #(
             end
             if (go_rq)
                 rq_busy <= !rq_last;
-            if (go_cc) begin
-                used[32 +: 16] <= used[32 +: 16] + 16'd1;
-                used[96 +: 16] <= used[96 +: 16] + cc_dcr;
-            end
-            if (go_msi) begin
-                used[0 +: 16] <= used[0 +: 16] + 16'd1;
-                used[64 +: 16] <= used[64 +: 16] + 16'd1;
-            end
-            if (go_rq && rq_sop && rq_wr) begin
-                used[0 +: 16] <= used[0 +: 16] + 16'd1;
-                used[64 +: 16] <= used[64 +: 16] + rq_dcr;
-            end
-            if (go_rq && rq_sop && !rq_wr)
-                used[16 +: 16] <= used[16 +: 16] + 16'd1;
+            for (ut = 0; ut < 8; ut = ut + 1)
+                used[16*ut +: 16] <= (over[ut] ? lim[16*ut +: 16] - cap[16*ut +: 16]
+                                                : used[16*ut +: 16])
+                                     + dec[16*ut +: 16];
         end
     end
 

@@ -181,6 +181,7 @@ module rclink_shim_top #(
     input  wire [9:0]  rx_m_sa,             // TYPE1_2_RX_M_SA_O (TYPE2 sender)
     input  wire [11:0] rx_m_psn,            // the RH's PSN (TYPE2; rtl.rst)
     output wire [3:0]  rx_flow_stop,        // FLOW_STOP (per TYPE1 bank)
+`include "rclink_cemac_ports.vh"
     // ---- MAC CSRs (Avalon-MM, word addresses of seed 003)
     output wire [11:0] mac_address,
     output wire        mac_read,
@@ -312,6 +313,8 @@ module rclink_shim_top #(
     // strobe (rclink_bar0)
     reg         mr_hit_q;
     reg  [63:0] mr_rdata_q;
+    wire        mac_hit;                // the MAC side's (rclink_mac)
+    wire [63:0] mac_rdata;
     rclink_csr #(.NVEC(NVEC)) u_csr (
         .clk(clk), .rst(rst),
         .wr(csr_wr), .rd(csr_rd), .addr(csr_addr), .wdata(csr_wdata),
@@ -349,10 +352,23 @@ module rclink_shim_top #(
         .ip_tx_mac_free(ip_tx_mac_free), .ip_t2_crd(ip_t2_crd),
         .cnt_t3_dma_err(cnt_t3_dma_err), .cnt_dma_bm_drop(cnt_bm_drop),
         .t3_irq(t3irq_cfg), .t3_irq_cnt(t3irq_cnt),
-        .ctx_hit(ctx_hit || mr_hit_q), .ctx_rdata(mr_hit_q ? mr_rdata_q : ctx_rdata),
+        .ctx_hit(ctx_hit || mr_hit_q || mac_hit),
+        .ctx_rdata(mac_hit ? mac_rdata : mr_hit_q ? mr_rdata_q : ctx_rdata),
         .stat_we(stat_we), .stat_clear(stat_clear), .stat_sel(stat_sel),
         .qps_rx_pkts(qps_rx_pkts), .qps_rx_bytes(qps_rx_bytes),
         .qps_timeouts(qps_timeouts));
+
+    // ---- the MAC side (rclink_mac): the IP's MAC streams to the MAC
+    // adapter, the link-down drop of TYPE3, MAC control frames off RX,
+    // the IP's CBFC configuration; its registers read as rclink_ctx's
+    rclink_mac u_macside (
+        .clk(clk), .rst(rst), .link_up(link_up),
+        .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
+        .rc_wdata(rc_wdata), .rc_wstrb(rc_wstrb), .rc_done(rc_done),
+        .rc_err(rc_err),
+`include "rclink_cemac_conn.vh"
+        .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
+        .hit(mac_hit), .rdata(mac_rdata));
 
     // ---- the per-QP counters the shim counts from the IP's ports
     wire        stat_we, stat_clear, qps_hold;

@@ -24,7 +24,8 @@
 #                  (firmware/rtl/cocotb: test_rclink_us, test_rclink_dma
 #                  on the DMA engine's burst port, test_rclink_t3 on the
 #                  TYPE3 bridge, test_rclink_q on the queue engines'
-#                  bursts); then the same tests on the P-tile top
+#                  bursts, test_rclink_mac on the MAC side's streams);
+#                  then the same tests on the P-tile top
 #                  (rclink_shim_ptile, cocotbext-pcie's P-tile model,
 #                  RCLINK_PCIE=ptile); RCLINK_COCOTB_SHORT=1 for the
 #                  short run of make check (a short set on the P-tile);
@@ -57,7 +58,7 @@ srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_tlp_cpl.v
       rclink_tlp_req.v rclink_axi_dma.v rclink_msix.v
       rclink_shim_tlp.v rclink_us_if.v rclink_shim_us.v rclink_ctx.v rclink_qpstat.v
-      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v)
+      rclink_mr.v rclink_ptile_if.v rclink_shim_ptile.v rclink_mac.v)
 n=0
 rc=0
 
@@ -180,8 +181,9 @@ synth_generic() {
 # the P-tile bench's short set (RCLINK_COCOTB_SHORT=1): probe and
 # registers, self-test, MSI-X and the event ring, MSI as a memory write,
 # the doorbell BAR, a user context's TYPE1 send and receive, the TX
-# credit check, the RX back-pressure, INTx
-ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_rx_backpressure,test_ptile_intx
+# credit check and the tile's own credits, the RX back-pressure and the
+# request FIFO's wrap, INTx
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_credits_tile_own,test_ptile_rx_backpressure,test_ptile_rx_wrap,test_ptile_intx
 
 cocotb() {
 	cocotb_top us
@@ -255,7 +257,7 @@ cocotb_run() { # DIR TB PREFIX TESTS us|ptile IVERILOG_PARAMS...: build, run
 	fi
 	(
 		cd "$d" || exit 1
-		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q} \
+		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q,test_rclink_mac} \
 		TESTCASE=$tests RCLINK_PCIE=$pcie RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \

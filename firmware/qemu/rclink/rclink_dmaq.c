@@ -1634,6 +1634,27 @@ bool rclink_dmaq_rx_held(RclinkCore *c)
     return c->t1 && c->t1->hold.on;
 }
 
+/*
+ * The engine's FLOW_STOP (TYPE1_FLOW_STOP_I[3:0]), a level per bank that
+ * the IP looks at before it knows what a packet is: up on every bank
+ * while a packet is held on RX_M, and while context 0's RQ is disabled
+ * or has fewer than two RQEs posted (shim.rst, "Stalls are the context's
+ * own"), whatever QP, context or kind the next packet has.
+ */
+unsigned rclink_dmaq_flow_stop(RclinkCore *c)
+{
+    RclinkCtx *x = ctx0(c);
+
+    if (c->bridge) {
+        return 0;   /* the RTL's own, applied by rclink_cosim_ip_rx */
+    }
+    if (rclink_dmaq_rx_held(c) || !dmaq_size(x, &dmaq_rq) ||
+        dq_get(x, &dmaq_rq, DQ_PROD) - dq_get(x, &dmaq_rq, DQ_CONS) < 2) {
+        return 0xf;
+    }
+    return 0;
+}
+
 /* RX_M moves again: what waits behind the held packet may follow. */
 static void rx_hold_release(RclinkCore *c)
 {

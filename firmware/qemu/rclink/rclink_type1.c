@@ -1446,6 +1446,7 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
     bool room, held, user;
+    unsigned stop;
     int cbfc;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
@@ -1483,7 +1484,13 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
      */
     held = rclink_dmaq_rx_held(c);
     user = rclink_dmaq_qp_user(c, qpn);
-    room = !held && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    /*
+     * A user context's QP, or a WRITE or READ of the kernel's, needs no
+     * RQE of context 0, but the IP sees only the bank's FLOW_STOP level,
+     * which context 0's lack of RQEs raises for every packet.
+     */
+    stop = rclink_dmaq_flow_stop(c) & (1u << (qpn & T1_BANK_MASK));
+    room = !held && !stop && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
     /*
      * A user context's packet does not wait in the shared receive buffer
      * (Documentation/hw/shim.rst, Contexts): without room it waits on RX_M
@@ -1496,13 +1503,15 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || !user)) {
+    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || stop || !user)) {
         /*
-         * The engine raises FLOW_STOP (TYPE1_FLOW_STOP_I): of the QP's
-         * bank for context 0's lack of room, of every bank while a packet
-         * waits on RX_M.  It reaches the IP only with
-         * XON_THR_RDMA.flow_stop_en, and only then may the IP answer RNR
-         * (type1_flow_stop_send_rnr_en).
+         * Refused under the engine's FLOW_STOP (TYPE1_FLOW_STOP_I, on
+         * every bank: rclink_dmaq_flow_stop), or a packet of context 0
+         * that does not fit although FLOW_STOP is down (its CQ full, more
+         * buffers than are posted), which the RTL lets wait on RX_M
+         * instead (Documentation/hw/shim.rst).  FLOW_STOP reaches the IP
+         * only with XON_THR_RDMA.flow_stop_en, and only then may the IP
+         * answer RNR (type1_flow_stop_send_rnr_en).
          */
         unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
                               rclink_get(c, RCLINK_AFH_CFG_EN));
@@ -1562,6 +1571,7 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
     bool room, held, user;
+    unsigned stop;
     int cbfc;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
@@ -1574,13 +1584,14 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     }
     held = rclink_dmaq_rx_held(c);
     user = rclink_dmaq_qp_user(c, qpn);
-    room = !held && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    stop = rclink_dmaq_flow_stop(c) & (1u << (qpn & T1_BANK_MASK));
+    room = !held && !stop && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
     cbfc = user ? RCLINK_CBFC_DIRECT :
            rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
     if (cbfc == RCLINK_CBFC_FULL) {
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || !user)) {
+    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || stop || !user)) {
         rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: no buffer");
         return;

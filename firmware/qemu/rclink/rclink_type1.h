@@ -457,6 +457,7 @@ void rclink_dmaq_rx_hold(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
                          size_t len);
 /* a packet waits on RX_M: FLOW_STOP on every bank, nothing else passes */
 bool rclink_dmaq_rx_held(RclinkCore *c);
+unsigned rclink_dmaq_flow_stop(RclinkCore *c);
 void rclink_dmaq_t2_nobuf(RclinkCore *c, unsigned g);
 bool rclink_t1_detach_qp(RclinkCore *c, uint32_t qpn);
 

@@ -30,6 +30,7 @@
         .rx_m_dat(rx_m_dat), .rx_m_keep(rx_m_keep), .rx_m_qpid(rx_m_qpid),
         .rx_m_etype(rx_m_etype), .rx_m_len(rx_m_len), .rx_m_sa(rx_m_sa),
         .rx_m_psn(rx_m_psn), .rx_flow_stop(flow_stop),
+`include "rclink_cemac_conn.vh"
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
         .mac_readdatavalid(mac_readdatavalid), .mac_waitrequest(mac_dead)

@@ -18,6 +18,8 @@
     input  wire [12:0]  rx_m_len,
     input  wire [9:0]   rx_m_sa,
     input  wire [11:0]  rx_m_psn,
+    // the IP's and the MAC adapter's MAC streams (test_rclink_mac plays both)
+`include "rclink_cemac_ports.vh"
     output wire [31:0]  cnt_bad_req,
     output wire [31:0]  cnt_cpl_unexp,
     output wire [31:0]  cnt_cpl_tmo

@@ -7,7 +7,9 @@ path (rclink_rx) and the completion queue (rclink_cq) move their data
 through the engine's burst port 3; ``Bus`` (test_rclink_dma) records
 every request TLP at the root complex, so sizes and order are checked on
 the bus.  ``TxMon`` reassembles the packets the shim submits on TX_S (the
-IP stand-in returns their credits); ``rx_packet`` plays the IP's RX_M.
+IP stand-in returns their credits); ``rx_packet`` plays the IP's RX_M
+(a TYPE1 request only while the shim's FLOW_STOP is down: the tests that
+receive keep two RQEs in context 0's RQ, as the driver does).
 
 test_q_bench is the message-rate part of ``rtl.sh bench`` (skipped
 otherwise): the SQ path with 64-byte and 4 KiB messages, messages and
@@ -109,6 +111,9 @@ class Queues:
 
     async def ring_rq(self):
         await self.w64("DMAQ_RQ_PROD", self.rq_prod)
+        # read back: the posted write has reached the core, so the IP
+        # sees FLOW_STOP as these RQEs leave it
+        await self.r64("DMAQ_RQ_PROD")
 
     def cqe(self, i):
         o = (i % (1 << self.cq_order)) * 32
@@ -185,16 +190,24 @@ async def start(dut, qps=(1,), **kw):
     return tb, drv, bus, q
 
 
+async def kernel_rqes(tb, q):
+    """Two RQEs in context 0's RQ, as the driver keeps them: with fewer
+    the shim raises FLOW_STOP on every bank and the IP takes no TYPE1
+    request, a user context's or a WRITE's included (shim.rst, "Stalls
+    are the context's own")."""
+    rb, _ = tb.rc.alloc_region(0x2000)
+    for k in range(2):
+        q.rqe(rb + 0x1000 * k, 0x1000)
+    await q.ring_rq()
+
+
 async def start_rdma(dut):
     """start() for the RDMA requester's tests: QP 2, two RQEs of context 0
     posted (the IP takes context 0's packets: the responses), the TX_S
     packets watched."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
-    rb, _ = tb.rc.alloc_region(0x2000)
-    for k in range(2):
-        q.rqe(rb + 0x1000 * k, 0x1000)
-    await q.ring_rq()
+    await kernel_rqes(tb, q)
     return tb, drv, bus, q, tx
 
 
@@ -326,6 +339,7 @@ async def test_q_rx_bursts(dut):
     q.rqe(bufs + 0x0FF1, 1500)      # across 4 KiB
     q.rqe(bufs + 0x2000, 4096)
     q.rqe(bufs + 0x3005, 64)        # message 1: 9 bytes, padded on RX_M
+    q.rqe(bufs + 0x3800, 64)        # untaken: FLOW_STOP down (two RQEs)
     await q.ring_rq()
     await rx_packet(dut, 2, seg_of(POS_FIRST, 0, 3000), src[:1336])
     await rx_packet(dut, 2, seg_of(POS_MIDDLE, 1336, 3000), src[1336:2672])
@@ -365,6 +379,7 @@ async def test_q_cqe_after_data(dut):
     sizes = [1336, 200, 1000, 77, 64]
     for k in range(len(sizes)):
         q.rqe(bufs + 0x800 * k + 3, 2048)
+    q.rqe(bufs + 0x3000, 2048)      # untaken: FLOW_STOP down (two RQEs)
     await q.ring_rq()
     for k, n in enumerate(sizes):
         await rx_packet(dut, 1, seg_of(POS_ONLY, 0, n), src[:n])
@@ -615,6 +630,7 @@ async def test_q_rdma_responder(dut):
     generation is answered REM_KEY without data; the counters."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
+    await kernel_rqes(tb, q)
     u = UserCtx(tb, drv, 3)
     for m in (u.c0m, u.c1m):
         m[:] = bytes(0x1000)
@@ -711,6 +727,7 @@ async def test_q_rdma_pages(dut):
     4 KiB aligned leaves its entry not valid."""
     tb, drv, bus, q = await start(dut, qps=(2,))
     tx = TxMon(dut)
+    await kernel_rqes(tb, q)
     u = UserCtx(tb, drv, 3)
     await u.setup(2)
     # pages in bus order p1, p2, p0 (a region between each), then the table

@@ -42,8 +42,8 @@ RCLINK_PCIE=ptile runs the same tests (and those of test_rclink_dma,
 test_rclink_q, test_rclink_t3) on the P-tile top (cocotb/rclink_ptile_tb.v)
 under cocotbext-pcie's P-tile device model instead (``TB`` hides the
 difference: the FLR handshake, the request stream, the reads held), and
-the P-tile's own test_ptile_* (the TX credit gate, RX back-pressure,
-INTx).
+the P-tile's own test_ptile_* (the TX credit gate and the tile's own
+credits, RX back-pressure and the request FIFO's wrap, INTx).
 """
 
 import logging
@@ -668,6 +668,96 @@ async def test_ptile_rx_backpressure(dut):
 
 
 @cocotb.test(skip=not PTILE)
+async def test_ptile_rx_wrap(dut):
+    """P-tile: two requests of one tile beat where the request FIFO wraps
+    (the second written at place 0 after place RX_DEPTH - 1).  Rounds of
+    a read (a request alone in its beat: the FIFO's write place goes
+    odd or even) and a run of posted writes (the tile packs two a beat)
+    until such a pair has come twice; every request header the core
+    takes is the tile's, in the tile's order, none lost, none a stale
+    one of the place written over; SHIM_SCRATCH holds the last write."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    ifc = dut.dut.u_if
+    depth = int(ifc.RX_DEPTH.value)
+    sent, took = [], []
+    wraps = {"n": 0}
+
+    async def watch():
+        while True:
+            await RisingEdge(dut.user_clk)
+            v, sop = int(dut.rx_st_valid.value), int(dut.rx_st_sop.value)
+            hdr = int(dut.rx_st_hdr.value)
+            for s in range(2):
+                h = hdr >> (128 * s) & ((1 << 128) - 1)
+                # a request's first segment (not a completion, 01010)
+                if v >> s & sop >> s & 1 and h >> 120 & 0x1F != 0x0A:
+                    sent.append(h)
+            x = dut.dut
+            if int(x.q_valid.value) and int(x.q_ready.value):
+                took.append(int(x.q_hdr.value))
+            if int(ifc.r_n.value) == 2 and int(ifc.r_fit.value) and \
+                    int(ifc.rf_wp.value) % depth == depth - 1:
+                wraps["n"] += 1
+    w = cocotb.start_soon(watch())
+    val = 0
+    for r in range(16):
+        assert await bar0.read_qword(reg("SHIM_SCRATCH")) == val
+        for _ in range(20 + r):
+            val += 1
+            await bar0.write_qword(reg("SHIM_SCRATCH"), val)
+        if wraps["n"] >= 2:
+            break
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == val
+    await Timer(100, "ns")
+    w.kill()
+    tb.log.info("%d requests, %d pairs at the FIFO's end", len(sent),
+                wraps["n"])
+    assert wraps["n"] >= 2, wraps
+    assert took == sent, [(i, hex(a), hex(b)) for i, (a, b) in
+                          enumerate(zip(took, sent)) if a != b][:4]
+    assert int(dut.dut.cnt_rx_drop.value) == 0
+
+
+@cocotb.test(skip=not PTILE)
+async def test_ptile_credits_tile_own(dut):
+    """P-tile: the tile's own TLPs on the partner's credits.  The tile
+    answers configuration reads itself, on completion credits the
+    adapter does not see go; the partner frees them, and the completion
+    header limit runs ahead of what the adapter counts, here by more
+    than half the field (HDR_W 8: 128).  The adapter's credits stay at
+    most the partner's initial allocation and register reads still
+    complete (they need a completion credit); before, limit - used past
+    half the field read as no credits and the completer hung."""
+    tb, drv = await bring_up(dut)
+    ifc = dut.dut.u_if
+    hw_ = int(ifc.HDR_W.value)
+    used0 = int(ifc.used.value) >> 32 & 0xFFFF
+    lim0 = int(ifc.lim.value) >> 32 & 0xFFFF
+    n = (1 << hw_) + 40
+    lim, moved = lim0, 0
+    for _ in range(n):
+        await drv.pdev.config_read_dword(0)
+        now = int(ifc.lim.value) >> 32 & 0xFFFF
+        moved += (now - lim) % (1 << hw_)
+        lim = now
+    cap = int(ifc.cap.value) >> 32 & 0xFFFF
+    # the partner freed the tile's completions: the limit moved on by more
+    # than half the field and the initial allocation
+    assert int(ifc.fin.value) >> 2 & 1 and 0 < cap < 1 << (hw_ - 1)
+    assert moved > (1 << (hw_ - 1)) + cap, (moved, cap)
+    for _ in range(4):
+        val = await with_timeout(drv.bar0.read_qword(reg("SHIM_ID")), 20, "us")
+        assert val & 0xFFFFFFFF == hw.MAGIC, hex(val)
+    # the count followed the limit: limit - used at most the allocation
+    lim = int(ifc.lim.value) >> 32 & 0xFFFF
+    used = int(ifc.used.value) >> 32 & 0xFFFF
+    avail = int(ifc.avail.value) >> 32 & 0xFFFF
+    assert (lim - used) % (1 << hw_) <= cap, (lim, used, used0, cap)
+    assert avail <= cap, (avail, cap)
+
+
+@cocotb.test(skip=not PTILE)
 async def test_ptile_intx(dut):
     """P-tile: INTx (MSI and MSI-X off) on app_int[0]: asserted while the
     event ring holds a record, low while the command register's INTx
@@ -1018,8 +1108,15 @@ class TxMon:
 
 async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
     """One packet on RX_M (first byte in [63:56] of a beat), RX_M_LEN its
-    bytes; TYPE2 (etype 3) with the sender's PSN and source address."""
+    bytes; TYPE2 (etype 3) with the sender's PSN and source address.  A
+    TYPE1 request (etype 0) must find FLOW_STOP of its bank down: under
+    it the IP would answer RNR instead (Stand.flow_stop)."""
     beats = [pkt[i:i + 8] for i in range(0, len(pkt), 8)]
+    if etype == 0:
+        await FallingEdge(dut.user_clk)
+        fs = int(dut.flow_stop.value)
+        assert not fs >> (qpid & 3) & 1, \
+            "TYPE1 request of QP %d under FLOW_STOP %#x" % (qpid, fs)
     for k, b in enumerate(beats):
         await FallingEdge(dut.user_clk)
         dut.rx_m_vld.value = 1
@@ -1149,6 +1246,31 @@ class Stand:
             self.bg = task
         else:
             await task
+
+    async def flow_stop(self, qpid, flags):
+        """FLOW_STOP of a TYPE1 request's bank (QPID bits 1:0) as the IP
+        sees it before it takes the request (rclink_tb.v): under it the IP
+        answers RNR (or drops the request, the stand-in's rnr_en) and
+        nothing comes on RX_M.  The vector's "rnr" or "nobuf" says it
+        expects that.  None when the request goes on RX_M, else the list
+        of what differs."""
+        if self.bg is not None:
+            await self.bg
+            self.bg = None
+        await FallingEdge(self.dut.user_clk)
+        bank = qpid & 3
+        fs = int(self.dut.flow_stop.value)
+        want = "rnr" if "rnr" in flags else "nobuf" if "nobuf" in flags \
+            else None
+        if not fs >> bank & 1:
+            if want is None:
+                return None
+            return ["FLOW_STOP low: the request was taken, not refused"]
+        got = "rnr" if int(self.dut.ip.rnr_en.value) >> bank & 1 else "nobuf"
+        if got == want:
+            return []
+        return ["TYPE1 request under FLOW_STOP %#x: %s" %
+                (fs, "answered RNR" if got == "rnr" else "dropped")]
 
     async def pulse(self, **sigs):
         """Drive the bench's hooks (rclink_tb_stand_in.vh) for one cycle."""
@@ -1367,6 +1489,9 @@ class Stand:
             pkt = struct.pack("<Q", val(op[3])) + self.mem_get(adr(op[4]), n)
             if "pad" in op[6:]:
                 pkt = pkt.ljust(PKT_MIN, b"\0")
+            refused = await self.flow_stop(val(op[2]), op[6:])
+            if refused is not None:
+                return refused
             await self.rx(pkt, val(op[2]), bg="bg" in op[6:])
         elif k == "sim:rx2":
             g = val(op[2])

@@ -139,14 +139,16 @@ def block():
         lines += para("``%s``: %s" % (n, why), "* ")
     if core:
         lines += [""]
+    skips = [(n, vl.load(path).get("ptile_skip")) for n, k, _, path in t
+             if k == "replay" and vl.load(path).get("ptile_skip")]
     lines += para("Replayed through the UltraScale+ top, not yet through "
-                  "the P-tile top (the vector's ``ptile_skip``):")
+                  "the P-tile top (the vector's ``ptile_skip``)%s" %
+                  (": none." if not skips else ":"))
     lines += [""]
-    for n, k, _, path in t:
-        why = vl.load(path).get("ptile_skip")
-        if k == "replay" and why:
-            lines += para("``%s``: %s" % (n, why), "* ")
-    lines += [""]
+    for n, why in skips:
+        lines += para("``%s``: %s" % (n, why), "* ")
+    if skips:
+        lines += [""]
     lines += para("On the model only (``model_only``, the reason in the "
                   "file): %s." % names("model"))
     lines += ["", END]

@@ -23,7 +23,8 @@ proto=$top/firmware/qemu/rclink/rclink_cosim.h
 
 srcs=(rclink_bar0.v rclink_axil_master.v rclink_avmm_master.v rclink_csr.v
       rclink_evt.v rclink_irq.v rclink_dmatest.v rclink_dma_arb.v rclink_sq.v
-      rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_ctx.v rclink_qpstat.v rclink_mr.v)
+      rclink_cq.v rclink_rx.v rclink_shim_top.v rclink_ctx.v rclink_qpstat.v rclink_mr.v
+      rclink_mac.v)
 inputs=("${srcs[@]/#/$rtl/}" "$rtl/tb/rclink_ip_model.v" "$rtl/tb/rclink_mac_model.v"
 	"$rtl"/gen/*.vh
 	"$here"/*.v "$here"/*.cpp "$here/build.sh" "$proto")

@@ -268,6 +268,7 @@ module rclink_cosim_top #(
         .rx_m_fs(x_rx_fs), .rx_m_fe(x_rx_fe),
         .rx_m_dat(x_rx_dat), .rx_m_keep(x_rx_keep), .rx_m_qpid(x_rx_qpid),
         .rx_m_etype(x_rx_etype), .rx_m_len(x_rx_len), .rx_m_sa(x_rx_sa),
+`include "rclink_cemac_tie.vh"
         .rx_m_psn(x_rx_psn), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),

@@ -13,7 +13,8 @@
 // and returns its token on TX_S_CRD_O[3] after a while ("hold2" keeps
 // those until "release2").  The status levels: RCLINK_IDLE_O TX idle
 // while it holds no packet (no credit or TYPE2 token to return, no TX_S
-// packet half taken), RX always idle (the testbench drives RX_M itself);
+// packet half taken), RX always idle (the testbench drives RX_M itself,
+// after a look at the shim's FLOW_STOP as the IP's: rnr_en below);
 // TX_MAC_FREE_O 1, TX_WAIT_MAC_CRD_O 0 and the multicast credit level
 // 2048 (TYPE2_CRD_RST_NUM) after reset, which the testbench may change
 // (mac_free, wait_crd, t2_crd).  SET_TYPE2_RATE_*: the last rate and the
@@ -114,6 +115,17 @@ module rclink_ip_model #(
     assign t3_rx_ba = regs[`RCLINK_RX_MDQ_BA >> 3];
     assign t3_tx_size = regs[`RCLINK_TX_MDQ_SIZE >> 3];
     assign t3_rx_size = regs[`RCLINK_RX_MDQ_SIZE >> 3];
+    // FLOW_STOP (TYPE1_FLOW_STOP_I, the shim's level per bank): the
+    // benches look at it before they put a TYPE1 request on RX_M, as the
+    // IP does before it takes one.  A bank whose FLOW_STOP reaches the IP
+    // (XON_THR_RDMA.flow_stop_en) and may answer it
+    // (AFH_CFG_EN.type1_flow_stop_send_rnr_en) answers RNR (fs_rnr
+    // counts them); otherwise the request is dropped (fs_drops).
+    wire [3:0] rnr_en =
+        regs[`RCLINK_XON_THR_RDMA >> 3][`RCLINK_XON_THR_RDMA_FLOW_STOP_EN_MSB:`RCLINK_XON_THR_RDMA_FLOW_STOP_EN_LSB] &
+        regs[`RCLINK_AFH_CFG_EN >> 3][`RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN_MSB:`RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN_LSB];
+    integer    fs_rnr = 0;       // TYPE1 requests answered RNR under FLOW_STOP
+    integer    fs_drops = 0;     // ... dropped under FLOW_STOP (no RNR)
     assign t3_tail_up_cfg = regs[`RCLINK_TAIL_UP_CFG >> 3];
     assign t3_int_mask = regs[`RCLINK_DMA_INT_MASK >> 3];
 

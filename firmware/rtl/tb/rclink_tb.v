@@ -177,6 +177,7 @@ module rclink_tb #(
         .rx_m_vld(rx_vld), .rx_m_rdy(rx_rdy), .rx_m_fs(rx_fs), .rx_m_fe(rx_fe),
         .rx_m_dat(rx_dat), .rx_m_keep(rx_keep), .rx_m_qpid(rx_qpid),
         .rx_m_etype(rx_etype), .rx_m_len(rx_len), .rx_m_sa(rx_sa),
+`include "rclink_cemac_tie.vh"
         .rx_m_psn(rx_psn), .rx_flow_stop(flow_stop),
         .mac_address(mac_address), .mac_read(mac_read), .mac_write(mac_write),
         .mac_writedata(mac_writedata), .mac_readdata(mac_readdata),
@@ -508,6 +509,26 @@ module rclink_tb #(
             // sr_b[28]: padded with zero bytes to the TX_S minimum
             pl = (sr_b[28] && 8 + dl < `RCLINK_SEG_PKT_MIN) ? `RCLINK_SEG_PKT_MIN : 8 + dl;
             nb = (pl + 7) / 8;
+            // A TYPE1 request meets FLOW_STOP of its bank (QPID bits 1:0)
+            // before the IP takes it: under it the IP answers RNR (or drops
+            // the request, ip.rnr_en) and nothing comes on RX_M.  The vector
+            // says which it expects: sr_b[30] RNR, sr_b[31] dropped.
+            @(negedge clk);
+            if (sr_b[21:20] == 2'd0 && flow_stop[sr_b[1:0]]) begin
+                v = {60'd0, flow_stop};
+                if (ip.rnr_en[sr_b[1:0]]) begin
+                    ip.fs_rnr = ip.fs_rnr + 1;
+                    if (!sr_b[30]) fail("TYPE1 request under FLOW_STOP: answered RNR");
+                end else begin
+                    ip.fs_drops = ip.fs_drops + 1;
+                    if (!sr_b[31]) fail("TYPE1 request under FLOW_STOP: dropped");
+                end
+                nb = 0;
+            end else if (sr_b[31:30] != 2'd0) begin
+                v = {60'd0, flow_stop};
+                fail("FLOW_STOP low: the request was taken, not refused");
+                nb = 0;
+            end
             for (i2 = 0; i2 < nb; i2 = i2 + 1) begin
                 beat = 64'd0;
                 for (j2 = 0; j2 < 8; j2 = j2 + 1) begin

@@ -195,14 +195,21 @@ def convert(v):
                                vl.value(op[5]) << 32, vl.addr(op[4], bases)))
             elif w == 'rx':
                 # ["sim", "rx", qpn, seg, data addr, data bytes, "pad"?,
-                # "bg"?]: with "pad", zero bytes after the data up to the
-                # TX_S minimum (SEG.PKT_MIN), as a sending shim pads; with
-                # "bg" the packet goes in the background (it may wait on
-                # RX_M while the next commands run; the next "rx" waits)
+                # "bg"?, "rnr"? | "nobuf"?]: with "pad", zero bytes after
+                # the data up to the TX_S minimum (SEG.PKT_MIN), as a
+                # sending shim pads; with "bg" the packet goes in the
+                # background (it may wait on RX_M while the next commands
+                # run; the next "rx" waits); "rnr" (or "nobuf"): the
+                # shim's FLOW_STOP of the QP's bank is up, so the IP
+                # answers the request RNR (or drops it) and nothing comes
+                # on RX_M; without them FLOW_STOP must be down
                 pad = 'pad' in op[6:]
                 bg = 'bg' in op[6:]
+                rnr = 'rnr' in op[6:]
+                nobuf = 'nobuf' in op[6:]
                 out.append(cmd('rx', vl.value(op[3]),
                                vl.value(op[2]) | pad << 28 | bg << 29 |
+                               rnr << 30 | nobuf << 31 |
                                vl.value(op[5]) << 32,
                                vl.addr(op[4], bases)))
             elif w == 'rx2':

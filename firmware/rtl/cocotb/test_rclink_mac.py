@@ -1,0 +1,478 @@
+# SPDX-License-Identifier: GPL-2.0
+"""cocotb tests of the MAC side (rclink_mac; Documentation/hw/rtl.rst,
+"MAC side").
+
+The tests play both ends of the block on the UltraScale+ or P-tile bench:
+the RCLINK-Stream IP's CEMAC ports (tx2mac_* into the shim, mac2tx_*
+credits and CBFC configuration out of it, mac2rx_* out with rx2mac_rdy
+in) and the integrator's MAC adapter (emac_*), while the registers are
+read and written through the root complex as the driver does.  Frames are
+compared byte for byte; every counter is checked against the number of
+frames the test sent of each kind.
+"""
+
+import random
+
+import cocotb
+from cocotb.triggers import FallingEdge, RisingEdge, Timer
+
+from test_rclink_us import SHORT, bring_up, reg
+
+DW = 128                    # bytes a beat (MAC_DW 1024)
+ETH_T1, ETH_T2, ETH_CTRL = 0x88B5, 0x88B6, 0x8808
+OP_PAUSE, OP_PFC, OP_UPDATE = 0x0001, 0x0101, 0x0102
+LINK_FORCE_DOWN = 1 << 8    # SHIM_LINK.force_down
+
+
+def frame(rng, etype, length, opcode=None, vlan=None):
+    """An Ethernet frame of length bytes (DA, SA, [tag], type, payload)."""
+    hdr = bytes([0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2])
+    if vlan is not None:
+        hdr += (0x8100).to_bytes(2, "big") + vlan.to_bytes(2, "big")
+    hdr += etype.to_bytes(2, "big")
+    if opcode is not None:
+        hdr += opcode.to_bytes(2, "big")
+    body = bytes(rng.randrange(256) for _ in range(length - len(hdr)))
+    return hdr + body
+
+
+def beats(data):
+    """A frame as CEMAC beats (dat, be, fs, fe): the first byte in the top
+    bits; the byte enables on the FE beat only (seed 000: the first N-1
+    beats carry 0), contiguous from the top."""
+    out = []
+    chunks = [data[i:i + DW] for i in range(0, len(data), DW)]
+    for k, c in enumerate(chunks):
+        last = k == len(chunks) - 1
+        be = (((1 << len(c)) - 1) << (DW - len(c))) if last else 0
+        out.append((int.from_bytes(c.ljust(DW, b"\0"), "big"), be,
+                    int(k == 0), int(last)))
+    return out
+
+
+def take(word, be, fe):
+    """The bytes of a beat seen on a CEMAC stream."""
+    b = word.to_bytes(DW, "big")
+    return b[:bin(be).count("1")] if fe else b
+
+
+class Mac:
+    """Both ends of rclink_mac: the IP's TX (on MAC credits) and RX
+    (rx2mac_rdy, optionally random), the MAC adapter's TX (a beat's credit
+    back after a few cycles) and RX (valid/ready)."""
+
+    def __init__(self, dut, rng, rx_ready=1.0):
+        self.dut = dut
+        self.rng = rng
+        self.rx_ready = rx_ready          # chance of rx2mac_rdy a cycle
+        self.tx_wire = []                 # frames the MAC adapter got
+        self.tx_meta = []                 # (vcid, mcast, vlan) of each
+        self.rx_ip = []                   # frames the IP got
+        self.ip_credits = 0               # MAC2TX_CREDIT_I pulses
+        self.mac_beats = 0                # beats the MAC adapter took
+        self.cbfc_rst = []                # (MAC2TX_CBFC_RST_I, limit, size, ovhd)
+        self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
+        self.rx_stall_max = 0             # beats taken while the IP stalls
+        dut.tx2mac_vld.value = 0
+        dut.tx2mac_fs.value = 0
+        dut.tx2mac_fe.value = 0
+        dut.tx2mac_dat.value = 0
+        dut.tx2mac_be.value = 0
+        dut.tx2mac_vcid.value = 0
+        dut.tx2mac_fcs.value = 1
+        dut.tx2mac_err.value = 0
+        dut.tx2mac_cbfc_vcid.value = 0
+        dut.tx2mac_hdr_type.value = 0
+        dut.tx2mac_mcast.value = 0
+        dut.tx2mac_vlan.value = 0
+        dut.dfx_cbfc_cf.value = 0
+        dut.rx2mac_rdy.value = 1
+        dut.emac_tx_credit.value = 0
+        dut.emac_tx_credit_rst.value = 0
+        dut.emac_rx_vld.value = 0
+        dut.emac_rx_fs.value = 0
+        dut.emac_rx_fe.value = 0
+        dut.emac_rx_dat.value = 0
+        dut.emac_rx_be.value = 0
+        dut.emac_rx_fcs_err.value = 0
+        self._owed = []                   # cycles at which credits are due
+        cocotb.start_soon(self._run())
+
+    async def _run(self):
+        dut = self.dut
+        tx_cur = rx_cur = None
+        cycle = 0
+        while True:
+            await RisingEdge(dut.user_clk)
+            cycle += 1
+            # sampled values of this edge
+            if int(dut.mac2tx_credit.value):
+                self.ip_credits += 1
+            rst = int(dut.mac2tx_cbfc_rst.value)
+            if rst:
+                self.cbfc_rst.append((rst, int(dut.cbfc_credit_limit.value),
+                                      int(dut.cbfc_credit_size.value),
+                                      int(dut.cbfc_pkt_ovhd.value)))
+            self.cbfc_reset += int(dut.mac2tx_cbfc_reset.value)
+            if int(dut.emac_tx_vld.value):
+                self.mac_beats += 1
+                self._owed.append(cycle + self.rng.randrange(1, 6))
+                w, be = int(dut.emac_tx_dat.value), int(dut.emac_tx_be.value)
+                fe = int(dut.emac_tx_fe.value)
+                if int(dut.emac_tx_fs.value):
+                    tx_cur = bytearray()
+                    self.tx_meta.append((int(dut.emac_tx_vcid.value),
+                                         int(dut.emac_tx_mcast.value),
+                                         int(dut.emac_tx_vlan.value)))
+                tx_cur += take(w, be, fe)
+                if fe:
+                    self.tx_wire.append(bytes(tx_cur))
+            rdy = int(dut.rx2mac_rdy.value)
+            if int(dut.mac2rx_vld.value) and rdy:
+                w, be = int(dut.mac2rx_dat.value), int(dut.mac2rx_be.value)
+                fe = int(dut.mac2rx_fe.value)
+                if int(dut.mac2rx_fs.value):
+                    rx_cur = bytearray()
+                rx_cur += take(w, be, fe)
+                if fe:
+                    self.rx_ip.append(bytes(rx_cur))
+            # the MAC adapter gives a beat's credit back, one a cycle
+            await FallingEdge(dut.user_clk)
+            due = self._owed and self._owed[0] <= cycle
+            dut.emac_tx_credit.value = int(bool(due))
+            if due:
+                self._owed.pop(0)
+            dut.rx2mac_rdy.value = int(self.rng.random() < self.rx_ready)
+
+    async def _drive(self, pfx, data, gap, ready=None, **side):
+        """A frame on the stream of prefix pfx, one beat a cycle with
+        random gaps; with ready (a signal), each beat until it is taken;
+        side: other signals of the stream held during the frame."""
+        dut = self.dut
+        sig = lambda n: getattr(dut, pfx + n)  # noqa: E731
+        for dat, be, fs, fe in beats(data):
+            await FallingEdge(dut.user_clk)
+            while self.rng.random() < gap:
+                sig("vld").value = 0
+                await FallingEdge(dut.user_clk)
+            for n, v in (("vld", 1), ("dat", dat), ("be", be), ("fs", fs),
+                         ("fe", fe)) + tuple(side.items()):
+                sig(n).value = v
+            for _ in range(10000 if ready is not None else 0):
+                await RisingEdge(dut.user_clk)
+                if int(ready.value):
+                    break
+            else:
+                assert ready is None, pfx + ": not ready for 10000 cycles"
+        await FallingEdge(dut.user_clk)
+        for n in ("vld", "fs", "fe"):
+            sig(n).value = 0
+
+    async def ip_send(self, data, vlan=0, gap=0.0):
+        """The IP sends a frame on TX2MAC_* (on credits: no ready)."""
+        t2 = data[12:14] == ETH_T2.to_bytes(2, "big")
+        await self._drive("tx2mac_", data, gap, vlan=vlan, vcid=5,
+                          mcast=int(t2))
+
+    async def mac_recv(self, data, gap=0.0):
+        """The MAC adapter hands a frame over on emac_rx_* (valid/ready)."""
+        await self._drive("emac_rx_", data, gap, ready=self.dut.emac_rx_rdy)
+
+    async def idle(self, cycles=40):
+        for _ in range(cycles):
+            await RisingEdge(self.dut.user_clk)
+
+
+async def counters(drv):
+    names = ("SHIM_WIRE_TX_FRAMES", "SHIM_WIRE_RX_FRAMES",
+             "SHIM_TX_DROP_LINK", "SHIM_MAC_CTRL_DROP", "SHIM_CBFC_UPD_RX")
+    return {n: await drv.bar0.read_qword(reg(n)) for n in names}
+
+
+async def setup(dut, seed, rx_ready=1.0):
+    # both ends driven before the reset of bring_up: the block starts
+    # from defined inputs
+    mac = Mac(dut, random.Random(seed), rx_ready)
+    tb, drv = await bring_up(dut)
+    await mac.idle(4)
+    return tb, drv, mac
+
+
+@cocotb.test()
+async def test_mac_pass(dut):
+    """Link up: TYPE1/2/3 frames of 60 .. 1500 bytes pass both ways byte
+    for byte, in order, with gaps on either side; the wire counters count
+    them; every credit the MAC gives back reaches the IP."""
+    tb, drv, mac = await setup(dut, 1)
+    rng = random.Random(11)
+    before = await counters(drv)
+    n = 6 if SHORT else 20
+    tx = [frame(rng, rng.choice([0x0800, ETH_T1, ETH_T2, 0x86DD]),
+                rng.choice([60, 127, 128, 129, 256, 1500]))
+          for _ in range(n)]
+    rx = [frame(rng, rng.choice([0x0800, ETH_T1, 0x88CC]),
+                rng.choice([60, 64, 128, 300, 1518]))
+          for _ in range(n)]
+    send = cocotb.start_soon(_all(mac.ip_send, tx, 0.3))
+    recv = cocotb.start_soon(_all(mac.mac_recv, rx, 0.3))
+    await send
+    await recv
+    await mac.idle(60)
+    assert mac.tx_wire == tx
+    assert mac.rx_ip == rx
+    assert all(v == 5 for v, _, _ in mac.tx_meta)
+    after = await counters(drv)
+    d = {k: after[k] - before[k] for k in after}
+    assert d == {"SHIM_WIRE_TX_FRAMES": n, "SHIM_WIRE_RX_FRAMES": n,
+                 "SHIM_TX_DROP_LINK": 0, "SHIM_MAC_CTRL_DROP": 0,
+                 "SHIM_CBFC_UPD_RX": 0}, d
+    nbeats = sum(len(beats(f)) for f in tx)
+    assert mac.mac_beats == nbeats
+    assert mac.ip_credits == nbeats, (mac.ip_credits, nbeats)
+
+
+async def _all(fn, frames, gap):
+    for f in frames:
+        await fn(f, gap=gap)
+
+
+@cocotb.test()
+async def test_mac_rx_ctrl(dut):
+    """MAC control frames (Ethernet type 0x8808) never reach the IP: a
+    CBFC update frame (opcode 0x0102, 86 bytes or more) is taken off and
+    counted in SHIM_CBFC_UPD_RX, every other (Pause, PFC, an unknown
+    opcode, an update frame too short, a long one of two beats) dropped
+    and counted in SHIM_MAC_CTRL_DROP; the frames around them arrive
+    intact, under the IP's random back-pressure (RX2MAC_RDY_O)."""
+    tb, drv, mac = await setup(dut, 2, rx_ready=0.4)
+    rng = random.Random(12)
+    before = await counters(drv)
+    kinds = [("data", None, 100), ("ctrl", OP_PFC, 60),
+             ("data", None, 129), ("ctrl", OP_PAUSE, 60),
+             ("upd", OP_UPDATE, 86), ("ctrl", OP_UPDATE, 85),
+             ("ctrl", 0x0203, 64), ("upd", OP_UPDATE, 300),
+             ("ctrl", OP_PFC, 200), ("data", None, 60),
+             ("upd", OP_UPDATE, 128), ("data", None, 1000)]
+    frames, want = [], []
+    for kind, op, length in kinds:
+        if kind == "data":
+            f = frame(rng, 0x0800, length)
+            want.append(f)
+        else:
+            f = frame(rng, ETH_CTRL, length, opcode=op)
+        frames.append(f)
+    for f in frames:
+        await mac.mac_recv(f, gap=0.2)
+    await mac.idle(80)
+    assert mac.rx_ip == want
+    after = await counters(drv)
+    d = {k: after[k] - before[k] for k in after}
+    assert d == {"SHIM_WIRE_TX_FRAMES": 0,
+                 "SHIM_WIRE_RX_FRAMES": len(frames),
+                 "SHIM_TX_DROP_LINK": 0,
+                 "SHIM_MAC_CTRL_DROP": sum(k == "ctrl" for k, _, _ in kinds),
+                 "SHIM_CBFC_UPD_RX": sum(k == "upd" for k, _, _ in kinds)}, d
+
+
+@cocotb.test()
+async def test_mac_rx_backpressure(dut):
+    """RX2MAC_RDY_O low: the shim holds what it took (a skid buffer and
+    its output register: at most three beats) and lowers its ready to
+    the MAC; nothing is lost or repeated when the IP is ready again."""
+    tb, drv, mac = await setup(dut, 3, rx_ready=0.0)
+    rng = random.Random(13)
+    f = frame(rng, 0x0800, 8 * DW)
+    taken = 0
+
+    async def count():
+        nonlocal taken
+        while True:
+            await RisingEdge(dut.user_clk)
+            if int(dut.emac_rx_vld.value) and int(dut.emac_rx_rdy.value):
+                taken += 1
+    counter = cocotb.start_soon(count())
+    send = cocotb.start_soon(mac.mac_recv(f))
+    await mac.idle(100)
+    assert taken == 3, taken
+    assert not int(dut.emac_rx_rdy.value)
+    assert mac.rx_ip == []
+    mac.rx_ready = 0.5
+    await send
+    await mac.idle(60)
+    counter.kill()
+    assert taken == 8
+    assert mac.rx_ip == [f]
+
+
+@cocotb.test()
+async def test_mac_link_down(dut):
+    """SHIM_LINK.up 0 (force_down): TYPE3 frames are dropped at TX and
+    counted in SHIM_TX_DROP_LINK, TYPE1 and TYPE2 frames (Ethernet type
+    0x88b5/0x88b6, also behind a VLAN tag) go on; every beat's credit
+    gets back to the IP, the dropped ones from the shim while the MAC
+    returns its own: none leaks, none is made up.  With the link up again
+    TYPE3 frames pass."""
+    tb, drv, mac = await setup(dut, 4)
+    rng = random.Random(14)
+    before = await counters(drv)
+    await drv.bar0.write_qword(reg("SHIM_LINK"), LINK_FORCE_DOWN)
+    assert await drv.bar0.read_qword(reg("SHIM_LINK")) == LINK_FORCE_DOWN
+    sent = []                               # (frame, vlan, passes)
+    for i in range(8 if SHORT else 24):
+        k = rng.randrange(5)
+        if k == 0:
+            sent.append((frame(rng, ETH_T1, rng.choice([60, 300])), 0, True))
+        elif k == 1:
+            sent.append((frame(rng, ETH_T2, 200, vlan=3), 1, True))
+        elif k == 2:
+            # a TYPE3 frame whose tag hides nothing of TYPE1/2
+            sent.append((frame(rng, 0x0800, 150, vlan=3), 1, False))
+        else:
+            sent.append((frame(rng, rng.choice([0x0800, 0x86DD]),
+                               rng.choice([60, 128, 129, 400, 1500])), 0,
+                         False))
+    for f, vlan, _ in sent:
+        await mac.ip_send(f, vlan=vlan, gap=0.2)
+    await mac.idle(60)
+    assert mac.tx_wire == [f for f, _, p in sent if p]
+    nbeats = sum(len(beats(f)) for f, _, _ in sent)
+    assert mac.ip_credits == nbeats, (mac.ip_credits, nbeats)
+    after = await counters(drv)
+    d = {k: after[k] - before[k] for k in after}
+    assert d["SHIM_TX_DROP_LINK"] == sum(not p for _, _, p in sent), d
+    assert d["SHIM_WIRE_TX_FRAMES"] == sum(p for _, _, p in sent), d
+    # the link back: TYPE3 passes
+    await drv.bar0.write_qword(reg("SHIM_LINK"), 0)
+    assert await drv.bar0.read_qword(reg("SHIM_LINK")) == 1
+    f = frame(rng, 0x0800, 300)
+    await mac.ip_send(f)
+    await mac.idle(40)
+    assert mac.tx_wire[-1] == f
+    again = await counters(drv)
+    assert again["SHIM_TX_DROP_LINK"] == after["SHIM_TX_DROP_LINK"]
+    assert again["SHIM_WIRE_TX_FRAMES"] == after["SHIM_WIRE_TX_FRAMES"] + 1
+
+
+async def status(bar0, mac):
+    """SHIM_CBFC_STATUS: the read flushes the writes before it (PCIe
+    order); the loads of the last write are out some cycles later."""
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS"))
+    await mac.idle(12)
+    return st
+
+
+@cocotb.test()
+async def test_mac_cbfc_cfg(dut):
+    """SHIM_CBFC_CTRL.load: MAC2TX_CBFC_RST_I one VC a cycle, each with
+    its SHIM_CBFC_VC_CFG on the configuration outputs; a credit_size that
+    is no size (6, 7) is refused (no RST, not loaded); .reset is one
+    MAC2TX_CBFC_RESET_I and unloads every VC; DFX_CBFC_CF_O reads in
+    DMAQ_DFX_CBFC_CF0/CF1."""
+    tb, drv, mac = await setup(dut, 5)
+    bar0 = drv.bar0
+    cfg = {}
+    for v in range(8):
+        limit, size, ovhd = 100 + 37 * v, v % 6, (v * 77 - 200) & 0x3FF
+        if v == 6:
+            size = 6                        # not a size
+        cfg[v] = (limit, size, ovhd)
+        await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v,
+                               limit | size << 16 | ovhd << 20)
+    for v in range(8):
+        limit, size, ovhd = cfg[v]
+        got = await bar0.read_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v)
+        assert got == limit | size << 16 | ovhd << 20, (v, hex(got))
+    assert await bar0.read_qword(reg("SHIM_CBFC_STATUS")) == 0
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 0b11100101)
+    st = await status(bar0, mac)
+    want = [(1 << v,) + cfg[v] for v in (0, 2, 5, 7)]
+    assert mac.cbfc_rst == want, mac.cbfc_rst
+    assert st == 0b10100101 << 8, hex(st)
+    # VC 6 made a size: loaded too; a reload of 6 as no size unloads it
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 6, 5 | 3 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 6)
+    assert await status(bar0, mac) == 0b11100101 << 8
+    assert mac.cbfc_rst[-1] == (1 << 6, 5, 3, 0), mac.cbfc_rst
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 6, 5 | 7 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 6)
+    assert await status(bar0, mac) == 0b10100101 << 8
+    assert len(mac.cbfc_rst) == 5
+    # reset: one pulse, nothing loaded, no RST
+    assert mac.cbfc_reset == 0
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 8)
+    assert await status(bar0, mac) == 0
+    assert mac.cbfc_reset == 1
+    assert len(mac.cbfc_rst) == 5
+    # DFX_CBFC_CF_O: bank0 in the low 16 bits .. TYPE3 in [111:96]
+    flows = [0x1111, 0x2222, 0x3333, 0x4444, 0x0AC5, 0x7E02, 0xFFFF]
+    dut.dfx_cbfc_cf.value = sum(c << (16 * i) for i, c in enumerate(flows))
+    await Timer(40, "ns")
+    cf0 = await bar0.read_qword(reg("DMAQ_DFX_CBFC_CF0"))
+    cf1 = await bar0.read_qword(reg("DMAQ_DFX_CBFC_CF1"))
+    assert cf0 == 0x4444333322221111, hex(cf0)
+    assert cf1 == 0xFFFF7E020AC5, hex(cf1)
+    # SHIM_RESET: configuration and state back to their reset values
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 0b1)
+    assert await status(bar0, mac) == 1 << 8
+    await drv.reset()
+    assert await bar0.read_qword(reg("SHIM_CBFC_STATUS")) == 0
+    assert await bar0.read_qword(reg("SHIM_CBFC_VC_CFG")) == 0
+
+
+def ipv4_udp(rng, dport, length, vlan=None):
+    """An IPv4/UDP frame (20-byte IPv4 header) to UDP port dport."""
+    f = bytearray(frame(rng, 0x0800, length, vlan=vlan))
+    o = 14 + (4 if vlan is not None else 0)
+    f[o] = 0x45
+    f[o + 9] = 17
+    f[o + 22:o + 24] = dport.to_bytes(2, "big")
+    return bytes(f)
+
+
+@cocotb.test()
+async def test_mac_link_down_keys(dut):
+    """With the link down the IP's own receive keys (RX_CLASS_CFG) tell
+    TYPE1/TYPE2 too: the Standard format's IPv4/UDP to type1_udp_dport
+    (4791 after reset) or type2_udp_port, mac_type1/mac_type2; the shim
+    follows the driver's writes of the register through the RC window,
+    and its reset values after SHIM_RESET."""
+    tb, drv, mac = await setup(dut, 6)
+    rng = random.Random(16)
+    bar0 = drv.bar0
+    await bar0.write_qword(reg("SHIM_LINK"), LINK_FORCE_DOWN)
+    before = await counters(drv)
+    # reset keys: 4791 is TYPE1, 5000 and Ethernet type 0x9000 are not
+    cases = [(ipv4_udp(rng, 4791, 100), 0, True),
+             (ipv4_udp(rng, 4791, 200, vlan=7), 1, True),
+             (ipv4_udp(rng, 5000, 100), 0, False),
+             (frame(rng, 0x9000, 80), 0, False)]
+    # new keys: TYPE1 port 5000, TYPE2 port 6000, mac_type1 0x9000
+    cls = 5000 | 6000 << 16 | 0x9000 << 32
+    keyed = [(ipv4_udp(rng, 5000, 100), 0, True),
+             (ipv4_udp(rng, 6000, 150, vlan=2), 1, True),
+             (ipv4_udp(rng, 4791, 100), 0, False),
+             (frame(rng, 0x9000, 80), 0, True),
+             (frame(rng, 0x9001, 80), 0, False)]
+    for f, vlan, _ in cases:
+        await mac.ip_send(f, vlan=vlan)
+    await bar0.write_qword(reg("RX_CLASS_CFG"), cls)
+    assert await bar0.read_qword(reg("RX_CLASS_CFG")) == cls
+    for f, vlan, _ in keyed:
+        await mac.ip_send(f, vlan=vlan)
+    await mac.idle(40)
+    sent = cases + keyed
+    assert mac.tx_wire == [f for f, _, p in sent if p]
+    after = await counters(drv)
+    assert (after["SHIM_TX_DROP_LINK"] - before["SHIM_TX_DROP_LINK"] ==
+            sum(not p for _, _, p in sent))
+    nbeats = sum(len(beats(f)) for f, _, _ in sent)
+    assert mac.ip_credits == nbeats, (mac.ip_credits, nbeats)
+    # SHIM_RESET resets the IP: its keys and the shim's copy with it
+    await drv.reset()
+    await bar0.write_qword(reg("SHIM_LINK"), LINK_FORCE_DOWN)
+    assert await bar0.read_qword(reg("SHIM_LINK")) == LINK_FORCE_DOWN
+    n = len(mac.tx_wire)
+    for f, vlan, _ in cases:
+        await mac.ip_send(f, vlan=vlan)
+    await mac.idle(40)
+    assert mac.tx_wire[n:] == [f for f, _, p in cases if p]
