@@ -538,17 +538,17 @@ module rclink_sq #(
     wire        e_pend = e_run || e_q_v;       // a packet is being sent
     wire        b_free = ({1'b0, b_used} + {{(NBW+1){1'b0}}, e_pend}) < NB;
     wire        pipe_empty = b_used == {(NBW+1){1'b0}} && !e_pend;
-    // the slots with a packet in a bank or being sent
+    // the slots with a packet in a bank or being sent (b_occ: the banks
+    // in [eh, fb), a bit each, set when fb passes the bank and cleared when
+    // eh does, not from the pointers' difference)
+    reg [NB-1:0]   b_occ;
     reg [MSGS-1:0] s_pend;
-    reg [NBW:0]    bo;
     integer        sb;
     always @* begin
         s_pend = {MSGS{1'b0}};
-        for (sb = 0; sb < NB; sb = sb + 1) begin
-            bo = sb[NBW:0] - eh;
-            if ({1'b0, bo[NBW-1:0]} < b_used)
+        for (sb = 0; sb < NB; sb = sb + 1)
+            if (b_occ[sb])
                 s_pend[d_slot[sb]] = 1'b1;
-        end
         if (e_pend)
             s_pend[e_slot] = 1'b1;
     end
@@ -650,12 +650,20 @@ module rclink_sq #(
     // flushed nor timed out (the lowest such slot of each); the packet's
     // data is taken when it is the READ's next (the model's checks;
     // otherwise the READ completes DMA_ERR)
-    reg [MSGS-1:0] resp_m, wr_m, rr_m;
+    // The QP and TAG compare is registered: rclink_rx's wresp_qpn and
+    // wresp_tag hold the packet's a cycle before wresp_valid or
+    // rresp_valid (the TAG is taken in S_RH0, the check is in S_RCHK after
+    // S_RH1) and until rdone_valid; a slot taken (m_v) since the compare
+    // does not match (its request is not sent yet)
+    reg [MSGS-1:0] resp_m, wr_m, rr_m, qt_eq;
     integer   wk, wf;
+    always @(posedge clk)
+        for (wk = 0; wk < MSGS; wk = wk + 1)
+            qt_eq[wk] <= m_v[wk] && m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} &&
+                         m_tag[wk] == wresp_tag;
     always @* begin
         for (wk = 0; wk < MSGS; wk = wk + 1) begin
-            resp_m[wk] = m_v[wk] && !m_resp[wk] &&
-                         m_qpn[wk] == {{(16-QP_AW){1'b0}}, wresp_qpn} && m_tag[wk] == wresp_tag;
+            resp_m[wk] = m_v[wk] && !m_resp[wk] && qt_eq[wk];
             wr_m[wk] = resp_m[wk] && m_rk[wk] && !m_rd[wk] && m_st[wk] != ST_REM_TIMEOUT;
             rr_m[wk] = resp_m[wk] && m_rd[wk] && m_st[wk] == ST_OK;
         end
@@ -702,6 +710,10 @@ module rclink_sq #(
     // first byte in S_CHUNK after S_BEAT; a piece full inside the packet
     // after the write burst of the bytes staged), the entry's lr_idx is
     // the READ's from S_RH1 on
+    // The pieces of rr_slot's READ are copied into a row of registers
+    // (rw_pa, rw_pe) when a READ_RESP is checked, so they are rr_cur's
+    // while rr_busy: the lookup compares the row, not the slots' pieces
+    // after a select by rr_cur.
     wire [SLW-1:0] lk_s = rr_cur;
     wire [31:0]    lk_q = rp_off;
     reg [63:0]     lk_bus;
@@ -710,7 +722,37 @@ module rclink_sq #(
     reg            lk_any;
     reg [63:0]     lk_pa;
     reg [31:0]     lk_pe, lk_beg;
+    reg [RD_PIECES*64-1:0] rw_pa;
+    reg [RD_PIECES*32-1:0] rw_pe;
     integer        pj;
+    // (loaded at every READ_RESP checked: rr_busy starts with one taken;
+    // the slot's pieces picked by the one-hot rr_oh, AND-OR)
+    reg [MSGS-1:0] rr_oh;
+    reg [RD_PIECES*64-1:0] rw_pa_n;
+    reg [RD_PIECES*32-1:0] rw_pe_n;
+    reg            rr_lower;
+    integer        ps;
+    always @* begin
+        rr_lower = 1'b0;
+        for (ps = 0; ps < MSGS; ps = ps + 1) begin
+            rr_oh[ps] = rr_m[ps] && !rr_lower;
+            rr_lower = rr_lower || rr_m[ps];
+        end
+        rw_pa_n = {RD_PIECES*64{1'b0}};
+        rw_pe_n = {RD_PIECES*32{1'b0}};
+        for (ps = 0; ps < MSGS; ps = ps + 1)
+            for (pj = 0; pj < RD_PIECES; pj = pj + 1) begin
+                rw_pa_n[pj*64 +: 64] = rw_pa_n[pj*64 +: 64] |
+                                       (m_pa[ps * RD_PIECES + pj] & {64{rr_oh[ps]}});
+                rw_pe_n[pj*32 +: 32] = rw_pe_n[pj*32 +: 32] |
+                                       (m_pe[ps * RD_PIECES + pj] & {32{rr_oh[ps]}});
+            end
+    end
+    always @(posedge clk)
+        if (rresp_valid) begin
+            rw_pa <= rw_pa_n;
+            rw_pe <= rw_pe_n;
+        end
     always @* begin
         // the pieces whose end is past the offset and the first of them
         // (one-hot, from an OR of the pieces below: those past the
@@ -718,7 +760,7 @@ module rclink_sq #(
         // AND-OR, not a chain of muxes
         lk_any = 1'b0;
         for (pj = 0; pj < RD_PIECES; pj = pj + 1) begin
-            lk_lt[pj] = lk_q < m_pe[lk_s * RD_PIECES + pj];
+            lk_lt[pj] = lk_q < rw_pe[pj*32 +: 32];
             lk_first[pj] = lk_lt[pj] && !lk_any;
             lk_any = lk_any || lk_lt[pj];
         end
@@ -726,10 +768,10 @@ module rclink_sq #(
         lk_pe = 32'd0;
         lk_beg = 32'd0;
         for (pj = 0; pj < RD_PIECES; pj = pj + 1) begin
-            lk_pa = lk_pa | (m_pa[lk_s * RD_PIECES + pj] & {64{lk_first[pj]}});
-            lk_pe = lk_pe | (m_pe[lk_s * RD_PIECES + pj] & {32{lk_first[pj]}});
+            lk_pa = lk_pa | (rw_pa[pj*64 +: 64] & {64{lk_first[pj]}});
+            lk_pe = lk_pe | (rw_pe[pj*32 +: 32] & {32{lk_first[pj]}});
             if (pj > 0)
-                lk_beg = lk_beg | (m_pe[lk_s * RD_PIECES + pj - 1] & {32{lk_first[pj]}});
+                lk_beg = lk_beg | (rw_pe[(pj-1)*32 +: 32] & {32{lk_first[pj]}});
         end
     end
     always @(posedge clk) begin
@@ -920,14 +962,28 @@ module rclink_sq #(
     end
     wire [511:0]  r_bytes = dma_rd_data >> {k_fo, 3'b000};
     wire [511:0]  r_mask = k_n[6] ? ~512'd0 : ~(~512'd0 << {k_n[5:0], 3'b000});
+    // a register stage: the beat, its kept bytes moved to byte 0 and their
+    // count go to the packer (and a fill) a cycle after they come, as from
+    // a DMA engine a cycle slower (no ready: nothing is held back)
+    reg           rd_v, rd_last, rd_err;
+    reg [511:0]   rd_data, rd_bytes;
+    reg [6:0]     rd_n;
+    always @(posedge clk) begin
+        rd_v <= !rst && dma_rd_valid;
+        rd_last <= dma_rd_last;
+        rd_err <= dma_rd_err;
+        rd_data <= dma_rd_data;
+        rd_bytes <= r_bytes & r_mask;
+        rd_n <= k_n;
+    end
     // the packer's bytes so far: the bank's segment header when it has
     // not begun
     wire [NBW-1:0] pkx = pkb[NBW-1:0];
     wire [511:0]  a_acc = pk_open ? acc : {320'd0, d_hdr[pkx]};
     wire [5:0]    a_n = pk_open ? acc_n : d_hn[pkx];
     wire [4:0]    a_w = pk_open ? pb_w : 5'd0;
-    wire [1023:0] acc_in = {512'd0, a_acc} | ({512'd0, r_bytes & r_mask} << {a_n, 3'b000});
-    wire [6:0]    acc_in_n = {1'b0, a_n} + k_n;
+    wire [1023:0] acc_in = {512'd0, a_acc} | ({512'd0, rd_bytes} << {a_n, 3'b000});
+    wire [6:0]    acc_in_n = {1'b0, a_n} + rd_n;
     // the reads in flight, in order: a fill (WQE line) or a payload read,
     // and whether it is its packet's last
     localparam KQ = 32;
@@ -937,9 +993,9 @@ module rclink_sq #(
     wire          k_plast = kq[kq_r][0];
     reg           f_plast;           // the command offered is its packet's last read
     // a payload beat (a fill's beat goes to S_FILL_WAIT)
-    wire          pack = dma_rd_valid && !k_fill && !dr;
-    wire          fill_beat = dma_rd_valid && k_fill;
-    wire          pk_done = pack && dma_rd_last && k_plast;
+    wire          pack = rd_v && !k_fill && !dr;
+    wire          fill_beat = rd_v && k_fill;
+    wire          pk_done = pack && rd_last && k_plast;
 
     // the next read of the packet: the rest of the piece or of the packet
     wire [31:0] nx_len0 = (p_rem < k_rem) ? p_rem : k_rem;
@@ -1162,6 +1218,7 @@ module rclink_sq #(
             kq_w <= 5'd0;
             kq_r <= 5'd0;
             fb <= {(NBW+1){1'b0}};
+            b_occ <= {NB{1'b0}};
             pkb <= {(NBW+1){1'b0}};
             eh <= {(NBW+1){1'b0}};
             pk_open <= 1'b0;
@@ -1440,8 +1497,8 @@ module rclink_sq #(
             if (dma_cmd_valid && dma_cmd_ready)
                 dma_cmd_valid <= 1'b0;
             nrd <= nrd + ((dma_cmd_valid && dma_cmd_ready) ? 6'd1 : 6'd0)
-                       - ((dma_rd_valid && dma_rd_last) ? 6'd1 : 6'd0);
-            if (dma_rd_valid || nrd == 6'd0)
+                       - ((rd_v && rd_last) ? 6'd1 : 6'd0);
+            if (rd_v || nrd == 6'd0)
                 tmo <= 16'd0;
             else
                 tmo <= tmo + 16'd1;
@@ -1449,13 +1506,13 @@ module rclink_sq #(
                 kq[kq_w] <= {f_cmd, f_plast};
                 kq_w <= kq_w + 5'd1;
             end
-            if (dma_rd_valid && dma_rd_last)
+            if (rd_v && rd_last)
                 kq_r <= kq_r + 5'd1;
             if (dma_cmd_valid && dma_cmd_ready && !f_cmd) begin
                 pa_q[pa_wp] <= dma_cmd_addr;
                 pa_wp <= pa_wp + 4'd1;
             end
-            if (pack && dma_rd_last)
+            if (pack && rd_last)
                 pa_rp <= pa_rp + 4'd1;
             // the packer: bank pkb, its last row a cycle later when a full
             // one is written with the packet's last beat
@@ -1463,9 +1520,9 @@ module rclink_sq #(
             if (fl_p)
                 d_rdy[fl_b] <= 1'b1;
             if (pack) begin
-                if (dma_rd_err && !d_err[pkx])
+                if (rd_err && !d_err[pkx])
                     d_einfo[pkx] <= pa_q[pa_rp];
-                if (dma_rd_err)
+                if (rd_err)
                     d_err[pkx] <= 1'b1;
                 if (pk_done) begin
                     pk_open <= 1'b0;
@@ -1513,6 +1570,7 @@ module rclink_sq #(
                     (d_ctx[ehx] != {CW{1'b0}} && !u_runs[d_ctx[ehx]])) begin
                     // not sent: its message is flushed or failed already
                     d_rdy[ehx] <= 1'b0;
+                    b_occ[ehx] <= 1'b0;
                     eh <= eh + B1;
                 end else if (d_err[ehx]) begin
                     // a payload read failed: the message completes DMA_ERR,
@@ -1527,6 +1585,7 @@ module rclink_sq #(
                         x_cause <= 8'd`RCLINK_CTX_EVT_CAUSE_DMA;
                         x_info <= d_einfo[ehx];
                         d_rdy[ehx] <= 1'b0;
+                        b_occ[ehx] <= 1'b0;
                         eh <= eh + B1;
                     end
                 end else if (tok_cur) begin
@@ -1553,6 +1612,7 @@ module rclink_sq #(
                         last_resp <= 1'b0;
                     end
                     d_rdy[ehx] <= 1'b0;
+                    b_occ[ehx] <= 1'b0;
                     eh <= eh + B1;
                 end
             end
@@ -1697,13 +1757,13 @@ module rclink_sq #(
             S_FILL_WAIT:
                 if (fill_beat) begin
                     // one beat a line; the block once its last beat came
-                    wl[512 * f_line +: 512] <= dma_rd_data;
+                    wl[512 * f_line +: 512] <= rd_data;
                     f_line <= f_line + 2'd1;
-                    if (dma_rd_err)
+                    if (rd_err)
                         f_err <= 1'b1;
-                    if (!dma_rd_last) begin
+                    if (!rd_last) begin
                         // more lines to come
-                    end else if (dma_rd_err || f_err) begin
+                    end else if (rd_err || f_err) begin
                         c_status <= ST_DMA_ERR;
                         c_einfo <= dma_cmd_addr;
                         if (f_chk) begin
@@ -1832,6 +1892,7 @@ module rclink_sq #(
                     d_err[fb[NBW-1:0]] <= 1'b0;
                     d_rdy[fb[NBW-1:0]] <= h_nod;
                     d_kill[fb[NBW-1:0]] <= 1'b0;
+                    b_occ[fb[NBW-1:0]] <= 1'b1;
                     fb <= fb + B1;
                     k_rem <= h_len;
                     c_off <= c_off + h_len;
