@@ -29,7 +29,13 @@ QPs of the two boards are paired):
     context is in error (cause RX_NOBUF, ERR_INFO the QP,
     DMAQ_CTX_RX_NOBUF) while every other context's messages go through;
   * teardown: every context is stopped (the "active" handshake) and
-    disabled; the owner table goes back to context 0 with SHIM_RESET.
+    disabled; no message took one of context 0's RQEs; the owner table
+    goes back to context 0 with SHIM_RESET.
+
+Context 0's RQ has two RQEs on each board, as a driver keeps it: with
+fewer the shim raises FLOW_STOP on every bank and the IP refuses every
+TYPE1 request, a user context's too (shim.rst, "Stalls are the context's
+own").
 
 The boards are reset and bound again at the end.
 """
@@ -50,7 +56,8 @@ import t1_model as t1  # noqa: E402  pylint: disable=wrong-import-position
 PAGE = 4096
 ORDER = 4                       # 16 entries in every queue
 PAGES = 5                       # SQ, RQ, CQ, record + table, area
-OWN = 4                         # t1_model.Board's own pages (events)
+OWN = 5                         # t1_model.Board's own pages (events) and
+KBUF = 4                        # its page of the kernel's RQEs' buffers
 REC = 64                        # the doorbell record's offset in its page
 # event record source (include/rclink_hw.h RCLINK_EVT_SRC_CTX_ERR)
 EVT_SRC_CTX_ERR = 10
@@ -190,10 +197,31 @@ class CtxTest:
         self.cb = [Ctx(b, n, b.first_page + OWN + PAGES * (n - 1))
                    for n in range(1, self.num)]
 
+    @staticmethod
+    def kernel_rqes(bd):
+        """Context 0's RQ with two RQEs of half a page, as a driver keeps
+        it: while it has fewer the shim raises FLOW_STOP on every bank and
+        the IP answers every TYPE1 request RNR, a user context's too
+        (shim.rst, "Stalls are the context's own").  No message is for
+        context 0 here: DMAQ_RQ_CONS stays 0 (teardown checks it)."""
+        mm = bd.mem.mm
+        base = bd.rq_page * PAGE
+        buf = bd.mem.phys[bd.first_page + KBUF]
+        mm[base:base + PAGE] = bytes(PAGE)
+        for i in range(2):
+            struct.pack_into('<QQ', mm, base + 16 * i, buf + i * PAGE // 2,
+                             PAGE // 2)
+        bd.w('DMAQ_RQ_BASE', bd.mem.phys[bd.rq_page])
+        bd.w('DMAQ_RQ_CFG', t1.RQ_ORDER |
+             rt.fval('DMAQ_RQ_CFG', 'enable', 1))
+        bd.w('DMAQ_RQ_PROD', 2)
+
     def setup(self):
         a, b = self.a, self.b
         a.global_init(0x0a000001, True, 8000, 15)
         b.global_init(0x0a000002, True, 8000, 15)
+        for bd in (a, b):
+            self.kernel_rqes(bd)
         a.w('SHIM_EVT_BASE', a.mem.phys[a.evt_page])
         a.w('SHIM_EVT_CONS', 0)
         a.w('SHIM_EVT_CTRL', rt.fval('SHIM_EVT_CTRL', 'enable', 1) |
@@ -376,6 +404,9 @@ class CtxTest:
             c.b.w('DMAQ_CTX_CTRL', 0)
         bad = [(c.b.name, c.n) for c in self.ca + self.cb if c.status()]
         check(not bad, 'status after disable: %r' % bad[:8])
+        taken = [(bd.name, bd.r('DMAQ_RQ_CONS')) for bd in (self.a, self.b)
+                 if bd.r('DMAQ_RQ_CONS')]
+        check(not taken, "the kernel's RQEs taken: %r" % taken)
 
 
 def ctx_tests(ktap, up):
