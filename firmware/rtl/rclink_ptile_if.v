@@ -22,8 +22,11 @@
 //       its latency) is dropped and counted (cnt_rx_drop), never written
 //       over another.  rx_st_tlp_abort and the prefix are not used.
 //   TX  cpl_* / rq_* / the MSI message -> tx_st_*
-//       One TLP starts per beat, on segment 0 (no packing): the core's
-//       completions (up to 16 DWs, cpl_data's two DWs then zeros), the
+//       A TLP starts on segment 0 of a beat; a TLP of one segment (up to
+//       8 DWs of data) goes into segment 1 of the beat before it instead
+//       when that beat, still waiting in the output FIFO, ends a TLP in
+//       segment 0 (the tile takes a second TLP a beat only so).  The
+//       core's completions (up to 16 DWs, cpl_data's two DWs then zeros), the
 //       requester's TLPs (payload from DW lane 0, the core's TX_OFF 0,
 //       multi-beat writes kept whole) and the MSI message (a memory write
 //       of the function's MSI data to its MSI address, after the writes
@@ -397,12 +400,19 @@ module rclink_ptile_if #(
     // ======================================================================
     // TX: choose a TLP, one beat a cycle into the output FIFO
     // ======================================================================
+    // The output FIFO holds tile beats as two segment halves (valid, sop,
+    // eop, header, 256 data bits each), so that a TLP of one segment can
+    // be written into segment 1 of the beat before it (packing).
     localparam OD = 8;                  // output FIFO beats
-    localparam OW = 2 + 2 + 2 + 128 + 512;
-    reg [OW-1:0] of_mem [0:OD-1];
+    localparam SW = 1 + 1 + 1 + 128 + 256;
+    reg [SW-1:0] of_s0 [0:OD-1];
+    reg [SW-1:0] of_s1 [0:OD-1];
     reg [3:0]    of_wp, of_rp;
     wire [3:0]   of_cnt = of_wp - of_rp;
     wire         of_room = of_cnt < OD;
+    wire [2:0]   of_tail = of_wp[2:0] - 3'd1;
+    reg          tail_open;             // the last beat written ends a TLP in
+                                        // segment 0: segment 1 is free
 
     reg  rq_busy;                       // in a multi-beat request TLP
     wire [9:0] cc_dws = cpl_hdr[105:96];
@@ -446,29 +456,56 @@ module rclink_ptile_if #(
     wire [31:0] msi_dw = msi_ext ? msi_data : {16'd0, msi_data[15:0]};
 
     // a beat: its segments' valid, sop, eop; one TLP from segment 0
-    reg [OW-1:0] o_beat;
+    reg [1:0]   b_sop, b_eop, b_val;
+    reg [127:0] b_hdr;
+    reg [511:0] b_data;
     always @* begin
-        if (go_cc)
-            o_beat = {2'b01, cc_dws > 10'd8 ? 2'b10 : 2'b01,
-                      cc_dws > 10'd8 ? 2'b11 : 2'b01, cpl_hdr,
-                      448'd0, cpl_data};
-        else if (go_msi)
-            o_beat = {2'b01, 2'b01, 2'b01, msi_hdr, 480'd0, msi_dw};
-        else
-            o_beat = {{1'b0, rq_sop},
-                      rq_last ? (rq_keep[8] ? 2'b10 : 2'b01) : 2'b00,
-                      {rq_keep[8], 1'b1}, rq_hdr, rq_data};
+        if (go_cc) begin
+            b_sop = 2'b01;
+            b_eop = cc_dws > 10'd8 ? 2'b10 : 2'b01;
+            b_val = cc_dws > 10'd8 ? 2'b11 : 2'b01;
+            b_hdr = cpl_hdr;
+            b_data = {448'd0, cpl_data};
+        end else if (go_msi) begin
+            b_sop = 2'b01;
+            b_eop = 2'b01;
+            b_val = 2'b01;
+            b_hdr = msi_hdr;
+            b_data = {480'd0, msi_dw};
+        end else begin
+            b_sop = {1'b0, rq_sop};
+            b_eop = rq_last ? (rq_keep[8] ? 2'b10 : 2'b01) : 2'b00;
+            b_val = {rq_keep[8], 1'b1};
+            b_hdr = rq_hdr;
+            b_data = rq_data;
+        end
     end
+    wire b_go  = go_cc || go_msi || go_rq;
+    // a whole TLP in segment 0 alone
+    wire b_one = b_sop == 2'b01 && b_eop == 2'b01 && b_val == 2'b01;
+    // packing: it goes into segment 1 of the last beat written, if that
+    // beat ends a TLP in segment 0 and does not leave in this cycle
+    wire of_go;
+    wire b_pack = b_go && b_one && tail_open && of_cnt != 4'd0 &&
+                  !(of_cnt == 4'd1 && of_go);
 
     always @(posedge clk) begin
         if (rst) begin
             rq_busy <= 1'b0;
             of_wp <= 4'd0;
+            tail_open <= 1'b0;
             used <= 128'd0;
         end else begin
-            if (go_cc || go_msi || go_rq) begin
-                of_mem[of_wp[2:0]] <= o_beat;
+            if (b_pack) begin
+                of_s1[of_tail] <= {3'b111, b_hdr, b_data[255:0]};
+                tail_open <= 1'b0;
+            end else if (b_go) begin
+                of_s0[of_wp[2:0]] <= {b_val[0], b_sop[0], b_eop[0], b_hdr,
+                                      b_data[255:0]};
+                of_s1[of_wp[2:0]] <= {b_val[1], b_sop[1], b_eop[1], 128'd0,
+                                      b_data[511:256]};
                 of_wp <= of_wp + 4'd1;
+                tail_open <= b_val == 2'b01 && b_eop[0];
             end
             if (go_rq)
                 rq_busy <= !rq_last;
@@ -483,8 +520,9 @@ module rclink_ptile_if #(
     // tx_st_ready, three cycles before, was high (two register stages and
     // the output register)
     reg rdy1, rdy2;
-    wire [OW-1:0] of_head = of_mem[of_rp[2:0]];
-    wire of_go = rdy2 && of_cnt != 4'd0;
+    wire [SW-1:0] of_h0 = of_s0[of_rp[2:0]];
+    wire [SW-1:0] of_h1 = of_s1[of_rp[2:0]];
+    assign of_go = rdy2 && of_cnt != 4'd0;
     always @(posedge clk) begin
         if (rst) begin
             rdy1 <= 1'b0;
@@ -498,11 +536,11 @@ module rclink_ptile_if #(
         end else begin
             rdy1 <= tx_st_ready;
             rdy2 <= rdy1;
-            tx_st_valid <= of_go ? of_head[OW-5:OW-6] : 2'b00;
-            tx_st_sop <= of_go ? of_head[OW-1:OW-2] : 2'b00;
-            tx_st_eop <= of_go ? of_head[OW-3:OW-4] : 2'b00;
-            tx_st_hdr <= {128'd0, of_head[639:512]};
-            tx_st_data <= of_head[511:0];
+            tx_st_valid <= of_go ? {of_h1[SW-1], of_h0[SW-1]} : 2'b00;
+            tx_st_sop <= of_go ? {of_h1[SW-2], of_h0[SW-2]} : 2'b00;
+            tx_st_eop <= of_go ? {of_h1[SW-3], of_h0[SW-3]} : 2'b00;
+            tx_st_hdr <= {of_h1[383:256], of_h0[383:256]};
+            tx_st_data <= {of_h1[255:0], of_h0[255:0]};
             if (of_go)
                 of_rp <= of_rp + 4'd1;
         end
