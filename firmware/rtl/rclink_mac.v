@@ -17,8 +17,12 @@
 //   RX (MAC -> IP): every frame is counted (SHIM_WIRE_RX_FRAMES); a MAC
 //     control frame (Ethernet type 0x8808) is taken off the stream: a
 //     CBFC update frame (opcode 0x0102, at least 86 bytes) is counted in
-//     SHIM_CBFC_UPD_RX (its totals are not parsed yet), any other in
-//     SHIM_MAC_CTRL_DROP.  RX2MAC_RDY_O back-pressures the MAC.
+//     SHIM_CBFC_UPD_RX, any other in SHIM_MAC_CTRL_DROP.  RX2MAC_RDY_O
+//     back-pressures the MAC.
+//   CBFC update frames received: the partner's epoch and totals; the
+//     growth of its FREED (of this board's epoch) goes back to the IP on
+//     MAC2TX_CBFC_VLD_I/NUM_I; a new epoch or a total gone back counts in
+//     SHIM_CBFC_RESYNC.
 //   CBFC configuration: SHIM_CBFC_CTRL.load drives MAC2TX_CBFC_RST_I, one
 //     VC a cycle with that VC's SHIM_CBFC_VC_CFG on the configuration
 //     outputs; SHIM_CBFC_CTRL.reset drives MAC2TX_CBFC_RESET_I for a
@@ -70,8 +74,11 @@ module rclink_mac (
     localparam ET_VLAN_HI = DW - 1 - 8 * 16; // bytes 16..17: after a tag
     localparam UPD_LAST = BW - 1 - 85;       // enable of byte 85 (86 bytes)
 
-    assign mac2tx_cbfc_vld = 32'd0;
-    assign mac2tx_cbfc_num = 15'd0;
+    // the credits back to the IP (MAC2TX_CBFC_VLD_I one-hot, _NUM_I)
+    reg  [7:0]  cvld_q;
+    reg  [14:0] cnum_q;
+    assign mac2tx_cbfc_vld = {24'd0, cvld_q};
+    assign mac2tx_cbfc_num = cnum_q;
 
     // the CBFC outputs' and the credits' registers
     reg  [31:0] cbfc_rst_q;
@@ -88,7 +95,7 @@ module rclink_mac (
     assign mac2tx_credit_rst = credit_rst_q;
 
     reg [63:0] cnt_tx_frames, cnt_tx_drop_link, cnt_rx_frames;
-    reg [63:0] cnt_ctrl_drop, cnt_upd_rx;
+    reg [63:0] cnt_ctrl_drop, cnt_upd_rx, cnt_resync;
 
     // ================================================ TYPE1/TYPE2 or TYPE3
     // A frame is TYPE1/TYPE2 by the wire encoding's Ethernet types
@@ -346,6 +353,135 @@ module rclink_mac (
         end
     end
 
+    // ================================================ CBFC update frames received
+    // (shim.rst "CBFC", "Credit return: the update frame").  The frame's
+    // fields (all in its first beat) are taken as it leaves the input
+    // stage: U1.  U2 compares them with the totals and updates those (one
+    // frame's state is written before the next is compared: no hazard);
+    // the growth of the partner's FREED is the credits owed to the IP
+    // (ret), handed out on MAC2TX_CBFC_VLD_I/NUM_I one VC at a time.
+    // The shim does not charge the frames it hands to the IP (their flow,
+    // and so their VC, is the IP's parsing): its receive totals follow
+    // the partner's SENT, which counts every frame the partner sent
+    // before the update; the wire keeps order, so those have passed the
+    // shim (rtl.rst, "MAC side").
+    localparam U_HI = RW - 1 - 8 * 14;          // bytes 14..21 of s_beat
+    reg         u_vld;
+    reg  [7:0]  u_mask, u_based;
+    reg  [15:0] u_epoch, u_pepoch;
+    reg  [31:0] u_sent [0:7];
+    reg  [31:0] u_fr [0:7];
+    // this board's epoch (never 0, the next one at each reset) and what
+    // it knows of the partner's
+    reg  [15:0] epoch = 16'd1;
+    reg  [15:0] peer_epoch;
+    reg  [7:0]  based, peer_loaded, acked;
+    reg  [31:0] seen [0:7];              // the partner's FREED, last seen
+    reg  [31:0] recv [0:7];              // receive totals (= freed here)
+    reg  [33:0] inc [0:7];               // U2 -> ret: FREED's growth
+    reg  [39:0] ret [0:7];               // credits owed to the IP (signed)
+    reg  [4:0]  resync_n;
+    reg         u_freed;                 // U2 changed the totals
+    wire        ep_new = u_epoch != peer_epoch;
+    wire [7:0]  ours = u_pepoch == epoch ? u_based : 8'd0;
+    wire [7:0]  umask = u_mask & loaded;
+    wire [7:0]  based_e = ep_new ? 8'd0 : based;
+    reg  [7:0]  neg_fr, neg_sn, chg;
+    reg  [31:0] dfr [0:7];
+    reg  [31:0] dsn [0:7];
+    reg  [4:0]  nres;
+    integer     ui;
+    always @* begin
+        nres = {4'd0, ep_new && peer_epoch != 16'd0};
+        for (ui = 0; ui < 8; ui = ui + 1) begin
+            dfr[ui] = u_fr[ui] - seen[ui];
+            dsn[ui] = u_sent[ui] - recv[ui];
+            neg_fr[ui] = umask[ui] && ours[ui] && dfr[ui][31];
+            neg_sn[ui] = umask[ui] && based_e[ui] && dsn[ui][31];
+            chg[ui] = umask[ui] && (!based_e[ui] || dsn[ui] != 32'd0);
+            nres = nres + {4'd0, neg_fr[ui]} + {4'd0, neg_sn[ui]};
+        end
+    end
+
+    always @(posedge clk) begin
+        u_vld <= !rst && s_pop && s_fs && s_ctrl && s_upd;
+        {u_mask, u_based, u_epoch, u_pepoch} <= s_beat[U_HI - 16 -: 48];
+        for (ui = 0; ui < 8; ui = ui + 1)
+            {u_sent[ui], u_fr[ui]} <= s_beat[U_HI - 64 - 64 * ui -: 64];
+        for (ui = 0; ui < 8; ui = ui + 1)
+            inc[ui] <= u_vld && umask[ui] && ours[ui] ?
+                       {{2{dfr[ui][31]}}, dfr[ui]} : 34'd0;
+        resync_n <= u_vld ? nres : 5'd0;
+        u_freed <= u_vld && (ep_new || chg != 8'd0);
+        if (rst) begin
+            epoch <= epoch == 16'hffff ? 16'd1 : epoch + 16'd1;
+            peer_epoch <= 16'd0;
+            based <= 8'd0;
+            peer_loaded <= 8'd0;
+            acked <= 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1) begin
+                seen[ui] <= 32'd0;
+                recv[ui] <= 32'd0;
+            end
+            cnt_resync <= 64'd0;
+        end else begin
+            if (u_vld) begin
+                peer_loaded <= u_mask;
+                acked <= ours & u_mask;
+                peer_epoch <= u_epoch;
+                based <= based_e | umask;
+                for (ui = 0; ui < 8; ui = ui + 1) begin
+                    if (umask[ui] && ours[ui])
+                        seen[ui] <= u_fr[ui];
+                    if (umask[ui])
+                        recv[ui] <= u_sent[ui];
+                end
+            end
+            cnt_resync <= cnt_resync + {59'd0, resync_n};
+        end
+    end
+
+    // the credits owed to the IP, one VC every other cycle (a VC's count
+    // is read in one cycle, taken down in the next): at most 0x7fff
+    // (NUM_I's width) a time; a negative count (FREED went back) waits
+    // for the partner's next returns.  A CBFC reset clears the IP's
+    // credits: nothing is owed; a load sets the IP's credits to the limit.
+    reg         dr_ph, dr_go;
+    reg  [2:0]  dr_v;
+    reg  [14:0] dr_num;
+    reg  [39:0] dr_cand;
+    wire [7:0]  dr_oh = 8'd1 << dr_v;
+    always @* dr_cand = ret[dr_v];
+    always @(posedge clk) begin
+        if (rst) begin
+            dr_ph <= 1'b0;
+            dr_go <= 1'b0;
+            dr_v <= 3'd0;
+            cvld_q <= 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1)
+                ret[ui] <= 40'd0;
+        end else begin
+            dr_ph <= !dr_ph;
+            cvld_q <= 8'd0;
+            if (!dr_ph) begin
+                dr_go <= !dr_cand[39] && dr_cand != 40'd0;
+                dr_num <= dr_cand[38:15] != 24'd0 ? 15'h7fff : dr_cand[14:0];
+            end else begin
+                dr_v <= dr_v + 3'd1;
+                dr_go <= 1'b0;
+                cvld_q <= dr_go ? dr_oh : 8'd0;
+                cnum_q <= dr_num;
+            end
+            for (ui = 0; ui < 8; ui = ui + 1) begin
+                if (ctrl_wr && (rs_req || ld_req[ui]))
+                    ret[ui] <= 40'd0;
+                else
+                    ret[ui] <= ret[ui] + {{6{inc[ui][33]}}, inc[ui]} -
+                               (dr_ph && dr_go && dr_oh[ui] ? {25'd0, dr_num} : 40'd0);
+            end
+        end
+    end
+
     // ================================================ register reads
     reg [63:0] rv;
     reg        mine;
@@ -357,6 +493,7 @@ module rclink_mac (
         `RCLINK_SHIM_TX_DROP_LINK:    rv = cnt_tx_drop_link;
         `RCLINK_SHIM_MAC_CTRL_DROP:   rv = cnt_ctrl_drop;
         `RCLINK_SHIM_CBFC_UPD_RX:     rv = cnt_upd_rx;
+        `RCLINK_SHIM_CBFC_RESYNC:     rv = cnt_resync;
         // vc_on needs the flows' credit_uf_limit (a later step): 0
         `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, 8'd0};
         `RCLINK_DMAQ_DFX_CBFC_CF0:    rv = cf[63:0];

@@ -72,6 +72,7 @@ class Mac:
         self.mac_beats = 0                # beats the MAC adapter took
         self.cbfc_rst = []                # (MAC2TX_CBFC_RST_I, limit, size, ovhd)
         self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
+        self.cbfc_ret = []                # (MAC2TX_CBFC_VLD_I, NUM_I)
         self.rx_stall_max = 0             # beats taken while the IP stalls
         dut.tx2mac_vld.value = 0
         dut.tx2mac_fs.value = 0
@@ -114,6 +115,9 @@ class Mac:
                                       int(dut.cbfc_credit_size.value),
                                       int(dut.cbfc_pkt_ovhd.value)))
             self.cbfc_reset += int(dut.mac2tx_cbfc_reset.value)
+            vld = int(dut.mac2tx_cbfc_vld.value)
+            if vld:
+                self.cbfc_ret.append((vld, int(dut.mac2tx_cbfc_num.value)))
             if int(dut.emac_tx_vld.value):
                 self.mac_beats += 1
                 self._owed.append(cycle + self.rng.randrange(1, 6))
@@ -476,3 +480,65 @@ async def test_mac_link_down_keys(dut):
         await mac.ip_send(f, vlan=vlan)
     await mac.idle(40)
     assert mac.tx_wire[n:] == [f for f, _, p in cases if p]
+
+
+def update(mask, based, epoch, peer_epoch, totals, length=86):
+    """A CBFC update frame (shim.rst "CBFC"): totals {vc: (sent, freed)}."""
+    f = bytes([0x01, 0x80, 0xC2, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 3])
+    f += ETH_CTRL.to_bytes(2, "big") + OP_UPDATE.to_bytes(2, "big")
+    f += bytes([mask, based]) + epoch.to_bytes(2, "big")
+    f += peer_epoch.to_bytes(2, "big")
+    for v in range(8):
+        sent, freed = totals.get(v, (0, 0))
+        f += (sent & 0xFFFFFFFF).to_bytes(4, "big")
+        f += (freed & 0xFFFFFFFF).to_bytes(4, "big")
+    return f.ljust(length, b"\0")
+
+
+def returned(mac):
+    """The credits MAC2TX_CBFC_VLD_I/NUM_I gave back, per VC."""
+    out = {}
+    for vld, num in mac.cbfc_ret:
+        assert vld & (vld - 1) == 0 and vld < 256, hex(vld)  # one-hot
+        v = vld.bit_length() - 1
+        out[v] = out.get(v, 0) + num
+    return out
+
+
+async def load(bar0, mac, vcs, limit=1000, size=0):
+    for v in vcs:
+        await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v,
+                               limit | size << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"),
+                           sum(1 << v for v in vcs))
+    await status(bar0, mac)
+
+
+@cocotb.test()
+async def test_mac_cbfc_upd_epochs(dut):
+    """Received update frames: a new epoch of the partner counts in
+    SHIM_CBFC_RESYNC (its first does not), so does a SENT total that went
+    back on a VC both have loaded; a VC this board has not loaded is
+    ignored; FREED of another epoch than this board's (peer epoch 0: the
+    partner has not heard it) returns nothing on MAC2TX_CBFC_VLD_I."""
+    tb, drv, mac = await setup(dut, 7)
+    bar0 = drv.bar0
+    await load(bar0, mac, [0, 3])
+    rs = lambda: bar0.read_qword(reg("SHIM_CBFC_RESYNC"))  # noqa: E731
+    base = await rs()
+    seq = [
+        # (mask, epoch, {vc: (sent, freed)}, resyncs it makes)
+        (0b00101001, 0x1234, {0: (100, 50), 3: (7, 7), 5: (9, 9)}, 0),
+        (0b00101001, 0x1234, {0: (120, 60), 3: (7, 7), 5: (1, 1)}, 0),
+        (0b00101001, 0x1234, {0: (110, 70), 3: (8, 7), 5: (0, 0)}, 1),
+        (0b00001001, 0x1235, {0: (5, 5), 3: (9, 9)}, 1),
+        (0b00001001, 0x1235, {0: (4, 5), 3: (3, 9)}, 2),
+        (0b00001001, 0x0001, {0: (4, 5), 3: (3, 9)}, 1),
+    ]
+    want = 0
+    for mask, ep, totals, n in seq:
+        await mac.mac_recv(update(mask, mask, ep, 0, totals), gap=0.2)
+        await mac.idle(8)
+        want += n
+        assert await rs() - base == want, (hex(ep), totals, want)
+    assert mac.cbfc_ret == [], mac.cbfc_ret
