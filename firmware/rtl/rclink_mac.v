@@ -23,6 +23,11 @@
 //     growth of its FREED (of this board's epoch) goes back to the IP on
 //     MAC2TX_CBFC_VLD_I/NUM_I; a new epoch or a total gone back counts in
 //     SHIM_CBFC_RESYNC.
+//   CBFC update frames sent: SENT counts the IP's frames of each loaded VC
+//     (TX2MAC_CBFC_VCID_O); an 86-byte update frame goes between the IP's
+//     frames at each SHIM_CBFC_CTRL write, update_us after credits were
+//     freed, every sync_us while needed (SHIM_CBFC_TIMING), on a MAC
+//     credit the shim keeps of its own (SHIM_CBFC_UPD_TX).
 //   CBFC configuration: SHIM_CBFC_CTRL.load drives MAC2TX_CBFC_RST_I, one
 //     VC a cycle with that VC's SHIM_CBFC_VC_CFG on the configuration
 //     outputs; SHIM_CBFC_CTRL.reset drives MAC2TX_CBFC_RESET_I for a
@@ -164,6 +169,25 @@ module rclink_mac (
     reg [SBW-1:0] t1_sb;
     reg [DW+BW+SBW+5:0] tx_o;
     reg           tx_o_vld;
+    // the CBFC update frame (below: "CBFC update frames sent") goes out of
+    // stage 2 in a cycle without a beat of the IP and outside its frames
+    // (ins), on a MAC credit the shim keeps for it (have_cr)
+    reg           upd_req, have_cr, tx_mid;
+    reg [DW-1:0]  upd_dat;
+    wire          ins = upd_req && have_cr && !t1_vld && !tx_mid;
+    localparam [BW-1:0] UPD_BE = ~({BW{1'b1}} >> 86);
+    // stage 1 also gets the bytes of a last beat: its enables are
+    // contiguous from the top, so byte k-1 enabled and byte k not is k
+    // bytes (a one-hot decode, then an OR per bit of the count)
+    reg  [7:0]    in_n;
+    integer       nk;
+    always @* begin
+        in_n = 8'd0;
+        for (nk = 1; nk <= BW; nk = nk + 1)
+            if (tx2mac_be[BW - nk] && (nk == BW || !tx2mac_be[BW - 1 - nk]))
+                in_n = in_n | nk[7:0];
+    end
+    reg  [7:0]    t1_n;
     assign {emac_tx_dat, emac_tx_be, emac_tx_fs, emac_tx_fe, emac_tx_vlan,
             emac_tx_vcid, emac_tx_fcs, emac_tx_err, emac_tx_cbfc_vcid,
             emac_tx_hdr_type, emac_tx_mcast} = tx_o;
@@ -176,7 +200,12 @@ module rclink_mac (
         t1_link <= link_up;
         t1_t12 <= in_t12;
         t1_vld <= !rst && tx2mac_vld;
-        tx_o <= {t1_dat, t1_be, t1_fs, t1_fe, t1_vlan, t1_vcid, t1_sb};
+        t1_n <= in_n;
+        if (ins)
+            tx_o <= {upd_dat, UPD_BE, 1'b1, 1'b1, 1'b0, 3'd0,
+                     1'b1, 1'b0, 8'd0, 2'd0, 1'b0};
+        else
+            tx_o <= {t1_dat, t1_be, t1_fs, t1_fe, t1_vlan, t1_vcid, t1_sb};
     end
 
     reg  tx_dropping;                   // inside a frame being dropped
@@ -185,6 +214,9 @@ module rclink_mac (
     // holds: it cannot send a beat without one)
     reg [15:0] owed;
     reg        cr_q, cr_rst_q;
+    // a credit the MAC returns while the shim has none goes to the shim
+    // (its update beat took one)
+    wire       take = cr_q && !have_cr;
 
     always @(posedge clk) begin
         cr_q <= emac_tx_credit;
@@ -195,15 +227,19 @@ module rclink_mac (
             owed <= 16'd0;
             credit_q <= 1'b0;
             credit_rst_q <= 1'b0;
+            have_cr <= 1'b1;
+            tx_mid <= 1'b0;
             cnt_tx_frames <= 64'd0;
             cnt_tx_drop_link <= 64'd0;
         end else begin
-            tx_o_vld <= t1_vld && !t1_drop;
+            tx_o_vld <= (t1_vld && !t1_drop) || ins;
+            if (t1_vld)
+                tx_mid <= !t1_fe;
             if (t1_vld && t1_fs)
                 tx_dropping <= t1_drop && !t1_fe;
             else if (t1_vld && t1_fe)
                 tx_dropping <= 1'b0;
-            if (t1_vld && t1_fs && !t1_drop)
+            if ((t1_vld && t1_fs && !t1_drop) || ins)
                 cnt_tx_frames <= cnt_tx_frames + 64'd1;
             if (t1_vld && t1_fs && t1_drop)
                 cnt_tx_drop_link <= cnt_tx_drop_link + 64'd1;
@@ -211,12 +247,19 @@ module rclink_mac (
             // cycle without one.  A credit reset of the MAC restores the
             // IP's initial credits: nothing is owed any more.
             credit_rst_q <= cr_rst_q;
-            credit_q <= !cr_rst_q && (cr_q || owed != 16'd0);
+            // The shim's own credit: one beat of the MAC adapter's buffer
+            // beyond the IP's initial credits (rtl.rst), back with a
+            // credit reset.
+            credit_q <= !cr_rst_q && ((cr_q && !take) || owed != 16'd0);
             if (cr_rst_q)
                 owed <= 16'd0;
             else
                 owed <= owed + {15'd0, t1_vld && t1_drop} -
-                        {15'd0, !cr_q && owed != 16'd0};
+                        {15'd0, (!cr_q || take) && owed != 16'd0};
+            if (cr_rst_q || take)
+                have_cr <= 1'b1;
+            else if (ins)
+                have_cr <= 1'b0;
         end
     end
 
@@ -380,6 +423,9 @@ module rclink_mac (
     reg  [31:0] recv [0:7];              // receive totals (= freed here)
     reg  [33:0] inc [0:7];               // U2 -> ret: FREED's growth
     reg  [39:0] ret [0:7];               // credits owed to the IP (signed)
+    reg  [31:0] sent [0:7];              // credits this board sent (SENT)
+    reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
+    always @* for (ui = 0; ui < 8; ui = ui + 1) ld_out[ui] = seen[ui] - sent[ui];
     reg  [4:0]  resync_n;
     reg         u_freed;                 // U2 changed the totals
     wire        ep_new = u_epoch != peer_epoch;
@@ -473,13 +519,174 @@ module rclink_mac (
                 cnum_q <= dr_num;
             end
             for (ui = 0; ui < 8; ui = ui + 1) begin
-                if (ctrl_wr && (rs_req || ld_req[ui]))
+                if (ctrl_wr && rs_req && !ld_req[ui])
                     ret[ui] <= 40'd0;
+                else if (ctrl_wr && ld_req[ui] && size_ok[ui])
+                    // the limit less what is still out (sent, not freed)
+                    ret[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
                 else
                     ret[ui] <= ret[ui] + {{6{inc[ui][33]}}, inc[ui]} -
                                (dr_ph && dr_go && dr_oh[ui] ? {25'd0, dr_num} : 40'd0);
             end
         end
+    end
+
+    // ================================================ CBFC update frames sent
+    // SENT: every frame of the IP with its VC channel (TX2MAC_CBFC_VCID_O,
+    // a bit per VC) on a loaded VC costs ceil((length + pkt_ovhd) /
+    // credit_size) credits, at least one (shim.rst "CBFC", Sending), also
+    // one the shim drops for the link (the IP has charged it: the partner
+    // frees it as lost).  C0: its length at the last beat; C1: plus the
+    // overhead; C2: rounded up; C3: the credits; then into SENT.
+    reg  [15:0] c_acc, c_len;
+    reg  [7:0]  c_vc, c1_oh, c2_oh, c3_oh;
+    reg         c_go;
+    reg  [63:0] c_cfg;
+    reg  [17:0] c1_b, c2_r;
+    reg  [2:0]  c1_sz, c2_sz;
+    reg         c2_pos;
+    reg  [15:0] c3_cr;
+    reg  [10:0] sz_m1;
+    always @* begin
+        c_cfg = 64'd0;
+        for (ui = 0; ui < 8; ui = ui + 1)
+            c_cfg = c_cfg | (vc_cfg[ui] & {64{c_vc[ui]}});
+        case (c1_sz)
+        3'd0: sz_m1 = 11'd31;
+        3'd1: sz_m1 = 11'd63;
+        3'd2: sz_m1 = 11'd127;
+        3'd3: sz_m1 = 11'd255;
+        3'd4: sz_m1 = 11'd1023;
+        default: sz_m1 = 11'd2047;
+        endcase
+    end
+    always @(posedge clk) begin
+        if (t1_vld)
+            c_acc <= t1_fs ? 16'd128 : c_acc + 16'd128;
+        c_go <= !rst && t1_vld && t1_fe && (t1_sb[10:3] & loaded) != 8'd0;
+        c_vc <= t1_sb[10:3] & loaded;
+        c_len <= (t1_fs ? 16'd0 : c_acc) + {8'd0, t1_n};
+        // C1
+        c1_oh <= c_go ? c_vc : 8'd0;
+        c1_b <= {2'd0, c_len} + {{8{c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
+                 c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
+        c1_sz <= c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
+        // C2
+        c2_oh <= c1_oh;
+        c2_pos <= !c1_b[17] && c1_b != 18'd0;
+        c2_r <= c1_b + {7'd0, sz_m1};
+        c2_sz <= c1_sz;
+        // C3
+        c3_oh <= c2_oh;
+        if (!c2_pos)
+            c3_cr <= 16'd1;
+        else case (c2_sz)
+            3'd0: c3_cr <= {3'd0, c2_r[17:5]};
+            3'd1: c3_cr <= {4'd0, c2_r[17:6]};
+            3'd2: c3_cr <= {5'd0, c2_r[17:7]};
+            3'd3: c3_cr <= {6'd0, c2_r[17:8]};
+            3'd4: c3_cr <= {8'd0, c2_r[17:10]};
+            default: c3_cr <= {9'd0, c2_r[17:11]};
+        endcase
+        if (rst) begin
+            c1_oh <= 8'd0;
+            c2_oh <= 8'd0;
+            c3_oh <= 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1)
+                sent[ui] <= 32'd0;
+        end else begin
+            for (ui = 0; ui < 8; ui = ui + 1)
+                if (c3_oh[ui])
+                    sent[ui] <= sent[ui] + {16'd0, c3_cr};
+        end
+    end
+
+    // When: SHIM_CBFC_TIMING.update_us after credits were freed (u_freed;
+    // merged), every sync_us while anything changed in the last three
+    // periods (quiet) or the partner has not been heard since the reset or
+    // has not based a VC both have loaded, and at each write of
+    // SHIM_CBFC_CTRL; the model's timers in microseconds (US_CYC cycles).
+    localparam US_CYC = 250;
+    reg  [63:0] timing;
+    reg  [7:0]  us_div;
+    reg         us_tick;
+    reg         ut_pend, st_run;
+    reg  [7:0]  ut_cnt;
+    reg  [15:0] st_cnt;
+    reg  [1:0]  quiet;
+    reg  [63:0] cnt_upd_tx;
+    wire [7:0]  t_upd = timing[`RCLINK_SHIM_CBFC_TIMING_UPDATE_US_MSB:`RCLINK_SHIM_CBFC_TIMING_UPDATE_US_LSB];
+    wire [15:0] t_sync = timing[`RCLINK_SHIM_CBFC_TIMING_SYNC_US_MSB:`RCLINK_SHIM_CBFC_TIMING_SYNC_US_LSB];
+    wire        ut_fire = ut_pend && us_tick && ut_cnt == 8'd1;
+    wire        st_fire = st_run && us_tick && st_cnt == 16'd1;
+    wire        st_pending = peer_epoch == 16'd0 ||
+                             (loaded & peer_loaded & ~acked) != 8'd0;
+    wire        st_send = st_fire && (ut_pend || quiet != 2'd3 || st_pending);
+    wire        fr_now = u_freed && t_upd == 8'd0;
+    reg         ctrl_q;                  // SHIM_CBFC_CTRL written (loaded)
+    wire        want = ctrl_q || ut_fire || st_send || fr_now;
+    always @(posedge clk) begin
+        us_tick <= us_div == US_CYC - 1;
+        ctrl_q <= !rst && ctrl_wr;
+        us_div <= us_div == US_CYC - 1 ? 8'd0 : us_div + 8'd1;
+        if (rst) begin
+            timing <= `RCLINK_SHIM_CBFC_TIMING_RSTVAL;
+            us_div <= 8'd0;
+            ut_pend <= 1'b0;
+            st_run <= 1'b0;
+            quiet <= 2'd0;
+            upd_req <= 1'b0;
+            cnt_upd_tx <= 64'd0;
+        end else begin
+            if (wr && addr == `RCLINK_SHIM_CBFC_TIMING)
+                timing <= rclink_reg_wmerge(addr, timing, wdata, wmask);
+            // the update timer: started by freed credits, stopped by any
+            // update (the model's timer_del at each send)
+            if (want)
+                ut_pend <= 1'b0;
+            else if (u_freed && !ut_pend) begin
+                ut_pend <= 1'b1;
+                ut_cnt <= t_upd;
+            end else if (ut_pend && us_tick)
+                ut_cnt <= ut_cnt - 8'd1;
+            // the periodic timer: (re)armed by a write of the control or
+            // timing register and at each period, while a VC is loaded
+            if (ctrl_q || st_fire ||
+                (wr && addr == `RCLINK_SHIM_CBFC_TIMING) || !st_run) begin
+                st_run <= t_sync != 16'd0 && loaded != 8'd0;
+                st_cnt <= t_sync;
+            end else if (us_tick)
+                st_cnt <= st_cnt - 16'd1;
+            if (ctrl_q || u_freed || c3_oh != 8'd0)
+                quiet <= 2'd0;
+            else if (st_fire && !ut_pend && quiet != 2'd3)
+                quiet <= quiet + 2'd1;
+            // a request goes with the next gap; none without the link or
+            // without a loaded VC
+            if (!link_up || loaded == 8'd0)
+                upd_req <= 1'b0;
+            else if (want)
+                upd_req <= 1'b1;
+            else if (ins)
+                upd_req <= 1'b0;
+            if (ins)
+                cnt_upd_tx <= cnt_upd_tx + 64'd1;
+        end
+    end
+
+    // the frame (formats: CBFC): to TX_FC_DADDR's and from TX_FC_SADDR's
+    // reset values (the MAC's static registers are not followed)
+    localparam [31:0] FC_DA_HI = `RCLINK_TX_FC_DADDR_HI_RSTVAL;
+    localparam [31:0] FC_DA_LO = `RCLINK_TX_FC_DADDR_LO_RSTVAL;
+    localparam [31:0] FC_SA_HI = `RCLINK_TX_FC_SADDR_HI_RSTVAL;
+    localparam [31:0] FC_SA_LO = `RCLINK_TX_FC_SADDR_LO_RSTVAL;
+    always @* begin
+        upd_dat = {DW{1'b0}};
+        upd_dat[DW-1 -: 176] = {FC_DA_HI[15:0], FC_DA_LO, FC_SA_HI[15:0], FC_SA_LO, 16'h8808, 16'h0102, loaded,
+                                based & loaded, epoch, peer_epoch};
+        for (ui = 0; ui < 8; ui = ui + 1)
+            upd_dat[DW - 1 - 8 * 22 - 64 * ui -: 64] =
+                loaded[ui] ? {sent[ui], recv[ui]} : 64'd0;
     end
 
     // ================================================ register reads
@@ -494,6 +701,8 @@ module rclink_mac (
         `RCLINK_SHIM_MAC_CTRL_DROP:   rv = cnt_ctrl_drop;
         `RCLINK_SHIM_CBFC_UPD_RX:     rv = cnt_upd_rx;
         `RCLINK_SHIM_CBFC_RESYNC:     rv = cnt_resync;
+        `RCLINK_SHIM_CBFC_UPD_TX:     rv = cnt_upd_tx;
+        `RCLINK_SHIM_CBFC_TIMING:     rv = timing;
         // vc_on needs the flows' credit_uf_limit (a later step): 0
         `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, 8'd0};
         `RCLINK_DMAQ_DFX_CBFC_CF0:    rv = cf[63:0];

@@ -172,11 +172,12 @@ class Mac:
         for n in ("vld", "fs", "fe"):
             sig(n).value = 0
 
-    async def ip_send(self, data, vlan=0, gap=0.0):
-        """The IP sends a frame on TX2MAC_* (on credits: no ready)."""
+    async def ip_send(self, data, vlan=0, gap=0.0, cbfc=0):
+        """The IP sends a frame on TX2MAC_* (on credits: no ready);
+        cbfc: TX2MAC_CBFC_VCID_O (a bit per VC)."""
         t2 = data[12:14] == ETH_T2.to_bytes(2, "big")
         await self._drive("tx2mac_", data, gap, vlan=vlan, vcid=5,
-                          mcast=int(t2))
+                          mcast=int(t2), cbfc_vcid=cbfc)
 
     async def mac_recv(self, data, gap=0.0):
         """The MAC adapter hands a frame over on emac_rx_* (valid/ready)."""
@@ -542,3 +543,135 @@ async def test_mac_cbfc_upd_epochs(dut):
         want += n
         assert await rs() - base == want, (hex(ep), totals, want)
     assert mac.cbfc_ret == [], mac.cbfc_ret
+
+
+def parse_update(f):
+    """(mask, based, epoch, peer epoch, {vc: (sent, freed)}) of an update
+    frame the shim sent, checked for its fixed fields."""
+    assert len(f) == 86, len(f)
+    assert f[:6] == bytes([0x01, 0x80, 0xC2, 0, 0, 0x01]), f[:6].hex()
+    assert f[12:16] == bytes([0x88, 0x08, 0x01, 0x02]), f[12:16].hex()
+    totals = {}
+    for v in range(8):
+        e = f[22 + 8 * v:30 + 8 * v]
+        totals[v] = (int.from_bytes(e[:4], "big"), int.from_bytes(e[4:], "big"))
+    return (f[16], f[17], int.from_bytes(f[18:20], "big"),
+            int.from_bytes(f[20:22], "big"), totals)
+
+
+def credits(length, size, ovhd):
+    b = length + ovhd
+    return 1 if b <= 0 else -(-b // size)
+
+
+@cocotb.test()
+async def test_mac_cbfc_upd_tx(dut):
+    """Update frames built on TX: one at each write of SHIM_CBFC_CTRL,
+    every sync_us while totals change, update_us after the partner's
+    update freed credits; 86 bytes between the IP's frames, never inside
+    one, on a MAC credit of the shim's own (every credit of the IP's beats
+    still reaches the IP).  SENT counts each frame of a loaded VC
+    (TX2MAC_CBFC_VCID_O) at ceil((length + pkt_ovhd) / credit_size), at
+    least one; FREED is the partner's SENT once based; the partner's
+    FREED growth of this board's epoch comes back on MAC2TX_CBFC_VLD_I/
+    NUM_I (0x7fff at most a time), a FREED gone back is a debt."""
+    tb, drv, mac = await setup(dut, 8)
+    rng = random.Random(18)
+    bar0 = drv.bar0
+    cnt = lambda n: bar0.read_qword(reg(n))  # noqa: E731
+    tx0, upd0 = await cnt("SHIM_WIRE_TX_FRAMES"), await cnt("SHIM_CBFC_UPD_TX")
+    await bar0.write_qword(reg("SHIM_CBFC_TIMING"), 1 | 4 << 16)
+    assert await cnt("SHIM_CBFC_TIMING") == 1 | 4 << 16
+    cfg = {1: (0, 32, 4), 4: (2, 128, -20)}        # code, bytes, ovhd
+    for v, (code, _, ovhd) in cfg.items():
+        await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v,
+                               500 | code << 16 | (ovhd & 0x3FF) << 20)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 1 | 1 << 4)
+    await status(bar0, mac)
+    upds = lambda: [f for f in mac.tx_wire  # noqa: E731
+                    if f[12:14] == ETH_CTRL.to_bytes(2, "big")]
+    assert len(upds()) == 1, len(upds())
+    mask, based, epoch, pep, totals = parse_update(upds()[0])
+    assert (mask, based, pep) == (0b10010, 0, 0) and epoch != 0
+    assert all(t == (0, 0) for t in totals.values()), totals
+    # the IP sends on VC 1, 4, an unloaded VC 6 and no VC
+    sent = {1: 0, 4: 0}
+    data = []
+    for i in range(10 if SHORT else 30):
+        vc = rng.choice([1, 4, 6, None])
+        f = frame(rng, ETH_T1, rng.choice([60, 127, 128, 129, 300, 1500]))
+        await mac.ip_send(f, gap=0.3, cbfc=0 if vc is None else 1 << vc)
+        data.append(f)
+        if vc in sent:
+            sent[vc] += credits(len(f), cfg[vc][1], cfg[vc][2])
+    await mac.idle(3 * 250)
+    last = parse_update(upds()[-1])
+    assert {v: last[4][v][0] for v in sent} == sent, (last[4], sent)
+    assert [f for f in mac.tx_wire
+            if f[12:14] != ETH_CTRL.to_bytes(2, "big")] == data
+    n_upd = len(upds())
+    assert n_upd >= 2
+    assert await cnt("SHIM_CBFC_UPD_TX") - upd0 == n_upd
+    assert await cnt("SHIM_WIRE_TX_FRAMES") - tx0 == n_upd + len(data)
+    ip_beats = sum(len(beats(f)) for f in data)
+    assert mac.ip_credits == ip_beats, (mac.ip_credits, ip_beats)
+    assert mac.mac_beats == ip_beats + n_upd
+    # the partner's update: its SENT becomes this board's FREED (based),
+    # its FREED of this board's epoch comes back to the IP
+    pe = 0x5A5A
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                              {1: (70, 10), 4: (9, 5)}))
+    await mac.idle(2 * 250)
+    assert returned(mac) == {1: 10, 4: 5}, mac.cbfc_ret
+    mask, based, ep2, pep, totals = parse_update(upds()[-1])
+    assert (mask, based, ep2, pep) == (0b10010, 0b10010, epoch, pe)
+    assert totals[1][1] == 70 and totals[4][1] == 9, totals
+    # large growth: NUM_I's 15 bits a time
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                              {1: (70, 40010), 4: (9, 5)}))
+    await mac.idle(40)
+    assert returned(mac) == {1: 40010, 4: 5}, mac.cbfc_ret
+    assert max(n for _, n in mac.cbfc_ret) == 0x7FFF
+    # FREED back by 1000: a debt; 500 more pays half; 600 more returns 100
+    rs0 = await cnt("SHIM_CBFC_RESYNC")
+    for fr in (39010, 39510, 40110):
+        await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                                  {1: (70, fr), 4: (9, 5)}))
+        await mac.idle(40)
+    assert returned(mac) == {1: 40110, 4: 5}, mac.cbfc_ret
+    assert await cnt("SHIM_CBFC_RESYNC") - rs0 == 1
+    # FREED of another epoch of this board: nothing comes back
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch ^ 0x100,
+                              {1: (70, 50000), 4: (9, 500)}))
+    await mac.idle(40)
+    assert returned(mac) == {1: 40110, 4: 5}, mac.cbfc_ret
+    # a reload of VC 4: its credits are the limit less what is out
+    # (SENT less the partner's FREED): that much growth returns nothing
+    out4 = sent[4] - 5
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 4)
+    await status(bar0, mac)
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                              {1: (70, 40110), 4: (9, 5 + out4 + 3)}))
+    await mac.idle(40)
+    assert returned(mac) == {1: 40110, 4: 8}, mac.cbfc_ret
+    # an update due while the IP pauses inside a frame waits for its end
+    f = frame(rng, ETH_T1, 3 * DW - 5)
+    bs = beats(f)
+    n_upd = len(upds())
+
+    async def beat(b):
+        await FallingEdge(dut.user_clk)
+        dut.tx2mac_dat.value, dut.tx2mac_be.value = b[0], b[1]
+        dut.tx2mac_fs.value, dut.tx2mac_fe.value = b[2], b[3]
+        dut.tx2mac_vld.value = 1
+        await FallingEdge(dut.user_clk)
+        dut.tx2mac_vld.value = 0
+    await beat(bs[0])
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 1)
+    await status(bar0, mac)
+    assert len(upds()) == n_upd
+    for b in bs[1:]:
+        await beat(b)
+    await mac.idle(20)
+    assert mac.tx_wire[-2:] == [f, upds()[-1]], mac.tx_wire[-2:]
+    assert len(upds()) == n_upd + 1
