@@ -28,6 +28,9 @@
 //     frames at each SHIM_CBFC_CTRL write, update_us after credits were
 //     freed, every sync_us while needed (SHIM_CBFC_TIMING), on a MAC
 //     credit the shim keeps of its own (SHIM_CBFC_UPD_TX).
+//   The IP's CBFC status: the flows of AFH_CFG_EN (followed from the
+//     shim's writes, as RX_CLASS_CFG) against DFX_CBFC_CF_O and their
+//     credit_uf_limit: SHIM_CBFC_STATUS.vc_on, SHIM_CBFC_TX_BLOCKED.
 //   CBFC configuration: SHIM_CBFC_CTRL.load drives MAC2TX_CBFC_RST_I, one
 //     VC a cycle with that VC's SHIM_CBFC_VC_CFG on the configuration
 //     outputs; SHIM_CBFC_CTRL.reset drives MAC2TX_CBFC_RESET_I for a
@@ -112,24 +115,33 @@ module rclink_mac (
     // from the shim's writes of RX_CLASS_CFG that the IP took (OKAY), and
     // back to their reset values with the IP's reset.
     localparam [63:0] CLS_RST = `RCLINK_RX_CLASS_CFG_RSTVAL;
+    localparam [63:0] AFH_RST = `RCLINK_AFH_CFG_EN_RSTVAL;
     reg  [63:0] cls;                    // RX_CLASS_CFG as the IP holds it
     reg         cls_wr;                 // a write of it is out
+    reg  [63:0] afh;                    // AFH_CFG_EN likewise (CBFC status)
+    reg         afh_wr;
     reg  [63:0] cls_wd;
     reg  [7:0]  cls_ws;
     integer     bi;
     always @(posedge clk) begin
         if (rc_req) begin
             cls_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_RX_CLASS_CFG;
+            afh_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_AFH_CFG_EN;
             cls_wd <= rc_wdata;
             cls_ws <= rc_wstrb;
         end
         if (rst) begin
             cls <= CLS_RST;
             cls_wr <= 1'b0;
-        end else if (rc_done && cls_wr && !rc_err) begin
-            for (bi = 0; bi < 8; bi = bi + 1)
-                if (cls_ws[bi])
+            afh <= AFH_RST;
+            afh_wr <= 1'b0;
+        end else if (rc_done && !rc_err) begin
+            for (bi = 0; bi < 8; bi = bi + 1) begin
+                if (cls_wr && cls_ws[bi])
                     cls[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+                if (afh_wr && cls_ws[bi])
+                    afh[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+            end
         end
     end
     wire [15:0] udp1 = cls[`RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT_MSB:`RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT_LSB];
@@ -336,6 +348,7 @@ module rclink_mac (
     reg  [111:0] cf;                    // DFX_CBFC_CF_O, a cycle late
     integer     vi;
     wire        a_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
+    wire        a_blk = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_TX_BLOCKED;
     wire        ctrl_wr = wr && addr == `RCLINK_SHIM_CBFC_CTRL;
     wire [7:0]  ld_req = wdata[`RCLINK_SHIM_CBFC_CTRL_LOAD_MSB:`RCLINK_SHIM_CBFC_CTRL_LOAD_LSB] &
                          wmask[`RCLINK_SHIM_CBFC_CTRL_LOAD_MSB:`RCLINK_SHIM_CBFC_CTRL_LOAD_LSB];
@@ -427,7 +440,9 @@ module rclink_mac (
     reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
     always @* for (ui = 0; ui < 8; ui = ui + 1) ld_out[ui] = seen[ui] - sent[ui];
     reg  [4:0]  resync_n;
-    reg         u_freed;                 // U2 changed the totals
+    reg         u_freed;                 // U2 changed the totals (U4)
+    reg  [7:0]  u_chg;                   // (U3)
+    reg         u_new;
     wire        ep_new = u_epoch != peer_epoch;
     wire [7:0]  ours = u_pepoch == epoch ? u_based : 8'd0;
     wire [7:0]  umask = u_mask & loaded;
@@ -458,7 +473,9 @@ module rclink_mac (
             inc[ui] <= u_vld && umask[ui] && ours[ui] ?
                        {{2{dfr[ui][31]}}, dfr[ui]} : 34'd0;
         resync_n <= u_vld ? nres : 5'd0;
-        u_freed <= u_vld && (ep_new || chg != 8'd0);
+        u_chg <= u_vld ? chg : 8'd0;
+        u_new <= u_vld && ep_new;
+        u_freed <= u_new || u_chg != 8'd0;
         if (rst) begin
             epoch <= epoch == 16'hffff ? 16'd1 : epoch + 16'd1;
             peer_epoch <= 16'd0;
@@ -493,16 +510,19 @@ module rclink_mac (
     // for the partner's next returns.  A CBFC reset clears the IP's
     // credits: nothing is owed; a load sets the IP's credits to the limit.
     reg         dr_ph, dr_go;
-    reg  [2:0]  dr_v;
+    reg  [7:0]  dr_oh;                   // the VC's turn (one-hot)
     reg  [14:0] dr_num;
     reg  [39:0] dr_cand;
-    wire [7:0]  dr_oh = 8'd1 << dr_v;
-    always @* dr_cand = ret[dr_v];
+    always @* begin
+        dr_cand = 40'd0;
+        for (ui = 0; ui < 8; ui = ui + 1)
+            dr_cand = dr_cand | (ret[ui] & {40{dr_oh[ui]}});
+    end
     always @(posedge clk) begin
         if (rst) begin
             dr_ph <= 1'b0;
             dr_go <= 1'b0;
-            dr_v <= 3'd0;
+            dr_oh <= 8'd1;
             cvld_q <= 8'd0;
             for (ui = 0; ui < 8; ui = ui + 1)
                 ret[ui] <= 40'd0;
@@ -513,7 +533,7 @@ module rclink_mac (
                 dr_go <= !dr_cand[39] && dr_cand != 40'd0;
                 dr_num <= dr_cand[38:15] != 24'd0 ? 15'h7fff : dr_cand[14:0];
             end else begin
-                dr_v <= dr_v + 3'd1;
+                dr_oh <= {dr_oh[6:0], dr_oh[7]};
                 dr_go <= 1'b0;
                 cvld_q <= dr_go ? dr_oh : 8'd0;
                 cnum_q <= dr_num;
@@ -689,6 +709,129 @@ module rclink_mac (
                 loaded[ui] ? {sent[ui], recv[ui]} : 64'd0;
     end
 
+    // ================================================ the IP's CBFC status
+    // (seed 000, 工作阶段 流控触发; shim.rst "CBFC", Sending): a flow under
+    // CBFC (AFH_CFG_EN: stop_cbfc_en 0, its enable) is on while its VC is
+    // loaded, software_ctrl_cbfc_vc_status has the VC and its credits
+    // (DFX_CBFC_CF_O) are at least credit_uf_limit maximum frames of it
+    // (uf 0: always).  SHIM_CBFC_STATUS.vc_on: the VCs of the flows on;
+    // SHIM_CBFC_TX_BLOCKED[v]: the times VC v's bit went to 0.  A pipeline
+    // per flow: P1 the frame plus overhead, P2 rounded up, P3 the credits
+    // of a maximum frame, P4 times uf, P5 compared, P6 the VC's bit.
+    localparam FMAX_T1 = `RCLINK_PARAM_TYPE1_PKT_LEN + 128;
+    localparam FMAX_T2 = `RCLINK_PARAM_TYPE2_PKT_LEN + 128;
+    localparam FMAX_T3 = 4096;          // the TX MD's largest frame
+    function integer f_en;              // AFH_CFG_EN: flow f's enable
+        input integer f;
+        f_en = f < 5 ? 6 + f : f == 5 ? 33 : 11;
+    endfunction
+    function integer f_vc;              // and its VC field
+        input integer f;
+        f_vc = 12 + 3 * f;
+    endfunction
+    function [5:0] f_uf;
+        input integer f;
+        f_uf = f < 4 ? `RCLINK_AFH_CFG_EN_TYPE1_CREDIT_UF_LIMIT_CBFC_LSB :
+               f == 4 ? `RCLINK_AFH_CFG_EN_ACK_CREDIT_UF_LIMIT_CBFC_LSB :
+               f == 5 ? `RCLINK_AFH_CFG_EN_TYPE2_CREDIT_UF_LIMIT_CBFC_LSB :
+                        `RCLINK_AFH_CFG_EN_TYPE3_CREDIT_UF_LIMIT_CBFC_LSB;
+    endfunction
+    function [12:0] f_max;
+        input integer f;
+        f_max = f < 4 ? FMAX_T1 : f == 4 ? 128 : f == 5 ? FMAX_T2 : FMAX_T3;
+    endfunction
+    reg  [2:0]  p_vc [0:6];
+    reg  [6:0]  p1_act, p2_act, p3_act, p4_act, p5_on;
+    reg  [2:0]  p4_vc [0:6];
+    reg  [2:0]  p5_vc [0:6];
+    reg  [2:0]  p1_uf [0:6];
+    reg  [14:0] p1_b [0:6];
+    reg  [2:0]  p1_sz [0:6];
+    reg  [14:0] p2_r [0:6];
+    reg  [2:0]  p2_sz [0:6];
+    reg  [6:0]  p2_pos;
+    reg  [12:0] p3_max [0:6];
+    reg  [15:0] p4_need [0:6];
+    reg  [7:0]  vc_on, vc_on_q;
+    reg  [63:0] cnt_blocked [0:7];
+    reg  [63:0] p_cfg [0:6];
+    reg  [10:0] p_m1 [0:6];
+    integer     pf, pv, qf;
+    always @* begin
+        for (qf = 0; qf < 7; qf = qf + 1) begin
+            p_cfg[qf] = vc_cfg[afh[f_vc(qf) +: 3]];
+            case (p1_sz[qf])
+            3'd0: p_m1[qf] = 11'd31;
+            3'd1: p_m1[qf] = 11'd63;
+            3'd2: p_m1[qf] = 11'd127;
+            3'd3: p_m1[qf] = 11'd255;
+            3'd4: p_m1[qf] = 11'd1023;
+            default: p_m1[qf] = 11'd2047;
+            endcase
+        end
+    end
+    wire [7:0]  sw_vc = afh[`RCLINK_AFH_CFG_EN_SOFTWARE_CTRL_CBFC_VC_STATUS_MSB:`RCLINK_AFH_CFG_EN_SOFTWARE_CTRL_CBFC_VC_STATUS_LSB];
+    always @(posedge clk) begin
+        for (pf = 0; pf < 7; pf = pf + 1) begin
+            // P1
+            p_vc[pf] <= afh[f_vc(pf) +: 3];
+            // (its gate from one sample of the registers, carried along:
+            // a write changes a flow's status once)
+            p1_act[pf] <= !afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB] &&
+                          afh[f_en(pf)] && sw_vc[afh[f_vc(pf) +: 3]] &&
+                          loaded[afh[f_vc(pf) +: 3]];
+            p2_act[pf] <= p1_act[pf];
+            p3_act[pf] <= p2_act[pf];
+            p4_act[pf] <= p3_act[pf];
+            p1_uf[pf] <= afh[f_uf(pf) +: 3];
+            p1_b[pf] <= {2'd0, f_max(pf)} +
+                        {{5{p_cfg[pf][`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
+                         p_cfg[pf][`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
+            p1_sz[pf] <= p_cfg[pf][`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
+            // P2
+            p2_pos[pf] <= !p1_b[pf][14] && p1_b[pf] != 15'd0;
+            p2_r[pf] <= p1_b[pf] + {4'd0, p_m1[pf]};
+            p2_sz[pf] <= p1_sz[pf];
+            // P3
+            if (!p2_pos[pf])
+                p3_max[pf] <= 13'd1;
+            else case (p2_sz[pf])
+                3'd0: p3_max[pf] <= {3'd0, p2_r[pf][14:5]};
+                3'd1: p3_max[pf] <= {4'd0, p2_r[pf][14:6]};
+                3'd2: p3_max[pf] <= {5'd0, p2_r[pf][14:7]};
+                3'd3: p3_max[pf] <= {6'd0, p2_r[pf][14:8]};
+                3'd4: p3_max[pf] <= {8'd0, p2_r[pf][14:10]};
+                default: p3_max[pf] <= {9'd0, p2_r[pf][14:11]};
+            endcase
+            // P4
+            p4_need[pf] <= (p1_uf[pf][0] ? {3'd0, p3_max[pf]} : 16'd0) +
+                           (p1_uf[pf][1] ? {2'd0, p3_max[pf], 1'b0} : 16'd0) +
+                           (p1_uf[pf][2] ? {1'd0, p3_max[pf], 2'b0} : 16'd0);
+            // P5
+            p4_vc[pf] <= p_vc[pf];
+            p5_vc[pf] <= p4_vc[pf];
+            p5_on[pf] <= p4_act[pf] && cf[16 * pf +: 16] >= p4_need[pf];
+        end
+        // P6
+        for (pv = 0; pv < 8; pv = pv + 1) begin
+            vc_on[pv] <= 1'b0;
+            for (pf = 0; pf < 7; pf = pf + 1)
+                if (p5_on[pf] && p5_vc[pf] == pv[2:0])
+                    vc_on[pv] <= 1'b1;
+        end
+        vc_on_q <= vc_on;
+        if (rst) begin
+            vc_on <= 8'd0;
+            vc_on_q <= 8'd0;
+            for (pv = 0; pv < 8; pv = pv + 1)
+                cnt_blocked[pv] <= 64'd0;
+        end else begin
+            for (pv = 0; pv < 8; pv = pv + 1)
+                if (vc_on_q[pv] && !vc_on[pv])
+                    cnt_blocked[pv] <= cnt_blocked[pv] + 64'd1;
+        end
+    end
+
     // ================================================ register reads
     reg [63:0] rv;
     reg        mine;
@@ -703,13 +846,12 @@ module rclink_mac (
         `RCLINK_SHIM_CBFC_RESYNC:     rv = cnt_resync;
         `RCLINK_SHIM_CBFC_UPD_TX:     rv = cnt_upd_tx;
         `RCLINK_SHIM_CBFC_TIMING:     rv = timing;
-        // vc_on needs the flows' credit_uf_limit (a later step): 0
-        `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, 8'd0};
+        `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, vc_on};
         `RCLINK_DMAQ_DFX_CBFC_CF0:    rv = cf[63:0];
         `RCLINK_DMAQ_DFX_CBFC_CF1:    rv = {16'd0, cf[111:64]};
         default: begin
-            rv = vc_cfg[addr[5:3]];
-            mine = a_cfg;
+            rv = a_cfg ? vc_cfg[addr[5:3]] : cnt_blocked[addr[5:3]];
+            mine = a_cfg || a_blk;
         end
         endcase
     end

@@ -675,3 +675,48 @@ async def test_mac_cbfc_upd_tx(dut):
     await mac.idle(20)
     assert mac.tx_wire[-2:] == [f, upds()[-1]], mac.tx_wire[-2:]
     assert len(upds()) == n_upd + 1
+
+
+@cocotb.test()
+async def test_mac_cbfc_vc_on(dut):
+    """SHIM_CBFC_STATUS.vc_on: a flow under CBFC (AFH_CFG_EN, which the
+    shim follows from the driver's writes) is on while its VC is loaded,
+    software_ctrl_cbfc_vc_status has it and DFX_CBFC_CF_O holds at least
+    credit_uf_limit maximum frames (TYPE3: 4096 bytes); each fall of a
+    VC's bit counts in SHIM_CBFC_TX_BLOCKED[v]."""
+    tb, drv, mac = await setup(dut, 9)
+    bar0 = drv.bar0
+    blk = lambda v: bar0.read_qword(reg("SHIM_CBFC_TX_BLOCKED") + 8 * v)  # noqa: E731,E501
+    # TYPE3 on VC 2 (1024-byte credits, overhead 0: 4 a frame, uf 2: 8),
+    # TYPE2 on VC 5 (uf 1)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 2, 100 | 4 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 5, 100 | 2 << 16)
+    afh = (1 << 11 | 2 << 30 | 2 << 42 | 1 << 33 | 5 << 27 | 1 << 39 |
+           0xFF << 52)
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh)
+    assert await bar0.read_qword(reg("AFH_CFG_EN")) == afh
+
+    async def cfs(t3, t2):
+        dut.dfx_cbfc_cf.value = t3 << 96 | t2 << 80
+        await mac.idle(12)
+        return (await bar0.read_qword(reg("SHIM_CBFC_STATUS"))) & 0xFF
+    # not loaded: off whatever the credits
+    assert await cfs(100, 0xFFFF) == 0
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 2 | 1 << 5)
+    b2, b5 = await blk(2), await blk(5)
+    st = await cfs(8, 0xFFFF)
+    assert st == 1 << 2 | 1 << 5, hex(st)
+    assert await cfs(7, 0xFFFF) == 1 << 5
+    assert await blk(2) - b2 == 1
+    assert await cfs(8, 0) == 1 << 2
+    assert await blk(5) - b5 == 1
+    assert await cfs(9, 0xFFFF) == 1 << 2 | 1 << 5
+    # software_ctrl_cbfc_vc_status without VC 2: off
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh & ~(1 << 54))
+    assert await cfs(9, 0xFFFF) == 1 << 5
+    assert await blk(2) - b2 == 2
+    # stop_cbfc_en: nothing under CBFC
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh | 1 << 5)
+    assert await cfs(9, 0xFFFF) == 0
+    got = (await blk(2) - b2, await blk(5) - b5)
+    assert got == (2, 2), got
