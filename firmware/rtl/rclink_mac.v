@@ -435,7 +435,6 @@ module rclink_mac (
     reg  [31:0] seen [0:7];              // the partner's FREED, last seen
     reg  [31:0] recv [0:7];              // receive totals (= freed here)
     reg  [33:0] inc [0:7];               // U2 -> ret: FREED's growth
-    reg  [39:0] ret [0:7];               // credits owed to the IP (signed)
     reg  [31:0] sent [0:7];              // credits this board sent (SENT)
     reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
     always @* for (ui = 0; ui < 8; ui = ui + 1) ld_out[ui] = seen[ui] - sent[ui];
@@ -443,8 +442,10 @@ module rclink_mac (
     reg         u_freed;                 // U2 changed the totals (U4)
     reg  [7:0]  u_chg;                   // (U3)
     reg         u_new;
-    wire        ep_new = u_epoch != peer_epoch;
-    wire [7:0]  ours = u_pepoch == epoch ? u_based : 8'd0;
+    // the epochs compared on the way into U1 (the partner's epoch as the
+    // frame in U2 leaves it)
+    reg         ep_new;
+    reg  [7:0]  ours;
     wire [7:0]  umask = u_mask & loaded;
     wire [7:0]  based_e = ep_new ? 8'd0 : based;
     reg  [7:0]  neg_fr, neg_sn, chg;
@@ -459,7 +460,7 @@ module rclink_mac (
             dsn[ui] = u_sent[ui] - recv[ui];
             neg_fr[ui] = umask[ui] && ours[ui] && dfr[ui][31];
             neg_sn[ui] = umask[ui] && based_e[ui] && dsn[ui][31];
-            chg[ui] = umask[ui] && (!based_e[ui] || dsn[ui] != 32'd0);
+            chg[ui] = umask[ui] && (!based_e[ui] || u_sent[ui] != recv[ui]);
             nres = nres + {4'd0, neg_fr[ui]} + {4'd0, neg_sn[ui]};
         end
     end
@@ -467,6 +468,8 @@ module rclink_mac (
     always @(posedge clk) begin
         u_vld <= !rst && s_pop && s_fs && s_ctrl && s_upd;
         {u_mask, u_based, u_epoch, u_pepoch} <= s_beat[U_HI - 16 -: 48];
+        ep_new <= s_beat[U_HI - 32 -: 16] != (u_vld ? u_epoch : peer_epoch);
+        ours <= s_beat[U_HI - 48 -: 16] == epoch ? s_beat[U_HI - 24 -: 8] : 8'd0;
         for (ui = 0; ui < 8; ui = ui + 1)
             {u_sent[ui], u_fr[ui]} <= s_beat[U_HI - 64 - 64 * ui -: 64];
         for (ui = 0; ui < 8; ui = ui + 1)
@@ -504,49 +507,77 @@ module rclink_mac (
         end
     end
 
-    // the credits owed to the IP, one VC every other cycle (a VC's count
-    // is read in one cycle, taken down in the next): at most 0x7fff
-    // (NUM_I's width) a time; a negative count (FREED went back) waits
+    // the credits owed to the IP: per VC the total owed (tot: FREED's
+    // growth) and the total given (given); one VC every third cycle (0:
+    // picked from avail, 1: given, 2: avail settles), at most 0x7fff
+    // (NUM_I's width) a time; a negative avail (FREED went back) waits
     // for the partner's next returns.  A CBFC reset clears the IP's
-    // credits: nothing is owed; a load sets the IP's credits to the limit.
-    reg         dr_ph, dr_go;
+    // credits: nothing is owed; a load sets the IP's credits to the limit,
+    // less what is still out (sent, not freed): owed negative.  The
+    // write's effect a cycle late (k_*), from registers.
+    reg  [1:0]  dr_ph;
+    reg         dr_go;
     reg  [7:0]  dr_oh;                   // the VC's turn (one-hot)
     reg  [14:0] dr_num;
-    reg  [39:0] dr_cand;
+    reg  [39:0] tot [0:7];
+    reg  [39:0] given [0:7];
+    reg  [39:0] avail [0:7];
+    reg  [39:0] ld_q [0:7];
+    reg  [7:0]  av_pos, av_big, k_clr, k_set;
+    reg  [39:0] av_d [0:7];
+    reg  [14:0] dr_low;
+    reg         dr_pos, dr_big;
     always @* begin
-        dr_cand = 40'd0;
-        for (ui = 0; ui < 8; ui = ui + 1)
-            dr_cand = dr_cand | (ret[ui] & {40{dr_oh[ui]}});
+        dr_low = 15'd0;
+        dr_pos = 1'b0;
+        dr_big = 1'b0;
+        for (ui = 0; ui < 8; ui = ui + 1) begin
+            av_d[ui] = tot[ui] - given[ui];
+            dr_low = dr_low | (avail[ui][14:0] & {15{dr_oh[ui]}});
+            dr_pos = dr_pos | (av_pos[ui] & dr_oh[ui]);
+            dr_big = dr_big | (av_big[ui] & dr_oh[ui]);
+        end
     end
     always @(posedge clk) begin
+        k_clr <= ctrl_wr ? (rs_req ? 8'hff : 8'd0) | (ld_req & size_ok) : 8'd0;
+        k_set <= ctrl_wr ? ld_req & size_ok : 8'd0;
+        for (ui = 0; ui < 8; ui = ui + 1) begin
+            ld_q[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
+            avail[ui] <= av_d[ui];
+            av_pos[ui] <= !av_d[ui][39] && av_d[ui] != 40'd0;
+            av_big[ui] <= !av_d[ui][39] && av_d[ui][38:15] != 24'd0;
+        end
         if (rst) begin
-            dr_ph <= 1'b0;
+            dr_ph <= 2'd0;
             dr_go <= 1'b0;
             dr_oh <= 8'd1;
             cvld_q <= 8'd0;
-            for (ui = 0; ui < 8; ui = ui + 1)
-                ret[ui] <= 40'd0;
+            for (ui = 0; ui < 8; ui = ui + 1) begin
+                tot[ui] <= 40'd0;
+                given[ui] <= 40'd0;
+            end
         end else begin
-            dr_ph <= !dr_ph;
+            dr_ph <= dr_ph == 2'd2 ? 2'd0 : dr_ph + 2'd1;
             cvld_q <= 8'd0;
-            if (!dr_ph) begin
-                dr_go <= !dr_cand[39] && dr_cand != 40'd0;
-                dr_num <= dr_cand[38:15] != 24'd0 ? 15'h7fff : dr_cand[14:0];
-            end else begin
+            if (dr_ph == 2'd0) begin
+                dr_go <= dr_pos;
+                dr_num <= dr_big ? 15'h7fff : dr_low;
+            end
+            if (dr_ph == 2'd1) begin
                 dr_oh <= {dr_oh[6:0], dr_oh[7]};
                 dr_go <= 1'b0;
                 cvld_q <= dr_go ? dr_oh : 8'd0;
                 cnum_q <= dr_num;
             end
             for (ui = 0; ui < 8; ui = ui + 1) begin
-                if (ctrl_wr && rs_req && !ld_req[ui])
-                    ret[ui] <= 40'd0;
-                else if (ctrl_wr && ld_req[ui] && size_ok[ui])
-                    // the limit less what is still out (sent, not freed)
-                    ret[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
-                else
-                    ret[ui] <= ret[ui] + {{6{inc[ui][33]}}, inc[ui]} -
-                               (dr_ph && dr_go && dr_oh[ui] ? {25'd0, dr_num} : 40'd0);
+                if (k_clr[ui]) begin
+                    tot[ui] <= k_set[ui] ? ld_q[ui] : 40'd0;
+                    given[ui] <= 40'd0;
+                end else begin
+                    tot[ui] <= tot[ui] + {{6{inc[ui][33]}}, inc[ui]};
+                    if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
+                        given[ui] <= given[ui] + {25'd0, dr_num};
+                end
             end
         end
     end
