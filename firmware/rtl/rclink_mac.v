@@ -438,7 +438,9 @@ module rclink_mac (
     reg  [31:0] sent [0:7];              // credits this board sent (SENT)
     reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
     always @* for (ui = 0; ui < 8; ui = ui + 1) ld_out[ui] = seen[ui] - sent[ui];
-    reg  [4:0]  resync_n;
+    reg  [4:0]  resync_n;                // (U4, from r_* of U3)
+    reg  [7:0]  r_fr, r_sn;
+    reg         r_ep;
     reg         u_freed;                 // U2 changed the totals (U4)
     reg  [7:0]  u_chg;                   // (U3)
     reg         u_new;
@@ -454,14 +456,14 @@ module rclink_mac (
     reg  [4:0]  nres;
     integer     ui;
     always @* begin
-        nres = {4'd0, ep_new && peer_epoch != 16'd0};
+        nres = {4'd0, r_ep};
         for (ui = 0; ui < 8; ui = ui + 1) begin
             dfr[ui] = u_fr[ui] - seen[ui];
             dsn[ui] = u_sent[ui] - recv[ui];
             neg_fr[ui] = umask[ui] && ours[ui] && dfr[ui][31];
             neg_sn[ui] = umask[ui] && based_e[ui] && dsn[ui][31];
             chg[ui] = umask[ui] && (!based_e[ui] || u_sent[ui] != recv[ui]);
-            nres = nres + {4'd0, neg_fr[ui]} + {4'd0, neg_sn[ui]};
+            nres = nres + {4'd0, r_fr[ui]} + {4'd0, r_sn[ui]};
         end
     end
 
@@ -475,7 +477,10 @@ module rclink_mac (
         for (ui = 0; ui < 8; ui = ui + 1)
             inc[ui] <= u_vld && umask[ui] && ours[ui] ?
                        {{2{dfr[ui][31]}}, dfr[ui]} : 34'd0;
-        resync_n <= u_vld ? nres : 5'd0;
+        r_fr <= u_vld ? neg_fr : 8'd0;
+        r_sn <= u_vld ? neg_sn : 8'd0;
+        r_ep <= u_vld && ep_new && peer_epoch != 16'd0;
+        resync_n <= nres;
         u_chg <= u_vld ? chg : 8'd0;
         u_new <= u_vld && ep_new;
         u_freed <= u_new || u_chg != 8'd0;
@@ -508,8 +513,8 @@ module rclink_mac (
     end
 
     // the credits owed to the IP: per VC the total owed (tot: FREED's
-    // growth) and the total given (given); one VC every third cycle (0:
-    // picked from avail, 1: given, 2: avail settles), at most 0x7fff
+    // growth) and the total given (given); one VC every fourth cycle (0:
+    // picked, 1: given, 2: avail settles, 3: its flags), at most 0x7fff
     // (NUM_I's width) a time; a negative avail (FREED went back) waits
     // for the partner's next returns.  A CBFC reset clears the IP's
     // credits: nothing is owed; a load sets the IP's credits to the limit,
@@ -544,8 +549,8 @@ module rclink_mac (
         for (ui = 0; ui < 8; ui = ui + 1) begin
             ld_q[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
             avail[ui] <= av_d[ui];
-            av_pos[ui] <= !av_d[ui][39] && av_d[ui] != 40'd0;
-            av_big[ui] <= !av_d[ui][39] && av_d[ui][38:15] != 24'd0;
+            av_pos[ui] <= !avail[ui][39] && avail[ui] != 40'd0;
+            av_big[ui] <= !avail[ui][39] && avail[ui][38:15] != 24'd0;
         end
         if (rst) begin
             dr_ph <= 2'd0;
@@ -557,7 +562,7 @@ module rclink_mac (
                 given[ui] <= 40'd0;
             end
         end else begin
-            dr_ph <= dr_ph == 2'd2 ? 2'd0 : dr_ph + 2'd1;
+            dr_ph <= dr_ph + 2'd1;
             cvld_q <= 8'd0;
             if (dr_ph == 2'd0) begin
                 dr_go <= dr_pos;

@@ -543,6 +543,20 @@ async def test_mac_cbfc_upd_epochs(dut):
         want += n
         assert await rs() - base == want, (hex(ep), totals, want)
     assert mac.cbfc_ret == [], mac.cbfc_ret
+    # two update frames back to back (one beat each, no gap): the second
+    # sees the first one's new epoch
+    for ep in (0x2000, 0x2000):
+        f = update(0b1001, 0b1001, ep, 0, {0: (4, 5), 3: (3, 9)})
+        (dat, be, fs, fe), = beats(f)
+        await FallingEdge(dut.user_clk)
+        assert int(dut.emac_rx_rdy.value)
+        dut.emac_rx_dat.value, dut.emac_rx_be.value = dat, be
+        dut.emac_rx_fs.value, dut.emac_rx_fe.value = fs, fe
+        dut.emac_rx_vld.value = 1
+    await FallingEdge(dut.user_clk)
+    dut.emac_rx_vld.value = 0
+    await mac.idle(8)
+    assert await rs() - base == want + 1
 
 
 def parse_update(f):
@@ -629,7 +643,7 @@ async def test_mac_cbfc_upd_tx(dut):
     # large growth: NUM_I's 15 bits a time
     await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
                               {1: (70, 40010), 4: (9, 5)}))
-    await mac.idle(40)
+    await mac.idle(100)
     assert returned(mac) == {1: 40010, 4: 5}, mac.cbfc_ret
     assert max(n for _, n in mac.cbfc_ret) == 0x7FFF
     # FREED back by 1000: a debt; 500 more pays half; 600 more returns 100
@@ -637,13 +651,13 @@ async def test_mac_cbfc_upd_tx(dut):
     for fr in (39010, 39510, 40110):
         await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
                                   {1: (70, fr), 4: (9, 5)}))
-        await mac.idle(40)
+        await mac.idle(100)
     assert returned(mac) == {1: 40110, 4: 5}, mac.cbfc_ret
     assert await cnt("SHIM_CBFC_RESYNC") - rs0 == 1
     # FREED of another epoch of this board: nothing comes back
     await mac.mac_recv(update(0b10010, 0b10010, pe, epoch ^ 0x100,
                               {1: (70, 50000), 4: (9, 500)}))
-    await mac.idle(40)
+    await mac.idle(100)
     assert returned(mac) == {1: 40110, 4: 5}, mac.cbfc_ret
     # a reload of VC 4: its credits are the limit less what is out
     # (SENT less the partner's FREED): that much growth returns nothing
@@ -652,7 +666,7 @@ async def test_mac_cbfc_upd_tx(dut):
     await status(bar0, mac)
     await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
                               {1: (70, 40110), 4: (9, 5 + out4 + 3)}))
-    await mac.idle(40)
+    await mac.idle(100)
     assert returned(mac) == {1: 40110, 4: 8}, mac.cbfc_ret
     # an update due while the IP pauses inside a frame waits for its end
     f = frame(rng, ETH_T1, 3 * DW - 5)
