@@ -16,9 +16,9 @@ import random
 import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge, Timer
 
+from mac_wire import DW, beats, idle_inputs, take
 from test_rclink_us import SHORT, bring_up, reg
 
-DW = 128                    # bytes a beat (MAC_DW 1024)
 ETH_T1, ETH_T2, ETH_CTRL = 0x88B5, 0x88B6, 0x8808
 OP_PAUSE, OP_PFC, OP_UPDATE = 0x0001, 0x0101, 0x0102
 LINK_FORCE_DOWN = 1 << 8    # SHIM_LINK.force_down
@@ -34,26 +34,6 @@ def frame(rng, etype, length, opcode=None, vlan=None):
         hdr += opcode.to_bytes(2, "big")
     body = bytes(rng.randrange(256) for _ in range(length - len(hdr)))
     return hdr + body
-
-
-def beats(data):
-    """A frame as CEMAC beats (dat, be, fs, fe): the first byte in the top
-    bits; the byte enables on the FE beat only (seed 000: the first N-1
-    beats carry 0), contiguous from the top."""
-    out = []
-    chunks = [data[i:i + DW] for i in range(0, len(data), DW)]
-    for k, c in enumerate(chunks):
-        last = k == len(chunks) - 1
-        be = (((1 << len(c)) - 1) << (DW - len(c))) if last else 0
-        out.append((int.from_bytes(c.ljust(DW, b"\0"), "big"), be,
-                    int(k == 0), int(last)))
-    return out
-
-
-def take(word, be, fe):
-    """The bytes of a beat seen on a CEMAC stream."""
-    b = word.to_bytes(DW, "big")
-    return b[:bin(be).count("1")] if fe else b
 
 
 class Mac:
@@ -73,28 +53,7 @@ class Mac:
         self.cbfc_rst = []                # (MAC2TX_CBFC_RST_I, limit, size, ovhd)
         self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
         self.rx_stall_max = 0             # beats taken while the IP stalls
-        dut.tx2mac_vld.value = 0
-        dut.tx2mac_fs.value = 0
-        dut.tx2mac_fe.value = 0
-        dut.tx2mac_dat.value = 0
-        dut.tx2mac_be.value = 0
-        dut.tx2mac_vcid.value = 0
-        dut.tx2mac_fcs.value = 1
-        dut.tx2mac_err.value = 0
-        dut.tx2mac_cbfc_vcid.value = 0
-        dut.tx2mac_hdr_type.value = 0
-        dut.tx2mac_mcast.value = 0
-        dut.tx2mac_vlan.value = 0
-        dut.dfx_cbfc_cf.value = 0
-        dut.rx2mac_rdy.value = 1
-        dut.emac_tx_credit.value = 0
-        dut.emac_tx_credit_rst.value = 0
-        dut.emac_rx_vld.value = 0
-        dut.emac_rx_fs.value = 0
-        dut.emac_rx_fe.value = 0
-        dut.emac_rx_dat.value = 0
-        dut.emac_rx_be.value = 0
-        dut.emac_rx_fcs_err.value = 0
+        idle_inputs(dut)
         self._owed = []                   # cycles at which credits are due
         cocotb.start_soon(self._run())
 
