@@ -325,7 +325,7 @@ COUNT_SOURCE = {
     'SHIM_CBFC_UPD_RX': ('shim', "the shim's CBFC MAC side: the update frames it takes off MAC2RX_*", None),
     'SHIM_CBFC_RECOVERED': ('shim', "the shim's CBFC MAC side (its credit totals)", None),
     'SHIM_CBFC_RESYNC': ('shim', "the shim's CBFC MAC side (its credit totals)", None),
-    'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more, until it parses update frames)", None),
+    'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more to RX_FC_DADDR, until it parses update frames)", None),
     'SHIM_CBFC_RX_DROP': ('ip_internal', "the IP's receive buffer of the VC drops the frame; the shim sees it arrive on MAC2RX_* but not whether the buffer took it", None),
     'SHIM_CBFC_TX_BLOCKED': ('ip_reg', "DFX_CBFC_CF_O (DFX interface): each flow's credits, which the shim compares with the flow's credit_uf_limit every cycle", None),
     'DMAQ_QPS_TX_PKTS': ('ip_internal', "retransmissions are the IP's (Go-Back-N from its TYPE1 slots); TX_S shows only each packet's first submission (TX_S_QPID_I)", None),
