@@ -79,30 +79,26 @@ class Wire:
         self.ip_tx.append(bytes(frame))
 
     async def _watch(self):
+        """The frames on the MAC adapter's TX stream and on the IP's RX
+        stream, as they are taken."""
         dut = self.dut
-        tx_cur = rx_cur = None
+        streams = (("emac_tx_", None, self.wire_tx),
+                   ("mac2rx_", dut.rx2mac_rdy, self.ip_rx))
+        cur = [None, None]
         while True:
             await RisingEdge(dut.user_clk)
-            if int(dut.emac_tx_vld.value):
-                fe = int(dut.emac_tx_fe.value)
-                if int(dut.emac_tx_fs.value):
-                    tx_cur = bytearray()
-                if tx_cur is not None:
-                    tx_cur += take(int(dut.emac_tx_dat.value),
-                                   int(dut.emac_tx_be.value), fe)
-                    if fe:
-                        self.wire_tx.append(bytes(tx_cur))
-                        tx_cur = None
-            if int(dut.mac2rx_vld.value) and int(dut.rx2mac_rdy.value):
-                fe = int(dut.mac2rx_fe.value)
-                if int(dut.mac2rx_fs.value):
-                    rx_cur = bytearray()
-                if rx_cur is not None:
-                    rx_cur += take(int(dut.mac2rx_dat.value),
-                                   int(dut.mac2rx_be.value), fe)
-                    if fe:
-                        self.ip_rx.append(bytes(rx_cur))
-                        rx_cur = None
+            for i, (pfx, rdy, out) in enumerate(streams):
+                sig = lambda n, p=pfx: int(getattr(dut, p + n).value)  # noqa: E731
+                if not sig("vld") or (rdy is not None and not int(rdy.value)):
+                    continue
+                if sig("fs"):
+                    cur[i] = bytearray()
+                if cur[i] is None:
+                    continue
+                cur[i] += take(sig("dat"), sig("be"), sig("fe"))
+                if sig("fe"):
+                    out.append(bytes(cur[i]))
+                    cur[i] = None
 
     async def _ip_sender(self):
         """The IP's frames on TX2MAC_*, one beat a cycle."""
