@@ -16,9 +16,10 @@
 //     follows from its own writes) always pass.
 //   RX (MAC -> IP): every frame is counted (SHIM_WIRE_RX_FRAMES); a MAC
 //     control frame (Ethernet type 0x8808) is taken off the stream: a
-//     CBFC update frame (opcode 0x0102, at least 86 bytes) is counted in
-//     SHIM_CBFC_UPD_RX, any other in SHIM_MAC_CTRL_DROP.  RX2MAC_RDY_O
-//     back-pressures the MAC.
+//     CBFC update frame (opcode 0x0102, at least 86 bytes, to the MAC's
+//     RX_FC_DADDR, which the shim follows from its writes of the MAC
+//     CSRs) is counted in SHIM_CBFC_UPD_RX, any other in
+//     SHIM_MAC_CTRL_DROP.  RX2MAC_RDY_O back-pressures the MAC.
 //   CBFC update frames received: the partner's epoch and totals; the
 //     growth of its FREED (of this board's epoch) goes back to the IP on
 //     MAC2TX_CBFC_VLD_I/NUM_I; a new epoch or a total gone back counts in
@@ -62,6 +63,13 @@ module rclink_mac (
     input  wire [7:0]  rc_wstrb,
     input  wire        rc_done,
     input  wire        rc_err,
+    // ---- the shim's MAC CSR requests (rclink_avmm_master's req side):
+    //      the writes of RX_FC_DADDR and PHY_CONFIG are followed
+    input  wire        mc_req,
+    input  wire        mc_write,
+    input  wire [11:0] mc_addr,          // word address
+    input  wire [31:0] mc_wdata,
+    input  wire        mc_done,
     // ---- the IP's MAC streams and CBFC ports, the MAC adapter's streams
 `include "rclink_cemac_ports.vh"
     // ---- register bus (rclink_csr's)
@@ -168,6 +176,49 @@ module rclink_mac (
     endfunction
     wire in_t12 = t12_at(tx2mac_dat, 12, udp1, udp2, et1, et2) ||
                   (tx2mac_vlan && t12_at(tx2mac_dat, 16, udp1, udp2, et1, et2));
+
+    // ================================================ RX_FC_DADDR
+    // The destination a MAC control frame for this board has: the MAC's
+    // RX_FC_DADDR, a static register of seed 003 (its written value
+    // taken when PHY_CONFIG.soft_reset is released, 1 -> 0), followed
+    // from the shim's own writes of the MAC CSRs (done: the MAC took
+    // it, or the port timed out, SHIM_REG_TIMEOUT.mac); the reset value
+    // with the board's reset.
+    localparam [15:0] B_DA_LO = `RCLINK_RX_FC_DADDR_LO - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_DA_HI = `RCLINK_RX_FC_DADDR_HI - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_PHY = `RCLINK_PHY_CONFIG - `RCLINK_WIN_MAC_BASE;
+    localparam [11:0] A_DA_LO = B_DA_LO[13:2], A_DA_HI = B_DA_HI[13:2];
+    localparam [11:0] A_PHY = B_PHY[13:2];
+    localparam [31:0] DA_HI_RST = `RCLINK_RX_FC_DADDR_HI_RSTVAL;
+    localparam [31:0] DA_LO_RST = `RCLINK_RX_FC_DADDR_LO_RSTVAL;
+    localparam [47:0] DA_RST = {DA_HI_RST[15:0], DA_LO_RST};
+    reg  [47:0] da_wr, rx_da;           // written, in use
+    reg  [2:0]  mc_sel;                 // the write out: DA LO, DA HI, PHY
+    reg  [31:0] mc_wd;
+    reg         soft_rst;               // PHY_CONFIG.soft_reset as written
+    always @(posedge clk) begin
+        if (mc_req) begin
+            mc_sel <= {3{mc_write}} & {mc_addr == A_PHY, mc_addr == A_DA_HI,
+                                        mc_addr == A_DA_LO};
+            mc_wd <= mc_wdata;
+        end
+        if (rst) begin
+            da_wr <= DA_RST;
+            rx_da <= DA_RST;
+            soft_rst <= 1'b0;
+            mc_sel <= 3'd0;
+        end else if (mc_done) begin
+            if (mc_sel[0])
+                da_wr[31:0] <= mc_wd;
+            if (mc_sel[1])
+                da_wr[47:32] <= mc_wd[15:0];
+            if (mc_sel[2]) begin
+                soft_rst <= mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB];
+                if (soft_rst && !mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB])
+                    rx_da <= da_wr;
+            end
+        end
+    end
 
     // ================================================================ TX
     // stage 1: the IP's beat as it came; stage 2 (tx_o, emac_tx_vld): to
@@ -283,6 +334,7 @@ module rclink_mac (
     localparam RW = DW + BW + 2 + 4;
     wire in_ctrl = emac_rx_fs && emac_rx_dat[ET_HI -: 16] == 16'h8808;
     wire in_upd = emac_rx_dat[OP_HI -: 16] == 16'h0102 &&
+                  emac_rx_dat[DW-1 -: 48] == rx_da &&
                   (!emac_rx_fe || emac_rx_be[UPD_LAST]);
     wire [RW-1:0] in_beat = {emac_rx_dat, emac_rx_be, emac_rx_fcs_err,
                              emac_rx_fs, emac_rx_fe, in_ctrl, in_upd};

@@ -16,17 +16,19 @@ import random
 import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge, Timer
 
+from mac_wire import DW, beats, idle_inputs, take
 from test_rclink_us import SHORT, bring_up, reg
 
-DW = 128                    # bytes a beat (MAC_DW 1024)
 ETH_T1, ETH_T2, ETH_CTRL = 0x88B5, 0x88B6, 0x8808
 OP_PAUSE, OP_PFC, OP_UPDATE = 0x0001, 0x0101, 0x0102
 LINK_FORCE_DOWN = 1 << 8    # SHIM_LINK.force_down
+DA = bytes([0x02, 0, 0, 0, 0, 1])
+FC_DA = bytes.fromhex("0180c2000001")   # RX_FC_DADDR's reset value
 
 
-def frame(rng, etype, length, opcode=None, vlan=None):
+def frame(rng, etype, length, opcode=None, vlan=None, da=DA):
     """An Ethernet frame of length bytes (DA, SA, [tag], type, payload)."""
-    hdr = bytes([0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2])
+    hdr = da + bytes([0x02, 0, 0, 0, 0, 2])
     if vlan is not None:
         hdr += (0x8100).to_bytes(2, "big") + vlan.to_bytes(2, "big")
     hdr += etype.to_bytes(2, "big")
@@ -34,26 +36,6 @@ def frame(rng, etype, length, opcode=None, vlan=None):
         hdr += opcode.to_bytes(2, "big")
     body = bytes(rng.randrange(256) for _ in range(length - len(hdr)))
     return hdr + body
-
-
-def beats(data):
-    """A frame as CEMAC beats (dat, be, fs, fe): the first byte in the top
-    bits; the byte enables on the FE beat only (seed 000: the first N-1
-    beats carry 0), contiguous from the top."""
-    out = []
-    chunks = [data[i:i + DW] for i in range(0, len(data), DW)]
-    for k, c in enumerate(chunks):
-        last = k == len(chunks) - 1
-        be = (((1 << len(c)) - 1) << (DW - len(c))) if last else 0
-        out.append((int.from_bytes(c.ljust(DW, b"\0"), "big"), be,
-                    int(k == 0), int(last)))
-    return out
-
-
-def take(word, be, fe):
-    """The bytes of a beat seen on a CEMAC stream."""
-    b = word.to_bytes(DW, "big")
-    return b[:bin(be).count("1")] if fe else b
 
 
 class Mac:
@@ -74,28 +56,7 @@ class Mac:
         self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
         self.cbfc_ret = []                # (MAC2TX_CBFC_VLD_I, NUM_I)
         self.rx_stall_max = 0             # beats taken while the IP stalls
-        dut.tx2mac_vld.value = 0
-        dut.tx2mac_fs.value = 0
-        dut.tx2mac_fe.value = 0
-        dut.tx2mac_dat.value = 0
-        dut.tx2mac_be.value = 0
-        dut.tx2mac_vcid.value = 0
-        dut.tx2mac_fcs.value = 1
-        dut.tx2mac_err.value = 0
-        dut.tx2mac_cbfc_vcid.value = 0
-        dut.tx2mac_hdr_type.value = 0
-        dut.tx2mac_mcast.value = 0
-        dut.tx2mac_vlan.value = 0
-        dut.dfx_cbfc_cf.value = 0
-        dut.rx2mac_rdy.value = 1
-        dut.emac_tx_credit.value = 0
-        dut.emac_tx_credit_rst.value = 0
-        dut.emac_rx_vld.value = 0
-        dut.emac_rx_fs.value = 0
-        dut.emac_rx_fe.value = 0
-        dut.emac_rx_dat.value = 0
-        dut.emac_rx_be.value = 0
-        dut.emac_rx_fcs_err.value = 0
+        idle_inputs(dut)
         self._owed = []                   # cycles at which credits are due
         cocotb.start_soon(self._run())
 
@@ -244,11 +205,12 @@ async def _all(fn, frames, gap):
 @cocotb.test()
 async def test_mac_rx_ctrl(dut):
     """MAC control frames (Ethernet type 0x8808) never reach the IP: a
-    CBFC update frame (opcode 0x0102, 86 bytes or more) is taken off and
-    counted in SHIM_CBFC_UPD_RX, every other (Pause, PFC, an unknown
-    opcode, an update frame too short, a long one of two beats) dropped
-    and counted in SHIM_MAC_CTRL_DROP; the frames around them arrive
-    intact, under the IP's random back-pressure (RX2MAC_RDY_O)."""
+    CBFC update frame (opcode 0x0102, 86 bytes or more, to RX_FC_DADDR)
+    is taken off and counted in SHIM_CBFC_UPD_RX, every other (Pause,
+    PFC, an unknown opcode, an update frame too short or to another
+    address, a long one of two beats) dropped and counted in
+    SHIM_MAC_CTRL_DROP; the frames around them arrive intact, under the
+    IP's random back-pressure (RX2MAC_RDY_O)."""
     tb, drv, mac = await setup(dut, 2, rx_ready=0.4)
     rng = random.Random(12)
     before = await counters(drv)
@@ -257,14 +219,16 @@ async def test_mac_rx_ctrl(dut):
              ("upd", OP_UPDATE, 86), ("ctrl", OP_UPDATE, 85),
              ("ctrl", 0x0203, 64), ("upd", OP_UPDATE, 300),
              ("ctrl", OP_PFC, 200), ("data", None, 60),
-             ("upd", OP_UPDATE, 128), ("data", None, 1000)]
+             ("upd", OP_UPDATE, 128), ("data", None, 1000),
+             ("ctrl", OP_UPDATE, 86)]
     frames, want = [], []
     for kind, op, length in kinds:
         if kind == "data":
             f = frame(rng, 0x0800, length)
             want.append(f)
         else:
-            f = frame(rng, ETH_CTRL, length, opcode=op)
+            f = frame(rng, ETH_CTRL, length, opcode=op,
+                      da=FC_DA if kind == "upd" else DA)
         frames.append(f)
     for f in frames:
         await mac.mac_recv(f, gap=0.2)
@@ -277,6 +241,45 @@ async def test_mac_rx_ctrl(dut):
                  "SHIM_TX_DROP_LINK": 0,
                  "SHIM_MAC_CTRL_DROP": sum(k == "ctrl" for k, _, _ in kinds),
                  "SHIM_CBFC_UPD_RX": sum(k == "upd" for k, _, _ in kinds)}, d
+
+
+@cocotb.test()
+async def test_mac_rx_fc_daddr(dut):
+    """The address of update frames is the MAC's RX_FC_DADDR as the MAC
+    uses it: a new value written takes effect at the release of
+    PHY_CONFIG.soft_reset (a static register of seed 003), not before;
+    SHIM_RESET brings the reset value back."""
+    tb, drv, mac = await setup(dut, 5)
+    bar0 = drv.bar0
+    rng = random.Random(15)
+    new = bytes.fromhex("02aabbccddee")
+
+    async def mac_csr(name, val):
+        # a read after it: the write has reached the MAC
+        await bar0.write_dword(reg(name), val)
+        await bar0.read_dword(reg(name))
+
+    async def upd_to(da):
+        await mac.mac_recv(frame(rng, ETH_CTRL, 86, opcode=OP_UPDATE, da=da))
+        await mac.idle(20)
+        c = await counters(drv)
+        return c["SHIM_CBFC_UPD_RX"], c["SHIM_MAC_CTRL_DROP"]
+
+    await mac_csr("RX_FC_DADDR_LO", int.from_bytes(new[2:], "big"))
+    await mac_csr("RX_FC_DADDR_HI", int.from_bytes(new[:2], "big"))
+    assert await upd_to(new) == (0, 1)
+    assert await upd_to(FC_DA) == (1, 1)
+    await mac_csr("PHY_CONFIG", 1)
+    assert await upd_to(FC_DA) == (2, 1)
+    await mac_csr("PHY_CONFIG", 0)
+    got = await upd_to(FC_DA)
+    assert got == (2, 2), got
+    assert await upd_to(new) == (3, 2)
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    await mac.idle(20)
+    assert await upd_to(new) == (0, 1)
+    assert await upd_to(FC_DA) == (1, 1)
+    assert mac.rx_ip == []
 
 
 @cocotb.test()
@@ -483,9 +486,9 @@ async def test_mac_link_down_keys(dut):
     assert mac.tx_wire[n:] == [f for f, _, p in cases if p]
 
 
-def update(mask, based, epoch, peer_epoch, totals, length=86):
+def update(mask, based, epoch, peer_epoch, totals, length=86, da=FC_DA):
     """A CBFC update frame (shim.rst "CBFC"): totals {vc: (sent, freed)}."""
-    f = bytes([0x01, 0x80, 0xC2, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 3])
+    f = da + bytes([0x02, 0, 0, 0, 0, 3])
     f += ETH_CTRL.to_bytes(2, "big") + OP_UPDATE.to_bytes(2, "big")
     f += bytes([mask, based]) + epoch.to_bytes(2, "big")
     f += peer_epoch.to_bytes(2, "big")
@@ -521,7 +524,9 @@ async def test_mac_cbfc_upd_epochs(dut):
     SHIM_CBFC_RESYNC (its first does not), so does a SENT total that went
     back on a VC both have loaded; a VC this board has not loaded is
     ignored; FREED of another epoch than this board's (peer epoch 0: the
-    partner has not heard it) returns nothing on MAC2TX_CBFC_VLD_I."""
+    partner has not heard it) returns nothing on MAC2TX_CBFC_VLD_I; an
+    update frame to another address than RX_FC_DADDR is dropped
+    (SHIM_MAC_CTRL_DROP), not parsed."""
     tb, drv, mac = await setup(dut, 7)
     bar0 = drv.bar0
     await load(bar0, mac, [0, 3])
@@ -543,6 +548,13 @@ async def test_mac_cbfc_upd_epochs(dut):
         want += n
         assert await rs() - base == want, (hex(ep), totals, want)
     assert mac.cbfc_ret == [], mac.cbfc_ret
+    # a new epoch, but not to RX_FC_DADDR: dropped, no resync
+    drop = (await counters(drv))["SHIM_MAC_CTRL_DROP"]
+    await mac.mac_recv(update(0b1001, 0b1001, 0x3000, 0,
+                              {0: (4, 5), 3: (3, 9)}, da=DA), gap=0.2)
+    await mac.idle(8)
+    assert await rs() - base == want
+    assert (await counters(drv))["SHIM_MAC_CTRL_DROP"] == drop + 1
     # two update frames back to back (one beat each, no gap): the second
     # sees the first one's new epoch
     for ep in (0x2000, 0x2000):
