@@ -685,6 +685,22 @@
 #define   RCLINK_SHIM_T3_IRQ_ENABLE	BIT_ULL(16)
 #define   RCLINK_SHIM_T3_IRQ_COUNT	GENMASK_ULL(63, 32)
 
+/* test hook: host address of the frame SHIM_WIRE_INJECT delivers */
+#define RCLINK_SHIM_WIRE_INJECT_ADDR	0x4190
+#define RCLINK_SHIM_WIRE_INJECT_ADDR_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_WIRE_INJECT_ADDR_ADDR	GENMASK_ULL(63, 0)
+
+/* test hook: writing len (14..2048) reads len bytes at SHIM_WIRE_INJECT_ADDR from host memory and delivers them as a frame from the wire (the MAC's receive side: SHIM_WIRE_RX_FRAMES, MAC control frames, then the IP), as if the link partner had sent it; nothing while SHIM_LINK.up is 0. A length outside 14..2048 or a failed read delivers nothing (a guest error in the model's log) */
+#define RCLINK_SHIM_WIRE_INJECT	0x4198
+#define RCLINK_SHIM_WIRE_INJECT_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_WIRE_INJECT_LEN	GENMASK_ULL(15, 0)
+
+/* test hook: the last frame this board sent to the wire (counted in SHIM_WIRE_TX_FRAMES), before the wire's fault injector. SHIM_RESET clears it */
+#define RCLINK_SHIM_WIRE_TX_LAST	0x41a0
+#define RCLINK_SHIM_WIRE_TX_LAST_RSTVAL	0x0ULL
+#define   RCLINK_SHIM_WIRE_TX_LAST_ETYPE	GENMASK_ULL(15, 0)
+#define   RCLINK_SHIM_WIRE_TX_LAST_LEN	GENMASK_ULL(31, 16)
+
 /* VC n's CBFC configuration of the MAC (初始化阶段: CREDIT_SIZE, CREDIT_LIMIT, PKT_OVHD_LEN); the IP takes it when SHIM_CBFC_CTRL.load has bit n. The same values size VC n's receive buffer (credit_limit credits of credit_size bytes): both ends of a link use one configuration (配置约束) */
 #define RCLINK_SHIM_CBFC_VC_CFG(n)	(0x4300 + (n) * 8)
 #define RCLINK_SHIM_CBFC_VC_CFG_COUNT	8

@@ -248,13 +248,16 @@ long_tests="hostile.py fuzz.sh cycles.sh t1_cc.py"
 # device's mmap, the events group): the board's TYPE1 engine, header
 # formats, rates and arbitration, the event decoding, CBFC, TYPE2 through
 # read/write, RDMA WRITE and READ (t1_uctx keeps the contexts' mmap in
-# every guest), the carrier and tcpdump of the TYPE3 netdev (t3_ping,
-# t3_tcp and t3_ethtool keep its data path and ethtool in every guest).
+# every guest), a QP's fatal error (t1_qp keeps the monitor's multicast
+# group in every guest), the TYPE3 path's DMA faults and their devlink
+# health reports (devlink.sh keeps devlink in every guest), the carrier
+# and tcpdump of the TYPE3 netdev (t3_ping, t3_tcp and t3_ethtool keep
+# its data path and ethtool in every guest).
 # They run in the newest kernel's guest only; RCLINK_ALL_KERNELS=1 runs
 # them in every guest.
 newest_only="vectors.py assumed.py irq_decode.py t1_model.py t1_ctx.py
 	t1_wire.py t1_formats.py t1_rate.py t1_arb.py t1_pfc.py t1_cbfc.py
-	t2_mcast.py t1_rdma.sh t3_link.sh t3_tcpdump.sh"
+	t2_mcast.py t1_rdma.sh t3_link.sh t3_tcpdump.sh t1_fatal.sh t3_faults.py"
 newest=""
 for krel in $kernels; do
 	newest=$krel

@@ -23,11 +23,14 @@
  * (rx_drop_partial, and the QP's rx_flushed), as when memory runs out.
  * At most the RQ's size plus one per QP are in circulation: when the CQ
  * handler lags behind the engine, the RQ runs dry instead of the memory
- * growing.  While more than 16 MiB of complete messages wait to be read
+ * growing.  While more than 64 MiB of complete messages wait to be read
  * on the board, no buffer is posted: the board answers RNR
  * (AFH_CFG_EN.type1_flow_stop_send_rnr_en)
  * and the sender retries (with CBFC the frames wait in their VC's buffer
  * and the sender runs out of credits instead); reading resumes the flow.
+ * The stop holds every QP and context of the board (FLOW_STOP is per
+ * bank) and each RNR makes a sender resend its window, so the limit sits
+ * well above what keeping-up readers leave queued.
  *
  * Completion queue.  Consumed in process context: by the threaded handler
  * of vector 1 under MSI-X (DMAQ_CQ_CFG.vector), else by the event ring's
@@ -566,8 +569,8 @@ static void rclink_dmaq_rq_buf_put(struct rclink_dmaq *dq,
 
 /*
  * Receive flow control (rq_lock held): true while the complete messages
- * queued on the board exceed 16 MiB.  Pairs with rclink_dmaq_rx_dequeued():
- * one of the two sees the other's update.
+ * queued on the board exceed t1_rx_queued_max.  Pairs with
+ * rclink_dmaq_rx_dequeued(): one of the two sees the other's update.
  */
 static bool rclink_dmaq_rx_flow_stop(struct rclink_dmaq *dq)
 {
@@ -682,7 +685,7 @@ static void rclink_dmaq_refill_work(struct work_struct *work)
 
 /*
  * A reader took @bytes of messages off a QP of this board: resume posting
- * when flow control held the buffers back and the queue fell to 16 MiB.
+ * when flow control held the buffers back and the queue fell to the limit.
  */
 void rclink_dmaq_rx_dequeued(struct rclink_dmaq *dq, u64 bytes)
 {

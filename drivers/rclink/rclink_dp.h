@@ -62,15 +62,15 @@ struct rclink_ctx;
 
 /* Queue orders we ask for (clamped to DMAQ_CAP.max_order) */
 #define RCLINK_DP_SQ_ORDER	12	/* 4096 WQEs, 64 KiB */
-#define RCLINK_DP_RQ_ORDER	9	/* 512 buffers of 4 KiB */
-#define RCLINK_DP_CQ_ORDER	11	/* 2048 CQEs, 64 KiB */
+#define RCLINK_DP_RQ_ORDER	11	/* 2048 buffers of 4 KiB */
+#define RCLINK_DP_CQ_ORDER	12	/* 4096 CQEs, 128 KiB */
 #define RCLINK_DP_MIN_ORDER	4
 
 /* Receive buffers: one page of 4 KiB each (RQE LEN) */
 #define RCLINK_DP_RX_BUF	SZ_4K
 
 /* Receive flow control (Documentation/uapi/rclink-dev.rst) */
-#define RCLINK_DP_RX_QUEUED_MAX	SZ_16M
+#define RCLINK_DP_RX_QUEUED_MAX	SZ_64M	/* a board-wide stop: see rclink_dmaq.c */
 /* messages being reassembled: what their FIRSTs allocated, at most */
 #define RCLINK_DP_RX_PARTIAL_MAX	SZ_16M
 /* ... the board answers RNR when it has no buffer (every bank) */

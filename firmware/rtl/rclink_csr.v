@@ -122,10 +122,8 @@ module rclink_csr #(
     localparam [63:0] T2_CRD_RST = `RCLINK_DMAQ_T2_CRD_RSTVAL;
 
     reg [63:0] scratch, echo, link_reg, inj_lo;
-    // SHIM_CBFC_TIMING: a plain register (no update frame is built yet:
-    // rtl.rst, "MAC side"); SHIM_CBFC_VC_CFG, _CTRL, _STATUS and the MAC
-    // side's counters are rclink_mac's (ctx_hit)
-    reg [63:0] cbfc_timing;
+    // SHIM_CBFC_VC_CFG, _CTRL, _TIMING, _STATUS and the MAC side's
+    // counters are rclink_mac's (ctx_hit)
     reg [15:0] stat_qpn;
     assign stat_sel = stat_qpn;
     // Without user contexts (NCTX 1: DMAQ_CTX_CAP.num 1, shim.rst
@@ -204,7 +202,6 @@ module rclink_csr #(
         `RCLINK_DMAQ_DFX:             rv = {60'd0, dfx};
         `RCLINK_DMAQ_T2_OST_FREE:     rv = {54'd0, t2_ost_free};
         `RCLINK_DMAQ_T2_CRD:          rv = {48'd0, t2_crd};
-        `RCLINK_SHIM_CBFC_TIMING:     rv = cbfc_timing;
         `RCLINK_SHIM_T3_IRQ:          rv = {t3_irq_cnt, t3_irq};
         default:                      rv = 64'd0;
         endcase
@@ -288,7 +285,6 @@ module rclink_csr #(
             link_up <= 1'b0;
             link_chg <= 1'b0;
             scratch <= `RCLINK_SHIM_SCRATCH_RSTVAL;
-            cbfc_timing <= `RCLINK_SHIM_CBFC_TIMING_RSTVAL;
             echo <= ~`RCLINK_SHIM_TEST_ECHO_RSTVAL;
             link_reg <= `RCLINK_SHIM_LINK_RSTVAL;
             inj_lo <= 64'd0;
@@ -426,8 +422,6 @@ module rclink_csr #(
                     owner_sel <= n_owner_sel64[15:0];
                 `RCLINK_DMAQ_T2_JOIN:
                     t2_join <= n_t2_join64[7:0];
-                `RCLINK_SHIM_CBFC_TIMING:
-                    cbfc_timing <= rclink_reg_wmerge(addr, cbfc_timing, wdata, wmask);
                 default: ;
                 endcase
             end

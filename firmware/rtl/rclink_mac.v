@@ -16,9 +16,22 @@
 //     follows from its own writes) always pass.
 //   RX (MAC -> IP): every frame is counted (SHIM_WIRE_RX_FRAMES); a MAC
 //     control frame (Ethernet type 0x8808) is taken off the stream: a
-//     CBFC update frame (opcode 0x0102, at least 86 bytes) is counted in
-//     SHIM_CBFC_UPD_RX (its totals are not parsed yet), any other in
+//     CBFC update frame (opcode 0x0102, at least 86 bytes, to the MAC's
+//     RX_FC_DADDR, which the shim follows from its writes of the MAC
+//     CSRs) is counted in SHIM_CBFC_UPD_RX, any other in
 //     SHIM_MAC_CTRL_DROP.  RX2MAC_RDY_O back-pressures the MAC.
+//   CBFC update frames received: the partner's epoch and totals; the
+//     growth of its FREED (of this board's epoch) goes back to the IP on
+//     MAC2TX_CBFC_VLD_I/NUM_I; a new epoch or a total gone back counts in
+//     SHIM_CBFC_RESYNC.
+//   CBFC update frames sent: SENT counts the IP's frames of each loaded VC
+//     (TX2MAC_CBFC_VCID_O); an 86-byte update frame goes between the IP's
+//     frames at each SHIM_CBFC_CTRL write, update_us after credits were
+//     freed, every sync_us while needed (SHIM_CBFC_TIMING), on a MAC
+//     credit the shim keeps of its own (SHIM_CBFC_UPD_TX).
+//   The IP's CBFC status: the flows of AFH_CFG_EN (followed from the
+//     shim's writes, as RX_CLASS_CFG) against DFX_CBFC_CF_O and their
+//     credit_uf_limit: SHIM_CBFC_STATUS.vc_on, SHIM_CBFC_TX_BLOCKED.
 //   CBFC configuration: SHIM_CBFC_CTRL.load drives MAC2TX_CBFC_RST_I, one
 //     VC a cycle with that VC's SHIM_CBFC_VC_CFG on the configuration
 //     outputs; SHIM_CBFC_CTRL.reset drives MAC2TX_CBFC_RESET_I for a
@@ -50,6 +63,13 @@ module rclink_mac (
     input  wire [7:0]  rc_wstrb,
     input  wire        rc_done,
     input  wire        rc_err,
+    // ---- the shim's MAC CSR requests (rclink_avmm_master's req side):
+    //      the writes of RX_FC_DADDR and PHY_CONFIG are followed
+    input  wire        mc_req,
+    input  wire        mc_write,
+    input  wire [11:0] mc_addr,          // word address
+    input  wire [31:0] mc_wdata,
+    input  wire        mc_done,
     // ---- the IP's MAC streams and CBFC ports, the MAC adapter's streams
 `include "rclink_cemac_ports.vh"
     // ---- register bus (rclink_csr's)
@@ -70,8 +90,11 @@ module rclink_mac (
     localparam ET_VLAN_HI = DW - 1 - 8 * 16; // bytes 16..17: after a tag
     localparam UPD_LAST = BW - 1 - 85;       // enable of byte 85 (86 bytes)
 
-    assign mac2tx_cbfc_vld = 32'd0;
-    assign mac2tx_cbfc_num = 15'd0;
+    // the credits back to the IP (MAC2TX_CBFC_VLD_I one-hot, _NUM_I)
+    reg  [7:0]  cvld_q;
+    reg  [14:0] cnum_q;
+    assign mac2tx_cbfc_vld = {24'd0, cvld_q};
+    assign mac2tx_cbfc_num = cnum_q;
 
     // the CBFC outputs' and the credits' registers
     reg  [31:0] cbfc_rst_q;
@@ -88,7 +111,7 @@ module rclink_mac (
     assign mac2tx_credit_rst = credit_rst_q;
 
     reg [63:0] cnt_tx_frames, cnt_tx_drop_link, cnt_rx_frames;
-    reg [63:0] cnt_ctrl_drop, cnt_upd_rx;
+    reg [63:0] cnt_ctrl_drop, cnt_upd_rx, cnt_resync;
 
     // ================================================ TYPE1/TYPE2 or TYPE3
     // A frame is TYPE1/TYPE2 by the wire encoding's Ethernet types
@@ -100,24 +123,33 @@ module rclink_mac (
     // from the shim's writes of RX_CLASS_CFG that the IP took (OKAY), and
     // back to their reset values with the IP's reset.
     localparam [63:0] CLS_RST = `RCLINK_RX_CLASS_CFG_RSTVAL;
+    localparam [63:0] AFH_RST = `RCLINK_AFH_CFG_EN_RSTVAL;
     reg  [63:0] cls;                    // RX_CLASS_CFG as the IP holds it
     reg         cls_wr;                 // a write of it is out
+    reg  [63:0] afh;                    // AFH_CFG_EN likewise (CBFC status)
+    reg         afh_wr;
     reg  [63:0] cls_wd;
     reg  [7:0]  cls_ws;
     integer     bi;
     always @(posedge clk) begin
         if (rc_req) begin
             cls_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_RX_CLASS_CFG;
+            afh_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_AFH_CFG_EN;
             cls_wd <= rc_wdata;
             cls_ws <= rc_wstrb;
         end
         if (rst) begin
             cls <= CLS_RST;
             cls_wr <= 1'b0;
-        end else if (rc_done && cls_wr && !rc_err) begin
-            for (bi = 0; bi < 8; bi = bi + 1)
-                if (cls_ws[bi])
+            afh <= AFH_RST;
+            afh_wr <= 1'b0;
+        end else if (rc_done && !rc_err) begin
+            for (bi = 0; bi < 8; bi = bi + 1) begin
+                if (cls_wr && cls_ws[bi])
                     cls[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+                if (afh_wr && cls_ws[bi])
+                    afh[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+            end
         end
     end
     wire [15:0] udp1 = cls[`RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT_MSB:`RCLINK_RX_CLASS_CFG_TYPE1_UDP_DPORT_LSB];
@@ -145,6 +177,49 @@ module rclink_mac (
     wire in_t12 = t12_at(tx2mac_dat, 12, udp1, udp2, et1, et2) ||
                   (tx2mac_vlan && t12_at(tx2mac_dat, 16, udp1, udp2, et1, et2));
 
+    // ================================================ RX_FC_DADDR
+    // The destination a MAC control frame for this board has: the MAC's
+    // RX_FC_DADDR, a static register of seed 003 (its written value
+    // taken when PHY_CONFIG.soft_reset is released, 1 -> 0), followed
+    // from the shim's own writes of the MAC CSRs (done: the MAC took
+    // it, or the port timed out, SHIM_REG_TIMEOUT.mac); the reset value
+    // with the board's reset.
+    localparam [15:0] B_DA_LO = `RCLINK_RX_FC_DADDR_LO - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_DA_HI = `RCLINK_RX_FC_DADDR_HI - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_PHY = `RCLINK_PHY_CONFIG - `RCLINK_WIN_MAC_BASE;
+    localparam [11:0] A_DA_LO = B_DA_LO[13:2], A_DA_HI = B_DA_HI[13:2];
+    localparam [11:0] A_PHY = B_PHY[13:2];
+    localparam [31:0] DA_HI_RST = `RCLINK_RX_FC_DADDR_HI_RSTVAL;
+    localparam [31:0] DA_LO_RST = `RCLINK_RX_FC_DADDR_LO_RSTVAL;
+    localparam [47:0] DA_RST = {DA_HI_RST[15:0], DA_LO_RST};
+    reg  [47:0] da_wr, rx_da;           // written, in use
+    reg  [2:0]  mc_sel;                 // the write out: DA LO, DA HI, PHY
+    reg  [31:0] mc_wd;
+    reg         soft_rst;               // PHY_CONFIG.soft_reset as written
+    always @(posedge clk) begin
+        if (mc_req) begin
+            mc_sel <= {3{mc_write}} & {mc_addr == A_PHY, mc_addr == A_DA_HI,
+                                        mc_addr == A_DA_LO};
+            mc_wd <= mc_wdata;
+        end
+        if (rst) begin
+            da_wr <= DA_RST;
+            rx_da <= DA_RST;
+            soft_rst <= 1'b0;
+            mc_sel <= 3'd0;
+        end else if (mc_done) begin
+            if (mc_sel[0])
+                da_wr[31:0] <= mc_wd;
+            if (mc_sel[1])
+                da_wr[47:32] <= mc_wd[15:0];
+            if (mc_sel[2]) begin
+                soft_rst <= mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB];
+                if (soft_rst && !mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB])
+                    rx_da <= da_wr;
+            end
+        end
+    end
+
     // ================================================================ TX
     // stage 1: the IP's beat as it came; stage 2 (tx_o, emac_tx_vld): to
     // the MAC adapter.  The sidebands of a beat: FCS, ERR, the CBFC
@@ -157,6 +232,25 @@ module rclink_mac (
     reg [SBW-1:0] t1_sb;
     reg [DW+BW+SBW+5:0] tx_o;
     reg           tx_o_vld;
+    // the CBFC update frame (below: "CBFC update frames sent") goes out of
+    // stage 2 in a cycle without a beat of the IP and outside its frames
+    // (ins), on a MAC credit the shim keeps for it (have_cr)
+    reg           upd_req, have_cr, tx_mid;
+    reg [DW-1:0]  upd_dat;
+    wire          ins = upd_req && have_cr && !t1_vld && !tx_mid;
+    localparam [BW-1:0] UPD_BE = ~({BW{1'b1}} >> 86);
+    // stage 1 also gets the bytes of a last beat: its enables are
+    // contiguous from the top, so byte k-1 enabled and byte k not is k
+    // bytes (a one-hot decode, then an OR per bit of the count)
+    reg  [7:0]    in_n;
+    integer       nk;
+    always @* begin
+        in_n = 8'd0;
+        for (nk = 1; nk <= BW; nk = nk + 1)
+            if (tx2mac_be[BW - nk] && (nk == BW || !tx2mac_be[BW - 1 - nk]))
+                in_n = in_n | nk[7:0];
+    end
+    reg  [7:0]    t1_n;
     assign {emac_tx_dat, emac_tx_be, emac_tx_fs, emac_tx_fe, emac_tx_vlan,
             emac_tx_vcid, emac_tx_fcs, emac_tx_err, emac_tx_cbfc_vcid,
             emac_tx_hdr_type, emac_tx_mcast} = tx_o;
@@ -169,7 +263,12 @@ module rclink_mac (
         t1_link <= link_up;
         t1_t12 <= in_t12;
         t1_vld <= !rst && tx2mac_vld;
-        tx_o <= {t1_dat, t1_be, t1_fs, t1_fe, t1_vlan, t1_vcid, t1_sb};
+        t1_n <= in_n;
+        if (ins)
+            tx_o <= {upd_dat, UPD_BE, 1'b1, 1'b1, 1'b0, 3'd0,
+                     1'b1, 1'b0, 8'd0, 2'd0, 1'b0};
+        else
+            tx_o <= {t1_dat, t1_be, t1_fs, t1_fe, t1_vlan, t1_vcid, t1_sb};
     end
 
     reg  tx_dropping;                   // inside a frame being dropped
@@ -178,6 +277,9 @@ module rclink_mac (
     // holds: it cannot send a beat without one)
     reg [15:0] owed;
     reg        cr_q, cr_rst_q;
+    // a credit the MAC returns while the shim has none goes to the shim
+    // (its update beat took one)
+    wire       take = cr_q && !have_cr;
 
     always @(posedge clk) begin
         cr_q <= emac_tx_credit;
@@ -188,15 +290,19 @@ module rclink_mac (
             owed <= 16'd0;
             credit_q <= 1'b0;
             credit_rst_q <= 1'b0;
+            have_cr <= 1'b1;
+            tx_mid <= 1'b0;
             cnt_tx_frames <= 64'd0;
             cnt_tx_drop_link <= 64'd0;
         end else begin
-            tx_o_vld <= t1_vld && !t1_drop;
+            tx_o_vld <= (t1_vld && !t1_drop) || ins;
+            if (t1_vld)
+                tx_mid <= !t1_fe;
             if (t1_vld && t1_fs)
                 tx_dropping <= t1_drop && !t1_fe;
             else if (t1_vld && t1_fe)
                 tx_dropping <= 1'b0;
-            if (t1_vld && t1_fs && !t1_drop)
+            if ((t1_vld && t1_fs && !t1_drop) || ins)
                 cnt_tx_frames <= cnt_tx_frames + 64'd1;
             if (t1_vld && t1_fs && t1_drop)
                 cnt_tx_drop_link <= cnt_tx_drop_link + 64'd1;
@@ -204,12 +310,19 @@ module rclink_mac (
             // cycle without one.  A credit reset of the MAC restores the
             // IP's initial credits: nothing is owed any more.
             credit_rst_q <= cr_rst_q;
-            credit_q <= !cr_rst_q && (cr_q || owed != 16'd0);
+            // The shim's own credit: one beat of the MAC adapter's buffer
+            // beyond the IP's initial credits (rtl.rst), back with a
+            // credit reset.
+            credit_q <= !cr_rst_q && ((cr_q && !take) || owed != 16'd0);
             if (cr_rst_q)
                 owed <= 16'd0;
             else
                 owed <= owed + {15'd0, t1_vld && t1_drop} -
-                        {15'd0, !cr_q && owed != 16'd0};
+                        {15'd0, (!cr_q || take) && owed != 16'd0};
+            if (cr_rst_q || take)
+                have_cr <= 1'b1;
+            else if (ins)
+                have_cr <= 1'b0;
         end
     end
 
@@ -221,6 +334,7 @@ module rclink_mac (
     localparam RW = DW + BW + 2 + 4;
     wire in_ctrl = emac_rx_fs && emac_rx_dat[ET_HI -: 16] == 16'h8808;
     wire in_upd = emac_rx_dat[OP_HI -: 16] == 16'h0102 &&
+                  emac_rx_dat[DW-1 -: 48] == rx_da &&
                   (!emac_rx_fe || emac_rx_be[UPD_LAST]);
     wire [RW-1:0] in_beat = {emac_rx_dat, emac_rx_be, emac_rx_fcs_err,
                              emac_rx_fs, emac_rx_fe, in_ctrl, in_upd};
@@ -286,6 +400,7 @@ module rclink_mac (
     reg  [111:0] cf;                    // DFX_CBFC_CF_O, a cycle late
     integer     vi;
     wire        a_cfg = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_VC_CFG;
+    wire        a_blk = {addr[15:6], 6'd0} == `RCLINK_SHIM_CBFC_TX_BLOCKED;
     wire        ctrl_wr = wr && addr == `RCLINK_SHIM_CBFC_CTRL;
     wire [7:0]  ld_req = wdata[`RCLINK_SHIM_CBFC_CTRL_LOAD_MSB:`RCLINK_SHIM_CBFC_CTRL_LOAD_LSB] &
                          wmask[`RCLINK_SHIM_CBFC_CTRL_LOAD_MSB:`RCLINK_SHIM_CBFC_CTRL_LOAD_LSB];
@@ -346,6 +461,465 @@ module rclink_mac (
         end
     end
 
+    // ================================================ CBFC update frames received
+    // (shim.rst "CBFC", "Credit return: the update frame").  The frame's
+    // fields (all in its first beat) are taken as it leaves the input
+    // stage: U1.  U2 compares them with the totals and updates those (one
+    // frame's state is written before the next is compared: no hazard);
+    // the growth of the partner's FREED is the credits owed to the IP
+    // (ret), handed out on MAC2TX_CBFC_VLD_I/NUM_I one VC at a time.
+    // The shim does not charge the frames it hands to the IP (their flow,
+    // and so their VC, is the IP's parsing): its receive totals follow
+    // the partner's SENT, which counts every frame the partner sent
+    // before the update; the wire keeps order, so those have passed the
+    // shim (rtl.rst, "MAC side").
+    localparam U_HI = RW - 1 - 8 * 14;          // bytes 14..21 of s_beat
+    reg         u_vld;
+    reg  [7:0]  u_mask, u_based;
+    reg  [15:0] u_epoch, u_pepoch;
+    reg  [31:0] u_sent [0:7];
+    reg  [31:0] u_fr [0:7];
+    // this board's epoch (never 0, the next one at each reset) and what
+    // it knows of the partner's
+    reg  [15:0] epoch = 16'd1;
+    reg  [15:0] peer_epoch;
+    reg  [7:0]  based, peer_loaded, acked;
+    reg  [31:0] seen [0:7];              // the partner's FREED, last seen
+    reg  [31:0] recv [0:7];              // receive totals (= freed here)
+    reg  [33:0] inc [0:7];               // U2 -> ret: FREED's growth
+    reg  [31:0] sent [0:7];              // credits this board sent (SENT)
+    reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
+    always @* for (ui = 0; ui < 8; ui = ui + 1) ld_out[ui] = seen[ui] - sent[ui];
+    reg  [4:0]  resync_n;                // (U4, from r_* of U3)
+    reg  [7:0]  r_fr, r_sn;
+    reg         r_ep;
+    reg         u_freed;                 // U2 changed the totals (U4)
+    reg  [7:0]  u_chg;                   // (U3)
+    reg         u_new;
+    // the epochs compared on the way into U1 (the partner's epoch as the
+    // frame in U2 leaves it)
+    reg         ep_new;
+    reg  [7:0]  ours;
+    wire [7:0]  umask = u_mask & loaded;
+    wire [7:0]  based_e = ep_new ? 8'd0 : based;
+    reg  [7:0]  neg_fr, neg_sn, chg;
+    reg  [31:0] dfr [0:7];
+    reg  [31:0] dsn [0:7];
+    reg  [4:0]  nres;
+    integer     ui;
+    always @* begin
+        nres = {4'd0, r_ep};
+        for (ui = 0; ui < 8; ui = ui + 1) begin
+            dfr[ui] = u_fr[ui] - seen[ui];
+            dsn[ui] = u_sent[ui] - recv[ui];
+            neg_fr[ui] = umask[ui] && ours[ui] && dfr[ui][31];
+            neg_sn[ui] = umask[ui] && based_e[ui] && dsn[ui][31];
+            chg[ui] = umask[ui] && (!based_e[ui] || u_sent[ui] != recv[ui]);
+            nres = nres + {4'd0, r_fr[ui]} + {4'd0, r_sn[ui]};
+        end
+    end
+
+    always @(posedge clk) begin
+        u_vld <= !rst && s_pop && s_fs && s_ctrl && s_upd;
+        {u_mask, u_based, u_epoch, u_pepoch} <= s_beat[U_HI - 16 -: 48];
+        ep_new <= s_beat[U_HI - 32 -: 16] != (u_vld ? u_epoch : peer_epoch);
+        ours <= s_beat[U_HI - 48 -: 16] == epoch ? s_beat[U_HI - 24 -: 8] : 8'd0;
+        for (ui = 0; ui < 8; ui = ui + 1)
+            {u_sent[ui], u_fr[ui]} <= s_beat[U_HI - 64 - 64 * ui -: 64];
+        for (ui = 0; ui < 8; ui = ui + 1)
+            inc[ui] <= u_vld && umask[ui] && ours[ui] ?
+                       {{2{dfr[ui][31]}}, dfr[ui]} : 34'd0;
+        r_fr <= u_vld ? neg_fr : 8'd0;
+        r_sn <= u_vld ? neg_sn : 8'd0;
+        r_ep <= u_vld && ep_new && peer_epoch != 16'd0;
+        resync_n <= nres;
+        u_chg <= u_vld ? chg : 8'd0;
+        u_new <= u_vld && ep_new;
+        u_freed <= u_new || u_chg != 8'd0;
+        if (rst) begin
+            epoch <= epoch == 16'hffff ? 16'd1 : epoch + 16'd1;
+            peer_epoch <= 16'd0;
+            based <= 8'd0;
+            peer_loaded <= 8'd0;
+            acked <= 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1) begin
+                seen[ui] <= 32'd0;
+                recv[ui] <= 32'd0;
+            end
+            cnt_resync <= 64'd0;
+        end else begin
+            if (u_vld) begin
+                peer_loaded <= u_mask;
+                acked <= ours & u_mask;
+                peer_epoch <= u_epoch;
+                based <= based_e | umask;
+                for (ui = 0; ui < 8; ui = ui + 1) begin
+                    if (umask[ui] && ours[ui])
+                        seen[ui] <= u_fr[ui];
+                    if (umask[ui])
+                        recv[ui] <= u_sent[ui];
+                end
+            end
+            cnt_resync <= cnt_resync + {59'd0, resync_n};
+        end
+    end
+
+    // the credits owed to the IP: per VC the total owed (tot: FREED's
+    // growth) and the total given (given); one VC every fourth cycle (0:
+    // picked, 1: given, 2: avail settles, 3: its flags), at most 0x7fff
+    // (NUM_I's width) a time; a negative avail (FREED went back) waits
+    // for the partner's next returns.  A CBFC reset clears the IP's
+    // credits: nothing is owed; a load sets the IP's credits to the limit,
+    // less what is still out (sent, not freed): owed negative.  The
+    // write's effect a cycle late (k_*), from registers.
+    reg  [1:0]  dr_ph;
+    reg         dr_go;
+    reg  [7:0]  dr_oh;                   // the VC's turn (one-hot)
+    reg  [14:0] dr_num;
+    reg  [39:0] tot [0:7];
+    reg  [39:0] given [0:7];
+    reg  [39:0] avail [0:7];
+    reg  [39:0] ld_q [0:7];
+    reg  [7:0]  av_pos, av_big, k_clr, k_set;
+    reg  [39:0] av_d [0:7];
+    reg  [14:0] dr_low;
+    reg         dr_pos, dr_big;
+    always @* begin
+        dr_low = 15'd0;
+        dr_pos = 1'b0;
+        dr_big = 1'b0;
+        for (ui = 0; ui < 8; ui = ui + 1) begin
+            av_d[ui] = tot[ui] - given[ui];
+            dr_low = dr_low | (avail[ui][14:0] & {15{dr_oh[ui]}});
+            dr_pos = dr_pos | (av_pos[ui] & dr_oh[ui]);
+            dr_big = dr_big | (av_big[ui] & dr_oh[ui]);
+        end
+    end
+    always @(posedge clk) begin
+        k_clr <= ctrl_wr ? (rs_req ? 8'hff : 8'd0) | (ld_req & size_ok) : 8'd0;
+        k_set <= ctrl_wr ? ld_req & size_ok : 8'd0;
+        for (ui = 0; ui < 8; ui = ui + 1) begin
+            ld_q[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
+            avail[ui] <= av_d[ui];
+            av_pos[ui] <= !avail[ui][39] && avail[ui] != 40'd0;
+            av_big[ui] <= !avail[ui][39] && avail[ui][38:15] != 24'd0;
+        end
+        if (rst) begin
+            dr_ph <= 2'd0;
+            dr_go <= 1'b0;
+            dr_oh <= 8'd1;
+            cvld_q <= 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1) begin
+                tot[ui] <= 40'd0;
+                given[ui] <= 40'd0;
+            end
+        end else begin
+            dr_ph <= dr_ph + 2'd1;
+            cvld_q <= 8'd0;
+            if (dr_ph == 2'd0) begin
+                dr_go <= dr_pos;
+                dr_num <= dr_big ? 15'h7fff : dr_low;
+            end
+            if (dr_ph == 2'd1) begin
+                dr_oh <= {dr_oh[6:0], dr_oh[7]};
+                dr_go <= 1'b0;
+                cvld_q <= dr_go ? dr_oh : 8'd0;
+                cnum_q <= dr_num;
+            end
+            for (ui = 0; ui < 8; ui = ui + 1) begin
+                if (k_clr[ui]) begin
+                    tot[ui] <= k_set[ui] ? ld_q[ui] : 40'd0;
+                    given[ui] <= 40'd0;
+                end else begin
+                    tot[ui] <= tot[ui] + {{6{inc[ui][33]}}, inc[ui]};
+                    if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
+                        given[ui] <= given[ui] + {25'd0, dr_num};
+                end
+            end
+        end
+    end
+
+    // ================================================ CBFC update frames sent
+    // SENT: every frame of the IP with its VC channel (TX2MAC_CBFC_VCID_O,
+    // a bit per VC) on a loaded VC costs ceil((length + pkt_ovhd) /
+    // credit_size) credits, at least one (shim.rst "CBFC", Sending), also
+    // one the shim drops for the link (the IP has charged it: the partner
+    // frees it as lost).  C0: its length at the last beat; C1: plus the
+    // overhead; C2: rounded up; C3: the credits; then into SENT.
+    reg  [15:0] c_acc, c_len;
+    reg  [7:0]  c_vc, c1_oh, c2_oh, c3_oh;
+    reg         c_go;
+    reg  [63:0] c_cfg;
+    reg  [17:0] c1_b, c2_r;
+    reg  [2:0]  c1_sz, c2_sz;
+    reg         c2_pos;
+    reg  [15:0] c3_cr;
+    reg  [10:0] sz_m1;
+    always @* begin
+        c_cfg = 64'd0;
+        for (ui = 0; ui < 8; ui = ui + 1)
+            c_cfg = c_cfg | (vc_cfg[ui] & {64{c_vc[ui]}});
+        case (c1_sz)
+        3'd0: sz_m1 = 11'd31;
+        3'd1: sz_m1 = 11'd63;
+        3'd2: sz_m1 = 11'd127;
+        3'd3: sz_m1 = 11'd255;
+        3'd4: sz_m1 = 11'd1023;
+        default: sz_m1 = 11'd2047;
+        endcase
+    end
+    always @(posedge clk) begin
+        if (t1_vld)
+            c_acc <= t1_fs ? 16'd128 : c_acc + 16'd128;
+        c_go <= !rst && t1_vld && t1_fe && (t1_sb[10:3] & loaded) != 8'd0;
+        c_vc <= t1_sb[10:3] & loaded;
+        c_len <= (t1_fs ? 16'd0 : c_acc) + {8'd0, t1_n};
+        // C1
+        c1_oh <= c_go ? c_vc : 8'd0;
+        c1_b <= {2'd0, c_len} + {{8{c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
+                 c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
+        c1_sz <= c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
+        // C2
+        c2_oh <= c1_oh;
+        c2_pos <= !c1_b[17] && c1_b != 18'd0;
+        c2_r <= c1_b + {7'd0, sz_m1};
+        c2_sz <= c1_sz;
+        // C3
+        c3_oh <= c2_oh;
+        if (!c2_pos)
+            c3_cr <= 16'd1;
+        else case (c2_sz)
+            3'd0: c3_cr <= {3'd0, c2_r[17:5]};
+            3'd1: c3_cr <= {4'd0, c2_r[17:6]};
+            3'd2: c3_cr <= {5'd0, c2_r[17:7]};
+            3'd3: c3_cr <= {6'd0, c2_r[17:8]};
+            3'd4: c3_cr <= {8'd0, c2_r[17:10]};
+            default: c3_cr <= {9'd0, c2_r[17:11]};
+        endcase
+        if (rst) begin
+            c1_oh <= 8'd0;
+            c2_oh <= 8'd0;
+            c3_oh <= 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1)
+                sent[ui] <= 32'd0;
+        end else begin
+            for (ui = 0; ui < 8; ui = ui + 1)
+                if (c3_oh[ui])
+                    sent[ui] <= sent[ui] + {16'd0, c3_cr};
+        end
+    end
+
+    // When: SHIM_CBFC_TIMING.update_us after credits were freed (u_freed;
+    // merged), every sync_us while anything changed in the last three
+    // periods (quiet) or the partner has not been heard since the reset or
+    // has not based a VC both have loaded, and at each write of
+    // SHIM_CBFC_CTRL; the model's timers in microseconds (US_CYC cycles).
+    localparam US_CYC = 250;
+    reg  [63:0] timing;
+    reg  [7:0]  us_div;
+    reg         us_tick;
+    reg         ut_pend, st_run;
+    reg  [7:0]  ut_cnt;
+    reg  [15:0] st_cnt;
+    reg  [1:0]  quiet;
+    reg  [63:0] cnt_upd_tx;
+    wire [7:0]  t_upd = timing[`RCLINK_SHIM_CBFC_TIMING_UPDATE_US_MSB:`RCLINK_SHIM_CBFC_TIMING_UPDATE_US_LSB];
+    wire [15:0] t_sync = timing[`RCLINK_SHIM_CBFC_TIMING_SYNC_US_MSB:`RCLINK_SHIM_CBFC_TIMING_SYNC_US_LSB];
+    wire        ut_fire = ut_pend && us_tick && ut_cnt == 8'd1;
+    wire        st_fire = st_run && us_tick && st_cnt == 16'd1;
+    wire        st_pending = peer_epoch == 16'd0 ||
+                             (loaded & peer_loaded & ~acked) != 8'd0;
+    wire        st_send = st_fire && (ut_pend || quiet != 2'd3 || st_pending);
+    wire        fr_now = u_freed && t_upd == 8'd0;
+    reg         ctrl_q;                  // SHIM_CBFC_CTRL written (loaded)
+    wire        want = ctrl_q || ut_fire || st_send || fr_now;
+    always @(posedge clk) begin
+        us_tick <= us_div == US_CYC - 1;
+        ctrl_q <= !rst && ctrl_wr;
+        us_div <= us_div == US_CYC - 1 ? 8'd0 : us_div + 8'd1;
+        if (rst) begin
+            timing <= `RCLINK_SHIM_CBFC_TIMING_RSTVAL;
+            us_div <= 8'd0;
+            ut_pend <= 1'b0;
+            st_run <= 1'b0;
+            quiet <= 2'd0;
+            upd_req <= 1'b0;
+            cnt_upd_tx <= 64'd0;
+        end else begin
+            if (wr && addr == `RCLINK_SHIM_CBFC_TIMING)
+                timing <= rclink_reg_wmerge(addr, timing, wdata, wmask);
+            // the update timer: started by freed credits, stopped by any
+            // update (the model's timer_del at each send)
+            if (want)
+                ut_pend <= 1'b0;
+            else if (u_freed && !ut_pend) begin
+                ut_pend <= 1'b1;
+                ut_cnt <= t_upd;
+            end else if (ut_pend && us_tick)
+                ut_cnt <= ut_cnt - 8'd1;
+            // the periodic timer: (re)armed by a write of the control or
+            // timing register and at each period, while a VC is loaded
+            if (ctrl_q || st_fire ||
+                (wr && addr == `RCLINK_SHIM_CBFC_TIMING) || !st_run) begin
+                st_run <= t_sync != 16'd0 && loaded != 8'd0;
+                st_cnt <= t_sync;
+            end else if (us_tick)
+                st_cnt <= st_cnt - 16'd1;
+            if (ctrl_q || u_freed || c3_oh != 8'd0)
+                quiet <= 2'd0;
+            else if (st_fire && !ut_pend && quiet != 2'd3)
+                quiet <= quiet + 2'd1;
+            // a request goes with the next gap; none without the link or
+            // without a loaded VC
+            if (!link_up || loaded == 8'd0)
+                upd_req <= 1'b0;
+            else if (want)
+                upd_req <= 1'b1;
+            else if (ins)
+                upd_req <= 1'b0;
+            if (ins)
+                cnt_upd_tx <= cnt_upd_tx + 64'd1;
+        end
+    end
+
+    // the frame (formats: CBFC): to TX_FC_DADDR's and from TX_FC_SADDR's
+    // reset values (the MAC's static registers are not followed)
+    localparam [31:0] FC_DA_HI = `RCLINK_TX_FC_DADDR_HI_RSTVAL;
+    localparam [31:0] FC_DA_LO = `RCLINK_TX_FC_DADDR_LO_RSTVAL;
+    localparam [31:0] FC_SA_HI = `RCLINK_TX_FC_SADDR_HI_RSTVAL;
+    localparam [31:0] FC_SA_LO = `RCLINK_TX_FC_SADDR_LO_RSTVAL;
+    always @* begin
+        upd_dat = {DW{1'b0}};
+        upd_dat[DW-1 -: 176] = {FC_DA_HI[15:0], FC_DA_LO, FC_SA_HI[15:0], FC_SA_LO, 16'h8808, 16'h0102, loaded,
+                                based & loaded, epoch, peer_epoch};
+        for (ui = 0; ui < 8; ui = ui + 1)
+            upd_dat[DW - 1 - 8 * 22 - 64 * ui -: 64] =
+                loaded[ui] ? {sent[ui], recv[ui]} : 64'd0;
+    end
+
+    // ================================================ the IP's CBFC status
+    // (seed 000, 工作阶段 流控触发; shim.rst "CBFC", Sending): a flow under
+    // CBFC (AFH_CFG_EN: stop_cbfc_en 0, its enable) is on while its VC is
+    // loaded, software_ctrl_cbfc_vc_status has the VC and its credits
+    // (DFX_CBFC_CF_O) are at least credit_uf_limit maximum frames of it
+    // (uf 0: always).  SHIM_CBFC_STATUS.vc_on: the VCs of the flows on;
+    // SHIM_CBFC_TX_BLOCKED[v]: the times VC v's bit went to 0.  A pipeline
+    // per flow: P1 the frame plus overhead, P2 rounded up, P3 the credits
+    // of a maximum frame, P4 times uf, P5 compared, P6 the VC's bit.
+    localparam FMAX_T1 = `RCLINK_PARAM_TYPE1_PKT_LEN + 128;
+    localparam FMAX_T2 = `RCLINK_PARAM_TYPE2_PKT_LEN + 128;
+    localparam FMAX_T3 = 4096;          // the TX MD's largest frame
+    function integer f_en;              // AFH_CFG_EN: flow f's enable
+        input integer f;
+        f_en = f < 5 ? 6 + f : f == 5 ? 33 : 11;
+    endfunction
+    function integer f_vc;              // and its VC field
+        input integer f;
+        f_vc = 12 + 3 * f;
+    endfunction
+    function [5:0] f_uf;
+        input integer f;
+        f_uf = f < 4 ? `RCLINK_AFH_CFG_EN_TYPE1_CREDIT_UF_LIMIT_CBFC_LSB :
+               f == 4 ? `RCLINK_AFH_CFG_EN_ACK_CREDIT_UF_LIMIT_CBFC_LSB :
+               f == 5 ? `RCLINK_AFH_CFG_EN_TYPE2_CREDIT_UF_LIMIT_CBFC_LSB :
+                        `RCLINK_AFH_CFG_EN_TYPE3_CREDIT_UF_LIMIT_CBFC_LSB;
+    endfunction
+    function [12:0] f_max;
+        input integer f;
+        f_max = f < 4 ? FMAX_T1 : f == 4 ? 128 : f == 5 ? FMAX_T2 : FMAX_T3;
+    endfunction
+    reg  [2:0]  p_vc [0:6];
+    reg  [6:0]  p1_act, p2_act, p3_act, p4_act, p5_on;
+    reg  [2:0]  p4_vc [0:6];
+    reg  [2:0]  p5_vc [0:6];
+    reg  [2:0]  p1_uf [0:6];
+    reg  [14:0] p1_b [0:6];
+    reg  [2:0]  p1_sz [0:6];
+    reg  [14:0] p2_r [0:6];
+    reg  [2:0]  p2_sz [0:6];
+    reg  [6:0]  p2_pos;
+    reg  [12:0] p3_max [0:6];
+    reg  [15:0] p4_need [0:6];
+    reg  [7:0]  vc_on, vc_on_q;
+    reg  [63:0] cnt_blocked [0:7];
+    reg  [63:0] p_cfg [0:6];
+    reg  [10:0] p_m1 [0:6];
+    integer     pf, pv, qf;
+    always @* begin
+        for (qf = 0; qf < 7; qf = qf + 1) begin
+            p_cfg[qf] = vc_cfg[afh[f_vc(qf) +: 3]];
+            case (p1_sz[qf])
+            3'd0: p_m1[qf] = 11'd31;
+            3'd1: p_m1[qf] = 11'd63;
+            3'd2: p_m1[qf] = 11'd127;
+            3'd3: p_m1[qf] = 11'd255;
+            3'd4: p_m1[qf] = 11'd1023;
+            default: p_m1[qf] = 11'd2047;
+            endcase
+        end
+    end
+    wire [7:0]  sw_vc = afh[`RCLINK_AFH_CFG_EN_SOFTWARE_CTRL_CBFC_VC_STATUS_MSB:`RCLINK_AFH_CFG_EN_SOFTWARE_CTRL_CBFC_VC_STATUS_LSB];
+    always @(posedge clk) begin
+        for (pf = 0; pf < 7; pf = pf + 1) begin
+            // P1
+            p_vc[pf] <= afh[f_vc(pf) +: 3];
+            // (its gate from one sample of the registers, carried along:
+            // a write changes a flow's status once)
+            p1_act[pf] <= !afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB] &&
+                          afh[f_en(pf)] && sw_vc[afh[f_vc(pf) +: 3]] &&
+                          loaded[afh[f_vc(pf) +: 3]];
+            p2_act[pf] <= p1_act[pf];
+            p3_act[pf] <= p2_act[pf];
+            p4_act[pf] <= p3_act[pf];
+            p1_uf[pf] <= afh[f_uf(pf) +: 3];
+            p1_b[pf] <= {2'd0, f_max(pf)} +
+                        {{5{p_cfg[pf][`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
+                         p_cfg[pf][`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
+            p1_sz[pf] <= p_cfg[pf][`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
+            // P2
+            p2_pos[pf] <= !p1_b[pf][14] && p1_b[pf] != 15'd0;
+            p2_r[pf] <= p1_b[pf] + {4'd0, p_m1[pf]};
+            p2_sz[pf] <= p1_sz[pf];
+            // P3
+            if (!p2_pos[pf])
+                p3_max[pf] <= 13'd1;
+            else case (p2_sz[pf])
+                3'd0: p3_max[pf] <= {3'd0, p2_r[pf][14:5]};
+                3'd1: p3_max[pf] <= {4'd0, p2_r[pf][14:6]};
+                3'd2: p3_max[pf] <= {5'd0, p2_r[pf][14:7]};
+                3'd3: p3_max[pf] <= {6'd0, p2_r[pf][14:8]};
+                3'd4: p3_max[pf] <= {8'd0, p2_r[pf][14:10]};
+                default: p3_max[pf] <= {9'd0, p2_r[pf][14:11]};
+            endcase
+            // P4
+            p4_need[pf] <= (p1_uf[pf][0] ? {3'd0, p3_max[pf]} : 16'd0) +
+                           (p1_uf[pf][1] ? {2'd0, p3_max[pf], 1'b0} : 16'd0) +
+                           (p1_uf[pf][2] ? {1'd0, p3_max[pf], 2'b0} : 16'd0);
+            // P5
+            p4_vc[pf] <= p_vc[pf];
+            p5_vc[pf] <= p4_vc[pf];
+            p5_on[pf] <= p4_act[pf] && cf[16 * pf +: 16] >= p4_need[pf];
+        end
+        // P6
+        for (pv = 0; pv < 8; pv = pv + 1) begin
+            vc_on[pv] <= 1'b0;
+            for (pf = 0; pf < 7; pf = pf + 1)
+                if (p5_on[pf] && p5_vc[pf] == pv[2:0])
+                    vc_on[pv] <= 1'b1;
+        end
+        vc_on_q <= vc_on;
+        if (rst) begin
+            vc_on <= 8'd0;
+            vc_on_q <= 8'd0;
+            for (pv = 0; pv < 8; pv = pv + 1)
+                cnt_blocked[pv] <= 64'd0;
+        end else begin
+            for (pv = 0; pv < 8; pv = pv + 1)
+                if (vc_on_q[pv] && !vc_on[pv])
+                    cnt_blocked[pv] <= cnt_blocked[pv] + 64'd1;
+        end
+    end
+
     // ================================================ register reads
     reg [63:0] rv;
     reg        mine;
@@ -357,13 +931,15 @@ module rclink_mac (
         `RCLINK_SHIM_TX_DROP_LINK:    rv = cnt_tx_drop_link;
         `RCLINK_SHIM_MAC_CTRL_DROP:   rv = cnt_ctrl_drop;
         `RCLINK_SHIM_CBFC_UPD_RX:     rv = cnt_upd_rx;
-        // vc_on needs the flows' credit_uf_limit (a later step): 0
-        `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, 8'd0};
+        `RCLINK_SHIM_CBFC_RESYNC:     rv = cnt_resync;
+        `RCLINK_SHIM_CBFC_UPD_TX:     rv = cnt_upd_tx;
+        `RCLINK_SHIM_CBFC_TIMING:     rv = timing;
+        `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, vc_on};
         `RCLINK_DMAQ_DFX_CBFC_CF0:    rv = cf[63:0];
         `RCLINK_DMAQ_DFX_CBFC_CF1:    rv = {16'd0, cf[111:64]};
         default: begin
-            rv = vc_cfg[addr[5:3]];
-            mine = a_cfg;
+            rv = a_cfg ? vc_cfg[addr[5:3]] : cnt_blocked[addr[5:3]];
+            mine = a_cfg || a_blk;
         end
         endcase
     end

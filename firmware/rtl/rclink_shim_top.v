@@ -366,6 +366,8 @@ module rclink_shim_top #(
         .rc_req(rc_req), .rc_write(rc_write), .rc_addr(rc_addr),
         .rc_wdata(rc_wdata), .rc_wstrb(rc_wstrb), .rc_done(rc_done),
         .rc_err(rc_err),
+        .mc_req(mreq), .mc_write(mwrite), .mc_addr(maddr),
+        .mc_wdata(mwdata), .mc_done(mdone),
 `include "rclink_cemac_conn.vh"
         .wr(csr_wr), .addr(csr_addr), .wdata(csr_wdata), .wmask(csr_wmask),
         .hit(mac_hit), .rdata(mac_rdata));

@@ -15,6 +15,9 @@ it there, saying why).
 "cocotb_skip": "why" marks a vector the cocotb benches of the PCIe tops
 cannot replay (an op only the word-level testbench can play): it runs on
 the core only (firmware/rtl/cocotb/vecset.py lists them).
+"tb_skip": "why" marks a vector the word-level testbench (tb/rclink_tb.v,
+rtl.sh sim) cannot play (its MAC side is tied off): rtl.sh sim skips it,
+saying why; the cocotb benches replay it (vecset.py lists them).
 "ptile_skip": "why" marks a vector the cocotb bench of the P-tile top
 does not pass yet (an open finding): that bench skips it, saying why.
 "needs": {REGISTER: {field: value}} marks a vector of a board of one kind
@@ -63,6 +66,23 @@ composed from fields (value()).
                                      "NAME+4" or a byte offset (the
                                      contract's refused sizes and places,
                                      DMAQ_CTX_DB_DROP)
+  ["wirerx", addr, hex, ip]          a frame arrives from the wire: the
+                                     bytes hex (no FCS; model: written to
+                                     host memory at addr for its
+                                     SHIM_WIRE_INJECT hook; cocotb: on the
+                                     MAC adapter's RX stream).  ip 1:
+                                     the IP gets it unchanged, 0: it does
+                                     not (cocotb checks the IP's RX
+                                     stream; the model's IP shows it in
+                                     its counters, "model" ops)
+  ["wiretx", total, etype, len]      the board has sent total frames to
+                                     the wire since the vector's
+                                     SHIM_RESET, the last one of Ethernet
+                                     type etype and len bytes (model:
+                                     SHIM_WIRE_TX_FRAMES and the
+                                     SHIM_WIRE_TX_LAST hook; cocotb: the
+                                     MAC adapter's TX stream); total 0:
+                                     none (etype and len not checked)
   ["master", on]                     PCI bus mastering (PCI_COMMAND's
                                      master bit) off (0) or on (1)
   ["peer", op...]                    an op on the other board of the
@@ -212,6 +232,15 @@ def addr(spec, bases):
         return num(spec)
     name, off = (spec.split('+') + ['0'])[:2]
     return bases[name] + num(off)
+
+
+def frame_bytes(hexstr):
+    """The bytes of a "wirerx" op's frame."""
+    data = bytes.fromhex(hexstr)
+    if len(data) < 14:
+        raise ValueError('wirerx: a frame of %d bytes has no Ethernet '
+                         'header' % len(data))
+    return data
 
 
 def all_files():

@@ -788,6 +788,11 @@ static void rclink_side_effects(RclinkCore *c, const struct rclink_regdesc *d,
     case RCLINK_SHIM_WIRE_FAULT_SEED:
         rclink_wire_reseed(c);
         break;
+    case RCLINK_SHIM_WIRE_INJECT:
+        if (wmask & RCLINK_SHIM_WIRE_INJECT_LEN) {
+            rclink_wire_inject(c, RF_GET(RCLINK_SHIM_WIRE_INJECT_LEN, wval));
+        }
+        break;
     case RCLINK_SHIM_HOSTILE_SEED:
         rclink_hostile_reseed(c);
         break;

@@ -272,6 +272,7 @@ void rclink_wire_fini(RclinkCore *c);
 void rclink_wire_reset(RclinkCore *c);
 void rclink_wire_reseed(RclinkCore *c);
 void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len);
+void rclink_wire_inject(RclinkCore *c, uint64_t len);
 
 /* rclink_mac.c: Pause/PFC of the MAC (seed 003) */
 void rclink_mac_fc_req(RclinkCore *c, uint64_t old, uint64_t val);

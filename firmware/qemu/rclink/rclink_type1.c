@@ -1436,6 +1436,62 @@ static bool rclink_t1_rx_pkey_ok(RclinkCore *c, uint32_t qpn, uint64_t rh)
     return true;
 }
 
+/* what becomes of a TYPE1 REQ that its QP takes by its PSN */
+enum {
+    T1_RX_TAKEN,        /* to the host, waiting on RX_M or in CBFC's buffer */
+    T1_RX_REFUSED,      /* no room: the caller answers RNR or counts it */
+    T1_RX_FULL,         /* CBFC's buffer full: dropped and counted there */
+};
+
+/*
+ * The receive decision of a TYPE1 REQ at the expected PSN (AFH_Lite: at
+ * or after it), in every format, and its delivery when it is taken.
+ *
+ * The IP first looks at the FLOW_STOP level of the QP's bank, before it
+ * knows whose packet it is: rclink_dmaq_flow_stop() raises it on every
+ * bank while a packet is held on RX_M (nothing goes to the host
+ * meanwhile) and while context 0 lacks RQEs, so a user context's QP, or
+ * a WRITE or READ of the kernel's that needs no RQE, is refused under it
+ * too.  Behind the co-simulation bridge the RTL raises the level and
+ * rclink_cosim_ip_rx() applies it: rclink_dmaq_flow_stop() reads 0 there,
+ * so a packet held on RX_M is looked at apart from the level.
+ *
+ * A user context's packet does not wait in the shared receive buffer
+ * (Documentation/hw/shim.rst, Contexts): without room, and with the level
+ * down, it waits on RX_M for a bounded time (rclink_dmaq_rx_hold), and
+ * none of its QP's packets is ever in the buffer, so going past it keeps
+ * the QP's order.  A packet of context 0 that does not fit although the
+ * level is down (its CQ full, more buffers than are posted), which the
+ * RTL lets wait on RX_M instead, is refused as under FLOW_STOP.
+ */
+static int rclink_t1_rx_take(RclinkCore *c, uint32_t qpn, const uint8_t *pl,
+                             size_t plen)
+{
+    bool user = rclink_dmaq_qp_user(c, qpn);
+    bool stop = rclink_dmaq_rx_held(c) ||
+                (rclink_dmaq_flow_stop(c) & (1u << (qpn & T1_BANK_MASK)));
+    bool room = !stop && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
+    int cbfc = user ? RCLINK_CBFC_DIRECT :
+               rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
+
+    if (cbfc == RCLINK_CBFC_FULL) {
+        return T1_RX_FULL;
+    }
+    if (cbfc != RCLINK_CBFC_DIRECT) {
+        return T1_RX_TAKEN;
+    }
+    if (room) {
+        rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
+        return T1_RX_TAKEN;
+    }
+    if (stop || !user) {
+        return T1_RX_REFUSED;
+    }
+    /* taken and acknowledged by the IP: it waits on RX_M */
+    rclink_dmaq_rx_hold(c, qpn, pl, plen);
+    return T1_RX_TAKEN;
+}
+
 static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
                              const uint8_t *pl, size_t plen, bool ce)
 {
@@ -1445,9 +1501,7 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
-    bool room, held, user;
-    unsigned stop;
-    int cbfc;
+    int take;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
         return;
@@ -1478,40 +1532,16 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         }
         return;
     }
-    /*
-     * A packet waiting on RX_M (a user context's, DMAQ_CTX_RX_HOLD) raises
-     * FLOW_STOP on every bank: nothing goes to the host meanwhile.
-     */
-    held = rclink_dmaq_rx_held(c);
-    user = rclink_dmaq_qp_user(c, qpn);
-    /*
-     * A user context's QP, or a WRITE or READ of the kernel's, needs no
-     * RQE of context 0, but the IP sees only the bank's FLOW_STOP level,
-     * which context 0's lack of RQEs raises for every packet.
-     */
-    stop = rclink_dmaq_flow_stop(c) & (1u << (qpn & T1_BANK_MASK));
-    room = !held && !stop && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
-    /*
-     * A user context's packet does not wait in the shared receive buffer
-     * (Documentation/hw/shim.rst, Contexts): without room it waits on RX_M
-     * for a bounded time (rclink_dmaq_rx_hold), and none of its QP's
-     * packets is ever in the buffer, so going past it keeps the QP's
-     * order.
-     */
-    cbfc = user ? RCLINK_CBFC_DIRECT :
-           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
-    if (cbfc == RCLINK_CBFC_FULL) {
+    take = rclink_t1_rx_take(c, qpn, pl, plen);
+    if (take == T1_RX_FULL) {
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || stop || !user)) {
+    if (take == T1_RX_REFUSED) {
         /*
-         * Refused under the engine's FLOW_STOP (TYPE1_FLOW_STOP_I, on
-         * every bank: rclink_dmaq_flow_stop), or a packet of context 0
-         * that does not fit although FLOW_STOP is down (its CQ full, more
-         * buffers than are posted), which the RTL lets wait on RX_M
-         * instead (Documentation/hw/shim.rst).  FLOW_STOP reaches the IP
-         * only with XON_THR_RDMA.flow_stop_en, and only then may the IP
-         * answer RNR (type1_flow_stop_send_rnr_en).
+         * FLOW_STOP reaches the IP only with XON_THR_RDMA.flow_stop_en,
+         * and only then may the IP answer RNR
+         * (type1_flow_stop_send_rnr_en); else the sender's retry timer
+         * sends the packet again.
          */
         unsigned rnr = RF_GET(RCLINK_AFH_CFG_EN_TYPE1_FLOW_STOP_SEND_RNR_EN,
                               rclink_get(c, RCLINK_AFH_CFG_EN));
@@ -1530,12 +1560,6 @@ static void rclink_t1_rx_req(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
             rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
         }
         return;
-    }
-    if (cbfc == RCLINK_CBFC_DIRECT && room) {
-        rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
-    } else if (cbfc == RCLINK_CBFC_DIRECT) {
-        /* taken and acknowledged by the IP: it waits on RX_M */
-        rclink_dmaq_rx_hold(c, qpn, pl, plen);
     }
     trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "accepted");
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);
@@ -1570,9 +1594,7 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
     uint32_t epsn = QGET(c, qpn, RCLINK_QCOL_REQ_CHK,
                          RCLINK_REQ_CHK_SN_MEM_RX_REQ_EPSN);
     uint32_t d = rclink_psn_diff(psn, epsn);
-    bool room, held, user;
-    unsigned stop;
-    int cbfc;
+    int take;
 
     if (!rclink_t1_rx_pkey_ok(c, qpn, rh)) {
         return;
@@ -1582,27 +1604,18 @@ static void rclink_t1_rx_req_lite(RclinkCore *c, RclinkT1Qp *q, uint64_t rh,
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: old, dropped");
         return;
     }
-    held = rclink_dmaq_rx_held(c);
-    user = rclink_dmaq_qp_user(c, qpn);
-    stop = rclink_dmaq_flow_stop(c) & (1u << (qpn & T1_BANK_MASK));
-    room = !held && !stop && rclink_dmaq_rx_accept(c, qpn, pl, plen, true);
-    cbfc = user ? RCLINK_CBFC_DIRECT :
-           rclink_cbfc_rx_defer(c, RCLINK_CBFC_T1, qpn, pl, plen, room);
-    if (cbfc == RCLINK_CBFC_FULL) {
+    take = rclink_t1_rx_take(c, qpn, pl, plen);
+    if (take == T1_RX_FULL) {
         return;
     }
-    if (cbfc == RCLINK_CBFC_DIRECT && !room && (held || stop || !user)) {
+    if (take == T1_RX_REFUSED) {
+        /* no RNR and no retransmission: the packet is lost */
         rclink_count(c, RCLINK_DMAQ_T1_RX_DROP_NOBUF);
         trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: no buffer");
         return;
     }
     if (d) {
         rclink_qps_add(c, qpn, RCLINK_QPS_RX_OOS, d);
-    }
-    if (cbfc == RCLINK_CBFC_DIRECT && room) {
-        rclink_dmaq_rx_accept(c, qpn, pl, plen, false);
-    } else if (cbfc == RCLINK_CBFC_DIRECT) {
-        rclink_dmaq_rx_hold(c, qpn, pl, plen);
     }
     trace_rclink_t1_rx_req(qpn, psn, epsn, plen, "lite: accepted");
     rclink_qps_add(c, qpn, RCLINK_QPS_RX_PKTS, 1);

@@ -16,6 +16,9 @@
 #define RCLINK_WIRE_REORDER_NS      (100 * SCALE_US)
 /* The first byte corruption may hit: after the Ethernet header */
 #define RCLINK_WIRE_CORRUPT_FROM    14
+/* SHIM_WIRE_INJECT: an Ethernet header at least, a jumbo frame at most */
+#define RCLINK_WIRE_INJECT_MIN      14
+#define RCLINK_WIRE_INJECT_MAX      2048
 
 /* splitmix64: a fixed sequence per seed, any seed (0 too) is fine */
 static uint64_t rclink_wire_rand(RclinkWire *w)
@@ -163,6 +166,9 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
     uint8_t *bad = NULL, *marked = NULL;
 
     rclink_count(c, RCLINK_SHIM_WIRE_TX_FRAMES);
+    rclink_set(c, RCLINK_SHIM_WIRE_TX_LAST,
+               RF_SET(RCLINK_SHIM_WIRE_TX_LAST_LEN, 0, MIN(len, 0xffff)) |
+               (len >= 14 ? lduw_be_p(buf + 12) : 0));
     if (ce && (marked = rclink_wire_ecn_mark(c, buf, len))) {
         if (rclink_wire_hit(w, ce)) {
             buf = marked;
@@ -251,6 +257,33 @@ uint8_t *rclink_wire_rx_queue(RclinkCore *c, const uint8_t *buf, size_t len)
     }
     w->q_mbits += (uint64_t)len * 8000;
     return m;
+}
+
+/*
+ * SHIM_WIRE_INJECT (test hook): the frame at SHIM_WIRE_INJECT_ADDR arrives
+ * from the wire, as the link partner would send it, so that a shared
+ * vector can play the wire without a second board.
+ */
+void rclink_wire_inject(RclinkCore *c, uint64_t len)
+{
+    dma_addr_t addr = rclink_get(c, RCLINK_SHIM_WIRE_INJECT_ADDR);
+    uint8_t *buf;
+
+    if (len < RCLINK_WIRE_INJECT_MIN || len > RCLINK_WIRE_INJECT_MAX) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: SHIM_WIRE_INJECT length %"
+                      PRIu64 " outside %u..%u, nothing delivered\n", len,
+                      RCLINK_WIRE_INJECT_MIN, RCLINK_WIRE_INJECT_MAX);
+        return;
+    }
+    buf = g_malloc(len);
+    if (pci_dma_read(c->pci, addr, buf, len) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "rclink: SHIM_WIRE_INJECT read of %"
+                      PRIu64 " bytes at 0x%" PRIx64 " failed, nothing "
+                      "delivered\n", len, (uint64_t)addr);
+    } else {
+        rclink_core_receive(c, buf, len);
+    }
+    g_free(buf);
 }
 
 void rclink_wire_reseed(RclinkCore *c)

@@ -17,7 +17,8 @@ the first starting at the buffer's address.  One transfer at a time; a
 burst answered other than OKAY ends the frame's transfer.
 
 The MAC side is the vector's: TX frames (padded with zeros to the 60
-bytes of a minimum Ethernet frame) are kept for ``sent3``; ``rx3`` hands
+bytes of a minimum Ethernet frame) are kept for ``sent3`` and, when the
+vector plays the wire (mac_wire.py), sent on the IP's CEMAC_TX; ``rx3`` hands
 the engine a frame and waits until it is stored or dropped.  The drops
 the IP alone knows are counted here (off, no MDs, fault), as the model's
 drop_off, drop_nomd and drop_err.
@@ -81,6 +82,7 @@ class T3Twin:
             for ifc in (m.read_if, m.write_if):
                 ifc.log.setLevel("WARNING")
         self.txf = []               # TX frames sent, padded
+        self.on_tx = None           # and each to the MAC side (mac_wire.py)
         self.seen = 0               # of those, checked by sent3
         self.rx = None              # a frame from the wire, not yet taken
         self.drop_off = self.drop_nomd = self.drop_err = 0
@@ -241,6 +243,8 @@ class T3Twin:
             return st1(data_axi_resp_err=1)
         # to the MAC: at least a minimum Ethernet frame
         self.txf.append(data.ljust(ETH_ZLEN, b"\0"))
+        if self.on_tx is not None:
+            self.on_tx(self.txf[-1])
         return 0
 
     async def _tx_run(self):

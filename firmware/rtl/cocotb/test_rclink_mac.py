@@ -16,17 +16,19 @@ import random
 import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge, Timer
 
+from mac_wire import DW, beats, idle_inputs, take
 from test_rclink_us import SHORT, bring_up, reg
 
-DW = 128                    # bytes a beat (MAC_DW 1024)
 ETH_T1, ETH_T2, ETH_CTRL = 0x88B5, 0x88B6, 0x8808
 OP_PAUSE, OP_PFC, OP_UPDATE = 0x0001, 0x0101, 0x0102
 LINK_FORCE_DOWN = 1 << 8    # SHIM_LINK.force_down
+DA = bytes([0x02, 0, 0, 0, 0, 1])
+FC_DA = bytes.fromhex("0180c2000001")   # RX_FC_DADDR's reset value
 
 
-def frame(rng, etype, length, opcode=None, vlan=None):
+def frame(rng, etype, length, opcode=None, vlan=None, da=DA):
     """An Ethernet frame of length bytes (DA, SA, [tag], type, payload)."""
-    hdr = bytes([0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2])
+    hdr = da + bytes([0x02, 0, 0, 0, 0, 2])
     if vlan is not None:
         hdr += (0x8100).to_bytes(2, "big") + vlan.to_bytes(2, "big")
     hdr += etype.to_bytes(2, "big")
@@ -34,26 +36,6 @@ def frame(rng, etype, length, opcode=None, vlan=None):
         hdr += opcode.to_bytes(2, "big")
     body = bytes(rng.randrange(256) for _ in range(length - len(hdr)))
     return hdr + body
-
-
-def beats(data):
-    """A frame as CEMAC beats (dat, be, fs, fe): the first byte in the top
-    bits; the byte enables on the FE beat only (seed 000: the first N-1
-    beats carry 0), contiguous from the top."""
-    out = []
-    chunks = [data[i:i + DW] for i in range(0, len(data), DW)]
-    for k, c in enumerate(chunks):
-        last = k == len(chunks) - 1
-        be = (((1 << len(c)) - 1) << (DW - len(c))) if last else 0
-        out.append((int.from_bytes(c.ljust(DW, b"\0"), "big"), be,
-                    int(k == 0), int(last)))
-    return out
-
-
-def take(word, be, fe):
-    """The bytes of a beat seen on a CEMAC stream."""
-    b = word.to_bytes(DW, "big")
-    return b[:bin(be).count("1")] if fe else b
 
 
 class Mac:
@@ -72,29 +54,9 @@ class Mac:
         self.mac_beats = 0                # beats the MAC adapter took
         self.cbfc_rst = []                # (MAC2TX_CBFC_RST_I, limit, size, ovhd)
         self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
+        self.cbfc_ret = []                # (MAC2TX_CBFC_VLD_I, NUM_I)
         self.rx_stall_max = 0             # beats taken while the IP stalls
-        dut.tx2mac_vld.value = 0
-        dut.tx2mac_fs.value = 0
-        dut.tx2mac_fe.value = 0
-        dut.tx2mac_dat.value = 0
-        dut.tx2mac_be.value = 0
-        dut.tx2mac_vcid.value = 0
-        dut.tx2mac_fcs.value = 1
-        dut.tx2mac_err.value = 0
-        dut.tx2mac_cbfc_vcid.value = 0
-        dut.tx2mac_hdr_type.value = 0
-        dut.tx2mac_mcast.value = 0
-        dut.tx2mac_vlan.value = 0
-        dut.dfx_cbfc_cf.value = 0
-        dut.rx2mac_rdy.value = 1
-        dut.emac_tx_credit.value = 0
-        dut.emac_tx_credit_rst.value = 0
-        dut.emac_rx_vld.value = 0
-        dut.emac_rx_fs.value = 0
-        dut.emac_rx_fe.value = 0
-        dut.emac_rx_dat.value = 0
-        dut.emac_rx_be.value = 0
-        dut.emac_rx_fcs_err.value = 0
+        idle_inputs(dut)
         self._owed = []                   # cycles at which credits are due
         cocotb.start_soon(self._run())
 
@@ -114,6 +76,9 @@ class Mac:
                                       int(dut.cbfc_credit_size.value),
                                       int(dut.cbfc_pkt_ovhd.value)))
             self.cbfc_reset += int(dut.mac2tx_cbfc_reset.value)
+            vld = int(dut.mac2tx_cbfc_vld.value)
+            if vld:
+                self.cbfc_ret.append((vld, int(dut.mac2tx_cbfc_num.value)))
             if int(dut.emac_tx_vld.value):
                 self.mac_beats += 1
                 self._owed.append(cycle + self.rng.randrange(1, 6))
@@ -168,11 +133,12 @@ class Mac:
         for n in ("vld", "fs", "fe"):
             sig(n).value = 0
 
-    async def ip_send(self, data, vlan=0, gap=0.0):
-        """The IP sends a frame on TX2MAC_* (on credits: no ready)."""
+    async def ip_send(self, data, vlan=0, gap=0.0, cbfc=0):
+        """The IP sends a frame on TX2MAC_* (on credits: no ready);
+        cbfc: TX2MAC_CBFC_VCID_O (a bit per VC)."""
         t2 = data[12:14] == ETH_T2.to_bytes(2, "big")
         await self._drive("tx2mac_", data, gap, vlan=vlan, vcid=5,
-                          mcast=int(t2))
+                          mcast=int(t2), cbfc_vcid=cbfc)
 
     async def mac_recv(self, data, gap=0.0):
         """The MAC adapter hands a frame over on emac_rx_* (valid/ready)."""
@@ -239,11 +205,12 @@ async def _all(fn, frames, gap):
 @cocotb.test()
 async def test_mac_rx_ctrl(dut):
     """MAC control frames (Ethernet type 0x8808) never reach the IP: a
-    CBFC update frame (opcode 0x0102, 86 bytes or more) is taken off and
-    counted in SHIM_CBFC_UPD_RX, every other (Pause, PFC, an unknown
-    opcode, an update frame too short, a long one of two beats) dropped
-    and counted in SHIM_MAC_CTRL_DROP; the frames around them arrive
-    intact, under the IP's random back-pressure (RX2MAC_RDY_O)."""
+    CBFC update frame (opcode 0x0102, 86 bytes or more, to RX_FC_DADDR)
+    is taken off and counted in SHIM_CBFC_UPD_RX, every other (Pause,
+    PFC, an unknown opcode, an update frame too short or to another
+    address, a long one of two beats) dropped and counted in
+    SHIM_MAC_CTRL_DROP; the frames around them arrive intact, under the
+    IP's random back-pressure (RX2MAC_RDY_O)."""
     tb, drv, mac = await setup(dut, 2, rx_ready=0.4)
     rng = random.Random(12)
     before = await counters(drv)
@@ -252,14 +219,16 @@ async def test_mac_rx_ctrl(dut):
              ("upd", OP_UPDATE, 86), ("ctrl", OP_UPDATE, 85),
              ("ctrl", 0x0203, 64), ("upd", OP_UPDATE, 300),
              ("ctrl", OP_PFC, 200), ("data", None, 60),
-             ("upd", OP_UPDATE, 128), ("data", None, 1000)]
+             ("upd", OP_UPDATE, 128), ("data", None, 1000),
+             ("ctrl", OP_UPDATE, 86)]
     frames, want = [], []
     for kind, op, length in kinds:
         if kind == "data":
             f = frame(rng, 0x0800, length)
             want.append(f)
         else:
-            f = frame(rng, ETH_CTRL, length, opcode=op)
+            f = frame(rng, ETH_CTRL, length, opcode=op,
+                      da=FC_DA if kind == "upd" else DA)
         frames.append(f)
     for f in frames:
         await mac.mac_recv(f, gap=0.2)
@@ -272,6 +241,45 @@ async def test_mac_rx_ctrl(dut):
                  "SHIM_TX_DROP_LINK": 0,
                  "SHIM_MAC_CTRL_DROP": sum(k == "ctrl" for k, _, _ in kinds),
                  "SHIM_CBFC_UPD_RX": sum(k == "upd" for k, _, _ in kinds)}, d
+
+
+@cocotb.test()
+async def test_mac_rx_fc_daddr(dut):
+    """The address of update frames is the MAC's RX_FC_DADDR as the MAC
+    uses it: a new value written takes effect at the release of
+    PHY_CONFIG.soft_reset (a static register of seed 003), not before;
+    SHIM_RESET brings the reset value back."""
+    tb, drv, mac = await setup(dut, 5)
+    bar0 = drv.bar0
+    rng = random.Random(15)
+    new = bytes.fromhex("02aabbccddee")
+
+    async def mac_csr(name, val):
+        # a read after it: the write has reached the MAC
+        await bar0.write_dword(reg(name), val)
+        await bar0.read_dword(reg(name))
+
+    async def upd_to(da):
+        await mac.mac_recv(frame(rng, ETH_CTRL, 86, opcode=OP_UPDATE, da=da))
+        await mac.idle(20)
+        c = await counters(drv)
+        return c["SHIM_CBFC_UPD_RX"], c["SHIM_MAC_CTRL_DROP"]
+
+    await mac_csr("RX_FC_DADDR_LO", int.from_bytes(new[2:], "big"))
+    await mac_csr("RX_FC_DADDR_HI", int.from_bytes(new[:2], "big"))
+    assert await upd_to(new) == (0, 1)
+    assert await upd_to(FC_DA) == (1, 1)
+    await mac_csr("PHY_CONFIG", 1)
+    assert await upd_to(FC_DA) == (2, 1)
+    await mac_csr("PHY_CONFIG", 0)
+    got = await upd_to(FC_DA)
+    assert got == (2, 2), got
+    assert await upd_to(new) == (3, 2)
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    await mac.idle(20)
+    assert await upd_to(new) == (0, 1)
+    assert await upd_to(FC_DA) == (1, 1)
+    assert mac.rx_ip == []
 
 
 @cocotb.test()
@@ -476,3 +484,265 @@ async def test_mac_link_down_keys(dut):
         await mac.ip_send(f, vlan=vlan)
     await mac.idle(40)
     assert mac.tx_wire[n:] == [f for f, _, p in cases if p]
+
+
+def update(mask, based, epoch, peer_epoch, totals, length=86, da=FC_DA):
+    """A CBFC update frame (shim.rst "CBFC"): totals {vc: (sent, freed)}."""
+    f = da + bytes([0x02, 0, 0, 0, 0, 3])
+    f += ETH_CTRL.to_bytes(2, "big") + OP_UPDATE.to_bytes(2, "big")
+    f += bytes([mask, based]) + epoch.to_bytes(2, "big")
+    f += peer_epoch.to_bytes(2, "big")
+    for v in range(8):
+        sent, freed = totals.get(v, (0, 0))
+        f += (sent & 0xFFFFFFFF).to_bytes(4, "big")
+        f += (freed & 0xFFFFFFFF).to_bytes(4, "big")
+    return f.ljust(length, b"\0")
+
+
+def returned(mac):
+    """The credits MAC2TX_CBFC_VLD_I/NUM_I gave back, per VC."""
+    out = {}
+    for vld, num in mac.cbfc_ret:
+        assert vld & (vld - 1) == 0 and vld < 256, hex(vld)  # one-hot
+        v = vld.bit_length() - 1
+        out[v] = out.get(v, 0) + num
+    return out
+
+
+async def load(bar0, mac, vcs, limit=1000, size=0):
+    for v in vcs:
+        await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v,
+                               limit | size << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"),
+                           sum(1 << v for v in vcs))
+    await status(bar0, mac)
+
+
+@cocotb.test()
+async def test_mac_cbfc_upd_epochs(dut):
+    """Received update frames: a new epoch of the partner counts in
+    SHIM_CBFC_RESYNC (its first does not), so does a SENT total that went
+    back on a VC both have loaded; a VC this board has not loaded is
+    ignored; FREED of another epoch than this board's (peer epoch 0: the
+    partner has not heard it) returns nothing on MAC2TX_CBFC_VLD_I; an
+    update frame to another address than RX_FC_DADDR is dropped
+    (SHIM_MAC_CTRL_DROP), not parsed."""
+    tb, drv, mac = await setup(dut, 7)
+    bar0 = drv.bar0
+    await load(bar0, mac, [0, 3])
+    rs = lambda: bar0.read_qword(reg("SHIM_CBFC_RESYNC"))  # noqa: E731
+    base = await rs()
+    seq = [
+        # (mask, epoch, {vc: (sent, freed)}, resyncs it makes)
+        (0b00101001, 0x1234, {0: (100, 50), 3: (7, 7), 5: (9, 9)}, 0),
+        (0b00101001, 0x1234, {0: (120, 60), 3: (7, 7), 5: (1, 1)}, 0),
+        (0b00101001, 0x1234, {0: (110, 70), 3: (8, 7), 5: (0, 0)}, 1),
+        (0b00001001, 0x1235, {0: (5, 5), 3: (9, 9)}, 1),
+        (0b00001001, 0x1235, {0: (4, 5), 3: (3, 9)}, 2),
+        (0b00001001, 0x0001, {0: (4, 5), 3: (3, 9)}, 1),
+    ]
+    want = 0
+    for mask, ep, totals, n in seq:
+        await mac.mac_recv(update(mask, mask, ep, 0, totals), gap=0.2)
+        await mac.idle(8)
+        want += n
+        assert await rs() - base == want, (hex(ep), totals, want)
+    assert mac.cbfc_ret == [], mac.cbfc_ret
+    # a new epoch, but not to RX_FC_DADDR: dropped, no resync
+    drop = (await counters(drv))["SHIM_MAC_CTRL_DROP"]
+    await mac.mac_recv(update(0b1001, 0b1001, 0x3000, 0,
+                              {0: (4, 5), 3: (3, 9)}, da=DA), gap=0.2)
+    await mac.idle(8)
+    assert await rs() - base == want
+    assert (await counters(drv))["SHIM_MAC_CTRL_DROP"] == drop + 1
+    # two update frames back to back (one beat each, no gap): the second
+    # sees the first one's new epoch
+    for ep in (0x2000, 0x2000):
+        f = update(0b1001, 0b1001, ep, 0, {0: (4, 5), 3: (3, 9)})
+        (dat, be, fs, fe), = beats(f)
+        await FallingEdge(dut.user_clk)
+        assert int(dut.emac_rx_rdy.value)
+        dut.emac_rx_dat.value, dut.emac_rx_be.value = dat, be
+        dut.emac_rx_fs.value, dut.emac_rx_fe.value = fs, fe
+        dut.emac_rx_vld.value = 1
+    await FallingEdge(dut.user_clk)
+    dut.emac_rx_vld.value = 0
+    await mac.idle(8)
+    assert await rs() - base == want + 1
+
+
+def parse_update(f):
+    """(mask, based, epoch, peer epoch, {vc: (sent, freed)}) of an update
+    frame the shim sent, checked for its fixed fields."""
+    assert len(f) == 86, len(f)
+    assert f[:6] == bytes([0x01, 0x80, 0xC2, 0, 0, 0x01]), f[:6].hex()
+    assert f[12:16] == bytes([0x88, 0x08, 0x01, 0x02]), f[12:16].hex()
+    totals = {}
+    for v in range(8):
+        e = f[22 + 8 * v:30 + 8 * v]
+        totals[v] = (int.from_bytes(e[:4], "big"), int.from_bytes(e[4:], "big"))
+    return (f[16], f[17], int.from_bytes(f[18:20], "big"),
+            int.from_bytes(f[20:22], "big"), totals)
+
+
+def credits(length, size, ovhd):
+    b = length + ovhd
+    return 1 if b <= 0 else -(-b // size)
+
+
+@cocotb.test()
+async def test_mac_cbfc_upd_tx(dut):
+    """Update frames built on TX: one at each write of SHIM_CBFC_CTRL,
+    every sync_us while totals change, update_us after the partner's
+    update freed credits; 86 bytes between the IP's frames, never inside
+    one, on a MAC credit of the shim's own (every credit of the IP's beats
+    still reaches the IP).  SENT counts each frame of a loaded VC
+    (TX2MAC_CBFC_VCID_O) at ceil((length + pkt_ovhd) / credit_size), at
+    least one; FREED is the partner's SENT once based; the partner's
+    FREED growth of this board's epoch comes back on MAC2TX_CBFC_VLD_I/
+    NUM_I (0x7fff at most a time), a FREED gone back is a debt."""
+    tb, drv, mac = await setup(dut, 8)
+    rng = random.Random(18)
+    bar0 = drv.bar0
+    cnt = lambda n: bar0.read_qword(reg(n))  # noqa: E731
+    tx0, upd0 = await cnt("SHIM_WIRE_TX_FRAMES"), await cnt("SHIM_CBFC_UPD_TX")
+    await bar0.write_qword(reg("SHIM_CBFC_TIMING"), 1 | 4 << 16)
+    assert await cnt("SHIM_CBFC_TIMING") == 1 | 4 << 16
+    cfg = {1: (0, 32, 4), 4: (2, 128, -20)}        # code, bytes, ovhd
+    for v, (code, _, ovhd) in cfg.items():
+        await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v,
+                               500 | code << 16 | (ovhd & 0x3FF) << 20)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 1 | 1 << 4)
+    await status(bar0, mac)
+    upds = lambda: [f for f in mac.tx_wire  # noqa: E731
+                    if f[12:14] == ETH_CTRL.to_bytes(2, "big")]
+    assert len(upds()) == 1, len(upds())
+    mask, based, epoch, pep, totals = parse_update(upds()[0])
+    assert (mask, based, pep) == (0b10010, 0, 0) and epoch != 0
+    assert all(t == (0, 0) for t in totals.values()), totals
+    # the IP sends on VC 1, 4, an unloaded VC 6 and no VC
+    sent = {1: 0, 4: 0}
+    data = []
+    for i in range(10 if SHORT else 30):
+        vc = rng.choice([1, 4, 6, None])
+        f = frame(rng, ETH_T1, rng.choice([60, 127, 128, 129, 300, 1500]))
+        await mac.ip_send(f, gap=0.3, cbfc=0 if vc is None else 1 << vc)
+        data.append(f)
+        if vc in sent:
+            sent[vc] += credits(len(f), cfg[vc][1], cfg[vc][2])
+    await mac.idle(3 * 250)
+    last = parse_update(upds()[-1])
+    assert {v: last[4][v][0] for v in sent} == sent, (last[4], sent)
+    assert [f for f in mac.tx_wire
+            if f[12:14] != ETH_CTRL.to_bytes(2, "big")] == data
+    n_upd = len(upds())
+    assert n_upd >= 2
+    assert await cnt("SHIM_CBFC_UPD_TX") - upd0 == n_upd
+    assert await cnt("SHIM_WIRE_TX_FRAMES") - tx0 == n_upd + len(data)
+    ip_beats = sum(len(beats(f)) for f in data)
+    assert mac.ip_credits == ip_beats, (mac.ip_credits, ip_beats)
+    assert mac.mac_beats == ip_beats + n_upd
+    # the partner's update: its SENT becomes this board's FREED (based),
+    # its FREED of this board's epoch comes back to the IP
+    pe = 0x5A5A
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                              {1: (70, 10), 4: (9, 5)}))
+    await mac.idle(2 * 250)
+    assert returned(mac) == {1: 10, 4: 5}, mac.cbfc_ret
+    mask, based, ep2, pep, totals = parse_update(upds()[-1])
+    assert (mask, based, ep2, pep) == (0b10010, 0b10010, epoch, pe)
+    assert totals[1][1] == 70 and totals[4][1] == 9, totals
+    # large growth: NUM_I's 15 bits a time
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                              {1: (70, 40010), 4: (9, 5)}))
+    await mac.idle(100)
+    assert returned(mac) == {1: 40010, 4: 5}, mac.cbfc_ret
+    assert max(n for _, n in mac.cbfc_ret) == 0x7FFF
+    # FREED back by 1000: a debt; 500 more pays half; 600 more returns 100
+    rs0 = await cnt("SHIM_CBFC_RESYNC")
+    for fr in (39010, 39510, 40110):
+        await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                                  {1: (70, fr), 4: (9, 5)}))
+        await mac.idle(100)
+    assert returned(mac) == {1: 40110, 4: 5}, mac.cbfc_ret
+    assert await cnt("SHIM_CBFC_RESYNC") - rs0 == 1
+    # FREED of another epoch of this board: nothing comes back
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch ^ 0x100,
+                              {1: (70, 50000), 4: (9, 500)}))
+    await mac.idle(100)
+    assert returned(mac) == {1: 40110, 4: 5}, mac.cbfc_ret
+    # a reload of VC 4: its credits are the limit less what is out
+    # (SENT less the partner's FREED): that much growth returns nothing
+    out4 = sent[4] - 5
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 4)
+    await status(bar0, mac)
+    await mac.mac_recv(update(0b10010, 0b10010, pe, epoch,
+                              {1: (70, 40110), 4: (9, 5 + out4 + 3)}))
+    await mac.idle(100)
+    assert returned(mac) == {1: 40110, 4: 8}, mac.cbfc_ret
+    # an update due while the IP pauses inside a frame waits for its end
+    f = frame(rng, ETH_T1, 3 * DW - 5)
+    bs = beats(f)
+    n_upd = len(upds())
+
+    async def beat(b):
+        await FallingEdge(dut.user_clk)
+        dut.tx2mac_dat.value, dut.tx2mac_be.value = b[0], b[1]
+        dut.tx2mac_fs.value, dut.tx2mac_fe.value = b[2], b[3]
+        dut.tx2mac_vld.value = 1
+        await FallingEdge(dut.user_clk)
+        dut.tx2mac_vld.value = 0
+    await beat(bs[0])
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 1)
+    await status(bar0, mac)
+    assert len(upds()) == n_upd
+    for b in bs[1:]:
+        await beat(b)
+    await mac.idle(20)
+    assert mac.tx_wire[-2:] == [f, upds()[-1]], mac.tx_wire[-2:]
+    assert len(upds()) == n_upd + 1
+
+
+@cocotb.test()
+async def test_mac_cbfc_vc_on(dut):
+    """SHIM_CBFC_STATUS.vc_on: a flow under CBFC (AFH_CFG_EN, which the
+    shim follows from the driver's writes) is on while its VC is loaded,
+    software_ctrl_cbfc_vc_status has it and DFX_CBFC_CF_O holds at least
+    credit_uf_limit maximum frames (TYPE3: 4096 bytes); each fall of a
+    VC's bit counts in SHIM_CBFC_TX_BLOCKED[v]."""
+    tb, drv, mac = await setup(dut, 9)
+    bar0 = drv.bar0
+    blk = lambda v: bar0.read_qword(reg("SHIM_CBFC_TX_BLOCKED") + 8 * v)  # noqa: E731,E501
+    # TYPE3 on VC 2 (1024-byte credits, overhead 0: 4 a frame, uf 2: 8),
+    # TYPE2 on VC 5 (uf 1)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 2, 100 | 4 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 5, 100 | 2 << 16)
+    afh = (1 << 11 | 2 << 30 | 2 << 42 | 1 << 33 | 5 << 27 | 1 << 39 |
+           0xFF << 52)
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh)
+    assert await bar0.read_qword(reg("AFH_CFG_EN")) == afh
+
+    async def cfs(t3, t2):
+        dut.dfx_cbfc_cf.value = t3 << 96 | t2 << 80
+        await mac.idle(12)
+        return (await bar0.read_qword(reg("SHIM_CBFC_STATUS"))) & 0xFF
+    # not loaded: off whatever the credits
+    assert await cfs(100, 0xFFFF) == 0
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 2 | 1 << 5)
+    b2, b5 = await blk(2), await blk(5)
+    st = await cfs(8, 0xFFFF)
+    assert st == 1 << 2 | 1 << 5, hex(st)
+    assert await cfs(7, 0xFFFF) == 1 << 5
+    assert await blk(2) - b2 == 1
+    assert await cfs(8, 0) == 1 << 2
+    assert await blk(5) - b5 == 1
+    assert await cfs(9, 0xFFFF) == 1 << 2 | 1 << 5
+    # software_ctrl_cbfc_vc_status without VC 2: off
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh & ~(1 << 54))
+    assert await cfs(9, 0xFFFF) == 1 << 5
+    assert await blk(2) - b2 == 2
+    # stop_cbfc_en: nothing under CBFC
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh | 1 << 5)
+    assert await cfs(9, 0xFFFF) == 0
+    got = (await blk(2) - b2, await blk(5) - b5)
+    assert got == (2, 2), got

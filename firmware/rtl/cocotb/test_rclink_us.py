@@ -21,7 +21,9 @@ releases the stand-in's TX_S tokens (sim ``credit``), waits (sim
 checks its SET_TYPE2_RATE updates (sim ``ipset``, ``ipdfx``,
 ``t2rate``), checks the core's timers_run (sim ``timers``), runs the
 IP's TYPE3 ring engine on the NONR masters (t3_twin.py: ``sent3``, sim
-``rx3``, ``t3drops``, ``nosent3``), and plays
+``rx3``, ``t3drops``, ``nosent3``), plays both ends of the MAC side
+(mac_wire.py: ``wirerx``, ``wiretx``; the TYPE3 engine's frames go on
+the IP's CEMAC_TX), and plays
 the word-level bench's host side the PCIe way: bus mastering and MSI-X
 through the configuration space (sim ``cfg``), the MSI-X messages at
 the root complex (sim ``msix``, ``nomsix``), the INTx level the top
@@ -69,6 +71,7 @@ from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 sys.path.insert(0, os.environ["RCLINK_HW_PY"])
 sys.path.insert(0, os.environ["RCLINK_VECTORS"])
 import rclink_hw as hw  # noqa: E402
+import mac_wire  # noqa: E402
 import t3_twin  # noqa: E402
 import vecload as vl  # noqa: E402
 import vecset  # noqa: E402
@@ -1213,7 +1216,7 @@ CYCLE_NS = 4                # user_clk, 250 MHz
 # each command)
 FLUSH = {"sim:rx", "sim:rx2", "sim:rx3", "sim:ipirq", "sim:ack", "sim:tmo",
          "sim:ipset", "sim:ipdfx", "sim:intx", "sim:t2rate", "sim:timers",
-         "sim:nomsix"}
+         "sim:nomsix", "wirerx", "wiretx"}
 
 
 class Stand:
@@ -1494,6 +1497,10 @@ class Stand:
             return []
         if k in t3_twin.OPS:
             return await self.t3.do(op, bases)
+        if k == "wirerx":
+            return await self.wire.rx(vl.frame_bytes(op[2]), val(op[3]))
+        if k == "wiretx":
+            return await self.wire.tx(val(op[1]), val(op[2]), val(op[3]))
         if k in ("sent", "sent2"):
             pieces = [(adr(a), val(n)) for a, n in op[-1]]
             for (a0, n0), (a1, _) in zip(pieces, pieces[1:]):
@@ -1598,8 +1605,16 @@ async def run_vector(tb, drv, v):
     stand = Stand(tb, drv, mem_get)
     # the IP's TYPE3 ring engine on the NONR masters, when the vector
     # plays TYPE3 (else the masters stay idle for test_rclink_t3)
+    # (and when it plays the wire: the IP's frames come from there)
+    wire = any(op_kind(op) in vecset.WIRE for op in v["ops"])
     stand.t3 = t3_twin.T3Twin(tb.dut, mem_get, tb.log) \
-        if t3_twin.wanted(v) else None
+        if t3_twin.wanted(v) or wire else None
+    # both ends of the MAC side, when the vector plays the wire: the
+    # TYPE3 engine's frames go on the IP's CEMAC_TX
+    stand.wire = None
+    if wire:
+        stand.wire = mac_wire.Wire(tb.dut)
+        stand.t3.on_tx = stand.wire.ip_send
     try:
         await _run_ops(v, bases, bar0, drv, tb, stand, mem_get, mem_put,
                        check, fails)
@@ -1607,6 +1622,8 @@ async def run_vector(tb, drv, v):
         stand.stop()
         if stand.t3 is not None:
             stand.t3.stop()
+        if stand.wire is not None:
+            stand.wire.stop()
     return fails
 
 

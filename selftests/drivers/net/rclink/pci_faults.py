@@ -74,7 +74,7 @@ import rclink_t1 as t1  # noqa: E402  pylint: disable=wrong-import-position
 QP = 11
 IP = {'A': '10.197.0.1', 'B': '10.197.0.2'}
 BIG = 65536
-RX_QUEUED_MAX = 1 << 24         # the driver's default
+RX_QUEUED_MAX = 1 << 26         # the driver's default (rclink_dp.h)
 RX_QUEUED_TEST = 1 << 19
 FLUSHED_RE = re.compile(r'(\d+) TYPE1 message\(s\) in flight completed '
                         r'flushed')

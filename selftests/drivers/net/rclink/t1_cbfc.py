@@ -140,6 +140,7 @@ class CbfcTest(t1.PairTest):
     def __init__(self, ktap):
         super().__init__(ktap)
         self.changed = []
+        self.queued_max = {}
         self.bar = {}
         self.pcap = None
         self.pcap0 = 0
@@ -223,9 +224,17 @@ class CbfcTest(t1.PairTest):
         return int(t1.qp_show(dev, qpn, stats=True)['stats'][key])
 
     def set_queued_max(self, dev, val):
-        with open(rt.dbg_path(t1.bdf_of(dev), 't1_rx_queued_max'), 'w',
-                  encoding='ascii') as f:
+        path = rt.dbg_path(t1.bdf_of(dev), 't1_rx_queued_max')
+        if dev not in self.queued_max:
+            with open(path, encoding='ascii') as f:
+                self.queued_max[dev] = int(f.read())
+        with open(path, 'w', encoding='ascii') as f:
             f.write(str(val))
+
+    def restore_queued_max(self, dev):
+        """The driver's own limit again (what set_queued_max found)"""
+        if dev in self.queued_max:
+            self.set_queued_max(dev, self.queued_max[dev])
 
     def wire_loss(self, ppm):
         if self.a in self.bar:
@@ -304,7 +313,7 @@ class CbfcTest(t1.PairTest):
                 check(blk > 0, 'A\'s VC 0 never blocked')
                 check(infl > 0, 'nothing waits at A')
                 # the receiver reads: everything arrives, in order
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
                 for q, ch, peer in ((QA, cb, QA), (QA2, cb2, QA2)):
                     for i in range(sent[q]):
                         m = ch.recv(WAIT)
@@ -315,7 +324,7 @@ class CbfcTest(t1.PairTest):
                 ca.drain()
                 ca2.drain()
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
         self.wait_credits_back(self.a)
         drop = self.dev_stat(self.b, 'rx_drop_nobuf') - drop0
         retx = [self.qp_stat(self.a, q, 'retx_pkts') - r
@@ -557,7 +566,7 @@ class CbfcTest(t1.PairTest):
                 self.fill_b(ca, RQ_SMALL + 8, 6000)
                 self.reload(self.b, b_params)
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
         self.wait_reg_above(self.a, 'SHIM_CBFC_RESYNC', rs0)
         self.renew_qps()
         self.both_ways(6100)
@@ -582,11 +591,11 @@ class CbfcTest(t1.PairTest):
                          LIMIT - held)
                 self.ktap.diag('A\'s reset: B holds %d, A starts with %d'
                                % (held, LIMIT - held))
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
                 # what B held from before A's reset
                 self.read_in_order(cb, 6200, RQ_SMALL + 8)
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
         check(self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0) == 0,
               'B still holds credits')
         self.renew_qps()
@@ -634,7 +643,7 @@ class CbfcTest(t1.PairTest):
                 sent = self.burst(ca, 7000, n)
                 # the wire delivers at once: B's buffer is full by now
                 held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
                 check(held <= LIMIT, 'B holds %d credits, beyond its limit '
                       '%d' % (held, LIMIT))
                 self.read_in_order(cb, 7000, sent)
@@ -642,7 +651,7 @@ class CbfcTest(t1.PairTest):
             wait_for('A\'s credits back at %d' % (2 * LIMIT),
                      lambda: self.credits(self.a, 'type1_bank0') == 2 * LIMIT)
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
             t1.tool(['dev', 'set', 'dev', self.a, 'cbfc_limit', str(LIMIT)],
                     check=False)
             t1.tool(['dev', 'set', 'dev', self.a, 'retry_timer', retry[0],
@@ -666,7 +675,7 @@ class CbfcTest(t1.PairTest):
                 with t1.Chan(self.a, QA) as ca:
                     held = self.fill_b(ca, RQ_SMALL + 8, first)
             finally:
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
             self.read_in_order(cb, first, RQ_SMALL + 8)
         self.wait_credits_back(self.a)
         return held
@@ -704,11 +713,11 @@ class CbfcTest(t1.PairTest):
                 time.sleep(1.0)
                 cf = self.credits(self.a, 'type1_bank0')
                 held = self.reg(self.b, 'SHIM_CBFC_RX_BUF', 0)
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
                 self.read_in_order(cb, first, sent)
                 ca.drain()
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
         self.wait_credits_back(self.a)
         return cf, held
 
@@ -911,7 +920,7 @@ class CbfcTest(t1.PairTest):
             self.add_bank1_qps()
             held = self.hold_two_banks(11000)
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
             self.del_bank1_qps()
             self.set_banks(['bank', '1', 'tc', '4'], check_rc=False)
         self.ktap.diag('B holds VC 0 %d, VC %d %d, VC 1 %d credits; A had '
@@ -965,7 +974,7 @@ class CbfcTest(t1.PairTest):
                          (LIMIT - h0, LIMIT - h7))
                 cf = (self.credits(self.a, 'type1_bank0'),
                       self.credits(self.a, 'type1_bank1'))
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
                 for i in range(n0):
                     m = cb.recv(WAIT)
                     check(m == t1.pattern(QA, first + i, SIZE),

@@ -160,7 +160,7 @@ class PfcTest(tc.CbfcTest):
                                '(XOFF at %d), B sent %d PFC frames, A got %d'
                                % (sent, held, xoff, xoffs, got))
                 check(got >= 1, 'A received no XOFF')
-                self.set_queued_max(self.b, 16 << 20)
+                self.restore_queued_max(self.b)
                 for q, ch in ((tc.QA, cb), (tc.QA2, cb2)):
                     for i in range(sent[q]):
                         m = ch.recv(tc.WAIT)
@@ -170,7 +170,7 @@ class PfcTest(tc.CbfcTest):
                 ca.drain()
                 ca2.drain()
         finally:
-            self.set_queued_max(self.b, 16 << 20)
+            self.restore_queued_max(self.b)
         tc.wait_for('A no longer paused',
                     lambda: not self.reg(self.a, 'SHIM_PFC_PAUSED') >> p & 1)
         drop = self.dev_stat(self.b, 'rx_drop_nobuf') - drop0

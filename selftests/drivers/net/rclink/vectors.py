@@ -26,8 +26,10 @@ is looked up here among the frames of the wire capture of the pair
 "sent" ops is skipped without it), and so is a "sent2" op (a TYPE2
 packet: a frame of the standard format to UDP port 4792, the group in
 the RH's DEST_QP), and so is a "sent3" op (a TYPE3 frame sent from the
-MD ring: the buffer's bytes, padded with zeros to 60).  A "db" op writes
-a doorbell of a user context in the doorbell BAR (DMAQ_CTX_CAP.db_bar,
+MD ring: the buffer's bytes, padded with zeros to 60).  A "wirerx" op
+hands the board a frame from the wire through its SHIM_WIRE_INJECT hook
+(no link partner needed), a "wiretx" op checks SHIM_WIRE_TX_FRAMES and
+the SHIM_WIRE_TX_LAST hook.  A "db" op writes a doorbell of a user context in the doorbell BAR (DMAQ_CTX_CAP.db_bar,
 through sysfs resourceN).  One KTAP
 result per vector file.
 
@@ -185,6 +187,44 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             recs, _ = t1_wire.pcap_records(self.pcap, self.pcap_off)
             self.frames = [d for _, d in recs]
 
+    def wire_rx(self, op):
+        """A frame from the wire: its bytes in host memory, delivered by
+        the board's SHIM_WIRE_INJECT hook (the model's)."""
+        vl = self.vl
+        data = vl.frame_bytes(op[2])
+        a = self.where(op[1])
+        check(a % PAGE + len(data) <= PAGE,
+              '%r: the frame runs past its buffer' % (op[:2],))
+        self.mem.mm[a:a + len(data)] = data
+        self.bar.w64(vl.reg('SHIM_WIRE_INJECT_ADDR')[0],
+                     vl.addr(op[1], self.bases()))
+        self.bar.w64(vl.reg('SHIM_WIRE_INJECT')[0],
+                     vl.value({'reg': 'SHIM_WIRE_INJECT', 'len': len(data)}))
+
+    def wire_tx(self, op):
+        """The board has sent op[1] frames to the wire since its reset,
+        the last of Ethernet type op[2] and op[3] bytes
+        (SHIM_WIRE_TX_FRAMES, the SHIM_WIRE_TX_LAST hook); None or what
+        differs."""
+        vl = self.vl
+        total = vl.value(op[1])
+        off = vl.reg('SHIM_WIRE_TX_FRAMES')[0]
+        end = time.monotonic() + POLL_S
+        got = self.bar.r64(off)
+        while got < total and time.monotonic() < end:
+            time.sleep(0.001)
+            got = self.bar.r64(off)
+        if got != total:
+            return '%d frames sent' % got
+        if not total:
+            return None
+        last = self.bar.r64(vl.reg('SHIM_WIRE_TX_LAST')[0])
+        et = last & 0xffff
+        ln = (last >> 16) & 0xffff
+        if (et, ln) != (vl.value(op[2]), vl.value(op[3])):
+            return 'the last frame of type %#x, %d bytes' % (et, ln)
+        return None
+
     def bases(self):
         return {n: self.mem.phys[p] for n, p in self.page.items()}
 
@@ -300,6 +340,12 @@ class Runner:  # pylint: disable=too-many-instance-attributes
             a, b, ln = self.where(op[1]), self.where(op[2]), vl.value(op[3])
             if mm[a:a + ln] != mm[b:b + ln]:
                 errs.append('op %d %r: bytes differ' % (n, op))
+        elif k == 'wirerx':
+            self.wire_rx(op)
+        elif k == 'wiretx':
+            err = self.wire_tx(op)
+            if err:
+                errs.append('op %d %r: %s' % (n, op, err))
         elif k == 'master':
             cmd = t1.config_word(self.bar.bdf, t1.PCI_COMMAND) & ~t1.CMD_MASTER
             t1.config_word(self.bar.bdf, t1.PCI_COMMAND,

@@ -193,7 +193,8 @@ def pci_path(bdf, name=''):
 # counters, Documentation/hw/rtl.rst, "Not in the RTL".  Name prefixes.
 RTL_ABSENT = ('SHIM_WIRE_FAULT_', 'SHIM_HOSTILE_', 'SHIM_CC_TEST',
               'SHIM_WIRE_QUEUE', 'SHIM_EVT_INJECT_SRC', 'DMAQ_RDMA_TX_',
-              'DMAQ_RDMA_REM_ERR', 'DMAQ_RDMA_TIMEOUT')
+              'DMAQ_RDMA_REM_ERR', 'DMAQ_RDMA_TIMEOUT', 'SHIM_WIRE_INJECT',
+              'SHIM_WIRE_TX_LAST')
 
 
 def is_rtl(bdf):
