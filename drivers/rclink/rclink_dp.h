@@ -62,8 +62,8 @@ struct rclink_ctx;
 
 /* Queue orders we ask for (clamped to DMAQ_CAP.max_order) */
 #define RCLINK_DP_SQ_ORDER	12	/* 4096 WQEs, 64 KiB */
-#define RCLINK_DP_RQ_ORDER	11	/* 2048 buffers of 4 KiB */
-#define RCLINK_DP_CQ_ORDER	12	/* 4096 CQEs, 128 KiB */
+#define RCLINK_DP_RQ_ORDER	9	/* 512 buffers of 4 KiB */
+#define RCLINK_DP_CQ_ORDER	11	/* 2048 CQEs, 64 KiB */
 #define RCLINK_DP_MIN_ORDER	4
 
 /* Receive buffers: one page of 4 KiB each (RQE LEN) */

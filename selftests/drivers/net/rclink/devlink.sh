@@ -75,7 +75,7 @@ params_before=$(params_all)
 
 PARAMS="event_eq_size type1_sq_size type1_rq_size type1_cq_size type3_tx_ring_size type3_rx_ring_size header_format cc_algorithm cc_ai_div cc_fast_steps cc_g_shift flow_control ctx_rx_hold_us rdma_timeout_us"
 declare -A DEFAULT=([event_eq_size]=256 [type1_sq_size]=4096
-	[type1_rq_size]=2048 [type1_cq_size]=4096 [type3_tx_ring_size]=256
+	[type1_rq_size]=512 [type1_cq_size]=2048 [type3_tx_ring_size]=256
 	[type3_rx_ring_size]=256 [header_format]=std [cc_algorithm]=none
 	[cc_ai_div]=32 [cc_fast_steps]=5 [cc_g_shift]=4 [flow_control]=pfc
 	[ctx_rx_hold_us]=500 [rdma_timeout_us]=100000)

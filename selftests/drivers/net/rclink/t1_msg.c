@@ -1940,7 +1940,7 @@ TEST_F_TIMEOUT(t1, faults, 3600)
 /*
  * Receive flow control (rclink-dev.rst): a reader that does not read for a
  * while lets more than t1_rx_queued_max (8 MiB here, 64 MiB by default)
- * queue up and B's posted buffers (8 MiB) fill; the board then refuses
+ * queue up and B's posted buffers (2 MiB) fill; the board then refuses
  * packets (RNR) and nothing is lost; reading resumes the flow.
  */
 TEST_F_TIMEOUT(t1, rx_flow_control, 3600)
