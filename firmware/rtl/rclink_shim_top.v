@@ -711,6 +711,7 @@ module rclink_shim_top #(
     // a send completion goes to its context's CQ
     wire        cqe_k_ready;
     wire [31:0] cq_free;
+    wire        cq_kroom, cq_on;
     wire        cq_hold;
     assign cqe_s_ready = (cqe_s_ctx == {SCW{1'b0}}) ? cqe_k_ready : cqe_u_ready;
 
@@ -760,7 +761,7 @@ module rclink_shim_top #(
         .u_runs(u_runs), .tr_off(tr_off), .tr_bus(tr_bus), .tr_rem(tr_rem),
         .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),
         .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
-        .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
+        .x_info(x_info), .k_room(cq_kroom), .cqe_ctx(cqe_s_ctx),
         .quiet_done(quiet_done), .quiet_ctx(quiet_ctx),
         .fl_v(fl_v), .fl_qpn(fl_qpn),
         .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
@@ -862,7 +863,7 @@ module rclink_shim_top #(
     rclink_rx #(.QP_AW(QP_AW), .UW(SCW), .NCTX(NCTX)) u_rx (
         .clk(clk), .rst(rst),
         .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
-        .rq_stop(rq_stop), .cq_en(cq_cfg[8]), .rq_prod(rq_prod), .rq_cons(rq_cons),
+        .rq_stop(rq_stop), .cq_en(cq_on), .rq_prod(rq_prod), .rq_cons(rq_cons),
         .cnt_malformed(cnt_rx_malformed), .cnt_nobuf(cnt_rx_nobuf),
         .t2_join(t2_join), .cq_free(cq_free), .cq_hold(cq_hold),
         .cnt_t2_pkts(cnt_t2_rx_pkts), .cnt_t2_nogroup(cnt_t2_nogroup),
@@ -918,7 +919,8 @@ module rclink_shim_top #(
         .cq_base(cq_base), .cq_order(cq_cfg[3:0]), .cq_en(cq_cfg[8]),
         .cq_vector({12'd0, cq_cfg[`RCLINK_DMAQ_CQ_CFG_VECTOR_MSB:`RCLINK_DMAQ_CQ_CFG_VECTOR_LSB]}),
         .cq_stop(cq_stop), .cq_cons(cq_cons), .cq_prod(cq_prod),
-        .cq_pending(cq_pending), .free(cq_free), .a_hold(cq_hold),
+        .cq_pending(cq_pending), .free(cq_free), .k_room(cq_kroom), .en(cq_on),
+        .a_hold(cq_hold),
         .a_valid(cqe_s_valid && cqe_s_ctx == {SCW{1'b0}}), .a_ready(cqe_k_ready),
         .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
         .b_valid(cqe_r_valid && rcqe_ctx == {SCW{1'b0}}), .b_ready(cqe_rk_ready),
