@@ -122,6 +122,7 @@ module rclink_ctx #(
     output wire [31:0] r_rq_prod,
     output wire [31:0] r_rq_cons,
     output wire [31:0] r_room,
+    output wire        r_room_ok,       // r_room != 0
     output wire [63:0] r_area,
     input  wire [63:0] r_off,
     output wire [63:0] r_bus,
@@ -602,6 +603,8 @@ module rclink_ctx #(
                         ((w_cq && w_rx && w_c == r_ctx) ? 32'd1 : 32'd0) +
                         ((rb_v && rb_ctx == r_ctx) ? 32'd1 : 32'd0);
     assign r_room = (r_free > r_rsv) ? r_free - r_rsv : 32'd0;
+    // (r_room != 0 without the subtraction)
+    assign r_room_ok = r_free > r_rsv;
 
     // per context: ready to be served (running, a WQE posted, room in its
     // CQ for one more message than it has in flight), in flight (the

@@ -526,6 +526,7 @@ module rclink_shim_top #(
     wire [63:0] r_rq_base, r_area, r_off, r_bus, r_info;
     wire [3:0]  r_rq_order;
     wire [31:0] r_rq_prod, r_rq_cons, r_room;
+    wire        r_room_ok;
     wire [7:0]  r_cause;
     wire [31:0] r_hold_us;
     wire        r_us_tick;
@@ -563,7 +564,7 @@ module rclink_shim_top #(
                 .own_chg(own_chg), .own_chg_qpn(own_chg_qpn),
                 .r_ctx(r_ctx), .r_busy(r_busy), .r_flushing(r_flushing), .r_run(r_run),
                 .r_rq_base(r_rq_base), .r_rq_order(r_rq_order),
-                .r_rq_prod(r_rq_prod), .r_rq_cons(r_rq_cons), .r_room(r_room),
+                .r_rq_prod(r_rq_prod), .r_rq_cons(r_rq_cons), .r_room(r_room), .r_room_ok(r_room_ok),
                 .r_area(r_area), .r_off(r_off), .r_bus(r_bus), .r_cstart(r_cstart),
                 .r_take(r_take), .r_nobuf(r_nobuf), .r_fail(r_fail),
                 .r_cause(r_cause), .r_info(r_info),
@@ -613,6 +614,7 @@ module rclink_shim_top #(
             assign r_rq_prod = 32'd0;
             assign r_rq_cons = 32'd0;
             assign r_room = 32'd0;
+            assign r_room_ok = 1'b0;
             assign r_area = 64'd0;
             assign r_bus = 64'd0;
             assign r_cstart = 1'b0;
@@ -878,7 +880,7 @@ module rclink_shim_top #(
         .own_chg_qpn(own_chg_qpn), .u_runs(u_runs), .u_flushing(r_flushing),
         .u_ctx(r_ctx), .u_busy(r_busy),
         .u_run(r_run), .u_rq_base(r_rq_base), .u_rq_order(r_rq_order),
-        .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room),
+        .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room), .u_room_ok(r_room_ok),
         .u_area(r_area), .u_off(r_off), .u_bus(mr_pg ? pt_bus : r_bus),
         .u_cstart(mr_pg ? r_off[11:0] == 12'd0 : r_cstart), .u_bus_ok(!mr_pg || pt_ok),
         .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
