@@ -22,6 +22,14 @@
 // waits in a register of its producer (av, bv) until the writer takes it,
 // as it would wait at the port: so no producer's valid reaches the
 // writer's decisions in the cycle it is handed over.
+// The writer sees DMAQ_CQ_CONS and DMAQ_CQ_CFG's enable and order a cycle
+// after their registers (cons_d, en_d, order_d; as if the host's write
+// arrived a cycle later), so the room of the next cycle is known in this
+// one: k_room (free != 0) comes from a register (nz_r, one_r: the next
+// cycle's free before an entry taken now), corrected by the entry taken
+// in the cycle since (took_r): the same decision as free != 0, with no
+// path from the configuration registers through the subtraction to the
+// send engine (rtl.rst, "LUT levels").
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_cq (
@@ -36,6 +44,8 @@ module rclink_cq (
     output reg  [31:0] cq_prod,
     output wire        cq_pending,
     output wire [31:0] free,            // entries free, none being written
+    output wire        k_room,          // free != 0, from registers
+    output wire        en,              // cq_en as the writer sees it
     input  wire        a_hold,
     input  wire        a_valid,
     output wire        a_ready,
@@ -67,12 +77,15 @@ module rclink_cq (
     reg        turn;                    // round robin between a and b
     reg        av, bv;                  // a CQE of a (b) handed over
     reg [63:0] a0, a1, b0, b1;          // ... its words
-    wire [31:0] size = 32'd1 << cq_order;
-    wire        room = cq_en && (cq_prod - cq_cons) < size;
+    reg [31:0] cons_d;
+    reg [3:0]  order_d;
+    reg        en_d;
+    wire [31:0] size = 32'd1 << order_d;
+    wire        room = en_d && (cq_prod - cons_d) < size;
     wire        take_a = room && st == S_IDLE && av && !a_hold && (!bv || !turn);
     wire        take_b = room && st == S_IDLE && bv && !take_a;
     wire [63:0] entry = cq_base + {32'd0, (cq_prod & (size - 32'd1))} * 64'd32;
-    wire        phase = ((cq_prod >> cq_order) & 32'd1) == 32'd0;
+    wire        phase = ((cq_prod >> order_d) & 32'd1) == 32'd0;
 
     assign a_ready = !av;
     assign b_ready = !bv;
@@ -84,9 +97,32 @@ module rclink_cq (
                      ({32'd0, cq_prod} << `RCLINK_CQE_SEQ_LSB);
     wire [255:0] ent = {w3, 64'd0, w1, w0};
     assign raise_vec = cq_vector;
-    assign cq_pending = cq_en && cq_prod != cq_cons;
-    assign free = !cq_en ? 32'd0 :
-                  size - (cq_prod - cq_cons) - ((st != S_IDLE) ? 32'd1 : 32'd0);
+    assign cq_pending = en_d && cq_prod != cons_d;
+    assign free = !en_d ? 32'd0 :
+                  size - (cq_prod - cons_d) - ((st != S_IDLE) ? 32'd1 : 32'd0);
+    assign en = en_d;
+
+    // the next cycle's view and free: a stop (or reset) leaves cq_prod 0
+    // and the writer idle; S_SENT's cq_prod + 1 ends the entry being
+    // written, so only an entry taken now (took_r) changes free
+    wire        n_stop = rst || cq_stop;
+    wire        n_en = !rst && cq_en;
+    wire [31:0] n_cons = n_stop ? 32'd0 : cq_cons;
+    wire [31:0] n_prod = n_stop ? 32'd0 : cq_prod;
+    wire        n_busy = !n_stop && (st == S_WR || st == S_SENT);
+    wire [31:0] n_free = (32'd1 << cq_order) - (n_prod - n_cons) -
+                         (n_busy ? 32'd1 : 32'd0);
+    reg         en_r, nz_r, one_r, took_r;
+    assign k_room = en_r && (took_r ? !one_r : nz_r);
+    always @(posedge clk) begin
+        en_d <= n_en;
+        order_d <= cq_order;
+        cons_d <= n_cons;
+        en_r <= n_en;
+        nz_r <= n_free != 32'd0;
+        one_r <= n_free == 32'd1;
+        took_r <= !n_stop && (take_a || take_b);
+    end
 
     always @(posedge clk) begin
         if (wrst) begin

@@ -122,6 +122,7 @@ module rclink_ctx #(
     output wire [31:0] r_rq_prod,
     output wire [31:0] r_rq_cons,
     output wire [31:0] r_room,
+    output wire        r_room_ok,       // r_room != 0
     output wire [63:0] r_area,
     input  wire [63:0] r_off,
     output wire [63:0] r_bus,
@@ -551,6 +552,18 @@ module rclink_ctx #(
         end
     end
 
+    // ---- the areas' sizes in bytes, from registers -------------------------------
+    // (area_sz[i] follows acfg[i] a cycle later: acfg is written only
+    // while the context is disabled, and it runs only after the enable
+    // has read its area table, so a running context's size is always
+    // acfg's; the engines' area checks start at a register, rtl.rst "LUT
+    // levels")
+    reg [63:0] area_sz [0:NCTX-1];
+    integer    ai;
+    always @(posedge clk)
+        for (ai = 0; ai < NCTX; ai = ai + 1)
+            area_sz[ai] <= {44'd0, acfg[ai][19:0]} << acfg[ai][29:24];
+
     // ---- the send engine's side ----------------------------------------------
     wire [5:0]  q_sh = acfg[q_ctx][29:24];
     wire [63:0] q_cmask = ~({64{1'b1}} << q_sh);     // (1 << q_sh) - 1
@@ -560,7 +573,7 @@ module rclink_ctx #(
     assign q_order = qcfg[q_ctx][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB];
     assign q_run = run[q_ctx];
     assign q_prod = sq_prod[q_ctx];
-    assign q_area = {44'd0, acfg[q_ctx][19:0]} << q_sh;
+    assign q_area = area_sz[q_ctx];
     assign runs = run;
     // an area offset of q_ctx through its chunk table (the engine checked
     // the piece against the area when it read the WQE)
@@ -578,7 +591,7 @@ module rclink_ctx #(
     assign r_rq_order = qcfg[r_ctx][`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_RQ_ORDER_LSB];
     assign r_rq_prod = rq_prod[r_ctx];
     assign r_rq_cons = rq_cons[r_ctx];
-    assign r_area = {44'd0, acfg[r_ctx][19:0]} << r_sh;
+    assign r_area = area_sz[r_ctx];
     // CQ room: free entries less the send engine's messages in flight (and
     // one it may be reading) and a receive CQE being written
     wire        w_cq = w_st == W_C || (w_st == W_SENT && w_cqe);
@@ -590,6 +603,8 @@ module rclink_ctx #(
                         ((w_cq && w_rx && w_c == r_ctx) ? 32'd1 : 32'd0) +
                         ((rb_v && rb_ctx == r_ctx) ? 32'd1 : 32'd0);
     assign r_room = (r_free > r_rsv) ? r_free - r_rsv : 32'd0;
+    // (r_room != 0 without the subtraction)
+    assign r_room_ok = r_free > r_rsv;
 
     // per context: ready to be served (running, a WQE posted, room in its
     // CQ for one more message than it has in flight), in flight (the

@@ -153,6 +153,7 @@ module rclink_rx #(
     input  wire [31:0] u_rq_prod,
     input  wire [31:0] u_rq_cons,
     input  wire [31:0] u_room,          // CQEs it may still take
+    input  wire        u_room_ok,       // u_room != 0
     input  wire [63:0] u_area,          // the area's size
     output wire [63:0] u_off,           // area offset -> bus address
     input  wire [63:0] u_bus,
@@ -1122,14 +1123,14 @@ module rclink_rx #(
             S_IHOLD:
                 if (!u_run || h_ochg || (held && hold_left == 32'd0) ||
                     (!held && u_hold_us == 32'd0 && !(posted != 32'd0 &&
-                     posted <= rq_size && u_room != 32'd0))) begin
+                     posted <= rq_size && u_room_ok))) begin
                     u_nobuf <= 1'b1;
                     if (u_run && !h_ochg)
                         ufail(`RCLINK_CTX_EVT_CAUSE_RX_NOBUF, {{(64-QP_AW){1'b0}}, qpn});
                     held <= 1'b0;
                     rs_put(qpn, {3'b000, rs_tag});
                     st <= S_DROP;
-                end else if (posted != 32'd0 && posted <= rq_size && u_room != 32'd0) begin
+                end else if (posted != 32'd0 && posted <= rq_size && u_room_ok) begin
                     held <= 1'b0;
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
@@ -1248,7 +1249,7 @@ module rclink_rx #(
                     u_nobuf <= 1'b1;
                     held <= 1'b0;
                     st <= S_DROP;
-                end else if (p_flush && c_buf && u_room == 32'd0) begin
+                end else if (p_flush && c_buf && !u_room_ok) begin
                     st <= S_UHOLD;   // no room for the flushed buffer's CQE
                 end else if (p_drop) begin
                     st <= S_CHK;     // malformed: flushed and counted there

@@ -528,6 +528,7 @@ module rclink_shim_top #(
     wire [63:0] r_rq_base, r_area, r_off, r_bus, r_info;
     wire [3:0]  r_rq_order;
     wire [31:0] r_rq_prod, r_rq_cons, r_room;
+    wire        r_room_ok;
     wire [7:0]  r_cause;
     wire [31:0] r_hold_us;
     wire        r_us_tick;
@@ -565,7 +566,7 @@ module rclink_shim_top #(
                 .own_chg(own_chg), .own_chg_qpn(own_chg_qpn),
                 .r_ctx(r_ctx), .r_busy(r_busy), .r_flushing(r_flushing), .r_run(r_run),
                 .r_rq_base(r_rq_base), .r_rq_order(r_rq_order),
-                .r_rq_prod(r_rq_prod), .r_rq_cons(r_rq_cons), .r_room(r_room),
+                .r_rq_prod(r_rq_prod), .r_rq_cons(r_rq_cons), .r_room(r_room), .r_room_ok(r_room_ok),
                 .r_area(r_area), .r_off(r_off), .r_bus(r_bus), .r_cstart(r_cstart),
                 .r_take(r_take), .r_nobuf(r_nobuf), .r_fail(r_fail),
                 .r_cause(r_cause), .r_info(r_info),
@@ -615,6 +616,7 @@ module rclink_shim_top #(
             assign r_rq_prod = 32'd0;
             assign r_rq_cons = 32'd0;
             assign r_room = 32'd0;
+            assign r_room_ok = 1'b0;
             assign r_area = 64'd0;
             assign r_bus = 64'd0;
             assign r_cstart = 1'b0;
@@ -713,6 +715,7 @@ module rclink_shim_top #(
     // a send completion goes to its context's CQ
     wire        cqe_k_ready;
     wire [31:0] cq_free;
+    wire        cq_kroom, cq_on;
     wire        cq_hold;
     assign cqe_s_ready = (cqe_s_ctx == {SCW{1'b0}}) ? cqe_k_ready : cqe_u_ready;
 
@@ -762,7 +765,7 @@ module rclink_shim_top #(
         .u_runs(u_runs), .tr_off(tr_off), .tr_bus(tr_bus), .tr_rem(tr_rem),
         .u_cons_we(u_cons_we), .u_cons(u_cons), .x_ctx(x_ctx), .x_new(x_new),
         .x_not_owner(x_not_owner), .x_fail(x_fail), .x_cause(x_cause),
-        .x_info(x_info), .k_room(cq_free != 32'd0), .cqe_ctx(cqe_s_ctx),
+        .x_info(x_info), .k_room(cq_kroom), .cqe_ctx(cqe_s_ctx),
         .quiet_done(quiet_done), .quiet_ctx(quiet_ctx),
         .fl_v(fl_v), .fl_qpn(fl_qpn),
         .ost_out(ost_out), .ost_ctx(ost_ctx), .q_ost_ok(q_ost_ok),
@@ -864,7 +867,7 @@ module rclink_shim_top #(
     rclink_rx #(.QP_AW(QP_AW), .UW(SCW), .NCTX(NCTX)) u_rx (
         .clk(clk), .rst(rst),
         .rq_base(rq_base), .rq_order(rq_cfg[3:0]), .rq_en(rq_cfg[8]),
-        .rq_stop(rq_stop), .cq_en(cq_cfg[8]), .rq_prod(rq_prod), .rq_cons(rq_cons),
+        .rq_stop(rq_stop), .cq_en(cq_on), .rq_prod(rq_prod), .rq_cons(rq_cons),
         .cnt_malformed(cnt_rx_malformed), .cnt_nobuf(cnt_rx_nobuf),
         .t2_join(t2_join), .cq_free(cq_free), .cq_hold(cq_hold),
         .cnt_t2_pkts(cnt_t2_rx_pkts), .cnt_t2_nogroup(cnt_t2_nogroup),
@@ -879,7 +882,7 @@ module rclink_shim_top #(
         .own_chg_qpn(own_chg_qpn), .u_runs(u_runs), .u_flushing(r_flushing),
         .u_ctx(r_ctx), .u_busy(r_busy),
         .u_run(r_run), .u_rq_base(r_rq_base), .u_rq_order(r_rq_order),
-        .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room),
+        .u_rq_prod(r_rq_prod), .u_rq_cons(r_rq_cons), .u_room(r_room), .u_room_ok(r_room_ok),
         .u_area(r_area), .u_off(r_off), .u_bus(mr_pg ? pt_bus : r_bus),
         .u_cstart(mr_pg ? r_off[11:0] == 12'd0 : r_cstart), .u_bus_ok(!mr_pg || pt_ok),
         .u_take(r_take), .u_nobuf(r_nobuf), .u_fail(r_fail), .u_cause(r_cause),
@@ -920,7 +923,8 @@ module rclink_shim_top #(
         .cq_base(cq_base), .cq_order(cq_cfg[3:0]), .cq_en(cq_cfg[8]),
         .cq_vector({12'd0, cq_cfg[`RCLINK_DMAQ_CQ_CFG_VECTOR_MSB:`RCLINK_DMAQ_CQ_CFG_VECTOR_LSB]}),
         .cq_stop(cq_stop), .cq_cons(cq_cons), .cq_prod(cq_prod),
-        .cq_pending(cq_pending), .free(cq_free), .a_hold(cq_hold),
+        .cq_pending(cq_pending), .free(cq_free), .k_room(cq_kroom), .en(cq_on),
+        .a_hold(cq_hold),
         .a_valid(cqe_s_valid && cqe_s_ctx == {SCW{1'b0}}), .a_ready(cqe_k_ready),
         .a_w0(cqe_s_w0), .a_w1(cqe_s_w1),
         .b_valid(cqe_r_valid && rcqe_ctx == {SCW{1'b0}}), .b_ready(cqe_rk_ready),
