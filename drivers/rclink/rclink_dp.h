@@ -70,7 +70,8 @@ struct rclink_ctx;
 #define RCLINK_DP_RX_BUF	SZ_4K
 
 /* Receive flow control (Documentation/uapi/rclink-dev.rst) */
-#define RCLINK_DP_RX_QUEUED_MAX	SZ_64M	/* a board-wide stop: see rclink_dmaq.c */
+/* a board-wide stop: see rclink_dmaq.c */
+#define RCLINK_DP_RX_QUEUED_MAX	SZ_64M
 /* messages being reassembled: what their FIRSTs allocated, at most */
 #define RCLINK_DP_RX_PARTIAL_MAX	SZ_16M
 /* ... the board answers RNR when it has no buffer (every bank) */

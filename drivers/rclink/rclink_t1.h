@@ -279,7 +279,7 @@ struct rclink_t1_dp_stats {
 	u64 rx_drop_seq;	/* buffers out of order or of a bad length */
 	u64 rx_drop_nomem;	/* messages without memory to reassemble */
 	u64 cqe_errors;		/* CQEs naming no WQE or buffer of ours */
-	u64 rx_flow_stops;	/* receive buffers withheld (t1_rx_queued_max queued) */
+	u64 rx_flow_stops;	/* receive buffers withheld (limit reached) */
 	u64 rx_queued_bytes;	/* now: bytes of messages waiting to be read */
 };
 
