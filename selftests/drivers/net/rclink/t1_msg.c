@@ -993,16 +993,19 @@ static int add_pair(struct __test_metadata *_metadata,
 	return 0;
 }
 
-/* The driver's nonzero event counters of a board (debugfs), for the log */
-static void debugfs_log(const char *dev)
+/* debugfs t1: the receive side's flow control and CQ work */
+#define T1_RX_KEYS "-E '^(rq_|cq_runs|cqes|rx_flow_stops|rx_alloc_fail|hw_rx_drop_nobuf)'"
+
+/* The lines of a board's debugfs @file that grep's @grep picks, for the log */
+static void debugfs_log(const char *dev, const char *file, const char *grep)
 {
 	char bdf[64], out[4096];
 
 	if (dev_bdf(dev, bdf, sizeof(bdf)))
 		return;
-	run(out, sizeof(out), "grep -v ' 0$' /sys/kernel/debug/rclink/%s/events | tr '\\n' ' '",
-	    bdf);
-	ksft_print_msg("%s debugfs events: %s\n", dev, out);
+	run(out, sizeof(out), "grep %s /sys/kernel/debug/rclink/%s/%s | tr '\\n' ' '",
+	    grep, bdf, file);
+	ksft_print_msg("%s debugfs %s: %s\n", dev, file, out);
 }
 
 /* A u64 file of the board's debugfs directory: read into @get or write @set */
@@ -1030,19 +1033,6 @@ static int debugfs_u64(const char *dev, const char *name, uint64_t *get,
 	if (ok && get)
 		*get = v;
 	return ok ? 0 : -1;
-}
-
-/* The receive side's flow control and CQ work of a board, for the log */
-static void dp_log(const char *dev)
-{
-	char bdf[64], out[1024];
-
-	if (dev_bdf(dev, bdf, sizeof(bdf)))
-		return;
-	run(out, sizeof(out),
-	    "grep -E '^(rq_|cq_runs|cqes|rx_flow_stops|rx_alloc_fail|hw_rx_drop_nobuf)' /sys/kernel/debug/rclink/%s/t1 | tr '\\n' ' '",
-	    bdf);
-	ksft_print_msg("%s t1: %s\n", dev, out);
 }
 
 /* Add the pairs first .. first + count - 1 (deleted by the teardown) */
@@ -1813,8 +1803,8 @@ TEST_F_TIMEOUT(t1, qp64, 3600)
 			ksft_print_msg("wire A: %s", w);
 			wire(e, e->b, "show", w, sizeof(w));
 			ksft_print_msg("wire B: %s", w);
-			debugfs_log(e->a);
-			debugfs_log(e->b);
+			debugfs_log(e->a, "events", "-v ' 0$'");
+			debugfs_log(e->b, "events", "-v ' 0$'");
 		}
 	}
 	if (nbad)
@@ -1860,8 +1850,9 @@ TEST_F_TIMEOUT(t1, qp64, 3600)
 		ksft_print_msg("qp64: all QPs: retx_pkts %" PRIu64 " rnr_rx %" PRIu64
 			       " rnr_tx %" PRIu64 " timeouts %" PRIu64 "\n",
 			       sum[0], sum[1], sum[2], sum[3]);
-		dp_log(e->a);
-		dp_log(e->b);
+		/* the receive side's flow control and CQ work */
+		debugfs_log(e->a, "t1", T1_RX_KEYS);
+		debugfs_log(e->b, "t1", T1_RX_KEYS);
 	}
 	for (i = 0; i < (int)nq; i++)
 		flow_free(&fl[i]);
