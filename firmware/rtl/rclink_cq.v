@@ -138,7 +138,9 @@ module rclink_cq (
         end
     end
 
-    // the CQEs handed over (a disable leaves them waiting, as at the port)
+    // the CQEs handed over (a disable leaves them waiting, as at the port):
+    // a take in the cycle of a stop is cancelled with its write, so its
+    // CQE stays, to be written once the CQ runs again
     always @(posedge clk) begin
         if (rst) begin
             av <= 1'b0;
@@ -148,14 +150,14 @@ module rclink_cq (
                 av <= 1'b1;
                 a0 <= a_w0;
                 a1 <= a_w1;
-            end else if (take_a) begin
+            end else if (take_a && !cq_stop) begin
                 av <= 1'b0;
             end
             if (b_valid && !bv) begin
                 bv <= 1'b1;
                 b0 <= b_w0;
                 b1 <= b_w1;
-            end else if (take_b) begin
+            end else if (take_b && !cq_stop) begin
                 bv <= 1'b0;
             end
         end

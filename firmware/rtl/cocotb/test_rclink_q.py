@@ -22,7 +22,7 @@ import random
 import struct
 
 import cocotb
-from cocotb.triggers import RisingEdge, Timer, with_timeout
+from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
 
 from test_rclink_dma import Bus, mps_mrrs, settle
 from test_rclink_us import PTILE, SHORT, TxMon, bring_up, reg, rx_m_packet
@@ -399,6 +399,75 @@ async def test_q_cqe_after_data(dut):
     first_cqe = min(i for i, (a, m) in enumerate(order) if cq_lo <= a < cq_hi)
     assert msix and min(msix) > first_cqe, (msix, first_cqe)
     assert drv.irqs[1] >= 1, drv.irqs
+
+
+async def cq_stop_at_take(tb, side):
+    """A disable of context 0's CQ (DMAQ_CQ_CFG.enable 1 to 0) landing in
+    the cycle in which the CQ writer takes producer side's CQE ("a":
+    send completions, "b": receive completions): the bus cannot place a
+    BAR0 write on a given cycle, so the write's effect on rclink_csr
+    (enable cleared, the stop pulse) is put there as it would land."""
+    core = tb.dut.dut.u_tlp.u_core
+    take = getattr(core.u_cq, "take_" + side)
+    while True:
+        await FallingEdge(tb.dut.user_clk)
+        if int(take.value):
+            break
+    cfg = int(core.u_csr.cq_cfg.value)
+    core.u_csr.cq_cfg.value = cfg & ~reg_value("DMAQ_CQ_CFG", enable=1)
+    core.u_csr.cq_stop.value = 1
+    await RisingEdge(tb.dut.user_clk)
+
+
+async def cq_restart_check(tb, q, kind, length, idx):
+    """After the stop: the CQ reads stopped (CQ_PROD 0); enabled again, the
+    CQE handed over in the stop's cycle is its first entry, written once."""
+    await settle(tb, 50)
+    cfg = await q.r64("DMAQ_CQ_CFG")
+    assert not cfg & reg_value("DMAQ_CQ_CFG", enable=1), hex(cfg)
+    assert await q.r64("DMAQ_CQ_PROD") == 0
+    q.cqm[:] = bytes(len(q.cqm))
+    await q.w64("DMAQ_CQ_CFG", reg_value("DMAQ_CQ_CFG", order=q.cq_order,
+                                         enable=1, vector=1))
+    await q.wait_cq(1, timeout_us=50)
+    await settle(tb, 50)
+    assert await q.r64("DMAQ_CQ_PROD") == 1
+    w = q.cqe(0)
+    got = (field("CQE", w, "KIND"), field("CQE", w, "STATUS"),
+           field("CQE", w, "LEN"), field("CQE", w, "IDX"),
+           field("CQE", w, "SEQ"), field("CQE", w, "PHASE"))
+    assert got == (kind, ST_OK, length, idx, 0, 1), got
+    assert q.cqe(1) == (0, 0, 0, 0), q.cqe(1)
+
+
+@cocotb.test()
+async def test_q_cq_stop_take(dut):
+    """A CQ disable in the very cycle the writer takes a CQE (of the send
+    side, then of the receive side) cancels the write; the CQE stays with
+    its producer, as any CQE not yet taken does, and is the first entry
+    written when the CQ is enabled again: none is lost."""
+    tb, drv, bus, q = await start(dut, cq_order=4)
+    tx = TxMon(dut)
+    pay, pmem = tb.rc.alloc_region(0x1000)
+    pmem[:] = bytes((i * 3) & 0xFF for i in range(0x1000))
+    # a: the send completion of a 100-byte message
+    stop = cocotb.start_soon(cq_stop_at_take(tb, "a"))
+    q.wqe(1, pay, 100)
+    await q.ring_sq()
+    await with_timeout(stop, 50, "us")
+    await cq_restart_check(tb, q, KIND_SEND, 100, 0)
+    check_packets(tx.pkts, [(1, bytes(pmem[:100]))])
+    # b: the receive completion of a 77-byte packet
+    bufs, bmem = tb.rc.alloc_region(0x2000)
+    q.rqe(bufs, 0x1000)
+    q.rqe(bufs + 0x1000, 0x1000)    # untaken: FLOW_STOP down (two RQEs)
+    await q.ring_rq()
+    stop = cocotb.start_soon(cq_stop_at_take(tb, "b"))
+    src = bytes((i * 11 + 5) & 0xFF for i in range(77))
+    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(src)), src)
+    await with_timeout(stop, 50, "us")
+    await cq_restart_check(tb, q, KIND_RECV, len(src), 0)
+    assert bytes(bmem[:len(src)]) == src
 
 
 class UserCtx:
