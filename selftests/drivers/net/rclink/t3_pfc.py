@@ -307,6 +307,9 @@ class PfcTest:
 T3_ETH_TYPE = 0x9000            # Ethernet loopback: TYPE3 at the IP
 T3_FRAMES = 12
 T3_LEN = 1000                   # 16 words of 64 bytes
+T3_WAIT = 30                    # s for the released frames (a loaded host)
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
 
 
 def wait_for(what, cond, timeout=10):
@@ -323,6 +326,25 @@ def link_up(ifname):
     run(['ip', 'link', 'set', 'dev', ifname, 'up'])
     wait_for('carrier on %s' % ifname, lambda: carrier(ifname))
     return was_up
+
+
+def t3_snapshot(t, prio):
+    """The counters a TYPE3 frame from A to B may end in (a failure's
+    diagnostic): both netdevs' ethtool statistics, the shim's."""
+    snap = {}
+    for side, ifname, bar in zip('AB', t.ifs, t.bars):
+        rc, out = run(['ethtool', '-S', ifname], ok=False)
+        for line in out.splitlines() if not rc else ():
+            k, _, v = line.strip().partition(':')
+            if v.strip().isdigit():
+                snap['%s.%s' % (side, k)] = int(v)
+        for reg in ('SHIM_RX_DROP_OFF', 'SHIM_RX_DROP_NOMD',
+                    'SHIM_RX_DROP_ERR', 'SHIM_WIRE_TX_FRAMES',
+                    'SHIM_WIRE_RX_FRAMES', 'SHIM_PFC_PAUSED'):
+            snap['%s.%s' % (side, reg)] = bar.read(reg)
+        snap['%s.SHIM_CBFC_RX_BUF' % side] = bar.read('SHIM_CBFC_RX_BUF',
+                                                      prio)
+    return snap
 
 
 def nonr_buffer(t):
@@ -354,6 +376,7 @@ def nonr_buffer(t):
         tx0 = bb.read('SHIM_PFC_TX', prio)
         rx0 = ba.read('SHIM_PFC_RX', prio)
         vdrop0 = bb.read('SHIM_CBFC_RX_DROP', prio)
+        snap0 = t3_snapshot(t, prio)
         with open('/sys/class/net/%s/address' % a, encoding='ascii') as f:
             src = bytes.fromhex(f.read().strip().replace(':', ''))
         with open('/sys/class/net/%s/address' % b, encoding='ascii') as f:
@@ -394,7 +417,8 @@ def nonr_buffer(t):
                   % (peak, nonr))
             bb.write('SHIM_CC_TEST', 0)
             got = set()
-            end = time.monotonic() + 10
+            t0 = time.monotonic()
+            end = t0 + T3_WAIT
             while time.monotonic() < end:
                 vdrop = bb.read('SHIM_CBFC_RX_DROP', prio) - vdrop0
                 if len(got) + vdrop >= T3_FRAMES:
@@ -406,12 +430,25 @@ def nonr_buffer(t):
                 if f[6:12] == src and len(f) >= T3_LEN:
                     got.add(f[14])
             vdrop = bb.read('SHIM_CBFC_RX_DROP', prio) - vdrop0
+            took = time.monotonic() - t0
+            pstat = struct.unpack('II', rx.getsockopt(SOL_PACKET,
+                                                      PACKET_STATISTICS, 8))
         finally:
             bb.write('SHIM_CC_TEST', 0)
             rx.close()
             tx.close()
         t.ktap.diag('released: B received %d of %d frames, %d dropped for '
-                    'want of buffer' % (len(got), T3_FRAMES, vdrop))
+                    'want of buffer, in %.1f s' % (len(got), T3_FRAMES, vdrop,
+                                                  took))
+        if len(got) + vdrop != T3_FRAMES:
+            # where the others went: every counter of the path that moved
+            t.ktap.diag('missing %s; the packet socket: %d queued, %d '
+                        'dropped' % (sorted(set(range(T3_FRAMES)) - got),
+                                     pstat[0], pstat[1]))
+            snap = t3_snapshot(t, prio)
+            t.ktap.diag('moved: %s' % {k: snap[k] - snap0.get(k, 0)
+                                       for k in sorted(snap)
+                                       if snap[k] != snap0.get(k, 0)})
         check(len(got) + vdrop == T3_FRAMES, '%d received + %d dropped, '
               'sent %d' % (len(got), vdrop, T3_FRAMES))
         wait_for('B\'s buffer empty',
