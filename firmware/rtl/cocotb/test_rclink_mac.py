@@ -55,6 +55,7 @@ class Mac:
         self.cbfc_rst = []                # (MAC2TX_CBFC_RST_I, limit, size, ovhd)
         self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
         self.cbfc_ret = []                # (MAC2TX_CBFC_VLD_I, NUM_I)
+        self.cbfc_rst_ret = []            # len(cbfc_ret) at each RST
         self.rx_stall_max = 0             # beats taken while the IP stalls
         idle_inputs(dut)
         self._owed = []                   # cycles at which credits are due
@@ -72,6 +73,7 @@ class Mac:
                 self.ip_credits += 1
             rst = int(dut.mac2tx_cbfc_rst.value)
             if rst:
+                self.cbfc_rst_ret.append(len(self.cbfc_ret))
                 self.cbfc_rst.append((rst, int(dut.cbfc_credit_limit.value),
                                       int(dut.cbfc_credit_size.value),
                                       int(dut.cbfc_pkt_ovhd.value)))
@@ -109,10 +111,11 @@ class Mac:
                 self._owed.pop(0)
             dut.rx2mac_rdy.value = int(self.rng.random() < self.rx_ready)
 
-    async def _drive(self, pfx, data, gap, ready=None, **side):
+    async def _drive(self, pfx, data, gap, ready=None, fe_side=(), **side):
         """A frame on the stream of prefix pfx, one beat a cycle with
         random gaps; with ready (a signal), each beat until it is taken;
-        side: other signals of the stream held during the frame."""
+        side: other signals of the stream held during the frame; fe_side:
+        (name, value) pairs on the frame's last beat only (0 before)."""
         dut = self.dut
         sig = lambda n: getattr(dut, pfx + n)  # noqa: E731
         for dat, be, fs, fe in beats(data):
@@ -123,6 +126,8 @@ class Mac:
             for n, v in (("vld", 1), ("dat", dat), ("be", be), ("fs", fs),
                          ("fe", fe)) + tuple(side.items()):
                 sig(n).value = v
+            for n, v in fe_side:
+                sig(n).value = v if fe else 0
             for _ in range(10000 if ready is not None else 0):
                 await RisingEdge(dut.user_clk)
                 if int(ready.value):
@@ -130,7 +135,7 @@ class Mac:
             else:
                 assert ready is None, pfx + ": not ready for 10000 cycles"
         await FallingEdge(dut.user_clk)
-        for n in ("vld", "fs", "fe"):
+        for n in ("vld", "fs", "fe") + tuple(n for n, _ in fe_side):
             sig(n).value = 0
 
     async def ip_send(self, data, vlan=0, gap=0.0, cbfc=0):
@@ -140,9 +145,26 @@ class Mac:
         await self._drive("tx2mac_", data, gap, vlan=vlan, vcid=5,
                           mcast=int(t2), cbfc_vcid=cbfc)
 
-    async def mac_recv(self, data, gap=0.0):
-        """The MAC adapter hands a frame over on emac_rx_* (valid/ready)."""
-        await self._drive("emac_rx_", data, gap, ready=self.dut.emac_rx_rdy)
+    async def mac_recv(self, data, gap=0.0, fcs_err=0):
+        """The MAC adapter hands a frame over on emac_rx_* (valid/ready);
+        fcs_err: the MAC's FCS error flag on the frame's last beat."""
+        await self._drive("emac_rx_", data, gap, ready=self.dut.emac_rx_rdy,
+                          fe_side=(("fcs_err", fcs_err),))
+
+    async def mac_burst(self, frames):
+        """One-beat frames on emac_rx_*, one a cycle, no gap (the shim's
+        ready is asserted to be high: control frames never wait)."""
+        dut = self.dut
+        for f in frames:
+            (dat, be, fs, fe), = beats(f)
+            await FallingEdge(dut.user_clk)
+            assert int(dut.emac_rx_rdy.value)
+            dut.emac_rx_dat.value, dut.emac_rx_be.value = dat, be
+            dut.emac_rx_fs.value, dut.emac_rx_fe.value = fs, fe
+            dut.emac_rx_vld.value = 1
+        await FallingEdge(dut.user_clk)
+        dut.emac_rx_vld.value = 0
+        dut.emac_rx_fs.value = dut.emac_rx_fe.value = 0
 
     async def idle(self, cycles=40):
         for _ in range(cycles):
@@ -746,3 +768,60 @@ async def test_mac_cbfc_vc_on(dut):
     assert await cfs(9, 0xFFFF) == 0
     got = (await blk(2) - b2, await blk(5) - b5)
     assert got == (2, 2), got
+
+
+def upd_frames(mac):
+    return [f for f in mac.tx_wire if f[12:14] == ETH_CTRL.to_bytes(2, "big")]
+
+
+async def load_epoch(bar0, mac, vcs, limit=1000, size=0):
+    """Load vcs; this board's epoch, from the update frame the load sent."""
+    n = len(upd_frames(mac))
+    await load(bar0, mac, vcs, limit, size)
+    await mac.idle(20)
+    assert len(upd_frames(mac)) > n
+    return parse_update(upd_frames(mac)[-1])[2]
+
+
+@cocotb.test()
+async def test_mac_cbfc_upd_fcs_err(dut):
+    """An update frame the MAC flags with an FCS error (MAC2RX_FCS_ERR_I
+    not 0 on its last beat, one beat or more) is dropped and counted in
+    SHIM_MAC_CTRL_DROP, not parsed: its FREED returns no credit, its
+    epoch makes no resync, its SENT is no FREED of this board's."""
+    tb, drv, mac = await setup(dut, 10)
+    bar0 = drv.bar0
+    cnt = lambda n: bar0.read_qword(reg(n))  # noqa: E731
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x4321
+    upd0 = await cnt("SHIM_CBFC_UPD_RX")
+    drop0 = await cnt("SHIM_MAC_CTRL_DROP")
+    rs0 = await cnt("SHIM_CBFC_RESYNC")
+    await mac.mac_recv(update(1, 1, pe, epoch, {0: (3, 10)}))
+    await mac.idle(100)
+    assert returned(mac) == {0: 10}, mac.cbfc_ret
+    # a bit flipped in FREED, in the epoch, in SENT; one with 200 bytes
+    # (two beats, the flag on the second); each flag value
+    bad = [(update(1, 1, pe, epoch, {0: (3, 10 | 1 << 14)}), 1),
+           (update(1, 1, pe ^ 0x10, epoch, {0: (3, 10)}), 2),
+           (update(1, 1, pe, epoch, {0: (3 | 1 << 20, 10)}), 3),
+           (update(1, 1, pe ^ 1, epoch, {0: (3, 10 | 1 << 13)},
+                   length=200), 1)]
+    for f, err in bad:
+        await mac.mac_recv(f, fcs_err=err)
+        await mac.idle(100)
+    assert returned(mac) == {0: 10}, mac.cbfc_ret
+    assert await cnt("SHIM_CBFC_RESYNC") == rs0
+    assert await cnt("SHIM_CBFC_UPD_RX") == upd0 + 1
+    assert await cnt("SHIM_MAC_CTRL_DROP") == drop0 + len(bad)
+    assert mac.rx_ip == []
+    # FREED is still the partner's SENT of the good frame (3)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1)
+    await status(bar0, mac)
+    await mac.idle(20)
+    assert parse_update(upd_frames(mac)[-1])[4][0] == (0, 3)
+    # the next good frame: FREED grows from the last good one
+    await mac.mac_recv(update(1, 1, pe, epoch, {0: (3, 15)}))
+    await mac.idle(100)
+    assert await cnt("SHIM_CBFC_UPD_RX") == upd0 + 2
+    assert await cnt("SHIM_CBFC_RESYNC") == rs0
