@@ -599,6 +599,7 @@ module rclink_mac (
     reg  [39:0] avail [0:7];
     reg  [39:0] ld_q [0:7];
     reg  [7:0]  av_pos, av_big, k_clr, k_set;
+    reg  [14:0] av_low [0:7];            // avail's count, of the flags' cycle
     reg  [39:0] av_d [0:7];
     reg  [14:0] dr_low;
     reg         dr_pos, dr_big;
@@ -608,7 +609,7 @@ module rclink_mac (
         dr_big = 1'b0;
         for (ui = 0; ui < 8; ui = ui + 1) begin
             av_d[ui] = tot[ui] - given[ui];
-            dr_low = dr_low | (avail[ui][14:0] & {15{dr_oh[ui]}});
+            dr_low = dr_low | (av_low[ui] & {15{dr_oh[ui]}});
             dr_pos = dr_pos | (av_pos[ui] & dr_oh[ui]);
             dr_big = dr_big | (av_big[ui] & dr_oh[ui]);
         end
@@ -619,8 +620,11 @@ module rclink_mac (
         for (ui = 0; ui < 8; ui = ui + 1) begin
             ld_q[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
             avail[ui] <= av_d[ui];
+            // the flags and the count from the same avail: a total that
+            // falls meanwhile never gives the low bits of a negative one
             av_pos[ui] <= !avail[ui][39] && avail[ui] != 40'd0;
             av_big[ui] <= !avail[ui][39] && avail[ui][38:15] != 24'd0;
+            av_low[ui] <= avail[ui][14:0];
         end
         if (rst) begin
             dr_ph <= 2'd0;

@@ -825,3 +825,31 @@ async def test_mac_cbfc_upd_fcs_err(dut):
     await mac.idle(100)
     assert await cnt("SHIM_CBFC_UPD_RX") == upd0 + 2
     assert await cnt("SHIM_CBFC_RESYNC") == rs0
+
+
+@cocotb.test()
+async def test_mac_cbfc_ret_debt(dut):
+    """A FREED gone back (a debt) in the cycles after a FREED growth is
+    still owed to the IP: every NUM_I is at most what is owed and the
+    returns total the FREED's net growth, whatever the cycle the debt
+    arrives in relative to the return's VC rotation (the pair of frames
+    comes at every offset of the 32-cycle round)."""
+    tb, drv, mac = await setup(dut, 11)
+    bar0 = drv.bar0
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x5151
+    b = 100
+    await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, b)}))
+    await mac.idle(100)
+    assert returned(mac) == {0: b}, mac.cbfc_ret
+    for i in range(40):
+        # +10, then back by 1000 the next cycle, then up to +10 again
+        await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, b + 10)}),
+                             update(1, 1, pe, epoch, {0: (0, b - 990)})])
+        await mac.idle(50 + i % 2)
+        await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, b + 10)})])
+        await mac.idle(50)
+        b += 10
+        got = returned(mac)
+        assert got == {0: b}, (i, got, mac.cbfc_ret[-3:])
+    assert max(n for _, n in mac.cbfc_ret) <= 100, mac.cbfc_ret
