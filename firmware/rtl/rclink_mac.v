@@ -649,14 +649,17 @@ module rclink_mac (
                 cnum_q <= dr_num;
             end
             for (ui = 0; ui < 8; ui = ui + 1) begin
-                if (k_clr[ui]) begin
-                    tot[ui] <= k_set[ui] ? ld_q[ui] : 40'd0;
+                // a load: ld_q was sampled before the frame in U1 that
+                // cycle updated seen; that frame's growth (inc now)
+                // comes on top, or it would be lost (one adder: its
+                // first operand chosen, a reset adds nothing)
+                tot[ui] <= (k_clr[ui] ? (k_set[ui] ? ld_q[ui] : 40'd0) : tot[ui]) +
+                           (k_clr[ui] && !k_set[ui] ? 40'd0 :
+                            {{6{inc[ui][33]}}, inc[ui]});
+                if (k_clr[ui])
                     given[ui] <= 40'd0;
-                end else begin
-                    tot[ui] <= tot[ui] + {{6{inc[ui][33]}}, inc[ui]};
-                    if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
-                        given[ui] <= given[ui] + {25'd0, dr_num};
-                end
+                else if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
+                    given[ui] <= given[ui] + {25'd0, dr_num};
             end
         end
     end

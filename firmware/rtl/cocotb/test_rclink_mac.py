@@ -853,3 +853,47 @@ async def test_mac_cbfc_ret_debt(dut):
         got = returned(mac)
         assert got == {0: b}, (i, got, mac.cbfc_ret[-3:])
     assert max(n for _, n in mac.cbfc_ret) <= 100, mac.cbfc_ret
+
+
+@cocotb.test()
+async def test_mac_cbfc_load_race(dut):
+    """A load (SHIM_CBFC_CTRL) in the cycle an update frame is parsed
+    keeps that frame's FREED growth: after each load the IP gets exactly
+    the credits the partner freed after it (the load's debt is what is
+    out: SENT less FREED, the frame's FREED included or paid back by it).
+    The frame is sent at every cycle around the load."""
+    tb, drv, mac = await setup(dut, 12)
+    rng = random.Random(22)
+    bar0 = drv.bar0
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x6262
+    # SENT of VC 0: 4 frames of 1500 bytes in 32-byte credits
+    for _ in range(4):
+        await mac.ip_send(frame(rng, ETH_T1, 1500), cbfc=1)
+    s = 4 * credits(1500, 32, 0)
+    await mac.idle(20)
+    # the cycles from the write to its RST pulse
+    n = len(mac.cbfc_rst)
+    w = cocotb.start_soon(bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1))
+    lat = 0
+    while len(mac.cbfc_rst) == n:
+        await RisingEdge(dut.user_clk)
+        lat += 1
+    await w
+    await mac.idle(50)
+    for d in range(max(0, lat - 12), lat + 4):
+        # 10 out, then the frame that frees them races the load; then 7
+        # more freed: 7 to the IP after the load
+        await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, s - 10)}))
+        await mac.idle(50)
+        n = len(mac.cbfc_rst)
+        w = cocotb.start_soon(bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1))
+        await mac.idle(d)
+        await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, s)})])
+        await w
+        await mac.idle(50)
+        await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, s + 7)}))
+        await mac.idle(100)
+        assert len(mac.cbfc_rst) == n + 1
+        after = sum(num for _, num in mac.cbfc_ret[mac.cbfc_rst_ret[n]:])
+        assert after == 7, (d, lat, after, mac.cbfc_ret[-3:])
