@@ -853,8 +853,12 @@ module rclink_mac (
         input integer f;
         f_max = f < 4 ? FMAX_T1 : f == 4 ? 128 : f == 5 ? FMAX_T2 : FMAX_T3;
     endfunction
-    reg  [2:0]  p_vc [0:6];
     reg  [6:0]  p1_act, p2_act, p3_act, p4_act, p5_on;
+    // the flow's VC, carried along as its gate (p*_act): P5's VC is the
+    // one p5_on was computed for
+    reg  [2:0]  p1_vc [0:6];
+    reg  [2:0]  p2_vc [0:6];
+    reg  [2:0]  p3_vc [0:6];
     reg  [2:0]  p4_vc [0:6];
     reg  [2:0]  p5_vc [0:6];
     reg  [2:0]  p1_uf [0:6];
@@ -887,7 +891,10 @@ module rclink_mac (
     always @(posedge clk) begin
         for (pf = 0; pf < 7; pf = pf + 1) begin
             // P1
-            p_vc[pf] <= afh[f_vc(pf) +: 3];
+            p1_vc[pf] <= afh[f_vc(pf) +: 3];
+            p2_vc[pf] <= p1_vc[pf];
+            p3_vc[pf] <= p2_vc[pf];
+            p4_vc[pf] <= p3_vc[pf];
             // (its gate from one sample of the registers, carried along:
             // a write changes a flow's status once)
             p1_act[pf] <= !afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB] &&
@@ -921,7 +928,6 @@ module rclink_mac (
                            (p1_uf[pf][1] ? {2'd0, p3_max[pf], 1'b0} : 16'd0) +
                            (p1_uf[pf][2] ? {1'd0, p3_max[pf], 2'b0} : 16'd0);
             // P5
-            p4_vc[pf] <= p_vc[pf];
             p5_vc[pf] <= p4_vc[pf];
             p5_on[pf] <= p4_act[pf] && cf[16 * pf +: 16] >= p4_need[pf];
         end

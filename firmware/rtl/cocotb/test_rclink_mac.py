@@ -897,3 +897,31 @@ async def test_mac_cbfc_load_race(dut):
         assert len(mac.cbfc_rst) == n + 1
         after = sum(num for _, num in mac.cbfc_ret[mac.cbfc_rst_ret[n]:])
         assert after == 7, (d, lat, after, mac.cbfc_ret[-3:])
+
+
+@cocotb.test()
+async def test_mac_cbfc_vc_on_remap(dut):
+    """A write of AFH_CFG_EN that moves flows between VCs changes each
+    VC's status once: a VC on before and after (another flow takes it
+    over) does not dip, SHIM_CBFC_TX_BLOCKED does not count."""
+    tb, drv, mac = await setup(dut, 13)
+    bar0 = drv.bar0
+    blk = lambda v: bar0.read_qword(reg("SHIM_CBFC_TX_BLOCKED") + 8 * v)  # noqa: E731,E501
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 2, 100 | 4 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 5, 100 | 2 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 2 | 1 << 5)
+    dut.dfx_cbfc_cf.value = 0xFFFF << 96 | 0xFFFF << 80
+    # TYPE3 (uf 2) on VC 2; TYPE2 (uf 1) on VC 4, not loaded: off
+    en = 1 << 11 | 2 << 42 | 1 << 33 | 1 << 39 | 0xFF << 52
+    await bar0.write_qword(reg("AFH_CFG_EN"), en | 2 << 30 | 4 << 27)
+    await mac.idle(12)
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS")) & 0xFF
+    assert st == 1 << 2, hex(st)
+    b2 = await blk(2)
+    # TYPE3 to VC 5, TYPE2 to VC 2: both on
+    await bar0.write_qword(reg("AFH_CFG_EN"), en | 5 << 30 | 2 << 27)
+    await mac.idle(12)
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS")) & 0xFF
+    assert st == 1 << 2 | 1 << 5, hex(st)
+    falls = await blk(2) - b2
+    assert falls == 0, falls
