@@ -330,18 +330,23 @@ module rclink_mac (
     // input stage: a skid buffer (s: the stage, k: the skid), ready
     // registered towards the MAC; the classification of the first beat
     // is computed on the way in.  A beat: {data, enables, FCS error, FS,
-    // FE, control frame, update frame}.
+    // FE, control frame, update frame}.  An update frame with the MAC's
+    // FCS error flag (not 0 on any of its beats; the MAC knows it at the
+    // last) is no update frame: in_upd has the flag of a one-beat
+    // frame, rx_upd that of the beats after the first.
     localparam RW = DW + BW + 2 + 4;
     wire in_ctrl = emac_rx_fs && emac_rx_dat[ET_HI -: 16] == 16'h8808;
     wire in_upd = emac_rx_dat[OP_HI -: 16] == 16'h0102 &&
                   emac_rx_dat[DW-1 -: 48] == rx_da &&
-                  (!emac_rx_fe || emac_rx_be[UPD_LAST]);
+                  (!emac_rx_fe || emac_rx_be[UPD_LAST]) &&
+                  emac_rx_fcs_err == 2'd0;
     wire [RW-1:0] in_beat = {emac_rx_dat, emac_rx_be, emac_rx_fcs_err,
                              emac_rx_fs, emac_rx_fe, in_ctrl, in_upd};
     reg  [RW-1:0] s_beat, k_beat;
     reg           s_vld, k_vld;
     wire s_fs = s_beat[3], s_fe = s_beat[2], s_ctrl = s_beat[1];
     wire s_upd = s_beat[0];
+    wire s_fcs_ok = s_beat[5:4] == 2'd0;
     assign emac_rx_rdy = !k_vld;
     wire in_fire = emac_rx_vld && !k_vld;
 
@@ -352,8 +357,14 @@ module rclink_mac (
     assign mac2rx_vld = rx_o_vld;
 
     reg  rx_dropping;                   // inside a control frame
+    reg  rx_upd;                        // an update frame, no FCS error yet
     wire s_drop = s_fs ? s_ctrl : rx_dropping;
     wire s_pop = s_vld && (s_drop || !rx_o_vld || rx2mac_rdy);
+    // a control frame ends: an update frame (taken, parsed: u_vld) or
+    // not (dropped); counted at its last beat, where the MAC's FCS
+    // error flag is
+    wire s_upd_ok = s_fs ? s_upd : rx_upd && s_fcs_ok;
+    wire s_ctrl_end = s_vld && s_fe && s_drop;     // (s_drop: s_pop)
 
     always @(posedge clk) begin
         if (!s_vld || s_pop)
@@ -385,11 +396,13 @@ module rclink_mac (
                 rx_dropping <= s_ctrl && !s_fe;
             else if (s_pop && s_fe)
                 rx_dropping <= 1'b0;
+            if (s_pop)
+                rx_upd <= s_upd_ok;
             if (s_pop && s_fs)
                 cnt_rx_frames <= cnt_rx_frames + 64'd1;
-            if (s_pop && s_fs && s_ctrl && s_upd)
+            if (s_ctrl_end && s_upd_ok)
                 cnt_upd_rx <= cnt_upd_rx + 64'd1;
-            if (s_pop && s_fs && s_ctrl && !s_upd)
+            if (s_ctrl_end && !s_upd_ok)
                 cnt_ctrl_drop <= cnt_ctrl_drop + 64'd1;
         end
     end
@@ -463,9 +476,12 @@ module rclink_mac (
 
     // ================================================ CBFC update frames received
     // (shim.rst "CBFC", "Credit return: the update frame").  The frame's
-    // fields (all in its first beat) are taken as it leaves the input
-    // stage: U1.  U2 compares them with the totals and updates those (one
-    // frame's state is written before the next is compared: no hazard);
+    // fields (all in its first beat) are taken as that leaves the input
+    // stage and held; U1 is the cycle after its last beat left it without
+    // an FCS error (one cycle after the first for the one-beat frame the
+    // partner sends).  U2 compares them with the totals and updates
+    // those (one frame's state is written before the next is compared:
+    // no hazard);
     // the growth of the partner's FREED is the credits owed to the IP
     // (ret), handed out on MAC2TX_CBFC_VLD_I/NUM_I one VC at a time.
     // The shim does not charge the frames it hands to the IP (their flow,
@@ -520,12 +536,14 @@ module rclink_mac (
     end
 
     always @(posedge clk) begin
-        u_vld <= !rst && s_pop && s_fs && s_ctrl && s_upd;
-        {u_mask, u_based, u_epoch, u_pepoch} <= s_beat[U_HI - 16 -: 48];
-        ep_new <= s_beat[U_HI - 32 -: 16] != (u_vld ? u_epoch : peer_epoch);
-        ours <= s_beat[U_HI - 48 -: 16] == epoch ? s_beat[U_HI - 24 -: 8] : 8'd0;
-        for (ui = 0; ui < 8; ui = ui + 1)
-            {u_sent[ui], u_fr[ui]} <= s_beat[U_HI - 64 - 64 * ui -: 64];
+        u_vld <= !rst && s_ctrl_end && s_upd_ok;
+        if (s_vld && s_fs) begin        // (an update frame's FS pops at once)
+            {u_mask, u_based, u_epoch, u_pepoch} <= s_beat[U_HI - 16 -: 48];
+            ep_new <= s_beat[U_HI - 32 -: 16] != (u_vld ? u_epoch : peer_epoch);
+            ours <= s_beat[U_HI - 48 -: 16] == epoch ? s_beat[U_HI - 24 -: 8] : 8'd0;
+            for (ui = 0; ui < 8; ui = ui + 1)
+                {u_sent[ui], u_fr[ui]} <= s_beat[U_HI - 64 - 64 * ui -: 64];
+        end
         for (ui = 0; ui < 8; ui = ui + 1)
             inc[ui] <= u_vld && umask[ui] && ours[ui] ?
                        {{2{dfr[ui][31]}}, dfr[ui]} : 34'd0;
@@ -581,6 +599,7 @@ module rclink_mac (
     reg  [39:0] avail [0:7];
     reg  [39:0] ld_q [0:7];
     reg  [7:0]  av_pos, av_big, k_clr, k_set;
+    reg  [14:0] av_low [0:7];            // avail's count, of the flags' cycle
     reg  [39:0] av_d [0:7];
     reg  [14:0] dr_low;
     reg         dr_pos, dr_big;
@@ -590,7 +609,7 @@ module rclink_mac (
         dr_big = 1'b0;
         for (ui = 0; ui < 8; ui = ui + 1) begin
             av_d[ui] = tot[ui] - given[ui];
-            dr_low = dr_low | (avail[ui][14:0] & {15{dr_oh[ui]}});
+            dr_low = dr_low | (av_low[ui] & {15{dr_oh[ui]}});
             dr_pos = dr_pos | (av_pos[ui] & dr_oh[ui]);
             dr_big = dr_big | (av_big[ui] & dr_oh[ui]);
         end
@@ -601,8 +620,11 @@ module rclink_mac (
         for (ui = 0; ui < 8; ui = ui + 1) begin
             ld_q[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
             avail[ui] <= av_d[ui];
+            // the flags and the count from the same avail: a total that
+            // falls meanwhile never gives the low bits of a negative one
             av_pos[ui] <= !avail[ui][39] && avail[ui] != 40'd0;
             av_big[ui] <= !avail[ui][39] && avail[ui][38:15] != 24'd0;
+            av_low[ui] <= avail[ui][14:0];
         end
         if (rst) begin
             dr_ph <= 2'd0;
@@ -627,14 +649,17 @@ module rclink_mac (
                 cnum_q <= dr_num;
             end
             for (ui = 0; ui < 8; ui = ui + 1) begin
-                if (k_clr[ui]) begin
-                    tot[ui] <= k_set[ui] ? ld_q[ui] : 40'd0;
+                // a load: ld_q was sampled before the frame in U1 that
+                // cycle updated seen; that frame's growth (inc now)
+                // comes on top, or it would be lost (one adder: its
+                // first operand chosen, a reset adds nothing)
+                tot[ui] <= (k_clr[ui] ? (k_set[ui] ? ld_q[ui] : 40'd0) : tot[ui]) +
+                           (k_clr[ui] && !k_set[ui] ? 40'd0 :
+                            {{6{inc[ui][33]}}, inc[ui]});
+                if (k_clr[ui])
                     given[ui] <= 40'd0;
-                end else begin
-                    tot[ui] <= tot[ui] + {{6{inc[ui][33]}}, inc[ui]};
-                    if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
-                        given[ui] <= given[ui] + {25'd0, dr_num};
-                end
+                else if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
+                    given[ui] <= given[ui] + {25'd0, dr_num};
             end
         end
     end
@@ -828,8 +853,12 @@ module rclink_mac (
         input integer f;
         f_max = f < 4 ? FMAX_T1 : f == 4 ? 128 : f == 5 ? FMAX_T2 : FMAX_T3;
     endfunction
-    reg  [2:0]  p_vc [0:6];
     reg  [6:0]  p1_act, p2_act, p3_act, p4_act, p5_on;
+    // the flow's VC, carried along as its gate (p*_act): P5's VC is the
+    // one p5_on was computed for
+    reg  [2:0]  p1_vc [0:6];
+    reg  [2:0]  p2_vc [0:6];
+    reg  [2:0]  p3_vc [0:6];
     reg  [2:0]  p4_vc [0:6];
     reg  [2:0]  p5_vc [0:6];
     reg  [2:0]  p1_uf [0:6];
@@ -862,7 +891,10 @@ module rclink_mac (
     always @(posedge clk) begin
         for (pf = 0; pf < 7; pf = pf + 1) begin
             // P1
-            p_vc[pf] <= afh[f_vc(pf) +: 3];
+            p1_vc[pf] <= afh[f_vc(pf) +: 3];
+            p2_vc[pf] <= p1_vc[pf];
+            p3_vc[pf] <= p2_vc[pf];
+            p4_vc[pf] <= p3_vc[pf];
             // (its gate from one sample of the registers, carried along:
             // a write changes a flow's status once)
             p1_act[pf] <= !afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB] &&
@@ -896,7 +928,6 @@ module rclink_mac (
                            (p1_uf[pf][1] ? {2'd0, p3_max[pf], 1'b0} : 16'd0) +
                            (p1_uf[pf][2] ? {1'd0, p3_max[pf], 2'b0} : 16'd0);
             // P5
-            p4_vc[pf] <= p_vc[pf];
             p5_vc[pf] <= p4_vc[pf];
             p5_on[pf] <= p4_act[pf] && cf[16 * pf +: 16] >= p4_need[pf];
         end

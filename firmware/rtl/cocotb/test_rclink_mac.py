@@ -55,6 +55,7 @@ class Mac:
         self.cbfc_rst = []                # (MAC2TX_CBFC_RST_I, limit, size, ovhd)
         self.cbfc_reset = 0               # MAC2TX_CBFC_RESET_I pulses
         self.cbfc_ret = []                # (MAC2TX_CBFC_VLD_I, NUM_I)
+        self.cbfc_rst_ret = []            # len(cbfc_ret) at each RST
         self.rx_stall_max = 0             # beats taken while the IP stalls
         idle_inputs(dut)
         self._owed = []                   # cycles at which credits are due
@@ -72,6 +73,7 @@ class Mac:
                 self.ip_credits += 1
             rst = int(dut.mac2tx_cbfc_rst.value)
             if rst:
+                self.cbfc_rst_ret.append(len(self.cbfc_ret))
                 self.cbfc_rst.append((rst, int(dut.cbfc_credit_limit.value),
                                       int(dut.cbfc_credit_size.value),
                                       int(dut.cbfc_pkt_ovhd.value)))
@@ -109,10 +111,11 @@ class Mac:
                 self._owed.pop(0)
             dut.rx2mac_rdy.value = int(self.rng.random() < self.rx_ready)
 
-    async def _drive(self, pfx, data, gap, ready=None, **side):
+    async def _drive(self, pfx, data, gap, ready=None, fe_side=(), **side):
         """A frame on the stream of prefix pfx, one beat a cycle with
         random gaps; with ready (a signal), each beat until it is taken;
-        side: other signals of the stream held during the frame."""
+        side: other signals of the stream held during the frame; fe_side:
+        (name, value) pairs on the frame's last beat only (0 before)."""
         dut = self.dut
         sig = lambda n: getattr(dut, pfx + n)  # noqa: E731
         for dat, be, fs, fe in beats(data):
@@ -123,6 +126,8 @@ class Mac:
             for n, v in (("vld", 1), ("dat", dat), ("be", be), ("fs", fs),
                          ("fe", fe)) + tuple(side.items()):
                 sig(n).value = v
+            for n, v in fe_side:
+                sig(n).value = v if fe else 0
             for _ in range(10000 if ready is not None else 0):
                 await RisingEdge(dut.user_clk)
                 if int(ready.value):
@@ -130,7 +135,7 @@ class Mac:
             else:
                 assert ready is None, pfx + ": not ready for 10000 cycles"
         await FallingEdge(dut.user_clk)
-        for n in ("vld", "fs", "fe"):
+        for n in ("vld", "fs", "fe") + tuple(n for n, _ in fe_side):
             sig(n).value = 0
 
     async def ip_send(self, data, vlan=0, gap=0.0, cbfc=0):
@@ -140,9 +145,26 @@ class Mac:
         await self._drive("tx2mac_", data, gap, vlan=vlan, vcid=5,
                           mcast=int(t2), cbfc_vcid=cbfc)
 
-    async def mac_recv(self, data, gap=0.0):
-        """The MAC adapter hands a frame over on emac_rx_* (valid/ready)."""
-        await self._drive("emac_rx_", data, gap, ready=self.dut.emac_rx_rdy)
+    async def mac_recv(self, data, gap=0.0, fcs_err=0):
+        """The MAC adapter hands a frame over on emac_rx_* (valid/ready);
+        fcs_err: the MAC's FCS error flag on the frame's last beat."""
+        await self._drive("emac_rx_", data, gap, ready=self.dut.emac_rx_rdy,
+                          fe_side=(("fcs_err", fcs_err),))
+
+    async def mac_burst(self, frames):
+        """One-beat frames on emac_rx_*, one a cycle, no gap (the shim's
+        ready is asserted to be high: control frames never wait)."""
+        dut = self.dut
+        for f in frames:
+            (dat, be, fs, fe), = beats(f)
+            await FallingEdge(dut.user_clk)
+            assert int(dut.emac_rx_rdy.value)
+            dut.emac_rx_dat.value, dut.emac_rx_be.value = dat, be
+            dut.emac_rx_fs.value, dut.emac_rx_fe.value = fs, fe
+            dut.emac_rx_vld.value = 1
+        await FallingEdge(dut.user_clk)
+        dut.emac_rx_vld.value = 0
+        dut.emac_rx_fs.value = dut.emac_rx_fe.value = 0
 
     async def idle(self, cycles=40):
         for _ in range(cycles):
@@ -746,3 +768,160 @@ async def test_mac_cbfc_vc_on(dut):
     assert await cfs(9, 0xFFFF) == 0
     got = (await blk(2) - b2, await blk(5) - b5)
     assert got == (2, 2), got
+
+
+def upd_frames(mac):
+    return [f for f in mac.tx_wire if f[12:14] == ETH_CTRL.to_bytes(2, "big")]
+
+
+async def load_epoch(bar0, mac, vcs, limit=1000, size=0):
+    """Load vcs; this board's epoch, from the update frame the load sent."""
+    n = len(upd_frames(mac))
+    await load(bar0, mac, vcs, limit, size)
+    await mac.idle(20)
+    assert len(upd_frames(mac)) > n
+    return parse_update(upd_frames(mac)[-1])[2]
+
+
+@cocotb.test()
+async def test_mac_cbfc_upd_fcs_err(dut):
+    """An update frame the MAC flags with an FCS error (MAC2RX_FCS_ERR_I
+    not 0 on its last beat, one beat or more) is dropped and counted in
+    SHIM_MAC_CTRL_DROP, not parsed: its FREED returns no credit, its
+    epoch makes no resync, its SENT is no FREED of this board's."""
+    tb, drv, mac = await setup(dut, 10)
+    bar0 = drv.bar0
+    cnt = lambda n: bar0.read_qword(reg(n))  # noqa: E731
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x4321
+    upd0 = await cnt("SHIM_CBFC_UPD_RX")
+    drop0 = await cnt("SHIM_MAC_CTRL_DROP")
+    rs0 = await cnt("SHIM_CBFC_RESYNC")
+    await mac.mac_recv(update(1, 1, pe, epoch, {0: (3, 10)}))
+    await mac.idle(100)
+    assert returned(mac) == {0: 10}, mac.cbfc_ret
+    # a bit flipped in FREED, in the epoch, in SENT; one with 200 bytes
+    # (two beats, the flag on the second); each flag value
+    bad = [(update(1, 1, pe, epoch, {0: (3, 10 | 1 << 14)}), 1),
+           (update(1, 1, pe ^ 0x10, epoch, {0: (3, 10)}), 2),
+           (update(1, 1, pe, epoch, {0: (3 | 1 << 20, 10)}), 3),
+           (update(1, 1, pe ^ 1, epoch, {0: (3, 10 | 1 << 13)},
+                   length=200), 1)]
+    for f, err in bad:
+        await mac.mac_recv(f, fcs_err=err)
+        await mac.idle(100)
+    assert returned(mac) == {0: 10}, mac.cbfc_ret
+    assert await cnt("SHIM_CBFC_RESYNC") == rs0
+    assert await cnt("SHIM_CBFC_UPD_RX") == upd0 + 1
+    assert await cnt("SHIM_MAC_CTRL_DROP") == drop0 + len(bad)
+    assert mac.rx_ip == []
+    # FREED is still the partner's SENT of the good frame (3)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1)
+    await status(bar0, mac)
+    await mac.idle(20)
+    assert parse_update(upd_frames(mac)[-1])[4][0] == (0, 3)
+    # the next good frame: FREED grows from the last good one
+    await mac.mac_recv(update(1, 1, pe, epoch, {0: (3, 15)}))
+    await mac.idle(100)
+    assert await cnt("SHIM_CBFC_UPD_RX") == upd0 + 2
+    assert await cnt("SHIM_CBFC_RESYNC") == rs0
+
+
+@cocotb.test()
+async def test_mac_cbfc_ret_debt(dut):
+    """A FREED gone back (a debt) in the cycles after a FREED growth is
+    still owed to the IP: every NUM_I is at most what is owed and the
+    returns total the FREED's net growth, whatever the cycle the debt
+    arrives in relative to the return's VC rotation (the pair of frames
+    comes at every offset of the 32-cycle round)."""
+    tb, drv, mac = await setup(dut, 11)
+    bar0 = drv.bar0
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x5151
+    b = 100
+    await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, b)}))
+    await mac.idle(100)
+    assert returned(mac) == {0: b}, mac.cbfc_ret
+    for i in range(40):
+        # +10, then back by 1000 the next cycle, then up to +10 again
+        await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, b + 10)}),
+                             update(1, 1, pe, epoch, {0: (0, b - 990)})])
+        await mac.idle(50 + i % 2)
+        await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, b + 10)})])
+        await mac.idle(50)
+        b += 10
+        got = returned(mac)
+        assert got == {0: b}, (i, got, mac.cbfc_ret[-3:])
+    assert max(n for _, n in mac.cbfc_ret) <= 100, mac.cbfc_ret
+
+
+@cocotb.test()
+async def test_mac_cbfc_load_race(dut):
+    """A load (SHIM_CBFC_CTRL) in the cycle an update frame is parsed
+    keeps that frame's FREED growth: after each load the IP gets exactly
+    the credits the partner freed after it (the load's debt is what is
+    out: SENT less FREED, the frame's FREED included or paid back by it).
+    The frame is sent at every cycle around the load."""
+    tb, drv, mac = await setup(dut, 12)
+    rng = random.Random(22)
+    bar0 = drv.bar0
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x6262
+    # SENT of VC 0: 4 frames of 1500 bytes in 32-byte credits
+    for _ in range(4):
+        await mac.ip_send(frame(rng, ETH_T1, 1500), cbfc=1)
+    s = 4 * credits(1500, 32, 0)
+    await mac.idle(20)
+    # the cycles from the write to its RST pulse
+    n = len(mac.cbfc_rst)
+    w = cocotb.start_soon(bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1))
+    lat = 0
+    while len(mac.cbfc_rst) == n:
+        await RisingEdge(dut.user_clk)
+        lat += 1
+    await w
+    await mac.idle(50)
+    for d in range(max(0, lat - 12), lat + 4):
+        # 10 out, then the frame that frees them races the load; then 7
+        # more freed: 7 to the IP after the load
+        await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, s - 10)}))
+        await mac.idle(50)
+        n = len(mac.cbfc_rst)
+        w = cocotb.start_soon(bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1))
+        await mac.idle(d)
+        await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, s)})])
+        await w
+        await mac.idle(50)
+        await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, s + 7)}))
+        await mac.idle(100)
+        assert len(mac.cbfc_rst) == n + 1
+        after = sum(num for _, num in mac.cbfc_ret[mac.cbfc_rst_ret[n]:])
+        assert after == 7, (d, lat, after, mac.cbfc_ret[-3:])
+
+
+@cocotb.test()
+async def test_mac_cbfc_vc_on_remap(dut):
+    """A write of AFH_CFG_EN that moves flows between VCs changes each
+    VC's status once: a VC on before and after (another flow takes it
+    over) does not dip, SHIM_CBFC_TX_BLOCKED does not count."""
+    tb, drv, mac = await setup(dut, 13)
+    bar0 = drv.bar0
+    blk = lambda v: bar0.read_qword(reg("SHIM_CBFC_TX_BLOCKED") + 8 * v)  # noqa: E731,E501
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 2, 100 | 4 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 5, 100 | 2 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 2 | 1 << 5)
+    dut.dfx_cbfc_cf.value = 0xFFFF << 96 | 0xFFFF << 80
+    # TYPE3 (uf 2) on VC 2; TYPE2 (uf 1) on VC 4, not loaded: off
+    en = 1 << 11 | 2 << 42 | 1 << 33 | 1 << 39 | 0xFF << 52
+    await bar0.write_qword(reg("AFH_CFG_EN"), en | 2 << 30 | 4 << 27)
+    await mac.idle(12)
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS")) & 0xFF
+    assert st == 1 << 2, hex(st)
+    b2 = await blk(2)
+    # TYPE3 to VC 5, TYPE2 to VC 2: both on
+    await bar0.write_qword(reg("AFH_CFG_EN"), en | 5 << 30 | 2 << 27)
+    await mac.idle(12)
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS")) & 0xFF
+    assert st == 1 << 2 | 1 << 5, hex(st)
+    falls = await blk(2) - b2
+    assert falls == 0, falls
