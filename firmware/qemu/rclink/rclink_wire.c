@@ -16,6 +16,7 @@
 #define RCLINK_WIRE_REORDER_NS      (100 * SCALE_US)
 /* The first byte corruption may hit: after the Ethernet header */
 #define RCLINK_WIRE_CORRUPT_FROM    14
+#define RCLINK_WIRE_MAC_CTRL_TYPE   0x8808
 /* SHIM_WIRE_INJECT: an Ethernet header at least, a jumbo frame at most */
 #define RCLINK_WIRE_INJECT_MIN      14
 #define RCLINK_WIRE_INJECT_MAX      2048
@@ -188,6 +189,19 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
     }
     if (rclink_wire_hit(w, corrupt) && len > RCLINK_WIRE_CORRUPT_FROM) {
         uint64_t r = rclink_wire_rand(w);
+
+        if (lduw_be_p(buf + 12) == RCLINK_WIRE_MAC_CTRL_TYPE) {
+            /*
+             * A MAC control frame (Pause, PFC, a CBFC update) is the
+             * partner MAC's own: its FCS check drops it before anything
+             * parses it, so a damaged one never arrives.
+             */
+            rclink_count(c, RCLINK_SHIM_WIRE_CORRUPTED);
+            trace_rclink_wire_fault("corrupted mac control: dropped by its FCS",
+                                    len);
+            g_free(marked);
+            return;
+        }
         size_t at = RCLINK_WIRE_CORRUPT_FROM +
                     (r >> 3) % (len - RCLINK_WIRE_CORRUPT_FROM);
 

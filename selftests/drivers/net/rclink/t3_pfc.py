@@ -28,6 +28,9 @@
                 counts each (SHIM_MAC_CTRL_DROP, ethtool -S
                 shim_rx_drop_mac_ctrl), pauses nothing (SHIM_PFC_RX) and
                 takes no update (SHIM_CBFC_UPD_RX)
+  ctrl_corrupt  with A's wire damaging every frame (model only), A's XOFF
+                and XON are sent and counted corrupted, and B receives
+                neither: the partner MAC's FCS would drop them
   nonr_buffer   the IP's PFC thresholds are seed 000's (PFC 模式寄存器配置):
                 XON_THR_RDMA at 1/2 and 3/4 of 2^TYPE1_RX_BUF_AW,
                 XON_THR_NON_RDMA at 1/2 and 3/4 of NONR_RX_DEPTH and ACK
@@ -209,6 +212,34 @@ class PfcTest:
         else:
             check(ps1 - ps0 == 4, 'tx_pause_frames +%d, want 4'
                   % (ps1 - ps0))
+
+    def test_ctrl_corrupt(self):
+        """A MAC control frame the wire damages never arrives: the
+        partner's MAC would drop it on its FCS before anything parsed it."""
+        a, b = self.bars
+        if rt.is_rtl(self.bdf[0]):
+            raise rt.SkipTest('the wire fault injector is the model\'s')
+        tx0, rx0 = self.counts()
+        c0 = a.read('SHIM_WIRE_CORRUPTED')
+        a.write('SHIM_WIRE_FAULT_RATE0',
+                rt.fval('SHIM_WIRE_FAULT_RATE0', 'corrupt_ppm', 1000000))
+        try:
+            a.write('TX_FC_XOFF_REQ', 1 << PRIO)     # XOFF
+            a.write('TX_FC_XOFF_REQ', 0)             # XON
+            time.sleep(0.2)
+        finally:
+            a.write('SHIM_WIRE_FAULT_RATE0', 0)
+        tx1, rx1 = self.counts()
+        dtx = [x - y for x, y in zip(tx1[0], tx0[0])]
+        drx = [x - y for x, y in zip(rx1[1], rx0[1])]
+        dc = a.read('SHIM_WIRE_CORRUPTED') - c0
+        self.ktap.diag('A sent per priority %s, corrupted %d; B received %s, '
+                       'paused 0x%x' % (dtx, dc, drx,
+                                        b.read('SHIM_PFC_PAUSED')))
+        check(dtx[PRIO] == 2, 'A sent %s PFC frames, want 2 on %d'
+              % (dtx, PRIO))
+        check(dc >= 2, 'A\'s wire corrupted %d frames, want at least 2' % dc)
+        check(drx == [0] * 8, 'B received PFC frames %s, want none' % drx)
 
     def test_wire(self):
         if not self.pcap or not tw.have_tshark():
@@ -474,6 +505,7 @@ def main():
                                  ('xoff_xon', t.test_xoff_xon),
                                  ('wire', t.test_wire),
                                  ('bad_ctrl', t.test_bad_ctrl),
+                                 ('ctrl_corrupt', t.test_ctrl_corrupt),
                                  ('nonr_buffer', lambda: nonr_buffer(t))),
                    't3_pfc')
 
