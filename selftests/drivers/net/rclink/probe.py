@@ -224,6 +224,8 @@ def test_cbfc_counted(ktap, bound):
             ktap.diag('no board with ip_counters %d that can switch to '
                       'CBFC: not checked' % counted)
             continue
+        ktap.diag('cbfc_counted: %s, ip_counters %d' % (pick[counted],
+                                                        counted))
         errs += cbfc_errors(pick[counted], counted)
     check(not errs, '\n'.join(errs))
 
