@@ -540,6 +540,11 @@ void rclink_cbfc_info(struct rclink_dev *rdev, struct rclink_cbfc_info *info)
 	info->upd_tx = rclink_rd64(rdev, RCLINK_SHIM_CBFC_UPD_TX);
 	info->upd_rx = rclink_rd64(rdev, RCLINK_SHIM_CBFC_UPD_RX);
 	info->recovered = rclink_rd64(rdev, RCLINK_SHIM_CBFC_RECOVERED);
+	/* counters of the IP's receive buffer: absent where not counted */
+	info->rx_drop_absent = !rclink_counted(rdev,
+					       RCLINK_SHIM_CBFC_RX_DROP(0));
+	info->recovered_absent = !rclink_counted(rdev,
+						 RCLINK_SHIM_CBFC_RECOVERED);
 	info->resync = rclink_rd64(rdev, RCLINK_SHIM_CBFC_RESYNC);
 	info->mac_ctrl_drop = rclink_rd64(rdev, RCLINK_SHIM_MAC_CTRL_DROP);
 }

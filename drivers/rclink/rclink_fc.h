@@ -67,10 +67,12 @@ struct rclink_cbfc_info {
 	u8 loaded;
 	u32 rx_buf[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_BUF(n) */
 	u64 rx_drop[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_DROP(n) */
+	bool rx_drop_absent;		/* not counted */
 	u64 tx_blocked[RCLINK_CBFC_VCS];	/* SHIM_CBFC_TX_BLOCKED(n) */
 	u64 upd_tx;			/* SHIM_CBFC_UPD_TX */
 	u64 upd_rx;			/* SHIM_CBFC_UPD_RX */
 	u64 recovered;			/* SHIM_CBFC_RECOVERED */
+	bool recovered_absent;		/* not counted */
 	u64 resync;			/* SHIM_CBFC_RESYNC */
 	u64 mac_ctrl_drop;		/* SHIM_MAC_CTRL_DROP */
 };

@@ -414,10 +414,12 @@ static int rclink_nl_put_cbfc(struct sk_buff *skb,
 	const struct {
 		int attr;
 		u64 val;
+		bool absent;
 	} cnt[] = {
 		{ RCLINK_A_CBFC_STATS_UPD_TX, cb->upd_tx },
 		{ RCLINK_A_CBFC_STATS_UPD_RX, cb->upd_rx },
-		{ RCLINK_A_CBFC_STATS_RECOVERED, cb->recovered },
+		{ RCLINK_A_CBFC_STATS_RECOVERED, cb->recovered,
+		  cb->recovered_absent },
 		{ RCLINK_A_CBFC_STATS_RESYNC, cb->resync },
 		{ RCLINK_A_CBFC_STATS_MAC_CTRL_DROP, cb->mac_ctrl_drop },
 	};
@@ -441,8 +443,10 @@ static int rclink_nl_put_cbfc(struct sk_buff *skb,
 	nest = nla_nest_start(skb, RCLINK_A_DEV_CBFC_STATS);
 	if (!nest)
 		return -EMSGSIZE;
+	/* a counter the board does not count is absent, not 0 */
 	for (i = 0; i < ARRAY_SIZE(cnt); i++)
-		if (nla_put_u64_64bit(skb, cnt[i].attr, cnt[i].val,
+		if (!cnt[i].absent &&
+		    nla_put_u64_64bit(skb, cnt[i].attr, cnt[i].val,
 				      RCLINK_A_CBFC_STATS_PAD))
 			return -EMSGSIZE;
 	for (i = 0; i < RCLINK_CBFC_FLOWS; i++) {
@@ -466,8 +470,9 @@ static int rclink_nl_put_cbfc(struct sk_buff *skb,
 		    nla_put_u8(skb, RCLINK_A_CBFC_VC_ON,
 			       !!(cb->vc_on & BIT(i))) ||
 		    nla_put_u32(skb, RCLINK_A_CBFC_VC_RX_BUF, cb->rx_buf[i]) ||
-		    nla_put_u64_64bit(skb, RCLINK_A_CBFC_VC_RX_DROP,
-				      cb->rx_drop[i], RCLINK_A_CBFC_VC_PAD) ||
+		    (!cb->rx_drop_absent &&
+		     nla_put_u64_64bit(skb, RCLINK_A_CBFC_VC_RX_DROP,
+				       cb->rx_drop[i], RCLINK_A_CBFC_VC_PAD)) ||
 		    nla_put_u64_64bit(skb, RCLINK_A_CBFC_VC_TX_BLOCKED,
 				      cb->tx_blocked[i], RCLINK_A_CBFC_VC_PAD))
 			return -EMSGSIZE;

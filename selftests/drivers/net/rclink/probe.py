@@ -11,7 +11,12 @@ counted, Documentation/hw/shim.rst "What a shim can count"); the others
 are always there.  qp_not_counted: on a board with ip_counters 0 (the
 model's ip-internal-counters=off in the board set of make check), a QP's
 `rclink -s qp show` leaves out its ip_internal counters and shows the
-others; skipped without such a board.
+others; skipped without such a board.  cbfc_counted: a board with
+ip_counters 0 and one with ip_counters 1, each switched to CBFC (devlink
+param flow_control cbfc and a reload, then back): the cbfc object of
+`rclink -s dev show` leaves out recovered and every VC's rx_drop
+(SHIM_CBFC_RECOVERED, SHIM_CBFC_RX_DROP: ip_internal) on the first and
+holds them on the second; its other counters are there on both.
 
 A board that is not bound must be one the driver has to refuse (wrong
 magic or shim major, see bad_board.sh); a board bound to another driver is
@@ -20,6 +25,7 @@ left alone.
 
 import os
 import re
+import shutil
 import sys
 
 sys.dont_write_bytecode = True
@@ -105,6 +111,14 @@ QP_KEYS = {
     'DMAQ_QPS_ECN_RX': 'ecn_rx', 'DMAQ_QPS_CNP_RX': 'cnp_rx',
 }
 NOT_COUNTED_QP = 7
+# The cbfc object of `rclink -s dev show`: its ip_internal counters (the
+# IP's receive buffer) and those the shim counts itself
+CBFC_KEYS = {'SHIM_CBFC_RECOVERED': 'recovered', 'SHIM_CBFC_UPD_TX': 'upd_tx',
+             'SHIM_CBFC_UPD_RX': 'upd_rx', 'SHIM_CBFC_RESYNC': 'resync',
+             'SHIM_MAC_CTRL_DROP': 'mac_ctrl_drop'}
+CBFC_VC_KEYS = {'SHIM_CBFC_RX_DROP': 'rx_drop', 'SHIM_CBFC_RX_BUF': 'rx_buf',
+                'SHIM_CBFC_TX_BLOCKED': 'tx_blocked'}
+CBFC_VCS = 8
 
 
 def name_of(bdf):
@@ -166,6 +180,56 @@ def test_qp_not_counted(bound):
     check(not errs, '\n'.join(errs))
 
 
+def cbfc_errors(name, counted):
+    """Switch board NAME to CBFC, read the cbfc object of `rclink -s dev
+    show`, switch it back; the errors of its counters as counted."""
+    fc = t1.devlink_param(name, 'flow_control')
+    t1.devlink_reload(name, [('flow_control', 'cbfc')])
+    try:
+        cb = t1.dev_show(name, stats=True).get('cbfc')
+    finally:
+        t1.devlink_reload(name, [('flow_control', fc)])
+    if cb is None:
+        return ['%s: no cbfc object in cbfc mode' % name]
+    errs = ['%s: %s' % (name, e)
+            for e in stats_as_counted(CBFC_KEYS, cb, counted)]
+    vcs = cb.get('vcs', [])
+    if len(vcs) != CBFC_VCS:
+        errs.append('%s: %d VCs' % (name, len(vcs)))
+    for vc in vcs:
+        errs += ['%s VC %s: %s' % (name, vc.get('vc'), e)
+                 for e in stats_as_counted(CBFC_VC_KEYS, vc, counted)]
+    return errs
+
+
+def test_cbfc_counted(ktap, bound):
+    """recovered and rx_drop of the cbfc statistics are absent on a board
+    that does not count them, present on one that does."""
+    if not os.access(t1.tool_path(), os.X_OK):
+        raise rt.SkipTest('no rclink tool %s' % t1.tool_path())
+    if not shutil.which('devlink'):
+        raise rt.SkipTest('no devlink (iproute2)')
+    pick = {}
+    for bdf in bound:
+        name = name_of(bdf)
+        show = t1.dev_show(name)
+        if 'cbfc' in show.get('hw_disabled', []) or t1.qpns(name):
+            continue
+        pick.setdefault(ip_counters(bdf), name)
+    if not pick:
+        raise rt.SkipTest('no board that can switch to CBFC')
+    errs = []
+    for counted in (0, 1):
+        if counted not in pick:
+            ktap.diag('no board with ip_counters %d that can switch to '
+                      'CBFC: not checked' % counted)
+            continue
+        ktap.diag('cbfc_counted: %s, ip_counters %d' % (pick[counted],
+                                                        counted))
+        errs += cbfc_errors(pick[counted], counted)
+    check(not errs, '\n'.join(errs))
+
+
 def test_serial_matches(bdf, serial):
     if serial is None:
         raise rt.SkipTest('no devlink serial')
@@ -197,7 +261,7 @@ def main():
 
     bound = rt.bound_devices() if load_err is None else []
     per_board = 7
-    ktap.plan(4 + per_board * len(bound) + 1)
+    ktap.plan(4 + per_board * len(bound) + 2)
 
     ktap.result('module_load', load_err is None,
                 load_err or ('already loaded' if preloaded else None))
@@ -253,6 +317,7 @@ def main():
         ktap.result('%s.kernel_log_clean' % bdf, not bad, '\n'.join(bad))
         ktap.run('%s.counters' % bdf, test_counters, bdf)
     ktap.run('qp_not_counted', test_qp_not_counted, bound)
+    ktap.run('cbfc_counted', test_cbfc_counted, ktap, bound)
 
     # Unload when this test loaded the module: no splat on the way out.
     if load_err is None and not preloaded:
