@@ -19,7 +19,9 @@
 #             lying board, fuzzing, life cycles, the CC loop), which make
 #             check leaves out to stay within 30 minutes, in a guest of
 #             the newest kernel, and the eight boards on one hub in a
-#             guest of their own; KTAP into build/check-long/
+#             guest of their own, the shim RTL's synthesis and its
+#             word-level bench (rtl.sh synth sim); KTAP into
+#             build/check-long/
 #
 # RCLINK_CHECK_TESTS (with --debug or --iommu): only these programs of the
 # suite, e.g. to rerun on the slow debug kernel what changed or failed.
@@ -139,13 +141,16 @@ done
 } >"$out/host.ktap"
 [ "$mode" = all ] && cat "$out/host.ktap"
 
-# ---- shim RTL: lint, the shared vectors in simulation, the short cocotb
-# run of the UltraScale+ top; yosys synthesis of the UltraScale+ top for
-# the family (about 20 minutes) in make check-long (make rtl-synth adds
-# the P-tile top's generic synthesis, some 15 minutes more) -------------------
+# ---- shim RTL: lint, the vector list's check, the short cocotb run of
+# both tops (which replays every shared vector the RTL has through the
+# PCIe tops); in make check-long the word-level bench's replay of the
+# same vectors (rtl.sh sim: its Verilog stand-ins, about 3 minutes) and
+# yosys synthesis of the UltraScale+ top for the family (about 20
+# minutes; make rtl-synth adds the P-tile top's generic synthesis, some
+# 15 minutes more) -------------------------------------------------------------
 rtl_parts=""
-[ "$mode" = all ] && rtl_parts="lint sim cocotb"
-[ "$mode" = long ] && rtl_parts="synth"
+[ "$mode" = all ] && rtl_parts="lint vecset cocotb"
+[ "$mode" = long ] && rtl_parts="sim synth"
 if [ -n "$rtl_parts" ]; then
 	# shellcheck disable=SC2086 # a list of parts
 	RCLINK_COCOTB_SHORT=1 RCLINK_BUILD=$out \

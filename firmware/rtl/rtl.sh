@@ -4,7 +4,8 @@
 #   rtl.sh lint    verilator --lint-only -Wall of the synthesizable RTL
 #   rtl.sh sim     Icarus Verilog: every shared vector (firmware/vectors)
 #                  on the testbench (shim + IP stand-in + host stand-in);
-#                  first cocotb/vecset.py --check (the vectors the cocotb
+#                  first the vecset part
+#   rtl.sh vecset  cocotb/vecset.py --check alone (the vectors the cocotb
 #                  benches replay, the reasons of the others, rtl.rst)
 #   rtl.sh synth   yosys synth_xilinx for UltraScale+ (family xcup) of the
 #                  UltraScale+ top: no latches, no multiple or missing
@@ -93,13 +94,17 @@ lint() {
 	result rtl_lint $st "$out/lint.log"
 }
 
-sim() {
-	local v name st ost vvp why
-	# each vector is replayed by the cocotb benches or says why not, and
-	# rtl.rst's lists are cocotb/vecset.py's
-	st=0
+# each vector is replayed by the cocotb benches or says why not, and
+# rtl.rst's lists are cocotb/vecset.py's
+vecset() {
+	local st=0
 	/usr/bin/python3 cocotb/vecset.py --check >"$out/vecset.log" 2>&1 || st=1
 	result rtl_vecset $st "$out/vecset.log"
+}
+
+sim() {
+	local v name st ost vvp why
+	vecset
 	local iv_flags=(-g2005 -Wall -Wno-timescale
 		-Wno-sensitivity-entire-array -Igen -Itb -I. -I"$out")
 	rm -f "$out"/rclink_tb*.vvp
@@ -326,6 +331,7 @@ for part in "${@:-lint sim synth}"; do
 		case $p in
 		lint) lint ;;
 		sim) sim ;;
+		vecset) vecset ;;
 		synth) synth ;;
 		synth-ptile) synth_ptile ;;
 		synth-generic) synth_generic ;;
@@ -334,7 +340,7 @@ for part in "${@:-lint sim synth}"; do
 		cocotb-us) cocotb_top us ;;
 		cocotb-ptile) cocotb_top ptile ;;
 		bench) bench ;;
-		*) echo "usage: $0 [lint] [sim] [synth] [synth-ptile] [synth-generic] [synth:MODULE] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
+		*) echo "usage: $0 [lint] [sim] [vecset] [synth] [synth-ptile] [synth-generic] [synth:MODULE] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done
