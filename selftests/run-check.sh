@@ -141,15 +141,17 @@ done
 } >"$out/host.ktap"
 [ "$mode" = all ] && cat "$out/host.ktap"
 
-# ---- shim RTL: lint, the vector list's check, the short cocotb run of
-# both tops (which replays every shared vector the RTL has through the
-# PCIe tops); in make check-long the word-level bench's replay of the
-# same vectors (rtl.sh sim: its Verilog stand-ins, about 3 minutes) and
+# ---- shim RTL: lint, the vector list's check, the word-level bench's
+# replay of the vectors the short cocotb run leaves out (cocotb_long),
+# the short cocotb run of both tops (every other vector the RTL has
+# through the UltraScale+ top); in make check-long the word-level
+# bench's replay of every vector (rtl.sh sim: its Verilog stand-ins,
+# about 3 minutes) and
 # yosys synthesis of the UltraScale+ top for the family (about 20
 # minutes; make rtl-synth adds the P-tile top's generic synthesis, some
 # 15 minutes more) -------------------------------------------------------------
 rtl_parts=""
-[ "$mode" = all ] && rtl_parts="lint vecset cocotb"
+[ "$mode" = all ] && rtl_parts="lint sim-short cocotb"
 [ "$mode" = long ] && rtl_parts="sim synth"
 if [ -n "$rtl_parts" ]; then
 	# shellcheck disable=SC2086 # a list of parts

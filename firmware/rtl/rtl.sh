@@ -5,6 +5,8 @@
 #   rtl.sh sim     Icarus Verilog: every shared vector (firmware/vectors)
 #                  on the testbench (shim + IP stand-in + host stand-in);
 #                  first the vecset part
+#   rtl.sh sim-short   the same for the vectors the short cocotb run
+#                  (RCLINK_COCOTB_SHORT=1) leaves out (cocotb_long)
 #   rtl.sh vecset  cocotb/vecset.py --check alone (the vectors the cocotb
 #                  benches replay, the reasons of the others, rtl.rst)
 #   rtl.sh synth   yosys synth_xilinx for UltraScale+ (family xcup) of the
@@ -102,7 +104,7 @@ vecset() {
 	result rtl_vecset $st "$out/vecset.log"
 }
 
-sim() {
+sim() { # [short]: only the vectors the short cocotb run leaves out
 	local v name st ost vvp why
 	vecset
 	local iv_flags=(-g2005 -Wall -Wno-timescale
@@ -123,6 +125,12 @@ sim() {
 	for v in "$top"/firmware/vectors/*.json; do
 		name=$(basename "$v" .json)
 		st=1
+		# make check's short run: the vectors of more than 10 s on
+		# the cocotb bench (cocotb_long), which its short set leaves out
+		if [ "${1:-}" = short ] && [ -z "$(/usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("cocotb_long", ""))' "$v")" ]; then
+			continue
+		fi
 		# a vector of a function the RTL does not have yet (model_only)
 		# or of the wire's ops, which this bench (its MAC side tied
 		# off) cannot play (tb_skip; the cocotb benches replay it)
@@ -331,6 +339,7 @@ for part in "${@:-lint sim synth}"; do
 		case $p in
 		lint) lint ;;
 		sim) sim ;;
+		sim-short) sim short ;;
 		vecset) vecset ;;
 		synth) synth ;;
 		synth-ptile) synth_ptile ;;
@@ -340,7 +349,7 @@ for part in "${@:-lint sim synth}"; do
 		cocotb-us) cocotb_top us ;;
 		cocotb-ptile) cocotb_top ptile ;;
 		bench) bench ;;
-		*) echo "usage: $0 [lint] [sim] [vecset] [synth] [synth-ptile] [synth-generic] [synth:MODULE] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
+		*) echo "usage: $0 [lint] [sim] [sim-short] [vecset] [synth] [synth-ptile] [synth-generic] [synth:MODULE] [cocotb] [cocotb-us] [cocotb-ptile] [bench]" >&2; exit 2 ;;
 		esac
 	done
 done
