@@ -16,7 +16,9 @@
 // wrst clears, as the CQ's); once the beat was taken and the write has
 // left (wr_idle) the producer index advances and the ring's vector is
 // raised, so the message never passes its record.  A full ring, a
-// disabled ring or a full FIFO count in SHIM_EVT_DROPS.
+// disabled ring, a full FIFO, and a RECV_ACK or RETRY_TMO record
+// replaced in its pending register by the next one count in
+// SHIM_EVT_DROPS.
 `default_nettype none
 `include "rclink_regs.vh"
 module rclink_evt #(

@@ -189,6 +189,8 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
     }
     if (rclink_wire_hit(w, corrupt) && len > RCLINK_WIRE_CORRUPT_FROM) {
         uint64_t r = rclink_wire_rand(w);
+        size_t at = RCLINK_WIRE_CORRUPT_FROM +
+                    (r >> 3) % (len - RCLINK_WIRE_CORRUPT_FROM);
 
         if (lduw_be_p(buf + 12) == RCLINK_WIRE_MAC_CTRL_TYPE) {
             /*
@@ -202,9 +204,6 @@ void rclink_wire_send(RclinkCore *c, const uint8_t *buf, size_t len)
             g_free(marked);
             return;
         }
-        size_t at = RCLINK_WIRE_CORRUPT_FROM +
-                    (r >> 3) % (len - RCLINK_WIRE_CORRUPT_FROM);
-
         bad = g_memdup2(buf, len);
         bad[at] ^= 1u << (r & 7);
         g_free(marked);

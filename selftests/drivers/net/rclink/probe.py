@@ -184,8 +184,9 @@ def cbfc_errors(name, counted):
     """Switch board NAME to CBFC, read the cbfc object of `rclink -s dev
     show`, switch it back; the errors of its counters as counted."""
     fc = t1.devlink_param(name, 'flow_control')
-    t1.devlink_reload(name, [('flow_control', 'cbfc')])
     try:
+        # (inside: a failed reload must not leave cbfc set for later tests)
+        t1.devlink_reload(name, [('flow_control', 'cbfc')])
         cb = t1.dev_show(name, stats=True).get('cbfc')
     finally:
         t1.devlink_reload(name, [('flow_control', fc)])

@@ -325,7 +325,7 @@ COUNT_SOURCE = {
     'SHIM_CBFC_UPD_RX': ('shim', "the shim's CBFC MAC side: the update frames it takes off MAC2RX_*", None),
     'SHIM_CBFC_RECOVERED': ('ip_internal', "what the IP's receive buffer of each VC took, which the partner's SENT is compared with; the shim sees the frames on MAC2RX_* but neither their VC (the IP's header parsing) nor whether the buffer took them, so its FREED is the partner's SENT and a lost frame looks like one that arrived", None),
     'SHIM_CBFC_RESYNC': ('shim', "the shim's CBFC MAC side (its credit totals)", None),
-    'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more to RX_FC_DADDR)", None),
+    'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more to RX_FC_DADDR without an FCS error)", None),
     'SHIM_CBFC_RX_DROP': ('ip_internal', "the IP's receive buffer of the VC drops the frame; the shim sees it arrive on MAC2RX_* but not whether the buffer took it", None),
     'SHIM_CBFC_TX_BLOCKED': ('ip_reg', "DFX_CBFC_CF_O (DFX interface): each flow's credits, which the shim compares with the flow's credit_uf_limit every cycle", None),
     'DMAQ_QPS_TX_PKTS': ('ip_internal', "retransmissions are the IP's (Go-Back-N from its TYPE1 slots); TX_S shows only each packet's first submission (TX_S_QPID_I)", None),

@@ -964,10 +964,11 @@ FIXTURE_TEARDOWN(t1)
 		if (rc)
 			TH_LOG("wire %s off: exit %d: %s", e->b, rc, out);
 	}
-	if (self->queued_max_set &&
-	    debugfs_u64(e->b, "t1_rx_queued_max", NULL, &self->queued_max))
-		TH_LOG("%s: t1_rx_queued_max not restored to %" PRIu64, e->b,
-		       self->queued_max);
+	if (self->queued_max_set)
+		EXPECT_EQ(0, debugfs_u64(e->b, "t1_rx_queued_max", NULL,
+					 &self->queued_max))
+			TH_LOG("%s: t1_rx_queued_max not restored to %" PRIu64,
+			       e->b, self->queued_max);
 	if (self->nqps) {
 		char *cmds[2 * (MAX_QPS + 4)];
 		int n = 0;
