@@ -519,6 +519,12 @@ module rclink_mac (
     reg  [31:0] recv [0:7];              // receive totals (= freed here)
     reg  [7:0]  r3_oh;                   // a frame's credits into recv
     reg  [15:0] r3_cr;
+    reg  [31:0] held [0:7];              // recv less FREED (TX_PFC_REQ_O)
+    reg  [31:0] frd [0:7];               // FREED: recv - held
+    reg  [7:0]  pfc_q, pfc_qq;           // TX_PFC_REQ_O, sampled
+    // a VC's bit fell: what it held is FREED (the frame counted in that
+    // cycle goes to recv, not held)
+    wire [7:0]  rel = pfc_qq & ~pfc_q;
     reg  [33:0] inc [0:7];               // U2 -> ret: FREED's growth
     reg  [31:0] sent [0:7];              // credits this board sent (SENT)
     reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
@@ -570,16 +576,20 @@ module rclink_mac (
         resync_n <= nres;
         u_chg <= u_vld ? chg : 8'd0;
         u_new <= u_vld && ep_new;
-        u_freed <= u_new || u_chg != 8'd0 || r3_oh != 8'd0;
+        u_freed <= u_new || u_chg != 8'd0 || (r3_oh & ~pfc_qq) != 8'd0 ||
+                   rel != 8'd0;
         if (rst) begin
             epoch <= epoch == 16'hffff ? 16'd1 : epoch + 16'd1;
             peer_epoch <= 16'd0;
             based <= 8'd0;
             peer_loaded <= 8'd0;
             acked <= 8'd0;
+            pfc_q <= 8'd0;
+            pfc_qq <= 8'd0;
             for (ui = 0; ui < 8; ui = ui + 1) begin
                 seen[ui] <= 32'd0;
                 recv[ui] <= 32'd0;
+                held[ui] <= 32'd0;
             end
             cnt_resync <= 64'd0;
         end else begin
@@ -597,8 +607,20 @@ module rclink_mac (
             for (ui = 0; ui < 8; ui = ui + 1)
                 recv[ui] <= (u_vld && umask[ui] ? u_sent[ui] : recv[ui]) +
                             (r3_oh[ui] ? {16'd0, r3_cr} : 32'd0);
+            // the IP's receive buffer back-pressures VC v (TX_PFC_REQ_O,
+            // seed 000 "RX 方向反压"): the credits of its frames are held
+            // out of FREED until the bit falls
+            pfc_q <= tx_pfc_req;
+            pfc_qq <= pfc_q;
+            for (ui = 0; ui < 8; ui = ui + 1)
+                if (rel[ui])
+                    held[ui] <= 32'd0;
+                else if (r3_oh[ui] && pfc_qq[ui])
+                    held[ui] <= held[ui] + {16'd0, r3_cr};
             cnt_resync <= cnt_resync + {59'd0, resync_n};
         end
+        for (ui = 0; ui < 8; ui = ui + 1)
+            frd[ui] <= recv[ui] - held[ui];
     end
 
     // the credits owed to the IP: per VC the total owed (tot: FREED's
@@ -838,7 +860,7 @@ module rclink_mac (
                                 based & loaded, epoch, peer_epoch};
         for (ui = 0; ui < 8; ui = ui + 1)
             upd_dat[DW - 1 - 8 * 22 - 64 * ui -: 64] =
-                loaded[ui] ? {sent[ui], recv[ui]} : 64'd0;
+                loaded[ui] ? {sent[ui], frd[ui]} : 64'd0;
     end
 
     // ================================================ the IP's CBFC status

@@ -1082,3 +1082,42 @@ async def test_mac_cbfc_rx_recovered(dut):
     assert freed(mac, 2) == total
     assert await bar0.read_qword(reg("SHIM_CBFC_RESYNC")) == rs0
     assert len(mac.rx_ip) == sum(1 + i % 3 for i in range(6)) + 1
+
+
+@cocotb.test()
+async def test_mac_cbfc_rx_pfc_hold(dut):
+    """While the IP's TX_PFC_REQ_O has a VC's bit (its receive buffer
+    back-pressures), the frames of that VC free nothing; when the bit
+    falls their credits are freed at once (an update within update_us).
+    Another VC's frames free theirs meanwhile."""
+    cfg = {2: (0, 32, 0), 4: (1, 64, 8)}
+    tb, drv, mac, epoch = await rx_setup(dut, 22, cfg, {5: 4, 6: 2})
+    rng = random.Random(32)
+    bar0 = drv.bar0
+    await bar0.write_qword(reg("RX_CLASS_CFG"), 4791 | 0x88B6 << 48)
+    await bar0.read_qword(reg("RX_CLASS_CFG"))
+    f = frame(rng, 0x9000, 400)
+    await mac.mac_recv(f)
+    want = {2: credits(len(f), 32, 0), 4: 0}
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want
+    dut.tx_pfc_req.value = 1 << 2
+    await mac.idle(4)
+    held = 0
+    for i in range(5):
+        f = frame(rng, 0x9000, rng.choice([60, 129, 700, 1500]))
+        held += credits(len(f), 32, 0)
+        await mac.mac_recv(f)
+        f = frame(rng, ETH_T2, rng.choice([60, 300]))
+        want[4] += credits(len(f), 64, 8)
+        await mac.mac_recv(f)
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+    n = len(upd_frames(mac))
+    dut.tx_pfc_req.value = 0
+    await mac.idle(4 * 250)
+    assert len(upd_frames(mac)) > n
+    want[2] += held
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
