@@ -24,6 +24,11 @@
 //     growth of its FREED (of this board's epoch) goes back to the IP on
 //     MAC2TX_CBFC_VLD_I/NUM_I; a new epoch or a total gone back counts in
 //     SHIM_CBFC_RESYNC.
+//   CBFC receive totals: every frame that passes into the IP adds its
+//     credits to its VC's total (its class as the IP's, its flow's VC of
+//     AFH_CFG_EN); FREED is that total less what is held while the IP's
+//     TX_PFC_REQ_O has the VC's bit; the partner's SENT recovers what was
+//     lost on the wire.
 //   CBFC update frames sent: SENT counts the IP's frames of each loaded VC
 //     (TX2MAC_CBFC_VCID_O); an 86-byte update frame goes between the IP's
 //     frames at each SHIM_CBFC_CTRL write, update_us after credits were
@@ -1064,14 +1069,20 @@ module rclink_mac (
             end
         end
     end
-    // the VC of each class (one-hot, 0: none), from AFH_CFG_EN
-    reg  [7:0]  x1_any, x1_oh, x2_oh, x3_oh;
-    integer     xf;
+    // the VC of each class (one-hot, 0: none), from AFH_CFG_EN; TYPE1's
+    // VCs first (x1_vcs), then whether they are one (x1_oh)
+    reg  [7:0]  x1_any, x1_vcs, x1_oh, x2_oh, x3_oh;
+    reg         x1_many;
+    integer     xf, xg;
     always @* begin
         x1_any = 8'd0;
         for (xf = 0; xf < 5; xf = xf + 1)
             if (afh[f_en(xf)])
                 x1_any = x1_any | (8'd1 << afh[f_vc(xf) +: 3]);
+        x1_many = 1'b0;
+        for (xf = 0; xf < 8; xf = xf + 1)
+            for (xg = xf + 1; xg < 8; xg = xg + 1)
+                x1_many = x1_many | (x1_vcs[xf] & x1_vcs[xg]);
     end
     wire        x_stop = afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB];
     // A: the frame's class (one-hot {TYPE3, TYPE2, TYPE1}; 0: untold)
@@ -1105,7 +1116,8 @@ module rclink_mac (
         endcase
     end
     always @(posedge clk) begin
-        x1_oh <= x_stop || (x1_any & (x1_any - 8'd1)) != 8'd0 ? 8'd0 : x1_any;
+        x1_vcs <= x_stop ? 8'd0 : x1_any;
+        x1_oh <= x1_many ? 8'd0 : x1_vcs;
         x2_oh <= !x_stop && afh[f_en(5)] ? 8'd1 << afh[f_vc(5) +: 3] : 8'd0;
         x3_oh <= !x_stop && afh[f_en(6)] ? 8'd1 << afh[f_vc(6) +: 3] : 8'd0;
         if (rx_take)
