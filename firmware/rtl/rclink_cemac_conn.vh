@@ -23,6 +23,7 @@
         .mac2tx_cbfc_vld(mac2tx_cbfc_vld),
         .mac2tx_cbfc_num(mac2tx_cbfc_num),
         .dfx_cbfc_cf(dfx_cbfc_cf),
+        .tx_pfc_req(tx_pfc_req),
         .mac2rx_dat(mac2rx_dat),
         .mac2rx_be(mac2rx_be),
         .mac2rx_vld(mac2rx_vld),

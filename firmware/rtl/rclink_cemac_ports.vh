@@ -30,6 +30,7 @@
     output wire [31:0] mac2tx_cbfc_vld,     // MAC2TX_CBFC_VLD_I
     output wire [14:0] mac2tx_cbfc_num,     // MAC2TX_CBFC_NUM_I
     input  wire [111:0] dfx_cbfc_cf,        // DFX_CBFC_CF_O
+    input  wire [7:0]  tx_pfc_req,          // TX_PFC_REQ_O (a bit per VC)
     // ---- RCLINK-Stream IP: CEMAC_RX
     output wire [1023:0] mac2rx_dat,        // MAC2RX_DATA_I
     output wire [127:0] mac2rx_be,          // MAC2RX_DATA_BE_I

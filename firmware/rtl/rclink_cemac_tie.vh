@@ -16,6 +16,7 @@
         .tx2mac_mcast(1'd0),
         .tx2mac_vlan(1'd0),
         .dfx_cbfc_cf(112'd0),
+        .tx_pfc_req(8'd0),
         .rx2mac_rdy(1'b1),
         .emac_tx_credit(1'd0),
         .emac_tx_credit_rst(1'd0),

@@ -24,6 +24,11 @@
 //     growth of its FREED (of this board's epoch) goes back to the IP on
 //     MAC2TX_CBFC_VLD_I/NUM_I; a new epoch or a total gone back counts in
 //     SHIM_CBFC_RESYNC.
+//   CBFC receive totals: every frame that passes into the IP adds its
+//     credits to its VC's total (its class as the IP's, its flow's VC of
+//     AFH_CFG_EN); FREED is that total less what is held while the IP's
+//     TX_PFC_REQ_O has the VC's bit; the partner's SENT recovers what was
+//     lost on the wire.
 //   CBFC update frames sent: SENT counts the IP's frames of each loaded VC
 //     (TX2MAC_CBFC_VCID_O); an 86-byte update frame goes between the IP's
 //     frames at each SHIM_CBFC_CTRL write, update_us after credits were
@@ -128,6 +133,9 @@ module rclink_mac (
     reg         cls_wr;                 // a write of it is out
     reg  [63:0] afh;                    // AFH_CFG_EN likewise (CBFC status)
     reg         afh_wr;
+    localparam [63:0] VLC_RST = `RCLINK_VLAN_CTRL_RSTVAL;
+    reg  [63:0] vlc;                    // VLAN_CTRL likewise (its TPID)
+    reg         vlc_wr;
     reg  [63:0] cls_wd;
     reg  [7:0]  cls_ws;
     integer     bi;
@@ -135,6 +143,7 @@ module rclink_mac (
         if (rc_req) begin
             cls_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_RX_CLASS_CFG;
             afh_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_AFH_CFG_EN;
+            vlc_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_VLAN_CTRL;
             cls_wd <= rc_wdata;
             cls_ws <= rc_wstrb;
         end
@@ -143,12 +152,16 @@ module rclink_mac (
             cls_wr <= 1'b0;
             afh <= AFH_RST;
             afh_wr <= 1'b0;
+            vlc <= VLC_RST;
+            vlc_wr <= 1'b0;
         end else if (rc_done && !rc_err) begin
             for (bi = 0; bi < 8; bi = bi + 1) begin
                 if (cls_wr && cls_ws[bi])
                     cls[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
                 if (afh_wr && cls_ws[bi])
                     afh[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+                if (vlc_wr && cls_ws[bi])
+                    vlc[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
             end
         end
     end
@@ -359,12 +372,18 @@ module rclink_mac (
     reg  rx_dropping;                   // inside a control frame
     reg  rx_upd;                        // an update frame, no FCS error yet
     wire s_drop = s_fs ? s_ctrl : rx_dropping;
-    wire s_pop = s_vld && (s_drop || !rx_o_vld || rx2mac_rdy);
+    // an update frame leaves the input stage once every frame before it
+    // has passed into the IP and its credits are in the receive totals
+    // (rx_busy: the count's stages, below), so that the partner's SENT
+    // it carries is compared with all of them
+    wire rx_busy;
+    wire s_wait = s_fs && s_upd && (rx_o_vld || rx_busy);
+    wire s_pop = s_vld && (s_drop ? !s_wait : !rx_o_vld || rx2mac_rdy);
     // a control frame ends: an update frame (taken, parsed: u_vld) or
     // not (dropped); counted at its last beat, where the MAC's FCS
     // error flag is
     wire s_upd_ok = s_fs ? s_upd : rx_upd && s_fcs_ok;
-    wire s_ctrl_end = s_vld && s_fe && s_drop;     // (s_drop: s_pop)
+    wire s_ctrl_end = s_pop && s_fe && s_drop;
 
     always @(posedge clk) begin
         if (!s_vld || s_pop)
@@ -484,11 +503,12 @@ module rclink_mac (
     // no hazard);
     // the growth of the partner's FREED is the credits owed to the IP
     // (ret), handed out on MAC2TX_CBFC_VLD_I/NUM_I one VC at a time.
-    // The shim does not charge the frames it hands to the IP (their flow,
-    // and so their VC, is the IP's parsing): its receive totals follow
-    // the partner's SENT, which counts every frame the partner sent
-    // before the update; the wire keeps order, so those have passed the
-    // shim (rtl.rst, "MAC side").
+    // The receive totals (recv, this board's FREED) count the frames that
+    // passed into the IP ("CBFC receive totals" below); the partner's
+    // SENT, which counts every frame it sent before the update (the wire
+    // keeps order, and the update waits for their count), becomes them:
+    // more is what was lost on the wire (recovered), less a frame that
+    // came after its recovery (a resync), as in the model.
     localparam U_HI = RW - 1 - 8 * 14;          // bytes 14..21 of s_beat
     reg         u_vld;
     reg  [7:0]  u_mask, u_based;
@@ -502,6 +522,14 @@ module rclink_mac (
     reg  [7:0]  based, peer_loaded, acked;
     reg  [31:0] seen [0:7];              // the partner's FREED, last seen
     reg  [31:0] recv [0:7];              // receive totals (= freed here)
+    reg  [7:0]  r3_oh;                   // a frame's credits into recv
+    reg  [15:0] r3_cr;
+    reg  [31:0] held [0:7];              // recv less FREED (TX_PFC_REQ_O)
+    reg  [31:0] frd [0:7];               // FREED: recv - held
+    reg  [7:0]  pfc_q, pfc_qq;           // TX_PFC_REQ_O, sampled
+    // a VC's bit fell: what it held is FREED (the frame counted in that
+    // cycle goes to recv, not held)
+    wire [7:0]  rel = pfc_qq & ~pfc_q;
     reg  [33:0] inc [0:7];               // U2 -> ret: FREED's growth
     reg  [31:0] sent [0:7];              // credits this board sent (SENT)
     reg  [31:0] ld_out [0:7];            // seen - sent: minus what is out
@@ -553,16 +581,20 @@ module rclink_mac (
         resync_n <= nres;
         u_chg <= u_vld ? chg : 8'd0;
         u_new <= u_vld && ep_new;
-        u_freed <= u_new || u_chg != 8'd0;
+        u_freed <= u_new || u_chg != 8'd0 || (r3_oh & ~pfc_qq) != 8'd0 ||
+                   rel != 8'd0;
         if (rst) begin
             epoch <= epoch == 16'hffff ? 16'd1 : epoch + 16'd1;
             peer_epoch <= 16'd0;
             based <= 8'd0;
             peer_loaded <= 8'd0;
             acked <= 8'd0;
+            pfc_q <= 8'd0;
+            pfc_qq <= 8'd0;
             for (ui = 0; ui < 8; ui = ui + 1) begin
                 seen[ui] <= 32'd0;
                 recv[ui] <= 32'd0;
+                held[ui] <= 32'd0;
             end
             cnt_resync <= 64'd0;
         end else begin
@@ -574,12 +606,26 @@ module rclink_mac (
                 for (ui = 0; ui < 8; ui = ui + 1) begin
                     if (umask[ui] && ours[ui])
                         seen[ui] <= u_fr[ui];
-                    if (umask[ui])
-                        recv[ui] <= u_sent[ui];
                 end
             end
+            // (a frame counted in U1 is one after the update: on top)
+            for (ui = 0; ui < 8; ui = ui + 1)
+                recv[ui] <= (u_vld && umask[ui] ? u_sent[ui] : recv[ui]) +
+                            (r3_oh[ui] ? {16'd0, r3_cr} : 32'd0);
+            // the IP's receive buffer back-pressures VC v (TX_PFC_REQ_O,
+            // seed 000 "RX 方向反压"): the credits of its frames are held
+            // out of FREED until the bit falls
+            pfc_q <= tx_pfc_req;
+            pfc_qq <= pfc_q;
+            for (ui = 0; ui < 8; ui = ui + 1)
+                if (rel[ui])
+                    held[ui] <= 32'd0;
+                else if (r3_oh[ui] && pfc_qq[ui])
+                    held[ui] <= held[ui] + {16'd0, r3_cr};
             cnt_resync <= cnt_resync + {59'd0, resync_n};
         end
+        for (ui = 0; ui < 8; ui = ui + 1)
+            frd[ui] <= recv[ui] - held[ui];
     end
 
     // the credits owed to the IP: per VC the total owed (tot: FREED's
@@ -819,7 +865,7 @@ module rclink_mac (
                                 based & loaded, epoch, peer_epoch};
         for (ui = 0; ui < 8; ui = ui + 1)
             upd_dat[DW - 1 - 8 * 22 - 64 * ui -: 64] =
-                loaded[ui] ? {sent[ui], recv[ui]} : 64'd0;
+                loaded[ui] ? {sent[ui], frd[ui]} : 64'd0;
     end
 
     // ================================================ the IP's CBFC status
@@ -948,6 +994,168 @@ module rclink_mac (
             for (pv = 0; pv < 8; pv = pv + 1)
                 if (vc_on_q[pv] && !vc_on[pv])
                     cnt_blocked[pv] <= cnt_blocked[pv] + 64'd1;
+        end
+    end
+
+    // ================================================ CBFC receive totals
+    // (the model's recv: rclink_cbfc_rx_enter).  Every frame that passes
+    // into the IP (its last beat taken on MAC2RX_*, no FCS error flag)
+    // adds its credits to its VC's receive total: the IP's class of it
+    // (the model's rclink_classify: the Ethernet type at byte 12, or at
+    // 16 behind one tag of 0x8100, 0x88a8 or VLAN_CTRL.tpid; IPv4 with
+    // UDP to RX_CLASS_CFG's type1_udp_dport / type2_udp_port; else
+    // mac_type1 / mac_type2 when not 0; else TYPE3), its flow's VC of
+    // AFH_CFG_EN (flows under CBFC: stop_cbfc_en 0 and the flow's
+    // enable; the VC loaded), ceil((length + pkt_ovhd) / credit_size), at
+    // least one, as SENT.  What the shim cannot tell is not counted and
+    // comes back by the partner's SENT at its next update (recovered): a
+    // TYPE1 frame while the TYPE1 flows under CBFC (the four banks of
+    // REQ, ACK/CNP: the IP's RH tells them apart) are on more than one
+    // VC, an IPv4/UDP frame with IPv4 options.  The fields are in the
+    // first beat: taken as it goes to the IP's register (q_*), the class
+    // at the last beat taken (A), then its VC (R0), the overhead (R1),
+    // the rounding (R2), the credits (R3) into recv.
+    localparam ST_HI = RW - 1;                  // s_beat's first byte
+    function [15:0] s16;                        // bytes o, o+1 of s_beat
+        input [RW-1:0] b;
+        input integer  o;
+        s16 = b[ST_HI - 8 * o -: 16];
+    endfunction
+    function [7:0] s8;
+        input [RW-1:0] b;
+        input integer  o;
+        s8 = b[ST_HI - 8 * o -: 8];
+    endfunction
+    function [3:0] s_ihl;                       // byte o's low half
+        input [RW-1:0] b;
+        input integer  o;
+        s_ihl = b[ST_HI - 8 * o - 4 -: 4];
+    endfunction
+    wire [15:0] rx_tpid = vlc[`RCLINK_VLAN_CTRL_TPID_MSB:`RCLINK_VLAN_CTRL_TPID_LSB];
+    wire [15:0] rx_et = s16(s_beat, 12);
+    wire        s_vlan = rx_et == 16'h8100 || rx_et == 16'h88a8 ||
+                         (rx_tpid != 16'd0 && rx_et == rx_tpid);
+    // the bytes of the beat going to the IP (its enables contiguous from
+    // the top, as TX's)
+    wire [BW-1:0] s_be = s_beat[RW-1-DW -: BW];
+    reg  [7:0]  s_n;
+    always @* begin
+        s_n = 8'd0;
+        for (nk = 1; nk <= BW; nk = nk + 1)
+            if (s_be[BW - nk] && (nk == BW || !s_be[BW - 1 - nk]))
+                s_n = s_n | nk[7:0];
+    end
+    // per position (0: type at 12, 1: at 16): IPv4, UDP with a 20-byte
+    // header, UDP with options, the UDP port's and the types' matches
+    reg         q_vlan;
+    reg  [1:0]  q_ip, q_udp, q_opt, q_d1, q_d2, q_m1, q_m2;
+    reg  [7:0]  rx_n;                   // bytes of the beat in rx_o
+    integer     qp;
+    always @(posedge clk) begin
+        if (s_pop && !s_drop)
+            rx_n <= s_n;
+        if (s_pop && !s_drop && s_fs) begin
+            q_vlan <= s_vlan;
+            for (qp = 0; qp < 2; qp = qp + 1) begin
+                q_ip[qp] <= s16(s_beat, 12 + 4 * qp) == 16'h0800;
+                q_udp[qp] <= s8(s_beat, 23 + 4 * qp) == 8'd17 &&
+                             s_ihl(s_beat, 14 + 4 * qp) == 4'd5;
+                q_opt[qp] <= s8(s_beat, 23 + 4 * qp) == 8'd17 &&
+                             s_ihl(s_beat, 14 + 4 * qp) > 4'd5;
+                q_d1[qp] <= s16(s_beat, 36 + 4 * qp) == udp1;
+                q_d2[qp] <= s16(s_beat, 36 + 4 * qp) == udp2;
+                q_m1[qp] <= et1 != 16'd0 && s16(s_beat, 12 + 4 * qp) == et1;
+                q_m2[qp] <= et2 != 16'd0 && s16(s_beat, 12 + 4 * qp) == et2;
+            end
+        end
+    end
+    // the VC of each class (one-hot, 0: none), from AFH_CFG_EN; TYPE1's
+    // VCs first (x1_vcs), then whether they are one (x1_oh)
+    reg  [7:0]  x1_any, x1_vcs, x1_oh, x2_oh, x3_oh;
+    reg         x1_many;
+    integer     xf, xg;
+    always @* begin
+        x1_any = 8'd0;
+        for (xf = 0; xf < 5; xf = xf + 1)
+            if (afh[f_en(xf)])
+                x1_any = x1_any | (8'd1 << afh[f_vc(xf) +: 3]);
+        x1_many = 1'b0;
+        for (xf = 0; xf < 8; xf = xf + 1)
+            for (xg = xf + 1; xg < 8; xg = xg + 1)
+                x1_many = x1_many | (x1_vcs[xf] & x1_vcs[xg]);
+    end
+    wire        x_stop = afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB];
+    // A: the frame's class (one-hot {TYPE3, TYPE2, TYPE1}; 0: untold)
+    wire        rx_take = rx_o_vld && rx2mac_rdy;
+    wire        qv = q_vlan;
+    wire        q_i = q_ip[qv], q_u = q_udp[qv];
+    wire [2:0]  q_cls = q_i ? (q_u ? (q_d1[qv] ? 3'b001 : q_d2[qv] ? 3'b010 : 3'b100) :
+                               q_opt[qv] ? 3'b000 : 3'b100) :
+                        q_m1[qv] ? 3'b001 : q_m2[qv] ? 3'b010 : 3'b100;
+    reg  [15:0] a_acc, a_len, r0_len;
+    reg  [2:0]  a_cls;
+    reg         a_go;
+    reg  [7:0]  r0_oh, r1_oh, r2_oh;
+    reg  [63:0] r_cfg;
+    reg  [17:0] r1_b, r2_r;
+    reg  [2:0]  r1_sz, r2_sz;
+    reg         r2_pos;
+    reg  [10:0] r_m1;
+    assign rx_busy = a_go || r0_oh != 8'd0 || r1_oh != 8'd0 || r2_oh != 8'd0;
+    always @* begin
+        r_cfg = 64'd0;
+        for (xf = 0; xf < 8; xf = xf + 1)
+            r_cfg = r_cfg | (vc_cfg[xf] & {64{r0_oh[xf]}});
+        case (r1_sz)
+        3'd0: r_m1 = 11'd31;
+        3'd1: r_m1 = 11'd63;
+        3'd2: r_m1 = 11'd127;
+        3'd3: r_m1 = 11'd255;
+        3'd4: r_m1 = 11'd1023;
+        default: r_m1 = 11'd2047;
+        endcase
+    end
+    always @(posedge clk) begin
+        x1_vcs <= x_stop ? 8'd0 : x1_any;
+        x1_oh <= x1_many ? 8'd0 : x1_vcs;
+        x2_oh <= !x_stop && afh[f_en(5)] ? 8'd1 << afh[f_vc(5) +: 3] : 8'd0;
+        x3_oh <= !x_stop && afh[f_en(6)] ? 8'd1 << afh[f_vc(6) +: 3] : 8'd0;
+        if (rx_take)
+            a_acc <= mac2rx_fs ? 16'd128 : a_acc + 16'd128;
+        a_go <= !rst && rx_take && mac2rx_fe && mac2rx_fcs_err == 2'd0;
+        a_cls <= q_cls;
+        a_len <= (mac2rx_fs ? 16'd0 : a_acc) + {8'd0, rx_n};
+        // R0
+        r0_oh <= a_go ? ({8{a_cls[0]}} & x1_oh | {8{a_cls[1]}} & x2_oh |
+                         {8{a_cls[2]}} & x3_oh) & loaded : 8'd0;
+        r0_len <= a_len;
+        // R1
+        r1_oh <= r0_oh;
+        r1_b <= {2'd0, r0_len} + {{8{r_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
+                r_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
+        r1_sz <= r_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
+        // R2
+        r2_oh <= r1_oh;
+        r2_pos <= !r1_b[17] && r1_b != 18'd0;
+        r2_r <= r1_b + {7'd0, r_m1};
+        r2_sz <= r1_sz;
+        // R3
+        r3_oh <= r2_oh;
+        if (!r2_pos)
+            r3_cr <= 16'd1;
+        else case (r2_sz)
+            3'd0: r3_cr <= {3'd0, r2_r[17:5]};
+            3'd1: r3_cr <= {4'd0, r2_r[17:6]};
+            3'd2: r3_cr <= {5'd0, r2_r[17:7]};
+            3'd3: r3_cr <= {6'd0, r2_r[17:8]};
+            3'd4: r3_cr <= {8'd0, r2_r[17:10]};
+            default: r3_cr <= {9'd0, r2_r[17:11]};
+        endcase
+        if (rst) begin
+            r0_oh <= 8'd0;
+            r1_oh <= 8'd0;
+            r2_oh <= 8'd0;
+            r3_oh <= 8'd0;
         end
     end
 

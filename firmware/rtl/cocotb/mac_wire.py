@@ -51,6 +51,7 @@ def idle_inputs(dut):
     for name in ("vld", "fs", "fe", "dat", "be", "fcs_err"):
         getattr(dut, "emac_rx_" + name).value = 0
     dut.dfx_cbfc_cf.value = 0
+    dut.tx_pfc_req.value = 0
     dut.rx2mac_rdy.value = 1
     dut.emac_tx_credit.value = 0
     dut.emac_tx_credit_rst.value = 0

@@ -925,3 +925,199 @@ async def test_mac_cbfc_vc_on_remap(dut):
     assert st == 1 << 2 | 1 << 5, hex(st)
     falls = await blk(2) - b2
     assert falls == 0, falls
+
+
+def afh_cbfc(flows):
+    """AFH_CFG_EN with flows {flow: vc} under CBFC (flows 0..3 TYPE1 REQ
+    banks, 4 ACK/CNP, 5 TYPE2, 6 TYPE3), every VC's software status on."""
+    en = 0xFF << 52
+    for f, v in flows.items():
+        en |= 1 << (6 + f if f < 5 else 33 if f == 5 else 11)
+        en |= v << (12 + 3 * f)
+    return en
+
+
+def freed(mac, v):
+    """This board's FREED of VC v in its last update frame."""
+    return parse_update(upd_frames(mac)[-1])[4][v][1]
+
+
+async def rx_setup(dut, seed, cfg, flows):
+    """Load the VCs of cfg {vc: (size code, bytes, ovhd)} with flows
+    {flow: vc} under CBFC; this board's epoch."""
+    tb, drv, mac = await setup(dut, seed)
+    bar0 = drv.bar0
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(flows))
+    await bar0.read_qword(reg("AFH_CFG_EN"))        # (the write is done)
+    for v, (code, _, ovhd) in cfg.items():
+        await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * v,
+                               500 | code << 16 | (ovhd & 0x3FF) << 20)
+    n = len(upd_frames(mac))
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), sum(1 << v for v in cfg))
+    await status(bar0, mac)
+    await mac.idle(20)
+    assert len(upd_frames(mac)) == n + 1
+    return tb, drv, mac, parse_update(upd_frames(mac)[-1])[2]
+
+
+@cocotb.test()
+async def test_mac_cbfc_rx_freed(dut):
+    """One-way traffic: the frames that pass into the IP free their
+    credits on their VC (the IP's class of each frame, its flow's VC of
+    AFH_CFG_EN, ceil((length + pkt_ovhd) / credit_size)) and an update
+    frame carries them within update_us, without waiting for sync_us
+    (1000 us) or for the partner's SENT.  Frames of a flow not under
+    CBFC, of a VC not loaded, with an FCS error, or TYPE1 frames while
+    the TYPE1 flows are on more than one VC free nothing."""
+    cfg = {1: (0, 32, 4), 3: (2, 128, -20), 5: (1, 64, 0)}
+    # TYPE1 (all banks and ACK) on VC 1, TYPE3 on VC 3, TYPE2 not under
+    # CBFC
+    tb, drv, mac, epoch = await rx_setup(
+        dut, 20, cfg, {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 6: 3})
+    rng = random.Random(30)
+    bar0 = drv.bar0
+    upd0 = len(upd_frames(mac))
+    # keys: TYPE2 to UDP port 6000 and Ethernet type 0x88b6; TYPE1 to
+    # 4791 (the reset key) and Ethernet type 0x88b5; a tag of 0x9100
+    await bar0.write_qword(reg("RX_CLASS_CFG"),
+                           4791 | 6000 << 16 | 0x88B5 << 32 | 0x88B6 << 48)
+    await bar0.write_qword(reg("VLAN_CTRL"), 0x9100 << 16)
+    assert await bar0.read_qword(reg("VLAN_CTRL")) == 0x9100 << 16
+
+    def tag(f, tpid, vid=5):
+        return f[:12] + tpid.to_bytes(2, "big") + vid.to_bytes(2, "big") + f[12:]
+    want = {1: 0, 3: 0, 5: 0}
+    data = []
+    for i in range(24):
+        kind = rng.choice(["t1udp", "t1eth", "t2udp", "t2eth", "t3", "t3udp"])
+        n = rng.choice([60, 127, 128, 129, 300, 1500])
+        f = {"t1udp": lambda: ipv4_udp(rng, 4791, n),
+             "t1eth": lambda: frame(rng, ETH_T1, n),
+             "t2udp": lambda: ipv4_udp(rng, 6000, n),
+             "t2eth": lambda: frame(rng, ETH_T2, n),
+             "t3": lambda: frame(rng, 0x9000, n),
+             "t3udp": lambda: ipv4_udp(rng, 5000, n)}[kind]()
+        t = rng.choice([None, 0x8100, 0x88A8, 0x9100])
+        if t is not None:
+            f = tag(f, t)
+        vc = 1 if kind.startswith("t1") else 3 if kind.startswith("t3") else None
+        if vc is not None:
+            want[vc] += credits(len(f), cfg[vc][1], cfg[vc][2])
+        data.append(f)
+        await mac.mac_recv(f, gap=0.2)
+    await mac.idle(4 * 250)
+    assert mac.rx_ip == data
+    assert len(upd_frames(mac)) > upd0, "no update within update_us"
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+    # a tag of 0x9200 (not a TPID): its IPv4/UDP frame is TYPE3 on VC 3
+    f = tag(ipv4_udp(rng, 4791, 200), 0x9200)
+    await mac.mac_recv(f)
+    want[3] += credits(len(f), 128, -20)
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+    # nothing freed: an FCS error, TYPE2 (not under CBFC), TYPE1 while its
+    # flows are on VC 1 and 5; after moving TYPE3 to VC 6 (not loaded)
+    await mac.mac_recv(frame(rng, 0x9000, 300), fcs_err=1)
+    await mac.mac_recv(frame(rng, ETH_T2, 300))
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(
+        {0: 1, 1: 5, 2: 1, 3: 1, 4: 1, 6: 6}))
+    await bar0.read_qword(reg("AFH_CFG_EN"))        # (the write is done)
+    await mac.mac_recv(frame(rng, ETH_T1, 300))
+    await mac.mac_recv(frame(rng, 0x9000, 300))
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+    # a flow of its own VC: TYPE1 all on VC 5
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(
+        {0: 5, 1: 5, 2: 5, 3: 5, 4: 5}))
+    await bar0.read_qword(reg("AFH_CFG_EN"))
+    f = frame(rng, ETH_T1, 1000)
+    await mac.mac_recv(f)
+    want[5] += credits(len(f), 64, 0)
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+
+
+@cocotb.test()
+async def test_mac_cbfc_rx_recovered(dut):
+    """The partner's SENT only recovers what was lost on the wire: an
+    update frame right behind the frames it counts (no gap) finds them
+    all in the totals (FREED stays, no resync), one that counts a frame
+    that never arrived frees its credits at once."""
+    cfg = {2: (0, 32, 0)}
+    tb, drv, mac, epoch = await rx_setup(dut, 21, cfg, {6: 2})
+    rng = random.Random(31)
+    bar0 = drv.bar0
+    rs0 = await bar0.read_qword(reg("SHIM_CBFC_RESYNC"))
+    pe = 0x7A7A
+    # the partner's first update bases VC 2 at 0
+    await mac.mac_recv(update(1 << 2, 0, pe, epoch, {2: (0, 0)}))
+    await mac.idle(4 * 250)
+    assert freed(mac, 2) == 0
+    total = 0
+    for i in range(6):
+        fs = [frame(rng, 0x9000, rng.choice([60, 300, 1500, 129]))
+              for _ in range(1 + i % 3)]
+        total += sum(credits(len(f), 32, 0) for f in fs)
+        for f in fs:
+            await mac.mac_recv(f)
+        # the partner's update straight behind its frames
+        await mac.mac_recv(update(1 << 2, 0, pe, epoch, {2: (total, 0)}))
+        await mac.idle(4 * 250)
+        assert freed(mac, 2) == total, (i, freed(mac, 2), total)
+    assert await bar0.read_qword(reg("SHIM_CBFC_RESYNC")) == rs0
+    # a frame lost on the wire: the next update's SENT frees it
+    lost = frame(rng, 0x9000, 700)
+    f = frame(rng, 0x9000, 200)
+    await mac.mac_recv(f)
+    total += credits(len(f), 32, 0)
+    await mac.idle(4 * 250)
+    assert freed(mac, 2) == total
+    total += credits(len(lost), 32, 0)
+    await mac.mac_recv(update(1 << 2, 0, pe, epoch, {2: (total, 0)}))
+    await mac.idle(4 * 250)
+    assert freed(mac, 2) == total
+    assert await bar0.read_qword(reg("SHIM_CBFC_RESYNC")) == rs0
+    assert len(mac.rx_ip) == sum(1 + i % 3 for i in range(6)) + 1
+
+
+@cocotb.test()
+async def test_mac_cbfc_rx_pfc_hold(dut):
+    """While the IP's TX_PFC_REQ_O has a VC's bit (its receive buffer
+    back-pressures), the frames of that VC free nothing; when the bit
+    falls their credits are freed at once (an update within update_us).
+    Another VC's frames free theirs meanwhile."""
+    cfg = {2: (0, 32, 0), 4: (1, 64, 8)}
+    tb, drv, mac, epoch = await rx_setup(dut, 22, cfg, {5: 4, 6: 2})
+    rng = random.Random(32)
+    bar0 = drv.bar0
+    await bar0.write_qword(reg("RX_CLASS_CFG"), 4791 | 0x88B6 << 48)
+    await bar0.read_qword(reg("RX_CLASS_CFG"))
+    f = frame(rng, 0x9000, 400)
+    await mac.mac_recv(f)
+    want = {2: credits(len(f), 32, 0), 4: 0}
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want
+    dut.tx_pfc_req.value = 1 << 2
+    await mac.idle(4)
+    held = 0
+    for i in range(5):
+        f = frame(rng, 0x9000, rng.choice([60, 129, 700, 1500]))
+        held += credits(len(f), 32, 0)
+        await mac.mac_recv(f)
+        f = frame(rng, ETH_T2, rng.choice([60, 300]))
+        want[4] += credits(len(f), 64, 8)
+        await mac.mac_recv(f)
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+    n = len(upd_frames(mac))
+    dut.tx_pfc_req.value = 0
+    await mac.idle(4 * 250)
+    assert len(upd_frames(mac)) > n
+    want[2] += held
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
