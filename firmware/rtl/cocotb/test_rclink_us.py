@@ -133,6 +133,10 @@ class TB:
         self.log = logging.getLogger("cocotb.tb")
         self.log.setLevel(logging.INFO)
 
+        # the MAC side's inputs at rest (the MAC tests and the wire's ops
+        # drive them): no input of the shim left floating
+        mac_wire.idle_inputs(dut)
+
         self.rc = RootComplex()
         # the hard IP's MSI-X capability points at the shim's table and PBA
         # in BAR2 (Documentation/hw/rtl.rst)

@@ -323,7 +323,7 @@ COUNT_SOURCE = {
     'SHIM_T3_IRQ': ('shim', "the shim's MSI-X writes", None),
     'SHIM_CBFC_UPD_TX': ('shim', "the shim's CBFC MAC side: the update frames it builds", None),
     'SHIM_CBFC_UPD_RX': ('shim', "the shim's CBFC MAC side: the update frames it takes off MAC2RX_*", None),
-    'SHIM_CBFC_RECOVERED': ('ip_internal', "what the IP's receive buffer of each VC took, which the partner's SENT is compared with; the shim sees the frames on MAC2RX_* but neither their VC (the IP's header parsing) nor whether the buffer took them, so its FREED is the partner's SENT and a lost frame looks like one that arrived", None),
+    'SHIM_CBFC_RECOVERED': ('ip_internal', "what the IP's receive buffer of each VC took, which the partner's SENT is compared with; the shim classifies the frames it passes into the IP as the IP does, but not every one (a TYPE1 frame while TYPE1's flows are on more than one VC: the IP tells them apart by its RH), so what the partner's SENT adds is not only what was lost", None),
     'SHIM_CBFC_RESYNC': ('shim', "the shim's CBFC MAC side (its credit totals)", None),
     'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more to RX_FC_DADDR without an FCS error)", None),
     'SHIM_CBFC_RX_DROP': ('ip_internal', "the IP's receive buffer of the VC drops the frame; the shim sees it arrive on MAC2RX_* but not whether the buffer took it", None),
