@@ -19,9 +19,11 @@
 // between the command and its beat leaves no command without its data.
 // While a_hold is set (the receive path delivers a TYPE2 packet into the
 // room it counted in free) producer a is not taken.  A CQE handed over
-// waits in a register of its producer (av, bv) until the writer takes it,
-// as it would wait at the port: so no producer's valid reaches the
-// writer's decisions in the cycle it is handed over.
+// waits in a register of its producer (av, bv), as it would wait at the
+// port: so no producer's valid reaches the writer's decisions in the
+// cycle it is handed over.  It stays there until the engine takes its
+// write command, so a CQ stop before that (the command withdrawn) keeps
+// it for the CQ's next run.
 // The writer sees DMAQ_CQ_CONS and DMAQ_CQ_CFG's enable and order a cycle
 // after their registers (cons_d, en_d, order_d; as if the host's write
 // arrived a cycle later), so the room of the next cycle is known in this
@@ -139,8 +141,11 @@ module rclink_cq (
     end
 
     // the CQEs handed over (a disable leaves them waiting, as at the port):
-    // a take in the cycle of a stop is cancelled with its write, so its
-    // CQE stays, to be written once the CQ runs again
+    // a CQE is let go when the engine takes its write command (turn: the
+    // producer taken), not when the writer takes it, so a stop that
+    // cancels the take or withdraws the command before the engine took it
+    // leaves the CQE, to be written once the CQ runs again
+    wire        cmd_take = st == S_WR && dma_cmd_valid && dma_cmd_ready;
     always @(posedge clk) begin
         if (rst) begin
             av <= 1'b0;
@@ -150,14 +155,14 @@ module rclink_cq (
                 av <= 1'b1;
                 a0 <= a_w0;
                 a1 <= a_w1;
-            end else if (take_a && !cq_stop) begin
+            end else if (cmd_take && turn) begin
                 av <= 1'b0;
             end
             if (b_valid && !bv) begin
                 bv <= 1'b1;
                 b0 <= b_w0;
                 b1 <= b_w1;
-            end else if (take_b && !cq_stop) begin
+            end else if (cmd_take && !turn) begin
                 bv <= 1'b0;
             end
         end

@@ -22,7 +22,9 @@ import random
 import struct
 
 import cocotb
-from cocotb.triggers import FallingEdge, RisingEdge, Timer, with_timeout
+from cocotb.handle import Force, Release
+from cocotb.triggers import (FallingEdge, ReadWrite, RisingEdge, Timer,
+                             with_timeout)
 
 from test_rclink_dma import Bus, mps_mrrs, settle
 from test_rclink_us import PTILE, SHORT, TxMon, bring_up, reg, rx_m_packet
@@ -464,6 +466,76 @@ async def test_q_cq_stop_take(dut):
     await q.ring_rq()
     stop = cocotb.start_soon(cq_stop_at_take(tb, "b"))
     src = bytes((i * 11 + 5) & 0xFF for i in range(77))
+    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(src)), src)
+    await with_timeout(stop, 50, "us")
+    await cq_restart_check(tb, q, KIND_RECV, len(src), 0)
+    assert bytes(bmem[:len(src)]) == src
+
+
+async def cq_stop_in_cmd_wait(tb, side, cycles=40):
+    """A disable of context 0's CQ while the writer waits for the DMA
+    engine to take the write command of producer side's CQE: the engine
+    (rclink_tlp_req) takes no command from the take on, as when it is busy
+    sending other bursts; the stop lands after cycles of that wait (put
+    there as cq_stop_at_take puts it), then the engine takes commands
+    again."""
+    req = tb.dut.dut.u_tlp.u_req
+    core = tb.dut.dut.u_tlp.u_core
+    cq = core.u_cq
+    take = getattr(cq, "take_" + side)
+    while True:
+        await FallingEdge(tb.dut.user_clk)
+        if int(take.value):
+            break
+    req.cmd_ready.value = Force(0)
+    for _ in range(cycles):
+        await FallingEdge(tb.dut.user_clk)
+    # the command waits: issued, not taken
+    assert int(cq.dma_cmd_valid.value) == 1
+    assert int(cq.st.value) == 1
+    cfg = int(core.u_csr.cq_cfg.value)
+    core.u_csr.cq_cfg.value = cfg & ~reg_value("DMAQ_CQ_CFG", enable=1)
+    core.u_csr.cq_stop.value = 1
+    await RisingEdge(tb.dut.user_clk)
+    await FallingEdge(tb.dut.user_clk)
+    assert int(cq.dma_cmd_valid.value) == 0
+    for _ in range(4):
+        await FallingEdge(tb.dut.user_clk)
+    # a released net keeps the forced value in the simulator until its
+    # driver's inputs change: put the driver's value back after the
+    # release (cmd_ready = st == S_IDLE && load && !stop && !msg_valid)
+    req.cmd_ready.value = Release()
+    await ReadWrite()
+    req.cmd_ready.value = int(int(req.st.value) == 0 and
+                              int(req.load.value) == 1 and
+                              int(req.stop.value) == 0 and
+                              int(req.msg_valid.value) == 0)
+
+
+@cocotb.test()
+async def test_q_cq_stop_cmd_wait(dut):
+    """A CQ disable while the writer's command for a CQE (of the send
+    side, then of the receive side) waits for the DMA engine: the command
+    is withdrawn, the CQE stays with its producer and is the first entry
+    written, once, when the CQ is enabled again."""
+    tb, drv, bus, q = await start(dut, cq_order=4)
+    tx = TxMon(dut)
+    pay, pmem = tb.rc.alloc_region(0x1000)
+    pmem[:] = bytes((i * 5 + 1) & 0xFF for i in range(0x1000))
+    # a: the send completion of a 90-byte message
+    stop = cocotb.start_soon(cq_stop_in_cmd_wait(tb, "a"))
+    q.wqe(1, pay, 90)
+    await q.ring_sq()
+    await with_timeout(stop, 50, "us")
+    await cq_restart_check(tb, q, KIND_SEND, 90, 0)
+    check_packets(tx.pkts, [(1, bytes(pmem[:90]))])
+    # b: the receive completion of a 61-byte packet
+    bufs, bmem = tb.rc.alloc_region(0x2000)
+    q.rqe(bufs, 0x1000)
+    q.rqe(bufs + 0x1000, 0x1000)    # untaken: FLOW_STOP down (two RQEs)
+    await q.ring_rq()
+    stop = cocotb.start_soon(cq_stop_in_cmd_wait(tb, "b"))
+    src = bytes((i * 13 + 7) & 0xFF for i in range(61))
     await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(src)), src)
     await with_timeout(stop, 50, "us")
     await cq_restart_check(tb, q, KIND_RECV, len(src), 0)
