@@ -635,7 +635,12 @@ module rclink_mac (
     // for the partner's next returns.  A CBFC reset clears the IP's
     // credits: nothing is owed; a load sets the IP's credits to the limit,
     // less what is still out (sent, not freed): owed negative.  The
-    // write's effect a cycle late (k_*), from registers.
+    // write's effect a cycle late (k_*), from registers.  A give decided
+    // from the books before a clear (k_clr from two cycles before phase
+    // 0 to phase 1: the books of phase 0 are two cycles old) is
+    // cancelled: it is neither counted nor handed out, so the IP never
+    // gets a pre-load amount after its MAC2TX_CBFC_RST_I; it comes again
+    // from the new books in the VC's next turn.
     reg  [1:0]  dr_ph;
     reg         dr_go;
     reg  [7:0]  dr_oh;                   // the VC's turn (one-hot)
@@ -645,6 +650,9 @@ module rclink_mac (
     reg  [39:0] avail [0:7];
     reg  [39:0] ld_q [0:7];
     reg  [7:0]  av_pos, av_big, k_clr, k_set;
+    reg  [7:0]  k_q1, k_q2, k_q3;        // k_clr of the last three cycles
+    wire [7:0]  k_any = k_clr | k_q1 | k_q2 | k_q3;
+    wire        dr_give = dr_go && (dr_oh & k_any) == 8'd0;
     reg  [14:0] av_low [0:7];            // avail's count, of the flags' cycle
     reg  [39:0] av_d [0:7];
     reg  [14:0] dr_low;
@@ -663,6 +671,9 @@ module rclink_mac (
     always @(posedge clk) begin
         k_clr <= ctrl_wr ? (rs_req ? 8'hff : 8'd0) | (ld_req & size_ok) : 8'd0;
         k_set <= ctrl_wr ? ld_req & size_ok : 8'd0;
+        k_q1 <= k_clr;
+        k_q2 <= k_q1;
+        k_q3 <= k_q2;
         for (ui = 0; ui < 8; ui = ui + 1) begin
             ld_q[ui] <= {{8{ld_out[ui][31]}}, ld_out[ui]};
             avail[ui] <= av_d[ui];
@@ -691,7 +702,7 @@ module rclink_mac (
             if (dr_ph == 2'd1) begin
                 dr_oh <= {dr_oh[6:0], dr_oh[7]};
                 dr_go <= 1'b0;
-                cvld_q <= dr_go ? dr_oh : 8'd0;
+                cvld_q <= dr_give ? dr_oh : 8'd0;
                 cnum_q <= dr_num;
             end
             for (ui = 0; ui < 8; ui = ui + 1) begin
@@ -704,7 +715,7 @@ module rclink_mac (
                             {{6{inc[ui][33]}}, inc[ui]});
                 if (k_clr[ui])
                     given[ui] <= 40'd0;
-                else if (dr_ph == 2'd1 && dr_go && dr_oh[ui])
+                else if (dr_ph == 2'd1 && dr_give && dr_oh[ui])
                     given[ui] <= given[ui] + {25'd0, dr_num};
             end
         end

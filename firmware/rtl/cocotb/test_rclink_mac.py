@@ -900,6 +900,61 @@ async def test_mac_cbfc_load_race(dut):
 
 
 @cocotb.test()
+async def test_mac_cbfc_load_give(dut):
+    """A load (SHIM_CBFC_CTRL) while credits owed are being given to the
+    IP: no give decided before the load reaches the IP after its
+    MAC2TX_CBFC_RST_I, so after each RST the IP gets exactly what the
+    partner freed beyond the load's debt.  The load comes at every cycle
+    offset around the give's phases (synchronised on the give before)."""
+    tb, drv, mac = await setup(dut, 14)
+    rng = random.Random(24)
+    bar0 = drv.bar0
+    epoch = await load_epoch(bar0, mac, [0])
+    pe = 0x7373
+    per = credits(1500, 32, 0)
+    # the cycles from the write to its RST pulse
+    n = len(mac.cbfc_rst)
+    w = cocotb.start_soon(bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1))
+    lat = 0
+    while len(mac.cbfc_rst) == n:
+        await RisingEdge(dut.user_clk)
+        lat += 1
+    await w
+    await mac.idle(50)
+    m = (lat + 10) // 32 + 1          # the give B's round after A's
+    sent = fr = 0
+    for j in range(32 * m - lat - 10, 32 * m - lat + 10):
+        # one frame more out (SENT), then two returns of 10: A's give
+        # (seen at edge E) times B's, which is due 32 * m cycles later
+        await mac.ip_send(frame(rng, ETH_T1, 1500), cbfc=1)
+        sent += per
+        await mac.idle(20)
+        k = len(mac.cbfc_ret)
+        fr += 10
+        await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, fr)}))
+        while len(mac.cbfc_ret) == k:
+            await RisingEdge(dut.user_clk)
+        fr += 10
+
+        async def b_frame(f=fr):
+            await mac.idle(32 * (m - 1) + 1)
+            await mac.mac_burst([update(1, 1, pe, epoch, {0: (0, f)})])
+        b = cocotb.start_soon(b_frame())
+        await mac.idle(j)
+        n = len(mac.cbfc_rst)
+        await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1)
+        await b
+        await mac.idle(80)
+        # the load's debt: SENT less FREED (B's included); then 7 beyond
+        fr = sent + 7
+        await mac.mac_recv(update(1, 1, pe, epoch, {0: (0, fr)}))
+        await mac.idle(100)
+        assert len(mac.cbfc_rst) == n + 1
+        after = sum(num for _, num in mac.cbfc_ret[mac.cbfc_rst_ret[n]:])
+        assert after == 7, (j, lat, after, mac.cbfc_ret[-3:])
+
+
+@cocotb.test()
 async def test_mac_cbfc_vc_on_remap(dut):
     """A write of AFH_CFG_EN that moves flows between VCs changes each
     VC's status once: a VC on before and after (another flow takes it
