@@ -918,7 +918,9 @@ module rclink_mac (
     reg  [2:0]  p3_vc [0:6];
     reg  [2:0]  p4_vc [0:6];
     reg  [2:0]  p5_vc [0:6];
-    reg  [2:0]  p1_uf [0:6];
+    reg  [2:0]  p1_uf [0:6];              // (carried along too: P4's uf
+    reg  [2:0]  p2_uf [0:6];              // is of p3_max's sample)
+    reg  [2:0]  p3_uf [0:6];
     reg  [14:0] p1_b [0:6];
     reg  [2:0]  p1_sz [0:6];
     reg  [14:0] p2_r [0:6];
@@ -969,6 +971,7 @@ module rclink_mac (
             p2_pos[pf] <= !p1_b[pf][14] && p1_b[pf] != 15'd0;
             p2_r[pf] <= p1_b[pf] + {4'd0, p_m1[pf]};
             p2_sz[pf] <= p1_sz[pf];
+            p2_uf[pf] <= p1_uf[pf];
             // P3
             if (!p2_pos[pf])
                 p3_max[pf] <= 13'd1;
@@ -980,10 +983,11 @@ module rclink_mac (
                 3'd4: p3_max[pf] <= {8'd0, p2_r[pf][14:10]};
                 default: p3_max[pf] <= {9'd0, p2_r[pf][14:11]};
             endcase
+            p3_uf[pf] <= p2_uf[pf];
             // P4
-            p4_need[pf] <= (p1_uf[pf][0] ? {3'd0, p3_max[pf]} : 16'd0) +
-                           (p1_uf[pf][1] ? {2'd0, p3_max[pf], 1'b0} : 16'd0) +
-                           (p1_uf[pf][2] ? {1'd0, p3_max[pf], 2'b0} : 16'd0);
+            p4_need[pf] <= (p3_uf[pf][0] ? {3'd0, p3_max[pf]} : 16'd0) +
+                           (p3_uf[pf][1] ? {2'd0, p3_max[pf], 1'b0} : 16'd0) +
+                           (p3_uf[pf][2] ? {1'd0, p3_max[pf], 2'b0} : 16'd0);
             // P5
             p5_vc[pf] <= p4_vc[pf];
             p5_on[pf] <= p4_act[pf] && cf[16 * pf +: 16] >= p4_need[pf];

@@ -982,6 +982,39 @@ async def test_mac_cbfc_vc_on_remap(dut):
     assert falls == 0, falls
 
 
+@cocotb.test()
+async def test_mac_cbfc_vc_on_remap_uf(dut):
+    """A write of AFH_CFG_EN that changes both a flow's VC (hence its
+    maximum frame in credits) and its credit_uf_limit changes the VCs'
+    status once: the new uf never meets the old maximum, so a VC on
+    before and after does not dip and SHIM_CBFC_TX_BLOCKED does not
+    count."""
+    tb, drv, mac = await setup(dut, 15)
+    bar0 = drv.bar0
+    blk = lambda v: bar0.read_qword(reg("SHIM_CBFC_TX_BLOCKED") + 8 * v)  # noqa: E731,E501
+    # VC 2: 1024-byte credits (TYPE3: 4 a frame), VC 5: 128-byte (32)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 2, 100 | 4 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_VC_CFG") + 8 * 5, 100 | 2 << 16)
+    await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 1 << 2 | 1 << 5)
+    # TYPE3 holds 40 credits; TYPE2 plenty (uf 1)
+    dut.dfx_cbfc_cf.value = 40 << 96 | 0xFFFF << 80
+    en = 1 << 11 | 1 << 33 | 1 << 39 | 0xFF << 52
+    # TYPE3 on VC 5 with uf 1 (needs 32), TYPE2 on VC 2: both on
+    await bar0.write_qword(reg("AFH_CFG_EN"), en | 5 << 30 | 1 << 42 | 2 << 27)
+    await mac.idle(12)
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS")) & 0xFF
+    assert st == 1 << 2 | 1 << 5, hex(st)
+    b2, b5 = await blk(2), await blk(5)
+    # TYPE3 to VC 2 with uf 4 (needs 16), TYPE2 to VC 5: both on (uf 4
+    # with VC 5's maximum would need 128)
+    await bar0.write_qword(reg("AFH_CFG_EN"), en | 2 << 30 | 4 << 42 | 5 << 27)
+    await mac.idle(12)
+    st = await bar0.read_qword(reg("SHIM_CBFC_STATUS")) & 0xFF
+    assert st == 1 << 2 | 1 << 5, hex(st)
+    falls = (await blk(2) - b2, await blk(5) - b5)
+    assert falls == (0, 0), falls
+
+
 def afh_cbfc(flows):
     """AFH_CFG_EN with flows {flow: vc} under CBFC (flows 0..3 TYPE1 REQ
     banks, 4 ACK/CNP, 5 TYPE2, 6 TYPE3), every VC's software status on."""
