@@ -275,13 +275,13 @@ module rclink_ptile_if #(
     // Each FIFO is two RAM banks of RX_DEPTH / 2 beats: bank 0 holds the
     // even places, bank 1 the odd ones.  A tile beat's two beats of one
     // kind go to consecutive places, so each bank takes at most one write
-    // a cycle.  The read is synchronous: every cycle each bank reads the
-    // place of the next cycle's head (rp + pop) or the one after it, so
-    // that the head is in a bank's read register the cycle it is the head
+    // a cycle.  The read is synchronous: every cycle the banks read the
+    // place of the next cycle's head (rp + pop), so that the head is in
+    // its bank's read register the cycle it is the head
     // (the completion FIFO may pop every cycle).  A place written at the
     // same edge it is read (a FIFO that was empty, or held one beat being
-    // taken) reads the old contents: the written beat is kept beside the
-    // bank for that cycle instead (bypass).  The read registers and the
+    // taken) reads the old contents: the written beat is kept in a
+    // register for that cycle instead (bypass).  The read registers and the
     // bypass hold copies only: a place is free once rp has passed it, so
     // the fill level (wp - rp) and with it rx_st_ready and the drops count
     // every beat not yet taken by the core, and a head held by req_ready
@@ -321,19 +321,17 @@ module rclink_ptile_if #(
     wire [RW-1:0] rf_wd0 = rf_wp[0] ? r_it1 : r_it0;
     wire [RW-1:0] rf_wd1 = rf_wp[0] ? r_it0 : r_it1;
 
-    // the places read: the next head h = rp + pop in bank h[0], the place
-    // after it in the other bank
+    // the place read: the next head, rp + pop, in bank (rp + pop)[0] (the
+    // other bank reads the same index, unused)
     wire [AW:0]   cf_nrp = cf_rp + {{AW{1'b0}}, cf_pop};
     wire [AW:0]   rf_nrp = rf_rp + {{AW{1'b0}}, rf_pop};
-    wire [BW-1:0] cf_ra1 = cf_nrp[AW-1:1];
-    wire [BW-1:0] cf_ra0 = cf_nrp[AW-1:1] + {{(BW-1){1'b0}}, cf_nrp[0]};
-    wire [BW-1:0] rf_ra1 = rf_nrp[AW-1:1];
-    wire [BW-1:0] rf_ra0 = rf_nrp[AW-1:1] + {{(BW-1){1'b0}}, rf_nrp[0]};
+    wire [BW-1:0] cf_ra = cf_nrp[AW-1:1];
+    wire [BW-1:0] rf_ra = rf_nrp[AW-1:1];
 
-    reg [CW-1:0] cf_mem0 [0:BD-1];
-    reg [CW-1:0] cf_mem1 [0:BD-1];
-    reg [RW-1:0] rf_mem0 [0:BD-1];
-    reg [RW-1:0] rf_mem1 [0:BD-1];
+    (* ram_style = "block" *) reg [CW-1:0] cf_mem0 [0:BD-1];
+    (* ram_style = "block" *) reg [CW-1:0] cf_mem1 [0:BD-1];
+    (* ram_style = "block" *) reg [RW-1:0] rf_mem0 [0:BD-1];
+    (* ram_style = "block" *) reg [RW-1:0] rf_mem1 [0:BD-1];
     reg [CW-1:0] cf_q0, cf_q1, cf_bd;   // the banks' read registers, bypass
     reg [RW-1:0] rf_q0, rf_q1, rf_bd;
     reg          cf_bv, rf_bv;
@@ -341,33 +339,32 @@ module rclink_ptile_if #(
     always @(posedge clk) begin
         if (cf_we0)
             cf_mem0[cf_wa0] <= cf_wd0;
-        cf_q0 <= cf_mem0[cf_ra0];
+        cf_q0 <= cf_mem0[cf_ra];
     end
     always @(posedge clk) begin
         if (cf_we1)
             cf_mem1[cf_wa1] <= cf_wd1;
-        cf_q1 <= cf_mem1[cf_ra1];
+        cf_q1 <= cf_mem1[cf_ra];
     end
     always @(posedge clk) begin
         if (rf_we0)
             rf_mem0[rf_wa0] <= rf_wd0;
-        rf_q0 <= rf_mem0[rf_ra0];
+        rf_q0 <= rf_mem0[rf_ra];
     end
     always @(posedge clk) begin
         if (rf_we1)
             rf_mem1[rf_wa1] <= rf_wd1;
-        rf_q1 <= rf_mem1[rf_ra1];
+        rf_q1 <= rf_mem1[rf_ra];
     end
-    // the next head's place written and read at one edge: the beat
-    // written into the head's bank, for the cycle after (the next read of
-    // the place finds it in the bank)
-    wire cf_byp = cf_nrp[0] ? cf_we1 && cf_wa1 == cf_ra1
-                            : cf_we0 && cf_wa0 == cf_ra0;
-    wire rf_byp = rf_nrp[0] ? rf_we1 && rf_wa1 == rf_ra1
-                            : rf_we0 && rf_wa0 == rf_ra0;
+    // the next head's place written and read at one edge: its beat, for
+    // the cycle after (the next read of the place finds it in the bank).
+    // The next head is at most wp (rp + pop <= wp), so the place can only
+    // be wp, the first beat's.
+    wire cf_byp = c_fit && c_n != 2'd0 && cf_nrp == cf_wp;
+    wire rf_byp = r_fit && r_n != 2'd0 && rf_nrp == rf_wp;
     always @(posedge clk) begin
-        cf_bd <= cf_nrp[0] ? cf_wd1 : cf_wd0;
-        rf_bd <= rf_nrp[0] ? rf_wd1 : rf_wd0;
+        cf_bd <= c_it0;
+        rf_bd <= r_it0;
     end
 
     always @(posedge clk) begin
