@@ -732,15 +732,16 @@ async def test_ptile_rx_fifo_order(dut):
     req_ready).  Rounds of 48 posted writes of BAR0 held back behind a
     read of a dead IP register port (req_ready low: the request FIFO
     fills, rx_st_ready falls, the head waits at the FIFO's last place,
-    at place 0, before the last), then a DMA CHECK of 8 KiB (completions through the whole
-    completion FIFO several times).  No beat is dropped."""
+    at place 0, before the last), each followed by a DMA CHECK of 8 KiB
+    (completions through the whole completion FIFO several times); then
+    256 writes with gaps of 0 to 6 cycles.  No beat is dropped."""
     tb, drv = await bring_up(dut)
     bar0 = drv.bar0
     ifc = dut.dut.u_if
     depth = int(ifc.RX_DEPTH.value)
     fifos = {"c": [], "r": []}
     st = {"c_in": 0, "c_out": 0, "r_in": 0, "r_out": 0, "held": 0,
-          "held_end": 0, "bad": []}
+          "held_end": 0, "through": 0, "bad": []}
 
     def take(kind, got):
         q = fifos[kind]
@@ -763,6 +764,11 @@ async def test_ptile_rx_fifo_order(dut):
                      int(ifc.rc_hdr.value) << 512 | int(ifc.rc_data.value))
             if int(ifc.req_valid.value):
                 if int(ifc.req_ready.value):
+                    # the FIFO's only beat taken as the next is written
+                    if (int(ifc.rf_wp.value) - int(ifc.rf_rp.value)) % \
+                            (2 * depth) == 1 and int(ifc.r_n.value) and \
+                            int(ifc.r_fit.value):
+                        st["through"] += 1
                     take("r", int(ifc.req_hdr.value) << 68 |
                          int(ifc.req_bar.value) << 65 |
                          int(ifc.req_data.value) << 1 |
@@ -805,8 +811,15 @@ async def test_ptile_rx_fifo_order(dut):
         res = await with_timeout(drv.selftest(OP_CHECK, addr, nbytes, seed),
                                  50, "us")
         assert res & ST_OK and not res & ST_ERR, hex(res)
+    # writes a cycle apart and more (the tile's beats): the core takes a
+    # FIFO's only request at the edge the next is written
+    for i in range(256):
+        await bar0.write_qword(reg("SHIM_SCRATCH"), i)
+        await Timer(4 * (i % 7), "ns")
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 255
     await Timer(100, "ns")
     w.kill()
+    tb.log.info("%d requests taken as the next was written", st["through"])
     tb.log.info("beats in/out: completions %d/%d, requests %d/%d; head "
                 "held %d cycles (%d at the FIFO's end); rx_st_ready low "
                 "%d cycles", st["c_in"], st["c_out"], st["r_in"],
