@@ -14,8 +14,9 @@
 //       beats come out of one tile beat.  Requests (first beat only: the
 //       header, BAR and first two payload DWs; a request of more than one
 //       beat is marked bad and the core refuses it) and completions go to
-//       two FIFOs of RX_DEPTH beats, so a completer that holds a request
-//       back never holds the DMA engine's completions.  rx_st_ready is
+//       two FIFOs of RX_DEPTH beats (each two RAM banks, even and odd
+//       places, with a registered read), so a completer that holds a
+//       request back never holds the DMA engine's completions.  rx_st_ready is
 //       held low while either FIFO has fewer than 2 * (RX_LAT + 2) free
 //       places: the tile may go on sending RX_LAT cycles after it fell.
 //       A beat that finds its FIFO full all the same (a tile sending past
