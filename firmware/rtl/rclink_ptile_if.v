@@ -14,8 +14,9 @@
 //       beats come out of one tile beat.  Requests (first beat only: the
 //       header, BAR and first two payload DWs; a request of more than one
 //       beat is marked bad and the core refuses it) and completions go to
-//       two FIFOs of RX_DEPTH beats, so a completer that holds a request
-//       back never holds the DMA engine's completions.  rx_st_ready is
+//       two FIFOs of RX_DEPTH beats (each two RAM banks, even and odd
+//       places, with a registered read), so a completer that holds a
+//       request back never holds the DMA engine's completions.  rx_st_ready is
 //       held low while either FIFO has fewer than 2 * (RX_LAT + 2) free
 //       places: the tile may go on sending RX_LAT cycles after it fell.
 //       A beat that finds its FIFO full all the same (a tile sending past
@@ -272,8 +273,22 @@ module rclink_ptile_if #(
     end
 
     // ---- the two RX FIFOs (two writes, one read a cycle) ------------------
-    reg [CW-1:0] cf_mem [0:RX_DEPTH-1];
-    reg [RW-1:0] rf_mem [0:RX_DEPTH-1];
+    // Each FIFO is two RAM banks of RX_DEPTH / 2 beats: bank 0 holds the
+    // even places, bank 1 the odd ones.  A tile beat's two beats of one
+    // kind go to consecutive places, so each bank takes at most one write
+    // a cycle.  The read is synchronous: every cycle the banks read the
+    // place of the next cycle's head (rp + pop), so that the head is in
+    // its bank's read register the cycle it is the head
+    // (the completion FIFO may pop every cycle).  A place written at the
+    // same edge it is read (a FIFO that was empty, or held one beat being
+    // taken) reads the old contents: the written beat is kept in a
+    // register for that cycle instead (bypass).  The read registers and the
+    // bypass hold copies only: a place is free once rp has passed it, so
+    // the fill level (wp - rp) and with it rx_st_ready and the drops count
+    // every beat not yet taken by the core, and a head held by req_ready
+    // is read again from its place every cycle.
+    localparam BW = AW - 1;                     // a bank's index bits
+    localparam BD = RX_DEPTH / 2;               // a bank's places
     reg [AW:0]   cf_wp, cf_rp, rf_wp, rf_rp;
     wire [AW:0]  cf_cnt = cf_wp - cf_rp;
     wire [AW:0]  rf_cnt = rf_wp - rf_rp;
@@ -281,51 +296,108 @@ module rclink_ptile_if #(
     wire         rf_pop = rf_cnt != 0 && req_ready;
     localparam [AW:0] RX_ROOM = RX_DEPTH - 2 * (RX_LAT + 2);
     localparam [AW+1:0] RX_FULL = RX_DEPTH;
-    // the place of a beat's second write: an index of AW bits that wraps
-    // (an index expression's width is not the same in every tool: an
-    // array index of wp[AW-1:0] + 1 may be evaluated wider and point past
-    // the end instead of at place 0)
-    wire [AW-1:0] cf_wp1 = cf_wp[AW-1:0] + 1'b1;
-    wire [AW-1:0] rf_wp1 = rf_wp[AW-1:0] + 1'b1;
     wire c_fit = {1'b0, cf_cnt} + {{AW{1'b0}}, c_n} <= RX_FULL;
     wire r_fit = {1'b0, rf_cnt} + {{AW{1'b0}}, r_n} <= RX_FULL;
+
+    // the places written: wp (the first beat) in bank wp[0], wp + 1 (the
+    // second) in the other bank.  Index expressions are wires of their
+    // own width (an index of wp[AW-1:1] + 1 may be evaluated wider in one
+    // tool and point past the end instead of at place 0)
+    wire [BW-1:0] cf_wi0 = cf_wp[AW-1:1];               // place wp
+    // place wp + 1
+    wire [BW-1:0] cf_wi1 = cf_wp[AW-1:1] + {{(BW-1){1'b0}}, cf_wp[0]};
+    wire [BW-1:0] rf_wi0 = rf_wp[AW-1:1];
+    wire [BW-1:0] rf_wi1 = rf_wp[AW-1:1] + {{(BW-1){1'b0}}, rf_wp[0]};
+    // bank b: written by the first beat if wp[0] == b, else by the second
+    wire          cf_we0 = c_fit && (cf_wp[0] ? c_n == 2'd2 : c_n != 2'd0);
+    wire          cf_we1 = c_fit && (cf_wp[0] ? c_n != 2'd0 : c_n == 2'd2);
+    wire          rf_we0 = r_fit && (rf_wp[0] ? r_n == 2'd2 : r_n != 2'd0);
+    wire          rf_we1 = r_fit && (rf_wp[0] ? r_n != 2'd0 : r_n == 2'd2);
+    wire [BW-1:0] cf_wa0 = cf_wp[0] ? cf_wi1 : cf_wi0;
+    wire [BW-1:0] cf_wa1 = cf_wp[0] ? cf_wi0 : cf_wi1;
+    wire [BW-1:0] rf_wa0 = rf_wp[0] ? rf_wi1 : rf_wi0;
+    wire [BW-1:0] rf_wa1 = rf_wp[0] ? rf_wi0 : rf_wi1;
+    wire [CW-1:0] cf_wd0 = cf_wp[0] ? c_it1 : c_it0;
+    wire [CW-1:0] cf_wd1 = cf_wp[0] ? c_it0 : c_it1;
+    wire [RW-1:0] rf_wd0 = rf_wp[0] ? r_it1 : r_it0;
+    wire [RW-1:0] rf_wd1 = rf_wp[0] ? r_it0 : r_it1;
+
+    // the place read: the next head, rp + pop, in bank (rp + pop)[0] (the
+    // other bank reads the same index, unused)
+    wire [AW:0]   cf_nrp = cf_rp + {{AW{1'b0}}, cf_pop};
+    wire [AW:0]   rf_nrp = rf_rp + {{AW{1'b0}}, rf_pop};
+    wire [BW-1:0] cf_ra = cf_nrp[AW-1:1];
+    wire [BW-1:0] rf_ra = rf_nrp[AW-1:1];
+
+    (* ram_style = "block" *) reg [CW-1:0] cf_mem0 [0:BD-1];
+    (* ram_style = "block" *) reg [CW-1:0] cf_mem1 [0:BD-1];
+    (* ram_style = "block" *) reg [RW-1:0] rf_mem0 [0:BD-1];
+    (* ram_style = "block" *) reg [RW-1:0] rf_mem1 [0:BD-1];
+    reg [CW-1:0] cf_q0, cf_q1, cf_bd;   // the banks' read registers, bypass
+    reg [RW-1:0] rf_q0, rf_q1, rf_bd;
+    reg          cf_bv, rf_bv;
+    // the banks: one write and one registered read each, no reset (RAM)
+    always @(posedge clk) begin
+        if (cf_we0)
+            cf_mem0[cf_wa0] <= cf_wd0;
+        cf_q0 <= cf_mem0[cf_ra];
+    end
+    always @(posedge clk) begin
+        if (cf_we1)
+            cf_mem1[cf_wa1] <= cf_wd1;
+        cf_q1 <= cf_mem1[cf_ra];
+    end
+    always @(posedge clk) begin
+        if (rf_we0)
+            rf_mem0[rf_wa0] <= rf_wd0;
+        rf_q0 <= rf_mem0[rf_ra];
+    end
+    always @(posedge clk) begin
+        if (rf_we1)
+            rf_mem1[rf_wa1] <= rf_wd1;
+        rf_q1 <= rf_mem1[rf_ra];
+    end
+    // the next head's place written and read at one edge: its beat, for
+    // the cycle after (the next read of the place finds it in the bank).
+    // The next head is at most wp (rp + pop <= wp), so the place can only
+    // be wp, the first beat's.
+    wire cf_byp = c_fit && c_n != 2'd0 && cf_nrp == cf_wp;
+    wire rf_byp = r_fit && r_n != 2'd0 && rf_nrp == rf_wp;
+    always @(posedge clk) begin
+        cf_bd <= c_it0;
+        rf_bd <= r_it0;
+    end
+
     always @(posedge clk) begin
         if (rst) begin
             cf_wp <= 0;
             cf_rp <= 0;
             rf_wp <= 0;
             rf_rp <= 0;
+            cf_bv <= 1'b0;
+            rf_bv <= 1'b0;
             rx_st_ready <= 1'b0;
             cnt_rx_drop <= 32'd0;
         end else begin
-            if (c_fit) begin
-                if (c_n != 2'd0)
-                    cf_mem[cf_wp[AW-1:0]] <= c_it0;
-                if (c_n == 2'd2)
-                    cf_mem[cf_wp1] <= c_it1;
+            if (c_fit)
                 cf_wp <= cf_wp + {{(AW-1){1'b0}}, c_n};
-            end
-            if (r_fit) begin
-                if (r_n != 2'd0)
-                    rf_mem[rf_wp[AW-1:0]] <= r_it0;
-                if (r_n == 2'd2)
-                    rf_mem[rf_wp1] <= r_it1;
+            if (r_fit)
                 rf_wp <= rf_wp + {{(AW-1){1'b0}}, r_n};
-            end
+            cf_bv <= cf_byp;
+            rf_bv <= rf_byp;
             // a full FIFO drops what does not fit, counted (the tile sent
             // more than its latency allows); never overwrites
             cnt_rx_drop <= cnt_rx_drop + {30'd0, c_fit ? 2'd0 : c_n}
                                        + {30'd0, r_fit ? 2'd0 : r_n};
-            if (cf_pop)
-                cf_rp <= cf_rp + 1'b1;
-            if (rf_pop)
-                rf_rp <= rf_rp + 1'b1;
+            cf_rp <= cf_nrp;
+            rf_rp <= rf_nrp;
             rx_st_ready <= cf_cnt < RX_ROOM && rf_cnt < RX_ROOM;
         end
     end
 
-    wire [CW-1:0] cf_head = cf_mem[cf_rp[AW-1:0]];
-    wire [RW-1:0] rf_head = rf_mem[rf_rp[AW-1:0]];
+    // the head: place rp, read from bank rp[0] or bypassed
+    wire [CW-1:0] cf_head = cf_bv ? cf_bd : cf_rp[0] ? cf_q1 : cf_q0;
+    wire [RW-1:0] rf_head = rf_bv ? rf_bd : rf_rp[0] ? rf_q1 : rf_q0;
     assign rc_valid = cf_pop;
     assign rc_sop   = cf_head[CW-1];
     assign rc_last  = cf_head[CW-2];

@@ -728,6 +728,116 @@ async def test_ptile_rx_wrap(dut):
 
 
 @cocotb.test(skip=not PTILE)
+async def test_ptile_rx_fifo_order(dut):
+    """P-tile: both RX FIFOs (RAM banks read a cycle ahead, RX_DEPTH 64 in
+    the bench) hand the core every beat written into them, whole (header,
+    data, flags), once, in order: a scoreboard of the beats written
+    (c_it0/c_it1, r_it0/r_it1 when they fit) against the beats the core
+    takes (rc_* every cycle rc_valid, req_* when req_valid and
+    req_ready).  Rounds of 48 posted writes of BAR0 held back behind a
+    read of a dead IP register port (req_ready low: the request FIFO
+    fills, rx_st_ready falls, the head waits at the FIFO's last place,
+    at place 0, before the last), each followed by a DMA CHECK of 8 KiB
+    (completions through the whole completion FIFO several times); then
+    256 writes with gaps of 0 to 6 cycles.  No beat is dropped."""
+    tb, drv = await bring_up(dut)
+    bar0 = drv.bar0
+    ifc = dut.dut.u_if
+    depth = int(ifc.RX_DEPTH.value)
+    fifos = {"c": [], "r": []}
+    st = {"c_in": 0, "c_out": 0, "r_in": 0, "r_out": 0, "held": 0,
+          "held_end": 0, "through": 0, "bad": []}
+
+    def take(kind, got):
+        q = fifos[kind]
+        st[kind + "_out"] += 1
+        if not q:
+            st["bad"].append((kind, st[kind + "_out"], "none", hex(got)))
+        elif q[0] != got:
+            st["bad"].append((kind, st[kind + "_out"], hex(q[0]), hex(got)))
+            q.pop(0)
+        else:
+            q.pop(0)
+
+    async def watch():
+        while True:
+            await RisingEdge(dut.user_clk)
+            # the beats the core takes at this edge (written before it)
+            if int(ifc.rc_valid.value):
+                take("c", int(ifc.rc_sop.value) << 641 |
+                     int(ifc.rc_last.value) << 640 |
+                     int(ifc.rc_hdr.value) << 512 | int(ifc.rc_data.value))
+            if int(ifc.req_valid.value):
+                if int(ifc.req_ready.value):
+                    # the FIFO's only beat taken as the next is written
+                    if (int(ifc.rf_wp.value) - int(ifc.rf_rp.value)) % \
+                            (2 * depth) == 1 and int(ifc.r_n.value) and \
+                            int(ifc.r_fit.value):
+                        st["through"] += 1
+                    take("r", int(ifc.req_hdr.value) << 68 |
+                         int(ifc.req_bar.value) << 65 |
+                         int(ifc.req_data.value) << 1 |
+                         int(ifc.req_bad.value))
+                else:
+                    st["held"] += 1
+                    if int(ifc.rf_rp.value) % depth in (depth - 1, 0):
+                        st["held_end"] += 1
+            # the beats written at this edge
+            for k in ("c", "r"):
+                n = int(getattr(ifc, k + "_n").value)
+                if n and int(getattr(ifc, k + "_fit").value):
+                    fifos[k].append(int(getattr(ifc, k + "_it0").value))
+                    if n == 2:
+                        fifos[k].append(int(getattr(ifc, k + "_it1").value))
+                    st[k + "_in"] += n
+    w = cocotb.start_soon(watch())
+    mps_mrrs(tb, 128, 128)
+    await cfg_settle(tb)
+    addr, mem = tb.rc.alloc_region(0x2000)
+    seed, nbytes = 0x0DDBA11, 0x2000
+    mem[0:nbytes] = pattern(seed, nbytes)
+    tb.rx_held = 0
+    for r in range(3):
+        # the read at place depth - 2 - r (writes before it move the
+        # place on): the first write held behind it at the FIFO's last
+        # place, then at place 0, then one before the last
+        while int(ifc.rf_wp.value) % depth != (depth - 2 - r) % depth:
+            await bar0.write_qword(reg("SHIM_SCRATCH"), r)
+            await Timer(50, "ns")
+        dut.axil_dead.value = 1
+        rd = cocotb.start_soon(bar0.read_qword(reg("RX_CLASS_CFG")))
+        await Timer(100, "ns")
+        for i in range(48 + r):
+            await bar0.write(reg("SHIM_SCRATCH"), struct.pack("<QQ", i, r))
+        await bar0.write_qword(reg("SHIM_SCRATCH"), 0x5C0 + r)
+        assert await with_timeout(rd, 50, "us") == ONES
+        dut.axil_dead.value = 0
+        assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 0x5C0 + r
+        res = await with_timeout(drv.selftest(OP_CHECK, addr, nbytes, seed),
+                                 50, "us")
+        assert res & ST_OK and not res & ST_ERR, hex(res)
+    # writes a cycle apart and more (the tile's beats): the core takes a
+    # FIFO's only request at the edge the next is written
+    for i in range(256):
+        await bar0.write_qword(reg("SHIM_SCRATCH"), i)
+        await Timer(4 * (i % 7), "ns")
+    assert await bar0.read_qword(reg("SHIM_SCRATCH")) == 255
+    await Timer(100, "ns")
+    w.kill()
+    tb.log.info("%d requests taken as the next was written", st["through"])
+    tb.log.info("beats in/out: completions %d/%d, requests %d/%d; head "
+                "held %d cycles (%d at the FIFO's end); rx_st_ready low "
+                "%d cycles", st["c_in"], st["c_out"], st["r_in"],
+                st["r_out"], st["held"], st["held_end"], tb.rx_held)
+    assert not st["bad"], st["bad"][:4]
+    assert not fifos["c"] and not fifos["r"], (len(fifos["c"]),
+                                               len(fifos["r"]))
+    assert st["c_out"] >= 4 * depth and st["r_out"] >= 2 * depth, st
+    assert st["held_end"] > 0 and tb.rx_held > 0, (st, tb.rx_held)
+    assert int(dut.dut.cnt_rx_drop.value) == 0
+
+
+@cocotb.test(skip=not PTILE)
 async def test_ptile_credits_tile_own(dut):
     """P-tile: the tile's own TLPs on the partner's credits.  The tile
     answers configuration reads itself, on completion credits the
