@@ -199,8 +199,9 @@ synth_generic() {
 # the doorbell BAR, a user context's TYPE1 send and receive, the TX
 # credit check and the tile's own credits, the RX back-pressure and the
 # request FIFO's wrap, INTx, TX packing, the TYPE3 write ordering before
-# its message
-ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_credits_tile_own,test_ptile_rx_backpressure,test_ptile_rx_wrap,test_ptile_intx,test_ptile_tx_packing,test_t3_write_before_irq
+# its message, every RX FIFO beat once and in order (the block RAM banks'
+# read-ahead)
+ptile_short=test_probe_registers,test_dma_selftest,test_msix,test_msi,test_ctx_doorbell_bar,test_q_ctx_user,test_ptile_credits,test_ptile_credits_tile_own,test_ptile_rx_backpressure,test_ptile_rx_wrap,test_ptile_intx,test_ptile_tx_packing,test_t3_write_before_irq,test_ptile_rx_fifo_order
 
 cocotb() {
 	cocotb_top us
