@@ -522,8 +522,8 @@ module rclink_mac (
     reg  [7:0]  based, peer_loaded, acked;
     reg  [31:0] seen [0:7];              // the partner's FREED, last seen
     reg  [31:0] recv [0:7];              // receive totals (= freed here)
-    reg  [7:0]  r3_oh;                   // a frame's credits into recv
-    reg  [15:0] r3_cr;
+    wire [7:0]  r3_oh;                   // a frame's credits into recv
+    wire [15:0] r3_cr;
     reg  [31:0] held [0:7];              // recv less FREED (TX_PFC_REQ_O)
     reg  [31:0] frd [0:7];               // FREED: recv - held
     reg  [7:0]  pfc_q, pfc_qq;           // TX_PFC_REQ_O, sampled
@@ -729,59 +729,29 @@ module rclink_mac (
     // frees it as lost).  C0: its length at the last beat; C1: plus the
     // overhead; C2: rounded up; C3: the credits; then into SENT.
     reg  [15:0] c_acc, c_len;
-    reg  [7:0]  c_vc, c1_oh, c2_oh, c3_oh;
+    reg  [7:0]  c_vc;
     reg         c_go;
     reg  [63:0] c_cfg;
-    reg  [17:0] c1_b, c2_r;
-    reg  [2:0]  c1_sz, c2_sz;
-    reg         c2_pos;
-    reg  [15:0] c3_cr;
-    reg  [10:0] sz_m1;
+    wire [7:0]  c3_oh;
+    wire [15:0] c3_cr;
+    wire        c_busy;                 // (not needed: SENT waits for none)
     always @* begin
         c_cfg = 64'd0;
         for (ui = 0; ui < 8; ui = ui + 1)
             c_cfg = c_cfg | (vc_cfg[ui] & {64{c_vc[ui]}});
-        case (c1_sz)
-        3'd0: sz_m1 = 11'd31;
-        3'd1: sz_m1 = 11'd63;
-        3'd2: sz_m1 = 11'd127;
-        3'd3: sz_m1 = 11'd255;
-        3'd4: sz_m1 = 11'd1023;
-        default: sz_m1 = 11'd2047;
-        endcase
     end
+    // C1-C3
+    rclink_cbfc_cr u_c_cr (
+        .clk(clk), .rst(rst),
+        .in_oh(c_go ? c_vc : 8'd0), .in_len(c_len), .in_cfg(c_cfg),
+        .out_oh(c3_oh), .out_cr(c3_cr), .busy(c_busy));
     always @(posedge clk) begin
         if (t1_vld)
             c_acc <= t1_fs ? 16'd128 : c_acc + 16'd128;
         c_go <= !rst && t1_vld && t1_fe && (t1_sb[10:3] & loaded) != 8'd0;
         c_vc <= t1_sb[10:3] & loaded;
         c_len <= (t1_fs ? 16'd0 : c_acc) + {8'd0, t1_n};
-        // C1
-        c1_oh <= c_go ? c_vc : 8'd0;
-        c1_b <= {2'd0, c_len} + {{8{c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
-                 c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
-        c1_sz <= c_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
-        // C2
-        c2_oh <= c1_oh;
-        c2_pos <= !c1_b[17] && c1_b != 18'd0;
-        c2_r <= c1_b + {7'd0, sz_m1};
-        c2_sz <= c1_sz;
-        // C3
-        c3_oh <= c2_oh;
-        if (!c2_pos)
-            c3_cr <= 16'd1;
-        else case (c2_sz)
-            3'd0: c3_cr <= {3'd0, c2_r[17:5]};
-            3'd1: c3_cr <= {4'd0, c2_r[17:6]};
-            3'd2: c3_cr <= {5'd0, c2_r[17:7]};
-            3'd3: c3_cr <= {6'd0, c2_r[17:8]};
-            3'd4: c3_cr <= {8'd0, c2_r[17:10]};
-            default: c3_cr <= {9'd0, c2_r[17:11]};
-        endcase
         if (rst) begin
-            c1_oh <= 8'd0;
-            c2_oh <= 8'd0;
-            c3_oh <= 8'd0;
             for (ui = 0; ui < 8; ui = ui + 1)
                 sent[ui] <= 32'd0;
         end else begin
@@ -1110,26 +1080,20 @@ module rclink_mac (
     reg  [15:0] a_acc, a_len, r0_len;
     reg  [2:0]  a_cls;
     reg         a_go;
-    reg  [7:0]  r0_oh, r1_oh, r2_oh;
+    reg  [7:0]  r0_oh;
     reg  [63:0] r_cfg;
-    reg  [17:0] r1_b, r2_r;
-    reg  [2:0]  r1_sz, r2_sz;
-    reg         r2_pos;
-    reg  [10:0] r_m1;
-    assign rx_busy = a_go || r0_oh != 8'd0 || r1_oh != 8'd0 || r2_oh != 8'd0;
+    wire        r_busy;
+    assign rx_busy = a_go || r0_oh != 8'd0 || r_busy;
     always @* begin
         r_cfg = 64'd0;
         for (xf = 0; xf < 8; xf = xf + 1)
             r_cfg = r_cfg | (vc_cfg[xf] & {64{r0_oh[xf]}});
-        case (r1_sz)
-        3'd0: r_m1 = 11'd31;
-        3'd1: r_m1 = 11'd63;
-        3'd2: r_m1 = 11'd127;
-        3'd3: r_m1 = 11'd255;
-        3'd4: r_m1 = 11'd1023;
-        default: r_m1 = 11'd2047;
-        endcase
     end
+    // R1-R3
+    rclink_cbfc_cr u_r_cr (
+        .clk(clk), .rst(rst),
+        .in_oh(r0_oh), .in_len(r0_len), .in_cfg(r_cfg),
+        .out_oh(r3_oh), .out_cr(r3_cr), .busy(r_busy));
     always @(posedge clk) begin
         x1_vcs <= x_stop ? 8'd0 : x1_any;
         x1_oh <= x1_many ? 8'd0 : x1_vcs;
@@ -1144,33 +1108,8 @@ module rclink_mac (
         r0_oh <= a_go ? ({8{a_cls[0]}} & x1_oh | {8{a_cls[1]}} & x2_oh |
                          {8{a_cls[2]}} & x3_oh) & loaded : 8'd0;
         r0_len <= a_len;
-        // R1
-        r1_oh <= r0_oh;
-        r1_b <= {2'd0, r0_len} + {{8{r_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
-                r_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
-        r1_sz <= r_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
-        // R2
-        r2_oh <= r1_oh;
-        r2_pos <= !r1_b[17] && r1_b != 18'd0;
-        r2_r <= r1_b + {7'd0, r_m1};
-        r2_sz <= r1_sz;
-        // R3
-        r3_oh <= r2_oh;
-        if (!r2_pos)
-            r3_cr <= 16'd1;
-        else case (r2_sz)
-            3'd0: r3_cr <= {3'd0, r2_r[17:5]};
-            3'd1: r3_cr <= {4'd0, r2_r[17:6]};
-            3'd2: r3_cr <= {5'd0, r2_r[17:7]};
-            3'd3: r3_cr <= {6'd0, r2_r[17:8]};
-            3'd4: r3_cr <= {8'd0, r2_r[17:10]};
-            default: r3_cr <= {9'd0, r2_r[17:11]};
-        endcase
         if (rst) begin
             r0_oh <= 8'd0;
-            r1_oh <= 8'd0;
-            r2_oh <= 8'd0;
-            r3_oh <= 8'd0;
         end
     end
 
@@ -1203,3 +1142,68 @@ module rclink_mac (
     end
 endmodule
 `default_nettype wire
+
+// (rclink_cbfc_cr serves only rclink_mac: in its file)
+/* verilator lint_off DECLFILENAME */
+// The credits of a frame under CBFC (Documentation/hw/shim.rst, "CBFC"):
+// ceil((length + pkt_ovhd) / credit_size) of its VC's SHIM_CBFC_VC_CFG,
+// at least one, in three register stages (S1 the overhead added, S2
+// rounded up, S3 the shift), the VC (one-hot, 0: no frame) carried
+// along: SENT's and the receive total's.
+module rclink_cbfc_cr (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire [7:0]  in_oh,           // the frame's VC (0: none)
+    input  wire [15:0] in_len,          // its bytes
+    input  wire [63:0] in_cfg,          // its VC's SHIM_CBFC_VC_CFG
+    output reg  [7:0]  out_oh,          // three cycles later
+    output reg  [15:0] out_cr,
+    output wire        busy             // a frame in S1 or S2
+);
+    reg  [7:0]  s1_oh, s2_oh;
+    reg  [17:0] s1_b, s2_r;
+    reg  [2:0]  s1_sz, s2_sz;
+    reg         s2_pos;
+    reg  [10:0] s1_m1;                  // credit_size - 1
+    assign busy = s1_oh != 8'd0 || s2_oh != 8'd0;
+    always @* begin
+        case (s1_sz)
+        3'd0: s1_m1 = 11'd31;
+        3'd1: s1_m1 = 11'd63;
+        3'd2: s1_m1 = 11'd127;
+        3'd3: s1_m1 = 11'd255;
+        3'd4: s1_m1 = 11'd1023;
+        default: s1_m1 = 11'd2047;
+        endcase
+    end
+    always @(posedge clk) begin
+        // S1
+        s1_oh <= in_oh;
+        s1_b <= {2'd0, in_len} + {{8{in_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB]}},
+                in_cfg[`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_MSB:`RCLINK_SHIM_CBFC_VC_CFG_PKT_OVHD_LSB]};
+        s1_sz <= in_cfg[`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_MSB:`RCLINK_SHIM_CBFC_VC_CFG_CREDIT_SIZE_LSB];
+        // S2
+        s2_oh <= s1_oh;
+        s2_pos <= !s1_b[17] && s1_b != 18'd0;
+        s2_r <= s1_b + {7'd0, s1_m1};
+        s2_sz <= s1_sz;
+        // S3
+        out_oh <= s2_oh;
+        if (!s2_pos)
+            out_cr <= 16'd1;
+        else case (s2_sz)
+            3'd0: out_cr <= {3'd0, s2_r[17:5]};
+            3'd1: out_cr <= {4'd0, s2_r[17:6]};
+            3'd2: out_cr <= {5'd0, s2_r[17:7]};
+            3'd3: out_cr <= {6'd0, s2_r[17:8]};
+            3'd4: out_cr <= {8'd0, s2_r[17:10]};
+            default: out_cr <= {9'd0, s2_r[17:11]};
+        endcase
+        if (rst) begin
+            s1_oh <= 8'd0;
+            s2_oh <= 8'd0;
+            out_oh <= 8'd0;
+        end
+    end
+endmodule
+/* verilator lint_on DECLFILENAME */
