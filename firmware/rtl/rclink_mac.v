@@ -1057,13 +1057,17 @@ module rclink_mac (
     // the VC of each class (one-hot, 0: none), from AFH_CFG_EN; TYPE1's
     // VCs first (x1_vcs), then whether they are one (x1_oh)
     reg  [7:0]  x1_any, x1_vcs, x1_oh, x2_oh, x3_oh;
-    reg         x1_many;
+    reg         x1_many, x1_all;
     integer     xf, xg;
     always @* begin
+        // a TYPE1 frame is told only while every TYPE1 flow is under
+        // CBFC: of a flow that is not, the partner charged nothing
         x1_any = 8'd0;
-        for (xf = 0; xf < 5; xf = xf + 1)
-            if (afh[f_en(xf)])
-                x1_any = x1_any | (8'd1 << afh[f_vc(xf) +: 3]);
+        x1_all = 1'b1;
+        for (xf = 0; xf < 5; xf = xf + 1) begin
+            x1_all = x1_all & afh[f_en(xf)];
+            x1_any = x1_any | (8'd1 << afh[f_vc(xf) +: 3]);
+        end
         x1_many = 1'b0;
         for (xf = 0; xf < 8; xf = xf + 1)
             for (xg = xf + 1; xg < 8; xg = xg + 1)
@@ -1095,7 +1099,7 @@ module rclink_mac (
         .in_oh(r0_oh), .in_len(r0_len), .in_cfg(r_cfg),
         .out_oh(r3_oh), .out_cr(r3_cr), .busy(r_busy));
     always @(posedge clk) begin
-        x1_vcs <= x_stop ? 8'd0 : x1_any;
+        x1_vcs <= x_stop || !x1_all ? 8'd0 : x1_any;
         x1_oh <= x1_many ? 8'd0 : x1_vcs;
         x2_oh <= !x_stop && afh[f_en(5)] ? 8'd1 << afh[f_vc(5) +: 3] : 8'd0;
         x3_oh <= !x_stop && afh[f_en(6)] ? 8'd1 << afh[f_vc(6) +: 3] : 8'd0;

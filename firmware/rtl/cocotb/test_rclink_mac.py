@@ -1056,7 +1056,8 @@ async def test_mac_cbfc_rx_freed(dut):
     frame carries them within update_us, without waiting for sync_us
     (1000 us) or for the partner's SENT.  Frames of a flow not under
     CBFC, of a VC not loaded, with an FCS error, or TYPE1 frames while
-    the TYPE1 flows are on more than one VC free nothing."""
+    the TYPE1 flows are on more than one VC or not all under CBFC free
+    nothing."""
     cfg = {1: (0, 32, 4), 3: (2, 128, -20), 5: (1, 64, 0)}
     # TYPE1 (all banks and ACK) on VC 1, TYPE3 on VC 3, TYPE2 not under
     # CBFC
@@ -1124,6 +1125,15 @@ async def test_mac_cbfc_rx_freed(dut):
     f = frame(rng, ETH_T1, 1000)
     await mac.mac_recv(f)
     want[5] += credits(len(f), 64, 0)
+    await mac.idle(4 * 250)
+    assert {v: freed(mac, v) for v in want} == want, (
+        {v: freed(mac, v) for v in want}, want)
+    # only bank 0 of TYPE1 under CBFC (on VC 5): a TYPE1 frame may be of
+    # a flow the partner did not charge (ACK/CNP, another bank): nothing
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc({0: 5}))
+    await bar0.read_qword(reg("AFH_CFG_EN"))
+    await mac.mac_recv(frame(rng, ETH_T1, 1000))
+    await mac.mac_recv(ipv4_udp(rng, 4791, 500))
     await mac.idle(4 * 250)
     assert {v: freed(mac, v) for v in want} == want, (
         {v: freed(mac, v) for v in want}, want)
