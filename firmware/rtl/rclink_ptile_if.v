@@ -287,117 +287,35 @@ module rclink_ptile_if #(
     // the fill level (wp - rp) and with it rx_st_ready and the drops count
     // every beat not yet taken by the core, and a head held by req_ready
     // is read again from its place every cycle.
-    localparam BW = AW - 1;                     // a bank's index bits
-    localparam BD = RX_DEPTH / 2;               // a bank's places
-    reg [AW:0]   cf_wp, cf_rp, rf_wp, rf_rp;
-    wire [AW:0]  cf_cnt = cf_wp - cf_rp;
-    wire [AW:0]  rf_cnt = rf_wp - rf_rp;
+    wire [AW:0]  cf_cnt, rf_cnt;
+    wire [CW-1:0] cf_head;
+    wire [RW-1:0] rf_head;
     wire         cf_pop = cf_cnt != 0;          // the core takes every beat
     wire         rf_pop = rf_cnt != 0 && req_ready;
     localparam [AW:0] RX_ROOM = RX_DEPTH - 2 * (RX_LAT + 2);
     localparam [AW+1:0] RX_FULL = RX_DEPTH;
     wire c_fit = {1'b0, cf_cnt} + {{AW{1'b0}}, c_n} <= RX_FULL;
     wire r_fit = {1'b0, rf_cnt} + {{AW{1'b0}}, r_n} <= RX_FULL;
-
-    // the places written: wp (the first beat) in bank wp[0], wp + 1 (the
-    // second) in the other bank.  Index expressions are wires of their
-    // own width (an index of wp[AW-1:1] + 1 may be evaluated wider in one
-    // tool and point past the end instead of at place 0)
-    wire [BW-1:0] cf_wi0 = cf_wp[AW-1:1];               // place wp
-    // place wp + 1
-    wire [BW-1:0] cf_wi1 = cf_wp[AW-1:1] + {{(BW-1){1'b0}}, cf_wp[0]};
-    wire [BW-1:0] rf_wi0 = rf_wp[AW-1:1];
-    wire [BW-1:0] rf_wi1 = rf_wp[AW-1:1] + {{(BW-1){1'b0}}, rf_wp[0]};
-    // bank b: written by the first beat if wp[0] == b, else by the second
-    wire          cf_we0 = c_fit && (cf_wp[0] ? c_n == 2'd2 : c_n != 2'd0);
-    wire          cf_we1 = c_fit && (cf_wp[0] ? c_n != 2'd0 : c_n == 2'd2);
-    wire          rf_we0 = r_fit && (rf_wp[0] ? r_n == 2'd2 : r_n != 2'd0);
-    wire          rf_we1 = r_fit && (rf_wp[0] ? r_n != 2'd0 : r_n == 2'd2);
-    wire [BW-1:0] cf_wa0 = cf_wp[0] ? cf_wi1 : cf_wi0;
-    wire [BW-1:0] cf_wa1 = cf_wp[0] ? cf_wi0 : cf_wi1;
-    wire [BW-1:0] rf_wa0 = rf_wp[0] ? rf_wi1 : rf_wi0;
-    wire [BW-1:0] rf_wa1 = rf_wp[0] ? rf_wi0 : rf_wi1;
-    wire [CW-1:0] cf_wd0 = cf_wp[0] ? c_it1 : c_it0;
-    wire [CW-1:0] cf_wd1 = cf_wp[0] ? c_it0 : c_it1;
-    wire [RW-1:0] rf_wd0 = rf_wp[0] ? r_it1 : r_it0;
-    wire [RW-1:0] rf_wd1 = rf_wp[0] ? r_it0 : r_it1;
-
-    // the place read: the next head, rp + pop, in bank (rp + pop)[0] (the
-    // other bank reads the same index, unused)
-    wire [AW:0]   cf_nrp = cf_rp + {{AW{1'b0}}, cf_pop};
-    wire [AW:0]   rf_nrp = rf_rp + {{AW{1'b0}}, rf_pop};
-    wire [BW-1:0] cf_ra = cf_nrp[AW-1:1];
-    wire [BW-1:0] rf_ra = rf_nrp[AW-1:1];
-
-    (* ram_style = "block" *) reg [CW-1:0] cf_mem0 [0:BD-1];
-    (* ram_style = "block" *) reg [CW-1:0] cf_mem1 [0:BD-1];
-    (* ram_style = "block" *) reg [RW-1:0] rf_mem0 [0:BD-1];
-    (* ram_style = "block" *) reg [RW-1:0] rf_mem1 [0:BD-1];
-    reg [CW-1:0] cf_q0, cf_q1, cf_bd;   // the banks' read registers, bypass
-    reg [RW-1:0] rf_q0, rf_q1, rf_bd;
-    reg          cf_bv, rf_bv;
-    // the banks: one write and one registered read each, no reset (RAM)
-    always @(posedge clk) begin
-        if (cf_we0)
-            cf_mem0[cf_wa0] <= cf_wd0;
-        cf_q0 <= cf_mem0[cf_ra];
-    end
-    always @(posedge clk) begin
-        if (cf_we1)
-            cf_mem1[cf_wa1] <= cf_wd1;
-        cf_q1 <= cf_mem1[cf_ra];
-    end
-    always @(posedge clk) begin
-        if (rf_we0)
-            rf_mem0[rf_wa0] <= rf_wd0;
-        rf_q0 <= rf_mem0[rf_ra];
-    end
-    always @(posedge clk) begin
-        if (rf_we1)
-            rf_mem1[rf_wa1] <= rf_wd1;
-        rf_q1 <= rf_mem1[rf_ra];
-    end
-    // the next head's place written and read at one edge: its beat, for
-    // the cycle after (the next read of the place finds it in the bank).
-    // The next head is at most wp (rp + pop <= wp), so the place can only
-    // be wp, the first beat's.
-    wire cf_byp = c_fit && c_n != 2'd0 && cf_nrp == cf_wp;
-    wire rf_byp = r_fit && r_n != 2'd0 && rf_nrp == rf_wp;
-    always @(posedge clk) begin
-        cf_bd <= c_it0;
-        rf_bd <= r_it0;
-    end
+    rclink_ptile_rxq #(.W(CW), .AW(AW)) u_cf (
+        .clk(clk), .rst(rst), .fit(c_fit), .n(c_n), .it0(c_it0),
+        .it1(c_it1), .pop(cf_pop), .cnt(cf_cnt), .head(cf_head));
+    rclink_ptile_rxq #(.W(RW), .AW(AW)) u_rf (
+        .clk(clk), .rst(rst), .fit(r_fit), .n(r_n), .it0(r_it0),
+        .it1(r_it1), .pop(rf_pop), .cnt(rf_cnt), .head(rf_head));
 
     always @(posedge clk) begin
         if (rst) begin
-            cf_wp <= 0;
-            cf_rp <= 0;
-            rf_wp <= 0;
-            rf_rp <= 0;
-            cf_bv <= 1'b0;
-            rf_bv <= 1'b0;
             rx_st_ready <= 1'b0;
             cnt_rx_drop <= 32'd0;
         end else begin
-            if (c_fit)
-                cf_wp <= cf_wp + {{(AW-1){1'b0}}, c_n};
-            if (r_fit)
-                rf_wp <= rf_wp + {{(AW-1){1'b0}}, r_n};
-            cf_bv <= cf_byp;
-            rf_bv <= rf_byp;
             // a full FIFO drops what does not fit, counted (the tile sent
             // more than its latency allows); never overwrites
             cnt_rx_drop <= cnt_rx_drop + {30'd0, c_fit ? 2'd0 : c_n}
                                        + {30'd0, r_fit ? 2'd0 : r_n};
-            cf_rp <= cf_nrp;
-            rf_rp <= rf_nrp;
             rx_st_ready <= cf_cnt < RX_ROOM && rf_cnt < RX_ROOM;
         end
     end
 
-    // the head: place rp, read from bank rp[0] or bypassed
-    wire [CW-1:0] cf_head = cf_bv ? cf_bd : cf_rp[0] ? cf_q1 : cf_q0;
-    wire [RW-1:0] rf_head = rf_bv ? rf_bd : rf_rp[0] ? rf_q1 : rf_q0;
     assign rc_valid = cf_pop;
     assign rc_sop   = cf_head[CW-1];
     assign rc_last  = cf_head[CW-2];
@@ -622,3 +540,82 @@ module rclink_ptile_if #(
     assign tx_st_tlp_prfx = 64'd0;
 endmodule
 `default_nettype wire
+
+// One RX FIFO of rclink_ptile_if (its comment "the two RX FIFOs"): two
+// RAM banks of 2^(AW-1) beats (even and odd places), n (0-2) beats
+// written a cycle at consecutive places when fit, a registered read of
+// the next head with a bypass for a place written at the edge it is read;
+// cnt is every beat not yet popped.
+/* verilator lint_off DECLFILENAME */
+module rclink_ptile_rxq #(
+    parameter W = 8,                    // a beat's bits
+    parameter AW = 7                    // log2 of the places
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          fit,           // the beats of this cycle fit
+    input  wire [1:0]    n,             // beats this cycle (0, 1, 2)
+    input  wire [W-1:0]  it0,           // the first, at wp
+    input  wire [W-1:0]  it1,           // the second, at wp + 1
+    input  wire          pop,           // the head is taken
+    output wire [AW:0]   cnt,
+    output wire [W-1:0]  head
+);
+    localparam BW = AW - 1;             // a bank's index bits
+    localparam BD = 1 << BW;            // a bank's places
+    reg  [AW:0]   wp, rp;
+    assign cnt = wp - rp;
+    // the places written: wp (the first beat) in bank wp[0], wp + 1 (the
+    // second) in the other bank.  Index expressions are wires of their
+    // own width (an index of wp[AW-1:1] + 1 may be evaluated wider in one
+    // tool and point past the end instead of at place 0)
+    wire [BW-1:0] wi0 = wp[AW-1:1];                     // place wp
+    wire [BW-1:0] wi1 = wp[AW-1:1] + {{(BW-1){1'b0}}, wp[0]};  // wp + 1
+    // bank b: written by the first beat if wp[0] == b, else by the second
+    wire          we0 = fit && (wp[0] ? n == 2'd2 : n != 2'd0);
+    wire          we1 = fit && (wp[0] ? n != 2'd0 : n == 2'd2);
+    wire [BW-1:0] wa0 = wp[0] ? wi1 : wi0;
+    wire [BW-1:0] wa1 = wp[0] ? wi0 : wi1;
+    wire [W-1:0]  wd0 = wp[0] ? it1 : it0;
+    wire [W-1:0]  wd1 = wp[0] ? it0 : it1;
+    // the place read: the next head, rp + pop, in bank (rp + pop)[0] (the
+    // other bank reads the same index, unused)
+    wire [AW:0]   nrp = rp + {{AW{1'b0}}, pop};
+    wire [BW-1:0] ra = nrp[AW-1:1];
+    (* ram_style = "block" *) reg [W-1:0] mem0 [0:BD-1];
+    (* ram_style = "block" *) reg [W-1:0] mem1 [0:BD-1];
+    reg  [W-1:0]  q0, q1, bd;           // the banks' read registers, bypass
+    reg           bv;
+    // the banks: one write and one registered read each, no reset (RAM)
+    always @(posedge clk) begin
+        if (we0)
+            mem0[wa0] <= wd0;
+        q0 <= mem0[ra];
+    end
+    always @(posedge clk) begin
+        if (we1)
+            mem1[wa1] <= wd1;
+        q1 <= mem1[ra];
+    end
+    // the next head's place written and read at one edge: its beat, for
+    // the cycle after (the next read of the place finds it in the bank).
+    // The next head is at most wp (rp + pop <= wp), so the place can only
+    // be wp, the first beat's.
+    wire          byp = fit && n != 2'd0 && nrp == wp;
+    always @(posedge clk) begin
+        bd <= it0;
+        if (rst) begin
+            wp <= 0;
+            rp <= 0;
+            bv <= 1'b0;
+        end else begin
+            if (fit)
+                wp <= wp + {{(AW-1){1'b0}}, n};
+            bv <= byp;
+            rp <= nrp;
+        end
+    end
+    // the head: place rp, read from bank rp[0] or bypassed
+    assign head = bv ? bd : rp[0] ? q1 : q0;
+endmodule
+/* verilator lint_on DECLFILENAME */

@@ -705,7 +705,7 @@ async def test_ptile_rx_wrap(dut):
             if int(x.q_valid.value) and int(x.q_ready.value):
                 took.append(int(x.q_hdr.value))
             if int(ifc.r_n.value) == 2 and int(ifc.r_fit.value) and \
-                    int(ifc.rf_wp.value) % depth == depth - 1:
+                    int(ifc.u_rf.wp.value) % depth == depth - 1:
                 wraps["n"] += 1
     w = cocotb.start_soon(watch())
     val = 0
@@ -770,7 +770,7 @@ async def test_ptile_rx_fifo_order(dut):
             if int(ifc.req_valid.value):
                 if int(ifc.req_ready.value):
                     # the FIFO's only beat taken as the next is written
-                    if (int(ifc.rf_wp.value) - int(ifc.rf_rp.value)) % \
+                    if (int(ifc.u_rf.wp.value) - int(ifc.u_rf.rp.value)) % \
                             (2 * depth) == 1 and int(ifc.r_n.value) and \
                             int(ifc.r_fit.value):
                         st["through"] += 1
@@ -780,7 +780,7 @@ async def test_ptile_rx_fifo_order(dut):
                          int(ifc.req_bad.value))
                 else:
                     st["held"] += 1
-                    if int(ifc.rf_rp.value) % depth in (depth - 1, 0):
+                    if int(ifc.u_rf.rp.value) % depth in (depth - 1, 0):
                         st["held_end"] += 1
             # the beats written at this edge
             for k in ("c", "r"):
@@ -801,7 +801,7 @@ async def test_ptile_rx_fifo_order(dut):
         # the read at place depth - 2 - r (writes before it move the
         # place on): the first write held behind it at the FIFO's last
         # place, then at place 0, then one before the last
-        while int(ifc.rf_wp.value) % depth != (depth - 2 - r) % depth:
+        while int(ifc.u_rf.wp.value) % depth != (depth - 2 - r) % depth:
             await bar0.write_qword(reg("SHIM_SCRATCH"), r)
             await Timer(50, "ns")
         dut.axil_dead.value = 1
