@@ -579,16 +579,9 @@ async def test_mac_cbfc_upd_epochs(dut):
     assert (await counters(drv))["SHIM_MAC_CTRL_DROP"] == drop + 1
     # two update frames back to back (one beat each, no gap): the second
     # sees the first one's new epoch
-    for ep in (0x2000, 0x2000):
-        f = update(0b1001, 0b1001, ep, 0, {0: (4, 5), 3: (3, 9)})
-        (dat, be, fs, fe), = beats(f)
-        await FallingEdge(dut.user_clk)
-        assert int(dut.emac_rx_rdy.value)
-        dut.emac_rx_dat.value, dut.emac_rx_be.value = dat, be
-        dut.emac_rx_fs.value, dut.emac_rx_fe.value = fs, fe
-        dut.emac_rx_vld.value = 1
-    await FallingEdge(dut.user_clk)
-    dut.emac_rx_vld.value = 0
+    await mac.mac_burst([update(0b1001, 0b1001, ep, 0,
+                                {0: (4, 5), 3: (3, 9)})
+                         for ep in (0x2000, 0x2000)])
     await mac.idle(8)
     assert await rs() - base == want + 1
 

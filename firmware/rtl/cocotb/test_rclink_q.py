@@ -442,34 +442,42 @@ async def cq_restart_check(tb, q, kind, length, idx):
     assert q.cqe(1) == (0, 0, 0, 0), q.cqe(1)
 
 
+async def cq_stop_both_sides(dut, stopper, sent, recvd, mul, add):
+    """The send completion of a message of `sent` bytes, then the receive
+    completion of a packet of `recvd` bytes, each with the CQ stopped by
+    stopper(tb, side) at its moment: each CQE is written once, first,
+    when the CQ is enabled again (cq_restart_check), the data whole."""
+    tb, drv, bus, q = await start(dut, cq_order=4)
+    tx = TxMon(dut)
+    pay, pmem = tb.rc.alloc_region(0x1000)
+    pmem[:] = bytes((i * mul + add) & 0xFF for i in range(0x1000))
+    # a: the send completion
+    stop = cocotb.start_soon(stopper(tb, "a"))
+    q.wqe(1, pay, sent)
+    await q.ring_sq()
+    await with_timeout(stop, 50, "us")
+    await cq_restart_check(tb, q, KIND_SEND, sent, 0)
+    check_packets(tx.pkts, [(1, bytes(pmem[:sent]))])
+    # b: the receive completion
+    bufs, bmem = tb.rc.alloc_region(0x2000)
+    q.rqe(bufs, 0x1000)
+    q.rqe(bufs + 0x1000, 0x1000)    # untaken: FLOW_STOP down (two RQEs)
+    await q.ring_rq()
+    stop = cocotb.start_soon(stopper(tb, "b"))
+    src = bytes((i * (mul + 8) + add + 4) & 0xFF for i in range(recvd))
+    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(src)), src)
+    await with_timeout(stop, 50, "us")
+    await cq_restart_check(tb, q, KIND_RECV, len(src), 0)
+    assert bytes(bmem[:len(src)]) == src
+
+
 @cocotb.test()
 async def test_q_cq_stop_take(dut):
     """A CQ disable in the very cycle the writer takes a CQE (of the send
     side, then of the receive side) cancels the write; the CQE stays with
     its producer, as any CQE not yet taken does, and is the first entry
     written when the CQ is enabled again: none is lost."""
-    tb, drv, bus, q = await start(dut, cq_order=4)
-    tx = TxMon(dut)
-    pay, pmem = tb.rc.alloc_region(0x1000)
-    pmem[:] = bytes((i * 3) & 0xFF for i in range(0x1000))
-    # a: the send completion of a 100-byte message
-    stop = cocotb.start_soon(cq_stop_at_take(tb, "a"))
-    q.wqe(1, pay, 100)
-    await q.ring_sq()
-    await with_timeout(stop, 50, "us")
-    await cq_restart_check(tb, q, KIND_SEND, 100, 0)
-    check_packets(tx.pkts, [(1, bytes(pmem[:100]))])
-    # b: the receive completion of a 77-byte packet
-    bufs, bmem = tb.rc.alloc_region(0x2000)
-    q.rqe(bufs, 0x1000)
-    q.rqe(bufs + 0x1000, 0x1000)    # untaken: FLOW_STOP down (two RQEs)
-    await q.ring_rq()
-    stop = cocotb.start_soon(cq_stop_at_take(tb, "b"))
-    src = bytes((i * 11 + 5) & 0xFF for i in range(77))
-    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(src)), src)
-    await with_timeout(stop, 50, "us")
-    await cq_restart_check(tb, q, KIND_RECV, len(src), 0)
-    assert bytes(bmem[:len(src)]) == src
+    await cq_stop_both_sides(dut, cq_stop_at_take, 100, 77, 3, 0)
 
 
 async def cq_stop_in_cmd_wait(tb, side, cycles=40):
@@ -518,28 +526,7 @@ async def test_q_cq_stop_cmd_wait(dut):
     side, then of the receive side) waits for the DMA engine: the command
     is withdrawn, the CQE stays with its producer and is the first entry
     written, once, when the CQ is enabled again."""
-    tb, drv, bus, q = await start(dut, cq_order=4)
-    tx = TxMon(dut)
-    pay, pmem = tb.rc.alloc_region(0x1000)
-    pmem[:] = bytes((i * 5 + 1) & 0xFF for i in range(0x1000))
-    # a: the send completion of a 90-byte message
-    stop = cocotb.start_soon(cq_stop_in_cmd_wait(tb, "a"))
-    q.wqe(1, pay, 90)
-    await q.ring_sq()
-    await with_timeout(stop, 50, "us")
-    await cq_restart_check(tb, q, KIND_SEND, 90, 0)
-    check_packets(tx.pkts, [(1, bytes(pmem[:90]))])
-    # b: the receive completion of a 61-byte packet
-    bufs, bmem = tb.rc.alloc_region(0x2000)
-    q.rqe(bufs, 0x1000)
-    q.rqe(bufs + 0x1000, 0x1000)    # untaken: FLOW_STOP down (two RQEs)
-    await q.ring_rq()
-    stop = cocotb.start_soon(cq_stop_in_cmd_wait(tb, "b"))
-    src = bytes((i * 13 + 7) & 0xFF for i in range(61))
-    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(src)), src)
-    await with_timeout(stop, 50, "us")
-    await cq_restart_check(tb, q, KIND_RECV, len(src), 0)
-    assert bytes(bmem[:len(src)]) == src
+    await cq_stop_both_sides(dut, cq_stop_in_cmd_wait, 90, 61, 5, 1)
 
 
 class UserCtx:
