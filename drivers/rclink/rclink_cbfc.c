@@ -540,7 +540,10 @@ void rclink_cbfc_info(struct rclink_dev *rdev, struct rclink_cbfc_info *info)
 	info->upd_tx = rclink_rd64(rdev, RCLINK_SHIM_CBFC_UPD_TX);
 	info->upd_rx = rclink_rd64(rdev, RCLINK_SHIM_CBFC_UPD_RX);
 	info->recovered = rclink_rd64(rdev, RCLINK_SHIM_CBFC_RECOVERED);
-	/* counters of the IP's receive buffer: absent where not counted */
+	/* the IP's receive buffer, its level and counters: absent where not
+	 * counted
+	 */
+	info->rx_buf_absent = !rclink_counted(rdev, RCLINK_SHIM_CBFC_RX_BUF(0));
 	info->rx_drop_absent = !rclink_counted(rdev,
 					       RCLINK_SHIM_CBFC_RX_DROP(0));
 	info->recovered_absent = !rclink_counted(rdev,

@@ -66,6 +66,7 @@ struct rclink_cbfc_info {
 	u8 vc_on;			/* SHIM_CBFC_STATUS */
 	u8 loaded;
 	u32 rx_buf[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_BUF(n) */
+	bool rx_buf_absent;		/* not seen by the shim */
 	u64 rx_drop[RCLINK_CBFC_VCS];	/* SHIM_CBFC_RX_DROP(n) */
 	bool rx_drop_absent;		/* not counted */
 	u64 tx_blocked[RCLINK_CBFC_VCS];	/* SHIM_CBFC_TX_BLOCKED(n) */

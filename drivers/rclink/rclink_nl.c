@@ -469,7 +469,9 @@ static int rclink_nl_put_cbfc(struct sk_buff *skb,
 			       !!(cb->loaded & BIT(i))) ||
 		    nla_put_u8(skb, RCLINK_A_CBFC_VC_ON,
 			       !!(cb->vc_on & BIT(i))) ||
-		    nla_put_u32(skb, RCLINK_A_CBFC_VC_RX_BUF, cb->rx_buf[i]) ||
+		    (!cb->rx_buf_absent &&
+		     nla_put_u32(skb, RCLINK_A_CBFC_VC_RX_BUF,
+				 cb->rx_buf[i])) ||
 		    (!cb->rx_drop_absent &&
 		     nla_put_u64_64bit(skb, RCLINK_A_CBFC_VC_RX_DROP,
 				       cb->rx_drop[i], RCLINK_A_CBFC_VC_PAD)) ||

@@ -17,6 +17,9 @@
 #          not count the IP's internal events, as a shim beside the real
 #          IP (ip-internal-counters=off: bound, those counters absent,
 #          probe.py, vectors.py ip_counters)
+#          RCLINK_PAIR_OPTS: more rclink device options for the pair's two
+#          model boards (every set with the pair), for example
+#          ip-internal-counters=off: a pair as two shims beside the real IP
 #   hub    $RCLINK_HUB_BOARDS boards (default 8, at least 2) on one QEMU hub:
 #          a switch that floods, the pair being its first two ports
 #   faults the pair, each board behind a PCIe root port of its own (no hot
@@ -130,8 +133,8 @@ args=(
 	-netdev hubport,id=w0,hubid=0
 	-netdev hubport,id=w1,hubid=0
 )
-board netdev=w0,mac=02:52:43:00:00:01
-board netdev=w1,mac=02:52:43:00:00:02
+board "netdev=w0,mac=02:52:43:00:00:01${RCLINK_PAIR_OPTS:+,$RCLINK_PAIR_OPTS}"
+board "netdev=w1,mac=02:52:43:00:00:02${RCLINK_PAIR_OPTS:+,$RCLINK_PAIR_OPTS}"
 if [ -n "$results" ]; then
 	fifo=$results/wire.fifo
 	rm -f "$fifo" "$results/wire.pcap.capture"

@@ -14,8 +14,9 @@ model's ip-internal-counters=off in the board set of make check), a QP's
 others; skipped without such a board.  cbfc_counted: a board with
 ip_counters 0 and one with ip_counters 1, each switched to CBFC (devlink
 param flow_control cbfc and a reload, then back): the cbfc object of
-`rclink -s dev show` leaves out recovered and every VC's rx_drop
-(SHIM_CBFC_RECOVERED, SHIM_CBFC_RX_DROP: ip_internal) on the first and
+`rclink -s dev show` leaves out recovered and every VC's rx_drop and
+rx_buf (SHIM_CBFC_RECOVERED, SHIM_CBFC_RX_DROP, SHIM_CBFC_RX_BUF:
+ip_internal) on the first and
 holds them on the second; its other counters are there on both.
 
 A board that is not bound must be one the driver has to refuse (wrong

@@ -326,6 +326,7 @@ COUNT_SOURCE = {
     'SHIM_CBFC_RECOVERED': ('ip_internal', "what the IP's receive buffer of each VC took, which the partner's SENT is compared with; the shim classifies the frames it passes into the IP as the IP does, but not every one (a TYPE1 frame while TYPE1's flows are on more than one VC: the IP tells them apart by its RH), so what the partner's SENT adds is not only what was lost", None),
     'SHIM_CBFC_RESYNC': ('shim', "the shim's CBFC MAC side (its credit totals)", None),
     'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more to RX_FC_DADDR without an FCS error)", None),
+    'SHIM_CBFC_RX_BUF': ('ip_internal', "the fill level of the IP's receive buffer of the VC: no port of the IP shows it (the shim sees frames arrive on MAC2RX_*, not what the buffer keeps until the host has room)", None),
     'SHIM_CBFC_RX_DROP': ('ip_internal', "the IP's receive buffer of the VC drops the frame; the shim sees it arrive on MAC2RX_* but not whether the buffer took it", None),
     'SHIM_CBFC_TX_BLOCKED': ('ip_reg', "DFX_CBFC_CF_O (DFX interface): each flow's credits, which the shim compares with the flow's credit_uf_limit every cycle", None),
     'DMAQ_QPS_TX_PKTS': ('ip_internal', "retransmissions are the IP's (Go-Back-N from its TYPE1 slots); TX_S shows only each packet's first submission (TX_S_QPID_I)", None),

@@ -39,7 +39,8 @@
                 NONR buffer, never past NONR_RX_DEPTH words, B sends XOFF
                 at the TYPE3 threshold and A is paused; released, every
                 frame arrives at B or is counted as a buffer drop
-                (SHIM_CBFC_RX_DROP), B's buffer empties
+                (SHIM_CBFC_RX_DROP), B's buffer empties; skipped where B
+                does not see its buffer (SHIM_CAP3.ip_counters 0)
   Restores PFC off and the quanta.
 """
 
@@ -382,6 +383,10 @@ def nonr_buffer(t):
     """The seed's thresholds; TYPE3 fills B's NONR buffer, B sends XOFF."""
     a, b = t.ifs
     ba, bb = t.bars
+    if not bb.rfield('SHIM_CAP3', 'ip_counters'):
+        raise rt.SkipTest('B does not see its receive buffer '
+                          '(SHIM_CAP3.ip_counters 0): this case watches '
+                          'SHIM_CBFC_RX_BUF')
     prio = bb.rfield('AFH_CFG_EN', 'type3_cbfc')
     depth = 1 << bb.rfield('SHIM_CAP1', 'type1_rx_buf_aw')
     nonr = bb.rfield('SHIM_CAP2', 'nonr_rx_depth')
