@@ -181,7 +181,7 @@ class PfcTest(tc.CbfcTest):
                     lambda: not self.reg(self.a, 'SHIM_PFC_PAUSED') >> p & 1)
         drop = self.dev_stat(self.b, 'rx_drop_nobuf') - drop0
         vdrop = self.reg(self.b, 'SHIM_CBFC_RX_DROP', p) - vdrop0
-        retx = [self.qp_stat(self.a, q, 'retx_pkts') for q in (tc.QA, tc.QA2)]
+        retx = [self.retx(self.a, q) for q in (tc.QA, tc.QA2)]
         self.ktap.diag('after: B holds %d, rx_drop_nobuf +%d, buffer full '
                        '+%d, retransmitted %s' %
                        (self.reg(self.b, 'SHIM_CBFC_RX_BUF', p), drop, vdrop,
