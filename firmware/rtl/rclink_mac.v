@@ -640,7 +640,8 @@ module rclink_mac (
     // 0 to phase 1: the books of phase 0 are two cycles old) is
     // cancelled: it is neither counted nor handed out, so the IP never
     // gets a pre-load amount after its MAC2TX_CBFC_RST_I; it comes again
-    // from the new books in the VC's next turn.
+    // from the new books in the VC's next turn.  Nor does a give from the
+    // new books reach the IP before the VC's RST (ld_pend).
     reg  [1:0]  dr_ph;
     reg         dr_go;
     reg  [7:0]  dr_oh;                   // the VC's turn (one-hot)
@@ -652,7 +653,9 @@ module rclink_mac (
     reg  [7:0]  av_pos, av_big, k_clr, k_set;
     reg  [7:0]  k_q1, k_q2, k_q3;        // k_clr of the last three cycles
     wire [7:0]  k_any = k_clr | k_q1 | k_q2 | k_q3;
-    wire        dr_give = dr_go && (dr_oh & k_any) == 8'd0;
+    // (and a VC whose load waits for its RST: a write that loads several
+    // VCs gives each later VC its RST a cycle later per VC before it)
+    wire        dr_give = dr_go && (dr_oh & (k_any | ld_pend)) == 8'd0;
     reg  [14:0] av_low [0:7];            // avail's count, of the flags' cycle
     reg  [39:0] av_d [0:7];
     reg  [14:0] dr_low;

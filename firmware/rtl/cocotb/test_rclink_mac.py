@@ -948,6 +948,60 @@ async def test_mac_cbfc_load_give(dut):
 
 
 @cocotb.test()
+async def test_mac_cbfc_load_many(dut):
+    """A write that loads every VC while credits are owed on each: the
+    VCs get their MAC2TX_CBFC_RST_I one a cycle, lowest first, and no VC
+    gets a give on MAC2TX_CBFC_VLD_I from the new books before its own
+    RST (the IP would lose it), so after each RST the IP gets exactly
+    what the load left owed: the partner's FREED less SENT (here FREED
+    runs ahead of SENT, as it does for the IP's frames still in the SENT
+    stages).  The write comes at every cycle offset of the returns'
+    32-cycle round (synchronised on a give)."""
+    tb, drv, mac = await setup(dut, 16)
+    bar0 = drv.bar0
+    allv = list(range(8))
+    epoch = await load_epoch(bar0, mac, allv)
+    pe = 0x7474
+    events = []                       # (cycle, RST_I, VLD_I, NUM_I)
+
+    async def watch():
+        cyc = 0
+        while True:
+            await RisingEdge(dut.user_clk)
+            cyc += 1
+            rst = int(dut.mac2tx_cbfc_rst.value)
+            vld = int(dut.mac2tx_cbfc_vld.value)
+            if rst or vld:
+                events.append((cyc, rst, vld,
+                               int(dut.mac2tx_cbfc_num.value)))
+    w = cocotb.start_soon(watch())
+    fr = {v: 0 for v in allv}
+    for j in range(36):
+        for v in allv:
+            fr[v] += 10 + v
+        k = len(mac.cbfc_ret)
+        await mac.mac_recv(update(0xFF, 0xFF, pe, epoch,
+                                  {v: (0, fr[v]) for v in allv}))
+        while len(mac.cbfc_ret) == k:
+            await RisingEdge(dut.user_clk)
+        await mac.idle(j)
+        e0 = len(events)
+        await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 0xFF)
+        await mac.idle(200)
+        ev = events[e0:]
+        rsts = [(c, r) for c, r, _, _ in ev if r]
+        assert [r for _, r in rsts] == [1 << v for v in allv], (j, rsts)
+        for v, (rc, _) in zip(allv, rsts):
+            # none between the write's first RST and the VC's own
+            early = [(c, n) for c, _, vl, n in ev
+                     if vl >> v & 1 and rsts[0][0] <= c <= rc]
+            after = sum(n for c, _, vl, n in ev if vl >> v & 1 and c > rc)
+            assert not early, (j, v, rc, early)
+            assert after == fr[v], (j, v, rc, after, fr[v])
+    w.kill()
+
+
+@cocotb.test()
 async def test_mac_cbfc_vc_on_remap(dut):
     """A write of AFH_CFG_EN that moves flows between VCs changes each
     VC's status once: a VC on before and after (another flow takes it
