@@ -1113,19 +1113,21 @@ module rclink_mac (
     reg  [9:0]  x_vq, x_vq_d;           // their VCs equal
     reg  [4:0]  x_bad;                  // a twin elsewhere or not on
     reg  [2:0]  x_fmt;                  // where the TC is: {DA, SA, ToS}
-    integer     xf, xg, xp;
+    integer     xf, xg;
+    function integer x_pair;            // the pair f < g's bit
+        input integer f, g;
+        x_pair = f * (9 - f) / 2 + g - f - 1;
+    endfunction
     always @* begin
-        xp = 0;
         x_bad = 5'd0;
         for (xf = 0; xf < 5; xf = xf + 1)
             for (xg = xf + 1; xg < 5; xg = xg + 1) begin
-                x_tq_d[xp] = tc_f(tcl, xf) == tc_f(tcl, xg);
-                x_vq_d[xp] = afh[f_vc(xf) +: 3] == afh[f_vc(xg) +: 3];
-                x_bad[xf] = x_bad[xf] |
-                            (x_tq[xp] && !(x_on[xg] && x_vq[xp]));
-                x_bad[xg] = x_bad[xg] |
-                            (x_tq[xp] && !(x_on[xf] && x_vq[xp]));
-                xp = xp + 1;
+                x_tq_d[x_pair(xf, xg)] = tc_f(tcl, xf) == tc_f(tcl, xg);
+                x_vq_d[x_pair(xf, xg)] = afh[f_vc(xf) +: 3] == afh[f_vc(xg) +: 3];
+                x_bad[xf] = x_bad[xf] | (x_tq[x_pair(xf, xg)] &&
+                            !(x_on[xg] && x_vq[x_pair(xf, xg)]));
+                x_bad[xg] = x_bad[xg] | (x_tq[x_pair(xf, xg)] &&
+                            !(x_on[xf] && x_vq[x_pair(xf, xg)]));
             end
     end
     // the header format (one of the four; AFH_GEN1 with its TC only
