@@ -27,9 +27,9 @@
 //   CBFC receive totals: every frame that passes into the IP adds its
 //     credits to its VC's total (its class as the IP's, its flow's VC of
 //     AFH_CFG_EN; a TYPE1 frame's flow by its Traffic Class against
-//     TRAFFIC_CLASS, followed likewise); FREED is that total less what is held while the IP's
-//     TX_PFC_REQ_O has the VC's bit; the partner's SENT recovers what was
-//     lost on the wire.
+//     TRAFFIC_CLASS, followed likewise); FREED is that total less what
+//     is held while the IP's TX_PFC_REQ_O has the VC's bit; the
+//     partner's SENT recovers what was lost on the wire.
 //   CBFC update frames sent: SENT counts the IP's frames of each loaded VC
 //     (TX2MAC_CBFC_VCID_O); an 86-byte update frame goes between the IP's
 //     frames at each SHIM_CBFC_CTRL write, update_us after credits were
@@ -1123,7 +1123,8 @@ module rclink_mac (
         for (xf = 0; xf < 5; xf = xf + 1)
             for (xg = xf + 1; xg < 5; xg = xg + 1) begin
                 x_tq_d[x_pair(xf, xg)] = tc_f(tcl, xf) == tc_f(tcl, xg);
-                x_vq_d[x_pair(xf, xg)] = afh[f_vc(xf) +: 3] == afh[f_vc(xg) +: 3];
+                x_vq_d[x_pair(xf, xg)] = afh[f_vc(xf) +: 3] ==
+                                         afh[f_vc(xg) +: 3];
                 x_bad[xf] = x_bad[xf] | (x_tq[x_pair(xf, xg)] &&
                             !(x_on[xg] && x_vq[x_pair(xf, xg)]));
                 x_bad[xg] = x_bad[xg] | (x_tq[x_pair(xf, xg)] &&
