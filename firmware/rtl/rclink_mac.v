@@ -26,9 +26,10 @@
 //     SHIM_CBFC_RESYNC.
 //   CBFC receive totals: every frame that passes into the IP adds its
 //     credits to its VC's total (its class as the IP's, its flow's VC of
-//     AFH_CFG_EN); FREED is that total less what is held while the IP's
-//     TX_PFC_REQ_O has the VC's bit; the partner's SENT recovers what was
-//     lost on the wire.
+//     AFH_CFG_EN; a TYPE1 frame's flow by its Traffic Class against
+//     TRAFFIC_CLASS, followed likewise); FREED is that total less what
+//     is held while the IP's TX_PFC_REQ_O has the VC's bit; the
+//     partner's SENT recovers what was lost on the wire.
 //   CBFC update frames sent: SENT counts the IP's frames of each loaded VC
 //     (TX2MAC_CBFC_VCID_O); an 86-byte update frame goes between the IP's
 //     frames at each SHIM_CBFC_CTRL write, update_us after credits were
@@ -136,6 +137,9 @@ module rclink_mac (
     localparam [63:0] VLC_RST = `RCLINK_VLAN_CTRL_RSTVAL;
     reg  [63:0] vlc;                    // VLAN_CTRL likewise (its TPID)
     reg         vlc_wr;
+    localparam [63:0] TCL_RST = `RCLINK_TRAFFIC_CLASS_RSTVAL;
+    reg  [63:0] tcl;                    // TRAFFIC_CLASS likewise (the
+    reg         tcl_wr;                 // TYPE1 flows' TCs)
     reg  [63:0] cls_wd;
     reg  [7:0]  cls_ws;
     integer     bi;
@@ -144,6 +148,7 @@ module rclink_mac (
             cls_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_RX_CLASS_CFG;
             afh_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_AFH_CFG_EN;
             vlc_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_VLAN_CTRL;
+            tcl_wr <= rc_write && {2'b00, rc_addr} == `RCLINK_TRAFFIC_CLASS;
             cls_wd <= rc_wdata;
             cls_ws <= rc_wstrb;
         end
@@ -154,6 +159,8 @@ module rclink_mac (
             afh_wr <= 1'b0;
             vlc <= VLC_RST;
             vlc_wr <= 1'b0;
+            tcl <= TCL_RST;
+            tcl_wr <= 1'b0;
         end else if (rc_done && !rc_err) begin
             for (bi = 0; bi < 8; bi = bi + 1) begin
                 if (cls_wr && cls_ws[bi])
@@ -162,6 +169,8 @@ module rclink_mac (
                     afh[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
                 if (vlc_wr && cls_ws[bi])
                     vlc[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
+                if (tcl_wr && cls_ws[bi])
+                    tcl[8 * bi +: 8] <= cls_wd[8 * bi +: 8];
             end
         end
     end
@@ -640,7 +649,8 @@ module rclink_mac (
     // 0 to phase 1: the books of phase 0 are two cycles old) is
     // cancelled: it is neither counted nor handed out, so the IP never
     // gets a pre-load amount after its MAC2TX_CBFC_RST_I; it comes again
-    // from the new books in the VC's next turn.
+    // from the new books in the VC's next turn.  Nor does a give from the
+    // new books reach the IP before the VC's RST (ld_pend).
     reg  [1:0]  dr_ph;
     reg         dr_go;
     reg  [7:0]  dr_oh;                   // the VC's turn (one-hot)
@@ -652,7 +662,9 @@ module rclink_mac (
     reg  [7:0]  av_pos, av_big, k_clr, k_set;
     reg  [7:0]  k_q1, k_q2, k_q3;        // k_clr of the last three cycles
     wire [7:0]  k_any = k_clr | k_q1 | k_q2 | k_q3;
-    wire        dr_give = dr_go && (dr_oh & k_any) == 8'd0;
+    // (and a VC whose load waits for its RST: a write that loads several
+    // VCs gives each later VC its RST a cycle later per VC before it)
+    wire        dr_give = dr_go && (dr_oh & (k_any | ld_pend)) == 8'd0;
     reg  [14:0] av_low [0:7];            // avail's count, of the flags' cycle
     reg  [39:0] av_d [0:7];
     reg  [14:0] dr_low;
@@ -992,14 +1004,24 @@ module rclink_mac (
     // mac_type1 / mac_type2 when not 0; else TYPE3), its flow's VC of
     // AFH_CFG_EN (flows under CBFC: stop_cbfc_en 0 and the flow's
     // enable; the VC loaded), ceil((length + pkt_ovhd) / credit_size), at
-    // least one, as SENT.  What the shim cannot tell is not counted and
-    // comes back by the partner's SENT at its next update (recovered): a
-    // TYPE1 frame while the TYPE1 flows under CBFC (the four banks of
-    // REQ, ACK/CNP: the IP's RH tells them apart) are on more than one
-    // VC, an IPv4/UDP frame with IPv4 options.  The fields are in the
-    // first beat: taken as it goes to the IP's register (q_*), the class
-    // at the last beat taken (A), then its VC (R0), the overhead (R1),
-    // the rounding (R2), the credits (R3) into recv.
+    // least one, as SENT.  A TYPE1 frame's flow (REQ bank 0-3, ACK/CNP)
+    // is the one whose TRAFFIC_CLASS tc[7:2] its Traffic Class has (seed
+    // 000: with CBFC on, tc[7:2] carries the VCID, configured alike on
+    // every node; the ECN bits [1:0] may be marked on the way), its TC
+    // where AFH_CFG_EN's format puts it: Standard the IPv4 ToS (byte 15,
+    // 19 behind a tag), AFH_GEN1 with afh_gen1_tc_en MAC_SA[47:40] (byte
+    // 6), AFH_GEN2_16b MAC_DA[47:40] (byte 0).  What the shim cannot
+    // tell is not counted and comes back by the partner's SENT at its
+    // next update (recovered): a TYPE1 frame whose TC no TYPE1 flow
+    // under CBFC has, or several flows not all under CBFC on one VC;
+    // every TYPE1 frame in AFH_Lite (its TC is the bank, of a REQ and
+    // an ACK alike), AFH_GEN1 without its TC or with no single format;
+    // an IPv4/UDP frame with IPv4 options.  The fields are in the first
+    // beat: taken as it goes to the IP's register (q_*: the class's
+    // keys, the TC of each place against each flow's), the class and
+    // the TYPE1 flows of the TC at the last beat taken (A), then its VC
+    // (R0), the overhead (R1), the rounding (R2), the credits (R3) into
+    // recv.
     localparam ST_HI = RW - 1;                  // s_beat's first byte
     function [15:0] s16;                        // bytes o, o+1 of s_beat
         input [RW-1:0] b;
@@ -1015,6 +1037,16 @@ module rclink_mac (
         input [RW-1:0] b;
         input integer  o;
         s_ihl = b[ST_HI - 8 * o - 4 -: 4];
+    endfunction
+    function [5:0] s_tc;                        // byte o's [7:2]
+        input [RW-1:0] b;
+        input integer  o;
+        s_tc = b[ST_HI - 8 * o -: 6];
+    endfunction
+    function [5:0] tc_f;                        // TYPE1 flow f's tc[7:2]
+        input [63:0]  t;                        // (TRAFFIC_CLASS)
+        input integer f;
+        tc_f = t[8 * f + 2 +: 6];
     endfunction
     wire [15:0] rx_tpid = vlc[`RCLINK_VLAN_CTRL_TPID_MSB:`RCLINK_VLAN_CTRL_TPID_LSB];
     wire [15:0] rx_et = s16(s_beat, 12);
@@ -1034,6 +1066,13 @@ module rclink_mac (
     // header, UDP with options, the UDP port's and the types' matches
     reg         q_vlan;
     reg  [1:0]  q_ip, q_udp, q_opt, q_d1, q_d2, q_m1, q_m2;
+    // a TYPE1 frame's Traffic Class against each TYPE1 flow's of
+    // TRAFFIC_CLASS (tc[7:2]; the ECN bits [1:0] are left out): per
+    // place, the IPv4 ToS (0: byte 15, 1: byte 19 behind a tag), MAC_SA
+    // [47:40] (byte 6), MAC_DA[47:40] (byte 0)
+    reg  [4:0]  q_tos [0:1];
+    reg  [4:0]  q_tsa, q_tda;
+    integer     qg;
     reg  [7:0]  rx_n;                   // bytes of the beat in rx_o
     integer     qp;
     always @(posedge clk) begin
@@ -1051,28 +1090,54 @@ module rclink_mac (
                 q_d2[qp] <= s16(s_beat, 36 + 4 * qp) == udp2;
                 q_m1[qp] <= et1 != 16'd0 && s16(s_beat, 12 + 4 * qp) == et1;
                 q_m2[qp] <= et2 != 16'd0 && s16(s_beat, 12 + 4 * qp) == et2;
+                for (qg = 0; qg < 5; qg = qg + 1)
+                    q_tos[qp][qg] <= s_tc(s_beat, 15 + 4 * qp) == tc_f(tcl, qg);
+            end
+            for (qg = 0; qg < 5; qg = qg + 1) begin
+                q_tsa[qg] <= s_tc(s_beat, 6) == tc_f(tcl, qg);
+                q_tda[qg] <= s_tc(s_beat, 0) == tc_f(tcl, qg);
             end
         end
     end
     // the VC of each class (one-hot, 0: none), from AFH_CFG_EN; TYPE1's
-    // VCs first (x1_vcs), then whether they are one (x1_oh)
-    reg  [7:0]  x1_any, x1_vcs, x1_oh, x2_oh, x3_oh;
-    reg         x1_many, x1_all;
+    // per flow (x1_oh[f]: the bank 0-3 or ACK/CNP flow f under CBFC,
+    // every other TYPE1 flow with its tc[7:2] under CBFC on its VC too:
+    // a frame of that TC is charged there whichever of them it is), in
+    // two stages (the flows' TCs and VCs compared in pairs, then each
+    // flow's VC)
+    reg  [7:0]  x1_oh [0:4];
+    reg  [7:0]  x2_oh, x3_oh;
+    reg  [4:0]  x_on;
+    reg  [2:0]  x_vc [0:4];
+    reg  [9:0]  x_tq, x_tq_d;           // tc[7:2] of flows f, g equal
+    reg  [9:0]  x_vq, x_vq_d;           // their VCs equal
+    reg  [4:0]  x_bad;                  // a twin elsewhere or not on
+    reg  [2:0]  x_fmt;                  // where the TC is: {DA, SA, ToS}
     integer     xf, xg;
+    function integer x_pair;            // the pair f < g's bit
+        input integer f, g;
+        x_pair = f * (9 - f) / 2 + g - f - 1;
+    endfunction
     always @* begin
-        // a TYPE1 frame is told only while every TYPE1 flow is under
-        // CBFC: of a flow that is not, the partner charged nothing
-        x1_any = 8'd0;
-        x1_all = 1'b1;
-        for (xf = 0; xf < 5; xf = xf + 1) begin
-            x1_all = x1_all & afh[f_en(xf)];
-            x1_any = x1_any | (8'd1 << afh[f_vc(xf) +: 3]);
-        end
-        x1_many = 1'b0;
-        for (xf = 0; xf < 8; xf = xf + 1)
-            for (xg = xf + 1; xg < 8; xg = xg + 1)
-                x1_many = x1_many | (x1_vcs[xf] & x1_vcs[xg]);
+        x_bad = 5'd0;
+        for (xf = 0; xf < 5; xf = xf + 1)
+            for (xg = xf + 1; xg < 5; xg = xg + 1) begin
+                x_tq_d[x_pair(xf, xg)] = tc_f(tcl, xf) == tc_f(tcl, xg);
+                x_vq_d[x_pair(xf, xg)] = afh[f_vc(xf) +: 3] ==
+                                         afh[f_vc(xg) +: 3];
+                x_bad[xf] = x_bad[xf] | (x_tq[x_pair(xf, xg)] &&
+                            !(x_on[xg] && x_vq[x_pair(xf, xg)]));
+                x_bad[xg] = x_bad[xg] | (x_tq[x_pair(xf, xg)] &&
+                            !(x_on[xf] && x_vq[x_pair(xf, xg)]));
+            end
     end
+    // the header format (one of the four; AFH_GEN1 with its TC only
+    // with afh_gen1_tc_en; AFH_Lite: its TC is the bank, for REQ and
+    // ACK alike, so it tells no flow): none, no TYPE1 frame is counted
+    wire [3:0]  x_fsel = {afh[`RCLINK_AFH_CFG_EN_AFH_LITE_EN_LSB],
+                          afh[`RCLINK_AFH_CFG_EN_AFH_GEN2_16B_EN_LSB],
+                          afh[`RCLINK_AFH_CFG_EN_AFH_GEN1_EN_LSB],
+                          afh[`RCLINK_AFH_CFG_EN_STANDARD_EN_LSB]};
     wire        x_stop = afh[`RCLINK_AFH_CFG_EN_STOP_CBFC_EN_LSB];
     // A: the frame's class (one-hot {TYPE3, TYPE2, TYPE1}; 0: untold)
     wire        rx_take = rx_o_vld && rx2mac_rdy;
@@ -1083,10 +1148,19 @@ module rclink_mac (
                         q_m1[qv] ? 3'b001 : q_m2[qv] ? 3'b010 : 3'b100;
     reg  [15:0] a_acc, a_len, r0_len;
     reg  [2:0]  a_cls;
+    reg  [4:0]  a_tf;                   // the TYPE1 flows of its TC
     reg         a_go;
     reg  [7:0]  r0_oh;
     reg  [63:0] r_cfg;
     wire        r_busy;
+    // a TYPE1 frame's VC: its flow's (the flows its TC matches are all
+    // on one VC, or none of them counts)
+    reg  [7:0]  a_x1;
+    always @* begin
+        a_x1 = 8'd0;
+        for (xf = 0; xf < 5; xf = xf + 1)
+            a_x1 = a_x1 | (x1_oh[xf] & {8{a_tf[xf]}});
+    end
     assign rx_busy = a_go || r0_oh != 8'd0 || r_busy;
     always @* begin
         r_cfg = 64'd0;
@@ -1099,17 +1173,27 @@ module rclink_mac (
         .in_oh(r0_oh), .in_len(r0_len), .in_cfg(r_cfg),
         .out_oh(r3_oh), .out_cr(r3_cr), .busy(r_busy));
     always @(posedge clk) begin
-        x1_vcs <= x_stop || !x1_all ? 8'd0 : x1_any;
-        x1_oh <= x1_many ? 8'd0 : x1_vcs;
+        x_tq <= x_tq_d;
+        x_vq <= x_vq_d;
+        for (xf = 0; xf < 5; xf = xf + 1) begin
+            x_on[xf] <= !x_stop && afh[f_en(xf)];
+            x_vc[xf] <= afh[f_vc(xf) +: 3];
+            x1_oh[xf] <= x_on[xf] && !x_bad[xf] ? 8'd1 << x_vc[xf] : 8'd0;
+        end
+        x_fmt <= {x_fsel == 4'b0100, x_fsel == 4'b0010 &&
+                  afh[`RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN_LSB],
+                  x_fsel == 4'b0001};
         x2_oh <= !x_stop && afh[f_en(5)] ? 8'd1 << afh[f_vc(5) +: 3] : 8'd0;
         x3_oh <= !x_stop && afh[f_en(6)] ? 8'd1 << afh[f_vc(6) +: 3] : 8'd0;
         if (rx_take)
             a_acc <= mac2rx_fs ? 16'd128 : a_acc + 16'd128;
         a_go <= !rst && rx_take && mac2rx_fe && mac2rx_fcs_err == 2'd0;
         a_cls <= q_cls;
+        a_tf <= {5{x_fmt[0] && q_i}} & q_tos[qv] |
+                {5{x_fmt[1]}} & q_tsa | {5{x_fmt[2]}} & q_tda;
         a_len <= (mac2rx_fs ? 16'd0 : a_acc) + {8'd0, rx_n};
         // R0
-        r0_oh <= a_go ? ({8{a_cls[0]}} & x1_oh | {8{a_cls[1]}} & x2_oh |
+        r0_oh <= a_go ? ({8{a_cls[0]}} & a_x1 | {8{a_cls[1]}} & x2_oh |
                          {8{a_cls[2]}} & x3_oh) & loaded : 8'd0;
         r0_len <= a_len;
         if (rst) begin

@@ -948,6 +948,60 @@ async def test_mac_cbfc_load_give(dut):
 
 
 @cocotb.test()
+async def test_mac_cbfc_load_many(dut):
+    """A write that loads every VC while credits are owed on each: the
+    VCs get their MAC2TX_CBFC_RST_I one a cycle, lowest first, and no VC
+    gets a give on MAC2TX_CBFC_VLD_I from the new books before its own
+    RST (the IP would lose it), so after each RST the IP gets exactly
+    what the load left owed: the partner's FREED less SENT (here FREED
+    runs ahead of SENT, as it does for the IP's frames still in the SENT
+    stages).  The write comes at every cycle offset of the returns'
+    32-cycle round (synchronised on a give)."""
+    tb, drv, mac = await setup(dut, 16)
+    bar0 = drv.bar0
+    allv = list(range(8))
+    epoch = await load_epoch(bar0, mac, allv)
+    pe = 0x7474
+    events = []                       # (cycle, RST_I, VLD_I, NUM_I)
+
+    async def watch():
+        cyc = 0
+        while True:
+            await RisingEdge(dut.user_clk)
+            cyc += 1
+            rst = int(dut.mac2tx_cbfc_rst.value)
+            vld = int(dut.mac2tx_cbfc_vld.value)
+            if rst or vld:
+                events.append((cyc, rst, vld,
+                               int(dut.mac2tx_cbfc_num.value)))
+    w = cocotb.start_soon(watch())
+    fr = {v: 0 for v in allv}
+    for j in range(36):
+        for v in allv:
+            fr[v] += 10 + v
+        k = len(mac.cbfc_ret)
+        await mac.mac_recv(update(0xFF, 0xFF, pe, epoch,
+                                  {v: (0, fr[v]) for v in allv}))
+        while len(mac.cbfc_ret) == k:
+            await RisingEdge(dut.user_clk)
+        await mac.idle(j)
+        e0 = len(events)
+        await bar0.write_qword(reg("SHIM_CBFC_CTRL"), 0xFF)
+        await mac.idle(200)
+        ev = events[e0:]
+        rsts = [(c, r) for c, r, _, _ in ev if r]
+        assert [r for _, r in rsts] == [1 << v for v in allv], (j, rsts)
+        for v, (rc, _) in zip(allv, rsts):
+            # none between the write's first RST and the VC's own
+            early = [(c, n) for c, _, vl, n in ev
+                     if vl >> v & 1 and rsts[0][0] <= c <= rc]
+            after = sum(n for c, _, vl, n in ev if vl >> v & 1 and c > rc)
+            assert not early, (j, v, rc, early)
+            assert after == fr[v], (j, v, rc, after, fr[v])
+    w.kill()
+
+
+@cocotb.test()
 async def test_mac_cbfc_vc_on_remap(dut):
     """A write of AFH_CFG_EN that moves flows between VCs changes each
     VC's status once: a VC on before and after (another flow takes it
@@ -1008,6 +1062,23 @@ async def test_mac_cbfc_vc_on_remap_uf(dut):
     assert falls == (0, 0), falls
 
 
+AFH_STD, AFH_GEN1, AFH_GEN1_TC, AFH_GEN2, AFH_LITE = (1 << b for b in range(5))
+
+
+def t1_tc(rng, fmt, tc, length, vlan=None):
+    """A TYPE1 frame whose Traffic Class is tc where format fmt (the
+    AFH_CFG_EN format bits) carries it: Standard the IPv4 ToS of an
+    IPv4/UDP frame to 4791, AFH_GEN1 MAC_SA[47:40], AFH_GEN2_16b MAC_DA
+    [47:40] (Ethernet type 0x88b5); an RH with a random opcode after."""
+    if fmt == AFH_STD:
+        f = bytearray(ipv4_udp(rng, 4791, length, vlan=vlan))
+        f[15 + (4 if vlan is not None else 0)] = tc
+    else:
+        f = bytearray(frame(rng, ETH_T1, length, vlan=vlan))
+        f[0 if fmt & AFH_GEN2 else 6] = tc
+    return bytes(f)
+
+
 def afh_cbfc(flows):
     """AFH_CFG_EN with flows {flow: vc} under CBFC (flows 0..3 TYPE1 REQ
     banks, 4 ACK/CNP, 5 TYPE2, 6 TYPE3), every VC's software status on."""
@@ -1047,10 +1118,12 @@ async def test_mac_cbfc_rx_freed(dut):
     credits on their VC (the IP's class of each frame, its flow's VC of
     AFH_CFG_EN, ceil((length + pkt_ovhd) / credit_size)) and an update
     frame carries them within update_us, without waiting for sync_us
-    (1000 us) or for the partner's SENT.  Frames of a flow not under
-    CBFC, of a VC not loaded, with an FCS error, or TYPE1 frames while
-    the TYPE1 flows are on more than one VC or not all under CBFC free
-    nothing."""
+    (1000 us) or for the partner's SENT.  TYPE1 frames in AFH_GEN2_16b,
+    their TC (MAC_DA[47:40], tc[7:2] 0) every TYPE1 flow's (TRAFFIC_CLASS
+    0): counted while those flows are all under CBFC on one VC.  Frames
+    of a flow not under CBFC, of a VC not loaded, with an FCS error, or
+    TYPE1 frames while the TYPE1 flows of their TC are on more than one
+    VC or not all under CBFC free nothing."""
     cfg = {1: (0, 32, 4), 3: (2, 128, -20), 5: (1, 64, 0)}
     # TYPE1 (all banks and ACK) on VC 1, TYPE3 on VC 3, TYPE2 not under
     # CBFC
@@ -1058,6 +1131,8 @@ async def test_mac_cbfc_rx_freed(dut):
         dut, 20, cfg, {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 6: 3})
     rng = random.Random(30)
     bar0 = drv.bar0
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(
+        {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 6: 3}) | AFH_GEN2)
     upd0 = len(upd_frames(mac))
     # keys: TYPE2 to UDP port 6000 and Ethernet type 0x88b6; TYPE1 to
     # 4791 (the reset key) and Ethernet type 0x88b5; a tag of 0x9100
@@ -1104,7 +1179,7 @@ async def test_mac_cbfc_rx_freed(dut):
     await mac.mac_recv(frame(rng, 0x9000, 300), fcs_err=1)
     await mac.mac_recv(frame(rng, ETH_T2, 300))
     await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(
-        {0: 1, 1: 5, 2: 1, 3: 1, 4: 1, 6: 6}))
+        {0: 1, 1: 5, 2: 1, 3: 1, 4: 1, 6: 6}) | AFH_GEN2)
     await bar0.read_qword(reg("AFH_CFG_EN"))        # (the write is done)
     await mac.mac_recv(frame(rng, ETH_T1, 300))
     await mac.mac_recv(frame(rng, 0x9000, 300))
@@ -1113,7 +1188,7 @@ async def test_mac_cbfc_rx_freed(dut):
         {v: freed(mac, v) for v in want}, want)
     # a flow of its own VC: TYPE1 all on VC 5
     await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(
-        {0: 5, 1: 5, 2: 5, 3: 5, 4: 5}))
+        {0: 5, 1: 5, 2: 5, 3: 5, 4: 5}) | AFH_GEN2)
     await bar0.read_qword(reg("AFH_CFG_EN"))
     f = frame(rng, ETH_T1, 1000)
     await mac.mac_recv(f)
@@ -1123,13 +1198,92 @@ async def test_mac_cbfc_rx_freed(dut):
         {v: freed(mac, v) for v in want}, want)
     # only bank 0 of TYPE1 under CBFC (on VC 5): a TYPE1 frame may be of
     # a flow the partner did not charge (ACK/CNP, another bank): nothing
-    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc({0: 5}))
+    await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc({0: 5}) | AFH_GEN2)
     await bar0.read_qword(reg("AFH_CFG_EN"))
     await mac.mac_recv(frame(rng, ETH_T1, 1000))
     await mac.mac_recv(ipv4_udp(rng, 4791, 500))
     await mac.idle(4 * 250)
     assert {v: freed(mac, v) for v in want} == want, (
         {v: freed(mac, v) for v in want}, want)
+
+
+@cocotb.test()
+async def test_mac_cbfc_rx_t1_tc(dut):
+    """TYPE1 frames in the seed's configuration (each REQ bank and
+    ACK/CNP a flow on a VC of its own, its Traffic Class tc[7:2] that
+    VC, TRAFFIC_CLASS the same on both boards): each frame frees its
+    credits on the VC of the flow whose TRAFFIC_CLASS tc[7:2] its TC
+    has (the ECN bits [1:0] aside), read where the format puts the TC
+    (Standard: IPv4 ToS; AFH_GEN1 with afh_gen1_tc_en: MAC_SA[47:40];
+    AFH_GEN2_16b: MAC_DA[47:40]), with and without a VLAN tag, and an
+    update frame carries them within update_us (one-way traffic, no
+    SENT of the partner).  Nothing freed: a TC no TYPE1 flow has (VC 6:
+    TYPE3's; VC 5: no flow), a flow not under CBFC, AFH_Lite (its TC is
+    the bank, REQ and ACK alike), AFH_GEN1 without its TC, two flows
+    with one TC on two VCs."""
+    cfg = {0: (0, 32, 0), 1: (1, 64, 4), 2: (0, 32, 0), 3: (2, 128, -20),
+           4: (0, 32, 8), 6: (1, 64, 0)}
+    flows = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 6: 6}
+    tb, drv, mac, epoch = await rx_setup(dut, 23, cfg, flows)
+    rng = random.Random(33)
+    bar0 = drv.bar0
+    await bar0.write_qword(reg("RX_CLASS_CFG"), 4791 | ETH_T1 << 32)
+    tcl = sum((v << 2) << 8 * v for v in range(5)) | 0x1C << 40
+    await bar0.write_qword(reg("TRAFFIC_CLASS"), tcl)
+    assert await bar0.read_qword(reg("TRAFFIC_CLASS")) == tcl
+
+    async def afh(fmt, fl=flows):
+        await bar0.write_qword(reg("AFH_CFG_EN"), afh_cbfc(fl) | fmt)
+        await bar0.read_qword(reg("AFH_CFG_EN"))    # (the write is done)
+
+    def now():
+        return {v: freed(mac, v) for v in cfg}
+    want = now()
+    for fmt in (AFH_STD, AFH_GEN2, AFH_GEN1 | AFH_GEN1_TC):
+        await afh(fmt)
+        for vlan in (None, 7):
+            n = len(upd_frames(mac))
+            for _ in range(6):
+                v = rng.randrange(5)            # bank 0-3 or ACK/CNP (4)
+                f = t1_tc(rng, fmt, v << 2 | rng.randrange(4),
+                          rng.choice([60, 129, 300, 1500]), vlan)
+                want[v] += credits(len(f), cfg[v][1], cfg[v][2])
+                await mac.mac_recv(f, gap=0.2)
+            # ACK/CNP: the ACK VC
+            f = t1_tc(rng, fmt, 4 << 2, 60, vlan)
+            want[4] += credits(len(f), cfg[4][1], cfg[4][2])
+            await mac.mac_recv(f)
+            await mac.idle(4 * 250)
+            assert len(upd_frames(mac)) > n, "no update within update_us"
+            assert now() == want, (fmt, vlan, now(), want)
+    # nothing freed
+    sent = len(mac.rx_ip)
+    await afh(AFH_STD)
+    for tc in (6 << 2, 5 << 2 | 3, 0x80):
+        await mac.mac_recv(t1_tc(rng, AFH_STD, tc, 300))
+    await afh(AFH_STD, {0: 0, 1: 1, 3: 3, 4: 4, 6: 6})     # bank 2 not
+    await mac.mac_recv(t1_tc(rng, AFH_STD, 2 << 2, 300))
+    # (the format AFH_CFG_EN selects, the place the frame has its TC)
+    for fmt, place, tc in ((AFH_LITE, AFH_GEN2, 1),
+                           (AFH_LITE, AFH_GEN2, 1 << 2),
+                           (AFH_GEN1, AFH_GEN1, 1 << 2),
+                           (AFH_STD | AFH_GEN2, AFH_GEN2, 1 << 2)):
+        await afh(fmt)
+        await mac.mac_recv(t1_tc(rng, place, tc, 300))
+    # bank 1 with bank 0's TC, on VC 1: a frame of that TC may be either
+    await bar0.write_qword(reg("TRAFFIC_CLASS"), tcl & ~(0xFF << 8))
+    await afh(AFH_STD)
+    await mac.mac_recv(t1_tc(rng, AFH_STD, 0, 300))
+    await mac.idle(4 * 250)
+    assert now() == want, (now(), want)
+    assert len(mac.rx_ip) == sent + 9
+    # bank 1 with bank 0's TC, both on VC 0: that TC is VC 0's
+    await afh(AFH_STD, {0: 0, 1: 0, 3: 3, 4: 4, 6: 6})
+    f = t1_tc(rng, AFH_STD, 0, 300)
+    want[0] += credits(len(f), cfg[0][1], cfg[0][2])
+    await mac.mac_recv(f)
+    await mac.idle(4 * 250)
+    assert now() == want, (now(), want)
 
 
 @cocotb.test()
