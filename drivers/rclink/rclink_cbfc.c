@@ -337,6 +337,12 @@ int rclink_cbfc_check(struct rclink_dev *rdev,
 		if (err)
 			return err;
 	}
+	if ((given & RCLINK_DEV_F_ACK_TC) &&
+	    FIELD_GET(RCLINK_TC_VC, cfg->ack_tc) != RCLINK_FC_FLOW_ACKCNP) {
+		NL_SET_ERR_MSG(extack,
+			       "ack_tc: in CBFC mode tc[7:2] is the ACK/CNP VC, 4: ack_tc must be 16..19");
+		return -EINVAL;
+	}
 
 	if (given & RCLINK_DEV_F_VLAN_PRI) {
 		NL_SET_ERR_MSG(extack,
@@ -462,9 +468,20 @@ void rclink_cbfc_init(struct rclink_dev *rdev, bool fresh)
 		return;
 	}
 
-	/* TYPE1 bank n on VC n, which its Traffic Class carries (seed) */
-	for (c = 0; fresh && c < RCLINK_T1_BANKS; c++)
-		rdev->t1.bank_tc[c] = FIELD_PREP(RCLINK_TC_VC, c);
+	/*
+	 * TYPE1 bank n on VC n, ACK/CNP and TYPE2 on the VCs of their flows:
+	 * the Traffic Class carries the flow's VC (seed: with CBFC on, the
+	 * upper 6 bits of the TC field are the VCID), which is how a receiver
+	 * beside the IP tells a TYPE1 frame's VC (the RTL's CBFC receive
+	 * totals)
+	 */
+	if (fresh) {
+		for (c = 0; c < RCLINK_T1_BANKS; c++)
+			rdev->t1.bank_tc[c] = FIELD_PREP(RCLINK_TC_VC, c);
+		rdev->t1.ack_tc = FIELD_PREP(RCLINK_TC_VC,
+					     RCLINK_FC_FLOW_ACKCNP);
+		rdev->t1.tc = FIELD_PREP(RCLINK_TC_VC, RCLINK_FC_FLOW_TYPE2);
+	}
 
 	/* PFC off: dcbnl applies the cleared enables at netdev registration */
 	if (READ_ONCE(rdev->pfc_en)) {
