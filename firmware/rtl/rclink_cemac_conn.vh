@@ -52,3 +52,4 @@
         .emac_rx_fs(emac_rx_fs),
         .emac_rx_fe(emac_rx_fe),
         .emac_rx_fcs_err(emac_rx_fcs_err),
+        .emac_rx_pfc(emac_rx_pfc),

@@ -61,3 +61,5 @@
     input  wire        emac_rx_fs,
     input  wire        emac_rx_fe,
     input  wire [1:0]  emac_rx_fcs_err,
+    input  wire [7:0]  emac_rx_pfc,         // the MAC's RX pause per priority
+                                            // (what drives RX_PFC_REQ_I)

@@ -26,6 +26,7 @@
         .emac_rx_fs(1'd0),
         .emac_rx_fe(1'd0),
         .emac_rx_fcs_err(2'd0),
+        .emac_rx_pfc(8'd0),
         .mac2tx_credit(),
         .mac2tx_credit_rst(),
         .mac2tx_cbfc_rst(),

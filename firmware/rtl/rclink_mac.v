@@ -205,39 +205,72 @@ module rclink_mac (
     // taken when PHY_CONFIG.soft_reset is released, 1 -> 0), followed
     // from the shim's own writes of the MAC CSRs (done: the MAC took
     // it, or the port timed out, SHIM_REG_TIMEOUT.mac); the reset value
-    // with the board's reset.
+    // with the board's reset.  The addresses of the update frames the
+    // shim sends, TX_FC_DADDR and TX_FC_SADDR (static too), likewise.
     localparam [15:0] B_DA_LO = `RCLINK_RX_FC_DADDR_LO - `RCLINK_WIN_MAC_BASE;
     localparam [15:0] B_DA_HI = `RCLINK_RX_FC_DADDR_HI - `RCLINK_WIN_MAC_BASE;
     localparam [15:0] B_PHY = `RCLINK_PHY_CONFIG - `RCLINK_WIN_MAC_BASE;
     localparam [11:0] A_DA_LO = B_DA_LO[13:2], A_DA_HI = B_DA_HI[13:2];
     localparam [11:0] A_PHY = B_PHY[13:2];
+    localparam [15:0] B_TD_LO = `RCLINK_TX_FC_DADDR_LO - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_TD_HI = `RCLINK_TX_FC_DADDR_HI - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_TS_LO = `RCLINK_TX_FC_SADDR_LO - `RCLINK_WIN_MAC_BASE;
+    localparam [15:0] B_TS_HI = `RCLINK_TX_FC_SADDR_HI - `RCLINK_WIN_MAC_BASE;
+    localparam [11:0] A_TD_LO = B_TD_LO[13:2], A_TD_HI = B_TD_HI[13:2];
+    localparam [11:0] A_TS_LO = B_TS_LO[13:2], A_TS_HI = B_TS_HI[13:2];
+    localparam [31:0] TD_HI_RST = `RCLINK_TX_FC_DADDR_HI_RSTVAL;
+    localparam [31:0] TD_LO_RST = `RCLINK_TX_FC_DADDR_LO_RSTVAL;
+    localparam [31:0] TS_HI_RST = `RCLINK_TX_FC_SADDR_HI_RSTVAL;
+    localparam [31:0] TS_LO_RST = `RCLINK_TX_FC_SADDR_LO_RSTVAL;
+    localparam [47:0] TD_RST = {TD_HI_RST[15:0], TD_LO_RST};
+    localparam [47:0] TS_RST = {TS_HI_RST[15:0], TS_LO_RST};
     localparam [31:0] DA_HI_RST = `RCLINK_RX_FC_DADDR_HI_RSTVAL;
     localparam [31:0] DA_LO_RST = `RCLINK_RX_FC_DADDR_LO_RSTVAL;
     localparam [47:0] DA_RST = {DA_HI_RST[15:0], DA_LO_RST};
     reg  [47:0] da_wr, rx_da;           // written, in use
-    reg  [2:0]  mc_sel;                 // the write out: DA LO, DA HI, PHY
+    reg  [47:0] td_wr, tx_da;           // TX_FC_DADDR written, in use
+    reg  [47:0] ts_wr, tx_sa;           // TX_FC_SADDR written, in use
+    // the write out: RX DA LO, HI, PHY, TX DA LO, HI, TX SA LO, HI
+    reg  [6:0]  mc_sel;
     reg  [31:0] mc_wd;
     reg         soft_rst;               // PHY_CONFIG.soft_reset as written
     always @(posedge clk) begin
         if (mc_req) begin
-            mc_sel <= {3{mc_write}} & {mc_addr == A_PHY, mc_addr == A_DA_HI,
+            mc_sel <= {7{mc_write}} & {mc_addr == A_TS_HI, mc_addr == A_TS_LO,
+                                        mc_addr == A_TD_HI, mc_addr == A_TD_LO,
+                                        mc_addr == A_PHY, mc_addr == A_DA_HI,
                                         mc_addr == A_DA_LO};
             mc_wd <= mc_wdata;
         end
         if (rst) begin
             da_wr <= DA_RST;
             rx_da <= DA_RST;
+            td_wr <= TD_RST;
+            tx_da <= TD_RST;
+            ts_wr <= TS_RST;
+            tx_sa <= TS_RST;
             soft_rst <= 1'b0;
-            mc_sel <= 3'd0;
+            mc_sel <= 7'd0;
         end else if (mc_done) begin
             if (mc_sel[0])
                 da_wr[31:0] <= mc_wd;
             if (mc_sel[1])
                 da_wr[47:32] <= mc_wd[15:0];
+            if (mc_sel[3])
+                td_wr[31:0] <= mc_wd;
+            if (mc_sel[4])
+                td_wr[47:32] <= mc_wd[15:0];
+            if (mc_sel[5])
+                ts_wr[31:0] <= mc_wd;
+            if (mc_sel[6])
+                ts_wr[47:32] <= mc_wd[15:0];
             if (mc_sel[2]) begin
                 soft_rst <= mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB];
-                if (soft_rst && !mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB])
+                if (soft_rst && !mc_wd[`RCLINK_PHY_CONFIG_SOFT_RESET_LSB]) begin
                     rx_da <= da_wr;
+                    tx_da <= td_wr;
+                    tx_sa <= ts_wr;
+                end
             end
         end
     end
@@ -846,15 +879,11 @@ module rclink_mac (
         end
     end
 
-    // the frame (formats: CBFC): to TX_FC_DADDR's and from TX_FC_SADDR's
-    // reset values (the MAC's static registers are not followed)
-    localparam [31:0] FC_DA_HI = `RCLINK_TX_FC_DADDR_HI_RSTVAL;
-    localparam [31:0] FC_DA_LO = `RCLINK_TX_FC_DADDR_LO_RSTVAL;
-    localparam [31:0] FC_SA_HI = `RCLINK_TX_FC_SADDR_HI_RSTVAL;
-    localparam [31:0] FC_SA_LO = `RCLINK_TX_FC_SADDR_LO_RSTVAL;
+    // the frame (formats: CBFC): to TX_FC_DADDR, from TX_FC_SADDR, as the
+    // MAC uses them (above, "RX_FC_DADDR")
     always @* begin
         upd_dat = {DW{1'b0}};
-        upd_dat[DW-1 -: 176] = {FC_DA_HI[15:0], FC_DA_LO, FC_SA_HI[15:0], FC_SA_LO, 16'h8808, 16'h0102, loaded,
+        upd_dat[DW-1 -: 176] = {tx_da, tx_sa, 16'h8808, 16'h0102, loaded,
                                 based & loaded, epoch, peer_epoch};
         for (ui = 0; ui < 8; ui = ui + 1)
             upd_dat[DW - 1 - 8 * 22 - 64 * ui -: 64] =
@@ -1202,6 +1231,12 @@ module rclink_mac (
     end
 
     // ================================================ register reads
+    // SHIM_PFC_PAUSED: the priorities the partner has paused, as the MAC
+    // tells the IP (RX_PFC_REQ_I: the LL 100G MAC's pause indication of
+    // the priorities of its RX_PFC_ENABLE), registered once
+    reg [7:0]  rx_pfc_q;
+    always @(posedge clk)
+        rx_pfc_q <= emac_rx_pfc;
     reg [63:0] rv;
     reg        mine;
     always @* begin
@@ -1216,6 +1251,7 @@ module rclink_mac (
         `RCLINK_SHIM_CBFC_UPD_TX:     rv = cnt_upd_tx;
         `RCLINK_SHIM_CBFC_TIMING:     rv = timing;
         `RCLINK_SHIM_CBFC_STATUS:     rv = {48'd0, loaded, vc_on};
+        `RCLINK_SHIM_PFC_PAUSED:      rv = {56'd0, rx_pfc_q};
         `RCLINK_DMAQ_DFX_CBFC_CF0:    rv = cf[63:0];
         `RCLINK_DMAQ_DFX_CBFC_CF1:    rv = {16'd0, cf[111:64]};
         default: begin

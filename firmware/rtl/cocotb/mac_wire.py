@@ -52,6 +52,7 @@ def idle_inputs(dut):
         getattr(dut, "emac_rx_" + name).value = 0
     dut.dfx_cbfc_cf.value = 0
     dut.tx_pfc_req.value = 0
+    dut.emac_rx_pfc.value = 0
     dut.rx2mac_rdy.value = 1
     dut.emac_tx_credit.value = 0
     dut.emac_tx_credit_rst.value = 0

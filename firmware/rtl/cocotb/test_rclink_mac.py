@@ -383,6 +383,21 @@ async def test_mac_link_down(dut):
     assert again["SHIM_WIRE_TX_FRAMES"] == after["SHIM_WIRE_TX_FRAMES"] + 1
 
 
+@cocotb.test()
+async def test_mac_pfc_paused(dut):
+    """SHIM_PFC_PAUSED reads the priorities the MAC says the partner has
+    paused (emac_rx_pfc, what drives the IP's RX_PFC_REQ_I), as they are
+    at the read; the other bits read 0."""
+    tb, drv, mac = await setup(dut, 21)
+    assert await drv.bar0.read_qword(reg("SHIM_PFC_PAUSED")) == 0
+    for paused in (0x01, 0x5A, 0x80, 0xFF, 0x00, 0x24):
+        dut.emac_rx_pfc.value = paused
+        await mac.idle(2)
+        got = await drv.bar0.read_qword(reg("SHIM_PFC_PAUSED"))
+        assert got == paused, (hex(got), hex(paused))
+    dut.emac_rx_pfc.value = 0
+
+
 async def status(bar0, mac):
     """SHIM_CBFC_STATUS: the read flushes the writes before it (PCIe
     order); the loads of the last write are out some cycles later."""
@@ -765,6 +780,47 @@ async def test_mac_cbfc_vc_on(dut):
 
 def upd_frames(mac):
     return [f for f in mac.tx_wire if f[12:14] == ETH_CTRL.to_bytes(2, "big")]
+
+
+@cocotb.test()
+async def test_mac_tx_fc_addr(dut):
+    """The update frames the shim sends go from the MAC's TX_FC_SADDR to
+    its TX_FC_DADDR as the MAC uses them: a new value written takes
+    effect at the release of PHY_CONFIG.soft_reset (static registers of
+    seed 003), not before; SHIM_RESET brings the reset values back."""
+    tb, drv, mac = await setup(dut, 22)
+    bar0 = drv.bar0
+    sa = bytes.fromhex("025243000001")
+    da = bytes.fromhex("02aabbccddee")
+    reset_sa = bytes.fromhex("e100cbfc5add")  # TX_FC_SADDR's reset value
+
+    async def mac_csr(name, val):
+        await bar0.write_dword(reg(name), val)
+        await bar0.read_dword(reg(name))
+
+    async def addrs():
+        """(DA, SA) of the update frame a load sends now."""
+        n = len(upd_frames(mac))
+        await load(bar0, mac, [0])
+        await mac.idle(20)
+        fs = upd_frames(mac)
+        assert len(fs) > n, "no update frame"
+        return fs[-1][:6], fs[-1][6:12]
+
+    assert await addrs() == (FC_DA, reset_sa)
+    await mac_csr("TX_FC_DADDR_LO", int.from_bytes(da[2:], "big"))
+    await mac_csr("TX_FC_DADDR_HI", int.from_bytes(da[:2], "big"))
+    await mac_csr("TX_FC_SADDR_LO", int.from_bytes(sa[2:], "big"))
+    await mac_csr("TX_FC_SADDR_HI", int.from_bytes(sa[:2], "big"))
+    assert await addrs() == (FC_DA, reset_sa)
+    await mac_csr("PHY_CONFIG", 1)
+    assert await addrs() == (FC_DA, reset_sa)
+    await mac_csr("PHY_CONFIG", 0)
+    got = await addrs()
+    assert got == (da, sa), (got[0].hex(), got[1].hex())
+    await bar0.write_qword(reg("SHIM_RESET"), 1)
+    await mac.idle(20)
+    assert await addrs() == (FC_DA, reset_sa)
 
 
 async def load_epoch(bar0, mac, vcs, limit=1000, size=0):
