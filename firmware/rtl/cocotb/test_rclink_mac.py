@@ -1285,7 +1285,11 @@ async def test_mac_cbfc_rx_t1_tc(dut):
     bar0 = drv.bar0
     await bar0.write_qword(reg("RX_CLASS_CFG"), 4791 | ETH_T1 << 32)
     tcl = sum((v << 2) << 8 * v for v in range(5)) | 0x1C << 40
-    await bar0.write_qword(reg("TRAFFIC_CLASS"), tcl)
+    # as two 32-bit writes: the shim's copy follows the byte strobes (the
+    # ACK flow's TC is in the upper dword)
+    await bar0.write_qword(reg("TRAFFIC_CLASS"), 0)
+    await bar0.write_dword(reg("TRAFFIC_CLASS"), tcl & 0xFFFFFFFF)
+    await bar0.write_dword(reg("TRAFFIC_CLASS") + 4, tcl >> 32)
     assert await bar0.read_qword(reg("TRAFFIC_CLASS")) == tcl
 
     async def afh(fmt, fl=flows):
