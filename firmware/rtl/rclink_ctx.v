@@ -569,10 +569,12 @@ module rclink_ctx #(
     // ---- the send engine's side ----------------------------------------------
     // q_ctx's configuration (its SQ's base and size, its area's size)
     // from registers, a cycle after q_ctx: the engine waits a cycle after
-    // q_ctx changes before it uses them (rclink_sq's S_QWAIT), and a
-    // context's configuration is written only while it is disabled, so
-    // not while the engine serves it (a stop's last record waits for the
-    // engine, and BAR0 for the record)
+    // q_ctx changes before it uses them (rclink_sq's S_QWAIT).  A
+    // context's configuration is written only while it is disabled;
+    // disabling a running one makes BAR0 wait for its last record, which
+    // waits for the engine.  One stopped by an error may be configured
+    // while the engine finishes its packet: the engine sees the write a
+    // cycle later, as if it had come a cycle later
     reg  [63:0] q_base_r, q_area_r;
     reg  [3:0]  q_order_r;
     always @(posedge clk) begin
