@@ -139,8 +139,7 @@ module rclink_ctx #(
     input  wire [63:0] rcqe_w2,         // word 2 (RECV_IMM: the immediate)
     output wire        rcqe_ready,
     // the send engine (rclink_sq): the context it serves (q_ctx) and that
-    // one's ring, area and translation (q_base, q_order and q_area a cycle
-    // after q_ctx); the next user context to serve
+    // one's ring, area and translation; the next user context to serve
     input  wire [CW-1:0] q_ctx,
     input  wire        q_busy,
     output wire [63:0] q_base,
@@ -567,30 +566,15 @@ module rclink_ctx #(
             area_sz[ai] <= {44'd0, acfg[ai][19:0]} << acfg[ai][29:24];
 
     // ---- the send engine's side ----------------------------------------------
-    // q_ctx's configuration (its SQ's base and size, its area's size)
-    // from registers, a cycle after q_ctx: the engine waits a cycle after
-    // q_ctx changes before it uses them (rclink_sq's S_QWAIT).  A
-    // context's configuration is written only while it is disabled;
-    // disabling a running one makes BAR0 wait for its last record, which
-    // waits for the engine.  One stopped by an error may be configured
-    // while the engine finishes its packet: the engine sees the write a
-    // cycle later, as if it had come a cycle later
-    reg  [63:0] q_base_r, q_area_r;
-    reg  [3:0]  q_order_r;
-    always @(posedge clk) begin
-        q_base_r <= sq_base[q_ctx];
-        q_order_r <= qcfg[q_ctx][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB];
-        q_area_r <= area_sz[q_ctx];
-    end
     wire [5:0]  q_sh = acfg[q_ctx][29:24];
     wire [63:0] q_cmask = ~({64{1'b1}} << q_sh);     // (1 << q_sh) - 1
     wire [63:0] q_ci = tr_off >> q_sh;
     wire [63:0] q_crem = (64'd1 << q_sh) - (tr_off & q_cmask);
-    assign q_base = q_base_r;
-    assign q_order = q_order_r;
+    assign q_base = sq_base[q_ctx];
+    assign q_order = qcfg[q_ctx][`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_SQ_ORDER_LSB];
     assign q_run = run[q_ctx];
     assign q_prod = sq_prod[q_ctx];
-    assign q_area = q_area_r;
+    assign q_area = area_sz[q_ctx];
     assign runs = run;
     // an area offset of q_ctx through its chunk table (the engine checked
     // the piece against the area when it read the WQE)

@@ -73,10 +73,7 @@
 // offsets into its area: CHECK completes a piece outside it BAD_ADDR (after
 // the other checks), and every payload read goes through the translation
 // port, cut at chunk ends.  Every context, 0 too, is held to the owner
-// tables (NOT_OWNER).  When the engine turns to another user context it
-// waits a cycle (S_QWAIT) before CHECK: rclink_ctx gives the context's
-// ring and area configuration from registers a cycle after q_ctx.  A user
-// context's BAD_WQE, BAD_ADDR or DMA_ERR
+// tables (NOT_OWNER).  A user context's BAD_WQE, BAD_ADDR or DMA_ERR
 // message puts it in error (x_fail: the SQ index of the chain, or the bus
 // address of the failed read, kept for the PA_N payload reads in flight).
 // Each message slot keeps its context; its CQE goes to that context's CQ
@@ -181,11 +178,11 @@ module rclink_sq #(
     input  wire [31:0] u_pick_cons,      // ... and its consumer index
     output wire        u_take,           // the engine takes u_pick now
     output wire        u_park,           // q_ctx's chain is unfinished at its SQ_PROD
-    input  wire [63:0] u_base,           // q_ctx's SQ (a cycle after q_ctx)
-    input  wire [3:0]  u_order,          // (a cycle after q_ctx)
+    input  wire [63:0] u_base,           // q_ctx's SQ
+    input  wire [3:0]  u_order,
     input  wire        u_run,
     input  wire [31:0] u_prod,
-    input  wire [63:0] u_area,           // q_ctx's area size in bytes (a cycle after q_ctx)
+    input  wire [63:0] u_area,           // q_ctx's area size in bytes
     input  wire [NCTX-1:0] u_runs,       // running contexts
     output wire [63:0] tr_off,           // an area offset of q_ctx ...
     input  wire [63:0] tr_bus,           // ... its bus address
@@ -337,7 +334,6 @@ module rclink_sq #(
                S_FILL_WAIT       = 4'd5,
                S_WRITE_HEAD      = 4'd6,    // token, segment header
                S_WRITE_DATA      = 4'd7,    // payload reads of the packet
-               S_QWAIT           = 4'd8,    // a user context's configuration comes
                S_ERROR           = 4'd12,   // DMA_ERR completion
                S_DRAIN           = 4'd13;   // a late read answer
     reg [3:0] st;
@@ -1644,13 +1640,8 @@ module rclink_sq #(
                     c_t2 <= 1'b0;
                     c_over <= 1'b0;
                     c_slot <= free_slot;
-                    // another user context: its ring's and area's
-                    // configuration (u_base, u_order, u_area) follows
-                    // q_ctx a cycle later, registered in rclink_ctx
-                    st <= (n_ctx != q_ctx && n_ctx != {CW{1'b0}}) ? S_QWAIT : S_CHECK;
+                    st <= S_CHECK;
                 end
-            S_QWAIT:
-                st <= S_CHECK;
             // ---- CHECK: read word 0 of each WQE of the chain -------------------------
             S_CHECK:
                 if (uq && !u_run) begin
