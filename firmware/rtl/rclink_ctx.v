@@ -746,6 +746,25 @@ module rclink_ctx #(
     always @(posedge clk)
         for (cf = 0; cf < NCTX; cf = cf + 1)
             cq_free[cf] <= qsize(cf_o[cf]) - (cf_p[cf] - cf_c[cf]);
+`ifndef SYNTHESIS
+`ifndef VERILATOR
+    // In simulation (the vectors, the cocotb benches) the mirror above is
+    // checked against the expression it stands for in every cycle: a
+    // write of cq_prod, cq_cons or QCFG added below without its twin
+    // above stops the simulation.
+    integer cfk;
+    always @(posedge clk)
+        if (!rst)
+            for (cfk = 0; cfk < NCTX; cfk = cfk + 1)
+                if (cq_free[cfk] !== qsize(qcfg[cfk][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
+                                    (cq_prod[cfk] - cq_cons[cfk])) begin
+                    $display("ERROR rclink_ctx: cq_free[%0d] %0d, want %0d", cfk,
+                             cq_free[cfk], qsize(qcfg[cfk][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
+                                           (cq_prod[cfk] - cq_cons[cfk]));
+                    $finish;
+                end
+`endif
+`endif
 
     assign hold = ld_p != {NCTX{1'b0}} || w_tbl ||
                   rec_first != {NCTX{1'b0}};
