@@ -243,6 +243,7 @@ module rclink_ctx #(
     // consumer in the doorbell record, the messages whose CQE is to come
     reg [31:0] sqc_m   [0:NCTX-1];
     reg [31:0] cq_prod [0:NCTX-1];
+    reg [31:0] cq_free [0:NCTX-1];      // free entries (below, "the CQs' free entries")
     reg [31:0] arm_idx [0:NCTX-1];
     reg [31:0] rec_sq  [0:NCTX-1];
     reg [5:0]  held    [0:NCTX-1];
@@ -595,8 +596,7 @@ module rclink_ctx #(
     // CQ room: free entries less the send engine's messages in flight (and
     // one it may be reading) and a receive CQE being written
     wire        w_cq = w_st == W_C || (w_st == W_SENT && w_cqe);
-    wire [31:0] r_free = qsize(qcfg[r_ctx][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
-                         (cq_prod[r_ctx] - cq_cons[r_ctx]);
+    wire [31:0] r_free = cq_free[r_ctx];
     wire [31:0] r_rsv = {26'd0, held[r_ctx]} +
                         ((x_new && x_ctx == r_ctx) ? 32'd1 : 32'd0) +
                         ((q_busy && q_ctx == r_ctx) ? 32'd1 : 32'd0) +
@@ -620,8 +620,7 @@ module rclink_ctx #(
         kfull = {NCTX{1'b0}};
         for (ui = 1; ui < NCTX; ui = ui + 1) begin
             t_cons = (u_cons_we && q_ctx == ui[CW-1:0]) ? u_cons : sqc_m[ui];
-            t_room = qsize(qcfg[ui][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
-                     (cq_prod[ui] - cq_cons[ui]);
+            t_room = cq_free[ui];
             kfull[ui] = t_room <= {26'd0, held[ui]};
             // (a receive CQE being written takes its entry; a packet being
             // received holds the room it counted)
@@ -705,6 +704,68 @@ module rclink_ctx #(
     // a write sent: the record's or CQE's completion below
     wire          w_done = w_st == W_SENT && wr_idle;
     wire          w_cqe_done = w_done && w_cqe;
+
+    // ---- the CQs' free entries, from registers ----------------------------------
+    // cq_free[i] is qsize(CQ order) - (cq_prod[i] - cq_cons[i]) of this
+    // cycle, computed a cycle ahead from the values those take at the
+    // clock edge: the writer's CQE, an enable's and a disable's clears,
+    // the CQ_CONS doorbell, a QCFG write, in the order the clocked block
+    // below writes them (a later one wins); the room checks (the receive
+    // path's r_room, r_room_ok, the round robin's) start at a register
+    reg [31:0] cf_p [0:NCTX-1];
+    reg [31:0] cf_c [0:NCTX-1];
+    reg [3:0]  cf_o [0:NCTX-1];
+    integer    cf;
+    always @* begin
+        for (cf = 0; cf < NCTX; cf = cf + 1) begin
+            cf_p[cf] = cq_prod[cf];
+            cf_c[cf] = cq_cons[cf];
+            cf_o[cf] = qcfg[cf][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB];
+            if (rst) begin
+                cf_p[cf] = 32'd0;
+                cf_c[cf] = 32'd0;
+                cf_o[cf] = 4'd0;
+            end else begin
+                if (w_st == W_SENT && w_done && w_cqe && w_c == cf[CW-1:0])
+                    cf_p[cf] = w_p1;
+                if (wr && addr == `RCLINK_DMAQ_CTX_CTRL && sel_ok && s == cf[CW-1:0]) begin
+                    if (n_ctrl[0] && !en[s]) begin
+                        cf_p[cf] = 32'd0;
+                        cf_c[cf] = 32'd0;
+                    end else if (!n_ctrl[0] && en[s]) begin
+                        cf_c[cf] = 32'd0;
+                    end
+                end
+                if (wr && addr == `RCLINK_DMAQ_CTX_QCFG && sel_ok && !en[s] && s == cf[CW-1:0])
+                    cf_o[cf] = n_reg[`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB];
+                if (d_ok && !d_bad && d_off == `RCLINK_DB_OFF_CQ_CONS && d == cf[CW-1:0])
+                    cf_c[cf] = d_v;
+            end
+        end
+    end
+    always @(posedge clk)
+        for (cf = 0; cf < NCTX; cf = cf + 1)
+            cq_free[cf] <= qsize(cf_o[cf]) - (cf_p[cf] - cf_c[cf]);
+`ifndef SYNTHESIS
+`ifndef VERILATOR
+    // In simulation (the vectors, the cocotb benches) the mirror above is
+    // checked against the expression it stands for in every cycle: a
+    // write of cq_prod, cq_cons or QCFG added below without its twin
+    // above stops the simulation.
+    integer cfk;
+    always @(posedge clk)
+        if (!rst)
+            for (cfk = 0; cfk < NCTX; cfk = cfk + 1)
+                if (cq_free[cfk] !== qsize(qcfg[cfk][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
+                                    (cq_prod[cfk] - cq_cons[cfk])) begin
+                    $display("ERROR rclink_ctx: cq_free[%0d] %0d, want %0d", cfk,
+                             cq_free[cfk], qsize(qcfg[cfk][`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_MSB:`RCLINK_DMAQ_CTX_QCFG_CQ_ORDER_LSB]) -
+                                           (cq_prod[cfk] - cq_cons[cfk]));
+                    $finish;
+                end
+`endif
+`endif
+
     assign hold = ld_p != {NCTX{1'b0}} || w_tbl ||
                   rec_first != {NCTX{1'b0}};
 
