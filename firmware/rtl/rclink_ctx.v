@@ -748,6 +748,7 @@ module rclink_ctx #(
             cq_free[cf] <= qsize(cf_o[cf]) - (cf_p[cf] - cf_c[cf]);
 `ifndef SYNTHESIS
 `ifndef VERILATOR
+    // synthesis translate_off
     // In simulation (the vectors, the cocotb benches) the mirror above is
     // checked against the expression it stands for in every cycle: a
     // write of cq_prod, cq_cons or QCFG added below without its twin
@@ -763,6 +764,7 @@ module rclink_ctx #(
                                            (cq_prod[cfk] - cq_cons[cfk]));
                     $finish;
                 end
+    // synthesis translate_on
 `endif
 `endif
 
