@@ -1044,7 +1044,8 @@ module rclink_mac (
     // next update (recovered): a TYPE1 frame whose TC no TYPE1 flow
     // under CBFC has, or several flows not all under CBFC on one VC;
     // every TYPE1 frame in AFH_Lite (its TC is the bank, of a REQ and
-    // an ACK alike), AFH_GEN1 without its TC or with no single format;
+    // an ACK alike) or with no single format, in AFH_GEN1 without its TC
+    // one without a tag (with one: its PCP is the VC);
     // an IPv4/UDP frame with IPv4 options.  The fields are in the first
     // beat: taken as it goes to the IP's register (q_*: the class's
     // keys, the TC of each place against each flow's), the class and
@@ -1101,6 +1102,7 @@ module rclink_mac (
     // [47:40] (byte 6), MAC_DA[47:40] (byte 0)
     reg  [4:0]  q_tos [0:1];
     reg  [4:0]  q_tsa, q_tda;
+    reg  [2:0]  q_pcp;                  // the tag's priority (byte 14)
     integer     qg;
     reg  [7:0]  rx_n;                   // bytes of the beat in rx_o
     integer     qp;
@@ -1109,6 +1111,7 @@ module rclink_mac (
             rx_n <= s_n;
         if (s_pop && !s_drop && s_fs) begin
             q_vlan <= s_vlan;
+            q_pcp <= s_beat[ST_HI - 8 * 14 -: 3];
             for (qp = 0; qp < 2; qp = qp + 1) begin
                 q_ip[qp] <= s16(s_beat, 12 + 4 * qp) == 16'h0800;
                 q_udp[qp] <= s8(s_beat, 23 + 4 * qp) == 8'd17 &&
@@ -1141,7 +1144,8 @@ module rclink_mac (
     reg  [9:0]  x_tq, x_tq_d;           // tc[7:2] of flows f, g equal
     reg  [9:0]  x_vq, x_vq_d;           // their VCs equal
     reg  [4:0]  x_bad;                  // a twin elsewhere or not on
-    reg  [2:0]  x_fmt;                  // where the TC is: {DA, SA, ToS}
+    // where the TC is: {the tag's PCP, DA, SA, ToS}
+    reg  [3:0]  x_fmt;
     integer     xf, xg;
     function integer x_pair;            // the pair f < g's bit
         input integer f, g;
@@ -1178,6 +1182,13 @@ module rclink_mac (
     reg  [15:0] a_acc, a_len, r0_len;
     reg  [2:0]  a_cls;
     reg  [4:0]  a_tf;                   // the TYPE1 flows of its TC
+    reg         a_pv;                   // AFH_GEN1 without TC: by the PCP
+    reg  [2:0]  a_pcp;
+    reg  [4:0]  x_pm;                   // the TYPE1 flows on the PCP's VC
+    always @* begin
+        for (xf = 0; xf < 5; xf = xf + 1)
+            x_pm[xf] = x_on[xf] && x_vc[xf] == q_pcp;
+    end
     reg         a_go;
     reg  [7:0]  r0_oh;
     reg  [63:0] r_cfg;
@@ -1186,7 +1197,7 @@ module rclink_mac (
     // on one VC, or none of them counts)
     reg  [7:0]  a_x1;
     always @* begin
-        a_x1 = 8'd0;
+        a_x1 = a_pv ? 8'd1 << a_pcp : 8'd0;
         for (xf = 0; xf < 5; xf = xf + 1)
             a_x1 = a_x1 | (x1_oh[xf] & {8{a_tf[xf]}});
     end
@@ -1209,7 +1220,9 @@ module rclink_mac (
             x_vc[xf] <= afh[f_vc(xf) +: 3];
             x1_oh[xf] <= x_on[xf] && !x_bad[xf] ? 8'd1 << x_vc[xf] : 8'd0;
         end
-        x_fmt <= {x_fsel == 4'b0100, x_fsel == 4'b0010 &&
+        x_fmt <= {x_fsel == 4'b0010 &&
+                  !afh[`RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN_LSB],
+                  x_fsel == 4'b0100, x_fsel == 4'b0010 &&
                   afh[`RCLINK_AFH_CFG_EN_AFH_GEN1_TC_EN_LSB],
                   x_fsel == 4'b0001};
         x2_oh <= !x_stop && afh[f_en(5)] ? 8'd1 << afh[f_vc(5) +: 3] : 8'd0;
@@ -1220,6 +1233,11 @@ module rclink_mac (
         a_cls <= q_cls;
         a_tf <= {5{x_fmt[0] && q_i}} & q_tos[qv] |
                 {5{x_fmt[1]}} & q_tsa | {5{x_fmt[2]}} & q_tda;
+        // AFH_GEN1 without its TC: the tag's PCP is the VC (seed 000:
+        // under CBFC such frames must carry a VLAN tag), counted where a
+        // TYPE1 flow under CBFC is on that VC
+        a_pv <= x_fmt[3] && qv && x_pm != 5'd0;
+        a_pcp <= q_pcp;
         a_len <= (mac2rx_fs ? 16'd0 : a_acc) + {8'd0, rx_n};
         // R0
         r0_oh <= a_go ? ({8{a_cls[0]}} & a_x1 | {8{a_cls[1]}} & x2_oh |

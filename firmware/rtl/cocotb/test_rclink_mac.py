@@ -1316,6 +1316,19 @@ async def test_mac_cbfc_rx_t1_tc(dut):
             await mac.idle(4 * 250)
             assert len(upd_frames(mac)) > n, "no update within update_us"
             assert now() == want, (fmt, vlan, now(), want)
+    # AFH_GEN1 without its TC: under CBFC the frames carry a tag whose
+    # PCP is the flow's VC (seed 000: the VLAN forced; the driver's PCP)
+    await afh(AFH_GEN1)
+    n = len(upd_frames(mac))
+    for _ in range(6):
+        v = rng.randrange(5)
+        f = t1_tc(rng, AFH_GEN1, rng.randrange(256),
+                  rng.choice([60, 300, 1500]), v << 13)
+        want[v] += credits(len(f), cfg[v][1], cfg[v][2])
+        await mac.mac_recv(f, gap=0.2)
+    await mac.idle(4 * 250)
+    assert len(upd_frames(mac)) > n, "AFH_GEN1 by PCP: no update"
+    assert now() == want, ("gen1 pcp", now(), want)
     # nothing freed
     sent = len(mac.rx_ip)
     await afh(AFH_STD)
@@ -1330,13 +1343,21 @@ async def test_mac_cbfc_rx_t1_tc(dut):
                            (AFH_STD | AFH_GEN2, AFH_GEN2, 1 << 2)):
         await afh(fmt)
         await mac.mac_recv(t1_tc(rng, place, tc, 300))
+    # AFH_GEN1 without its TC: a PCP of no TYPE1 flow's VC (6: TYPE3's,
+    # 5: none), a frame without a tag; AFH_GEN1 with its TC: the PCP
+    # does not count (its TC of no flow)
+    await afh(AFH_GEN1)
+    for vlan in (6 << 13, 5 << 13):
+        await mac.mac_recv(t1_tc(rng, AFH_GEN1, 0, 300, vlan))
+    await afh(AFH_GEN1 | AFH_GEN1_TC)
+    await mac.mac_recv(t1_tc(rng, AFH_GEN1, 0x80, 300, 1 << 13))
     # bank 1 with bank 0's TC, on VC 1: a frame of that TC may be either
     await bar0.write_qword(reg("TRAFFIC_CLASS"), tcl & ~(0xFF << 8))
     await afh(AFH_STD)
     await mac.mac_recv(t1_tc(rng, AFH_STD, 0, 300))
     await mac.idle(4 * 250)
     assert now() == want, (now(), want)
-    assert len(mac.rx_ip) == sent + 9
+    assert len(mac.rx_ip) == sent + 12
     # bank 1 with bank 0's TC, both on VC 0: that TC is VC 0's
     await afh(AFH_STD, {0: 0, 1: 0, 3: 3, 4: 4, 6: 6})
     f = t1_tc(rng, AFH_STD, 0, 300)

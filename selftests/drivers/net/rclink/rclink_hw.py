@@ -323,7 +323,7 @@ COUNT_SOURCE = {
     'SHIM_T3_IRQ': ('shim', "the shim's MSI-X writes", None),
     'SHIM_CBFC_UPD_TX': ('shim', "the shim's CBFC MAC side: the update frames it builds", None),
     'SHIM_CBFC_UPD_RX': ('shim', "the shim's CBFC MAC side: the update frames it takes off MAC2RX_*", None),
-    'SHIM_CBFC_RECOVERED': ('ip_internal', "what the IP's receive buffer of each VC took, which the partner's SENT is compared with; the shim classifies the frames it passes into the IP as the IP does, but not every one (a TYPE1 frame whose Traffic Class names no single TYPE1 flow under CBFC, AFH_Lite, AFH_GEN1 without its TC: the IP tells the flows apart by its RH), so what the partner's SENT adds is not only what was lost", None),
+    'SHIM_CBFC_RECOVERED': ('ip_internal', "what the IP's receive buffer of each VC took, which the partner's SENT is compared with; the shim classifies the frames it passes into the IP as the IP does, but not every one (a TYPE1 frame whose Traffic Class names no single TYPE1 flow under CBFC, AFH_Lite, AFH_GEN1 without its TC and untagged: the IP tells the flows apart by its RH), so what the partner's SENT adds is not only what was lost", None),
     'SHIM_CBFC_RESYNC': ('shim', "the shim's CBFC MAC side (its credit totals)", None),
     'SHIM_MAC_CTRL_DROP': ('shim', "MAC control frames the shim itself drops on MAC2RX_* (the RTL's rclink_mac: every one but an update frame of 86 bytes or more to RX_FC_DADDR without an FCS error)", None),
     'SHIM_CBFC_RX_BUF': ('ip_internal', "the fill level of the IP's receive buffer of the VC: no port of the IP shows it (the shim sees frames arrive on MAC2RX_*, not what the buffer keeps until the host has room)", None),
