@@ -129,7 +129,7 @@ class PfcTest(tc.CbfcTest):
         check(not left, 'after all:off: %s' % left)
 
     def test_incast(self):
-        if not self.bar[self.b].rfield('SHIM_CAP3', 'ip_counters'):
+        if not self.b_buf():
             raise rt.SkipTest('%s does not see its receive buffer '
                               '(SHIM_CAP3.ip_counters 0): this case '
                               'watches SHIM_CBFC_RX_BUF' % self.b)
