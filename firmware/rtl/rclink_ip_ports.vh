@@ -60,14 +60,14 @@
     input  wire [3:0]  tx_s_crd,            // TX_S_CRD_O ([0] TYPE1, [3] TYPE2)
     input  wire [QP_AW-1:0] tx_s_crd_qpid,
     input  wire        tx_s_crd_qpid_vld,
-    // ---- RCLINK-Stream IP: RX_M TYPE1/TYPE2 (64-bit, first byte in [63:56];
-    //      TYPE2: ETYPE 3, the group on QPID)
+    // ---- RCLINK-Stream IP: RX_M TYPE1/TYPE2 (DW 512, first byte in [511:504],
+    //      keep contiguous from the top; TYPE2: ETYPE 3, the group on QPID)
     input  wire        rx_m_vld,
     output wire        rx_m_rdy,
     input  wire        rx_m_fs,
     input  wire        rx_m_fe,
-    input  wire [63:0] rx_m_dat,
-    input  wire [7:0]  rx_m_keep,
+    input  wire [511:0] rx_m_dat,
+    input  wire [63:0] rx_m_keep,
     input  wire [QP_AW-1:0] rx_m_qpid,
     input  wire [1:0]  rx_m_etype,
     input  wire [12:0] rx_m_len,            // TYPE1_W_RX_M_LEN_O

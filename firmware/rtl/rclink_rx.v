@@ -129,13 +129,14 @@ module rclink_rx #(
     output wire        rx_rdy,
     input  wire        rx_fs,
     input  wire        rx_fe,
-    input  wire [63:0] rx_dat,
-    input  wire [7:0]  rx_keep,
+    input  wire [511:0] rx_dat,
+    input  wire [63:0] rx_keep,
     input  wire [QP_AW-1:0] rx_qpid,
     input  wire [1:0]  rx_etype,        // 0 TYPE1, 3 TYPE2
     input  wire [12:0] rx_len,          // TYPE1_W_RX_M_LEN_O: payload bytes
     input  wire [9:0]  rx_sa,           // TYPE1_2_RX_M_SA_O (TYPE2 sender)
     input  wire [11:0] rx_psn,          // the RH's PSN (TYPE2)
+    output wire [QP_AW-1:0] rx_pqpid,   // the queued packet's QP (its owners' lookup)
     output wire [3:0]  flow_stop,
     // user contexts (rclink_ctx): the owners of the RX_M packet's QP and
     // group, the view of the packet's context u_ctx
@@ -283,7 +284,7 @@ module rclink_rx #(
     localparam S_CLR = 6'd0, S_IDLE = 6'd1, S_HDR = 6'd2, S_CTX = 6'd3,
                S_CHK = 6'd4, S_DROP = 6'd5, S_BEAT = 6'd6, S_CHUNK = 6'd7,
                S_RQE0 = 6'd8, S_FL0 = 6'd9, S_FL1 = 6'd10, S_CQE = 6'd11,
-               S_END = 6'd12, S_WAIT = 6'd13, S_STRAY = 6'd14,
+               S_END = 6'd12, S_WAIT = 6'd13,
                S_SW1 = 6'd15, S_SW2 = 6'd16, S_SW3 = 6'd17, S_SW4 = 6'd18,
                S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21, S_FL2 = 6'd22,
                S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
@@ -303,9 +304,7 @@ module rclink_rx #(
     reg [QP_AW:0]   clr;
     reg [1:0]  pos;
     reg [31:0] soff, smlen, dlen, left;
-    reg [63:0] beat;          // host byte order: next byte in [7:0]
-    reg [3:0]  beat_n;
-    reg        beat_last;
+    reg        pk_held;       // the engine has the queue's packet (iq_rel lets go)
     reg        msg_dead;      // DMA error: the rest of the message is dropped
     reg        t2;            // the packet is TYPE2 (qpn is its group)
     reg [31:0] t2_k;          // dry run: RQEs looked at
@@ -585,10 +584,34 @@ module rclink_rx #(
     wire        t2_grp_ok = {{(32-QP_AW){1'b0}}, qpn} < `RCLINK_AFH_T2_GROUPS && t2_join[qpn[2:0]];
     wire        t2_seg_ok = pos == `RCLINK_SEG_ONLY && soff == 32'd0 && smlen == dlen &&
                             dlen != 32'd0 && dlen <= T2_DATA_MAX;
-    assign rx_rdy = (st == S_HDR) || (st == S_STRAY) || st == S_RH0 || st == S_RH1 ||
-                    (st == S_RQ0 && !beat_last) ||
-                    (st == S_DROP && !beat_last) ||
-                    (st == S_BEAT && left != 32'd0 && !beat_last);
+
+    // ---- RX_M: the packet queue ----------------------------------------------
+    // RX_M beats are DW = 512 bits (seed 000): the first byte in [511:504],
+    // RX_M_KEEP contiguous from the top, only a packet's last beat partial.
+    // The engine takes a packet's bytes from a queue of up to 128 (two
+    // beats): 8 a cycle for its headers, up to a buffer line's room a cycle
+    // for its data (the realignment to host lanes), and lets go of the
+    // packet (iq_rel) once done with it; what is left of it then, queued
+    // or still to come, is consumed here, as are beats outside a packet.
+    // One packet at a time: the next one's first beat enters after iq_rel.
+    // RX_M_RDY comes from registers only.
+    reg [1023:0] iq_d;            // the bytes, the next in [7:0]
+    reg [7:0]    iq_n;            // how many (0 to 128)
+    reg          iq_pkt;          // a packet is queued (its first beat entered)
+    reg          iq_end;          // ... and its last beat
+    reg          iq_skip;         // the rest of a packet let go, or a stray, is consumed
+    reg [QP_AW-1:0] iq_qpid;      // its RX_M sidebands, from its first beat
+    reg [1:0]    iq_etype;
+    reg [12:0]   iq_len;
+    reg [9:0]    iq_sa;
+    reg [11:0]   iq_psn;
+    assign rx_rdy = iq_skip || !iq_pkt || (!iq_end && iq_n <= 8'd64);
+    assign rx_pqpid = iq_qpid;
+    wire         q_done = iq_end && iq_n == 8'd0;    // every byte taken
+    // 8 bytes for a header (fewer only at the packet's end)
+    wire         v_vld = iq_pkt && (iq_n >= 8'd8 || (iq_end && iq_n != 8'd0));
+    wire         v_fe = iq_end && iq_n <= 8'd8;     // ... they are its last
+    wire [6:0]   v_n = (iq_n >= 8'd8) ? 7'd8 : iq_n[6:0];
 
     // checks of the segment header against the QP's context
     wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
@@ -610,7 +633,6 @@ module rclink_rx #(
                       (p_ends ? soff + dlen != smlen : soff + dlen >= smlen);
     wire p_flush = p_start ? c_open : (c_open && p_bad_cont);
     wire p_drop  = p_start ? p_bad_start : (!c_open || p_bad_cont);
-    wire [3:0] kn = keep_n(rx_keep);
     // the open buffer's room (a message going on), for the dry run
     wire [31:0] u_sp = (!p_start && c_buf) ? {15'd0, c_size - c_fill} : 32'd0;
     // what the dry run looks for: bytes without a buffer, CQEs
@@ -618,43 +640,46 @@ module rclink_rx #(
     wire [31:0] u_cqes = {31'd0, p_flush && c_buf} + {31'd0, p_ends} +
                          {31'd0, !p_start && c_buf && dlen > u_sp};
 
-    function [63:0] bswap;
-        input [63:0] v;
+    function [6:0] keep_n;
+        input [63:0] k;
         integer b;
         begin
-            for (b = 0; b < 8; b = b + 1)
-                bswap[8*b +: 8] = v[8*(7-b) +: 8];
-        end
-    endfunction
-    function [3:0] keep_n;
-        input [7:0] k;
-        integer b;
-        begin
-            keep_n = 4'd0;
-            for (b = 0; b < 8; b = b + 1)
-                keep_n = keep_n + {3'd0, k[b]};
+            keep_n = 7'd0;
+            for (b = 0; b < 64; b = b + 1)
+                keep_n = keep_n + {6'd0, k[b]};
         end
     endfunction
 
-    wire [63:0] seg = bswap(rx_dat);
+    wire [63:0] seg = iq_d[63:0];
     // a LAST or ONLY packet padded to the TX_S minimum (SEG.PKT_MIN): its
     // data is MSG_LEN - OFFSET bytes, the rest of its beats is padding
     wire [1:0]  h_pos = seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
     wire [31:0] h_off = {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
     wire [31:0] h_mlen = seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
     wire        h_pad = (h_pos == `RCLINK_SEG_ONLY || h_pos == `RCLINK_SEG_LAST) &&
-                        {19'd0, rx_len} == `RCLINK_SEG_PKT_MIN && h_off <= h_mlen &&
-                        h_mlen - h_off < {19'd0, rx_len} - 32'd8;
-    // chunk: bytes of the beat that go into one 64-byte line of the buffer
+                        {19'd0, iq_len} == `RCLINK_SEG_PKT_MIN && h_off <= h_mlen &&
+                        h_mlen - h_off < {19'd0, iq_len} - 32'd8;
+    // chunk: the packet's bytes at the queue's head that go into one
+    // 64-byte line of the buffer (at most 64, the data left, the line's
+    // and the buffer's room)
     wire [63:0] dst = c_addr + {47'd0, c_fill};
     assign u_off = dst;
     wire [6:0]  l_room = 7'd64 - {1'b0, dst[5:0]};
     wire [16:0] b_room = c_size - c_fill;
-    wire [3:0]  n1 = ({3'd0, beat_n} < l_room) ? beat_n : l_room[3:0];
-    wire [3:0]  chunk = ({13'd0, n1} < b_room) ? n1 : b_room[3:0];
-    wire [63:0] chunk_m = (chunk == 4'd8) ? ~64'd0 : ~(~64'd0 << {chunk[2:0], 3'b000});
-    wire [511:0] chunk_d = {448'd0, beat & chunk_m} << {dst[5:0], 3'b000};
+    wire [7:0]  qa0 = (iq_n > 8'd64) ? 8'd64 : iq_n;
+    wire [6:0]  qa = ({24'd0, qa0} < left) ? qa0[6:0] : left[6:0];
+    wire [6:0]  n1 = (qa < l_room) ? qa : l_room;
+    wire [6:0]  chunk = ({10'd0, n1} < b_room) ? n1 : b_room[6:0];
+    wire [511:0] chunk_m = chunk[6] ? ~512'd0 : ~(~512'd0 << {chunk[5:0], 3'b000});
+    wire [511:0] chunk_d = (iq_d[511:0] & chunk_m) << {dst[5:0], 3'b000};
     wire        s_full = s_li == SL_LAST;     // the last staging line in use
+    // S_CHUNK's choices: the staged bytes go out first, a buffer is needed
+    // (its RQE, a full one's CQE), or the chunk goes into the line
+    wire ck_flush = s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
+                                     (xl && u_cstart));
+    wire ck_nobuf = !c_buf || c_fill == c_size;
+    wire ck_push = qa != 7'd0 && !msg_dead && !ck_flush && !ck_nobuf &&
+                   !(s_n == 13'd0 && xl && !u_bus_ok);
 
     task cqe;                 // completion of the current buffer
         input [7:0] status;
@@ -696,8 +721,8 @@ module rclink_rx #(
     reg [5:0] st_q;
     always @(posedge clk) begin
         st_q <= st;
-        if (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && c_buf && c_fill != c_size && !(s_n != 13'd0 && s_full))
-            $display("%t rx: push dst %h chunk %0d beat %h", $time, dst, chunk, beat);
+        if (st == S_CHUNK && ck_push)
+            $display("%t rx: push dst %h chunk %0d bytes %h", $time, dst, chunk, iq_d[511:0] & chunk_m);
         if (sm_we)
             $display("%t rx: sm[%0d] <= %h", $time, sm_wa, sm_wd[127:0]);
         if (st != st_q && st != S_CLR && st < S_SW1)
@@ -707,12 +732,11 @@ module rclink_rx #(
 
     // the RQ disable waits for a point where the engine waits for input
     reg  stop_pend;
-    wire at_rest = st == S_IDLE || st == S_CLR || st == S_STRAY ||
+    wire at_rest = st == S_IDLE || st == S_CLR ||
                    (st >= S_SW1 && st <= S_SW4) ||
                    (!u && !(st == S_CQE && ret == S_OF4) && (
-                   (st == S_BEAT && !rx_vld && left != 32'd0 && !beat_last) ||
-                   (st == S_DROP && !rx_vld && !beat_last) ||
-                   (st == S_CHUNK && beat_n != 4'd0 && !msg_dead && !c_buf &&
+                   (st == S_CHUNK && qa == 7'd0 && left != 32'd0 && !q_done) ||
+                   (st == S_CHUNK && qa != 7'd0 && !msg_dead && !c_buf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
                    ((st == S_CQE || st == S_WAIT) && cqe_valid)));
     wire stop_now = (rq_stop || stop_pend) && at_rest;
@@ -722,6 +746,56 @@ module rclink_rx #(
         else if (rq_stop)
             stop_pend <= 1'b1;
     end
+    // the queue's bytes the engine takes this cycle; the packet let go
+    wire [6:0] iq_pop = (st == S_CHUNK) ? ((qa != 7'd0 && msg_dead) ? qa :
+                                           ck_push ? chunk : 7'd0) :
+                        ((st == S_HDR || st == S_RH0 || st == S_RH1) && v_vld) ? v_n : 7'd0;
+    wire       iq_rel = pk_held && (stop_now || st == S_DROP || st == S_RQ0 ||
+                                    (st == S_WAIT && !cqe_valid));
+    wire       iq_take = rx_vld && rx_rdy;
+    wire [6:0] iq_kn = keep_n(rx_keep);
+    wire [7:0] iq_rest = iq_n - {1'b0, iq_pop};
+    reg  [511:0] iq_b;            // the beat's bytes, the first in [7:0]
+    integer ib;
+    always @(*)
+        for (ib = 0; ib < 64; ib = ib + 1)
+            iq_b[8*ib +: 8] = rx_keep[63-ib] ? rx_dat[511-8*ib -: 8] : 8'd0;
+    always @(posedge clk) begin
+        if (rst || iq_rel) begin
+            iq_d <= 1024'd0;
+            iq_n <= 8'd0;
+            iq_pkt <= 1'b0;
+            iq_end <= 1'b0;
+            iq_skip <= !rst && !iq_end && !(iq_take && rx_fe);
+        end else if (iq_skip || !iq_pkt) begin
+            if (iq_take && !iq_skip && rx_fs) begin
+                iq_pkt <= 1'b1;
+                iq_end <= rx_fe;
+                iq_d <= {512'd0, iq_b};
+                iq_n <= {1'b0, iq_kn};
+                iq_qpid <= rx_qpid;
+                iq_etype <= rx_etype;
+                iq_len <= rx_len;
+                iq_sa <= rx_sa;
+                iq_psn <= rx_psn;
+            end else if (iq_take) begin
+                iq_skip <= !rx_fe;    // (a beat outside a packet)
+            end
+        end else begin
+            iq_d <= (iq_d >> {iq_pop, 3'b000}) |
+                    (iq_take ? ({512'd0, iq_b} << {iq_rest[6:0], 3'b000}) : 1024'd0);
+            iq_n <= iq_rest + (iq_take ? {1'b0, iq_kn} : 8'd0);
+            if (iq_take)
+                iq_end <= rx_fe;
+        end
+        if (rst) begin
+            iq_qpid <= {QP_AW{1'b0}};
+            iq_etype <= 2'd0;
+            iq_len <= 13'd0;
+            iq_sa <= 10'd0;
+            iq_psn <= 12'd0;
+        end
+    end
 
     always @(posedge clk) begin
         ctx_we <= 1'b0;
@@ -730,6 +804,7 @@ module rclink_rx #(
             st <= S_CLR;
             clr <= 0;
             sweep_flush <= !rst;
+            pk_held <= 1'b0;
             ret <= S_IDLE;
             rq_cons <= 32'd0;
             if (rst) begin
@@ -796,9 +871,6 @@ module rclink_rx #(
             smlen <= 32'd0;
             dlen <= 32'd0;
             left <= 32'd0;
-            beat <= 64'd0;
-            beat_n <= 4'd0;
-            beat_last <= 1'b0;
             msg_dead <= 1'b0;
             held <= 1'b0;
             hold_left <= 32'd0;
@@ -927,18 +999,14 @@ module rclink_rx #(
                     end else begin
                         ofi <= ofi + 1'b1;
                     end
-                end else if (rx_vld && rx_fs && (rq_en || rx_etype == 2'd3 ||
-                                                 own_qp != {UW{1'b0}})) begin
+                end else if (iq_pkt && (rq_en || iq_etype == 2'd3 ||
+                                        own_qp != {UW{1'b0}})) begin
                     // TYPE2 is taken even with the RQ off (and dropped),
                     // a user context's packet too (it never waits)
-                    ctx_ra <= rx_qpid;
+                    ctx_ra <= iq_qpid;
+                    pk_held <= 1'b1;
                     st <= S_HDR;
-                end else if (rx_vld && !rx_fs) begin
-                    st <= S_STRAY;    // a beat outside a packet
                 end
-            S_STRAY:
-                if (rx_vld && rx_fe)
-                    st <= S_IDLE;
             S_OF1: st <= S_OF2;
             S_OF2: begin
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
@@ -970,31 +1038,30 @@ module rclink_rx #(
                     st <= S_OF1;
                 end
             end
-            S_HDR: begin            // beat 0: the segment header (taken)
-                qpn <= rx_qpid;
-                pos <= seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
-                soff <= {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
-                smlen <= seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
-                dlen <= h_pad ? h_mlen - h_off : {19'd0, rx_len} - 32'd8;
-                beat_last <= rx_fe;
-                t2 <= rx_etype == 2'd3;
-                u_ctx <= (rx_etype == 2'd3) ? own_grp : own_qp;
-                h_sa <= rx_sa;
-                h_psn <= rx_psn;
-                h_kind <= seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB];
-                rd <= rx_etype != 2'd3 &&
-                      seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] != 3'd0;
-                plen <= rx_len;
-                st <= S_CTX;
-            end
+            S_HDR:                  // the segment header (taken)
+                if (v_vld) begin
+                    qpn <= iq_qpid;
+                    pos <= seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
+                    soff <= {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
+                    smlen <= seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
+                    dlen <= h_pad ? h_mlen - h_off : {19'd0, iq_len} - 32'd8;
+                    t2 <= iq_etype == 2'd3;
+                    u_ctx <= (iq_etype == 2'd3) ? own_grp : own_qp;
+                    h_sa <= iq_sa;
+                    h_psn <= iq_psn;
+                    h_kind <= seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB];
+                    rd <= iq_etype != 2'd3 &&
+                          seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] != 3'd0;
+                    plen <= iq_len;
+                    st <= S_CTX;
+                end
             S_CTX: begin            // the context is read
                 {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
                  c_moff, c_own} <= ctx_q;
                 st <= u ? S_UCHK : S_CHK;
                 if (rd) begin
                     msg_dead <= 1'b0;
-                    beat_n <= 4'd0;
-                    if (beat_last || h_kind > K_IMM || soff > smlen ||
+                    if (q_done || h_kind > K_IMM || soff > smlen ||
                         {19'd0, plen} < RDMA_HDR) begin
                         cnt_malformed <= cnt_malformed + 64'd1;
                         st <= S_DROP;
@@ -1013,21 +1080,19 @@ module rclink_rx #(
             end
             // ---- RDMA: the RDMA header, the checks ------------------------------
             S_RH0:
-                if (rx_vld) begin
+                if (v_vld) begin
                     rkey <= seg[31:0];
                     rtag <= seg[47:32];
                     rstat <= seg[`RCLINK_RDMAH_STATUS_MSB:`RCLINK_RDMAH_STATUS_LSB];
-                    beat_last <= rx_fe;
                     st <= S_RH1;
-                    if (rx_fe) begin
+                    if (v_fe) begin
                         cnt_malformed <= cnt_malformed + 64'd1;
                         st <= S_DROP;
                     end
                 end
             S_RH1:
-                if (rx_vld) begin
+                if (v_vld) begin
                     raddr <= seg;
-                    beat_last <= rx_fe;
                     left <= r_dlen;
                     st <= S_RCHK;
                 end
@@ -1164,9 +1229,8 @@ module rclink_rx #(
                     st <= S_CQE;
                 end
             // ---- a READ served: its READ_RESP packets -----------------------------
-            S_RQ0:                  // the rest of the request packet
-                if (beat_last || (rx_vld && rx_fe)) begin
-                    beat_last <= 1'b0;
+            S_RQ0: begin            // the rest of the request packet is let go
+                    pk_held <= 1'b0;
                     st <= S_RP0;
                 end
             S_RP0: begin            // a packet: the headers, then its data
@@ -1240,7 +1304,6 @@ module rclink_rx #(
             S_UCHK: begin
                 msg_dead <= 1'b0;
                 left <= dlen;
-                beat_n <= 4'd0;
                 t2_k <= 32'd0;
                 h_prod <= u_rq_prod;
                 h_room <= u_room;
@@ -1285,7 +1348,6 @@ module rclink_rx #(
             S_T2CHK: begin
                 msg_dead <= 1'b0;
                 left <= dlen;
-                beat_n <= 4'd0;
                 t2_k <= 32'd0;
                 t2_need <= dlen;
                 t2_cqes <= 32'd1;
@@ -1392,7 +1454,6 @@ module rclink_rx #(
                 held <= 1'b0;
                 msg_dead <= 1'b0;
                 left <= dlen;
-                beat_n <= 4'd0;
                 if (!p_drop && p_start)
                     c_own <= u_ctx;
                 if (p_flush && c_buf) begin
@@ -1415,40 +1476,31 @@ module rclink_rx #(
                     c_moff <= 32'd0;
                 end
             end
-            S_DROP: begin           // discard the rest of the packet
+            S_DROP: begin           // the rest of the packet is let go
                 held <= 1'b0;
-                if (beat_last || (rx_vld && rx_fe)) begin
-                    ctx_we <= !t2 && !rd;
-                    ctx_wa <= qpn;
-                    ctx_wd <= c_pack;
-                    beat_last <= 1'b0;
-                    mr_use <= 1'b0;   // (a WRITE's padding after its data)
-                    mr_pg <= 1'b0;
-                    st <= S_IDLE;
-                end
+                pk_held <= 1'b0;
+                ctx_we <= !t2 && !rd;
+                ctx_wa <= qpn;
+                ctx_wd <= c_pack;
+                mr_use <= 1'b0;   // (a WRITE's padding after its data)
+                mr_pg <= 1'b0;
+                st <= S_IDLE;
             end
             S_BEAT:
-                if (left == 32'd0 || beat_last) begin
-                    st <= S_END;
-                end else if (rx_vld) begin
-                    beat <= bswap(rx_dat);
-                    beat_n <= ({28'd0, kn} < left) ? kn : left[3:0];
-                    beat_last <= rx_fe;
-                    st <= S_CHUNK;
-                end
+                st <= (left == 32'd0 || q_done) ? S_END : S_CHUNK;
             S_CHUNK:
-                if (beat_n == 4'd0) begin
-                    st <= S_BEAT;
+                if (qa == 7'd0) begin
+                    if (left == 32'd0 || q_done)
+                        st <= S_END;
+                    // else the packet's next beat is awaited
                 end else if (msg_dead) begin
-                    left <= left - {28'd0, beat_n};
-                    beat_n <= 4'd0;
-                end else if (s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
-                                              (xl && u_cstart))) begin
+                    left <= left - {25'd0, qa};
+                end else if (ck_flush) begin
                     // (a user context's staged bytes end at a chunk's end)
                     // the staged bytes go out before the buffer completes
                     fret <= S_CHUNK;
                     st <= S_FL0;
-                end else if (!c_buf || c_fill == c_size) begin
+                end else if (ck_nobuf) begin
                     if (rr_busy) begin
                         // a READ's piece is full (or none yet): the one of
                         // the next byte (the staged bytes went out above)
@@ -1479,14 +1531,12 @@ module rclink_rx #(
                     // into the line being staged; a full line to the memory
                     if (s_n == 13'd0)
                         s_addr <= xl ? u_bus : dst;
-                    s_n <= s_n + {9'd0, chunk};
-                    c_fill <= c_fill + {13'd0, chunk};
-                    c_moff <= c_moff + {28'd0, chunk};
-                    c_rq <= c_rq + {28'd0, chunk};
-                    left <= left - {28'd0, chunk};
-                    beat <= beat >> {chunk, 3'b000};
-                    beat_n <= beat_n - chunk;
-                    if ({3'd0, chunk} == l_room) begin
+                    s_n <= s_n + {6'd0, chunk};
+                    c_fill <= c_fill + {10'd0, chunk};
+                    c_moff <= c_moff + {25'd0, chunk};
+                    c_rq <= c_rq + {25'd0, chunk};
+                    left <= left - {25'd0, chunk};
+                    if (chunk == l_room) begin
                         sm_we <= 1'b1;
                         sm_wa <= s_li;
                         sm_wd <= ln | chunk_d;
@@ -1599,11 +1649,12 @@ module rclink_rx #(
                 end else begin
                     st <= S_WAIT;
                 end
-                if (!beat_last && s_n == 13'd0 && !w_rsp_wait)
-                    st <= S_DROP;    // more beats than RX_M_LEN said
+                if (!q_done && s_n == 13'd0 && !w_rsp_wait)
+                    st <= S_DROP;    // more bytes than RX_M_LEN said
             end
             S_WAIT:
                 if (!cqe_valid) begin
+                    pk_held <= 1'b0;
                     ctx_we <= !t2 && !rd;
                     mr_use <= 1'b0;
                     mr_pg <= 1'b0;

@@ -167,14 +167,14 @@ module rclink_shim_top #(
     input  wire [3:0]  tx_s_crd,            // TX_S_CRD_O ([0] TYPE1, [3] TYPE2)
     input  wire [QP_AW-1:0] tx_s_crd_qpid,
     input  wire        tx_s_crd_qpid_vld,
-    // ---- RCLINK-Stream IP: RX_M TYPE1/TYPE2 (64-bit, first byte in [63:56];
-    //      TYPE2: ETYPE 3, the group on QPID)
+    // ---- RCLINK-Stream IP: RX_M TYPE1/TYPE2 (DW 512, first byte in [511:504],
+    //      keep contiguous from the top; TYPE2: ETYPE 3, the group on QPID)
     input  wire        rx_m_vld,
     output wire        rx_m_rdy,
     input  wire        rx_m_fs,
     input  wire        rx_m_fe,
-    input  wire [63:0] rx_m_dat,
-    input  wire [7:0]  rx_m_keep,
+    input  wire [511:0] rx_m_dat,
+    input  wire [63:0] rx_m_keep,
     input  wire [QP_AW-1:0] rx_m_qpid,
     input  wire [1:0]  rx_m_etype,
     input  wire [12:0] rx_m_len,            // TYPE1_W_RX_M_LEN_O
@@ -522,6 +522,7 @@ module rclink_shim_top #(
     wire        q_ost_ok;
     // the receive path and the user contexts
     wire [SCW-1:0] rx_own_qp, rx_own_grp, r_ctx, rcqe_ctx;
+    wire [QP_AW-1:0] rx_pqpid;          // the RX_M packet queued in rclink_rx
     wire        own_chg, r_busy, r_run, r_cstart, r_take, r_nobuf, r_fail;
     wire [NCTX-1:0] r_flushing;
     wire [QP_AW-1:0] own_chg_qpn;
@@ -562,7 +563,7 @@ module rclink_shim_top #(
                 .cqe_valid(cqe_s_valid && cqe_s_ctx != {SCW{1'b0}}),
                 .cqe_ctx(cqe_s_ctx), .cqe_w0(cqe_s_w0), .cqe_w1(cqe_s_w1),
                 .cqe_ready(cqe_u_ready),
-                .rx_qpn(rx_m_qpid), .rx_own_qp(rx_own_qp), .rx_own_grp(rx_own_grp),
+                .rx_qpn(rx_pqpid), .rx_own_qp(rx_own_qp), .rx_own_grp(rx_own_grp),
                 .own_chg(own_chg), .own_chg_qpn(own_chg_qpn),
                 .r_ctx(r_ctx), .r_busy(r_busy), .r_flushing(r_flushing), .r_run(r_run),
                 .r_rq_base(r_rq_base), .r_rq_order(r_rq_order),
@@ -877,7 +878,7 @@ module rclink_shim_top #(
         .rx_vld(rx_m_vld), .rx_rdy(rx_m_rdy), .rx_fs(rx_m_fs), .rx_fe(rx_m_fe),
         .rx_dat(rx_m_dat), .rx_keep(rx_m_keep), .rx_qpid(rx_m_qpid),
         .rx_etype(rx_m_etype), .rx_len(rx_m_len), .rx_sa(rx_m_sa),
-        .rx_psn(rx_m_psn), .flow_stop(rx_flow_stop),
+        .rx_psn(rx_m_psn), .rx_pqpid(rx_pqpid), .flow_stop(rx_flow_stop),
         .own_qp(rx_own_qp), .own_grp(rx_own_grp), .own_chg(own_chg),
         .own_chg_qpn(own_chg_qpn), .u_runs(u_runs), .u_flushing(r_flushing),
         .u_ctx(r_ctx), .u_busy(r_busy),

@@ -102,6 +102,7 @@ struct RxPkt {
 std::deque<RxPkt> rx_q;         // whole RX_M packets
 std::vector<uint8_t> rx_cur;    // RX_DATA of the packet being received
 size_t rx_off;                  // bytes of rx_q.front() given to RX_M
+const unsigned RX_BEAT = 64;    // RX_M's DW of 512 bits
 bool rx_go;                     // rx_q.front() offered: it stays offered
 std::vector<uint8_t> tx_cur;    // the TX_S packet being taken
 uint32_t tx_qpid, tx_flags;
@@ -511,15 +512,22 @@ int main(int argc, char **argv)
 			rx_go = top->x_rx_vld;
 			if (!rx_q.empty()) {
 				const RxPkt &r = rx_q.front();
-				uint64_t d = 0;
+				uint64_t keep = 0;
 				unsigned k = 0;
 
-				for (; k < 8 && rx_off + k < r.data.size(); k++)
-					d |= static_cast<uint64_t>(r.data[rx_off + k]) << (56 - 8 * k);
-				top->x_rx_dat = d;
-				top->x_rx_keep = static_cast<uint8_t>(0xff00 >> k);
+				/* a beat of RX_BEAT bytes, the first in [511:504] */
+				for (unsigned w = 0; w < RX_BEAT / 4; w++)
+					top->x_rx_dat[w] = 0;
+				for (; k < RX_BEAT && rx_off + k < r.data.size(); k++) {
+					unsigned bit = 8 * (RX_BEAT - 1 - k);
+
+					top->x_rx_dat[bit / 32] |=
+						static_cast<uint32_t>(r.data[rx_off + k]) << (bit % 32);
+					keep |= 1ULL << (RX_BEAT - 1 - k);
+				}
+				top->x_rx_keep = keep;
 				top->x_rx_fs = rx_off == 0;
-				top->x_rx_fe = rx_off + 8 >= r.data.size();
+				top->x_rx_fe = rx_off + RX_BEAT >= r.data.size();
 				top->x_rx_qpid = r.qpid & 0x3ff;
 				top->x_rx_etype = r.etype;
 				top->x_rx_sa = r.sa;
@@ -714,7 +722,7 @@ int main(int argc, char **argv)
 				busy = true;
 			}
 			if (x_rx) {
-				rx_off += 8;
+				rx_off += RX_BEAT;
 				if (rx_off >= rx_q.front().data.size()) {
 					if (verbose)
 						fprintf(stderr, "rclink-cosim: %" PRIu64

@@ -86,8 +86,8 @@ module rclink_tb #(
     wire [15:0] ip_t2_crd;
     wire [21:0] t2_rate_dat;
     reg         rx_vld = 1'b0, rx_fs = 1'b0, rx_fe = 1'b0;
-    reg  [63:0] rx_dat = 64'd0;
-    reg  [7:0]  rx_keep = 8'd0;
+    reg  [511:0] rx_dat = 512'd0;
+    reg  [63:0] rx_keep = 64'd0;
     reg  [QP_AW-1:0] rx_qpid = 0;
     reg  [1:0]  rx_etype = 2'd0;
     reg  [12:0] rx_len = 13'd0;
@@ -503,12 +503,14 @@ module rclink_tb #(
     task send_rx;
         integer i2, nb, dl, j2, pl, nn, tt;
         reg [7:0] hb;
-        reg [63:0] w2, beat;
+        reg [63:0] w2;
+        reg [511:0] beat;
+        integer k2;
         begin
             dl = sr_b[63:32];
             // sr_b[28]: padded with zero bytes to the TX_S minimum
             pl = (sr_b[28] && 8 + dl < `RCLINK_SEG_PKT_MIN) ? `RCLINK_SEG_PKT_MIN : 8 + dl;
-            nb = (pl + 7) / 8;
+            nb = (pl + 63) / 64;        // RX_M beats of 64 bytes
             // A TYPE1 request meets FLOW_STOP of its bank (QPID bits 1:0)
             // before the IP takes it: under it the IP answers RNR (or drops
             // the request, ip.rnr_en) and nothing comes on RX_M.  The vector
@@ -530,17 +532,18 @@ module rclink_tb #(
                 nb = 0;
             end
             for (i2 = 0; i2 < nb; i2 = i2 + 1) begin
-                beat = 64'd0;
-                for (j2 = 0; j2 < 8; j2 = j2 + 1) begin
-                    if (i2 == 0) begin
-                        hb = sr_a[8*j2 +: 8];
-                    end else if ((i2 - 1) * 8 + j2 < dl) begin
-                        w2 = hmem[(sr_m + (i2 - 1) * 8 + j2 - HBASE) >> 3];
-                        hb = w2[8*((sr_m + (i2 - 1) * 8 + j2) & 7) +: 8];
+                beat = 512'd0;
+                for (j2 = 0; j2 < 64; j2 = j2 + 1) begin
+                    k2 = 64 * i2 + j2;      // the packet's byte
+                    if (k2 < 8) begin
+                        hb = sr_a[8*k2 +: 8];
+                    end else if (k2 - 8 < dl) begin
+                        w2 = hmem[(sr_m + k2 - 8 - HBASE) >> 3];
+                        hb = w2[8*((sr_m + k2 - 8) & 7) +: 8];
                     end else begin
                         hb = 8'd0;
                     end
-                    beat[8*(7-j2) +: 8] = hb;
+                    beat[8*(63-j2) +: 8] = hb;
                 end
                 @(negedge clk);
                 rx_vld = 1'b1;
@@ -552,8 +555,8 @@ module rclink_tb #(
                 rx_len = pl[12:0];
                 rx_psn = sr_c[63:52];
                 rx_sa = sr_c[51:42];
-                nn = (i2 == nb - 1) ? (pl - 8 * i2) : 8;
-                rx_keep = ~(8'hff >> nn);
+                nn = (i2 == nb - 1) ? (pl - 64 * i2) : 64;
+                rx_keep = ~({64{1'b1}} >> nn);
                 @(posedge clk);
                 tt = 0;
                 while (!rx_rdy && tt < 20000) begin
@@ -571,6 +574,16 @@ module rclink_tb #(
             rx_fs = 1'b0;
             rx_fe = 1'b0;
             rx_etype = 2'd0;
+            // the op ends when the shim is done with the packet (its RX_M
+            // queue let go of it), as when RX_M took beats one by one:
+            // what a vector reads next sees the packet handled
+            tt = 0;
+            while (nb != 0 && dut.u_rx.iq_pkt && tt < 20000) begin
+                @(posedge clk);
+                tt = tt + 1;
+            end
+            if (nb != 0 && dut.u_rx.iq_pkt)
+                fail("RX_M packet not handled");
         end
     endtask
     // the sender: one packet at a time
