@@ -41,10 +41,11 @@
 #                  without it)
 #   rtl.sh cocotb-us, cocotb-ptile   one of the two benches alone
 #   rtl.sh bench   not a test: the DMA engine's read and write throughput
-#                  (4 KiB bursts) and the send queue's message rate (64 B
-#                  and 4 KiB messages) in the cocotb environment, at the
-#                  250 MHz cycle time (simulated cycles); the lines
-#                  "rtl-bench: dma ..." and "rtl-bench: sq ..."
+#                  (4 KiB bursts), the send queue's and the receive path's
+#                  message rates (64 B and 4 KiB messages) in the cocotb
+#                  environment, at the 250 MHz cycle time (simulated
+#                  cycles); the lines "rtl-bench: dma ...", "rtl-bench:
+#                  sq ..." and "rtl-bench: rx ..."
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail
@@ -331,7 +332,7 @@ cocotb_run() { # DIR TB PREFIX TESTS us|ptile IVERILOG_PARAMS...: build, run
 bench() {
 	local d=$out/cocotb
 	RCLINK_COCOTB_MODULE=test_rclink_dma,test_rclink_q \
-		TESTCASE=test_dma_bench,test_q_bench RCLINK_BENCH=1 cocotb
+		TESTCASE=test_dma_bench,test_q_bench,test_rx_bench RCLINK_BENCH=1 cocotb
 	[ -f "$d/bench.txt" ] && cat "$d/bench.txt"
 }
 

@@ -11,9 +11,10 @@ IP stand-in returns their credits); ``rx_packet`` plays the IP's RX_M
 (a TYPE1 request only while the shim's FLOW_STOP is down: the tests that
 receive keep two RQEs in context 0's RQ, as the driver does).
 
-test_q_bench is the message-rate part of ``rtl.sh bench`` (skipped
-otherwise): the SQ path with 64-byte and 4 KiB messages, messages and
-bytes a second at the 250 MHz cycle time of the simulation.
+test_q_bench and test_rx_bench are the message-rate part of ``rtl.sh
+bench`` (skipped otherwise): the SQ path and the receive path (RX_M back
+to back, RxStream) with 64-byte and 4 KiB messages, messages and bytes a
+second at the 250 MHz cycle time of the simulation.
 """
 
 import itertools
@@ -25,9 +26,11 @@ import cocotb
 from cocotb.handle import Force, Release
 from cocotb.triggers import (FallingEdge, ReadWrite, RisingEdge, Timer,
                              with_timeout)
+from cocotb.utils import get_sim_time
 
 from test_rclink_dma import Bus, mps_mrrs, settle
-from test_rclink_us import PTILE, SHORT, TxMon, bring_up, reg, rx_m_packet
+from test_rclink_us import (PTILE, SHORT, TxMon, bring_up, reg, rx_m_beats,
+                            rx_m_packet)
 import rclink_hw as hw  # noqa: E402  (path set by test_rclink_us)
 import vecload as vl  # noqa: E402
 
@@ -1175,6 +1178,166 @@ async def test_q_bench(dut):
     s128 = [o for o in out if o[5] == 128][0]
     line += "\nrtl-bench: sq 4KiB at MPS 128 %d MB/s, %d %% of link (%d x 4096 B in %d cycles)" % (
         s128[2] / 1e6, int(100 * s128[2] / LINK_PAYLOAD), s128[4], s128[3])
+    tb.log.warning(line)
+    tb.log.warning(summary)
+    with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
+        f.write(line + "\n" + summary + "\n")
+
+
+def t1_packets(qpn, data):
+    """A TYPE1 message as the send engine cuts it (check_packets): packets
+    of DATA_MAX data bytes at most, each behind its segment header, the
+    64-byte minimum padded with zeros; (qpn, packet bytes) each."""
+    out = []
+    off = 0
+    while True:
+        n = min(DATA_MAX, len(data) - off)
+        if off == 0:
+            pos = POS_ONLY if n == len(data) else POS_FIRST
+        else:
+            pos = POS_LAST if off + n == len(data) else POS_MIDDLE
+        pkt = struct.pack("<Q", seg_of(pos, off, len(data))) + data[off:off + n]
+        out.append((qpn, pkt.ljust(PKT_MIN, b"\0")))
+        off += n
+        if off == len(data):
+            return out
+
+
+class RxStream:
+    """The IP's RX_M played back to back: one beat a cycle whenever
+    RX_M_RDY, RX_M_VLD high from a packet's last beat into the next one's
+    first (the port's width, rx_m_beats).  Before a packet's first beat
+    FLOW_STOP of its QP's bank is looked at, as rx_m_packet does; while it
+    is up the IP would not take the request, so RX_M_VLD goes low until
+    it falls.  first: the time (ns) of the first clock edge at which the
+    first beat is offered; beats, stall (cycles a beat waited for
+    RX_M_RDY) and stopped (cycles under FLOW_STOP) for the log."""
+
+    def __init__(self, dut, pkts):
+        self.dut = dut
+        self.pkts = pkts
+        self.first = None
+        self.beats = 0
+        self.stall = 0
+        self.stopped = 0
+
+    async def run(self):
+        dut = self.dut
+        clk = dut.user_clk
+        for qpid, pkt in self.pkts:
+            beats = rx_m_beats(dut, pkt)
+            for k, (dat, keep) in enumerate(beats):
+                await FallingEdge(clk)
+                if k == 0:
+                    while int(dut.flow_stop.value) >> (qpid & 3) & 1:
+                        dut.rx_m_vld.value = 0
+                        self.stopped += 1
+                        await FallingEdge(clk)
+                dut.rx_m_vld.value = 1
+                dut.rx_m_fs.value = int(k == 0)
+                dut.rx_m_fe.value = int(k == len(beats) - 1)
+                dut.rx_m_dat.value = dat
+                dut.rx_m_keep.value = keep
+                dut.rx_m_qpid.value = qpid
+                dut.rx_m_etype.value = 0
+                dut.rx_m_len.value = len(pkt)
+                for _ in range(20000):
+                    await RisingEdge(clk)
+                    if self.first is None:
+                        self.first = get_sim_time("ns")
+                    if int(dut.rx_m_rdy.value):
+                        break
+                    self.stall += 1
+                else:
+                    raise AssertionError("RX_M not ready for 20000 cycles")
+                self.beats += 1
+        await FallingEdge(clk)
+        dut.rx_m_vld.value = 0
+        dut.rx_m_fs.value = 0
+        dut.rx_m_fe.value = 0
+
+
+@cocotb.test(skip=not BENCH)
+async def test_rx_bench(dut):
+    """rtl.sh bench: the receive path (RX_M, rclink_rx, the RQE reads, the
+    buffer write bursts, the CQEs) at 64 B and 4 KiB messages on QP 1 of
+    context 0: every RQE (4 KiB buffers, two more than the messages, so
+    that FLOW_STOP stays down) posted before the first packet; 200
+    messages of 64 bytes (one ONLY packet each), then 48 of 4 KiB (FIRST,
+    MIDDLE, MIDDLE, LAST packets of the send engine's size), each batch
+    on RX_M back to back (RxStream); from the first beat offered to the
+    CQ's producer index taking the batch's last CQE, messages and bytes a
+    second at 250 MHz (MPS 256, MRRS 512, as test_q_bench).  Afterwards
+    every buffer holds its message and nothing past it, and every CQE
+    tells RECV, OK, FIRST and LAST, the message's length and its RQ index
+    (a bench that moved wrong data measures nothing); no figure is
+    asserted."""
+    batches = ((64, 200), (4096, 48))
+    nbuf = sum(n for _, n in batches) + 2
+    tb, drv, bus, q = await start(dut, rq_order=9, cq_order=10)
+    qpn = 1
+    bufs, bmem = tb.rc.alloc_region(0x1000 * nbuf)
+    for k in range(nbuf):
+        q.rqe(bufs + 0x1000 * k, 0x1000)
+    mps_mrrs(tb, 256, 512)
+    await q.ring_rq()
+    rng = random.Random(31)
+    out = []
+    done = 0
+    for size, n in batches:
+        msgs = [bytes(rng.getrandbits(8) for _ in range(size)) for _ in range(n)]
+        pkts = [p for m in msgs for p in t1_packets(qpn, m)]
+        # the posted writes before (RQ doorbell, configuration) have
+        # landed: the clock starts at the first beat
+        await q.r64("DMAQ_RQ_CFG")
+        await settle(tb, 100)
+        nw, nr = len(bus.writes), len(bus.reads)
+        feed = RxStream(dut, pkts)
+        task = cocotb.start_soon(feed.run())
+        await q.wait_cq_rtl(done + n)
+        t1 = get_sim_time("ns")
+        await with_timeout(task, 100, "us")
+        cycles = int(round((t1 - feed.first) / CLK_NS))
+        # the check, off the clock: CQEs and buffers in host memory
+        await q.wait_cq(done + n)
+        await settle(tb, 100)
+        for k, data in enumerate(msgs):
+            i = done + k
+            w = q.cqe(i)
+            got = (field("CQE", w, "KIND"), field("CQE", w, "STATUS"),
+                   field("CQE", w, "FIRST"), field("CQE", w, "LAST"),
+                   field("CQE", w, "QPN"), field("CQE", w, "LEN"),
+                   field("CQE", w, "MSG_LEN"), field("CQE", w, "IDX"),
+                   field("CQE", w, "SEQ"))
+            assert got == (KIND_RECV, ST_OK, 1, 1, qpn, size, size, i, i), (i, got)
+            b = bytes(bmem[0x1000 * i:0x1000 * (i + 1)])
+            assert b[:size] == data, (i, "buffer bytes differ")
+            assert b[size:] == bytes(0x1000 - size), (i, "written past the message")
+        done += n
+        assert await q.r64("DMAQ_RQ_CONS") == done
+        # what the cycles went to (the log only)
+        wr = bus.writes[nw:]
+        rqe_rd = [r for r in bus.reads[nr:] if q.rq <= r[0] < q.rq + (16 << q.rq_order)]
+        data_wr = [w for w in wr if bufs <= w[0] < bufs + 0x1000 * nbuf]
+        tb.log.warning(
+            "rx %d x %d B: %d cycles, %d beats on RX_M, %d cycles RX_M_RDY low, "
+            "%d under FLOW_STOP; %d RQE reads, %d buffer writes (%d B each "
+            "on average), %d other writes", n, size, cycles, feed.beats,
+            feed.stall, feed.stopped, len(rqe_rd), len(data_wr),
+            sum(m for _, m in data_wr) // max(1, len(data_wr)),
+            len(wr) - len(data_wr))
+        secs = cycles * CLK_NS * 1e-9
+        out.append((size, n, cycles, n / secs, n * size / secs))
+    assert int(dut.cnt_cpl_unexp.value) == 0
+    assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == 0
+    parts = ["%s %.2f Mmsg/s %d MB/s" % ("64B" if s == 64 else "4KiB", r / 1e6,
+                                         b / 1e6) for s, _, _, r, b in out]
+    line = "rtl-bench: rx %s (%s at 250 MHz, first beat to last CQE)" % (
+        ", ".join(parts),
+        ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, n, c, _, _ in out))
+    rate = {s: (r, b) for s, _, _, r, b in out}
+    summary = "rtl-bench: rx 4KiB %d %% of link, 64B %.1f Mmsg/s" % (
+        int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6)
     tb.log.warning(line)
     tb.log.warning(summary)
     with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:

@@ -1288,24 +1288,38 @@ class TxMon:
                 cur = None
 
 
+def rx_m_beats(dut, pkt):
+    """pkt cut into RX_M beats of the port's width: (RX_M_DAT, RX_M_KEEP)
+    each, the first byte in the most significant lane, the keep bits
+    contiguous from the top; only the last beat partial."""
+    w = len(dut.rx_m_dat) // 8          # bytes a beat
+    out = []
+    for i in range(0, len(pkt), w):
+        b = pkt[i:i + w]
+        out.append((int.from_bytes(b.ljust(w, b"\0"), "big"),
+                    ((1 << len(b)) - 1) << (w - len(b))))
+    return out
+
+
 async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
-    """One packet on RX_M (first byte in [63:56] of a beat), RX_M_LEN its
-    bytes; TYPE2 (etype 3) with the sender's PSN and source address.  A
-    TYPE1 request (etype 0) must find FLOW_STOP of its bank down: under
-    it the IP would answer RNR instead (Stand.flow_stop)."""
-    beats = [pkt[i:i + 8] for i in range(0, len(pkt), 8)]
+    """One packet on RX_M (first byte in the most significant lane of a
+    beat, whatever the port's width), RX_M_LEN its bytes; TYPE2 (etype 3)
+    with the sender's PSN and source address.  A TYPE1 request (etype 0)
+    must find FLOW_STOP of its bank down: under it the IP would answer
+    RNR instead (Stand.flow_stop)."""
+    beats = rx_m_beats(dut, pkt)
     if etype == 0:
         await FallingEdge(dut.user_clk)
         fs = int(dut.flow_stop.value)
         assert not fs >> (qpid & 3) & 1, \
             "TYPE1 request of QP %d under FLOW_STOP %#x" % (qpid, fs)
-    for k, b in enumerate(beats):
+    for k, (dat, keep) in enumerate(beats):
         await FallingEdge(dut.user_clk)
         dut.rx_m_vld.value = 1
         dut.rx_m_fs.value = int(k == 0)
         dut.rx_m_fe.value = int(k == len(beats) - 1)
-        dut.rx_m_dat.value = int.from_bytes(b.ljust(8, b"\0"), "big")
-        dut.rx_m_keep.value = (0xFF << (8 - len(b))) & 0xFF
+        dut.rx_m_dat.value = dat
+        dut.rx_m_keep.value = keep
         dut.rx_m_qpid.value = qpid
         dut.rx_m_etype.value = etype
         dut.rx_m_len.value = len(pkt)
