@@ -245,7 +245,7 @@ module rclink_rx #(
     input  wire [511:0] dma_rd_data,
     input  wire        dma_rd_err,
     // receive completions
-    output reg         cqe_valid,
+    output wire        cqe_valid,       // (once the last burst's beats left)
     input  wire        cqe_ready,
     output reg  [63:0] cqe_w0,
     output reg  [63:0] cqe_w1,
@@ -286,7 +286,7 @@ module rclink_rx #(
                S_RQE0 = 6'd8, S_FL0 = 6'd9, S_FL1 = 6'd10, S_CQE = 6'd11,
                S_END = 6'd12, S_WAIT = 6'd13,
                S_SW1 = 6'd15, S_SW2 = 6'd16, S_SW3 = 6'd17, S_SW4 = 6'd18,
-               S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21, S_FL2 = 6'd22,
+               S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21,
                S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
                S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
                S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
@@ -294,9 +294,8 @@ module rclink_rx #(
                S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
                S_RQ0 = 6'd43, S_IHOLD = 6'd44, S_IRQE = 6'd45;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
-    localparam SL = 32;
-    localparam integer SL_LAST_I = SL - 1;
-    localparam [4:0] SL_LAST = SL_LAST_I[4:0];
+    // (a ring: a burst of up to 32 lines streams out while the next fills)
+    localparam SL = 64;
     localparam T2_DATA_MAX = T2_PKT_LEN - `RCLINK_SEG_BYTES;
     reg [5:0]  st, ret, fret;
     reg        sweep_flush;   // RQ disabled: open messages complete FLUSHED
@@ -531,19 +530,26 @@ module rclink_rx #(
     // ---- staging of a write burst -------------------------------------------
     reg [511:0] sm [0:SL-1];
     reg [511:0] ln;             // the line being filled
-    reg [4:0]   s_li;           // its index
+    reg [5:0]   s_li;           // its index
+    reg [5:0]   s_base;         // the burst's first line
     reg [63:0]  s_addr;         // host address of the first staged byte
     reg [12:0]  s_n;            // bytes staged
     reg         sm_we;
-    reg [4:0]   sm_wa;
+    reg [5:0]   sm_wa;
     reg [511:0] sm_wd;
     reg [511:0] sm_q;
     // the streamer (under wrst): beats of the burst the engine took
     reg         w_go;
-    reg [4:0]   w_ptr;
+    // a CQE goes to the CQ once the beats of the burst before it left (the
+    // data it announces is written first)
+    reg         cqe_v;
+    assign cqe_valid = cqe_v && !w_go;
+    reg [5:0]   w_ptr;          // (at rest: the next burst's first line)
     reg [5:0]   w_left;
     wire        w_fire = w_go && dma_wd_ready;
-    wire [4:0]  sm_ra = w_fire ? w_ptr + 5'd1 : w_ptr;
+    wire [5:0]  sm_ra = w_fire ? w_ptr + 6'd1 : w_ptr;
+    wire [5:0]  w_next = w_go ? w_ptr + w_left : w_ptr;     // where it rests
+    wire [5:0]  s_lines = s_li - s_base;
     assign dma_wd_valid = w_go;
     assign dma_wd_data = sm_q;
     always @(posedge clk) begin
@@ -554,19 +560,16 @@ module rclink_rx #(
     always @(posedge clk) begin
         if (wrst) begin
             w_go <= 1'b0;
-            w_ptr <= 5'd0;
+            w_ptr <= 6'd0;
             w_left <= 6'd0;
         end else if (dma_cmd_valid && dma_cmd_ready && dma_cmd_write) begin
             w_go <= 1'b1;
-            w_ptr <= 5'd0;
-            w_left <= {1'b0, s_li} + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+            w_left <= s_lines + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
         end else if (w_fire) begin
-            w_ptr <= w_ptr + 5'd1;
+            w_ptr <= w_ptr + 6'd1;
             w_left <= w_left - 6'd1;
-            if (w_left == 6'd1) begin
+            if (w_left == 6'd1)
                 w_go <= 1'b0;
-                w_ptr <= 5'd0;
-            end
         end
     end
     // the RQE or size word a read answers with
@@ -672,7 +675,7 @@ module rclink_rx #(
     wire [6:0]  chunk = ({10'd0, n1} < b_room) ? n1 : b_room[6:0];
     wire [511:0] chunk_m = chunk[6] ? ~512'd0 : ~(~512'd0 << {chunk[5:0], 3'b000});
     wire [511:0] chunk_d = (iq_d[511:0] & chunk_m) << {dst[5:0], 3'b000};
-    wire        s_full = s_li == SL_LAST;     // the last staging line in use
+    wire        s_full = s_lines == 6'd31;    // the burst's 32nd line in use
     // S_CHUNK's choices: the staged bytes go out first, a buffer is needed
     // (its RQE, a full one's CQE), or the chunk goes into the line
     wire ck_flush = s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
@@ -692,7 +695,7 @@ module rclink_rx #(
                       ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB) |
                       ({47'd0, c_fill} << `RCLINK_CQE_LEN_LSB);
             cqe_w1 <= {c_mlen, c_idx};
-            cqe_valid <= 1'b1;
+            cqe_v <= 1'b1;
             cqe_ctx <= c_own;
         end
     endtask
@@ -703,7 +706,7 @@ module rclink_rx #(
                       ({56'd0, status} << `RCLINK_CQE_STATUS_LSB) |
                       ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
             cqe_w1 <= {c_mlen, m_cons};
-            cqe_valid <= 1'b1;
+            cqe_v <= 1'b1;
             cqe_ctx <= u_ctx;
         end
     endtask
@@ -738,7 +741,7 @@ module rclink_rx #(
                    (st == S_CHUNK && qa == 7'd0 && left != 32'd0 && !q_done) ||
                    (st == S_CHUNK && qa != 7'd0 && !msg_dead && !c_buf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
-                   ((st == S_CQE || st == S_WAIT) && cqe_valid)));
+                   ((st == S_CQE || st == S_WAIT) && cqe_v)));
     wire stop_now = (rq_stop || stop_pend) && at_rest;
     always @(posedge clk) begin
         if (rst || stop_now)
@@ -751,7 +754,7 @@ module rclink_rx #(
                                            ck_push ? chunk : 7'd0) :
                         ((st == S_HDR || st == S_RH0 || st == S_RH1) && v_vld) ? v_n : 7'd0;
     wire       iq_rel = pk_held && (stop_now || st == S_DROP || st == S_RQ0 ||
-                                    (st == S_WAIT && !cqe_valid));
+                                    (st == S_WAIT && !cqe_v));
     wire       iq_take = rx_vld && rx_rdy;
     wire [6:0] iq_kn = keep_n(rx_keep);
     wire [7:0] iq_rest = iq_n - {1'b0, iq_pop};
@@ -837,13 +840,15 @@ module rclink_rx #(
             dma_cmd_addr <= 64'd0;
             dma_cmd_len <= 13'd0;
             ln <= 512'd0;
-            sm_wa <= 5'd0;
+            sm_wa <= 6'd0;
             sm_wd <= 512'd0;
-            s_li <= 5'd0;
+            // (the next burst after one still streaming)
+            s_li <= wrst ? 6'd0 : w_next;
+            s_base <= wrst ? 6'd0 : w_next;
             s_addr <= 64'd0;
             s_n <= 13'd0;
             fret <= S_IDLE;
-            cqe_valid <= 1'b0;
+            cqe_v <= 1'b0;
             cqe_w0 <= 64'd0;
             cqe_w1 <= 64'd0;
             cqe_w2 <= 64'd0;
@@ -927,7 +932,7 @@ module rclink_rx #(
             u_nobuf <= 1'b0;
             u_fail <= 1'b0;
             if (cqe_valid && cqe_ready) begin
-                cqe_valid <= 1'b0;
+                cqe_v <= 1'b0;
                 cqe_w2 <= 64'd0;
             end
             if (dma_cmd_valid && dma_cmd_ready)
@@ -979,7 +984,7 @@ module rclink_rx #(
                 end
             end
             S_IDLE:
-                if (cqe_valid) begin
+                if (cqe_v) begin
                     // the last completion is still on its way
                 end else if (sfl != {NCTX{1'b0}} && !sc_on) begin
                     // contexts stopped: their open messages end (a scan)
@@ -1218,7 +1223,7 @@ module rclink_rx #(
                               ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
                     cqe_w1 <= {smlen, m_cons};
                     cqe_w2 <= {32'd0, rkey};
-                    cqe_valid <= 1'b1;
+                    cqe_v <= 1'b1;
                     cqe_ctx <= u_ctx;
                     if (dma_rd_err || rqe_bad_size || rqe_bad_addr)
                         ufail(dma_rd_err ? `RCLINK_CTX_EVT_CAUSE_DMA :
@@ -1541,7 +1546,7 @@ module rclink_rx #(
                         sm_wa <= s_li;
                         sm_wd <= ln | chunk_d;
                         ln <= 512'd0;
-                        s_li <= s_li + 5'd1;
+                        s_li <= s_li + 6'd1;
                     end else begin
                         ln <= ln | chunk_d;
                     end
@@ -1563,13 +1568,12 @@ module rclink_rx #(
                     dma_cmd_len <= s_n;
                     st <= S_FL1;
             end
-            S_FL1:                  // the command is taken: the beats stream
-                if (!dma_cmd_valid)
-                    st <= S_FL2;
-            S_FL2:
-                if (!w_go) begin
+            S_FL1:                  // the command is taken: its beats stream
+                if (!dma_cmd_valid) begin
+                    // while the next bytes fill the lines after them
                     ln <= 512'd0;
-                    s_li <= 5'd0;
+                    s_li <= s_li + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+                    s_base <= s_li + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
                     s_n <= 13'd0;
                     st <= fret;
                 end
@@ -1609,7 +1613,7 @@ module rclink_rx #(
                                   ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
                                   ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
                         cqe_w1 <= {c_mlen, rq_cons};
-                        cqe_valid <= 1'b1;
+                        cqe_v <= 1'b1;
                         cqe_ctx <= {UW{1'b0}};
                         ret <= S_CHUNK;
                         st <= S_CQE;
@@ -1619,7 +1623,7 @@ module rclink_rx #(
                     end
                 end
             S_CQE:
-                if (!cqe_valid)
+                if (!cqe_v)
                     st <= ret;
             S_END: begin
                 if (w_rsp_wait) begin
@@ -1628,6 +1632,8 @@ module rclink_rx #(
                     // the packet's staged bytes go out first
                     fret <= S_END;
                     st <= S_FL0;
+                end else if (rd && w_go) begin
+                    // the burst of its data is still leaving
                 end else if (rd) begin
                     // a WRITE's packet written: its last answers OK; a
                     // READ_RESP's: its last completes the READ
@@ -1649,11 +1655,11 @@ module rclink_rx #(
                 end else begin
                     st <= S_WAIT;
                 end
-                if (!q_done && s_n == 13'd0 && !w_rsp_wait)
+                if (!q_done && s_n == 13'd0 && !w_rsp_wait && !(rd && w_go))
                     st <= S_DROP;    // more bytes than RX_M_LEN said
             end
             S_WAIT:
-                if (!cqe_valid) begin
+                if (!cqe_v) begin
                     pk_held <= 1'b0;
                     ctx_we <= !t2 && !rd;
                     mr_use <= 1'b0;
@@ -1674,7 +1680,7 @@ module rclink_rx #(
             sc_on <= 1'b0;
             of_hit <= 1'b0;
         end else begin
-            if (st == S_IDLE && !stop_now && !cqe_valid && sfl != {NCTX{1'b0}} && !sc_on)
+            if (st == S_IDLE && !stop_now && !cqe_v && sfl != {NCTX{1'b0}} && !sc_on)
                 sfl <= run_fell;
             else
                 sfl <= sfl | run_fell;

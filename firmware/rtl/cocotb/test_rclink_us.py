@@ -1336,6 +1336,16 @@ async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
     dut.rx_m_fs.value = 0
     dut.rx_m_fe.value = 0
     dut.rx_m_etype.value = 0
+    # done when the shim is done with the packet (its RX_M queue let go of
+    # it, rclink_rx), as the word-level bench: what comes next sees the
+    # packet handled
+    rx = dut.dut.u_tlp.u_core.u_rx
+    for _ in range(20000):
+        if not int(rx.iq_pkt.value):
+            break
+        await RisingEdge(dut.user_clk)
+    else:
+        raise AssertionError("RX_M packet not handled for 20000 cycles")
 
 
 # ---- the shared test vectors ---------------------------------------------
