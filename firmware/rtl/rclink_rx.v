@@ -710,6 +710,58 @@ module rclink_rx #(
             cqe_ctx <= u_ctx;
         end
     endtask
+    task rqe_take;            // an RQE read (or read ahead): its buffer
+        input [63:0] w0;
+        input [31:0] w1;
+        input        err;
+        reg          bad_size, bad_addr;
+        begin
+            bad_size = w1 < 32'd64 || w1 > 32'd65536;
+            bad_addr = u && !(w0 <= u_area && {32'd0, w1} <= u_area - w0);
+            if (u)
+                u_take <= 1'b1;
+            else
+                rq_cons <= rq_cons + 32'd1;
+            c_idx <= m_cons;
+            c_fill <= 17'd0;
+            c_first <= c_moff == 32'd0;
+            c_addr <= w0;
+            c_size <= w1[16:0];
+            if (u && (err || bad_size || bad_addr)) begin
+                // a user context's bad RQE completes unused and
+                // puts it in error; the rest of the packet is lost
+                ucqe(err ? ST_DMA_ERR : bad_size ? ST_BAD_WQE :
+                     `RCLINK_CQE_ST_BAD_ADDR);
+                ufail(err ? `RCLINK_CTX_EVT_CAUSE_DMA :
+                      bad_size ? `RCLINK_CTX_EVT_CAUSE_BAD_RQE :
+                      `RCLINK_CTX_EVT_CAUSE_BAD_ADDR,
+                      err ? dma_cmd_addr : {32'd0, m_cons});
+                c_open <= 1'b0;
+                msg_dead <= 1'b1;
+                ret <= S_CHUNK;
+                st <= S_CQE;
+            end else if (err) begin
+                cqe(ST_DMA_ERR, 1'b1);
+                c_open <= 1'b0;
+                msg_dead <= 1'b1;
+                ret <= S_CHUNK;
+                st <= S_CQE;
+            end else if (w1 < 32'd64 || w1 > 32'd65536) begin
+                // completed unused
+                cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
+                          ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
+                          ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
+                cqe_w1 <= {c_mlen, rq_cons};
+                cqe_v <= 1'b1;
+                cqe_ctx <= {UW{1'b0}};
+                ret <= S_CHUNK;
+                st <= S_CQE;
+            end else begin
+                c_buf <= 1'b1;
+                st <= S_CHUNK;
+            end
+        end
+    endtask
     task ufail;               // the packet's user context goes into error
         input [7:0]  cause;
         input [63:0] info;
@@ -763,6 +815,60 @@ module rclink_rx #(
     always @(*)
         for (ib = 0; ib < 64; ib = ib + 1)
             iq_b[8*ib +: 8] = rx_keep[63-ib] ? rx_dat[511-8*ib -: 8] : 8'd0;
+    // ---- context 0's next RQE, read ahead ---------------------------------------
+    // While a packet's bytes are staged for context 0 (no read of the
+    // engine in flight, the command port free), the RQE at RQ_CONS is read
+    // if posted; a buffer needed then takes it without a read (rqe_take,
+    // as from S_RQE0).  One read of the engine at a time: its own reads
+    // and the write bursts' commands wait for the read ahead.  Disabling
+    // the RQ (stop_now) or a reset forgets it (a read in flight then
+    // lands unused).
+    reg          pf_v, pf_pend, pf_stale, pf_err;
+    reg  [31:0]  pf_idx, pf_w1;
+    reg  [63:0]  pf_w0;
+    reg  [2:0]   pf_lane;
+    wire [31:0]  pf_posted = rq_prod - rq_cons;
+    wire         pf_issue = st == S_CHUNK && ck_push && !u && !stop_now && !stop_pend &&
+                            !rq_stop && rq_en && !pf_v && !pf_pend && !dma_cmd_valid &&
+                            pf_posted != 32'd0 && pf_posted <= rq_size;
+    wire         pf_use = !u && pf_v && pf_idx == rq_cons;
+    wire [2:0]   pf_l1 = pf_lane + 3'd1;
+    always @(posedge clk) begin
+        if (rst) begin
+            pf_v <= 1'b0;
+            pf_pend <= 1'b0;
+            pf_stale <= 1'b0;
+            pf_err <= 1'b0;
+            pf_idx <= 32'd0;
+            pf_w0 <= 64'd0;
+            pf_w1 <= 32'd0;
+            pf_lane <= 3'd0;
+        end else begin
+            if (pf_issue) begin
+                pf_pend <= 1'b1;
+                pf_stale <= 1'b0;
+                pf_idx <= rq_cons;
+                pf_lane <= rqe_addr[5:3];
+            end
+            if (pf_pend && dma_rd_valid) begin
+                pf_pend <= 1'b0;
+                pf_v <= !pf_stale && !stop_now;
+                pf_w0 <= dma_rd_data[64 * pf_lane +: 64];
+                pf_w1 <= dma_rd_data[64 * pf_l1 +: 32];
+                pf_err <= dma_rd_err;
+            end
+            if (pf_v && pf_idx != rq_cons)
+                pf_v <= 1'b0;     // (not the next one any more)
+            if (stop_now) begin
+                pf_v <= 1'b0;
+                pf_stale <= pf_pend && !dma_rd_valid;
+            end
+            if (st == S_CHUNK && !stop_now && ck_nobuf && !rr_busy && !c_buf && qa != 7'd0 &&
+                !msg_dead && !ck_flush && pf_use && posted != 32'd0 && posted <= rq_size)
+                pf_v <= 1'b0;     // taken
+        end
+    end
+
     always @(posedge clk) begin
         if (rst || iq_rel) begin
             iq_d <= 1024'd0;
@@ -1201,6 +1307,7 @@ module rclink_rx #(
                     rs_put(qpn, {3'b000, rs_tag});
                     st <= S_DROP;
                 end else if (posted != 32'd0 && posted <= rq_size && u_room_ok) begin
+                    // (none is read ahead for a user context)
                     held <= 1'b0;
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
@@ -1249,7 +1356,7 @@ module rclink_rx #(
             S_RP1:                  // a burst: up to the page's end
                 if (rp_left == 32'd0) begin
                     st <= S_RP4;    // (a READ of 0 bytes: no read)
-                end else if (u_bus_ok) begin
+                end else if (u_bus_ok && !pf_pend && !dma_cmd_valid) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
                     dma_cmd_addr <= u_bus;
@@ -1425,7 +1532,7 @@ module rclink_rx #(
                     end else begin
                         st <= S_UHOLD;
                     end
-                end else begin
+                end else if (!pf_pend && !dma_cmd_valid) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
                     dma_cmd_addr <= t2_rqe_addr;
@@ -1518,11 +1625,15 @@ module rclink_rx #(
                         ret <= S_CHUNK;
                         st <= S_CQE;
                     end else if (posted != 32'd0 && posted <= rq_size) begin
-                        dma_cmd_valid <= 1'b1;
-                        dma_cmd_write <= 1'b0;
-                        dma_cmd_addr <= rqe_addr;
-                        dma_cmd_len <= 13'd16;
-                        st <= S_RQE0;
+                        if (pf_use) begin
+                            rqe_take(pf_w0, pf_w1, pf_err);
+                        end else if (!pf_pend && !dma_cmd_valid) begin
+                            dma_cmd_valid <= 1'b1;
+                            dma_cmd_write <= 1'b0;
+                            dma_cmd_addr <= rqe_addr;
+                            dma_cmd_len <= 13'd16;
+                            st <= S_RQE0;
+                        end
                     end else if (u) begin
                         // the RQEs the dry run saw are gone (RQ_PROD moved
                         // back: the context is in error): the rest goes
@@ -1534,6 +1645,12 @@ module rclink_rx #(
                     // (the page of the staging's start is being looked up)
                 end else begin
                     // into the line being staged; a full line to the memory
+                    if (pf_issue) begin
+                        dma_cmd_valid <= 1'b1;
+                        dma_cmd_write <= 1'b0;
+                        dma_cmd_addr <= rqe_addr;
+                        dma_cmd_len <= 13'd16;
+                    end
                     if (s_n == 13'd0)
                         s_addr <= xl ? u_bus : dst;
                     s_n <= s_n + {6'd0, chunk};
@@ -1553,7 +1670,7 @@ module rclink_rx #(
                 end
             // ---- a write burst of the staged bytes ---------------------------------
             S_FL0:                  // the partial line to the memory
-                if (!w_go) begin
+                if (!w_go && !dma_cmd_valid) begin
                     if (dst[5:0] != 6'd0) begin
                         sm_we <= 1'b1;
                         sm_wa <= s_li;
@@ -1578,50 +1695,8 @@ module rclink_rx #(
                     st <= fret;
                 end
             S_RQE0:
-                if (dma_rd_valid) begin
-                    if (u)
-                        u_take <= 1'b1;
-                    else
-                        rq_cons <= rq_cons + 32'd1;
-                    c_idx <= m_cons;
-                    c_fill <= 17'd0;
-                    c_first <= c_moff == 32'd0;
-                    c_addr <= rd_w0;
-                    c_size <= rd_w1[16:0];
-                    if (u && (dma_rd_err || rqe_bad_size || rqe_bad_addr)) begin
-                        // a user context's bad RQE completes unused and
-                        // puts it in error; the rest of the packet is lost
-                        ucqe(dma_rd_err ? ST_DMA_ERR : rqe_bad_size ? ST_BAD_WQE :
-                             `RCLINK_CQE_ST_BAD_ADDR);
-                        ufail(dma_rd_err ? `RCLINK_CTX_EVT_CAUSE_DMA :
-                              rqe_bad_size ? `RCLINK_CTX_EVT_CAUSE_BAD_RQE :
-                              `RCLINK_CTX_EVT_CAUSE_BAD_ADDR,
-                              dma_rd_err ? dma_cmd_addr : {32'd0, m_cons});
-                        c_open <= 1'b0;
-                        msg_dead <= 1'b1;
-                        ret <= S_CHUNK;
-                        st <= S_CQE;
-                    end else if (dma_rd_err) begin
-                        cqe(ST_DMA_ERR, 1'b1);
-                        c_open <= 1'b0;
-                        msg_dead <= 1'b1;
-                        ret <= S_CHUNK;
-                        st <= S_CQE;
-                    end else if (rd_w1[31:0] < 32'd64 || rd_w1[31:0] > 32'd65536) begin
-                        // completed unused
-                        cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
-                                  ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
-                                  ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
-                        cqe_w1 <= {c_mlen, rq_cons};
-                        cqe_v <= 1'b1;
-                        cqe_ctx <= {UW{1'b0}};
-                        ret <= S_CHUNK;
-                        st <= S_CQE;
-                    end else begin
-                        c_buf <= 1'b1;
-                        st <= S_CHUNK;
-                    end
-                end
+                if (dma_rd_valid)
+                    rqe_take(rd_w0, rd_w1[31:0], dma_rd_err);
             S_CQE:
                 if (!cqe_v)
                     st <= ret;
