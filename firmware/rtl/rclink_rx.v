@@ -282,12 +282,12 @@ module rclink_rx #(
                             c_fill, c_mlen, c_moff, c_own};
 
     localparam S_CLR = 6'd0, S_IDLE = 6'd1, S_HDR = 6'd2, S_CTX = 6'd3,
-               S_CHK = 6'd4, S_DROP = 6'd5, S_BEAT = 6'd6, S_CHUNK = 6'd7,
-               S_RQE0 = 6'd8, S_FL0 = 6'd9, S_FL1 = 6'd10, S_CQE = 6'd11,
+               S_CHK = 6'd4, S_DROP = 6'd5, S_CHUNK = 6'd7,
+               S_RQE0 = 6'd8, S_CQE = 6'd11,
                S_END = 6'd12, S_WAIT = 6'd13,
                S_SW1 = 6'd15, S_SW2 = 6'd16, S_SW3 = 6'd17, S_SW4 = 6'd18,
                S_T2CHK = 6'd19, S_T2RQE = 6'd20, S_T2RQW = 6'd21,
-               S_FLC = 6'd23, S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
+               S_T2SRC = 6'd24, S_T2PSN = 6'd25, S_T2NB = 6'd26,
                S_UCHK = 6'd27, S_OF1 = 6'd28, S_OF2 = 6'd29, S_OF3 = 6'd30,
                S_OF4 = 6'd31, S_UHOLD = 6'd32, S_RH0 = 6'd33, S_RH1 = 6'd34,
                S_RCHK = 6'd35, S_RP0 = 6'd36, S_RP1 = 6'd37, S_RP2 = 6'd38,
@@ -297,7 +297,7 @@ module rclink_rx #(
     // (a ring: a burst of up to 32 lines streams out while the next fills)
     localparam SL = 64;
     localparam T2_DATA_MAX = T2_PKT_LEN - `RCLINK_SEG_BYTES;
-    reg [5:0]  st, ret, fret;
+    reg [5:0]  st, ret;
     reg        sweep_flush;   // RQ disabled: open messages complete FLUSHED
     reg [QP_AW-1:0] qpn;
     reg [QP_AW:0]   clr;
@@ -543,7 +543,10 @@ module rclink_rx #(
     // a CQE goes to the CQ once the beats of the burst before it left (the
     // data it announces is written first)
     reg         cqe_v;
-    assign cqe_valid = cqe_v && !w_go;
+    // the last burst has not left yet: its command waits, or its beats
+    wire        w_busy = w_go || (dma_cmd_valid && dma_cmd_write);
+    assign cqe_valid = cqe_v && !w_busy;
+    reg  [5:0]  w_lines;        // the lines of the burst whose command waits
     reg [5:0]   w_ptr;          // (at rest: the next burst's first line)
     reg [5:0]   w_left;
     wire        w_fire = w_go && dma_wd_ready;
@@ -564,7 +567,7 @@ module rclink_rx #(
             w_left <= 6'd0;
         end else if (dma_cmd_valid && dma_cmd_ready && dma_cmd_write) begin
             w_go <= 1'b1;
-            w_left <= s_lines + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+            w_left <= w_lines;
         end else if (w_fire) begin
             w_ptr <= w_ptr + 6'd1;
             w_left <= w_left - 6'd1;
@@ -629,7 +632,7 @@ module rclink_rx #(
     // has left the engine (wr_idle, after its last burst's beats were
     // taken), as the CQ's index and an MSI-X wait for theirs: the
     // requester's completion never comes before the data is posted
-    wire w_rsp_wait = rd && p_ends && s_n == 13'd0 && !wr_idle;
+    wire w_rsp_wait = rd && p_ends && s_n == 13'd0 && (!wr_idle || w_busy);
     wire p_bad_start = soff != 32'd0 || {32'd0, smlen} > MAX_MSG ||
                        (pos == `RCLINK_SEG_ONLY ? smlen != dlen : smlen <= dlen);
     wire p_bad_cont = soff != c_moff || smlen != c_mlen ||
@@ -762,6 +765,26 @@ module rclink_rx #(
             end
         end
     endtask
+    // the staged bytes' write burst: its command, once the port is free
+    // and the burst before has streamed; the engine goes on at once, the
+    // next bytes filling the lines after the burst's (every pushed line,
+    // a partial one too, is in the memory a cycle after its push, before
+    // a command can be taken)
+    task flush;
+        begin
+            if (!w_go && !dma_cmd_valid) begin
+                dma_cmd_valid <= 1'b1;
+                dma_cmd_write <= 1'b1;
+                dma_cmd_addr <= s_addr;
+                dma_cmd_len <= s_n;
+                w_lines <= s_lines + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+                ln <= 512'd0;
+                s_li <= s_li + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+                s_base <= s_li + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
+                s_n <= 13'd0;
+            end
+        end
+    endtask
     task ufail;               // the packet's user context goes into error
         input [7:0]  cause;
         input [63:0] info;
@@ -794,7 +817,8 @@ module rclink_rx #(
                    (st == S_CHUNK && qa != 7'd0 && !msg_dead && !c_buf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
                    ((st == S_CQE || st == S_WAIT) && cqe_v)));
-    wire stop_now = (rq_stop || stop_pend) && at_rest;
+    // (not while a command waits: a burst's, or a read ahead's)
+    wire stop_now = (rq_stop || stop_pend) && at_rest && !dma_cmd_valid;
     always @(posedge clk) begin
         if (rst || stop_now)
             stop_pend <= 1'b0;
@@ -806,7 +830,7 @@ module rclink_rx #(
                                            ck_push ? chunk : 7'd0) :
                         ((st == S_HDR || st == S_RH0 || st == S_RH1) && v_vld) ? v_n : 7'd0;
     wire       iq_rel = pk_held && (stop_now || st == S_DROP || st == S_RQ0 ||
-                                    (st == S_WAIT && !cqe_v));
+                                    st == S_WAIT);
     wire       iq_take = rx_vld && rx_rdy;
     wire [6:0] iq_kn = keep_n(rx_keep);
     wire [7:0] iq_rest = iq_n - {1'b0, iq_pop};
@@ -952,8 +976,8 @@ module rclink_rx #(
             s_li <= wrst ? 6'd0 : w_next;
             s_base <= wrst ? 6'd0 : w_next;
             s_addr <= 64'd0;
+            w_lines <= 6'd0;
             s_n <= 13'd0;
-            fret <= S_IDLE;
             cqe_v <= 1'b0;
             cqe_w0 <= 64'd0;
             cqe_w1 <= 64'd0;
@@ -1224,7 +1248,7 @@ module rclink_rx #(
                     mr_pg <= rresp_pg;
                     mr_use <= rresp_lk;
                     rr_idx <= rresp_idx;
-                    st <= S_BEAT;
+                    st <= S_CHUNK;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
                     // a response decides the send engine's WRITE or READ
                     // of its QP and TAG (wresp_*, rresp_*: a refusal, or
@@ -1290,7 +1314,7 @@ module rclink_rx #(
                     c_fill <= 17'd0;
                     mr_use <= 1'b1;
                     mr_pg <= m_pages;
-                    st <= S_BEAT;
+                    st <= S_CHUNK;
                 end
             // ---- a WRITE's immediate: the owner's next RQE, its CQE --------------
             // Without a posted RQE or CQ room it waits on RX_M as a SEND's
@@ -1520,7 +1544,7 @@ module rclink_rx #(
                     end else begin
                         c_open <= 1'b1;
                         cnt_t2_pkts <= cnt_t2_pkts + 64'd1;
-                        st <= S_BEAT;
+                        st <= S_CHUNK;
                     end
                 end else if (t2_need == 32'd0 || t2_k == posted) begin
                     // no room: TYPE2 dropped, a user context's TYPE1 waits
@@ -1573,11 +1597,11 @@ module rclink_rx #(
                     c_buf <= 1'b0;
                     c_open <= 1'b0;
                     st <= S_CQE;
-                    ret <= p_drop ? S_DROP : S_BEAT;
+                    ret <= p_drop ? S_DROP : S_CHUNK;
                 end else begin
                     if (p_flush)
                         c_open <= 1'b0;
-                    st <= p_drop ? S_DROP : S_BEAT;
+                    st <= p_drop ? S_DROP : S_CHUNK;
                 end
                 if (p_drop)
                     cnt_malformed <= cnt_malformed + 64'd1;
@@ -1598,8 +1622,6 @@ module rclink_rx #(
                 mr_pg <= 1'b0;
                 st <= S_IDLE;
             end
-            S_BEAT:
-                st <= (left == 32'd0 || q_done) ? S_END : S_CHUNK;
             S_CHUNK:
                 if (qa == 7'd0) begin
                     if (left == 32'd0 || q_done)
@@ -1610,8 +1632,7 @@ module rclink_rx #(
                 end else if (ck_flush) begin
                     // (a user context's staged bytes end at a chunk's end)
                     // the staged bytes go out before the buffer completes
-                    fret <= S_CHUNK;
-                    st <= S_FL0;
+                    flush;
                 end else if (ck_nobuf) begin
                     if (rr_busy) begin
                         // a READ's piece is full (or none yet): the one of
@@ -1658,41 +1679,19 @@ module rclink_rx #(
                     c_moff <= c_moff + {25'd0, chunk};
                     c_rq <= c_rq + {25'd0, chunk};
                     left <= left - {25'd0, chunk};
+                    if ({25'd0, chunk} == left)
+                        st <= S_END;      // the packet's data is staged
+                    // (a line partly filled is written too: a burst can
+                    // take it at once)
+                    sm_we <= 1'b1;
+                    sm_wa <= s_li;
+                    sm_wd <= ln | chunk_d;
                     if (chunk == l_room) begin
-                        sm_we <= 1'b1;
-                        sm_wa <= s_li;
-                        sm_wd <= ln | chunk_d;
                         ln <= 512'd0;
                         s_li <= s_li + 6'd1;
                     end else begin
                         ln <= ln | chunk_d;
                     end
-                end
-            // ---- a write burst of the staged bytes ---------------------------------
-            S_FL0:                  // the partial line to the memory
-                if (!w_go && !dma_cmd_valid) begin
-                    if (dst[5:0] != 6'd0) begin
-                        sm_we <= 1'b1;
-                        sm_wa <= s_li;
-                        sm_wd <= ln;
-                    end
-                    st <= S_FLC;
-                end
-            S_FLC: begin            // the command (the line is written now)
-                    dma_cmd_valid <= 1'b1;
-                    dma_cmd_write <= 1'b1;
-                    dma_cmd_addr <= s_addr;
-                    dma_cmd_len <= s_n;
-                    st <= S_FL1;
-            end
-            S_FL1:                  // the command is taken: its beats stream
-                if (!dma_cmd_valid) begin
-                    // while the next bytes fill the lines after them
-                    ln <= 512'd0;
-                    s_li <= s_li + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
-                    s_base <= s_li + ((dst[5:0] != 6'd0) ? 6'd1 : 6'd0);
-                    s_n <= 13'd0;
-                    st <= fret;
                 end
             S_RQE0:
                 if (dma_rd_valid)
@@ -1705,9 +1704,8 @@ module rclink_rx #(
                     // the WRITE's response waits for its data to leave
                 end else if (s_n != 13'd0) begin
                     // the packet's staged bytes go out first
-                    fret <= S_END;
-                    st <= S_FL0;
-                end else if (rd && w_go) begin
+                    flush;
+                end else if (rd && w_busy) begin
                     // the burst of its data is still leaving
                 end else if (rd) begin
                     // a WRITE's packet written: its last answers OK; a
@@ -1730,12 +1728,12 @@ module rclink_rx #(
                 end else begin
                     st <= S_WAIT;
                 end
-                if (!q_done && s_n == 13'd0 && !w_rsp_wait && !(rd && w_go))
+                if (!q_done && s_n == 13'd0 && !w_rsp_wait && !(rd && w_busy))
                     st <= S_DROP;    // more bytes than RX_M_LEN said
             end
-            S_WAIT:
+            S_WAIT: begin
+                pk_held <= 1'b0;      // (the next packet may come meanwhile)
                 if (!cqe_v) begin
-                    pk_held <= 1'b0;
                     ctx_we <= !t2 && !rd;
                     mr_use <= 1'b0;
                     mr_pg <= 1'b0;
@@ -1743,6 +1741,7 @@ module rclink_rx #(
                     ctx_wd <= c_pack;
                     st <= S_IDLE;
                 end
+            end
             default: st <= S_IDLE;
             endcase
         end
