@@ -282,7 +282,7 @@ module rclink_rx #(
                             c_fill, c_mlen, c_moff, c_own};
 
     localparam S_CLR = 6'd0, S_IDLE = 6'd1, S_HDR = 6'd2, S_CTX = 6'd3,
-               S_CHK = 6'd4, S_DROP = 6'd5, S_CHUNK = 6'd7,
+               S_CHK = 6'd4, S_DROP = 6'd5, S_BEAT = 6'd6, S_CHUNK = 6'd7,
                S_RQE0 = 6'd8, S_CQE = 6'd11,
                S_END = 6'd12, S_WAIT = 6'd13,
                S_SW1 = 6'd15, S_SW2 = 6'd16, S_SW3 = 6'd17, S_SW4 = 6'd18,
@@ -1248,7 +1248,7 @@ module rclink_rx #(
                     mr_pg <= rresp_pg;
                     mr_use <= rresp_lk;
                     rr_idx <= rresp_idx;
-                    st <= S_CHUNK;
+                    st <= S_BEAT;
                 end else if (h_kind == K_READ_RESP || h_kind == K_WRITE_RESP) begin
                     // a response decides the send engine's WRITE or READ
                     // of its QP and TAG (wresp_*, rresp_*: a refusal, or
@@ -1314,7 +1314,7 @@ module rclink_rx #(
                     c_fill <= 17'd0;
                     mr_use <= 1'b1;
                     mr_pg <= m_pages;
-                    st <= S_CHUNK;
+                    st <= S_BEAT;
                 end
             // ---- a WRITE's immediate: the owner's next RQE, its CQE --------------
             // Without a posted RQE or CQ room it waits on RX_M as a SEND's
@@ -1622,6 +1622,8 @@ module rclink_rx #(
                 mr_pg <= 1'b0;
                 st <= S_IDLE;
             end
+            S_BEAT:                 // (an RDMA packet: its side's lookups settle)
+                st <= S_CHUNK;
             S_CHUNK:
                 if (qa == 7'd0) begin
                     if (left == 32'd0 || q_done)
