@@ -2,8 +2,11 @@
 // rclink PCIe shim: TYPE1 receive reassembly (Documentation/hw/shim.rst,
 // "Receive queue").
 //
-// Packets arrive on RX_M (TYPE1 only; first byte in [63:56]); the first
-// 8 bytes are the sender's segment header.  Per QP the engine keeps a
+// Packets arrive on RX_M in beats of 512 bits (first byte in [511:504],
+// RX_M_KEEP contiguous from the top: only a packet's last beat partial,
+// the shim's reading of seed 000, which states it for TX_S) into a
+// packet queue (below); the first 8 bytes are the sender's segment
+// header.  Per QP the engine keeps a
 // context in a RAM of QP_NUM entries: message open, its length and
 // offset, the buffer being filled (RQ index, address, size, fill).  A
 // message's first byte starts a fresh buffer; a full buffer completes
@@ -15,26 +18,30 @@
 // message (its buffer completes LAST, FLUSHED).
 //
 // DMA goes through the engine's burst interface: an RQE (both words) is
-// one 16-byte read, a TYPE2 dry run reads each RQE's size word; the
-// payload bytes bound for one buffer are gathered from RX_M's 64-bit
-// beats into a staging memory of 512-bit lines at their host lanes (the
-// 512-to-64-bit gearbox) and go out as one write burst when the buffer
-// is full, the packet's data ends or the staging memory is full.  A
-// buffer's CQE is handed to the CQ only after that burst's last beat was
-// taken: the engine keeps command order, so the CQE (and the MSI-X that
-// announces it) is never visible before the data.  The burst's beats
-// stream from the staging memory under wrst (the hard reset) only, so a
-// SHIM_RESET or an RQ disable between the command and its beats leaves
-// no command without its data.
+// one 16-byte read (context 0's next one read ahead while a packet's data
+// is staged), a TYPE2 dry run reads each RQE's size word; the payload
+// bytes bound for one buffer are taken from the queue up to a line a
+// cycle into a ring of 512-bit staging lines at their host lanes and go
+// out as one write burst (up to 32 lines) when the buffer is full, the
+// packet's data ends or the burst is full; the engine goes on filling the
+// lines after a burst while it streams.  A CQE is handed to the CQ only
+// once the last burst's command was taken and its last beat too: the
+// engine keeps command order, so the CQE (and the MSI-X that announces
+// it) is never visible before the data.  The burst's beats stream from
+// the staging memory under wrst (the hard reset) only, so a SHIM_RESET or
+// an RQ disable after the command was taken leaves no command without
+// its data.
 //
 // Disabling the RQ (rq_stop) takes effect once the engine waits for
 // something from outside (an RX_M beat, a posted RQE, CQ room) or is
-// idle, not in the middle of a write burst or a read: the packet being
+// idle, not in the middle of a read, while a command waits for the port or
+// while a CQE waits for its data's burst: the packet being
 // written finishes and its QP's context is saved first, so the sweep
 // completes its open message FLUSHED.
 //
 // Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
-// while no RQE is posted or the CQ is full, and FLOW_STOP is raised while
+// (once the queue holds the packet's first 128 bytes, or all of a shorter
+// one) while no RQE is posted or the CQ is full, and FLOW_STOP is raised while
 // fewer than two RQEs are posted, so the IP answers RNR.  (A user
 // context's packet is taken or refused at once, below.)
 //
@@ -42,8 +49,8 @@
 // a packet of a group DMAQ_T2_JOIN does not hold is consumed and counted
 // (DMAQ_T2_RX_DROP_NOGROUP), so is one whose segment header is not ONLY
 // for the whole packet (DMAQ_T2_RX_DROP_MALFORMED).  Otherwise the RQEs
-// it needs are read ahead (a dry run, as the model's) while the header
-// beat is held: without enough posted buffers or CQ room for its CQEs it
+// it needs are read ahead (a dry run, as the model's) while the packet
+// waits in the queue: without enough posted buffers or CQ room for its CQEs it
 // is consumed and counted (DMAQ_T2_RX_DROP_NOBUF), else it is written into
 // the buffers (RECV_MCAST CQEs, QPN = the group; DMAQ_T2_RX_PKTS) while
 // the CQ takes no send completion (cq_hold), so the room stays.  TYPE2
@@ -56,12 +63,12 @@
 // the packet (DMAQ_T2_RX_DROP_OLD); a new sender takes a free entry or
 // replaces the group's entries in turn.  A group joined (its DMAQ_T2_JOIN
 // bit rising) starts its senders afresh.  The table is searched one entry
-// a cycle while the header beat is held.
+// a cycle while the packet waits in the queue.
 //
 // User contexts (NCTX > 1, rclink_ctx; shim.rst "Contexts"): a packet of
 // a QP (group) whose owner is a user context goes to that context's RQ and
 // CQ.  It never waits: a dry run (the TYPE2 one, from the QP's open buffer
-// on) reads its RQEs ahead while the header beat is held, and without a
+// on) reads its RQEs ahead while the packet waits in the queue, and without a
 // running context, enough RQEs or CQ room the packet is taken from RX_M
 // and dropped (DMAQ_CTX_RX_NOBUF; TYPE2 also DMAQ_T2_RX_DROP_NOBUF and its
 // IRQ_INFO record).  RQE addresses are offsets into the context's area:
@@ -374,7 +381,7 @@ module rclink_rx #(
     assign rx_held = held;
     // ---- RDMA responder ---------------------------------------------------------
     // A TYPE1 packet whose segment header has an RDMA KIND: the RDMA
-    // header follows (two beats), then a WRITE's data, which goes into
+    // header follows (16 bytes), then a WRITE's data, which goes into
     // the owner context's area through the staging below, with no RQE and
     // no CQE.  Per QP: {open, failed, done, tag} of the WRITE being
     // received (cleared by the reset sweep).
@@ -551,7 +558,9 @@ module rclink_rx #(
     reg [5:0]   w_left;
     wire        w_fire = w_go && dma_wd_ready;
     wire [5:0]  sm_ra = w_fire ? w_ptr + 6'd1 : w_ptr;
-    wire [5:0]  w_next = w_go ? w_ptr + w_left : w_ptr;     // where it rests
+    wire        w_take = dma_cmd_valid && dma_cmd_ready && dma_cmd_write;
+    // where it will rest (a burst streaming, or taken in this cycle)
+    wire [5:0]  w_next = w_go ? w_ptr + w_left : w_take ? w_ptr + w_lines : w_ptr;
     wire [5:0]  s_lines = s_li - s_base;
     assign dma_wd_valid = w_go;
     assign dma_wd_data = sm_q;
@@ -565,7 +574,7 @@ module rclink_rx #(
             w_go <= 1'b0;
             w_ptr <= 6'd0;
             w_left <= 6'd0;
-        end else if (dma_cmd_valid && dma_cmd_ready && dma_cmd_write) begin
+        end else if (w_take) begin
             w_go <= 1'b1;
             w_left <= w_lines;
         end else if (w_fire) begin
@@ -615,7 +624,7 @@ module rclink_rx #(
     assign rx_pqpid = iq_qpid;
     wire         q_done = iq_end && iq_n == 8'd0;    // every byte taken
     // 8 bytes for a header (fewer only at the packet's end)
-    wire         v_vld = iq_pkt && (iq_n >= 8'd8 || (iq_end && iq_n != 8'd0));
+    wire         v_vld = iq_pkt && (iq_n >= 8'd8 || iq_end);
     wire         v_fe = iq_end && iq_n <= 8'd8;     // ... they are its last
     wire [6:0]   v_n = (iq_n >= 8'd8) ? 7'd8 : iq_n[6:0];
 
@@ -818,7 +827,9 @@ module rclink_rx #(
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
                    ((st == S_CQE || st == S_WAIT) && cqe_v)));
     // (not while a command waits: a burst's, or a read ahead's)
-    wire stop_now = (rq_stop || stop_pend) && at_rest && !dma_cmd_valid;
+    // (nor while a CQE waits for the burst of the data it announces)
+    wire stop_now = (rq_stop || stop_pend) && at_rest && !dma_cmd_valid &&
+                    !(cqe_v && w_busy);
     always @(posedge clk) begin
         if (rst || stop_now)
             stop_pend <= 1'b0;
@@ -1331,13 +1342,15 @@ module rclink_rx #(
                     rs_put(qpn, {3'b000, rs_tag});
                     st <= S_DROP;
                 end else if (posted != 32'd0 && posted <= rq_size && u_room_ok) begin
-                    // (none is read ahead for a user context)
-                    held <= 1'b0;
-                    dma_cmd_valid <= 1'b1;
-                    dma_cmd_write <= 1'b0;
-                    dma_cmd_addr <= rqe_addr;
-                    dma_cmd_len <= 13'd16;
-                    st <= S_IRQE;
+                    // (once the port is free: a burst's command, a read ahead)
+                    if (!pf_pend && !dma_cmd_valid) begin
+                        held <= 1'b0;
+                        dma_cmd_valid <= 1'b1;
+                        dma_cmd_write <= 1'b0;
+                        dma_cmd_addr <= rqe_addr;
+                        dma_cmd_len <= 13'd16;
+                        st <= S_IRQE;
+                    end
                 end else if (!held) begin
                     held <= 1'b1;
                     hold_left <= u_hold_us;
