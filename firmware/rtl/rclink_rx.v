@@ -812,6 +812,12 @@ module rclink_rx #(
             $display("%t rx: push dst %h chunk %0d bytes %h", $time, dst, chunk, iq_d[511:0] & chunk_m);
         if (sm_we)
             $display("%t rx: sm[%0d] <= %h", $time, sm_wa, sm_wd[127:0]);
+        if (pf_issue)
+            $display("%t rx: read ahead %0d at %h", $time, pf_ni, pf_addr);
+        if (pf_fill)
+            $display("%t rx: read ahead %0d: %h %h", $time, pf_fi, dma_rd_data[64 * pf_l0 +: 64], dma_rd_data[64 * pf_l1 +: 32]);
+        if (pf_take)
+            $display("%t rx: RQE %0d taken from the read ahead: %h %h", $time, rq_cons, pf_w0[pf_hd], pf_w1[pf_hd]);
         if (st != st_q && st != S_CLR && st < S_SW1)
             $display("%t rx: state %0d -> %0d qpn %0d left %0d fill %0d", $time, st_q, st, qpn, left, c_fill);
     end
@@ -850,57 +856,71 @@ module rclink_rx #(
     always @(*)
         for (ib = 0; ib < 64; ib = ib + 1)
             iq_b[8*ib +: 8] = rx_keep[63-ib] ? rx_dat[511-8*ib -: 8] : 8'd0;
-    // ---- context 0's next RQE, read ahead ---------------------------------------
-    // While a packet's bytes are staged for context 0 (no read of the
-    // engine in flight, the command port free), the RQE at RQ_CONS is read
-    // if posted; a buffer needed then takes it without a read (rqe_take,
-    // as from S_RQE0).  One read of the engine at a time: its own reads
-    // and the write bursts' commands wait for the read ahead.  Disabling
-    // the RQ (stop_now) or a reset forgets it (a read in flight then
-    // lands unused).
-    reg          pf_v, pf_pend, pf_stale, pf_err;
-    reg  [31:0]  pf_idx, pf_w1;
-    reg  [63:0]  pf_w0;
-    reg  [2:0]   pf_lane;
+    // ---- context 0's next RQEs, read ahead -------------------------------------
+    // Up to PFD of context 0's posted RQEs from RQ_CONS on are read ahead
+    // (one 16-byte read each) while the engine is in a state that issues
+    // no command of its own and waits for no read (a packet's header and
+    // context states, S_WAIT, a push of data); a buffer needed then takes
+    // the head one without a read (rqe_take, as from S_RQE0).  The engine's
+    // own reads wait while a read ahead is in flight (the answers come in
+    // command order).  Disabling the RQ (stop_now) or a reset forgets them
+    // (the answers of reads still in flight are dropped).
+    localparam PFD = 4;
+    reg  [63:0]  pf_w0 [0:PFD-1];
+    reg  [31:0]  pf_w1 [0:PFD-1];
+    reg  [PFD-1:0] pf_e;          // ... an unreadable one
+    reg  [1:0]   pf_hd;           // the entry of RQ_CONS
+    reg  [2:0]   pf_n;            // entries read
+    reg  [2:0]   pf_fly;          // reads in flight (the next entries)
+    reg  [2:0]   pf_stale;        // reads in flight from before a stop
+    wire         pf_busy = pf_fly != 3'd0 || pf_stale != 3'd0;
+    wire [2:0]   pf_have = pf_n + pf_fly;
     wire [31:0]  pf_posted = rq_prod - rq_cons;
-    wire         pf_issue = st == S_CHUNK && ck_push && !u && !stop_now && !stop_pend &&
-                            !rq_stop && rq_en && !pf_v && !pf_pend && !dma_cmd_valid &&
-                            pf_posted != 32'd0 && pf_posted <= rq_size;
-    wire         pf_use = !u && pf_v && pf_idx == rq_cons;
-    wire [2:0]   pf_l1 = pf_lane + 3'd1;
+    wire [31:0]  pf_size = 32'd1 << rq_order;
+    wire [31:0]  pf_ni = rq_cons + {29'd0, pf_have};      // the next to read
+    wire [63:0]  pf_addr = rq_base + {32'd0, pf_ni & (pf_size - 32'd1)} * 64'd16;
+    // the entry an answer fills: RQ_CONS + pf_n
+    wire [31:0]  pf_fi = rq_cons + {29'd0, pf_n};
+    wire [63:0]  pf_fa = rq_base + {32'd0, pf_fi & (pf_size - 32'd1)} * 64'd16;
+    wire [2:0]   pf_l0 = pf_fa[5:3];
+    wire [2:0]   pf_l1 = pf_fa[5:3] + 3'd1;
+    wire [1:0]   pf_wi = pf_hd + pf_n[1:0];                // ... its slot
+    wire         pf_st = st == S_IDLE || st == S_HDR || st == S_CTX || st == S_CHK ||
+                         st == S_WAIT || (st == S_CHUNK && ck_push);
+    wire         pf_issue = pf_st && !stop_now && !stop_pend && !rq_stop && rq_en &&
+                            !dma_cmd_valid && pf_stale == 3'd0 && pf_have < PFD &&
+                            {29'd0, pf_have} < pf_posted && pf_posted <= pf_size;
+    wire         pf_use = !u && pf_n != 3'd0;
+    wire         pf_take = st == S_CHUNK && !stop_now && qa != 7'd0 && !msg_dead &&
+                           !ck_flush && ck_nobuf && !rr_busy && !c_buf && pf_use &&
+                           posted != 32'd0 && posted <= rq_size;
+    wire         pf_ans = dma_rd_valid && pf_busy;
+    wire         pf_fill = pf_ans && pf_stale == 3'd0;
+    wire [2:0]   pf_fly1 = pf_fly + {2'd0, pf_issue} - {2'd0, pf_fill};
+    wire [2:0]   pf_stale1 = pf_stale - {2'd0, pf_ans && pf_stale != 3'd0};
     always @(posedge clk) begin
+        if (pf_fill) begin
+            pf_w0[pf_wi] <= dma_rd_data[64 * pf_l0 +: 64];
+            pf_w1[pf_wi] <= dma_rd_data[64 * pf_l1 +: 32];
+        end
         if (rst) begin
-            pf_v <= 1'b0;
-            pf_pend <= 1'b0;
-            pf_stale <= 1'b0;
-            pf_err <= 1'b0;
-            pf_idx <= 32'd0;
-            pf_w0 <= 64'd0;
-            pf_w1 <= 32'd0;
-            pf_lane <= 3'd0;
+            pf_e <= {PFD{1'b0}};
+            pf_hd <= 2'd0;
+            pf_n <= 3'd0;
+            pf_fly <= 3'd0;
+            pf_stale <= 3'd0;
+        end else if (stop_now) begin
+            pf_n <= 3'd0;
+            pf_fly <= 3'd0;
+            pf_stale <= pf_stale1 + pf_fly1;
         end else begin
-            if (pf_issue) begin
-                pf_pend <= 1'b1;
-                pf_stale <= 1'b0;
-                pf_idx <= rq_cons;
-                pf_lane <= rqe_addr[5:3];
-            end
-            if (pf_pend && dma_rd_valid) begin
-                pf_pend <= 1'b0;
-                pf_v <= !pf_stale && !stop_now;
-                pf_w0 <= dma_rd_data[64 * pf_lane +: 64];
-                pf_w1 <= dma_rd_data[64 * pf_l1 +: 32];
-                pf_err <= dma_rd_err;
-            end
-            if (pf_v && pf_idx != rq_cons)
-                pf_v <= 1'b0;     // (not the next one any more)
-            if (stop_now) begin
-                pf_v <= 1'b0;
-                pf_stale <= pf_pend && !dma_rd_valid;
-            end
-            if (st == S_CHUNK && !stop_now && ck_nobuf && !rr_busy && !c_buf && qa != 7'd0 &&
-                !msg_dead && !ck_flush && pf_use && posted != 32'd0 && posted <= rq_size)
-                pf_v <= 1'b0;     // taken
+            if (pf_fill)
+                pf_e[pf_wi] <= dma_rd_err;
+            pf_n <= pf_n + {2'd0, pf_fill} - {2'd0, pf_take};
+            if (pf_take)
+                pf_hd <= pf_hd + 2'd1;
+            pf_fly <= pf_fly1;
+            pf_stale <= pf_stale1;
         end
     end
 
@@ -1080,6 +1100,12 @@ module rclink_rx #(
                 dma_cmd_valid <= 1'b0;
             if (held && us_tick && hold_left != 32'd0)
                 hold_left <= hold_left - 32'd1;
+            if (pf_issue) begin     // (no state below issues one then)
+                dma_cmd_valid <= 1'b1;
+                dma_cmd_write <= 1'b0;
+                dma_cmd_addr <= pf_addr;
+                dma_cmd_len <= 13'd16;
+            end
             case (st)
             S_CLR:                   // every context closed
                 if (!sweep_flush) begin
@@ -1343,7 +1369,7 @@ module rclink_rx #(
                     st <= S_DROP;
                 end else if (posted != 32'd0 && posted <= rq_size && u_room_ok) begin
                     // (once the port is free: a burst's command, a read ahead)
-                    if (!pf_pend && !dma_cmd_valid) begin
+                    if (!pf_busy && !dma_cmd_valid) begin
                         held <= 1'b0;
                         dma_cmd_valid <= 1'b1;
                         dma_cmd_write <= 1'b0;
@@ -1393,7 +1419,7 @@ module rclink_rx #(
             S_RP1:                  // a burst: up to the page's end
                 if (rp_left == 32'd0) begin
                     st <= S_RP4;    // (a READ of 0 bytes: no read)
-                end else if (u_bus_ok && !pf_pend && !dma_cmd_valid) begin
+                end else if (u_bus_ok && !pf_busy && !dma_cmd_valid) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
                     dma_cmd_addr <= u_bus;
@@ -1569,7 +1595,7 @@ module rclink_rx #(
                     end else begin
                         st <= S_UHOLD;
                     end
-                end else if (!pf_pend && !dma_cmd_valid) begin
+                end else if (!pf_busy && !dma_cmd_valid) begin
                     dma_cmd_valid <= 1'b1;
                     dma_cmd_write <= 1'b0;
                     dma_cmd_addr <= t2_rqe_addr;
@@ -1662,8 +1688,8 @@ module rclink_rx #(
                         st <= S_CQE;
                     end else if (posted != 32'd0 && posted <= rq_size) begin
                         if (pf_use) begin
-                            rqe_take(pf_w0, pf_w1, pf_err);
-                        end else if (!pf_pend && !dma_cmd_valid) begin
+                            rqe_take(pf_w0[pf_hd], pf_w1[pf_hd], pf_e[pf_hd]);
+                        end else if (!pf_busy && !dma_cmd_valid) begin
                             dma_cmd_valid <= 1'b1;
                             dma_cmd_write <= 1'b0;
                             dma_cmd_addr <= rqe_addr;
@@ -1681,12 +1707,6 @@ module rclink_rx #(
                     // (the page of the staging's start is being looked up)
                 end else begin
                     // into the line being staged; a full line to the memory
-                    if (pf_issue) begin
-                        dma_cmd_valid <= 1'b1;
-                        dma_cmd_write <= 1'b0;
-                        dma_cmd_addr <= rqe_addr;
-                        dma_cmd_len <= 13'd16;
-                    end
                     if (s_n == 13'd0)
                         s_addr <= xl ? u_bus : dst;
                     s_n <= s_n + {6'd0, chunk};
