@@ -1473,6 +1473,27 @@ def rx_stream_gen(rng, qps, nmsg, nbad, nstray):
     return out
 
 
+def rx_cqe_after_data(model, q, writes, bufs):
+    """On the bus (writes, in order): every CQE's write comes after the
+    writes of all its buffer's bytes (the CQE never before its data)."""
+    got = {}
+    span = [(bufs + model.rqes[c["IDX"]][0], c["LEN"]) for c in model.cqes]
+    nent = 1 << q.cq_order
+    assert len(model.cqes) <= nent
+    for a, n in writes:
+        if q.cq <= a < q.cq + 32 * nent:
+            for e in range((a - q.cq) // 32, (a + n - 1 - q.cq) // 32 + 1):
+                if e < len(span):
+                    b, m = span[e]
+                    assert got.get(e, 0) >= m, \
+                        ("CQE %d written before its data" % e, got.get(e, 0), m)
+            continue
+        for e, (b, m) in enumerate(span):
+            lo, hi = max(a, b), min(a + n, b + m)
+            if lo < hi:
+                got[e] = got.get(e, 0) + hi - lo
+
+
 def rx_stream_check(model, q, bmem, image, ncqe0=0):
     """The CQEs from ncqe0 on against the model's, in order, and the
     buffers' memory against image (the model's bytes over the sentinel)."""
@@ -1499,7 +1520,8 @@ async def test_q_rx_stream(dut):
     out of order (dropped, counted in DMAQ_T1_RX_DROP_MALFORMED, the QP's
     open message completing FLUSHED) and a few stray beats.  Against
     RxModel: every CQE in order, every buffer's bytes and nothing written
-    around them, RQ_CONS, the malformed counter."""
+    around them, each CQE written on the bus after its buffer's bytes,
+    RQ_CONS, the malformed counter."""
     qps = (1, 2, 5)
     rng = random.Random(4242)
     nmsg = 40 if SHORT else 90
@@ -1541,6 +1563,7 @@ async def test_q_rx_stream(dut):
                 len(model.cqes), model.cons, model.malformed)
     assert await q.r64("DMAQ_CQ_PROD") == len(model.cqes)
     rx_stream_check(model, q, bmem, bytes(image))
+    rx_cqe_after_data(model, q, bus.writes, bufs)
     assert await q.r64("DMAQ_RQ_CONS") == model.cons
     assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == model.malformed
     assert model.malformed >= 6 and \
