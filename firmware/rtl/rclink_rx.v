@@ -33,11 +33,15 @@
 // its data.
 //
 // Disabling the RQ (rq_stop) takes effect once the engine waits for
-// something from outside (an RX_M beat, a posted RQE, CQ room) or is
-// idle, not in the middle of a read, while a command waits for the port or
-// while a CQE waits for its data's burst: the packet being
-// written finishes and its QP's context is saved first, so the sweep
-// completes its open message FLUSHED.
+// something from outside (an RX_M beat, a posted RQE, room in a full or
+// disabled CQ) or is idle, not in the middle of a read, while a command
+// waits for the port or while a CQE waits for its data's burst.  A
+// packet of context 0 stopped in its middle has its QP's context written
+// back first, so the sweep completes its open message FLUSHED with what
+// it holds; a full buffer of context 0 completes only once the next RQE
+// is posted, so a stop while none is completes it LAST, FLUSHED (the
+// model's, which stops between packets, does the same).  A CQE waiting
+// for room in a full or disabled CQ at the stop is dropped.
 //
 // Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
 // (once the queue holds the packet's first 128 bytes, or all of a shorter
@@ -829,9 +833,9 @@ module rclink_rx #(
                    (st >= S_SW1 && st <= S_SW4) ||
                    (!u && !(st == S_CQE && ret == S_OF4) && (
                    (st == S_CHUNK && qa == 7'd0 && left != 32'd0 && !q_done) ||
-                   (st == S_CHUNK && qa != 7'd0 && !msg_dead && !c_buf &&
+                   (st == S_CHUNK && qa != 7'd0 && !msg_dead && ck_nobuf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
-                   ((st == S_CQE || st == S_WAIT) && cqe_v)));
+                   ((st == S_CQE || st == S_WAIT) && cqe_v && (!cq_en || cq_free == 32'd0))));
     // (not while a command waits: a burst's, or a read ahead's)
     // (nor while a CQE waits for the burst of the data it announces)
     wire stop_now = (rq_stop || stop_pend) && at_rest && !dma_cmd_valid &&
@@ -1022,8 +1026,14 @@ module rclink_rx #(
             u_cause <= 8'd0;
             u_info <= 64'd0;
             ctx_ra <= 0;
-            ctx_wa <= 0;
-            ctx_wd <= {CW{1'b0}};
+            // a packet of context 0 stopped in its middle (waiting for an
+            // RX_M beat, an RQE, the CQ): its QP's context as it is now goes
+            // back to the RAM first, for the sweep
+            ctx_we <= !rst && !u && !t2 && !rd &&
+                      (st == S_CHUNK || st == S_WAIT ||
+                       (st == S_CQE && ret != S_SW4 && ret != S_OF4));
+            ctx_wa <= qpn;
+            ctx_wd <= c_pack;
             {c_open, c_buf, c_first} <= 3'd0;
             c_idx <= 32'd0;
             c_addr <= 64'd0;
@@ -1130,7 +1140,9 @@ module rclink_rx #(
                 st <= S_SW3;
             end
             S_SW3:
-                if (c_open && c_buf && cq_en && c_own == {UW{1'b0}}) begin
+                if (cqe_v) begin
+                    // (a CQE still on its way)
+                end else if (c_open && c_buf && cq_en && c_own == {UW{1'b0}}) begin
                     cqe(ST_FLUSHED, 1'b1);
                     ret <= S_SW4;
                     st <= S_CQE;
@@ -1681,12 +1693,15 @@ module rclink_rx #(
                         c_addr <= rresp_base;
                         c_size <= rr_sz[16:0];
                         c_fill <= 17'd0;
-                    end else if (c_buf) begin
+                    end else if (c_buf && (u || (posted != 32'd0 && posted <= rq_size))) begin
+                        // a full buffer of context 0 completes once the
+                        // next one is posted (as the model's: a stop
+                        // meanwhile completes it LAST, FLUSHED)
                         cqe(ST_OK, 1'b0);
                         c_buf <= 1'b0;
                         ret <= S_CHUNK;
                         st <= S_CQE;
-                    end else if (posted != 32'd0 && posted <= rq_size) begin
+                    end else if (!c_buf && posted != 32'd0 && posted <= rq_size) begin
                         if (pf_use) begin
                             rqe_take(pf_w0[pf_hd], pf_w1[pf_hd], pf_e[pf_hd]);
                         end else if (!pf_busy && !dma_cmd_valid) begin

@@ -1604,10 +1604,7 @@ async def rx_idle(rx, clk, cycles=50, timeout_us=500):
     await with_timeout(poll(), timeout_us, "us")
 
 
-# expect_fail: rclink_rx loses a CQE waiting at the stop and flushes the
-# QP's context as saved before the packet (see the docstring); remove the
-# flag with the fix
-@cocotb.test(expect_fail=True)
+@cocotb.test()
 async def test_q_rx_stop_stream(dut):
     """Context 0's RQ disabled three times while RX_M streams back to back
     (QPs 1, 2 and 5, as test_q_rx_stream without malformed packets) and
