@@ -1213,11 +1213,13 @@ class RxStream:
     beat without RX_M_FS (RX_M_FE set), outside any packet.  first: the
     time (ns) of the first clock edge at which the first beat is offered;
     beats, stall (cycles a beat waited for RX_M_RDY) and stopped (cycles
-    under FLOW_STOP) for the log."""
+    under FLOW_STOP) for the log; patience: the cycles a beat may wait for
+    RX_M_RDY before the stream fails."""
 
-    def __init__(self, dut, pkts):
+    def __init__(self, dut, pkts, patience=20000):
         self.dut = dut
         self.pkts = pkts
+        self.patience = patience
         self.first = None
         self.beats = 0
         self.stall = 0
@@ -1246,7 +1248,7 @@ class RxStream:
                 dut.rx_m_qpid.value = 0 if stray else qpid
                 dut.rx_m_etype.value = 0
                 dut.rx_m_len.value = len(pkt)
-                for _ in range(20000):
+                for _ in range(self.patience):
                     await RisingEdge(clk)
                     if self.first is None:
                         self.first = get_sim_time("ns")
@@ -1254,7 +1256,7 @@ class RxStream:
                         break
                     self.stall += 1
                 else:
-                    raise AssertionError("RX_M not ready for 20000 cycles")
+                    raise AssertionError("RX_M not ready for %d cycles" % self.patience)
                 self.beats += 1
         await FallingEdge(clk)
         dut.rx_m_vld.value = 0
@@ -1590,14 +1592,17 @@ def rx_msgs(stream):
     return per
 
 
-async def rx_idle(rx, clk, cycles=50, timeout_us=500):
-    """rclink_rx at rest for cycles in a row: no packet queued, no stop
-    pending or sweep running, no CQE on its way."""
+async def rx_idle(rx, clk, cycles=50, timeout_us=500, queued=False):
+    """rclink_rx at rest for cycles in a row: no packet queued (queued: one
+    may wait in the RX_M queue, not taken: the RQ is off), no stop pending
+    or sweep running, no CQE on its way."""
     async def poll():
         k = 0
         while k < cycles:
             await RisingEdge(clk)
-            busy = int(rx.iq_pkt.value) or int(rx.stop_pend.value) or \
+            held = int(rx.iq_pkt.value) and \
+                (not queued or int(rx.pk_held.value))
+            busy = held or int(rx.stop_pend.value) or \
                 int(rx.sweep_flush.value) or int(rx.cqe_v.value) or \
                 int(rx.st.value) != 1       # S_IDLE
             k = 0 if busy else k + 1
@@ -1618,19 +1623,19 @@ async def test_q_rx_stop_stream(dut):
     each enable's RQ indices start at 0 and RQ_CONS counts the buffers
     taken since.
 
-    Fails on rclink_rx as it is: the stop is taken in S_WAIT or S_CQE
-    while a CQE waits for its burst (cqe_v), before the packet's context
-    is written back; the sweep then completes the QP's buffer FLUSHED with
-    the fill saved before that packet (a message whose LAST packet was
-    written is reported FLUSHED, short of bytes it wrote), and its first
-    CQE (S_SW3) takes the place of the one still waiting, which is lost.
-    A stop taken in S_CHUNK in the middle of a packet (waiting for an RQE
-    or a beat) does not write the context back either."""
+    Failed before rclink_rx wrote a packet's context back at a stop in
+    its middle, completed a full buffer of context 0 only once the next
+    RQE was posted, and kept a CQE waiting for the CQ's input: a buffer
+    completed twice, FLUSHED short of its bytes, or a message left open
+    without its LAST."""
     qps = (1, 2, 5)
     rng = random.Random(977)
     stream = rx_stream_gen(rng, qps, 24 if SHORT else 45, nbad=0, nstray=0)
     msgs = rx_msgs(stream)
-    stops = (150, 500, 900) if SHORT else (200, 600, 1000)
+    # three stops at a quarter, a half and three quarters of the stream's
+    # beats
+    total = sum(len(rx_m_beats(dut, pkt)) for _, pkt, _ in stream)
+    stops = tuple(total * k // 4 for k in (1, 2, 3))
     nslot = 120                 # RQEs posted at each enable
     nph = len(stops) + 1
     tb, drv, bus, q = await start(dut, qps=qps, rq_order=8, cq_order=10)
@@ -1656,16 +1661,22 @@ async def test_q_rx_stop_stream(dut):
     delay_reads(tb, 0.4, only=lambda a: q.rq <= a < q.rq + (16 << q.rq_order))
     post(0)
     await q.ring_rq()
-    feed = RxStream(dut, [(qpn, pkt) for qpn, pkt, _ in stream])
+    # (a packet taken in part before a stop waits in the queue until the
+    # RQ runs again: the stop's checks and the new RQEs come first)
+    feed = RxStream(dut, [(qpn, pkt) for qpn, pkt, _ in stream],
+                    patience=1000000)
     task = cocotb.start_soon(feed.run())
     bounds = [0]
     for p, at in enumerate(stops):
         while feed.beats < at:
+            assert not task.done(), "the stream ended before beat %d" % at
             await RisingEdge(clk)
         await q.w64("DMAQ_RQ_CFG", reg_value("DMAQ_RQ_CFG", order=q.rq_order,
                                              enable=0))
         await q.r64("DMAQ_RQ_CFG")
-        await rx_idle(rx, clk)
+        # (a packet the IP offered before FLOW_STOP rose may wait in the
+        # queue for the RQ: it is taken once the RQ runs again)
+        await rx_idle(rx, clk, queued=True)
         await settle(tb, 200)
         assert await q.r64("DMAQ_RQ_CONS") == 0
         bounds.append(await q.r64("DMAQ_CQ_PROD"))
