@@ -20,28 +20,30 @@
 // DMA goes through the engine's burst interface: an RQE (both words) is
 // one 16-byte read (context 0's next one read ahead while a packet's data
 // is staged), a TYPE2 dry run reads each RQE's size word; the payload
-// bytes bound for one buffer are taken from the queue up to a line a
-// cycle into a ring of 512-bit staging lines at their host lanes and go
-// out as one write burst (up to 32 lines) when the buffer is full, the
-// packet's data ends or the burst is full; the engine goes on filling the
-// lines after a burst while it streams.  A CQE is handed to the CQ only
-// once the last burst's command was taken and its last beat too: the
-// engine keeps command order, so the CQE (and the MSI-X that announces
-// it) is never visible before the data.  The burst's beats stream from
-// the staging memory under wrst (the hard reset) only, so a SHIM_RESET or
-// an RQ disable after the command was taken leaves no command without
-// its data.
+// bytes bound for one buffer are taken from the queue up to a line a cycle
+// into a ring of 512-bit staging lines at their host lanes and go out as
+// one write burst (up to 31 whole lines and a partial one) when the buffer
+// is full, the packet's data ends or the burst is full; the engine goes on
+// filling the lines after a burst while it streams.  A CQE is handed to
+// the CQ only once the last burst's command was taken and its last beat
+// too: the engine keeps command order, so the CQE (and the MSI-X that
+// announces it) is never visible before the data.  The burst's beats
+// stream from the staging memory under wrst (the hard reset) only, so a
+// SHIM_RESET or an RQ disable after the command was taken leaves no
+// command without its data.
 //
 // Disabling the RQ (rq_stop) takes effect once the engine waits for
 // something from outside (an RX_M beat, a posted RQE, room in a full or
 // disabled CQ) or is idle, not in the middle of a read, while a command
-// waits for the port or while a CQE waits for its data's burst.  A
-// packet of context 0 stopped in its middle has its QP's context written
-// back first, so the sweep completes its open message FLUSHED with what
-// it holds; a full buffer of context 0 completes only once the next RQE
-// is posted, so a stop while none is completes it LAST, FLUSHED (the
-// model's, which stops between packets, does the same).  A CQE waiting
-// for room in a full or disabled CQ at the stop is dropped.
+// waits for the port or while a CQE waits for its data's burst.  Only a
+// SEND of context 0 stops in its middle (waiting for a beat, its staged
+// bytes written first, or for an RQE; an RDMA or TYPE2 packet goes on to
+// its end): its QP's context is written back first, so the sweep completes
+// its open message FLUSHED with what it holds; a full buffer of context 0
+// completes only once the next RQE is posted, so a stop while none is
+// completes it LAST, FLUSHED (the model's, which stops between packets,
+// does the same).  A CQE waiting for room in a full or disabled CQ at the
+// stop is dropped.
 //
 // Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
 // (once the queue holds the packet's first 128 bytes, or all of a shorter
@@ -305,7 +307,8 @@ module rclink_rx #(
                S_RP4 = 6'd40, S_RP5 = 6'd41, S_RPE = 6'd42,
                S_RQ0 = 6'd43, S_IHOLD = 6'd44, S_IRQE = 6'd45;
     // staging memory: SL lines of 512 bits, the bytes at their host lanes
-    // (a ring: a burst of up to 32 lines streams out while the next fills)
+    // (a ring: a burst of up to 32 lines, 31 whole, streams out while the
+    // next fills)
     localparam SL = 64;
     localparam T2_DATA_MAX = T2_PKT_LEN - `RCLINK_SEG_BYTES;
     reg [5:0]  st, ret;
@@ -832,8 +835,12 @@ module rclink_rx #(
     wire at_rest = st == S_IDLE || st == S_CLR ||
                    (st >= S_SW1 && st <= S_SW4) ||
                    (!u && !(st == S_CQE && ret == S_OF4) && (
-                   (st == S_CHUNK && qa == 7'd0 && left != 32'd0 && !q_done) ||
-                   (st == S_CHUNK && qa != 7'd0 && !msg_dead && ck_nobuf &&
+                   // (in a packet's middle: a SEND of context 0 only, its
+                   // staged bytes written first; an RDMA or TYPE2 packet
+                   // goes on to its end)
+                   (st == S_CHUNK && !rd && !t2 && qa == 7'd0 && left != 32'd0 &&
+                    !q_done && s_n == 13'd0) ||
+                   (st == S_CHUNK && !rd && !t2 && qa != 7'd0 && !msg_dead && ck_nobuf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
                    ((st == S_CQE || st == S_WAIT) && cqe_v && (!cq_en || cq_free == 32'd0))));
     // (not while a command waits: a burst's, or a read ahead's)
@@ -1140,9 +1147,7 @@ module rclink_rx #(
                 st <= S_SW3;
             end
             S_SW3:
-                if (cqe_v) begin
-                    // (a CQE still on its way)
-                end else if (c_open && c_buf && cq_en && c_own == {UW{1'b0}}) begin
+                if (c_open && c_buf && cq_en && c_own == {UW{1'b0}}) begin
                     cqe(ST_FLUSHED, 1'b1);
                     ret <= S_SW4;
                     st <= S_CQE;
@@ -1679,6 +1684,8 @@ module rclink_rx #(
                 if (qa == 7'd0) begin
                     if (left == 32'd0 || q_done)
                         st <= S_END;
+                    else if (s_n != 13'd0 && (rq_stop || stop_pend))
+                        flush;      // (the RQ stops while a beat is awaited)
                     // else the packet's next beat is awaited
                 end else if (msg_dead) begin
                     left <= left - {25'd0, qa};
@@ -1778,8 +1785,8 @@ module rclink_rx #(
                 end else begin
                     st <= S_WAIT;
                 end
-                if (!q_done && s_n == 13'd0 && !w_rsp_wait && !(rd && w_busy))
-                    st <= S_DROP;    // more bytes than RX_M_LEN said
+                // (more bytes than RX_M_LEN said, padding: S_WAIT lets go
+                // of them with the packet, its CQE kept)
             end
             S_WAIT: begin
                 pk_held <= 1'b0;      // (the next packet may come meanwhile)

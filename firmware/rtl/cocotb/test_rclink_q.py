@@ -1760,3 +1760,68 @@ async def test_q_rx_stop_stream(dut):
     mal = await q.r64("DMAQ_T1_RX_DROP_MALFORMED")
     assert late - len(cut) <= mal <= late, (mal, late, cut)
     assert int(dut.cnt_cpl_unexp.value) == 0
+
+
+@cocotb.test()
+async def test_q_rx_stop_mid_packet(dut):
+    """Context 0's RQ disabled while a SEND packet waits for its next RX_M
+    beat with bytes staged: the stop writes the staged bytes before it
+    takes effect, so the sweep's LAST, FLUSHED CQE tells bytes that are in
+    the buffer (they were dropped with the CQE still counting them before
+    the fix); the rest of the packet, offered afterwards, is consumed."""
+    tb, drv, bus, q = await start(dut, qps=(1,), rq_order=4, cq_order=4)
+    clk = dut.user_clk
+    rx = dut.dut.u_tlp.u_core.u_rx
+    bufs, bmem = tb.rc.alloc_region(0x3000)
+    bmem[:] = b"\xa5" * 0x3000
+    for k in range(2):
+        q.rqe(bufs + 0x1000 * k + 8, 2000)
+    await q.ring_rq()
+    rng = random.Random(31)
+    data = bytes(rng.randrange(256) for _ in range(300))
+    pkt = struct.pack("<Q", seg_of(POS_ONLY, 0, len(data))) + data
+    beats = rx_m_beats(dut, pkt)
+    assert len(beats) == 5
+    for k, (dat, keep) in enumerate(beats):
+        if k == 2:
+            # the engine has the first 120 data bytes staged and waits
+            dut.rx_m_vld.value = 0
+            for _ in range(2000):
+                await RisingEdge(clk)
+                if int(rx.s_n.value) == 120 and int(rx.st.value) == 7:
+                    break           # S_CHUNK, the next beat awaited
+            else:
+                raise AssertionError("staged %d" % int(rx.s_n.value))
+            await q.w64("DMAQ_RQ_CFG", reg_value("DMAQ_RQ_CFG",
+                                                 order=q.rq_order, enable=0))
+            await q.r64("DMAQ_RQ_CFG")
+            await rx_idle(rx, clk, queued=True)
+        await FallingEdge(clk)
+        dut.rx_m_vld.value = 1
+        dut.rx_m_fs.value = int(k == 0)
+        dut.rx_m_fe.value = int(k == len(beats) - 1)
+        dut.rx_m_dat.value = dat
+        dut.rx_m_keep.value = keep
+        dut.rx_m_qpid.value = 1
+        dut.rx_m_etype.value = 0
+        dut.rx_m_len.value = len(pkt)
+        for _ in range(2000):
+            await RisingEdge(clk)
+            if int(dut.rx_m_rdy.value):
+                break
+        else:
+            raise AssertionError("RX_M not ready at beat %d" % k)
+    await FallingEdge(clk)
+    dut.rx_m_vld.value = 0
+    await rx_idle(rx, clk)
+    await settle(tb, 50)
+    assert await q.r64("DMAQ_CQ_PROD") == 1
+    w = q.cqe(0)
+    f = {k: field("CQE", w, k) for k in ("KIND", "STATUS", "FIRST", "LAST",
+                                         "QPN", "LEN", "IDX")}
+    assert f == dict(KIND=KIND_RECV, STATUS=ST_FLUSHED, FIRST=1, LAST=1,
+                     QPN=1, LEN=120, IDX=0), f
+    got = bytes(bmem[8:8 + 2000])
+    assert got[:120] == data[:120], "the staged bytes were not written"
+    assert got[120:] == b"\xa5" * (2000 - 120), "bytes past the fill written"
+    assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == 0
