@@ -765,7 +765,7 @@ module rclink_rx #(
                 msg_dead <= 1'b1;
                 ret <= S_CHUNK;
                 st <= S_CQE;
-            end else if (w1 < 32'd64 || w1 > 32'd65536) begin
+            end else if (bad_size) begin
                 // completed unused
                 cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                           ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
