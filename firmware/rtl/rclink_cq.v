@@ -61,6 +61,7 @@ module rclink_cq (
     output wire [15:0] raise_vec,
     input  wire        wrst,
     input  wire        wr_idle,         // no write taken is left to send
+    output wire        idle_want,       // waits for wr_idle (its write taken)
     // DMA engine burst client (writes only)
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
@@ -90,6 +91,7 @@ module rclink_cq (
     wire        phase = ((cq_prod >> order_d) & 32'd1) == 32'd0;
 
     assign a_ready = !av;
+    assign idle_want = st == S_SENT;
     assign b_ready = !bv;
     assign dma_cmd_addr = entry;
     assign dma_cmd_len = 13'd32;

@@ -185,6 +185,7 @@ module rclink_ctx #(
     // DMA engine burst client (doorbell records, CQEs, the area table)
     input  wire        wrst,            // the hard reset: the write beat's register
     input  wire        wr_idle,         // no write taken is left to send
+    output wire        idle_want,       // waits for wr_idle (its write taken)
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
     output wire        dma_cmd_write,
@@ -703,6 +704,7 @@ module rclink_ctx #(
     wire [15:0]   w_usec = mod[w_c][`RCLINK_DMAQ_CTX_MOD_USEC_MSB:`RCLINK_DMAQ_CTX_MOD_USEC_LSB];
     // a write sent: the record's or CQE's completion below
     wire          w_done = w_st == W_SENT && wr_idle;
+    assign idle_want = w_st == W_SENT;
     wire          w_cqe_done = w_done && w_cqe;
 
     // ---- the CQs' free entries, from registers ----------------------------------

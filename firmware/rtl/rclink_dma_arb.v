@@ -34,6 +34,7 @@ module rclink_dma_barb #(
     input  wire             rst,
     input  wire             wrst,
     input  wire             bus_master_en,
+    input  wire             hold,           // take no command
     input  wire [N-1:0]     c_cmd_valid,
     output wire [N-1:0]     c_cmd_ready,
     input  wire [N-1:0]     c_cmd_write,
@@ -99,7 +100,7 @@ module rclink_dma_barb #(
     wire [12:0] s_len = c_cmd_len[13*sel +: 13];
     wire [12:0] s_endo = {7'd0, s_addr[5:0]} + s_len - 13'd1;
     wire [6:0]  s_beats = s_endo[12:6] + 7'd1;
-    wire        free = !wbusy && !fr_busy && any;
+    wire        free = !wbusy && !fr_busy && any && !hold;
     wire        pass = bus_master_en;
     assign m_cmd_valid = free && pass && (s_write || fcnt < FD);
     assign m_cmd_write = s_write;

@@ -64,6 +64,7 @@ module rclink_evt #(
     // DMA engine burst client (writes only)
     input  wire        wrst,            // the hard reset: the beat register
     input  wire        wr_idle,         // no write taken is left to send
+    output wire        idle_want,       // waits for wr_idle (its write taken)
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
     output wire [63:0] dma_cmd_addr,
@@ -151,6 +152,7 @@ module rclink_evt #(
     // ---- writer -------------------------------------------------------------
     localparam S_IDLE = 2'd0, S_WR = 2'd1, S_SENT = 2'd2;
     reg [1:0]  st;
+    assign idle_want = st == S_SENT;
     reg [71:0] cur;
     wire [31:0] size = 32'd1 << ring_order;
     wire [31:0] used = ring_prod - ring_cons;

@@ -5,8 +5,8 @@
 // Packets arrive on RX_M in beats of 512 bits (first byte in [511:504],
 // RX_M_KEEP contiguous from the top: only a packet's last beat partial,
 // the shim's reading of seed 000, which states it for TX_S) into a
-// packet queue (below); the first 8 bytes are the sender's segment
-// header.  Per QP the engine keeps a
+// packet queue of four lines (below); the first 8 bytes are the sender's
+// segment header.  Per QP the engine keeps a
 // context in a RAM of QP_NUM entries: message open, its length and
 // offset, the buffer being filled (RQ index, address, size, fill).  A
 // message's first byte starts a fresh buffer; a full buffer completes
@@ -24,10 +24,13 @@
 // into a ring of 512-bit staging lines at their host lanes and go out as
 // one write burst (up to 31 whole lines and a partial one) when the buffer
 // is full, the packet's data ends or the burst is full; the engine goes on
-// filling the lines after a burst while it streams.  A CQE is handed to
-// the CQ only once the last burst's command was taken and its last beat
-// too: the engine keeps command order, so the CQE (and the MSI-X that
-// announces it) is never visible before the data.  The burst's beats
+// filling the lines after a burst while it streams, and the next burst's
+// command may wait while one streams (a ring of 64 lines: a push waits
+// while 62 are in use).  A CQE moves into a stage on its way to the CQ,
+// where it waits until the bursts issued before it (one streaming, one
+// whose command waits) have left, the engine going on meanwhile: the
+// engine keeps command order, so the CQE (and the MSI-X that announces
+// it) is never visible before the data.  The burst's beats
 // stream from the staging memory under wrst (the hard reset) only, so a
 // SHIM_RESET or an RQ disable after the command was taken leaves no
 // command without its data.
@@ -46,7 +49,7 @@
 // stop is dropped.
 //
 // Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
-// (once the queue holds the packet's first 128 bytes, or all of a shorter
+// (once the queue holds the packet's first 256 bytes, or all of a shorter
 // one) while no RQE is posted or the CQ is full, and FLOW_STOP is raised while
 // fewer than two RQEs are posted, so the IP answers RNR.  (A user
 // context's packet is taken or refused at once, below.)
@@ -246,6 +249,7 @@ module rclink_rx #(
     // DMA engine burst client
     input  wire        wrst,
     input  wire        wr_idle,         // no write taken is left to send
+    output wire        idle_want,       // waits for wr_idle (its bursts out)
     output reg         dma_cmd_valid,
     input  wire        dma_cmd_ready,
     output reg         dma_cmd_write,
@@ -318,6 +322,7 @@ module rclink_rx #(
     reg [1:0]  pos;
     reg [31:0] soff, smlen, dlen, left;
     reg        pk_held;       // the engine has the queue's packet (iq_rel lets go)
+    reg        c_byp;         // S_CTX: the context is the one in the registers
     reg        msg_dead;      // DMA error: the rest of the message is dropped
     reg        t2;            // the packet is TYPE2 (qpn is its group)
     reg [31:0] t2_k;          // dry run: RQEs looked at
@@ -374,7 +379,7 @@ module rclink_rx #(
     reg  [NCTX-1:0] run_q, sfl, sc_mask;
     reg         sc_on, of_hit;
     wire [NCTX-1:0] run_fell = run_q & ~u_runs;
-    assign u_flushing = run_fell | sfl | (sc_on ? sc_mask : {NCTX{1'b0}});
+    wire [NCTX-1:0] u_fl_scan = run_fell | sfl | (sc_on ? sc_mask : {NCTX{1'b0}});
 
     // a user context's TYPE1 packet without room waits (DMAQ_CTX_RX_HOLD)
     reg        held;          // it waits: its time runs (hold_left)
@@ -557,15 +562,19 @@ module rclink_rx #(
     // a CQE goes to the CQ once the beats of the burst before it left (the
     // data it announces is written first)
     reg         cqe_v;
+    reg  [63:0] e_w0, e_w1, e_w2;
+    reg  [UW-1:0] e_ctx;
     // the last burst has not left yet: its command waits, or its beats
     wire        w_busy = w_go || (dma_cmd_valid && dma_cmd_write);
-    assign cqe_valid = cqe_v && !w_busy;
     reg  [5:0]  w_lines;        // the lines of the burst whose command waits
     reg [5:0]   w_ptr;          // (at rest: the next burst's first line)
     reg [5:0]   w_left;
     wire        w_fire = w_go && dma_wd_ready;
     wire [5:0]  sm_ra = w_fire ? w_ptr + 6'd1 : w_ptr;
     wire        w_take = dma_cmd_valid && dma_cmd_ready && dma_cmd_write;
+    wire        w_end = w_fire && w_left == 6'd1;   // a burst's last beat left
+    // bursts not yet out: one streaming, one whose command waits
+    wire [1:0]  w_out = {1'b0, w_go} + {1'b0, dma_cmd_valid && dma_cmd_write};
     // where it will rest (a burst streaming, or taken in this cycle)
     wire [5:0]  w_next = w_go ? w_ptr + w_left : w_take ? w_ptr + w_lines : w_ptr;
     wire [5:0]  s_lines = s_li - s_base;
@@ -610,15 +619,20 @@ module rclink_rx #(
     // ---- RX_M: the packet queue ----------------------------------------------
     // RX_M beats are DW = 512 bits (seed 000): the first byte in [511:504],
     // RX_M_KEEP contiguous from the top, only a packet's last beat partial.
-    // The engine takes a packet's bytes from a queue of up to 128 (two
-    // beats): 8 a cycle for its headers, up to a buffer line's room a cycle
-    // for its data (the realignment to host lanes), and lets go of the
-    // packet (iq_rel) once done with it; what is left of it then, queued
-    // or still to come, is consumed here, as are beats outside a packet.
-    // One packet at a time: the next one's first beat enters after iq_rel.
-    // RX_M_RDY comes from registers only.
-    reg [1023:0] iq_d;            // the bytes, the next in [7:0]
-    reg [7:0]    iq_n;            // how many (0 to 128)
+    // The engine takes a packet's bytes from a ring of four lines (a beat
+    // each, as it came: byte p of the packet in line p / 64 mod 4 at lane
+    // p mod 64) read at a registered head: 8 a cycle for its headers, up to
+    // a buffer line's room a cycle for its data (the realignment to host
+    // lanes); a pop only moves the head.  Once done with the packet the
+    // engine lets go of it (iq_rel); what is left of it then, queued or
+    // still to come, is consumed here, as are beats outside a packet.  One
+    // packet at a time: the next one's first beat enters after iq_rel.
+    // RX_M_RDY comes from registers only: a line free (so a beat a cycle
+    // whatever the head's lane).
+    reg [511:0]  iq_l [0:3];      // the lines
+    reg [2:0]    iq_t;            // beats entered (mod 8)
+    reg [8:0]    iq_h;            // the head: the packet's next byte (mod 512)
+    reg [8:0]    iq_n;            // bytes queued (0 to 256)
     reg          iq_pkt;          // a packet is queued (its first beat entered)
     reg          iq_end;          // ... and its last beat
     reg          iq_skip;         // the rest of a packet let go, or a stray, is consumed
@@ -627,13 +641,19 @@ module rclink_rx #(
     reg [12:0]   iq_len;
     reg [9:0]    iq_sa;
     reg [11:0]   iq_psn;
-    assign rx_rdy = iq_skip || !iq_pkt || (!iq_end && iq_n <= 8'd64);
+    wire [2:0]   iq_used = iq_t - iq_h[8:6];      // lines holding queued bytes
+    assign rx_rdy = iq_skip || !iq_pkt || (!iq_end && iq_used != 3'd4);
     assign rx_pqpid = iq_qpid;
-    wire         q_done = iq_end && iq_n == 8'd0;    // every byte taken
+    // the 64 bytes from the head on, the next in [7:0] (past iq_n: stale)
+    wire [1:0]    iq_hl = iq_h[7:6];
+    wire [1:0]    iq_hl1 = iq_h[7:6] + 2'd1;
+    wire [1023:0] iq_2 = {iq_l[iq_hl1], iq_l[iq_hl]};
+    wire [511:0]  iq_w = iq_2[{1'b0, iq_h[5:0], 3'b000} +: 512];
+    wire         q_done = iq_end && iq_n == 9'd0;    // every byte taken
     // 8 bytes for a header (fewer only at the packet's end)
-    wire         v_vld = iq_pkt && (iq_n >= 8'd8 || iq_end);
-    wire         v_fe = iq_end && iq_n <= 8'd8;     // ... they are its last
-    wire [6:0]   v_n = (iq_n >= 8'd8) ? 7'd8 : iq_n[6:0];
+    wire         v_vld = iq_pkt && (iq_n >= 9'd8 || iq_end);
+    wire         v_fe = iq_end && iq_n <= 9'd8;     // ... they are its last
+    wire [6:0]   v_n = (iq_n >= 9'd8) ? 7'd8 : {3'd0, iq_n[3:0]};
 
     // checks of the segment header against the QP's context
     wire p_start = pos == `RCLINK_SEG_ONLY || pos == `RCLINK_SEG_FIRST;
@@ -649,6 +669,7 @@ module rclink_rx #(
     // taken), as the CQ's index and an MSI-X wait for theirs: the
     // requester's completion never comes before the data is posted
     wire w_rsp_wait = rd && p_ends && s_n == 13'd0 && (!wr_idle || w_busy);
+    assign idle_want = st == S_END && rd && p_ends && s_n == 13'd0 && !w_busy;
     wire p_bad_start = soff != 32'd0 || {32'd0, smlen} > MAX_MSG ||
                        (pos == `RCLINK_SEG_ONLY ? smlen != dlen : smlen <= dlen);
     wire p_bad_cont = soff != c_moff || smlen != c_mlen ||
@@ -672,7 +693,7 @@ module rclink_rx #(
         end
     endfunction
 
-    wire [63:0] seg = iq_d[63:0];
+    wire [63:0] seg = iq_w[63:0] & ~(~64'd0 << {v_n[3:0], 3'b000});
     // a LAST or ONLY packet padded to the TX_S minimum (SEG.PKT_MIN): its
     // data is MSG_LEN - OFFSET bytes, the rest of its beats is padding
     wire [1:0]  h_pos = seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
@@ -688,45 +709,49 @@ module rclink_rx #(
     assign u_off = dst;
     wire [6:0]  l_room = 7'd64 - {1'b0, dst[5:0]};
     wire [16:0] b_room = c_size - c_fill;
-    wire [7:0]  qa0 = (iq_n > 8'd64) ? 8'd64 : iq_n;
-    wire [6:0]  qa = ({24'd0, qa0} < left) ? qa0[6:0] : left[6:0];
+    wire [6:0]  qa0 = (iq_n > 9'd64) ? 7'd64 : iq_n[6:0];
+    wire [6:0]  qa = ({25'd0, qa0} < left) ? qa0 : left[6:0];
     wire [6:0]  n1 = (qa < l_room) ? qa : l_room;
     wire [6:0]  chunk = ({10'd0, n1} < b_room) ? n1 : b_room[6:0];
     wire [511:0] chunk_m = chunk[6] ? ~512'd0 : ~(~512'd0 << {chunk[5:0], 3'b000});
-    wire [511:0] chunk_d = (iq_d[511:0] & chunk_m) << {dst[5:0], 3'b000};
+    wire [511:0] chunk_d = (iq_w & chunk_m) << {dst[5:0], 3'b000};
     wire        s_full = s_lines == 6'd31;    // the burst's 32nd line in use
+    // the ring's lines from the streaming burst's on (a burst streaming,
+    // the next one's command waiting, the lines being filled): a push
+    // waits while 62 are in use, so a line is never written before it left
+    wire        s_ring_full = s_li - w_ptr >= 6'd62;
     // S_CHUNK's choices: the staged bytes go out first, a buffer is needed
     // (its RQE, a full one's CQE), or the chunk goes into the line
     wire ck_flush = s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
                                      (xl && u_cstart));
     wire ck_nobuf = !c_buf || c_fill == c_size;
     wire ck_push = qa != 7'd0 && !msg_dead && !ck_flush && !ck_nobuf &&
-                   !(s_n == 13'd0 && xl && !u_bus_ok);
+                   !(s_n == 13'd0 && xl && !u_bus_ok) && !s_ring_full;
 
     task cqe;                 // completion of the current buffer
         input [7:0] status;
         input       last;
         begin
-            cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
+            e_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                       ({56'd0, status} << `RCLINK_CQE_STATUS_LSB) |
                       ({63'd0, c_first} << `RCLINK_CQE_FIRST_LSB) |
                       ({63'd0, last} << `RCLINK_CQE_LAST_LSB) |
                       ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB) |
                       ({47'd0, c_fill} << `RCLINK_CQE_LEN_LSB);
-            cqe_w1 <= {c_mlen, c_idx};
+            e_w1 <= {c_mlen, c_idx};
             cqe_v <= 1'b1;
-            cqe_ctx <= c_own;
+            e_ctx <= c_own;
         end
     endtask
     task ucqe;                // an RQE completed unused
         input [7:0] status;
         begin
-            cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
+            e_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                       ({56'd0, status} << `RCLINK_CQE_STATUS_LSB) |
                       ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
-            cqe_w1 <= {c_mlen, m_cons};
+            e_w1 <= {c_mlen, m_cons};
             cqe_v <= 1'b1;
-            cqe_ctx <= u_ctx;
+            e_ctx <= u_ctx;
         end
     endtask
     task rqe_take;            // an RQE read (or read ahead): its buffer
@@ -767,12 +792,12 @@ module rclink_rx #(
                 st <= S_CQE;
             end else if (bad_size) begin
                 // completed unused
-                cqe_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
+                e_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
                           ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
                           ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
-                cqe_w1 <= {c_mlen, rq_cons};
+                e_w1 <= {c_mlen, rq_cons};
                 cqe_v <= 1'b1;
-                cqe_ctx <= {UW{1'b0}};
+                e_ctx <= {UW{1'b0}};
                 ret <= S_CHUNK;
                 st <= S_CQE;
             end else begin
@@ -788,7 +813,7 @@ module rclink_rx #(
     // a command can be taken)
     task flush;
         begin
-            if (!w_go && !dma_cmd_valid) begin
+            if (!dma_cmd_valid) begin
                 dma_cmd_valid <= 1'b1;
                 dma_cmd_write <= 1'b1;
                 dma_cmd_addr <= s_addr;
@@ -816,7 +841,7 @@ module rclink_rx #(
     always @(posedge clk) begin
         st_q <= st;
         if (st == S_CHUNK && ck_push)
-            $display("%t rx: push dst %h chunk %0d bytes %h", $time, dst, chunk, iq_d[511:0] & chunk_m);
+            $display("%t rx: push dst %h chunk %0d bytes %h", $time, dst, chunk, iq_w & chunk_m);
         if (sm_we)
             $display("%t rx: sm[%0d] <= %h", $time, sm_wa, sm_wd[127:0]);
         if (pf_issue)
@@ -842,26 +867,85 @@ module rclink_rx #(
                     !q_done && s_n == 13'd0) ||
                    (st == S_CHUNK && !rd && !t2 && qa != 7'd0 && !msg_dead && ck_nobuf &&
                     s_n == 13'd0 && !(posted != 32'd0 && posted <= rq_size)) ||
-                   ((st == S_CQE || st == S_WAIT) && cqe_v && (!cq_en || cq_free == 32'd0))));
+                   ((st == S_CQE || st == S_WAIT) && (cqe_v || cqo_v) &&
+                    (!cq_en || cq_free == 32'd0))));
     // (not while a command waits: a burst's, or a read ahead's)
     // (nor while a CQE waits for the burst of the data it announces)
     wire stop_now = (rq_stop || stop_pend) && at_rest && !dma_cmd_valid &&
-                    !(cqe_v && w_busy);
+                    !(cqe_v && w_busy) && !(cqo_v && cqo_wait != 2'd0);
     always @(posedge clk) begin
         if (rst || stop_now)
             stop_pend <= 1'b0;
         else if (rq_stop)
             stop_pend <= 1'b1;
     end
+    // ---- the CQE on its way to the CQ -------------------------------------------
+    // The engine's CQE (cqe_v, e_*) moves into this stage at once while it
+    // is free (or freed in the cycle), so the engine goes on with the next
+    // packet while the CQE waits for the bursts before it: cqo_wait counts
+    // those not yet out when it came (one streaming, one whose command
+    // waits) down as their last beats leave; the CQ is offered the CQE
+    // (and an MSI-X may announce it) only then.  A packet whose checks
+    // count CQ room (a user context's, TYPE2, RDMA) waits in S_CTX for the
+    // stage to be empty, so the room counted is the CQ's own.  A stop
+    // drops a CQE of context 0 that waits for room in a full or disabled CQ
+    // (as the engine's own CQE then); a reset drops it.
+    reg         cqo_v;
+    reg  [1:0]  cqo_wait;
+    wire        cqo_out = cqe_valid && cqe_ready;
+    wire        cqo_in = cqe_v && !stop_now && (!cqo_v || cqo_out);
+    // The engine waits for its CQE to reach the stage only when the CQE is
+    // context 0's RECV: a user context's, counted by rclink_ctx only once
+    // it holds it, and a TYPE2 one (the room its dry run counted, cq_hold)
+    // are waited for until the CQ took them, as before the stage.
+    wire        e_slow = e_ctx != {UW{1'b0}} || t2;
+    wire        cq_done = e_slow ? !cqe_v && !cqo_v : !cqe_v || cqo_in;
+    // S_WAIT may take the next packet's header at once: it is queued and
+    // S_IDLE would do nothing else first (no scan, no owner change, no stop)
+    wire nx_pkt = !pk_held && iq_pkt && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
+                  (rq_en || iq_etype == 2'd3 || own_qp != {UW{1'b0}}) &&
+                  !((cqo_v || cqo_in) && iq_etype == 2'd3) &&
+                  !stop_pend && !rq_stop;
+    assign cqe_valid = cqo_v && cqo_wait == 2'd0;
+    // (a user context's stop waits for its CQE on its way too)
+    localparam [NCTX-1:0] CTX0 = 1;
+    wire [NCTX-1:0] cqo_bit = cqo_v ? (CTX0 << cqe_ctx) : {NCTX{1'b0}};
+    assign u_flushing = u_fl_scan | (cqo_bit & ~CTX0);
+    always @(posedge clk) begin
+        if (rst) begin
+            cqo_v <= 1'b0;
+            cqo_wait <= 2'd0;
+            cqe_w0 <= 64'd0;
+            cqe_w1 <= 64'd0;
+            cqe_w2 <= 64'd0;
+            cqe_ctx <= {UW{1'b0}};
+        end else if (cqo_in) begin
+            cqo_v <= 1'b1;
+            cqo_wait <= w_out - {1'b0, w_end};
+            cqe_w0 <= e_w0;
+            cqe_w1 <= e_w1;
+            cqe_w2 <= e_w2;
+            cqe_ctx <= e_ctx;
+        end else begin
+            if (cqo_out || (stop_now && cqo_v && cqe_ctx == {UW{1'b0}} &&
+                            (!cq_en || cq_free == 32'd0)))
+                cqo_v <= 1'b0;
+            if (cqo_v && cqo_wait != 2'd0 && w_end)
+                cqo_wait <= cqo_wait - 2'd1;
+        end
+    end
     // the queue's bytes the engine takes this cycle; the packet let go
     wire [6:0] iq_pop = (st == S_CHUNK) ? ((qa != 7'd0 && msg_dead) ? qa :
                                            ck_push ? chunk : 7'd0) :
                         ((st == S_HDR || st == S_RH0 || st == S_RH1) && v_vld) ? v_n : 7'd0;
-    wire       iq_rel = pk_held && (stop_now || st == S_DROP || st == S_RQ0 ||
+    // (a SEND of context 0 lets go of its packet with its last data byte:
+    // the next packet enters while the engine ends this one)
+    wire       ck_last = st == S_CHUNK && ck_push && {25'd0, chunk} == left &&
+                         !rd && !t2 && !u;
+    wire       iq_rel = pk_held && (stop_now || st == S_DROP || st == S_RQ0 || ck_last ||
                                     st == S_WAIT);
     wire       iq_take = rx_vld && rx_rdy;
     wire [6:0] iq_kn = keep_n(rx_keep);
-    wire [7:0] iq_rest = iq_n - {1'b0, iq_pop};
     reg  [511:0] iq_b;            // the beat's bytes, the first in [7:0]
     integer ib;
     always @(*)
@@ -936,9 +1020,12 @@ module rclink_rx #(
     end
 
     always @(posedge clk) begin
+        if (iq_take && !(rst || iq_rel))
+            iq_l[(iq_skip || !iq_pkt) ? 2'd0 : iq_t[1:0]] <= iq_b;
         if (rst || iq_rel) begin
-            iq_d <= 1024'd0;
-            iq_n <= 8'd0;
+            iq_t <= 3'd0;
+            iq_h <= 9'd0;
+            iq_n <= 9'd0;
             iq_pkt <= 1'b0;
             iq_end <= 1'b0;
             iq_skip <= !rst && !iq_end && !(iq_take && rx_fe);
@@ -946,8 +1033,9 @@ module rclink_rx #(
             if (iq_take && !iq_skip && rx_fs) begin
                 iq_pkt <= 1'b1;
                 iq_end <= rx_fe;
-                iq_d <= {512'd0, iq_b};
-                iq_n <= {1'b0, iq_kn};
+                iq_t <= 3'd1;
+                iq_h <= 9'd0;
+                iq_n <= {2'd0, iq_kn};
                 iq_qpid <= rx_qpid;
                 iq_etype <= rx_etype;
                 iq_len <= rx_len;
@@ -957,11 +1045,12 @@ module rclink_rx #(
                 iq_skip <= !rx_fe;    // (a beat outside a packet)
             end
         end else begin
-            iq_d <= (iq_d >> {iq_pop, 3'b000}) |
-                    (iq_take ? ({512'd0, iq_b} << {iq_rest[6:0], 3'b000}) : 1024'd0);
-            iq_n <= iq_rest + (iq_take ? {1'b0, iq_kn} : 8'd0);
-            if (iq_take)
+            iq_h <= iq_h + {2'd0, iq_pop};
+            iq_n <= iq_n - {2'd0, iq_pop} + (iq_take ? {2'd0, iq_kn} : 9'd0);
+            if (iq_take) begin
+                iq_t <= iq_t + 3'd1;
                 iq_end <= rx_fe;
+            end
         end
         if (rst) begin
             iq_qpid <= {QP_AW{1'b0}};
@@ -980,6 +1069,7 @@ module rclink_rx #(
             clr <= 0;
             sweep_flush <= !rst;
             pk_held <= 1'b0;
+            c_byp <= 1'b0;
             ret <= S_IDLE;
             rq_cons <= 32'd0;
             if (rst) begin
@@ -1021,10 +1111,10 @@ module rclink_rx #(
             w_lines <= 6'd0;
             s_n <= 13'd0;
             cqe_v <= 1'b0;
-            cqe_w0 <= 64'd0;
-            cqe_w1 <= 64'd0;
-            cqe_w2 <= 64'd0;
-            cqe_ctx <= {UW{1'b0}};
+            e_w0 <= 64'd0;
+            e_w1 <= 64'd0;
+            e_w2 <= 64'd0;
+            e_ctx <= {UW{1'b0}};
             u_ctx <= {UW{1'b0}};
             c_own <= {UW{1'b0}};
             u_take <= 1'b0;
@@ -1109,9 +1199,9 @@ module rclink_rx #(
             u_take <= 1'b0;
             u_nobuf <= 1'b0;
             u_fail <= 1'b0;
-            if (cqe_valid && cqe_ready) begin
+            if (cqo_in) begin
                 cqe_v <= 1'b0;
-                cqe_w2 <= 64'd0;
+                e_w2 <= 64'd0;
             end
             if (dma_cmd_valid && dma_cmd_ready)
                 dma_cmd_valid <= 1'b0;
@@ -1189,11 +1279,15 @@ module rclink_rx #(
                         ofi <= ofi + 1'b1;
                     end
                 end else if (iq_pkt && (rq_en || iq_etype == 2'd3 ||
-                                        own_qp != {UW{1'b0}})) begin
+                                        own_qp != {UW{1'b0}}) &&
+                             !(cqo_v && iq_etype == 2'd3)) begin
+                    // (TYPE2 waits here, at rest, for a CQE of context 0
+                    // on its way: its dry run counts the CQ's room)
                     // TYPE2 is taken even with the RQ off (and dropped),
                     // a user context's packet too (it never waits)
                     ctx_ra <= iq_qpid;
                     pk_held <= 1'b1;
+                    c_byp <= 1'b0;
                     st <= S_HDR;
                 end
             S_OF1: st <= S_OF2;
@@ -1245,8 +1339,10 @@ module rclink_rx #(
                     st <= S_CTX;
                 end
             S_CTX: begin            // the context is read
-                {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
-                 c_moff, c_own} <= ctx_q;
+                if (!c_byp)
+                    {c_open, c_buf, c_first, c_idx, c_addr, c_size, c_fill, c_mlen,
+                     c_moff, c_own} <= ctx_q;
+                c_byp <= 1'b0;
                 st <= u ? S_UCHK : S_CHK;
                 if (rd) begin
                     msg_dead <= 1'b0;
@@ -1402,16 +1498,16 @@ module rclink_rx #(
                 if (dma_rd_valid) begin
                     u_take <= 1'b1;
                     rs_put(qpn, {3'b000, rs_tag});
-                    cqe_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV_IMM} << `RCLINK_CQE_KIND_LSB) |
+                    e_w0 <= ({60'd0, 4'd`RCLINK_CQE_KIND_RECV_IMM} << `RCLINK_CQE_KIND_LSB) |
                               ({56'd0, dma_rd_err ? ST_DMA_ERR : rqe_bad_size ? ST_BAD_WQE :
                                        rqe_bad_addr ? ST_BAD_ADDR : ST_OK}
                                << `RCLINK_CQE_STATUS_LSB) |
                               (64'd1 << `RCLINK_CQE_FIRST_LSB) | (64'd1 << `RCLINK_CQE_LAST_LSB) |
                               ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
-                    cqe_w1 <= {smlen, m_cons};
-                    cqe_w2 <= {32'd0, rkey};
+                    e_w1 <= {smlen, m_cons};
+                    e_w2 <= {32'd0, rkey};
                     cqe_v <= 1'b1;
-                    cqe_ctx <= u_ctx;
+                    e_ctx <= u_ctx;
                     if (dma_rd_err || rqe_bad_size || rqe_bad_addr)
                         ufail(dma_rd_err ? `RCLINK_CTX_EVT_CAUSE_DMA :
                               rqe_bad_size ? `RCLINK_CTX_EVT_CAUSE_BAD_RQE :
@@ -1727,6 +1823,8 @@ module rclink_rx #(
                     // else no buffer is posted: wait (RX_M_RDY low, FLOW_STOP)
                 end else if (s_n == 13'd0 && xl && !u_bus_ok) begin
                     // (the page of the staging's start is being looked up)
+                end else if (s_ring_full) begin
+                    // (the staging ring's lines wait for their bursts)
                 end else begin
                     // into the line being staged; a full line to the memory
                     if (s_n == 13'd0)
@@ -1738,6 +1836,8 @@ module rclink_rx #(
                     left <= left - {25'd0, chunk};
                     if ({25'd0, chunk} == left)
                         st <= S_END;      // the packet's data is staged
+                    if (ck_last)
+                        pk_held <= 1'b0;
                     // (a line partly filled is written too: a burst can
                     // take it at once)
                     sm_we <= 1'b1;
@@ -1754,13 +1854,14 @@ module rclink_rx #(
                 if (dma_rd_valid)
                     rqe_take(rd_w0, rd_w1[31:0], dma_rd_err);
             S_CQE:
-                if (!cqe_v)
+                if (cq_done)
                     st <= ret;
             S_END: begin
                 if (w_rsp_wait) begin
                     // the WRITE's response waits for its data to leave
-                end else if (s_n != 13'd0) begin
-                    // the packet's staged bytes go out first
+                end else if (s_n != 13'd0 && (rd || dma_cmd_valid)) begin
+                    // the packet's staged bytes go out first (a SEND's
+                    // command goes out below, with the packet's end)
                     flush;
                 end else if (rd && w_busy) begin
                     // the burst of its data is still leaving
@@ -1775,14 +1876,19 @@ module rclink_rx #(
                         rs_put(qpn, {3'b001, rtag});
                     end
                     st <= S_WAIT;
-                end else if (p_ends && c_open && !msg_dead) begin
-                    if (c_buf) begin
-                        cqe(ST_OK, 1'b1);
-                        c_buf <= 1'b0;
-                    end
-                    c_open <= 1'b0;
-                    st <= S_WAIT;
                 end else begin
+                    // the burst's command (the port is free) and the CQE
+                    // in the same cycle: the CQE reaches the stage a cycle
+                    // later and counts the burst
+                    if (s_n != 13'd0)
+                        flush;
+                    if (p_ends && c_open && !msg_dead) begin
+                        if (c_buf) begin
+                            cqe(ST_OK, 1'b1);
+                            c_buf <= 1'b0;
+                        end
+                        c_open <= 1'b0;
+                    end
                     st <= S_WAIT;
                 end
                 // (more bytes than RX_M_LEN said, padding: S_WAIT lets go
@@ -1790,13 +1896,23 @@ module rclink_rx #(
             end
             S_WAIT: begin
                 pk_held <= 1'b0;      // (the next packet may come meanwhile)
-                if (!cqe_v) begin
+                if (cq_done) begin
                     ctx_we <= !t2 && !rd;
                     mr_use <= 1'b0;
                     mr_pg <= 1'b0;
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     st <= S_IDLE;
+                    if (nx_pkt) begin
+                        // the next packet is queued and S_IDLE has nothing
+                        // else to do: its header at once (the context just
+                        // written is the one in the registers, for S_CTX:
+                        // the RAM gives it a cycle later)
+                        ctx_ra <= iq_qpid;
+                        pk_held <= 1'b1;
+                        c_byp <= !t2 && !rd && iq_qpid == qpn;
+                        st <= S_HDR;
+                    end
                 end
             end
             default: st <= S_IDLE;

@@ -192,7 +192,7 @@ module rclink_shim_tlp #(
     wire         p_refused;         // counted in SHIM_DMA_BM_DROP (the core)
     rclink_dma_barb #(.N(1), .OW(1)) u_p2 (
         .clk(clk), .rst(core_rst), .wrst(rst_q),
-        .bus_master_en(cfg_bus_master_en),
+        .bus_master_en(cfg_bus_master_en), .hold(1'b0),
         .c_cmd_valid(dma_cmd_valid), .c_cmd_ready(dma_cmd_ready),
         .c_cmd_write(dma_cmd_write), .c_cmd_addr(dma_cmd_addr),
         .c_cmd_len(dma_cmd_len),

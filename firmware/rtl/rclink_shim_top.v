@@ -432,6 +432,7 @@ module rclink_shim_top #(
     wire [63:0] tmo_info =
         {{(64-QP_AW){1'b0}}, ip_retry_tmo_qpid} << `RCLINK_CC_INFO_QPID_LSB;
 
+    wire          cq_iw, evt_iw, ctx_iw, rx_iw;     // writers waiting for wr_idle
     rclink_evt u_evt (
         .clk(clk), .rst(rst),
         .ring_en(evt_ctrl[`RCLINK_SHIM_EVT_CTRL_ENABLE_LSB]),
@@ -452,7 +453,7 @@ module rclink_shim_top #(
         .ctx_vld(ctx_ev_valid), .ctx_src(ctx_ev_src), .ctx_info(ctx_ev_info),
         .ctx_take(ctx_ev_take),
         .raise(evt_raise), .raise_vec(evt_vec),
-        .wrst(wrst), .wr_idle(m_wr_idle),
+        .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(evt_iw),
         .dma_cmd_valid(b_cmd_valid[3]), .dma_cmd_ready(b_cmd_ready[3]),
         .dma_cmd_addr(b_cmd_addr[192 +: 64]), .dma_cmd_len(b_cmd_len[39 +: 13]),
         .dma_wd_valid(b_wd_valid[3]), .dma_wd_ready(b_wd_ready[3]),
@@ -576,7 +577,7 @@ module rclink_shim_top #(
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
                 .rx_hold(r_hold_us), .us_tick(r_us_tick), .tm_run(ctx_tm_run),
-                .wrst(wrst), .wr_idle(m_wr_idle),
+                .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(ctx_iw),
                 .dma_cmd_valid(b_cmd_valid[5]), .dma_cmd_ready(b_cmd_ready[5]),
                 .dma_cmd_write(b_cmd_write[5]), .dma_cmd_addr(b_cmd_addr[320 +: 64]),
                 .dma_cmd_len(b_cmd_len[65 +: 13]),
@@ -593,6 +594,7 @@ module rclink_shim_top #(
             assign own_qp_ctx = 16'd0;
             assign own_grp_ctx = 16'd0;
             assign ctx_hold = 1'b0;
+            assign ctx_iw = 1'b0;
             assign ctx_tm_run = 1'b0;
             assign u_base = 64'd0;
             assign u_order = 4'd0;
@@ -642,8 +644,14 @@ module rclink_shim_top #(
     wire [511:0]  m_rd_data;
     wire [63:0]   m_rd_keep;
 
+    // a writer that waits for wr_idle (its entry's write taken: the CQ,
+    // the event ring, a user context's CQ, a WRITE's response) holds new
+    // commands back, so that a stream of writes (the receive path's bursts)
+    // cannot keep the engine busy and starve it: the engine drains what it
+    // took and goes on once the writer went on
     rclink_dma_barb #(.N(7), .OW(3)) u_barb (
         .clk(clk), .rst(rst), .wrst(wrst), .bus_master_en(cfg_bus_master_en),
+        .hold(cq_iw || evt_iw || ctx_iw || rx_iw),
         .c_cmd_valid(b_cmd_valid), .c_cmd_ready(b_cmd_ready),
         .c_cmd_write(b_cmd_write), .c_cmd_addr(b_cmd_addr), .c_cmd_len(b_cmd_len),
         .c_wd_valid(b_wd_valid), .c_wd_ready(b_wd_ready), .c_wd_data(b_wd_data),
@@ -906,7 +914,7 @@ module rclink_shim_top #(
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
         .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
         .c_rx_read(rc_rd),
-        .wrst(wrst), .wr_idle(m_wr_idle),
+        .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(rx_iw),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
         .dma_cmd_len(b_cmd_len[26 +: 13]),
@@ -931,7 +939,7 @@ module rclink_shim_top #(
         .b_valid(cqe_r_valid && rcqe_ctx == {SCW{1'b0}}), .b_ready(cqe_rk_ready),
         .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
         .raise(cq_raise), .raise_vec(cq_vec),
-        .wrst(wrst), .wr_idle(m_wr_idle),
+        .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(cq_iw),
         .dma_cmd_valid(b_cmd_valid[1]), .dma_cmd_ready(b_cmd_ready[1]),
         .dma_cmd_addr(b_cmd_addr[64 +: 64]), .dma_cmd_len(b_cmd_len[13 +: 13]),
         .dma_wd_valid(b_wd_valid[1]), .dma_wd_ready(b_wd_ready[1]),

@@ -26,7 +26,8 @@ module rclink_shim_us #(
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
     parameter NCTX = 8,                     // contexts (rtl.rst "Contexts"); > 1: BAR4
-    parameter RC_TLPS = 4                   // TLPs a RC beat: 1, 2, 4 (the block's RC straddle)
+    parameter RC_TLPS = 4,                  // TLPs a RC beat: 1, 2, 4 (the block's RC straddle)
+    parameter RQ_TLPS = 2                   // TLPs a RQ beat: 1, 2 (the block's RQ straddle)
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -100,8 +101,9 @@ module rclink_shim_us #(
     wire [127:0] r_hdr, p_hdr;
     wire [511:0] r_data, p_data;
     wire [15:0]  r_keep;
+    wire         rq_idle;       // the adapter holds no request beat (RQ straddle)
 
-    rclink_us_if #(.RC_TLPS(RC_TLPS)) u_if (
+    rclink_us_if #(.RC_TLPS(RC_TLPS), .RQ_TLPS(RQ_TLPS)) u_if (
         .clk(user_clk), .rst(rst_q),
         .m_axis_cq_tdata(m_axis_cq_tdata), .m_axis_cq_tuser(m_axis_cq_tuser),
         .m_axis_cq_tlast(m_axis_cq_tlast), .m_axis_cq_tkeep(m_axis_cq_tkeep),
@@ -123,7 +125,8 @@ module rclink_shim_us #(
         .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err), .rcs_valid(ps_valid),
-        .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took));
+        .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took),
+        .rq_idle(rq_idle));
 
     // the hard IP takes non-posted requests as the shim frees them
     // (m_axis_cq_tready holds the rest back)
@@ -177,7 +180,7 @@ module rclink_shim_us #(
                 if (cfg_flr_in_process[0])
                     flr_st <= F_DRAIN;
             F_DRAIN:
-                if (req_idle) begin
+                if (req_idle && rq_idle) begin
                     flr_rst <= 1'b1;
                     flr_st <= F_RESET;
                 end
@@ -199,7 +202,7 @@ module rclink_shim_us #(
                       .IP_RST_CYCLES(IP_RST_CYCLES), .NCTX(NCTX)) u_tlp (
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
-        .tx_drained(1'b1),          // RQ takes the beats itself
+        .tx_drained(rq_idle),       // the adapter's packing stage empty
         .cfg_bus_master_en(cfg_function_status[2]),
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),

@@ -34,7 +34,8 @@
 //                (from is_sop/is_eop of tuser).
 `default_nettype none
 module rclink_us_if #(
-    parameter RC_TLPS = 2               // TLPs a RC beat: 1, or 2 / 4 (the block's RC straddle options)
+    parameter RC_TLPS = 2,              // TLPs a RC beat: 1, or 2 / 4 (the block's RC straddle options)
+    parameter RQ_TLPS = 2               // TLPs a RQ beat: 1, or 2 (the block's RQ straddle option)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -72,7 +73,8 @@ module rclink_us_if #(
     output wire [2:0]   rcs_last,
     output wire [383:0] rcs_hdr,
     output wire [2:0]   rcs_err,
-    input  wire [2:0]   rcs_took        // the core took these (and slot 0)
+    input  wire [2:0]   rcs_took,       // the core took these (and slot 0)
+    output wire         rq_idle         // no TLP beat taken from rq_* is held here
 );
     // ======================================================================
     // CQ: completer request descriptor -> request header
@@ -180,16 +182,122 @@ module rclink_us_if #(
             if (rq_keep[i])
                 rq_eptr = i[3:0];
     end
-    assign s_axis_rq_tdata  = rq_sop ? {rq_data[511:128], rq_desc} : rq_data;
-    assign s_axis_rq_tkeep  = rq_keep;
-    assign s_axis_rq_tlast  = rq_last;
-    // first/last BE (slot 0), is_sop[0], is_eop[0] with its pointer; no
-    // discontinue, TPH, sequence numbers or parity
-    assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_eptr, 1'b0, rq_last, 2'b00,
-                               2'b00, 1'b0, rq_sop, 4'd0, 4'd0, rq_hdr[71:68],
-                               4'd0, rq_hdr[67:64]};
-    assign s_axis_rq_tvalid = rq_valid;
-    assign rq_ready = s_axis_rq_tready;
+    wire [511:0] rq_beat = rq_sop ? {rq_data[511:128], rq_desc} : rq_data;
+    generate
+    if (RQ_TLPS == 1) begin : g_rq1
+        assign s_axis_rq_tdata  = rq_beat;
+        assign s_axis_rq_tkeep  = rq_keep;
+        assign s_axis_rq_tlast  = rq_last;
+        // first/last BE (slot 0), is_sop[0], is_eop[0] with its pointer; no
+        // discontinue, TPH, sequence numbers or parity
+        assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_eptr, 1'b0, rq_last, 2'b00,
+                                   2'b00, 1'b0, rq_sop, 4'd0, 4'd0, rq_hdr[71:68],
+                                   4'd0, rq_hdr[67:64]};
+        assign s_axis_rq_tvalid = rq_valid;
+        assign rq_ready = s_axis_rq_tready;
+        assign rq_idle = 1'b1;
+    end else begin : g_rq2
+        // The block's RQ straddle option: a TLP may start at DW lane 8 of
+        // a beat whose lanes 0-7 end the one before.  The core's beats (a
+        // TLP from lane 0, only its last beat partial) are cut into halves
+        // of 8 DWs and packed: a TLP whose last half is the lower one is
+        // held a cycle (rh_*) and leaves beside the next TLP's first half;
+        // that TLP then goes half a beat late (each beat its previous
+        // beat's upper half and its own lower one) until a TLP ends in a
+        // lower half with no TLP behind it.  A held half that ends a TLP
+        // leaves alone when no beat follows; one in a TLP's middle waits
+        // for the next beat.  Registered output (o_*): tready reaches
+        // the core through one flip-flop stage of load.  tlast: the beat
+        // ends a TLP and none goes on into the next beat.
+        reg          rh_v, rh_sop, rh_eop;      // the held half: a TLP's start / end
+        reg  [255:0] rh_d;
+        reg  [2:0]   rh_ep;                     // its last DW (when rh_eop)
+        reg  [7:0]   rh_be;                     // its TLP's {last BE, first BE} (rh_sop)
+        reg          o_v, o_last;
+        reg  [511:0] o_d;
+        reg  [15:0]  o_k;
+        reg  [1:0]   o_sop, o_eop;
+        reg  [1:0]   o_sp0, o_sp1;
+        reg  [3:0]   o_ep0, o_ep1;
+        reg  [7:0]   o_fbe, o_lbe;
+        wire         load = !o_v || s_axis_rq_tready;
+        wire         x_lo = !rq_keep[8];        // the beat is a lower half only
+        wire [7:0]   x_be = {rq_hdr[71:68], rq_hdr[67:64]};
+        // the input is taken whenever the output stage loads, but for a
+        // held half that ends a TLP, which leaves alone before anything
+        // that is not a TLP's start (cannot happen: a TLP ends, a TLP
+        // starts next)
+        assign rq_ready = load;
+        wire         take = rq_valid && load;
+        always @(posedge clk) begin
+            if (rst) begin
+                rh_v <= 1'b0;
+                o_v <= 1'b0;
+            end else begin
+                if (o_v && s_axis_rq_tready)
+                    o_v <= 1'b0;
+                if (load && !rh_v && take && !(rq_last && x_lo)) begin
+                    // aligned: the beat as it is
+                    o_v <= 1'b1;
+                    o_d <= rq_beat;
+                    o_k <= rq_keep;
+                    o_last <= rq_last;
+                    o_sop <= {1'b0, rq_sop};
+                    o_sp0 <= 2'd0;
+                    o_sp1 <= 2'd0;
+                    o_eop <= {1'b0, rq_last};
+                    o_ep0 <= rq_eptr;
+                    o_ep1 <= 4'd0;
+                    o_fbe <= {4'd0, rq_hdr[67:64]};
+                    o_lbe <= {4'd0, rq_hdr[71:68]};
+                end else if (load && !rh_v && take) begin
+                    // a TLP's last half, the lower one: held
+                    rh_v <= 1'b1;
+                    rh_d <= rq_beat[255:0];
+                    rh_sop <= rq_sop;
+                    rh_eop <= 1'b1;
+                    rh_ep <= rq_eptr[2:0];
+                    rh_be <= x_be;
+                end else if (load && rh_v && (take || rh_eop)) begin
+                    // the held half in lanes 0-7, the beat's lower half (if
+                    // any) in lanes 8-15; the beat's upper half held next
+                    o_v <= 1'b1;
+                    o_d <= {take ? rq_beat[255:0] : 256'd0, rh_d};
+                    o_k <= {take ? rq_keep[7:0] : 8'd0, rh_eop ?
+                            (8'hff >> (3'd7 - rh_ep)) : 8'hff};
+                    // starts: the held TLP's (lane 0), the beat's (lane 8)
+                    o_sop <= (rh_sop && take && rq_sop) ? 2'b11 :
+                             {1'b0, rh_sop || (take && rq_sop)};
+                    o_sp0 <= rh_sop ? 2'd0 : 2'd2;
+                    o_sp1 <= 2'd2;
+                    o_fbe <= rh_sop ? {(take && rq_sop) ? x_be[3:0] : 4'd0, rh_be[3:0]} :
+                             {4'd0, x_be[3:0]};
+                    o_lbe <= rh_sop ? {(take && rq_sop) ? x_be[7:4] : 4'd0, rh_be[7:4]} :
+                             {4'd0, x_be[7:4]};
+                    // ends: the held TLP's, the beat's if it ends in its
+                    // lower half
+                    o_eop <= (rh_eop && take && rq_last && x_lo) ? 2'b11 :
+                             {1'b0, rh_eop || (take && rq_last && x_lo)};
+                    o_ep0 <= rh_eop ? {1'b0, rh_ep} : {1'b1, rq_eptr[2:0]};
+                    o_ep1 <= {1'b1, rq_eptr[2:0]};
+                    o_last <= take ? (rq_last && x_lo) : 1'b1;
+                    rh_v <= take && !x_lo;
+                    rh_d <= rq_beat[511:256];
+                    rh_sop <= 1'b0;
+                    rh_eop <= rq_last;
+                    rh_ep <= rq_eptr[2:0];
+                end
+            end
+        end
+        assign s_axis_rq_tdata  = o_d;
+        assign s_axis_rq_tkeep  = o_k;
+        assign s_axis_rq_tlast  = o_last;
+        assign s_axis_rq_tuser  = {101'd0, o_ep1, o_ep0, o_eop, o_sp1, o_sp0,
+                                   o_sop, 4'd0, o_lbe, o_fbe};
+        assign s_axis_rq_tvalid = o_v;
+        assign rq_idle = !o_v && !rh_v;
+    end
+    endgenerate
 
     // ======================================================================
     // RC: requester completion descriptor -> completion header

@@ -14,6 +14,7 @@ module rclink_us_tb #(
     parameter MAX_RD = 512,
     parameter NCTX = 8,             // user contexts' control plane, BAR4
     parameter RC_TLPS = 4,          // the model's RC straddling (test_rclink_us.py)
+    parameter RQ_TLPS = 2,          // the model's RQ straddling
     // the IP's TX_S tokens (TYPE1 outstanding packets) the shim counts on:
     // rtl.sh builds the bench again with fewer for the vectors that ask
     // for them (sim_ost_n)
@@ -67,7 +68,7 @@ module rclink_us_tb #(
 `include "rclink_tb_stand_in.vh"
 
     rclink_shim_us #(.DMA_TIMEOUT(2000), .CPL_TIMEOUT(CPL_TIMEOUT),
-                     .MAX_RD(MAX_RD), .NCTX(NCTX), .RC_TLPS(RC_TLPS),
+                     .MAX_RD(MAX_RD), .NCTX(NCTX), .RC_TLPS(RC_TLPS), .RQ_TLPS(RQ_TLPS),
                      .OST_N(OST_N)) dut (
         .user_clk(user_clk), .user_reset(dut_reset), .user_lnk_up(user_lnk_up),
         .m_axis_cq_tdata(m_axis_cq_tdata), .m_axis_cq_tuser(m_axis_cq_tuser),

@@ -1419,20 +1419,23 @@ class RxModel:
             c["open"] = False
 
 
-def rx_stream_gen(rng, qps, nmsg, nbad, nstray):
+def rx_stream_gen(rng, qps, nmsg, nbad, nstray, whole=False):
     """A stream of TYPE1 packets as the IP delivers them: per QP messages
     of 1 to 5000 bytes, one open at a time, cut as a sending shim does
     (FIRST and MIDDLE packets of 56 to DATA_MAX data bytes, the LAST or
     ONLY packet padded to PKT_MIN), the QPs' packets interleaved at random.
     nbad messages carry a packet whose OFFSET is out of order (the rest of
     such a message is sent or left out, at random); nstray beats outside
-    any packet in between.  Entries (qpn or None, packet bytes, (pos, off,
+    any packet in between.  whole: messages of 1300 to 5000 bytes cut
+    into packets of DATA_MAX but the last.  Entries (qpn or None, packet bytes, (pos, off,
     mlen, data) or None)."""
     per = {q: [] for q in qps}
     for i in range(nmsg):
         qpn = qps[i % len(qps)]
         mlen = rng.choice([rng.randint(1, 60), rng.randint(1, 5000),
                            rng.randint(1300, 5000)])
+        if whole:
+            mlen = rng.randint(1300, 5000)
         data = bytes(rng.getrandbits(8) for _ in range(mlen))
         cuts = []
         off = 0
@@ -1440,6 +1443,8 @@ def rx_stream_gen(rng, qps, nmsg, nbad, nstray):
             left = mlen - off
             n = left if left <= DATA_MAX and rng.random() < 0.5 else \
                 rng.randint(56, DATA_MAX)
+            if whole:
+                n = DATA_MAX
             n = min(n, left)
             cuts.append((off, n))
             off += n
@@ -1526,15 +1531,53 @@ async def test_q_rx_stream(dut):
     RxModel: every CQE in order, every buffer's bytes and nothing written
     around them, each CQE written on the bus after its buffer's bytes,
     RQ_CONS, the malformed counter."""
+    await rx_stream_case(dut, random.Random(4242))
+
+
+@cocotb.test()
+async def test_q_rx_stream_slow_rq(dut):
+    """test_q_rx_stream's checks with the hard IP taking a request beat
+    only one cycle in ten (RX_M ten times faster than the writes): the
+    staging ring fills up to its limit (pushes wait, seen on
+    u_rx.s_ring_full), a burst's command waits while the one before
+    streams, and CQEs wait in the stage for two bursts; nothing may be
+    lost, written twice or announced before its data."""
+    full = {"n": 0}
+
+    async def watch():
+        rx = dut.dut.u_tlp.u_core.u_rx
+        while True:
+            await RisingEdge(dut.user_clk)
+            if int(rx.s_ring_full.value) and int(rx.st.value) == 7:
+                full["n"] += 1
+            if int(rx.cqo_v.value) and int(rx.cqo_wait.value) == 2:
+                full["w2"] = full.get("w2", 0) + 1
+    w = cocotb.start_soon(watch())
+    await rx_stream_case(dut, random.Random(977), whole=True,
+                         pause=lambda tb: req_sink(tb).set_pause_generator(
+                             itertools.cycle([1] * 9 + [0])))
+    w.kill()
+    assert full["n"] > 0, "the staging ring never filled"
+    assert full.get("w2", 0) > 0, "no CQE waited for two bursts"
+
+
+def req_sink(tb):
+    """The hard IP's sink of the shim's requests (RQ, or the P-tile's TX)."""
+    return tb.dev.tx_sink if PTILE else tb.dev.rq_sink
+
+
+async def rx_stream_case(dut, rng, pause=None, whole=False):
+    """test_q_rx_stream's stream and checks; pause(tb) slows the hard IP's
+    request sink; whole: messages of whole packets (rx_stream_gen) into
+    buffers of 3000 to 4040 bytes."""
     qps = (1, 2, 5)
-    rng = random.Random(4242)
     nmsg = 40 if SHORT else 90
-    stream = rx_stream_gen(rng, qps, nmsg, nbad=6, nstray=8)
+    stream = rx_stream_gen(rng, qps, nmsg, nbad=6, nstray=8, whole=whole)
     # RQEs: 4 KiB slots, each buffer at an odd offset into its slot
     nslot = 400
     sizes = []
     while len(sizes) < nslot:
-        s = rng.randint(64, 3000)
+        s = rng.randint(3000, 4040) if whole else rng.randint(64, 3000)
         if s % 64:
             sizes.append(s)
     rqes = [(0x1000 * k + rng.choice([3, 8, 17, 24, 40, 56]), sizes[k])
@@ -1555,6 +1598,8 @@ async def test_q_rx_stream(dut):
     for k, b in enumerate(model.bufs):
         image[rqes[k][0]:rqes[k][0] + len(b)] = b
     await q.ring_rq()
+    if pause is not None:
+        pause(tb)
     feed = RxStream(dut, [(qpn, pkt) for qpn, pkt, _ in stream])
     task = cocotb.start_soon(feed.run())
     await q.wait_cq_rtl(len(model.cqes), timeout_us=1000)
@@ -1604,6 +1649,7 @@ async def rx_idle(rx, clk, cycles=50, timeout_us=500, queued=False):
                 (not queued or int(rx.pk_held.value))
             busy = held or int(rx.stop_pend.value) or \
                 int(rx.sweep_flush.value) or int(rx.cqe_v.value) or \
+                int(rx.cqo_v.value) or \
                 int(rx.st.value) != 1       # S_IDLE
             k = 0 if busy else k + 1
     await with_timeout(poll(), timeout_us, "us")

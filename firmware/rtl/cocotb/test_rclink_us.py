@@ -86,6 +86,7 @@ PTILE = os.environ.get("RCLINK_PCIE", "us") == "ptile"
 # UltraScale+: completions a 512-bit RC beat, 1, 2 or 4 (rtl.sh builds
 # the shim the same way)
 RC_TLPS = int(os.environ.get("RCLINK_RC_TLPS", "4"))
+RQ_TLPS = int(os.environ.get("RCLINK_RQ_TLPS", "2"))
 NVEC = hw.MSIX_VECTORS
 NCTX = 8                    # rclink_us_tb.v: contexts, BAR4 of NCTX pages
 DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
@@ -178,7 +179,7 @@ class TB:
             alignment="dword",
             cq_straddle=False,
             cc_straddle=False,
-            rq_straddle=False,
+            rq_straddle=RQ_TLPS == 2,
             rc_straddle=RC_TLPS >= 2,
             rc_4tlp_straddle=RC_TLPS == 4,
             pf_count=1,
@@ -273,16 +274,20 @@ class TB:
         return int(self.dut.cfg_function_status.value) >> 2 & 1
 
     def req_tlp_end(self):
-        """A request TLP's last beat goes to the hard IP in this cycle (on
-        the P-tile: to the adapter, whose TX FIFO may hold it a few cycles
-        more)."""
+        """The request TLPs whose last beat goes to the hard IP in this
+        cycle (on the P-tile: to the adapter, whose TX FIFO may hold it a
+        few cycles more; with RQ straddling two may end in one beat, told
+        by is_eop)."""
         d = self.dut
         if PTILE:
             d = d.dut
             return int(d.r_valid.value) and int(d.r_ready.value) \
                 and int(d.r_last.value)
-        return int(d.s_axis_rq_tvalid.value) and int(d.s_axis_rq_tready.value) \
-            and int(d.s_axis_rq_tlast.value)
+        if not (int(d.s_axis_rq_tvalid.value) and int(d.s_axis_rq_tready.value)):
+            return 0
+        if RQ_TLPS == 2:
+            return bin((int(d.s_axis_rq_tuser.value) >> 26) & 3).count("1")
+        return int(d.s_axis_rq_tlast.value)
 
     def reads_held(self):
         """Reads the hard IP holds a tag for (the UltraScale+ model); the
@@ -1210,8 +1215,7 @@ async def test_flr_during_dma(dut):
     async def rq_count():
         while True:
             await RisingEdge(dut.user_clk)
-            if tb.req_tlp_end():
-                rq[0] += 1
+            rq[0] += int(tb.req_tlp_end())
     counter = cocotb.start_soon(rq_count())
     await bar0.write_qword(reg("SHIM_SCRATCH"), 0x5555)
     await bar0.write_qword(reg("SHIM_TEST_DMA_ADDR"), slow)
@@ -1337,11 +1341,12 @@ async def rx_m_packet(dut, pkt, qpid, etype=0, psn=0, sa=0):
     dut.rx_m_fe.value = 0
     dut.rx_m_etype.value = 0
     # done when the shim is done with the packet (its RX_M queue let go of
-    # it, rclink_rx), as the word-level bench: what comes next sees the
-    # packet handled
+    # it and the engine ended it: a SEND lets go with its last data byte,
+    # S_END follows; rclink_rx), as the word-level bench: what comes next
+    # sees the packet handled
     rx = dut.dut.u_tlp.u_core.u_rx
     for _ in range(20000):
-        if not int(rx.iq_pkt.value):
+        if not int(rx.iq_pkt.value) and int(rx.st.value) != 12:    # S_END
             break
         await RisingEdge(dut.user_clk)
     else:

@@ -575,14 +575,17 @@ module rclink_tb #(
             rx_fe = 1'b0;
             rx_etype = 2'd0;
             // the op ends when the shim is done with the packet (its RX_M
-            // queue let go of it), as when RX_M took beats one by one:
-            // what a vector reads next sees the packet handled
+            // queue let go of it, and the engine ended it: a SEND lets go
+            // with its last data byte, S_END follows), as when RX_M took
+            // beats one by one: what a vector reads next sees the packet
+            // handled
             tt = 0;
-            while (nb != 0 && dut.u_rx.iq_pkt && tt < 20000) begin
+            while (nb != 0 && (dut.u_rx.iq_pkt || dut.u_rx.st == 6'd12) &&
+                   tt < 20000) begin
                 @(posedge clk);
                 tt = tt + 1;
             end
-            if (nb != 0 && dut.u_rx.iq_pkt)
+            if (nb != 0 && (dut.u_rx.iq_pkt || dut.u_rx.st == 6'd12))
                 fail("RX_M packet not handled");
         end
     endtask
