@@ -27,7 +27,7 @@ module rclink_shim_us #(
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
     parameter NCTX = 8,                     // contexts (rtl.rst "Contexts"); > 1: BAR4
     parameter RC_TLPS = 4,                  // TLPs a RC beat: 1, 2, 4 (the block's RC straddle)
-    parameter RQ_TLPS = 2                   // TLPs a RQ beat: 1, 2 (the block's RQ straddle)
+    parameter RQ_TLPS = 1                   // TLPs a RQ beat: 1, 2 (the block's RQ straddle; rtl.rst)
 ) (
     input  wire         user_clk,
     input  wire         user_reset,

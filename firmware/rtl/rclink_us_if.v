@@ -35,7 +35,7 @@
 `default_nettype none
 module rclink_us_if #(
     parameter RC_TLPS = 2,              // TLPs a RC beat: 1, or 2 / 4 (the block's RC straddle options)
-    parameter RQ_TLPS = 2               // TLPs a RQ beat: 1, or 2 (the block's RQ straddle option)
+    parameter RQ_TLPS = 1               // TLPs a RQ beat: 1, or 2 (the block's RQ straddle option)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -200,8 +200,10 @@ module rclink_us_if #(
         // The block's RQ straddle option: a TLP may start at DW lane 8 of
         // a beat whose lanes 0-7 end the one before.  The core's beats (a
         // TLP from lane 0, only its last beat partial) are cut into halves
-        // of 8 DWs and packed: a TLP whose last half is the lower one is
-        // held a cycle (rh_*) and leaves beside the next TLP's first half;
+        // of 8 DWs and packed: a TLP of more than one beat whose last half
+        // is the lower one is held a cycle (rh_*) and leaves beside the next
+        // TLP's first half (a TLP of one beat goes at once unless a held
+        // half is before it);
         // that TLP then goes half a beat late (each beat its previous
         // beat's upper half and its own lower one) until a TLP ends in a
         // lower half with no TLP behind it.  A held half that ends a TLP
@@ -236,8 +238,9 @@ module rclink_us_if #(
             end else begin
                 if (o_v && s_axis_rq_tready)
                     o_v <= 1'b0;
-                if (load && !rh_v && take && !(rq_last && x_lo)) begin
-                    // aligned: the beat as it is
+                if (load && !rh_v && take && !(rq_last && x_lo && !rq_sop)) begin
+                    // aligned: the beat as it is (a TLP of one beat too:
+                    // a read request or an MSI-X message is not held)
                     o_v <= 1'b1;
                     o_d <= rq_beat;
                     o_k <= rq_keep;
@@ -251,7 +254,7 @@ module rclink_us_if #(
                     o_fbe <= {4'd0, rq_hdr[67:64]};
                     o_lbe <= {4'd0, rq_hdr[71:68]};
                 end else if (load && !rh_v && take) begin
-                    // a TLP's last half, the lower one: held
+                    // a longer TLP's last half, the lower one: held
                     rh_v <= 1'b1;
                     rh_d <= rq_beat[255:0];
                     rh_sop <= rq_sop;
