@@ -1871,3 +1871,60 @@ async def test_q_rx_stop_mid_packet(dut):
     assert got[:120] == data[:120], "the staged bytes were not written"
     assert got[120:] == b"\xa5" * (2000 - 120), "bytes past the fill written"
     assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == 0
+
+
+@cocotb.test()
+async def test_q_rx_stage_stop(dut):
+    """A TYPE2 packet behind a context-0 CQE on its way: with the CQ
+    disabled, two SENDs of QP 1 leave one CQE in the CQ writer and one in
+    rclink_rx's CQE stage; a TYPE2 packet of a joined group then waits in
+    S_IDLE (its dry run counts the CQ's room), where a stop can take
+    effect: disabling the RQ drops the stage's CQE (it waits for room in
+    a disabled CQ, as the engine's own would be dropped) and lets the
+    TYPE2 packet through, dropped for want of room
+    (DMAQ_T2_RX_DROP_NOBUF).  The receive path must be at rest after it
+    (it hung when the packet waited in S_CTX, which a stop does not
+    end)."""
+    tb, drv, bus, q = await start(dut, qps=(1,), rq_order=4, cq_order=4)
+    clk = dut.user_clk
+    rx = dut.dut.u_tlp.u_core.u_rx
+    cq = dut.dut.u_tlp.u_core.u_cq
+    bufs, bmem = tb.rc.alloc_region(0x4000)
+    for k in range(4):
+        q.rqe(bufs + 0x1000 * k, 0x1000)
+    await q.ring_rq()
+    await q.w64("DMAQ_T2_JOIN", 1 << 1)             # group 1
+    await q.w64("DMAQ_CQ_CFG", reg_value("DMAQ_CQ_CFG", order=q.cq_order,
+                                         enable=0, vector=1))
+    await q.r64("DMAQ_CQ_CFG")
+    data = bytes(range(64))
+    for k in range(2):
+        await rx_packet(dut, 1, seg_of(POS_ONLY, 0, len(data)), data)
+    for _ in range(200):
+        await RisingEdge(clk)
+        if int(rx.cqo_v.value) and int(cq.bv.value):
+            break
+    else:
+        raise AssertionError("CQEs not held: stage %d, writer %d" % (
+            int(rx.cqo_v.value), int(cq.bv.value)))
+    # the TYPE2 packet (ONLY, 64 bytes) on group 1
+    t2 = cocotb.start_soon(rx_m_packet(
+        dut, struct.pack("<Q", seg_of(POS_ONLY, 0, len(data))) + data, 1,
+        etype=3, psn=1, sa=5))
+    for _ in range(200):
+        await RisingEdge(clk)
+        if int(rx.iq_pkt.value) and int(rx.iq_end.value):
+            break
+    for _ in range(50):
+        await RisingEdge(clk)
+    assert int(rx.st.value) == 1 and int(rx.iq_pkt.value) and \
+        int(rx.cqo_v.value), (int(rx.st.value), int(rx.iq_pkt.value))
+    nobuf = await q.r64("DMAQ_T2_RX_DROP_NOBUF")
+    await q.w64("DMAQ_RQ_CFG", reg_value("DMAQ_RQ_CFG", order=q.rq_order,
+                                         enable=0))
+    await q.r64("DMAQ_RQ_CFG")
+    await with_timeout(t2, 50, "us")
+    await rx_idle(rx, clk, timeout_us=50)
+    assert not int(rx.cqo_v.value)
+    assert await q.r64("DMAQ_T2_RX_DROP_NOBUF") == nobuf + 1
+    assert await q.r64("DMAQ_T2_RX_PKTS") == 0
