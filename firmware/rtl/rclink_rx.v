@@ -46,7 +46,8 @@
 // completes only once the next RQE is posted, so a stop while none is
 // completes it LAST, FLUSHED (the model's, which stops between packets,
 // does the same).  A CQE waiting for room in a full or disabled CQ at the
-// stop is dropped.
+// stop is dropped: the engine's and the one in the CQE stage (below), so
+// up to two of context 0 (the CQ writer keeps a third, rclink_cq).
 //
 // Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
 // (once the queue holds the packet's first 256 bytes, or all of a shorter
