@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// rclink PCIe shim: the DMA engine's burst arbiter (rclink_dma_barb)
-// and the word-level core's burst-to-word adapter (rclink_dma_b2w).
+// rclink PCIe shim: the DMA engine's burst arbiter (rclink_dma_barb),
+// the word-level core's burst-to-word adapter (rclink_dma_b2w) and a
+// writer's wait for its writes (rclink_wfence).
 `default_nettype none
 /* verilator lint_off DECLFILENAME */
 
@@ -323,5 +324,38 @@ module rclink_dma_b2w (
         end
     end
 endmodule
+// rclink PCIe shim: a writer's wait for its writes (rclink_wfence).
+//
+// A writer that announces data it wrote (the CQ's producer index, the
+// event ring's, a user context's CQ, a WRITE's response) waits until its
+// writes reached the hard IP.  want: it waits (its own write command was
+// taken by the engine).  With exact counts (the engine's write commands
+// taken and sent, mod 256, and an adapter without a queue of its own),
+// done once every write taken up to want's first cycle was sent, however
+// many are taken after it; otherwise done with idle (no write left
+// anywhere), for which the arbiter holds new commands back meanwhile.
+module rclink_wfence (
+    input  wire       clk,
+    input  wire       rst,
+    input  wire       exact,
+    input  wire       want,
+    input  wire [7:0] taken,
+    input  wire [7:0] sent,
+    input  wire       idle,
+    output wire       done
+);
+    reg       armed;                // want's first cycle is past
+    reg [7:0] tgt;                  // taken then
+    wire [7:0] t = armed ? tgt : taken;
+    wire [7:0] d = sent - t;        // (at most a few behind: one command at a time)
+    assign done = exact ? !d[7] : idle;
+    always @(posedge clk) begin
+        armed <= !rst && want;
+        if (want && !armed)
+            tgt <= taken;
+    end
+endmodule
+
 /* verilator lint_on DECLFILENAME */
 `default_nettype wire
+

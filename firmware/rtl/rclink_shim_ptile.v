@@ -141,6 +141,7 @@ module rclink_shim_ptile #(
         .clk(clk), .rst_n(!reset_status && !flr_rst),
         .function_id(function_id), .flr_stop(flr_stop), .req_idle(req_idle),
         .tx_drained(tx_idle),       // the adapter's TX queue empty
+        .tx_direct(1'b0),           // (the TX queue: q_wr_idle, the hold)
         .cfg_bus_master_en(bm_en),
         .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
         .cfg_msi_en(msi_en),

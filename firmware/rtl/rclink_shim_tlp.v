@@ -94,6 +94,10 @@ module rclink_shim_tlp #(
     // hands them straight to the hard IP): with posted_idle, the writes
     // taken have reached the hard IP
     input  wire         tx_drained,
+    // the adapter hands the request stream's TLPs straight to the hard IP
+    // (no queue of its own): the engine's write counts tell when a write
+    // reached it
+    input  wire         tx_direct,
     output wire         req_idle,           // no read outstanding, no TYPE3 burst left
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
@@ -147,6 +151,7 @@ module rclink_shim_tlp #(
     // the engine
     wire         e_cmd_valid, e_cmd_ready, e_cmd_write, e_wd_valid, e_wd_ready;
     wire         e_wr_busy, e_rd_valid, e_rd_last, e_rd_err, e_posted_idle;
+    wire [7:0]   e_wc_taken, e_wc_sent;
     wire [63:0]  e_cmd_addr;
     wire [12:0]  e_cmd_len;
     wire [1:0]   e_cmd_id, e_rd_id;
@@ -257,6 +262,7 @@ module rclink_shim_tlp #(
         .max_payload(cfg_max_payload), .max_read_req(cfg_max_read_req),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
         .stop(flr_stop), .idle(e_idle), .posted_idle(e_posted_idle),
+        .wc_taken(e_wc_taken), .wc_sent(e_wc_sent),
         .cmd_valid(e_cmd_valid), .cmd_ready(e_cmd_ready),
         .cmd_write(e_cmd_write), .cmd_addr(e_cmd_addr), .cmd_len(e_cmd_len),
         .cmd_id(e_cmd_id), .wr_busy(e_wr_busy),
@@ -320,6 +326,7 @@ module rclink_shim_tlp #(
         .q_rd_valid(e_rd_valid && e_rd_id == 2'd3), .q_rd_data(e_rd_data),
         .q_rd_keep(e_rd_keep), .q_rd_last(e_rd_last), .q_rd_err(e_rd_err),
         .q_wr_idle(posted_left),
+        .q_wc_taken(e_wc_taken), .q_wc_sent(e_wc_sent), .q_wr_direct(tx_direct),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),

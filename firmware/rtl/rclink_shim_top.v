@@ -93,6 +93,9 @@ module rclink_shim_top #(
     input  wire         q_rd_last,
     input  wire         q_rd_err,
     input  wire         q_wr_idle,          // no write taken is left to send
+    input  wire [7:0]   q_wc_taken,         // write commands the engine took (mod 256)
+    input  wire [7:0]   q_wc_sent,          // ... that reached the hard IP, with q_wr_direct
+    input  wire         q_wr_direct,        // q_wc_sent is exact (no adapter queue)
     // ---- PCIe hard IP: interrupts
     output wire        msix_valid,
     output wire [15:0] msix_vector,
@@ -433,6 +436,23 @@ module rclink_shim_top #(
         {{(64-QP_AW){1'b0}}, ip_retry_tmo_qpid} << `RCLINK_CC_INFO_QPID_LSB;
 
     wire          cq_iw, evt_iw, ctx_iw, rx_iw;     // writers waiting for wr_idle
+    // ... and when each may go on.  With the DMA engine's write counts
+    // exact (q_wr_direct: the adapter has no queue of its own), a writer
+    // waits only for the writes taken up to its first cycle of waiting
+    // (its own among them): q_wc_sent reaching q_wc_taken as it was then,
+    // whatever writes follow.  Otherwise (the word-level port, an
+    // adapter with a queue) for m_wr_idle, the arbiter holding new
+    // commands back meanwhile (below).
+    wire          wc_exact = BURST != 0 && q_wr_direct;
+    wire          cq_wr_idle, evt_wr_idle, ctx_wr_idle, rx_wr_idle;
+    rclink_wfence u_fn_cq (.clk(clk), .rst(rst), .exact(wc_exact), .want(cq_iw),
+        .taken(q_wc_taken), .sent(q_wc_sent), .idle(m_wr_idle), .done(cq_wr_idle));
+    rclink_wfence u_fn_evt (.clk(clk), .rst(rst), .exact(wc_exact), .want(evt_iw),
+        .taken(q_wc_taken), .sent(q_wc_sent), .idle(m_wr_idle), .done(evt_wr_idle));
+    rclink_wfence u_fn_ctx (.clk(clk), .rst(rst), .exact(wc_exact), .want(ctx_iw),
+        .taken(q_wc_taken), .sent(q_wc_sent), .idle(m_wr_idle), .done(ctx_wr_idle));
+    rclink_wfence u_fn_rx (.clk(clk), .rst(rst), .exact(wc_exact), .want(rx_iw),
+        .taken(q_wc_taken), .sent(q_wc_sent), .idle(m_wr_idle), .done(rx_wr_idle));
     rclink_evt u_evt (
         .clk(clk), .rst(rst),
         .ring_en(evt_ctrl[`RCLINK_SHIM_EVT_CTRL_ENABLE_LSB]),
@@ -453,7 +473,7 @@ module rclink_shim_top #(
         .ctx_vld(ctx_ev_valid), .ctx_src(ctx_ev_src), .ctx_info(ctx_ev_info),
         .ctx_take(ctx_ev_take),
         .raise(evt_raise), .raise_vec(evt_vec),
-        .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(evt_iw),
+        .wrst(wrst), .wr_idle(evt_wr_idle), .idle_want(evt_iw),
         .dma_cmd_valid(b_cmd_valid[3]), .dma_cmd_ready(b_cmd_ready[3]),
         .dma_cmd_addr(b_cmd_addr[192 +: 64]), .dma_cmd_len(b_cmd_len[39 +: 13]),
         .dma_wd_valid(b_wd_valid[3]), .dma_wd_ready(b_wd_ready[3]),
@@ -577,7 +597,7 @@ module rclink_shim_top #(
                 .rcqe_ready(cqe_ru_ready),
                 .hold(ctx_hold),
                 .rx_hold(r_hold_us), .us_tick(r_us_tick), .tm_run(ctx_tm_run),
-                .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(ctx_iw),
+                .wrst(wrst), .wr_idle(ctx_wr_idle), .idle_want(ctx_iw),
                 .dma_cmd_valid(b_cmd_valid[5]), .dma_cmd_ready(b_cmd_ready[5]),
                 .dma_cmd_write(b_cmd_write[5]), .dma_cmd_addr(b_cmd_addr[320 +: 64]),
                 .dma_cmd_len(b_cmd_len[65 +: 13]),
@@ -644,14 +664,15 @@ module rclink_shim_top #(
     wire [511:0]  m_rd_data;
     wire [63:0]   m_rd_keep;
 
-    // a writer that waits for wr_idle (its entry's write taken: the CQ,
-    // the event ring, a user context's CQ, a WRITE's response) holds new
-    // commands back, so that a stream of writes (the receive path's bursts)
-    // cannot keep the engine busy and starve it: the engine drains what it
-    // took and goes on once the writer went on
+    // a writer that waits for m_wr_idle (its entry's write taken: the CQ,
+    // the event ring, a user context's CQ, a WRITE's response; without
+    // exact write counts, above) holds new commands back, so that a stream
+    // of writes (the receive path's bursts) cannot keep the engine busy
+    // and starve it: the engine drains what it took and goes on once the
+    // writer went on
     rclink_dma_barb #(.N(7), .OW(3)) u_barb (
         .clk(clk), .rst(rst), .wrst(wrst), .bus_master_en(cfg_bus_master_en),
-        .hold(cq_iw || evt_iw || ctx_iw || rx_iw),
+        .hold((cq_iw || evt_iw || ctx_iw || rx_iw) && !wc_exact),
         .c_cmd_valid(b_cmd_valid), .c_cmd_ready(b_cmd_ready),
         .c_cmd_write(b_cmd_write), .c_cmd_addr(b_cmd_addr), .c_cmd_len(b_cmd_len),
         .c_wd_valid(b_wd_valid), .c_wd_ready(b_wd_ready), .c_wd_data(b_wd_data),
@@ -914,7 +935,7 @@ module rclink_shim_top #(
         .dp_valid(dp_valid), .dp_take(dp_take), .dp_qpn(dp_qpn), .dp_bytes(dp_bytes),
         .dp_raddr(dp_raddr), .dp_rdata(dp_rdata), .dp_done(dp_done),
         .c_rx_read(rc_rd),
-        .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(rx_iw),
+        .wrst(wrst), .wr_idle(rx_wr_idle), .idle_want(rx_iw),
         .dma_cmd_valid(b_cmd_valid[2]), .dma_cmd_ready(b_cmd_ready[2]),
         .dma_cmd_write(b_cmd_write[2]), .dma_cmd_addr(b_cmd_addr[128 +: 64]),
         .dma_cmd_len(b_cmd_len[26 +: 13]),
@@ -939,7 +960,7 @@ module rclink_shim_top #(
         .b_valid(cqe_r_valid && rcqe_ctx == {SCW{1'b0}}), .b_ready(cqe_rk_ready),
         .b_w0(cqe_r_w0), .b_w1(cqe_r_w1),
         .raise(cq_raise), .raise_vec(cq_vec),
-        .wrst(wrst), .wr_idle(m_wr_idle), .idle_want(cq_iw),
+        .wrst(wrst), .wr_idle(cq_wr_idle), .idle_want(cq_iw),
         .dma_cmd_valid(b_cmd_valid[1]), .dma_cmd_ready(b_cmd_ready[1]),
         .dma_cmd_addr(b_cmd_addr[64 +: 64]), .dma_cmd_len(b_cmd_len[13 +: 13]),
         .dma_wd_valid(b_wd_valid[1]), .dma_wd_ready(b_wd_ready[1]),

@@ -203,6 +203,7 @@ module rclink_shim_us #(
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
         .tx_drained(rq_idle),       // the adapter's packing stage empty
+        .tx_direct(RQ_TLPS == 1),   // ... none: the beats go straight to RQ
         .cfg_bus_master_en(cfg_function_status[2]),
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),

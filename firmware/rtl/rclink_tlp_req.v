@@ -68,7 +68,11 @@
 // sent is finished; idle says no read is waiting for its completion and
 // nothing is left to send.  posted_idle says no write of a command taken
 // is left to send (an MSI through the hard IP's interrupt port waits for
-// it, as an MSI-X message does on the request stream).
+// it, as an MSI-X message does on the request stream).  wc_taken counts
+// the write commands taken, wc_sent those whose last beat left on tx (in
+// command order): a write taken when wc_taken was n has left once
+// wc_sent reaches n, whatever came after it (posted_idle may stay low
+// for as long as writes follow).
 `default_nettype none
 module rclink_tlp_req #(
     parameter TAGS = 32,                // 2..32
@@ -87,6 +91,8 @@ module rclink_tlp_req #(
     input  wire         stop,           // FLR: take no new command or message
     output wire         idle,           // no read waiting, nothing to send
     output wire         posted_idle,    // no write left to send
+    output reg  [7:0]   wc_taken,       // write commands taken (mod 256)
+    output reg  [7:0]   wc_sent,        // ... whose last beat left on tx (mod 256)
     // ---- burst commands
     input  wire         cmd_valid,
     output wire         cmd_ready,
@@ -169,6 +175,7 @@ module rclink_tlp_req #(
     reg [6:0]     wk;               // output beat of the current write TLP
     reg [6:0]     wli;              // input lines taken for it
     reg           wpre;             // first line still to be preloaded
+    reg           tx_cend;          // tx holds a write command's last beat
 
     assign idle      = nout == 6'd0 && !tx_valid && st == S_IDLE;
     assign msg_ready = st == S_IDLE && load && !stop;
@@ -241,9 +248,18 @@ module rclink_tlp_req #(
             tx_hdr <= 128'd0;
             tx_data <= 512'd0;
             tx_keep <= 16'd0;
+            tx_cend <= 1'b0;
+            wc_taken <= 8'd0;
+            wc_sent <= 8'd0;
         end else begin
-            if (tx_valid && tx_ready)
+            if (tx_valid && tx_ready) begin
                 tx_valid <= 1'b0;
+                tx_cend <= 1'b0;
+                if (tx_cend)
+                    wc_sent <= wc_sent + 8'd1;
+            end
+            if (take_cmd && cmd_write)
+                wc_taken <= wc_taken + 8'd1;
             case (st)
             S_IDLE:
                 if (take_msg) begin
@@ -290,6 +306,7 @@ module rclink_tlp_req #(
                     tx_data <= w_win[511:0];
                     tx_keep <= (w_lastb && tlastn != 5'd0) ?
                                (16'hffff >> (5'd16 - tlastn)) : 16'hffff;
+                    tx_cend <= w_lastb && tfin;
                     prev <= w_cur;
                     wk <= wk + 7'd1;
                     if (w_need)

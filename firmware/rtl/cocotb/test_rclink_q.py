@@ -18,6 +18,7 @@ second at the 250 MHz cycle time of the simulation.
 """
 
 import itertools
+import logging
 import os
 import random
 import struct
@@ -1530,8 +1531,30 @@ async def test_q_rx_stream(dut):
     open message completing FLUSHED) and a few stray beats.  Against
     RxModel: every CQE in order, every buffer's bytes and nothing written
     around them, each CQE written on the bus after its buffer's bytes,
-    RQ_CONS, the malformed counter."""
+    RQ_CONS, the malformed counter.  And the CQ is not starved by the
+    stream of writes: its entry's wait for its write (S_SENT) never lasts
+    64 cycles (rclink_wfence: it waits for the writes taken before its
+    own, not for an idle engine, which the stream can put off for as
+    long as it lasts)."""
+    cq = dut.dut.u_tlp.u_core.u_cq
+    sent = {"run": 0, "most": 0, "n": 0}
+
+    async def watch():
+        while True:
+            await RisingEdge(dut.user_clk)
+            if int(cq.st.value) == 2:               # S_SENT
+                sent["run"] += 1
+                sent["most"] = max(sent["most"], sent["run"])
+            else:
+                sent["n"] += sent["run"] != 0
+                sent["run"] = 0
+    w = cocotb.start_soon(watch())
     await rx_stream_case(dut, random.Random(4242))
+    w.kill()
+    logging.getLogger("cocotb.tb").info(
+        "CQ entries %d, the longest wait for the entry's write %d cycles",
+        sent["n"], sent["most"])
+    assert sent["n"] > 0 and sent["most"] < 64, sent
 
 
 @cocotb.test()

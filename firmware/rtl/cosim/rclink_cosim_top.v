@@ -245,6 +245,7 @@ module rclink_cosim_top #(
         .q_cmd_len(), .q_wd_valid(), .q_wd_ready(1'b0), .q_wd_data(),
         .q_rd_valid(1'b0), .q_rd_data(512'd0), .q_rd_keep(64'd0),
         .q_rd_last(1'b0), .q_rd_err(1'b0), .q_wr_idle(1'b1),
+        .q_wc_taken(8'd0), .q_wc_sent(8'd0), .q_wr_direct(1'b0),
         .board_serial(board_serial), .board_mac(board_mac),
         .link_carrier(ip_ext ? x_carrier : 1'b1), .timers_run(timers_run),
         .ip_rst_n(ip_rst_n),

@@ -143,6 +143,7 @@ module rclink_tb #(
         .q_cmd_len(), .q_wd_valid(), .q_wd_ready(1'b0), .q_wd_data(),
         .q_rd_valid(1'b0), .q_rd_data(512'd0), .q_rd_keep(64'd0),
         .q_rd_last(1'b0), .q_rd_err(1'b0), .q_wr_idle(1'b1),
+        .q_wc_taken(8'd0), .q_wc_sent(8'd0), .q_wr_direct(1'b0),
         .tgt_req_valid(t_valid), .tgt_req_ready(t_ready), .tgt_req_write(t_write),
         .tgt_req_addr(t_addr), .tgt_req_be(t_be), .tgt_req_data(t_data),
         .tgt_req_tag(t_tag), .tgt_cpl_valid(c_valid), .tgt_cpl_ready(1'b1),
