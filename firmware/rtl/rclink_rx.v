@@ -886,9 +886,10 @@ module rclink_rx #(
     // packet while the CQE waits for the bursts before it: cqo_wait counts
     // those not yet out when it came (one streaming, one whose command
     // waits) down as their last beats leave; the CQ is offered the CQE
-    // (and an MSI-X may announce it) only then.  A packet whose checks
-    // count CQ room (a user context's, TYPE2, RDMA) waits in S_CTX for the
-    // stage to be empty, so the room counted is the CQ's own.  A stop
+    // (and an MSI-X may announce it) only then.  The engine goes on past
+    // a CQE of context 0's RECV only (cq_done, below); a TYPE2 packet,
+    // whose dry run counts the CQ's room, waits in S_IDLE (at rest) while
+    // the stage holds one, so the room counted is the CQ's own.  A stop
     // drops a CQE of context 0 that waits for room in a full or disabled CQ
     // (as the engine's own CQE then); a reset drops it.
     reg         cqo_v;
@@ -902,8 +903,11 @@ module rclink_rx #(
     wire        e_slow = e_ctx != {UW{1'b0}} || t2;
     wire        cq_done = e_slow ? !cqe_v && !cqo_v : !cqe_v || cqo_in;
     // S_WAIT may take the next packet's header at once: it is queued and
-    // S_IDLE would do nothing else first (no scan, no owner change, no stop)
-    wire nx_pkt = !pk_held && iq_pkt && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
+    // S_IDLE would do nothing else first (no scan, no owner change, no
+    // stop), and the packet ending is not a user context's (whose send
+    // engine may start that context only while u_busy is low: a cycle in
+    // S_IDLE between its packets, as before)
+    wire nx_pkt = !pk_held && iq_pkt && !u && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
                   (rq_en || iq_etype == 2'd3 || own_qp != {UW{1'b0}}) &&
                   !((cqo_v || cqo_in) && iq_etype == 2'd3) &&
                   !stop_pend && !rq_stop;

@@ -295,11 +295,17 @@ module rclink_shim_tlp #(
 
     // an MSI leaves through the hard IP's interrupt port, not the request
     // stream, and a WRITE_RESP through the IP's TX_S: each waits until the
-    // writes taken before it have reached the hard IP (the engine's and
-    // the adapter's queues empty)
+    // writes taken before it have reached the hard IP: with the engine's
+    // write counts exact (tx_direct), the writes taken up to its first
+    // cycle of waiting (rclink_wfence; the core's writers have their own),
+    // else until the engine's and the adapter's queues are empty
+    // (posted_left, q_wr_idle)
     wire posted_left = e_posted_idle && tx_drained;
-    wire c_msi_valid;
-    assign msi_valid = c_msi_valid && posted_left;
+    wire c_msi_valid, msi_done;
+    rclink_wfence u_fn_msi (.clk(clk), .rst(rst_q), .exact(tx_direct),
+        .want(c_msi_valid), .taken(e_wc_taken), .sent(e_wc_sent),
+        .idle(posted_left), .done(msi_done));
+    assign msi_valid = c_msi_valid && msi_done;
 
     // ---- the word-level core --------------------------------------------------
     wire timers_run;            // for a simulation harness only (rtl.rst)

@@ -1951,3 +1951,49 @@ async def test_q_rx_stage_stop(dut):
     assert not int(rx.cqo_v.value)
     assert await q.r64("DMAQ_T2_RX_DROP_NOBUF") == nobuf + 1
     assert await q.r64("DMAQ_T2_RX_PKTS") == 0
+
+
+@cocotb.test()
+async def test_q_ctx_user_rx_send(dut):
+    """A user context that receives back-to-back packets can still send:
+    its send engine may start the context only while the receive path is
+    not on one of its packets (u_busy low), which the engine's S_IDLE
+    between two packets of a user context gives (the shortcut from
+    S_WAIT straight to the next header is context 0's only).  60 SENDs
+    of 64 bytes to QP 2, owned by user context 3, on RX_M back to back;
+    once two of their CQEs are written, one WQE rung: its SEND CQE must
+    come before the last RECV one (it came after every one of them with
+    the shortcut taken for user contexts too), and every RECV buffer
+    holds its message."""
+    tb, drv, bus, q = await start(dut, qps=(2,))
+    # two of context 0's RQEs, so that FLOW_STOP stays down
+    kb, _ = tb.rc.alloc_region(0x2000)
+    for k in range(2):
+        q.rqe(kb + 0x1000 * k, 0x1000)
+    await q.ring_rq()
+    tx = TxMon(dut)
+    u = UserCtx(tb, drv, 3, order=6)
+    rng = random.Random(77)
+    u.c0m[:] = bytes(rng.getrandbits(8) for _ in range(0x1000))
+    u.c1m[:] = bytes(0x1000)
+    await u.setup(2)
+    n = 60
+    for k in range(n):              # the receive buffers: chunk 1, 64 B each
+        u.rqm[k * 16:k * 16 + 16] = struct.pack("<QQ", 0x1000 + 64 * k, 64)
+    await u.ring("RQ_PROD", n)
+    await u.r64("DMAQ_CTX_STATUS")
+    msgs = [bytes(rng.getrandbits(8) for _ in range(64)) for _ in range(n)]
+    feed = RxStream(dut, [p for m in msgs for p in t1_packets(2, m)])
+    task = cocotb.start_soon(feed.run())
+    await u.wait_cqes(2)
+    u.wqe(2, 0x10, 64)
+    await u.ring("SQ_PROD", u.sq_prod)
+    await u.wait_cqes(n + 1)
+    await with_timeout(task, 100, "us")
+    kinds = [field("CQE", u.cqe(i), "KIND") for i in range(n + 1)]
+    assert kinds.count(KIND_SEND) == 1 and kinds.count(KIND_RECV) == n, kinds
+    last_recv = max(i for i, k in enumerate(kinds) if k == KIND_RECV)
+    assert kinds.index(KIND_SEND) < last_recv, (kinds.index(KIND_SEND), last_recv)
+    check_packets(tx.pkts, [(2, u.area(0x10, 64))])
+    for k, m in enumerate(msgs):
+        assert u.area(0x1000 + 64 * k, 64) == m, k
