@@ -907,10 +907,13 @@ module rclink_rx #(
     // stop), and the packet ending is not a user context's (whose send
     // engine may start that context only while u_busy is low: a cycle in
     // S_IDLE between its packets, as before)
-    wire nx_pkt = !pk_held && iq_pkt && !u && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
-                  (rq_en || iq_etype == 2'd3 || own_qp != {UW{1'b0}}) &&
-                  !((cqo_v || cqo_in) && iq_etype == 2'd3) &&
-                  !stop_pend && !rq_stop;
+    // the queued packet may be taken (S_IDLE's last branch; TYPE2 is taken
+    // even with the RQ off, a user context's packet too; TYPE2 waits while
+    // a CQE is on its way: its dry run counts the CQ's room)
+    wire pk_take = iq_pkt && (rq_en || iq_etype == 2'd3 || own_qp != {UW{1'b0}}) &&
+                   !((cqo_v || cqo_in) && iq_etype == 2'd3);
+    wire nx_pkt = !pk_held && !u && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
+                  pk_take && !stop_pend && !rq_stop;
     assign cqe_valid = cqo_v && cqo_wait == 2'd0;
     // (a user context's stop waits for its CQE on its way too)
     localparam [NCTX-1:0] CTX0 = 1;
@@ -1283,11 +1286,9 @@ module rclink_rx #(
                     end else begin
                         ofi <= ofi + 1'b1;
                     end
-                end else if (iq_pkt && (rq_en || iq_etype == 2'd3 ||
-                                        own_qp != {UW{1'b0}}) &&
-                             !(cqo_v && iq_etype == 2'd3)) begin
+                end else if (pk_take) begin
                     // (TYPE2 waits here, at rest, for a CQE of context 0
-                    // on its way: its dry run counts the CQ's room)
+                    // on its way; cqe_v is low in this branch, so cqo_in)
                     // TYPE2 is taken even with the RQ off (and dropped),
                     // a user context's packet too (it never waits)
                     ctx_ra <= iq_qpid;
