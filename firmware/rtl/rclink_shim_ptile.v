@@ -62,6 +62,8 @@ module rclink_shim_ptile #(
     wire [127:0] r_hdr, p_hdr;
     wire [511:0] r_data, p_data;
     wire [15:0]  r_keep;
+    wire         r_sop2;
+    wire [127:0] r_hdr2;
     wire [15:0]  function_id;
     wire         bm_en, msi_en, msix_en, msix_mask, intx_dis;
     wire [2:0]   mps, mrrs;
@@ -81,6 +83,7 @@ module rclink_shim_ptile #(
         .cpl_data(c_data),
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop),
         .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
+        .rq_sop2(r_sop2), .rq_hdr2(r_hdr2),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err), .cnt_rx_drop(cnt_rx_drop),
         .tx_idle(tx_idle));
@@ -151,6 +154,7 @@ module rclink_shim_ptile #(
         .cc_valid(c_valid), .cc_ready(c_ready), .cc_hdr(c_hdr), .cc_data(c_data),
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop), .rq_last(r_last),
         .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
+        .rq_sop2(r_sop2), .rq_hdr2(r_hdr2),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err),
         // one completion a beat (no straddled slots)

@@ -35,7 +35,8 @@ module rclink_shim_tlp #(
     parameter RX_OFF = 3,                   // first payload DW lane of a completion
     parameter REG_TIMEOUT = 1024,           // cycles a register port may take
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
-    parameter NCTX = 8                      // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter NCTX = 8,                     // contexts (rtl.rst "Contexts"); > 1: BAR4
+    parameter RQ_STRADDLE = 0               // 1: a write TLP may start at DW lane 8 (rq_sop2)
 ) (
     input  wire         clk,
     input  wire         rst_n,
@@ -66,6 +67,8 @@ module rclink_shim_tlp #(
     output wire [127:0] rq_hdr,
     output wire [511:0] rq_data,
     output wire [15:0]  rq_keep,
+    output wire         rq_sop2,
+    output wire [127:0] rq_hdr2,
     input  wire         rc_valid,
     input  wire         rc_sop,
     input  wire         rc_last,
@@ -257,7 +260,8 @@ module rclink_shim_tlp #(
     end
 
     rclink_tlp_req #(.TAGS(TAGS), .TIMEOUT(CPL_TIMEOUT), .MAX_RD(MAX_RD),
-                     .TX_OFF(TX_OFF), .RX_OFF(RX_OFF), .IDW(2)) u_req (
+                     .TX_OFF(TX_OFF), .RX_OFF(RX_OFF), .IDW(2),
+                     .STRADDLE(RQ_STRADDLE)) u_req (
         .clk(clk), .rst(rst_q), .requester_id(function_id),
         .max_payload(cfg_max_payload), .max_read_req(cfg_max_read_req),
         .flush(core_rst),       // the core's reset, SHIM_RESET included
@@ -273,7 +277,7 @@ module rclink_shim_tlp #(
         .msg_data(m_data),
         .tx_valid(rq_valid), .tx_ready(rq_ready), .tx_sop(rq_sop),
         .tx_last(rq_last), .tx_hdr(rq_hdr), .tx_data(rq_data),
-        .tx_keep(rq_keep),
+        .tx_keep(rq_keep), .tx_sop2(rq_sop2), .tx_hdr2(rq_hdr2),
         .rx_valid(rc_valid), .rx_sop(rc_sop), .rx_last(rc_last),
         .rx_hdr(rc_hdr), .rx_data(rc_data), .rx_err(rc_err),
         .rxs_valid(rcs_valid), .rxs_last(rcs_last), .rxs_hdr(rcs_hdr),

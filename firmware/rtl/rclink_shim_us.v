@@ -27,7 +27,7 @@ module rclink_shim_us #(
     parameter IP_RST_CYCLES = 1024,         // cycles SHIM_RESET holds the IP's reset
     parameter NCTX = 8,                     // contexts (rtl.rst "Contexts"); > 1: BAR4
     parameter RC_TLPS = 4,                  // TLPs a RC beat: 1, 2, 4 (the block's RC straddle)
-    parameter RQ_TLPS = 1                   // TLPs a RQ beat: 1, 2 (the block's RQ straddle; rtl.rst)
+    parameter RQ_TLPS = 2                   // TLPs a RQ beat: 1, 2 (the block's RQ straddle; rtl.rst)
 ) (
     input  wire         user_clk,
     input  wire         user_reset,
@@ -101,7 +101,8 @@ module rclink_shim_us #(
     wire [127:0] r_hdr, p_hdr;
     wire [511:0] r_data, p_data;
     wire [15:0]  r_keep;
-    wire         rq_idle;       // the adapter holds no request beat (RQ straddle)
+    wire         r_sop2;
+    wire [127:0] r_hdr2;
 
     rclink_us_if #(.RC_TLPS(RC_TLPS), .RQ_TLPS(RQ_TLPS)) u_if (
         .clk(user_clk), .rst(rst_q),
@@ -123,10 +124,10 @@ module rclink_shim_us #(
         .cpl_data(c_data),
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop),
         .rq_last(r_last), .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
+        .rq_sop2(r_sop2), .rq_hdr2(r_hdr2),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err), .rcs_valid(ps_valid),
-        .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took),
-        .rq_idle(rq_idle));
+        .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took));
 
     // the hard IP takes non-posted requests as the shim frees them
     // (m_axis_cq_tready holds the rest back)
@@ -180,7 +181,7 @@ module rclink_shim_us #(
                 if (cfg_flr_in_process[0])
                     flr_st <= F_DRAIN;
             F_DRAIN:
-                if (req_idle && rq_idle) begin
+                if (req_idle) begin
                     flr_rst <= 1'b1;
                     flr_st <= F_RESET;
                 end
@@ -199,11 +200,12 @@ module rclink_shim_us #(
                       .DMA_TIMEOUT(DMA_TIMEOUT), .TAGS(TAGS),
                       .CPL_TIMEOUT(CPL_TIMEOUT), .REG_TIMEOUT(REG_TIMEOUT),
                       .MAX_RD(MAX_RD), .TX_OFF(4), .RX_OFF(3),
-                      .IP_RST_CYCLES(IP_RST_CYCLES), .NCTX(NCTX)) u_tlp (
+                      .IP_RST_CYCLES(IP_RST_CYCLES), .NCTX(NCTX),
+                      .RQ_STRADDLE(RQ_TLPS == 2)) u_tlp (
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
-        .tx_drained(rq_idle),       // the adapter's packing stage empty
-        .tx_direct(RQ_TLPS == 1),   // ... none: the beats go straight to RQ
+        .tx_drained(1'b1),          // the adapter holds no beat: the
+        .tx_direct(1'b1),           // beats go straight to RQ
         .cfg_bus_master_en(cfg_function_status[2]),
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),
@@ -215,6 +217,7 @@ module rclink_shim_us #(
         .cc_valid(c_valid), .cc_ready(c_ready), .cc_hdr(c_hdr), .cc_data(c_data),
         .rq_valid(r_valid), .rq_ready(r_ready), .rq_sop(r_sop), .rq_last(r_last),
         .rq_hdr(r_hdr), .rq_data(r_data), .rq_keep(r_keep),
+        .rq_sop2(r_sop2), .rq_hdr2(r_hdr2),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err), .rcs_valid(ps_valid),
         .rcs_last(ps_last), .rcs_hdr(ps_hdr), .rcs_err(ps_err), .rcs_took(ps_took),

@@ -21,6 +21,8 @@
     input  wire [127:0] rq_hdr,
     input  wire [511:0] rq_data,
     input  wire [15:0]  rq_keep,
+    input  wire         rq_sop2,        // a second TLP from DW lane 8 (straddled)
+    input  wire [127:0] rq_hdr2,
     output wire         rc_valid,
     output wire         rc_sop,
     output wire         rc_last,

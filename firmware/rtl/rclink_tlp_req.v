@@ -52,12 +52,23 @@
 //
 // Writes: split at the MPS (max_payload) boundaries; the payload is
 // realigned on the fly (one 512-bit register), so a write TLP of n DWs
-// takes ceil((TX_OFF + n) / 16) beats.
+// takes ceil((TX_OFF + n) / 16) beats.  STRADDLE 1 (an adapter whose
+// hard IP takes two TLPs a beat, a second one from DW lane 8): a write
+// TLP that is not its command's first may start at DW lane 8 of the beat
+// whose lanes 0-7 end the TLP before it (tx_sop2, its header tx_hdr2;
+// tx_sop, tx_last and tx_keep then tell the first TLP's start, end and
+// lanes, lanes 8-15 are the second's), when the first's last beat needs
+// no new input line (always so for a TLP ending at an MPS boundary), the
+// second's first line is there (wd_valid) and the second is longer than
+// that beat; it goes on in the next beats from DW lane 0 (tx_sop low).
+// A 256-byte TLP then takes 4.5 beats, not 5 (TX_OFF 4).  Read requests,
+// MSI-X messages and a command's first TLP start at lane 0 of a beat.
 //
 // Ordering: one command at a time, in order; an MSI-X message is taken
 // only between commands, so it never passes the write TLPs of a command
 // taken before it (posted writes stay in order in the hard IP and on the
-// link).
+// link).  A write's last beat that takes no write data (its last line
+// came before) takes the next command in its cycle.
 //
 // flush (the core in reset, SHIM_RESET included): every read not yet
 // answered is forgotten at once; the tags of those still waiting for a
@@ -80,7 +91,8 @@ module rclink_tlp_req #(
     parameter MAX_RD = 512,             // largest read request (bytes, 2^n, 128..4096)
     parameter TX_OFF = 4,               // DW lanes of the adapter's request descriptor
     parameter RX_OFF = 3,               // DW lane of a completion's first payload DW
-    parameter IDW = 1                   // width of the command id
+    parameter IDW = 1,                  // width of the command id
+    parameter STRADDLE = 0              // 1: a write TLP may start at DW lane 8 (above)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -125,6 +137,8 @@ module rclink_tlp_req #(
     output reg  [127:0] tx_hdr,
     output reg  [511:0] tx_data,
     output reg  [15:0]  tx_keep,
+    output reg          tx_sop2,        // a TLP starts at DW lane 8 (STRADDLE)
+    output reg  [127:0] tx_hdr2,        // ... its header
     // ---- completion TLPs from the adapter (always taken)
     input  wire         rx_valid,
     input  wire         rx_sop,
@@ -175,11 +189,15 @@ module rclink_tlp_req #(
     reg [6:0]     wk;               // output beat of the current write TLP
     reg [6:0]     wli;              // input lines taken for it
     reg           wpre;             // first line still to be preloaded
+    reg           wb8;              // the TLP started at DW lane 8 (STRADDLE)
     reg           tx_cend;          // tx holds a write command's last beat
 
+    // a write command's last beat that takes no more write data: the
+    // next command is taken in its cycle (no cycle in S_IDLE between)
+    wire   w_done;
     assign idle      = nout == 6'd0 && !tx_valid && st == S_IDLE;
     assign msg_ready = st == S_IDLE && load && !stop;
-    assign cmd_ready = st == S_IDLE && load && !stop && !msg_valid;
+    assign cmd_ready = ((st == S_IDLE && load) || w_done) && !stop && !msg_valid;
     assign wr_busy   = st == S_WR;
     assign posted_idle = st != S_WR && !tx_valid;
     wire   take_msg  = msg_valid && msg_ready;
@@ -199,10 +217,10 @@ module rclink_tlp_req #(
     wire [13:0] tnl6   = tend + 14'd63;
     wire [7:0]  tnl    = tnl6[13:6];                        // input lines
     wire [3:0]  ts     = ca[5:2];
-    wire        te     = ts > TXO;                          // preload a line
-    wire [3:0]  tsh    = TXO - ts;                          // lanes up (mod 16)
-    wire [11:0] tnout  = ({8'd0, TXO} + {1'b0, tdw} + 12'd15) >> 4;
-    wire [4:0]  tlastn = ({1'b0, TXO} + tdw[4:0]) & 5'h0f;  // lanes in last beat
+    wire [3:0]  tb0    = {wb8, 3'b000} + TXO;               // first payload lane
+    wire [3:0]  tsh    = tb0 - ts;                          // lanes up (mod 16)
+    wire [11:0] tnout  = ({8'd0, tb0} + {1'b0, tdw} + 12'd15) >> 4;
+    wire [4:0]  tlastn = ({1'b0, tb0} + tdw[4:0]) & 5'h0f;  // lanes in last beat
     wire        tfin   = crem == tl;
     wire [1:0]  eb     = ca[1:0] + tl[1:0] - 2'd1;          // last byte in DW
     wire [3:0]  fbe0   = 4'hf << ca[1:0];
@@ -228,7 +246,25 @@ module rclink_tlp_req #(
     wire [1023:0] w_win = {w_cur, prev} >> ({5'd16 - {1'b0, tsh}, 5'd0});
     wire         w_lastb = {5'd0, wk} == tnout - 12'd1;
     wire         w_beat = st == S_WR && !wpre && load && (!w_need || wd_valid);
-    assign wd_ready = st == S_WR && (wpre || (load && w_need));
+
+    // ---- the next TLP of the command (from an MPS boundary: line
+    // aligned, its first line is the next input line) at DW lane 8 of
+    // this TLP's last beat (STRADDLE)
+    wire [63:0]  n_a    = ca + {51'd0, tl};
+    wire [12:0]  n_rem  = crem - tl;
+    wire [12:0]  n_tl   = n_rem < mps_b ? n_rem : mps_b;
+    wire [12:0]  n_dw4  = n_tl + 13'd3;
+    wire [10:0]  n_dw   = n_dw4[12:2];
+    wire [1:0]   n_eb   = n_tl[1:0] - 2'd1;
+    wire [3:0]   n_lbe  = 4'hf >> (2'd3 - n_eb);
+    wire         s_rdy  = STRADDLE != 0 && st == S_WR && !wpre && load &&
+                          w_lastb && !tfin && !w_need &&
+                          tlastn != 5'd0 && tlastn <= 5'd8 &&
+                          n_dw > 11'd8 - {7'd0, TXO};   // not in that beat alone
+    wire         strad  = s_rdy && wd_valid;
+    wire [511:0] n_win  = wd_data << {TXO + 4'd8, 5'd0};
+    assign wd_ready = st == S_WR && (wpre || (load && w_need) || s_rdy);
+    assign w_done   = st == S_WR && !wpre && load && w_lastb && tfin && !w_need;
     wire   take_rd  = st == S_RD && load && rd_ok && !flush && !stop;
     wire   tlp_end  = take_rd || (w_beat && w_lastb);
 
@@ -248,13 +284,17 @@ module rclink_tlp_req #(
             tx_hdr <= 128'd0;
             tx_data <= 512'd0;
             tx_keep <= 16'd0;
+            tx_sop2 <= 1'b0;
+            tx_hdr2 <= 128'd0;
             tx_cend <= 1'b0;
+            wb8 <= 1'b0;
             wc_taken <= 8'd0;
             wc_sent <= 8'd0;
         end else begin
             if (tx_valid && tx_ready) begin
                 tx_valid <= 1'b0;
                 tx_cend <= 1'b0;
+                tx_sop2 <= 1'b0;
                 if (tx_cend)
                     wc_sent <= wc_sent + 8'd1;
             end
@@ -278,6 +318,7 @@ module rclink_tlp_req #(
                     wk <= 7'd0;
                     wli <= 7'd0;
                     wpre <= cmd_write && cmd_addr[5:2] > TXO;
+                    wb8 <= 1'b0;
                 end
             S_RD:
                 if (flush || stop) begin
@@ -314,6 +355,19 @@ module rclink_tlp_req #(
                     if (w_lastb) begin
                         wk <= 7'd0;
                         wli <= 7'd0;
+                        wb8 <= 1'b0;
+                    end
+                    if (strad) begin
+                        // the next TLP's descriptor lanes and first DWs in
+                        // lanes 8-15 (its first line from lane 8 + TX_OFF)
+                        tx_sop2 <= 1'b1;
+                        tx_hdr2 <= mem_hdr(1'b1, n_a, n_dw[9:0], 8'd0, n_lbe, 4'hf);
+                        tx_data <= {n_win[511:256], w_win[255:0]};
+                        tx_keep <= {8'hff, 8'hff >> (5'd8 - tlastn)};
+                        prev <= wd_data;
+                        wk <= 7'd1;
+                        wli <= 7'd1;
+                        wb8 <= 1'b1;
                     end
                 end
             end
@@ -323,6 +377,14 @@ module rclink_tlp_req #(
                 crem <= crem - tl;
                 if (tfin)
                     st <= S_IDLE;
+            end
+            if (take_cmd && w_done) begin
+                // the next command, in the last beat's cycle
+                ca <= cmd_addr;
+                crem <= cmd_len == 13'd0 ? 13'd1 : cmd_len;
+                cid <= cmd_id;
+                st <= cmd_write ? S_WR : S_RD;
+                wpre <= cmd_write && cmd_addr[5:2] > TXO;
             end
         end
     end

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 // rclink PCIe shim: adapter to the Xilinx UltraScale+ integrated block
 // for PCI Express (PG213), 512-bit AXI4-Stream interfaces, DWORD-aligned,
-// client tags, straddling off except on RC (RC_TLPS 2: the block's RC
-// straddle option with two TLPs a beat, or off; 4: the four-TLP option,
-// or either of the others; 1: straddling off).
+// client tags, straddling off on CQ and CC; on RC as the block's option
+// (RC_TLPS 2: two TLPs a beat, or off; 4: the four-TLP option, or either
+// of the others; 1: straddling off); on RQ as RQ_TLPS says (2: the
+// block's RQ straddle option, two TLPs a beat, the core's DMA engine
+// packing them; 1: off).  The parameters must match the block's
+// configuration.
 //
 // Descriptor <-> standard TLP header only (in the manner of Corundum's
 // pcie_us_if split): the TLP-level core (rclink_shim_tlp) does the rest.
@@ -24,6 +27,9 @@
 //                core leaves them free: TX_OFF 4), the payload after them
 //                as the core placed it; multi-beat writes; the core's tag
 //                (client tags), requester ID filled in by the hard IP.
+//                Straddled (RQ_TLPS 2): a write TLP the core starts at DW
+//                lane 8 (rq_sop2, rq_hdr2) gets its descriptor in lanes
+//                8-11, is_sop/is_eop tell both TLPs of the beat.
 //   RC -> rc_*   the requester completion descriptor (DW lanes 0-2 of the
 //                first beat, payload from lane 3: the core's RX_OFF 3) as
 //                a completion header with rc_sop, every beat's data as it
@@ -35,7 +41,7 @@
 `default_nettype none
 module rclink_us_if #(
     parameter RC_TLPS = 2,              // TLPs a RC beat: 1, or 2 / 4 (the block's RC straddle options)
-    parameter RQ_TLPS = 1               // TLPs a RQ beat: 1, or 2 (the block's RQ straddle option)
+    parameter RQ_TLPS = 2               // TLPs a RQ beat: 1, or 2 (the block's RQ straddle option)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -73,8 +79,7 @@ module rclink_us_if #(
     output wire [2:0]   rcs_last,
     output wire [383:0] rcs_hdr,
     output wire [2:0]   rcs_err,
-    input  wire [2:0]   rcs_took,       // the core took these (and slot 0)
-    output wire         rq_idle         // no TLP beat taken from rq_* is held here
+    input  wire [2:0]   rcs_took        // the core took these (and slot 0)
 );
     // ======================================================================
     // CQ: completer request descriptor -> request header
@@ -163,16 +168,21 @@ module rclink_us_if #(
     // ======================================================================
     // RQ: request header -> requester request descriptor
     // ======================================================================
-    wire        rq_four = rq_hdr[125];
-    wire [63:0] rq_addr = rq_four ? {rq_hdr[63:32], rq_hdr[31:2], 2'b00} :
-                                    {32'd0, rq_hdr[63:34], 2'b00};
-    wire [9:0]  rq_dws  = rq_hdr[105:96];
-    wire [3:0]  rq_type = rq_hdr[126] ? 4'b0001 : 4'b0000;   // MWr : MRd
-    wire [127:0] rq_desc = {
-        1'b0, rq_hdr[114], rq_hdr[109:108], rq_hdr[118:116],  // attr, TC
-        1'b0, 16'd0, rq_hdr[79:72],             // requester ID enable 0, tag
-        rq_hdr[95:80], rq_hdr[110], rq_type, rq_dws == 10'd0, rq_dws,  // ID, EP, type
-        rq_addr[63:2], rq_hdr[107:106]};        // address, AT
+    // a memory read/write request header as a requester request descriptor
+    function [127:0] rq_descr(input [127:0] h);
+        reg [63:0] a;
+        begin
+            a = h[125] ? {h[63:32], h[31:2], 2'b00} : {32'd0, h[63:34], 2'b00};
+            rq_descr = {
+                1'b0, h[114], h[109:108], h[118:116],   // attr, TC
+                1'b0, 16'd0, h[79:72],                  // requester ID enable 0, tag
+                h[95:80], h[110],                       // ID, EP
+                h[126] ? 4'b0001 : 4'b0000,             // MWr : MRd
+                h[105:96] == 10'd0, h[105:96],          // DW count
+                a[63:2], h[107:106]};                   // address, AT
+        end
+    endfunction
+    wire [127:0] rq_desc = rq_descr(rq_hdr);
     // last DW lane of the beat (is_eop0_ptr)
     reg [3:0] rq_eptr;
     integer i;
@@ -195,110 +205,43 @@ module rclink_us_if #(
                                    4'd0, rq_hdr[67:64]};
         assign s_axis_rq_tvalid = rq_valid;
         assign rq_ready = s_axis_rq_tready;
-        assign rq_idle = 1'b1;
     end else begin : g_rq2
         // The block's RQ straddle option: a TLP may start at DW lane 8 of
-        // a beat whose lanes 0-7 end the one before.  The core's beats (a
-        // TLP from lane 0, only its last beat partial) are cut into halves
-        // of 8 DWs and packed: a TLP of more than one beat whose last half
-        // is the lower one is held a cycle (rh_*) and leaves beside the next
-        // TLP's first half (a TLP of one beat goes at once unless a held
-        // half is before it);
-        // that TLP then goes half a beat late (each beat its previous
-        // beat's upper half and its own lower one) until a TLP ends in a
-        // lower half with no TLP behind it.  A held half that ends a TLP
-        // leaves alone when no beat follows; one in a TLP's middle waits
-        // for the next beat.  Registered output (o_*): tready reaches
-        // the core through one flip-flop stage of load.  tlast: the beat
+        // a beat whose lanes 0-7 end the one before.  The core packs such
+        // beats itself (rclink_tlp_req STRADDLE: rq_sop2, rq_hdr2, the
+        // second TLP never ends in that beat); here its descriptor goes to
+        // lanes 8-11 and the beat's starts and end to is_sop/is_eop:
+        // is_sop[0] the first start (lane 0, or lane 8 when only the
+        // second starts), is_sop[1] lane 8 beside one at lane 0; is_eop[0]
+        // the TLP ending in the beat (at most one), its last DW the
+        // highest lane in use below the second's start.  tlast: the beat
         // ends a TLP and none goes on into the next beat.
-        reg          rh_v, rh_sop, rh_eop;      // the held half: a TLP's start / end
-        reg  [255:0] rh_d;
-        reg  [2:0]   rh_ep;                     // its last DW (when rh_eop)
-        reg  [7:0]   rh_be;                     // its TLP's {last BE, first BE} (rh_sop)
-        reg          o_v, o_last;
-        reg  [511:0] o_d;
-        reg  [15:0]  o_k;
-        reg  [1:0]   o_sop, o_eop;
-        reg  [1:0]   o_sp0, o_sp1;
-        reg  [3:0]   o_ep0, o_ep1;
-        reg  [7:0]   o_fbe, o_lbe;
-        wire         load = !o_v || s_axis_rq_tready;
-        wire         x_lo = !rq_keep[8];        // the beat is a lower half only
-        wire [7:0]   x_be = {rq_hdr[71:68], rq_hdr[67:64]};
-        // the input is taken whenever the output stage loads, but for a
-        // held half that ends a TLP, which leaves alone before anything
-        // that is not a TLP's start (cannot happen: a TLP ends, a TLP
-        // starts next)
-        assign rq_ready = load;
-        wire         take = rq_valid && load;
-        always @(posedge clk) begin
-            if (rst) begin
-                rh_v <= 1'b0;
-                o_v <= 1'b0;
-            end else begin
-                if (o_v && s_axis_rq_tready)
-                    o_v <= 1'b0;
-                if (load && !rh_v && take && !(rq_last && x_lo && !rq_sop)) begin
-                    // aligned: the beat as it is (a TLP of one beat too:
-                    // a read request or an MSI-X message is not held)
-                    o_v <= 1'b1;
-                    o_d <= rq_beat;
-                    o_k <= rq_keep;
-                    o_last <= rq_last;
-                    o_sop <= {1'b0, rq_sop};
-                    o_sp0 <= 2'd0;
-                    o_sp1 <= 2'd0;
-                    o_eop <= {1'b0, rq_last};
-                    o_ep0 <= rq_eptr;
-                    o_ep1 <= 4'd0;
-                    o_fbe <= {4'd0, rq_hdr[67:64]};
-                    o_lbe <= {4'd0, rq_hdr[71:68]};
-                end else if (load && !rh_v && take) begin
-                    // a longer TLP's last half, the lower one: held
-                    rh_v <= 1'b1;
-                    rh_d <= rq_beat[255:0];
-                    rh_sop <= rq_sop;
-                    rh_eop <= 1'b1;
-                    rh_ep <= rq_eptr[2:0];
-                    rh_be <= x_be;
-                end else if (load && rh_v && (take || rh_eop)) begin
-                    // the held half in lanes 0-7, the beat's lower half (if
-                    // any) in lanes 8-15; the beat's upper half held next
-                    o_v <= 1'b1;
-                    o_d <= {take ? rq_beat[255:0] : 256'd0, rh_d};
-                    o_k <= {take ? rq_keep[7:0] : 8'd0, rh_eop ?
-                            (8'hff >> (3'd7 - rh_ep)) : 8'hff};
-                    // starts: the held TLP's (lane 0), the beat's (lane 8)
-                    o_sop <= (rh_sop && take && rq_sop) ? 2'b11 :
-                             {1'b0, rh_sop || (take && rq_sop)};
-                    o_sp0 <= rh_sop ? 2'd0 : 2'd2;
-                    o_sp1 <= 2'd2;
-                    o_fbe <= rh_sop ? {(take && rq_sop) ? x_be[3:0] : 4'd0, rh_be[3:0]} :
-                             {4'd0, x_be[3:0]};
-                    o_lbe <= rh_sop ? {(take && rq_sop) ? x_be[7:4] : 4'd0, rh_be[7:4]} :
-                             {4'd0, x_be[7:4]};
-                    // ends: the held TLP's, the beat's if it ends in its
-                    // lower half
-                    o_eop <= (rh_eop && take && rq_last && x_lo) ? 2'b11 :
-                             {1'b0, rh_eop || (take && rq_last && x_lo)};
-                    o_ep0 <= rh_eop ? {1'b0, rh_ep} : {1'b1, rq_eptr[2:0]};
-                    o_ep1 <= {1'b1, rq_eptr[2:0]};
-                    o_last <= take ? (rq_last && x_lo) : 1'b1;
-                    rh_v <= take && !x_lo;
-                    rh_d <= rq_beat[511:256];
-                    rh_sop <= 1'b0;
-                    rh_eop <= rq_last;
-                    rh_ep <= rq_eptr[2:0];
-                end
-            end
+        wire [127:0] rq2_desc = rq_descr(rq_hdr2);
+        reg [3:0] rq_ep0;               // last DW lane of the ending TLP
+        integer i2;
+        always @* begin
+            rq_ep0 = 4'd0;
+            for (i2 = 0; i2 < 16; i2 = i2 + 1)
+                if (rq_keep[i2] && (!rq_sop2 || i2 < 8))
+                    rq_ep0 = i2[3:0];
         end
-        assign s_axis_rq_tdata  = o_d;
-        assign s_axis_rq_tkeep  = o_k;
-        assign s_axis_rq_tlast  = o_last;
-        assign s_axis_rq_tuser  = {101'd0, o_ep1, o_ep0, o_eop, o_sp1, o_sp0,
-                                   o_sop, 4'd0, o_lbe, o_fbe};
-        assign s_axis_rq_tvalid = o_v;
-        assign rq_idle = !o_v && !rh_v;
+        wire [7:0] be1 = {rq_hdr[71:68], rq_hdr[67:64]};
+        wire [7:0] be2 = {rq_hdr2[71:68], rq_hdr2[67:64]};
+        wire [1:0] sop = {rq_sop && rq_sop2, rq_sop || rq_sop2};
+        wire [1:0] sp0 = rq_sop ? 2'd0 : 2'd2;
+        wire [3:0] fbe0 = rq_sop ? be1[3:0] : be2[3:0];
+        wire [3:0] lbe0 = rq_sop ? be1[7:4] : be2[7:4];
+        wire [3:0] fbe1 = rq_sop && rq_sop2 ? be2[3:0] : 4'd0;
+        wire [3:0] lbe1 = rq_sop && rq_sop2 ? be2[7:4] : 4'd0;
+        assign s_axis_rq_tdata  = rq_sop2 ? {rq_beat[511:384], rq2_desc, rq_beat[255:0]} :
+                                            rq_beat;
+        assign s_axis_rq_tkeep  = rq_keep;
+        assign s_axis_rq_tlast  = rq_last && !rq_sop2;
+        assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_last ? rq_ep0 : 4'd0,
+                                   1'b0, rq_last, 2'd2, sp0, sop, 4'd0,
+                                   lbe1, lbe0, fbe1, fbe0};
+        assign s_axis_rq_tvalid = rq_valid;
+        assign rq_ready = s_axis_rq_tready;
     end
     endgenerate
 
@@ -425,4 +368,5 @@ module rclink_us_if #(
         end
     end
 endmodule
+
 `default_nettype wire

@@ -34,7 +34,7 @@
 #                  short run of make check (a short set on the P-tile);
 #                  RCLINK_RC_TLPS=2 or 1 runs the UltraScale+ one with two
 #                  TLPs a RC beat or straddling off (default 4),
-#                  RCLINK_RQ_TLPS=2 with RQ straddling on (default 1).  A
+#                  RCLINK_RQ_TLPS=1 with RQ straddling off (default 2).  A
 #                  vector that wants fewer TX_S tokens (sim_ost_n) runs
 #                  alone on the bench built again with that OST_N
 #                  (cocotb-ost4 and so on beside cocotb).
@@ -215,7 +215,7 @@ cocotb_top() { # us|ptile: the UltraScale+ or the P-tile bench
 	local d=$out/cocotb tb=rclink_us_tb pfx=rtl_cocotb_ tests=${TESTCASE:-}
 	# the UltraScale+ shim and the model: RCLINK_RC_TLPS a RC beat
 	local par=(-Prclink_us_tb.RC_TLPS="${RCLINK_RC_TLPS:-4}"
-		-Prclink_us_tb.RQ_TLPS="${RCLINK_RQ_TLPS:-1}")
+		-Prclink_us_tb.RQ_TLPS="${RCLINK_RQ_TLPS:-2}")
 	local line ost t main names
 	local -a osts=()
 	if [ "$1" = ptile ]; then
@@ -279,7 +279,7 @@ cocotb_run() { # DIR TB PREFIX TESTS us|ptile IVERILOG_PARAMS...: build, run
 	(
 		cd "$d" || exit 1
 		MODULE=${RCLINK_COCOTB_MODULE:-test_rclink_us,test_rclink_dma,test_rclink_t3,test_rclink_q,test_rclink_mac} \
-		TESTCASE=$tests RCLINK_PCIE=$pcie RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} RCLINK_RQ_TLPS=${RCLINK_RQ_TLPS:-1} \
+		TESTCASE=$tests RCLINK_PCIE=$pcie RCLINK_RC_TLPS=${RCLINK_RC_TLPS:-4} RCLINK_RQ_TLPS=${RCLINK_RQ_TLPS:-2} \
 		RCLINK_BENCH_OUT=$d/bench.txt TOPLEVEL=$tb TOPLEVEL_LANG=verilog \
 		PYTHONPATH=$here/cocotb RCLINK_HW_PY=$top/selftests/drivers/net/rclink \
 		RCLINK_VECTORS=$top/firmware/vectors \

@@ -14,7 +14,7 @@ module rclink_us_tb #(
     parameter MAX_RD = 512,
     parameter NCTX = 8,             // user contexts' control plane, BAR4
     parameter RC_TLPS = 4,          // the model's RC straddling (test_rclink_us.py)
-    parameter RQ_TLPS = 1,          // the model's RQ straddling
+    parameter RQ_TLPS = 2,          // the model's RQ straddling
     // the IP's TX_S tokens (TYPE1 outstanding packets) the shim counts on:
     // rtl.sh builds the bench again with fewer for the vectors that ask
     // for them (sim_ost_n)

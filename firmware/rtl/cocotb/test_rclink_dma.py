@@ -23,8 +23,8 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 
-from test_rclink_us import (PTILE, RC_TLPS, SHORT, bring_up, delay_reads,
-                            mps_mrrs, reg)
+from test_rclink_us import (PTILE, RC_TLPS, RQ_TLPS, SHORT, bring_up,
+                            delay_reads, mps_mrrs, reg)
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
 CLK_NS = 4                  # 250 MHz
@@ -58,6 +58,45 @@ class RcMon:
                 self.most = max(self.most, sops)
                 if not int(a.rb_take.value):
                     self.split += 1
+
+
+class RqMon:
+    """Counts the request beats the UltraScale+ top hands to the hard IP,
+    the TLPs starting in them and those starting at DW lane 8 (RQ
+    straddle: is_sop with pointer 2); the P-tile top's adapter beats
+    (r_*), one TLP start at most, from lane 0."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.beats = 0
+        self.tlps = 0
+        self.lane8 = 0
+        self.run = True
+        cocotb.start_soon(self._monitor())
+
+    async def _monitor(self):
+        d = self.dut
+        while self.run:
+            await RisingEdge(d.user_clk)
+            if PTILE:
+                t = d.dut
+                if int(t.r_valid.value) and int(t.r_ready.value):
+                    self.beats += 1
+                    self.tlps += int(t.r_sop.value)
+                continue
+            if not (int(d.s_axis_rq_tvalid.value) and
+                    int(d.s_axis_rq_tready.value)):
+                continue
+            self.beats += 1
+            if RQ_TLPS == 1:
+                self.tlps += int(d.dut.u_if.rq_sop.value)
+                continue
+            u = int(d.s_axis_rq_tuser.value)
+            for k in range(2):
+                if u >> (20 + k) & 1:
+                    self.tlps += 1
+                    if (u >> (22 + 2 * k)) & 3 == 2:
+                        self.lane8 += 1
 
 
 class Dma:
@@ -99,8 +138,10 @@ class Dma:
             if int(ready.value):
                 return
 
-    async def write(self, addr, data):
-        """One burst write of data (1..4096 bytes) at addr."""
+    async def write(self, addr, data, gaps=None):
+        """One burst write of data (1..4096 bytes) at addr; gaps: a
+        random.Random, with which the lines come with up to 3 idle
+        cycles before each."""
         dut = self.dut
         await self._cmd(True, addr, len(data))
         first = addr & ~63
@@ -111,6 +152,10 @@ class Dma:
                 a = line + i
                 if addr <= a < end:
                     buf[i] = data[a - addr]
+            if gaps:
+                dut.dma_wd_valid.value = 0
+                for _ in range(gaps.choice((0, 0, 1, 3))):
+                    await RisingEdge(dut.user_clk)
             dut.dma_wd_data.value = int.from_bytes(buf, "little")
             await self._handshake(dut.dma_wd_valid, dut.dma_wd_ready)
         dut.dma_wd_valid.value = 0
@@ -280,6 +325,57 @@ async def test_dma_burst_rw(dut):
         bus.restore()
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert int(dut.cnt_cpl_tmo.value) == 0
+
+
+@cocotb.test()
+async def test_dma_write_straddle(dut):
+    """Write TLPs two a beat (UltraScale+ RQ_TLPS 2: a TLP that follows
+    one of the same command starts at DW lane 8 of the beat that ends the
+    one before): a 4 KiB write from a page takes 72 request beats at MPS
+    256 (16 TLPs, 4.5 beats each; 80 with one TLP a beat) and 80 at MPS
+    128 (32 TLPs, 2.5 beats each; 96); writes of odd offsets and lengths
+    with the write data coming with gaps (a TLP whose first line is not
+    there yet starts at lane 0 of the next beat) leave host memory
+    exactly as written.  The P-tile top (no descriptor lanes) takes 64
+    beats for the page either way."""
+    tb, drv = await bring_up(dut)
+    rng = random.Random(2204)
+    base, mem = tb.rc.alloc_region(0x5000)
+    for mps, want1, want2 in ((256, 80, 72), (128, 96, 80)):
+        mps_mrrs(tb, mps, 512)
+        await settle(tb)
+        dma = Dma(tb)
+        mon = RqMon(dut)
+        data = rand_bytes(rng, 4096)
+        await dma.write(base + 0x1000, data)
+        await settle(tb, 50)
+        mon.run = False
+        assert bytes(mem[0x1000:0x2000]) == data, mps
+        assert mon.tlps == 4096 // mps, (mps, mon.tlps)
+        want = 64 if PTILE else want2 if RQ_TLPS == 2 else want1
+        assert mon.beats == want, (mps, mon.beats, want)
+        assert mon.lane8 == (mon.tlps // 2 if RQ_TLPS == 2 and not PTILE
+                             else 0), (mps, mon.lane8)
+    mps_mrrs(tb, 256, 512)
+    await settle(tb)
+    dma = Dma(tb)
+    mon = RqMon(dut)
+    cases = CASES[:4] if SHORT else CASES
+    for gaps in (None, rng):
+        for off, n in cases:
+            before = rand_bytes(rng, 0x5000)
+            mem[0:0x5000] = before
+            data = rand_bytes(rng, n)
+            await dma.write(base + off, data, gaps=gaps)
+            got, errs = await dma.read(base + off, n)
+            want = before[:off] + data + before[off + n:]
+            assert bytes(mem[0:0x5000]) == want, (gaps is None, hex(off), n)
+            assert got == data and not any(errs), (hex(off), n)
+    mon.run = False
+    tb.log.info("RQ: %d beats, %d TLPs, %d from lane 8", mon.beats,
+                mon.tlps, mon.lane8)
+    if RQ_TLPS == 2 and not PTILE:
+        assert mon.lane8 > 0, mon.lane8
 
 
 async def held_reads(dut):

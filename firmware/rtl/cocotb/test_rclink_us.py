@@ -86,7 +86,7 @@ PTILE = os.environ.get("RCLINK_PCIE", "us") == "ptile"
 # UltraScale+: completions a 512-bit RC beat, 1, 2 or 4 (rtl.sh builds
 # the shim the same way)
 RC_TLPS = int(os.environ.get("RCLINK_RC_TLPS", "4"))
-RQ_TLPS = int(os.environ.get("RCLINK_RQ_TLPS", "1"))
+RQ_TLPS = int(os.environ.get("RCLINK_RQ_TLPS", "2"))
 NVEC = hw.MSIX_VECTORS
 NCTX = 8                    # rclink_us_tb.v: contexts, BAR4 of NCTX pages
 DB_SHIFT = 16               # DMAQ_CTX_CAP.db_shift
