@@ -1124,7 +1124,7 @@
 #define   RCLINK_DMAQ_QP_OWNER_CTX	GENMASK_ULL(15, 0)
 #define   RCLINK_DMAQ_QP_OWNER_FLUSHED	BIT_ULL(16)
 
-/* how long a user context's TYPE1 packet without room waits on RX_M for its context's room (one value for the board, not selected by DMAQ_CTX_SEL). While it waits RX_M is held (RX_M_RDY low) and FLOW_STOP is raised on every bank, so every context's next TYPE1 request is answered RNR or dropped by the IP as XON_THR_RDMA.flow_stop_en and AFH_CFG_EN.type1_flow_stop_send_rnr_en say. An RQ_PROD or CQ_CONS doorbell of the context that makes room lets it in; when the time runs out (or the context stops, is disabled or in error) it is dropped, counted in DMAQ_CTX_RX_NOBUF, and a running context goes into error (cause RX_NOBUF, DMAQ_CTX_ERR_INFO the QPN) */
+/* how long a user context's TYPE1 packet without room waits on RX_M for its context's room (one value for the board, not selected by DMAQ_CTX_SEL). While it waits RX_M is held (RX_M_RDY low; the RTL may take the next packet's first beat beside it first) and FLOW_STOP is raised on every bank, so every context's next TYPE1 request is answered RNR or dropped by the IP as XON_THR_RDMA.flow_stop_en and AFH_CFG_EN.type1_flow_stop_send_rnr_en say. An RQ_PROD or CQ_CONS doorbell of the context that makes room lets it in; when the time runs out (or the context stops, is disabled or in error) it is dropped, counted in DMAQ_CTX_RX_NOBUF, and a running context goes into error (cause RX_NOBUF, DMAQ_CTX_ERR_INFO the QPN) */
 #define RCLINK_DMAQ_CTX_RX_HOLD	0x54b0
 #define RCLINK_DMAQ_CTX_RX_HOLD_RSTVAL	0x1f4ULL
 #define   RCLINK_DMAQ_CTX_RX_HOLD_USEC	GENMASK_ULL(31, 0)

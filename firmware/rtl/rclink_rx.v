@@ -51,7 +51,8 @@
 //
 // Nothing of context 0 is dropped for want of space: RX_M_RDY stays low
 // (once the queue holds the packet's first 256 bytes, or all of a shorter
-// one) while no RQE is posted or the CQ is full, and FLOW_STOP is raised while
+// one and the next packet's first beat) while no RQE is posted or the CQ
+// is full, and FLOW_STOP is raised while
 // fewer than two RQEs are posted, so the IP answers RNR.  (A user
 // context's packet is taken or refused at once, below.)
 //
@@ -627,9 +628,11 @@ module rclink_rx #(
     // lanes); a pop only moves the head.  Once done with the packet the
     // engine lets go of it (iq_rel); what is left of it then, queued or
     // still to come, is consumed here, as are beats outside a packet.  One
-    // packet at a time: the next one's first beat enters after iq_rel.
+    // packet at a time; once its last beat entered, the next beat waits in
+    // nb_* (the next packet's first, so that its header is there in the
+    // cycle after iq_rel) and enters with iq_rel.
     // RX_M_RDY comes from registers only: a line free (so a beat a cycle
-    // whatever the head's lane).
+    // whatever the head's lane), or nb_* free.
     reg [511:0]  iq_l [0:3];      // the lines
     reg [2:0]    iq_t;            // beats entered (mod 8)
     reg [8:0]    iq_h;            // the head: the packet's next byte (mod 512)
@@ -643,7 +646,17 @@ module rclink_rx #(
     reg [9:0]    iq_sa;
     reg [11:0]   iq_psn;
     wire [2:0]   iq_used = iq_t - iq_h[8:6];      // lines holding queued bytes
-    assign rx_rdy = iq_skip || !iq_pkt || (!iq_end && iq_used != 3'd4);
+    // the beat after the packet's last (RX_M's sidebands with it)
+    reg          nb_v, nb_fs, nb_fe;
+    reg [511:0]  nb_b;
+    reg [6:0]    nb_kn;
+    reg [QP_AW-1:0] nb_qpid;
+    reg [1:0]    nb_etype;
+    reg [12:0]   nb_len;
+    reg [9:0]    nb_sa;
+    reg [11:0]   nb_psn;
+    wire         iq_full = iq_pkt && iq_end && !iq_skip;  // the packet's beats all in
+    assign rx_rdy = iq_skip || !iq_pkt || (!iq_end && iq_used != 3'd4) || (iq_end && !nb_v);
     assign rx_pqpid = iq_qpid;
     // the 64 bytes from the head on, the next in [7:0] (past iq_n: stale)
     wire [1:0]    iq_hl = iq_h[7:6];
@@ -677,6 +690,7 @@ module rclink_rx #(
                       (p_ends ? soff + dlen != smlen : soff + dlen >= smlen);
     wire p_flush = p_start ? c_open : (c_open && p_bad_cont);
     wire p_drop  = p_start ? p_bad_start : (!c_open || p_bad_cont);
+    wire p_cont  = !p_start && c_open && !p_bad_cont;      // the message goes on
     // the open buffer's room (a message going on), for the dry run
     wire [31:0] u_sp = (!p_start && c_buf) ? {15'd0, c_size - c_fill} : 32'd0;
     // what the dry run looks for: bytes without a buffer, CQEs
@@ -695,14 +709,19 @@ module rclink_rx #(
     endfunction
 
     wire [63:0] seg = iq_w[63:0] & ~(~64'd0 << {v_n[3:0], 3'b000});
+    // a packet's segment header: its first 8 bytes (the head is at 0 while
+    // a header is taken: nothing of the packet was taken before), from the
+    // queue's first line without the head's funnel
+    wire [63:0] hseg = iq_l[0][63:0] & ~(~64'd0 << {v_n[3:0], 3'b000});
     // a LAST or ONLY packet padded to the TX_S minimum (SEG.PKT_MIN): its
     // data is MSG_LEN - OFFSET bytes, the rest of its beats is padding
-    wire [1:0]  h_pos = seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
-    wire [31:0] h_off = {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
-    wire [31:0] h_mlen = seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
+    wire [1:0]  h_pos = hseg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
+    wire [31:0] h_off = {8'd0, hseg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
+    wire [31:0] h_mlen = hseg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
     wire        h_pad = (h_pos == `RCLINK_SEG_ONLY || h_pos == `RCLINK_SEG_LAST) &&
                         {19'd0, iq_len} == `RCLINK_SEG_PKT_MIN && h_off <= h_mlen &&
                         h_mlen - h_off < {19'd0, iq_len} - 32'd8;
+    wire [31:0] h_dlen = h_pad ? h_mlen - h_off : {19'd0, iq_len} - 32'd8;
     // chunk: the packet's bytes at the queue's head that go into one
     // 64-byte line of the buffer (at most 64, the data left, the line's
     // and the buffer's room)
@@ -723,7 +742,12 @@ module rclink_rx #(
     wire        s_ring_full = s_li - w_ptr >= 6'd62;
     // S_CHUNK's choices: the staged bytes go out first, a buffer is needed
     // (its RQE, a full one's CQE), or the chunk goes into the line
-    wire ck_flush = s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full ||
+    // (the staged bytes go out at a 256-byte boundary, where an MPS of
+    // 128 or 256 bytes cuts TLPs anyway, s_cut, once no burst is on its
+    // way or the burst nears its size limit: the bytes of the packets of
+    // one message go on in bursts across the packets, e_fast)
+    wire s_cut = dst[7:0] == 8'd0 && (s_lines >= 6'd28 || !w_busy);
+    wire ck_flush = s_n != 13'd0 && (!c_buf || c_fill == c_size || s_full || s_cut ||
                                      (xl && u_cstart));
     wire ck_nobuf = !c_buf || c_fill == c_size;
     wire ck_push = qa != 7'd0 && !msg_dead && !ck_flush && !ck_nobuf &&
@@ -827,6 +851,23 @@ module rclink_rx #(
             end
         end
     endtask
+    task hdr_take;            // the segment header at the queue's head
+        begin
+            qpn <= iq_qpid;
+            pos <= hseg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
+            soff <= {8'd0, hseg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
+            smlen <= hseg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
+            dlen <= h_dlen;
+            t2 <= iq_etype == 2'd3;
+            u_ctx <= (iq_etype == 2'd3) ? own_grp : own_qp;
+            h_sa <= iq_sa;
+            h_psn <= iq_psn;
+            h_kind <= hseg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB];
+            rd <= iq_etype != 2'd3 &&
+                  hseg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] != 3'd0;
+            plen <= iq_len;
+        end
+    endtask
     task ufail;               // the packet's user context goes into error
         input [7:0]  cause;
         input [63:0] info;
@@ -906,14 +947,40 @@ module rclink_rx #(
     // S_IDLE would do nothing else first (no scan, no owner change, no
     // stop), and the packet ending is not a user context's (whose send
     // engine may start that context only while u_busy is low: a cycle in
-    // S_IDLE between its packets, as before)
+    // S_IDLE between its packets, as before), nor an RDMA packet's (S_IDLE
+    // ends a READ's serving, rr_busy)
     // the queued packet may be taken (S_IDLE's last branch; TYPE2 is taken
     // even with the RQ off, a user context's packet too; TYPE2 waits while
     // a CQE is on its way: its dry run counts the CQ's room)
     wire pk_take = iq_pkt && (rq_en || iq_etype == 2'd3 || own_qp != {UW{1'b0}}) &&
                    !((cqo_v || cqo_in) && iq_etype == 2'd3);
-    wire nx_pkt = !pk_held && !u && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
+    wire nx_pkt = !pk_held && !u && !rd && !(sfl != {NCTX{1'b0}} && !sc_on) && !ofl_any &&
                   pk_take && !stop_pend && !rq_stop;
+    // ... and without S_HDR and S_CTX: a SEND of context 0 on the QP of
+    // the packet ending, a SEND of context 0 too, whose context is the one
+    // in the registers: its header is taken (S_HDR's work) in S_WAIT's
+    // last cycle, S_CHK next
+    wire nx_fast = nx_pkt && v_vld && iq_etype != 2'd3 && iq_qpid == qpn &&
+                   hseg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] == 3'd0 &&
+                   own_qp == {UW{1'b0}} && !t2 && !rd;
+    // ... or already in S_END (then no S_WAIT): a context-0 SEND let go of
+    // its packet with its last data byte (ck_last), so the next packet's
+    // first beat (nb_*) is in the queue in S_END; when S_END sends no CQE
+    // and leaves the context as it is (a FIRST or MIDDLE packet) and no
+    // CQE is on its way (cq_done).  The packet's staged bytes then stay:
+    // the next packet's data, when S_CHK finds that it goes on with the
+    // message (p_cont), follows them in the same burst; otherwise S_CHK
+    // issues their burst first
+    wire e_fast = !rd && !p_ends && cq_done && nx_fast;
+    // ... and S_CHK's check at once when the packet goes on with the
+    // message (p_cont from its header; S_CHUNK next)
+    // (OFFSET + data bytes against MSG_LEN: a padded LAST packet's data
+    // ends at MSG_LEN by h_dlen's definition, otherwise at h_end)
+    wire [31:0] h_end = h_off + {19'd0, iq_len} - 32'd8;
+    wire e_cont = c_open && h_off == c_moff && h_mlen == c_mlen &&
+                  ((h_pos == `RCLINK_SEG_MIDDLE && h_end < h_mlen) ||
+                   (h_pos == `RCLINK_SEG_LAST && (h_pad || h_end == h_mlen)));
+    wire h_fast = (st == S_WAIT && cq_done && nx_fast) || (st == S_END && e_fast);
     assign cqe_valid = cqo_v && cqo_wait == 2'd0;
     // (a user context's stop waits for its CQE on its way too)
     localparam [NCTX-1:0] CTX0 = 1;
@@ -945,7 +1012,8 @@ module rclink_rx #(
     // the queue's bytes the engine takes this cycle; the packet let go
     wire [6:0] iq_pop = (st == S_CHUNK) ? ((qa != 7'd0 && msg_dead) ? qa :
                                            ck_push ? chunk : 7'd0) :
-                        ((st == S_HDR || st == S_RH0 || st == S_RH1) && v_vld) ? v_n : 7'd0;
+                        (((st == S_HDR || st == S_RH0 || st == S_RH1) && v_vld) ||
+                         h_fast) ? v_n : 7'd0;
     // (a SEND of context 0 lets go of its packet with its last data byte:
     // the next packet enters while the engine ends this one)
     wire       ck_last = st == S_CHUNK && ck_push && {25'd0, chunk} == left &&
@@ -988,7 +1056,9 @@ module rclink_rx #(
     wire [2:0]   pf_l0 = pf_fa[5:3];
     wire [2:0]   pf_l1 = pf_fa[5:3] + 3'd1;
     wire [1:0]   pf_wi = pf_hd + pf_n[1:0];                // ... its slot
-    wire         pf_st = st == S_IDLE || st == S_HDR || st == S_CTX || st == S_CHK ||
+    // (not S_CHK issuing the staged bytes of the packet before)
+    wire         pf_st = st == S_IDLE || st == S_HDR || st == S_CTX ||
+                         (st == S_CHK && (s_n == 13'd0 || p_cont)) ||
                          st == S_WAIT || (st == S_CHUNK && ck_push);
     wire         pf_issue = pf_st && !stop_now && !stop_pend && !rq_stop && rq_en &&
                             !dma_cmd_valid && pf_stale == 3'd0 && pf_have < PFD &&
@@ -1027,9 +1097,28 @@ module rclink_rx #(
         end
     end
 
+    // the beat a release takes in: the one waiting, or one entering then
+    wire         n_v  = nb_v || (iq_take && iq_full);
+    wire         n_fs = nb_v ? nb_fs : rx_fs;
+    wire         n_fe = nb_v ? nb_fe : rx_fe;
     always @(posedge clk) begin
-        if (iq_take && !(rst || iq_rel))
+        if (iq_take && !iq_full && !(rst || iq_rel))
             iq_l[(iq_skip || !iq_pkt) ? 2'd0 : iq_t[1:0]] <= iq_b;
+        if (iq_take && iq_full && !(rst || iq_rel)) begin
+            nb_b <= iq_b;
+            nb_kn <= iq_kn;
+            nb_fs <= rx_fs;
+            nb_fe <= rx_fe;
+            nb_qpid <= rx_qpid;
+            nb_etype <= rx_etype;
+            nb_len <= rx_len;
+            nb_sa <= rx_sa;
+            nb_psn <= rx_psn;
+        end
+        if (rst || iq_rel)
+            nb_v <= 1'b0;
+        else if (iq_take && iq_full)
+            nb_v <= 1'b1;
         if (rst || iq_rel) begin
             iq_t <= 3'd0;
             iq_h <= 9'd0;
@@ -1037,6 +1126,22 @@ module rclink_rx #(
             iq_pkt <= 1'b0;
             iq_end <= 1'b0;
             iq_skip <= !rst && !iq_end && !(iq_take && rx_fe);
+            if (!rst && n_v) begin
+                // (the packet's beats were all in: iq_skip low so far)
+                iq_skip <= !n_fs && !n_fe;      // (a beat outside a packet)
+                if (n_fs) begin
+                    iq_l[0] <= nb_v ? nb_b : iq_b;
+                    iq_pkt <= 1'b1;
+                    iq_end <= n_fe;
+                    iq_t <= 3'd1;
+                    iq_n <= {2'd0, nb_v ? nb_kn : iq_kn};
+                    iq_qpid <= nb_v ? nb_qpid : rx_qpid;
+                    iq_etype <= nb_v ? nb_etype : rx_etype;
+                    iq_len <= nb_v ? nb_len : rx_len;
+                    iq_sa <= nb_v ? nb_sa : rx_sa;
+                    iq_psn <= nb_v ? nb_psn : rx_psn;
+                end
+            end
         end else if (iq_skip || !iq_pkt) begin
             if (iq_take && !iq_skip && rx_fs) begin
                 iq_pkt <= 1'b1;
@@ -1053,9 +1158,10 @@ module rclink_rx #(
                 iq_skip <= !rx_fe;    // (a beat outside a packet)
             end
         end else begin
+            // (a beat after the last waits in nb_*)
             iq_h <= iq_h + {2'd0, iq_pop};
-            iq_n <= iq_n - {2'd0, iq_pop} + (iq_take ? {2'd0, iq_kn} : 9'd0);
-            if (iq_take) begin
+            iq_n <= iq_n - {2'd0, iq_pop} + ((iq_take && !iq_end) ? {2'd0, iq_kn} : 9'd0);
+            if (iq_take && !iq_end) begin
                 iq_t <= iq_t + 3'd1;
                 iq_end <= rx_fe;
             end
@@ -1329,19 +1435,7 @@ module rclink_rx #(
             end
             S_HDR:                  // the segment header (taken)
                 if (v_vld) begin
-                    qpn <= iq_qpid;
-                    pos <= seg[`RCLINK_SEG_POS_MSB:`RCLINK_SEG_POS_LSB];
-                    soff <= {8'd0, seg[`RCLINK_SEG_OFFSET_MSB:`RCLINK_SEG_OFFSET_LSB]};
-                    smlen <= seg[`RCLINK_SEG_MSG_LEN_MSB:`RCLINK_SEG_MSG_LEN_LSB];
-                    dlen <= h_pad ? h_mlen - h_off : {19'd0, iq_len} - 32'd8;
-                    t2 <= iq_etype == 2'd3;
-                    u_ctx <= (iq_etype == 2'd3) ? own_grp : own_qp;
-                    h_sa <= iq_sa;
-                    h_psn <= iq_psn;
-                    h_kind <= seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB];
-                    rd <= iq_etype != 2'd3 &&
-                          seg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] != 3'd0;
-                    plen <= iq_len;
+                    hdr_take;
                     st <= S_CTX;
                 end
             S_CTX: begin            // the context is read
@@ -1744,7 +1838,12 @@ module rclink_rx #(
                     end
                     st <= S_T2RQE;
                 end
-            S_CHK: begin
+            S_CHK: if (s_n != 13'd0 && !p_cont) begin
+                // the packet before's staged bytes (S_END left them for
+                // this packet, e_fast) go out first: it does not go on
+                // with their message
+                flush;
+            end else begin
                 held <= 1'b0;
                 msg_dead <= 1'b0;
                 left <= dlen;
@@ -1865,7 +1964,7 @@ module rclink_rx #(
             S_END: begin
                 if (w_rsp_wait) begin
                     // the WRITE's response waits for its data to leave
-                end else if (s_n != 13'd0 && (rd || dma_cmd_valid)) begin
+                end else if (s_n != 13'd0 && (rd || dma_cmd_valid) && !e_fast) begin
                     // the packet's staged bytes go out first (a SEND's
                     // command goes out below, with the packet's end)
                     flush;
@@ -1886,7 +1985,7 @@ module rclink_rx #(
                     // the burst's command (the port is free) and the CQE
                     // in the same cycle: the CQE reaches the stage a cycle
                     // later and counts the burst
-                    if (s_n != 13'd0)
+                    if (s_n != 13'd0 && !e_fast)
                         flush;
                     if (p_ends && c_open && !msg_dead) begin
                         if (c_buf) begin
@@ -1896,6 +1995,25 @@ module rclink_rx #(
                         c_open <= 1'b0;
                     end
                     st <= S_WAIT;
+                    if (e_fast) begin
+                        // S_WAIT's work, and the next packet's header; the
+                        // staged bytes stay (no burst: S_CHK decides)
+                        ctx_we <= 1'b1;
+                        ctx_wa <= qpn;
+                        ctx_wd <= c_pack;
+                        mr_use <= 1'b0;
+                        mr_pg <= 1'b0;
+                        hdr_take;
+                        pk_held <= 1'b1;
+                        st <= S_CHK;
+                        if (e_cont) begin
+                            // (S_CHK's work for a packet going on)
+                            held <= 1'b0;
+                            msg_dead <= 1'b0;
+                            left <= h_dlen;
+                            st <= S_CHUNK;
+                        end
+                    end
                 end
                 // (more bytes than RX_M_LEN said, padding: S_WAIT lets go
                 // of them with the packet, its CQE kept)
@@ -1909,7 +2027,13 @@ module rclink_rx #(
                     ctx_wa <= qpn;
                     ctx_wd <= c_pack;
                     st <= S_IDLE;
-                    if (nx_pkt) begin
+                    if (nx_fast) begin
+                        // the next packet's header at once, its context
+                        // the one in the registers
+                        hdr_take;
+                        pk_held <= 1'b1;
+                        st <= S_CHK;
+                    end else if (nx_pkt) begin
                         // the next packet is queued and S_IDLE has nothing
                         // else to do: its header at once (the context just
                         // written is the one in the registers, for S_CTX:

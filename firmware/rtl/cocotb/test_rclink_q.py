@@ -25,8 +25,8 @@ import struct
 
 import cocotb
 from cocotb.handle import Force, Release
-from cocotb.triggers import (FallingEdge, ReadWrite, RisingEdge, Timer,
-                             with_timeout)
+from cocotb.triggers import (FallingEdge, ReadOnly, ReadWrite, RisingEdge,
+                             Timer, with_timeout)
 from cocotb.utils import get_sim_time
 
 from test_rclink_dma import Bus, mps_mrrs, settle
@@ -1535,7 +1535,10 @@ async def test_q_rx_stream(dut):
     stream of writes: its entry's wait for its write (S_SENT) never lasts
     64 cycles (rclink_wfence: it waits for the writes taken before its
     own, not for an idle engine, which the stream can put off for as
-    long as it lasts)."""
+    long as it lasts).  The engine took both ways to the next packet
+    (checked above as any other): at once (a SEND on the QP of the
+    packet before, u_rx.h_fast) and through S_HDR and S_CTX (another
+    QP)."""
     cq = dut.dut.u_tlp.u_core.u_cq
     sent = {"run": 0, "most": 0, "n": 0}
 
@@ -1549,12 +1552,78 @@ async def test_q_rx_stream(dut):
                 sent["n"] += sent["run"] != 0
                 sent["run"] = 0
     w = cocotb.start_soon(watch())
+    paths = RxPaths(dut)
     await rx_stream_case(dut, random.Random(4242))
     w.kill()
+    paths.stop()
     logging.getLogger("cocotb.tb").info(
         "CQ entries %d, the longest wait for the entry's write %d cycles",
         sent["n"], sent["most"])
     assert sent["n"] > 0 and sent["most"] < 64, sent
+    assert paths.n["fast"] > 0 and paths.n["hdr"] > 0, paths.n
+
+
+class RxPaths:
+    """Counts the ways rclink_rx goes from one packet to the next: the
+    next header at once (h_fast), from S_END on into S_CHUNK (e_cont: the
+    packet goes on with the message, its bytes in the burst of the
+    packet before's), S_CHK issuing the bytes the packet before left
+    staged (it does not go on with their message), through S_HDR.  And
+    every RQE read ahead the engine issues is the command on its port in
+    the next cycle (no other command of the engine in the same cycle);
+    at the end no read ahead is left in flight."""
+
+    def __init__(self, dut):
+        self.rx = dut.dut.u_tlp.u_core.u_rx
+        self.n = {"fast": 0, "cont": 0, "kept": 0, "hdr": 0, "pf": 0,
+                  "pf_lost": 0}
+        self.task = cocotb.start_soon(self._watch(self.rx, dut.user_clk))
+
+    async def _watch(self, rx, clk):
+        pf = None
+        while True:
+            await RisingEdge(clk)
+            await ReadOnly()
+            if pf is not None:
+                self.n["pf"] += 1
+                if not (int(rx.dma_cmd_valid.value) and
+                        not int(rx.dma_cmd_write.value) and
+                        int(rx.dma_cmd_addr.value) == pf):
+                    self.n["pf_lost"] += 1
+            pf = int(rx.pf_addr.value) if int(rx.pf_issue.value) else None
+            st = int(rx.st.value)
+            fast = int(rx.h_fast.value)
+            self.n["fast"] += fast
+            self.n["hdr"] += st == 2                # S_HDR
+            self.n["cont"] += fast and st == 12 and int(rx.e_cont.value)
+            self.n["kept"] += st == 4 and int(rx.s_n.value) != 0 and \
+                not int(rx.p_cont.value)
+
+    def stop(self):
+        self.task.kill()
+        logging.getLogger("cocotb.tb").info("rx paths: %s", self.n)
+        assert self.n["pf"] > 0 and self.n["pf_lost"] == 0, self.n
+        assert int(self.rx.pf_fly.value) == 0 and \
+            int(self.rx.pf_stale.value) == 0
+
+
+@cocotb.test()
+async def test_q_rx_stream_one_qp(dut):
+    """test_q_rx_stream's checks with the packets of one QP only, so that
+    every packet follows one of its QP: a FIRST or MIDDLE packet leaves
+    its staged bytes for the next one (one burst across the packets of a
+    message) and the next goes on straight into S_CHUNK; a packet with
+    its OFFSET out of order after one makes S_CHK issue those bytes
+    before the open message completes FLUSHED (its CQE after them on the
+    bus, rx_cqe_after_data).  The hard IP takes a request beat one cycle
+    in three, so that S_CHK often waits for the port while the RQE read
+    ahead would go out (RxPaths: no read ahead lost)."""
+    paths = RxPaths(dut)
+    await rx_stream_case(dut, random.Random(1414), qps=(1,),
+                         pause=lambda tb: req_sink(tb).set_pause_generator(
+                             itertools.cycle([1, 1, 0])))
+    paths.stop()
+    assert paths.n["cont"] > 0 and paths.n["kept"] > 0, paths.n
 
 
 @cocotb.test()
@@ -1589,11 +1658,10 @@ def req_sink(tb):
     return tb.dev.tx_sink if PTILE else tb.dev.rq_sink
 
 
-async def rx_stream_case(dut, rng, pause=None, whole=False):
+async def rx_stream_case(dut, rng, pause=None, whole=False, qps=(1, 2, 5)):
     """test_q_rx_stream's stream and checks; pause(tb) slows the hard IP's
     request sink; whole: messages of whole packets (rx_stream_gen) into
-    buffers of 3000 to 4040 bytes."""
-    qps = (1, 2, 5)
+    buffers of 3000 to 4040 bytes; qps: the QPs whose packets interleave."""
     nmsg = 40 if SHORT else 90
     stream = rx_stream_gen(rng, qps, nmsg, nbad=6, nstray=8, whole=whole)
     # RQEs: 4 KiB slots, each buffer at an odd offset into its slot
