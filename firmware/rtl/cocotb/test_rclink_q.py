@@ -1765,8 +1765,35 @@ async def test_q_rx_stop_stream(dut):
     RQE was posted, and kept a CQE waiting for the CQ's input: a buffer
     completed twice, FLUSHED short of its bytes, or a message left open
     without its LAST."""
-    qps = (1, 2, 5)
-    rng = random.Random(977)
+    await rx_stop_stream_case(dut, (1, 2, 5), random.Random(977))
+
+
+@cocotb.test()
+async def test_q_rx_stop_stream_one_qp(dut):
+    """test_q_rx_stop_stream's checks with the packets of one QP only: a
+    message's bytes stay staged from one packet to the next (bursts across
+    its packets), so the RQ disables come while bytes of an open message
+    are staged and not yet issued; they are written (or the message
+    completes FLUSHED after them), never lost or announced before they
+    left (the disables are seen with bytes staged: u_rx.s_n, stop_pend)."""
+    rx = dut.dut.u_tlp.u_core.u_rx
+    seen = {"staged": 0}
+
+    async def watch():
+        while True:
+            await RisingEdge(dut.user_clk)
+            if int(rx.stop_pend.value) and int(rx.s_n.value) != 0:
+                seen["staged"] += 1
+    w = cocotb.start_soon(watch())
+    await rx_stop_stream_case(dut, (1,), random.Random(979))
+    w.kill()
+    logging.getLogger("cocotb.tb").info("cycles of a stop waiting with bytes "
+                                        "staged: %d", seen["staged"])
+    assert seen["staged"] > 0, seen
+
+
+async def rx_stop_stream_case(dut, qps, rng):
+    """test_q_rx_stop_stream's stream, stops and checks on the QPs qps."""
     stream = rx_stream_gen(rng, qps, 24 if SHORT else 45, nbad=0, nstray=0)
     msgs = rx_msgs(stream)
     # three stops at a quarter, a half and three quarters of the stream's
