@@ -868,6 +868,15 @@ module rclink_rx #(
             plen <= iq_len;
         end
     endtask
+    task ctx_back;            // the packet's QP context back into the RAM
+        begin
+            ctx_we <= !t2 && !rd;
+            ctx_wa <= qpn;
+            ctx_wd <= c_pack;
+            mr_use <= 1'b0;
+            mr_pg <= 1'b0;
+        end
+    endtask
     task ufail;               // the packet's user context goes into error
         input [7:0]  cause;
         input [63:0] info;
@@ -962,7 +971,7 @@ module rclink_rx #(
     // last cycle, S_CHK next
     wire nx_fast = nx_pkt && v_vld && iq_etype != 2'd3 && iq_qpid == qpn &&
                    hseg[`RCLINK_SEG_KIND_MSB:`RCLINK_SEG_KIND_LSB] == 3'd0 &&
-                   own_qp == {UW{1'b0}} && !t2 && !rd;
+                   own_qp == {UW{1'b0}} && !t2;
     // ... or already in S_END (then no S_WAIT): a context-0 SEND let go of
     // its packet with its last data byte (ck_last), so the next packet's
     // first beat (nb_*) is in the queue in S_END; when S_END sends no CQE
@@ -971,7 +980,7 @@ module rclink_rx #(
     // the next packet's data, when S_CHK finds that it goes on with the
     // message (p_cont), follows them in the same burst; otherwise S_CHK
     // issues their burst first
-    wire e_fast = !rd && !p_ends && cq_done && nx_fast;
+    wire e_fast = !p_ends && cq_done && nx_fast;
     // ... and S_CHK's check at once when the packet goes on with the
     // message (p_cont from its header; S_CHUNK next)
     // (OFFSET + data bytes against MSG_LEN: a padded LAST packet's data
@@ -1872,11 +1881,7 @@ module rclink_rx #(
             S_DROP: begin           // the rest of the packet is let go
                 held <= 1'b0;
                 pk_held <= 1'b0;
-                ctx_we <= !t2 && !rd;
-                ctx_wa <= qpn;
-                ctx_wd <= c_pack;
-                mr_use <= 1'b0;   // (a WRITE's padding after its data)
-                mr_pg <= 1'b0;
+                ctx_back;         // (mr_*: a WRITE's padding after its data)
                 st <= S_IDLE;
             end
             S_BEAT:                 // (an RDMA packet: its side's lookups settle)
@@ -1998,11 +2003,7 @@ module rclink_rx #(
                     if (e_fast) begin
                         // S_WAIT's work, and the next packet's header; the
                         // staged bytes stay (no burst: S_CHK decides)
-                        ctx_we <= 1'b1;
-                        ctx_wa <= qpn;
-                        ctx_wd <= c_pack;
-                        mr_use <= 1'b0;
-                        mr_pg <= 1'b0;
+                        ctx_back;
                         hdr_take;
                         pk_held <= 1'b1;
                         st <= S_CHK;
@@ -2021,11 +2022,7 @@ module rclink_rx #(
             S_WAIT: begin
                 pk_held <= 1'b0;      // (the next packet may come meanwhile)
                 if (cq_done) begin
-                    ctx_we <= !t2 && !rd;
-                    mr_use <= 1'b0;
-                    mr_pg <= 1'b0;
-                    ctx_wa <= qpn;
-                    ctx_wd <= c_pack;
+                    ctx_back;
                     st <= S_IDLE;
                     if (nx_fast) begin
                         // the next packet's header at once, its context

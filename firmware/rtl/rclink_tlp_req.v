@@ -310,15 +310,6 @@ module rclink_tlp_req #(
                                       8'd0, 4'd0, 4'hf);
                     tx_data <= {480'd0, msg_data} << {TXO, 5'd0};
                     tx_keep <= 16'hffff >> (5'd15 - {1'b0, TXO});
-                end else if (take_cmd) begin
-                    ca <= cmd_addr;
-                    crem <= cmd_len == 13'd0 ? 13'd1 : cmd_len;
-                    cid <= cmd_id;
-                    st <= cmd_write ? S_WR : S_RD;
-                    wk <= 7'd0;
-                    wli <= 7'd0;
-                    wpre <= cmd_write && cmd_addr[5:2] > TXO;
-                    wb8 <= 1'b0;
                 end
             S_RD:
                 if (flush || stop) begin
@@ -378,13 +369,16 @@ module rclink_tlp_req #(
                 if (tfin)
                     st <= S_IDLE;
             end
-            if (take_cmd && w_done) begin
-                // the next command, in the last beat's cycle
+            if (take_cmd) begin
+                // a command, in S_IDLE or in a write's last beat (w_done)
                 ca <= cmd_addr;
                 crem <= cmd_len == 13'd0 ? 13'd1 : cmd_len;
                 cid <= cmd_id;
                 st <= cmd_write ? S_WR : S_RD;
+                wk <= 7'd0;
+                wli <= 7'd0;
                 wpre <= cmd_write && cmd_addr[5:2] > TXO;
+                wb8 <= 1'b0;
             end
         end
     end

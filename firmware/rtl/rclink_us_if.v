@@ -183,13 +183,14 @@ module rclink_us_if #(
         end
     endfunction
     wire [127:0] rq_desc = rq_descr(rq_hdr);
-    // last DW lane of the beat (is_eop0_ptr)
+    // last DW lane of the TLP ending in the beat (is_eop0_ptr): below a
+    // second TLP's start at lane 8 (rq_sop2, RQ_TLPS 2)
     reg [3:0] rq_eptr;
     integer i;
     always @* begin
         rq_eptr = 4'd0;
         for (i = 0; i < 16; i = i + 1)
-            if (rq_keep[i])
+            if (rq_keep[i] && (!rq_sop2 || i < 8))
                 rq_eptr = i[3:0];
     end
     wire [511:0] rq_beat = rq_sop ? {rq_data[511:128], rq_desc} : rq_data;
@@ -217,14 +218,6 @@ module rclink_us_if #(
         // highest lane in use below the second's start.  tlast: the beat
         // ends a TLP and none goes on into the next beat.
         wire [127:0] rq2_desc = rq_descr(rq_hdr2);
-        reg [3:0] rq_ep0;               // last DW lane of the ending TLP
-        integer i2;
-        always @* begin
-            rq_ep0 = 4'd0;
-            for (i2 = 0; i2 < 16; i2 = i2 + 1)
-                if (rq_keep[i2] && (!rq_sop2 || i2 < 8))
-                    rq_ep0 = i2[3:0];
-        end
         wire [7:0] be1 = {rq_hdr[71:68], rq_hdr[67:64]};
         wire [7:0] be2 = {rq_hdr2[71:68], rq_hdr2[67:64]};
         wire [1:0] sop = {rq_sop && rq_sop2, rq_sop || rq_sop2};
@@ -237,7 +230,7 @@ module rclink_us_if #(
                                             rq_beat;
         assign s_axis_rq_tkeep  = rq_keep;
         assign s_axis_rq_tlast  = rq_last && !rq_sop2;
-        assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_last ? rq_ep0 : 4'd0,
+        assign s_axis_rq_tuser  = {101'd0, 4'd0, rq_last ? rq_eptr : 4'd0,
                                    1'b0, rq_last, 2'd2, sp0, sop, 4'd0,
                                    lbe1, lbe0, fbe1, fbe0};
         assign s_axis_rq_tvalid = rq_valid;
@@ -368,5 +361,4 @@ module rclink_us_if #(
         end
     end
 endmodule
-
 `default_nettype wire

@@ -308,15 +308,7 @@ async def test_dma_burst_rw(dut):
         bus = Bus(tb)
         base, mem = tb.rc.alloc_region(0x5000)
         for off, n in (CASES[:4] if SHORT else CASES):
-            before = rand_bytes(rng, 0x5000)
-            mem[0:0x5000] = before
-            data = rand_bytes(rng, n)
-            await dma.write(base + off, data)
-            got, errs = await dma.read(base + off, n)
-            want = before[:off] + data + before[off + n:]
-            assert bytes(mem[0:0x5000]) == want, (mps, mrrs, hex(off), n)
-            assert got == data, (mps, mrrs, hex(off), n)
-            assert not any(errs), errs
+            await write_read(dma, base, mem, rng, off, n, (mps, mrrs))
         # the engine caps MRRS at its buffer regions (MAX_RD 512)
         check_splits(bus.writes, mps)
         check_splits(bus.reads, min(mrrs, 512))
@@ -363,19 +355,29 @@ async def test_dma_write_straddle(dut):
     cases = CASES[:4] if SHORT else CASES
     for gaps in (None, rng):
         for off, n in cases:
-            before = rand_bytes(rng, 0x5000)
-            mem[0:0x5000] = before
-            data = rand_bytes(rng, n)
-            await dma.write(base + off, data, gaps=gaps)
-            got, errs = await dma.read(base + off, n)
-            want = before[:off] + data + before[off + n:]
-            assert bytes(mem[0:0x5000]) == want, (gaps is None, hex(off), n)
-            assert got == data and not any(errs), (hex(off), n)
+            await write_read(dma, base, mem, rng, off, n, gaps is None,
+                             gaps=gaps)
     mon.run = False
     tb.log.info("RQ: %d beats, %d TLPs, %d from lane 8", mon.beats,
                 mon.tlps, mon.lane8)
     if RQ_TLPS == 2 and not PTILE:
         assert mon.lane8 > 0, mon.lane8
+
+
+async def write_read(dma, base, mem, rng, off, n, tag, gaps=None):
+    """A burst write of n random bytes at base + off into a 0x5000-byte
+    region of random bytes, then its read: the region holds exactly the
+    bytes written, the read returns them without error (tag: the case,
+    for the assertions)."""
+    before = rand_bytes(rng, 0x5000)
+    mem[0:0x5000] = before
+    data = rand_bytes(rng, n)
+    await dma.write(base + off, data, gaps=gaps)
+    got, errs = await dma.read(base + off, n)
+    want = before[:off] + data + before[off + n:]
+    assert bytes(mem[0:0x5000]) == want, (tag, hex(off), n)
+    assert got == data, (tag, hex(off), n)
+    assert not any(errs), errs
 
 
 async def held_reads(dut):
