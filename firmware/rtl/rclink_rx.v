@@ -12,14 +12,15 @@
 // message's first byte starts a fresh buffer; a full buffer completes
 // (RECV CQE) and the next RQE is taken; the message's end completes its
 // buffer with LAST.  An RQE with a size outside 64..65536 completes
-// unused with BAD_WQE; an unreadable RQE or a failed write completes
-// DMA_ERR (and ends the message).  A segment header out of order drops
+// unused with BAD_WQE, an unreadable one unused with DMA_ERR (IDX its
+// own, LEN 0; the next RQE takes the data, as the model's); a failed
+// write completes DMA_ERR (and ends the message).  A segment header out of order drops
 // the packet (DMAQ_T1_RX_DROP_MALFORMED) and flushes the QP's open
 // message (its buffer completes LAST, FLUSHED).
 //
 // DMA goes through the engine's burst interface: an RQE (both words) is
-// one 16-byte read (context 0's next one read ahead while a packet's data
-// is staged), a TYPE2 dry run reads each RQE's size word; the payload
+// one 16-byte read (context 0's next ones read ahead, up to a line a
+// read, while a packet's data is staged), a TYPE2 dry run reads each RQE's size word; the payload
 // bytes bound for one buffer are taken from the queue up to a line a cycle
 // into a ring of 512-bit staging lines at their host lanes and go out as
 // one write burst (up to 31 whole lines and a partial one) when the buffer
@@ -809,16 +810,11 @@ module rclink_rx #(
                 msg_dead <= 1'b1;
                 ret <= S_CHUNK;
                 st <= S_CQE;
-            end else if (err) begin
-                cqe(ST_DMA_ERR, 1'b1);
-                c_open <= 1'b0;
-                msg_dead <= 1'b1;
-                ret <= S_CHUNK;
-                st <= S_CQE;
-            end else if (bad_size) begin
-                // completed unused
+            end else if (err || bad_size) begin
+                // completed unused (LEN 0, its own IDX); the data goes
+                // into the next one
                 e_w0 <= ({60'd0, kind} << `RCLINK_CQE_KIND_LSB) |
-                          ({56'd0, ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
+                          ({56'd0, err ? ST_DMA_ERR : ST_BAD_WQE} << `RCLINK_CQE_STATUS_LSB) |
                           ({{(64-QP_AW){1'b0}}, qpn} << `RCLINK_CQE_QPN_LSB);
                 e_w1 <= {c_mlen, rq_cons};
                 cqe_v <= 1'b1;
@@ -896,9 +892,9 @@ module rclink_rx #(
         if (sm_we)
             $display("%t rx: sm[%0d] <= %h", $time, sm_wa, sm_wd[127:0]);
         if (pf_issue)
-            $display("%t rx: read ahead %0d at %h", $time, pf_ni, pf_addr);
+            $display("%t rx: read ahead %0d (%0d) at %h", $time, pf_ni, pf_cnt, pf_addr);
         if (pf_fill)
-            $display("%t rx: read ahead %0d: %h %h", $time, pf_fi, dma_rd_data[64 * pf_l0 +: 64], dma_rd_data[64 * pf_l1 +: 32]);
+            $display("%t rx: read ahead %0d (%0d): %h", $time, pf_fi, pf_fc, dma_rd_data);
         if (pf_take)
             $display("%t rx: RQE %0d taken from the read ahead: %h %h", $time, rq_cons, pf_w0[pf_hd], pf_w1[pf_hd]);
         if (st != st_q && st != S_CLR && st < S_SW1)
@@ -1037,70 +1033,117 @@ module rclink_rx #(
         for (ib = 0; ib < 64; ib = ib + 1)
             iq_b[8*ib +: 8] = rx_keep[63-ib] ? rx_dat[511-8*ib -: 8] : 8'd0;
     // ---- context 0's next RQEs, read ahead -------------------------------------
-    // Up to PFD of context 0's posted RQEs from RQ_CONS on are read ahead
-    // (one 16-byte read each) while the engine is in a state that issues
-    // no command of its own and waits for no read (a packet's header and
-    // context states, S_WAIT, a push of data); a buffer needed then takes
-    // the head one without a read (rqe_take, as from S_RQE0).  The engine's
-    // own reads wait while a read ahead is in flight (the answers come in
-    // command order).  Disabling the RQ (stop_now) or a reset forgets them
-    // (the answers of reads still in flight are dropped).
-    localparam PFD = 4;
+    // Up to PFD of context 0's posted RQEs from RQ_CONS on are read ahead,
+    // up to PFR reads in flight, each of the RQEs of one 64-byte line (at
+    // most four: none past the posted ones, the ring's end or PFD), so
+    // that a host whose memory answers a microsecond late still keeps the
+    // engine in buffers (PFD RQEs a round trip: 32 a microsecond).  A read
+    // is issued while the engine is in a state that issues no command of
+    // its own and waits for no read (a packet's header and context
+    // states, S_WAIT, a push of data); a buffer needed then takes the head
+    // one without a read (rqe_take, as from S_RQE0).  The engine's own
+    // reads wait while a read ahead is in flight (the answers come in
+    // command order, one line each: pf_q keeps each read's count).
+    // Disabling the RQ (stop_now) or a reset forgets them (the answers of
+    // reads still in flight are dropped).
+    localparam PFD = 32;
+    localparam PFR = 8;
     reg  [63:0]  pf_w0 [0:PFD-1];
     reg  [31:0]  pf_w1 [0:PFD-1];
     reg  [PFD-1:0] pf_e;          // ... an unreadable one
-    reg  [1:0]   pf_hd;           // the entry of RQ_CONS
-    reg  [2:0]   pf_n;            // entries read
-    reg  [2:0]   pf_fly;          // reads in flight (the next entries)
-    reg  [2:0]   pf_stale;        // reads in flight from before a stop
-    wire         pf_busy = pf_fly != 3'd0 || pf_stale != 3'd0;
-    wire [2:0]   pf_have = pf_n + pf_fly;
+    reg  [2:0]   pf_q [0:PFR-1];  // the RQEs of each read in flight
+    reg  [2:0]   pf_qw, pf_qr;
+    reg  [4:0]   pf_hd;           // the entry of RQ_CONS
+    reg  [5:0]   pf_n;            // entries read
+    reg  [5:0]   pf_nf;           // entries of the reads in flight
+    reg  [3:0]   pf_fly;          // reads in flight (the next entries)
+    reg  [3:0]   pf_stale;        // reads in flight from before a stop
+    wire         pf_busy = pf_fly != 4'd0 || pf_stale != 4'd0;
+    wire [5:0]   pf_have = pf_n + pf_nf;
     wire [31:0]  pf_posted = rq_prod - rq_cons;
     wire [31:0]  pf_size = 32'd1 << rq_order;
-    wire [31:0]  pf_ni = rq_cons + {29'd0, pf_have};      // the next to read
-    wire [63:0]  pf_addr = rq_base + {32'd0, pf_ni & (pf_size - 32'd1)} * 64'd16;
-    // the entry an answer fills: RQ_CONS + pf_n
-    wire [31:0]  pf_fi = rq_cons + {29'd0, pf_n};
+    wire [31:0]  pf_ni = rq_cons + {26'd0, pf_have};      // the next to read
+    wire [31:0]  pf_nr = pf_ni & (pf_size - 32'd1);
+    wire [63:0]  pf_addr = rq_base + {32'd0, pf_nr} * 64'd16;
+    // how many the read takes: up to the line's end, the last posted and
+    // the ring's end; it waits for that much room (a read of the rest of
+    // a line, not one RQE a read as RQEs are taken)
+    wire [31:0]  pf_c1 = 32'd4 - {30'd0, pf_addr[5:4]};
+    wire [31:0]  pf_c2 = pf_posted - {26'd0, pf_have};
+    wire [31:0]  pf_c3 = pf_size - pf_nr;
+    wire [31:0]  pf_c12 = pf_c1 < pf_c2 ? pf_c1 : pf_c2;
+    wire [2:0]   pf_cnt = pf_c12 < pf_c3 ? pf_c12[2:0] : pf_c3[2:0];
+    wire         pf_room = {3'd0, pf_cnt} <= PFD - pf_have;
+    // the entries an answer fills: RQ_CONS + pf_n on
+    wire [31:0]  pf_fi = rq_cons + {26'd0, pf_n};
     wire [63:0]  pf_fa = rq_base + {32'd0, pf_fi & (pf_size - 32'd1)} * 64'd16;
-    wire [2:0]   pf_l0 = pf_fa[5:3];
-    wire [2:0]   pf_l1 = pf_fa[5:3] + 3'd1;
-    wire [1:0]   pf_wi = pf_hd + pf_n[1:0];                // ... its slot
+    wire [1:0]   pf_fl = pf_fa[5:4];                       // its lane
+    wire [4:0]   pf_wi = pf_hd + pf_n[4:0];                // its slot
+    wire [2:0]   pf_fc = pf_q[pf_qr];
     // (not S_CHK issuing the staged bytes of the packet before)
     wire         pf_st = st == S_IDLE || st == S_HDR || st == S_CTX ||
                          (st == S_CHK && (s_n == 13'd0 || p_cont)) ||
                          st == S_WAIT || (st == S_CHUNK && ck_push);
     wire         pf_issue = pf_st && !stop_now && !stop_pend && !rq_stop && rq_en &&
-                            !dma_cmd_valid && pf_stale == 3'd0 && pf_have < PFD &&
-                            {29'd0, pf_have} < pf_posted && pf_posted <= pf_size;
-    wire         pf_use = !u && pf_n != 3'd0;
+                            !dma_cmd_valid && pf_stale == 4'd0 && pf_room &&
+                            pf_fly < PFR &&
+                            {26'd0, pf_have} < pf_posted && pf_posted <= pf_size;
+    wire         pf_use = !u && pf_n != 6'd0;
     wire         pf_take = st == S_CHUNK && !stop_now && qa != 7'd0 && !msg_dead &&
                            !ck_flush && ck_nobuf && !rr_busy && !c_buf && pf_use &&
                            posted != 32'd0 && posted <= rq_size;
     wire         pf_ans = dma_rd_valid && pf_busy;
-    wire         pf_fill = pf_ans && pf_stale == 3'd0;
-    wire [2:0]   pf_fly1 = pf_fly + {2'd0, pf_issue} - {2'd0, pf_fill};
-    wire [2:0]   pf_stale1 = pf_stale - {2'd0, pf_ans && pf_stale != 3'd0};
-    always @(posedge clk) begin
-        if (pf_fill) begin
-            pf_w0[pf_wi] <= dma_rd_data[64 * pf_l0 +: 64];
-            pf_w1[pf_wi] <= dma_rd_data[64 * pf_l1 +: 32];
+    wire         pf_fill = pf_ans && pf_stale == 4'd0;
+    wire [3:0]   pf_fly1 = pf_fly + {3'd0, pf_issue} - {3'd0, pf_fill};
+    wire [3:0]   pf_stale1 = pf_stale - {3'd0, pf_ans && pf_stale != 4'd0};
+    // an answer's entries: slot pf_wi + j (mod PFD), lane pf_fl + j
+    wire [4:0]   pf_ws [0:3];
+    wire [1:0]   pf_wl [0:3];
+    genvar pg;
+    generate
+        for (pg = 0; pg < 4; pg = pg + 1) begin : g_pf
+            assign pf_ws[pg] = pf_wi + pg;
+            assign pf_wl[pg] = pf_fl + pg;
         end
+    endgenerate
+    integer pj;
+    always @(posedge clk) begin
+        for (pj = 0; pj < 4; pj = pj + 1)
+            if (pf_fill && pj < pf_fc) begin
+                pf_w0[pf_ws[pj]] <= dma_rd_data[{pf_wl[pj], 7'd0} +: 64];
+                pf_w1[pf_ws[pj]] <= dma_rd_data[{pf_wl[pj], 7'd64} +: 32];
+            end
+        if (pf_issue)
+            pf_q[pf_qw] <= pf_cnt;
         if (rst) begin
             pf_e <= {PFD{1'b0}};
-            pf_hd <= 2'd0;
-            pf_n <= 3'd0;
-            pf_fly <= 3'd0;
-            pf_stale <= 3'd0;
+            pf_hd <= 5'd0;
+            pf_n <= 6'd0;
+            pf_nf <= 6'd0;
+            pf_fly <= 4'd0;
+            pf_stale <= 4'd0;
+            pf_qw <= 3'd0;
+            pf_qr <= 3'd0;
         end else if (stop_now) begin
-            pf_n <= 3'd0;
-            pf_fly <= 3'd0;
+            pf_n <= 6'd0;
+            pf_nf <= 6'd0;
+            pf_fly <= 4'd0;
+            pf_qw <= 3'd0;
+            pf_qr <= 3'd0;
             pf_stale <= pf_stale1 + pf_fly1;
         end else begin
+            for (pj = 0; pj < 4; pj = pj + 1)
+                if (pf_fill && pj < pf_fc)
+                    pf_e[pf_ws[pj]] <= dma_rd_err;
+            pf_n <= pf_n + (pf_fill ? {3'd0, pf_fc} : 6'd0) - {5'd0, pf_take};
+            pf_nf <= pf_nf + (pf_issue ? {3'd0, pf_cnt} : 6'd0) -
+                     (pf_fill ? {3'd0, pf_fc} : 6'd0);
+            if (pf_issue)
+                pf_qw <= pf_qw + 3'd1;
             if (pf_fill)
-                pf_e[pf_wi] <= dma_rd_err;
-            pf_n <= pf_n + {2'd0, pf_fill} - {2'd0, pf_take};
+                pf_qr <= pf_qr + 3'd1;
             if (pf_take)
-                pf_hd <= pf_hd + 2'd1;
+                pf_hd <= pf_hd + 5'd1;
             pf_fly <= pf_fly1;
             pf_stale <= pf_stale1;
         end
@@ -1110,6 +1153,13 @@ module rclink_rx #(
     wire         n_v  = nb_v || (iq_take && iq_full);
     wire         n_fs = nb_v ? nb_fs : rx_fs;
     wire         n_fe = nb_v ? nb_fe : rx_fe;
+    // a beat outside a packet (no RX_M_FS where a packet must start): the
+    // run of such beats up to its RX_M_FE is let go and counted once in
+    // DMAQ_T1_RX_DROP_MALFORMED (the beat cannot tell its stream)
+    reg          iq_stray;
+    always @(posedge clk)
+        iq_stray <= !rst && (iq_rel ? n_v && !n_fs :
+                             !iq_pkt && !iq_skip && iq_take && !rx_fs);
     always @(posedge clk) begin
         if (iq_take && !iq_full && !(rst || iq_rel))
             iq_l[(iq_skip || !iq_pkt) ? 2'd0 : iq_t[1:0]] <= iq_b;
@@ -1187,6 +1237,8 @@ module rclink_rx #(
     always @(posedge clk) begin
         ctx_we <= 1'b0;
         sm_we <= 1'b0;
+        if (iq_stray)       // (the states below count theirs with it)
+            cnt_malformed <= cnt_malformed + 64'd1;
         if (rst || stop_now) begin
             st <= S_CLR;
             clr <= 0;
@@ -1334,7 +1386,7 @@ module rclink_rx #(
                 dma_cmd_valid <= 1'b1;
                 dma_cmd_write <= 1'b0;
                 dma_cmd_addr <= pf_addr;
-                dma_cmd_len <= 13'd16;
+                dma_cmd_len <= {6'd0, pf_cnt, 4'd0};
             end
             case (st)
             S_CLR:                   // every context closed
@@ -1457,7 +1509,7 @@ module rclink_rx #(
                     msg_dead <= 1'b0;
                     if (q_done || h_kind > K_IMM || soff > smlen ||
                         {19'd0, plen} < RDMA_HDR) begin
-                        cnt_malformed <= cnt_malformed + 64'd1;
+                        cnt_malformed <= cnt_malformed + 64'd1 + {63'd0, iq_stray};
                         st <= S_DROP;
                     end else begin
                         st <= S_RH0;
@@ -1480,7 +1532,7 @@ module rclink_rx #(
                     rstat <= seg[`RCLINK_RDMAH_STATUS_MSB:`RCLINK_RDMAH_STATUS_LSB];
                     st <= S_RH1;
                     if (v_fe) begin
-                        cnt_malformed <= cnt_malformed + 64'd1;
+                        cnt_malformed <= cnt_malformed + 64'd1 + {63'd0, iq_stray};
                         st <= S_DROP;
                     end
                 end
@@ -1549,7 +1601,7 @@ module rclink_rx #(
                     end
                 end else if (!r_start && !(rs_open && rs_tag == rtag)) begin
                     // a WRITE packet outside a WRITE
-                    cnt_malformed <= cnt_malformed + 64'd1;
+                    cnt_malformed <= cnt_malformed + 64'd1 + {63'd0, iq_stray};
                     st <= S_DROP;
                 end else if ((r_start || !rs_failed) && r_st != ST_OK) begin
                     if (!rq_full) begin
@@ -1870,7 +1922,7 @@ module rclink_rx #(
                     st <= p_drop ? S_DROP : S_CHUNK;
                 end
                 if (p_drop)
-                    cnt_malformed <= cnt_malformed + 64'd1;
+                    cnt_malformed <= cnt_malformed + 64'd1 + {63'd0, iq_stray};
                 if (!p_drop && p_start) begin
                     c_open <= 1'b1;
                     c_buf <= 1'b0;

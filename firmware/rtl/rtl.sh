@@ -46,7 +46,9 @@
 #                  message rates (64 B and 4 KiB messages) in the cocotb
 #                  environment, at the 250 MHz cycle time (simulated
 #                  cycles); the lines "rtl-bench: dma ...", "rtl-bench:
-#                  sq ..." and "rtl-bench: rx ..."
+#                  sq ..." and "rtl-bench: rx ...", the queues' also
+#                  with every host read answered RCLINK_BENCH_LAT us
+#                  late (default 1: "... at 1 us read latency ...")
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail

@@ -36,6 +36,9 @@ import rclink_hw as hw  # noqa: E402  (path set by test_rclink_us)
 import vecload as vl  # noqa: E402
 
 BENCH = os.environ.get("RCLINK_BENCH", "0") != "0"
+# the benches' second pass: every read of the host's memory answered this
+# many microseconds late (a server's root complex and DRAM)
+BENCH_LAT = float(os.environ.get("RCLINK_BENCH_LAT", "1"))
 CLK_NS = 4                  # 250 MHz
 # a PCIe Gen3 x16 link's payload rate: 8 GT/s x 16 lanes with 128b/130b
 # coding (15.75 GB/s), of which 256-byte TLPs carry 256 of some 280 bytes
@@ -369,6 +372,58 @@ async def test_q_rx_bursts(dut):
     assert sum(n for _, n in data_wr) == 3009, data_wr
     assert len(data_wr) <= 3009 // 128 + 12, len(data_wr)
     assert await q.r64("DMAQ_RQ_CONS") == 4
+
+
+@cocotb.test()
+async def test_q_rx_rqe_unreadable(dut):
+    """A context-0 RQE whose read comes back poisoned completes unused
+    (RECV, DMA_ERR, LEN 0, its own IDX, neither FIRST nor LAST, the
+    message's MSG_LEN) and the message's data goes on into the next RQE,
+    as the model does (shim.rst, "Receive queue"): a 5000-byte message
+    over RQE 0, the unreadable RQE 1 and RQE 2, then a message into RQE 3.
+    RQE 1 is posted alone so that its read ahead is a read of its own."""
+    tb, drv, bus, q = await start(dut)
+    rng = random.Random(11)
+    bufs, bmem = tb.rc.alloc_region(0x6000)
+    src = bytes(rng.getrandbits(8) for _ in range(5000))
+    bad = q.rq + 16
+
+    async def read_of(addr):
+        for _ in range(2000):
+            if any(a <= addr < a + n for a, n in bus.reads):
+                return
+            await RisingEdge(dut.user_clk)
+        raise AssertionError("no read of %x" % addr)
+    bus.poison = lambda tlp, i: tlp.address <= bad < tlp.address + 4 * tlp.length
+    q.rqe(bufs, 4096)
+    await q.ring_rq()
+    await read_of(q.rq)
+    q.rqe(bufs + 0x1000, 4096)      # RQE 1: unreadable
+    await q.ring_rq()
+    await read_of(bad)
+    for k in range(2, 6):           # RQEs 4 and 5 stay (FLOW_STOP down)
+        q.rqe(bufs + 0x1000 * k, 4096)
+    await q.ring_rq()
+    for pos, off, n in ((POS_FIRST, 0, 1336), (POS_MIDDLE, 1336, 1336),
+                        (POS_MIDDLE, 2672, 1336), (POS_LAST, 4008, 992)):
+        await rx_packet(dut, 1, seg_of(pos, off, 5000), src[off:off + n])
+    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, 100), src[:100])
+    await q.wait_cq(4)
+    want = [(ST_OK, 1, 0, 4096, 0, 5000), (ST_DMA_ERR, 0, 0, 0, 1, 5000),
+            (ST_OK, 0, 1, 904, 2, 5000), (ST_OK, 1, 1, 100, 3, 100)]
+    for i, exp in enumerate(want):
+        w = q.cqe(i)
+        got = (field("CQE", w, "STATUS"), field("CQE", w, "FIRST"),
+               field("CQE", w, "LAST"), field("CQE", w, "LEN"),
+               field("CQE", w, "IDX"), field("CQE", w, "MSG_LEN"))
+        assert field("CQE", w, "KIND") == KIND_RECV and got == exp, (i, got, exp)
+    assert bytes(bmem[:4096]) == src[:4096]
+    assert bytes(bmem[0x1000:0x2000]) == bytes(4096), "the unread RQE's buffer written"
+    assert bytes(bmem[0x2000:0x2000 + 904]) == src[4096:]
+    assert bytes(bmem[0x3000:0x3000 + 100]) == src[:100]
+    assert await q.r64("DMAQ_RQ_CONS") == 4
+    assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == 0
+    bus.poison = None
 
 
 @cocotb.test()
@@ -1141,7 +1196,9 @@ async def test_q_bench(dut):
     root complex's too, so that its completions carry up to 256 bytes as
     the link's payload rate assumes; MRRS 512): from the doorbell to the
     last CQE, messages and bytes a second at 250 MHz.  Then 4 KiB again
-    with MPS 128 (completions of 128 bytes), on a line of its own."""
+    with MPS 128 (completions of 128 bytes), on a line of its own; then
+    64 B and 4 KiB with every read answered BENCH_LAT us late (a line
+    "sq at N us read latency")."""
     tb, drv, bus, q = await start(dut, sq_order=9, cq_order=10)
     bus.restore()
     tx = TxMon(dut)
@@ -1149,7 +1206,11 @@ async def test_q_bench(dut):
     out = []
     done = 0
     # each batch under the 256 packets the IP stand-in captures
-    for size, n, mps in ((64, 200, 256), (4096, 48, 256), (4096, 48, 128)):
+    runs = ((0, 64, 200, 256), (0, 4096, 48, 256), (0, 4096, 48, 128),
+            (BENCH_LAT, 64, 200, 256), (BENCH_LAT, 4096, 48, 256))
+    for lat, size, n, mps in runs:
+        if lat and size == 64:
+            delay_reads(tb, lat)
         mps_mrrs(tb, mps, 512)
         # a read returns once the posted writes before it (the queues'
         # configuration) have landed: the clock starts at the doorbell
@@ -1164,21 +1225,26 @@ async def test_q_bench(dut):
         cycles = tx.cycle - t0
         done += n
         secs = cycles * CLK_NS * 1e-9
-        out.append((size, n / secs, n * size / secs, cycles, n, mps))
-    main = [o for o in out if o[5] == 256]
+        out.append((size, n / secs, n * size / secs, cycles, n, mps, lat))
+    main = [o for o in out if o[5] == 256 and not o[6]]
     parts = ["%s %.2f Mmsg/s %d MB/s" % ("64B" if s == 64 else "4KiB", r / 1e6,
-                                         b / 1e6) for s, r, b, _, _, _ in main]
+                                         b / 1e6) for s, r, b, _, _, _, _ in main]
     line = "rtl-bench: sq %s (%s at 250 MHz, doorbell to last CQE)" % (
         ", ".join(parts),
-        ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, _, _, c, n, _ in main))
+        ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, _, _, c, n, _, _ in main))
     # the issue's goal in one line: 4 KiB as a share of a Gen3 x16 link's
     # payload rate (Documentation/hw/rtl.rst, "Send queue message rate")
-    rate = {s: (r, b) for s, r, b, _, _, _ in main}
+    rate = {s: (r, b) for s, r, b, _, _, _, _ in main}
     summary = "rtl-bench: 4KiB %d %% of link, 64B %.1f Mmsg/s" % (
         int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6)
     s128 = [o for o in out if o[5] == 128][0]
     line += "\nrtl-bench: sq 4KiB at MPS 128 %d MB/s, %d %% of link (%d x 4096 B in %d cycles)" % (
         s128[2] / 1e6, int(100 * s128[2] / LINK_PAYLOAD), s128[4], s128[3])
+    slow = [o for o in out if o[6]]
+    rate = {s: (r, b) for s, r, b, _, _, _, _ in slow}
+    summary += "\nrtl-bench: sq at %g us read latency 4KiB %d %% of link, 64B %.1f Mmsg/s (%s)" % (
+        BENCH_LAT, int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6,
+        ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, _, _, c, n, _, _ in slow))
     tb.log.warning(line)
     tb.log.warning(summary)
     with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
@@ -1210,8 +1276,8 @@ class RxStream:
     first (the port's width, rx_m_beats).  Before a packet's first beat
     FLOW_STOP of its QP's bank is looked at, as rx_m_packet does; while it
     is up the IP would not take the request, so RX_M_VLD goes low until
-    it falls.  An entry with QP None is a stray beat: its bytes in one
-    beat without RX_M_FS (RX_M_FE set), outside any packet.  first: the
+    it falls.  An entry with QP None is a run of stray beats: its bytes
+    in beats without RX_M_FS (RX_M_FE on the last), outside any packet.  first: the
     time (ns) of the first clock edge at which the first beat is offered;
     beats, stall (cycles a beat waited for RX_M_RDY) and stopped (cycles
     under FLOW_STOP) for the log; patience: the cycles a beat may wait for
@@ -1232,8 +1298,6 @@ class RxStream:
         for qpid, pkt in self.pkts:
             stray = qpid is None
             beats = rx_m_beats(dut, pkt)
-            if stray:
-                beats = beats[:1]
             for k, (dat, keep) in enumerate(beats):
                 await FallingEdge(clk)
                 if k == 0 and not stray:
@@ -1279,9 +1343,11 @@ async def test_rx_bench(dut):
     every buffer holds its message and nothing past it, and every CQE
     tells RECV, OK, FIRST and LAST, the message's length and its RQ index
     (a bench that moved wrong data measures nothing); no figure is
-    asserted."""
+    asserted.  Then both batches again with every read (the RQEs)
+    answered BENCH_LAT us late (lines "rx at N us read latency")."""
     batches = ((64, 200), (4096, 48))
-    nbuf = sum(n for _, n in batches) + 2
+    lats = (0, BENCH_LAT)
+    nbuf = len(lats) * sum(n for _, n in batches) + 2
     tb, drv, bus, q = await start(dut, rq_order=9, cq_order=10)
     qpn = 1
     bufs, bmem = tb.rc.alloc_region(0x1000 * nbuf)
@@ -1292,7 +1358,10 @@ async def test_rx_bench(dut):
     rng = random.Random(31)
     out = []
     done = 0
-    for size, n in batches:
+    for lat, size, n in [(lat, s, n) for lat in lats for s, n in batches]:
+        if lat and size == batches[0][0]:
+            # the host's memory answers every read (the RQEs) lat us late
+            delay_reads(tb, lat)
         msgs = [bytes(rng.getrandbits(8) for _ in range(size)) for _ in range(n)]
         pkts = [p for m in msgs for p in t1_packets(qpn, m)]
         # the posted writes before (RQ doorbell, configuration) have
@@ -1335,21 +1404,25 @@ async def test_rx_bench(dut):
             sum(m for _, m in data_wr) // max(1, len(data_wr)),
             len(wr) - len(data_wr))
         secs = cycles * CLK_NS * 1e-9
-        out.append((size, n, cycles, n / secs, n * size / secs))
+        out.append((lat, size, n, cycles, n / secs, n * size / secs))
     assert int(dut.cnt_cpl_unexp.value) == 0
     assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == 0
-    parts = ["%s %.2f Mmsg/s %d MB/s" % ("64B" if s == 64 else "4KiB", r / 1e6,
-                                         b / 1e6) for s, _, _, r, b in out]
-    line = "rtl-bench: rx %s (%s at 250 MHz, first beat to last CQE)" % (
-        ", ".join(parts),
-        ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, n, c, _, _ in out))
-    rate = {s: (r, b) for s, _, _, r, b in out}
-    summary = "rtl-bench: rx 4KiB %d %% of link, 64B %.1f Mmsg/s" % (
-        int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6)
-    tb.log.warning(line)
-    tb.log.warning(summary)
+    lines = []
+    for lat in lats:
+        o = [x[1:] for x in out if x[0] == lat]
+        parts = ["%s %.2f Mmsg/s %d MB/s" % ("64B" if s == 64 else "4KiB", r / 1e6,
+                                             b / 1e6) for s, _, _, r, b in o]
+        at = " at %g us read latency" % lat if lat else ""
+        lines.append("rtl-bench: rx%s %s (%s at 250 MHz, first beat to last CQE)" % (
+            at, ", ".join(parts),
+            ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, n, c, _, _ in o)))
+        rate = {s: (r, b) for s, _, _, r, b in o}
+        lines.append("rtl-bench: rx%s 4KiB %d %% of link, 64B %.1f Mmsg/s" % (
+            at, int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6))
+    for ln in lines:
+        tb.log.warning(ln)
     with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
-        f.write(line + "\n" + summary + "\n")
+        f.write("\n".join(lines) + "\n")
 
 
 class RxModel:
@@ -1426,8 +1499,8 @@ def rx_stream_gen(rng, qps, nmsg, nbad, nstray, whole=False):
     (FIRST and MIDDLE packets of 56 to DATA_MAX data bytes, the LAST or
     ONLY packet padded to PKT_MIN), the QPs' packets interleaved at random.
     nbad messages carry a packet whose OFFSET is out of order (the rest of
-    such a message is sent or left out, at random); nstray beats outside
-    any packet in between.  whole: messages of 1300 to 5000 bytes cut
+    such a message is sent or left out, at random); nstray runs of one to
+    four beats outside any packet in between.  whole: messages of 1300 to 5000 bytes cut
     into packets of DATA_MAX but the last.  Entries (qpn or None, packet bytes, (pos, off,
     mlen, data) or None)."""
     per = {q: [] for q in qps}
@@ -1477,7 +1550,8 @@ def rx_stream_gen(rng, qps, nmsg, nbad, nstray, whole=False):
         out.append((q, pkt.ljust(PKT_MIN, b"\0"), (pos, off, mlen, d)))
     for _ in range(nstray):
         k = rng.randint(1, len(out) - 1)
-        out.insert(k, (None, bytes(rng.getrandbits(8) for _ in range(64)), None))
+        n = rng.choice((64, 64, 130, 200))      # one to four beats
+        out.insert(k, (None, bytes(rng.getrandbits(8) for _ in range(n)), None))
     return out
 
 
@@ -1528,10 +1602,10 @@ async def test_q_rx_stream(dut):
     alignment with sizes of 64 to 3000 bytes, no multiple of 64, so that
     messages span buffers and lines split; a few packets with their OFFSET
     out of order (dropped, counted in DMAQ_T1_RX_DROP_MALFORMED, the QP's
-    open message completing FLUSHED) and a few stray beats.  Against
-    RxModel: every CQE in order, every buffer's bytes and nothing written
-    around them, each CQE written on the bus after its buffer's bytes,
-    RQ_CONS, the malformed counter.  And the CQ is not starved by the
+    open message completing FLUSHED) and a few runs of stray beats (each
+    counted there once).  Against RxModel: every CQE in order, every
+    buffer's bytes and nothing written around them, each CQE written on
+    the bus after its buffer's bytes, RQ_CONS, the malformed counter.  And the CQ is not starved by the
     stream of writes: its entry's wait for its write (S_SENT) never lasts
     64 cycles (rclink_wfence: it waits for the writes taken before its
     own, not for an idle engine, which the stream can put off for as
@@ -1705,7 +1779,10 @@ async def rx_stream_case(dut, rng, pause=None, whole=False, qps=(1, 2, 5)):
     rx_stream_check(model, q, bmem, bytes(image))
     rx_cqe_after_data(model, q, bus.writes, bufs)
     assert await q.r64("DMAQ_RQ_CONS") == model.cons
-    assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == model.malformed
+    # each stray beat (RX_M_FE, no RX_M_FS) counts as a malformed packet
+    nstray = sum(1 for qpn, _, _ in stream if qpn is None)
+    assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == model.malformed + nstray
+    assert nstray == 8
     assert model.malformed >= 6 and \
         any(c["STATUS"] == ST_FLUSHED for c in model.cqes)
     assert int(dut.cnt_cpl_unexp.value) == 0

@@ -350,7 +350,7 @@ COUNT_SOURCE = {
     'DMAQ_T1_RX_DROP_BADQP': ('ip_internal', "the IP's receive classification (接收报文识别)", None),
     'DMAQ_T1_RX_DROP_QP_OFF': ('port', 'IRQ_INFO_O TYPE1 code 5 (one IRQ_VLD_O per frame)', None),
     'DMAQ_T1_RX_DROP_NOBUF': ('ip_internal', 'under TYPE1_FLOW_STOP_I without RNR the IP drops the request unacknowledged; the shim drives the level, it does not see the requests dropped', None),
-    'DMAQ_T1_RX_DROP_MALFORMED': ('port', 'the segment headers of the RX_M packets, which the shim checks', 'frames the IP drops as too short or with a bad UDP/RH length or opcode (no port or register reports those)'),
+    'DMAQ_T1_RX_DROP_MALFORMED': ('port', 'the segment headers of the RX_M packets, which the shim checks, and RX_M beats outside a packet (a run up to RX_M_FE counts once: the beats cannot tell their stream)', 'frames the IP drops as too short or with a bad UDP/RH length or opcode (no port or register reports those)'),
     'DMAQ_T1_TX_DROP_QP_OFF': ('port', "IRQ_INFO_O TYPE1 code 4; the packet's token comes back on TX_S_CRD_O without TX_S_CRD_QPID_VLD_O", None),
     'DMAQ_BAD_WQE': ('shim', "the shim's send queue engine", None),
     'DMAQ_T2_TX_PKTS': ('port', 'TX_S packets with TX_S_ETYPE_I 3, less those IRQ_INFO_O TYPE2 code 1 reports dropped', None),
