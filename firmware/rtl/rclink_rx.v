@@ -892,7 +892,7 @@ module rclink_rx #(
         if (sm_we)
             $display("%t rx: sm[%0d] <= %h", $time, sm_wa, sm_wd[127:0]);
         if (pf_issue)
-            $display("%t rx: read ahead %0d (%0d) at %h", $time, pf_ni, pf_cnt, pf_addr);
+            $display("%t rx: read ahead %0d (%0d) at %h", $time, pf_ni, pf_cnt, pf_ra);
         if (pf_fill)
             $display("%t rx: read ahead %0d (%0d): %h", $time, pf_fi, pf_fc, dma_rd_data);
         if (pf_take)
@@ -1067,12 +1067,19 @@ module rclink_rx #(
     wire [63:0]  pf_addr = rq_base + {32'd0, pf_nr} * 64'd16;
     // how many the read takes: up to the line's end, the last posted and
     // the ring's end; it waits for that much room (a read of the rest of
-    // a line, not one RQE a read as RQEs are taken)
+    // a line, not one RQE a read as RQEs are taken).  Address, count and
+    // whether one is posted are registered (timing) from the cycle
+    // before: an RQE taken or an answer leaves them as they are (the
+    // next to read stays RQ_CONS + read + in flight), a read issued, an
+    // RQE read by S_RQE0 or a stop makes them stale for a cycle
+    // (pf_fresh), a doorbell at worst reads fewer for a cycle
     wire [31:0]  pf_c1 = 32'd4 - {30'd0, pf_addr[5:4]};
     wire [31:0]  pf_c2 = pf_posted - {26'd0, pf_have};
     wire [31:0]  pf_c3 = pf_size - pf_nr;
     wire [31:0]  pf_c12 = pf_c1 < pf_c2 ? pf_c1 : pf_c2;
-    wire [2:0]   pf_cnt = pf_c12 < pf_c3 ? pf_c12[2:0] : pf_c3[2:0];
+    reg  [2:0]   pf_cnt;
+    reg  [63:0]  pf_ra;
+    reg          pf_more, pf_fresh;
     wire         pf_room = {3'd0, pf_cnt} <= PFD - pf_have;
     // the entries an answer fills: RQ_CONS + pf_n on
     wire [31:0]  pf_fi = rq_cons + {26'd0, pf_n};
@@ -1086,8 +1093,7 @@ module rclink_rx #(
                          st == S_WAIT || (st == S_CHUNK && ck_push);
     wire         pf_issue = pf_st && !stop_now && !stop_pend && !rq_stop && rq_en &&
                             !dma_cmd_valid && pf_stale == 4'd0 && pf_room &&
-                            pf_fly < PFR &&
-                            {26'd0, pf_have} < pf_posted && pf_posted <= pf_size;
+                            pf_fly < PFR && pf_more && pf_fresh;
     wire         pf_use = !u && pf_n != 6'd0;
     wire         pf_take = st == S_CHUNK && !stop_now && qa != 7'd0 && !msg_dead &&
                            !ck_flush && ck_nobuf && !rr_busy && !c_buf && pf_use &&
@@ -1108,6 +1114,10 @@ module rclink_rx #(
     endgenerate
     integer pj;
     always @(posedge clk) begin
+        pf_cnt <= pf_c12 < pf_c3 ? pf_c12[2:0] : pf_c3[2:0];
+        pf_ra <= pf_addr;
+        pf_more <= {26'd0, pf_have} < pf_posted && pf_posted <= pf_size;
+        pf_fresh <= !rst && !pf_issue && !stop_now && !(st == S_RQE0 && dma_rd_valid);
         for (pj = 0; pj < 4; pj = pj + 1)
             if (pf_fill && pj < pf_fc) begin
                 pf_w0[pf_ws[pj]] <= dma_rd_data[{pf_wl[pj], 7'd0} +: 64];
@@ -1385,7 +1395,7 @@ module rclink_rx #(
             if (pf_issue) begin     // (no state below issues one then)
                 dma_cmd_valid <= 1'b1;
                 dma_cmd_write <= 1'b0;
-                dma_cmd_addr <= pf_addr;
+                dma_cmd_addr <= pf_ra;
                 dma_cmd_len <= {6'd0, pf_cnt, 4'd0};
             end
             case (st)

@@ -204,12 +204,21 @@ module rclink_tlp_req #(
     wire   take_cmd  = cmd_valid && cmd_ready;
 
     // ---- the current TLP: length up to the next MPS / MRRS boundary
+    // (the sizes and their masks registered from the configuration: a
+    // change takes a cycle more, the TLP length logic starts at registers)
     wire [2:0]  mrrs_c = max_read_req > 3'd5 ? 3'd5 : max_read_req;
     wire [2:0]  mps_c  = max_payload > 3'd5 ? 3'd5 : max_payload;
-    wire [12:0] mrrs_b = (13'd128 << mrrs_c) > MAX_RD ? MAX_RD : (13'd128 << mrrs_c);
-    wire [12:0] mps_b  = 13'd128 << mps_c;
+    wire [12:0] mrrs_v = (13'd128 << mrrs_c) > MAX_RD ? MAX_RD : (13'd128 << mrrs_c);
+    wire [12:0] mps_v  = 13'd128 << mps_c;
+    reg  [12:0] mrrs_b, mps_b, mrrs_m, mps_m;
+    always @(posedge clk) begin
+        mrrs_b <= mrrs_v;
+        mps_b <= mps_v;
+        mrrs_m <= mrrs_v - 13'd1;
+        mps_m <= mps_v - 13'd1;
+    end
     wire [12:0] bsize  = st == S_WR ? mps_b : mrrs_b;
-    wire [12:0] to_bd  = bsize - (ca[12:0] & (bsize - 13'd1));
+    wire [12:0] to_bd  = bsize - (ca[12:0] & (st == S_WR ? mps_m : mrrs_m));
     wire [12:0] tl     = crem < to_bd ? crem : to_bd;       // TLP bytes
     wire [13:0] tend   = {8'd0, ca[5:0]} + {1'b0, tl};      // end, rel. to line
     wire [13:0] tdw4   = {12'd0, ca[1:0]} + {1'b0, tl} + 14'd3;

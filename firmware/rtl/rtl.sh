@@ -48,7 +48,9 @@
 #                  cycles); the lines "rtl-bench: dma ...", "rtl-bench:
 #                  sq ..." and "rtl-bench: rx ...", the queues' also
 #                  with every host read answered RCLINK_BENCH_LAT us
-#                  late (default 1: "... at 1 us read latency ...")
+#                  late (default 1: "... at 1 us read latency ..."),
+#                  then the queues' on the P-tile top ("rtl-bench:
+#                  ptile ...")
 # Output goes to $RCLINK_BUILD/rtl (default build/rtl); each part prints
 # KTAP lines ("ok N name" / "not ok N name").  Exit status 1 on a failure.
 set -uo pipefail
@@ -337,7 +339,11 @@ bench() {
 	local d=$out/cocotb
 	RCLINK_COCOTB_MODULE=test_rclink_dma,test_rclink_q \
 		TESTCASE=test_dma_bench,test_q_bench,test_rx_bench RCLINK_BENCH=1 cocotb
+	# the queue benches on the P-tile top too ("rtl-bench: ptile ...")
+	RCLINK_COCOTB_MODULE=test_rclink_q TESTCASE=test_q_bench,test_rx_bench \
+		RCLINK_BENCH=1 cocotb_top ptile
 	[ -f "$d/bench.txt" ] && cat "$d/bench.txt"
+	[ -f "$d-ptile/bench.txt" ] && cat "$d-ptile/bench.txt"
 }
 
 for part in "${@:-lint sim synth}"; do

@@ -1190,6 +1190,18 @@ async def test_q_rdma_read(dut):
     assert int(dut.cnt_bad_req.value) == 0
 
 
+def bench_out(tb, text):
+    """A bench's lines to the log and RCLINK_BENCH_OUT; the P-tile top's
+    as "rtl-bench: ptile ..." (rtl.sh bench runs the queue benches on
+    both tops)."""
+    if PTILE:
+        text = text.replace("rtl-bench: ", "rtl-bench: ptile ")
+    for ln in text.split("\n"):
+        tb.log.warning(ln)
+    with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
+        f.write(text + "\n")
+
+
 @cocotb.test(skip=not BENCH)
 async def test_q_bench(dut):
     """rtl.sh bench: the SQ path at 64 B and 4 KiB messages (MPS 256, the
@@ -1245,10 +1257,7 @@ async def test_q_bench(dut):
     summary += "\nrtl-bench: sq at %g us read latency 4KiB %d %% of link, 64B %.1f Mmsg/s (%s)" % (
         BENCH_LAT, int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6,
         ", ".join("%d x %d B in %d cycles" % (n, s, c) for s, _, _, c, n, _, _ in slow))
-    tb.log.warning(line)
-    tb.log.warning(summary)
-    with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
-        f.write(line + "\n" + summary + "\n")
+    bench_out(tb, line + "\n" + summary)
 
 
 def t1_packets(qpn, data):
@@ -1419,10 +1428,7 @@ async def test_rx_bench(dut):
         rate = {s: (r, b) for s, _, _, r, b in o}
         lines.append("rtl-bench: rx%s 4KiB %d %% of link, 64B %.1f Mmsg/s" % (
             at, int(100 * rate[4096][1] / LINK_PAYLOAD), rate[64][0] / 1e6))
-    for ln in lines:
-        tb.log.warning(ln)
-    with open(os.environ.get("RCLINK_BENCH_OUT", "bench.txt"), "a") as f:
-        f.write("\n".join(lines) + "\n")
+    bench_out(tb, "\n".join(lines))
 
 
 class RxModel:
