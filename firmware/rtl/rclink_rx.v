@@ -13,8 +13,9 @@
 // (RECV CQE) and the next RQE is taken; the message's end completes its
 // buffer with LAST.  An RQE with a size outside 64..65536 completes
 // unused with BAD_WQE, an unreadable one unused with DMA_ERR (IDX its
-// own, LEN 0; the next RQE takes the data, as the model's); a failed
-// write completes DMA_ERR (and ends the message).  A segment header out of order drops
+// own, LEN 0; the next RQE takes the data, as the model's; writes are
+// posted: a failed one is the root complex's to report, shim.rst).  A
+// segment header out of order drops
 // the packet (DMAQ_T1_RX_DROP_MALFORMED) and flushes the QP's open
 // message (its buffer completes LAST, FLUSHED).
 //
@@ -1043,14 +1044,19 @@ module rclink_rx #(
     // states, S_WAIT, a push of data); a buffer needed then takes the head
     // one without a read (rqe_take, as from S_RQE0).  The engine's own
     // reads wait while a read ahead is in flight (the answers come in
-    // command order, one line each: pf_q keeps each read's count).
-    // Disabling the RQ (stop_now) or a reset forgets them (the answers of
-    // reads still in flight are dropped).
+    // command order, one line each: pf_q keeps each read's count).  An
+    // RQE of a read of several that failed is read again alone when taken
+    // (pf_r: S_RQE0, whose answer replaces the entry), so that only an RQE
+    // that cannot be read itself completes DMA_ERR, as in the model.
+    // Disabling the RQ (stop_now), RQ_PROD moved back below what was read
+    // (pf_drop: the host may rewrite what it took back) or a reset forget
+    // them (the answers of reads still in flight are dropped).
     localparam PFD = 32;
     localparam PFR = 8;
     reg  [63:0]  pf_w0 [0:PFD-1];
     reg  [31:0]  pf_w1 [0:PFD-1];
     reg  [PFD-1:0] pf_e;          // ... an unreadable one
+    reg  [PFD-1:0] pf_r;          // ... of a failed read of several: read again
     reg  [2:0]   pf_q [0:PFR-1];  // the RQEs of each read in flight
     reg  [2:0]   pf_qw, pf_qr;
     reg  [4:0]   pf_hd;           // the entry of RQ_CONS
@@ -1079,7 +1085,7 @@ module rclink_rx #(
     wire [31:0]  pf_c12 = pf_c1 < pf_c2 ? pf_c1 : pf_c2;
     reg  [2:0]   pf_cnt;
     reg  [63:0]  pf_ra;
-    reg          pf_more, pf_fresh;
+    reg          pf_more, pf_fresh, pf_drop;
     wire         pf_room = {3'd0, pf_cnt} <= PFD - pf_have;
     // the entries an answer fills: RQ_CONS + pf_n on
     wire [31:0]  pf_fi = rq_cons + {26'd0, pf_n};
@@ -1094,10 +1100,12 @@ module rclink_rx #(
     wire         pf_issue = pf_st && !stop_now && !stop_pend && !rq_stop && rq_en &&
                             !dma_cmd_valid && pf_stale == 4'd0 && pf_room &&
                             pf_fly < PFR && pf_more && pf_fresh;
-    wire         pf_use = !u && pf_n != 6'd0;
+    wire         pf_use = !u && pf_n != 6'd0 && !pf_r[pf_hd];
     wire         pf_take = st == S_CHUNK && !stop_now && qa != 7'd0 && !msg_dead &&
                            !ck_flush && ck_nobuf && !rr_busy && !c_buf && pf_use &&
                            posted != 32'd0 && posted <= rq_size;
+    // S_RQE0's answer for an entry to read again takes its place
+    wire         pf_pop = pf_take || (st == S_RQE0 && dma_rd_valid && !u && pf_n != 6'd0);
     wire         pf_ans = dma_rd_valid && pf_busy;
     wire         pf_fill = pf_ans && pf_stale == 4'd0;
     wire [3:0]   pf_fly1 = pf_fly + {3'd0, pf_issue} - {3'd0, pf_fill};
@@ -1117,7 +1125,10 @@ module rclink_rx #(
         pf_cnt <= pf_c12 < pf_c3 ? pf_c12[2:0] : pf_c3[2:0];
         pf_ra <= pf_addr;
         pf_more <= {26'd0, pf_have} < pf_posted && pf_posted <= pf_size;
-        pf_fresh <= !rst && !pf_issue && !stop_now && !(st == S_RQE0 && dma_rd_valid);
+        pf_fresh <= !rst && rq_en && !pf_issue && !stop_now && !pf_drop &&
+                    !(st == S_RQE0 && dma_rd_valid);
+        pf_drop <= !rst && rq_en && !stop_now && pf_posted <= pf_size &&
+                   {26'd0, pf_have} > pf_posted;
         for (pj = 0; pj < 4; pj = pj + 1)
             if (pf_fill && pj < pf_fc) begin
                 pf_w0[pf_ws[pj]] <= dma_rd_data[{pf_wl[pj], 7'd0} +: 64];
@@ -1127,6 +1138,7 @@ module rclink_rx #(
             pf_q[pf_qw] <= pf_cnt;
         if (rst) begin
             pf_e <= {PFD{1'b0}};
+            pf_r <= {PFD{1'b0}};
             pf_hd <= 5'd0;
             pf_n <= 6'd0;
             pf_nf <= 6'd0;
@@ -1134,7 +1146,7 @@ module rclink_rx #(
             pf_stale <= 4'd0;
             pf_qw <= 3'd0;
             pf_qr <= 3'd0;
-        end else if (stop_now) begin
+        end else if (stop_now || pf_drop) begin
             pf_n <= 6'd0;
             pf_nf <= 6'd0;
             pf_fly <= 4'd0;
@@ -1143,16 +1155,18 @@ module rclink_rx #(
             pf_stale <= pf_stale1 + pf_fly1;
         end else begin
             for (pj = 0; pj < 4; pj = pj + 1)
-                if (pf_fill && pj < pf_fc)
+                if (pf_fill && pj < pf_fc) begin
                     pf_e[pf_ws[pj]] <= dma_rd_err;
-            pf_n <= pf_n + (pf_fill ? {3'd0, pf_fc} : 6'd0) - {5'd0, pf_take};
+                    pf_r[pf_ws[pj]] <= dma_rd_err && pf_fc != 3'd1;
+                end
+            pf_n <= pf_n + (pf_fill ? {3'd0, pf_fc} : 6'd0) - {5'd0, pf_pop};
             pf_nf <= pf_nf + (pf_issue ? {3'd0, pf_cnt} : 6'd0) -
                      (pf_fill ? {3'd0, pf_fc} : 6'd0);
             if (pf_issue)
                 pf_qw <= pf_qw + 3'd1;
             if (pf_fill)
                 pf_qr <= pf_qr + 3'd1;
-            if (pf_take)
+            if (pf_pop)
                 pf_hd <= pf_hd + 5'd1;
             pf_fly <= pf_fly1;
             pf_stale <= pf_stale1;

@@ -382,6 +382,19 @@ async def test_q_rx_rqe_unreadable(dut):
     as the model does (shim.rst, "Receive queue"): a 5000-byte message
     over RQE 0, the unreadable RQE 1 and RQE 2, then a message into RQE 3.
     RQE 1 is posted alone so that its read ahead is a read of its own."""
+    await rx_rqe_unreadable_case(dut, False)
+
+
+@cocotb.test()
+async def test_q_rx_rqe_unreadable_line(dut):
+    """test_q_rx_rqe_unreadable with RQEs 0-5 posted at once: the read
+    ahead of RQEs 0-3 (one line) fails as a whole, and each of them is
+    read again alone when taken, so that only RQE 1 completes DMA_ERR
+    (the model reads each RQE alone)."""
+    await rx_rqe_unreadable_case(dut, True)
+
+
+async def rx_rqe_unreadable_case(dut, together):
     tb, drv, bus, q = await start(dut)
     rng = random.Random(11)
     bufs, bmem = tb.rc.alloc_region(0x6000)
@@ -396,11 +409,13 @@ async def test_q_rx_rqe_unreadable(dut):
         raise AssertionError("no read of %x" % addr)
     bus.poison = lambda tlp, i: tlp.address <= bad < tlp.address + 4 * tlp.length
     q.rqe(bufs, 4096)
-    await q.ring_rq()
-    await read_of(q.rq)
+    if not together:
+        await q.ring_rq()
+        await read_of(q.rq)
     q.rqe(bufs + 0x1000, 4096)      # RQE 1: unreadable
-    await q.ring_rq()
-    await read_of(bad)
+    if not together:
+        await q.ring_rq()
+        await read_of(bad)
     for k in range(2, 6):           # RQEs 4 and 5 stay (FLOW_STOP down)
         q.rqe(bufs + 0x1000 * k, 4096)
     await q.ring_rq()
@@ -423,7 +438,45 @@ async def test_q_rx_rqe_unreadable(dut):
     assert bytes(bmem[0x3000:0x3000 + 100]) == src[:100]
     assert await q.r64("DMAQ_RQ_CONS") == 4
     assert await q.r64("DMAQ_T1_RX_DROP_MALFORMED") == 0
+    rqe_rd = [(a - q.rq, n) for a, n in bus.reads if q.rq <= a < q.rq + 0x1000]
+    if together:
+        # one read of the line, then RQEs 0-3 again one by one
+        assert rqe_rd[0] == (0, 64), rqe_rd
+        for k in range(4):
+            assert (16 * k, 16) in rqe_rd, (k, rqe_rd)
     bus.poison = None
+
+
+@cocotb.test()
+async def test_q_rx_rqe_prod_back(dut):
+    """RQ_PROD moved back to RQ_CONS after the RQEs were read ahead, the
+    RQEs written again with other buffers and posted again: a message
+    goes into the new buffer (the read ahead is dropped at the move back,
+    as the model, which reads an RQE when it needs it)."""
+    tb, drv, bus, q = await start(dut)
+    bufs, bmem = tb.rc.alloc_region(0x20000)
+    for k in range(8):
+        q.rqe(bufs + 0x1000 * k, 4096)
+    await q.ring_rq()
+    for _ in range(2000):
+        if sum(n for a, n in bus.reads if q.rq <= a < q.rq + 128) >= 128:
+            break
+        await RisingEdge(dut.user_clk)
+    else:
+        raise AssertionError("the 8 RQEs were not read ahead")
+    q.rq_prod = 0
+    await q.ring_rq()
+    for k in range(8):
+        q.rqe(bufs + 0x10000 + 0x1000 * k, 4096)
+    await q.ring_rq()
+    src = bytes((i * 7 + 3) & 0xFF for i in range(100))
+    await rx_packet(dut, 1, seg_of(POS_ONLY, 0, 100), src)
+    await q.wait_cq(1)
+    w = q.cqe(0)
+    assert (field("CQE", w, "STATUS"), field("CQE", w, "IDX"),
+            field("CQE", w, "LEN")) == (ST_OK, 0, 100), hex(w[0])
+    assert bytes(bmem[0x10000:0x10000 + 100]) == src, "not in the buffer posted last"
+    assert bytes(bmem[:100]) == bytes(100), "written into a buffer taken back"
 
 
 @cocotb.test()
