@@ -1127,8 +1127,10 @@ module rclink_rx #(
         pf_more <= {26'd0, pf_have} < pf_posted && pf_posted <= pf_size;
         pf_fresh <= !rst && rq_en && !pf_issue && !stop_now && !pf_drop &&
                     !(st == S_RQE0 && dma_rd_valid);
-        pf_drop <= !rst && rq_en && !stop_now && pf_posted <= pf_size &&
-                   {26'd0, pf_have} > pf_posted;
+        // (RQ_PROD written back to RQ_CONS in the cycle an RQE is taken
+        // leaves it behind RQ_CONS: posted wraps past the ring's size)
+        pf_drop <= !rst && rq_en && !stop_now && pf_have != 6'd0 &&
+                   (pf_posted > pf_size || {26'd0, pf_have} > pf_posted);
         for (pj = 0; pj < 4; pj = pj + 1)
             if (pf_fill && pj < pf_fc) begin
                 pf_w0[pf_ws[pj]] <= dma_rd_data[{pf_wl[pj], 7'd0} +: 64];

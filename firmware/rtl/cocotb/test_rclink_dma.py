@@ -211,6 +211,10 @@ class Bus:
         self.drop = None            # f(tlp) -> True: never answered
         self.poison = None          # f(tlp, i) -> True: completion i poisoned
         self.rcb_split = False
+        # (us, f(address) -> True): such reads take the memory's bytes
+        # when they arrive and are completed us microseconds later (an
+        # answer that tells the memory as it was)
+        self.snap_delay = None
         self.rc.register_rx_tlp_handler(TlpType.MEM_READ, self._rd)
         self.rc.register_rx_tlp_handler(TlpType.MEM_WRITE, self._wr)
 
@@ -228,6 +232,10 @@ class Bus:
                            tlp.get_be_byte_count()))
         if self.drop and self.drop(tlp):
             return
+        if self.snap_delay and self.snap_delay[1](tlp.address):
+            data = await self.rc.mem_address_space.read(tlp.address, tlp.length * 4)
+            cocotb.start_soon(self._late(tlp, data, self.snap_delay[0]))
+            return
         if not (self.hold or self.rcb_split or self.poison):
             await self.orig_rd(tlp)
             return
@@ -241,11 +249,17 @@ class Bus:
             return
         await self._complete(tlp)
 
-    async def _complete(self, tlp):
-        """Completions of one read, each at most one 64-byte RCB."""
+    async def _late(self, tlp, data, us):
+        await Timer(us, "us")
+        await self._complete(tlp, data)
+
+    async def _complete(self, tlp, data=None):
+        """Completions of one read, each at most one 64-byte RCB (data:
+        the bytes to send, else the memory's now)."""
         addr = tlp.address + tlp.get_first_be_offset()
         nbytes = tlp.get_be_byte_count()
-        data = await self.rc.mem_address_space.read(tlp.address, tlp.length * 4)
+        if data is None:
+            data = await self.rc.mem_address_space.read(tlp.address, tlp.length * 4)
         m = 0                       # DWs sent
         n = 0                       # bytes sent
         i = 0
