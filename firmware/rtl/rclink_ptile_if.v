@@ -98,6 +98,11 @@ module rclink_ptile_if #(
     // ---- beats dropped: the tile sent past its ready latency
     output reg  [31:0]  cnt_rx_drop,
     // ---- every TLP taken has gone to the tile (the FLR drain)
+    // the beat taken on rq_* ends a write command (rclink_tlp_req
+    // tx_cend); tx_held: such ends in the output FIFO or its register, not
+    // yet presented to the tile (rclink_shim_tlp's exact write count)
+    input  wire         rq_cend,
+    output reg  [4:0]   tx_held,
     output wire         tx_idle
 );
     localparam AW = $clog2(RX_DEPTH);
@@ -403,6 +408,8 @@ module rclink_ptile_if #(
     wire [2:0]   of_tail = of_wp[2:0] - 3'd1;
     reg          tail_open;             // the last beat written ends a TLP in
                                         // segment 0: segment 1 is free
+    reg [1:0]    of_ce [0:OD-1];        // write command ends in the beat
+    reg [1:0]    out_ce;                // ... of the beat in tx_st_*
 
     reg  rq_busy;                       // in a multi-beat request TLP
     wire [9:0] cc_dws = cpl_hdr[105:96];
@@ -488,8 +495,10 @@ module rclink_ptile_if #(
         end else begin
             if (b_pack) begin
                 of_s1[of_tail] <= {3'b111, b_hdr, b_data[255:0]};
+                of_ce[of_tail] <= of_ce[of_tail] + {1'b0, go_rq && rq_cend};
                 tail_open <= 1'b0;
             end else if (b_go) begin
+                of_ce[of_wp[2:0]] <= {1'b0, go_rq && rq_cend};
                 of_s0[of_wp[2:0]] <= {b_val[0], b_sop[0], b_eop[0], b_hdr,
                                       b_data[255:0]};
                 of_s1[of_wp[2:0]] <= {b_val[1], b_sop[1], b_eop[1], 128'd0,
@@ -523,7 +532,13 @@ module rclink_ptile_if #(
             tx_st_eop <= 2'b00;
             tx_st_hdr <= 256'd0;
             tx_st_data <= 512'd0;
+            out_ce <= 2'd0;
+            tx_held <= 5'd0;
         end else begin
+            // counted while in the FIFO and in tx_st_*: a write is out
+            // once its beat was presented to the tile
+            out_ce <= of_go ? of_ce[of_rp[2:0]] : 2'd0;
+            tx_held <= tx_held + {4'd0, go_rq && rq_cend} - {3'd0, out_ce};
             rdy1 <= tx_st_ready;
             rdy2 <= rdy1;
             tx_st_valid <= of_go ? {of_h1[SW-1], of_h0[SW-1]} : 2'b00;

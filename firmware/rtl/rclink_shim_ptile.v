@@ -67,7 +67,8 @@ module rclink_shim_ptile #(
     wire [15:0]  function_id;
     wire         bm_en, msi_en, msix_en, msix_mask, intx_dis;
     wire [2:0]   mps, mrrs;
-    wire         msi_valid, msi_ready, intx, tx_idle;
+    wire         msi_valid, msi_ready, intx, tx_idle, r_cend;
+    wire [4:0]   tx_held;
 
     rclink_ptile_if #(.RX_DEPTH(RX_DEPTH), .HDR_W(HDR_W), .DATA_W(DATA_W)) u_if (
         .clk(clk), .rst(rst_q),
@@ -86,7 +87,7 @@ module rclink_shim_ptile #(
         .rq_sop2(r_sop2), .rq_hdr2(r_hdr2),
         .rc_valid(p_valid), .rc_sop(p_sop), .rc_last(p_last), .rc_hdr(p_hdr),
         .rc_data(p_data), .rc_err(p_err), .cnt_rx_drop(cnt_rx_drop),
-        .tx_idle(tx_idle));
+        .rq_cend(r_cend), .tx_held(tx_held), .tx_idle(tx_idle));
 
     // ---- INTx A: a level, unless the function's command register
     // disables it
@@ -144,7 +145,8 @@ module rclink_shim_ptile #(
         .clk(clk), .rst_n(!reset_status && !flr_rst),
         .function_id(function_id), .flr_stop(flr_stop), .req_idle(req_idle),
         .tx_drained(tx_idle),       // the adapter's TX queue empty
-        .tx_direct(1'b0),           // (the TX queue: q_wr_idle, the hold)
+        .tx_direct(1'b1),           // exact: less the command ends the
+        .rq_cend(r_cend), .tx_held(tx_held),    // TX queue still holds
         .cfg_bus_master_en(bm_en),
         .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
         .cfg_msi_en(msi_en),

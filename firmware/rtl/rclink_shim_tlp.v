@@ -101,6 +101,13 @@ module rclink_shim_tlp #(
     // (no queue of its own): the engine's write counts tell when a write
     // reached it
     input  wire         tx_direct,
+    // an adapter with a queue of its own: rq_cend marks the beat that ends
+    // a write command (counted in the engine's sent count when the
+    // adapter takes it), tx_held the command ends the adapter still holds
+    // (the writes taken have reached the hard IP when the sent count less
+    // tx_held reaches their taken count); 0 for an adapter without
+    output wire         rq_cend,
+    input  wire [4:0]   tx_held,
     output wire         req_idle,           // no read outstanding, no TYPE3 burst left
     output wire [NVEC-1:0] msix_pending,
 `include "rclink_ip_ports.vh"
@@ -154,7 +161,8 @@ module rclink_shim_tlp #(
     // the engine
     wire         e_cmd_valid, e_cmd_ready, e_cmd_write, e_wd_valid, e_wd_ready;
     wire         e_wr_busy, e_rd_valid, e_rd_last, e_rd_err, e_posted_idle;
-    wire [7:0]   e_wc_taken, e_wc_sent;
+    wire [7:0]   e_wc_taken, e_wc_sent, e_wc_out;
+    assign e_wc_out = e_wc_sent - {3'd0, tx_held};
     wire [63:0]  e_cmd_addr;
     wire [12:0]  e_cmd_len;
     wire [1:0]   e_cmd_id, e_rd_id;
@@ -278,6 +286,7 @@ module rclink_shim_tlp #(
         .tx_valid(rq_valid), .tx_ready(rq_ready), .tx_sop(rq_sop),
         .tx_last(rq_last), .tx_hdr(rq_hdr), .tx_data(rq_data),
         .tx_keep(rq_keep), .tx_sop2(rq_sop2), .tx_hdr2(rq_hdr2),
+        .tx_cend(rq_cend),
         .rx_valid(rc_valid), .rx_sop(rc_sop), .rx_last(rc_last),
         .rx_hdr(rc_hdr), .rx_data(rc_data), .rx_err(rc_err),
         .rxs_valid(rcs_valid), .rxs_last(rcs_last), .rxs_hdr(rcs_hdr),
@@ -307,7 +316,7 @@ module rclink_shim_tlp #(
     wire posted_left = e_posted_idle && tx_drained;
     wire c_msi_valid, msi_done;
     rclink_wfence u_fn_msi (.clk(clk), .rst(rst_q), .exact(tx_direct),
-        .want(c_msi_valid), .taken(e_wc_taken), .sent(e_wc_sent),
+        .want(c_msi_valid), .taken(e_wc_taken), .sent(e_wc_out),
         .idle(posted_left), .done(msi_done));
     assign msi_valid = c_msi_valid && msi_done;
 
@@ -336,7 +345,7 @@ module rclink_shim_tlp #(
         .q_rd_valid(e_rd_valid && e_rd_id == 2'd3), .q_rd_data(e_rd_data),
         .q_rd_keep(e_rd_keep), .q_rd_last(e_rd_last), .q_rd_err(e_rd_err),
         .q_wr_idle(posted_left),
-        .q_wc_taken(e_wc_taken), .q_wc_sent(e_wc_sent), .q_wr_direct(tx_direct),
+        .q_wc_taken(e_wc_taken), .q_wc_sent(e_wc_out), .q_wr_direct(tx_direct),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),

@@ -206,6 +206,11 @@ module rclink_shim_us #(
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
         .tx_drained(1'b1),          // the adapter holds no beat: the
         .tx_direct(1'b1),           // beats go straight to RQ
+        // (no queue in the adapter: no command end held)
+        /* verilator lint_off PINCONNECTEMPTY */
+        .rq_cend(),
+        /* verilator lint_on PINCONNECTEMPTY */
+        .tx_held(5'd0),
         .cfg_bus_master_en(cfg_function_status[2]),
         .cfg_msix_en(cfg_interrupt_msix_enable[0]),
         .cfg_msix_mask(cfg_interrupt_msix_mask[0]),

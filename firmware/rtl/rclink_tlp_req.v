@@ -139,6 +139,7 @@ module rclink_tlp_req #(
     output reg  [15:0]  tx_keep,
     output reg          tx_sop2,        // a TLP starts at DW lane 8 (STRADDLE)
     output reg  [127:0] tx_hdr2,        // ... its header
+    output reg          tx_cend,        // tx holds a write command's last beat
     // ---- completion TLPs from the adapter (always taken)
     input  wire         rx_valid,
     input  wire         rx_sop,
@@ -190,7 +191,6 @@ module rclink_tlp_req #(
     reg [6:0]     wli;              // input lines taken for it
     reg           wpre;             // first line still to be preloaded
     reg           wb8;              // the TLP started at DW lane 8 (STRADDLE)
-    reg           tx_cend;          // tx holds a write command's last beat
 
     // a write command's last beat that takes no more write data: the
     // next command is taken in its cycle (no cycle in S_IDLE between)
