@@ -97,9 +97,10 @@ module rclink_shim_tlp #(
     // hands them straight to the hard IP): with posted_idle, the writes
     // taken have reached the hard IP
     input  wire         tx_drained,
-    // the adapter hands the request stream's TLPs straight to the hard IP
-    // (no queue of its own): the engine's write counts tell when a write
-    // reached it
+    // the engine's write counts (less tx_held) tell when a write reached
+    // the hard IP (an adapter without a queue of its own, or one that
+    // reports the command ends it holds); 0: the fences wait for
+    // tx_drained with the arbiter's hold
     input  wire         tx_direct,
     // an adapter with a queue of its own: rq_cend marks the beat that ends
     // a write command (counted in the engine's sent count when the
