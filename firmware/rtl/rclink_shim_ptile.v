@@ -145,8 +145,8 @@ module rclink_shim_ptile #(
         .clk(clk), .rst_n(!reset_status && !flr_rst),
         .function_id(function_id), .flr_stop(flr_stop), .req_idle(req_idle),
         .tx_drained(tx_idle),       // the adapter's TX queue empty
-        .tx_direct(1'b1),           // exact: less the command ends the
-        .rq_cend(r_cend), .tx_held(tx_held),    // TX queue still holds
+        // exact write counts: less the command ends the TX queue holds
+        .rq_cend(r_cend), .tx_held(tx_held),
         .cfg_bus_master_en(bm_en),
         .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
         .cfg_msi_en(msi_en),

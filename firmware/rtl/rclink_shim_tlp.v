@@ -97,16 +97,12 @@ module rclink_shim_tlp #(
     // hands them straight to the hard IP): with posted_idle, the writes
     // taken have reached the hard IP
     input  wire         tx_drained,
-    // the engine's write counts (less tx_held) tell when a write reached
-    // the hard IP (an adapter without a queue of its own, or one that
-    // reports the command ends it holds); 0: the fences wait for
-    // tx_drained with the arbiter's hold
-    input  wire         tx_direct,
     // an adapter with a queue of its own: rq_cend marks the beat that ends
     // a write command (counted in the engine's sent count when the
     // adapter takes it), tx_held the command ends the adapter still holds
     // (the writes taken have reached the hard IP when the sent count less
-    // tx_held reaches their taken count); 0 for an adapter without
+    // tx_held reaches their taken count: the counts are exact on both
+    // tops); 0 for an adapter without
     output wire         rq_cend,
     input  wire [4:0]   tx_held,
     output wire         req_idle,           // no read outstanding, no TYPE3 burst left
@@ -310,13 +306,12 @@ module rclink_shim_tlp #(
     // an MSI leaves through the hard IP's interrupt port, not the request
     // stream, and a WRITE_RESP through the IP's TX_S: each waits until the
     // writes taken before it have reached the hard IP: with the engine's
-    // write counts exact (tx_direct), the writes taken up to its first
-    // cycle of waiting (rclink_wfence; the core's writers have their own),
-    // else until the engine's and the adapter's queues are empty
-    // (posted_left, q_wr_idle)
+    // write counts exact (less tx_held), the writes taken up to its first
+    // cycle of waiting (rclink_wfence; the core's writers have their own;
+    // posted_left, q_wr_idle: the self-test's wait)
     wire posted_left = e_posted_idle && tx_drained;
     wire c_msi_valid, msi_done;
-    rclink_wfence u_fn_msi (.clk(clk), .rst(rst_q), .exact(tx_direct),
+    rclink_wfence u_fn_msi (.clk(clk), .rst(rst_q), .exact(1'b1),
         .want(c_msi_valid), .taken(e_wc_taken), .sent(e_wc_out),
         .idle(posted_left), .done(msi_done));
     assign msi_valid = c_msi_valid && msi_done;
@@ -346,7 +341,7 @@ module rclink_shim_tlp #(
         .q_rd_valid(e_rd_valid && e_rd_id == 2'd3), .q_rd_data(e_rd_data),
         .q_rd_keep(e_rd_keep), .q_rd_last(e_rd_last), .q_rd_err(e_rd_err),
         .q_wr_idle(posted_left),
-        .q_wc_taken(e_wc_taken), .q_wc_sent(e_wc_out), .q_wr_direct(tx_direct),
+        .q_wc_taken(e_wc_taken), .q_wc_sent(e_wc_out), .q_wr_direct(1'b1),
         .msix_valid(v_valid), .msix_vector(v_vector), .msix_ready(v_ready),
         .msi_valid(c_msi_valid), .msi_ready(msi_ready), .intx(intx),
         .cnt_t3_dma_err(cnt_t3_dma_err), .dma_bm_drop(p_refused),

@@ -205,7 +205,7 @@ module rclink_shim_us #(
         .clk(user_clk), .rst_n(!user_reset && !flr_rst),
         .function_id(16'd0), .flr_stop(flr_stop), .req_idle(req_idle),
         .tx_drained(1'b1),          // the adapter holds no beat: the
-        .tx_direct(1'b1),           // beats go straight to RQ
+                                    // beats go straight to RQ
         // (no queue in the adapter: no command end held)
         /* verilator lint_off PINCONNECTEMPTY */
         .rq_cend(),
